@@ -1,0 +1,99 @@
+/** The typed pipeline model: flows, matches, groups. */
+import type { Action } from './actions.ts';
+import type { FieldDef } from './fields.ts';
+import type { PortRef } from './ports.ts';
+import type { TableRef } from './tables.ts';
+
+/** One matched field. `mask` is all ones (of the field's width) for an exact match. */
+export interface MatchField {
+  readonly field: FieldDef;
+  readonly value: bigint;
+  readonly mask: bigint;
+  /** Set when a port-valued field was written as a port name or reserved port. */
+  readonly port?: PortRef;
+}
+
+/** A flow's match, normalised: aliases resolved, protocol keywords expanded, one entry per field. */
+export interface Match {
+  readonly fields: readonly MatchField[];
+}
+
+export type FlowFlag =
+  | 'send_flow_rem'
+  | 'check_overlap'
+  | 'reset_counts'
+  | 'no_packet_counts'
+  | 'no_byte_counts'
+  | 'allow_hidden_fields'
+  | 'no_readonly_table';
+
+export const FLOW_FLAGS: readonly FlowFlag[] = [
+  'send_flow_rem',
+  'check_overlap',
+  'reset_counts',
+  'no_packet_counts',
+  'no_byte_counts',
+  'allow_hidden_fields',
+  'no_readonly_table',
+];
+
+/** Counters as dumped; `null` where the switch printed `?` (unknown). */
+export interface FlowStats {
+  /** Text as printed, without the `s` (`12.434`). */
+  readonly duration?: string;
+  readonly packets?: bigint | null;
+  readonly bytes?: bigint | null;
+  readonly idleAge?: number;
+  readonly hardAge?: number;
+}
+
+/** Where a flow or group came from. */
+export interface Origin {
+  readonly file: string;
+  /** 1-based line of the (first physical) line. */
+  readonly line: number;
+  readonly text: string;
+}
+
+export interface Flow {
+  readonly table: TableRef;
+  /** 0–65535; 32768 when the text omitted it. */
+  readonly priority: number;
+  readonly cookie: bigint;
+  readonly match: Match;
+  readonly actions: readonly Action[];
+  readonly idleTimeout: number;
+  readonly hardTimeout: number;
+  readonly importance: number;
+  readonly flags: readonly FlowFlag[];
+  readonly stats?: FlowStats;
+  readonly origin: Origin;
+}
+
+export const DEFAULT_PRIORITY = 32768;
+
+export type GroupType = 'all' | 'select' | 'indirect' | 'ff';
+
+export interface Bucket {
+  /** Explicit bucket_id; OF1.1–1.4 dumps omit it and buckets are numbered by position. */
+  readonly id?: number;
+  readonly weight?: number;
+  readonly watchPort?: PortRef;
+  readonly watchGroup?: number;
+  readonly actions: readonly Action[];
+}
+
+export interface GroupSelectionField {
+  readonly field: FieldDef;
+  readonly mask?: bigint;
+}
+
+export interface Group {
+  readonly id: number;
+  readonly type: GroupType;
+  readonly selectionMethod?: 'hash' | 'dp_hash';
+  readonly selectionMethodParam?: bigint;
+  readonly fields?: readonly GroupSelectionField[];
+  readonly buckets: readonly Bucket[];
+  readonly origin: Origin;
+}

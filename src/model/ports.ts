@@ -1,0 +1,72 @@
+/** OpenFlow port references: numbers, names from a port map, and the reserved ports. */
+
+export type ReservedPortName = 'IN_PORT' | 'TABLE' | 'NORMAL' | 'FLOOD' | 'ALL' | 'CONTROLLER' | 'LOCAL' | 'NONE' | 'ANY' | 'UNSET';
+
+export type PortRef =
+  | { readonly kind: 'number'; readonly number: number }
+  | { readonly kind: 'name'; readonly name: string }
+  | { readonly kind: 'reserved'; readonly name: ReservedPortName };
+
+/** OpenFlow 1.0 numbers of the reserved ports (OVS maps the 32-bit OF1.1+ numbers onto these). */
+export const RESERVED_PORT_NUMBERS: Readonly<Record<ReservedPortName, number>> = {
+  UNSET: 0xfff7,
+  IN_PORT: 0xfff8,
+  TABLE: 0xfff9,
+  NORMAL: 0xfffa,
+  FLOOD: 0xfffb,
+  ALL: 0xfffc,
+  CONTROLLER: 0xfffd,
+  LOCAL: 0xfffe,
+  NONE: 0xffff,
+  ANY: 0xffff,
+};
+
+const RESERVED_BY_NUMBER = new Map<number, ReservedPortName>([
+  [0xfff7, 'UNSET'],
+  [0xfff8, 'IN_PORT'],
+  [0xfff9, 'TABLE'],
+  [0xfffa, 'NORMAL'],
+  [0xfffb, 'FLOOD'],
+  [0xfffc, 'ALL'],
+  [0xfffd, 'CONTROLLER'],
+  [0xfffe, 'LOCAL'],
+  [0xffff, 'NONE'],
+]);
+
+/** Reserved port for an OF1.0 (16-bit) or OF1.1+ (32-bit, 0xffffff00 and up) number. */
+export function reservedPortByNumber(n: number): ReservedPortName | undefined {
+  if (n >= 0xffffff00 && n <= 0xffffffff) return RESERVED_BY_NUMBER.get(n - 0xffff0000);
+  return RESERVED_BY_NUMBER.get(n);
+}
+
+export function reservedPortByName(name: string): ReservedPortName | undefined {
+  const up = name.toUpperCase();
+  return up in RESERVED_PORT_NUMBERS ? (up as ReservedPortName) : undefined;
+}
+
+/** Port number ↔ name, from a `--names` dump, `ovs-ofctl show`, `dump-ports-desc` or a bundle's ovsports. */
+export class PortMap {
+  private readonly byName = new Map<string, number>();
+  private readonly byNumber = new Map<number, string>();
+
+  set(number: number, name: string): void {
+    this.byName.set(name, number);
+    this.byNumber.set(number, name);
+  }
+
+  number(name: string): number | undefined {
+    return this.byName.get(name);
+  }
+
+  name(number: number): string | undefined {
+    return this.byNumber.get(number);
+  }
+
+  get size(): number {
+    return this.byName.size;
+  }
+
+  entries(): IterableIterator<[number, string]> {
+    return this.byNumber.entries();
+  }
+}

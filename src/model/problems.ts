@@ -1,0 +1,29 @@
+/**
+ * A problem found while reading one line, positioned by character offset within that line.
+ * Sub-parsers (match, actions) only know the line; the reader turns problems into
+ * file:line:col diagnostics.
+ */
+export interface Problem {
+  readonly severity: 'error' | 'warning';
+  readonly message: string;
+  /** 0-based offset into the line text. */
+  readonly offset: number;
+  /** Characters covered (at least 1 for the caret). */
+  readonly length: number;
+}
+
+export class ProblemSink {
+  readonly problems: Problem[] = [];
+
+  error(message: string, offset: number, length = 1): void {
+    this.problems.push({ severity: 'error', message, offset, length: Math.max(1, length) });
+  }
+
+  warning(message: string, offset: number, length = 1): void {
+    this.problems.push({ severity: 'warning', message, offset, length: Math.max(1, length) });
+  }
+
+  get hasErrors(): boolean {
+    return this.problems.some((p) => p.severity === 'error');
+  }
+}

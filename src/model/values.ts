@@ -1,0 +1,118 @@
+/**
+ * Typed scalar values of OpenFlow fields. Everything is held as bigint bits so that
+ * masks, prefixes and comparisons work the same for 1-bit flags and 128-bit addresses;
+ * the branded types keep a MAC from being mistaken for an IPv4 address or a plain number.
+ */
+
+export type MacAddress = bigint & { readonly __mac: unique symbol };
+export type Ipv4Address = bigint & { readonly __ipv4: unique symbol };
+export type Ipv6Address = bigint & { readonly __ipv6: unique symbol };
+
+/** All-ones mask of the given width. */
+export function ones(bits: number): bigint {
+  return (1n << BigInt(bits)) - 1n;
+}
+
+/** Number of leading one bits if `mask` is a CIDR-style prefix mask of `bits` width, else -1. */
+export function prefixLength(mask: bigint, bits: number): number {
+  const all = ones(bits);
+  const inverted = all ^ mask;
+  // A prefix mask's complement is 2^k - 1.
+  if ((inverted & (inverted + 1n)) !== 0n) return -1;
+  return bits - inverted.toString(2).replace(/^0$/, '').length;
+}
+
+export function prefixMask(length: number, bits: number): bigint {
+  return ones(bits) ^ ones(bits - length);
+}
+
+const MAC_RE = /^([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2})$/;
+
+export function parseMac(text: string): MacAddress | undefined {
+  const m = MAC_RE.exec(text);
+  if (!m) return undefined;
+  let v = 0n;
+  for (let i = 1; i <= 6; i++) v = (v << 8n) | BigInt(parseInt(m[i]!, 16));
+  return v as MacAddress;
+}
+
+export function formatMac(value: bigint): string {
+  const parts: string[] = [];
+  for (let i = 5; i >= 0; i--) parts.push(((value >> BigInt(i * 8)) & 0xffn).toString(16).padStart(2, '0'));
+  return parts.join(':');
+}
+
+export function parseIpv4(text: string): Ipv4Address | undefined {
+  const parts = text.split('.');
+  if (parts.length !== 4) return undefined;
+  let v = 0n;
+  for (const p of parts) {
+    if (!/^\d{1,3}$/.test(p)) return undefined;
+    const n = Number(p);
+    if (n > 255) return undefined;
+    v = (v << 8n) | BigInt(n);
+  }
+  return v as Ipv4Address;
+}
+
+export function formatIpv4(value: bigint): string {
+  return [24n, 16n, 8n, 0n].map((s) => ((value >> s) & 0xffn).toString()).join('.');
+}
+
+export function parseIpv6(text: string): Ipv6Address | undefined {
+  let head = text;
+  let tailV4: bigint | undefined;
+  const lastColon = text.lastIndexOf(':');
+  if (text.includes('.', lastColon)) {
+    const v4 = parseIpv4(text.slice(lastColon + 1));
+    if (v4 === undefined) return undefined;
+    tailV4 = v4;
+    head = text.slice(0, lastColon + 1) + '0:0';
+  }
+  const halves = head.split('::');
+  if (halves.length > 2) return undefined;
+  const toGroups = (s: string): string[] => (s === '' ? [] : s.split(':'));
+  const left = toGroups(halves[0]!);
+  const right = halves.length === 2 ? toGroups(halves[1]!) : [];
+  const missing = 8 - left.length - right.length;
+  if (halves.length === 2 ? missing < 1 : missing !== 0) return undefined;
+  const groups = [...left, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...right];
+  let v = 0n;
+  for (const g of groups) {
+    if (!/^[0-9a-fA-F]{1,4}$/.test(g)) return undefined;
+    v = (v << 16n) | BigInt(parseInt(g, 16));
+  }
+  if (tailV4 !== undefined) v = (v & ~0xffffffffn) | tailV4;
+  return v as Ipv6Address;
+}
+
+/** RFC 5952 text, as inet_ntop prints it (which is what OVS shows), including ::ffff:a.b.c.d. */
+export function formatIpv6(value: bigint): string {
+  const groups: number[] = [];
+  for (let i = 7; i >= 0; i--) groups.push(Number((value >> BigInt(i * 16)) & 0xffffn));
+  // inet_ntop keeps dotted quads for IPv4-mapped and IPv4-compatible addresses.
+  const v4Tail = (): string => formatIpv4(value & 0xffffffffn);
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) return `::ffff:${v4Tail()}`;
+  if (groups.slice(0, 6).every((g) => g === 0) && groups[6]! !== 0) return `::${v4Tail()}`;
+  let bestStart = -1;
+  let bestLen = 0;
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== 0) { i++; continue; }
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLen && j - i >= 2) { bestStart = i; bestLen = j - i; }
+    i = j;
+  }
+  const hex = groups.map((g) => g.toString(16));
+  if (bestStart < 0) return hex.join(':');
+  const left = hex.slice(0, bestStart).join(':');
+  const right = hex.slice(bestStart + bestLen).join(':');
+  return `${left}::${right}`;
+}
+
+/** Parses an unsigned integer the way OVS does for field values: 0x hex, otherwise decimal. */
+export function parseUnsigned(text: string): bigint | undefined {
+  if (/^0x[0-9a-fA-F]+$/i.test(text)) return BigInt(text.toLowerCase());
+  if (/^\d+$/.test(text)) return BigInt(text);
+  return undefined;
+}
