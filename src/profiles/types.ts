@@ -1,0 +1,297 @@
+/**
+ * The profile schema: one documented pipeline (Antrea, OpenShift SDN, …) described as pure data,
+ * so that the annotation engine can say what each flow means in that pipeline's own words.
+ *
+ * Profile modules hold object literals of these types and nothing else. Everything a profile
+ * says about a flow is expressed in forms flowscope can already read: match patterns are OVS
+ * match text (parsed by `syntax/match.ts`), addresses are OVS value text, fields are registry
+ * names (`model/fields.ts`).
+ */
+
+/**
+ * Product releases, as dotted numbers without a leading `v` (`'1.6'`, `'2.7'`, `'3.11'`).
+ * Both ends are inclusive; an absent end is open. Releases compare numerically part by part.
+ */
+export interface Versioned {
+  /** First release that has the item. */
+  readonly since?: string;
+  /** Last release that has it. */
+  readonly until?: string;
+}
+
+/**
+ * How a profile refers to one of its tables: the table's `name`, which is unique within the
+ * profile (for numbered pipelines it is the documentation name, e.g. `ConntrackStateTable`).
+ */
+export type TableKey = string;
+
+/** What happens to a packet that matches no flow of the table (its priority-0 flow, or none). */
+export type TableMiss =
+  | { readonly action: 'drop' }
+  | { readonly action: 'goto'; readonly table: TableKey }
+  | { readonly action: 'normal' }
+  | { readonly action: 'controller' }
+  /** No miss flow is installed; OpenFlow 1.3+ switches then drop. */
+  | { readonly action: 'none' };
+
+/**
+ * An action the flow must carry (at top level, or nested inside `ct(exec(…))` / `clone(…)`).
+ * Plain words name action kinds; the prefixed forms narrow them:
+ * - `goto:T`: `goto_table` or `resubmit(,T)` to table T (a TableKey of the profile);
+ * - `set:F`: writes field F (set_field, load, mod_*, move into F), F a field registry name;
+ * - `ct(commit)` / `ct(nat)`: a `ct` with commit / with nat; `ct` matches any `ct`.
+ */
+export type ActionHint =
+  | 'drop'
+  | 'normal'
+  | 'in_port'
+  | 'output'
+  | 'controller'
+  | 'group'
+  | 'conjunction'
+  | 'learn'
+  | 'ct'
+  | 'ct(commit)'
+  | 'ct(nat)'
+  | 'ct_clear'
+  | 'dec_ttl'
+  | 'meter'
+  | 'note'
+  | 'move'
+  | `goto:${TableKey}`
+  | `set:${string}`;
+
+/** Priorities a pattern applies to; either end may be left open. Inclusive. */
+export interface PriorityRange {
+  readonly min?: number;
+  readonly max?: number;
+}
+
+/**
+ * A kind of flow a table holds, and what such a flow means.
+ *
+ * `match` is OVS match syntax (`ct_state=-new+trk,ip`, `reg0=0x10000/0x10000`, `` for any flow).
+ * A flow fits when its own match contains or implies every field of the pattern: for each
+ * pattern field the flow matches at least the pattern's mask bits, with the same value under
+ * that mask (`tcp` implies `ip`; `reg0=0x1/0xffff` implies `reg0=0x1/0xf`). When several
+ * patterns of a table fit, the first one listed wins, so list specific patterns first.
+ *
+ * `meaning` is a sentence template. Placeholders in braces:
+ * - `{FIELD}`: the flow's match value of a field (any name or alias the field registry knows:
+ *   `{in_port}`, `{nw_src}`, `{dl_dst}`, `{tp_dst}`), printed the way OVS prints it;
+ * - `{reg.NAME}`: a bit field of this profile by name (register, ct_mark, ct_label, pkt_mark…),
+ *   read from the match, else from what the actions write into it; printed as its named value
+ *   when it has one;
+ * - `{set.FIELD}`: the value the actions write into FIELD;
+ * - the words in `TEMPLATE_WORDS`.
+ */
+export interface FlowPattern extends Versioned {
+  readonly match: string;
+  readonly priority?: number | PriorityRange;
+  readonly actions?: readonly ActionHint[];
+  readonly meaning: string;
+}
+
+/** Placeholders with a fixed meaning in `FlowPattern.meaning` (besides field names, `reg.…`, `set.…`). */
+export const TEMPLATE_WORDS = {
+  next: 'the table the flow continues in (goto_table, resubmit or ct(table=…)), by name',
+  output: 'the port the flow outputs to, by name when known',
+  group: 'the group the flow sends to',
+  conj_id: 'the conjunction id the flow matches (conj_id=…)',
+  conjunction: 'the conjunction clauses the flow contributes to, as id k/n',
+  zone: 'the conntrack zone of the flow’s ct action',
+  priority: 'the flow’s priority',
+  table: 'the flow’s table, by name',
+} as const;
+
+export type TemplateWord = keyof typeof TEMPLATE_WORDS;
+
+/** One table of the pipeline. */
+export interface TableSpec extends Versioned {
+  /** Fixed OpenFlow table number, when the pipeline fixes one. */
+  readonly number?: number;
+  /** The table's name (unique in the profile); for named pipelines, the name OVS prints. */
+  readonly name: TableKey;
+  /** Other names the same table has carried (older releases, documentation spellings). */
+  readonly aliases?: readonly string[];
+  /** What the table is for, in one sentence. */
+  readonly purpose: string;
+  readonly miss: TableMiss;
+  /** Tables that packets leaving this table normally go to (goto, resubmit, ct(table=…)). */
+  readonly next: readonly TableKey[];
+  /** Sub-pipeline or stage the table belongs to (`IP`, `ARP`, `ingressSecurity`, …). */
+  readonly stage?: string;
+  /** Condition under which the table exists, in words (`AntreaProxy enabled`). */
+  readonly requires?: string;
+  readonly patterns: readonly FlowPattern[];
+}
+
+/**
+ * One default numbering of a pipeline whose table numbers depend on configuration: the table
+ * at index i of `tables` has number i.
+ */
+export interface TableLayout {
+  readonly id: string;
+  /** The configuration it belongs to, in words. */
+  readonly description: string;
+  readonly tables: readonly TableKey[];
+}
+
+/** How a bit field's value is to be shown. */
+export type BitFieldFormat =
+  | 'flag'
+  | 'enum'
+  | 'bitmask'
+  | 'number'
+  | 'hex'
+  | 'port'
+  | 'ipv4'
+  | 'ipv6'
+  | 'table'
+  | 'group';
+
+/** A value with a name, relative to its bit field (already shifted down to bit 0). */
+export interface NamedValue extends Versioned {
+  readonly value: bigint;
+  readonly name: string;
+  readonly meaning: string;
+}
+
+/**
+ * Bits of one field that carry one piece of pipeline state: `reg0[0..3]` the packet source,
+ * `ct_mark[4]` "connection to a Service".
+ */
+export interface BitField extends Versioned {
+  /** Field registry name: `reg0`, `xxreg3`, `ct_mark`, `ct_label`, `pkt_mark`, `metadata`, `nw_tos`… */
+  readonly field: string;
+  /** Lowest bit, as in OVS `FIELD[start..end]`. */
+  readonly start: number;
+  /** Highest bit, inclusive. */
+  readonly end: number;
+  /** Name used by the pipeline's sources and by `{reg.NAME}` templates. */
+  readonly name: string;
+  readonly meaning: string;
+  readonly format: BitFieldFormat;
+  /** For `flag`: the meaning of 1 (and of 0 when it has one); for `enum` and `bitmask`: the values. */
+  readonly values?: readonly NamedValue[];
+  /**
+   * Names of other bit fields that reuse some of these bits in another context (a register that
+   * holds the swap value in one table and a table id in another). Overlaps not listed here
+   * are mistakes.
+   */
+  readonly sharesBitsWith?: readonly string[];
+}
+
+/** Bits of the 64-bit flow cookie. */
+export interface CookieSpan extends Versioned {
+  readonly start: number;
+  readonly end: number;
+  readonly name: string;
+  readonly meaning: string;
+  readonly format: BitFieldFormat;
+  readonly values?: readonly NamedValue[];
+}
+
+/** A conntrack zone the pipeline uses. */
+export interface CtZone extends Versioned {
+  readonly zone: number;
+  readonly name: string;
+  readonly meaning: string;
+}
+
+export type AddressRole =
+  | 'virtual-mac'
+  | 'virtual-ip'
+  | 'gateway'
+  | 'service'
+  | 'nodeport'
+  | 'hairpin'
+  | 'multicast'
+  | 'broadcast'
+  | 'other';
+
+/** A constant address with a meaning in the pipeline. */
+export interface WellKnownAddress extends Versioned {
+  readonly kind: 'mac' | 'ipv4' | 'ipv6';
+  /** As OVS writes it: `aa:bb:cc:dd:ee:ff`, `169.254.0.253`, `fc01::aabb:ccdd:eeff`, or a prefix `224.0.0.0/4`. */
+  readonly address: string;
+  readonly role: AddressRole;
+  readonly name: string;
+  readonly meaning: string;
+}
+
+export type PortRoleKind =
+  | 'gateway'
+  | 'tunnel'
+  | 'uplink'
+  | 'host'
+  | 'bridge-local'
+  | 'pod'
+  | 'traffic-control'
+  | 'other';
+
+/** How to recognise a port with a given role: by exact name, name pattern, or usual number. */
+export interface PortRole extends Versioned {
+  readonly role: PortRoleKind;
+  readonly names?: readonly string[];
+  /** Regular-expression source (no flags) that the whole interface name matches. */
+  readonly namePattern?: string;
+  /** OpenFlow port numbers the pipeline usually gives it. */
+  readonly numbers?: readonly number[];
+  readonly meaning: string;
+}
+
+/** A kind of group the pipeline installs. */
+export interface GroupPattern extends Versioned {
+  readonly type: 'all' | 'select' | 'indirect' | 'ff';
+  /** Actions every bucket carries. */
+  readonly bucketActions: readonly ActionHint[];
+  readonly meaning: string;
+}
+
+/**
+ * Evidence that a dump comes from this pipeline. The engine adds up the weights of the signals
+ * that hold; negative weights count against the profile.
+ */
+export type DetectionSignal =
+  /** A flow's table is written with this name. */
+  | { readonly kind: 'table-name'; readonly name: string; readonly weight: number }
+  /** Some flow lives in this table number. */
+  | { readonly kind: 'table-number'; readonly number: number; readonly weight: number }
+  /** A `note:` action in this table whose hex bytes (as printed, `01.03.00…`) match the regular expression. */
+  | { readonly kind: 'note'; readonly table: number; readonly pattern: string; readonly weight: number }
+  /** A port (in a match, action or port map) whose name matches the regular expression. */
+  | { readonly kind: 'port-name'; readonly pattern: string; readonly weight: number }
+  /** Some flow matches on or writes this field (`reg0`, `ct_label`). */
+  | { readonly kind: 'field-used'; readonly field: string; readonly weight: number }
+  /** Some flow fits this pattern (in a table given by number, or anywhere). */
+  | {
+      readonly kind: 'flow';
+      readonly table?: number;
+      readonly match: string;
+      readonly actions?: readonly ActionHint[];
+      readonly weight: number;
+    };
+
+export interface Profile {
+  /** Short, stable identifier (`antrea-v1`, `openshift-sdn`). */
+  readonly id: string;
+  readonly title: string;
+  /** The product whose pipeline this is (`Antrea`, `OpenShift SDN`). */
+  readonly product: string;
+  /** Releases of the product the profile covers. */
+  readonly versions: Versioned;
+  /** A few sentences: which setup and which documents the profile describes. */
+  readonly description: string;
+  /** How dumps of this pipeline refer to tables: fixed numbers, or names pushed to the switch. */
+  readonly tableNaming: 'number' | 'name';
+  readonly tables: readonly TableSpec[];
+  readonly layouts?: readonly TableLayout[];
+  readonly bitFields: readonly BitField[];
+  readonly cookie?: readonly CookieSpan[];
+  readonly ctZones: readonly CtZone[];
+  readonly addresses: readonly WellKnownAddress[];
+  readonly ports: readonly PortRole[];
+  readonly groups?: readonly GroupPattern[];
+  readonly detect: readonly DetectionSignal[];
+}
