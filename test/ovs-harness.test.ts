@@ -1,0 +1,86 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { alive, OvsSwitch, parseFlow, skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
+
+test('harness starts a dummy switch, loads, dumps, traces and stops', skipUnlessOvs, async () => {
+  const sw = await OvsSwitch.start({
+    bridge: 'br-test',
+    ports: [
+      { name: 'p1', ofport: 7 },
+      { name: 'antrea-gw0', ofport: 2 },
+    ],
+    tableNames: { 0: 'Classifier', 3: 'Output' },
+    datapathId: '00000000000000a1',
+  });
+  const pidFiles = ['ovs-vswitchd.pid', 'ovsdb-server.pid'].map((f) => join(sw.dir, f));
+  const pids = pidFiles.map((f) => Number(readFileSync(f, 'utf8').trim()));
+  try {
+    await sw.addFlows(
+      [
+        '# comment lines are allowed in add-flows files',
+        'table=0,priority=200,in_port=p1 actions=set_field:0x2/0xf->reg0,goto_table:3',
+        'table=3,priority=10,reg0=0x2/0xf actions=output:"antrea-gw0"',
+        '',
+      ].join('\n'),
+      13,
+    );
+    await sw.addGroups('group_id=1,type=select,bucket=bucket_id:0,actions=output:7\n', 15);
+
+    const plain = await sw.dumpFlows();
+    assert.match(plain, /^NXST_FLOW reply \(xid=0x[0-9a-f]+\):\n/);
+    assert.equal(plain.split('\n').filter((l) => l.startsWith(' cookie=')).length, 2);
+    assert.match(plain, /priority=200,in_port=7 actions=load:0x2->NXM_NX_REG0\[0\.\.3\],resubmit\(,3\)/);
+
+    const named = await sw.dumpFlows({ of: 15, names: true, noStats: true });
+    assert.equal(
+      named,
+      [
+        ' table=Classifier, priority=200,in_port=p1 actions=set_field:0x2/0xf->reg0,goto_table:Output',
+        ' table=Output, priority=10,reg0=0x2/0xf actions=output:"antrea-gw0"',
+        '',
+      ].join('\n'),
+    );
+
+    assert.match(await sw.dumpGroups({ of: 15 }), /group_id=1,type=select,bucket=bucket_id:0,actions=output:7/);
+    const show = await sw.show();
+    assert.match(show, /dpid:00000000000000a1/);
+    assert.match(show, / 7\(p1\): addr:/);
+    assert.match(show, / 2\(antrea-gw0\): addr:/);
+
+    // Datapath port numbers differ from OpenFlow ones, so check the OpenFlow part of the trace.
+    const trace = await sw.trace('in_port=7');
+    assert.match(trace, /\n 3\. reg0=0x2\/0xf, priority 10\n {4}output:2\n/);
+    assert.match(trace, /\nDatapath actions: \d+\n/);
+  } finally {
+    await sw.stop();
+  }
+  assert.equal(existsSync(sw.dir), false);
+  assert.equal(pids.length, 2);
+  for (const pid of pids) assert.equal(alive(pid), false);
+});
+
+test('harness cleans up when the test body throws', skipUnlessOvs, async () => {
+  let dir = '';
+  await assert.rejects(
+    withOvsSwitch({}, async (sw) => {
+      dir = sw.dir;
+      await sw.addFlows('priority=1,not_a_field=3 actions=drop\n');
+    }),
+    /not_a_field/,
+  );
+  assert.notEqual(dir, '');
+  assert.equal(existsSync(dir), false);
+});
+
+test('parse-flow reports OVS errors without throwing', skipUnlessOvs, async () => {
+  assert.deepEqual(await parseFlow('in_port=1,actions=goto_table:2', 13), {
+    ok: true,
+    protocol: 'OXM-OpenFlow13',
+    message: 'OFPT_FLOW_MOD (OF1.3) (xid=0x1)',
+    canonical: 'in_port=1 actions=goto_table:2',
+  });
+  // parse-flow has no port map, so port names are unknown to it.
+  assert.deepEqual(await parseFlow('in_port=foo actions=drop'), { ok: false, error: 'foo: invalid or unknown port for in_port' });
+});
