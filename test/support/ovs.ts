@@ -61,6 +61,8 @@ export interface OvsSwitchOptions {
   readonly protocols?: readonly string[];
   /** 16 hex digits; fixed so that `show` output does not change between runs. */
   readonly datapathId?: string;
+  /** MAC of the bridge's LOCAL port; random unless given. */
+  readonly hwaddr?: string;
 }
 
 /** Flags of `ovs-ofctl dump-flows`. */
@@ -168,20 +170,23 @@ export class OvsSwitch {
       '--no-chdir',
     ]);
 
-    // One transaction: bridge, ports, table names. `secure` keeps OVS from adding its
-    // default NORMAL flow, so the bridge holds exactly the flows a test loads.
+    // `secure` keeps OVS from adding its default NORMAL flow, so the bridge holds exactly
+    // the flows a test loads.
     const br = this.bridge;
     const args = ['add-br', br, '--', 'set', 'Bridge', br, 'datapath_type=dummy', 'fail_mode=secure'];
     if (options.protocols !== undefined) args.push(`protocols=${options.protocols.join(',')}`);
     if (options.datapathId !== undefined) args.push(`other_config:datapath-id=${options.datapathId}`);
-    for (const p of options.ports ?? []) {
-      args.push('--', 'add-port', br, p.name, '--', 'set', 'Interface', p.name, 'type=dummy', `ofport_request=${p.ofport}`);
-    }
+    if (options.hwaddr !== undefined) args.push(`other_config:hwaddr="${options.hwaddr}"`);
     for (const [table, name] of Object.entries(options.tableNames ?? {})) {
       args.push('--', `--id=@t${table}`, 'create', 'Flow_Table', `name=${name}`);
       args.push('--', 'set', 'Bridge', br, `flow_tables:${table}=@t${table}`);
     }
     await this.vsctl(args);
+    // One port per transaction: dummy ports get MACs aa:55:aa:55:00:NN in creation order,
+    // so a fixed order keeps `show` output identical between runs.
+    for (const p of options.ports ?? []) {
+      await this.vsctl(['add-port', br, p.name, '--', 'set', 'Interface', p.name, 'type=dummy', `ofport_request=${p.ofport}`]);
+    }
     await this.checkPorts(options.ports ?? []);
   }
 
