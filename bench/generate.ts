@@ -1,0 +1,145 @@
+/**
+ * Writes a synthetic Antrea `ovs-ofctl -O OpenFlow13 dump-flows br-int` reply (with statistics and
+ * multipart headers) of about the requested number of flows, deterministically for a seed.
+ *
+ *   node dist/bench/generate.js [--flows N] [--seed S] [--out FILE]
+ *
+ * Without --out the file goes to the system temp directory under a name that encodes the parameters
+ * and the generator version, and an existing file of that name is reused.
+ */
+import { closeSync, existsSync, openSync, renameSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AntreaFlowBuilder, shapeFor, type SyntheticFlow } from './antrea-flows.ts';
+import { Random } from './random.ts';
+
+/** Bump whenever the output for given parameters changes, so stale cached dumps are not reused. */
+export const GENERATOR_VERSION = 1;
+
+export interface DumpParameters {
+  readonly flows: number;
+  readonly seed: number;
+}
+
+export const DEFAULT_PARAMETERS: DumpParameters = { flows: 1_000_000, seed: 1 };
+
+export function dumpPath(p: DumpParameters): string {
+  return join(tmpdir(), `flowscope-bench-antrea-${p.flows}-seed${p.seed}-v${GENERATOR_VERSION}.flows.txt`);
+}
+
+export interface GeneratedDump {
+  readonly path: string;
+  readonly reused: boolean;
+}
+
+/** The cached dump for these parameters, generated first when absent. */
+export function ensureDump(p: DumpParameters): GeneratedDump {
+  const path = dumpPath(p);
+  if (existsSync(path)) return { path, reused: true };
+  writeDump(path, p);
+  return { path, reused: false };
+}
+
+/**
+ * OVS splits a large flow-stats reply into multipart messages of at most 64 KiB; the printed chunk
+ * size therefore tracks the text length (OVS 3.1.0: ~510 short OpenFlow 1.3 flows per chunk).
+ */
+const CHUNK_TEXT_BUDGET = 56_000;
+const REPLY_HEADER = 'OFPST_FLOW reply (OF1.3) (xid=0x2):';
+
+/** Writes the dump (atomically, through a temporary name) and returns the number of flow lines. */
+export function writeDump(path: string, p: DumpParameters): number {
+  const tables = new AntreaFlowBuilder(p.seed, shapeFor(p.flows)).build(p.flows);
+  const stats = new StatsSource(p.seed ^ 0x5eed);
+  const partial = `${path}.partial-${process.pid}`;
+  const fd = openSync(partial, 'w');
+  let chunk: string[] = [];
+  let chunkChars = 0;
+  let written = 0;
+  const flush = (last: boolean): void => {
+    writeSync(fd, `${REPLY_HEADER}${last ? '' : ' flags=[more]'}\n${chunk.join('')}`);
+    chunk = [];
+    chunkChars = 0;
+  };
+  try {
+    for (const flows of tables) {
+      for (const flow of flows) {
+        const line = formatFlowLine(flow, stats);
+        if (chunkChars + line.length > CHUNK_TEXT_BUDGET) flush(false);
+        chunk.push(line);
+        chunkChars += line.length;
+        written++;
+      }
+    }
+    flush(true);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(partial, path);
+  return written;
+}
+
+/** Plausible counters for a Node that has been up for about two weeks. */
+class StatsSource {
+  private readonly rnd: Random;
+  private static readonly UPTIME_MS = 1_296_000_000;
+
+  constructor(seed: number) {
+    this.rnd = new Random(seed);
+  }
+
+  /** `duration=` text: OVS prints whole milliseconds as `.mmm` and omits a zero fraction. */
+  duration(): string {
+    const ms = this.rnd.int(1_000, StatsSource.UPTIME_MS);
+    const s = Math.floor(ms / 1000);
+    const frac = ms % 1000;
+    return frac === 0 ? `${s}s` : `${s}.${String(frac).padStart(3, '0')}s`;
+  }
+
+  counters(counted: boolean): { packets: number; bytes: number } {
+    if (!counted || this.rnd.chance(0.4)) return { packets: 0, bytes: 0 };
+    const packets = this.rnd.logInt(1, 500_000_000);
+    return { packets, bytes: packets * this.rnd.int(60, 1400) };
+  }
+}
+
+function formatFlowLine(flow: SyntheticFlow, stats: StatsSource): string {
+  const { packets, bytes } = stats.counters(flow.counted);
+  const timeout = flow.hardTimeout === undefined ? '' : `hard_timeout=${flow.hardTimeout}, `;
+  const match = flow.match === '' ? '' : `,${flow.match}`;
+  return ` cookie=0x${flow.cookie.toString(16)}, duration=${stats.duration()}, table=${flow.table}, n_packets=${packets}, n_bytes=${bytes}, ${timeout}priority=${flow.priority}${match} actions=${flow.actions.join(',')}\n`;
+}
+
+function parseArgs(argv: readonly string[]): { params: DumpParameters; out?: string } {
+  let flows = DEFAULT_PARAMETERS.flows;
+  let seed = DEFAULT_PARAMETERS.seed;
+  let out: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = argv[i + 1];
+    if (arg === '--flows' && value !== undefined) flows = positiveInt(arg, value);
+    else if (arg === '--seed' && value !== undefined) seed = positiveInt(arg, value);
+    else if (arg === '--out' && value !== undefined) out = resolve(value);
+    else throw new Error(`unknown or incomplete option: ${arg ?? ''}`);
+    i++;
+  }
+  return out === undefined ? { params: { flows, seed } } : { params: { flows, seed }, out };
+}
+
+export function positiveInt(option: string, text: string): number {
+  const n = Number(text.replace(/_/g, ''));
+  if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`${option} needs a positive integer, got ${text}`);
+  return n;
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { params, out } = parseArgs(process.argv.slice(2));
+  if (out !== undefined) {
+    const n = writeDump(out, params);
+    console.log(`${out}: ${n} flows`);
+  } else {
+    const dump = ensureDump(params);
+    console.log(`${dump.path}${dump.reused ? ' (reused)' : ''}`);
+  }
+}
