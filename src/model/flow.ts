@@ -75,8 +75,9 @@ export const DEFAULT_PRIORITY = 32768;
 export type GroupType = 'all' | 'select' | 'indirect' | 'ff';
 
 export interface Bucket {
-  /** Explicit bucket_id; OF1.1–1.4 dumps omit it and buckets are numbered by position. */
-  readonly id?: number;
+  /** bucket_id; where the text omits it (OF1.1–1.4 dumps), numbered as OVS numbers them. */
+  readonly id: number;
+  /** As written; absent means the type's default (1 for select, else 0). */
   readonly weight?: number;
   readonly watchPort?: PortRef;
   readonly watchGroup?: number;

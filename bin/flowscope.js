@@ -1,0 +1,11 @@
+#!/usr/bin/env node
+// Thin shim: the command line lives in dist/src/cli/main.js (built by `npm run build`).
+import { main } from '../dist/src/cli/main.js';
+
+process.stdout.on('error', (err) => {
+  // Output piped into `head` and closed early is a normal end, not a failure.
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
+
+process.exitCode = await main(process.argv.slice(2), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });

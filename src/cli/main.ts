@@ -1,0 +1,51 @@
+/**
+ * The command line: commander wiring only. `main` returns the exit code instead of calling
+ * process.exit, so pending writes to pipes are not cut off and tests can run it in-process.
+ */
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { registerFmt } from './commands/fmt.ts';
+import { registerParse } from './commands/parse.ts';
+import { type Io, UserError, writeErr } from './io.ts';
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+export function buildProgram(io: Io): Command {
+  const program = new Command('flowscope');
+  program
+    .description('Read, explain, diff and trace Open vSwitch flow dumps of Kubernetes pipelines, offline')
+    .version(version(), '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    })
+    .exitOverride();
+  registerParse(program, io);
+  registerFmt(program, io);
+  for (const cmd of program.commands) cmd.exitOverride();
+  return program;
+}
+
+/** Runs the command line; resolves to the exit status. */
+export async function main(argv: readonly string[], io: Io): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and version are successes; every usage error is 2 (1 means "differences").
+      return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help' ? 0 : 2;
+    }
+    if (err instanceof UserError) {
+      writeErr(io, `flowscope: ${err.message}`);
+      return err.exitCode;
+    }
+    writeErr(io, `flowscope: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    return 2;
+  }
+  return 0;
+}

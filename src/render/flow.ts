@@ -1,0 +1,33 @@
+/** Flows printed in the forms `ovs-ofctl` uses. */
+import type { Flow } from '../model/flow.ts';
+import { DEFAULT_PRIORITY } from '../model/flow.ts';
+import type { OfVersion } from '../model/openflow.ts';
+import type { PortMap } from '../model/ports.ts';
+import { tableLabel } from '../model/tables.ts';
+import { formatActions } from './actions.ts';
+import { formatMatch } from './match.ts';
+
+/** `priority=P,<match>` as OVS prints it: priority omitted when it is the default. */
+export function formatPriorityAndMatch(flow: Flow, portNames?: PortMap): string {
+  const match = formatMatch(flow.match, portNames ? { portNames } : {});
+  if (flow.priority === DEFAULT_PRIORITY) return match;
+  return match === '' ? `priority=${flow.priority}` : `priority=${flow.priority},${match}`;
+}
+
+/**
+ * The flow as `ovs-ofctl -O <of> parse-flow` prints it after `ADD `, with `table:N ` written
+ * `table=N, `: match, then cookie, timeouts, importance (OF1.4+) and flags, then the actions.
+ */
+export function formatFlowCanonical(flow: Flow, of: OfVersion): string {
+  const parts: string[] = [];
+  const head = formatPriorityAndMatch(flow);
+  if (head !== '') parts.push(head);
+  if (flow.cookie !== 0n) parts.push(`cookie:0x${flow.cookie.toString(16)}`);
+  if (flow.idleTimeout) parts.push(`idle:${flow.idleTimeout}`);
+  if (flow.hardTimeout) parts.push(`hard:${flow.hardTimeout}`);
+  if (flow.importance && of >= 14) parts.push(`importance:${flow.importance}`);
+  parts.push(...flow.flags);
+  parts.push(`actions=${formatActions(flow.actions, { of })}`);
+  const table = flow.table.kind === 'number' && flow.table.number === 0 ? '' : `table=${tableLabel(flow.table)}, `;
+  return table + parts.join(' ');
+}

@@ -1,0 +1,72 @@
+/**
+ * The model as JSON (schemaVersion 1). 64-bit and wider values become strings, field
+ * definitions become their canonical names, so the output is plain, stable data.
+ */
+import type { Diagnostic } from '../model/diagnostics.ts';
+import type { Flow, Group, MatchField } from '../model/flow.ts';
+import type { FieldDef } from '../model/fields.ts';
+import { formatFieldValue } from '../syntax/field-value.ts';
+import { formatFlowCanonical } from './flow.ts';
+import { formatGroup } from './group.ts';
+import { ones } from '../model/values.ts';
+
+export const SCHEMA_VERSION = 1;
+
+function isFieldDef(v: unknown): v is FieldDef {
+  return typeof v === 'object' && v !== null && 'nxmNames' in v && 'storage' in v && 'name' in v;
+}
+
+/** JSON.stringify replacer: bigint → decimal string, FieldDef → its name. */
+export function jsonReplacer(_key: string, value: unknown): unknown {
+  if (typeof value === 'bigint') return value.toString();
+  if (isFieldDef(value)) return value.name;
+  return value;
+}
+
+function matchFieldJson(m: MatchField): Record<string, unknown> {
+  const exact = m.mask === ones(m.field.bits);
+  return {
+    field: m.field.name,
+    value: formatFieldValue(m.field, m.value),
+    ...(exact ? {} : { mask: formatFieldValue(m.field, m.mask) }),
+    ...(m.port ? { port: m.port } : {}),
+  };
+}
+
+export function flowJson(flow: Flow): Record<string, unknown> {
+  return {
+    table: flow.table.kind === 'number' ? flow.table.number : flow.table.name,
+    priority: flow.priority,
+    cookie: `0x${flow.cookie.toString(16)}`,
+    match: flow.match.fields.map(matchFieldJson),
+    actions: flow.actions,
+    ...(flow.idleTimeout ? { idleTimeout: flow.idleTimeout } : {}),
+    ...(flow.hardTimeout ? { hardTimeout: flow.hardTimeout } : {}),
+    ...(flow.importance ? { importance: flow.importance } : {}),
+    ...(flow.flags.length ? { flags: flow.flags } : {}),
+    ...(flow.stats ? { stats: flow.stats } : {}),
+    text: formatFlowCanonical(flow, 15),
+    source: { file: flow.origin.file, line: flow.origin.line },
+  };
+}
+
+export function groupJson(group: Group): Record<string, unknown> {
+  return {
+    id: group.id,
+    type: group.type,
+    ...(group.selectionMethod ? { selectionMethod: group.selectionMethod } : {}),
+    ...(group.selectionMethodParam !== undefined ? { selectionMethodParam: group.selectionMethodParam } : {}),
+    ...(group.fields ? { fields: group.fields } : {}),
+    buckets: group.buckets,
+    text: formatGroup(group, 15),
+    source: { file: group.origin.file, line: group.origin.line },
+  };
+}
+
+export function diagnosticJson(d: Diagnostic): Record<string, unknown> {
+  return { severity: d.severity, message: d.message, file: d.file, line: d.line, column: d.column };
+}
+
+export function stringifyJson(value: unknown): string {
+  return JSON.stringify(value, jsonReplacer, 2);
+}

@@ -1,0 +1,98 @@
+/**
+ * Physical text → logical lines. Handles CRLF and lone CR line ends, ANSI colour sequences
+ * (`ovs-ofctl --color`), backslash continuations and the `1. ` numbering of listings pasted
+ * from documents, while remembering where every character came from so that diagnostics
+ * point at the right physical line and column.
+ */
+
+export interface LogicalLine {
+  /** The text to parse (continuations joined, numbering and colour removed). */
+  readonly text: string;
+  /** 1-based physical line where the logical line starts. */
+  readonly line: number;
+  /** Maps an offset in `text` to a 1-based physical line and column. */
+  position(offset: number): { line: number; column: number; lineText: string };
+}
+
+// Colour and erase-line sequences as ovs-ofctl --color prints them.
+const ANSI = /\x1b\[[0-9;]*[mK]/g;
+// `12. ` numbering of documentation listings, only when a flow-like word follows.
+const NUMBERING = /^(\s*)\d{1,4}\.\s+(?=(?:cookie|table|priority|duration|n_packets|group_id|[a-z_]+=|[a-z_0-9]+,|actions))/;
+
+interface Segment {
+  /** Offset in the logical text where this segment starts. */
+  readonly at: number;
+  readonly line: number;
+  /** Column (0-based) in the physical line where the segment's first character was. */
+  readonly column: number;
+  readonly physical: string;
+}
+
+class Logical implements LogicalLine {
+  readonly text: string;
+  readonly line: number;
+  private readonly segments: readonly Segment[];
+
+  constructor(text: string, line: number, segments: readonly Segment[]) {
+    this.text = text;
+    this.line = line;
+    this.segments = segments;
+  }
+
+  position(offset: number): { line: number; column: number; lineText: string } {
+    let seg = this.segments[0]!;
+    for (const s of this.segments) {
+      if (s.at <= offset) seg = s;
+      else break;
+    }
+    return { line: seg.line, column: seg.column + (offset - seg.at) + 1, lineText: seg.physical };
+  }
+}
+
+/** Removes colour sequences, keeping track of nothing: columns refer to the cleaned line. */
+function clean(raw: string): string {
+  return raw.includes('\x1b') ? raw.replace(ANSI, '') : raw;
+}
+
+export function* logicalLines(text: string): Generator<LogicalLine> {
+  const physical = text.split(/\r\n|\r|\n/);
+  // A final newline leaves one empty trailing element that is not a line.
+  if (physical.length > 0 && physical[physical.length - 1] === '') physical.pop();
+  let parts: string[] = [];
+  let segments: Segment[] = [];
+  let startLine = 0;
+  let length = 0;
+  for (let i = 0; i < physical.length; i++) {
+    const lineText = clean(physical[i]!);
+    let body = lineText;
+    let column = 0;
+    if (parts.length === 0) {
+      startLine = i + 1;
+      const numbered = NUMBERING.exec(body);
+      if (numbered) {
+        column = numbered[0].length;
+        body = body.slice(column);
+      }
+    } else {
+      // A continuation line: its indentation is layout, not content.
+      const indent = /^\s*/.exec(body)![0].length;
+      column = indent;
+      body = body.slice(indent);
+    }
+    const continued = body.endsWith('\\') && !body.endsWith('\\\\');
+    if (continued) {
+      const withoutBackslash = body.slice(0, -1);
+      // Keep one space where the document had white space before the backslash.
+      body = /\s$/.test(withoutBackslash) ? withoutBackslash.trimEnd() + ' ' : withoutBackslash;
+    }
+    segments.push({ at: length, line: i + 1, column, physical: lineText });
+    parts.push(body);
+    length += body.length;
+    if (!continued || i === physical.length - 1) {
+      yield new Logical(parts.join(''), startLine, segments);
+      parts = [];
+      segments = [];
+      length = 0;
+    }
+  }
+}

@@ -1,0 +1,28 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { corpusDir } from './paths.ts';
+
+/** One record of ovs-tests-flows.jsonl / ovs-tests-groups.jsonl (see ../shared/corpus/README.md). */
+export interface OvsTestRecord {
+  readonly input: string;
+  readonly of?: 'default' | 'OpenFlow13' | 'OpenFlow15';
+  readonly canonical?: string;
+  readonly error?: string;
+  readonly source: string;
+}
+
+export function readJsonl(name: string): OvsTestRecord[] {
+  return readFileSync(join(corpusDir, name), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as OvsTestRecord);
+}
+
+export function corpusText(name: string): string {
+  return readFileSync(join(corpusDir, name), 'utf8');
+}
+
+/** The OpenFlow version whose spelling a record's canonical text uses. */
+export function recordVersion(r: OvsTestRecord): 10 | 13 | 15 {
+  return r.of === 'OpenFlow13' ? 13 : r.of === 'OpenFlow15' ? 15 : 10;
+}
