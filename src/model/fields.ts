@@ -18,8 +18,7 @@ export type FieldFormat =
   | 'frag'
   | 'vlan-tci'
   | 'ipv6-label'
-  | 'packet-type'
-  | 'hex-bare';
+  | 'packet-type';
 
 export type Prerequisite =
   | 'none'
@@ -51,6 +50,8 @@ export interface FieldDef {
   /** NXM/OXM names accepted in subfield references; the first is the one OVS prints. */
   readonly nxmNames: readonly string[];
   readonly bits: number;
+  /** Bytes OVS uses to hold a value (`n_bytes`): range errors and hex printing are in these terms. */
+  readonly bytes: number;
   readonly maskable: boolean;
   readonly prerequisite: Prerequisite;
   readonly writable: boolean;
@@ -69,6 +70,8 @@ export interface FieldDef {
 interface Row {
   name: string;
   bits: number;
+  /** Only where the container is wider than the bits suggest. */
+  bytes?: number;
   format: FieldFormat;
   nxm?: string[];
   aliases?: string[];
@@ -81,6 +84,12 @@ interface Row {
   since?: string;
 }
 
+/** OVS holds values in u8/be16/be32/MAC/be64/be128 containers (tunnel metadata in whole bytes). */
+function storageBytes(bits: number): number {
+  for (const b of [1, 2, 4, 6, 8, 16]) if (bits <= b * 8) return b;
+  return Math.ceil(bits / 8);
+}
+
 function def(r: Row): FieldDef {
   const f: FieldDef = {
     name: r.name,
@@ -88,6 +97,7 @@ function def(r: Row): FieldDef {
     printed: r.printed ?? r.name,
     nxmNames: r.nxm ?? [],
     bits: r.bits,
+    bytes: r.bytes ?? storageBytes(r.bits),
     maskable: r.maskable ?? false,
     prerequisite: r.prereq ?? 'none',
     writable: !(r.ro ?? false),
@@ -101,7 +111,7 @@ function def(r: Row): FieldDef {
 
 const rows: Row[] = [
   { name: 'dp_hash', bits: 32, format: 'hex', maskable: true, ro: true, nxm: ['NXM_NX_DP_HASH', 'NXOXM_ET_DP_HASH'] },
-  { name: 'recirc_id', bits: 32, format: 'hex', ro: true, nxm: ['NXM_NX_RECIRC_ID'] },
+  { name: 'recirc_id', bits: 32, format: 'decimal', ro: true, nxm: ['NXM_NX_RECIRC_ID'] },
   { name: 'packet_type', bits: 32, format: 'packet-type', ro: true, nxm: ['OXM_OF_PACKET_TYPE'] },
   { name: 'conj_id', bits: 32, format: 'decimal', ro: true, nxm: ['NXM_NX_CONJ_ID'] },
   { name: 'tun_id', bits: 64, format: 'hex', maskable: true, aliases: ['tunnel_id'], nxm: ['NXM_NX_TUN_ID', 'OXM_OF_TUNNEL_ID'] },
@@ -109,14 +119,14 @@ const rows: Row[] = [
   { name: 'tun_dst', bits: 32, format: 'ipv4', maskable: true, nxm: ['NXM_NX_TUN_IPV4_DST'] },
   { name: 'tun_ipv6_src', bits: 128, format: 'ipv6', maskable: true, nxm: ['NXM_NX_TUN_IPV6_SRC'] },
   { name: 'tun_ipv6_dst', bits: 128, format: 'ipv6', maskable: true, nxm: ['NXM_NX_TUN_IPV6_DST'] },
-  { name: 'tun_flags', bits: 16, format: 'tun-flags', maskable: true, nxm: ['NXM_NX_TUN_FLAGS'] },
+  { name: 'tun_flags', bits: 1, bytes: 2, format: 'tun-flags', maskable: true, nxm: ['NXM_NX_TUN_FLAGS'] },
   { name: 'tun_ttl', bits: 8, format: 'decimal', ro: true, datapathOnly: true },
-  { name: 'tun_tos', bits: 8, format: 'hex-bare', ro: true, datapathOnly: true },
-  { name: 'tun_gbp_id', bits: 16, format: 'hex', maskable: true, nxm: ['NXM_NX_TUN_GBP_ID'] },
+  { name: 'tun_tos', bits: 8, format: 'decimal', ro: true, datapathOnly: true },
+  { name: 'tun_gbp_id', bits: 16, format: 'decimal', maskable: true, nxm: ['NXM_NX_TUN_GBP_ID'] },
   { name: 'tun_gbp_flags', bits: 8, format: 'hex', maskable: true, nxm: ['NXM_NX_TUN_GBP_FLAGS'] },
   { name: 'tun_erspan_idx', bits: 20, format: 'hex', maskable: true, nxm: ['NXOXM_ET_ERSPAN_IDX'] },
-  { name: 'tun_erspan_ver', bits: 4, format: 'hex', maskable: true, nxm: ['NXOXM_ET_ERSPAN_VER'] },
-  { name: 'tun_erspan_dir', bits: 1, format: 'hex', maskable: true, nxm: ['NXOXM_ET_ERSPAN_DIR'] },
+  { name: 'tun_erspan_ver', bits: 4, format: 'decimal', maskable: true, nxm: ['NXOXM_ET_ERSPAN_VER'] },
+  { name: 'tun_erspan_dir', bits: 1, format: 'decimal', maskable: true, nxm: ['NXOXM_ET_ERSPAN_DIR'] },
   { name: 'tun_erspan_hwid', bits: 6, format: 'hex', maskable: true, nxm: ['NXOXM_ET_ERSPAN_HWID'] },
   { name: 'tun_gtpu_flags', bits: 8, format: 'hex', maskable: true, ro: true, printed: 'gtpu_flags', nxm: ['NXOXM_ET_GTPU_FLAGS'] },
   { name: 'tun_gtpu_msgtype', bits: 8, format: 'decimal', maskable: true, ro: true, printed: 'gtpu_msgtype', nxm: ['NXOXM_ET_GTPU_MSGTYPE'] },

@@ -30,7 +30,7 @@ const RESERVED_BY_NUMBER = new Map<number, ReservedPortName>([
   [0xfffc, 'ALL'],
   [0xfffd, 'CONTROLLER'],
   [0xfffe, 'LOCAL'],
-  [0xffff, 'NONE'],
+  [0xffff, 'ANY'], // OFPP_NONE and OFPP_ANY share the number; OVS prints ANY
 ]);
 
 /** Reserved port for an OF1.0 (16-bit) or OF1.1+ (32-bit, 0xffffff00 and up) number. */

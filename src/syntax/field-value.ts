@@ -1,0 +1,478 @@
+/**
+ * Values of match fields in their own text syntax (`10.0.0.0/8`, `+est+trk`, `0x5/0xff`,
+ * `"antrea-gw0"`), as accepted after `FIELD=` in a match, in `set_field:VALUE->FIELD` and in
+ * `learn(FIELD=VALUE)`. Parsing follows ovs-ofctl (lib/meta-flow.c `mf_parse`), including its
+ * error texts; printing follows `mf_format`, the form OVS uses inside actions.
+ */
+import type { FieldDef } from '../model/fields.ts';
+import { RESERVED_PORT_NUMBERS, reservedPortByName, reservedPortByNumber } from '../model/ports.ts';
+import type { PortMap, PortRef } from '../model/ports.ts';
+import {
+  formatIpv4,
+  formatIpv6,
+  formatMac,
+  ones,
+  parseIpv4,
+  parseIpv6,
+  parseMac,
+  prefixLength,
+  prefixMask,
+} from '../model/values.ts';
+import { unquoteName } from './tokens.ts';
+
+export type FieldValueResult =
+  | { readonly ok: true; readonly value: bigint; readonly mask: bigint; readonly port?: PortRef }
+  | { readonly ok: false; readonly error: string };
+
+type Ok = Extract<FieldValueResult, { ok: true }>;
+
+const fail = (error: string): FieldValueResult => ({ ok: false, error });
+
+// ---------------------------------------------------------------------------------------------
+// Flag fields
+
+interface FlagSet {
+  /** Field name as OVS says it in "unknown X flag(s)". */
+  readonly noun: string;
+  /** Bits that may be written (ovs-ofctl rejects others). */
+  readonly allowed: bigint;
+  readonly names: ReadonlyMap<bigint, string>;
+}
+
+const CT_STATE: FlagSet = {
+  noun: 'ct_state',
+  allowed: 0xffn,
+  names: new Map([
+    [0x01n, 'new'],
+    [0x02n, 'est'],
+    [0x04n, 'rel'],
+    [0x08n, 'rpl'],
+    [0x10n, 'inv'],
+    [0x20n, 'trk'],
+    [0x40n, 'snat'],
+    [0x80n, 'dnat'],
+  ]),
+};
+
+const TCP_FLAGS: FlagSet = {
+  noun: 'TCP',
+  allowed: 0xfffn,
+  names: new Map([
+    [0x001n, 'fin'],
+    [0x002n, 'syn'],
+    [0x004n, 'rst'],
+    [0x008n, 'psh'],
+    [0x010n, 'ack'],
+    [0x020n, 'urg'],
+    [0x040n, 'ece'],
+    [0x080n, 'cwr'],
+    [0x100n, 'ns'],
+    // The reserved bits have no names; OVS writes them as their hex value in brackets.
+    [0x200n, '[200]'],
+    [0x400n, '[400]'],
+    [0x800n, '[800]'],
+  ]),
+};
+
+/** Only `oam` may be matched or set from OpenFlow; the others exist for datapath flows. */
+const TUN_FLAGS: FlagSet = {
+  noun: 'tunnel',
+  allowed: 0x1n,
+  names: new Map([
+    [0x1n, 'oam'],
+    [0x2n, 'df'],
+    [0x4n, 'csum'],
+    [0x8n, 'key'],
+  ]),
+};
+
+/** The flag table of a flag-valued field, if it is one. */
+export function flagSetOf(field: FieldDef): FlagSet | undefined {
+  switch (field.format) {
+    case 'ct-state':
+      return CT_STATE;
+    case 'tcp-flags':
+      return TCP_FLAGS;
+    case 'tun-flags':
+      return TUN_FLAGS;
+    default:
+      return undefined;
+  }
+}
+
+/** The mask that makes a flag field an exact match (every writable bit). */
+export function exactFlagMask(field: FieldDef): bigint | undefined {
+  return flagSetOf(field)?.allowed;
+}
+
+function flagByName(set: FlagSet, name: string): bigint | undefined {
+  for (const [bit, n] of set.names) if (n === name) return bit;
+  return undefined;
+}
+
+/** C `%i`: 0x hex, leading-0 octal, decimal, optional sign (a negative wraps and is rejected later). */
+function parseCInteger(text: string): bigint | undefined {
+  const m = /^([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)$/.exec(text);
+  if (!m) return undefined;
+  const body = m[2]!;
+  const v = /^0[xX]/.test(body) ? BigInt(body.toLowerCase()) : body.length > 1 && body.startsWith('0') ? BigInt('0o' + body.slice(1)) : BigInt(body);
+  return m[1] === '-' ? -v : v;
+}
+
+function parseFlags(set: FlagSet, text: string): FieldValueResult {
+  const unknown = (at: string): FieldValueResult => fail(`${at}: unknown ${set.noun} flag(s)`);
+  const numeric = /^([^/]+)\/([^/]+)$/.exec(text);
+  if (numeric) {
+    const v = parseCInteger(numeric[1]!);
+    const m = parseCInteger(numeric[2]!);
+    if (v !== undefined && m !== undefined) {
+      if (v < 0n || m < 0n || (v & ~set.allowed) !== 0n || (m & ~set.allowed) !== 0n) return unknown(text);
+      return { ok: true, value: v & m, mask: m };
+    }
+  }
+  if (text.startsWith('+') || text.startsWith('-')) {
+    let value = 0n;
+    let mask = 0n;
+    const re = /([+-])([^+-]*)/y;
+    let i = 0;
+    while (i < text.length) {
+      re.lastIndex = i;
+      const m = re.exec(text);
+      if (!m) return fail(`${text.slice(i)}: ${set.noun} must be preceded by '+' (for SET) or '-' (NOT SET)`);
+      const bit = flagByName(set, m[2]!);
+      if (bit === undefined || (bit & set.allowed) === 0n) return unknown(text.slice(i + 1));
+      if ((mask & bit) !== 0n) return fail(`${text.slice(i + 1)}: Each ${set.noun} flag can only be specified once`);
+      if (m[1] === '+') value |= bit;
+      mask |= bit;
+      i = re.lastIndex;
+    }
+    return { ok: true, value, mask };
+  }
+  // `a|b|0x4`: the listed flags set, every other writable flag clear.
+  let value = 0n;
+  for (const part of text.split('|')) {
+    const n = parseCInteger(part);
+    const bit = n ?? flagByName(set, part);
+    if (bit === undefined || bit < 0n || (bit & ~set.allowed) !== 0n) return unknown(text);
+    value |= bit;
+  }
+  return { ok: true, value, mask: set.allowed };
+}
+
+/** ovs-ofctl's `format_flags_masked`: `a|b` (or `0`) when `mask` equals `max`, else `+a-b`. */
+export function formatFlags(field: FieldDef, value: bigint, mask: bigint, max: bigint): string {
+  const set = flagSetOf(field);
+  const name = (bit: bigint): string => set?.names.get(bit) ?? `0x${bit.toString(16)}`;
+  if (mask === max) {
+    const parts: string[] = [];
+    for (let bit = 1n; bit <= value; bit <<= 1n) if ((value & bit) !== 0n) parts.push(name(bit));
+    return parts.length === 0 ? '0' : parts.join('|');
+  }
+  if (mask === 0n) return '0/0';
+  let out = '';
+  for (let bit = 1n; bit <= mask; bit <<= 1n) {
+    if ((mask & bit) === 0n) continue;
+    out += ((value & bit) !== 0n ? '+' : '-') + (set?.names.get(bit) ?? '[Unknown]');
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fragment words
+
+const A = 1n; // FLOW_NW_FRAG_ANY
+const L = 2n; // FLOW_NW_FRAG_LATER
+
+/** (word, mask, value) in OVS's lookup order: parsing takes the first word, printing the first pair. */
+const FRAGS: readonly (readonly [string, bigint, bigint])[] = [
+  ['no', A | L, 0n],
+  ['first', A | L, A],
+  ['later', A | L, A | L],
+  ['no', A, 0n],
+  ['yes', A, A],
+  ['not_later', L, 0n],
+  ['later', L, L],
+];
+
+function parseFrag(text: string): FieldValueResult {
+  const hit = FRAGS.find(([w]) => w === text.toLowerCase());
+  if (!hit) return fail(`${text}: unknown fragment type (valid types are "no", "yes", "first", "later", "not_later"`);
+  return { ok: true, value: hit[2], mask: hit[1] };
+}
+
+export function formatFrag(value: bigint, mask: bigint): string {
+  const m = mask & (A | L);
+  const hit = FRAGS.find(([, hm, hv]) => hm === m && hv === (value & m));
+  return hit ? hit[0] : '<error>';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Integers
+
+type IntResult = { readonly v: bigint } | { readonly err: 'range' | 'syntax' };
+
+/** OVS `parse_int_string`: 0x hex of any length that fits the bytes, else strtoull base 0. */
+function parseIntString(text: string, bytes: number): IntResult {
+  if (/^0[xX]/.test(text)) {
+    const digits = text.slice(2).replace(/[ \t\r\n]/g, '');
+    if (!/^[0-9a-fA-F]*$/.test(digits)) return { err: 'syntax' };
+    const significant = digits.replace(/^0+/, '');
+    if (Math.ceil(significant.length / 2) > bytes) return { err: 'range' };
+    return { v: significant === '' ? 0n : BigInt('0x' + significant) };
+  }
+  const v = parseCInteger(text.replace(/^[ \t]+/, ''));
+  if (v === undefined) return { err: 'syntax' };
+  // strtoull wraps negative numbers to huge ones, which then do not fit.
+  if (v < 0n || v > ones(bytes * 8)) return { err: 'range' };
+  return { v };
+}
+
+function parseInteger(field: FieldDef, text: string): FieldValueResult {
+  const slash = text.indexOf('/');
+  const parts: [string, 'value' | 'mask'][] = slash < 0 ? [[text, 'value']] : [[text.slice(0, slash), 'value'], [text.slice(slash + 1), 'mask']];
+  const out: bigint[] = [];
+  for (const [t, what] of parts) {
+    const r = parseIntString(t, field.bytes);
+    if ('err' in r) {
+      return fail(r.err === 'range' ? `${text}: ${what} too large for ${field.bytes}-byte field ${field.name}` : `${text}: bad syntax for ${field.name} ${what}`);
+    }
+    out.push(r.v);
+  }
+  const value = out[0]!;
+  const mask = out[1] ?? ones(field.bytes * 8);
+  return { ok: true, value, mask };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ports
+
+/** OF1.0 number of a port written as a number, reserved name, quoted or bare name. */
+function parsePort(text: string, portMap: PortMap | undefined): { number: number; port?: PortRef } | undefined {
+  if (/^\d+$/.test(text)) {
+    const n = Number(text);
+    if (n < 0xff00) return { number: n };
+    if (n <= 0xffff) {
+      const reserved = reservedPortByNumber(n);
+      return reserved ? { number: n, port: { kind: 'reserved', name: reserved } } : { number: n };
+    }
+    if (n >= 0xffffff00 && n <= 0xffffffff) {
+      const reserved = reservedPortByNumber(n);
+      return reserved ? { number: n - 0xffff0000, port: { kind: 'reserved', name: reserved } } : { number: n - 0xffff0000 };
+    }
+    return undefined;
+  }
+  if (text.startsWith('-')) return undefined;
+  const reserved = reservedPortByName(text);
+  if (reserved) return { number: RESERVED_PORT_NUMBERS[reserved], port: { kind: 'reserved', name: reserved } };
+  const name = unquoteName(text);
+  if (name === undefined || name === '') return undefined;
+  const n = portMap?.number(name);
+  // Dumps printed with --names carry names we may have no map for; keep the name, number unknown.
+  return { number: n ?? 0, port: { kind: 'name', name } };
+}
+
+function portResult(field: FieldDef, text: string, portMap: PortMap | undefined): FieldValueResult {
+  const p = parsePort(text, portMap);
+  if (!p) {
+    return fail(field.bits === 16 ? `${text}: invalid or unknown port for ${field.name}` : `${text}: port value out of range for ${field.name}`);
+  }
+  // 32-bit port fields hold OF1.1+ numbers: reserved ports live at 0xffffff00 and up.
+  const value = field.bits === 32 && p.number >= 0xff00 ? BigInt(p.number) + 0xffff0000n : BigInt(p.number);
+  return { ok: true, value, mask: ones(field.bits), ...(p.port ? { port: p.port } : {}) };
+}
+
+/** A port number (OF1.0 or OF1.1+ numbering) as OVS prints it: reserved ports by name. */
+export function formatPortNumber(n: bigint, portNames?: PortMap): string {
+  const num = Number(n);
+  const reserved = reservedPortByNumber(num);
+  if (reserved) return reserved;
+  const name = portNames?.name(num);
+  return name === undefined ? String(num) : quotePortName(name);
+}
+
+/** A port name bare when it is a letter followed by letters and digits, else as a JSON string. */
+export function quotePortName(name: string): string {
+  return /^[A-Za-z][A-Za-z0-9]*$/.test(name) ? name : JSON.stringify(name);
+}
+
+/** The port as written: a name stays a name, a reserved port its name, else the number. */
+export function formatPort(value: bigint, port: PortRef | undefined, portNames?: PortMap): string {
+  if (port?.kind === 'name') return quotePortName(port.name);
+  if (port?.kind === 'reserved') return port.name;
+  return formatPortNumber(value, portNames);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Addresses
+
+function parseIpv4Masked(text: string): FieldValueResult {
+  const slash = text.indexOf('/');
+  const addr = parseIpv4(slash < 0 ? text : text.slice(0, slash));
+  if (addr === undefined) return fail(`${text}: invalid IP address`);
+  if (slash < 0) return { ok: true, value: addr, mask: ones(32) };
+  const rest = text.slice(slash + 1);
+  const dotted = parseIpv4(rest);
+  if (dotted !== undefined) return { ok: true, value: addr & dotted, mask: dotted };
+  if (!/^[+-]?\d+$/.test(rest)) return fail(`${text}: invalid IP address`);
+  const len = Number(rest);
+  if (len < 0 || len > 32) return fail(`${text}: IPv4 network prefix bits not between 0 and 32, inclusive`);
+  const mask = prefixMask(len, 32);
+  return { ok: true, value: addr & mask, mask };
+}
+
+function parseIpv6Masked(text: string): FieldValueResult {
+  const slash = text.indexOf('/');
+  const addr = parseIpv6(slash < 0 ? text : text.slice(0, slash));
+  if (addr === undefined) return fail(`${text}: invalid IPv6 address`);
+  if (slash < 0) return { ok: true, value: addr, mask: ones(128) };
+  const rest = text.slice(slash + 1);
+  if (/^[+-]?\d+$/.test(rest)) {
+    const len = Number(rest);
+    if (len < 0 || len > 128) return fail(`${text}: IPv6 network prefix bits not between 0 and 128, inclusive`);
+    const mask = prefixMask(len, 128);
+    return { ok: true, value: addr & mask, mask };
+  }
+  const mask = parseIpv6(rest);
+  if (mask === undefined) return fail(`${text}: Invalid IPv6 mask`);
+  return { ok: true, value: addr & mask, mask };
+}
+
+function parseMacMasked(text: string): FieldValueResult {
+  const slash = text.indexOf('/');
+  const addr = parseMac(slash < 0 ? text : text.slice(0, slash));
+  const mask = slash < 0 ? ones(48) : parseMac(text.slice(slash + 1));
+  if (addr === undefined || mask === undefined) return fail(`${text}: invalid Ethernet address`);
+  return { ok: true, value: addr & mask, mask };
+}
+
+/** `(ns,type)`: namespace in the high 16 bits, type in the low 16. */
+function parsePacketType(text: string): FieldValueResult {
+  const m = /^\(([^,]*),([^)]*)\)$/.exec(text);
+  if (!m) return fail(`${text}: bad syntax for packet type ${text.startsWith('(') ? "missing ')'" : "missing '('"}`);
+  const ns = parseIntString(m[1]!, 2);
+  const type = parseIntString(m[2]!, 2);
+  if ('err' in ns) return fail(`${text}: bad syntax for packet type ns`);
+  if ('err' in type) return fail(`${text}: bad syntax for packet type ns_type`);
+  return { ok: true, value: (ns.v << 16n) | type.v, mask: ones(32) };
+}
+
+export function formatPacketType(value: bigint): string {
+  const type = value & 0xffffn;
+  return `(${value >> 16n},${type === 0n ? '0' : '0x' + type.toString(16)})`;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** The mask an exact match of `field` carries after parsing. */
+export function fullMask(field: FieldDef): bigint {
+  const flags = exactFlagMask(field);
+  if (flags !== undefined) return flags;
+  if (field.format === 'frag') return A | L;
+  // vlan_vid values carry the 0x1000 "tag present" bit above the 12-bit VID.
+  if (field.name === 'vlan_vid') return ones(13);
+  return ones(field.bits);
+}
+
+/**
+ * Parses a value (and optional /mask) in the field's own syntax: decimal/0x hex, IPv4 (CIDR or
+ * dotted mask), IPv6, MAC, ct_state/tcp_flags/tun_flags flag syntax, nw_frag words, port
+ * names/numbers (PortMap lookup; unknown names kept as PortRef name with value 0),
+ * packet_type=(ns,type). mask defaults to all ones of the field width; value is normalised
+ * (value & mask). `*` means "any value" (mask 0).
+ */
+export function parseFieldValue(field: FieldDef, text: string, portMap?: PortMap): FieldValueResult {
+  if (text === '*') return { ok: true, value: 0n, mask: 0n };
+  let r: FieldValueResult;
+  switch (field.format) {
+    case 'decimal':
+    case 'hex':
+    case 'vlan-tci':
+    case 'ipv6-label':
+      r = parseInteger(field, text);
+      break;
+    case 'port':
+      r = portResult(field, text, portMap);
+      break;
+    case 'ipv4':
+      r = parseIpv4Masked(text);
+      break;
+    case 'ipv6':
+      r = parseIpv6Masked(text);
+      break;
+    case 'mac':
+      r = parseMacMasked(text);
+      break;
+    case 'ct-state':
+    case 'tcp-flags':
+    case 'tun-flags':
+      r = parseFlags(flagSetOf(field)!, text);
+      break;
+    case 'frag':
+      r = parseFrag(text);
+      break;
+    case 'packet-type':
+      r = parsePacketType(text);
+      break;
+  }
+  if (!r.ok) return r;
+  const wide = ones(field.bytes * 8);
+  // Bits beyond the field's width but inside its container are dropped, as OVS does when it
+  // stores the value (dl_vlan=5000 matches VLAN 904).
+  const full = fullMask(field);
+  const exact = r.mask === wide || r.mask === full;
+  const mask = exact ? full : r.mask & full;
+  // Fields that cannot be masked take only "all bits" or "no bits" (lib/meta-flow.c mf_is_mask_valid).
+  if (!field.maskable && r.mask !== wide && r.mask !== full && r.mask !== 0n) return fail(`${text}: invalid mask for field ${field.name}`);
+  return { ...r, value: r.value & mask, mask };
+}
+
+function hexString(v: bigint): string {
+  return v === 0n ? '0' : '0x' + v.toString(16);
+}
+
+/** Prints a value the way OVS prints it inside set_field / learn (field's own syntax). */
+export function formatFieldValue(field: FieldDef, value: bigint, mask?: bigint, portNames?: PortMap): string {
+  const full = fullMask(field);
+  const m = mask === undefined || mask === full || mask === ones(field.bytes * 8) ? undefined : mask;
+  if (m === 0n) return 'ANY';
+  switch (field.format) {
+    case 'port':
+      if (m === undefined) return formatPortNumber(value, portNames);
+      return `${value}/${hexString(m)}`;
+    case 'decimal':
+      return m === undefined ? String(value) : `${value}/${hexString(m)}`;
+    case 'hex':
+    case 'vlan-tci':
+    case 'ipv6-label':
+      return m === undefined ? hexString(value) : `${hexString(value)}/${hexString(m)}`;
+    case 'ipv4':
+      return formatIpv4Masked(value, m ?? ones(32));
+    case 'ipv6':
+      return formatIpv6Masked(value, m ?? ones(128));
+    case 'mac':
+      return m === undefined ? formatMac(value) : `${formatMac(value)}/${formatMac(m)}`;
+    case 'ct-state':
+      return formatFlags(field, value, m ?? full, full);
+    case 'tcp-flags':
+    case 'tun-flags':
+      return formatFlags(field, value, (m ?? full) & full, full);
+    case 'frag':
+      return formatFrag(value, m ?? full);
+    case 'packet-type':
+      return formatPacketType(value);
+  }
+}
+
+/** `a.b.c.d`, `a.b.c.d/N` for prefix masks, `a.b.c.d/m.m.m.m` otherwise. */
+export function formatIpv4Masked(value: bigint, mask: bigint): string {
+  if (mask === ones(32)) return formatIpv4(value);
+  const len = prefixLength(mask, 32);
+  return `${formatIpv4(value)}/${len >= 0 ? String(len) : formatIpv4(mask)}`;
+}
+
+/** Compressed address, `/N` for prefix masks, `/mask` otherwise. */
+export function formatIpv6Masked(value: bigint, mask: bigint): string {
+  if (mask === ones(128)) return formatIpv6(value);
+  const len = prefixLength(mask, 128);
+  return `${formatIpv6(value)}/${len >= 0 ? String(len) : formatIpv6(mask)}`;
+}
