@@ -261,7 +261,8 @@ function parsePort(text: string, portMap: PortMap | undefined): { number: number
     }
     return undefined;
   }
-  if (text.startsWith('-')) return undefined;
+  // Numbers with junk (`1/1`, `0x1`) are not names; OVS would print such a name quoted.
+  if (/^[-\d]/.test(text) || (!text.startsWith('"') && text.includes('/'))) return undefined;
   const reserved = reservedPortByName(text);
   if (reserved) return { number: RESERVED_PORT_NUMBERS[reserved], port: { kind: 'reserved', name: reserved } };
   const name = unquoteName(text);
@@ -422,7 +423,7 @@ export function parseFieldValue(field: FieldDef, text: string, portMap?: PortMap
   const exact = r.mask === wide || r.mask === full;
   const mask = exact ? full : r.mask & full;
   // Fields that cannot be masked take only "all bits" or "no bits" (lib/meta-flow.c mf_is_mask_valid).
-  if (!field.maskable && r.mask !== wide && r.mask !== full && r.mask !== 0n) return fail(`${text}: invalid mask for field ${field.name}`);
+  if (!field.maskable && r.mask !== wide && r.mask !== 0n) return fail(`${text}: invalid mask for field ${field.name}`);
   return { ...r, value: r.value & mask, mask };
 }
 
