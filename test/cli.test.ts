@@ -1,0 +1,77 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { runCli } from './support/cli.ts';
+import { repoRoot } from './support/paths.ts';
+
+const example = join(repoRoot, 'examples', 'antrea', 'dump-flows.of13.txt');
+
+test('--help and --version succeed', async () => {
+  const help = await runCli(['--help']);
+  assert.equal(help.status, 0);
+  assert.match(help.stdout, /Usage: flowscope/);
+  const version = await runCli(['--version']);
+  assert.equal(version.status, 0);
+  assert.match(version.stdout, /^\d+\.\d+\.\d+/);
+});
+
+test('usage errors exit 2, not 1 (1 means differences)', async () => {
+  const r = await runCli(['frobnicate']);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /unknown command 'frobnicate'/);
+  const badOf = await runCli(['fmt', '--of', '17', example]);
+  assert.equal(badOf.status, 2);
+  assert.match(badOf.stderr, /expected 10, 11, 12, 13, 14 or 15/);
+});
+
+test('a missing file is named in a clear message with exit 2', async () => {
+  const r = await runCli(['parse', '/nonexistent/flows.txt']);
+  assert.equal(r.status, 2);
+  assert.equal(r.stderr.trim(), 'flowscope: cannot read /nonexistent/flows.txt: no such file');
+});
+
+test('a terminal on standard input is refused instead of waited on', async () => {
+  const r = await runCli(['fmt', '-'], { stdinIsTTY: true });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /standard input is a terminal/);
+});
+
+test('fmt reads standard input', async () => {
+  const r = await runCli(['fmt', '--of', '13', '-'], { stdin: ' cookie=0x0, duration=1.5s, table=3, n_packets=0, n_bytes=0, priority=5,ip,nw_src=10.0.0.1 actions=resubmit(,4)\n' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, 'table=3, priority=5,ip,nw_src=10.0.0.1 actions=resubmit(,4)\n');
+});
+
+test('bad lines are reported with file:line:col and a caret, skipped, and counted', async () => {
+  const input = 'priority=1,ip actions=drop\npriority=2,bogus_field=3 actions=drop\npriority=3 actions=drop\n';
+  const r = await runCli(['fmt', '-'], { stdin: input });
+  assert.equal(r.status, 0);
+  assert.equal(r.stdout, 'priority=1,ip actions=drop\npriority=3 actions=drop\n');
+  assert.match(r.stderr, /^<stdin>:2:12: error: .*bogus_field/m);
+  assert.match(r.stderr, /\n {4}priority=2,bogus_field=3 actions=drop\n {15}\^/);
+  assert.match(r.stderr, /1 line of <stdin> could not be read and was skipped/);
+  const strict = await runCli(['fmt', '--strict', '-'], { stdin: input });
+  assert.equal(strict.status, 2);
+});
+
+test('parse --json gives the versioned model with 64-bit values as strings', async () => {
+  const r = await runCli(['parse', '--json', '-'], { stdin: 'cookie=0xffffffffffffffff,table=2,priority=7,reg0=0x1/0x1 actions=load:0x1->NXM_NX_REG1[]\n' });
+  assert.equal(r.status, 0, r.stderr);
+  const model = JSON.parse(r.stdout) as { schemaVersion: number; flows: Array<Record<string, unknown>>; groups: unknown[]; diagnostics: unknown[] };
+  assert.equal(model.schemaVersion, 1);
+  assert.equal(model.flows.length, 1);
+  const flow = model.flows[0]!;
+  assert.equal(flow.cookie, '0xffffffffffffffff');
+  assert.equal(flow.table, 2);
+  assert.equal(flow.priority, 7);
+  assert.deepEqual(flow.match, [{ field: 'reg0', value: '0x1', mask: '0x1' }]);
+  assert.deepEqual(model.diagnostics, []);
+});
+
+test('the installed shim runs and survives a closed pipe', () => {
+  const r = spawnSync('sh', ['-c', `node ${join(repoRoot, 'bin', 'flowscope.js')} fmt ${example} | head -n 1`], { encoding: 'utf8' });
+  assert.equal(r.status, 0);
+  assert.equal(r.stdout.split('\n').filter(Boolean).length, 1);
+  assert.doesNotMatch(r.stderr, /EPIPE|Error/);
+});

@@ -1,0 +1,22 @@
+import { PassThrough, Readable } from 'node:stream';
+import { main } from '../../src/cli/main.ts';
+
+export interface CliRun {
+  readonly status: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs flowscope in-process with the given arguments and standard input. */
+export async function runCli(args: readonly string[], options: { stdin?: string; stdinIsTTY?: boolean; env?: Record<string, string> } = {}): Promise<CliRun> {
+  const stdin = Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]) as Readable & { isTTY?: boolean };
+  if (options.stdinIsTTY) stdin.isTTY = true;
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  stdout.on('data', (c: Buffer) => out.push(c));
+  stderr.on('data', (c: Buffer) => err.push(c));
+  const status = await main(args, { stdin, stdout, stderr, env: options.env ?? {} });
+  return { status, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
+}
