@@ -1,0 +1,115 @@
+// The reader must survive anything: mutated real lines, binary garbage, huge and deeply
+// nested lines, and files cut off anywhere. Every diagnostic must point inside the input.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseDump, type ParseResult } from '../src/syntax/reader.ts';
+import { formatFlowCanonical } from '../src/render/flow.ts';
+import { formatGroup } from '../src/render/group.ts';
+import { corpusText, readJsonl } from './support/corpus.ts';
+import { repoRoot } from './support/paths.ts';
+
+/** Small deterministic PRNG (mulberry32) so a failure can be replayed. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const SPECIAL = [',', '=', '(', ')', '[', ']', '"', '\\', ':', '/', '-', '>', '.', ' ', '\t', '\r', '\n', '\u0000', '\u00e9', '\ud83d', 'x', '0', '9', 'ff', '..', '->', 'actions=', 'bucket=', '0x'];
+
+function mutate(line: string, next: () => number): string {
+  let s = line;
+  const edits = 1 + Math.floor(next() * 4);
+  for (let i = 0; i < edits; i++) {
+    const at = Math.floor(next() * (s.length + 1));
+    const op = Math.floor(next() * 4);
+    if (op === 0) s = s.slice(0, at) + s.slice(at + 1 + Math.floor(next() * 5));
+    else if (op === 1) s = s.slice(0, at) + SPECIAL[Math.floor(next() * SPECIAL.length)]! + s.slice(at);
+    else if (op === 2) s = s.slice(0, at) + s.slice(Math.floor(next() * s.length));
+    else s = s.slice(0, at) + String.fromCharCode(Math.floor(next() * 0x300)) + s.slice(at + 1);
+  }
+  return s;
+}
+
+function checkWellFormed(input: string, result: ParseResult): void {
+  const lines = input.split(/\r\n|\r|\n/).length;
+  for (const d of result.diagnostics) {
+    assert.ok(d.line >= 1 && d.line <= lines, `diagnostic line ${d.line} outside 1..${lines}`);
+    assert.ok(d.column >= 1, `diagnostic column ${d.column}`);
+    assert.ok(d.message.length > 0);
+  }
+  // Whatever was accepted must also print.
+  for (const f of result.flows) for (const of of [10, 13, 15] as const) formatFlowCanonical(f, of);
+  for (const g of result.groups) for (const of of [10, 13, 15] as const) formatGroup(g, of);
+}
+
+const realLines = [
+  ...readJsonl('ovs-tests-flows.jsonl').map((r) => r.input),
+  ...readJsonl('ovs-tests-groups.jsonl').map((r) => r.input),
+  ...corpusText('antrea-ovs-pipeline-doc-HEAD.flows.txt').split('\n'),
+  ...corpusText('openshift-sdn-3.x-multitenant-real-dump.txt').split('\n'),
+].filter(Boolean);
+
+test('mutated real lines never crash the reader', () => {
+  const next = rng(20261122);
+  for (let i = 0; i < 20000; i++) {
+    const input = mutate(realLines[Math.floor(next() * realLines.length)]!, next);
+    let result: ParseResult | undefined;
+    assert.doesNotThrow(() => {
+      result = parseDump(input, { file: 'fuzz' });
+    }, JSON.stringify(input));
+    checkWellFormed(input, result!);
+  }
+});
+
+test('binary garbage is diagnosed, not fatal', () => {
+  const next = rng(7);
+  for (let i = 0; i < 200; i++) {
+    const bytes = Buffer.alloc(1 + Math.floor(next() * 2000));
+    for (let j = 0; j < bytes.length; j++) bytes[j] = Math.floor(next() * 256);
+    const input = bytes.toString('latin1');
+    const result = parseDump(input, { file: 'garbage' });
+    checkWellFormed(input, result);
+  }
+});
+
+test('huge and deeply nested lines are handled', () => {
+  const cases = [
+    'priority=1,' + 'ip,'.repeat(100000) + ' actions=drop',
+    'actions=' + 'output:1,'.repeat(50000) + 'drop',
+    'actions=' + 'clone('.repeat(20000) + 'drop' + ')'.repeat(20000),
+    'actions=' + 'clone('.repeat(20000),
+    'actions=ct(commit,exec(' + 'load:0x1->NXM_NX_CT_MARK[],'.repeat(20000) + '))',
+    'group_id=1,type=all,' + 'bucket=output:1,'.repeat(20000),
+    'x'.repeat(2_000_000),
+    ' cookie=0x0, duration=1s, table=0, n_packets=0, n_bytes=0, priority=1,nw_src=' + '1'.repeat(100000) + ' actions=drop',
+  ];
+  for (const input of cases) {
+    const result = parseDump(input, { file: 'huge' });
+    checkWellFormed(input, result);
+  }
+});
+
+test('a real dump cut off at any point still yields its complete lines', () => {
+  const dump = readFileSync(join(repoRoot, 'examples', 'antrea', 'dump-flows.of10.txt'), 'utf8');
+  const whole = parseDump(dump, { file: 'whole' });
+  assert.equal(whole.badLines, 0);
+  const next = rng(99);
+  for (let i = 0; i < 200; i++) {
+    const cut = Math.floor(next() * dump.length);
+    const part = dump.slice(0, cut);
+    const result = parseDump(part, { file: 'cut' });
+    checkWellFormed(part, result);
+    const completeLines = part.slice(0, part.lastIndexOf('\n') + 1);
+    const complete = parseDump(completeLines, { file: 'complete' }).flows.length;
+    // The last, cut line may or may not still be a valid flow; every complete one is.
+    assert.ok(result.flows.length >= complete, `cut at ${cut}: ${result.flows.length} < ${complete}`);
+  }
+});
