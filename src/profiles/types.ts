@@ -29,8 +29,12 @@ export type TableKey = string;
 export type TableMiss =
   | { readonly action: 'drop' }
   | { readonly action: 'goto'; readonly table: TableKey }
+  /** Continue in whichever table follows in the configured pipeline (named pipelines whose tables depend on features). */
+  | { readonly action: 'next' }
   | { readonly action: 'normal' }
   | { readonly action: 'controller' }
+  /** A miss flow that does more than one thing (writes registers, resubmits to several tables). */
+  | { readonly action: 'custom'; readonly description: string }
   /** No miss flow is installed; OpenFlow 1.3+ switches then drop. */
   | { readonly action: 'none' };
 
@@ -76,6 +80,8 @@ export interface PriorityRange {
  * that mask (`tcp` implies `ip`; `reg0=0x1/0xffff` implies `reg0=0x1/0xf`). When several
  * patterns of a table fit, the first one listed wins, so list specific patterns first.
  *
+ * The priority-0 miss flow is explained from `TableSpec.miss`; patterns need not cover it.
+ *
  * `meaning` is a sentence template. Placeholders in braces:
  * - `{FIELD}`: the flow's match value of a field (any name or alias the field registry knows:
  *   `{in_port}`, `{nw_src}`, `{dl_dst}`, `{tp_dst}`), printed the way OVS prints it;
@@ -87,6 +93,8 @@ export interface PriorityRange {
  */
 export interface FlowPattern extends Versioned {
   readonly match: string;
+  /** Fields the flow must match on, whatever the value (a Pod's `nw_src` in a spoof-guard flow). */
+  readonly fields?: readonly string[];
   readonly priority?: number | PriorityRange;
   readonly actions?: readonly ActionHint[];
   readonly meaning: string;
@@ -230,7 +238,10 @@ export type PortRoleKind =
   | 'traffic-control'
   | 'other';
 
-/** How to recognise a port with a given role: by exact name, name pattern, or usual number. */
+/**
+ * How to recognise a port with a given role: by exact name, name pattern, or usual number.
+ * Roles are tried in the order listed; the first that fits wins.
+ */
 export interface PortRole extends Versioned {
   readonly role: PortRoleKind;
   readonly names?: readonly string[];
