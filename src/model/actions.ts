@@ -192,7 +192,8 @@ export type Action =
       readonly fields: HashFields;
       readonly basis: number;
       readonly algorithm: MultipathAlgorithm;
-      readonly maxLink: number;
+      /** Number of links (OVS prints `max_link + 1`). */
+      readonly nLinks: number;
       readonly arg: number;
       readonly dst: Subfield;
     }
