@@ -287,22 +287,24 @@ export class AntreaFlowBuilder {
 
   /** ServiceLB flows per Service port (a select group each), one EndpointDNAT flow per Endpoint address and port. */
   private readonly endpointFlows = new Set<string>();
+  private readonly nodePorts = new Set<number>();
   private serviceFlows(s: number): void {
     const S = CATEGORY.service;
-    const ip = `10.${96 + (s >> 16)}.${(s >> 8) & 255}.${(s & 255) || 1}`;
+    const host = s + 10;
+    const ip = `10.${96 + (host >> 16)}.${(host >> 8) & 255}.${host & 255}`;
     const endpoints = this.rnd.chance(0.05) ? [] : Array.from({ length: this.rnd.logInt(1, 12) }, () => this.clusterPodIp());
     const affinity = this.rnd.chance(0.05);
-    const ports = this.rnd.chance(0.2) ? 2 : 1;
-    for (let p = 0; p < ports; p++) {
+    const ports = this.rnd.shuffle([80, 443, 8080, 8443, 9090, 3306, 5432, 6379, 53, 9153]).slice(0, this.rnd.chance(0.2) ? 2 : 1);
+    for (const port of ports) {
       const proto = this.rnd.chance(0.1) ? 'udp' : 'tcp';
-      const port = this.rnd.pick([80, 443, 8080, 8443, 9090, 3306, 5432, 6379, 53, 9153]);
       const target = this.rnd.chance(0.5) ? port : this.rnd.int(1024, 32767);
       const group = this.nextGroupId++;
       const state = affinity ? 3 : 2;
       const select = [load(1, 'NXM_NX_REG0[9]'), load(state, 'NXM_NX_REG4[16..18]'), `set_field:${hex(group)}->reg7`, `group:${group}`];
       this.add(T.serviceLb, 200, `${proto},reg4=0x10000/0x70000,nw_dst=${ip},tp_dst=${port}`, select, S);
-      if (this.rnd.chance(0.1)) {
-        const nodePort = this.rnd.int(30000, 32767);
+      const nodePort = this.rnd.int(30000, 32767);
+      if (this.rnd.chance(0.1) && !this.nodePorts.has(nodePort)) {
+        this.nodePorts.add(nodePort);
         const npGroup = this.nextGroupId++;
         this.add(T.serviceLb, 200, `${proto},reg4=0x90000/0xf0000,tp_dst=${nodePort}`, [load(1, 'NXM_NX_REG0[9]'), load(2, 'NXM_NX_REG4[16..18]'), load(1, 'NXM_NX_REG4[21]'), `set_field:${hex(npGroup)}->reg7`, `group:${npGroup}`], S);
       }
@@ -311,9 +313,11 @@ export class AntreaFlowBuilder {
         const dstField = proto === 'tcp' ? 'NXM_OF_TCP_DST[]' : 'NXM_OF_UDP_DST[]';
         const learn = `learn(table=${T.sessionAffinity},hard_timeout=300,priority=200,delete_learned,cookie=${hex(cookie(S, group))},eth_type=0x800,nw_proto=${protoNum},${dstField},NXM_OF_IP_DST[],NXM_OF_IP_SRC[],load:NXM_NX_REG4[0..15]->NXM_NX_REG4[0..15],load:NXM_NX_REG4[26]->NXM_NX_REG4[26],load:NXM_NX_REG3[]->NXM_NX_REG3[],load:0x2->NXM_NX_REG4[16..18],load:0x1->NXM_NX_REG0[9])`;
         this.add(T.serviceLb, 190, `${proto},reg4=0x30000/0x70000,nw_dst=${ip},tp_dst=${port}`, [learn, load(2, 'NXM_NX_REG4[16..18]'), `goto_table:${T.endpointDnat}`], S);
-        for (const ep of endpoints.slice(0, this.rnd.int(0, 4))) {
+        const clients = new Set(Array.from({ length: Math.min(endpoints.length, this.rnd.int(0, 4)) }, () => this.clusterPodIp()));
+        for (const client of clients) {
+          const ep = this.rnd.pick(endpoints);
           const learned = [load(target, 'NXM_NX_REG4[0..15]'), load(0, 'NXM_NX_REG4[26]'), `set_field:${hex(ipv4ToInt(ep))}->reg3`, load(2, 'NXM_NX_REG4[16..18]'), load(1, 'NXM_NX_REG0[9]')];
-          const match = `${proto},nw_src=${this.clusterPodIp()},nw_dst=${ip},tp_dst=${port}`;
+          const match = `${proto},nw_src=${client},nw_dst=${ip},tp_dst=${port}`;
           this.add(T.sessionAffinity, 200, match, learned, S, { cookie: cookie(S, group), hardTimeout: 300 });
         }
       }

@@ -15,7 +15,7 @@ import { AntreaFlowBuilder, shapeFor, type SyntheticFlow } from './antrea-flows.
 import { Random } from './random.ts';
 
 /** Bump whenever the output for given parameters changes, so stale cached dumps are not reused. */
-export const GENERATOR_VERSION = 1;
+export const GENERATOR_VERSION = 2;
 
 export interface DumpParameters {
   readonly flows: number;
