@@ -123,7 +123,8 @@ export type HashFields =
 export type EncapHeader =
   | { readonly kind: 'ethernet' }
   | { readonly kind: 'mpls' | 'mpls_mc' }
-  | { readonly kind: 'nsh'; readonly mdType: number; readonly tlvs: readonly NshTlv[] };
+  /** `encap(nsh)` without properties leaves md_type to the datapath default (1). */
+  | { readonly kind: 'nsh'; readonly mdType?: number; readonly tlvs: readonly NshTlv[] };
 
 export interface NshTlv {
   readonly tlvClass: number;

@@ -19,7 +19,7 @@ import type {
   SampleAction,
   Subfield,
 } from '../model/actions.ts';
-import { type FieldDef, fieldByName } from '../model/fields.ts';
+import { type FieldDef, fieldByName, fieldBySubfieldName } from '../model/fields.ts';
 import type { Match } from '../model/flow.ts';
 import type { PortMap, PortRef } from '../model/ports.ts';
 import type { ProblemSink } from '../model/problems.ts';
@@ -249,24 +249,28 @@ const CONTROLLER_REASONS: readonly ControllerReason[] = ['no_match', 'action', '
 
 function parseOutput(tok: ActionToken, env: Env): Action {
   const arg = argOf(tok);
-  if (tok.paren || (arg.includes('port') && arg.includes('max_len'))) {
+  if (arg.includes('port') && arg.includes('max_len')) {
     let port: PortRef | undefined;
     let maxLen: number | undefined;
     for (const t of scanActionTokens(arg, 0, arg.length)) {
       if (t.name === 'port') {
         port = parsePortRef(t.arg ?? '', env.ctx.portMap);
         if (!port) fail(tok, `output to unknown truncate port: ${t.arg ?? ''}`);
-        if (port.kind === 'reserved') fail(tok, `output to unsupported truncate port: ${port.name}`);
+        if (port.kind === 'reserved' && port.name !== 'LOCAL' && port.name !== 'IN_PORT') {
+          fail(tok, `output to unsupported truncate port: ${port.name}`);
+        }
       } else if (t.name === 'max_len') maxLen = num(tok, t.arg ?? '', 0xffffffff, 'max_len');
       else fail(tok, `${t.name}: invalid key in output action`);
     }
     if (!port || maxLen === undefined) fail(tok, 'output action needs both port and max_len');
     return { kind: 'output', port, maxLen };
   }
-  if (arg.includes('[') || (parsePortRef(arg, undefined) === undefined && parseSubfield(arg).ok)) {
+  // As in OVS: `[` means a subfield; then port numbers and reserved names; then field names.
+  const known = parsePortRef(arg, env.ctx.portMap, true);
+  if (arg.includes('[') || (!known && fieldBySubfieldName(arg.trim()))) {
     return { kind: 'output_field', src: subfield(tok, arg) };
   }
-  return portAction(portRef(tok, env, arg, 'output to unknown port'));
+  return portAction(known ?? portRef(tok, env, arg, 'output to unknown port'));
 }
 
 function portAction(port: PortRef): Action {
@@ -362,8 +366,13 @@ function parseNat(tok: ActionToken): NatAction {
       case 'src':
       case 'dst':
         if (nat.direction) fail(tok, 'nat: only one of "src" or "dst" may be specified');
-        nat = { ...nat, direction: t.name, ...(t.arg !== undefined && t.arg !== '' ? { range: parseNatRange(tok, t.arg) } : {}) };
+      {
+        const range = t.arg !== undefined && t.arg !== '' ? parseNatRange(tok, t.arg) : undefined;
+        // OVS treats an all-zero address without ports as no range at all.
+        const empty = !range || (range.addrMin === 0n && range.addrMax === undefined && range.portMin === undefined);
+        nat = { ...nat, direction: t.name, ...(empty ? {} : { range }) };
         break;
+      }
       case 'persistent':
       case 'hash':
       case 'random':
@@ -374,7 +383,6 @@ function parseNat(tok: ActionToken): NatAction {
     }
   }
   if (nat.hash && nat.random) fail(tok, 'nat: both "hash" and "random" are specified');
-  if ((nat.persistent || nat.hash || nat.random) && !nat.range) fail(tok, 'nat: flags require a range');
   return nat;
 }
 
@@ -539,11 +547,11 @@ function parseSample(tok: ActionToken, env: Env): Action {
 }
 
 function parseEncap(tok: ActionToken): Action {
-  const arg = argOf(tok).trim();
+  const arg = argOf(tok).trim().replace(/^nsh$/, 'nsh()');
   if (arg === 'ethernet' || arg === 'mpls' || arg === 'mpls_mc') return { kind: 'encap', header: { kind: arg } };
   const m = /^nsh\((.*)\)$/.exec(arg);
   if (!m) fail(tok, `${arg}: encap type not supported`);
-  let mdType = 1;
+  let mdType: number | undefined;
   const tlvs: NshTlv[] = [];
   const inner = m[1]!;
   for (const t of scanActionTokens(inner, 0, inner.length)) {
@@ -555,7 +563,7 @@ function parseEncap(tok: ActionToken): Action {
       tlvs.push({ tlvClass: num(tok, cls, 0xffff, 'tlv class'), type: num(tok, type, 0xff, 'tlv type'), value: v, length: Math.ceil((value.length - 2) / 2) });
     } else fail(tok, `${t.name}: invalid nsh property`);
   }
-  const header: EncapHeader = { kind: 'nsh', mdType, tlvs };
+  const header: EncapHeader = { kind: 'nsh', ...(mdType === undefined ? {} : { mdType }), tlvs };
   return { kind: 'encap', header };
 }
 
@@ -773,7 +781,7 @@ function parseList(text: string, start: number, end: number, env: Env, nestedIn:
   const { sink } = env.ctx;
   const out: Action[] = [];
   let sawDrop = -1;
-  let lastInstruction = 0;
+  let lastInstruction = -1;
   for (const tok of scanActionTokens(text, start, end)) {
     if (tok.unbalanced) sink.error(`${tok.name}: unbalanced parentheses`, tok.nameOffset, tok.end - tok.nameOffset);
     try {
@@ -785,7 +793,8 @@ function parseList(text: string, start: number, end: number, env: Env, nestedIn:
       if (!nestedIn) {
         const rank = INSTRUCTION_ORDER.indexOf(instructionOf(a));
         if (rank < lastInstruction || (rank === lastInstruction && rank !== 1)) {
-          sink.error(`invalid instruction ordering: ${a.kind} must not follow ${INSTRUCTION_ORDER[lastInstruction]}`, tok.nameOffset, tok.end - tok.nameOffset);
+          const before = INSTRUCTION_ORDER[lastInstruction] === 'apply' ? 'apply actions' : INSTRUCTION_ORDER[lastInstruction];
+          sink.error(`invalid instruction ordering: ${a.kind} must not follow ${before}`, tok.nameOffset, tok.end - tok.nameOffset);
         }
         lastInstruction = Math.max(lastInstruction, rank);
       } else if (instructionOf(a) !== 'apply' && a.kind !== 'meter') {
