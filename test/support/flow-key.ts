@@ -5,7 +5,7 @@
  * `load:`/`mod_dl_*` vs `set_field:` (the same write), and `goto_table:N` vs `resubmit(,N)`
  * (OpenFlow 1.0 has no goto_table instruction, so OVS prints it as a resubmit there).
  */
-import type { Flow } from '../../src/model/flow.ts';
+import type { Flow, Group } from '../../src/model/flow.ts';
 import type { PortMap } from '../../src/model/ports.ts';
 import { RESERVED_PORT_NUMBERS, type PortRef } from '../../src/model/ports.ts';
 import type { TableRef } from '../../src/model/tables.ts';
@@ -88,4 +88,27 @@ export function flowKey(flow: Flow, ctx: KeyContext, parts: KeyParts = ALL_PARTS
 /** Keys of a flow list, sorted: equal arrays mean equal flow multisets. */
 export function flowKeys(flows: readonly Flow[], ctx: KeyContext, parts: KeyParts = ALL_PARTS): string[] {
   return flows.map((f) => flowKey(f, ctx, parts)).sort();
+}
+
+/**
+ * A comparable key for a group. OpenFlow 1.1–1.4 carry neither bucket ids (buckets are then
+ * numbered by position) nor the selection method, so `selection: false` leaves those out.
+ */
+export function groupKey(group: Group, ctx: KeyContext, selection = true): string {
+  return JSON.stringify({
+    id: group.id,
+    type: group.type,
+    ...(selection ? { method: group.selectionMethod, param: normalise(group.selectionMethodParam, 'param', ctx), fields: normalise(group.fields, 'fields', ctx) } : {}),
+    buckets: group.buckets.map((b, i) => ({
+      id: b.id ?? i,
+      weight: b.weight,
+      watchPort: b.watchPort === undefined ? undefined : portNumber(b.watchPort, ctx),
+      watchGroup: b.watchGroup,
+      actions: normalise(b.actions, 'actions', ctx),
+    })),
+  });
+}
+
+export function groupKeys(groups: readonly Group[], ctx: KeyContext, selection = true): string[] {
+  return groups.map((g) => groupKey(g, ctx, selection)).sort();
 }

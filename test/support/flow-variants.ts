@@ -3,7 +3,7 @@ import type { Example } from './make-examples.ts';
 
 /** The flow lines of an add-flows file (comments and blank lines dropped). */
 export function flowLines(text: string): string[] {
-  return text.split('\n').filter((l) => l.startsWith('table='));
+  return text.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
 }
 
 /**

@@ -82,6 +82,57 @@ export const ANTREA: Example = {
   ],
 };
 
+export const ANTREA_PROXY: Example = {
+  name: 'antrea-proxy',
+  bridge: {
+    bridge: 'br-int',
+    datapathId: '0000a2c4e6f80303',
+    hwaddr: 'a2:c4:e6:f8:03:03',
+    // The document names no Pod ports; 18 and 19 get names in Antrea's <pod>-<hash> style.
+    ports: [
+      { name: 'antrea-tun0', ofport: 1 },
+      { name: 'antrea-gw0', ofport: 2 },
+      { name: 'nginx-4b9e7c', ofport: 18 },
+      { name: 'client-3c1f0a', ofport: 19 },
+    ],
+    tableNames: {
+      0: 'Classification',
+      10: 'SpoofGuard',
+      20: 'ARPResponder',
+      23: 'ServiceHairpin',
+      24: 'ServiceConntrack',
+      30: 'ConntrackZone',
+      31: 'ConntrackState',
+      35: 'ServiceClassifier',
+      40: 'SessionAffinity',
+      41: 'ServiceLB',
+      42: 'EndpointDNAT',
+      45: 'AntreaPolicyEgressRule',
+      70: 'L3Forwarding',
+      72: 'IPTTLDec',
+      80: 'L2Forwarding',
+      105: 'ConntrackCommit',
+      106: 'ServiceConntrackCommit',
+      108: 'HairpinSNAT',
+      110: 'Output',
+    },
+  },
+  // OpenFlow 1.5 keeps the groups' bucket ids, which OpenFlow 1.3 cannot carry.
+  loadVersion: 15,
+  outputs: [
+    { file: 'dump-flows.of10.txt', kind: 'flows' },
+    { file: 'dump-flows.of13.txt', kind: 'flows', of: 13 },
+    { file: 'dump-flows.of15.txt', kind: 'flows', of: 15 },
+    { file: 'dump-flows.of10.no-stats.txt', kind: 'flows', noStats: true },
+    { file: 'dump-flows.of15.names.no-stats.txt', kind: 'flows', of: 15, names: true, noStats: true },
+    { file: 'dump-groups.of10.txt', kind: 'groups' },
+    { file: 'dump-groups.of13.txt', kind: 'groups', of: 13 },
+    { file: 'dump-groups.of15.txt', kind: 'groups', of: 15 },
+    { file: 'dump-groups.of15.names.txt', kind: 'groups', of: 15, names: true },
+    { file: 'show.of13.txt', kind: 'show', of: 13 },
+  ],
+};
+
 export const OPENSHIFT_SDN: Example = {
   name: 'openshift-sdn',
   bridge: {
@@ -107,7 +158,7 @@ export const OPENSHIFT_SDN: Example = {
   ],
 };
 
-export const EXAMPLES: readonly Example[] = [ANTREA, OPENSHIFT_SDN];
+export const EXAMPLES: readonly Example[] = [ANTREA, ANTREA_PROXY, OPENSHIFT_SDN];
 
 /** Loads an example's flows.txt (and groups.txt when present) into a running switch. */
 export async function loadExample(sw: OvsSwitch, example: Example): Promise<void> {
