@@ -369,8 +369,10 @@ export function fullMask(field: FieldDef): bigint {
   const flags = exactFlagMask(field);
   if (flags !== undefined) return flags;
   if (field.format === 'frag') return A | L;
-  // vlan_vid values carry the 0x1000 "tag present" bit above the 12-bit VID.
+  // vlan_vid values carry the 0x1000 "tag present" bit above the 12-bit VID; dl_vlan=0xffff
+  // is OpenFlow 1.0's "no tag".
   if (field.name === 'vlan_vid') return ones(13);
+  if (field.name === 'dl_vlan') return ones(16);
   return ones(field.bits);
 }
 

@@ -1,0 +1,244 @@
+/**
+ * Prints a normalised match exactly as ovs-ofctl does (lib/match.c match_format): fixed field
+ * order, protocol keywords folded from eth_type/nw_proto, per-field number styles.
+ */
+import type { Match, MatchField } from '../model/flow.ts';
+import type { PortMap } from '../model/ports.ts';
+import { formatMac, ones } from '../model/values.ts';
+import { formatFlags, formatIpv4Masked, formatIpv6Masked, formatPacketType, formatPort } from '../syntax/field-value.ts';
+import { ETH_TYPE, IP_PROTO } from '../syntax/match.ts';
+
+export interface MatchFormatOptions {
+  /** Print port names instead of numbers where the map knows them. */
+  readonly portNames?: PortMap;
+}
+
+const hex = (v: bigint): string => v.toString(16);
+/** C's `%#x`: `0` for zero, else `0x…`. */
+const altHex = (v: bigint): string => (v === 0n ? '0' : '0x' + hex(v));
+
+/** `%#x` value and, unless exact, `/%#x` mask (format_uint32_masked, format_be64_masked). */
+function altHexMasked(e: MatchField): string {
+  return e.mask === ones(e.field.bits) ? altHex(e.value) : `${altHex(e.value)}/${altHex(e.mask)}`;
+}
+
+/** Decimal when exact, `0x…/0x…` otherwise (format_be16_masked and friends). */
+function decimalOrHexMasked(e: MatchField, full: bigint): string {
+  return e.mask === full ? String(e.value) : `0x${hex(e.value)}/0x${hex(e.mask)}`;
+}
+
+/** `ds_put_hex`: minimal hex with 0x, `0` for zero. */
+const putHex = altHex;
+
+function macMasked(e: MatchField): string {
+  return e.mask === ones(48) ? formatMac(e.value) : `${formatMac(e.value)}/${formatMac(e.mask)}`;
+}
+
+/** The match exactly as `ovs-ofctl` prints it (lib/match.c match_format order), without priority. */
+export function formatMatch(match: Match, options: MatchFormatOptions = {}): string {
+  const by = new Map<string, MatchField>();
+  for (const e of match.fields) by.set(e.field.storage, e);
+  const get = (storage: string): MatchField | undefined => by.get(storage);
+  const out: string[] = [];
+  const put = (name: string, text: string): void => {
+    out.push(`${name}=${text}`);
+  };
+  const each = (storage: string, name: string, fmt: (e: MatchField) => string): void => {
+    const e = get(storage);
+    if (e) put(name, fmt(e));
+  };
+  const port = (e: MatchField): string => formatPort(e.value, e.port, options.portNames);
+
+  each('pkt_mark', 'pkt_mark', altHexMasked);
+  each('recirc_id', 'recirc_id', altHexMasked);
+  each('dp_hash', 'dp_hash', altHexMasked);
+  each('conj_id', 'conj_id', (e) => String(e.value));
+  each('skb_priority', 'skb_priority', (e) => altHex(e.value));
+  each('actset_output', 'actset_output', port);
+  each('ct_state', 'ct_state', (e) => formatFlags(e.field, e.value, e.mask & 0xffn, 0xffn));
+  each('ct_zone', 'ct_zone', (e) => decimalOrHexMasked(e, 0xffffn));
+  each('ct_mark', 'ct_mark', altHexMasked);
+  each('ct_label', 'ct_label', (e) => (e.mask === ones(128) ? putHex(e.value) : `${putHex(e.value)}/${putHex(e.mask)}`));
+  each('ct_nw_src', 'ct_nw_src', (e) => formatIpv4Masked(e.value, e.mask));
+  each('ct_ipv6_src', 'ct_ipv6_src', (e) => formatIpv6Masked(e.value, e.mask));
+  each('ct_nw_dst', 'ct_nw_dst', (e) => formatIpv4Masked(e.value, e.mask));
+  each('ct_ipv6_dst', 'ct_ipv6_dst', (e) => formatIpv6Masked(e.value, e.mask));
+  if (get('ct_nw_proto')) {
+    each('ct_nw_proto', 'ct_nw_proto', (e) => String(e.value));
+    each('ct_tp_src', 'ct_tp_src', (e) => decimalOrHexMasked(e, 0xffffn));
+    each('ct_tp_dst', 'ct_tp_dst', (e) => decimalOrHexMasked(e, 0xffffn));
+  }
+
+  let ethType = get('eth_type')?.value;
+  const pt = get('packet_type');
+  if (pt) {
+    put('packet_type', formatPacketType(pt.value));
+    if (pt.value >> 16n === 1n) ethType = pt.value & 0xffffn;
+  }
+  const protoEntry = get('nw_proto');
+  const proto = protoEntry?.value;
+  let typeShown = false;
+  let protoShown = false;
+  if (get('eth_type') && ethType !== undefined) {
+    typeShown = true;
+    const fold = (kw: Record<string, bigint>, plain: string): string => {
+      if (protoEntry) {
+        for (const [word, p] of Object.entries(kw)) {
+          if (p === proto) {
+            protoShown = true;
+            return word;
+          }
+        }
+      }
+      return plain;
+    };
+    if (ethType === ETH_TYPE.ip) out.push(fold({ icmp: IP_PROTO.icmp, tcp: IP_PROTO.tcp, udp: IP_PROTO.udp, sctp: IP_PROTO.sctp }, 'ip'));
+    else if (ethType === ETH_TYPE.ipv6) out.push(fold({ icmp6: IP_PROTO.icmpv6, tcp6: IP_PROTO.tcp, udp6: IP_PROTO.udp, sctp6: IP_PROTO.sctp }, 'ipv6'));
+    else if (ethType === ETH_TYPE.arp) out.push('arp');
+    else if (ethType === ETH_TYPE.rarp) out.push('rarp');
+    else if (ethType === ETH_TYPE.mpls) out.push('mpls');
+    else if (ethType === ETH_TYPE.mplsm) out.push('mplsm');
+    else typeShown = false;
+  }
+
+  for (let i = 0; i < 32; i++) each(`reg${i}`, `reg${i}`, altHexMasked);
+  formatTunnel(get, each);
+  each('metadata', 'metadata', altHexMasked);
+  each('in_port', 'in_port', port);
+  const vlan = get('vlan_tci');
+  if (vlan) out.push(...formatVlan(vlan));
+  each('eth_src', 'dl_src', macMasked);
+  each('eth_dst', 'dl_dst', macMasked);
+  if (!typeShown && get('eth_type')) put('dl_type', `0x${hex(ethType ?? 0n).padStart(4, '0')}`);
+
+  const arp = ethType === ETH_TYPE.arp || ethType === ETH_TYPE.rarp;
+  if (ethType === ETH_TYPE.ipv6) {
+    each('ipv6_src', 'ipv6_src', (e) => formatIpv6Masked(e.value, e.mask));
+    each('ipv6_dst', 'ipv6_dst', (e) => formatIpv6Masked(e.value, e.mask));
+    each('ipv6_label', 'ipv6_label', (e) =>
+      e.mask === ones(20) ? `0x${hex(e.value).padStart(5, '0')}` : `0x${hex(e.value).padStart(5, '0')}/0x${hex(e.mask).padStart(5, '0')}`,
+    );
+  } else if (arp) {
+    each('nw_src', 'arp_spa', (e) => formatIpv4Masked(e.value, e.mask));
+    each('nw_dst', 'arp_tpa', (e) => formatIpv4Masked(e.value, e.mask));
+  } else if (ethType === ETH_TYPE.nsh) {
+    formatNsh(get, put);
+  } else {
+    each('nw_src', 'nw_src', (e) => formatIpv4Masked(e.value, e.mask));
+    each('nw_dst', 'nw_dst', (e) => formatIpv4Masked(e.value, e.mask));
+  }
+  if (!protoShown && protoEntry) put(arp ? 'arp_op' : 'nw_proto', String(protoEntry.value & 0xffn));
+  if (arp) {
+    each('arp_sha', 'arp_sha', macMasked);
+    each('arp_tha', 'arp_tha', macMasked);
+  }
+  each('nw_tos', 'nw_tos', (e) => String(e.value & 0xfcn));
+  each('nw_ecn', 'nw_ecn', (e) => String(e.value & 3n));
+  each('nw_ttl', 'nw_ttl', (e) => String(e.value));
+  each('mpls_label', 'mpls_label', (e) => String(e.value));
+  each('mpls_tc', 'mpls_tc', (e) => String(e.value));
+  each('mpls_ttl', 'mpls_ttl', (e) => String(e.value));
+  each('mpls_bos', 'mpls_bos', (e) => String(e.value));
+  each('ip_frag', 'nw_frag', (e) => fragWord(e.value, e.mask));
+
+  const l4 = (e: MatchField): string => decimalOrHexMasked(e, ones(e.field.bits));
+  if ((ethType === ETH_TYPE.ip && proto === IP_PROTO.icmp) || (ethType === ETH_TYPE.ipv6 && proto === IP_PROTO.icmpv6)) {
+    each('tp_src', 'icmp_type', l4);
+    each('tp_dst', 'icmp_code', l4);
+    if (ethType === ETH_TYPE.ipv6) {
+      each('nd_target', 'nd_target', (e) => formatIpv6Masked(e.value, e.mask));
+      each('arp_sha', 'nd_sll', macMasked);
+      each('arp_tha', 'nd_tll', macMasked);
+      each('nd_reserved', 'nd_reserved', (e) => decimalOrHexMasked(e, ones(32)));
+      each('tcp_flags', 'nd_options_type', (e) => String(e.value));
+    }
+  } else {
+    each('tp_src', 'tp_src', l4);
+    each('tp_dst', 'tp_dst', l4);
+  }
+  if ((ethType === ETH_TYPE.ip || ethType === ETH_TYPE.ipv6) && proto === IP_PROTO.tcp) {
+    each('tcp_flags', 'tcp_flags', (e) => formatFlags(e.field, e.value, e.mask & 0xfffn, 0xfffn));
+  }
+  return out.join(',');
+}
+
+/** dl_vlan/dl_vlan_pcp when the tag is required and VID/PCP are each all-or-nothing, else vlan_tci. */
+function formatVlan(e: MatchField): string[] {
+  const vid = e.mask & 0x0fffn;
+  const pcp = e.mask & 0xe000n;
+  const cfi = e.mask & 0x1000n;
+  if (cfi && e.value & 0x1000n && (vid === 0n || vid === 0x0fffn) && (pcp === 0n || pcp === 0xe000n) && (vid || pcp)) {
+    const out: string[] = [];
+    if (vid) out.push(`dl_vlan=${e.value & 0x0fffn}`);
+    if (pcp) out.push(`dl_vlan_pcp=${(e.value >> 13n) & 7n}`);
+    return out;
+  }
+  const h = (v: bigint): string => `0x${v.toString(16).padStart(4, '0')}`;
+  return [e.mask === 0xffffn ? `vlan_tci=${h(e.value)}` : `vlan_tci=${h(e.value)}/${h(e.mask)}`];
+}
+
+function fragWord(value: bigint, mask: bigint): string {
+  switch (mask & 3n) {
+    case 3n:
+      return value & 1n ? (value & 2n ? 'later' : 'first') : value & 2n ? '<error>' : 'no';
+    case 1n:
+      return value & 1n ? 'yes' : 'no';
+    default:
+      return value & 2n ? 'later' : 'not_later';
+  }
+}
+
+type Get = (storage: string) => MatchField | undefined;
+type Put = (name: string, text: string) => void;
+type Each = (storage: string, name: string, fmt: (e: MatchField) => string) => void;
+
+/** lib/match.c format_flow_tunnel. */
+function formatTunnel(get: Get, each: Each): void {
+  each('tun_id', 'tun_id', altHexMasked);
+  each('tun_src', 'tun_src', (e) => formatIpv4Masked(e.value, e.mask));
+  each('tun_dst', 'tun_dst', (e) => formatIpv4Masked(e.value, e.mask));
+  each('tun_ipv6_src', 'tun_ipv6_src', (e) => formatIpv6Masked(e.value, e.mask));
+  each('tun_ipv6_dst', 'tun_ipv6_dst', (e) => formatIpv6Masked(e.value, e.mask));
+  each('tun_gbp_id', 'tun_gbp_id', (e) => decimalOrHexMasked(e, 0xffffn));
+  each('tun_gbp_flags', 'tun_gbp_flags', (e) => altHex(e.value));
+  each('tun_tos', 'tun_tos', (e) => hex(e.value));
+  each('tun_ttl', 'tun_ttl', (e) => String(e.value));
+  const ver = get('tun_erspan_ver');
+  each('tun_erspan_ver', 'tun_erspan_ver', (e) => String(e.value));
+  // The index belongs to ERSPAN version 1, direction and hardware id to version 2.
+  if (ver?.value === 1n) each('tun_erspan_idx', 'tun_erspan_idx', (e) => altHex(e.value));
+  if (ver?.value === 2n) {
+    each('tun_erspan_dir', 'tun_erspan_dir', (e) => String(e.value));
+    each('tun_erspan_hwid', 'tun_erspan_hwid', (e) => altHex(e.value));
+  }
+  each('tun_gtpu_flags', 'gtpu_flags', (e) => altHex(e.value));
+  each('tun_gtpu_msgtype', 'gtpu_msgtype', (e) => String(e.value));
+  // Only oam is settable from OpenFlow, but the printer compares against all four tunnel flags.
+  each('tun_flags', 'tun_flags', (e) => formatFlags(e.field, e.value, e.mask, 0xfn));
+  for (let i = 0; i < 64; i++) {
+    each(`tun_metadata${i}`, `tun_metadata${i}`, (e) => (e.mask === ones(e.field.bits) ? putHex(e.value) : `${putHex(e.value)}/${putHex(e.mask)}`));
+  }
+}
+
+/** lib/match.c format_nsh_masked. */
+function formatNsh(get: Get, put: Put): void {
+  const u8 = (storage: string, name: string): void => {
+    const e = get(storage);
+    if (!e) return;
+    put(name, e.mask === 0xffn ? String(e.value) : `0x${e.value.toString(16).padStart(2, '0')}/0x${e.mask.toString(16).padStart(2, '0')}`);
+  };
+  const hex32 = (storage: string, name: string): void => {
+    const e = get(storage);
+    if (!e) return;
+    put(name, e.mask === ones(e.field.bits) ? `0x${hex(e.value)}` : `0x${hex(e.value)}/0x${hex(e.mask)}`);
+  };
+  u8('nsh_flags', 'nsh_flags');
+  u8('nsh_ttl', 'nsh_ttl');
+  u8('nsh_mdtype', 'nsh_mdtype');
+  u8('nsh_np', 'nsh_np');
+  hex32('nsh_spi', 'nsh_spi');
+  u8('nsh_si', 'nsh_si');
+  const md = get('nsh_mdtype');
+  // Context headers exist only in MD type 1.
+  if (md && md.value === 1n) for (const i of [1, 2, 3, 4]) hex32(`nsh_c${i}`, `nsh_c${i}`);
+}

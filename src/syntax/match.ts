@@ -1,0 +1,393 @@
+/**
+ * Builds the normalised match of a flow from its key/value tokens, the way ovs-ofctl does
+ * (lib/ofp-flow.c parse_ofp_str__, lib/meta-flow.c mf_set, lib/ofp-match.c
+ * ofputil_normalize_match): aliases resolve to one field, protocol keywords become eth_type and
+ * nw_proto, fields sharing bits (dl_vlan and vlan_tci, ip_dscp and nw_tos, xreg and reg) are
+ * merged into one entry, and fields whose protocol the match does not pin are dropped.
+ * See model/match.ts for what the resulting entries look like.
+ */
+import { FIELDS, fieldByName } from '../model/fields.ts';
+import type { FieldDef } from '../model/fields.ts';
+import type { Match, MatchField } from '../model/flow.ts';
+import type { PortMap, PortRef } from '../model/ports.ts';
+import type { ProblemSink } from '../model/problems.ts';
+import { ones } from '../model/values.ts';
+import { parseFieldValue } from './field-value.ts';
+import { parseSubfield } from './subfield.ts';
+import type { KeyValueToken } from './tokens.ts';
+
+export interface MatchContext {
+  readonly sink: ProblemSink;
+  readonly portMap?: PortMap;
+}
+
+/** Ethertypes and IP protocols the printer folds into keywords. */
+export const ETH_TYPE = { ip: 0x0800n, arp: 0x0806n, rarp: 0x8035n, ipv6: 0x86ddn, mpls: 0x8847n, mplsm: 0x8848n, nsh: 0x894fn } as const;
+export const IP_PROTO = { icmp: 1n, tcp: 6n, udp: 17n, sctp: 132n, icmpv6: 58n } as const;
+
+/** Protocol keywords: the eth_type they set and, for L4 keywords, the nw_proto. */
+export const PROTOCOL_KEYWORDS: ReadonlyMap<string, { readonly ethType: bigint; readonly proto?: bigint }> = new Map([
+  ['ip', { ethType: ETH_TYPE.ip }],
+  ['ipv4', { ethType: ETH_TYPE.ip }],
+  ['ip4', { ethType: ETH_TYPE.ip }],
+  ['icmp', { ethType: ETH_TYPE.ip, proto: IP_PROTO.icmp }],
+  ['tcp', { ethType: ETH_TYPE.ip, proto: IP_PROTO.tcp }],
+  ['udp', { ethType: ETH_TYPE.ip, proto: IP_PROTO.udp }],
+  ['sctp', { ethType: ETH_TYPE.ip, proto: IP_PROTO.sctp }],
+  ['ipv6', { ethType: ETH_TYPE.ipv6 }],
+  ['ip6', { ethType: ETH_TYPE.ipv6 }],
+  ['icmp6', { ethType: ETH_TYPE.ipv6, proto: IP_PROTO.icmpv6 }],
+  ['tcp6', { ethType: ETH_TYPE.ipv6, proto: IP_PROTO.tcp }],
+  ['udp6', { ethType: ETH_TYPE.ipv6, proto: IP_PROTO.udp }],
+  ['sctp6', { ethType: ETH_TYPE.ipv6, proto: IP_PROTO.sctp }],
+  ['arp', { ethType: ETH_TYPE.arp }],
+  ['rarp', { ethType: ETH_TYPE.rarp }],
+  ['mpls', { ethType: ETH_TYPE.mpls }],
+  ['mplsm', { ethType: ETH_TYPE.mplsm }],
+]);
+
+const F = (name: string): FieldDef => {
+  const f = fieldByName(name);
+  if (!f) throw new Error(`field registry lacks ${name}`);
+  return f;
+};
+
+/** Bits of one storage being built; `field` is the field that names the whole storage. */
+interface Slot {
+  readonly field: FieldDef;
+  value: bigint;
+  mask: bigint;
+  port?: PortRef;
+  /** Where the last token that wrote it is, for warnings. */
+  offset: number;
+  length: number;
+  /** The name the user wrote, for warnings. */
+  written: string;
+}
+
+/** A write of `value/mask` into `bits` (a mask over the storage) of a storage. */
+interface Write {
+  readonly storage: FieldDef;
+  readonly bits: bigint;
+  readonly value: bigint;
+  readonly mask: bigint;
+  readonly port?: PortRef;
+}
+
+const VLAN_VID = 0x0fffn;
+const VLAN_CFI = 0x1000n;
+const VLAN_PCP = 0xe000n;
+const IP_DSCP = 0xfcn;
+/** OpenFlow 1.0's "no VLAN tag" value of dl_vlan. */
+const OFP10_VLAN_NONE = 0xffffn;
+
+/** How a parsed field value lands in storage (lib/meta-flow.c mf_set_value / mf_set). */
+function writesFor(field: FieldDef, value: bigint, mask: bigint, port: PortRef | undefined): Write[] {
+  const whole = (storage: FieldDef, v = value, m = mask): Write => {
+    // An exact match of a narrower field (icmp_type in tp_src) is an exact match of the storage.
+    const sm = storage !== field && m === ones(field.bits) ? ones(storage.bits) : m;
+    return { storage, bits: ones(storage.bits), value: v & sm, mask: sm, ...(port ? { port } : {}) };
+  };
+  const exact = mask !== 0n;
+  switch (field.name) {
+    case 'in_port_oxm': {
+      // OF1.1+ numbers of reserved ports map back onto the 16-bit ones.
+      const v = value >= 0xffffff00n ? value - 0xffff0000n : value;
+      return [whole(F('in_port'), v, mask === 0n ? 0n : 0xffffn)];
+    }
+    case 'dl_vlan': {
+      const tci = F('vlan_tci');
+      if (!exact) return [{ storage: tci, bits: VLAN_VID | VLAN_CFI, value: 0n, mask: 0n }];
+      if (value === OFP10_VLAN_NONE) return [whole(tci, 0n, 0xffffn)];
+      return [{ storage: tci, bits: VLAN_VID | VLAN_CFI, value: VLAN_CFI | (value & VLAN_VID), mask: VLAN_VID | VLAN_CFI }];
+    }
+    case 'vlan_vid': {
+      const m = mask & (VLAN_VID | VLAN_CFI);
+      return [{ storage: F('vlan_tci'), bits: VLAN_VID | VLAN_CFI, value: value & m, mask: m }];
+    }
+    case 'dl_vlan_pcp':
+    case 'vlan_pcp': {
+      const bits = VLAN_PCP | VLAN_CFI;
+      if (!exact) return [{ storage: F('vlan_tci'), bits, value: 0n, mask: 0n }];
+      return [{ storage: F('vlan_tci'), bits, value: VLAN_CFI | ((value & 7n) << 13n), mask: bits }];
+    }
+    case 'nw_tos':
+      return [{ storage: field, bits: IP_DSCP, value: value & IP_DSCP & mask, mask: exact ? IP_DSCP : 0n }];
+    case 'ip_dscp':
+      return [{ storage: F('nw_tos'), bits: IP_DSCP, value: ((value & 0x3fn) << 2n) & (exact ? IP_DSCP : 0n), mask: exact ? IP_DSCP : 0n }];
+    case 'ct_state':
+      return [whole(field, value, mask & 0xffn)];
+    default:
+      break;
+  }
+  const xreg = /^(x{1,2})reg(\d+)$/.exec(field.name);
+  if (xreg) {
+    // xregN is reg2N (high half) and reg2N+1; xxregN is reg4N (most significant) .. reg4N+3.
+    const parts = xreg[1] === 'x' ? 2 : 4;
+    const first = Number(xreg[2]) * parts;
+    const out: Write[] = [];
+    for (let i = 0; i < parts; i++) {
+      const shift = BigInt(32 * (parts - 1 - i));
+      const reg = fieldByName(`reg${first + i}`);
+      if (reg) out.push(whole(reg, (value >> shift) & 0xffffffffn, (mask >> shift) & 0xffffffffn));
+    }
+    return out;
+  }
+  const storage = field.storage === field.name ? field : (fieldByName(field.storage) ?? field);
+  return [whole(storage)];
+}
+
+function apply(slots: Map<string, Slot>, w: Write, at: { offset: number; length: number; written: string }): void {
+  const key = w.storage.storage;
+  const old = slots.get(key);
+  const full = ones(w.storage.bits);
+  const keep = w.bits === full ? 0n : full ^ w.bits;
+  const value = ((old?.value ?? 0n) & keep) | (w.value & w.bits);
+  const mask = ((old?.mask ?? 0n) & keep) | (w.mask & w.bits);
+  if (mask === 0n) {
+    slots.delete(key);
+    return;
+  }
+  const slot: Slot = { field: w.storage, value: value & mask, mask, ...at };
+  const port = w.port ?? (w.bits === full ? undefined : old?.port);
+  if (port) slot.port = port;
+  slots.set(key, slot);
+}
+
+/** The protocol facts that decide which fields a match may use (ofputil_normalize_match). */
+interface Protocol {
+  readonly ethernet: boolean;
+  readonly ethType?: bigint;
+  readonly proto?: bigint;
+  /** ICMPv6 type, when matched exactly (Neighbor Discovery fields depend on it). */
+  readonly icmpv6Type?: bigint;
+}
+
+function exactValue(slots: Map<string, Slot>, storage: string): bigint | undefined {
+  const s = slots.get(storage);
+  return s && s.mask === ones(s.field.bits) ? s.value : undefined;
+}
+
+function protocolOf(slots: Map<string, Slot>): Protocol {
+  const pt = slots.get('packet_type');
+  const ethernet = !pt || pt.value === 0n;
+  // A packet_type of (1, ethertype) names the ethertype of a non-Ethernet packet.
+  const ethType = ethernet ? exactValue(slots, 'eth_type') : pt.value >> 16n === 1n ? pt.value & 0xffffn : undefined;
+  const isIp = ethType === ETH_TYPE.ip || ethType === ETH_TYPE.ipv6;
+  const proto = isIp || ethType === ETH_TYPE.arp || ethType === ETH_TYPE.rarp ? exactValue(slots, 'nw_proto') : undefined;
+  const icmpv6Type = ethType === ETH_TYPE.ipv6 && proto === IP_PROTO.icmpv6 ? exactValue(slots, 'tp_src') : undefined;
+  return {
+    ethernet,
+    ...(ethType !== undefined ? { ethType } : {}),
+    ...(proto !== undefined ? { proto } : {}),
+    ...(icmpv6Type !== undefined ? { icmpv6Type } : {}),
+  };
+}
+
+const ND_SOLICIT = 135n;
+const ND_ADVERT = 136n;
+
+/** Whether the protocol lets a storage be matched; OVS silently drops the field otherwise. */
+function allowed(storage: string, p: Protocol, slots: Map<string, Slot>): boolean {
+  const ip4 = p.ethType === ETH_TYPE.ip;
+  const ip6 = p.ethType === ETH_TYPE.ipv6;
+  const arp = p.ethType === ETH_TYPE.arp || p.ethType === ETH_TYPE.rarp;
+  const nd = ip6 && p.proto === IP_PROTO.icmpv6 && (p.icmpv6Type === ND_SOLICIT || p.icmpv6Type === ND_ADVERT);
+  switch (storage) {
+    case 'eth_src':
+    case 'eth_dst':
+    case 'eth_type':
+    case 'vlan_tci':
+      return p.ethernet;
+    case 'nw_src':
+    case 'nw_dst':
+      return ip4 || arp;
+    case 'nw_proto':
+      return ip4 || ip6 || arp;
+    case 'nw_tos':
+    case 'nw_ecn':
+    case 'nw_ttl':
+    case 'ip_frag':
+      return ip4 || ip6;
+    case 'ipv6_src':
+    case 'ipv6_dst':
+    case 'ipv6_label':
+      return ip6;
+    case 'tp_src':
+    case 'tp_dst':
+      return (
+        (ip4 && (p.proto === IP_PROTO.tcp || p.proto === IP_PROTO.udp || p.proto === IP_PROTO.sctp || p.proto === IP_PROTO.icmp)) ||
+        (ip6 && (p.proto === IP_PROTO.tcp || p.proto === IP_PROTO.udp || p.proto === IP_PROTO.sctp || p.proto === IP_PROTO.icmpv6))
+      );
+    case 'tcp_flags':
+      return ((ip4 || ip6) && p.proto === IP_PROTO.tcp) || nd;
+    case 'arp_sha':
+      return arp || (nd && p.icmpv6Type === ND_SOLICIT);
+    case 'arp_tha':
+      return arp || (nd && p.icmpv6Type === ND_ADVERT);
+    case 'nd_target':
+    case 'nd_reserved':
+      return nd;
+    case 'mpls_label':
+    case 'mpls_tc':
+    case 'mpls_bos':
+    case 'mpls_ttl':
+      return p.ethType === ETH_TYPE.mpls || p.ethType === ETH_TYPE.mplsm;
+    case 'ct_nw_proto':
+    case 'ct_nw_src':
+    case 'ct_nw_dst':
+    case 'ct_ipv6_src':
+    case 'ct_ipv6_dst':
+    case 'ct_tp_src':
+    case 'ct_tp_dst':
+      return ctValid(slots.get('ct_state'));
+    default:
+      return !storage.startsWith('nsh_') || p.ethType === ETH_TYPE.nsh;
+  }
+}
+
+const CS_TRACKED = 0x20n;
+const CS_INVALID = 0x10n;
+/** new, est, rel, rpl, snat, dnat: states that imply a conntrack entry. */
+const CS_ENTRY = 0x01n | 0x02n | 0x04n | 0x08n | 0x40n | 0x80n;
+
+/** ct_nw_* and ct_tp_* need a ct_state that guarantees a conntrack entry (lib/flow.h is_ct_valid). */
+function ctValid(ct: Slot | undefined): boolean {
+  if (!ct) return false;
+  return (ct.value & CS_ENTRY) !== 0n || ((ct.value & CS_TRACKED) !== 0n && (ct.mask & CS_INVALID) !== 0n && (ct.value & CS_INVALID) === 0n);
+}
+
+/** The field OVS names a shared storage by, given the protocol (what it prints). */
+function canonicalField(slot: Slot, p: Protocol): FieldDef {
+  const arp = p.ethType === ETH_TYPE.arp || p.ethType === ETH_TYPE.rarp;
+  const ip6 = p.ethType === ETH_TYPE.ipv6;
+  const l4 = (tcp: string, udp: string, sctp: string, icmp: string, icmp6: string): FieldDef => {
+    if (p.proto === IP_PROTO.tcp) return F(tcp);
+    if (p.proto === IP_PROTO.udp) return F(udp);
+    if (p.proto === IP_PROTO.sctp) return F(sctp);
+    return F(ip6 ? icmp6 : icmp);
+  };
+  switch (slot.field.storage) {
+    case 'nw_src':
+      return arp ? F('arp_spa') : F('ip_src');
+    case 'nw_dst':
+      return arp ? F('arp_tpa') : F('ip_dst');
+    case 'nw_proto':
+      return arp ? F('arp_op') : F('nw_proto');
+    case 'tp_src':
+      return l4('tcp_src', 'udp_src', 'sctp_src', 'icmp_type', 'icmpv6_type');
+    case 'tp_dst':
+      return l4('tcp_dst', 'udp_dst', 'sctp_dst', 'icmp_code', 'icmpv6_code');
+    case 'arp_sha':
+      return ip6 ? F('nd_sll') : F('arp_sha');
+    case 'arp_tha':
+      return ip6 ? F('nd_tll') : F('arp_tha');
+    case 'tcp_flags':
+      return ip6 && p.proto === IP_PROTO.icmpv6 ? F('nd_options_type') : F('tcp_flags');
+    default:
+      return slot.field;
+  }
+}
+
+/** Re-expresses a storage entry in the width of the field that names it. */
+function entry(slot: Slot, field: FieldDef): MatchField {
+  let { value, mask } = slot;
+  if (field.bits !== slot.field.bits) {
+    const storageFull = ones(slot.field.bits);
+    const full = ones(field.bits);
+    // Unmaskable fields (icmp_type, arp_op) are all-or-nothing; widen or narrow the exact mask.
+    mask = mask === storageFull ? full : mask & full;
+    value &= mask;
+  }
+  return { field, value, mask, ...(slot.port ? { port: slot.port } : {}) };
+}
+
+const REGISTRY_ORDER = new Map(FIELDS.map((f, i) => [f, i]));
+
+/**
+ * Builds the normalised match from the key/value tokens that are match fields or protocol
+ * keywords (the caller has already removed flow-level keys such as priority, table, cookie,
+ * stats, timeouts, flags). Unknown keyword → error problem at the token (OVS text: `unknown
+ * keyword X`); prerequisite not met → the field is dropped with a warning (that is what ovs-ofctl
+ * does); field repeated → warning `field X set multiple times`, the last value wins (ovs-ofctl
+ * accepts it the same way). Never throws.
+ */
+export function buildMatch(tokens: readonly KeyValueToken[], ctx: MatchContext): Match {
+  const slots = new Map<string, Slot>();
+  const seen = new Set<FieldDef>();
+  for (const t of tokens) {
+    const at = { offset: t.keyOffset, length: t.end - t.keyOffset, written: t.key };
+    const keyword = t.value === undefined ? PROTOCOL_KEYWORDS.get(t.key) : undefined;
+    if (keyword) {
+      apply(slots, { storage: F('eth_type'), bits: 0xffffn, value: keyword.ethType, mask: 0xffffn }, at);
+      if (keyword.proto !== undefined) apply(slots, { storage: F('nw_proto'), bits: 0xffn, value: keyword.proto, mask: 0xffn }, at);
+      slots.delete('packet_type');
+      continue;
+    }
+    if (t.value === undefined && t.key === 'eth') {
+      slots.delete('packet_type');
+      continue;
+    }
+    const field = fieldByName(t.key);
+    if (!field) {
+      if (t.key.includes('[')) {
+        subfieldMatch(t, slots, ctx, at);
+        continue;
+      }
+      if (t.value === undefined || t.value === '') ctx.sink.error(`field ${t.key} missing value`, t.keyOffset, t.key.length);
+      else ctx.sink.error(`unknown keyword ${t.key}`, t.keyOffset, t.key.length);
+      continue;
+    }
+    if (field.datapathOnly) {
+      ctx.sink.error(`${t.key}: field cannot be matched in OpenFlow flows`, t.keyOffset, t.key.length);
+      continue;
+    }
+    // A key without a value only asks for the field to exist: it matches anything.
+    const text = t.value === undefined || t.value === '' ? '*' : t.value;
+    const r = parseFieldValue(field, text, ctx.portMap);
+    if (!r.ok) {
+      ctx.sink.error(r.error, t.value === undefined ? t.keyOffset : t.valueOffset, t.value === undefined ? t.key.length : t.value.length);
+      continue;
+    }
+    if (seen.has(field)) ctx.sink.warning(`field ${t.key} set multiple times`, t.keyOffset, t.key.length);
+    seen.add(field);
+    for (const w of writesFor(field, r.value, r.mask, r.port)) apply(slots, w, at);
+  }
+  // packet_type=(0,0) is the default (Ethernet) and is not a constraint.
+  if (slots.get('packet_type')?.value === 0n) slots.delete('packet_type');
+
+  const p = protocolOf(slots);
+  const fields: MatchField[] = [];
+  for (const [storage, slot] of slots) {
+    if (!allowed(storage, p, slots)) {
+      ctx.sink.warning(`prerequisites not met for setting ${slot.written}; the field is ignored`, slot.offset, slot.written.length);
+      continue;
+    }
+    fields.push(entry(slot, canonicalField(slot, p)));
+  }
+  fields.sort((a, b) => (REGISTRY_ORDER.get(a.field) ?? 0) - (REGISTRY_ORDER.get(b.field) ?? 0));
+  return { fields };
+}
+
+/** `reg0[0..3]=5`: sets some bits of a field, keeping the others (lib/ofp-flow.c parse_subfield). */
+function subfieldMatch(t: KeyValueToken, slots: Map<string, Slot>, ctx: MatchContext, at: { offset: number; length: number; written: string }): void {
+  const sf = parseSubfield(t.key);
+  if (!sf.ok) {
+    ctx.sink.error(sf.error, t.keyOffset, t.key.length);
+    return;
+  }
+  const { field, start, bits } = sf.subfield;
+  const raw = t.value ?? '';
+  const n = /^0[xX][0-9a-fA-F]+$/.test(raw) ? BigInt(raw.toLowerCase()) : /^\d+$/.test(raw) ? BigInt(raw) : undefined;
+  if (n === undefined || n > ones(field.bytes * 8)) {
+    ctx.sink.error(`${t.key}: cannot parse integer value: ${raw}`, t.valueOffset, Math.max(1, raw.length));
+    return;
+  }
+  if (n > ones(bits)) {
+    ctx.sink.error(`${t.key}: value ${raw} does not fit into ${bits} bits`, t.valueOffset, raw.length);
+    return;
+  }
+  const range = ones(bits) << BigInt(start);
+  // Only the subfield's bits change; the rest of the field keeps what earlier keys set.
+  for (const w of writesFor(field, n << BigInt(start), range, undefined)) apply(slots, { ...w, bits: w.mask }, at);
+}
