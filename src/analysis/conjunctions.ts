@@ -1,0 +1,598 @@
+/**
+ * Conjunctive matches rebuilt into the rules they implement: for every (table, conjunction id),
+ * its clause flows by dimension, its `conj_id` action flows, the member sets each dimension
+ * accepts, and what is wrong with it. Semantics follow Open vSwitch's classifier
+ * (reference ovs-conjunction.md): ids are scoped per table, clause flows only take part at their
+ * own priority, a hard flow at the same or a higher priority wins.
+ *
+ * Everything is built from one pass over the flows plus hash lookups, so a dump of a million
+ * flows is explained in seconds.
+ */
+import { IPv4, IPv6, RangedSet } from 'ip-num';
+import type { FieldDef } from '../model/fields.ts';
+import type { Flow, Match, MatchField } from '../model/flow.ts';
+import { matchCovers, matchesPacket } from '../model/match.ts';
+import { type Pipeline, tableKey } from '../model/pipeline.ts';
+import type { TableRef } from '../model/tables.ts';
+import { ones, prefixLength } from '../model/values.ts';
+import { fullMask } from '../syntax/field-value.ts';
+
+/** One element of a dimension's accepted set, in the terms that read best for the field. */
+export type Member =
+  /** A single value (mask = the field's full mask) or an arbitrary bitwise-masked one. */
+  | { readonly kind: 'value'; readonly value: bigint; readonly mask: bigint }
+  /** An address block: `value/length`. */
+  | { readonly kind: 'prefix'; readonly value: bigint; readonly length: number }
+  /** Contiguous addresses or ports, both ends included. */
+  | { readonly kind: 'range'; readonly first: bigint; readonly last: bigint };
+
+/** What one group of a dimension's flows accepts. */
+export type DimensionTerm =
+  /** Flows that differ in one field only: the field must be in `members`. */
+  | {
+      readonly kind: 'set';
+      readonly field: FieldDef;
+      readonly members: readonly Member[];
+      /** Protocol fields (eth_type, nw_proto) every flow of the term also matches. */
+      readonly qualifier: Match;
+      readonly flows: readonly Flow[];
+    }
+  /** Flows that match only protocol fields (Antrea's "any" clause): any such packet. */
+  | { readonly kind: 'any'; readonly qualifier: Match; readonly flows: readonly Flow[] }
+  /** Flows that constrain several fields each: one of these matches. */
+  | { readonly kind: 'matches'; readonly qualifier: Match; readonly flows: readonly Flow[] };
+
+export interface Dimension {
+  /** 1-based clause index. */
+  readonly k: number;
+  readonly flows: readonly Flow[];
+  readonly terms: readonly DimensionTerm[];
+}
+
+export type ConjunctionProblem =
+  /** No flow carries clause k: the conjunction can never complete. */
+  | { readonly kind: 'empty-dimension'; readonly severity: 'error'; readonly k: number; readonly flows: readonly Flow[] }
+  /** No `conj_id=ID` flow in the table: a completed match falls to whatever hard flow matches. */
+  | { readonly kind: 'no-action-flow'; readonly severity: 'warning'; readonly flows: readonly Flow[] }
+  /** A `conj_id=ID` flow without clause flows. */
+  | { readonly kind: 'orphan-action-flow'; readonly severity: 'warning'; readonly flows: readonly Flow[] }
+  /** Clause flows name different numbers of dimensions: those never complete together. */
+  | { readonly kind: 'inconsistent-n'; readonly severity: 'error'; readonly counts: readonly number[]; readonly flows: readonly Flow[] }
+  /** Clause flows at several priorities: OVS treats each priority as a separate conjunction. */
+  | { readonly kind: 'split-priority'; readonly severity: 'error'; readonly priorities: readonly number[]; readonly flows: readonly Flow[] }
+  /** The action flow's priority differs from the clauses': it then only competes with hard flows. */
+  | { readonly kind: 'action-priority'; readonly severity: 'info'; readonly flows: readonly Flow[] }
+  /** Another conjunction at the same table and priority accepts a common packet: OVS does not define which wins. */
+  | {
+      readonly kind: 'overlap';
+      readonly severity: 'warning';
+      readonly otherId: number;
+      /** One clause flow per dimension of both conjunctions that a single packet satisfies. */
+      readonly flows: readonly Flow[];
+    }
+  /**
+   * Clause flows a hard flow at the same or a higher priority always takes precedence over
+   * (`flows`: the clause flow, then the hard flow). `dimensionDead` when no flow of the
+   * dimension escapes.
+   */
+  | {
+      readonly kind: 'pre-empted';
+      readonly severity: 'warning' | 'error';
+      readonly k: number;
+      readonly dimensionDead: boolean;
+      readonly flows: readonly Flow[];
+    };
+
+export interface Conjunction {
+  readonly id: number;
+  readonly table: TableRef;
+  /** The clause flows' priority (the most common one when they disagree). */
+  readonly priority: number;
+  /** Number of dimensions (the most common one when clause flows disagree); 0 for an orphan action flow. */
+  readonly n: number;
+  readonly dimensions: readonly Dimension[];
+  readonly actionFlows: readonly Flow[];
+  /** Packets counted on the action flows; null when a count is unknown, undefined when the dump has no statistics. */
+  readonly hits: bigint | null | undefined;
+  readonly problems: readonly ConjunctionProblem[];
+}
+
+export interface ConjunctionReport {
+  readonly conjunctions: readonly Conjunction[];
+  /** Conjunctions for which the overlap search gave up before checking every candidate. */
+  readonly overlapSearchIncomplete: number;
+}
+
+export interface ConjunctionOptions {
+  /** Only these conjunction ids (every table); all when absent. */
+  readonly ids?: readonly number[];
+}
+
+const QUALIFIER_STORAGES = new Set(['eth_type', 'nw_proto']);
+const PORT_STORAGES = new Set(['tp_src', 'tp_dst']);
+/** Overlap partners reported per conjunction; one is enough to make the point. */
+const MAX_OVERLAPS = 3;
+/** Candidate partners tried per conjunction before the overlap search gives up. */
+const OVERLAP_CANDIDATES = 200;
+/** Search steps per pair before the overlap check gives up. */
+const OVERLAP_STEPS = 5000;
+
+interface Clause {
+  readonly flow: Flow;
+  readonly k: number;
+  readonly n: number;
+}
+
+interface Entry {
+  readonly table: TableRef;
+  readonly tableIndex: number;
+  readonly id: number;
+  readonly clauses: Clause[];
+  readonly actionFlows: Flow[];
+}
+
+interface TableFlows {
+  readonly ref: TableRef;
+  /** Flows without conjunction actions, in match order (highest priority first). */
+  readonly hard: Flow[];
+}
+
+/** The value under which a match entry is keyed: a port known only by name keys by that name. */
+function entryValueKey(e: MatchField, mask: bigint): string {
+  return e.port?.kind === 'name' && e.value === 0n ? `"${e.port.name}"` : (e.value & mask).toString(16);
+}
+
+function isActionFlow(f: Flow): number | undefined {
+  for (const e of f.match.fields) if (e.field.storage === 'conj_id') return Number(e.value);
+  return undefined;
+}
+
+/**
+ * Hard flows of one table grouped by the fields and masks they match (as the classifier's
+ * subtables do), so "which hard flow covers this clause flow" is one hash lookup per group.
+ */
+class CoverIndex {
+  private readonly groups = new Map<string, { fields: { storage: string; mask: bigint }[]; byKey: Map<string, Flow[]> }>();
+
+  constructor(hard: readonly Flow[]) {
+    for (const f of hard) {
+      if (isActionFlow(f) !== undefined) continue; // never matches the first lookup (conj_id is 0)
+      const fields = f.match.fields.map((e) => ({ storage: e.field.storage, mask: e.mask })).sort((a, b) => (a.storage < b.storage ? -1 : 1));
+      const sig = fields.map((x) => `${x.storage}/${x.mask.toString(16)}`).join(',');
+      let g = this.groups.get(sig);
+      if (!g) this.groups.set(sig, (g = { fields, byKey: new Map() }));
+      const byStorage = new Map(f.match.fields.map((e) => [e.field.storage, e]));
+      const key = fields.map((x) => entryValueKey(byStorage.get(x.storage)!, x.mask)).join(',');
+      const list = g.byKey.get(key);
+      if (list) list.push(f);
+      else g.byKey.set(key, [f]);
+    }
+  }
+
+  /** The highest-priority hard flow at `priority` or above that matches every packet `flow` matches. */
+  coverOf(flow: Flow): Flow | undefined {
+    const byStorage = new Map(flow.match.fields.map((e) => [e.field.storage, e]));
+    let best: Flow | undefined;
+    for (const g of this.groups.values()) {
+      const parts: string[] = [];
+      let possible = true;
+      for (const x of g.fields) {
+        const e = byStorage.get(x.storage);
+        if (!e || (e.mask & x.mask) !== x.mask) {
+          possible = false;
+          break;
+        }
+        parts.push(entryValueKey(e, x.mask));
+      }
+      if (!possible) continue;
+      // Lists are in match order, so the first qualifying flow is the best of its group.
+      const h = g.byKey.get(parts.join(','))?.find((c) => c.priority >= flow.priority && matchCovers(c.match, flow.match));
+      if (h && (!best || h.priority > best.priority)) best = h;
+    }
+    return best;
+  }
+}
+
+/** The most common value; ties go to the largest. */
+function mode(values: readonly number[]): number {
+  const counts = new Map<number, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  let best = values[0] ?? 0;
+  let bestCount = 0;
+  for (const [v, c] of counts) if (c > bestCount || (c === bestCount && v > best)) [best, bestCount] = [v, c];
+  return best;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Member sets
+
+function isAddress(field: FieldDef): boolean {
+  return field.format === 'ipv4' || field.format === 'ipv6';
+}
+
+/** Merges overlapping and adjacent [first, last] intervals. */
+function mergeIntervals(intervals: { first: bigint; last: bigint }[]): { first: bigint; last: bigint }[] {
+  intervals.sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0));
+  const out: { first: bigint; last: bigint }[] = [];
+  for (const iv of intervals) {
+    const prev = out[out.length - 1];
+    if (prev && iv.first <= prev.last + 1n) {
+      if (iv.last > prev.last) prev.last = iv.last;
+    } else out.push({ ...iv });
+  }
+  return out;
+}
+
+/** An address interval as one CIDR block when it is one, otherwise as a range. */
+function addressMember(field: FieldDef, first: bigint, last: bigint): Member {
+  const set = field.format === 'ipv4' ? new RangedSet(new IPv4(first), new IPv4(last)) : new RangedSet(new IPv6(first), new IPv6(last));
+  if (set.isCidrAble()) return { kind: 'prefix', value: first, length: Number(set.toCidrRange().cidrPrefix.getValue()) };
+  return { kind: 'range', first, last };
+}
+
+/**
+ * The values a set of single-field entries accepts: prefix-masked addresses and ports become
+ * merged blocks and ranges; other masks (OVS allows any bit pattern) and other fields stay as
+ * listed values.
+ */
+export function memberSet(field: FieldDef, entries: readonly { value: bigint; mask: bigint }[]): Member[] {
+  const full = fullMask(field);
+  const rangeable = isAddress(field) || PORT_STORAGES.has(field.storage);
+  const intervals: { first: bigint; last: bigint }[] = [];
+  const listed = new Map<string, Member>();
+  for (const { value, mask } of entries) {
+    const len = rangeable ? prefixLength(mask & ones(field.bits), field.bits) : -1;
+    if (len >= 0) {
+      const host = ones(field.bits - len);
+      intervals.push({ first: value, last: value | host });
+    } else listed.set(`${value}/${mask}`, { kind: 'value', value, mask });
+  }
+  const merged = mergeIntervals(intervals).map((iv): Member => {
+    if (isAddress(field)) return addressMember(field, iv.first, iv.last);
+    return iv.first === iv.last ? { kind: 'value', value: iv.first, mask: full } : { kind: 'range', first: iv.first, last: iv.last };
+  });
+  const rest = [...listed.values()].sort((a, b) => {
+    const av = a.kind === 'value' ? a.value : 0n;
+    const bv = b.kind === 'value' ? b.value : 0n;
+    return av < bv ? -1 : av > bv ? 1 : 0;
+  });
+  return [...merged, ...rest];
+}
+
+/** Splits a dimension's flows into terms: by protocol qualifier and by which other fields they match. */
+function dimensionTerms(flows: readonly Flow[]): DimensionTerm[] {
+  const groups = new Map<string, { qualifier: Match; keyFields: FieldDef[]; flows: Flow[] }>();
+  for (const f of flows) {
+    const qualifier = f.match.fields.filter((e) => QUALIFIER_STORAGES.has(e.field.storage));
+    const keyFields = f.match.fields.filter((e) => !QUALIFIER_STORAGES.has(e.field.storage)).map((e) => e.field);
+    const sig = `${qualifier.map((e) => `${e.field.storage}=${e.value}`).join(',')}|${keyFields.map((k) => k.name).join(',')}`;
+    let g = groups.get(sig);
+    if (!g) groups.set(sig, (g = { qualifier: { fields: qualifier }, keyFields, flows: [] }));
+    g.flows.push(f);
+  }
+  return [...groups.values()].map((g): DimensionTerm => {
+    const field = g.keyFields[0];
+    if (!field) return { kind: 'any', qualifier: g.qualifier, flows: g.flows };
+    if (g.keyFields.length > 1) return { kind: 'matches', qualifier: g.qualifier, flows: g.flows };
+    const entries = g.flows.map((f) => f.match.fields.find((e) => e.field === field)!);
+    return { kind: 'set', field, members: memberSet(field, entries), qualifier: g.qualifier, flows: g.flows };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Overlap between conjunctions at one priority
+
+type Constraint = ReadonlyMap<string, MatchField>;
+
+/** Whether some packet matches both the constraints so far and `flow`; the combined constraints if so. */
+function combine(acc: Constraint, flow: Flow): Constraint | undefined {
+  let out: Map<string, MatchField> | undefined;
+  for (const e of flow.match.fields) {
+    const prev = acc.get(e.field.storage);
+    if (prev) {
+      if (((prev.value ^ e.value) & prev.mask & e.mask) !== 0n) return undefined;
+      const named = (x: MatchField): string | undefined => (x.port?.kind === 'name' && x.value === 0n ? x.port.name : undefined);
+      const pa = named(prev);
+      const pb = named(e);
+      if (pa !== undefined && pb !== undefined && pa !== pb) return undefined;
+      if ((prev.mask & e.mask) === e.mask) continue;
+    }
+    out ??= new Map(acc);
+    out.set(e.field.storage, prev ? { field: e.field, value: prev.value | e.value, mask: prev.mask | e.mask } : e);
+  }
+  return out ?? acc;
+}
+
+/** One flow per dimension that a single packet satisfies together, undefined if none, 'unknown' past the step budget. */
+function commonPacket(dims: readonly (readonly Flow[])[]): Flow[] | undefined | 'unknown' {
+  const order = [...dims].sort((a, b) => a.length - b.length);
+  const chosen: Flow[] = [];
+  let steps = 0;
+  const search = (i: number, acc: Constraint): boolean | 'unknown' => {
+    const dim = order[i];
+    if (!dim) return true;
+    for (const f of dim) {
+      if (++steps > OVERLAP_STEPS) return 'unknown';
+      const next = combine(acc, f);
+      if (!next) continue;
+      chosen.push(f);
+      const r = search(i + 1, next);
+      if (r !== false) return r;
+      chosen.pop();
+    }
+    return false;
+  };
+  const r = search(0, new Map());
+  if (r === 'unknown') return 'unknown';
+  return r ? [...new Set(chosen)] : undefined;
+}
+
+/**
+ * The storage that most conjunctions of a group pin to exact values in one of their dimensions,
+ * and for each conjunction those values: two conjunctions that both pin it can only overlap on
+ * a shared value.
+ */
+function pinnedValues(group: readonly Built[]): Map<Built, Set<string>> {
+  const perConj = new Map<Built, Map<string, Set<string>>>();
+  const votes = new Map<string, number>();
+  for (const c of group) {
+    const best = new Map<string, Set<string>>();
+    for (const d of c.dims) {
+      const storages = new Map<string, Set<string>>();
+      let first = true;
+      for (const f of d) {
+        const here = new Map<string, string>();
+        for (const e of f.match.fields) if (e.mask === fullMask(e.field) && !QUALIFIER_STORAGES.has(e.field.storage)) here.set(e.field.storage, entryValueKey(e, e.mask));
+        if (first) for (const [s, v] of here) storages.set(s, new Set([v]));
+        else
+          for (const [s, set] of storages) {
+            const v = here.get(s);
+            if (v === undefined) storages.delete(s);
+            else set.add(v);
+          }
+        first = false;
+      }
+      for (const [s, set] of storages) {
+        const prev = best.get(s);
+        if (!prev || set.size < prev.size) best.set(s, set);
+      }
+    }
+    perConj.set(c, best);
+    for (const s of best.keys()) votes.set(s, (votes.get(s) ?? 0) + 1);
+  }
+  let storage: string | undefined;
+  for (const [s, n] of votes) if (storage === undefined || n > votes.get(storage)!) storage = s;
+  const out = new Map<Built, Set<string>>();
+  if (storage === undefined) return out;
+  for (const [c, best] of perConj) {
+    const set = best.get(storage);
+    if (set) out.set(c, set);
+  }
+  return out;
+}
+
+interface Built {
+  readonly entry: Entry;
+  readonly priority: number;
+  readonly n: number;
+  /** Clause flows at `priority`, by dimension. */
+  readonly dims: Flow[][];
+  readonly problems: ConjunctionProblem[];
+  overlaps: number;
+  selected: boolean;
+}
+
+/** Adds `overlap` problems to conjunctions of one table and priority that can match one packet. */
+function findOverlaps(group: readonly Built[]): number {
+  const pinned = pinnedValues(group);
+  const byValue = new Map<string, Built[]>();
+  const unpinned: Built[] = [];
+  for (const c of group) {
+    const values = pinned.get(c);
+    if (!values) unpinned.push(c);
+    else
+      for (const v of values) {
+        const list = byValue.get(v);
+        if (list) list.push(c);
+        else byValue.set(v, [c]);
+      }
+  }
+  const checked = new Set<string>();
+  let incomplete = 0;
+  for (const a of group) {
+    if (!a.selected || a.overlaps >= MAX_OVERLAPS) continue;
+    const candidates = new Set<Built>(unpinned);
+    const values = pinned.get(a);
+    if (values) for (const v of values) for (const b of byValue.get(v) ?? []) candidates.add(b);
+    else for (const b of group) candidates.add(b);
+    let tried = 0;
+    for (const b of candidates) {
+      if (b === a) continue;
+      if (a.overlaps >= MAX_OVERLAPS) break;
+      const pair = a.entry.id < b.entry.id ? `${a.entry.id},${b.entry.id}` : `${b.entry.id},${a.entry.id}`;
+      if (checked.has(pair)) continue;
+      if (++tried > OVERLAP_CANDIDATES) {
+        incomplete++;
+        break;
+      }
+      checked.add(pair);
+      const witness = commonPacket([...a.dims, ...b.dims]);
+      if (witness === undefined || witness === 'unknown') continue;
+      for (const [x, y] of [[a, b], [b, a]] as const) {
+        if (x.overlaps >= MAX_OVERLAPS) continue;
+        x.overlaps++;
+        x.problems.push({ kind: 'overlap', severity: 'warning', otherId: y.entry.id, flows: witness });
+      }
+    }
+  }
+  return incomplete;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function hitsOf(flows: readonly Flow[]): bigint | null | undefined {
+  let total: bigint | null | undefined;
+  for (const f of flows) {
+    const p = f.stats?.packets;
+    if (p === undefined) continue;
+    if (p === null) return null;
+    total = (total ?? 0n) + p;
+  }
+  return total;
+}
+
+function build(entry: Entry, cover: CoverIndex | undefined): Built {
+  const problems: ConjunctionProblem[] = [];
+  const clauses = entry.clauses;
+  if (clauses.length === 0) {
+    problems.push({ kind: 'orphan-action-flow', severity: 'warning', flows: entry.actionFlows });
+    const priority = entry.actionFlows[0]?.priority ?? 0;
+    return { entry, priority, n: 0, dims: [], problems, overlaps: 0, selected: true };
+  }
+  const priority = mode(clauses.map((c) => c.flow.priority));
+  const n = mode(clauses.map((c) => c.n));
+  const counts = [...new Set(clauses.map((c) => c.n))].sort((a, b) => a - b);
+  if (counts.length > 1) problems.push({ kind: 'inconsistent-n', severity: 'error', counts, flows: clauses.filter((c) => c.n !== n).map((c) => c.flow) });
+  const priorities = [...new Set(clauses.map((c) => c.flow.priority))].sort((a, b) => b - a);
+  if (priorities.length > 1) problems.push({ kind: 'split-priority', severity: 'error', priorities, flows: clauses.filter((c) => c.flow.priority !== priority).map((c) => c.flow) });
+  const dims: Flow[][] = Array.from({ length: Math.max(n, ...clauses.map((c) => c.k)) }, () => []);
+  for (const c of clauses) if (c.flow.priority === priority) dims[c.k - 1]!.push(c.flow);
+  dims.forEach((flows, i) => {
+    if (flows.length === 0) {
+      const elsewhere = clauses.filter((c) => c.k === i + 1).map((c) => c.flow);
+      problems.push({ kind: 'empty-dimension', severity: 'error', k: i + 1, flows: elsewhere });
+    } else if (cover) {
+      const hits: Flow[] = [];
+      for (const f of flows) {
+        const h = cover.coverOf(f);
+        if (h) hits.push(f, h);
+      }
+      if (hits.length > 0) {
+        const dead = hits.length / 2 === flows.length;
+        problems.push({ kind: 'pre-empted', severity: dead ? 'error' : 'warning', k: i + 1, dimensionDead: dead, flows: hits });
+      }
+    }
+  });
+  if (entry.actionFlows.length === 0) problems.push({ kind: 'no-action-flow', severity: 'warning', flows: [] });
+  const offPriority = entry.actionFlows.filter((f) => f.priority !== priority);
+  if (offPriority.length > 0) problems.push({ kind: 'action-priority', severity: 'info', flows: offPriority });
+  return { entry, priority, n, dims, problems, overlaps: 0, selected: true };
+}
+
+/** Every conjunction of the pipeline (or the requested ids), in table order, then by priority and id. */
+export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions = {}): ConjunctionReport {
+  const entries = new Map<string, Entry>();
+  const tables: TableFlows[] = [];
+  let tableIndex = 0;
+  for (const t of pipeline.tables.values()) {
+    const hard: Flow[] = [];
+    const entryFor = (id: number): Entry => {
+      const key = `${tableKey(t.ref)}\u0000${id}`;
+      let e = entries.get(key);
+      if (!e) entries.set(key, (e = { table: t.ref, tableIndex, id, clauses: [], actionFlows: [] }));
+      return e;
+    };
+    for (const f of t.flows) {
+      let clause = false;
+      for (const a of f.actions) {
+        if (a.kind !== 'conjunction') continue;
+        clause = true;
+        entryFor(a.id).clauses.push({ flow: f, k: a.clause, n: a.nClauses });
+      }
+      if (clause) continue;
+      hard.push(f);
+      const id = isActionFlow(f);
+      if (id !== undefined) entryFor(id).actionFlows.push(f);
+    }
+    tables.push({ ref: t.ref, hard });
+    tableIndex++;
+  }
+
+  const wanted = options.ids ? new Set(options.ids) : undefined;
+  const covers = new Map<number, CoverIndex>();
+  const built: Built[] = [];
+  for (const e of entries.values()) {
+    let cover: CoverIndex | undefined;
+    if (e.clauses.length > 0 && (!wanted || wanted.has(e.id))) {
+      cover = covers.get(e.tableIndex);
+      if (!cover) covers.set(e.tableIndex, (cover = new CoverIndex(tables[e.tableIndex]!.hard)));
+    }
+    const b = build(e, cover);
+    b.selected = !wanted || wanted.has(e.id);
+    built.push(b);
+  }
+
+  // Overlaps: conjunctions that can complete, grouped by table and priority.
+  const groups = new Map<string, Built[]>();
+  for (const b of built) {
+    if (b.n === 0 || b.dims.some((d) => d.length === 0) || b.problems.some((p) => p.kind === 'inconsistent-n')) continue;
+    const key = `${b.entry.tableIndex}/${b.priority}`;
+    const g = groups.get(key);
+    if (g) g.push(b);
+    else groups.set(key, [b]);
+  }
+  let overlapSearchIncomplete = 0;
+  for (const g of groups.values()) if (g.length > 1 && g.some((b) => b.selected)) overlapSearchIncomplete += findOverlaps(g);
+
+  const conjunctions = built
+    .filter((b) => b.selected)
+    .sort((a, b) => a.entry.tableIndex - b.entry.tableIndex || b.priority - a.priority || a.entry.id - b.entry.id)
+    .map(
+      (b): Conjunction => ({
+        id: b.entry.id,
+        table: b.entry.table,
+        priority: b.priority,
+        n: b.n,
+        dimensions: b.dims.map((flows, i) => ({ k: i + 1, flows, terms: dimensionTerms(flows) })),
+        actionFlows: b.entry.actionFlows,
+        hits: hitsOf(b.entry.actionFlows),
+        problems: b.problems,
+      }),
+    );
+  return { conjunctions, overlapSearchIncomplete };
+}
+
+// ---------------------------------------------------------------------------------------------
+// A packet against the conjunctions
+
+export interface PacketDimension {
+  readonly k: number;
+  /** The dimension's clause flows the packet matches; empty when it fails the dimension. */
+  readonly matchedBy: readonly Flow[];
+}
+
+export interface PacketConjunction {
+  readonly conjunction: Conjunction;
+  readonly dimensions: readonly PacketDimension[];
+  /** Every dimension has a matching clause flow. */
+  readonly satisfied: boolean;
+  /** A hard flow at the clauses' priority or above that matches the packet first (the conjunction is not consulted). */
+  readonly preemptedBy?: Flow;
+  /** What the `conj_id=ID` lookup returns when the conjunction completes: the action flow, or a higher hard flow. */
+  readonly result?: Flow;
+}
+
+/** The packet's bits per storage, as `matchesPacket` reads them; fields it does not set read as 0. */
+export function packetReader(packet: Match): (storage: string) => bigint {
+  const values = new Map(packet.fields.map((e) => [e.field.storage, e.value]));
+  return (storage) => values.get(storage) ?? 0n;
+}
+
+/**
+ * Which dimensions of each conjunction a packet satisfies. Without a trace there is no telling
+ * which tables the packet reaches, so every conjunction of the report is evaluated.
+ */
+export function explainPacket(pipeline: Pipeline, report: ConjunctionReport, packet: Match): PacketConjunction[] {
+  const get = packetReader(packet);
+  return report.conjunctions.map((c): PacketConjunction => {
+    const dimensions = c.dimensions.map((d) => ({ k: d.k, matchedBy: d.flows.filter((f) => matchesPacket(f.match, get)) }));
+    const satisfied = c.n > 0 && dimensions.every((d) => d.matchedBy.length > 0);
+    if (!satisfied) return { conjunction: c, dimensions, satisfied };
+    const flows = pipeline.table(c.table)?.flows ?? [];
+    const hard = (f: Flow): boolean => !f.actions.some((a) => a.kind === 'conjunction');
+    const preemptedBy = flows.find((f) => f.priority >= c.priority && hard(f) && matchesPacket(f.match, get));
+    const withId = (storage: string): bigint => (storage === 'conj_id' ? BigInt(c.id) : get(storage));
+    const result = flows.find((f) => hard(f) && matchesPacket(f.match, withId));
+    return { conjunction: c, dimensions, satisfied, ...(preemptedBy ? { preemptedBy } : {}), ...(result ? { result } : {}) };
+  });
+}
