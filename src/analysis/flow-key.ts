@@ -1,0 +1,127 @@
+/**
+ * The identity of a flow independent of how a dump spelled it: table, priority and normalised
+ * match. Two flows with the same key occupy the same slot of the switch's classifier, so an
+ * add-flow of one replaces the other (as `ovs-ofctl diff-flows` and the switch itself see it).
+ *
+ * Port and table names (`--names` dumps) are resolved to numbers when a `Naming` knows them, so
+ * that a dump with names and one without key the same.
+ */
+import type { Flow, Match, MatchField } from '../model/flow.ts';
+import { matchKey } from '../model/match.ts';
+import type { PortMap, PortRef } from '../model/ports.ts';
+import type { TableRef } from '../model/tables.ts';
+
+/** What is known about the names a dump may use. */
+export interface Naming {
+  /** Port numbers ↔ names (`show`, `dump-ports-desc`, a bundle's port list). */
+  readonly ports?: PortMap;
+  /** Table name → number. */
+  readonly tables?: ReadonlyMap<string, number>;
+}
+
+/** The port as a key: its number when known, the reserved port's name, else the quoted name. */
+export function portKey(ref: PortRef, naming: Naming): string {
+  switch (ref.kind) {
+    case 'number':
+      return String(ref.number);
+    case 'reserved':
+      // OFPP_NONE and OFPP_ANY are one number.
+      return ref.name === 'NONE' ? 'ANY' : ref.name;
+    case 'name': {
+      const n = naming.ports?.number(ref.name);
+      return n === undefined ? JSON.stringify(ref.name) : String(n);
+    }
+  }
+}
+
+/** The table as a number when it is one or its name is known. */
+export function resolveTable(ref: TableRef, naming: Naming): TableRef {
+  if (ref.kind === 'number') return ref;
+  const n = naming.tables?.get(ref.name);
+  return n === undefined ? ref : { kind: 'number', number: n };
+}
+
+/** `#N` for a numbered table, the (resolved-if-possible) name otherwise. */
+export function tableId(ref: TableRef, naming: Naming): string {
+  const r = resolveTable(ref, naming);
+  return r.kind === 'number' ? `#${r.number}` : JSON.stringify(r.name);
+}
+
+/** A match field written with a port name, given the number the port map knows for it. */
+function resolvePortField(e: MatchField, naming: Naming): MatchField {
+  if (e.port?.kind !== 'name') return e;
+  const n = naming.ports?.number(e.port.name);
+  if (n === undefined) return e;
+  return { field: e.field, value: BigInt(n), mask: e.mask, port: { kind: 'number', number: n } };
+}
+
+/** The match with port names replaced by numbers where the naming knows them. */
+export function resolveMatchPorts(match: Match, naming: Naming): Match {
+  if (!naming.ports || !match.fields.some((e) => e.port?.kind === 'name')) return match;
+  return { fields: match.fields.map((e) => resolvePortField(e, naming)) };
+}
+
+/** Priority and normalised match, without the table. */
+export function slotKey(flow: Flow, naming: Naming): string {
+  return `${flow.priority} ${matchKey(resolveMatchPorts(flow.match, naming))}`;
+}
+
+/** Table, priority and normalised match: equal exactly when the flows occupy the same classifier slot. */
+export function flowKey(flow: Flow, naming: Naming): string {
+  return `${tableId(flow.table, naming)} ${slotKey(flow, naming)}`;
+}
+
+/**
+ * Table names of one dump resolved against another that numbers its tables, for comparing a
+ * `--names` dump with a plain one when no table map is at hand. Each named flow votes for the
+ * numbers under which the other dump holds a flow with the same priority and match, a vote
+ * weighing less the more tables hold such a flow (every table has a `priority=0` miss flow).
+ * Names are then given numbers greedily, strongest evidence first, one number per name; ties
+ * go to the number that keeps names in the order of their first appearance, as unsorted dumps
+ * list tables in ascending order.
+ */
+export function inferTableNumbers(named: readonly Flow[], numbered: readonly Flow[], naming: Naming): Map<string, number> {
+  const slots = new Map<string, Set<number>>();
+  for (const f of numbered) {
+    if (f.table.kind !== 'number') continue;
+    const k = slotKey(f, naming);
+    const set = slots.get(k);
+    if (set) set.add(f.table.number);
+    else slots.set(k, new Set([f.table.number]));
+  }
+  const weights = new Map<string, Map<number, number>>();
+  for (const f of named) {
+    if (f.table.kind !== 'name') continue;
+    let tally = weights.get(f.table.name);
+    if (!tally) weights.set(f.table.name, (tally = new Map()));
+    const candidates = slots.get(slotKey(f, naming));
+    if (!candidates) continue;
+    for (const n of candidates) tally.set(n, (tally.get(n) ?? 0) + 1 / candidates.size);
+  }
+  const order = new Map([...weights.keys()].map((name, i) => [name, i]));
+  const out = new Map<string, number>();
+  const taken = new Set<number>();
+  const inOrder = (name: string, n: number): boolean => {
+    const i = order.get(name)!;
+    for (const [other, m] of out) if (order.get(other)! < i !== m < n) return false;
+    return true;
+  };
+  for (;;) {
+    let best: { name: string; n: number; w: number; ordered: boolean } | undefined;
+    for (const [name, tally] of weights) {
+      if (out.has(name)) continue;
+      for (const [n, w] of tally) {
+        if (taken.has(n)) continue;
+        const ordered = inOrder(name, n);
+        const better =
+          !best ||
+          w > best.w + 1e-9 ||
+          (Math.abs(w - best.w) <= 1e-9 && (ordered !== best.ordered ? ordered : n < best.n));
+        if (better) best = { name, n, w, ordered };
+      }
+    }
+    if (!best) return out;
+    out.set(best.name, best.n);
+    taken.add(best.n);
+  }
+}
