@@ -175,6 +175,32 @@ export const CLASSIFIER: TableSpec = {
   ],
 };
 
+export const SPOOF_GUARD_IP_PATTERNS: readonly FlowPattern[] = [
+  {
+    match: 'ip',
+    fields: ['in_port', 'dl_src', 'nw_src'],
+    meaning: 'IP packets from {in_port} pass only with the Pod’s own MAC {dl_src} and address {nw_src}; they continue in {next}.',
+  },
+  {
+    match: 'ipv6',
+    fields: ['in_port', 'dl_src', 'ipv6_src'],
+    meaning: 'IPv6 packets from {in_port} pass only with the Pod’s own MAC {dl_src} and address {ipv6_src}; they continue in {next}.',
+  },
+  {
+    match: '',
+    fields: ['in_port'],
+    meaning: 'All IP packets from {in_port} pass unchecked (the gateway may carry Pod sources after host NAT); they continue in {next}.',
+  },
+];
+
+export const SPOOF_GUARD_ARP_PATTERNS: readonly FlowPattern[] = [
+  {
+    match: 'arp',
+    fields: ['in_port', 'arp_spa', 'arp_sha'],
+    meaning: 'ARP from {in_port} passes only when it announces {arp_spa} at {arp_sha}; it continues in {next}.',
+  },
+];
+
 export const SPOOF_GUARD: TableSpec = {
   number: 10,
   name: 'SpoofGuardTable',
@@ -182,23 +208,7 @@ export const SPOOF_GUARD: TableSpec = {
   purpose: 'Rejects IP and ARP packets whose source addresses are not those Antrea gave the sending Pod.',
   miss: { action: 'drop' },
   next: ['ConntrackTable', 'ARPResponderTable'],
-  patterns: [
-    {
-      match: 'ip',
-      fields: ['in_port', 'dl_src', 'nw_src'],
-      meaning: 'IP packets from {in_port} pass only with the Pod’s own MAC {dl_src} and address {nw_src}; they continue in {next}.',
-    },
-    {
-      match: 'ip',
-      fields: ['in_port'],
-      meaning: 'All IP packets from {in_port} pass unchecked (the gateway may carry Pod sources after host NAT); they continue in {next}.',
-    },
-    {
-      match: 'arp',
-      fields: ['in_port', 'arp_spa', 'arp_sha'],
-      meaning: 'ARP from {in_port} passes only when it announces {arp_spa} at {arp_sha}; it continues in {next}.',
-    },
-  ],
+  patterns: [...SPOOF_GUARD_ARP_PATTERNS, ...SPOOF_GUARD_IP_PATTERNS],
 };
 
 export const ARP_RESPONDER: TableSpec = {

@@ -90,6 +90,8 @@ export interface PriorityRange {
  *   when it has one;
  * - `{set.FIELD}`: the value the actions write into FIELD;
  * - the words in `TEMPLATE_WORDS`.
+ * A placeholder without a value renders as nothing, so `{nw_dst}{ipv6_dst}` shows the
+ * destination of either address family.
  */
 export interface FlowPattern extends Versioned {
   readonly match: string;

@@ -1,0 +1,22 @@
+/** The registry of built-in pipeline profiles. */
+import { antrea } from './antrea.ts';
+import { antreaCnp } from './antrea-cnp.ts';
+import { antreaPolicyOnly } from './antrea-policy-only.ts';
+import { antreaProxy } from './antrea-proxy.ts';
+import { antreaV1 } from './antrea-v1.ts';
+import type { Profile } from './types.ts';
+
+export type * from './types.ts';
+
+/** Every built-in profile, in the order detection reports ties. */
+export const PROFILES: readonly Profile[] = [antrea, antreaProxy, antreaV1, antreaCnp, antreaPolicyOnly];
+
+const byId = new Map(PROFILES.map((p) => [p.id, p]));
+
+export function listProfiles(): readonly Profile[] {
+  return PROFILES;
+}
+
+export function profileById(id: string): Profile | undefined {
+  return byId.get(id);
+}
