@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { registerConj } from './commands/conj.ts';
 import { registerFmt } from './commands/fmt.ts';
 import { registerParse } from './commands/parse.ts';
 import { type Io, UserError, writeErr } from './io.ts';
@@ -26,6 +27,7 @@ export function buildProgram(io: Io): Command {
     .exitOverride();
   registerParse(program, io);
   registerFmt(program, io);
+  registerConj(program, io);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

@@ -1,0 +1,355 @@
+/**
+ * Conjunctions as readable rules ("if source ∈ {…} and TCP destination port ∈ {80} then …")
+ * and as JSON, plus the per-dimension verdicts for one packet.
+ */
+import type { Action } from '../model/actions.ts';
+import type { FieldDef } from '../model/fields.ts';
+import type { Flow, Match } from '../model/flow.ts';
+import type { PortRef } from '../model/ports.ts';
+import { tableLabel } from '../model/tables.ts';
+import { formatIpv4, formatIpv6 } from '../model/values.ts';
+import type {
+  Conjunction,
+  ConjunctionProblem,
+  ConjunctionReport,
+  DimensionTerm,
+  Member,
+  PacketConjunction,
+} from '../analysis/conjunctions.ts';
+import { packetReader } from '../analysis/conjunctions.ts';
+import { formatFieldValue } from '../syntax/field-value.ts';
+import { formatSubfield } from '../syntax/subfield.ts';
+import { formatActions } from './actions.ts';
+import { flowJson } from './json.ts';
+import { formatMatch } from './match.ts';
+
+/** Members printed in full up to this many; beyond it the first few and a count. */
+const MEMBERS_SHOWN = 12;
+const MEMBERS_WHEN_CUT = 8;
+
+const FIELD_WORDS: Readonly<Record<string, string>> = {
+  ip_src: 'source address',
+  ip_dst: 'destination address',
+  ipv6_src: 'source address',
+  ipv6_dst: 'destination address',
+  arp_spa: 'ARP source address',
+  arp_tpa: 'ARP target address',
+  tcp_src: 'TCP source port',
+  tcp_dst: 'TCP destination port',
+  udp_src: 'UDP source port',
+  udp_dst: 'UDP destination port',
+  sctp_src: 'SCTP source port',
+  sctp_dst: 'SCTP destination port',
+  in_port: 'input port',
+  in_port_oxm: 'input port',
+  eth_src: 'source MAC',
+  eth_dst: 'destination MAC',
+  ct_state: 'conntrack state',
+};
+
+/** Protocol keywords a field's prerequisite already implies, so the term need not repeat them. */
+const IMPLIED: Readonly<Partial<Record<FieldDef['prerequisite'], readonly string[]>>> = {
+  ipv4: ['ip'],
+  ipv6: ['ipv6'],
+  tcp: ['tcp', 'tcp6'],
+  udp: ['udp', 'udp6'],
+  sctp: ['sctp', 'sctp6'],
+  icmpv4: ['icmp'],
+  icmpv6: ['icmp6'],
+  arp: ['arp', 'rarp'],
+};
+
+function fieldWords(field: FieldDef): string {
+  return FIELD_WORDS[field.name] ?? field.name;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+function formatAddress(field: FieldDef, v: bigint): string {
+  return field.format === 'ipv4' ? formatIpv4(v) : formatIpv6(v);
+}
+
+export function formatMember(field: FieldDef, m: Member): string {
+  switch (m.kind) {
+    case 'value':
+      return formatFieldValue(field, m.value, m.mask);
+    case 'prefix':
+      return m.length === field.bits ? formatAddress(field, m.value) : `${formatAddress(field, m.value)}/${m.length}`;
+    case 'range':
+      return field.format === 'ipv4' || field.format === 'ipv6'
+        ? `${formatAddress(field, m.first)}-${formatAddress(field, m.last)}`
+        : `${m.first}-${m.last}`;
+  }
+}
+
+function memberList(field: FieldDef, members: readonly Member[]): string {
+  const shown = members.length > MEMBERS_SHOWN ? members.slice(0, MEMBERS_WHEN_CUT) : members;
+  const text = shown.map((m) => formatMember(field, m)).join(', ');
+  return members.length > shown.length ? `{${text}, … ${members.length - shown.length} more (${members.length} in all)}` : `{${text}}`;
+}
+
+/** The protocol keyword of a qualifier when the term's field does not already imply it. */
+function qualifierNote(qualifier: Match, field?: FieldDef): string {
+  if (qualifier.fields.length === 0) return '';
+  const text = formatMatch(qualifier);
+  if (field && IMPLIED[field.prerequisite]?.includes(text)) return '';
+  return ` (${text})`;
+}
+
+export function formatTerm(term: DimensionTerm): string {
+  const count = term.flows.length > 1 ? `  [${plural(term.flows.length, 'flow')}]` : '';
+  switch (term.kind) {
+    case 'set':
+      return `${fieldWords(term.field)} ∈ ${memberList(term.field, term.members)}${qualifierNote(term.qualifier, term.field)}${count}`;
+    case 'any':
+      return term.qualifier.fields.length === 0 ? 'any packet' : `any ${formatMatch(term.qualifier)} packet`;
+    case 'matches': {
+      const shown = term.flows.slice(0, MEMBERS_WHEN_CUT).map((f) => formatMatch(f.match));
+      const more = term.flows.length > shown.length ? ` | … ${term.flows.length - shown.length} more` : '';
+      return `one of (${shown.join(' | ')}${more})${count}`;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Actions in plain words
+
+function portWords(p: PortRef): string {
+  if (p.kind === 'number') return `port ${p.number}`;
+  if (p.kind === 'name') return `port ${p.name}`;
+  switch (p.name) {
+    case 'NORMAL':
+      return 'the normal L2/L3 processing';
+    case 'IN_PORT':
+      return 'the input port';
+    case 'CONTROLLER':
+      return 'the controller';
+    case 'LOCAL':
+      return 'the bridge port';
+    default:
+      return p.name;
+  }
+}
+
+function actionWords(a: Action): string | undefined {
+  switch (a.kind) {
+    case 'set_field':
+      return `set ${a.field.name} to ${formatFieldValue(a.field, a.value, a.mask)}`;
+    case 'move':
+      return `copy ${formatSubfield(a.src)} into ${formatSubfield(a.dst)}`;
+    case 'goto_table':
+      return `continue in table ${tableLabel(a.table)}`;
+    case 'resubmit':
+      if (a.table && !a.port) return `continue in table ${tableLabel(a.table)} (resubmit)`;
+      return `resubmit ${a.port ? `as if from ${portWords(a.port)}` : ''}${a.table ? ` to table ${tableLabel(a.table)}` : ''}`.trim();
+    case 'output':
+      return `output to ${portWords(a.port)}`;
+    case 'controller':
+      return 'send to the controller';
+    case 'group':
+      return `apply group ${a.id}`;
+    case 'note':
+      return undefined;
+    case 'ct': {
+      const zone = a.zone?.kind === 'value' ? ` zone ${a.zone.value}` : a.zone ? ` zone from ${formatSubfield(a.zone.src)}` : '';
+      const inner = a.actions.map(actionWords).filter((w) => w !== undefined);
+      const what = a.commit ? `commit the connection in conntrack${zone}` : `run through conntrack${zone}`;
+      const exec = inner.length > 0 ? ` (${inner.join(', ')})` : '';
+      const next = a.table ? `, then continue in table ${tableLabel(a.table)}` : '';
+      return `${what}${exec}${next}`;
+    }
+    default:
+      return formatActions([a], { of: 15 });
+  }
+}
+
+/** What a list of actions does, in words; `drop` when it does nothing. */
+export function describeActions(actions: readonly Action[]): string {
+  const words = actions.map(actionWords).filter((w) => w !== undefined);
+  return words.length === 0 ? 'drop' : words.join(', ');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Problems
+
+export function problemMessage(c: Conjunction, p: ConjunctionProblem): string {
+  switch (p.kind) {
+    case 'empty-dimension':
+      return p.flows.length > 0
+        ? `dimension ${p.k} has no clause flow at priority ${c.priority} (its flows are at another priority): the conjunction can never match`
+        : `dimension ${p.k} has no clause flow: the conjunction can never match`;
+    case 'no-action-flow':
+      return `no conj_id=${c.id} flow in table ${tableLabel(c.table)}: a completed match falls to whatever other flow matches the packet`;
+    case 'orphan-action-flow':
+      return `no flow carries conjunction(${c.id},…) in table ${tableLabel(c.table)}: the conj_id=${c.id} flow never matches`;
+    case 'inconsistent-n':
+      return `clause flows disagree on the number of dimensions (${p.counts.join(' vs ')}): those with another number never complete`;
+    case 'split-priority':
+      return `clause flows are at priorities ${p.priorities.join(', ')}: OVS treats each priority as a separate conjunction; only those at ${c.priority} are shown`;
+    case 'action-priority':
+      return `conj_id flow at priority ${p.flows.map((f) => f.priority).join(', ')}, clauses at ${c.priority}: any other flow above that priority that matches the packet takes precedence over it`;
+    case 'overlap':
+      return `overlaps conjunction ${p.otherId} at the same priority: one packet can satisfy both, and OVS does not define which applies`;
+    case 'pre-empted': {
+      const n = p.flows.length / 2;
+      const what = `${n === 1 ? '1 clause flow' : `${n} clause flows`} of dimension ${p.k} ${n === 1 ? 'is' : 'are'} always pre-empted by a flow at the same or a higher priority`;
+      return p.dimensionDead ? `${what}: the whole dimension is, so the conjunction can never match` : what;
+    }
+  }
+}
+
+function flowRef(f: Flow): string {
+  return `line ${f.origin.line}: ${f.origin.text.trim()}`;
+}
+
+function hitsText(c: Conjunction): string {
+  if (c.hits === undefined) return 'no statistics in the dump';
+  if (c.hits === null) return 'unknown (the switch printed ?)';
+  return plural(Number(c.hits), 'packet');
+}
+
+function header(c: Conjunction): string {
+  const dims = c.n === 0 ? 'no clause flows' : plural(c.n, 'dimension');
+  return `conjunction ${c.id}  table ${tableLabel(c.table)}  priority ${c.priority}  ${dims}`;
+}
+
+function ruleLines(c: Conjunction): string[] {
+  const lines: string[] = [];
+  c.dimensions.forEach((d, i) => {
+    const word = i === 0 ? 'if  ' : 'and ';
+    const text = d.terms.length === 0 ? '(no flows: never satisfied)' : d.terms.map(formatTerm).join('  or  ');
+    lines.push(`  ${word} ${d.k}: ${text}`);
+  });
+  if (c.actionFlows.length === 0) lines.push(`  then (no conj_id=${c.id} flow)`);
+  for (const f of c.actionFlows) {
+    lines.push(`  then ${describeActions(f.actions)}`);
+    lines.push(`       ${flowRef(f)}`);
+  }
+  return lines;
+}
+
+export function formatConjunction(c: Conjunction): string {
+  const lines = [header(c), ...ruleLines(c), `  hits: ${hitsText(c)}`];
+  for (const p of c.problems) {
+    lines.push(`  ${p.severity}: ${problemMessage(c, p)}`);
+    for (const f of p.flows) lines.push(`    ${flowRef(f)}`);
+  }
+  return lines.join('\n');
+}
+
+export function formatConjunctionReport(report: ConjunctionReport): string {
+  if (report.conjunctions.length === 0) return 'no conjunctions';
+  const blocks = report.conjunctions.map(formatConjunction);
+  if (report.overlapSearchIncomplete > 0) {
+    blocks.push(`note: the overlap search stopped early for ${plural(report.overlapSearchIncomplete, 'conjunction')}; more overlaps may exist`);
+  }
+  return blocks.join('\n\n');
+}
+
+function termJson(t: DimensionTerm): Record<string, unknown> {
+  return {
+    kind: t.kind,
+    ...(t.kind === 'set' ? { field: t.field.name, members: t.members.map((m) => formatMember(t.field, m)) } : {}),
+    ...(t.qualifier.fields.length > 0 ? { qualifier: formatMatch(t.qualifier) } : {}),
+    text: formatTerm(t),
+  };
+}
+
+export function conjunctionJson(c: Conjunction): Record<string, unknown> {
+  return {
+    id: c.id,
+    table: c.table.kind === 'number' ? c.table.number : c.table.name,
+    priority: c.priority,
+    n: c.n,
+    dimensions: c.dimensions.map((d) => ({ k: d.k, terms: d.terms.map(termJson), flows: d.flows.map(flowJson) })),
+    actionFlows: c.actionFlows.map((f) => ({ ...flowJson(f), description: describeActions(f.actions) })),
+    hits: c.hits === undefined ? null : c.hits,
+    problems: c.problems.map((p) => ({
+      kind: p.kind,
+      severity: p.severity,
+      message: problemMessage(c, p),
+      ...(p.kind === 'overlap' ? { otherId: p.otherId } : {}),
+      ...('k' in p ? { k: p.k } : {}),
+      flows: p.flows.map(flowJson),
+    })),
+  };
+}
+
+export function conjunctionReportJson(report: ConjunctionReport): Record<string, unknown> {
+  return { conjunctions: report.conjunctions.map(conjunctionJson), overlapSearchIncomplete: report.overlapSearchIncomplete };
+}
+
+// ---------------------------------------------------------------------------------------------
+// A packet against the conjunctions
+
+export const ALL_TABLES_NOTE =
+  'Without a trace there is no telling which tables the packet reaches: the conjunctions of every table are checked.';
+
+/** Near misses first: satisfied conjunctions, then by the number of failed dimensions. */
+function byCloseness(a: PacketConjunction, b: PacketConjunction): number {
+  const failed = (x: PacketConjunction): number => (x.satisfied ? -1 : x.dimensions.filter((d) => d.matchedBy.length === 0).length);
+  return failed(a) - failed(b);
+}
+
+/** Why a packet fails a term: its own value for the term's field, or its protocol. */
+function failedTerm(term: DimensionTerm, get: (storage: string) => bigint): string {
+  if (term.kind === 'set') {
+    const v = formatFieldValue(term.field, get(term.field.storage));
+    return `${fieldWords(term.field)} is ${v}, not in ${memberList(term.field, term.members)}${qualifierNote(term.qualifier, term.field)}`;
+  }
+  if (term.kind === 'any') return `not ${term.qualifier.fields.length === 0 ? 'any packet' : `a ${formatMatch(term.qualifier)} packet`}`;
+  return `matches none of ${plural(term.flows.length, 'flow')}`;
+}
+
+function verdict(r: PacketConjunction): string {
+  if (!r.satisfied) {
+    const failed = r.dimensions.filter((d) => d.matchedBy.length === 0).map((d) => d.k);
+    return `does not match: fails dimension${failed.length === 1 ? '' : 's'} ${failed.join(', ')}`;
+  }
+  if (r.preemptedBy) return `all dimensions hold, but a flow at priority ${r.preemptedBy.priority} matches the packet first (${flowRef(r.preemptedBy)})`;
+  if (!r.result) return 'all dimensions hold, but no flow answers the conj_id lookup: OVS goes on as if the conjunction had not matched';
+  const isAction = r.conjunction.actionFlows.includes(r.result);
+  return isAction
+    ? `matches: ${describeActions(r.result.actions)}`
+    : `all dimensions hold; the conj_id lookup returns another flow, at priority ${r.result.priority}: ${describeActions(r.result.actions)}`;
+}
+
+export function formatPacketReport(packet: Match, results: readonly PacketConjunction[]): string {
+  const get = packetReader(packet);
+  const out = [`packet: ${formatMatch(packet)}`, ALL_TABLES_NOTE];
+  if (results.length === 0) out.push('', 'no conjunctions');
+  for (const r of [...results].sort(byCloseness)) {
+    const c = r.conjunction;
+    out.push('', header(c), `  ${verdict(r)}`);
+    for (const d of r.dimensions) {
+      const dim = c.dimensions.find((x) => x.k === d.k);
+      if (d.matchedBy.length > 0) {
+        out.push(`  ✓ ${d.k}: ${flowRef(d.matchedBy[0]!)}${d.matchedBy.length > 1 ? ` (+${d.matchedBy.length - 1} more)` : ''}`);
+      } else {
+        const why = dim && dim.terms.length > 0 ? dim.terms.map((t) => failedTerm(t, get)).join('; ') : 'no clause flows';
+        out.push(`  ✗ ${d.k}: ${why}`);
+      }
+    }
+  }
+  return out.join('\n');
+}
+
+export function packetReportJson(packet: Match, results: readonly PacketConjunction[]): Record<string, unknown> {
+  return {
+    packet: formatMatch(packet),
+    allTables: true,
+    note: ALL_TABLES_NOTE,
+    conjunctions: results.map((r) => ({
+      id: r.conjunction.id,
+      table: r.conjunction.table.kind === 'number' ? r.conjunction.table.number : r.conjunction.table.name,
+      priority: r.conjunction.priority,
+      satisfied: r.satisfied,
+      verdict: verdict(r),
+      dimensions: r.dimensions.map((d) => ({ k: d.k, satisfied: d.matchedBy.length > 0, matchedBy: d.matchedBy.map(flowJson) })),
+      ...(r.preemptedBy ? { preemptedBy: flowJson(r.preemptedBy) } : {}),
+      ...(r.result ? { result: flowJson(r.result) } : {}),
+    })),
+  };
+}
