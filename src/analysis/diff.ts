@@ -1,0 +1,273 @@
+/**
+ * Semantic diff of two dumps: flows compared as a set keyed by table, priority and normalised
+ * match (flow-key.ts), their actions by meaning rather than spelling (action-equivalence.ts),
+ * groups by id. Statistics, durations and flow flags never count; cookies only when asked.
+ */
+import type { Action } from '../model/actions.ts';
+import type { Bucket, Flow, Group } from '../model/flow.ts';
+import { PortMap } from '../model/ports.ts';
+import type { TableRef } from '../model/tables.ts';
+import { actionsKey, canonicalActions } from './action-equivalence.ts';
+import { type Naming, flowKey, inferTableNumbers, portKey, resolveTable, tableId } from './flow-key.ts';
+
+/** The parts of a parsed dump a comparison needs. */
+export interface DumpSide {
+  readonly flows: readonly Flow[];
+  readonly groups: readonly Group[];
+  /** Ports the dump itself described (`show` output concatenated with it). */
+  readonly ports?: PortMap;
+}
+
+export interface CompareOptions {
+  /** Compare cookies too (they change on every agent restart in some CNIs). */
+  readonly cookies?: boolean;
+  /** Port numbers ↔ names, for dumps made with `--names`. */
+  readonly ports?: PortMap;
+  /** Table name → number; names not given here are inferred by comparing the two dumps. */
+  readonly tables?: ReadonlyMap<string, number>;
+}
+
+export type FlowAttribute = 'actions' | 'cookie' | 'idle_timeout' | 'hard_timeout' | 'importance';
+
+/** One step of an action-level edit script. */
+export interface ActionEdit {
+  readonly op: 'same' | 'removed' | 'added';
+  readonly action: Action;
+}
+
+export interface FlowChange {
+  readonly before: Flow;
+  readonly after: Flow;
+  readonly attributes: readonly FlowAttribute[];
+  /** The canonical actions of both, aligned (empty unless the actions differ). */
+  readonly actions: readonly ActionEdit[];
+}
+
+export interface TableDiff {
+  /** Number when known (or inferred from the other dump), else the name. */
+  readonly table: TableRef;
+  readonly before: number;
+  readonly after: number;
+  readonly removed: readonly Flow[];
+  readonly added: readonly Flow[];
+  readonly changed: readonly FlowChange[];
+}
+
+export type GroupAttribute = 'type' | 'selection' | 'buckets';
+
+export interface GroupChange {
+  readonly before: Group;
+  readonly after: Group;
+  readonly attributes: readonly GroupAttribute[];
+}
+
+export interface GroupsDiff {
+  readonly removed: readonly Group[];
+  readonly added: readonly Group[];
+  readonly changed: readonly GroupChange[];
+}
+
+export interface DumpDiff {
+  /** Every table either dump has, in table order, differences or not. */
+  readonly tables: readonly TableDiff[];
+  readonly groups: GroupsDiff;
+  readonly naming: Naming;
+  readonly equal: boolean;
+}
+
+function mergedPorts(...maps: (PortMap | undefined)[]): PortMap | undefined {
+  const present = maps.filter((m): m is PortMap => m !== undefined && m.size > 0);
+  if (present.length === 0) return undefined;
+  const out = new PortMap();
+  for (const m of present) for (const [n, name] of m.entries()) out.set(n, name);
+  return out;
+}
+
+/** Port and table names both sides may use, resolved as far as the inputs allow. */
+export function namingFor(a: DumpSide, b: DumpSide, options: CompareOptions): Naming {
+  const ports = mergedPorts(options.ports, a.ports, b.ports);
+  const base: Naming = ports ? { ports } : {};
+  const tables = new Map<string, number>();
+  for (const [named, numbered] of [
+    [a, b],
+    [b, a],
+  ] as const) {
+    for (const [name, n] of inferTableNumbers(named.flows, numbered.flows, base)) if (!tables.has(name)) tables.set(name, n);
+  }
+  for (const [name, n] of options.tables ?? []) tables.set(name, n);
+  return tables.size > 0 ? { ...base, tables } : base;
+}
+
+/** Longest-common-subsequence alignment of two canonical action lists. */
+function alignActions(before: readonly { key: string; action: Action }[], after: readonly { key: string; action: Action }[]): ActionEdit[] {
+  const n = before.length;
+  const m = after.length;
+  const lcs: number[][] = Array.from({ length: n + 1 }, () => Array<number>(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) {
+      lcs[i]![j] = before[i]!.key === after[j]!.key ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+    }
+  }
+  const out: ActionEdit[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && before[i]!.key === after[j]!.key) {
+      out.push({ op: 'same', action: after[j]!.action });
+      i++;
+      j++;
+    } else if (i < n && (j >= m || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) {
+      out.push({ op: 'removed', action: before[i++]!.action });
+    } else {
+      out.push({ op: 'added', action: after[j++]!.action });
+    }
+  }
+  return out;
+}
+
+export interface FlowCompareOptions {
+  readonly cookies?: boolean;
+  /** Compare timeouts only when the first flow sets them (an expectation that leaves them out accepts any). */
+  readonly timeoutsWhenSet?: boolean;
+}
+
+/**
+ * How two flows of one slot differ, or undefined when they do not. Importance counts only when
+ * both carry one: dumps before OpenFlow 1.4 cannot show it.
+ */
+export function compareFlows(before: Flow, after: Flow, naming: Naming, options: FlowCompareOptions = {}): FlowChange | undefined {
+  const attributes: FlowAttribute[] = [];
+  const ctx = { naming, table: before.table };
+  const sameActions = actionsKey(before.actions, ctx) === actionsKey(after.actions, { naming, table: after.table });
+  if (!sameActions) attributes.push('actions');
+  if (options.cookies && before.cookie !== after.cookie) attributes.push('cookie');
+  const timeout = (x: number, y: number): boolean => x !== y && (!options.timeoutsWhenSet || x !== 0);
+  if (timeout(before.idleTimeout, after.idleTimeout)) attributes.push('idle_timeout');
+  if (timeout(before.hardTimeout, after.hardTimeout)) attributes.push('hard_timeout');
+  if (before.importance !== 0 && after.importance !== 0 && before.importance !== after.importance) attributes.push('importance');
+  if (attributes.length === 0) return undefined;
+  const actions = sameActions ? [] : alignActions(canonicalActions(before.actions, ctx), canonicalActions(after.actions, { naming, table: after.table }));
+  return { before, after, attributes, actions };
+}
+
+interface TableAccumulator {
+  table: TableRef;
+  before: number;
+  after: number;
+  removed: Flow[];
+  added: Flow[];
+  changed: FlowChange[];
+}
+
+function byPriority<T>(list: T[], flowOf: (x: T) => Flow): T[] {
+  return list.sort((x, y) => flowOf(y).priority - flowOf(x).priority);
+}
+
+function compareTableRefs(a: TableRef, b: TableRef): number {
+  if (a.kind === 'number' && b.kind === 'number') return a.number - b.number;
+  if (a.kind === 'number') return -1;
+  if (b.kind === 'number') return 1;
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+/** Flows by key; a dump may hold one key twice (concatenated dumps), so each key keeps a queue. */
+function index(flows: readonly Flow[], naming: Naming): Map<string, Flow | Flow[]> {
+  const out = new Map<string, Flow | Flow[]>();
+  for (const f of flows) {
+    const k = flowKey(f, naming);
+    const had = out.get(k);
+    if (had === undefined) out.set(k, f);
+    else if (Array.isArray(had)) had.push(f);
+    else out.set(k, [had, f]);
+  }
+  return out;
+}
+
+function take(map: Map<string, Flow | Flow[]>, key: string): Flow | undefined {
+  const had = map.get(key);
+  if (had === undefined) return undefined;
+  if (!Array.isArray(had)) {
+    map.delete(key);
+    return had;
+  }
+  const f = had.shift();
+  if (had.length === 0) map.delete(key);
+  return f;
+}
+
+export function diffFlows(a: readonly Flow[], b: readonly Flow[], naming: Naming, options: FlowCompareOptions = {}): TableDiff[] {
+  const tables = new Map<string, TableAccumulator>();
+  const tableOf = (f: Flow): TableAccumulator => {
+    const id = tableId(f.table, naming);
+    let t = tables.get(id);
+    if (!t) tables.set(id, (t = { table: resolveTable(f.table, naming), before: 0, after: 0, removed: [], added: [], changed: [] }));
+    return t;
+  };
+  const rest = index(b, naming);
+  for (const f of b) tableOf(f).after++;
+  for (const f of a) {
+    const t = tableOf(f);
+    t.before++;
+    const other = take(rest, flowKey(f, naming));
+    if (!other) t.removed.push(f);
+    else {
+      const change = compareFlows(f, other, naming, options);
+      if (change) t.changed.push(change);
+    }
+  }
+  for (const left of rest.values()) for (const f of Array.isArray(left) ? left : [left]) tableOf(f).added.push(f);
+  return [...tables.values()]
+    .map((t) => ({ ...t, removed: byPriority(t.removed, (f) => f), added: byPriority(t.added, (f) => f), changed: byPriority(t.changed, (c) => c.before) }))
+    .sort((x, y) => compareTableRefs(x.table, y.table));
+}
+
+function bucketKey(g: Group, b: Bucket, naming: Naming): string {
+  const weight = b.weight ?? (g.type === 'select' ? 1 : 0);
+  const watch = `${b.watchPort ? portKey(b.watchPort, naming) : ''}/${b.watchGroup ?? ''}`;
+  return `${b.id}:${weight}:${watch}:${actionsKey(b.actions, { naming })}`;
+}
+
+function selectionKey(g: Group): string {
+  const fields = (g.fields ?? []).map((f) => `${f.field.name}${f.mask === undefined ? '' : '/' + f.mask.toString(16)}`).join(',');
+  return `${g.selectionMethod ?? ''}:${g.selectionMethodParam ?? ''}:${fields}`;
+}
+
+export function compareGroups(before: Group, after: Group, naming: Naming): GroupChange | undefined {
+  const attributes: GroupAttribute[] = [];
+  if (before.type !== after.type) attributes.push('type');
+  if (selectionKey(before) !== selectionKey(after)) attributes.push('selection');
+  const buckets = (g: Group): string => g.buckets.map((b) => bucketKey(g, b, naming)).join('|');
+  if (buckets(before) !== buckets(after)) attributes.push('buckets');
+  return attributes.length === 0 ? undefined : { before, after, attributes };
+}
+
+export function diffGroups(a: readonly Group[], b: readonly Group[], naming: Naming): GroupsDiff {
+  const rest = new Map(b.map((g) => [g.id, g]));
+  const removed: Group[] = [];
+  const changed: GroupChange[] = [];
+  for (const g of a) {
+    const other = rest.get(g.id);
+    if (!other) {
+      removed.push(g);
+      continue;
+    }
+    rest.delete(g.id);
+    const change = compareGroups(g, other, naming);
+    if (change) changed.push(change);
+  }
+  const byId = (x: Group, y: Group): number => x.id - y.id;
+  return { removed: removed.sort(byId), added: [...rest.values()].sort(byId), changed: changed.sort((x, y) => x.before.id - y.before.id) };
+}
+
+export function tableHasChanges(t: TableDiff): boolean {
+  return t.added.length + t.removed.length + t.changed.length > 0;
+}
+
+/** Compares dump `a` (before) with dump `b` (after). */
+export function diffDumps(a: DumpSide, b: DumpSide, options: CompareOptions = {}): DumpDiff {
+  const naming = namingFor(a, b, options);
+  const tables = diffFlows(a.flows, b.flows, naming, options.cookies ? { cookies: true } : {});
+  const groups = diffGroups(a.groups, b.groups, naming);
+  const equal = tables.every((t) => !tableHasChanges(t)) && groups.added.length + groups.removed.length + groups.changed.length === 0;
+  return { tables, groups, naming, equal };
+}
