@@ -74,6 +74,9 @@ export function formatMatch(match: Match, options: MatchFormatOptions = {}): str
   if (pt) {
     put('packet_type', formatPacketType(pt.value));
     if (pt.value >> 16n === 1n) ethType = pt.value & 0xffffn;
+  } else if (get('recirc_id') && match.fields.some((e) => e.field.prerequisite !== 'none')) {
+    // Datapath-style matches (recirc_id) show the Ethernet packet type that L2+ fields imply.
+    out.push('eth');
   }
   const protoEntry = get('nw_proto');
   const proto = protoEntry?.value;

@@ -299,7 +299,7 @@ export function quotePortName(name: string): string {
 /** The port as written: a name stays a name, a reserved port its name, else the number. */
 export function formatPort(value: bigint, port: PortRef | undefined, portNames?: PortMap): string {
   if (port?.kind === 'name') return quotePortName(port.name);
-  if (port?.kind === 'reserved') return port.name;
+  // Reserved ports print by number's name: `none` and `any` are both ANY.
   return formatPortNumber(value, portNames);
 }
 
