@@ -1,0 +1,302 @@
+/**
+ * The state of a packet being traced: every field's storage held as bigint, the way OVS keeps
+ * a `struct flow`. Fields that share bits (`tcp_dst` and `udp_dst`, `arp_spa` and `nw_src`,
+ * `xreg0` and `reg0`/`reg1`, `ip_dscp` inside `nw_tos`) are views onto one storage slot, so a
+ * write through one name is seen through every other.
+ */
+import type { Subfield } from '../model/actions.ts';
+import { FIELDS, type FieldDef, fieldByName } from '../model/fields.ts';
+import type { PortMap } from '../model/ports.ts';
+import { ones } from '../model/values.ts';
+import { fullMask, parseFieldValue } from '../syntax/field-value.ts';
+import { scanKeyValues } from '../syntax/tokens.ts';
+
+/** A piece of a field: `bits` bits of the field starting at `fieldShift` live in `slot` at `slotShift`. */
+export interface SlotPart {
+  readonly slot: string;
+  readonly slotShift: number;
+  readonly fieldShift: number;
+  readonly bits: number;
+}
+
+function part(slot: string, bits: number, slotShift = 0, fieldShift = 0): SlotPart {
+  return { slot, slotShift, fieldShift, bits };
+}
+
+function regParts(first: number, count: number): SlotPart[] {
+  // The lowest-numbered register holds the most significant bits.
+  return Array.from({ length: count }, (_, i) => part(`reg${first + i}`, 32, 0, (count - 1 - i) * 32));
+}
+
+function computeParts(f: FieldDef): readonly SlotPart[] {
+  const xreg = /^xreg(\d+)$/.exec(f.name);
+  if (xreg) return regParts(2 * Number(xreg[1]), 2);
+  const xxreg = /^xxreg(\d+)$/.exec(f.name);
+  if (xxreg) return regParts(4 * Number(xxreg[1]), 4);
+  switch (f.name) {
+    // The VID views carry the 0x1000 "tag present" bit, as OVS's vlan_vid does.
+    case 'vlan_vid':
+      return [part('vlan_tci', 13)];
+    case 'dl_vlan':
+      return [part('vlan_tci', 12)];
+    case 'vlan_pcp':
+    case 'dl_vlan_pcp':
+      return [part('vlan_tci', 3, 13)];
+    case 'ip_dscp':
+      return [part('nw_tos', 6, 2)];
+    // nw_tos is the DSCP bits in place; the low two bits of the byte are nw_ecn.
+    case 'nw_tos':
+      return [part('nw_tos', 6, 2, 2)];
+    case 'nw_ecn':
+      return [part('nw_tos', 2)];
+    default:
+      return [part(f.storage, f.bits)];
+  }
+}
+
+const partsCache = new Map<FieldDef, readonly SlotPart[]>();
+
+/** Where a field's bits live. */
+export function fieldParts(f: FieldDef): readonly SlotPart[] {
+  let p = partsCache.get(f);
+  if (!p) partsCache.set(f, (p = computeParts(f)));
+  return p;
+}
+
+/** Reserved OF1.1+ port numbers (0xffffff00 and up) as the 16-bit numbers OVS stores in in_port. */
+export function port16(n: bigint): bigint {
+  return n >= 0xffffff00n ? n - 0xffff0000n : n;
+}
+
+/** A 16-bit port number as a 32-bit OF1.1+ one (reserved ports move up). */
+export function port32(n: bigint): bigint {
+  return n >= 0xff00n ? n + 0xffff0000n : n;
+}
+
+export const CT_STATE = {
+  new: 0x01n,
+  est: 0x02n,
+  rel: 0x04n,
+  rpl: 0x08n,
+  inv: 0x10n,
+  trk: 0x20n,
+  snat: 0x40n,
+  dnat: 0x80n,
+} as const;
+
+/** Fields the conntrack module fills and `ct` without `table=`/`ct_clear` empties. */
+const CT_SLOTS = ['ct_state', 'ct_zone', 'ct_mark', 'ct_label', 'ct_nw_proto', 'ct_nw_src', 'ct_nw_dst', 'ct_ipv6_src', 'ct_ipv6_dst', 'ct_tp_src', 'ct_tp_dst'];
+
+/** Every field's storage; absent slots read as zero. */
+export class Packet {
+  private readonly slots: Map<string, bigint>;
+
+  constructor(slots?: ReadonlyMap<string, bigint>) {
+    this.slots = new Map(slots);
+  }
+
+  clone(): Packet {
+    return new Packet(this.slots);
+  }
+
+  slot(name: string): bigint {
+    return this.slots.get(name) ?? 0n;
+  }
+
+  setSlot(name: string, value: bigint): void {
+    if (value === 0n) this.slots.delete(name);
+    else this.slots.set(name, value);
+  }
+
+  get(f: FieldDef): bigint {
+    if (f.name === 'in_port_oxm') return port32(this.slot('in_port'));
+    let v = 0n;
+    for (const p of fieldParts(f)) v |= ((this.slot(p.slot) >> BigInt(p.slotShift)) & ones(p.bits)) << BigInt(p.fieldShift);
+    return v;
+  }
+
+  /** Writes the bits of `value` selected by `mask` (both aligned to the whole field). */
+  set(f: FieldDef, value: bigint, mask: bigint = ones(f.bits)): void {
+    if (f.name === 'in_port_oxm') {
+      this.setSlot('in_port', port16((this.get(f) & ~mask) | (value & mask)) & 0xffffn);
+      return;
+    }
+    for (const p of fieldParts(f)) {
+      const m = ((mask >> BigInt(p.fieldShift)) & ones(p.bits)) << BigInt(p.slotShift);
+      if (m === 0n) continue;
+      const v = ((value >> BigInt(p.fieldShift)) & ones(p.bits)) << BigInt(p.slotShift);
+      this.setSlot(p.slot, (this.slot(p.slot) & ~m) | (v & m));
+    }
+  }
+
+  getSubfield(sf: Subfield): bigint {
+    return (this.get(sf.field) >> BigInt(sf.start)) & ones(sf.bits);
+  }
+
+  setSubfield(sf: Subfield, value: bigint): void {
+    this.set(sf.field, (value & ones(sf.bits)) << BigInt(sf.start), ones(sf.bits) << BigInt(sf.start));
+  }
+
+  clearConntrack(): void {
+    for (const s of CT_SLOTS) this.slots.delete(s);
+  }
+
+  equals(other: Packet): boolean {
+    if (this.slots.size !== other.slots.size) return false;
+    for (const [k, v] of this.slots) if (other.slots.get(k) !== v) return false;
+    return true;
+  }
+
+  /** Non-zero slots in registry order. */
+  entries(): [string, bigint][] {
+    return [...this.slots.entries()].sort((a, b) => slotOrder(a[0]) - slotOrder(b[0]));
+  }
+}
+
+const SLOT_ORDER = new Map<string, number>();
+for (const f of FIELDS) if (!SLOT_ORDER.has(f.storage)) SLOT_ORDER.set(f.storage, SLOT_ORDER.size);
+function slotOrder(slot: string): number {
+  return SLOT_ORDER.get(slot) ?? SLOT_ORDER.size;
+}
+
+/** The field that names a storage slot (`tp_dst` → tcp_dst's storage), for printing. */
+export function slotField(slot: string): FieldDef | undefined {
+  return FIELDS.find((f) => f.name === slot) ?? FIELDS.find((f) => f.storage === slot);
+}
+
+export const ETH_TYPE = { ipv4: 0x0800n, ipv6: 0x86ddn, arp: 0x0806n, rarp: 0x8035n, mpls: 0x8847n, mplsm: 0x8848n } as const;
+
+/** Protocol keywords of the flow syntax: Ethernet type and IP protocol they stand for. */
+const PROTOCOLS: Readonly<Record<string, { readonly ethType?: bigint; readonly proto?: bigint }>> = {
+  eth: {},
+  ip: { ethType: ETH_TYPE.ipv4 },
+  ipv4: { ethType: ETH_TYPE.ipv4 },
+  ipv6: { ethType: ETH_TYPE.ipv6 },
+  arp: { ethType: ETH_TYPE.arp },
+  rarp: { ethType: ETH_TYPE.rarp },
+  mpls: { ethType: ETH_TYPE.mpls },
+  mplsm: { ethType: ETH_TYPE.mplsm },
+  icmp: { ethType: ETH_TYPE.ipv4, proto: 1n },
+  igmp: { ethType: ETH_TYPE.ipv4, proto: 2n },
+  tcp: { ethType: ETH_TYPE.ipv4, proto: 6n },
+  udp: { ethType: ETH_TYPE.ipv4, proto: 17n },
+  sctp: { ethType: ETH_TYPE.ipv4, proto: 132n },
+  icmp6: { ethType: ETH_TYPE.ipv6, proto: 58n },
+  tcp6: { ethType: ETH_TYPE.ipv6, proto: 6n },
+  udp6: { ethType: ETH_TYPE.ipv6, proto: 17n },
+  sctp6: { ethType: ETH_TYPE.ipv6, proto: 132n },
+};
+
+const f = (name: string): FieldDef => {
+  const d = fieldByName(name);
+  if (!d) throw new Error(`field registry lacks ${name}`);
+  return d;
+};
+
+export const FIELD = {
+  inPort: f('in_port'),
+  ethType: f('eth_type'),
+  nwProto: f('nw_proto'),
+  nwTtl: f('nw_ttl'),
+  ipSrc: f('ip_src'),
+  ipDst: f('ip_dst'),
+  ipv6Src: f('ipv6_src'),
+  ipv6Dst: f('ipv6_dst'),
+  tpSrc: f('tcp_src'),
+  tpDst: f('tcp_dst'),
+  ctState: f('ct_state'),
+  ctZone: f('ct_zone'),
+  ctMark: f('ct_mark'),
+  ctLabel: f('ct_label'),
+  recircId: f('recirc_id'),
+  conjId: f('conj_id'),
+  vlanTci: f('vlan_tci'),
+  mplsTtl: f('mpls_ttl'),
+  actsetOutput: f('actset_output'),
+  metadata: f('metadata'),
+} as const;
+
+export function isIp(p: Packet): boolean {
+  const t = p.get(FIELD.ethType);
+  return t === ETH_TYPE.ipv4 || t === ETH_TYPE.ipv6;
+}
+
+/** Whether the packet carries the headers a field belongs to (lib/meta-flow.c prerequisites). */
+export function prerequisiteMet(field: FieldDef, p: Packet): boolean {
+  const type = p.get(FIELD.ethType);
+  const proto = p.get(FIELD.nwProto);
+  const ipv4 = type === ETH_TYPE.ipv4;
+  const ipv6 = type === ETH_TYPE.ipv6;
+  switch (field.prerequisite) {
+    case 'none':
+    case 'ethernet':
+    case 'ct':
+      return true;
+    case 'vlan':
+      return (p.get(FIELD.vlanTci) & 0x1000n) !== 0n;
+    case 'arp':
+      return type === ETH_TYPE.arp || type === ETH_TYPE.rarp;
+    case 'ipv4':
+      return ipv4;
+    case 'ipv6':
+      return ipv6;
+    case 'ip-any':
+      return ipv4 || ipv6;
+    case 'mpls':
+      return type === ETH_TYPE.mpls || type === ETH_TYPE.mplsm;
+    case 'tcp':
+      return (ipv4 || ipv6) && proto === 6n;
+    case 'udp':
+      return (ipv4 || ipv6) && proto === 17n;
+    case 'sctp':
+      return (ipv4 || ipv6) && proto === 132n;
+    case 'icmpv4':
+      return ipv4 && proto === 1n;
+    case 'icmpv6':
+    case 'nd':
+    case 'nd-solicit':
+    case 'nd-advert':
+      return ipv6 && proto === 58n;
+    case 'nsh':
+      return type === 0x894fn;
+  }
+}
+
+export type PacketSpecResult = { readonly ok: true; readonly packet: Packet } | { readonly ok: false; readonly error: string };
+
+/**
+ * Parses a packet in `ofproto/trace` flow syntax: `in_port=…,tcp,nw_src=…,tp_dst=…`. Unlike
+ * ofproto/trace, fields may come in any order and the generic names work for every protocol
+ * (`tp_dst` on a udp packet); prerequisites are checked once the whole spec is read. Every field
+ * not given is zero. Port names resolve through `ports`.
+ */
+export function parsePacketSpec(text: string, ports?: PortMap): PacketSpecResult {
+  const packet = new Packet();
+  const given: FieldDef[] = [];
+  const seen = new Set<string>();
+  for (const tok of scanKeyValues(text, 0, text.length)) {
+    const proto = PROTOCOLS[tok.key];
+    if (proto && tok.value === undefined) {
+      if (proto.ethType !== undefined) packet.set(FIELD.ethType, proto.ethType);
+      if (proto.proto !== undefined) packet.set(FIELD.nwProto, proto.proto);
+      continue;
+    }
+    const field = fieldByName(tok.key);
+    if (!field) return { ok: false, error: `${tok.key}: unknown field or protocol` };
+    if (tok.value === undefined) return { ok: false, error: `${tok.key}: missing value` };
+    if (seen.has(field.name)) return { ok: false, error: `field ${tok.key} set multiple times` };
+    seen.add(field.name);
+    const r = parseFieldValue(field, tok.value, ports);
+    if (!r.ok) return { ok: false, error: r.error };
+    if (r.port?.kind === 'name') return { ok: false, error: `${tok.value}: unknown port name (the dump has no port map entry for it)` };
+    if (r.mask !== fullMask(field)) {
+      return { ok: false, error: `${tok.key}=${tok.value}: wildcards not allowed in a packet` };
+    }
+    packet.set(field, field.format === 'port' && field.bits === 16 ? port16(r.value) : r.value);
+    given.push(field);
+  }
+  for (const field of given) {
+    if (!prerequisiteMet(field, packet)) return { ok: false, error: `prerequisites not met for setting ${field.name} (add the protocol, e.g. tcp, udp, ip, arp)` };
+  }
+  return { ok: true, packet };
+}

@@ -1,0 +1,698 @@
+/**
+ * The offline packet tracer: follows a packet through a dump's tables the way
+ * `ovs-appctl ofproto/trace` follows it through a live switch (ofproto/ofproto-dpif-xlate.c),
+ * and returns what happened as data: passes (one per conntrack recirculation), the table
+ * lookups and actions of each, and a verdict.
+ *
+ * Choices where the dump alone cannot say what a switch would do:
+ * - `ct(table=T)` forks a pass that resumes in T with the next `ctNext` state (default trk|new),
+ *   the ct zone, and the ct_mark/ct_label that `exec(...)` set (a committed connection carries
+ *   them; ofproto/trace itself does not show them). NAT rewrites the resumed packet to the first
+ *   address and port of the range, as ofproto/trace does.
+ * - A select group uses the bucket given by `bucket`, else the live bucket of highest weight
+ *   (lowest bucket id among equals): the hash OVS uses depends on the datapath.
+ * - A fast-failover bucket is live when its watch port is in the dump's port map (or there is no
+ *   port map, or it watches nothing).
+ * - `learn` reports the flow it would install and does not install it.
+ * - `multipath` and `bundle` pick the first link/member; `check_pkt_larger` answers "not larger".
+ */
+import type { Action, ActionOf, CtAction, LearnAction, NatAction, Subfield } from '../model/actions.ts';
+import type { Bucket, Flow, Group, MatchField } from '../model/flow.ts';
+import type { Pipeline } from '../model/pipeline.ts';
+import { RESERVED_PORT_NUMBERS, type PortRef } from '../model/ports.ts';
+import { type TableRef, tableLabel, tableNumber } from '../model/tables.ts';
+import { ones } from '../model/values.ts';
+import { Classifier, type ConjunctionMatch } from './classifier.ts';
+import { CT_STATE, FIELD, isIp, Packet, port16 } from './packet.ts';
+
+/** OVS limits (ofproto/ofproto-dpif-xlate.c): nesting depth and table lookups per translation. */
+export const MAX_DEPTH = 64;
+export const MAX_RESUBMITS = 4096;
+/** ofproto/trace stops after this many recirculations. */
+export const MAX_PASSES = 4096;
+
+export const DEFAULT_CT_NEXT = CT_STATE.trk | CT_STATE.new;
+
+export interface TraceOptions {
+  /** ct_state of each successive conntrack recirculation; trk|new once they run out. */
+  readonly ctNext?: readonly bigint[];
+  /** bucket_id a select group uses. */
+  readonly bucket?: number;
+}
+
+export type Verdict = 'output' | 'drop' | 'normal' | 'controller';
+
+/** What happened, as a tree shaped like ofproto/trace's output. */
+export type TraceNode =
+  | {
+      readonly kind: 'table';
+      readonly table: TableRef;
+      /** undefined: no flow matched. */
+      readonly flow: Flow | undefined;
+      readonly conjunction?: ConjunctionMatch;
+      /** How the table was reached; resubmits return to their caller, the others do not. */
+      readonly via: 'start' | 'goto' | 'resubmit' | 'resume';
+      readonly nodes: TraceNode[];
+    }
+  | { readonly kind: 'action'; readonly action: Action; readonly nodes: TraceNode[] }
+  | { readonly kind: 'bucket'; readonly group: number; readonly bucket: number; readonly nodes: TraceNode[] }
+  /** The flow a `learn` action would add. */
+  | { readonly kind: 'learned'; readonly flow: LearnedFlow }
+  | { readonly kind: 'detail' | 'warning' | 'error'; readonly text: string };
+
+export interface LearnedFlow {
+  readonly table: TableRef;
+  readonly priority: number;
+  readonly match: { readonly fields: readonly MatchField[] };
+  readonly actions: readonly Action[];
+}
+
+/** One table lookup, in execution order. */
+export interface TraceStep {
+  readonly table: TableRef;
+  readonly flow: Flow | undefined;
+  readonly conjunction?: ConjunctionMatch;
+}
+
+export interface TracePass {
+  /** 0 for the packet as given, then the recirculation ids in order. */
+  readonly recircId: number;
+  /** For resumed passes: the table, the ct_state used and whether it was the default. */
+  readonly resume?: {
+    readonly table: TableRef;
+    readonly ctState: bigint;
+    readonly defaultCtState: boolean;
+    /** The packet before and after NAT was simulated, when the ct action had nat. */
+    readonly nat?: { readonly before: Packet; readonly after: Packet };
+  };
+  readonly initial: Packet;
+  readonly final: Packet;
+  readonly nodes: readonly TraceNode[];
+  readonly steps: readonly TraceStep[];
+}
+
+export interface TraceResult {
+  readonly verdict: Verdict;
+  /** Ports the packet leaves by, in order; IN_PORT resolved to the ingress port. */
+  readonly outputs: readonly number[];
+  readonly passes: readonly TracePass[];
+  /** The last table lookup of the whole trace: where a dropped packet was dropped. */
+  readonly last?: TraceStep;
+}
+
+interface Frozen {
+  readonly id: number;
+  readonly table: TableRef;
+  readonly packet: Packet;
+  readonly actionSet: Action[];
+  readonly stack: bigint[];
+  readonly nat?: NatAction;
+}
+
+/** Everything shared by the passes of one trace. */
+interface Run {
+  readonly outputs: number[];
+  normal: boolean;
+  controller: boolean;
+  readonly queue: Frozen[];
+  nextRecircId: number;
+}
+
+/** Ports reserved in the 16-bit numbering that a packet can be sent to. */
+const LOCAL = RESERVED_PORT_NUMBERS.LOCAL;
+
+/** A pipeline prepared for tracing: build once, trace many packets. */
+export class Tracer {
+  readonly pipeline: Pipeline;
+  readonly classifier: Classifier;
+  /** Table a trace starts in: table 0, or the first table of a dump that names its tables. */
+  readonly startTable: TableRef;
+  private readonly tableOrder = new Map<string, number>();
+
+  constructor(pipeline: Pipeline) {
+    this.pipeline = pipeline;
+    this.classifier = new Classifier(pipeline);
+    const first = pipeline.tables.values().next().value;
+    this.startTable = pipeline.table(tableNumber(0)) || !first ? tableNumber(0) : first.ref;
+    let i = 0;
+    for (const [key, t] of pipeline.tables) this.tableOrder.set(key, t.ref.kind === 'number' ? t.ref.number : 1000 + i++);
+  }
+
+  /** Position of a table in the pipeline, to tell a resubmit backwards from one forwards. */
+  ordinal(ref: TableRef): number {
+    if (ref.kind === 'number') return ref.number;
+    return this.tableOrder.get(ref.name) ?? Number.MAX_SAFE_INTEGER;
+  }
+
+  trace(packet: Packet, options: TraceOptions = {}): TraceResult {
+    const run: Run = { outputs: [], normal: false, controller: false, queue: [], nextRecircId: 1 };
+    const passes: TracePass[] = [];
+    const ctNext = [...(options.ctNext ?? [])];
+    passes.push(new Pass(this, run, options, packet.clone(), [], []).execute(this.startTable, 'start', 0));
+    while (run.queue.length > 0 && passes.length <= MAX_PASSES) {
+      const frozen = run.queue.shift()!;
+      const given = ctNext.shift();
+      const ctState = given ?? DEFAULT_CT_NEXT;
+      const p = frozen.packet.clone();
+      p.set(FIELD.ctState, ctState);
+      p.set(FIELD.recircId, BigInt(frozen.id));
+      let nat: { before: Packet; after: Packet } | undefined;
+      if (frozen.nat) {
+        const before = p.clone();
+        applyNat(p, frozen.nat);
+        nat = { before, after: p.clone() };
+      }
+      const pass = new Pass(this, run, options, p, frozen.actionSet, frozen.stack);
+      passes.push(pass.execute(frozen.table, 'resume', frozen.id, { table: frozen.table, ctState, defaultCtState: given === undefined, ...(nat ? { nat } : {}) }));
+    }
+    const steps = passes.flatMap((p) => p.steps);
+    const last = steps[steps.length - 1];
+    const verdict: Verdict = run.outputs.length > 0 ? 'output' : run.normal ? 'normal' : run.controller ? 'controller' : 'drop';
+    return { verdict, outputs: run.outputs, passes, ...(last ? { last } : {}) };
+  }
+}
+
+/** The NAT that ofproto/trace simulates for a resumed pass: the first address and port of the range. */
+function applyNat(p: Packet, nat: NatAction): void {
+  const range = nat.range;
+  if (!range || nat.direction === undefined) return;
+  const src = nat.direction === 'src';
+  const addrField = range.family === 4 ? (src ? FIELD.ipSrc : FIELD.ipDst) : src ? FIELD.ipv6Src : FIELD.ipv6Dst;
+  p.set(addrField, range.addrMin);
+  if (range.portMin !== undefined && range.portMin !== 0) p.set(src ? FIELD.tpSrc : FIELD.tpDst, BigInt(range.portMin));
+}
+
+/** Action-set order (OpenFlow 1.3 §5.10 as OVS applies it, lib/ofp-actions.c ofpacts_execute_action_set). */
+const SET_ORDER: readonly (readonly Action['kind'][])[] = [
+  ['strip_vlan'],
+  ['pop_mpls'],
+  ['decap'],
+  ['encap'],
+  ['push_mpls'],
+  ['push_vlan'],
+  ['dec_ttl'],
+  ['dec_mpls_ttl'],
+  ['dec_nsh_ttl'],
+];
+const CUMULATIVE: ReadonlySet<Action['kind']> = new Set(['set_field', 'move', 'set_vlan_vid', 'set_vlan_pcp', 'set_mpls_ttl', 'set_ip_ttl']);
+/** Of these only the first present runs. */
+const TERMINAL: readonly Action['kind'][] = ['group', 'output', 'output_field', 'resubmit', 'ct_clear', 'ct'];
+
+/** Adds actions to an action set: one per kind, later ones replacing earlier; field writes accumulate. */
+function writeToSet(set: Action[], actions: readonly Action[]): void {
+  for (const a of actions) {
+    if (!CUMULATIVE.has(a.kind)) {
+      const i = set.findIndex((b) => b.kind === a.kind);
+      if (i >= 0) set.splice(i, 1);
+    }
+    set.push(a);
+  }
+}
+
+/** An action set as the action list it executes as. */
+export function actionSetList(set: readonly Action[]): Action[] {
+  const out: Action[] = [];
+  for (const kinds of SET_ORDER) out.push(...set.filter((a) => kinds.includes(a.kind)));
+  out.push(...set.filter((a) => CUMULATIVE.has(a.kind)));
+  const queue = set.find((a) => a.kind === 'set_queue');
+  if (queue) out.push(queue);
+  for (const kind of TERMINAL) {
+    const a = set.find((b) => b.kind === kind);
+    if (a) {
+      out.push(a);
+      break;
+    }
+  }
+  return out;
+}
+
+/** A bucket's actions are an action set (ofproto-dpif-xlate.c xlate_group_bucket). */
+function bucketActions(bucket: Bucket): Action[] {
+  const set: Action[] = [];
+  writeToSet(set, bucket.actions);
+  return actionSetList(set);
+}
+
+/** One translation: the packet as given, or as resumed after a recirculation. */
+class Pass {
+  private readonly tracer: Tracer;
+  private readonly run: Run;
+  private readonly options: TraceOptions;
+  private packet: Packet;
+  private actionSet: Action[];
+  private stack: bigint[];
+  private readonly steps: TraceStep[] = [];
+  private depth = 0;
+  private resubmits = 0;
+  /** Set by `exit`: nothing more runs in this pass but the action set (a bucket clears it). */
+  private exited = false;
+  /** Set when a limit is hit: translation stops altogether. */
+  private failed = false;
+  private table: TableRef = tableNumber(0);
+  private readonly inPort: number;
+
+  constructor(tracer: Tracer, run: Run, options: TraceOptions, packet: Packet, actionSet: readonly Action[], stack: readonly bigint[]) {
+    this.tracer = tracer;
+    this.run = run;
+    this.options = options;
+    this.packet = packet;
+    this.actionSet = [...actionSet];
+    this.stack = [...stack];
+    this.inPort = Number(packet.get(FIELD.inPort));
+  }
+
+  execute(start: TableRef, via: 'start' | 'resume', recircId: number, resume?: TracePass['resume']): TracePass {
+    const initial = this.packet.clone();
+    const nodes: TraceNode[] = [];
+    this.lookup(start, via, nodes);
+    const set = actionSetList(this.actionSet);
+    this.exited = false;
+    if (set.length > 0 && !this.failed) {
+      const node: TraceNode = { kind: 'detail', text: 'action set:' };
+      nodes.push(node);
+      this.actions(set, nodes);
+    }
+    return { recircId, ...(resume ? { resume } : {}), initial, final: this.packet.clone(), nodes, steps: this.steps };
+  }
+
+  /** Looks the packet up in `ref` and runs the matched flow's actions. */
+  private lookup(ref: TableRef, via: 'start' | 'goto' | 'resubmit' | 'resume', parent: TraceNode[], inPortOverride?: number, ctTuple = false): void {
+    if (++this.resubmits > MAX_RESUBMITS) {
+      parent.push({ kind: 'error', text: `over ${MAX_RESUBMITS} resubmit actions on bridge` });
+      this.failed = true;
+      return;
+    }
+    const saved = this.lookupView(inPortOverride, ctTuple);
+    const hit = this.tracer.classifier.lookup(ref, this.packet);
+    saved?.();
+    const nodes: TraceNode[] = [];
+    const node: TraceNode = { kind: 'table', table: ref, flow: hit?.flow, ...(hit?.conjunction ? { conjunction: hit.conjunction } : {}), via, nodes };
+    parent.push(node);
+    this.steps.push({ table: ref, flow: hit?.flow, ...(hit?.conjunction ? { conjunction: hit.conjunction } : {}) });
+    if (!hit) return;
+    const callerTable = this.table;
+    this.table = ref;
+    this.actions(hit.flow.actions, nodes);
+    this.table = callerTable;
+  }
+
+  /** Temporarily changes what the classifier sees (resubmit's port, resubmit's ct tuple); returns the undo. */
+  private lookupView(inPort: number | undefined, ctTuple: boolean): (() => void) | undefined {
+    if (inPort === undefined && !ctTuple) return undefined;
+    const before = this.packet.clone();
+    if (inPort !== undefined) this.packet.set(FIELD.inPort, BigInt(inPort));
+    if (ctTuple && this.packet.slot('ct_nw_proto') !== 0n) {
+      for (const [to, from] of [
+        ['nw_src', 'ct_nw_src'],
+        ['nw_dst', 'ct_nw_dst'],
+        ['ipv6_src', 'ct_ipv6_src'],
+        ['ipv6_dst', 'ct_ipv6_dst'],
+        ['nw_proto', 'ct_nw_proto'],
+        ['tp_src', 'ct_tp_src'],
+        ['tp_dst', 'ct_tp_dst'],
+      ] as const) {
+        this.packet.setSlot(to, this.packet.slot(from));
+      }
+    }
+    return () => {
+      this.packet = before;
+    };
+  }
+
+  /** Runs an action list. */
+  private actions(actions: readonly Action[], parent: TraceNode[]): void {
+    for (const a of actions) {
+      if (this.exited || this.failed) return;
+      const nodes: TraceNode[] = [];
+      parent.push({ kind: 'action', action: a, nodes });
+      if (this.action(a, nodes) === 'stop-list') return;
+    }
+  }
+
+  /** Executes one action; 'stop-list' skips the rest of the current list. */
+  private action(a: Action, nodes: TraceNode[]): void | 'stop-list' {
+    const p = this.packet;
+    switch (a.kind) {
+      case 'output':
+        this.output(a.port, nodes);
+        return;
+      case 'enqueue':
+        this.output(a.port, nodes);
+        return;
+      case 'output_field': {
+        const n = Number(port16(p.getSubfield(a.src)));
+        nodes.push({ kind: 'detail', text: `output port is ${n}` });
+        this.outputNumber(n, nodes);
+        return;
+      }
+      case 'controller':
+        this.run.controller = true;
+        return;
+      case 'group':
+        this.group(a.id, nodes);
+        return;
+      case 'set_field':
+        p.set(a.field, a.value, a.mask);
+        return;
+      case 'move':
+        p.setSubfield(a.dst, p.getSubfield(a.src));
+        return;
+      case 'set_vlan_vid': {
+        const tci = p.get(FIELD.vlanTci);
+        if ((tci & 0x1000n) !== 0n || a.pushIfUntagged) p.set(FIELD.vlanTci, (tci & 0xe000n) | 0x1000n | BigInt(a.vid));
+        return;
+      }
+      case 'set_vlan_pcp': {
+        const tci = p.get(FIELD.vlanTci);
+        if ((tci & 0x1000n) !== 0n || a.pushIfUntagged) p.set(FIELD.vlanTci, (tci & 0x1fffn) | 0x1000n | (BigInt(a.pcp) << 13n));
+        return;
+      }
+      case 'strip_vlan':
+        p.set(FIELD.vlanTci, 0n);
+        return;
+      case 'push_vlan':
+        p.set(FIELD.vlanTci, p.get(FIELD.vlanTci) | 0x1000n);
+        return;
+      case 'push_mpls':
+      case 'pop_mpls':
+        p.set(FIELD.ethType, BigInt(a.ethertype));
+        return;
+      case 'set_mpls_ttl':
+        p.set(FIELD.mplsTtl, BigInt(a.ttl));
+        return;
+      case 'dec_mpls_ttl': {
+        const ttl = p.get(FIELD.mplsTtl);
+        if (ttl > 1n) {
+          p.set(FIELD.mplsTtl, ttl - 1n);
+          return;
+        }
+        this.run.controller = true;
+        nodes.push({ kind: 'detail', text: 'MPLS TTL exceeded: packet sent to the controller (invalid_ttl)' });
+        return 'stop-list';
+      }
+      case 'set_ip_ttl':
+        p.set(FIELD.nwTtl, BigInt(a.ttl));
+        return;
+      case 'dec_ttl': {
+        if (!isIp(p)) return;
+        const ttl = p.get(FIELD.nwTtl);
+        if (ttl > 1n) {
+          p.set(FIELD.nwTtl, ttl - 1n);
+          return;
+        }
+        this.run.controller = true;
+        nodes.push({ kind: 'detail', text: `TTL ${ttl} exceeded: packet sent to the controller (invalid_ttl); the rest of this action list is skipped` });
+        return 'stop-list';
+      }
+      case 'resubmit': {
+        const table = a.table ?? this.table;
+        const inPort = a.port === undefined ? undefined : this.portNumber(a.port);
+        this.resubmit(table, nodes, inPort, a.ct);
+        return;
+      }
+      case 'goto_table':
+        if (++this.depth > MAX_DEPTH) {
+          this.overDepth(nodes);
+        } else {
+          this.lookup(a.table, 'goto', nodes);
+          this.depth--;
+        }
+        return;
+      case 'ct':
+        this.ct(a, nodes);
+        return;
+      case 'ct_clear':
+        p.clearConntrack();
+        return;
+      case 'learn':
+        nodes.push({ kind: 'learned', flow: this.learn(a) });
+        nodes.push({ kind: 'detail', text: 'learned flow not installed (offline trace)' });
+        return;
+      case 'clone': {
+        const saved = { packet: p.clone(), actionSet: [...this.actionSet], stack: [...this.stack] };
+        this.actions(a.actions, nodes);
+        this.packet = saved.packet;
+        this.actionSet = saved.actionSet;
+        this.stack = saved.stack;
+        return;
+      }
+      case 'exit':
+        this.exited = true;
+        return;
+      case 'multipath':
+        p.setSubfield(a.dst, 0n);
+        nodes.push({ kind: 'detail', text: 'multipath: link 0 assumed (the hash is not computed offline)' });
+        return;
+      case 'bundle': {
+        const member = a.members[0];
+        if (!member) return;
+        if (a.dst) p.setSubfield(a.dst, BigInt(this.portNumber(member) ?? 0));
+        else this.output(member, nodes);
+        nodes.push({ kind: 'detail', text: 'bundle: first member assumed' });
+        return;
+      }
+      case 'check_pkt_larger':
+        p.setSubfield(a.dst, 0n);
+        nodes.push({ kind: 'detail', text: 'packet length unknown offline: assumed not larger' });
+        return;
+      case 'stack_push':
+        this.stack.push(p.getSubfield(a.src));
+        return;
+      case 'stack_pop': {
+        const v = this.stack.pop();
+        if (v === undefined) nodes.push({ kind: 'warning', text: 'stack underflow' });
+        else p.setSubfield(a.dst, v);
+        return;
+      }
+      case 'delete_field':
+        p.set(a.field, 0n);
+        return;
+      case 'clear_actions':
+        this.actionSet = [];
+        return;
+      case 'write_actions':
+        writeToSet(this.actionSet, a.actions);
+        this.updateActsetOutput();
+        return;
+      case 'write_metadata':
+        p.set(FIELD.metadata, a.value, a.mask);
+        return;
+      case 'nat':
+      case 'conjunction':
+      case 'note':
+      case 'set_queue':
+      case 'pop_queue':
+      case 'fin_timeout':
+      case 'sample':
+      case 'meter':
+      case 'unroll_xlate':
+      case 'debug_recirc':
+      case 'debug_slow':
+        return;
+      case 'encap':
+      case 'decap':
+      case 'dec_nsh_ttl':
+        nodes.push({ kind: 'warning', text: `${a.kind} is not simulated; the packet's headers are left as they were` });
+        return;
+      case 'unknown':
+        nodes.push({ kind: 'warning', text: `unknown action ${a.text} ignored` });
+        return;
+    }
+  }
+
+  private updateActsetOutput(): void {
+    const out = this.actionSet.find((a): a is ActionOf<'output'> => a.kind === 'output');
+    const n = out ? this.portNumber(out.port) : undefined;
+    this.packet.set(FIELD.actsetOutput, n === undefined ? 0n : BigInt(n >= 0xff00 ? n + 0xffff0000 : n));
+  }
+
+  private overDepth(nodes: TraceNode[]): void {
+    nodes.push({ kind: 'error', text: `over max translation depth ${MAX_DEPTH}` });
+    this.failed = true;
+  }
+
+  private resubmit(table: TableRef, nodes: TraceNode[], inPort: number | undefined, ct: boolean): void {
+    // Only a resubmit that does not move forward in the pipeline can loop, so only it nests.
+    const nests = this.tracer.ordinal(table) <= this.tracer.ordinal(this.table);
+    if (nests && ++this.depth > MAX_DEPTH) {
+      this.overDepth(nodes);
+      return;
+    }
+    this.lookup(table, 'resubmit', nodes, inPort, ct);
+    if (nests) this.depth--;
+  }
+
+  /** A port reference as a 16-bit OpenFlow port number; undefined for an unknown name. */
+  private portNumber(ref: PortRef): number | undefined {
+    switch (ref.kind) {
+      case 'number':
+        return Number(port16(BigInt(ref.number)));
+      case 'reserved':
+        return RESERVED_PORT_NUMBERS[ref.name];
+      case 'name':
+        return this.tracer.pipeline.ports.number(ref.name);
+    }
+  }
+
+  private output(ref: PortRef, nodes: TraceNode[]): void {
+    const n = this.portNumber(ref);
+    if (n === undefined) {
+      nodes.push({ kind: 'warning', text: `output to unknown port ${ref.kind === 'name' ? ref.name : ''}: the dump has no number for it` });
+      return;
+    }
+    this.outputNumber(n, nodes);
+  }
+
+  private outputNumber(n: number, nodes: TraceNode[]): void {
+    const ports = this.tracer.pipeline.ports;
+    switch (n) {
+      case RESERVED_PORT_NUMBERS.IN_PORT:
+        this.run.outputs.push(this.inPort);
+        return;
+      case RESERVED_PORT_NUMBERS.NORMAL:
+        this.run.normal = true;
+        nodes.push({ kind: 'detail', text: 'NORMAL: L2 learning switch behaviour, not simulated offline' });
+        return;
+      case RESERVED_PORT_NUMBERS.CONTROLLER:
+        this.run.controller = true;
+        return;
+      case RESERVED_PORT_NUMBERS.TABLE:
+        this.resubmit(this.tracer.startTable, nodes, undefined, false);
+        return;
+      case RESERVED_PORT_NUMBERS.FLOOD:
+      case RESERVED_PORT_NUMBERS.ALL:
+        for (const [port] of ports.entries()) if (port !== this.inPort) this.run.outputs.push(port);
+        if (ports.size === 0) nodes.push({ kind: 'warning', text: 'flooding needs the port list; give a dump with port descriptions' });
+        return;
+      case RESERVED_PORT_NUMBERS.NONE:
+      case RESERVED_PORT_NUMBERS.UNSET:
+        return;
+    }
+    if (n === this.inPort) {
+      nodes.push({ kind: 'warning', text: 'skipping output to input port' });
+      return;
+    }
+    if (n !== LOCAL && ports.size > 0 && ports.name(n) === undefined) {
+      nodes.push({ kind: 'warning', text: `output to port ${n}, which the dump's port list does not have: nothing is sent` });
+      return;
+    }
+    this.run.outputs.push(n);
+  }
+
+  private group(id: number, nodes: TraceNode[]): void {
+    const group = this.tracer.pipeline.groups.get(id);
+    if (!group) {
+      nodes.push({ kind: 'warning', text: `output to nonexistent group ${id}` });
+      return;
+    }
+    if (++this.depth > MAX_DEPTH) {
+      this.overDepth(nodes);
+      return;
+    }
+    for (const bucket of this.chooseBuckets(group, nodes)) {
+      const saved = this.packet.clone();
+      const bucketNodes: TraceNode[] = [];
+      nodes.push({ kind: 'bucket', group: id, bucket: bucket.id, nodes: bucketNodes });
+      this.actions(bucketActions(bucket), bucketNodes);
+      // A group leaves the packet as it found it, and `exit` ends only the bucket; the stack is
+      // not restored (OVS does the same).
+      this.packet = saved;
+      this.exited = false;
+    }
+    this.depth--;
+  }
+
+  private live(bucket: Bucket): boolean {
+    const ports = this.tracer.pipeline.ports;
+    if (bucket.watchPort === undefined || ports.size === 0) return true;
+    const n = this.portNumber(bucket.watchPort);
+    return n !== undefined && (n === LOCAL || ports.name(n) !== undefined);
+  }
+
+  private chooseBuckets(group: Group, nodes: TraceNode[]): readonly Bucket[] {
+    switch (group.type) {
+      case 'all':
+        return group.buckets;
+      case 'indirect':
+        return group.buckets.slice(0, 1);
+      case 'ff': {
+        const b = group.buckets.find((x) => this.live(x));
+        if (!b) nodes.push({ kind: 'detail', text: 'no live bucket' });
+        return b ? [b] : [];
+      }
+      case 'select': {
+        if (this.options.bucket !== undefined) {
+          const b = group.buckets.find((x) => x.id === this.options.bucket);
+          if (!b) nodes.push({ kind: 'warning', text: `group ${group.id} has no bucket ${this.options.bucket}` });
+          else nodes.push({ kind: 'detail', text: `using bucket ${b.id} (as requested)` });
+          return b ? [b] : [];
+        }
+        let best: Bucket | undefined;
+        for (const b of group.buckets) {
+          const w = b.weight ?? 1;
+          if (w > 0 && this.live(b) && (!best || w > (best.weight ?? 1))) best = b;
+        }
+        if (!best) nodes.push({ kind: 'detail', text: 'no live bucket' });
+        else nodes.push({ kind: 'detail', text: `using bucket ${best.id} (highest weight; choose another with --bucket)` });
+        return best ? [best] : [];
+      }
+    }
+  }
+
+  private ct(a: CtAction, nodes: TraceNode[]): void {
+    const p = this.packet;
+    const zone = a.zone === undefined ? 0n : a.zone.kind === 'value' ? BigInt(a.zone.value) : p.getSubfield(a.zone.src);
+    const nat = a.actions.find((x): x is NatAction => x.kind === 'nat');
+    if (a.table !== undefined) {
+      const frozen = p.clone();
+      frozen.set(FIELD.ctZone, zone);
+      // exec() writes ct_mark/ct_label of the connection, which the resumed packet then carries.
+      if (a.commit) {
+        for (const x of a.actions) {
+          if (x.kind === 'set_field') frozen.set(x.field, x.value, x.mask);
+          else if (x.kind === 'move') frozen.setSubfield(x.dst, p.getSubfield(x.src));
+        }
+      }
+      const id = this.run.nextRecircId++;
+      this.run.queue.push({ id, table: a.table, packet: frozen, actionSet: [...this.actionSet], stack: [...this.stack], ...(nat ? { nat } : {}) });
+      nodes.push({ kind: 'detail', text: `A clone of the packet is forked to recirculate (recirc_id ${id}). The forked pipeline will be resumed at table ${tableLabel(a.table)}.` });
+    }
+    p.clearConntrack();
+    nodes.push({ kind: 'detail', text: 'Sets the packet to an untracked state, and clears all the conntrack fields.' });
+  }
+
+  /** The flow a learn action would add, with the packet's current values filled in. */
+  private learn(a: LearnAction): LearnedFlow {
+    const p = this.packet;
+    const fields = new Map<string, { field: MatchField['field']; value: bigint; mask: bigint }>();
+    const addMatch = (dst: Subfield, value: bigint): void => {
+      const prev = fields.get(dst.field.name) ?? { field: dst.field, value: 0n, mask: 0n };
+      const m = ones(dst.bits) << BigInt(dst.start);
+      fields.set(dst.field.name, { field: dst.field, value: (prev.value & ~m) | ((value << BigInt(dst.start)) & m), mask: prev.mask | m });
+    };
+    const actions: Action[] = [];
+    const load = (dst: Subfield, value: bigint): void => {
+      actions.push({ kind: 'set_field', field: dst.field, value: (value & ones(dst.bits)) << BigInt(dst.start), mask: ones(dst.bits) << BigInt(dst.start), written: 'load' });
+    };
+    for (const s of a.specs) {
+      switch (s.kind) {
+        case 'match_field':
+          addMatch(s.dst, p.getSubfield(s.src));
+          break;
+        case 'match_value':
+          addMatch(s.dst, s.value);
+          break;
+        case 'load_field':
+          load(s.dst, p.getSubfield(s.src));
+          break;
+        case 'load_value':
+          load(s.dst, s.value);
+          break;
+        case 'output':
+          actions.push({ kind: 'output', port: { kind: 'number', number: Number(p.getSubfield(s.src)) } });
+          break;
+      }
+    }
+    return { table: a.table, priority: a.priority ?? 32768, match: { fields: [...fields.values()] }, actions };
+  }
+}
