@@ -452,7 +452,6 @@ export const DENY_CONJ_ID: BitField = {
   name: 'DenyConjID',
   meaning: 'conj_id of the Antrea-native rule that denied the packet, for the metric table',
   format: 'number',
-  sharesBitsWith: ['EndpointIP'],
 };
 
 export const EGRESS_SNAT_MARK: BitField = {
@@ -648,7 +647,7 @@ export const SNAT: TableSpec = {
   aliases: ['SNAT'],
   purpose: 'Marks new Pod connections that an Egress sends out through a given SNAT IP, or tunnels them to the Egress Node.',
   miss: { action: 'goto', table: 'L2ForwardingCalcTable' },
-  next: ['L2ForwardingCalcTable', 'ConntrackCommitTable'],
+  next: ['L2ForwardingCalcTable', 'IPTTLDecTable'],
   since: '1.0',
   patterns: [
     {

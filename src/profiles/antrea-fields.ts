@@ -305,7 +305,7 @@ const MARKS: readonly BitField[] = [
     ],
   },
   { field: 'ct_mark', start: 6, end: 6, name: 'Hairpin', meaning: 'the connection leaves through the port it came in on', format: 'flag' },
-  { field: 'ct_mark', start: 7, end: 7, name: 'L7NPRedirect', meaning: 'the connection goes through the L7 NetworkPolicy engine', format: 'flag', since: '1.10' },
+  { field: 'ct_mark', start: 7, end: 7, name: 'L7NPRedirectCTMark', meaning: 'the connection goes through the L7 NetworkPolicy engine', format: 'flag', since: '1.10' },
   { field: 'ct_label', start: 0, end: 31, name: 'IngressRuleCTLabel', meaning: 'conj_id of the ingress rule that admitted the connection', format: 'number' },
   { field: 'ct_label', start: 32, end: 63, name: 'EgressRuleCTLabel', meaning: 'conj_id of the egress rule that admitted the connection', format: 'number' },
   {

@@ -344,7 +344,7 @@ export const antreaProxy: Profile = {
     ...REG0_FLAGS,
     TARGET_OFPORT,
     ...SERVICE_FIELDS,
-    DENY_CONJ_ID,
+    { ...DENY_CONJ_ID, sharesBitsWith: ['EndpointIP'] },
     EGRESS_CONJ_ID,
     INGRESS_CONJ_ID,
     CT_MARK_WHOLE,

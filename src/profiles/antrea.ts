@@ -225,8 +225,11 @@ const TABLES: readonly TableSpec[] = [
     stage: 'preRouting',
     requires: 'AntreaProxy',
     purpose: 'Holds the learned Endpoint choices of Services with ClientIP session affinity.',
-    miss: { action: 'custom', description: 'marks the packet as still needing an Endpoint (reg4[16..18] = 1)' },
-    next: [],
+    miss: {
+      action: 'custom',
+      description: 'marks the packet as still needing an Endpoint (reg4[16..18] = 1); PreRoutingClassifier then resubmits it to ServiceLB',
+    },
+    next: ['ServiceLB'],
     patterns: [
       {
         match: '',

@@ -20,3 +20,5 @@ export function listProfiles(): readonly Profile[] {
 export function profileById(id: string): Profile | undefined {
   return byId.get(id);
 }
+
+export { compareVersions, inVersion, versionsOverlap } from './versions.ts';
