@@ -5,16 +5,20 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { registerConj } from './commands/conj.ts';
+import { registerDiff } from './commands/diff.ts';
 import { registerFmt } from './commands/fmt.ts';
 import { registerParse } from './commands/parse.ts';
+import { registerTrace } from './commands/trace.ts';
+import { registerVerify } from './commands/verify.ts';
 import { type Io, UserError, writeErr } from './io.ts';
+import { Outcome } from './outcome.ts';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
 }
 
-export function buildProgram(io: Io): Command {
+export function buildProgram(io: Io, outcome: Outcome = new Outcome()): Command {
   const program = new Command('flowscope');
   program
     .description('Read, explain, diff and trace Open vSwitch flow dumps of Kubernetes pipelines, offline')
@@ -27,14 +31,18 @@ export function buildProgram(io: Io): Command {
     .exitOverride();
   registerParse(program, io);
   registerFmt(program, io);
+  registerTrace(program, io);
   registerConj(program, io);
+  registerDiff(program, io, outcome);
+  registerVerify(program, io, outcome);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }
 
 /** Runs the command line; resolves to the exit status. */
 export async function main(argv: readonly string[], io: Io): Promise<number> {
-  const program = buildProgram(io);
+  const outcome = new Outcome();
+  const program = buildProgram(io, outcome);
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (err) {
@@ -49,5 +57,5 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     writeErr(io, `flowscope: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     return 2;
   }
-  return 0;
+  return outcome.status;
 }

@@ -1,0 +1,33 @@
+/** `flowscope diff`: two dumps compared by meaning; exit 0 equal, 1 different, 2 trouble. */
+import type { Command } from 'commander';
+import { diffDumps } from '../../analysis/diff.ts';
+import { dumpDiffJson, formatDumpDiff, formatPerTable } from '../../render/diff.ts';
+import { stringifyJson } from '../../render/json.ts';
+import { type Io, writeOut } from '../io.ts';
+import type { Outcome } from '../outcome.ts';
+import { addCompareOptions, type CompareCliOptions, diffStyle, displayVersion, loadInputs } from './compare-options.ts';
+
+interface DiffCliOptions extends CompareCliOptions {
+  perTable?: boolean;
+}
+
+export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
+  const cmd = program
+    .command('diff')
+    .description('compare two dumps flow by flow (table, priority and match as the key), ignoring spelling, statistics and flow order')
+    .argument('<before>', 'dump or add-flows file; - for standard input')
+    .argument('<after>', 'dump or add-flows file; - for standard input')
+    .option('--per-table', 'print only the flow count of every table in both dumps, side by side');
+  addCompareOptions(cmd).action(async (before: string, after: string, opts: DiffCliOptions) => {
+    const { dumps, ports } = await loadInputs([before, after], opts, io);
+    const [a, b] = dumps as [(typeof dumps)[0], (typeof dumps)[0]];
+    const diff = diffDumps(a, b, { ...(opts.cookies ? { cookies: true } : {}), ...(ports ? { ports } : {}) });
+    const of = displayVersion(opts, dumps);
+    const labels = [before === '-' ? '<stdin>' : before, after === '-' ? '<stdin>' : after] as const;
+    const style = diffStyle(io, opts);
+    if (opts.json) writeOut(io, stringifyJson(dumpDiffJson(diff, of)));
+    else if (opts.perTable) writeOut(io, formatPerTable(diff, { labels, style }));
+    else writeOut(io, formatDumpDiff(diff, { labels, of, style }));
+    outcome.status = diff.equal ? 0 : 1;
+  });
+}
