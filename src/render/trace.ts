@@ -1,0 +1,200 @@
+/**
+ * Trace results as text laid out like `ovs-appctl ofproto/trace` (pass by pass, table by
+ * table, each action with its details) plus a verdict line, and as JSON.
+ */
+import type { Flow, MatchField } from '../model/flow.ts';
+import { DEFAULT_PRIORITY } from '../model/flow.ts';
+import type { FieldDef } from '../model/fields.ts';
+import type { OfVersion } from '../model/openflow.ts';
+import type { PortMap } from '../model/ports.ts';
+import { type TableRef, tableLabel } from '../model/tables.ts';
+import { fieldByName } from '../model/fields.ts';
+import { formatFlags, fullMask } from '../syntax/field-value.ts';
+import { type Packet, FIELD, slotField } from '../analysis/packet.ts';
+import type { TraceNode, TracePass, TraceResult, TraceStep } from '../analysis/trace.ts';
+import { formatActions } from './actions.ts';
+import { formatMatch } from './match.ts';
+
+export interface TraceRenderOptions {
+  /** Spelling of actions (the dump's OpenFlow version). */
+  readonly of: OfVersion;
+  readonly portNames?: PortMap;
+  /** A name for a table (from a pipeline profile), shown beside its number. */
+  readonly describeTable?: (ref: TableRef) => string | undefined;
+}
+
+const NW_ECN = fieldByName('nw_ecn')!;
+
+/** The packet as a match on its non-zero fields (protocol folded into a keyword, as OVS prints flows). */
+export function formatPacket(packet: Packet, portNames?: PortMap): string {
+  const fields: MatchField[] = [];
+  for (const [slot, value] of packet.entries()) {
+    const field = slotField(slot);
+    if (!field) continue;
+    if (slot === 'nw_tos') {
+      if ((value & 0xfcn) !== 0n) fields.push(entry(field, value & 0xfcn, 0xfcn));
+      if ((value & 3n) !== 0n) fields.push(entry(NW_ECN, value & 3n, 3n));
+      continue;
+    }
+    fields.push(entry(field, value, fullMask(field)));
+  }
+  return formatMatch({ fields }, portNames ? { portNames } : {});
+}
+
+function entry(field: FieldDef, value: bigint, mask: bigint): MatchField {
+  return { field, value, mask };
+}
+
+function matchText(flow: Flow, portNames?: PortMap): string {
+  return formatMatch(flow.match, portNames ? { portNames } : {});
+}
+
+/** ` 3. ip,nw_dst=10.0.0.1, priority 200, cookie 0x5`, as ofproto/trace prints a table line. */
+function tableLine(node: Extract<TraceNode, { kind: 'table' }>, o: TraceRenderOptions): string {
+  const label = node.table.kind === 'number' ? String(node.table.number).padStart(2) : node.table.name;
+  const described = o.describeTable?.(node.table);
+  const suffix = described ? `  [${described}]` : '';
+  if (!node.flow) return `${label}. No match.${suffix}`;
+  const match = matchText(node.flow, o.portNames);
+  const cookie = node.flow.cookie !== 0n ? `, cookie 0x${node.flow.cookie.toString(16)}` : '';
+  return `${label}. ${match === '' ? '' : match + ', '}priority ${node.flow.priority}${cookie}${suffix}`;
+}
+
+function renderNodes(nodes: readonly TraceNode[], indent: number, o: TraceRenderOptions, out: string[]): void {
+  const pad = ' '.repeat(indent * 4);
+  for (const node of nodes) {
+    switch (node.kind) {
+      case 'table':
+        out.push(pad + tableLine(node, o));
+        if (node.conjunction) {
+          for (const c of node.conjunction.components) out.push(`${pad}     -> conj. priority=${c.priority}${matchText(c, o.portNames) ? ',' + matchText(c, o.portNames) : ''}`);
+        }
+        if (!node.flow) out.push(`${pad}    drop`);
+        renderNodes(node.nodes, indent + 1, o, out);
+        break;
+      case 'action': {
+        out.push(pad + formatActions([node.action], { of: o.of, ...(o.portNames ? { portNames: o.portNames } : {}) }));
+        // Details print under their action; a goto_table hands over control, so its table prints
+        // at the caller's level, while a resubmit's table is indented below the action (as OVS does).
+        const lookupIndent = node.action.kind === 'goto_table' ? Math.max(indent - 1, 0) : indent + 1;
+        for (const child of node.nodes) renderNodes([child], child.kind === 'table' ? lookupIndent : indent, o, out);
+        break;
+      }
+      case 'bucket':
+        out.push(`${pad}bucket ${node.bucket}`);
+        renderNodes(node.nodes, indent + 2, o, out);
+        break;
+      case 'learned': {
+        const f = node.flow;
+        const match = formatMatch(f.match, o.portNames ? { portNames: o.portNames } : {});
+        const prio = f.priority === DEFAULT_PRIORITY ? '' : `priority=${f.priority}`;
+        const head = [prio, match].filter((s) => s !== '').join(',');
+        out.push(`${pad} -> learned: table=${tableLabel(f.table)}${head ? ', ' + head : ''} actions=${formatActions(f.actions, { of: o.of })}`);
+        break;
+      }
+      case 'detail':
+        out.push(`${pad} -> ${node.text}`);
+        break;
+      case 'warning':
+        out.push(`${pad} >> ${node.text}`);
+        break;
+      case 'error':
+        out.push(`${pad} >>>> ${node.text} <<<<`);
+        break;
+    }
+  }
+}
+
+const RULE = '='.repeat(79);
+
+function ctStateText(v: bigint): string {
+  return formatFlags(FIELD.ctState, v, 0xffn, 0xffn);
+}
+
+function renderPass(pass: TracePass, o: TraceRenderOptions, out: string[]): void {
+  if (pass.resume) {
+    out.push('', RULE);
+    const state = ctStateText(pass.resume.ctState);
+    out.push(
+      pass.resume.defaultCtState
+        ? `recirc(0x${pass.recircId.toString(16)}) - resume conntrack with default ct_state=trk|new (use --ct-next to customize)`
+        : `recirc(0x${pass.recircId.toString(16)}) - resume conntrack with ct_state=${state}`,
+    );
+    if (pass.resume.nat) {
+      out.push('Replacing src/dst IP/ports to simulate NAT:');
+      out.push(` Initial flow: ${formatPacket(pass.resume.nat.before, o.portNames)}`);
+      out.push(` Modified flow: ${formatPacket(pass.resume.nat.after, o.portNames)}`);
+    }
+    out.push(RULE, '');
+  }
+  out.push(`Flow: ${formatPacket(pass.initial, o.portNames)}`, '');
+  if (pass.resume) out.push('    thaw', `        Resuming from table ${tableLabel(pass.resume.table)}`);
+  renderNodes(pass.nodes, 0, o, out);
+  out.push('', `Final flow: ${pass.final.equals(pass.initial) ? 'unchanged' : formatPacket(pass.final, o.portNames)}`);
+}
+
+function portText(n: number, portNames?: PortMap): string {
+  if (n === 0xfffe) return 'LOCAL';
+  const name = portNames?.name(n);
+  return name === undefined ? String(n) : `${n} (${name})`;
+}
+
+/** One sentence: where the packet goes, or where it was dropped. */
+export function verdictLine(result: TraceResult, o: TraceRenderOptions): string {
+  switch (result.verdict) {
+    case 'output': {
+      const ports = result.outputs.map((n) => portText(n, o.portNames));
+      return `Verdict: output to port${ports.length > 1 ? 's' : ''} ${ports.join(', ')}`;
+    }
+    case 'normal':
+      return 'Verdict: handed to the NORMAL (L2 learning switch) pipeline';
+    case 'controller':
+      return 'Verdict: sent to the controller';
+    case 'drop': {
+      const last = result.last;
+      if (!last) return 'Verdict: dropped (no table to look up)';
+      const where = tableName(last.table, o);
+      if (!last.flow) return `Verdict: dropped in ${where}: no flow matched`;
+      return `Verdict: dropped in ${where} by the flow at priority ${last.flow.priority} (${matchText(last.flow, o.portNames) || 'any packet'})`;
+    }
+  }
+}
+
+function tableName(ref: TableRef, o: TraceRenderOptions): string {
+  const described = o.describeTable?.(ref);
+  const label = `table ${tableLabel(ref)}`;
+  return described ? `${described} (${label})` : label;
+}
+
+export function formatTrace(result: TraceResult, o: TraceRenderOptions): string {
+  const out: string[] = [];
+  for (const pass of result.passes) renderPass(pass, o, out);
+  out.push('', verdictLine(result, o));
+  return out.join('\n') + '\n';
+}
+
+function stepJson(step: TraceStep, o: TraceRenderOptions): Record<string, unknown> {
+  const table = step.table.kind === 'number' ? step.table.number : step.table.name;
+  const described = o.describeTable?.(step.table);
+  return {
+    table,
+    ...(described ? { tableName: described } : {}),
+    priority: step.flow ? step.flow.priority : null,
+    match: step.flow ? matchText(step.flow, o.portNames) : '',
+    actions: step.flow ? step.flow.actions.map((a) => formatActions([a], { of: o.of })) : [],
+    ...(step.conjunction ? { conjunction: step.conjunction.id } : {}),
+  };
+}
+
+/** The JSON contract: verdict, output ports, and each pass's table steps. */
+export function traceJson(result: TraceResult, o: TraceRenderOptions): Record<string, unknown> {
+  return {
+    verdict: result.verdict,
+    outputs: result.outputs,
+    passes: result.passes.map((p) => ({
+      recircId: p.recircId,
+      ...(p.resume ? { resumeTable: p.resume.table.kind === 'number' ? p.resume.table.number : p.resume.table.name, ctState: ctStateText(p.resume.ctState) } : {}),
+      steps: p.steps.map((s) => stepJson(s, o)),
+    })),
+  };
+}
