@@ -34,6 +34,8 @@ export interface ActionContext {
   readonly sink: ProblemSink;
   readonly portMap?: PortMap;
   readonly match?: Match;
+  /** A group bucket: an action list only, OpenFlow instructions are not allowed. */
+  readonly bucket?: boolean;
 }
 
 /** Parser state for one action list (nested lists get their own). */
@@ -790,7 +792,9 @@ function parseList(text: string, start: number, end: number, env: Env, nestedIn:
         sawDrop = tok.nameOffset;
         continue;
       }
-      if (!nestedIn) {
+      if (!nestedIn && env.ctx.bucket && instructionOf(a) !== 'apply') {
+        sink.error(`${a.kind} instruction not allowed here`, tok.nameOffset, tok.end - tok.nameOffset);
+      } else if (!nestedIn) {
         const rank = INSTRUCTION_ORDER.indexOf(instructionOf(a));
         if (rank < lastInstruction || (rank === lastInstruction && rank !== 1)) {
           const before = INSTRUCTION_ORDER[lastInstruction] === 'apply' ? 'apply actions' : INSTRUCTION_ORDER[lastInstruction];

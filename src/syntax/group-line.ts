@@ -75,7 +75,7 @@ function parseBucket(text: string, pieces: readonly Piece[], ctx: GroupLineConte
       continue;
     }
     const start = piece.text.startsWith('actions=') ? piece.offset + 'actions='.length : piece.offset;
-    b.actions.push(...parseActions(text, start, piece.offset + piece.text.length, { sink, ...(ctx.portMap ? { portMap: ctx.portMap } : {}) }));
+    b.actions.push(...parseActions(text, start, piece.offset + piece.text.length, { sink, bucket: true, ...(ctx.portMap ? { portMap: ctx.portMap } : {}) }));
   }
   return b;
 }
