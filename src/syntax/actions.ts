@@ -209,8 +209,11 @@ function parseNative(tok: ActionToken, env: Env, written: FieldWriteSpelling): A
   }
 }
 
+/** `controller` without arguments, also what output to the CONTROLLER port means. */
+const DEFAULT_CONTROLLER: ActionOf<'controller'> = { kind: 'controller', maxLen: 0xffff, reason: 'action', id: 0, pause: false };
+
 function parseController(tok: ActionToken): Action {
-  const base = { kind: 'controller' as const, maxLen: 0xffff, reason: 'action' as ControllerReason, id: 0, pause: false };
+  const base = DEFAULT_CONTROLLER;
   const arg = tok.arg?.trim() ?? '';
   if (arg === '') return base;
   if (!arg.includes('=') && !/[a-z]/i.test(arg)) return { ...base, maxLen: num(tok, arg, 0xffff, 'max_len') };
@@ -276,11 +279,9 @@ function parseOutput(tok: ActionToken, env: Env): Action {
 }
 
 function portAction(port: PortRef): Action {
-  if (port.kind === 'reserved' && port.name === 'CONTROLLER') return parseController({ ...NO_TOKEN });
+  if (port.kind === 'reserved' && port.name === 'CONTROLLER') return DEFAULT_CONTROLLER;
   return { kind: 'output', port };
 }
-
-const NO_TOKEN: ActionToken = { name: '', nameOffset: 0, argOffset: 0, paren: false, tail: '', end: 0, unbalanced: false };
 
 function parseEnqueue(tok: ActionToken, env: Env): Action {
   const arg = argOf(tok);
