@@ -8,7 +8,6 @@
  * Everything is built from one pass over the flows plus hash lookups, so a dump of a million
  * flows is explained in seconds.
  */
-import { IPv4, IPv6, RangedSet } from 'ip-num';
 import type { FieldDef } from '../model/fields.ts';
 import type { Flow, Match, MatchField } from '../model/flow.ts';
 import { matchCovers, matchesPacket } from '../model/match.ts';
@@ -223,10 +222,15 @@ function mergeIntervals(intervals: { first: bigint; last: bigint }[]): { first: 
   return out;
 }
 
-/** An address interval as one CIDR block when it is one, otherwise as a range. */
+/**
+ * An address interval as one CIDR block when it is one, otherwise as a range. (Plain bigint
+ * arithmetic: ip-num's range types go through binary strings and cost milliseconds per call
+ * on dumps with thousands of address sets.)
+ */
 function addressMember(field: FieldDef, first: bigint, last: bigint): Member {
-  const set = field.format === 'ipv4' ? new RangedSet(new IPv4(first), new IPv4(last)) : new RangedSet(new IPv6(first), new IPv6(last));
-  if (set.isCidrAble()) return { kind: 'prefix', value: first, length: Number(set.toCidrRange().cidrPrefix.getValue()) };
+  const size = last - first + 1n;
+  const aligned = (size & (size - 1n)) === 0n && (first & (size - 1n)) === 0n;
+  if (aligned) return { kind: 'prefix', value: first, length: field.bits - (size.toString(2).length - 1) };
   return { kind: 'range', first, last };
 }
 
@@ -259,23 +263,40 @@ export function memberSet(field: FieldDef, entries: readonly { value: bigint; ma
   return [...merged, ...rest];
 }
 
+/** A clause flow split into protocol qualifier and the other fields, computed once per flow. */
+interface FlowShape {
+  readonly qualifier: Match;
+  readonly keys: readonly MatchField[];
+  /** Equal for flows that belong in one term. */
+  readonly sig: string;
+}
+
+function flowShape(f: Flow): FlowShape {
+  const qualifier: MatchField[] = [];
+  const keys: MatchField[] = [];
+  for (const e of f.match.fields) (QUALIFIER_STORAGES.has(e.field.storage) ? qualifier : keys).push(e);
+  let sig = '';
+  for (const e of qualifier) sig += `${e.field.storage}=${e.value},`;
+  sig += '|';
+  for (const e of keys) sig += `${e.field.name},`;
+  return { qualifier: { fields: qualifier }, keys, sig };
+}
+
 /** Splits a dimension's flows into terms: by protocol qualifier and by which other fields they match. */
-function dimensionTerms(flows: readonly Flow[]): DimensionTerm[] {
-  const groups = new Map<string, { qualifier: Match; keyFields: FieldDef[]; flows: Flow[] }>();
+function dimensionTerms(flows: readonly Flow[], shapeOf: (f: Flow) => FlowShape): DimensionTerm[] {
+  const groups = new Map<string, { shape: FlowShape; flows: Flow[] }>();
   for (const f of flows) {
-    const qualifier = f.match.fields.filter((e) => QUALIFIER_STORAGES.has(e.field.storage));
-    const keyFields = f.match.fields.filter((e) => !QUALIFIER_STORAGES.has(e.field.storage)).map((e) => e.field);
-    const sig = `${qualifier.map((e) => `${e.field.storage}=${e.value}`).join(',')}|${keyFields.map((k) => k.name).join(',')}`;
-    let g = groups.get(sig);
-    if (!g) groups.set(sig, (g = { qualifier: { fields: qualifier }, keyFields, flows: [] }));
-    g.flows.push(f);
+    const shape = shapeOf(f);
+    const g = groups.get(shape.sig);
+    if (g) g.flows.push(f);
+    else groups.set(shape.sig, { shape, flows: [f] });
   }
-  return [...groups.values()].map((g): DimensionTerm => {
-    const field = g.keyFields[0];
-    if (!field) return { kind: 'any', qualifier: g.qualifier, flows: g.flows };
-    if (g.keyFields.length > 1) return { kind: 'matches', qualifier: g.qualifier, flows: g.flows };
-    const entries = g.flows.map((f) => f.match.fields.find((e) => e.field === field)!);
-    return { kind: 'set', field, members: memberSet(field, entries), qualifier: g.qualifier, flows: g.flows };
+  return [...groups.values()].map(({ shape, flows: members }): DimensionTerm => {
+    const { qualifier, keys } = shape;
+    const field = keys[0]?.field;
+    if (!field) return { kind: 'any', qualifier, flows: members };
+    if (keys.length > 1) return { kind: 'matches', qualifier, flows: members };
+    return { kind: 'set', field, members: memberSet(field, members.map((f) => shapeOf(f).keys[0]!)), qualifier, flows: members };
   });
 }
 
@@ -534,6 +555,12 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
   let overlapSearchIncomplete = 0;
   for (const g of groups.values()) if (g.length > 1 && g.some((b) => b.selected)) overlapSearchIncomplete += findOverlaps(g);
 
+  const shapes = new Map<Flow, FlowShape>();
+  const shapeOf = (f: Flow): FlowShape => {
+    let shape = shapes.get(f);
+    if (!shape) shapes.set(f, (shape = flowShape(f)));
+    return shape;
+  };
   const conjunctions = built
     .filter((b) => b.selected)
     .sort((a, b) => a.entry.tableIndex - b.entry.tableIndex || b.priority - a.priority || a.entry.id - b.entry.id)
@@ -543,7 +570,7 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
         table: b.entry.table,
         priority: b.priority,
         n: b.n,
-        dimensions: b.dims.map((flows, i) => ({ k: i + 1, flows, terms: dimensionTerms(flows) })),
+        dimensions: b.dims.map((flows, i) => ({ k: i + 1, flows, terms: dimensionTerms(flows, shapeOf) })),
         actionFlows: b.entry.actionFlows,
         hits: hitsOf(b.entry.actionFlows),
         problems: b.problems,

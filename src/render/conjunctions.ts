@@ -6,6 +6,7 @@ import type { Action } from '../model/actions.ts';
 import type { FieldDef } from '../model/fields.ts';
 import type { Flow, Match } from '../model/flow.ts';
 import type { PortRef } from '../model/ports.ts';
+import { matchesPacket } from '../model/match.ts';
 import { tableLabel } from '../model/tables.ts';
 import { formatIpv4, formatIpv6 } from '../model/values.ts';
 import type {
@@ -295,11 +296,11 @@ function byCloseness(a: PacketConjunction, b: PacketConjunction): number {
 
 /** Why a packet fails a term: its own value for the term's field, or its protocol. */
 function failedTerm(term: DimensionTerm, get: (storage: string) => bigint): string {
+  if (!matchesPacket(term.qualifier, get)) return `the packet is not ${formatMatch(term.qualifier)}`;
   if (term.kind === 'set') {
     const v = formatFieldValue(term.field, get(term.field.storage));
     return `${fieldWords(term.field)} is ${v}, not in ${memberList(term.field, term.members)}${qualifierNote(term.qualifier, term.field)}`;
   }
-  if (term.kind === 'any') return `not ${term.qualifier.fields.length === 0 ? 'any packet' : `a ${formatMatch(term.qualifier)} packet`}`;
   return `matches none of ${plural(term.flows.length, 'flow')}`;
 }
 
