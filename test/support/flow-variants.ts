@@ -18,7 +18,7 @@ export function decorated(lines: readonly string[]): string[] {
     if (i % 4 === 1) extra.push(`hard_timeout=${7200 + i}`);
     if (i % 5 === 2) extra.push(`importance=${i}`);
     if (i % 6 === 3) extra.push('send_flow_rem');
-    if (i % 7 === 4) extra.push('check_overlap');
+    if (i % 7 === 4) extra.push('no_byte_counts');
     return line.replace(/priority=(\d+)/, (_m, p: string) => `${extra.join(',')},priority=${Number(p) + 1}`);
   });
 }

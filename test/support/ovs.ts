@@ -349,3 +349,26 @@ export async function parseFlow(flow: string, of?: OfVersion): Promise<ParsedFlo
   }
   return { ok: true, protocol, message: mod[1], canonical: mod[2] };
 }
+
+/**
+ * `ovs-ofctl -O OpenFlow1N parse-flows FILE`: many flows in one process. OVS picks one protocol
+ * for the whole file, so with OpenFlow 1.0 a flow without `table=` prints as `table:255`; give
+ * every flow a table to get the same text as parse-flow. Throws on the first rejected flow.
+ */
+export async function parseFlows(flows: readonly string[], of: OfVersion): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'flowscope-parse-'));
+  try {
+    const file = join(dir, 'flows.txt');
+    writeFileSync(file, flows.join('\n') + '\n');
+    const r = await execa(binary('ovs-ofctl'), [...versionArgs(of), 'parse-flows', file], { timeout: COMMAND_TIMEOUT_MS, reject: false });
+    if (r.exitCode !== 0) throw new Error(`ovs-ofctl parse-flows: ${r.stderr}`);
+    const out = r.stdout.split('\n').flatMap((l) => {
+      const m = /^\S+ .*?\(xid=0x[0-9a-f]+\): ADD (.*)$/.exec(l);
+      return m?.[1] === undefined ? [] : [m[1]];
+    });
+    if (out.length !== flows.length) throw new Error(`parse-flows printed ${out.length} flows for ${flows.length}`);
+    return out;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
