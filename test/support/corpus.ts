@@ -26,3 +26,10 @@ export function corpusText(name: string): string {
 export function recordVersion(r: OvsTestRecord): 10 | 13 | 15 {
   return r.of === 'OpenFlow13' ? 13 : r.of === 'OpenFlow15' ? 15 : 10;
 }
+
+/**
+ * `ovs-ofctl parse-flow` has no port or table map, so it rejects names; flowscope accepts them
+ * because `--names` dumps are full of them. Records rejected only for that are not expected to be
+ * diagnosed.
+ */
+export const NAME_ONLY_ERROR = /(?:invalid or unknown port for|output to unknown (?:truncate )?port|unknown table ")/;

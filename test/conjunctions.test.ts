@@ -1,0 +1,323 @@
+// Conjunctive matches rebuilt into rules: Antrea's documented NetworkPolicy flows, OVS's own
+// classifier tests and the worked examples of the conjunction semantics.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import {
+  type Conjunction,
+  type ConjunctionReport,
+  explainPacket,
+  findConjunctions,
+} from '../src/analysis/conjunctions.ts';
+import { fieldByName } from '../src/model/fields.ts';
+import { Pipeline } from '../src/model/pipeline.ts';
+import { ProblemSink } from '../src/model/problems.ts';
+import { formatConjunction, formatMember, formatTerm } from '../src/render/conjunctions.ts';
+import { buildMatch } from '../src/syntax/match.ts';
+import { parseDump } from '../src/syntax/reader.ts';
+import { scanKeyValues } from '../src/syntax/tokens.ts';
+import { memberSet } from '../src/analysis/conjunctions.ts';
+import { runCli } from './support/cli.ts';
+import { corpusText, readJsonl } from './support/corpus.ts';
+import { corpusDir } from './support/paths.ts';
+
+function pipelineOf(text: string, file = 'test'): Pipeline {
+  const r = parseDump(text, { file });
+  return new Pipeline(r.flows, r.groups, r.ports);
+}
+
+function report(text: string): ConjunctionReport {
+  return findConjunctions(pipelineOf(text));
+}
+
+function conj(r: ConjunctionReport, id: number): Conjunction {
+  const c = r.conjunctions.find((x) => x.id === id);
+  assert.ok(c, `conjunction ${id} missing`);
+  return c;
+}
+
+/** Each dimension's terms as the text block prints them. */
+function terms(c: Conjunction): string[][] {
+  return c.dimensions.map((d) => d.terms.map(formatTerm));
+}
+
+function lines(flows: readonly { origin: { line: number } }[]): number[] {
+  return flows.map((f) => f.origin.line);
+}
+
+function packet(text: string) {
+  const sink = new ProblemSink();
+  const m = buildMatch(scanKeyValues(text, 0, text.length), { sink });
+  assert.deepEqual(sink.problems, []);
+  return m;
+}
+
+test('Antrea v1.0.0 documentation: every NetworkPolicy rule rebuilt', () => {
+  const r = report(corpusText('antrea-ovs-pipeline-doc-v1.0.0.flows.txt'));
+  const where = r.conjunctions.map((c) => [c.id, c.table.kind === 'number' ? c.table.number : -1, c.priority, c.n]);
+  assert.deepEqual(where, [
+    [1, 45, 14000, 3],
+    [2, 50, 200, 3],
+    [5, 60, 80, 2],
+    [4, 85, 14000, 3],
+    [3, 90, 200, 3],
+    [6, 100, 80, 3],
+  ]);
+  // Table 50 (EgressRule): two Pods 10.10.1.2 and .3 to each other on TCP 80.
+  assert.deepEqual(terms(conj(r, 2)), [
+    ['source address ∈ {10.10.1.2/31}  [2 flows]'],
+    ['destination address ∈ {10.10.1.2/31}  [2 flows]'],
+    ['TCP destination port ∈ {80}'],
+  ]);
+  assert.deepEqual(lines(conj(r, 2).actionFlows), [35]);
+  // Table 90 (IngressRule): appliedTo by OpenFlow port in reg1, which keeps the `ip` it was written with.
+  assert.deepEqual(terms(conj(r, 3))[1], ['reg1 ∈ {0x3, 0x4} (ip)  [2 flows]']);
+  // Table 100: 10.10.1.7 and 10.10.1.9 are not contiguous, so they stay two members.
+  assert.deepEqual(terms(conj(r, 6))[0], ['source address ∈ {10.10.1.7, 10.10.1.9}  [2 flows]']);
+  assert.deepEqual(terms(conj(r, 1))[2], ['UDP destination port ∈ {53}']);
+  // The doc's `conjunction(5,2)` is rejected by OVS, so conjunction 5 has no second dimension.
+  const five = conj(r, 5);
+  assert.deepEqual(
+    five.problems.map((p) => [p.kind, p.severity]),
+    [['empty-dimension', 'error']],
+  );
+  // K8s NetworkPolicy puts the action flow at 190 under clauses at 200.
+  for (const id of [2, 3]) assert.deepEqual(conj(r, id).problems.map((p) => p.kind), ['action-priority']);
+  for (const id of [1, 4, 6]) assert.deepEqual(conj(r, id).problems, []);
+  assert.equal(five.hits, undefined, 'the doc listing has no statistics');
+});
+
+test('Antrea HEAD documentation: named tables, the "any" clause and a split priority', () => {
+  const r = report(corpusText('antrea-ovs-pipeline-doc-HEAD.flows.txt'));
+  assert.deepEqual(
+    r.conjunctions.map((c) => `${c.id}@${c.table.kind === 'name' ? c.table.name : '?'}/${c.priority}`),
+    [
+      '7@AntreaPolicyEgressRule/14500',
+      '5@AntreaPolicyEgressRule/14499',
+      '2@EgressRule/200',
+      '4@AntreaPolicyIngressRule/14600',
+      '6@AntreaPolicyIngressRule/14600',
+      '14@AntreaPolicyIngressRule/14500',
+      '3@IngressRule/200',
+    ],
+  );
+  assert.deepEqual(terms(conj(r, 5)), [['source address ∈ {10.10.0.24}'], ['any ip packet']]);
+  assert.deepEqual(terms(conj(r, 14)), [['source address ∈ {10.10.0.26}'], ['reg1 ∈ {0x7}'], ['TCP destination port ∈ {8080}']]);
+  // Conjunction 4: clause 1/2 at 14600 (line 141) but 2/2 at 14599 (line 142): it can never complete.
+  const four = conj(r, 4);
+  assert.deepEqual(
+    four.problems.map((p) => [p.kind, lines(p.flows)]),
+    [
+      ['split-priority', [142]],
+      ['empty-dimension', [142]],
+      ['action-priority', [143]],
+    ],
+  );
+  assert.deepEqual(lines(four.dimensions[0]!.flows), [141]);
+
+  const text = formatConjunction(conj(r, 7));
+  assert.equal(
+    text.split('\n').slice(0, 5).join('\n'),
+    [
+      'conjunction 7  table AntreaPolicyEgressRule  priority 14500  3 dimensions',
+      '  if   1: source address ∈ {10.10.0.24}',
+      '  and  2: destination address ∈ {10.10.0.25}',
+      '  and  3: TCP destination port ∈ {3306}',
+      '  then set reg5 to 0x7, commit the connection in conntrack zone 65520 (set ct_label to 0x700000000/0xffffffff00000000), then continue in table EgressMetric',
+    ].join('\n'),
+  );
+});
+
+test('OVS test corpus: every conjunction action puts its flow in dimension K of conjunction ID', () => {
+  const records = readJsonl('ovs-tests-flows.jsonl').filter((rec) => rec.canonical?.includes('conjunction('));
+  assert.ok(records.length >= 30);
+  for (const rec of records) {
+    const r = report(rec.input);
+    const expected = [...rec.canonical!.matchAll(/conjunction\((\d+),(\d+)\/(\d+)\)/g)];
+    assert.ok(expected.length > 0);
+    for (const [, id, k, n] of expected) {
+      const c = conj(r, Number(id));
+      assert.equal(c.n, Number(n), rec.source);
+      assert.equal(c.dimensions[Number(k) - 1]?.flows.length, 1, rec.source);
+    }
+  }
+});
+
+test('OVS "multiple conjunctive match" flows: overlapping prefixes merge, TCP ports split by field', () => {
+  // tests/classifier.at lines 370-387 as kept in the corpus (some lines of the test are held out).
+  const block = readJsonl('ovs-tests-flows.jsonl').filter((rec) => {
+    const m = /^tests\/classifier\.at:(\d+)$/.exec(rec.source);
+    return m && Number(m[1]) >= 370 && Number(m[1]) <= 387 && rec.canonical !== undefined;
+  });
+  const r = report(block.map((rec) => rec.input).join('\n'));
+  const one = conj(r, 1);
+  // 10.1.0.0/16 and 10.2.0.0/16 touch but are not one CIDR block; 10.1.3.0/24 lies inside the first.
+  assert.deepEqual(terms(one), [
+    ['source address ∈ {10.1.0.0-10.2.255.255}  [3 flows]'],
+    ['destination address ∈ {10.1.0.0-10.2.255.255, 20.0.0.0/8}  [5 flows]'],
+  ]);
+  const three = conj(r, 3);
+  assert.deepEqual(terms(three)[2], ['TCP destination port ∈ {80, 443}  [2 flows]', 'TCP source port ∈ {80, 443}  [2 flows]']);
+  // Conjunction 3's first dimension is not in the corpus excerpt.
+  assert.deepEqual(three.problems.map((p) => p.kind), ['empty-dimension', 'no-action-flow']);
+});
+
+test('members: port ranges from masks, arbitrary masks kept, registers listed', () => {
+  const tp = fieldByName('tcp_dst')!;
+  const ports = memberSet(tp, [
+    { value: 0x400n, mask: 0xfc00n }, // 1024-2047
+    { value: 0x800n, mask: 0xff00n }, // 2048-2303
+    { value: 80n, mask: 0xffffn },
+    { value: 81n, mask: 0xffffn },
+    { value: 0x1n, mask: 0x1n }, // odd ports: not a range
+  ]);
+  assert.deepEqual(ports.map((m) => formatMember(tp, m)), ['80-81', '1024-2303', '1/0x1']);
+  const src = fieldByName('nw_src')!;
+  const addrs = memberSet(src, [
+    { value: 0x0a000000n, mask: 0xff00ff00n },
+    { value: 0x0a000004n, mask: 0xfffffffcn },
+    { value: 0x0a000008n, mask: 0xfffffff8n },
+  ]);
+  assert.deepEqual(addrs.map((m) => formatMember(src, m)), ['10.0.0.4-10.0.0.15', '10.0.0.0/255.0.255.0']);
+  const reg = fieldByName('reg1')!;
+  assert.deepEqual(
+    memberSet(reg, [{ value: 4n, mask: 0xffffffffn }, { value: 3n, mask: 0xffffffffn }]).map((m) => formatMember(reg, m)),
+    ['0x3', '0x4'],
+  );
+});
+
+// Worked examples of ovs-conjunction.md §3, packet ip,nw_src=10.0.0.1,nw_dst=10.0.0.2.
+const T1 = `priority=100,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2)
+priority=100,ip,nw_dst=10.0.0.2 actions=conjunction(1,2/2)
+priority=0 actions=output:1`;
+
+test('T1: no conj_id flow, so the catch-all answers the conj_id lookup', () => {
+  const p = pipelineOf(T1);
+  const r = findConjunctions(p);
+  assert.deepEqual(conj(r, 1).problems.map((x) => x.kind), ['no-action-flow']);
+  const [v] = explainPacket(p, r, packet('ip,nw_src=10.0.0.1,nw_dst=10.0.0.2'));
+  assert.equal(v?.satisfied, true);
+  assert.equal(v?.preemptedBy, undefined);
+  assert.equal(v?.result?.origin.line, 3);
+});
+
+test('T7: clause flows that disagree on n never complete', () => {
+  const r = report(`priority=100,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2)
+priority=100,ip,nw_dst=10.0.0.2 actions=conjunction(1,2/3)
+conj_id=1,ip actions=output:2
+priority=0 actions=drop`);
+  const kinds = conj(r, 1).problems.map((p) => p.kind);
+  assert.ok(kinds.includes('inconsistent-n'), kinds.join());
+});
+
+test('T8: two conjunctions one packet completes at one priority are reported as overlapping', () => {
+  const r = report(`priority=100,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2),conjunction(2,1/2)
+priority=100,ip,nw_dst=10.0.0.2 actions=conjunction(1,2/2)
+priority=100,tcp actions=conjunction(2,2/2)
+priority=100,conj_id=1,ip actions=output:1
+priority=100,conj_id=2,ip actions=output:2`);
+  const o1 = conj(r, 1).problems.find((p) => p.kind === 'overlap');
+  const o2 = conj(r, 2).problems.find((p) => p.kind === 'overlap');
+  assert.ok(o1 && o1.kind === 'overlap' && o1.otherId === 2);
+  assert.ok(o2 && o2.kind === 'overlap' && o2.otherId === 1);
+  // The witness: the shared source flow, the destination flow and the tcp flow.
+  assert.deepEqual(lines(o1.flows).sort(), [1, 2, 3]);
+});
+
+test('conjunctions whose sets cannot meet at one priority do not overlap', () => {
+  const r = report(`priority=100,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2)
+priority=100,tcp,tp_dst=80 actions=conjunction(1,2/2)
+priority=100,ip,nw_src=10.0.0.2 actions=conjunction(2,1/2)
+priority=100,tcp,tp_dst=80 actions=conjunction(2,2/2)
+priority=100,conj_id=1,ip actions=output:1
+priority=100,conj_id=2,ip actions=output:2`);
+  assert.deepEqual(conj(r, 1).problems, []);
+  assert.deepEqual(conj(r, 2).problems, []);
+});
+
+test('T4 variant: a hard flow at the clauses priority covering a dimension pre-empts it', () => {
+  const r = report(`priority=100,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2)
+priority=100,ip,nw_dst=10.0.0.2 actions=conjunction(1,2/2)
+priority=100,conj_id=1,ip actions=output:1
+priority=100,ip,nw_dst=10.0.0.0/24 actions=drop
+priority=200,ct_state=+trk,ip actions=drop`);
+  const pre = conj(r, 1).problems.filter((p) => p.kind === 'pre-empted');
+  assert.equal(pre.length, 1);
+  const p = pre[0]!;
+  assert.ok(p.kind === 'pre-empted' && p.k === 2 && p.dimensionDead && p.severity === 'error');
+  assert.deepEqual(lines(p.flows), [2, 4]);
+});
+
+test('orphan conj_id flows are reported', () => {
+  const r = report('table=3, priority=10,conj_id=9,ip actions=drop');
+  const c = conj(r, 9);
+  assert.equal(c.n, 0);
+  assert.deepEqual(c.problems.map((p) => p.kind), ['orphan-action-flow']);
+});
+
+// tests/classifier.at "conjunctive match priority fallback", as ovs-conjunction.md §3 lists it.
+const FALLBACK = `conj_id=1,actions=output:1
+conj_id=3,actions=output:3
+priority=5,ip,ip_src=10.0.0.1,actions=conjunction(1,1/2)
+priority=5,ip,ip_src=10.0.0.2,actions=conjunction(1,1/2)
+priority=5,ip,ip_dst=10.0.0.1,actions=conjunction(1,2/2)
+priority=5,ip,ip_dst=10.0.0.2,actions=conjunction(1,2/2)
+priority=5,ip,ip_dst=10.0.0.3,actions=conjunction(1,2/2)
+priority=4,ip,ip_src=10.0.0.3,ip_dst=10.0.0.2,actions=output:2
+priority=3,ip,ip_src=10.0.0.1,actions=conjunction(3,1/2)
+priority=3,ip,ip_src=10.0.0.3,actions=conjunction(3,1/2)
+priority=3,ip,ip_dst=10.0.0.2,actions=conjunction(3,2/2)
+priority=3,ip,ip_dst=10.0.0.3,actions=conjunction(3,2/2)
+priority=3,ip,ip_dst=10.0.0.4,actions=conjunction(3,2/2)
+priority=2,ip,ip_dst=10.0.0.1,actions=output:4
+priority=1,ip,ip_src=10.0.0.1,ip_dst=10.0.0.5,actions=output:5
+priority=0,actions=output:6`;
+
+test('--packet: which dimensions hold, pre-emption and the conj_id lookup (priority fallback matrix)', () => {
+  const p = pipelineOf(FALLBACK);
+  const r = findConjunctions(p);
+  const verdicts = (pkt: string) => new Map(explainPacket(p, r, packet(pkt)).map((v) => [v.conjunction.id, v]));
+  // .1 → .4: conjunction 1 fails its destination dimension; conjunction 3 completes → output 3.
+  let v = verdicts('ip,nw_src=10.0.0.1,nw_dst=10.0.0.4');
+  assert.deepEqual(v.get(1)!.dimensions.map((d) => d.matchedBy.length > 0), [true, false]);
+  assert.equal(v.get(3)!.satisfied, true);
+  assert.equal(v.get(3)!.result?.origin.line, 2);
+  // .3 → .2: conjunction 3 holds, but the priority-4 flow (output 2) matches first.
+  v = verdicts('ip,nw_src=10.0.0.3,nw_dst=10.0.0.2');
+  assert.equal(v.get(3)!.satisfied, true);
+  assert.equal(v.get(3)!.preemptedBy?.origin.line, 8);
+  // .2 → .3: conjunction 1 completes → its conj_id flow (output 1).
+  v = verdicts('ip,nw_src=10.0.0.2,nw_dst=10.0.0.3');
+  assert.equal(v.get(1)!.satisfied, true);
+  assert.equal(v.get(1)!.result?.origin.line, 1);
+  assert.equal(v.get(3)!.satisfied, false);
+});
+
+test('flowscope conj: text, ids, JSON and --packet', async () => {
+  const file = join(corpusDir, 'antrea-ovs-pipeline-doc-v1.0.0.flows.txt');
+  const all = await runCli(['conj', file]);
+  assert.equal(all.status, 0);
+  assert.match(all.stdout, /^conjunction 1 {2}table 45 {2}priority 14000 {2}3 dimensions$/m);
+  assert.match(all.stdout, /error: dimension 2 has no clause flow/);
+
+  const one = await runCli(['conj', file, '3', '--json']);
+  assert.equal(one.status, 0);
+  const json = JSON.parse(one.stdout) as { conjunctions: { id: number; table: number; priority: number; n: number; dimensions: { k: number; flows: { source: { line: number } }[] }[]; actionFlows: { source: { line: number } }[]; problems: { kind: string }[] }[] };
+  assert.equal(json.conjunctions.length, 1);
+  const c = json.conjunctions[0]!;
+  assert.deepEqual([c.id, c.table, c.priority, c.n], [3, 90, 200, 3]);
+  assert.deepEqual(c.dimensions.map((d) => [d.k, d.flows.map((f) => f.source.line)]), [[1, [71, 72]], [2, [73, 74]], [3, [75]]]);
+  assert.deepEqual(c.actionFlows.map((f) => f.source.line), [76]);
+  assert.deepEqual(c.problems.map((p) => p.kind), ['action-priority']);
+
+  const pkt = await runCli(['conj', file, '2', '--packet', 'tcp,nw_src=10.10.1.2,nw_dst=10.10.1.9,tp_dst=80']);
+  assert.equal(pkt.status, 0);
+  assert.match(pkt.stdout, /every table/);
+  assert.match(pkt.stdout, /✗ 2: destination address is 10\.10\.1\.9, not in \{10\.10\.1\.2\/31\}/);
+  assert.match(pkt.stdout, /✓ 3: line 34:/);
+
+  const bad = await runCli(['conj', file, '--packet', 'tcp,nw_src=10.10.1.300']);
+  assert.equal(bad.status, 2);
+  const badId = await runCli(['conj', file, 'seven']);
+  assert.equal(badId.status, 2);
+});

@@ -1,0 +1,71 @@
+/**
+ * Reads the text `ovs-appctl ofproto/trace` prints (OVS 3.1) into what the differential tests
+ * compare: per pass the tables looked up with the matched priority, the OpenFlow ports the packet
+ * was output to, and whether it went to NORMAL or the controller.
+ */
+
+export interface OfprotoStep {
+  readonly table: number;
+  /** null for "No match." */
+  readonly priority: number | null;
+}
+
+export interface OfprotoTrace {
+  readonly passes: readonly { readonly steps: readonly OfprotoStep[] }[];
+  readonly outputs: readonly number[];
+  readonly normal: boolean;
+  readonly controller: boolean;
+  readonly verdict: 'output' | 'drop' | 'normal' | 'controller';
+  /** Buckets the select groups used (`-> using bucket N`), in order. */
+  readonly buckets: readonly number[];
+}
+
+const RULE = /^={79}$/;
+const TABLE = /^\s*(\d+)\. (?:(?:.*), )?priority (\d+)(?:, cookie 0x[0-9a-f]+)?$/;
+const MISS = /^\s*(\d+)\. No match/;
+/** Warnings that cancel the output just reported. */
+const NOT_SENT = /^ >> (?:skipping output to input port|Nonexistent output port|output port .* is down)/;
+
+const RESERVED: Readonly<Record<string, number>> = { LOCAL: 0xfffe };
+
+export function parseOfprotoTrace(text: string, inPort: number): OfprotoTrace {
+  const passes: { steps: OfprotoStep[] }[] = [];
+  const outputs: number[] = [];
+  const buckets: number[] = [];
+  let normal = false;
+  let controller = false;
+  let current: { steps: OfprotoStep[] } | undefined = { steps: [] };
+  passes.push(current);
+  let inHeader = false;
+  for (const raw of text.split('\n')) {
+    if (RULE.test(raw)) {
+      // The recirculation header sits between two rules; the next pass starts after it.
+      inHeader = !inHeader;
+      if (!inHeader) passes.push((current = { steps: [] }));
+      continue;
+    }
+    if (inHeader || current === undefined) continue;
+    const line = raw.trim();
+    const table = TABLE.exec(raw);
+    if (table) {
+      current.steps.push({ table: Number(table[1]), priority: Number(table[2]) });
+      continue;
+    }
+    const miss = MISS.exec(raw);
+    if (miss) {
+      current.steps.push({ table: Number(miss[1]), priority: null });
+      continue;
+    }
+    let m: RegExpExecArray | null;
+    if ((m = /^output:(\d+)$/.exec(line))) outputs.push(Number(m[1]));
+    else if ((m = /^-> output port is (\d+)$/.exec(line))) outputs.push(Number(m[1]));
+    else if (line === 'IN_PORT') outputs.push(inPort);
+    else if (line in RESERVED) outputs.push(RESERVED[line]!);
+    else if (line === 'NORMAL') normal = true;
+    else if (/^(?:CONTROLLER|controller)\b/.test(line) || /^>> .*TTL exception/.test(line)) controller = true;
+    else if ((m = /^-> using bucket (\d+)$/.exec(line))) buckets.push(Number(m[1]));
+    else if (NOT_SENT.test(' ' + line)) outputs.pop();
+  }
+  const verdict = outputs.length > 0 ? 'output' : normal ? 'normal' : controller ? 'controller' : 'drop';
+  return { passes, outputs, normal, controller, verdict, buckets };
+}
