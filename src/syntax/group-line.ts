@@ -104,7 +104,7 @@ function parseSelectionFields(text: string, offset: number, sink: ProblemSink): 
 /** Parses a group line into a fresh per-line sink; undefined when the line has errors. */
 export function parseGroupLine(text: string, origin: Origin, ctx: GroupLineContext): Group | undefined {
   const { sink } = ctx;
-  const pieces = splitTopLevel(text, 0, text.length);
+  const pieces = splitTopLevel(text, 0, text.length, true);
   let id: number | undefined;
   let type: GroupType | undefined;
   let selectionMethod: 'hash' | 'dp_hash' | undefined;

@@ -16,7 +16,21 @@ export interface KeyValueToken {
   readonly end: number;
 }
 
-const SEPARATORS = new Set([',', ' ', '\t']);
+// Character codes: the scanners below run once per character of a dump, so they compare codes
+// rather than allocate one-character strings.
+const COMMA = 0x2c;
+const SPACE = 0x20;
+const TAB = 0x09;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const EQUALS = 0x3d;
+const COLON = 0x3a;
+const OPEN_PAREN = 0x28;
+const CLOSE_PAREN = 0x29;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+const isSeparator = (c: number): boolean => c === COMMA || c === SPACE || c === TAB;
 
 /**
  * Splits `text[start, end)` into key/value tokens separated by commas and/or white space.
@@ -26,20 +40,21 @@ export function scanKeyValues(text: string, start: number, end: number): KeyValu
   const out: KeyValueToken[] = [];
   let i = start;
   while (i < end) {
-    while (i < end && SEPARATORS.has(text[i]!)) i++;
+    while (i < end && isSeparator(text.charCodeAt(i))) i++;
     if (i >= end) break;
     const keyOffset = i;
-    while (i < end && !SEPARATORS.has(text[i]!) && text[i] !== '=' && text[i] !== ':' && text[i] !== '(') i++;
+    let c = text.charCodeAt(i);
+    while (i < end && !isSeparator(c) && c !== EQUALS && c !== COLON && c !== OPEN_PAREN) c = text.charCodeAt(++i);
     const key = text.slice(keyOffset, i);
-    if (i < end && text[i] === '(') {
+    if (i < end && c === OPEN_PAREN) {
       // NXM printouts such as NXM_OF_ETH_TYPE(0800): keep the parenthesised part as the value.
       const close = findClose(text, i, end);
       out.push({ key, value: text.slice(i + 1, close), colon: false, keyOffset, valueOffset: i + 1, end: Math.min(end, close + 1) });
       i = Math.min(end, close + 1);
       continue;
     }
-    if (i < end && (text[i] === '=' || text[i] === ':')) {
-      const colon = text[i] === ':';
+    if (i < end && (c === EQUALS || c === COLON)) {
+      const colon = c === COLON;
       i++;
       const valueOffset = i;
       i = scanValue(text, i, end);
@@ -55,14 +70,14 @@ export function scanKeyValues(text: string, start: number, end: number): KeyValu
 function scanValue(text: string, i: number, end: number): number {
   let depth = 0;
   while (i < end) {
-    const c = text[i]!;
-    if (c === '"') {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
       i = skipQuoted(text, i, end);
       continue;
     }
-    if (c === '(' || c === '[') depth++;
-    else if ((c === ')' || c === ']') && depth > 0) depth--;
-    else if (depth === 0 && SEPARATORS.has(c)) break;
+    if (c === OPEN_PAREN || c === OPEN_BRACKET) depth++;
+    else if ((c === CLOSE_PAREN || c === CLOSE_BRACKET) && depth > 0) depth--;
+    else if (depth === 0 && isSeparator(c)) break;
     i++;
   }
   return i;
@@ -71,7 +86,11 @@ function scanValue(text: string, i: number, end: number): number {
 /** Offset just past the closing quote of the JSON-style string starting at `i` (or `end`). */
 export function skipQuoted(text: string, i: number, end: number): number {
   i++;
-  while (i < end && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+  while (i < end) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) break;
+    i += c === BACKSLASH ? 2 : 1;
+  }
   return Math.min(end, i + 1);
 }
 
@@ -79,13 +98,13 @@ export function skipQuoted(text: string, i: number, end: number): number {
 export function findClose(text: string, open: number, end: number): number {
   let depth = 0;
   for (let i = open; i < end; i++) {
-    const c = text[i];
-    if (c === '"') {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
       i = skipQuoted(text, i, end) - 1;
       continue;
     }
-    if (c === '(') depth++;
-    else if (c === ')' && --depth === 0) return i;
+    if (c === OPEN_PAREN) depth++;
+    else if (c === CLOSE_PAREN && --depth === 0) return i;
   }
   return end;
 }
@@ -98,9 +117,10 @@ export interface Piece {
 
 /**
  * Splits `text[start, end)` on commas at parenthesis depth 0 (quotes honoured), trimming white
- * space. Used for action lists and the arguments of `ct(...)`, `learn(...)` and friends.
+ * space. Used for action lists and the arguments of `ct(...)`, `learn(...)` and friends; group
+ * lines also separate items by white space (`whitespaceSeparates`).
  */
-export function splitTopLevel(text: string, start: number, end: number): Piece[] {
+export function splitTopLevel(text: string, start: number, end: number, whitespaceSeparates = false): Piece[] {
   const out: Piece[] = [];
   let depth = 0;
   let pieceStart = start;
@@ -119,7 +139,7 @@ export function splitTopLevel(text: string, start: number, end: number): Piece[]
     }
     if (c === '(' || c === '[') depth++;
     else if ((c === ')' || c === ']') && depth > 0) depth--;
-    else if (c === ',' && depth === 0) {
+    else if (depth === 0 && (c === ',' || (whitespaceSeparates && (c === ' ' || c === '\t')))) {
       push(i);
       pieceStart = i + 1;
     }
