@@ -38,6 +38,7 @@ async function compare(sw: OvsSwitch, tracer: Tracer, probes: readonly Probe[]):
     const ovsText = await sw.trace(probe.packet, { ctNext: probe.ctNext ?? [] });
     const inPort = Number(/in_port=(\d+)/.exec(probe.packet)?.[1] ?? 0);
     const ovs = parseOfprotoTrace(ovsText, inPort);
+    assert.ok(ovs.passes[0]!.steps.length > 0, `ofproto/trace output not understood:\n${ovsText}`);
     const spec = parsePacketSpec(probe.packet, tracer.pipeline.ports);
     assert.ok(spec.ok, `${probe.packet}: ${spec.ok ? '' : spec.error}`);
     const ours = tracer.trace(spec.packet, {
