@@ -2,99 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Action } from '../src/model/actions.ts';
 import { fieldByName } from '../src/model/fields.ts';
-import type { Flow, Match } from '../src/model/flow.ts';
-import { matchCovers, matchField } from '../src/model/match.ts';
-import { ProblemSink } from '../src/model/problems.ts';
-import type { TableRef } from '../src/model/tables.ts';
 import { parseIpv4, parseIpv6, parseMac } from '../src/model/values.ts';
 import { PROFILES, profileById } from '../src/profiles/index.ts';
 import { TEMPLATE_WORDS } from '../src/profiles/types.ts';
-import type { ActionHint, FlowPattern, Profile, TableSpec, Versioned } from '../src/profiles/types.ts';
+import type { ActionHint, Versioned } from '../src/profiles/types.ts';
 import { compareVersions, inVersion, versionsOverlap } from '../src/profiles/versions.ts';
-import { buildMatch } from '../src/syntax/match.ts';
+import { fits, isTableMiss, jumpTargets, parsePattern, resolveTable, tableByKey } from '../src/analysis/pattern-fit.ts';
 import { parseDump } from '../src/syntax/reader.ts';
-import { scanKeyValues } from '../src/syntax/tokens.ts';
 import { corpusDir } from './support/paths.ts';
-
-function parsePattern(text: string): { match: Match; errors: string[] } {
-  const sink = new ProblemSink();
-  const match = buildMatch(scanKeyValues(text, 0, text.length), { sink });
-  return { match, errors: sink.problems.map((p) => p.message) };
-}
-
-function tableByKey(profile: Profile, key: string): TableSpec | undefined {
-  return profile.tables.find((t) => t.name === key || (t.aliases ?? []).includes(key));
-}
-
-/** The profile's table a flow names, for a dump of the given release. */
-function resolveTable(profile: Profile, ref: TableRef, version: string): TableSpec | undefined {
-  if (ref.kind === 'name') return tableByKey(profile, ref.name);
-  return profile.tables.find((t) => t.number === ref.number && inVersion(t, version));
-}
-
-function flatten(actions: readonly Action[]): Action[] {
-  return actions.flatMap((a): Action[] => {
-    if (a.kind === 'ct' || a.kind === 'clone' || a.kind === 'write_actions') return [a, ...flatten(a.actions)];
-    return [a];
-  });
-}
-
-function targets(actions: readonly Action[]): TableRef[] {
-  const out: TableRef[] = [];
-  for (const a of flatten(actions)) {
-    if (a.kind === 'goto_table') out.push(a.table);
-    else if ((a.kind === 'resubmit' || a.kind === 'ct') && a.table) out.push(a.table);
-  }
-  return out;
-}
-
-function writes(a: Action, field: string): boolean {
-  const want = fieldByName(field);
-  if (!want) return false;
-  if (a.kind === 'set_field') return a.field.storage === want.storage;
-  if (a.kind === 'move') return a.dst.field.storage === want.storage;
-  return false;
-}
-
-/** Reference reading of the action hints, as the annotation engine is meant to apply them. */
-function hintHolds(profile: Profile, hint: ActionHint, actions: readonly Action[], version: string): boolean {
-  const all = flatten(actions);
-  const reserved = (name: string): boolean => all.some((a) => a.kind === 'output' && a.port.kind === 'reserved' && a.port.name === name);
-  if (hint.startsWith('goto:')) {
-    const want = tableByKey(profile, hint.slice(5));
-    return targets(actions).some((t) => resolveTable(profile, t, version) === want);
-  }
-  if (hint.startsWith('set:')) return all.some((a) => writes(a, hint.slice(4)));
-  switch (hint) {
-    case 'drop':
-      return actions.length === 0;
-    case 'normal':
-      return reserved('NORMAL');
-    case 'in_port':
-      return reserved('IN_PORT');
-    case 'controller':
-      return all.some((a) => a.kind === 'controller') || reserved('CONTROLLER');
-    case 'output':
-      return all.some((a) => a.kind === 'output_field' || (a.kind === 'output' && a.port.kind !== 'reserved'));
-    case 'ct(commit)':
-      return all.some((a) => a.kind === 'ct' && a.commit);
-    case 'ct(nat)':
-      return all.some((a) => a.kind === 'ct' && a.actions.some((n) => n.kind === 'nat'));
-    default:
-      return all.some((a) => a.kind === hint);
-  }
-}
-
-function fits(profile: Profile, p: FlowPattern, flow: Flow, version: string): boolean {
-  if (!inVersion(p, version)) return false;
-  if (typeof p.priority === 'number' && flow.priority !== p.priority) return false;
-  if (typeof p.priority === 'object' && ((p.priority.min ?? 0) > flow.priority || flow.priority > (p.priority.max ?? 65535))) return false;
-  if (!matchCovers(parsePattern(p.match).match, flow.match)) return false;
-  if (!(p.fields ?? []).every((f) => matchField(flow.match, f) !== undefined)) return false;
-  return (p.actions ?? []).every((h) => hintHolds(profile, h, flow.actions, version));
-}
 
 function versionText(v: Versioned): string {
   return `${v.since ?? '…'}–${v.until ?? '…'}`;
@@ -171,7 +87,7 @@ for (const profile of PROFILES) {
     for (const z of profile.ctZones) assert.ok(z.zone >= 0 && z.zone <= 0xffff, z.name);
     for (const s of profile.detect) {
       if (s.kind === 'port-name' || s.kind === 'note') assert.doesNotThrow(() => new RegExp(s.pattern));
-      if (s.kind === 'flow') assert.deepEqual(parsePattern(s.match).errors, [], s.match);
+      if (s.kind === 'flow') assert.deepEqual(parsePattern(s.match).problems, [], s.match);
       if (s.kind === 'field-used') assert.ok(fieldByName(s.field), s.field);
     }
     assert.ok(profile.detect.some((s) => s.weight > 0));
@@ -186,7 +102,7 @@ for (const profile of PROFILES) {
     }
     for (const t of profile.tables) {
       for (const p of t.patterns) {
-        assert.deepEqual(parsePattern(p.match).errors, [], `${t.name}: ${p.match}`);
+        assert.deepEqual(parsePattern(p.match).problems, [], `${t.name}: ${p.match}`);
         for (const f of p.fields ?? []) assert.ok(fieldByName(f), `${t.name}: field ${f}`);
         for (const [, ph] of p.meaning.matchAll(/\{([^}]+)\}/g)) {
           const known =
@@ -227,7 +143,7 @@ for (const { file, profile: id, version } of LISTINGS) {
         continue;
       }
       assert.ok(inVersion(table, version), `${table.name} is not in ${version}`);
-      for (const ref of targets(flow.actions)) {
+      for (const ref of jumpTargets(flow.actions)) {
         const to = resolveTable(profile, ref, version);
         assert.ok(to, `${flow.origin.text}: jump to unknown table`);
         // A learn() target is not a jump; SessionAffinity is filled by ServiceLB.
@@ -237,14 +153,14 @@ for (const { file, profile: id, version } of LISTINGS) {
     }
     assert.deepEqual(unknown, []);
     for (const g of dump.groups) {
-      for (const b of g.buckets) for (const ref of targets(b.actions)) assert.ok(resolveTable(profile, ref, version), `group ${g.id}`);
+      for (const b of g.buckets) for (const ref of jumpTargets(b.actions)) assert.ok(resolveTable(profile, ref, version), `group ${g.id}`);
     }
   });
 
   test(`${file}: every flow other than a table miss fits one of its table's patterns`, () => {
     const unexplained: string[] = [];
     for (const flow of dump.flows) {
-      if (flow.priority === 0 && flow.match.fields.length === 0) continue;
+      if (isTableMiss(flow)) continue;
       const table = resolveTable(profile, flow.table, version);
       if (!table || !table.patterns.some((p) => fits(profile, p, flow, version))) unexplained.push(flow.origin.text);
     }

@@ -1,0 +1,126 @@
+/**
+ * How a profile's words attach to flows: which of its tables a flow lives in, and which flow
+ * pattern of that table the flow fits (match fields implied, required fields present, priority
+ * in range, action hints holding), for one release of the product.
+ */
+import type { Action } from '../model/actions.ts';
+import { fieldByName } from '../model/fields.ts';
+import type { Flow, Match } from '../model/flow.ts';
+import { matchCovers, matchField } from '../model/match.ts';
+import { ProblemSink } from '../model/problems.ts';
+import type { TableRef } from '../model/tables.ts';
+import type { ActionHint, FlowPattern, Profile, TableSpec } from '../profiles/types.ts';
+import { inVersion } from '../profiles/versions.ts';
+import { buildMatch } from '../syntax/match.ts';
+import { scanKeyValues } from '../syntax/tokens.ts';
+
+/** A pattern's match text, parsed once. Patterns are checked by the profile tests to parse cleanly. */
+const parsedPatterns = new Map<string, { match: Match; problems: string[] }>();
+
+/** The match of a pattern, with the messages of any problems the match parser reported. */
+export function parsePattern(text: string): { match: Match; problems: string[] } {
+  let p = parsedPatterns.get(text);
+  if (!p) {
+    const sink = new ProblemSink();
+    const match = buildMatch(scanKeyValues(text, 0, text.length), { sink });
+    p = { match, problems: sink.problems.map((x) => x.message) };
+    parsedPatterns.set(text, p);
+  }
+  return p;
+}
+
+/** A table of the profile by its name or one of its aliases. */
+export function tableByKey(profile: Profile, key: string): TableSpec | undefined {
+  return profile.tables.find((t) => t.name === key || (t.aliases ?? []).includes(key));
+}
+
+/** The profile's table a flow names, in the given release. */
+export function resolveTable(profile: Profile, ref: TableRef, release: string): TableSpec | undefined {
+  if (ref.kind === 'name') return tableByKey(profile, ref.name);
+  return profile.tables.find((t) => t.number === ref.number && inVersion(t, release));
+}
+
+/** The actions, with those nested in `ct(exec(…))`, `clone(…)` and `write_actions(…)` after their parent. */
+export function flattenActions(actions: readonly Action[]): Action[] {
+  return actions.flatMap((a): Action[] => {
+    if (a.kind === 'ct' || a.kind === 'clone' || a.kind === 'write_actions') return [a, ...flattenActions(a.actions)];
+    return [a];
+  });
+}
+
+/** Tables the actions continue in: goto_table, resubmit(,T) and ct(table=T). */
+export function jumpTargets(actions: readonly Action[]): TableRef[] {
+  const out: TableRef[] = [];
+  for (const a of flattenActions(actions)) {
+    if (a.kind === 'goto_table') out.push(a.table);
+    else if ((a.kind === 'resubmit' || a.kind === 'ct') && a.table) out.push(a.table);
+  }
+  return out;
+}
+
+/** Whether an action writes the storage of `field` (set_field/load/mod_*, or move into it). */
+export function writesField(a: Action, field: string): boolean {
+  const want = fieldByName(field);
+  if (!want) return false;
+  if (a.kind === 'set_field') return a.field.storage === want.storage;
+  if (a.kind === 'move') return a.dst.field.storage === want.storage;
+  return false;
+}
+
+/** Whether one action hint of a pattern holds for the flow's actions (see `ActionHint`). */
+export function hintHolds(profile: Profile, hint: ActionHint, actions: readonly Action[], release: string): boolean {
+  const all = flattenActions(actions);
+  const reserved = (name: string): boolean => all.some((a) => a.kind === 'output' && a.port.kind === 'reserved' && a.port.name === name);
+  if (hint.startsWith('goto:')) {
+    const want = tableByKey(profile, hint.slice(5));
+    return jumpTargets(actions).some((t) => resolveTable(profile, t, release) === want);
+  }
+  if (hint.startsWith('set:')) return all.some((a) => writesField(a, hint.slice(4)));
+  switch (hint) {
+    case 'drop':
+      return actions.length === 0;
+    case 'normal':
+      return reserved('NORMAL');
+    case 'in_port':
+      return reserved('IN_PORT');
+    case 'controller':
+      return all.some((a) => a.kind === 'controller') || reserved('CONTROLLER');
+    case 'output':
+      return all.some((a) => a.kind === 'output_field' || (a.kind === 'output' && a.port.kind !== 'reserved'));
+    case 'ct(commit)':
+      return all.some((a) => a.kind === 'ct' && a.commit);
+    case 'ct(nat)':
+      return all.some((a) => a.kind === 'ct' && a.actions.some((n) => n.kind === 'nat'));
+    default:
+      return all.some((a) => a.kind === hint);
+  }
+}
+
+/** Whether a flow fits a pattern in the given release (the rules are in `FlowPattern`'s comment). */
+export function fits(profile: Profile, p: FlowPattern, flow: Flow, release: string): boolean {
+  if (!inVersion(p, release)) return false;
+  if (typeof p.priority === 'number' && flow.priority !== p.priority) return false;
+  if (typeof p.priority === 'object' && ((p.priority.min ?? 0) > flow.priority || flow.priority > (p.priority.max ?? 65535))) return false;
+  if (!matchCovers(parsePattern(p.match).match, flow.match)) return false;
+  if (!(p.fields ?? []).every((f) => matchField(flow.match, f) !== undefined)) return false;
+  return (p.actions ?? []).every((h) => hintHolds(profile, h, flow.actions, release));
+}
+
+/** The first pattern of the table the flow fits, as the profile lists them (specific first). */
+export function findPattern(profile: Profile, table: TableSpec, flow: Flow, release: string): { index: number; pattern: FlowPattern } | undefined {
+  const index = table.patterns.findIndex((p) => fits(profile, p, flow, release));
+  return index < 0 ? undefined : { index, pattern: table.patterns[index]! };
+}
+
+/** A table-miss flow: priority 0 with an empty match, explained by the table's `miss`. */
+export function isTableMiss(flow: Flow): boolean {
+  return flow.priority === 0 && flow.match.fields.length === 0;
+}
+
+/**
+ * The release a profile is read in when none is given: the last one it covers, or, for a
+ * profile that is still current, a release later than any bound it names.
+ */
+export function defaultRelease(profile: Profile): string {
+  return profile.versions.until ?? '9999';
+}
