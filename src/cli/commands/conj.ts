@@ -36,14 +36,15 @@ export function registerConj(program: Command, io: Io): void {
     .option('--json', 'print JSON')
     .option('--strict', 'exit 2 when any line cannot be read')
     .action(async (file: string, ids: number[] | undefined, opts: ConjOptions) => {
+      const result = await loadDump(file, io, { strict: opts.strict ?? false });
       let packet;
       if (opts.packet !== undefined) {
+        // Port names in the packet resolve through the dump's own port map.
         const sink = new ProblemSink();
-        packet = buildMatch(scanKeyValues(opts.packet, 0, opts.packet.length), { sink });
+        packet = buildMatch(scanKeyValues(opts.packet, 0, opts.packet.length), { sink, ...(result.ports.size > 0 ? { portMap: result.ports } : {}) });
         const err = sink.problems.find((p) => p.severity === 'error');
         if (err) throw new UserError(`--packet: ${err.message}`);
       }
-      const result = await loadDump(file, io, { strict: opts.strict ?? false });
       const pipeline = new Pipeline(result.flows, result.groups, result.ports);
       const report = findConjunctions(pipeline, ids && ids.length > 0 ? { ids } : {});
       if (packet) {
