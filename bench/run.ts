@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
-import { availableParallelism, cpus } from 'node:os';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_PARAMETERS, ensureDump, positiveInt, type DumpParameters } from './generate.ts';
 import type { MeasurementSample } from './measure.ts';
@@ -136,12 +136,16 @@ function main(): void {
   const checks = verdicts(rows, options.params.flows);
 
   if (options.json) {
-    const machine = { cpus: availableParallelism(), cpu: cpus()[0]?.model ?? 'unknown', node: process.version };
+    const machine = { cpus: availableParallelism(), cpu: cpus()[0]?.model ?? 'unknown', node: process.version, loadAverage: loadavg()[0] };
     process.stdout.write(`${JSON.stringify({ params: options.params, runs: options.runs, dump: { ...dump, bytes }, machine, results: rows, failures, targets: checks }, null, 2)}\n`);
     return;
   }
   console.log(`dump: ${dump.path} (${(bytes / 1024 ** 2).toFixed(1)} MiB, ${dump.reused ? 'reused' : `generated in ${(generatedMs / 1000).toFixed(1)} s`})`);
-  console.log(`machine: ${availableParallelism()} CPUs, node ${process.version}; ${options.runs} run(s) per measurement, median shown\n`);
+  console.log(`machine: ${availableParallelism()} CPUs, node ${process.version}; ${options.runs} run(s) per measurement, median shown`);
+  const load = loadavg()[0] ?? 0;
+  // Wall times mean little on a busy machine; CPU time is the steadier figure then.
+  if (load > availableParallelism()) console.log(`warning: load average ${load.toFixed(1)} exceeds the CPU count; wall times are inflated, compare cpu s`);
+  console.log('');
   console.log(
     table(
       ['measurement', 'flows', 'wall s', 'cpu s', 'flows/s', 'peak RSS', 'heap kept', '× floor'],
