@@ -8,6 +8,7 @@ import type { PortMap } from '../model/ports.ts';
 import type { ProblemSink } from '../model/problems.ts';
 import type { TableRef } from '../model/tables.ts';
 import { parseActions } from './actions.ts';
+import { FlowChecker } from './consistency.ts';
 import { buildMatch } from './match.ts';
 import { type KeyValueToken, scanKeyValues, skipQuoted, unquoteName } from './tokens.ts';
 
@@ -180,6 +181,9 @@ export function parseFlowLine(text: string, origin: Origin, ctx: FlowLineContext
   const match = buildMatch(matchTokens, { sink, ...(ctx.portMap ? { portMap: ctx.portMap } : {}) });
   const actions = parseActions(text, start, text.length, { sink, match, ...(ctx.portMap ? { portMap: ctx.portMap } : {}) });
   if (sink.hasErrors) return undefined;
+  const checker = new FlowChecker(match, sink, { offset: keyword, length: text.length - keyword });
+  checker.checkMatch();
+  checker.checkActions(actions);
   return {
     table: h.table,
     priority: h.priority,

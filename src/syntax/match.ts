@@ -391,3 +391,13 @@ function subfieldMatch(t: KeyValueToken, slots: Map<string, Slot>, ctx: MatchCon
   // Only the subfield's bits change; the rest of the field keeps what earlier keys set.
   for (const w of writesFor(field, n << BigInt(start), range, undefined)) apply(slots, { ...w, bits: w.mask }, at);
 }
+
+/**
+ * Whether a built match pins the protocol a field needs (OVS prerequisites), so that the flow may
+ * match or write it. Actions are checked against the match this way (OFPBAC_MATCH_INCONSISTENT).
+ */
+export function matchAllows(match: Match, field: FieldDef): boolean {
+  const slots = new Map<string, Slot>();
+  for (const f of match.fields) slots.set(f.field.storage, { field: f.field, value: f.value, mask: f.mask, offset: 0, length: 0, written: f.field.name });
+  return allowed(field.storage, protocolOf(slots), slots);
+}
