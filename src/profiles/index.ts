@@ -4,12 +4,14 @@ import { antreaCnp } from './antrea-cnp.ts';
 import { antreaPolicyOnly } from './antrea-policy-only.ts';
 import { antreaProxy } from './antrea-proxy.ts';
 import { antreaV1 } from './antrea-v1.ts';
+import { generic } from './generic.ts';
+import { openshiftSdn } from './openshift-sdn.ts';
 import type { Profile } from './types.ts';
 
 export type * from './types.ts';
 
-/** Every built-in profile, in the order detection reports ties. */
-export const PROFILES: readonly Profile[] = [antrea, antreaProxy, antreaV1, antreaCnp, antreaPolicyOnly];
+/** Every built-in profile, in the order detection reports ties; the generic fallback comes last. */
+export const PROFILES: readonly Profile[] = [antrea, antreaProxy, antreaV1, antreaCnp, antreaPolicyOnly, openshiftSdn, generic];
 
 const byId = new Map(PROFILES.map((p) => [p.id, p]));
 

@@ -264,27 +264,30 @@ export interface GroupPattern extends Versioned {
 
 /**
  * Evidence that a dump comes from this pipeline. The engine adds up the weights of the signals
- * that hold; negative weights count against the profile.
+ * that hold; negative weights count against the profile. A signal with `since`/`until` is also
+ * evidence for those releases: when it holds, detection prefers a release in its range.
  */
-export type DetectionSignal =
-  /** A flow's table is written with this name. */
-  | { readonly kind: 'table-name'; readonly name: string; readonly weight: number }
-  /** Some flow lives in this table number. */
-  | { readonly kind: 'table-number'; readonly number: number; readonly weight: number }
-  /** A `note:` action in this table whose hex bytes (as printed, `01.03.00…`) match the regular expression. */
-  | { readonly kind: 'note'; readonly table: number; readonly pattern: string; readonly weight: number }
-  /** A port (in a match, action or port map) whose name matches the regular expression. */
-  | { readonly kind: 'port-name'; readonly pattern: string; readonly weight: number }
-  /** Some flow matches on or writes this field (`reg0`, `ct_label`). */
-  | { readonly kind: 'field-used'; readonly field: string; readonly weight: number }
-  /** Some flow fits this pattern (in a table given by number, or anywhere). */
-  | {
-      readonly kind: 'flow';
-      readonly table?: number;
-      readonly match: string;
-      readonly actions?: readonly ActionHint[];
-      readonly weight: number;
-    };
+export type DetectionSignal = Versioned &
+  (
+    /** A flow's table is written with this name. */
+    | { readonly kind: 'table-name'; readonly name: string; readonly weight: number }
+    /** Some flow lives in this table number. */
+    | { readonly kind: 'table-number'; readonly number: number; readonly weight: number }
+    /** A `note:` action in this table whose hex bytes (as printed, `01.03.00…`) match the regular expression. */
+    | { readonly kind: 'note'; readonly table: number; readonly pattern: string; readonly weight: number }
+    /** A port (in a match, action or port map) whose whole name matches the regular expression. */
+    | { readonly kind: 'port-name'; readonly pattern: string; readonly weight: number }
+    /** Some flow matches on or writes this field (`reg0`, `ct_label`). */
+    | { readonly kind: 'field-used'; readonly field: string; readonly weight: number }
+    /** Some flow fits this pattern (in a table given by number, or anywhere). */
+    | {
+        readonly kind: 'flow';
+        readonly table?: number;
+        readonly match: string;
+        readonly actions?: readonly ActionHint[];
+        readonly weight: number;
+      }
+  );
 
 export interface Profile {
   /** Short, stable identifier (`antrea-v1`, `openshift-sdn`). */
