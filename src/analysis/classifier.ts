@@ -9,10 +9,12 @@
  * actions are `conjunction(...)` are soft matches; once every clause of a conjunction matched at
  * one priority, the table is looked up again with `conj_id` set.
  */
-import type { Flow } from '../model/flow.ts';
+import type { FieldDef } from '../model/fields.ts';
+import type { Flow, MatchField } from '../model/flow.ts';
 import { type Pipeline, tableKey } from '../model/pipeline.ts';
 import type { PortMap } from '../model/ports.ts';
 import type { TableRef } from '../model/tables.ts';
+import { ones } from '../model/values.ts';
 import { FIELD, fieldParts, type Packet, port16 } from './packet.ts';
 
 interface Clause {
@@ -37,9 +39,6 @@ interface Subtable {
   readonly buckets: Map<string, Rule[]>;
 }
 
-/** A flow that could never match: its port name is unknown, so no packet can carry it. */
-const UNMATCHABLE = -1n;
-
 export interface ConjunctionMatch {
   readonly id: number;
   /** The component flows at the completing priority that carry the ID. */
@@ -51,26 +50,93 @@ export interface LookupResult {
   readonly conjunction?: ConjunctionMatch;
 }
 
+/**
+ * How one matched field at one mask lands in storage slots. Flows of a table share a handful of
+ * these, so the bit arithmetic is worked out once per (field, mask) rather than once per flow.
+ */
+interface Term {
+  readonly id: number;
+  readonly parts: readonly { readonly slot: string; readonly mask: bigint; readonly fieldShift: bigint; readonly slotShift: bigint }[];
+  /** in_port: the value is a port (16- or 32-bit numbering, or a name to resolve). */
+  readonly port: boolean;
+}
+
+const terms = new Map<FieldDef, Map<bigint, Term>>();
+
+function termOf(field: FieldDef, mask: bigint): Term {
+  let byMask = terms.get(field);
+  if (!byMask) terms.set(field, (byMask = new Map()));
+  let term = byMask.get(mask);
+  if (term) return term;
+  const port = field.format === 'port' && field.storage === FIELD.inPort.storage;
+  const parts = port
+    ? [{ slot: FIELD.inPort.storage, mask: 0xffffn, fieldShift: 0n, slotShift: 0n }]
+    : fieldParts(field)
+        .map((p) => ({ slot: p.slot, mask: ((mask >> BigInt(p.fieldShift)) & ones(p.bits)) << BigInt(p.slotShift), fieldShift: BigInt(p.fieldShift), slotShift: BigInt(p.slotShift) }))
+        .filter((p) => p.mask !== 0n);
+  term = { id: terms.size * 1000 + byMask.size, parts, port };
+  byMask.set(mask, term);
+  return term;
+}
+
+/** A subtable and, per term of its flows (in id order), the slot index of each of the term's parts. */
+interface Shape {
+  readonly sub: Subtable;
+  readonly placement: readonly (readonly number[])[];
+}
+
+function makeShape(sorted: readonly Term[], priority: number): Shape {
+  const slots: string[] = [];
+  const masks: bigint[] = [];
+  const placement = sorted.map((t) =>
+    t.parts.map((p) => {
+      let i = slots.indexOf(p.slot);
+      if (i < 0) {
+        i = slots.push(p.slot) - 1;
+        masks.push(0n);
+      }
+      masks[i] = masks[i]! | p.mask;
+      return i;
+    }),
+  );
+  return { sub: { slots, masks, maxPriority: priority, buckets: new Map() }, placement };
+}
+
 /** One table's index. */
 export class TableIndex {
   private readonly subtables: Subtable[] = [];
   readonly size: number;
 
   constructor(flows: readonly Flow[], ports: PortMap) {
-    const bySignature = new Map<string, Subtable>();
+    const shapes = new Map<string, Shape>();
+    const byId = (a: { term: Term }, b: { term: Term }): number => a.term.id - b.term.id;
     for (const flow of flows) {
-      const constraint = slotConstraint(flow, ports);
-      const slots = [...constraint.keys()].sort();
-      const masks = slots.map((s) => constraint.get(s)!.mask);
-      const signature = slots.map((s, i) => `${s}/${masks[i]!.toString(16)}`).join(',');
-      let sub = bySignature.get(signature);
-      if (!sub) {
-        sub = { slots, masks, maxPriority: flow.priority, buckets: new Map() };
-        bySignature.set(signature, sub);
-        this.subtables.push(sub);
+      const fields = flow.match.fields;
+      const entries = new Array<{ term: Term; mf: MatchField }>(fields.length);
+      let sorted = true;
+      for (let i = 0; i < fields.length; i++) {
+        const mf = fields[i]!;
+        const term = termOf(mf.field, mf.mask);
+        entries[i] = { term, mf };
+        if (i > 0 && entries[i - 1]!.term.id > term.id) sorted = false;
       }
-      sub.maxPriority = Math.max(sub.maxPriority, flow.priority);
-      const key = valuesKey(slots.map((s) => constraint.get(s)!.value));
+      if (!sorted) entries.sort(byId);
+      let signature = '';
+      for (const e of entries) signature += `${e.term.id},`;
+      let shape = shapes.get(signature);
+      if (!shape) {
+        shape = makeShape(
+          entries.map((e) => e.term),
+          flow.priority,
+        );
+        shapes.set(signature, shape);
+        this.subtables.push(shape.sub);
+      }
+      const values = slotValues(entries, shape, ports);
+      if (!values) continue; // no packet can match it
+      const sub = shape.sub;
+      if (flow.priority > sub.maxPriority) sub.maxPriority = flow.priority;
+      const key = valuesKey(values);
       const clauses = conjunctionClauses(flow);
       const rule: Rule = clauses ? { flow, priority: flow.priority, clauses } : { flow, priority: flow.priority };
       const bucket = sub.buckets.get(key);
@@ -181,32 +247,34 @@ function conjunctionClauses(flow: Flow): Clause[] | undefined {
   return clauses.length > 0 ? clauses : undefined;
 }
 
-/** The flow's match as (storage slot → value, mask), all fields sharing a slot merged. */
-function slotConstraint(flow: Flow, ports: PortMap): Map<string, { value: bigint; mask: bigint }> {
-  const out = new Map<string, { value: bigint; mask: bigint }>();
-  for (const mf of flow.match.fields) {
+/** A flow's masked values in its subtable's slot order; undefined when no packet can match them. */
+function slotValues(entries: readonly { term: Term; mf: MatchField }[], shape: Shape, ports: PortMap): bigint[] | undefined {
+  const values = new Array<bigint>(shape.sub.slots.length).fill(0n);
+  const seen = new Array<bigint>(shape.sub.slots.length).fill(0n);
+  for (let k = 0; k < entries.length; k++) {
+    const { term, mf } = entries[k]!;
     let value = mf.value;
-    let mask = mf.mask;
-    if (mf.field.format === 'port' && mf.field.storage === FIELD.inPort.storage) {
-      const named = mf.port?.kind === 'name' ? ports.number(mf.port.name) : undefined;
-      value = mf.port?.kind === 'name' ? (named === undefined ? UNMATCHABLE : BigInt(named)) : port16(value);
-      mask = 0xffffn;
-      const prev = out.get(FIELD.inPort.storage);
-      out.set(FIELD.inPort.storage, { value: prev && prev.value !== value ? UNMATCHABLE : value, mask });
-      continue;
+    if (term.port) {
+      if (mf.port?.kind === 'name') {
+        const n = ports.number(mf.port.name);
+        if (n === undefined) return undefined;
+        value = BigInt(n);
+      } else {
+        value = port16(value);
+      }
     }
-    for (const p of fieldParts(mf.field)) {
-      const m = ((mask >> BigInt(p.fieldShift)) & ((1n << BigInt(p.bits)) - 1n)) << BigInt(p.slotShift);
-      if (m === 0n) continue;
-      const v = ((value >> BigInt(p.fieldShift)) << BigInt(p.slotShift)) & m;
-      const prev = out.get(p.slot);
-      if (!prev) out.set(p.slot, { value: v, mask: m });
-      else if (prev.value === UNMATCHABLE) continue;
-      else if ((prev.value & m) !== (v & prev.mask)) out.set(p.slot, { value: UNMATCHABLE, mask: prev.mask | m });
-      else out.set(p.slot, { value: prev.value | v, mask: prev.mask | m });
+    const placement = shape.placement[k]!;
+    for (let j = 0; j < term.parts.length; j++) {
+      const part = term.parts[j]!;
+      const i = placement[j]!;
+      const v = ((value >> part.fieldShift) << part.slotShift) & part.mask;
+      // Two fields constraining the same bits differently (in_port written twice, say).
+      if ((values[i]! & part.mask) !== (v & seen[i]!)) return undefined;
+      values[i] = values[i]! | v;
+      seen[i] = seen[i]! | part.mask;
     }
   }
-  return out;
+  return values;
 }
 
 /** Indexes of every table of a pipeline, built on first use so a trace pays only for tables it visits. */
