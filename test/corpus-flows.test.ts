@@ -15,7 +15,7 @@ function expectedText(canonical: string): string {
 }
 
 // Measured floors: raise them as the printer improves, never lower them.
-const MIN_IDENTICAL = 1468;
+const MIN_IDENTICAL = 1470;
 const MIN_REJECTED_DIAGNOSED = 169;
 
 test('accepted corpus flows print exactly as ovs-ofctl parse-flow printed them', () => {

@@ -418,6 +418,7 @@ export function parseFieldValue(field: FieldDef, text: string, portMap?: PortMap
       break;
   }
   if (!r.ok) return r;
+  if (field.name.startsWith('tun_metadata')) return tunnelMetadata(field, text, r.value, r.mask);
   const wide = ones(field.bytes * 8);
   // Bits beyond the field's width but inside its container are dropped, as OVS does when it
   // stores the value (dl_vlan=5000 matches VLAN 904).
@@ -427,6 +428,18 @@ export function parseFieldValue(field: FieldDef, text: string, portMap?: PortMap
   // Fields that cannot be masked take only "all bits" or "no bits" (lib/meta-flow.c mf_is_mask_valid).
   if (!field.maskable && r.mask !== wide && r.mask !== 0n) return fail(`${text}: invalid mask for field ${field.name}`);
   return { ...r, value: r.value & mask, mask };
+}
+
+/**
+ * Tunnel metadata has no fixed width: without the switch's TLV map OVS takes the option's length
+ * from the mask as written (else the value), so `0xef/0xff` is an exact one-byte match.
+ */
+function tunnelMetadata(field: FieldDef, text: string, value: bigint, mask: bigint): FieldValueResult {
+  const slash = text.indexOf('/');
+  const digits = (slash < 0 ? text : text.slice(slash + 1)).replace(/^0x/i, '').length;
+  const width = ones(Math.ceil(digits / 2) * 8);
+  if (slash >= 0 && mask !== width) return { ok: true, value: value & mask, mask };
+  return { ok: true, value: value & width, mask: ones(field.bits) };
 }
 
 function hexString(v: bigint): string {
