@@ -1,0 +1,211 @@
+/**
+ * Collections of dumps on disk, found by their layout rather than by a flag:
+ * - an Antrea support bundle directory (`agent_<node>.tar.gz` per node, `failed_nodes`), or a
+ *   tarball of one;
+ * - one agent's tarball (`agent_<node>.tar.gz`, or the in-Pod `bundle_*.tar.gz`) or its
+ *   unpacked directory: `flows`, `groups`, `ovsports`, `agentinfo`, policy objects;
+ * - per-node directories holding `flows` (and `ovs-show`), as OpenShift's debug scripts leave;
+ * - a sosreport (`sos_commands/openvswitch/…`), one node per bridge.
+ * Archives are read in memory; only the files named above are kept.
+ */
+import { lstat, readdir, readFile, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { parseAgentInfo } from './agentinfo.ts';
+import { MAGIC_DESCRIPTION, readArchive, sniff } from './archive.ts';
+import { decodeText, type NodeFile, type NodeFileKind, type NodeSource, POLICY_KINDS, SourceError } from './node.ts';
+import { isSosFile, sosNodes } from './sos.ts';
+
+export interface Bundle {
+  /** The path given. */
+  readonly path: string;
+  /** Nodes in name order. */
+  readonly nodes: readonly NodeSource[];
+  /** Problems that belong to no node (nodes the bundle could not collect, unreadable members). */
+  readonly problems: readonly string[];
+}
+
+/** File name in a node's directory → what it holds. */
+const NODE_FILES: Readonly<Record<string, NodeFileKind>> = {
+  flows: 'flows',
+  groups: 'groups',
+  ovsports: 'ports',
+  'ovs-show': 'ports',
+  agentinfo: 'agentinfo',
+  ...Object.fromEntries(POLICY_KINDS.map((k) => [k, k])),
+};
+
+const NODE_ARCHIVE = /^(?:agent_(.+)|bundle_.*)\.(?:tar\.gz|tgz)$/;
+const FAILED_NODES = 'failed_nodes';
+/** Deep enough for `support-bundles_X/agent_n/…` and `sosreport-host/sos_commands/openvswitch/…`. */
+const MAX_DEPTH = 4;
+
+type Tree = Map<string, Buffer>;
+
+function baseOf(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+function dirOf(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i < 0 ? '' : path.slice(0, i);
+}
+
+function wanted(path: string): boolean {
+  const base = baseOf(path);
+  return base in NODE_FILES || NODE_ARCHIVE.test(base) || base === FAILED_NODES || isSosFile(path);
+}
+
+function describeError(err: unknown): string {
+  const code = (err as { code?: string }).code;
+  if (code === 'ENOENT') return 'no such file or directory';
+  if (code === 'EACCES') return 'permission denied';
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The wanted files under a directory; symbolic links are neither followed nor read. */
+async function treeFromDirectory(dir: string, problems: string[]): Promise<Tree> {
+  const tree: Tree = new Map();
+  const walk = async (rel: string, depth: number): Promise<void> => {
+    let names: string[];
+    try {
+      names = (await readdir(join(dir, rel))).sort();
+    } catch (err) {
+      problems.push(`${join(dir, rel)}: cannot list: ${describeError(err)}`);
+      return;
+    }
+    for (const name of names) {
+      const relPath = rel === '' ? name : `${rel}/${name}`;
+      const full = join(dir, relPath);
+      const st = await lstat(full).catch(() => undefined);
+      if (st === undefined || st.isSymbolicLink()) continue;
+      if (st.isDirectory()) {
+        if (depth < MAX_DEPTH && name !== 'logs') await walk(relPath, depth + 1);
+      } else if (st.isFile() && wanted(relPath)) {
+        try {
+          tree.set(relPath, await readFile(full));
+        } catch (err) {
+          problems.push(`${full}: cannot read: ${describeError(err)}`);
+        }
+      }
+    }
+  };
+  await walk('', 0);
+  return tree;
+}
+
+async function treeFromArchive(data: Buffer, label: string, problems: string[]): Promise<Tree> {
+  const contents = await readArchive(data, { wanted });
+  for (const p of contents.problems) problems.push(`${label} ${p}`);
+  return new Map(contents.entries.map((e) => [e.path, e.data]));
+}
+
+/** The node's name: the one its archive is named after, else agentinfo's, else its directory's. */
+function nodeName(files: Partial<Record<NodeFileKind, NodeFile>>, fallback: string): string {
+  const info = files.agentinfo === undefined ? undefined : parseAgentInfo(files.agentinfo.text);
+  return info?.nodeName ?? fallback;
+}
+
+/** Nodes from the node files of a tree, grouped by directory. */
+function directoryNodes(tree: Tree, origin: string, rootName: string, separator: string): NodeSource[] {
+  const byDir = new Map<string, { files: Partial<Record<NodeFileKind, NodeFile>>; problems: string[] }>();
+  for (const [path, data] of tree) {
+    const kind = NODE_FILES[baseOf(path)];
+    if (kind === undefined || isSosFile(path)) continue;
+    const dir = dirOf(path);
+    let node = byDir.get(dir);
+    if (!node) byDir.set(dir, (node = { files: {}, problems: [] }));
+    const label = `${origin}${separator}${path}`;
+    const decoded = decodeText(data);
+    // `ovsports` wins over `ovs-show` should both be there; both describe the same ports.
+    if ('notText' in decoded) node.problems.push(`${label}: not text (${decoded.notText})`);
+    else if (node.files[kind] === undefined || baseOf(path) === 'ovsports') node.files[kind] = { label, text: decoded.text };
+  }
+  return [...byDir.entries()]
+    .filter(([, n]) => n.files.flows !== undefined || n.files.groups !== undefined || n.files.agentinfo !== undefined || n.problems.length > 0)
+    .map(([dir, n]) => ({
+      name: nodeName(n.files, dir === '' ? rootName : baseOf(dir)),
+      origin: dir === '' ? origin : `${origin}${separator}${dir}`,
+      files: n.files,
+      problems: n.problems,
+    }));
+}
+
+/** Name of a node archive: `agent_<node>.tar.gz` → node; other names → the name without extension. */
+function archiveNodeName(file: string): string {
+  const m = NODE_ARCHIVE.exec(file);
+  return m?.[1] ?? file.replace(/\.(?:tar\.gz|tgz|tar)$/, '');
+}
+
+/** Every node a tree holds: nested agent archives, node directories, sosreport bridges. */
+async function nodesOfTree(tree: Tree, origin: string, rootName: string, separator: string, problems: string[]): Promise<NodeSource[]> {
+  const nodes: NodeSource[] = [];
+  for (const [path, data] of tree) {
+    const base = baseOf(path);
+    if (base === FAILED_NODES) {
+      const failed = data.toString('utf8').split(/\s+/).filter(Boolean);
+      if (failed.length > 0) problems.push(`the bundle could not collect ${failed.length === 1 ? 'node' : 'nodes'} ${failed.join(', ')} (${FAILED_NODES})`);
+      continue;
+    }
+    if (!NODE_ARCHIVE.test(base)) continue;
+    const label = `${origin}${separator}${path}`;
+    const own: string[] = [];
+    const inner = await treeFromArchive(data, label, own);
+    const found = directoryNodes(inner, label, archiveNodeName(base), ':');
+    if (found.length === 0) nodes.push({ name: archiveNodeName(base), origin: label, files: {}, problems: [...own, `${label}: holds no flows file`] });
+    // Damage to the archive concerns every node read from it.
+    for (const n of found) nodes.push({ ...n, problems: [...own, ...n.problems] });
+  }
+  nodes.push(...directoryNodes(tree, origin, rootName, separator));
+  nodes.push(...sosNodes(tree, origin));
+  return nodes.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** Reads the collection at `path` (directory or archive). Throws SourceError when it holds no dumps. */
+export async function openBundle(path: string): Promise<Bundle> {
+  // The path given may be a link; links inside it are not followed.
+  const st = await stat(path).catch((err: unknown) => {
+    throw new SourceError(`cannot read ${path}: ${describeError(err)}`);
+  });
+  const problems: string[] = [];
+  let nodes: NodeSource[];
+  if (st.isDirectory()) {
+    const tree = await treeFromDirectory(path, problems);
+    nodes = await nodesOfTree(tree, path, basename(path), '/', problems);
+  } else {
+    const data = await readFile(path).catch((err: unknown) => {
+      throw new SourceError(`cannot read ${path}: ${describeError(err)}`);
+    });
+    const magic = sniff(data);
+    if (magic === 'xz' || magic === 'bzip2' || magic === 'zstd' || magic === 'zip') {
+      throw new SourceError(`${path}: ${MAGIC_DESCRIPTION[magic]}; flowscope reads directories, .tar and .tar.gz archives: unpack it and give the directory`);
+    }
+    if (magic !== 'gzip' && magic !== 'tar') {
+      const what = magic === undefined ? ('notText' in decodeText(data) ? 'binary data' : 'a text file') : MAGIC_DESCRIPTION[magic];
+      throw new SourceError(`${path}: not a support bundle (${what}); expected a bundle directory or a .tar.gz archive`);
+    }
+    const tree = await treeFromArchive(data, path, problems);
+    const own = NODE_ARCHIVE.test(basename(path));
+    nodes = await nodesOfTree(tree, path, archiveNodeName(basename(path)), ':', problems);
+    // An agent's own archive is a node even when too damaged to show any file.
+    if (own && nodes.length === 0) nodes = [{ name: archiveNodeName(basename(path)), origin: path, files: {}, problems: [...problems.splice(0), `${path}: holds no flows file`] }];
+  }
+  if (nodes.length === 0) {
+    const why = problems.length > 0 ? `: ${problems.join('; ')}` : '';
+    throw new SourceError(
+      `${path}: no dumps found (expected agent_<node>.tar.gz archives, a directory with a flows file, or sos_commands/openvswitch)${why}`,
+    );
+  }
+  return { path, nodes, problems };
+}
+
+/** The node `name`, or the only node; throws SourceError naming the choices otherwise. */
+export function selectNode(bundle: Bundle, name: string | undefined): NodeSource {
+  const names = bundle.nodes.map((n) => n.name);
+  if (name !== undefined) {
+    const node = bundle.nodes.find((n) => n.name === name);
+    if (!node) throw new SourceError(`${bundle.path}: no node ${JSON.stringify(name)} (nodes: ${names.join(', ')})`);
+    return node;
+  }
+  if (bundle.nodes.length === 1) return bundle.nodes[0]!;
+  throw new SourceError(`${bundle.path} holds ${bundle.nodes.length} nodes (${names.join(', ')}): choose one with --node NAME`);
+}
