@@ -1,0 +1,197 @@
+/**
+ * Who the addresses in a dump belong to, read from the dump itself and the profile:
+ * - a source address (IP, ARP sender, MAC) matched together with an input port belongs to that
+ *   port: the gateway, or a local Pod;
+ * - a destination prefix whose flow writes a tunnel destination is a peer Node's subnet, and the
+ *   tunnel destination that Node;
+ * - a destination prefix holding the gateway or a local Pod is the local Pod subnet;
+ * - a destination prefix sent to the gateway (kube-proxy) or to a Service table is a Service CIDR;
+ * - an exact destination sent to a group is a Service address;
+ * - the profile's well-known addresses (virtual MAC and IPs, multicast).
+ * Prefix arithmetic uses ip-num; masks that are not prefixes are never tagged.
+ */
+import { IPv4, IPv4CidrRange, IPv4Prefix, IPv6, IPv6CidrRange, IPv6Prefix } from 'ip-num';
+import type { Flow } from '../model/flow.ts';
+import type { FieldDef } from '../model/fields.ts';
+import { matchField } from '../model/match.ts';
+import { formatIpv4Masked, formatIpv6Masked } from '../syntax/field-value.ts';
+import { formatMac, ones, parseIpv4, parseIpv6, parseMac, prefixLength } from '../model/values.ts';
+import type { AddressRole, Profile } from '../profiles/types.ts';
+import { inVersion } from '../profiles/versions.ts';
+import { flattenActions, jumpTargets, resolveTable } from './pattern-fit.ts';
+import type { PortRoles } from './port-roles.ts';
+
+export type Family = 'mac' | 'ipv4' | 'ipv6';
+
+export type InferredRole = 'local-pod' | 'gateway' | 'local-pod-subnet' | 'peer-node-subnet' | 'peer-node' | 'service-cidr' | 'service';
+
+export interface AddressEntry {
+  readonly family: Family;
+  readonly value: bigint;
+  /** Prefix length; the family's width for a single address. */
+  readonly prefix: number;
+  readonly role: InferredRole | AddressRole;
+  /** Words for the address: `local Pod coredns5-8ec607`, `peer Node subnet`. */
+  readonly label: string;
+  /** The peer Node a subnet is reached through. */
+  readonly via?: string;
+}
+
+/** What is known of one address or prefix seen in a flow. */
+export interface AddressTag {
+  readonly address: string;
+  readonly role: InferredRole | AddressRole;
+  /** `local Pod coredns5-8ec607`, or `in peer Node subnet 10.10.1.0/24` for an address inside a known prefix. */
+  readonly label: string;
+}
+
+const WIDTH: Readonly<Record<Family, number>> = { mac: 48, ipv4: 32, ipv6: 128 };
+
+function familyOf(field: FieldDef): Family | undefined {
+  return field.format === 'mac' ? 'mac' : field.format === 'ipv4' ? 'ipv4' : field.format === 'ipv6' ? 'ipv6' : undefined;
+}
+
+function text(family: Family, value: bigint, prefix: number): string {
+  if (family === 'mac') return formatMac(value);
+  const mask = ones(WIDTH[family]) ^ ones(WIDTH[family] - prefix);
+  return family === 'ipv4' ? formatIpv4Masked(value, mask) : formatIpv6Masked(value, mask);
+}
+
+function range(family: 'ipv4' | 'ipv6', value: bigint, prefix: number): IPv4CidrRange | IPv6CidrRange {
+  return family === 'ipv4'
+    ? new IPv4CidrRange(IPv4.fromNumber(value), new IPv4Prefix(BigInt(prefix)))
+    : new IPv6CidrRange(IPv6.fromBigInt(value), new IPv6Prefix(BigInt(prefix)));
+}
+
+/** Whether prefix `outer` holds `inner` (both of one family). */
+function holds(outer: AddressEntry, family: Family, value: bigint, prefix: number): boolean {
+  if (family === 'mac' || outer.family !== family) return outer.family === family && outer.value === value && outer.prefix === prefix;
+  if (outer.prefix > prefix) return false;
+  const a = range(family, outer.value, outer.prefix);
+  const b = range(family, value, prefix);
+  return a instanceof IPv4CidrRange ? b instanceof IPv4CidrRange && a.contains(b) : b instanceof IPv6CidrRange && a.contains(b);
+}
+
+const ROLE_LABEL: Readonly<Record<InferredRole, string>> = {
+  'local-pod': 'local Pod',
+  gateway: 'gateway',
+  'local-pod-subnet': 'local Pod subnet',
+  'peer-node-subnet': 'peer Node subnet',
+  'peer-node': 'peer Node',
+  'service-cidr': 'Service CIDR',
+  service: 'Service address',
+};
+
+export class AddressBook {
+  private readonly entries: AddressEntry[] = [];
+
+  /** Addresses the profile names, then those the flows reveal. */
+  constructor(flows: readonly Flow[], profile: Profile | undefined, release: string, ports: PortRoles) {
+    for (const a of profile?.addresses ?? []) {
+      if (!inVersion(a, release)) continue;
+      const [addr, len] = a.address.split('/');
+      const value = a.kind === 'mac' ? parseMac(addr!) : a.kind === 'ipv4' ? parseIpv4(addr!) : parseIpv6(addr!);
+      if (value !== undefined) this.add({ family: a.kind, value, prefix: len === undefined ? WIDTH[a.kind] : Number(len), role: a.role, label: a.name });
+    }
+    const local: AddressEntry[] = [];
+    for (const flow of flows) this.learnFromFlow(flow, profile, release, ports, local);
+    // A prefix that holds the gateway or a local Pod is the local Pod subnet.
+    for (const flow of flows) {
+      for (const name of ['nw_dst', 'ipv6_dst']) {
+        const e = matchField(flow.match, name);
+        const family = e && familyOf(e.field);
+        if (!e || !family || family === 'mac') continue;
+        const prefix = prefixLength(e.mask, WIDTH[family]);
+        if (prefix <= 0 || prefix === WIDTH[family] || this.find(family, e.value, prefix)) continue;
+        const outer: AddressEntry = { family, value: e.value, prefix, role: 'local-pod-subnet', label: ROLE_LABEL['local-pod-subnet'] };
+        if (local.some((l) => holds(outer, l.family, l.value, l.prefix))) this.add(outer);
+      }
+    }
+  }
+
+  private add(e: AddressEntry): void {
+    if (!this.find(e.family, e.value, e.prefix)) this.entries.push(e);
+  }
+
+  private find(family: Family, value: bigint, prefix: number): AddressEntry | undefined {
+    return this.entries.find((x) => x.family === family && x.value === value && x.prefix === prefix);
+  }
+
+  private learnFromFlow(flow: Flow, profile: Profile | undefined, release: string, ports: PortRoles, local: AddressEntry[]): void {
+    const inPort = matchField(flow.match, 'in_port');
+    if (inPort) {
+      const id = ports.identify(inPort.port?.kind === 'name' ? inPort.port : Number(inPort.value));
+      if (id.role === 'gateway' || id.role === 'pod') {
+        const who = id.name ?? `port ${id.number}`;
+        const label = id.role === 'gateway' ? `gateway ${who}` : `local Pod ${who}`;
+        for (const name of ['nw_src', 'ipv6_src', 'arp_spa', 'eth_src', 'arp_sha']) {
+          const e = matchField(flow.match, name);
+          const family = e && familyOf(e.field);
+          if (!e || !family || e.mask !== ones(WIDTH[family])) continue;
+          const entry: AddressEntry = { family, value: e.value, prefix: WIDTH[family], role: id.role === 'gateway' ? 'gateway' : 'local-pod', label };
+          this.add(entry);
+          if (family !== 'mac') local.push(entry);
+        }
+      }
+    }
+    const actions = flattenActions(flow.actions);
+    for (const name of ['nw_dst', 'ipv6_dst']) {
+      const e = matchField(flow.match, name);
+      const family = e && familyOf(e.field);
+      if (!e || !family || family === 'mac') continue;
+      const prefix = prefixLength(e.mask, WIDTH[family]);
+      if (prefix < 0) continue;
+      const tunnel = actions.find((a) => a.kind === 'set_field' && (a.field.name === 'tun_dst' || a.field.name === 'tun_ipv6_dst'));
+      if (tunnel?.kind === 'set_field' && prefix < WIDTH[family]) {
+        const node = tunnel.field.name === 'tun_dst' ? text('ipv4', tunnel.value, 32) : text('ipv6', tunnel.value, 128);
+        this.add({ family, value: e.value, prefix, role: 'peer-node-subnet', label: ROLE_LABEL['peer-node-subnet'], via: node });
+        const nodeFamily: Family = tunnel.field.name === 'tun_dst' ? 'ipv4' : 'ipv6';
+        this.add({ family: nodeFamily, value: tunnel.value, prefix: WIDTH[nodeFamily], role: 'peer-node', label: ROLE_LABEL['peer-node'] });
+        continue;
+      }
+      if (prefix === WIDTH[family] && actions.some((a) => a.kind === 'group')) {
+        this.add({ family, value: e.value, prefix, role: 'service', label: ROLE_LABEL.service });
+        continue;
+      }
+      if (prefix < WIDTH[family] && this.toGatewayOrService(flow, profile, release, ports)) {
+        this.add({ family, value: e.value, prefix, role: 'service-cidr', label: ROLE_LABEL['service-cidr'] });
+      }
+    }
+  }
+
+  /** The flow hands the packet to the gateway (output, or reg1 as the output port) or to a Service table. */
+  private toGatewayOrService(flow: Flow, profile: Profile | undefined, release: string, ports: PortRoles): boolean {
+    for (const a of flattenActions(flow.actions)) {
+      if (a.kind === 'output' && ports.identify(a.port).role === 'gateway') return true;
+      if (a.kind === 'set_field' && a.field.name === 'reg1' && ports.identify(Number(a.value)).role === 'gateway') return true;
+    }
+    if (!profile) return false;
+    return jumpTargets(flow.actions).some((t) => /service/i.test(resolveTable(profile, t, release)?.name ?? ''));
+  }
+
+  /** What is known of an address or prefix: itself, else the narrowest known prefix holding it. */
+  tag(field: FieldDef, value: bigint, mask: bigint): AddressTag | undefined {
+    const family = familyOf(field);
+    if (!family) return undefined;
+    const prefix = prefixLength(mask, WIDTH[family]);
+    if (prefix < 0) return undefined;
+    const address = text(family, value, prefix);
+    const same = this.find(family, value, prefix);
+    const via = (e: AddressEntry): string => (e.via === undefined ? '' : ` via ${e.via}`);
+    if (same) return { address, role: same.role, label: same.label + via(same) };
+    let best: AddressEntry | undefined;
+    for (const e of this.entries) {
+      if (e.prefix < prefix && holds(e, family, value, prefix) && (!best || e.prefix > best.prefix)) best = e;
+    }
+    if (!best) return undefined;
+    return { address, role: best.role, label: `in ${best.label} ${text(best.family, best.value, best.prefix)}${via(best)}` };
+  }
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  list(): readonly AddressEntry[] {
+    return this.entries;
+  }
+}

@@ -1,0 +1,312 @@
+/**
+ * The annotation engine: every flow explained in the words of its pipeline. A profile (and one
+ * release of it) gives table names and purposes, the pattern a flow fits with its sentence,
+ * named register and mark bits, conntrack zones, cookie spans and port roles; the dump itself
+ * gives the roles of addresses. What no profile knows is said in generic words. A flow that fits
+ * no pattern is reported as such, never guessed.
+ */
+import type { Action } from '../model/actions.ts';
+import type { FieldDef } from '../model/fields.ts';
+import { fieldByName } from '../model/fields.ts';
+import type { Flow } from '../model/flow.ts';
+import { matchField } from '../model/match.ts';
+import type { Pipeline } from '../model/pipeline.ts';
+import type { PortRef } from '../model/ports.ts';
+import type { TableRef } from '../model/tables.ts';
+import { ones } from '../model/values.ts';
+import type { FlowPattern, Profile, TableMiss, TableSpec } from '../profiles/types.ts';
+import { inVersion } from '../profiles/versions.ts';
+import { formatFieldValue } from '../syntax/field-value.ts';
+import { AddressBook, type AddressTag } from './address-book.ts';
+import { BitFieldDecoder, type DecodedBits } from './bit-fields.ts';
+import { describeActions, describeMatch, maskedBits, shortSubfield, type Wording } from './describe-fields.ts';
+import { defaultRelease, findPattern, flattenActions, isTableMiss, jumpTargets, resolveTable } from './pattern-fit.ts';
+import { PortRoles } from './port-roles.ts';
+
+export interface AnnotateOptions {
+  readonly profile?: Profile;
+  /** Release of the product the dump comes from; default: the latest the profile covers. */
+  readonly release?: string;
+}
+
+/** A table as the profile knows it. */
+export interface TableInfo {
+  readonly ref: TableRef;
+  /** The table's number, from the dump or from the profile. */
+  readonly number?: number;
+  /** The table's name, from the dump or from the profile. */
+  readonly name?: string;
+  readonly purpose?: string;
+  readonly spec?: TableSpec;
+}
+
+/** What the profile says a flow is. */
+export type Explanation =
+  | { readonly kind: 'pattern'; readonly index: number; readonly match: string; readonly meaning: string }
+  | { readonly kind: 'miss'; readonly meaning: string }
+  | { readonly kind: 'unknown'; readonly reason: string };
+
+/** A register, mark or label the flow tests or writes, read as the profile's named state. */
+export interface StateUse {
+  readonly use: 'match' | 'write';
+  readonly bits: DecodedBits;
+}
+
+export interface AddressUse extends AddressTag {
+  readonly use: 'match' | 'write';
+  readonly field: string;
+}
+
+export interface PortUse {
+  readonly use: 'match' | 'output';
+  readonly port: string;
+}
+
+export interface FlowAnnotation {
+  readonly flow: Flow;
+  readonly table: TableInfo;
+  /** Absent when there is no profile with tables to explain the flow by. */
+  readonly explanation?: Explanation;
+  /** The match in words, one condition each. */
+  readonly conditions: readonly string[];
+  /** The actions in words, in order. */
+  readonly actions: readonly string[];
+  /** `conditions: actions` as one plain sentence. */
+  readonly sentence: string;
+  readonly state: readonly StateUse[];
+  readonly addresses: readonly AddressUse[];
+  readonly ports: readonly PortUse[];
+  readonly cookie: readonly DecodedBits[];
+}
+
+export interface AnnotatedTable {
+  readonly table: TableInfo;
+  readonly flows: readonly FlowAnnotation[];
+}
+
+export class Annotator {
+  readonly profile: Profile | undefined;
+  readonly release: string;
+  readonly ports: PortRoles;
+  readonly addresses: AddressBook;
+  readonly bits: BitFieldDecoder;
+  readonly wording: Wording;
+
+  constructor(pipeline: Pipeline, options: AnnotateOptions = {}) {
+    this.profile = options.profile;
+    this.release = options.release ?? (options.profile ? defaultRelease(options.profile) : '9999');
+    this.ports = new PortRoles(this.profile, this.release, pipeline.ports);
+    const flows = [...pipeline.tables.values()].flatMap((t) => t.flows);
+    this.addresses = new AddressBook(flows, this.profile, this.release, this.ports);
+    this.bits = new BitFieldDecoder(this.profile, this.release, (n) => this.ports.words(n));
+    this.wording = {
+      table: (ref) => this.tableWords(ref),
+      port: (p) => this.ports.words(typeof p === 'bigint' ? Number(p) : p),
+      addressRole: (field, value, mask) => this.addresses.tag(field, value, mask)?.label,
+      bits: (field, value, mask) => this.stateWords(field, value, mask),
+      subfield: (sf) => {
+        const b = this.bits.fieldsOf(sf.field).find((x) => x.start === sf.start && x.end === sf.start + sf.bits - 1);
+        return b ? `${b.name} (${shortSubfield(sf)})` : shortSubfield(sf);
+      },
+      zone: (zone) => {
+        const z = this.profile?.ctZones.find((c) => c.zone === zone && inVersion(c, this.release));
+        return z ? `zone ${zone} (${z.name})` : `zone ${zone}`;
+      },
+    };
+  }
+
+  tableInfo(ref: TableRef): TableInfo {
+    const spec = this.profile ? resolveTable(this.profile, ref, this.release) : undefined;
+    const number = ref.kind === 'number' ? ref.number : spec?.number;
+    const name = ref.kind === 'name' ? ref.name : spec?.name;
+    return {
+      ref,
+      ...(number !== undefined ? { number } : {}),
+      ...(name !== undefined ? { name } : {}),
+      ...(spec ? { purpose: spec.purpose, spec } : {}),
+    };
+  }
+
+  /** A table by its profile name, else as the dump names it. */
+  private tableWords(ref: TableRef): string {
+    const spec = this.profile ? resolveTable(this.profile, ref, this.release) : undefined;
+    if (spec) return spec.name;
+    return ref.kind === 'number' ? `table ${ref.number}` : ref.name;
+  }
+
+  /** Named state in the bits, pieces that share bits as alternatives, other bits generically. */
+  private stateWords(field: FieldDef, value: bigint, mask: bigint): string | undefined {
+    const decoded = this.bits.decode(field, value, mask);
+    if (decoded.length === 0) return undefined;
+    const groups: DecodedBits[][] = [];
+    for (const d of decoded) {
+      const g = groups.find((x) => x.some((y) => y.start <= d.end && d.start <= y.end));
+      if (g) g.push(d);
+      else groups.push([d]);
+    }
+    const words = groups.map((g) => g.map((d) => d.text).join(' or '));
+    const rest = this.bits.uncovered(field, mask);
+    if (rest !== 0n) words.push(maskedBits(field, value & rest, rest));
+    return words.join(', ');
+  }
+
+  annotate(flow: Flow): FlowAnnotation {
+    const table = this.tableInfo(flow.table);
+    const w = this.wording;
+    const conditions = describeMatch(flow.match, w);
+    const actions = describeActions(flow.actions, w);
+    const explanation = this.explain(flow, table);
+    return {
+      flow,
+      table,
+      ...(explanation ? { explanation } : {}),
+      conditions,
+      actions,
+      sentence: `${conditions.length > 0 ? conditions.join(', ') : 'every packet'}: ${actions.join(', ')}`,
+      state: this.stateUses(flow),
+      addresses: this.addressUses(flow),
+      ports: this.portUses(flow),
+      cookie: this.bits.decodeCookie(flow.cookie),
+    };
+  }
+
+  /** Every table of the pipeline with its flows annotated, in pipeline order. */
+  annotatePipeline(pipeline: Pipeline): AnnotatedTable[] {
+    return [...pipeline.tables.values()].map((t) => ({ table: this.tableInfo(t.ref), flows: t.flows.map((f) => this.annotate(f)) }));
+  }
+
+  private explain(flow: Flow, table: TableInfo): Explanation | undefined {
+    const profile = this.profile;
+    if (!profile || profile.tables.length === 0) return undefined;
+    const label = table.name ?? String(table.number);
+    if (!table.spec) return { kind: 'unknown', reason: `table ${label} is not a table of ${profile.id}` };
+    if (isTableMiss(flow)) return { kind: 'miss', meaning: this.missWords(table.spec.miss, table.spec, flow) };
+    const hit = findPattern(profile, table.spec, flow, this.release);
+    if (!hit) return { kind: 'unknown', reason: `no pattern of table ${table.spec.name} fits` };
+    return { kind: 'pattern', index: hit.index, match: hit.pattern.match, meaning: this.fill(hit.pattern, flow, table.spec) };
+  }
+
+  private missWords(miss: TableMiss, spec: TableSpec, flow: Flow): string {
+    const lead = `Packets no other flow of ${spec.name} matches`;
+    switch (miss.action) {
+      case 'drop':
+        return `${lead} are dropped.`;
+      case 'goto':
+        return `${lead} continue in ${miss.table}.`;
+      case 'next': {
+        const to = this.nextWords(flow);
+        return `${lead} continue in the next table of the pipeline${to === '' ? '' : ` (here ${to})`}.`;
+      }
+      case 'normal':
+        return `${lead} are switched normally.`;
+      case 'controller':
+        return `${lead} go to the controller.`;
+      case 'custom':
+        return `${lead}: ${miss.description}`;
+      case 'none':
+        return `${spec.name} usually has no miss flow; this one: ${describeActions(flow.actions, this.wording).join(', ')}.`;
+    }
+  }
+
+  private nextWords(flow: Flow): string {
+    const names = [...new Set(jumpTargets(flow.actions).map((t) => this.tableWords(t)))];
+    return names.join(' and ');
+  }
+
+  /** The pattern's sentence with its placeholders filled from the flow (see `FlowPattern.meaning`). */
+  private fill(pattern: FlowPattern, flow: Flow, spec: TableSpec): string {
+    const text = pattern.meaning.replace(/\{([^}]+)\}/g, (_, ph: string) => this.placeholder(ph, flow, spec));
+    return text.replace(/ {2,}/g, ' ').replace(/ ([.,;:])/g, '$1');
+  }
+
+  private placeholder(ph: string, flow: Flow, spec: TableSpec): string {
+    const all = flattenActions(flow.actions);
+    if (ph.startsWith('reg.')) return this.bitFieldValue(ph.slice(4), flow) ?? '';
+    if (ph.startsWith('set.')) {
+      const f = fieldByName(ph.slice(4));
+      const write = all.find((a): a is Extract<Action, { kind: 'set_field' }> => a.kind === 'set_field' && a.field.storage === f?.storage);
+      return write ? formatFieldValue(write.field, write.value, write.mask) : '';
+    }
+    switch (ph) {
+      case 'next':
+        return this.nextWords(flow);
+      case 'output':
+        return all
+          .flatMap((a) => (a.kind === 'output' ? [this.outputWords(a.port)] : a.kind === 'output_field' ? [`the port in ${this.wording.subfield(a.src)}`] : []))
+          .join(' and ');
+      case 'group':
+        return all.flatMap((a) => (a.kind === 'group' ? [`group ${a.id}`] : [])).join(' and ');
+      case 'conj_id':
+        return matchField(flow.match, 'conj_id')?.value.toString() ?? '';
+      case 'conjunction':
+        return all.flatMap((a) => (a.kind === 'conjunction' ? [`${a.clause}/${a.nClauses} of conjunction ${a.id}`] : [])).join(', ');
+      case 'zone': {
+        const ct = all.find((a) => a.kind === 'ct' && a.zone?.kind === 'value');
+        return ct?.kind === 'ct' && ct.zone?.kind === 'value' ? String(ct.zone.value) : '';
+      }
+      case 'priority':
+        return String(flow.priority);
+      case 'table':
+        return spec.name;
+    }
+    const e = matchField(flow.match, ph);
+    if (!e) return '';
+    if (e.field.format === 'port') return this.ports.words(e.port?.kind === 'name' ? e.port : Number(e.value));
+    return formatFieldValue(e.field, e.value, e.mask);
+  }
+
+  private outputWords(port: PortRef): string {
+    if (port.kind === 'reserved' && port.name === 'IN_PORT') return 'the port the packet came in on';
+    return this.ports.words(port);
+  }
+
+  /** A named bit field's value from the match, else from what the actions write into it. */
+  private bitFieldValue(name: string, flow: Flow): string | undefined {
+    const b = this.bits.byName(name);
+    const field = b && fieldByName(b.field);
+    if (!b || !field) return undefined;
+    const span = ones(b.end - b.start + 1) << BigInt(b.start);
+    const read = (value: bigint): string => {
+      const v = (value & span) >> BigInt(b.start);
+      // Inside a sentence a port reads best by its name alone.
+      return b.format === 'port' ? (this.ports.identify(Number(v)).name ?? String(v)) : this.bits.valueWords(b, v);
+    };
+    const e = flow.match.fields.find((x) => x.field.storage === field.storage && (x.mask & span) === span);
+    if (e) return read(e.value);
+    for (const a of flattenActions(flow.actions)) {
+      if (a.kind === 'set_field' && a.field.storage === field.storage && (a.mask & span) === span) return read(a.value);
+    }
+    return undefined;
+  }
+
+  private stateUses(flow: Flow): StateUse[] {
+    const out: StateUse[] = [];
+    for (const e of flow.match.fields) for (const bits of this.bits.decode(e.field, e.value, e.mask)) out.push({ use: 'match', bits });
+    for (const a of flattenActions(flow.actions)) {
+      if (a.kind === 'set_field') for (const bits of this.bits.decode(a.field, a.value, a.mask)) out.push({ use: 'write', bits });
+    }
+    return out;
+  }
+
+  private addressUses(flow: Flow): AddressUse[] {
+    const out: AddressUse[] = [];
+    for (const e of flow.match.fields) {
+      const tag = this.addresses.tag(e.field, e.value, e.mask);
+      if (tag) out.push({ use: 'match', field: e.field.name, ...tag });
+    }
+    for (const a of flattenActions(flow.actions)) {
+      if (a.kind !== 'set_field') continue;
+      const tag = this.addresses.tag(a.field, a.value, a.mask);
+      if (tag) out.push({ use: 'write', field: a.field.name, ...tag });
+    }
+    return out;
+  }
+
+  private portUses(flow: Flow): PortUse[] {
+    const out: PortUse[] = [];
+    const inPort = matchField(flow.match, 'in_port');
+    if (inPort) out.push({ use: 'match', port: this.ports.words(inPort.port?.kind === 'name' ? inPort.port : Number(inPort.value)) });
+    for (const a of flattenActions(flow.actions)) if (a.kind === 'output') out.push({ use: 'output', port: this.outputWords(a.port) });
+    return out;
+  }
+}

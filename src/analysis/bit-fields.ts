@@ -1,0 +1,153 @@
+/**
+ * Registers, marks and labels read as the pipeline state a profile says they carry:
+ * `reg0=0x10000/0x10000` → OFPortFound, `load:0x2->NXM_NX_REG0[0..15]` → PktSource = FromLocal.
+ * Also the cookie, split into the profile's spans.
+ */
+import type { FieldDef } from '../model/fields.ts';
+import { fieldByName } from '../model/fields.ts';
+import { tableNumber } from '../model/tables.ts';
+import { formatIpv4, formatIpv6, ones } from '../model/values.ts';
+import type { BitField, BitFieldFormat, CookieSpan, NamedValue, Profile } from '../profiles/types.ts';
+import { inVersion } from '../profiles/versions.ts';
+import { resolveTable } from './pattern-fit.ts';
+
+/** One piece of pipeline state found in a match or a write. */
+export interface DecodedBits {
+  /** The profile's name for the bits (`PktSource`). */
+  readonly name: string;
+  readonly field: string;
+  readonly start: number;
+  readonly end: number;
+  /** The value of the bits, shifted down to bit 0; for bits only partly given, of those bits. */
+  readonly value: bigint;
+  /** The named value, when the bits hold one (`FromLocal`). */
+  readonly valueName?: string;
+  /** `PktSource = FromLocal (sent by a local Pod)`. */
+  readonly text: string;
+  /** Only some of the bits were matched or written. */
+  readonly partial: boolean;
+}
+
+/** Words for a port number inside a bit field (`TargetOFPort = local Pod x (port 3)`). */
+export type PortWords = (n: number) => string;
+
+interface Span {
+  readonly start: number;
+  readonly end: number;
+  readonly name: string;
+  readonly meaning: string;
+  readonly format: BitFieldFormat;
+  readonly values?: readonly NamedValue[];
+}
+
+export class BitFieldDecoder {
+  private readonly fields: readonly BitField[];
+  private readonly cookie: readonly CookieSpan[];
+  private readonly profile: Profile | undefined;
+  private readonly release: string;
+  private readonly portWords: PortWords;
+
+  constructor(profile: Profile | undefined, release: string, portWords: PortWords) {
+    this.profile = profile;
+    this.release = release;
+    this.portWords = portWords;
+    this.fields = (profile?.bitFields ?? []).filter((b) => inVersion(b, release));
+    this.cookie = (profile?.cookie ?? []).filter((c) => inVersion(c, release));
+  }
+
+  /** The bit fields of the profile that live in `field`'s storage. */
+  fieldsOf(field: FieldDef): BitField[] {
+    return this.fields.filter((b) => fieldByName(b.field)?.storage === field.storage);
+  }
+
+  /** A bit field of this profile and release by name. */
+  byName(name: string): BitField | undefined {
+    return this.fields.find((b) => b.name === name);
+  }
+
+  /** The named pieces of state that `value/mask` of `field` set or test; bits no bit field covers are left out. */
+  decode(field: FieldDef, value: bigint, mask: bigint): DecodedBits[] {
+    const out: DecodedBits[] = [];
+    for (const b of this.fieldsOf(field)) {
+      const d = this.decodeSpan(b, b.field, value, mask);
+      if (d) out.push(d);
+    }
+    return out;
+  }
+
+  /** Mask bits of `field` that no bit field of the profile covers. */
+  uncovered(field: FieldDef, mask: bigint): bigint {
+    let rest = mask;
+    for (const b of this.fieldsOf(field)) rest &= ~(ones(b.end - b.start + 1) << BigInt(b.start));
+    return rest;
+  }
+
+  /** The cookie split into the profile's spans (spans that are zero are left out). */
+  decodeCookie(cookie: bigint): DecodedBits[] {
+    const out: DecodedBits[] = [];
+    for (const c of this.cookie) {
+      const d = this.decodeSpan(c, 'cookie', cookie, ones(64));
+      if (d && d.value !== 0n) out.push(d);
+    }
+    return out;
+  }
+
+  private decodeSpan(b: Span, field: string, value: bigint, mask: bigint): DecodedBits | undefined {
+    const width = b.end - b.start + 1;
+    const spanMask = ones(width) << BigInt(b.start);
+    const given = mask & spanMask;
+    if (given === 0n) return undefined;
+    const v = (value & spanMask) >> BigInt(b.start);
+    const base = { name: b.name, field, start: b.start, end: b.end };
+    if (given !== spanMask) {
+      const bits = given >> BigInt(b.start);
+      return { ...base, value: v, partial: true, text: `${b.name} bits 0x${bits.toString(16)} = 0x${v.toString(16)}` };
+    }
+    const named = this.namedValue(b, v);
+    return { ...base, value: v, partial: false, ...(named ? { valueName: named.name } : {}), text: this.valueText(b, v, named) };
+  }
+
+  private namedValue(b: Span, v: bigint): NamedValue | undefined {
+    return (b.values ?? []).find((n) => n.value === v && inVersion(n, this.release));
+  }
+
+  /** The value alone, as a template shows it: the named value, else the value in the span's format. */
+  valueWords(b: Span, v: bigint): string {
+    const named = this.namedValue(b, v);
+    if (named && b.format !== 'flag') return named.name;
+    switch (b.format) {
+      case 'flag':
+        return named?.name ?? String(v);
+      case 'bitmask': {
+        const names = (b.values ?? []).filter((n) => n.value !== 0n && (v & n.value) === n.value && inVersion(n, this.release)).map((n) => n.name);
+        return names.length > 0 ? names.join('|') : `0x${v.toString(16)}`;
+      }
+      case 'port':
+        return this.portWords(Number(v));
+      case 'ipv4':
+        return formatIpv4(v);
+      case 'ipv6':
+        return formatIpv6(v);
+      case 'table': {
+        const t = this.profile ? resolveTable(this.profile, tableNumber(Number(v)), this.release) : undefined;
+        return t ? `${t.name} (table ${v})` : `table ${v}`;
+      }
+      case 'group':
+        return `group ${v}`;
+      case 'hex':
+        return `0x${v.toString(16)}`;
+      case 'enum':
+      case 'number':
+        return String(v);
+    }
+  }
+
+  private valueText(b: Span, v: bigint, named: NamedValue | undefined): string {
+    if (b.format === 'flag') {
+      if (v === 1n) return `${b.name} (${b.meaning})`;
+      return `not ${b.name}${named ? ` (${named.meaning})` : ''}`;
+    }
+    const words = this.valueWords(b, v);
+    return named ? `${b.name} = ${words} (${named.meaning})` : `${b.name} = ${words}`;
+  }
+}
