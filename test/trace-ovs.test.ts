@@ -224,3 +224,84 @@ test('trace agrees with ofproto/trace on Service groups, NAT and learn (AntreaPr
     assertAgree(result, probes.length);
   });
 });
+
+/**
+ * A small pipeline with one table-0 flow per feature (resubmit as a call, group types with the
+ * packet restored afterwards, clone, stack, the depth limit, action sets, misses, exit, output to
+ * the input port, a register or a missing port, dec_ttl, resubmit with a port, ct with NAT, LOCAL,
+ * move) and the conjunction priority-fallback table of OVS's classifier tests in table 11.
+ */
+const FEATURE_FLOWS = `
+table=0,priority=100,ip,in_port=1,nw_dst=10.0.0.1 actions=resubmit(,1),output:2
+table=0,priority=100,ip,in_port=1,nw_dst=10.0.0.2 actions=group:1,resubmit(,2)
+table=0,priority=100,ip,in_port=1,nw_dst=10.0.0.3 actions=group:2
+table=0,priority=100,ip,in_port=1,nw_dst=10.0.0.4 actions=group:3
+table=0,priority=100,ip,in_port=1,nw_dst=10.0.0.5 actions=clone(set_field:10.9.9.9->ip_dst,resubmit(,2)),resubmit(,2)
+table=0,priority=100,ip,in_port=1,nw_dst=10.0.0.6 actions=push:NXM_OF_IP_DST[],set_field:10.9.9.9->ip_dst,resubmit(,2),pop:NXM_OF_IP_DST[],resubmit(,2)
+table=0,priority=100,ip,in_port=1,nw_dst=10.0.0.7 actions=resubmit(,0)
+table=0,priority=100,ip,in_port=1,nw_dst=10.0.0.8 actions=set_field:10.9.9.9->ip_dst,write_actions(output:3),goto_table:3
+table=0,priority=100,ip,in_port=1,nw_dst=10.0.0.9 actions=write_actions(output:3),goto_table:4
+table=0,priority=100,ip,in_port=1,nw_dst=10.0.0.10 actions=goto_table:5
+table=0,priority=100,ip,in_port=1,nw_dst=10.0.0.11 actions=resubmit(,6),output:2
+table=0,priority=100,ip,in_port=1,nw_dst=10.0.0.13 actions=output:1,IN_PORT
+table=0,priority=100,ip,in_port=1,nw_dst=10.0.0.14 actions=set_field:3->reg5,output:NXM_NX_REG5[]
+table=0,priority=100,ip,in_port=1,nw_dst=10.0.0.15 actions=output:9,output:4
+table=0,priority=100,ip,in_port=1,nw_dst=10.0.0.16 actions=dec_ttl,output:2
+table=0,priority=100,ip,in_port=1,nw_dst=10.0.0.17 actions=resubmit(2,7)
+table=0,priority=100,tcp,in_port=1,nw_dst=10.0.0.18 actions=ct(commit,zone=5,table=8,nat(dst=10.1.1.1:8080))
+table=0,priority=100,ip,in_port=1,nw_dst=10.0.0.19 actions=LOCAL
+table=0,priority=100,ip,in_port=1,nw_dst=10.0.0.20 actions=move:NXM_OF_IP_SRC[]->NXM_NX_REG4[],set_field:0x0a000003->reg6,move:NXM_NX_REG6[]->NXM_OF_IP_DST[],resubmit(,9)
+table=0,priority=100,ip,in_port=1,nw_dst=10.0.0.21 actions=clone(output:3,exit,output:4),output:2
+table=0,priority=100,ip,in_port=7 actions=goto_table:11
+table=0,priority=0 actions=drop
+table=1,priority=10,ip actions=set_field:4->reg0
+table=2,priority=10,ip,nw_dst=10.9.9.9 actions=output:4
+table=2,priority=0 actions=drop
+table=3,priority=10,ip actions=write_actions(set_field:10.8.8.8->ip_dst,output:4)
+table=4,priority=10,ip actions=clear_actions
+table=6,priority=10,ip actions=output:3,exit,output:4
+table=7,priority=10,in_port=2 actions=output:3
+table=7,priority=5,in_port=1 actions=output:4
+table=8,priority=10,tcp,ct_zone=5,nw_dst=10.1.1.1,tp_dst=8080 actions=output:2
+table=8,priority=0 actions=output:3
+table=9,priority=10,ip,reg4=0x0a000001,nw_dst=10.0.0.3 actions=output:3
+table=9,priority=0 actions=output:4
+table=11,conj_id=1,ip actions=output:1
+table=11,conj_id=3,ip actions=output:3
+table=11,priority=5,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2)
+table=11,priority=5,ip,nw_src=10.0.0.2 actions=conjunction(1,1/2)
+table=11,priority=5,ip,nw_dst=10.0.0.1 actions=conjunction(1,2/2)
+table=11,priority=5,ip,nw_dst=10.0.0.2 actions=conjunction(1,2/2)
+table=11,priority=5,ip,nw_dst=10.0.0.3 actions=conjunction(1,2/2)
+table=11,priority=4,ip,nw_src=10.0.0.3,nw_dst=10.0.0.2 actions=output:2
+table=11,priority=3,ip,nw_src=10.0.0.1 actions=conjunction(3,1/2)
+table=11,priority=3,ip,nw_src=10.0.0.3 actions=conjunction(3,1/2)
+table=11,priority=3,ip,nw_dst=10.0.0.2 actions=conjunction(3,2/2)
+table=11,priority=3,ip,nw_dst=10.0.0.3 actions=conjunction(3,2/2)
+table=11,priority=3,ip,nw_dst=10.0.0.4 actions=conjunction(3,2/2)
+table=11,priority=2,ip,nw_dst=10.0.0.1 actions=output:4
+table=11,priority=1,ip,nw_src=10.0.0.1,nw_dst=10.0.0.5 actions=output:5
+table=11,priority=0 actions=output:6
+`;
+const FEATURE_GROUPS = `
+group_id=1,type=all,bucket=bucket_id:0,actions=output:2,bucket=bucket_id:1,actions=set_field:10.9.9.9->ip_dst,resubmit(,2),bucket=bucket_id:2,actions=output:3
+group_id=2,type=indirect,bucket=bucket_id:0,actions=output:3
+group_id=3,type=ff,bucket=bucket_id:0,watch_port:9,actions=output:9,bucket=bucket_id:1,watch_port:3,actions=output:3
+`;
+
+test('trace agrees with ofproto/trace feature by feature', skipUnlessOvs, async () => {
+  const ports = [1, 2, 3, 4, 5, 6, 7].map((n) => ({ name: `p${n}`, ofport: n }));
+  await withOvsSwitch({ ports }, async (sw) => {
+    await sw.addGroups(FEATURE_GROUPS, 15);
+    await sw.addFlows(FEATURE_FLOWS, 13);
+    const probes: Probe[] = [];
+    for (let host = 1; host <= 21; host++) probes.push({ packet: `in_port=1,ip,nw_src=10.0.0.1,nw_dst=10.0.0.${host},nw_ttl=5` });
+    probes.push({ packet: 'in_port=1,ip,nw_dst=10.0.0.16,nw_ttl=1' });
+    probes.push({ packet: 'in_port=1,tcp,nw_dst=10.0.0.18,tp_dst=80' });
+    probes.push({ packet: 'in_port=1,tcp,nw_dst=10.0.0.18,tp_dst=80', ctNext: ['trk,new'] });
+    probes.push({ packet: 'in_port=2,ip,nw_dst=10.0.0.1' });
+    for (let src = 0; src <= 3; src++) for (let dst = 0; dst <= 5; dst++) probes.push({ packet: `in_port=7,ip,nw_src=10.0.0.${src},nw_dst=10.0.0.${dst}` });
+    const result = await compare(sw, await tracerFor(sw), probes);
+    assertAgree(result, probes.length);
+  });
+});

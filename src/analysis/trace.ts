@@ -264,13 +264,20 @@ class Pass {
   execute(start: TableRef, via: 'start' | 'resume', recircId: number, resume?: TracePass['resume']): TracePass {
     const initial = this.packet.clone();
     const nodes: TraceNode[] = [];
+    const before = { outputs: this.run.outputs.length, normal: this.run.normal, controller: this.run.controller };
     this.lookup(start, via, nodes);
     const set = actionSetList(this.actionSet);
     this.exited = false;
     if (set.length > 0 && !this.failed) {
-      const node: TraceNode = { kind: 'detail', text: 'action set:' };
-      nodes.push(node);
+      nodes.push({ kind: 'detail', text: 'Executing action set:' });
       this.actions(set, nodes);
+    }
+    if (this.failed) {
+      // A translation that fails sends nothing at all, not even what it output before failing.
+      this.run.outputs.length = before.outputs;
+      this.run.normal = before.normal;
+      this.run.controller = before.controller;
+      nodes.push({ kind: 'error', text: 'Translation failed, packet is dropped' });
     }
     return { recircId, ...(resume ? { resume } : {}), initial, final: this.packet.clone(), nodes, steps: this.steps };
   }
