@@ -63,8 +63,8 @@ function setField(field: FieldDef, value: bigint, mask = ones(field.bits)): SetF
   return { kind: 'set_field', field, value: value & mask, mask, written: 'set_field' };
 }
 
-/** One action → the actions it is equivalent to, before merging. */
-function expand(a: Action, ctx: EquivalenceContext): Action[] {
+/** One action → the action(s) it is equivalent to, before merging. */
+function expand(a: Action, ctx: EquivalenceContext): Action | Action[] {
   switch (a.kind) {
     case 'enqueue':
       return [{ kind: 'set_queue', queue: a.queue }, { kind: 'output', port: a.port }, { kind: 'pop_queue' }];
@@ -77,7 +77,7 @@ function expand(a: Action, ctx: EquivalenceContext): Action[] {
     case 'set_field':
       if (a.field === VLAN_VID && a.mask === ones(13)) return [vlanVid(Number(a.value & 0xfffn))];
       if (a.field === VLAN_PCP && a.mask === ones(3)) return [vlanPcp(Number(a.value))];
-      return [a];
+      return a;
     case 'set_ip_ttl':
       return [setField(registryField(NW_TTL, 'nw_ttl'), BigInt(a.ttl))];
     case 'set_mpls_ttl':
@@ -88,7 +88,7 @@ function expand(a: Action, ctx: EquivalenceContext): Action[] {
     case 'write_actions':
       return [{ ...a, actions: canonicalNodes(a.actions, nested(ctx)) }];
     default:
-      return [a];
+      return a;
   }
 }
 
@@ -133,7 +133,13 @@ function tailAsGoto(list: Action[], ctx: EquivalenceContext): Action[] {
 }
 
 function canonicalNodes(actions: readonly Action[], ctx: EquivalenceContext): Action[] {
-  return tailAsGoto(mergeWrites(actions.flatMap((a) => expand(a, ctx))), ctx);
+  const expanded: Action[] = [];
+  for (const a of actions) {
+    const e = expand(a, ctx);
+    if (Array.isArray(e)) expanded.push(...e);
+    else expanded.push(e);
+  }
+  return tailAsGoto(mergeWrites(expanded), ctx);
 }
 
 function hex(v: bigint): string {
@@ -154,7 +160,7 @@ function isFieldDef(v: unknown): v is FieldDef {
 const PORT_KEYS = new Set(['port', 'samplingPort', 'watchPort']);
 
 /** Stable text of any action node: ports and tables resolved, bigints in hex, fields by name. */
-function genericKey(a: Action, naming: Naming): string {
+function genericKey(a: object, naming: Naming): string {
   return JSON.stringify(a, function (this: unknown, key: string, value: unknown): unknown {
     if (typeof value === 'bigint') return hex(value);
     if (isFieldDef(value)) return value.name;
@@ -182,13 +188,28 @@ function keyOf(a: Action, naming: Naming): string {
       return `resubmit ${a.port ? portKey(a.port, naming) : ''},${a.table ? tableId(a.table, naming) : ''}${a.ct ? ',ct' : ''}`;
     case 'note':
       return `note ${paddedNote(a.bytes)}`;
-    case 'ct':
+    case 'ct': {
+      const zone = a.zone === undefined ? '' : a.zone.kind === 'value' ? String(a.zone.value) : genericKey(a.zone.src, naming);
+      const table = a.table ? tableId(a.table, naming) : '';
+      return `ct ${a.commit ? 'commit,' : ''}${a.force ? 'force,' : ''}${table},${zone},${a.alg ?? ''}[${nestedKeys(a.actions, naming)}]`;
+    }
     case 'clone':
     case 'write_actions':
-      return `${genericKey(a, naming)}[${a.actions.map((n) => keyOf(n, naming)).join(';')}]`;
+      return `${a.kind}[${nestedKeys(a.actions, naming)}]`;
+    case 'nat': {
+      const r = a.range;
+      const range = r ? `${r.family}:${hex(r.addrMin)}-${r.addrMax === undefined ? '' : hex(r.addrMax)}:${r.portMin ?? ''}-${r.portMax ?? ''}` : '';
+      return `nat ${a.direction ?? ''}=${range}${a.persistent ? ',persistent' : ''}${a.hash ? ',hash' : ''}${a.random ? ',random' : ''}`;
+    }
     default:
       return genericKey(a, naming);
   }
+}
+
+function nestedKeys(actions: readonly Action[], naming: Naming): string {
+  let out = '';
+  for (const a of actions) out += (out === '' ? '' : ';') + keyOf(a, naming);
+  return out;
 }
 
 /** The canonical list of an action list, each action with its comparison key. */

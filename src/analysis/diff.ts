@@ -125,6 +125,17 @@ function alignActions(before: readonly { key: string; action: Action }[], after:
   return out;
 }
 
+/**
+ * The line from its first `actions=` keyword on. Two flows of one slot whose lines end the same
+ * from there have the same actions (read against the same match and names), which spares the
+ * canonical form in the common case of two dumps made the same way.
+ */
+function actionText(flow: Flow): string | undefined {
+  const text = flow.origin.text;
+  const at = /(?:^|[\s,])actions?=/.exec(text);
+  return at ? text.slice(at.index + at[0].length).trimEnd() : undefined;
+}
+
 export interface FlowCompareOptions {
   readonly cookies?: boolean;
   /** Compare timeouts only when the first flow sets them (an expectation that leaves them out accepts any). */
@@ -138,7 +149,9 @@ export interface FlowCompareOptions {
 export function compareFlows(before: Flow, after: Flow, naming: Naming, options: FlowCompareOptions = {}): FlowChange | undefined {
   const attributes: FlowAttribute[] = [];
   const ctx = { naming, table: before.table };
-  const sameActions = actionsKey(before.actions, ctx) === actionsKey(after.actions, { naming, table: after.table });
+  const written = actionText(before);
+  const sameActions =
+    (written !== undefined && written === actionText(after)) || actionsKey(before.actions, ctx) === actionsKey(after.actions, { naming, table: after.table });
   if (!sameActions) attributes.push('actions');
   if (options.cookies && before.cookie !== after.cookie) attributes.push('cookie');
   const timeout = (x: number, y: number): boolean => x !== y && (!options.timeoutsWhenSet || x !== 0);

@@ -6,6 +6,7 @@
  * Port and table names (`--names` dumps) are resolved to numbers when a `Naming` knows them, so
  * that a dump with names and one without key the same.
  */
+import type { Action } from '../model/actions.ts';
 import type { Flow, Match, MatchField } from '../model/flow.ts';
 import { matchKey } from '../model/match.ts';
 import type { PortMap, PortRef } from '../model/ports.ts';
@@ -81,6 +82,7 @@ export function flowKey(flow: Flow, naming: Naming): string {
  * list tables in ascending order.
  */
 export function inferTableNumbers(named: readonly Flow[], numbered: readonly Flow[], naming: Naming): Map<string, number> {
+  if (!named.some((f) => f.table.kind === 'name')) return new Map();
   const slots = new Map<string, Set<number>>();
   for (const f of numbered) {
     if (f.table.kind !== 'number') continue;
@@ -120,8 +122,53 @@ export function inferTableNumbers(named: readonly Flow[], numbered: readonly Flo
         if (better) best = { name, n, w, ordered };
       }
     }
-    if (!best) return out;
+    if (!best) break;
     out.set(best.name, best.n);
     taken.add(best.n);
   }
+  for (const [name, n] of referencedTables(named, numbered, { ...naming, tables: out })) if (!out.has(name)) out.set(name, n);
+  return out;
+}
+
+/** Tables an action list sends packets to, in order (goto_table, resubmit, ct, learn; nested lists too). */
+function tableRefs(actions: readonly Action[], out: TableRef[] = []): TableRef[] {
+  for (const a of actions) {
+    if ((a.kind === 'resubmit' || a.kind === 'ct') && a.table) out.push(a.table);
+    else if (a.kind === 'goto_table' || a.kind === 'learn') out.push(a.table);
+    if (a.kind === 'ct' || a.kind === 'clone' || a.kind === 'write_actions') tableRefs(a.actions, out);
+  }
+  return out;
+}
+
+/**
+ * Names of tables that hold no flows but are sent to (`resubmit(,L2Forwarding)`): a flow of the
+ * named dump and its counterpart in the numbered dump name their targets in the same order, so
+ * each unresolved name takes the number most counterparts give in its place.
+ */
+function referencedTables(named: readonly Flow[], numbered: readonly Flow[], naming: Naming): Map<string, number> {
+  const unresolved = (t: TableRef): t is { kind: 'name'; name: string } => t.kind === 'name' && !naming.tables?.has(t.name);
+  const wanted = named.filter((f) => tableRefs(f.actions).some(unresolved));
+  if (wanted.length === 0) return new Map();
+  const byKey = new Map(numbered.map((f) => [flowKey(f, naming), f]));
+  const votes = new Map<string, Map<number, number>>();
+  for (const f of wanted) {
+    const partner = byKey.get(flowKey(f, naming));
+    if (!partner) continue;
+    const mine = tableRefs(f.actions);
+    const theirs = tableRefs(partner.actions);
+    if (mine.length !== theirs.length) continue;
+    mine.forEach((t, i) => {
+      const other = theirs[i]!;
+      if (!unresolved(t) || other.kind !== 'number') return;
+      let tally = votes.get(t.name);
+      if (!tally) votes.set(t.name, (tally = new Map()));
+      tally.set(other.number, (tally.get(other.number) ?? 0) + 1);
+    });
+  }
+  const out = new Map<string, number>();
+  for (const [name, tally] of votes) {
+    const [n] = [...tally].sort((x, y) => y[1] - x[1] || x[0] - y[0])[0]!;
+    out.set(name, n);
+  }
+  return out;
 }

@@ -1,0 +1,269 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { equivalentActions } from '../src/analysis/action-equivalence.ts';
+import { diffDumps, type DumpSide } from '../src/analysis/diff.ts';
+import { flowKey } from '../src/analysis/flow-key.ts';
+import type { Flow } from '../src/model/flow.ts';
+import type { OfVersion } from '../src/model/openflow.ts';
+import { formatActions } from '../src/render/actions.ts';
+import { parseDump } from '../src/syntax/reader.ts';
+import { runCli } from './support/cli.ts';
+import { ANTREA, loadExample } from './support/make-examples.ts';
+import { parseFlow, skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
+import { repoRoot } from './support/paths.ts';
+
+const examples = join(repoRoot, 'examples');
+
+function read(path: string): DumpSide & { ports: ReturnType<typeof parseDump>['ports'] } {
+  const r = parseDump(readFileSync(path, 'utf8'), { file: path });
+  assert.deepEqual(r.diagnostics, [], path);
+  return r;
+}
+
+function side(text: string, file = 'dump'): ReturnType<typeof parseDump> {
+  const r = parseDump(text, { file });
+  assert.deepEqual(r.diagnostics, [], text);
+  return r;
+}
+
+function differences(d: ReturnType<typeof diffDumps>): number {
+  return d.tables.reduce((n, t) => n + t.added.length + t.removed.length + t.changed.length, 0) + d.groups.added.length + d.groups.removed.length + d.groups.changed.length;
+}
+
+for (const name of ['antrea', 'antrea-proxy', 'openshift-sdn']) {
+  test(`examples/${name}: every dump format of the same switch diffs as identical`, () => {
+    const dir = join(examples, name);
+    const files = readdirSync(dir).filter((f) => f.startsWith('dump-flows.'));
+    const show = readdirSync(dir).find((f) => f.startsWith('show.'))!;
+    const ports = read(join(dir, show)).ports;
+    assert.ok(ports.size > 0);
+    const base = read(join(dir, files[0]!));
+    assert.ok(base.flows.length > 0);
+    for (const f of files.slice(1)) {
+      const other = read(join(dir, f));
+      assert.equal(other.flows.length, base.flows.length, f);
+      const d = diffDumps(base, other, { ports });
+      assert.equal(differences(d), 0, `${files[0]} vs ${f}`);
+      assert.ok(d.equal);
+    }
+  });
+}
+
+test('examples/antrea-proxy: groups dumped in OpenFlow 1.0, 1.3 and 1.5 with names compare equal', () => {
+  const dir = join(examples, 'antrea-proxy');
+  const ports = read(join(dir, 'show.of13.txt')).ports;
+  const load = (flows: string, groups: string): DumpSide => ({ flows: read(join(dir, flows)).flows, groups: read(join(dir, groups)).groups });
+  const of10 = load('dump-flows.of10.txt', 'dump-groups.of10.txt');
+  assert.ok(of10.groups.length > 0);
+  for (const [flows, groups] of [
+    ['dump-flows.of13.txt', 'dump-groups.of13.txt'],
+    ['dump-flows.of15.txt', 'dump-groups.of15.txt'],
+    // Table names in bucket actions (resubmit(,ServiceLB)) are resolved through the flows.
+    ['dump-flows.of15.names.no-stats.txt', 'dump-groups.of15.names.txt'],
+  ] as const) {
+    assert.equal(differences(diffDumps(of10, load(flows, groups), { ports })), 0, groups);
+  }
+});
+
+test('without a port map, a --names dump differs from a numbered one exactly in the flows that name ports', () => {
+  const dir = join(examples, 'antrea');
+  const plain = read(join(dir, 'dump-flows.of10.txt'));
+  const named = read(join(dir, 'dump-flows.of10.names.txt'));
+  const d = diffDumps(plain, named);
+  const withPorts = named.flows.filter((f) => /in_port="|output:"|in_port=[a-z]/.test(f.origin.text)).length;
+  const changedOrMoved = d.tables.reduce((n, t) => n + t.removed.length + t.changed.length, 0);
+  assert.ok(withPorts > 0);
+  assert.equal(changedOrMoved, withPorts);
+});
+
+/** Flows whose OpenFlow 1.0, 1.3 and 1.5 spellings differ (reference ovs-actions.md §2). */
+const SPELLINGS = [
+  'priority=10,ipv6 actions=set_field:fe80::1->ipv6_dst,output:1',
+  'table=1,priority=10,tcp,tp_dst=80 actions=mod_dl_src:00:11:22:33:44:55,mod_nw_dst:1.1.1.1,mod_tp_dst:8080,output:1',
+  'priority=5,ip actions=mod_nw_tos:16,mod_nw_ecn:2,mod_nw_ttl:9,output:1',
+  'priority=43,dl_vlan=100 actions=strip_vlan,mod_vlan_vid:5,output:5',
+  'priority=44,ip actions=mod_vlan_vid:7,output:3',
+  'priority=1 actions=enqueue:1:2',
+  'priority=2,ip actions=ct(commit,zone=65520,exec(set_field:0x5->ct_label,set_field:0x1/0x1->ct_mark))',
+  'priority=3 actions=set_field:0x2/0xf->reg0,goto_table:1',
+  'priority=4 actions=load:0x1->NXM_NX_REG0[5],set_tunnel:0x5,output:2',
+  'priority=6,tcp actions=set_field:8080->tcp_dst,output:1',
+  'priority=7 actions=note:01.02.03',
+  'table=2,priority=8,udp,udp_dst=53 actions=mod_tp_dst:5353,resubmit(,3)',
+  'priority=9,arp actions=set_field:2->arp_op,move:NXM_OF_ETH_SRC[]->NXM_OF_ETH_DST[],IN_PORT',
+];
+
+async function spellings(flow: string): Promise<Flow[]> {
+  const out: Flow[] = [];
+  for (const of of [undefined, 13, 15] as const) {
+    const r = await parseFlow(flow, of);
+    assert.ok(r.ok, `${flow}: ${r.ok ? '' : r.error}`);
+    const parsed = side(r.canonical, `parse-flow -O ${of ?? 10}`);
+    assert.equal(parsed.flows.length, 1, r.canonical);
+    out.push(parsed.flows[0]!);
+  }
+  return out;
+}
+
+test('what ovs-ofctl prints for one flow in OpenFlow 1.0, 1.3 and 1.5 keys and compares equal', skipUnlessOvs, async () => {
+  for (const flow of SPELLINGS) {
+    const [of10, of13, of15] = await spellings(flow);
+    const texts = [of10!, of13!, of15!].map((f) => f.origin.text);
+    // The spellings really differ, so the test exercises the equivalences.
+    assert.ok(new Set(texts).size > 1 || /note:/.test(flow), `${flow}: ${texts.join(' | ')}`);
+    for (const other of [of13!, of15!]) {
+      assert.equal(flowKey(other, {}), flowKey(of10!, {}), flow);
+      assert.ok(equivalentActions(of10!.actions, other.actions, { naming: {}, table: of10!.table }), `${flow}: ${texts.join(' | ')}`);
+    }
+  }
+});
+
+test('different actions stay different', () => {
+  const pairs: [string, string][] = [
+    ['priority=1 actions=load:0x1->NXM_NX_REG0[0..3]', 'priority=1 actions=load:0x2->NXM_NX_REG0[0..3]'],
+    // A resubmit with an in_port is a lookup as if from another port: not a goto_table.
+    ['priority=1 actions=resubmit(3,1)', 'priority=1 actions=goto_table:1'],
+    // Backwards: goto_table cannot go there, so this resubmit is a resubmit.
+    ['table=5,priority=1 actions=resubmit(,3)', 'table=5,priority=1 actions=goto_table:3'],
+    // mod_vlan_vid pushes a tag on an untagged packet; a VID write alone does not.
+    ['priority=1,ip actions=mod_vlan_vid:7', 'priority=1,ip actions=set_field:4103->vlan_vid'],
+    ['priority=1 actions=enqueue:1:2', 'priority=1 actions=set_queue:2,output:1'],
+    ['priority=1 actions=output:1,output:2', 'priority=1 actions=output:2,output:1'],
+    ['priority=1 actions=note:01.02', 'priority=1 actions=note:01.03'],
+  ];
+  for (const [x, y] of pairs) {
+    const a = side(x).flows[0]!;
+    const b = side(y).flows[0]!;
+    assert.equal(equivalentActions(a.actions, b.actions, { naming: {}, table: a.table }), false, `${x} vs ${y}`);
+  }
+});
+
+test('match spelling never makes a difference: aliases, order, masks, number bases, protocol keywords', () => {
+  const a = side(
+    [
+      'table=1,priority=100,ip,nw_src=10.0.0.0/8,tcp_dst=80,nw_proto=6 actions=drop',
+      'table=1,priority=90,reg0=0x5/0xff,in_port=3 actions=drop',
+      'table=1,priority=80,dl_vlan=100 actions=drop',
+      'table=1,priority=70,ip,nw_tos=16 actions=drop',
+    ].join('\n'),
+  );
+  const b = side(
+    [
+      ' table=1, priority=80, vlan_tci=0x1064/0x1fff, actions=drop',
+      'priority=100,table=1,tcp,tp_dst=0x50,ip_src=10.0.0.0/255.0.0.0 actions=drop',
+      'priority=90,table=1,in_port=3,reg0=5/255 actions=drop',
+      'table=1,priority=70,ip,ip_dscp=4 actions=drop',
+    ].join('\n'),
+  );
+  const d = diffDumps(a, b);
+  assert.equal(differences(d), 0);
+});
+
+test('real switch: dumps in every format diff empty; one modified, one deleted and one added flow are exactly the diff', skipUnlessOvs, async () => {
+  await withOvsSwitch(ANTREA.bridge, async (sw) => {
+    await loadExample(sw, ANTREA);
+    const ports = side(await sw.show()).ports;
+    const formats: { of?: OfVersion; names?: boolean; noStats?: boolean }[] = [
+      {},
+      { names: true },
+      { of: 13 },
+      { of: 13, names: true, noStats: true },
+      { of: 15 },
+      { of: 15, names: true },
+    ];
+    const dumps = [];
+    for (const f of formats) dumps.push(side(await sw.dumpFlows(f), JSON.stringify(f)));
+    const before = dumps[0]!;
+    for (const [i, d] of dumps.entries()) assert.equal(differences(diffDumps(before, d, { ports })), 0, JSON.stringify(formats[i]));
+
+    await sw.ofctl(['-O', 'OpenFlow13', 'mod-flows', '--strict', sw.bridge, 'table=0,priority=200,in_port=2 actions=load:0x3->NXM_NX_REG0[0..15],goto_table:10']);
+    await sw.ofctl(['-O', 'OpenFlow13', 'del-flows', '--strict', sw.bridge, 'table=0,priority=190,in_port=4']);
+    await sw.ofctl(['-O', 'OpenFlow13', 'add-flow', sw.bridge, 'table=0,priority=5,ip actions=drop']);
+    for (const f of [{ of: 15 as const, names: true, noStats: true }, { names: false }]) {
+      const after = side(await sw.dumpFlows(f), 'after');
+      const d = diffDumps(before, after, { ports });
+      assert.equal(differences(d), 3, JSON.stringify(f));
+      const t0 = d.tables.find((t) => t.table.kind === 'number' && t.table.number === 0)!;
+      assert.deepEqual(
+        t0.removed.map((x) => x.origin.text.replace(/.* priority=/, 'priority=')),
+        before.flows.filter((x) => / priority=190,in_port=4 /.test(x.origin.text)).map((x) => x.origin.text.replace(/.* priority=/, 'priority=')),
+      );
+      assert.deepEqual(t0.added.map((x) => [x.priority, x.match.fields.length]), [[5, 1]]);
+      assert.equal(t0.changed.length, 1);
+      const change = t0.changed[0]!;
+      assert.deepEqual(change.attributes, ['actions']);
+      const edits = change.actions.map((e) => `${e.op} ${formatActions([e.action], { of: 13 })}`);
+      // Unchanged actions are shown as the later dump spells them.
+      const target = f.names ? 'SpoofGuard' : '10';
+      assert.deepEqual(edits, ['removed load:0x1->NXM_NX_REG0[0..15]', 'added load:0x3->NXM_NX_REG0[0..15]', `same goto_table:${target}`]);
+    }
+  });
+});
+
+function tempFile(name: string, text: string): string {
+  const p = join(mkdtempSync(join(tmpdir(), 'flowscope-diff-')), name);
+  writeFileSync(p, text);
+  return p;
+}
+
+const of13 = join(examples, 'antrea', 'dump-flows.of13.txt');
+const of10 = join(examples, 'antrea', 'dump-flows.of10.txt');
+
+test('cli: exit 0 for equal dumps, 1 for differences, 2 for trouble', async () => {
+  const same = await runCli(['diff', of10, of13]);
+  assert.equal(same.status, 0, same.stderr);
+  assert.equal(same.stdout, '');
+  const text = readFileSync(of13, 'utf8');
+  const line = text.split('\n').find((l) => l.includes('table=10,') && l.includes('priority=200'))!;
+  const changed = tempFile('b.txt', text.replace(line, ''));
+  const r = await runCli(['diff', of10, changed]);
+  assert.equal(r.status, 1);
+  assert.match(r.stdout, /^--- .*dump-flows\.of10\.txt\n\+\+\+ .*b\.txt\n/);
+  assert.match(r.stdout, /@@ table=10 @@ 1 removed\n-priority=200,/);
+  const missing = await runCli(['diff', of10, '/nonexistent/x.txt']);
+  assert.equal(missing.status, 2);
+  const twoStdin = await runCli(['diff', '-', '-'], { stdin: '' });
+  assert.equal(twoStdin.status, 2);
+});
+
+test('cli: cookies are ignored unless --cookies', async () => {
+  const text = readFileSync(of13, 'utf8');
+  const line = text.split('\n').find((l) => l.includes('table=0,') && l.includes('priority=0 '))!;
+  const b = tempFile('cookie.txt', text.replace(line, line.replace('cookie=0x0', 'cookie=0x1234')));
+  assert.equal((await runCli(['diff', of13, b])).status, 0);
+  const r = await runCli(['diff', '--cookies', '--json', of13, b]);
+  assert.equal(r.status, 1);
+  const json = JSON.parse(r.stdout) as { changed: { attributes: string[]; before: { cookie: string }; after: { cookie: string } }[]; added: unknown[]; removed: unknown[]; groups: Record<string, unknown[]> };
+  assert.deepEqual(json.changed.map((c) => [c.attributes, c.before.cookie, c.after.cookie]), [[['cookie'], '0x0', '0x1234']]);
+  assert.deepEqual([json.added, json.removed], [[], []]);
+  assert.deepEqual(Object.keys(json.groups).sort(), ['added', 'changed', 'removed']);
+});
+
+test('cli: --per-table puts the flow counts of each table side by side', async () => {
+  const text = readFileSync(of13, 'utf8');
+  const table10 = text.split('\n').filter((l) => / table=10, /.test(l));
+  assert.ok(table10.length >= 2);
+  const b = tempFile('fewer.txt', text.replace(table10[0]! + '\n', ''));
+  const r = await runCli(['diff', '--per-table', of13, b]);
+  assert.equal(r.status, 1);
+  const row = r.stdout.split('\n').find((l) => l.startsWith('table=10 '))!;
+  assert.deepEqual(row.trim().split(/\s+/).slice(1), [String(table10.length), String(table10.length - 1), '-1']);
+  const total = r.stdout.split('\n').find((l) => l.startsWith('total'))!;
+  const all = text.split('\n').filter((l) => l.includes('actions=')).length;
+  assert.deepEqual(total.trim().split(/\s+/).slice(1), [String(all), String(all - 1), '-1']);
+});
+
+test('cli: colour only when asked or on a terminal, never with NO_COLOR', async () => {
+  const b = tempFile('c.txt', readFileSync(of13, 'utf8').replace(/\n[^\n]*table=10,[^\n]*/, ''));
+  const plain = await runCli(['diff', of13, b]);
+  assert.doesNotMatch(plain.stdout, /\x1b\[/);
+  const forced = await runCli(['diff', '--color', of13, b]);
+  assert.match(forced.stdout, /\x1b\[31m-/);
+  const env = await runCli(['diff', of13, b], { env: { FORCE_COLOR: '1' } });
+  assert.match(env.stdout, /\x1b\[/);
+  const no = await runCli(['diff', of13, b], { env: { FORCE_COLOR: '1', NO_COLOR: '1' } });
+  assert.doesNotMatch(no.stdout, /\x1b\[/);
+});
