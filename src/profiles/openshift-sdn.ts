@@ -885,6 +885,7 @@ export const openshiftSdn: Profile = {
     { kind: 'port-name', pattern: 'tun0', weight: 3 },
     { kind: 'port-name', pattern: 'veth[0-9a-f]{8}', weight: 1 },
     { kind: 'flow', table: 0, match: 'in_port=1', actions: ['set:reg0'], weight: 4 },
+    { kind: 'flow', table: 0, match: 'ip', actions: ['goto:FromPod'], weight: 2 },
     { kind: 'flow', table: 20, match: 'ip', actions: ['set:reg0'], weight: 2 },
     { kind: 'flow', table: 70, match: 'ip', actions: ['set:reg1', 'set:reg2'], weight: 3 },
     { kind: 'flow', match: '', actions: ['set:tun_id'], weight: 1 },

@@ -1,0 +1,335 @@
+/**
+ * Which pipeline a dump comes from, and which release of it, judged from the dump alone: the
+ * profiles' detection signals (table numbers and names, notes, port names, registers, telling
+ * flows), the table names a named dump shares with a profile, and for the release how well the
+ * flows fit each release's tables, edges and patterns. The generic profile's baseline is what a
+ * pipeline profile has to beat.
+ */
+import type { Action } from '../model/actions.ts';
+import { fieldByName } from '../model/fields.ts';
+import type { Flow, Group } from '../model/flow.ts';
+import { matchCovers } from '../model/match.ts';
+import type { PortMap, PortRef } from '../model/ports.ts';
+import { PROFILES } from '../profiles/index.ts';
+import type { DetectionSignal, Profile, Versioned } from '../profiles/types.ts';
+import { compareVersions, inVersion } from '../profiles/versions.ts';
+import { defaultRelease, findPattern, flattenActions, hintHolds, isTableMiss, jumpTargets, parsePattern, resolveTable, tableByKey } from './pattern-fit.ts';
+
+export interface DetectOptions {
+  /** Profiles to choose among; all built-in ones by default. */
+  readonly profiles?: readonly Profile[];
+}
+
+export interface ProfileScore {
+  readonly id: string;
+  readonly score: number;
+}
+
+export interface ReleaseChoice {
+  /** The release the dump is read in: the latest of those that fit it best. */
+  readonly release: string;
+  /** Every release that fits equally well. */
+  readonly range: Versioned;
+  readonly reasons: readonly string[];
+}
+
+export interface Detection {
+  readonly profile: Profile;
+  readonly score: number;
+  /** Why the profile (and release) was chosen, one finding per entry. */
+  readonly reasons: readonly string[];
+  /** Every profile considered, best first. */
+  readonly candidates: readonly ProfileScore[];
+  /** Absent when the profile has no releases to tell apart. */
+  readonly release?: ReleaseChoice;
+}
+
+/** What the signals are checked against, gathered once per dump. */
+interface DumpFacts {
+  readonly flows: readonly Flow[];
+  /** Tables flows are written in or jump to, group buckets included. */
+  readonly tableNumbers: ReadonlySet<number>;
+  readonly tableNames: ReadonlySet<string>;
+  /** Printed note bytes (`01.03.00.00.00.00`) by table number. */
+  readonly notes: ReadonlyMap<number, readonly string[]>;
+  readonly portNames: ReadonlySet<string>;
+  /** Storages of the fields flows match on or write. */
+  readonly fieldsUsed: ReadonlySet<string>;
+  /** Bits of each storage that flows and buckets match on or write, as masks. */
+  readonly bitsUsed: ReadonlyMap<string, ReadonlySet<bigint>>;
+}
+
+function portName(ref: PortRef | undefined, ports: PortMap): string | undefined {
+  if (!ref) return undefined;
+  if (ref.kind === 'name') return ref.name;
+  return ref.kind === 'number' ? ports.name(ref.number) : undefined;
+}
+
+function actionPorts(actions: readonly Action[]): PortRef[] {
+  return flattenActions(actions).flatMap((a): PortRef[] => {
+    if (a.kind === 'output' || a.kind === 'enqueue') return [a.port];
+    if (a.kind === 'bundle') return [...a.members];
+    return [];
+  });
+}
+
+function gatherFacts(flows: readonly Flow[], groups: readonly Group[], ports: PortMap): DumpFacts {
+  const tableNumbers = new Set<number>();
+  const tableNames = new Set<string>();
+  const notes = new Map<number, string[]>();
+  const portNames = new Set<string>([...ports.entries()].map(([, name]) => name));
+  const fieldsUsed = new Set<string>();
+  const bitsUsed = new Map<string, Set<bigint>>();
+  const use = (storage: string, mask: bigint): void => {
+    fieldsUsed.add(storage);
+    bitsUsed.set(storage, (bitsUsed.get(storage) ?? new Set()).add(mask));
+  };
+  const addWrites = (actions: readonly Action[]): void => {
+    for (const a of flattenActions(actions)) {
+      if (a.kind === 'set_field') use(a.field.storage, a.mask);
+      else if (a.kind === 'move') use(a.dst.field.storage, ((1n << BigInt(a.dst.bits)) - 1n) << BigInt(a.dst.start));
+    }
+  };
+  const addPorts = (refs: readonly (PortRef | undefined)[]): void => {
+    for (const r of refs) {
+      const name = portName(r, ports);
+      if (name !== undefined) portNames.add(name);
+    }
+  };
+  // A jump shows that its target table exists, which is all a groups-only dump can tell.
+  const addJumps = (actions: readonly Action[]): void => {
+    for (const t of jumpTargets(actions)) {
+      if (t.kind === 'name') tableNames.add(t.name);
+      else tableNumbers.add(t.number);
+    }
+  };
+  for (const flow of flows) {
+    if (flow.table.kind === 'number') tableNumbers.add(flow.table.number);
+    else tableNames.add(flow.table.name);
+    addJumps(flow.actions);
+    addPorts(flow.match.fields.map((f) => f.port));
+    addPorts(actionPorts(flow.actions));
+    for (const f of flow.match.fields) use(f.field.storage, f.mask);
+    addWrites(flow.actions);
+    for (const a of flattenActions(flow.actions)) {
+      if (a.kind === 'note' && flow.table.kind === 'number') {
+        const text = a.bytes.map((b) => b.toString(16).padStart(2, '0')).join('.');
+        notes.set(flow.table.number, [...(notes.get(flow.table.number) ?? []), text]);
+      }
+    }
+  }
+  for (const g of groups) {
+    for (const b of g.buckets) {
+      addJumps(b.actions);
+      addWrites(b.actions);
+      addPorts([...actionPorts(b.actions), b.watchPort]);
+    }
+  }
+  return { flows, tableNumbers, tableNames, notes, portNames, fieldsUsed, bitsUsed };
+}
+
+/** A signal's anchored expression (port names must match whole), case-insensitive as hex digits are. */
+function wholeName(pattern: string): RegExp {
+  return new RegExp(`^(?:${pattern})$`, 'i');
+}
+
+/** The release a signal's action hints are read in: its own last release, else the profile's. */
+function signalRelease(profile: Profile, s: DetectionSignal): string {
+  return s.until ?? defaultRelease(profile);
+}
+
+/** What in the dump makes the signal hold, in words; undefined when it does not hold. */
+function signalFinding(profile: Profile, s: DetectionSignal, facts: DumpFacts): string | undefined {
+  switch (s.kind) {
+    case 'table-name':
+      return facts.tableNames.has(s.name) ? `a table named ${s.name}` : undefined;
+    case 'table-number':
+      return facts.tableNumbers.has(s.number) ? `table ${s.number} is used` : undefined;
+    case 'note': {
+      const re = new RegExp(s.pattern, 'i');
+      const note = (facts.notes.get(s.table) ?? []).find((n) => re.test(n));
+      return note === undefined ? undefined : `table ${s.table} holds the note ${note}`;
+    }
+    case 'port-name': {
+      const re = wholeName(s.pattern);
+      const port = [...facts.portNames].find((n) => re.test(n));
+      return port === undefined ? undefined : `a port named ${port}`;
+    }
+    case 'field-used': {
+      const f = fieldByName(s.field);
+      return f && facts.fieldsUsed.has(f.storage) ? `flows use ${s.field}` : undefined;
+    }
+    case 'flow': {
+      const pattern = parsePattern(s.match).match;
+      const release = signalRelease(profile, s);
+      const hit = facts.flows.some(
+        (f) =>
+          (s.table === undefined || (f.table.kind === 'number' && f.table.number === s.table)) &&
+          matchCovers(pattern, f.match) &&
+          (s.actions ?? []).every((h) => hintHolds(profile, h, f.actions, release)),
+      );
+      if (!hit) return undefined;
+      const where = s.table === undefined ? 'a flow' : `a flow in table ${s.table}`;
+      const what = s.match === '' ? '' : ` matching ${s.match}`;
+      const does = s.actions?.length ? ` that does ${s.actions.join(', ')}` : '';
+      return `${where}${what}${does}`;
+    }
+  }
+}
+
+function signed(weight: number): string {
+  return weight < 0 ? `−${-weight}` : `+${weight}`;
+}
+
+interface Evidence {
+  readonly score: number;
+  readonly reasons: string[];
+}
+
+/** Named dumps: each table name the profile knows counts for it, each it does not know against it. */
+function nameEvidence(profile: Profile, facts: DumpFacts): Evidence {
+  if (facts.tableNames.size === 0 || profile.tables.length === 0) return { score: 0, reasons: [] };
+  const names = [...facts.tableNames];
+  const known = names.filter((n) => tableByKey(profile, n) !== undefined).length;
+  const score = known - (names.length - known);
+  return { score, reasons: [`${known} of the ${names.length} table names are tables of this profile (${signed(score)})`] };
+}
+
+/**
+ * Register and mark bits in use that the profile's bit layout leaves undescribed count against
+ * it, one per distinct mask; fields it describes nothing of are not judged.
+ */
+function bitEvidence(profile: Profile, facts: DumpFacts): Evidence {
+  const strays: string[] = [];
+  const declared = new Map<string, bigint>();
+  for (const b of profile.bitFields) {
+    const f = fieldByName(b.field);
+    if (!f) continue;
+    const bits = ((1n << BigInt(b.end - b.start + 1)) - 1n) << BigInt(b.start);
+    declared.set(f.storage, (declared.get(f.storage) ?? 0n) | bits);
+  }
+  for (const [storage, known] of declared) {
+    for (const mask of facts.bitsUsed.get(storage) ?? []) if ((mask & ~known) !== 0n) strays.push(`${storage}/0x${mask.toString(16)}`);
+  }
+  if (strays.length === 0) return { score: 0, reasons: [] };
+  return { score: -strays.length, reasons: [`bits the profile does not describe are in use: ${strays.join(', ')} (${signed(-strays.length)})`] };
+}
+
+function scoreProfile(profile: Profile, facts: DumpFacts): Evidence {
+  const held = profile.detect
+    .map((s) => ({ s, finding: signalFinding(profile, s, facts) }))
+    .filter((h): h is { s: DetectionSignal; finding: string } => h.finding !== undefined)
+    .sort((a, b) => Math.abs(b.s.weight) - Math.abs(a.s.weight));
+  const names = nameEvidence(profile, facts);
+  const bits = bitEvidence(profile, facts);
+  return {
+    score: held.reduce((sum, h) => sum + h.s.weight, names.score + bits.score),
+    reasons: [...held.map((h) => `${h.finding} (${signed(h.s.weight)})`), ...names.reasons, ...bits.reasons],
+  };
+}
+
+/** The next release after a dotted one (`1.5` → `1.6`, `10` → `11`): where an `until` stops holding. */
+function successor(release: string): string {
+  const parts = release.split('.').map(Number);
+  parts[parts.length - 1] = (parts[parts.length - 1] ?? 0) + 1;
+  return parts.join('.');
+}
+
+/**
+ * Releases at which the profile can change: every bound its tables, patterns and signals name,
+ * and the release after each last one. Any release reads like one of these.
+ */
+function releasePoints(profile: Profile): string[] {
+  const items: Versioned[] = [profile.versions, ...profile.tables, ...profile.tables.flatMap((t) => t.patterns), ...profile.detect];
+  const points = new Set<string>();
+  for (const v of items) {
+    if (v.since !== undefined) points.add(v.since);
+    if (v.until !== undefined) {
+      points.add(v.until);
+      points.add(successor(v.until));
+    }
+  }
+  return [...points].filter((r) => inVersion(profile.versions, r)).sort(compareVersions);
+}
+
+/** Flows a release cannot explain: unknown tables, jumps off the documented edges, flows no pattern fits. */
+function misfits(profile: Profile, flows: readonly Flow[], release: string): number {
+  let count = 0;
+  for (const flow of flows) {
+    const table = resolveTable(profile, flow.table, release);
+    if (!table) {
+      count++;
+      continue;
+    }
+    for (const ref of jumpTargets(flow.actions)) {
+      const to = resolveTable(profile, ref, release);
+      const edge = to !== undefined && (to === table || table.next.includes(to.name) || (table.miss.action === 'goto' && table.miss.table === to.name));
+      if (!edge) count++;
+    }
+    if (!isTableMiss(flow) && !findPattern(profile, table, flow, release)) count++;
+  }
+  return count;
+}
+
+function rangeText(range: Versioned): string {
+  if (range.until === undefined) return `releases ${range.since ?? '…'} and later`;
+  return range.since === range.until ? `release ${range.since}` : `releases ${range.since ?? '…'}–${range.until}`;
+}
+
+/**
+ * The release of a profile that a dump reads best in: versioned signals that hold decide first,
+ * then the fewest flows the release cannot explain; among equals the latest release is taken.
+ */
+export function detectRelease(profile: Profile, flows: readonly Flow[], groups: readonly Group[], ports: PortMap): ReleaseChoice | undefined {
+  const facts = gatherFacts(flows, groups, ports);
+  return chooseRelease(profile, facts);
+}
+
+function chooseRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | undefined {
+  const points = releasePoints(profile);
+  if (points.length === 0) return undefined;
+  const versioned = profile.detect
+    .filter((s) => s.since !== undefined || s.until !== undefined)
+    .map((s) => ({ s, finding: signalFinding(profile, s, facts) }))
+    .filter((h): h is { s: DetectionSignal; finding: string } => h.finding !== undefined);
+  const rated = points.map((release) => ({
+    release,
+    signals: versioned.filter((h) => inVersion(h.s, release)).reduce((sum, h) => sum + h.s.weight, 0),
+    misfits: misfits(profile, facts.flows, release),
+  }));
+  const better = (a: (typeof rated)[number], b: (typeof rated)[number]): number => b.signals - a.signals || a.misfits - b.misfits;
+  const best = [...rated].sort(better)[0]!;
+  const equal = rated.filter((r) => better(r, best) === 0).map((r) => r.release);
+  const release = equal[equal.length - 1]!;
+  // The last point of a profile that is still current stands for every later release too.
+  const openEnded = profile.versions.until === undefined && release === points[points.length - 1];
+  const range: Versioned = openEnded ? { since: equal[0]! } : { since: equal[0]!, until: release };
+  const reasons = [
+    ...versioned.filter((h) => inVersion(h.s, release)).map((h) => `${h.finding}, which points to ${rangeText(h.s)}`),
+    `${rangeText(range)} explain all but ${best.misfits} of the ${facts.flows.length} flows${equal.length > 1 ? `; reading the dump as release ${release}` : ''}`,
+  ];
+  return { release, range, reasons };
+}
+
+/**
+ * Picks the profile whose signals the dump shows most strongly, with its release. The generic
+ * profile wins when nothing scores above its baseline; ties go to the profile listed first.
+ */
+export function detectProfile(flows: readonly Flow[], groups: readonly Group[], ports: PortMap, options: DetectOptions = {}): Detection {
+  const profiles = options.profiles ?? PROFILES;
+  const facts = gatherFacts(flows, groups, ports);
+  const scored = profiles.map((profile) => ({ profile, ...scoreProfile(profile, facts) }));
+  const ranked = [...scored].sort((a, b) => b.score - a.score);
+  const best = ranked[0];
+  if (!best) throw new RangeError('detectProfile needs at least one profile to choose from');
+  const release = chooseRelease(best.profile, facts);
+  const runnerUp = ranked[1];
+  const margin = runnerUp ? [`next best: ${runnerUp.profile.id} with ${runnerUp.score}`] : [];
+  return {
+    profile: best.profile,
+    score: best.score,
+    reasons: [...best.reasons, ...margin, ...(release?.reasons ?? [])],
+    candidates: ranked.map((c) => ({ id: c.profile.id, score: c.score })),
+    ...(release ? { release } : {}),
+  };
+}
