@@ -8,6 +8,8 @@ import { registerConj } from './commands/conj.ts';
 import { registerDiff } from './commands/diff.ts';
 import { registerFmt } from './commands/fmt.ts';
 import { registerParse } from './commands/parse.ts';
+import { registerShow } from './commands/show.ts';
+import { registerTables } from './commands/tables.ts';
 import { registerTrace } from './commands/trace.ts';
 import { registerVerify } from './commands/verify.ts';
 import { type Io, UserError, writeErr } from './io.ts';
@@ -31,6 +33,8 @@ export function buildProgram(io: Io, outcome: Outcome = new Outcome()): Command 
     .exitOverride();
   registerParse(program, io);
   registerFmt(program, io);
+  registerShow(program, io);
+  registerTables(program, io);
   registerTrace(program, io);
   registerConj(program, io);
   registerDiff(program, io, outcome);

@@ -1,0 +1,125 @@
+/**
+ * One row per table of a dump — number, name, flow count, counters, the tables it continues
+ * in and what its miss flow does — plus the tables the profile expects in the release but the
+ * dump lacks, and the dump's tables the profile does not know.
+ */
+import type { Flow } from '../model/flow.ts';
+import type { Pipeline } from '../model/pipeline.ts';
+import type { TableRef } from '../model/tables.ts';
+import type { TableMiss } from '../profiles/types.ts';
+import { inVersion } from '../profiles/versions.ts';
+import type { Annotator } from './annotate.ts';
+import { describeActions } from './describe-fields.ts';
+import { isTableMiss, jumpTargets } from './pattern-fit.ts';
+
+export interface TableRow {
+  readonly number?: number;
+  readonly name?: string;
+  readonly purpose?: string;
+  /** The profile knows the table. */
+  readonly known: boolean;
+  readonly flows: number;
+  /** Sums of the flows' counters; absent when no flow of the table has them. */
+  readonly packets?: bigint;
+  readonly bytes?: bigint;
+  /** Tables the flows continue in (goto_table, resubmit, ct(table=…), through groups too), by name. */
+  readonly next: readonly string[];
+  /** What the dump's miss flow (priority 0, empty match) does; `no miss flow` without one. */
+  readonly miss: string;
+  /** What the profile says the miss does. */
+  readonly expectedMiss?: string;
+}
+
+export interface MissingTable {
+  readonly number?: number;
+  readonly name: string;
+  /** The configuration under which the table exists. */
+  readonly requires?: string;
+}
+
+export interface TablesSummary {
+  readonly rows: readonly TableRow[];
+  /** Tables of the profile (in the release) with no flow in the dump. */
+  readonly missing: readonly MissingTable[];
+  /** Tables of the dump the profile does not know, as the dump names them. */
+  readonly unknown: readonly string[];
+}
+
+/** A profile's miss behaviour in a few words. */
+export function expectedMissWords(miss: TableMiss): string {
+  switch (miss.action) {
+    case 'drop':
+      return 'drop';
+    case 'goto':
+      return `goto ${miss.table}`;
+    case 'next':
+      return 'next table';
+    case 'normal':
+      return 'NORMAL';
+    case 'controller':
+      return 'controller';
+    case 'custom':
+      return miss.description;
+    case 'none':
+      return 'no miss flow';
+  }
+}
+
+function sum(flows: readonly Flow[], pick: (f: Flow) => bigint | null | undefined): bigint | undefined {
+  let total: bigint | undefined;
+  for (const f of flows) {
+    const v = pick(f);
+    if (v !== undefined && v !== null) total = (total ?? 0n) + v;
+  }
+  return total;
+}
+
+export function summarizeTables(pipeline: Pipeline, annotator: Annotator): TablesSummary {
+  const words = (ref: TableRef): string => annotator.wording.table(ref);
+  const rows: TableRow[] = [];
+  const seen = new Set<string>();
+  const unknown: string[] = [];
+  for (const t of pipeline.tables.values()) {
+    const info = annotator.tableInfo(t.ref);
+    if (info.spec) seen.add(info.spec.name);
+    else unknown.push(t.ref.kind === 'number' ? String(t.ref.number) : t.ref.name);
+    const next = new Set<string>();
+    for (const f of t.flows) {
+      for (const ref of jumpTargets(f.actions)) next.add(words(ref));
+      for (const a of f.actions) {
+        if (a.kind !== 'group') continue;
+        for (const b of pipeline.groups.get(a.id)?.buckets ?? []) for (const ref of jumpTargets(b.actions)) next.add(words(ref));
+      }
+    }
+    const missFlow = t.flows.find(isTableMiss);
+    const packets = sum(t.flows, (f) => f.stats?.packets);
+    const bytes = sum(t.flows, (f) => f.stats?.bytes);
+    rows.push({
+      ...(info.number !== undefined ? { number: info.number } : {}),
+      ...(info.name !== undefined ? { name: info.name } : {}),
+      ...(info.purpose !== undefined ? { purpose: info.purpose } : {}),
+      known: info.spec !== undefined,
+      flows: t.flows.length,
+      ...(packets !== undefined ? { packets } : {}),
+      ...(bytes !== undefined ? { bytes } : {}),
+      next: [...next],
+      miss: missFlow ? missWords(missFlow, words, annotator) : 'no miss flow',
+      ...(info.spec ? { expectedMiss: expectedMissWords(info.spec.miss) } : {}),
+    });
+  }
+  const profile = annotator.profile;
+  const missing: MissingTable[] = (profile?.tables ?? [])
+    .filter((s) => inVersion(s, annotator.release) && !seen.has(s.name))
+    .map((s) => ({ ...(s.number !== undefined ? { number: s.number } : {}), name: s.name, ...(s.requires ? { requires: s.requires } : {}) }));
+  return { rows, missing, unknown: profile && profile.tables.length > 0 ? unknown : [] };
+}
+
+/** `drop`, `goto X`, `NORMAL`, or the actions in words. */
+function missWords(flow: Flow, words: (ref: TableRef) => string, annotator: Annotator): string {
+  if (flow.actions.length === 0) return 'drop';
+  const jumps = flow.actions.every((a) => a.kind === 'goto_table' || (a.kind === 'resubmit' && a.table && !a.port));
+  if (jumps) return `goto ${jumpTargets(flow.actions).map(words).join(', ')}`;
+  const only = flow.actions.length === 1 ? flow.actions[0] : undefined;
+  if (only?.kind === 'output' && only.port.kind === 'reserved') return only.port.name;
+  return describeActions(flow.actions, annotator.wording).join(', ');
+}

@@ -1,0 +1,79 @@
+/** `flowscope show`: the dump grouped by table, every flow explained in the words of its pipeline. */
+import { type Command, InvalidArgumentError } from 'commander';
+import { type FlowFilter, passes } from '../../analysis/flow-filter.ts';
+import { parseIpv4, parseIpv6, parseUnsigned } from '../../model/values.ts';
+import { stringifyJson } from '../../render/json.ts';
+import { formatShow, showJson, type ShowStyle } from '../../render/show.ts';
+import { stdoutChalk } from '../color.ts';
+import { type Io, writeOut } from '../io.ts';
+import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
+
+interface ShowCliOptions extends ProfileCliOptions {
+  table?: string[];
+  cookie?: { value: bigint; mask: bigint };
+  port?: string;
+  ip?: { family: 4 | 6; value: bigint };
+  conjId?: number;
+  hits?: boolean;
+  raw?: boolean;
+}
+
+function cookieOption(text: string): { value: bigint; mask: bigint } {
+  const [v, m] = text.split('/');
+  const value = parseUnsigned(v ?? '');
+  const mask = m === undefined ? 0xffffffffffffffffn : parseUnsigned(m);
+  if (value === undefined || mask === undefined || value > 0xffffffffffffffffn || mask > 0xffffffffffffffffn) {
+    throw new InvalidArgumentError('expected a cookie such as 0x1000000000000 or 0x10000000000/0xff0000000000');
+  }
+  return { value, mask };
+}
+
+function ipOption(text: string): { family: 4 | 6; value: bigint } {
+  const v4 = parseIpv4(text);
+  if (v4 !== undefined) return { family: 4, value: v4 };
+  const v6 = parseIpv6(text);
+  if (v6 !== undefined) return { family: 6, value: v6 };
+  throw new InvalidArgumentError('expected an IPv4 or IPv6 address');
+}
+
+function conjIdOption(text: string): number {
+  const n = parseUnsigned(text);
+  if (n === undefined || n > 0xffffffffn) throw new InvalidArgumentError('expected a conjunction id (0 to 4294967295)');
+  return Number(n);
+}
+
+export function registerShow(program: Command, io: Io): void {
+  const cmd = program
+    .command('show')
+    .description('explain every flow in the words of its pipeline: table names, a plain sentence, decoded registers, address roles, port names')
+    .argument('<file>', 'dump-flows output or add-flows file; - for standard input')
+    .option('-T, --table <table>', 'only this table, by number or name (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--cookie <value[/mask]>', 'only flows with this cookie', cookieOption)
+    .option('--port <port>', 'only flows that match this input port or output to it (number or name)')
+    .option('--ip <address>', 'only flows with an address field that this address matches', ipOption)
+    .option('--conj-id <id>', 'only flows of this conjunction (conj_id= or conjunction(id,…))', conjIdOption)
+    .option('--hits', 'only flows that matched packets (n_packets > 0)')
+    .option('--raw', 'print the original line under each explanation');
+  addProfileOptions(cmd).action(async (file: string, opts: ShowCliOptions) => {
+    const { pipeline, annotator, profile } = await loadAnnotated(file, opts, io);
+    const filter: FlowFilter = {
+      ...(opts.table ? { tables: opts.table } : {}),
+      ...(opts.cookie ? { cookie: opts.cookie } : {}),
+      ...(opts.port !== undefined ? { port: opts.port } : {}),
+      ...(opts.ip ? { ip: opts.ip } : {}),
+      ...(opts.conjId !== undefined ? { conjId: opts.conjId } : {}),
+      ...(opts.hits ? { hits: true } : {}),
+    };
+    const tables = annotator
+      .annotatePipeline(pipeline)
+      .map((t) => ({ table: t.table, flows: t.flows.filter((a) => passes(a, filter, annotator.ports)) }));
+    const report = { profile, tables, totalFlows: pipeline.flowCount };
+    if (opts.json) {
+      writeOut(io, stringifyJson(showJson(report)));
+      return;
+    }
+    const c = stdoutChalk(io, opts.color);
+    const style: ShowStyle = { table: (s) => c.bold.cyan(s), meaning: (s) => c.green(s), unknown: (s) => c.yellow(s), dim: (s) => c.dim(s) };
+    writeOut(io, formatShow(report, { raw: opts.raw ?? false, style }));
+  });
+}

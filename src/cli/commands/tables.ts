@@ -1,0 +1,25 @@
+/** `flowscope tables`: one row per table, with the tables the profile expects and the dump lacks. */
+import type { Command } from 'commander';
+import { summarizeTables } from '../../analysis/tables-summary.ts';
+import { stringifyJson } from '../../render/json.ts';
+import { formatTables, tablesJson } from '../../render/tables.ts';
+import { stdoutChalk } from '../color.ts';
+import { type Io, writeOut } from '../io.ts';
+import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
+
+export function registerTables(program: Command, io: Io): void {
+  const cmd = program
+    .command('tables')
+    .description('one row per table: name, flows, packets, bytes, next tables, miss behaviour; tables the profile expects but the dump lacks')
+    .argument('<file>', 'dump-flows output or add-flows file; - for standard input');
+  addProfileOptions(cmd).action(async (file: string, opts: ProfileCliOptions) => {
+    const { pipeline, annotator, profile } = await loadAnnotated(file, opts, io);
+    const summary = summarizeTables(pipeline, annotator);
+    if (opts.json) {
+      writeOut(io, stringifyJson(tablesJson(summary, profile)));
+      return;
+    }
+    const c = stdoutChalk(io, opts.color);
+    writeOut(io, formatTables(summary, profile, { head: (s) => c.bold(s), warn: (s) => c.yellow(s), dim: (s) => c.dim(s) }));
+  });
+}

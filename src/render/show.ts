@@ -1,0 +1,144 @@
+/**
+ * Annotated dumps as text (grouped by table, one explanation per flow) and as JSON
+ * (schemaVersion 1, described in flowscope(1)). Colour comes in through a `ShowStyle`.
+ */
+import type { AnnotatedTable, FlowAnnotation, TableInfo } from '../analysis/annotate.ts';
+import type { DecodedBits } from '../analysis/bit-fields.ts';
+import { formatActions } from './actions.ts';
+import { SCHEMA_VERSION } from './json.ts';
+import { formatMatch } from './match.ts';
+
+export interface ShowStyle {
+  readonly table: (s: string) => string;
+  readonly meaning: (s: string) => string;
+  readonly unknown: (s: string) => string;
+  readonly dim: (s: string) => string;
+}
+
+const same = (s: string): string => s;
+export const PLAIN_SHOW: ShowStyle = { table: same, meaning: same, unknown: same, dim: same };
+
+/** Which profile explained the dump, and why. */
+export interface ProfileNote {
+  readonly id: string;
+  readonly title: string;
+  readonly release?: string;
+  /** `option` when given with --profile, else `detected`. */
+  readonly source: 'option' | 'detected';
+  readonly reasons: readonly string[];
+}
+
+export interface ShowReport {
+  readonly profile?: ProfileNote;
+  readonly tables: readonly AnnotatedTable[];
+  /** Flows in the dump before filtering. */
+  readonly totalFlows: number;
+}
+
+export interface ShowTextOptions {
+  /** Keep each flow's original line beside its explanation. */
+  readonly raw: boolean;
+  readonly style: ShowStyle;
+}
+
+/** `table 31 ConntrackStateTable`, `table Classifier`. */
+export function tableHeading(t: TableInfo): string {
+  if (t.number !== undefined && t.name !== undefined) return `table ${t.number} ${t.name}`;
+  return `table ${t.number ?? t.name ?? '?'}`;
+}
+
+function cookieWords(parts: readonly DecodedBits[]): string {
+  return parts.map((p) => p.text).join(', ');
+}
+
+function flowLines(a: FlowAnnotation, o: ShowTextOptions): string[] {
+  const s = o.style;
+  const head = `  [${a.flow.priority}] `;
+  const pad = ' '.repeat(head.length);
+  const lines: string[] = [];
+  const e = a.explanation;
+  if (e === undefined) lines.push(head + a.sentence);
+  else {
+    lines.push(head + (e.kind === 'unknown' ? s.unknown(`? ${e.reason}`) : s.meaning(e.meaning)));
+    lines.push(pad + a.sentence);
+  }
+  if (a.cookie.length > 0) lines.push(pad + s.dim(`cookie 0x${a.flow.cookie.toString(16)}: ${cookieWords(a.cookie)}`));
+  const packets = a.flow.stats?.packets;
+  if (packets !== undefined && packets !== null && packets > 0n) lines.push(pad + s.dim(`hit by ${packets} packet${packets === 1n ? '' : 's'} (${a.flow.stats?.bytes ?? '?'} bytes)`));
+  if (o.raw) lines.push(pad + s.dim(a.flow.origin.text.trim()));
+  return lines;
+}
+
+export function formatShow(r: ShowReport, o: ShowTextOptions): string {
+  const s = o.style;
+  const out: string[] = [];
+  if (r.profile) {
+    const p = r.profile;
+    const how = p.source === 'option' ? 'given with --profile' : 'detected';
+    out.push(s.dim(`profile ${p.id}${p.release ? ` (release ${p.release})` : ''}, ${how}: ${p.title}`));
+    for (const why of p.reasons) out.push(s.dim(`  - ${why}`));
+  } else out.push(s.dim('no profile: flows are described generically'));
+  let shown = 0;
+  for (const t of r.tables) {
+    if (t.flows.length === 0) continue;
+    out.push('', s.table(tableHeading(t.table)) + (t.table.purpose ? ` — ${t.table.purpose}` : ''));
+    for (const a of t.flows) out.push(...flowLines(a, o));
+    shown += t.flows.length;
+  }
+  const unknown = r.tables.reduce((n, t) => n + t.flows.filter((a) => a.explanation?.kind === 'unknown').length, 0);
+  out.push('', s.dim(`${shown} of ${r.totalFlows} flows shown${unknown > 0 ? `, ${unknown} not explained by the profile` : ''}`));
+  return out.join('\n');
+}
+
+function bitsJson(b: DecodedBits): Record<string, unknown> {
+  return {
+    name: b.name,
+    field: b.field,
+    bits: b.start === b.end ? String(b.start) : `${b.start}..${b.end}`,
+    value: `0x${b.value.toString(16)}`,
+    ...(b.valueName !== undefined ? { valueName: b.valueName } : {}),
+    ...(b.partial ? { partial: true } : {}),
+    text: b.text,
+  };
+}
+
+function tableJson(t: TableInfo): Record<string, unknown> {
+  return {
+    number: t.number ?? null,
+    name: t.name ?? null,
+    purpose: t.purpose ?? null,
+  };
+}
+
+function flowAnnotationJson(a: FlowAnnotation): Record<string, unknown> {
+  const f = a.flow;
+  return {
+    table: tableJson(a.table),
+    priority: f.priority,
+    cookie: `0x${f.cookie.toString(16)}`,
+    match: formatMatch(f.match),
+    actions: formatActions(f.actions, { of: 15 }),
+    ...(f.stats?.packets !== undefined ? { packets: f.stats.packets } : {}),
+    ...(f.stats?.bytes !== undefined ? { bytes: f.stats.bytes } : {}),
+    explanation: a.explanation ?? null,
+    sentence: a.sentence,
+    conditions: a.conditions,
+    does: a.actions,
+    state: a.state.map((u) => ({ use: u.use, ...bitsJson(u.bits) })),
+    addresses: a.addresses,
+    ports: a.ports,
+    cookieFields: a.cookie.map(bitsJson),
+    source: { file: f.origin.file, line: f.origin.line, text: f.origin.text.trim() },
+  };
+}
+
+export function showJson(r: ShowReport): Record<string, unknown> {
+  const flows = r.tables.flatMap((t) => t.flows);
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    profile: r.profile ? { ...r.profile, release: r.profile.release ?? null } : null,
+    totalFlows: r.totalFlows,
+    shownFlows: flows.length,
+    flows: flows.map(flowAnnotationJson),
+  };
+}
