@@ -306,7 +306,7 @@ function chooseRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | unde
   const range: Versioned = openEnded ? { since: equal[0]! } : { since: equal[0]!, until: release };
   const reasons = [
     ...versioned.filter((h) => inVersion(h.s, release)).map((h) => `${h.finding}, which points to ${rangeText(h.s)}`),
-    `${rangeText(range)} explain all but ${best.misfits} of the ${facts.flows.length} flows${equal.length > 1 ? `; reading the dump as release ${release}` : ''}`,
+    `${rangeText(range)} ${equal.length > 1 ? 'explain' : 'explains'} all but ${best.misfits} of the ${facts.flows.length} flows${equal.length > 1 ? `; reading the dump as release ${release}` : ''}`,
   ];
   return { release, range, reasons };
 }
@@ -320,6 +320,12 @@ export function detectProfile(flows: readonly Flow[], groups: readonly Group[], 
   const facts = gatherFacts(flows, groups, ports);
   const scored = profiles.map((profile) => ({ profile, ...scoreProfile(profile, facts) }));
   const ranked = [...scored].sort((a, b) => b.score - a.score);
+  // With no evidence at all, the profile that claims no tables (the generic one) goes first.
+  const fallback = ranked.find((c) => c.profile.tables.length === 0);
+  if (fallback && ranked[0]!.score <= 0) {
+    ranked.splice(ranked.indexOf(fallback), 1);
+    ranked.unshift(fallback);
+  }
   const best = ranked[0];
   if (!best) throw new RangeError('detectProfile needs at least one profile to choose from');
   const release = chooseRelease(best.profile, facts);

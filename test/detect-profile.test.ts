@@ -1,0 +1,142 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { detectProfile, detectRelease } from '../src/analysis/detect-profile.ts';
+import { PROFILES, profileById } from '../src/profiles/index.ts';
+import { parseDump } from '../src/syntax/reader.ts';
+import { corpusDir, repoRoot } from './support/paths.ts';
+
+function detectText(text: string, file: string): ReturnType<typeof detectProfile> {
+  const dump = parseDump(text, { file });
+  return detectProfile(dump.flows, dump.groups, dump.ports);
+}
+
+function detectFile(path: string): ReturnType<typeof detectProfile> {
+  return detectText(readFileSync(path, 'utf8'), path);
+}
+
+/** Each corpus listing, the profile it documents, and the release range (where the listing pins one). */
+const CORPUS: readonly { file: string; profile: string; release?: string }[] = [
+  { file: 'antrea-ovs-pipeline-doc-v1.0.0.flows.txt', profile: 'antrea-v1' },
+  { file: 'antrea-ovs-pipeline-doc-HEAD.flows.txt', profile: 'antrea' },
+  { file: 'antrea-ovs-pipeline-doc-HEAD.groups.txt', profile: 'antrea' },
+  { file: 'antrea-pipeline_test-ipv4-encap.txt', profile: 'antrea' },
+  { file: 'antrea-pipeline_test-ipv4-encap-egresstrafficshaping.txt', profile: 'antrea' },
+  { file: 'antrea-pipeline_test-ipv4-externalnode.txt', profile: 'antrea' },
+  { file: 'antrea-pipeline_test-ipv4-noencap-bridging.txt', profile: 'antrea' },
+  { file: 'antrea-pipeline_test-ipv6-encap.txt', profile: 'antrea' },
+  { file: 'openshift-sdn-3.x-multitenant-real-dump.txt', profile: 'openshift-sdn', release: '3' },
+  { file: 'openshift-sdn-expectedFlows-v12.txt', profile: 'openshift-sdn', release: '12' },
+  { file: 'openshift-sdn-expectedFlows-v13.txt', profile: 'openshift-sdn', release: '13' },
+];
+
+test('the corpus listings are detected as the pipelines they document, with reasons', () => {
+  assert.deepEqual(
+    readdirSync(corpusDir).filter((f) => f.endsWith('.txt')).sort(),
+    CORPUS.map((c) => c.file).sort(),
+    'every text listing of the corpus is covered',
+  );
+  for (const { file, profile, release } of CORPUS) {
+    const d = detectFile(join(corpusDir, file));
+    assert.equal(d.profile.id, profile, `${file}: ${d.reasons.join('; ')}`);
+    assert.equal(d.candidates[0]?.id, profile);
+    assert.ok(d.candidates[1]!.score < d.score, `${file}: ${profile} wins outright`);
+    assert.ok(d.reasons.length >= 2, file);
+    if (release) assert.deepEqual(d.release?.range, { since: release, until: release }, file);
+  }
+});
+
+test('OpenShift SDN: the table-253 note gives the rule version, and the reasons say so', () => {
+  const d = detectFile(join(corpusDir, 'openshift-sdn-3.x-multitenant-real-dump.txt'));
+  assert.equal(d.release?.release, '3');
+  assert.ok(d.reasons.includes('table 253 holds the note 01.03.00.00.00.00 (+12)'), d.reasons.join('\n'));
+  assert.ok(d.reasons.includes('table 253 holds the note 01.03.00.00.00.00, which points to release 3'));
+  // The fake OVS writes the short note `00.0D`; its bytes read the same.
+  const v13 = detectFile(join(corpusDir, 'openshift-sdn-expectedFlows-v13.txt'));
+  assert.ok(v13.reasons.includes('table 253 holds the note 00.0d (+12)'), v13.reasons.join('\n'));
+});
+
+test('OpenShift SDN without the note: the table set narrows the rule version', () => {
+  const withoutNote = (file: string): ReturnType<typeof detectProfile> =>
+    detectText(
+      readFileSync(join(corpusDir, file), 'utf8')
+        .split('\n')
+        .filter((l) => !l.includes('table=253'))
+        .join('\n'),
+      file,
+    );
+  // Tables 27 and 31 exist only from 13 on; 21 with 99 means 11 or 12.
+  const v13 = withoutNote('openshift-sdn-expectedFlows-v13.txt');
+  assert.equal(v13.profile.id, 'openshift-sdn');
+  assert.deepEqual(v13.release?.range, { since: '13', until: '13' });
+  const v12 = withoutNote('openshift-sdn-expectedFlows-v12.txt');
+  assert.deepEqual(v12.release?.range, { since: '11', until: '12' });
+  assert.equal(v12.release?.release, '12');
+  assert.ok(v12.reasons.includes('table 21 is used, which points to releases 3–12'), v12.reasons.join('\n'));
+  // The 3.x dump: table 21 and no table 99 keep it before 11.
+  const v3 = withoutNote('openshift-sdn-3.x-multitenant-real-dump.txt');
+  assert.ok(Number(v3.release?.range.since) <= 3 && Number(v3.release?.range.until) <= 10, JSON.stringify(v3.release));
+});
+
+/** The example pipelines and the profile each one was built from. */
+const EXAMPLES: readonly { dir: string; profile: string }[] = [
+  { dir: 'antrea', profile: 'antrea-v1' },
+  { dir: 'antrea-proxy', profile: 'antrea-proxy' },
+  { dir: 'openshift-sdn', profile: 'openshift-sdn' },
+];
+
+test('every example dump is detected as the pipeline it was built from', () => {
+  let checked = 0;
+  for (const { dir, profile } of EXAMPLES) {
+    const base = join(repoRoot, 'examples', dir);
+    for (const f of readdirSync(base).filter((n) => /^(dump-flows|dump-groups|flows|groups)/.test(n))) {
+      const d = detectFile(join(base, f));
+      assert.equal(d.profile.id, profile, `${dir}/${f}: ${d.candidates.map((c) => `${c.id} ${c.score}`).join(', ')}`);
+      assert.ok(d.reasons.length > 0);
+      checked++;
+    }
+  }
+  assert.ok(checked >= 25, `${checked} dumps`);
+});
+
+test('the centralized SNAT example reads as a layout with egress routing in table 100 (rule versions 4–10)', () => {
+  const d = detectFile(join(repoRoot, 'examples', 'openshift-sdn', 'dump-flows.of13.names.txt'));
+  assert.deepEqual(d.release?.range, { since: '4', until: '10' });
+  assert.ok(d.reasons.includes('a port named vxlan0 (+3)'), d.reasons.join('\n'));
+});
+
+test('plain OVS pipelines from the OVS test suite are generic, file by file', () => {
+  const bySource = new Map<string, string[]>();
+  for (const line of readFileSync(join(corpusDir, 'ovs-tests-flows.jsonl'), 'utf8').trim().split('\n')) {
+    const rec = JSON.parse(line) as { input: string; canonical?: string; source: string };
+    if (rec.canonical === undefined) continue;
+    const file = rec.source.split(':')[0]!;
+    bySource.set(file, [...(bySource.get(file) ?? []), rec.input]);
+  }
+  assert.ok(bySource.size > 10);
+  for (const [file, lines] of bySource) {
+    const d = detectText(lines.join('\n'), file);
+    assert.equal(d.profile.id, 'generic', `${file}: ${d.reasons.join('; ')}`);
+    assert.equal(d.release, undefined);
+    assert.match(d.reasons.at(-1)!, /^next best: /);
+  }
+});
+
+test('a port map alone is enough to tell OpenShift SDN, and nothing at all falls back to generic', () => {
+  const ports = detectFile(join(repoRoot, 'examples', 'openshift-sdn', 'show.of13.txt'));
+  assert.equal(ports.profile.id, 'openshift-sdn');
+  const empty = detectText('', 'empty');
+  assert.equal(empty.profile.id, 'generic');
+  assert.equal(empty.candidates.length, PROFILES.length);
+});
+
+test('a given profile can be restricted to, and its release found on its own', () => {
+  const dump = parseDump(readFileSync(join(corpusDir, 'openshift-sdn-expectedFlows-v12.txt'), 'utf8'), { file: 'v12' });
+  const generic = profileById('generic')!;
+  const only = detectProfile(dump.flows, dump.groups, dump.ports, { profiles: [generic] });
+  assert.equal(only.profile, generic);
+  assert.deepEqual(only.candidates, [{ id: 'generic', score: 6 }]);
+  assert.equal(detectRelease(profileById('openshift-sdn')!, dump.flows, dump.groups, dump.ports)?.release, '12');
+  assert.equal(detectRelease(generic, dump.flows, dump.groups, dump.ports), undefined);
+});
