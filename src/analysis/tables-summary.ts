@@ -28,6 +28,8 @@ export interface TableRow {
   readonly miss: string;
   /** What the profile says the miss does. */
   readonly expectedMiss?: string;
+  /** The dump's miss flow does something else than the profile's fixed miss behaviour (drop, goto, NORMAL, controller). */
+  readonly missDiffers: boolean;
 }
 
 export interface MissingTable {
@@ -105,6 +107,7 @@ export function summarizeTables(pipeline: Pipeline, annotator: Annotator): Table
       next: [...next],
       miss: missFlow ? missWords(missFlow, words, annotator) : 'no miss flow',
       ...(info.spec ? { expectedMiss: expectedMissWords(info.spec.miss) } : {}),
+      missDiffers: info.spec !== undefined && missDiffers(info.spec.miss, missFlow, words),
     });
   }
   const profile = annotator.profile;
@@ -112,6 +115,24 @@ export function summarizeTables(pipeline: Pipeline, annotator: Annotator): Table
     .filter((s) => inVersion(s, annotator.release) && !seen.has(s.name))
     .map((s) => ({ ...(s.number !== undefined ? { number: s.number } : {}), name: s.name, ...(s.requires ? { requires: s.requires } : {}) }));
   return { rows, missing, unknown: profile && profile.tables.length > 0 ? unknown : [] };
+}
+
+function missDiffers(miss: TableMiss, flow: Flow | undefined, words: (ref: TableRef) => string): boolean {
+  const actions = flow?.actions ?? [];
+  const only = actions.length === 1 ? actions[0] : undefined;
+  switch (miss.action) {
+    case 'drop':
+      // Without a miss flow OpenFlow 1.3+ switches drop as well.
+      return actions.length > 0;
+    case 'goto':
+      return !jumpTargets(actions).some((t) => words(t) === miss.table);
+    case 'normal':
+      return !(only?.kind === 'output' && only.port.kind === 'reserved' && only.port.name === 'NORMAL');
+    case 'controller':
+      return !actions.some((a) => a.kind === 'controller' || (a.kind === 'output' && a.port.kind === 'reserved' && a.port.name === 'CONTROLLER'));
+    default:
+      return false;
+  }
 }
 
 /** `drop`, `goto X`, `NORMAL`, or the actions in words. */

@@ -17,9 +17,7 @@ const same = (s: string): string => s;
 export const PLAIN_TABLES: TablesStyle = { head: same, warn: same, dim: same };
 
 function missCell(r: TableRow, style: TablesStyle): string {
-  // `next table` depends on the configuration, so only a fixed expectation can disagree.
-  const differs = r.expectedMiss !== undefined && r.expectedMiss !== 'next table' && r.expectedMiss !== r.miss;
-  return differs ? `${r.miss} ${style.warn(`(profile: ${r.expectedMiss})`)}` : r.miss;
+  return r.missDiffers ? `${r.miss} ${style.warn(`(profile: ${r.expectedMiss ?? ''})`)}` : r.miss;
 }
 
 export function formatTables(s: TablesSummary, profile: ProfileNote | undefined, style: TablesStyle): string {
@@ -67,6 +65,7 @@ export function tablesJson(s: TablesSummary, profile: ProfileNote | undefined): 
       next: r.next,
       miss: r.miss,
       expectedMiss: r.expectedMiss ?? null,
+      missDiffers: r.missDiffers,
     })),
     missing: s.missing.map((m) => ({ number: m.number ?? null, name: m.name, requires: m.requires ?? null })),
     unknown: s.unknown,
