@@ -62,6 +62,7 @@ interface Term {
 }
 
 const terms = new Map<FieldDef, Map<bigint, Term>>();
+let termCount = 0;
 
 function termOf(field: FieldDef, mask: bigint): Term {
   let byMask = terms.get(field);
@@ -74,7 +75,7 @@ function termOf(field: FieldDef, mask: bigint): Term {
     : fieldParts(field)
         .map((p) => ({ slot: p.slot, mask: ((mask >> BigInt(p.fieldShift)) & ones(p.bits)) << BigInt(p.slotShift), fieldShift: BigInt(p.fieldShift), slotShift: BigInt(p.slotShift) }))
         .filter((p) => p.mask !== 0n);
-  term = { id: terms.size * 1000 + byMask.size, parts, port };
+  term = { id: termCount++, parts, port };
   byMask.set(mask, term);
   return term;
 }

@@ -288,7 +288,7 @@ export function parsePacketSpec(text: string, ports?: PortMap): PacketSpecResult
     seen.add(field.name);
     const r = parseFieldValue(field, tok.value, ports);
     if (!r.ok) return { ok: false, error: r.error };
-    if (r.port?.kind === 'name') return { ok: false, error: `${tok.value}: unknown port name (the dump has no port map entry for it)` };
+    if (r.port?.kind === 'name' && ports?.number(r.port.name) === undefined) return { ok: false, error: `${tok.value}: unknown port name (the dump has no port map entry for it)` };
     if (r.mask !== fullMask(field)) {
       return { ok: false, error: `${tok.key}=${tok.value}: wildcards not allowed in a packet` };
     }
@@ -296,6 +296,9 @@ export function parsePacketSpec(text: string, ports?: PortMap): PacketSpecResult
     given.push(field);
   }
   for (const field of given) {
+    // tp_src/tp_dst name TCP's ports but serve every transport protocol here.
+    const l4 = field.prerequisite === 'tcp' && (field.storage === 'tp_src' || field.storage === 'tp_dst');
+    if (l4 && isIp(packet) && [6n, 17n, 132n].includes(packet.get(FIELD.nwProto))) continue;
     if (!prerequisiteMet(field, packet)) return { ok: false, error: `prerequisites not met for setting ${field.name} (add the protocol, e.g. tcp, udp, ip, arp)` };
   }
   return { ok: true, packet };

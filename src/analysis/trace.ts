@@ -408,7 +408,8 @@ class Pass {
           return;
         }
         this.run.controller = true;
-        nodes.push({ kind: 'detail', text: `TTL ${ttl} exceeded: packet sent to the controller (invalid_ttl); the rest of this action list is skipped` });
+        const hint = ttl === 0n ? ' (the packet gave no nw_ttl, so it is 0; add nw_ttl=64)' : '';
+        nodes.push({ kind: 'detail', text: `TTL ${ttl} exceeded: packet sent to the controller (invalid_ttl); the rest of this action list is skipped${hint}` });
         return 'stop-list';
       }
       case 'resubmit': {

@@ -60,24 +60,36 @@ function tableLine(node: Extract<TraceNode, { kind: 'table' }>, o: TraceRenderOp
   return `${label}. ${match === '' ? '' : match + ', '}priority ${node.flow.priority}${cookie}${suffix}`;
 }
 
+function renderTable(node: Extract<TraceNode, { kind: 'table' }>, indent: number, bodyIndent: number, o: TraceRenderOptions, out: string[]): void {
+  const pad = ' '.repeat(indent * 4);
+  out.push(pad + tableLine(node, o));
+  if (node.conjunction) {
+    for (const c of node.conjunction.components) {
+      const m = matchText(c, o.portNames);
+      out.push(`${pad}     -> conj. priority=${c.priority}${m ? ',' + m : ''}`);
+    }
+  }
+  if (!node.flow) out.push(`${' '.repeat(bodyIndent * 4)}drop`);
+  renderNodes(node.nodes, bodyIndent, o, out);
+}
+
 function renderNodes(nodes: readonly TraceNode[], indent: number, o: TraceRenderOptions, out: string[]): void {
   const pad = ' '.repeat(indent * 4);
-  for (const node of nodes) {
+  for (const [i, node] of nodes.entries()) {
     switch (node.kind) {
       case 'table':
-        out.push(pad + tableLine(node, o));
-        if (node.conjunction) {
-          for (const c of node.conjunction.components) out.push(`${pad}     -> conj. priority=${c.priority}${matchText(c, o.portNames) ? ',' + matchText(c, o.portNames) : ''}`);
-        }
-        if (!node.flow) out.push(`${pad}    drop`);
-        renderNodes(node.nodes, indent + 1, o, out);
+        renderTable(node, indent, indent + 1, o, out);
         break;
       case 'action': {
         out.push(pad + formatActions([node.action], { of: o.of, ...(o.portNames ? { portNames: o.portNames } : {}) }));
-        // Details print under their action; a goto_table hands over control, so its table prints
-        // at the caller's level, while a resubmit's table is indented below the action (as OVS does).
-        const lookupIndent = node.action.kind === 'goto_table' ? Math.max(indent - 1, 0) : indent + 1;
-        for (const child of node.nodes) renderNodes([child], child.kind === 'table' ? lookupIndent : indent, o, out);
+        // As in ofproto/trace: a lookup in tail position (goto_table, or the last action) prints at
+        // the caller's level; any other resubmit prints under its action, its actions further in.
+        const tail = node.action.kind === 'goto_table' || i === nodes.length - 1;
+        for (const child of node.nodes) {
+          if (child.kind !== 'table') renderNodes([child], indent, o, out);
+          else if (tail) renderTable(child, Math.max(indent - 1, 0), indent, o, out);
+          else renderTable(child, indent, indent + 2, o, out);
+        }
         break;
       }
       case 'bucket':

@@ -1,0 +1,196 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Pipeline } from '../src/model/pipeline.ts';
+import { fieldByName } from '../src/model/fields.ts';
+import { parseDump } from '../src/syntax/reader.ts';
+import { parsePacketSpec, type Packet } from '../src/analysis/packet.ts';
+import { type TraceOptions, type TraceResult, Tracer } from '../src/analysis/trace.ts';
+import { ANTREA, exampleFile } from './support/make-examples.ts';
+import { runCli } from './support/cli.ts';
+import { repoRoot } from './support/paths.ts';
+
+function tracerOf(text: string): Tracer {
+  const dump = parseDump(text, { file: 'test' });
+  assert.equal(dump.badLines, 0, dump.diagnostics.map((d) => d.message).join('\n'));
+  return new Tracer(new Pipeline(dump.flows, dump.groups, dump.ports));
+}
+
+function packet(spec: string, tracer?: Tracer): Packet {
+  const r = parsePacketSpec(spec, tracer?.pipeline.ports);
+  assert.ok(r.ok, r.ok ? '' : r.error);
+  return r.packet;
+}
+
+function steps(result: TraceResult): string[] {
+  return result.passes.map((p) => p.steps.map((s) => `${s.table.kind === 'number' ? s.table.number : s.table.name}:${s.flow?.priority ?? 'miss'}`).join(' '));
+}
+
+function run(tracer: Tracer, spec: string, options: TraceOptions = {}): TraceResult {
+  return tracer.trace(packet(spec, tracer), options);
+}
+
+// ovs-conjunction.md §3: the "conjunctive match priority fallback" table of OVS's classifier
+// tests, with the output port OVS 3.1.0 chose for each source/destination pair.
+const FALLBACK_FLOWS = `
+conj_id=1,ip actions=output:1
+conj_id=3,ip actions=output:3
+priority=5,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2)
+priority=5,ip,nw_src=10.0.0.2 actions=conjunction(1,1/2)
+priority=5,ip,nw_dst=10.0.0.1 actions=conjunction(1,2/2)
+priority=5,ip,nw_dst=10.0.0.2 actions=conjunction(1,2/2)
+priority=5,ip,nw_dst=10.0.0.3 actions=conjunction(1,2/2)
+priority=4,ip,nw_src=10.0.0.3,nw_dst=10.0.0.2 actions=output:2
+priority=3,ip,nw_src=10.0.0.1 actions=conjunction(3,1/2)
+priority=3,ip,nw_src=10.0.0.3 actions=conjunction(3,1/2)
+priority=3,ip,nw_dst=10.0.0.2 actions=conjunction(3,2/2)
+priority=3,ip,nw_dst=10.0.0.3 actions=conjunction(3,2/2)
+priority=3,ip,nw_dst=10.0.0.4 actions=conjunction(3,2/2)
+priority=2,ip,nw_dst=10.0.0.1 actions=output:4
+priority=1,ip,nw_src=10.0.0.1,nw_dst=10.0.0.5 actions=output:5
+priority=0 actions=output:6
+`;
+const FALLBACK_MATRIX = [
+  [6, 4, 6, 6, 6, 6],
+  [6, 1, 1, 1, 3, 5],
+  [6, 1, 1, 1, 6, 6],
+  [6, 4, 2, 3, 3, 6],
+];
+
+test('conjunctive matches fall back through priorities as the OVS classifier does', () => {
+  const tracer = tracerOf(FALLBACK_FLOWS);
+  for (const [src, row] of FALLBACK_MATRIX.entries()) {
+    for (const [dst, port] of row.entries()) {
+      const r = run(tracer, `in_port=9,ip,nw_src=10.0.0.${src},nw_dst=10.0.0.${dst}`);
+      assert.deepEqual(r.outputs, [port], `10.0.0.${src} -> 10.0.0.${dst}`);
+    }
+  }
+});
+
+test('the conj_id lookup takes the best hard flow, and a missing conj_id flow falls back (ovs-conjunction.md T1-T5, T7)', () => {
+  const pkt = 'in_port=9,ip,nw_src=10.0.0.1,nw_dst=10.0.0.2';
+  const prio = (flows: string): number | undefined => run(tracerOf(flows), pkt).passes[0]!.steps[0]!.flow?.priority;
+  const conj1 = 'priority=100,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2)\npriority=100,ip,nw_dst=10.0.0.2 actions=conjunction(1,2/2)\n';
+  const conj2 = 'priority=80,ip,nw_src=10.0.0.0/24 actions=conjunction(2,1/2)\npriority=80,ip,nw_dst=10.0.0.0/24 actions=conjunction(2,2/2)\npriority=80,conj_id=2,ip actions=output:2\n';
+  // T1: no conj_id flow; the conj_id lookup returns the catch-all.
+  assert.equal(prio(conj1 + 'priority=0 actions=output:1\n'), 0);
+  // T2: the hard p50 flow answers conjunction 1's lookup, so conjunction 2 is never tried.
+  assert.equal(prio(conj1 + conj2 + 'priority=50,ip actions=output:5\n'), 50);
+  // T2b: without it, conjunction 2 completes at p80.
+  assert.equal(prio(conj1 + conj2), 80);
+  // T3: the conj_id lookup prefers a higher-priority hard flow.
+  assert.equal(prio(conj1 + 'priority=10,conj_id=1,ip actions=output:1\npriority=50,ip actions=output:5\n'), 50);
+  // T4: a hard flow at the components' priority wins.
+  assert.equal(prio(conj1 + 'priority=100,conj_id=1,ip actions=output:1\npriority=100,ip,nw_proto=0 actions=output:4\n'), 100);
+  const t4 = run(tracerOf(conj1 + 'priority=100,conj_id=1,ip actions=output:1\npriority=100,ip,nw_proto=0 actions=output:4\n'), pkt);
+  assert.deepEqual(t4.outputs, [4]);
+  // T5: dimension 2 of conjunction 1 misses; the p100 soft match gives way to its identical p90 flow.
+  const t5 = `priority=100,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2)
+priority=100,ip,nw_dst=10.0.0.99 actions=conjunction(1,2/2)
+priority=90,ip,nw_src=10.0.0.1 actions=conjunction(2,1/2)
+priority=90,ip,nw_dst=10.0.0.2 actions=conjunction(2,2/2)
+priority=90,conj_id=1,ip actions=output:1
+priority=90,conj_id=2,ip actions=output:2
+`;
+  assert.deepEqual(run(tracerOf(t5), pkt).outputs, [2]);
+  assert.equal(run(tracerOf(t5), pkt).passes[0]!.steps[0]!.conjunction?.id, 2);
+  // T7: mismatched clause counts never complete.
+  assert.deepEqual(run(tracerOf('priority=100,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2)\npriority=100,ip,nw_dst=10.0.0.2 actions=conjunction(1,2/3)\nconj_id=1,ip actions=output:1\npriority=0 actions=drop\n'), pkt).verdict, 'drop');
+});
+
+test('packet specs: friendlier spellings, port names, and errors', () => {
+  const tracer = tracerOf(readFileSync(exampleFile(ANTREA, 'dump-flows.of13.names.txt'), 'utf8') + readFileSync(exampleFile(ANTREA, 'show.of13.txt'), 'utf8'));
+  const udp = packet('in_port="antrea-gw0",udp,nw_dst=10.0.0.1,tp_dst=53', tracer);
+  assert.equal(udp.get(fieldByName('udp_dst')!), 53n);
+  assert.equal(udp.get(fieldByName('in_port')!), 2n);
+  // Order does not matter, unlike ofproto/trace.
+  assert.equal(packet('tp_dst=53,udp').get(fieldByName('udp_dst')!), 53n);
+  assert.equal(packet('ip,ct_state=est|trk').get(fieldByName('ct_state')!), 0x22n);
+  const bad = (spec: string, re: RegExp): void => {
+    const r = parsePacketSpec(spec, tracer.pipeline.ports);
+    assert.ok(!r.ok && re.test(r.error), `${spec}: ${r.ok ? 'accepted' : r.error}`);
+  };
+  bad('in_port=1,tp_dst=80', /prerequisites not met for setting tcp_dst/);
+  bad('ip,nw_src=10.0.0.0/8', /wildcards not allowed/);
+  bad('in_port="no-such-port"', /unknown port name/);
+  bad('in_port=1,bogus=3', /bogus: unknown field/);
+  bad('ip,nw_ttl=1,nw_ttl=2', /set multiple times/);
+});
+
+test('a dump with table names traces the same path as the numbered dump', () => {
+  const ports = readFileSync(exampleFile(ANTREA, 'show.of13.txt'), 'utf8');
+  const numbered = tracerOf(readFileSync(exampleFile(ANTREA, 'dump-flows.of13.txt'), 'utf8') + ports);
+  const named = tracerOf(readFileSync(exampleFile(ANTREA, 'dump-flows.of15.names.no-stats.txt'), 'utf8') + ports);
+  const names = ANTREA.bridge.tableNames!;
+  const spec = 'in_port=1,tcp,dl_dst=12:9e:a6:47:d0:70,nw_src=10.10.1.7,nw_dst=10.10.0.2,nw_ttl=64,tp_dst=80';
+  const a = run(numbered, spec, { ctNext: [0x22n] });
+  const b = run(named, spec, { ctNext: [0x22n] });
+  // What ofproto/trace printed for this packet on the example bridge (OVS 3.1.0).
+  assert.deepEqual(steps(a), ['0:200 30:200', '31:0 40:0 45:64990 61:0 70:0 80:200 90:210 101:0 105:0 110:200']);
+  assert.deepEqual(a.outputs, [3]);
+  const renamed = steps(a).map((pass) => pass.replace(/(\d+):/g, (_, n: string) => `${names[Number(n)]}:`));
+  assert.deepEqual(steps(b), renamed);
+  assert.deepEqual(b.outputs, [3]);
+});
+
+const EXAMPLE = join(repoRoot, 'examples', 'antrea');
+
+test('flowscope trace prints an ofproto/trace-like report with a verdict', async () => {
+  const r = await runCli(['trace', join(EXAMPLE, 'dump-flows.of13.txt'), '--ports', join(EXAMPLE, 'show.of13.txt'), '--ct-next', 'trk,est', 'in_port=1,tcp,dl_dst=12:9e:a6:47:d0:70,nw_src=10.10.1.7,nw_dst=10.10.0.2,nw_ttl=64,tp_dst=80']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^ 0\. in_port="antrea-tun0", priority 200\n {4}load:0->NXM_NX_REG0\[0\.\.15\]\n {4}goto_table:30\n30\. ip, priority 200\n/m);
+  assert.match(r.stdout, /recirc\(0x1\) - resume conntrack with ct_state=est\|trk\n/);
+  assert.match(r.stdout, /\n110\. ip,reg0=0x10000\/0x10000, priority 200\n {4}output:NXM_NX_REG1\[\]\n {5}-> output port is 3\n/);
+  assert.match(r.stdout, /\nVerdict: output to port 3 \(coredns5-8ec607\)\n$/);
+
+  const denied = await runCli(['trace', join(EXAMPLE, 'dump-flows.of13.txt'), 'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,nw_src=10.10.0.9,nw_dst=10.10.0.3,tp_dst=80']);
+  assert.equal(denied.status, 0, denied.stderr);
+  assert.match(denied.stdout, /Verdict: dropped in table 10 by the flow at priority 0 \(any packet\)\n$/);
+
+  const bad = await runCli(['trace', join(EXAMPLE, 'dump-flows.of13.txt'), 'in_port=3,tp_dst=80']);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /bad packet: prerequisites not met/);
+});
+
+test('flowscope trace --json follows the contract', async () => {
+  const r = await runCli(['trace', '--json', join(EXAMPLE, 'dump-flows.of13.txt'), 'in_port=3,arp,dl_src=12:9e:a6:47:d0:70,arp_spa=10.10.0.2,arp_tpa=10.10.1.1,arp_op=1,arp_sha=12:9e:a6:47:d0:70']);
+  assert.equal(r.status, 0, r.stderr);
+  const json = JSON.parse(r.stdout) as { verdict: string; outputs: number[]; passes: { steps: { table: number; priority: number | null; match: string; actions: string[] }[] }[] };
+  // The ARP responder answers through IN_PORT: the ingress port.
+  assert.equal(json.verdict, 'output');
+  assert.deepEqual(json.outputs, [3]);
+  assert.equal(json.passes.length, 1);
+  assert.deepEqual(
+    json.passes[0]!.steps.map((s) => [s.table, s.priority]),
+    [
+      [0, 190],
+      [10, 200],
+      [20, 200],
+    ],
+  );
+  assert.equal(json.passes[0]!.steps[2]!.match, 'arp,arp_tpa=10.10.1.1,arp_op=1');
+  assert.equal(json.passes[0]!.steps[2]!.actions.at(-1), 'IN_PORT');
+
+  const miss = await runCli(['trace', '--json', '-', 'in_port=1,ip'], { stdin: 'table=0,in_port=2 actions=output:1\n' });
+  assert.equal(miss.status, 0, miss.stderr);
+  assert.deepEqual(JSON.parse(miss.stdout), { verdict: 'drop', outputs: [], passes: [{ recircId: 0, steps: [{ table: 0, priority: null, match: '', actions: [] }] }] });
+});
+
+test('flowscope trace --batch answers one JSON line per packet, in order', async () => {
+  const lines = [
+    { packet: 'in_port=1,tcp,dl_dst=12:9e:a6:47:d0:70,nw_src=10.10.1.7,nw_dst=10.10.0.2,nw_ttl=64,tp_dst=80', ctNext: ['trk,est'] },
+    { packet: 'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,nw_src=10.10.0.9,nw_dst=10.10.0.3,tp_dst=80' },
+    { packet: 'in_port=3,tp_dst=80' },
+    { packet: 'in_port=3,arp,arp_spa=10.10.0.2,arp_tpa=10.10.0.1,arp_op=1,arp_sha=12:9e:a6:47:d0:70' },
+  ];
+  const r = await runCli(['trace', join(EXAMPLE, 'dump-flows.of13.txt'), '--batch', '-'], { stdin: lines.map((l) => JSON.stringify(l)).join('\n') + '\n' });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /1 batch line could not be traced/);
+  const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { verdict?: string; outputs?: number[]; error?: string });
+  assert.equal(out.length, 4);
+  assert.deepEqual([out[0]!.verdict, out[0]!.outputs], ['output', [3]]);
+  assert.equal(out[1]!.verdict, 'drop');
+  assert.match(out[2]!.error ?? '', /^line 3: bad packet/);
+  assert.equal(out[3]!.verdict, 'normal');
+});
