@@ -34,9 +34,14 @@ interface Rule {
 interface Subtable {
   readonly slots: readonly string[];
   readonly masks: readonly bigint[];
+  /**
+   * Bit length of each mask when all of them fit in one exact JavaScript number together (most
+   * matches do: eth_type + nw_src is 48 bits); the key is then that number rather than a string.
+   */
+  readonly widths?: readonly bigint[];
   maxPriority: number;
   /** Masked values → flows with that match, highest priority first (dump order among equals). */
-  readonly buckets: Map<string, Rule[]>;
+  readonly buckets: Map<string | number, Rule[]>;
 }
 
 export interface ConjunctionMatch {
@@ -100,7 +105,9 @@ function makeShape(sorted: readonly Term[], priority: number): Shape {
       return i;
     }),
   );
-  return { sub: { slots, masks, maxPriority: priority, buckets: new Map() }, placement };
+  const widths = masks.map((m) => BigInt(m.toString(2).length));
+  const packed = widths.reduce((a, b) => a + b, 0n) <= 53n;
+  return { sub: { slots, masks, ...(packed ? { widths } : {}), maxPriority: priority, buckets: new Map() }, placement };
 }
 
 /** One table's index. */
@@ -137,7 +144,7 @@ export class TableIndex {
       if (!values) continue; // no packet can match it
       const sub = shape.sub;
       if (flow.priority > sub.maxPriority) sub.maxPriority = flow.priority;
-      const key = valuesKey(values);
+      const key = valuesKey(values, sub.widths);
       const clauses = conjunctionClauses(flow);
       const rule: Rule = clauses ? { flow, priority: flow.priority, clauses } : { flow, priority: flow.priority };
       const bucket = sub.buckets.get(key);
@@ -156,7 +163,7 @@ export class TableIndex {
   private probe(sub: Subtable, packet: Packet): Rule[] | undefined {
     const values: bigint[] = [];
     for (let i = 0; i < sub.slots.length; i++) values.push(packet.slot(sub.slots[i]!) & sub.masks[i]!);
-    return sub.buckets.get(valuesKey(values));
+    return sub.buckets.get(valuesKey(values, sub.widths));
   }
 
   private find(packet: Packet, allowSoft: boolean): LookupResult | undefined {
@@ -226,7 +233,12 @@ export class TableIndex {
   }
 }
 
-function valuesKey(values: readonly bigint[]): string {
+function valuesKey(values: readonly bigint[], widths: readonly bigint[] | undefined): string | number {
+  if (widths) {
+    let packed = 0n;
+    for (let i = 0; i < values.length; i++) packed = (packed << widths[i]!) | values[i]!;
+    return Number(packed);
+  }
   let key = '';
   for (const v of values) key += v.toString(16) + '/';
   return key;
