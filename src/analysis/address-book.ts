@@ -4,7 +4,8 @@
  *   port: the gateway, or a local Pod;
  * - a destination prefix whose flow writes a tunnel destination is a peer Node's subnet, and the
  *   tunnel destination that Node;
- * - a destination prefix holding the gateway or a local Pod is the local Pod subnet;
+ * - a prefix holding the gateway or a local Pod is the local Pod subnet, or the cluster network
+ *   when it also holds a peer Node's subnet;
  * - a destination prefix sent to the gateway (kube-proxy) or to a Service table is a Service CIDR;
  * - an exact destination sent to a group is a Service address;
  * - the profile's well-known addresses (virtual MAC and IPs, multicast).
@@ -23,7 +24,7 @@ import type { PortRoles } from './port-roles.ts';
 
 export type Family = 'mac' | 'ipv4' | 'ipv6';
 
-export type InferredRole = 'local-pod' | 'gateway' | 'local-pod-subnet' | 'peer-node-subnet' | 'peer-node' | 'service-cidr' | 'service';
+export type InferredRole = 'local-pod' | 'gateway' | 'local-pod-subnet' | 'local-pods' | 'cluster-network' | 'peer-node-subnet' | 'peer-node' | 'service-cidr' | 'service';
 
 export interface AddressEntry {
   readonly family: Family;
@@ -76,6 +77,8 @@ const ROLE_LABEL: Readonly<Record<InferredRole, string>> = {
   'local-pod': 'local Pod',
   gateway: 'gateway',
   'local-pod-subnet': 'local Pod subnet',
+  'local-pods': 'subnet with local Pods',
+  'cluster-network': 'cluster network',
   'peer-node-subnet': 'peer Node subnet',
   'peer-node': 'peer Node',
   'service-cidr': 'Service CIDR',
@@ -95,17 +98,33 @@ export class AddressBook {
     }
     const local: AddressEntry[] = [];
     for (const flow of flows) this.learnFromFlow(flow, profile, release, ports, local);
-    // A prefix that holds the gateway or a local Pod is the local Pod subnet.
+    this.classifyLocalPrefixes(flows, local);
+  }
+
+  /**
+   * Destination prefixes holding the gateway or a local Pod: one that also holds a peer Node's
+   * subnet is the cluster network; the narrowest, when it is as long as a peer Node's subnet, is
+   * the local Pod subnet; any other only says that local Pods live in it.
+   */
+  private classifyLocalPrefixes(flows: readonly Flow[], local: readonly AddressEntry[]): void {
+    const candidates: AddressEntry[] = [];
     for (const flow of flows) {
-      for (const name of ['nw_dst', 'ipv6_dst']) {
+      for (const name of ['nw_src', 'nw_dst', 'ipv6_src', 'ipv6_dst']) {
         const e = matchField(flow.match, name);
         const family = e && familyOf(e.field);
         if (!e || !family || family === 'mac') continue;
         const prefix = prefixLength(e.mask, WIDTH[family]);
-        if (prefix <= 0 || prefix === WIDTH[family] || this.find(family, e.value, prefix)) continue;
-        const outer: AddressEntry = { family, value: e.value, prefix, role: 'local-pod-subnet', label: ROLE_LABEL['local-pod-subnet'] };
-        if (local.some((l) => holds(outer, l.family, l.value, l.prefix))) this.add(outer);
+        if (prefix <= 0 || prefix === WIDTH[family] || this.find(family, e.value, prefix) || candidates.some((c) => c.family === family && c.value === e.value && c.prefix === prefix)) continue;
+        const c: AddressEntry = { family, value: e.value, prefix, role: 'local-pods', label: ROLE_LABEL['local-pods'] };
+        if (local.some((l) => holds(c, l.family, l.value, l.prefix))) candidates.push(c);
       }
+    }
+    const peers = this.entries.filter((e) => e.role === 'peer-node-subnet');
+    const narrowest = Math.max(...candidates.map((c) => c.prefix));
+    for (const c of candidates) {
+      if (peers.some((p) => holds(c, p.family, p.value, p.prefix))) this.add({ ...c, role: 'cluster-network', label: ROLE_LABEL['cluster-network'] });
+      else if (c.prefix === narrowest && peers.some((p) => p.family === c.family && p.prefix === c.prefix)) this.add({ ...c, role: 'local-pod-subnet', label: ROLE_LABEL['local-pod-subnet'] });
+      else this.add(c);
     }
   }
 

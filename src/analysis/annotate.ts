@@ -235,7 +235,7 @@ export class Annotator {
           .flatMap((a) => (a.kind === 'output' ? [this.outputWords(a.port)] : a.kind === 'output_field' ? [`the port in ${this.wording.subfield(a.src)}`] : []))
           .join(' and ');
       case 'group':
-        return all.flatMap((a) => (a.kind === 'group' ? [`group ${a.id}`] : [])).join(' and ');
+        return all.flatMap((a) => (a.kind === 'group' ? [String(a.id)] : [])).join(' and ');
       case 'conj_id':
         return matchField(flow.match, 'conj_id')?.value.toString() ?? '';
       case 'conjunction':
@@ -251,7 +251,7 @@ export class Annotator {
     }
     const e = matchField(flow.match, ph);
     if (!e) return '';
-    if (e.field.format === 'port') return this.ports.words(e.port?.kind === 'name' ? e.port : Number(e.value));
+    if (e.field.format === 'port') return this.ports.plainWords(e.port?.kind === 'name' ? e.port : Number(e.value));
     return formatFieldValue(e.field, e.value, e.mask);
   }
 

@@ -59,6 +59,14 @@ export class PortRoles {
     return base;
   }
 
+  /** `coredns5-8ec607 (port 3)`, `antrea-gw0`, `port 7`: the port without its role, for sentences that say the role. */
+  plainWords(port: PortRef | number): string {
+    if (typeof port !== 'number' && port.kind === 'reserved') return port.name;
+    const id = this.identify(port);
+    if (id.name === undefined) return `port ${id.number}`;
+    return id.number === undefined ? id.name : `${id.name} (port ${id.number})`;
+  }
+
   /** `local Pod coredns5-8ec607 (port 3)`, `gateway antrea-gw0`, `port 7 (usually the tunnel)`. */
   words(port: PortRef | number): string {
     const id = this.identify(port);
