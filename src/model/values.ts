@@ -8,9 +8,14 @@ export type MacAddress = bigint & { readonly __mac: unique symbol };
 export type Ipv4Address = bigint & { readonly __ipv4: unique symbol };
 export type Ipv6Address = bigint & { readonly __ipv6: unique symbol };
 
+/** Masks of the widths fields have (up to the 992 bits of tunnel metadata), built once each. */
+const ONES: bigint[] = [];
+const ONES_CACHED = 1024;
+
 /** All-ones mask of the given width. */
 export function ones(bits: number): bigint {
-  return (1n << BigInt(bits)) - 1n;
+  if (!(bits >= 0 && bits < ONES_CACHED && Number.isInteger(bits))) return (1n << BigInt(bits)) - 1n;
+  return (ONES[bits] ??= (1n << BigInt(bits)) - 1n);
 }
 
 /** Number of leading one bits if `mask` is a CIDR-style prefix mask of `bits` width, else -1. */
@@ -26,14 +31,27 @@ export function prefixMask(length: number, bits: number): bigint {
   return ones(bits) ^ ones(bits - length);
 }
 
-const MAC_RE = /^([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2})$/;
+/** Value of a hexadecimal digit's character code, or -1. */
+function hexDigit(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  const lower = c | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
+}
 
+/** Six groups of one or two hex digits separated by colons. */
 export function parseMac(text: string): MacAddress | undefined {
-  const m = MAC_RE.exec(text);
-  if (!m) return undefined;
-  let v = 0n;
-  for (let i = 1; i <= 6; i++) v = (v << 8n) | BigInt(parseInt(m[i]!, 16));
-  return v as MacAddress;
+  // 48 bits fit a double exactly, so the address is summed as a number and converted once.
+  let v = 0;
+  let i = 0;
+  for (let group = 0; group < 6; group++) {
+    if (group > 0 && text.charCodeAt(i++) !== 0x3a) return undefined;
+    const start = i;
+    let byte = 0;
+    for (let d; i - start < 2 && (d = hexDigit(text.charCodeAt(i))) >= 0; i++) byte = byte * 16 + d;
+    if (i === start) return undefined;
+    v = v * 256 + byte;
+  }
+  return i === text.length ? (BigInt(v) as MacAddress) : undefined;
 }
 
 export function formatMac(value: bigint): string {
@@ -42,17 +60,19 @@ export function formatMac(value: bigint): string {
   return parts.join(':');
 }
 
+/** Dotted quad: four decimal parts of one to three digits (leading zeros allowed), each ≤ 255. */
 export function parseIpv4(text: string): Ipv4Address | undefined {
-  const parts = text.split('.');
-  if (parts.length !== 4) return undefined;
-  let v = 0n;
-  for (const p of parts) {
-    if (!/^\d{1,3}$/.test(p)) return undefined;
-    const n = Number(p);
-    if (n > 255) return undefined;
-    v = (v << 8n) | BigInt(n);
+  let v = 0;
+  let i = 0;
+  for (let part = 0; part < 4; part++) {
+    if (part > 0 && text.charCodeAt(i++) !== 0x2e) return undefined;
+    const start = i;
+    let n = 0;
+    for (let c; i - start < 3 && (c = text.charCodeAt(i)) >= 0x30 && c <= 0x39; i++) n = n * 10 + c - 0x30;
+    if (i === start || n > 255) return undefined;
+    v = v * 256 + n;
   }
-  return v as Ipv4Address;
+  return i === text.length ? (BigInt(v) as Ipv4Address) : undefined;
 }
 
 export function formatIpv4(value: bigint): string {

@@ -54,10 +54,25 @@ function clean(raw: string): string {
   return raw.includes('\x1b') ? raw.replace(ANSI, '') : raw;
 }
 
-export function* logicalLines(text: string): Generator<LogicalLine> {
-  const physical = text.split(/\r\n|\r|\n/);
-  // A final newline leaves one empty trailing element that is not a line.
+/** Physical lines; a final newline leaves no empty last line. */
+function physicalLines(text: string): string[] {
+  // Splitting on a plain string is much faster than on a pattern, and most dumps have no CR.
+  const physical = text.includes('\r') ? text.split(/\r\n|\r|\n/) : text.split('\n');
   if (physical.length > 0 && physical[physical.length - 1] === '') physical.pop();
+  return physical;
+}
+
+/** Whether `NUMBERING` could match: its first character after spaces is a digit (or odd white space). */
+function mayBeNumbered(line: string): boolean {
+  let i = 0;
+  let c = line.charCodeAt(0);
+  while (c === 0x20 || c === 0x09) c = line.charCodeAt(++i);
+  return (c >= 0x30 && c <= 0x39) || (c < 0x20 && c !== 0x09) || c >= 0x80;
+}
+
+/** Calls `visit` with each logical line in order. */
+export function eachLogicalLine(text: string, visit: (line: LogicalLine) => void): void {
+  const physical = physicalLines(text);
   let parts: string[] = [];
   let segments: Segment[] = [];
   let startLine = 0;
@@ -68,7 +83,7 @@ export function* logicalLines(text: string): Generator<LogicalLine> {
     let column = 0;
     if (parts.length === 0) {
       startLine = i + 1;
-      const numbered = NUMBERING.exec(body);
+      const numbered = mayBeNumbered(body) ? NUMBERING.exec(body) : null;
       if (numbered) {
         column = numbered[0].length;
         body = body.slice(column);
@@ -80,6 +95,11 @@ export function* logicalLines(text: string): Generator<LogicalLine> {
       body = body.slice(indent);
     }
     const continued = body.endsWith('\\') && !body.endsWith('\\\\');
+    if (!continued && parts.length === 0) {
+      // The common case: one physical line is one logical line.
+      visit(new Logical(body, startLine, [{ at: 0, line: i + 1, column, physical: lineText }]));
+      continue;
+    }
     if (continued) {
       const withoutBackslash = body.slice(0, -1);
       // Keep one space where the document had white space before the backslash.
@@ -89,10 +109,16 @@ export function* logicalLines(text: string): Generator<LogicalLine> {
     parts.push(body);
     length += body.length;
     if (!continued || i === physical.length - 1) {
-      yield new Logical(parts.join(''), startLine, segments);
+      visit(new Logical(parts.join(''), startLine, segments));
       parts = [];
       segments = [];
       length = 0;
     }
   }
+}
+
+export function logicalLines(text: string): LogicalLine[] {
+  const out: LogicalLine[] = [];
+  eachLogicalLine(text, (line) => out.push(line));
+  return out;
 }

@@ -4,13 +4,13 @@
  * dumps of several kinds may be concatenated. Never throws on any input.
  */
 import type { Diagnostic } from '../model/diagnostics.ts';
-import type { Flow, Group } from '../model/flow.ts';
+import type { Flow, Group, Origin } from '../model/flow.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import { PortMap } from '../model/ports.ts';
 import { ProblemSink } from '../model/problems.ts';
-import { parseFlowLine } from './flow-line.ts';
+import { type FlowLineContext, parseFlowLine } from './flow-line.ts';
 import { parseGroupLine } from './group-line.ts';
-import { type LogicalLine, logicalLines } from './lines.ts';
+import { type LogicalLine, eachLogicalLine } from './lines.ts';
 
 export interface ParseOptions {
   /** Name shown in diagnostics (`-` is shown as `<stdin>`). */
@@ -43,22 +43,40 @@ function toDiagnostic(file: string, line: LogicalLine, p: { severity: 'error' | 
   return { severity: p.severity, message: p.message, file, line: pos.line, column: pos.column, length: p.length, lineText: pos.lineText };
 }
 
+/** The usual flow line of a dump: the reader goes straight to the flow parser. */
+function isDumpFlowLine(text: string): boolean {
+  return text.startsWith(' cookie=') || text.startsWith('cookie=');
+}
+
 export function parseDump(text: string, options: ParseOptions): ParseResult {
   const file = options.file === '-' ? '<stdin>' : options.file;
   const ports = new PortMap();
   if (options.portMap) for (const [n, name] of options.portMap.entries()) ports.set(n, name);
   const result = { flows: [] as Flow[], groups: [] as Group[], diagnostics: [] as Diagnostic[], ports, protocols: [] as OfVersion[], badLines: 0 };
+  // One sink serves every line: it is emptied after each, once its problems are diagnostics.
+  const sink = new ProblemSink();
+  let context: FlowLineContext = ports.size > 0 ? { sink, portMap: ports } : { sink };
+  const addPort = (n: number, name: string): void => {
+    ports.set(n, name);
+    // Port names change how later lines read, so the context (and what it has cached) starts anew.
+    context = { sink, portMap: ports };
+  };
   let inHexDump = false;
-  for (const line of logicalLines(text)) {
+  eachLogicalLine(text, (line) => {
+    if (isDumpFlowLine(line.text)) {
+      inHexDump = false;
+      readItem(line, false);
+      return;
+    }
     const body = line.text.trimStart();
-    if (body === '' || body.startsWith('#')) continue;
-    if (inHexDump && HEX_DUMP.test(body)) continue;
+    if (body === '' || body.startsWith('#')) return;
+    if (inHexDump && HEX_DUMP.test(body)) return;
     inHexDump = false;
     if (HEADER.test(body)) {
       const v = HEADER_VERSION.exec(body);
       const version: OfVersion = v ? ((10 + Number(v[1])) as OfVersion) : 10;
       if (result.protocols[result.protocols.length - 1] !== version) result.protocols.push(version);
-      continue;
+      return;
     }
     if (body.startsWith('***decode error')) {
       inHexDump = true;
@@ -71,28 +89,31 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
           length: body.length,
         }),
       );
-      continue;
+      return;
     }
     const port = PORT_LINE.exec(line.text);
     if (port) {
-      const n = port[1] === 'LOCAL' ? 0xfffe : Number(port[1]);
-      if (port[1] !== 'LOCAL') ports.set(n, port[2]!);
-      continue;
+      if (port[1] !== 'LOCAL') addPort(Number(port[1]), port[2]!);
+      return;
     }
-    if (PORT_DETAIL.test(line.text) || FEATURES.test(body)) continue;
-    const sink = new ProblemSink();
-    const origin = { file, line: line.line, text: line.text };
-    const portMap = ports.size > 0 ? { portMap: ports } : {};
-    if (body.startsWith('group_id=')) {
-      const group = parseGroupLine(line.text, origin, { sink, ...portMap });
-      if (group) result.groups.push(group);
+    if (PORT_DETAIL.test(line.text) || FEATURES.test(body)) return;
+    readItem(line, body.startsWith('group_id='));
+  });
+
+  function readItem(line: LogicalLine, group: boolean): void {
+    const origin: Origin = { file, line: line.line, text: line.text };
+    if (group) {
+      const g = parseGroupLine(line.text, origin, context);
+      if (g) result.groups.push(g);
       else result.badLines++;
     } else {
-      const flow = parseFlowLine(line.text, origin, { sink, ...portMap });
+      const flow = parseFlowLine(line.text, origin, context);
       if (flow) result.flows.push(flow);
       else result.badLines++;
     }
+    if (sink.problems.length === 0) return;
     for (const p of sink.problems) result.diagnostics.push(toDiagnostic(file, line, p));
+    sink.problems.length = 0;
   }
   return result satisfies ParseResult;
 }

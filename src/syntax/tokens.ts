@@ -33,36 +33,94 @@ const CLOSE_BRACKET = 0x5d;
 const isSeparator = (c: number): boolean => c === COMMA || c === SPACE || c === TAB;
 
 /**
- * Splits `text[start, end)` into key/value tokens separated by commas and/or white space.
- * Quoted values (`in_port="antrea-gw0"`) and parenthesised values keep their separators.
+ * Walks `text[start, end)` one key/value element at a time, holding only offsets: the flow-line
+ * reader looks at most elements (cookie, counters, priority) without ever cutting them out.
+ * Elements are separated by commas and/or white space; quoted values (`in_port="antrea-gw0"`) and
+ * parenthesised values keep their separators.
  */
+export class KeyValueCursor {
+  private readonly text: string;
+  private readonly limit: number;
+  private at: number;
+  keyOffset = 0;
+  keyEnd = 0;
+  /** Whether the element has a value (`key=value`, `key:value`, `KEY(value)`). */
+  hasValue = false;
+  colon = false;
+  valueOffset = 0;
+  valueEnd = 0;
+  /** Offset just past the element. */
+  end = 0;
+
+  constructor(text: string, start: number, end: number) {
+    this.text = text;
+    this.at = start;
+    this.limit = end;
+  }
+
+  /** Moves to the next element; false when there is none. */
+  next(): boolean {
+    const { text, limit } = this;
+    let i = this.at;
+    while (i < limit && isSeparator(text.charCodeAt(i))) i++;
+    if (i >= limit) {
+      this.at = i;
+      return false;
+    }
+    this.keyOffset = i;
+    let c = text.charCodeAt(i);
+    while (i < limit && !isSeparator(c) && c !== EQUALS && c !== COLON && c !== OPEN_PAREN) c = text.charCodeAt(++i);
+    this.keyEnd = i;
+    this.colon = false;
+    if (i < limit && c === OPEN_PAREN) {
+      // NXM printouts such as NXM_OF_ETH_TYPE(0800): keep the parenthesised part as the value.
+      const close = findClose(text, i, limit);
+      this.hasValue = true;
+      this.valueOffset = i + 1;
+      this.valueEnd = close;
+      i = Math.min(limit, close + 1);
+    } else if (i < limit && (c === EQUALS || c === COLON)) {
+      this.hasValue = true;
+      this.colon = c === COLON;
+      this.valueOffset = i + 1;
+      i = scanValue(text, i + 1, limit);
+      this.valueEnd = i;
+    } else {
+      this.hasValue = false;
+      this.valueOffset = i;
+      this.valueEnd = i;
+    }
+    this.end = i;
+    this.at = i;
+    return true;
+  }
+
+  /** Whether the current key is exactly `word`. */
+  keyIs(word: string): boolean {
+    return this.keyEnd - this.keyOffset === word.length && this.text.startsWith(word, this.keyOffset);
+  }
+
+  get key(): string {
+    return this.text.slice(this.keyOffset, this.keyEnd);
+  }
+
+  /** undefined for a bare word. */
+  get value(): string | undefined {
+    return this.hasValue ? this.text.slice(this.valueOffset, this.valueEnd) : undefined;
+  }
+
+  /** The current element as a token. */
+  token(): KeyValueToken {
+    const { key, keyOffset, valueOffset, end, colon } = this;
+    return this.hasValue ? { key, value: this.text.slice(valueOffset, this.valueEnd), colon, keyOffset, valueOffset, end } : { key, colon, keyOffset, valueOffset, end };
+  }
+}
+
+/** Splits `text[start, end)` into key/value tokens (see KeyValueCursor for the syntax). */
 export function scanKeyValues(text: string, start: number, end: number): KeyValueToken[] {
   const out: KeyValueToken[] = [];
-  let i = start;
-  while (i < end) {
-    while (i < end && isSeparator(text.charCodeAt(i))) i++;
-    if (i >= end) break;
-    const keyOffset = i;
-    let c = text.charCodeAt(i);
-    while (i < end && !isSeparator(c) && c !== EQUALS && c !== COLON && c !== OPEN_PAREN) c = text.charCodeAt(++i);
-    const key = text.slice(keyOffset, i);
-    if (i < end && c === OPEN_PAREN) {
-      // NXM printouts such as NXM_OF_ETH_TYPE(0800): keep the parenthesised part as the value.
-      const close = findClose(text, i, end);
-      out.push({ key, value: text.slice(i + 1, close), colon: false, keyOffset, valueOffset: i + 1, end: Math.min(end, close + 1) });
-      i = Math.min(end, close + 1);
-      continue;
-    }
-    if (i < end && (c === EQUALS || c === COLON)) {
-      const colon = c === COLON;
-      i++;
-      const valueOffset = i;
-      i = scanValue(text, i, end);
-      out.push({ key, value: text.slice(valueOffset, i), colon, keyOffset, valueOffset, end: i });
-    } else {
-      out.push({ key, colon: false, keyOffset, valueOffset: i, end: i });
-    }
-  }
+  const cursor = new KeyValueCursor(text, start, end);
+  while (cursor.next()) out.push(cursor.token());
   return out;
 }
 
