@@ -15,6 +15,7 @@ import { type Pipeline, tableKey } from '../model/pipeline.ts';
 import type { TableRef } from '../model/tables.ts';
 import { ones, prefixLength } from '../model/values.ts';
 import { fullMask } from '../syntax/field-value.ts';
+import { findOverlaps, valueKey } from './conjunction-overlap.ts';
 
 /** One element of a dimension's accepted set, in the terms that read best for the field. */
 export type Member =
@@ -109,12 +110,11 @@ export interface ConjunctionOptions {
 
 const QUALIFIER_STORAGES = new Set(['eth_type', 'nw_proto']);
 const PORT_STORAGES = new Set(['tp_src', 'tp_dst']);
-/** Overlap partners reported per conjunction; one is enough to make the point. */
-const MAX_OVERLAPS = 3;
-/** Candidate partners tried per conjunction before the overlap search gives up. */
-const OVERLAP_CANDIDATES = 200;
-/** Search steps per pair before the overlap check gives up. */
-const OVERLAP_STEPS = 5000;
+/**
+ * Overlap search bounds: a few partners make the point; candidates and steps keep a dump with
+ * thousands of rules at one priority (Antrea's K8s NetworkPolicy tables) within seconds.
+ */
+const OVERLAP_LIMITS = { maxFound: 3, maxCandidates: 200, maxSteps: 2000 } as const;
 
 interface Clause {
   readonly flow: Flow;
@@ -136,11 +136,6 @@ interface TableFlows {
   readonly hard: Flow[];
 }
 
-/** The value under which a match entry is keyed: a port known only by name keys by that name. */
-function entryValueKey(e: MatchField, mask: bigint): string {
-  return e.port?.kind === 'name' && e.value === 0n ? `"${e.port.name}"` : (e.value & mask).toString(16);
-}
-
 function isActionFlow(f: Flow): number | undefined {
   for (const e of f.match.fields) if (e.field.storage === 'conj_id') return Number(e.value);
   return undefined;
@@ -151,6 +146,8 @@ function isActionFlow(f: Flow): number | undefined {
  * subtables do), so "which hard flow covers this clause flow" is one hash lookup per group.
  */
 class CoverIndex {
+  /** Answers so far: clause flows shared by several conjunctions are asked about once. */
+  private readonly known = new Map<Flow, Flow | null>();
   private readonly groups = new Map<string, { fields: { storage: string; mask: bigint }[]; byKey: Map<string, Flow[]> }>();
 
   constructor(hard: readonly Flow[]) {
@@ -161,7 +158,7 @@ class CoverIndex {
       let g = this.groups.get(sig);
       if (!g) this.groups.set(sig, (g = { fields, byKey: new Map() }));
       const byStorage = new Map(f.match.fields.map((e) => [e.field.storage, e]));
-      const key = fields.map((x) => entryValueKey(byStorage.get(x.storage)!, x.mask)).join(',');
+      const key = fields.map((x) => valueKey(byStorage.get(x.storage)!, x.mask)).join(',');
       const list = g.byKey.get(key);
       if (list) list.push(f);
       else g.byKey.set(key, [f]);
@@ -170,6 +167,12 @@ class CoverIndex {
 
   /** The highest-priority hard flow at `priority` or above that matches every packet `flow` matches. */
   coverOf(flow: Flow): Flow | undefined {
+    let known = this.known.get(flow);
+    if (known === undefined) this.known.set(flow, (known = this.search(flow) ?? null));
+    return known ?? undefined;
+  }
+
+  private search(flow: Flow): Flow | undefined {
     const byStorage = new Map(flow.match.fields.map((e) => [e.field.storage, e]));
     let best: Flow | undefined;
     for (const g of this.groups.values()) {
@@ -181,7 +184,7 @@ class CoverIndex {
           possible = false;
           break;
         }
-        parts.push(entryValueKey(e, x.mask));
+        parts.push(valueKey(e, x.mask));
       }
       if (!possible) continue;
       // Lists are in match order, so the first qualifying flow is the best of its group.
@@ -234,6 +237,19 @@ function addressMember(field: FieldDef, first: bigint, last: bigint): Member {
   return { kind: 'range', first, last };
 }
 
+/** Intervals of prefix-masked entries, kept per entry object: clause flows serve many conjunctions. */
+const intervals = new WeakMap<object, { readonly first: bigint; readonly last: bigint } | null>();
+
+function intervalOf(field: FieldDef, entry: { value: bigint; mask: bigint }): { readonly first: bigint; readonly last: bigint } | undefined {
+  let iv = intervals.get(entry);
+  if (iv === undefined) {
+    const len = prefixLength(entry.mask & ones(field.bits), field.bits);
+    iv = len < 0 ? null : { first: entry.value, last: entry.value | ones(field.bits - len) };
+    intervals.set(entry, iv);
+  }
+  return iv ?? undefined;
+}
+
 /**
  * The values a set of single-field entries accepts: prefix-masked addresses and ports become
  * merged blocks and ranges; other masks (OVS allows any bit pattern) and other fields stay as
@@ -244,12 +260,10 @@ export function memberSet(field: FieldDef, entries: readonly { value: bigint; ma
   const rangeable = isAddress(field) || PORT_STORAGES.has(field.storage);
   const intervals: { first: bigint; last: bigint }[] = [];
   const listed = new Map<string, Member>();
-  for (const { value, mask } of entries) {
-    const len = rangeable ? prefixLength(mask & ones(field.bits), field.bits) : -1;
-    if (len >= 0) {
-      const host = ones(field.bits - len);
-      intervals.push({ first: value, last: value | host });
-    } else listed.set(`${value}/${mask}`, { kind: 'value', value, mask });
+  for (const entry of entries) {
+    const iv = rangeable ? intervalOf(field, entry) : undefined;
+    if (iv) intervals.push({ ...iv });
+    else listed.set(`${entry.value}/${entry.mask}`, { kind: 'value', value: entry.value, mask: entry.mask });
   }
   const merged = mergeIntervals(intervals).map((iv): Member => {
     if (isAddress(field)) return addressMember(field, iv.first, iv.last);
@@ -300,98 +314,6 @@ function dimensionTerms(flows: readonly Flow[], shapeOf: (f: Flow) => FlowShape)
   });
 }
 
-// ---------------------------------------------------------------------------------------------
-// Overlap between conjunctions at one priority
-
-type Constraint = ReadonlyMap<string, MatchField>;
-
-/** Whether some packet matches both the constraints so far and `flow`; the combined constraints if so. */
-function combine(acc: Constraint, flow: Flow): Constraint | undefined {
-  let out: Map<string, MatchField> | undefined;
-  for (const e of flow.match.fields) {
-    const prev = acc.get(e.field.storage);
-    if (prev) {
-      if (((prev.value ^ e.value) & prev.mask & e.mask) !== 0n) return undefined;
-      const named = (x: MatchField): string | undefined => (x.port?.kind === 'name' && x.value === 0n ? x.port.name : undefined);
-      const pa = named(prev);
-      const pb = named(e);
-      if (pa !== undefined && pb !== undefined && pa !== pb) return undefined;
-      if ((prev.mask & e.mask) === e.mask) continue;
-    }
-    out ??= new Map(acc);
-    out.set(e.field.storage, prev ? { field: e.field, value: prev.value | e.value, mask: prev.mask | e.mask } : e);
-  }
-  return out ?? acc;
-}
-
-/** One flow per dimension that a single packet satisfies together, undefined if none, 'unknown' past the step budget. */
-function commonPacket(dims: readonly (readonly Flow[])[]): Flow[] | undefined | 'unknown' {
-  const order = [...dims].sort((a, b) => a.length - b.length);
-  const chosen: Flow[] = [];
-  let steps = 0;
-  const search = (i: number, acc: Constraint): boolean | 'unknown' => {
-    const dim = order[i];
-    if (!dim) return true;
-    for (const f of dim) {
-      if (++steps > OVERLAP_STEPS) return 'unknown';
-      const next = combine(acc, f);
-      if (!next) continue;
-      chosen.push(f);
-      const r = search(i + 1, next);
-      if (r !== false) return r;
-      chosen.pop();
-    }
-    return false;
-  };
-  const r = search(0, new Map());
-  if (r === 'unknown') return 'unknown';
-  return r ? [...new Set(chosen)] : undefined;
-}
-
-/**
- * The storage that most conjunctions of a group pin to exact values in one of their dimensions,
- * and for each conjunction those values: two conjunctions that both pin it can only overlap on
- * a shared value.
- */
-function pinnedValues(group: readonly Built[]): Map<Built, Set<string>> {
-  const perConj = new Map<Built, Map<string, Set<string>>>();
-  const votes = new Map<string, number>();
-  for (const c of group) {
-    const best = new Map<string, Set<string>>();
-    for (const d of c.dims) {
-      const storages = new Map<string, Set<string>>();
-      let first = true;
-      for (const f of d) {
-        const here = new Map<string, string>();
-        for (const e of f.match.fields) if (e.mask === fullMask(e.field) && !QUALIFIER_STORAGES.has(e.field.storage)) here.set(e.field.storage, entryValueKey(e, e.mask));
-        if (first) for (const [s, v] of here) storages.set(s, new Set([v]));
-        else
-          for (const [s, set] of storages) {
-            const v = here.get(s);
-            if (v === undefined) storages.delete(s);
-            else set.add(v);
-          }
-        first = false;
-      }
-      for (const [s, set] of storages) {
-        const prev = best.get(s);
-        if (!prev || set.size < prev.size) best.set(s, set);
-      }
-    }
-    perConj.set(c, best);
-    for (const s of best.keys()) votes.set(s, (votes.get(s) ?? 0) + 1);
-  }
-  let storage: string | undefined;
-  for (const [s, n] of votes) if (storage === undefined || n > votes.get(storage)!) storage = s;
-  const out = new Map<Built, Set<string>>();
-  if (storage === undefined) return out;
-  for (const [c, best] of perConj) {
-    const set = best.get(storage);
-    if (set) out.set(c, set);
-  }
-  return out;
-}
-
 interface Built {
   readonly entry: Entry;
   readonly priority: number;
@@ -399,54 +321,7 @@ interface Built {
   /** Clause flows at `priority`, by dimension. */
   readonly dims: Flow[][];
   readonly problems: ConjunctionProblem[];
-  overlaps: number;
-  selected: boolean;
-}
-
-/** Adds `overlap` problems to conjunctions of one table and priority that can match one packet. */
-function findOverlaps(group: readonly Built[]): number {
-  const pinned = pinnedValues(group);
-  const byValue = new Map<string, Built[]>();
-  const unpinned: Built[] = [];
-  for (const c of group) {
-    const values = pinned.get(c);
-    if (!values) unpinned.push(c);
-    else
-      for (const v of values) {
-        const list = byValue.get(v);
-        if (list) list.push(c);
-        else byValue.set(v, [c]);
-      }
-  }
-  const checked = new Set<string>();
-  let incomplete = 0;
-  for (const a of group) {
-    if (!a.selected || a.overlaps >= MAX_OVERLAPS) continue;
-    const candidates = new Set<Built>(unpinned);
-    const values = pinned.get(a);
-    if (values) for (const v of values) for (const b of byValue.get(v) ?? []) candidates.add(b);
-    else for (const b of group) candidates.add(b);
-    let tried = 0;
-    for (const b of candidates) {
-      if (b === a) continue;
-      if (a.overlaps >= MAX_OVERLAPS) break;
-      const pair = a.entry.id < b.entry.id ? `${a.entry.id},${b.entry.id}` : `${b.entry.id},${a.entry.id}`;
-      if (checked.has(pair)) continue;
-      if (++tried > OVERLAP_CANDIDATES) {
-        incomplete++;
-        break;
-      }
-      checked.add(pair);
-      const witness = commonPacket([...a.dims, ...b.dims]);
-      if (witness === undefined || witness === 'unknown') continue;
-      for (const [x, y] of [[a, b], [b, a]] as const) {
-        if (x.overlaps >= MAX_OVERLAPS) continue;
-        x.overlaps++;
-        x.problems.push({ kind: 'overlap', severity: 'warning', otherId: y.entry.id, flows: witness });
-      }
-    }
-  }
-  return incomplete;
+  wanted: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -468,7 +343,7 @@ function build(entry: Entry, cover: CoverIndex | undefined): Built {
   if (clauses.length === 0) {
     problems.push({ kind: 'orphan-action-flow', severity: 'warning', flows: entry.actionFlows });
     const priority = entry.actionFlows[0]?.priority ?? 0;
-    return { entry, priority, n: 0, dims: [], problems, overlaps: 0, selected: true };
+    return { entry, priority, n: 0, dims: [], problems, wanted: true };
   }
   const priority = mode(clauses.map((c) => c.flow.priority));
   const n = mode(clauses.map((c) => c.n));
@@ -497,7 +372,7 @@ function build(entry: Entry, cover: CoverIndex | undefined): Built {
   if (entry.actionFlows.length === 0) problems.push({ kind: 'no-action-flow', severity: 'warning', flows: [] });
   const offPriority = entry.actionFlows.filter((f) => f.priority !== priority);
   if (offPriority.length > 0) problems.push({ kind: 'action-priority', severity: 'info', flows: offPriority });
-  return { entry, priority, n, dims, problems, overlaps: 0, selected: true };
+  return { entry, priority, n, dims, problems, wanted: true };
 }
 
 /** Every conjunction of the pipeline (or the requested ids), in table order, then by priority and id. */
@@ -539,7 +414,7 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
       if (!cover) covers.set(e.tableIndex, (cover = new CoverIndex(tables[e.tableIndex]!.hard)));
     }
     const b = build(e, cover);
-    b.selected = !wanted || wanted.has(e.id);
+    b.wanted = !wanted || wanted.has(e.id);
     built.push(b);
   }
 
@@ -553,7 +428,15 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
     else groups.set(key, [b]);
   }
   let overlapSearchIncomplete = 0;
-  for (const g of groups.values()) if (g.length > 1 && g.some((b) => b.selected)) overlapSearchIncomplete += findOverlaps(g);
+  for (const g of groups.values()) {
+    if (g.length < 2 || !g.some((b) => b.wanted)) continue;
+    const result = findOverlaps(g, OVERLAP_LIMITS);
+    for (const { a, b, witness } of result.pairs) {
+      a.problems.push({ kind: 'overlap', severity: 'warning', otherId: b.entry.id, flows: witness });
+      b.problems.push({ kind: 'overlap', severity: 'warning', otherId: a.entry.id, flows: witness });
+    }
+    overlapSearchIncomplete += result.incomplete.size;
+  }
 
   const shapes = new Map<Flow, FlowShape>();
   const shapeOf = (f: Flow): FlowShape => {
@@ -562,7 +445,7 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
     return shape;
   };
   const conjunctions = built
-    .filter((b) => b.selected)
+    .filter((b) => b.wanted)
     .sort((a, b) => a.entry.tableIndex - b.entry.tableIndex || b.priority - a.priority || a.entry.id - b.entry.id)
     .map(
       (b): Conjunction => ({

@@ -1,0 +1,313 @@
+/**
+ * Which conjunctions at one table and priority a single packet can satisfy together — OVS
+ * leaves the winner of such a pair undefined (ovs-conjunction.md §1, T8).
+ *
+ * A pair overlaps when one clause flow per dimension of both can match one packet. Most
+ * dimensions are "simple": every flow pins the same one field (an address set, a port set, a
+ * register), so the dimensions of a pair that pin the same field are intersected through hash
+ * lookups first; only the few surviving combinations are searched flow by flow. Candidate
+ * partners come from buckets keyed by the field most conjunctions pin exactly.
+ */
+import type { Flow, MatchField } from '../model/flow.ts';
+import { ones, prefixLength } from '../model/values.ts';
+import { fullMask } from '../syntax/field-value.ts';
+
+export interface OverlapSubject {
+  /** Clause flows by dimension; every dimension non-empty. */
+  readonly dims: readonly (readonly Flow[])[];
+  /** Whether overlaps of this subject are wanted (others only serve as partners). */
+  readonly wanted: boolean;
+}
+
+export interface OverlapLimits {
+  /** Partners reported per subject. */
+  readonly maxFound: number;
+  /** Candidate partners tried per subject. */
+  readonly maxCandidates: number;
+  /** Search steps per pair. */
+  readonly maxSteps: number;
+}
+
+export interface OverlapResult<S> {
+  /** Each overlapping pair once, with one clause flow per dimension that a single packet satisfies. */
+  readonly pairs: readonly { readonly a: S; readonly b: S; readonly witness: readonly Flow[] }[];
+  /** Subjects whose search stopped at a limit before every candidate was decided. */
+  readonly incomplete: ReadonlySet<S>;
+}
+
+const QUALIFIER_STORAGES = new Set(['eth_type', 'nw_proto']);
+
+/** A match entry's value under `mask` as a hash key; a port known only by name keys by that name. */
+export function valueKey(e: MatchField, mask: bigint = e.mask): string {
+  return e.port?.kind === 'name' && e.value === 0n ? `"${e.port.name}"` : (e.value & mask).toString(16);
+}
+
+function namedPort(e: MatchField): string | undefined {
+  return e.port?.kind === 'name' && e.value === 0n ? e.port.name : undefined;
+}
+
+/** Whether one packet can match both entries (same storage). */
+function entriesMeet(a: MatchField, b: MatchField): boolean {
+  if (((a.value ^ b.value) & a.mask & b.mask) !== 0n) return false;
+  const pa = namedPort(a);
+  const pb = namedPort(b);
+  return pa === undefined || pb === undefined || pa === pb;
+}
+
+type Constraint = ReadonlyMap<string, MatchField>;
+
+/** The constraints so far narrowed by `flow`, or undefined when no packet matches both. */
+function combine(acc: Constraint, flow: Flow): Constraint | undefined {
+  let out: Map<string, MatchField> | undefined;
+  for (const e of flow.match.fields) {
+    const prev = acc.get(e.field.storage);
+    if (prev) {
+      if (!entriesMeet(prev, e)) return undefined;
+      if ((prev.mask & e.mask) === e.mask) continue;
+    }
+    out ??= new Map(acc);
+    out.set(e.field.storage, prev ? { ...e, value: prev.value | e.value, mask: prev.mask | e.mask } : e);
+  }
+  return out ?? acc;
+}
+
+/** A dimension whose every flow pins the same one field besides protocol fields. */
+interface SimpleDim {
+  readonly storage: string;
+  /** Exactly matched values → flows. */
+  readonly exact: ReadonlyMap<string, readonly { readonly e: MatchField; readonly flow: Flow }[]>;
+  readonly masked: readonly { readonly e: MatchField; readonly flow: Flow }[];
+  /** The exact entries by ascending value, for prefix lookups; built on first use. */
+  sorted?: readonly { readonly e: MatchField; readonly flow: Flow }[];
+}
+
+function compareValues(a: { e: MatchField }, b: { e: MatchField }): number {
+  return a.e.value < b.e.value ? -1 : a.e.value > b.e.value ? 1 : 0;
+}
+
+/** Exact entries of `dim` that a masked entry accepts: a binary search for prefix masks, a scan otherwise. */
+function exactWithin(dim: SimpleDim, o: MatchField): readonly { readonly e: MatchField; readonly flow: Flow }[] {
+  const bits = o.field.bits;
+  const sorted = (dim.sorted ??= [...dim.exact.values()].flat().sort(compareValues));
+  if (prefixLength(o.mask & ones(bits), bits) < 0) return sorted.filter((x) => entriesMeet(o, x.e));
+  const last = o.value | (ones(bits) & ~o.mask);
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]!.e.value < o.value) lo = mid + 1;
+    else hi = mid;
+  }
+  const out: { e: MatchField; flow: Flow }[] = [];
+  for (let i = lo; i < sorted.length && sorted[i]!.e.value <= last; i++) out.push(sorted[i]!);
+  return out;
+}
+
+/** A flow's one non-protocol entry, keyed; null when it has none or several. Kept per flow. */
+const singles = new WeakMap<Flow, { readonly e: MatchField; readonly exact: boolean; readonly key: string } | null>();
+
+function singleEntry(flow: Flow): { readonly e: MatchField; readonly exact: boolean; readonly key: string } | null {
+  let s = singles.get(flow);
+  if (s !== undefined) return s;
+  let key: MatchField | undefined;
+  let several = false;
+  for (const e of flow.match.fields) {
+    if (QUALIFIER_STORAGES.has(e.field.storage)) continue;
+    several = key !== undefined;
+    key = e;
+    if (several) break;
+  }
+  s = !key || several ? null : { e: key, exact: key.mask === fullMask(key.field), key: valueKey(key) };
+  singles.set(flow, s);
+  return s;
+}
+
+function simpleDim(flows: readonly Flow[]): SimpleDim | undefined {
+  let storage: string | undefined;
+  const exact = new Map<string, { e: MatchField; flow: Flow }[]>();
+  const masked: { e: MatchField; flow: Flow }[] = [];
+  for (const flow of flows) {
+    const single = singleEntry(flow);
+    if (!single || (storage !== undefined && single.e.field.storage !== storage)) return undefined;
+    storage = single.e.field.storage;
+    if (single.exact) {
+      const list = exact.get(single.key);
+      if (list) list.push({ e: single.e, flow });
+      else exact.set(single.key, [{ e: single.e, flow }]);
+    } else masked.push({ e: single.e, flow });
+  }
+  if (storage === undefined) return undefined;
+  return { storage, exact, masked };
+}
+
+/** One way to satisfy several simple dimensions on one field: a flow from each. */
+type Option = readonly Flow[];
+
+/** Cap on combinations kept per field: any one of them is a witness unless protocols clash. */
+const OPTIONS_KEPT = 32;
+
+/** Ways to pick one flow from each of several simple dimensions on one field so their values meet. */
+function intersectSimple(dims: readonly SimpleDim[]): { options: Option[]; truncated: boolean } {
+  const sorted = [...dims].sort((a, b) => a.exact.size + a.masked.length - (b.exact.size + b.masked.length));
+  const options: Option[] = [];
+  const path: Flow[] = [];
+  let truncated = false;
+  // Depth-first over the dimensions, each step narrowing the value the packet must carry.
+  const extend = (i: number, e: MatchField, exact: boolean, key: string): void => {
+    const dim = sorted[i];
+    if (!dim) {
+      if (options.length < OPTIONS_KEPT) options.push([...path]);
+      else truncated = true;
+      return;
+    }
+    const partners = exact ? (dim.exact.get(key) ?? []) : exactWithin(dim, e);
+    for (const x of partners) {
+      if (truncated) return;
+      path.push(x.flow);
+      extend(i + 1, exact ? e : x.e, true, exact ? key : valueKey(x.e));
+      path.pop();
+    }
+    for (const m of dim.masked) {
+      if (truncated) return;
+      if (!entriesMeet(e, m.e)) continue;
+      const merged = { ...m.e, value: e.value | m.e.value, mask: e.mask | m.e.mask };
+      const nowExact = merged.mask === fullMask(merged.field);
+      path.push(m.flow);
+      extend(i + 1, merged, nowExact, nowExact ? valueKey(merged) : '');
+      path.pop();
+    }
+  };
+  const first = sorted[0]!;
+  for (const [key, list] of first.exact) {
+    for (const x of list) {
+      if (truncated) break;
+      path.push(x.flow);
+      extend(1, x.e, true, key);
+      path.pop();
+    }
+  }
+  for (const x of first.masked) {
+    if (truncated) break;
+    path.push(x.flow);
+    extend(1, x.e, false, '');
+    path.pop();
+  }
+  return { options, truncated };
+}
+
+/** One flow per dimension that a single packet satisfies together; undefined if none; 'unknown' past the step budget. */
+function commonPacket(dims: readonly (readonly Flow[])[], simple: (d: readonly Flow[]) => SimpleDim | undefined, maxSteps: number): Flow[] | undefined | 'unknown' {
+  // Slots of the search: per field, the combinations meeting on it; each other dimension's flows.
+  const byStorage = new Map<string, SimpleDim[]>();
+  const slots: Option[][] = [];
+  for (const d of dims) {
+    const s = simple(d);
+    if (!s) {
+      slots.push(d.map((f) => [f]));
+      continue;
+    }
+    const list = byStorage.get(s.storage);
+    if (list) list.push(s);
+    else byStorage.set(s.storage, [s]);
+  }
+  let truncated = false;
+  for (const group of byStorage.values()) {
+    const meet = intersectSimple(group);
+    if (meet.options.length === 0) return undefined;
+    truncated ||= meet.truncated;
+    slots.push(meet.options);
+  }
+  slots.sort((a, b) => a.length - b.length);
+  const chosen: Flow[] = [];
+  let steps = 0;
+  const search = (i: number, acc: Constraint): boolean | 'unknown' => {
+    const slot = slots[i];
+    if (!slot) return true;
+    for (const option of slot) {
+      if (++steps > maxSteps) return 'unknown';
+      let next: Constraint | undefined = acc;
+      for (const f of option) if (next) next = combine(next, f);
+      if (!next) continue;
+      chosen.push(...option);
+      const r = search(i + 1, next);
+      if (r !== false) return r;
+      chosen.length -= option.length;
+    }
+    return false;
+  };
+  const r = search(0, new Map());
+  if (r === 'unknown') return r;
+  // Combinations left out of a truncated slot might have fitted the other fields' protocols.
+  if (!r) return truncated ? 'unknown' : undefined;
+  return [...new Set(chosen)];
+}
+
+/** Finds overlapping pairs among subjects that share a table and priority. */
+export function findOverlaps<S extends OverlapSubject>(group: readonly S[], limits: OverlapLimits): OverlapResult<S> {
+  const simpleCache = new Map<readonly Flow[], SimpleDim | undefined>();
+  const simple = (d: readonly Flow[]): SimpleDim | undefined => {
+    if (!simpleCache.has(d)) simpleCache.set(d, simpleDim(d));
+    return simpleCache.get(d);
+  };
+
+  // Bucket by the field most subjects pin to exact values: partners must share one of them.
+  const pins = new Map<S, Map<string, ReadonlySet<string>>>();
+  const votes = new Map<string, number>();
+  for (const s of group) {
+    const mine = new Map<string, ReadonlySet<string>>();
+    for (const d of s.dims) {
+      const sd = simple(d);
+      if (!sd || sd.masked.length > 0) continue;
+      const prev = mine.get(sd.storage);
+      if (!prev || sd.exact.size < prev.size) mine.set(sd.storage, new Set(sd.exact.keys()));
+    }
+    pins.set(s, mine);
+    for (const storage of mine.keys()) votes.set(storage, (votes.get(storage) ?? 0) + 1);
+  }
+  let pinned: string | undefined;
+  for (const [storage, n] of votes) if (pinned === undefined || n > votes.get(pinned)!) pinned = storage;
+  const byValue = new Map<string, S[]>();
+  const unpinned: S[] = [];
+  for (const s of group) {
+    const values = pinned === undefined ? undefined : pins.get(s)!.get(pinned);
+    if (!values) unpinned.push(s);
+    else
+      for (const v of values) {
+        const list = byValue.get(v);
+        if (list) list.push(s);
+        else byValue.set(v, [s]);
+      }
+  }
+
+  const pairs: { a: S; b: S; witness: Flow[] }[] = [];
+  const found = new Map<S, number>();
+  const incomplete = new Set<S>();
+  const checked = new Set<string>();
+  const index = new Map(group.map((s, i) => [s, i]));
+  for (const a of group) {
+    if (!a.wanted || (found.get(a) ?? 0) >= limits.maxFound) continue;
+    const values = pinned === undefined ? undefined : pins.get(a)!.get(pinned);
+    const candidates = new Set<S>(values ? unpinned : group);
+    if (values) for (const v of values) for (const b of byValue.get(v) ?? []) candidates.add(b);
+    let tried = 0;
+    for (const b of candidates) {
+      if (b === a) continue;
+      if ((found.get(a) ?? 0) >= limits.maxFound) break;
+      const [i, j] = [index.get(a)!, index.get(b)!];
+      const pair = i < j ? `${i},${j}` : `${j},${i}`;
+      if (checked.has(pair)) continue;
+      if (++tried > limits.maxCandidates) {
+        incomplete.add(a);
+        break;
+      }
+      checked.add(pair);
+      const witness = commonPacket([...a.dims, ...b.dims], simple, limits.maxSteps);
+      if (witness === 'unknown') incomplete.add(a);
+      if (witness === undefined || witness === 'unknown') continue;
+      pairs.push({ a, b, witness });
+      found.set(a, (found.get(a) ?? 0) + 1);
+      found.set(b, (found.get(b) ?? 0) + 1);
+    }
+  }
+  return { pairs, incomplete };
+}
