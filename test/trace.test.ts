@@ -146,7 +146,13 @@ test('flowscope trace prints an ofproto/trace-like report with a verdict', async
 
   const denied = await runCli(['trace', join(EXAMPLE, 'dump-flows.of13.txt'), 'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,nw_src=10.10.0.9,nw_dst=10.10.0.3,tp_dst=80']);
   assert.equal(denied.status, 0, denied.stderr);
+  assert.match(denied.stdout, /\n10\. priority 0\n {4}drop\n/);
   assert.match(denied.stdout, /Verdict: dropped in table 10 by the flow at priority 0 \(any packet\)\n$/);
+  // With a profile, tables get their names.
+  const named = await runCli(['trace', '--profile', 'antrea-v1', join(EXAMPLE, 'dump-flows.of13.txt'), 'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,nw_src=10.10.0.9,nw_dst=10.10.0.3,tp_dst=80']);
+  assert.equal(named.status, 0, named.stderr);
+  assert.match(named.stdout, /\n10\. priority 0 {2}\[SpoofGuardTable\]\n/);
+  assert.match(named.stdout, /Verdict: dropped in SpoofGuardTable \(table 10\) by the flow at priority 0 \(any packet\)\n$/);
 
   const bad = await runCli(['trace', join(EXAMPLE, 'dump-flows.of13.txt'), 'in_port=3,tp_dst=80']);
   assert.equal(bad.status, 2);

@@ -1,5 +1,6 @@
-/** Reading the flows a command is given: a file, or `-` for standard input. */
+/** Reading what a command is given: a file, or `-` for standard input. */
 import { readFile } from 'node:fs/promises';
+import { binaryKind } from '../sources/node.ts';
 import { type Io, UserError } from './io.ts';
 
 export interface InputText {
@@ -8,16 +9,21 @@ export interface InputText {
   readonly text: string;
 }
 
-async function readStdin(io: Io): Promise<string> {
+export interface InputBytes {
+  readonly name: string;
+  readonly data: Buffer;
+}
+
+async function readStdin(io: Io): Promise<Buffer> {
   if (io.stdin.isTTY) {
     throw new UserError('no input: standard input is a terminal; give a file name, or pipe a dump in (… | flowscope CMD -)');
   }
   const chunks: Buffer[] = [];
   for await (const chunk of io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
-function describe(err: unknown): string {
+export function describeFsError(err: unknown): string {
   const code = (err as { code?: string }).code;
   switch (code) {
     case 'ENOENT':
@@ -31,11 +37,20 @@ function describe(err: unknown): string {
   }
 }
 
-export async function readInput(name: string, io: Io): Promise<InputText> {
-  if (name === '-') return { name, text: await readStdin(io) };
+/** The bytes of a file or of standard input, unchecked. */
+export async function readInputBytes(name: string, io: Io): Promise<InputBytes> {
+  if (name === '-') return { name, data: await readStdin(io) };
   try {
-    return { name, text: await readFile(name, 'utf8') };
+    return { name, data: await readFile(name) };
   } catch (err) {
-    throw new UserError(`cannot read ${name}: ${describe(err)}`);
+    throw new UserError(`cannot read ${name}: ${describeFsError(err)}`);
   }
+}
+
+/** The text of a file or of standard input; binary data (an image, an archive) is refused by name. */
+export async function readInput(name: string, io: Io): Promise<InputText> {
+  const { data } = await readInputBytes(name, io);
+  const kind = binaryKind(data);
+  if (kind !== undefined) throw new UserError(`${name === '-' ? '<stdin>' : name}: not a text file (${kind})`);
+  return { name, text: data.toString('utf8') };
 }

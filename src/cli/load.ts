@@ -1,7 +1,21 @@
-/** Input → parsed model, with diagnostics reported the way every command reports them. */
-import { type ParseResult, parseDump } from '../syntax/reader.ts';
+/**
+ * Input → parsed model, with diagnostics reported the way every command reports them. Inputs
+ * are files, `-` (standard input), support bundles and sosreports (directories or archives,
+ * also given with --bundle), or a live switch (--pod, --local); a port map may come with --ports.
+ */
+import { stat } from 'node:fs/promises';
+import { type Command, InvalidArgumentError } from 'commander';
+import type { PortMap } from '../model/ports.ts';
 import { formatDiagnostic } from '../render/diagnostics.ts';
-import { readInput } from './input.ts';
+import { sniff } from '../sources/archive.ts';
+import { openBundle, selectNode } from '../sources/bundle.ts';
+import { collectLive, LIVE_DEFAULTS, type LiveTarget } from '../sources/live.ts';
+import { binaryKind, type NodeFile, type NodeSource, SourceError } from '../sources/node.ts';
+import { type NodeDump, readNode } from '../sources/node-dump.ts';
+import { type ParsedFiles, parseFiles } from '../sources/parse-files.ts';
+import { mergePortMaps, readPortDescriptions } from '../sources/port-map.ts';
+import type { ParseResult } from '../syntax/reader.ts';
+import { readInput, readInputBytes } from './input.ts';
 import { type Io, UserError, writeErr } from './io.ts';
 
 export interface LoadOptions {
@@ -9,19 +23,195 @@ export interface LoadOptions {
   readonly strict?: boolean;
   /** Do not print warnings (errors are always printed). */
   readonly quiet?: boolean;
+  /** Port numbers ↔ names known from elsewhere; ports described in the inputs are added to it. */
+  readonly portMap?: PortMap;
 }
 
-export async function loadDump(name: string, io: Io, options: LoadOptions = {}): Promise<ParseResult> {
-  const input = await readInput(name, io);
-  const result = parseDump(input.text, { file: input.name });
+/** The options `addInputOptions` declares, as commander hands them to the action. */
+export interface InputCliOptions {
+  bundle?: string;
+  node?: string;
+  ports?: string;
+  pod?: string;
+  namespace?: string;
+  container?: string;
+  kubeconfig?: string;
+  context?: string;
+  local?: boolean;
+  bridge?: string;
+  timeout?: number;
+  strict?: boolean;
+}
+
+export interface LoadedDump extends ParseResult {
+  /** What was read, as the user named it: files, `bundle[node]`, `pod ns/name`, `local br-int`. */
+  readonly sources: readonly string[];
+  /** The node read from a bundle or a live switch, with its facts (agentinfo, policy objects). */
+  readonly node?: NodeDump;
+}
+
+function seconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number of seconds');
+  return n;
+}
+
+/**
+ * Declares the input options on a command: --bundle/--node, --ports, --pod (with -n, --container,
+ * --kubeconfig, --context), --local, --bridge, --timeout. Options the command already declares
+ * are left as they are.
+ */
+export function addInputOptions(cmd: Command): Command {
+  const has = (flag: string): boolean => cmd.options.some((o) => o.long === flag || o.short === flag);
+  const add = (flags: string, description: string, parse?: (v: string) => unknown): void => {
+    const long = /--[\w-]+/.exec(flags)![0];
+    if (has(long)) return;
+    const short = /^-\w\b/.exec(flags)?.[0];
+    const usable = short !== undefined && has(short) ? flags.replace(/^-\w, /, '') : flags;
+    if (parse) cmd.option(usable, description, parse);
+    else cmd.option(usable, description);
+  };
+  add('--bundle <path>', 'read an Antrea support bundle or sosreport: directory, agent_<node>.tar.gz, or a tarball of either');
+  add('--node <name>', 'the node to read from a bundle of several nodes (a bridge name for a sosreport)');
+  add('--ports <file>', 'port numbers and names: ovs-ofctl show, dump-ports-desc, or a bundle\'s ovsports');
+  add('--pod <pod>', 'dump the switch live from this Pod with kubectl exec (e.g. an antrea-agent Pod)');
+  add('-n, --namespace <namespace>', `namespace of --pod (default ${LIVE_DEFAULTS.namespace})`);
+  add('--container <name>', `container of --pod that runs ovs-ofctl (default ${LIVE_DEFAULTS.container})`);
+  add('--kubeconfig <file>', 'kubeconfig for kubectl (with --pod)');
+  add('--context <name>', 'kubeconfig context for kubectl (with --pod)');
+  add('--local', 'dump the switch of this host with ovs-ofctl');
+  add('--bridge <name>', `bridge to dump with --pod or --local (default ${LIVE_DEFAULTS.bridge})`);
+  add('--timeout <seconds>', `time allowed for each live command (default ${LIVE_DEFAULTS.timeoutSeconds})`, seconds);
+  return cmd;
+}
+
+function printDiagnostics(result: ParsedFiles, label: string, io: Io, options: LoadOptions): void {
   for (const d of result.diagnostics) {
     if (d.severity === 'warning' && options.quiet) continue;
     writeErr(io, formatDiagnostic(d));
   }
   if (result.badLines > 0) {
-    const what = `${result.badLines} line${result.badLines === 1 ? '' : 's'} of ${input.name === '-' ? '<stdin>' : input.name} could not be read`;
+    const what = `${result.badLines} line${result.badLines === 1 ? '' : 's'} of ${label} could not be read`;
     if (options.strict) throw new UserError(`${what} (--strict)`);
     writeErr(io, `flowscope: ${what} and ${result.badLines === 1 ? 'was' : 'were'} skipped`);
   }
-  return result;
+}
+
+async function readPortsOption(file: string, io: Io): Promise<PortMap> {
+  const ports = readPortDescriptions((await readInput(file, io)).text);
+  if (ports.size === 0) throw new UserError(`${file}: no ports found (expected ovs-ofctl show or dump-ports-desc output, or a bundle's ovsports)`);
+  return ports;
+}
+
+/** The node of a bundle, after saying what is wrong with the bundle as a whole. */
+async function openNode(path: string, node: string | undefined, io: Io): Promise<NodeSource> {
+  const bundle = await openBundle(path);
+  const chosen = selectNode(bundle, node);
+  for (const p of bundle.problems) writeErr(io, `flowscope: warning: ${p}`);
+  return chosen;
+}
+
+/** A positional input: a text dump, or a bundle (directory or archive) read as its one node. */
+async function positional(name: string, opts: InputCliOptions, io: Io): Promise<NodeFile | NodeSource> {
+  if (name !== '-' && (await stat(name).then((s) => s.isDirectory(), () => false))) return openNode(name, opts.node, io);
+  const { data } = await readInputBytes(name, io);
+  const magic = sniff(data);
+  if (name !== '-' && (magic === 'gzip' || magic === 'tar')) return openNode(name, opts.node, io);
+  const kind = binaryKind(data);
+  if (kind !== undefined) {
+    throw new UserError(`${name === '-' ? '<stdin>' : name}: not an ovs-ofctl dump (${kind}); give dump-flows or dump-groups output, or a support bundle`);
+  }
+  return { label: name, text: data.toString('utf8') };
+}
+
+function liveTarget(opts: InputCliOptions): LiveTarget {
+  if (opts.local) return { kind: 'local' };
+  return {
+    kind: 'pod',
+    pod: opts.pod!,
+    namespace: opts.namespace ?? LIVE_DEFAULTS.namespace,
+    container: opts.container ?? LIVE_DEFAULTS.container,
+    ...(opts.kubeconfig === undefined ? {} : { kubeconfig: opts.kubeconfig }),
+    ...(opts.context === undefined ? {} : { context: opts.context }),
+  };
+}
+
+function checkCombination(inputs: readonly string[], opts: InputCliOptions): void {
+  const given = [inputs.length > 0 ? 'input files' : '', opts.bundle ? '--bundle' : '', opts.pod ? '--pod' : '', opts.local ? '--local' : ''].filter(Boolean);
+  if (given.length > 1) throw new UserError(`give one source of flows, not ${given.join(' and ')}`);
+  if (inputs.filter((n) => n === '-').length > 1) throw new UserError('only one input can be standard input (-)');
+  const live = opts.pod !== undefined || opts.local === true;
+  for (const [flag, set] of [
+    ['--namespace', opts.namespace],
+    ['--container', opts.container],
+    ['--kubeconfig', opts.kubeconfig],
+    ['--context', opts.context],
+  ] as const) {
+    if (set !== undefined && opts.pod === undefined) throw new UserError(`${flag} goes with --pod`);
+  }
+  if ((opts.bridge !== undefined || opts.timeout !== undefined) && !live) throw new UserError(`${opts.bridge !== undefined ? '--bridge' : '--timeout'} goes with --pod or --local`);
+}
+
+function reportNode(dump: NodeDump, io: Io, options: LoadOptions): void {
+  for (const p of dump.nodeProblems) writeErr(io, `flowscope: warning: ${p}`);
+  printDiagnostics(dump, `node ${dump.name}`, io, options);
+}
+
+/**
+ * Reads the inputs a command was given — positional files (`-` for stdin; standard input when
+ * there are none), --bundle, --pod or --local — and --ports. Problems are written to stderr;
+ * user errors throw UserError (exit 2).
+ */
+export async function loadFromOptions(inputs: readonly string[], opts: InputCliOptions, io: Io, options: LoadOptions = {}): Promise<LoadedDump> {
+  checkCombination(inputs, opts);
+  const load = { ...options, ...(opts.strict === undefined ? {} : { strict: opts.strict }) };
+  try {
+    const maps = [options.portMap, opts.ports === undefined ? undefined : await readPortsOption(opts.ports, io)].filter((m): m is PortMap => m !== undefined);
+    const parseOptions = maps.length === 0 ? {} : { portMap: mergePortMaps(maps) };
+
+    let node: NodeSource | undefined;
+    let source: string | undefined;
+    if (opts.bundle !== undefined) {
+      node = await openNode(opts.bundle, opts.node, io);
+      source = `${opts.bundle}[${node.name}]`;
+    } else if (opts.pod !== undefined || opts.local === true) {
+      if (opts.node !== undefined) throw new UserError('--node goes with --bundle');
+      const bridge = opts.bridge ?? LIVE_DEFAULTS.bridge;
+      const target = liveTarget(opts);
+      node = await collectLive({ target, bridge, timeoutMs: (opts.timeout ?? LIVE_DEFAULTS.timeoutSeconds) * 1000, env: io.env });
+      source = target.kind === 'pod' ? `pod ${target.namespace}/${target.pod}` : `local ${bridge}`;
+    }
+    if (node !== undefined && source !== undefined) {
+      const dump = readNode(node, parseOptions);
+      reportNode(dump, io, load);
+      return { ...dump, sources: [source], node: dump };
+    }
+
+    const names = inputs.length === 0 ? ['-'] : inputs;
+    const read = await Promise.all(names.map((n) => positional(n, opts, io)));
+    const nodes = read.filter((r): r is NodeSource => 'files' in r);
+    if (opts.node !== undefined && nodes.length === 0) throw new UserError('--node goes with --bundle (or a bundle given as input)');
+    if (read.length === 1 && nodes.length === 1) {
+      const dump = readNode(nodes[0]!, parseOptions);
+      reportNode(dump, io, load);
+      return { ...dump, sources: names, node: dump };
+    }
+    const defined = (f: NodeFile | undefined): f is NodeFile => f !== undefined;
+    const files = read.flatMap((r) => ('files' in r ? [r.files.flows, r.files.groups].filter(defined) : [r]));
+    const portFiles = nodes.map((n) => n.files.ports).filter(defined);
+    const result = parseFiles(files, { ...parseOptions, portFiles });
+    if (result.rejected.length > 0) throw new UserError(result.rejected.map((r) => r.message).join('\n'));
+    for (const p of result.problems) writeErr(io, `flowscope: warning: ${p}`);
+    const label = names.length === 1 ? (names[0] === '-' ? '<stdin>' : names[0]!) : 'the inputs';
+    printDiagnostics(result, label, io, load);
+    return { ...result, sources: names };
+  } catch (err) {
+    if (err instanceof SourceError) throw new UserError(err.message);
+    throw err;
+  }
+}
+
+/** One input (file, `-`, bundle directory or archive) — the form every command started with. */
+export async function loadDump(name: string, io: Io, options: LoadOptions = {}): Promise<LoadedDump> {
+  return loadFromOptions([name], {}, io, options);
 }

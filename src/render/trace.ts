@@ -69,7 +69,8 @@ function renderTable(node: Extract<TraceNode, { kind: 'table' }>, indent: number
       out.push(`${pad}     -> conj. priority=${c.priority}${m ? ',' + m : ''}`);
     }
   }
-  if (!node.flow) out.push(`${' '.repeat(bodyIndent * 4)}drop`);
+  // A miss, and a flow without actions, print as ofproto/trace prints them.
+  if (!node.flow || node.flow.actions.length === 0) out.push(`${' '.repeat(bodyIndent * 4)}drop`);
   renderNodes(node.nodes, bodyIndent, o, out);
 }
 

@@ -3,8 +3,8 @@
  * to disk and links are never followed, so an archive cannot reach outside itself. A cut or
  * corrupt archive yields the entries read before the damage plus a problem saying what broke.
  */
-import { createGunzip } from 'node:zlib';
-import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
+import { constants as zlibConstants, gunzip as gunzipCallback } from 'node:zlib';
 import { extract } from 'tar-stream';
 
 /** Kinds of file recognised by their first bytes. */
@@ -48,6 +48,8 @@ export interface ArchiveEntry {
   /** Path inside the archive, without a leading `./`. */
   readonly path: string;
   readonly data: Buffer;
+  /** Set when the archive ends inside this entry: the size its header announced. */
+  readonly cutFrom?: number;
 }
 
 export interface ArchiveContents {
@@ -84,27 +86,22 @@ function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** Gunzips as much as the data allows; a damaged stream keeps the bytes that came out first. */
+const gunzipAsync = promisify(gunzipCallback);
+
+/**
+ * Gunzips the data; a damaged stream is inflated again with sync flushing, which hands out
+ * everything that came before the damage instead of failing.
+ */
 async function gunzip(data: Buffer, maxBytes: number): Promise<{ data: Buffer; problem?: string }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const z = createGunzip();
   try {
-    for await (const chunk of Readable.from([data]).pipe(z)) {
-      const b = chunk as Buffer;
-      size += b.length;
-      if (size > maxBytes) {
-        z.destroy();
-        return { data: Buffer.concat(chunks), problem: `decompresses to more than ${maxBytes} bytes; read no further` };
-      }
-      chunks.push(b);
-    }
+    return { data: await gunzipAsync(data, { maxOutputLength: maxBytes }) };
   } catch (err) {
     const code = (err as { code?: string }).code;
-    const what = code === 'Z_BUF_ERROR' || /unexpected end/i.test(message(err)) ? 'is truncated (the gzip stream ends early)' : `is corrupt (${message(err)})`;
-    return { data: Buffer.concat(chunks), problem: what };
+    if (code === 'ERR_BUFFER_TOO_LARGE') return { data: Buffer.alloc(0), problem: `decompresses to more than ${maxBytes} bytes` };
+    const cut = code === 'Z_BUF_ERROR' || /unexpected end/i.test(message(err));
+    const partial = await gunzipAsync(data, { maxOutputLength: maxBytes, finishFlush: zlibConstants.Z_SYNC_FLUSH }).catch(() => Buffer.alloc(0));
+    return { data: partial, problem: cut ? 'is truncated (the gzip stream ends early)' : `is corrupt (${message(err)})` };
   }
-  return { data: Buffer.concat(chunks) };
 }
 
 function tarProblem(err: unknown): string {
@@ -113,9 +110,71 @@ function tarProblem(err: unknown): string {
   return `is corrupt (${m.replace(/\. Maybe .*$/, '')})`;
 }
 
+/** An entry whose data is still arriving. */
+interface Pending {
+  readonly path: string;
+  readonly size: number;
+  readonly chunks: Buffer[];
+}
+
+interface Extracted {
+  readonly entries: ArchiveEntry[];
+  readonly pathProblems: string[];
+  readonly error?: unknown;
+}
+
+/** Runs tar-stream over data held in memory; never rejects. */
+function extractEntries(tarData: Buffer, wanted: ((path: string) => boolean) | undefined): Promise<Extracted> {
+  return new Promise((resolve) => {
+    const entries: ArchiveEntry[] = [];
+    const pathProblems: string[] = [];
+    let current: Pending | undefined;
+    let progress = 0;
+    let settled = false;
+    const finish = (error?: unknown): void => {
+      if (settled) return;
+      settled = true;
+      // The entry being read when the data ends: what arrived of it is kept, marked as cut.
+      if (error !== undefined && current !== undefined) entries.push({ path: current.path, data: Buffer.concat(current.chunks), cutFrom: current.size });
+      resolve(error === undefined ? { entries, pathProblems } : { entries, pathProblems, error });
+    };
+    const ex = extract();
+    ex.on('entry', (header, stream, next) => {
+      progress++;
+      // The extractor reports damage itself; the entry stream only repeats it.
+      stream.on('error', () => undefined);
+      const path = normaliseEntryPath(header.name);
+      if (path === undefined && header.type !== 'directory') pathProblems.push(`entry ${JSON.stringify(header.name)} skipped: its path leaves the archive`);
+      const keep = (header.type === 'file' || header.type === 'contiguous-file') && path !== undefined && (wanted?.(path) ?? true);
+      const entry: Pending | undefined = keep ? { path, size: header.size ?? 0, chunks: [] } : undefined;
+      current = entry;
+      stream.on('data', (chunk: unknown) => {
+        progress++;
+        entry?.chunks.push(chunk as Buffer);
+      });
+      stream.on('end', () => {
+        if (entry !== undefined) entries.push({ path: entry.path, data: Buffer.concat(entry.chunks) });
+        current = undefined;
+        next();
+      });
+    });
+    ex.on('error', finish);
+    ex.on('finish', () => finish());
+    ex.write(tarData);
+    // Tell the extractor the data ends only once it has handed out all it holds, so that a
+    // cut archive still yields the start of the entry it was cut in.
+    const endWhenIdle = (seen: number): void => {
+      setImmediate(() => {
+        if (progress === seen) ex.end(() => undefined);
+        else endWhenIdle(progress);
+      });
+    };
+    endWhenIdle(-1);
+  });
+}
+
 /** The regular files of a tar or tar.gz archive held in memory. */
 export async function readArchive(data: Buffer, options: ReadArchiveOptions = {}): Promise<ArchiveContents> {
-  const problems: string[] = [];
   let tarData = data;
   let gzipProblem: string | undefined;
   if (sniff(data) === 'gzip') {
@@ -123,29 +182,10 @@ export async function readArchive(data: Buffer, options: ReadArchiveOptions = {}
     tarData = g.data;
     gzipProblem = g.problem;
   }
-  const entries: ArchiveEntry[] = [];
-  const ex = extract();
-  try {
-    const source = Readable.from([tarData]);
-    source.on('error', (e) => ex.destroy(e));
-    source.pipe(ex);
-    for await (const entry of ex) {
-      const { name, type } = entry.header;
-      const path = normaliseEntryPath(name);
-      const keep = (type === 'file' || type === 'contiguous-file') && path !== undefined && (options.wanted?.(path) ?? true);
-      if (path === undefined && type !== 'directory') problems.push(`entry ${JSON.stringify(name)} skipped: its path leaves the archive`);
-      if (!keep) {
-        entry.resume();
-        continue;
-      }
-      const chunks: Buffer[] = [];
-      for await (const chunk of entry) chunks.push(chunk as Buffer);
-      entries.push({ path, data: Buffer.concat(chunks) });
-    }
-  } catch (err) {
-    // After a damaged gzip stream the tar reader only sees the consequence: report the cause.
-    if (gzipProblem === undefined) problems.push(entries.length === 0 && sniff(tarData) !== 'tar' ? 'is not a tar archive' : tarProblem(err));
-  }
+  const { entries, pathProblems, error } = await extractEntries(tarData, options.wanted);
+  const problems = [...pathProblems];
+  // After a damaged gzip stream the tar reader only sees the consequence: report the cause.
   if (gzipProblem !== undefined) problems.unshift(gzipProblem);
+  else if (error !== undefined) problems.push(entries.length === 0 && sniff(tarData) !== 'tar' ? 'is not a tar archive' : tarProblem(error));
   return { entries, problems };
 }

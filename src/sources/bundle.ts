@@ -96,17 +96,36 @@ async function treeFromDirectory(dir: string, problems: string[]): Promise<Tree>
 async function treeFromArchive(data: Buffer, label: string, problems: string[]): Promise<Tree> {
   const contents = await readArchive(data, { wanted });
   for (const p of contents.problems) problems.push(`${label} ${p}`);
+  for (const e of contents.entries) {
+    if (e.cutFrom !== undefined) problems.push(`${label}:${e.path} is cut short: ${e.data.length} of ${e.cutFrom} bytes`);
+  }
   return new Map(contents.entries.map((e) => [e.path, e.data]));
 }
 
-/** The node's name: the one its archive is named after, else agentinfo's, else its directory's. */
-function nodeName(files: Partial<Record<NodeFileKind, NodeFile>>, fallback: string): string {
+/**
+ * The node's name: the one an `agent_<node>` archive is named after, else agentinfo's, else
+ * its directory's (for files at the root of a collection: the collection's name).
+ */
+function nodeName(files: Partial<Record<NodeFileKind, NodeFile>>, dir: string, root: RootName): string {
+  if (dir === '' && root.fromAgentArchive) return root.name;
   const info = files.agentinfo === undefined ? undefined : parseAgentInfo(files.agentinfo.text);
-  return info?.nodeName ?? fallback;
+  return info?.nodeName ?? (dir === '' ? root.name : baseOf(dir));
+}
+
+interface RootName {
+  readonly name: string;
+  /** Named `agent_<node>.tar.gz`, which says whose it is. */
+  readonly fromAgentArchive: boolean;
+}
+
+function rootNameOf(fileName: string): RootName {
+  const m = NODE_ARCHIVE.exec(fileName);
+  if (m?.[1] !== undefined) return { name: m[1], fromAgentArchive: true };
+  return { name: fileName.replace(/\.(?:tar\.gz|tgz|tar)$/, ''), fromAgentArchive: false };
 }
 
 /** Nodes from the node files of a tree, grouped by directory. */
-function directoryNodes(tree: Tree, origin: string, rootName: string, separator: string): NodeSource[] {
+function directoryNodes(tree: Tree, origin: string, root: RootName, separator: string): NodeSource[] {
   const byDir = new Map<string, { files: Partial<Record<NodeFileKind, NodeFile>>; problems: string[] }>();
   for (const [path, data] of tree) {
     const kind = NODE_FILES[baseOf(path)];
@@ -123,21 +142,15 @@ function directoryNodes(tree: Tree, origin: string, rootName: string, separator:
   return [...byDir.entries()]
     .filter(([, n]) => n.files.flows !== undefined || n.files.groups !== undefined || n.files.agentinfo !== undefined || n.problems.length > 0)
     .map(([dir, n]) => ({
-      name: nodeName(n.files, dir === '' ? rootName : baseOf(dir)),
+      name: nodeName(n.files, dir, root),
       origin: dir === '' ? origin : `${origin}${separator}${dir}`,
       files: n.files,
       problems: n.problems,
     }));
 }
 
-/** Name of a node archive: `agent_<node>.tar.gz` → node; other names → the name without extension. */
-function archiveNodeName(file: string): string {
-  const m = NODE_ARCHIVE.exec(file);
-  return m?.[1] ?? file.replace(/\.(?:tar\.gz|tgz|tar)$/, '');
-}
-
 /** Every node a tree holds: nested agent archives, node directories, sosreport bridges. */
-async function nodesOfTree(tree: Tree, origin: string, rootName: string, separator: string, problems: string[]): Promise<NodeSource[]> {
+async function nodesOfTree(tree: Tree, origin: string, root: RootName, separator: string, problems: string[]): Promise<NodeSource[]> {
   const nodes: NodeSource[] = [];
   for (const [path, data] of tree) {
     const base = baseOf(path);
@@ -150,12 +163,13 @@ async function nodesOfTree(tree: Tree, origin: string, rootName: string, separat
     const label = `${origin}${separator}${path}`;
     const own: string[] = [];
     const inner = await treeFromArchive(data, label, own);
-    const found = directoryNodes(inner, label, archiveNodeName(base), ':');
-    if (found.length === 0) nodes.push({ name: archiveNodeName(base), origin: label, files: {}, problems: [...own, `${label}: holds no flows file`] });
+    const name = rootNameOf(base);
+    const found = directoryNodes(inner, label, name, ':');
+    if (found.length === 0) nodes.push({ name: name.name, origin: label, files: {}, problems: own });
     // Damage to the archive concerns every node read from it.
     for (const n of found) nodes.push({ ...n, problems: [...own, ...n.problems] });
   }
-  nodes.push(...directoryNodes(tree, origin, rootName, separator));
+  nodes.push(...directoryNodes(tree, origin, root, separator));
   nodes.push(...sosNodes(tree, origin));
   return nodes.sort((a, b) => a.name.localeCompare(b.name));
 }
@@ -170,7 +184,7 @@ export async function openBundle(path: string): Promise<Bundle> {
   let nodes: NodeSource[];
   if (st.isDirectory()) {
     const tree = await treeFromDirectory(path, problems);
-    nodes = await nodesOfTree(tree, path, basename(path), '/', problems);
+    nodes = await nodesOfTree(tree, path, { name: basename(path), fromAgentArchive: false }, '/', problems);
   } else {
     const data = await readFile(path).catch((err: unknown) => {
       throw new SourceError(`cannot read ${path}: ${describeError(err)}`);
@@ -183,11 +197,13 @@ export async function openBundle(path: string): Promise<Bundle> {
       const what = magic === undefined ? ('notText' in decodeText(data) ? 'binary data' : 'a text file') : MAGIC_DESCRIPTION[magic];
       throw new SourceError(`${path}: not a support bundle (${what}); expected a bundle directory or a .tar.gz archive`);
     }
-    const tree = await treeFromArchive(data, path, problems);
-    const own = NODE_ARCHIVE.test(basename(path));
-    nodes = await nodesOfTree(tree, path, archiveNodeName(basename(path)), ':', problems);
+    const own: string[] = [];
+    const tree = await treeFromArchive(data, path, own);
+    const root = rootNameOf(basename(path));
+    nodes = (await nodesOfTree(tree, path, root, ':', problems)).map((n) => ({ ...n, problems: [...own, ...n.problems] }));
     // An agent's own archive is a node even when too damaged to show any file.
-    if (own && nodes.length === 0) nodes = [{ name: archiveNodeName(basename(path)), origin: path, files: {}, problems: [...problems.splice(0), `${path}: holds no flows file`] }];
+    if (root.fromAgentArchive && nodes.length === 0) nodes = [{ name: root.name, origin: path, files: {}, problems: own }];
+    else if (nodes.length === 0) problems.push(...own);
   }
   if (nodes.length === 0) {
     const why = problems.length > 0 ? `: ${problems.join('; ')}` : '';

@@ -4,7 +4,7 @@ import type { OfVersion } from '../../model/openflow.ts';
 import { formatFlowCanonical } from '../../render/flow.ts';
 import { formatGroup } from '../../render/group.ts';
 import { type Io, writeOut } from '../io.ts';
-import { loadDump } from '../load.ts';
+import { addInputOptions, type InputCliOptions, loadFromOptions } from '../load.ts';
 
 function ofOption(value: string): OfVersion {
   const n = Number(value.replace(/^(?:openflow|of)/i, '').replace('1.', '1'));
@@ -13,15 +13,15 @@ function ofOption(value: string): OfVersion {
 }
 
 export function registerFmt(program: Command, io: Io): void {
-  program
+  const cmd = program
     .command('fmt')
     .description('print each flow as `ovs-ofctl -O <version> parse-flow` prints it, and each group as dump-groups does')
-    .argument('<file>', 'dump or add-flows file; - for standard input')
+    .argument('[inputs...]', 'dump, add-flows file or support bundle; - (or nothing) for standard input')
     .option('--of <version>', 'OpenFlow version whose spelling to use: 10, 11, 12, 13, 14 or 15', ofOption, 10 as OfVersion)
-    .option('--strict', 'exit 2 when any line cannot be read')
-    .action(async (file: string, opts: { of: OfVersion; strict?: boolean }) => {
-      const result = await loadDump(file, io, { strict: opts.strict ?? false });
-      const lines = [...result.flows.map((f) => formatFlowCanonical(f, opts.of)), ...result.groups.map((g) => formatGroup(g, opts.of))];
-      writeOut(io, lines.join('\n'));
-    });
+    .option('--strict', 'exit 2 when any line cannot be read');
+  addInputOptions(cmd).action(async (inputs: string[], opts: InputCliOptions & { of: OfVersion }) => {
+    const result = await loadFromOptions(inputs, opts, io);
+    const lines = [...result.flows.map((f) => formatFlowCanonical(f, opts.of)), ...result.groups.map((g) => formatGroup(g, opts.of))];
+    writeOut(io, lines.join('\n'));
+  });
 }

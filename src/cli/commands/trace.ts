@@ -1,6 +1,8 @@
 /** `flowscope trace`: ofproto/trace from a dump, for one packet or a batch of them. */
 import { type Command, InvalidArgumentError } from 'commander';
+import { Annotator } from '../../analysis/annotate.ts';
 import { Pipeline } from '../../model/pipeline.ts';
+import { listProfiles, profileById } from '../../profiles/index.ts';
 import type { Group } from '../../model/flow.ts';
 import { CT_STATE, parsePacketSpec } from '../../analysis/packet.ts';
 import { type TraceOptions, Tracer } from '../../analysis/trace.ts';
@@ -37,6 +39,8 @@ interface TraceCommandOptions {
   readonly bucket?: number;
   readonly json?: boolean;
   readonly batch?: string;
+  readonly profile?: string;
+  readonly release?: string;
 }
 
 interface BatchLine {
@@ -70,6 +74,8 @@ export function registerTrace(program: Command, io: Io): void {
     .option('--ports <file>', 'ovs-ofctl show or dump-ports-desc output: port numbers and names')
     .option('--ct-next <flags>', 'ct_state after the next conntrack recirculation (repeatable; default trk|new)', collectCtNext, [] as bigint[])
     .option('--bucket <id>', 'bucket_id a select group uses (default: the live bucket of highest weight)', bucketOption)
+    .option('--profile <id>', `name tables by a pipeline profile (${listProfiles().map((p) => p.id).join(', ')})`)
+    .option('--release <version>', 'release of the product the dump comes from, for --profile (default: the latest)')
     .option('--json', 'print JSON')
     .option('--batch <file>', 'JSON Lines of {"packet", "ctNext", "bucket"}; one JSON result per line (- for standard input)')
     .action(async (flowsFile: string, packetText: string | undefined, opts: TraceCommandOptions) => {
@@ -84,8 +90,9 @@ export function registerTrace(program: Command, io: Io): void {
         groups.push(...more.groups);
         for (const [n, name] of more.ports.entries()) dump.ports.set(n, name);
       }
-      const tracer = new Tracer(new Pipeline(dump.flows, groups, dump.ports));
-      const render: TraceRenderOptions = { of: dump.protocols[0] ?? 10, portNames: dump.ports };
+      const pipeline = new Pipeline(dump.flows, groups, dump.ports);
+      const tracer = new Tracer(pipeline);
+      const render: TraceRenderOptions = { of: dump.protocols[0] ?? 10, portNames: dump.ports, ...tableNamer(pipeline, opts) };
 
       if (opts.batch === undefined) {
         const parsed = parsePacketSpec(packetText!, dump.ports);
@@ -114,6 +121,21 @@ export function registerTrace(program: Command, io: Io): void {
       }
       if (failures > 0) throw new UserError(`${failures} batch line${failures === 1 ? '' : 's'} could not be traced`);
     });
+}
+
+/** Table names from an explicitly chosen profile (detection is left out: it would cost a large dump's cold start). */
+function tableNamer(pipeline: Pipeline, opts: TraceCommandOptions): Pick<TraceRenderOptions, 'describeTable'> {
+  if (opts.profile === undefined) return {};
+  const profile = profileById(opts.profile);
+  if (!profile) throw new UserError(`unknown profile ${opts.profile} (known: ${listProfiles().map((p) => p.id).join(', ')})`);
+  const annotator = new Annotator(pipeline, { profile, ...(opts.release === undefined ? {} : { release: opts.release }) });
+  return {
+    describeTable: (ref) => {
+      const info = annotator.tableInfo(ref);
+      if (ref.kind === 'name') return info.number === undefined ? undefined : `table ${info.number}`;
+      return info.name;
+    },
+  };
 }
 
 function traceOptions(ctNext: readonly bigint[], bucket: number | undefined): TraceOptions {

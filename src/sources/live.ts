@@ -1,0 +1,129 @@
+/**
+ * Dumps taken from a running switch: `ovs-ofctl` on this host, or inside a Pod through
+ * `kubectl exec`. Commands run from an argument vector (never through a shell) with a timeout;
+ * every failure becomes a SourceError that says what to fix.
+ */
+import { execa } from 'execa';
+import { type NodeFile, type NodeSource, SourceError } from './node.ts';
+
+export type LiveTarget =
+  | {
+      readonly kind: 'pod';
+      readonly pod: string;
+      readonly namespace: string;
+      readonly container: string;
+      readonly kubeconfig?: string;
+      readonly context?: string;
+    }
+  | { readonly kind: 'local' };
+
+export interface LiveOptions {
+  readonly target: LiveTarget;
+  readonly bridge: string;
+  /** Per command. */
+  readonly timeoutMs: number;
+  /** The environment the commands run with (PATH finds kubectl/ovs-ofctl; OVS_RUNDIR finds the switch). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+export const LIVE_DEFAULTS = { namespace: 'kube-system', container: 'antrea-ovs', bridge: 'br-int', timeoutSeconds: 30 } as const;
+
+/** Antrea's own choice since v1.8; a bridge limited to older versions (OpenShift's br0) falls back to 1.3. */
+const VERSIONS = ['OpenFlow15', 'OpenFlow13'] as const;
+/** Large clusters dump hundreds of thousands of flows. */
+const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
+
+interface Ran {
+  readonly ok: boolean;
+  readonly stdout: string;
+  readonly message: string;
+}
+
+function shellWord(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+function lastLine(text: string): string {
+  return (
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .pop() ?? ''
+  );
+}
+
+function argv(target: LiveTarget, ofctl: readonly string[]): { file: string; args: string[] } {
+  if (target.kind === 'local') return { file: 'ovs-ofctl', args: [...ofctl] };
+  const args: string[] = [];
+  if (target.kubeconfig !== undefined) args.push('--kubeconfig', target.kubeconfig);
+  if (target.context !== undefined) args.push('--context', target.context);
+  args.push('exec', '-n', target.namespace, target.pod, '-c', target.container, '--', 'ovs-ofctl', ...ofctl);
+  return { file: 'kubectl', args };
+}
+
+/** What went wrong with kubectl itself, in the user's terms, or undefined when ovs-ofctl failed. */
+function kubectlTrouble(target: LiveTarget & { kind: 'pod' }, stderr: string): string | undefined {
+  if (/pods? "[^"]*" not found|NotFound/.test(stderr)) return `pod ${target.pod} not found in namespace ${target.namespace}`;
+  if (/container[^\n]*not found|not valid for pod|is not a container/i.test(stderr)) return `pod ${target.pod} has no container ${target.container} (choose one with --container)`;
+  if (/Unable to connect to the server|couldn't get current server API|connection refused|context .* does not exist|no configuration has been provided/i.test(stderr)) {
+    return `kubectl cannot reach the cluster: ${lastLine(stderr)}`;
+  }
+  return undefined;
+}
+
+async function run(options: LiveOptions, ofctl: readonly string[]): Promise<Ran> {
+  const { file, args } = argv(options.target, ofctl);
+  const shown = [file, ...args].map(shellWord).join(' ');
+  const r = await execa(file, args, {
+    env: options.env,
+    extendEnv: false,
+    timeout: options.timeoutMs,
+    reject: false,
+    stdin: 'ignore',
+    stripFinalNewline: false,
+    maxBuffer: MAX_OUTPUT_BYTES,
+  });
+  if (r.exitCode === 0 && !r.failed) return { ok: true, stdout: r.stdout, message: '' };
+  if ((r as { code?: string }).code === 'ENOENT') {
+    throw new SourceError(`${file} not found: install it or add its directory to PATH`);
+  }
+  if (r.timedOut) throw new SourceError(`${shown}: no answer within ${options.timeoutMs / 1000} s (--timeout SECONDS to wait longer)`);
+  const stderr = String(r.stderr);
+  if (options.target.kind === 'pod') {
+    const trouble = kubectlTrouble(options.target, stderr);
+    if (trouble !== undefined) throw new SourceError(trouble);
+  }
+  const why = lastLine(stderr) || (r.exitCode === undefined ? (r.shortMessage ?? 'failed') : `exit status ${r.exitCode}`);
+  return { ok: false, stdout: '', message: `${shown}: ${why}` };
+}
+
+/** Runs one ovs-ofctl command, falling back to OpenFlow 1.3 when the bridge refuses 1.5. */
+async function dump(options: LiveOptions, command: string, extra: readonly string[]): Promise<Ran> {
+  let last: Ran | undefined;
+  for (const version of VERSIONS) {
+    last = await run(options, ['-O', version, ...extra, command, options.bridge]);
+    if (last.ok || !/version negotiation failed/i.test(last.message)) return last;
+  }
+  return last!;
+}
+
+/** Flows (with names), groups and port descriptions of the bridge, as one node. */
+export async function collectLive(options: LiveOptions): Promise<NodeSource> {
+  const t = options.target;
+  const where = t.kind === 'pod' ? `${t.namespace}/${t.pod}` : 'local';
+  const label = (cmd: string): string => `${where}:${cmd} ${options.bridge}`;
+  const flows = await dump(options, 'dump-flows', ['--names']);
+  if (!flows.ok) throw new SourceError(flows.message);
+  const files: Partial<Record<'flows' | 'groups' | 'ports', NodeFile>> = { flows: { label: label('dump-flows'), text: flows.stdout } };
+  const problems: string[] = [];
+  for (const [kind, cmd] of [
+    ['groups', 'dump-groups'],
+    ['ports', 'dump-ports-desc'],
+  ] as const) {
+    const r = await dump(options, cmd, []);
+    if (r.ok) files[kind] = { label: label(cmd), text: r.stdout };
+    else problems.push(r.message);
+  }
+  return { name: t.kind === 'pod' ? t.pod : options.bridge, origin: where, files, problems };
+}

@@ -1,0 +1,85 @@
+/**
+ * Several texts read as one dump: port descriptions anywhere among them name the ports of all
+ * (so `show` output may come after the flows), and a file that is not a dump at all, or that
+ * looks cut short, is reported once by name instead of line by line.
+ */
+import type { Diagnostic } from '../model/diagnostics.ts';
+import type { Flow, Group } from '../model/flow.ts';
+import type { OfVersion } from '../model/openflow.ts';
+import type { PortMap } from '../model/ports.ts';
+import { type ParseResult, parseDump } from '../syntax/reader.ts';
+import type { NodeFile } from './node.ts';
+import { mergePortMaps, readPortDescriptions } from './port-map.ts';
+
+export interface RejectedFile {
+  readonly label: string;
+  /** `<label>: not an ovs-ofctl dump: it looks like YAML`. */
+  readonly message: string;
+}
+
+export interface ParsedFiles extends ParseResult {
+  /** Files of which no line could be read, each with what it seems to be instead. */
+  readonly rejected: readonly RejectedFile[];
+  /** Damage worth a warning (a file ending inside a line). */
+  readonly problems: readonly string[];
+}
+
+/** A guess at what a text that holds no flows is, for the error message. */
+function guessKind(text: string): string {
+  const first = text.split(/\r?\n/).find((l) => l.trim() !== '' && !l.trimStart().startsWith('#'))?.trim() ?? '';
+  if (/^(?:---|[\w.-]+:(?:\s|$)|- [\w.-]+:)/.test(first)) return 'it looks like YAML';
+  if (/^[{[]/.test(first)) return 'it looks like JSON';
+  if (/^</.test(first)) return 'it looks like HTML or XML';
+  return 'no line could be read as a flow or group';
+}
+
+/** The 1-based number of the last non-empty physical line, when the text does not end with a line end. */
+function unterminatedLastLine(text: string): number | undefined {
+  if (text === '' || /[\r\n]$/.test(text)) return undefined;
+  return text.split(/\r\n|\r|\n/).length;
+}
+
+function shown(label: string): string {
+  return label === '-' ? '<stdin>' : label;
+}
+
+export interface ParseFilesOptions {
+  readonly portMap?: PortMap;
+  /** Port descriptions only (`ovsports`, whose trimmed detail lines are no dump lines). */
+  readonly portFiles?: readonly NodeFile[];
+}
+
+export function parseFiles(files: readonly NodeFile[], options: ParseFilesOptions = {}): ParsedFiles {
+  const problems: string[] = [];
+  const described = (options.portFiles ?? []).map((f) => {
+    const map = readPortDescriptions(f.text);
+    if (map.size === 0 && f.text.trim() !== '') problems.push(`${f.label}: no port descriptions found`);
+    return map;
+  });
+  const ports = mergePortMaps([...(options.portMap ? [options.portMap] : []), ...described, ...files.map((f) => readPortDescriptions(f.text))]);
+  const flows: Flow[] = [];
+  const groups: Group[] = [];
+  const diagnostics: Diagnostic[] = [];
+  const protocols: OfVersion[] = [];
+  const rejected: RejectedFile[] = [];
+  let badLines = 0;
+  for (const f of files) {
+    const r = parseDump(f.text, { file: f.label, ...(ports.size > 0 ? { portMap: ports } : {}) });
+    const readSomething = r.flows.length > 0 || r.groups.length > 0 || r.ports.size > 0 || r.protocols.length > 0;
+    if (!readSomething && r.badLines > 0) {
+      rejected.push({ label: f.label, message: `${shown(f.label)}: not an ovs-ofctl dump: ${guessKind(f.text)}` });
+      continue;
+    }
+    const last = unterminatedLastLine(f.text);
+    if (last !== undefined && r.diagnostics.some((d) => d.severity === 'error' && d.line === last)) {
+      problems.push(`${shown(f.label)}: line ${last} could not be read and ends without a line end: the file looks cut short`);
+    }
+    flows.push(...r.flows);
+    groups.push(...r.groups);
+    diagnostics.push(...r.diagnostics);
+    for (const v of r.protocols) if (protocols[protocols.length - 1] !== v) protocols.push(v);
+    for (const [n, name] of r.ports.entries()) ports.set(n, name);
+    badLines += r.badLines;
+  }
+  return { flows, groups, diagnostics, ports, protocols, badLines, rejected, problems };
+}
