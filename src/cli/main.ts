@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { registerCheck } from './commands/check.ts';
 import { registerConj } from './commands/conj.ts';
 import { registerDiff } from './commands/diff.ts';
 import { registerFmt } from './commands/fmt.ts';
@@ -39,6 +40,7 @@ export function buildProgram(io: Io, outcome: Outcome = new Outcome()): Command 
   registerConj(program, io);
   registerDiff(program, io, outcome);
   registerVerify(program, io, outcome);
+  registerCheck(program, io, outcome);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

@@ -118,10 +118,12 @@ const CONJUNCTION: FlowPattern = {
  * Rule tables (Antrea-native, K8s NetworkPolicy, baseline): the bypass for established
  * connections, the action flows of matched rules, and conjunction clauses.
  */
+const ESTABLISHED_MEANING = 'Packets of established connections skip the rules of {table} and continue in {next}.';
+
 export const RULE_PATTERNS: readonly FlowPattern[] = [
   {
     match: 'ct_state=-new+est,ip',
-    meaning: 'Packets of established connections skip the rules of {table} and continue in {next}.',
+    meaning: ESTABLISHED_MEANING,
   },
   {
     match: 'ct_state=-new+rel,ip',
@@ -156,6 +158,16 @@ export const RULE_PATTERNS: readonly FlowPattern[] = [
     actions: ['conjunction'],
     meaning: 'One dimension of a policy rule (source, destination, applied-to or service): packets matching it satisfy clause {conjunction}.',
   },
+];
+
+/**
+ * Antrea-native policy tables, the first rule tables packets meet: the agent always installs
+ * their established-connection flow (IPv4 or IPv6), so later packets of admitted connections skip
+ * every rule.
+ */
+export const POLICY_RULE_PATTERNS: readonly FlowPattern[] = [
+  { match: 'ct_state=-new+est', expected: true, meaning: ESTABLISHED_MEANING },
+  ...RULE_PATTERNS,
 ];
 
 export const CLASSIFIER: TableSpec = {
@@ -542,7 +554,7 @@ export const AP_EGRESS_RULE: TableSpec = {
   miss: { action: 'goto', table: 'EgressRuleTable' },
   next: ['EgressRuleTable', 'EgressMetricTable'],
   since: '0.10',
-  patterns: RULE_PATTERNS,
+  patterns: POLICY_RULE_PATTERNS,
 };
 
 export const EGRESS_RULE: TableSpec = {
@@ -705,7 +717,7 @@ export const AP_INGRESS_RULE: TableSpec = {
   miss: { action: 'goto', table: 'IngressRuleTable' },
   next: ['IngressRuleTable', 'IngressMetricTable', 'ConntrackCommitTable'],
   since: '0.10',
-  patterns: RULE_PATTERNS,
+  patterns: POLICY_RULE_PATTERNS,
 };
 
 export const INGRESS_RULE: TableSpec = {

@@ -7,6 +7,7 @@ import { ANTREA_COOKIE, ANTREA_CT_ZONE, ANTREA_CT_ZONES_V6, ANTREA_PORTS, ANTREA
 import {
   ARP_RESPONDER,
   L2_FORWARDING_CALC_PATTERNS,
+  POLICY_RULE_PATTERNS,
   RULE_PATTERNS,
   SPOOF_GUARD_ARP_PATTERNS,
   SPOOF_GUARD_IP_PATTERNS,
@@ -341,7 +342,7 @@ const TABLES: readonly TableSpec[] = [
     purpose: 'Egress rules of Antrea-native policies in every tier but the baseline.',
     miss: NEXT,
     next: ['EgressRule', 'EgressMetric'],
-    patterns: RULE_PATTERNS,
+    patterns: POLICY_RULE_PATTERNS,
   },
   {
     name: 'EgressRule',
@@ -611,7 +612,7 @@ const TABLES: readonly TableSpec[] = [
     purpose: 'Ingress rules of Antrea-native policies in every tier but the baseline.',
     miss: NEXT,
     next: ['IngressRule', 'IngressMetric'],
-    patterns: RULE_PATTERNS,
+    patterns: POLICY_RULE_PATTERNS,
   },
   {
     name: 'IngressRule',

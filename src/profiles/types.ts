@@ -100,6 +100,12 @@ export interface FlowPattern extends Versioned {
   readonly priority?: number | PriorityRange;
   readonly actions?: readonly ActionHint[];
   readonly meaning: string;
+  /**
+   * The pipeline always installs a flow of this kind when the table is present (a documented
+   * fixed flow, such as a policy table's established-connection flow); `flowscope check`
+   * reports it when it is missing.
+   */
+  readonly expected?: boolean;
 }
 
 /** Placeholders with a fixed meaning in `FlowPattern.meaning` (besides field names, `reg.…`, `set.…`). */

@@ -1,0 +1,27 @@
+/**
+ * What the profile says each of its tables must hold: a priority-0 miss flow wherever the
+ * documentation gives the table a miss behaviour, and the flows it marks `expected`.
+ */
+import type { Pipeline } from '../../model/pipeline.ts';
+import type { Profile } from '../../profiles/types.ts';
+import { inVersion } from '../../profiles/versions.ts';
+import { fits, isTableMiss, resolveTable } from '../pattern-fit.ts';
+import type { Finding } from './finding.ts';
+
+export function findMissingExpected(pipeline: Pipeline, profile: Profile, release: string): Finding[] {
+  const out: Finding[] = [];
+  for (const table of pipeline.tables.values()) {
+    const spec = resolveTable(profile, table.ref, release);
+    if (!spec) continue;
+    if (spec.miss.action !== 'none' && !table.flows.some(isTableMiss)) {
+      // Without a miss flow an OpenFlow 1.3+ switch drops, so a documented drop only loses the explicit flow.
+      out.push({ kind: 'no-table-miss', severity: spec.miss.action === 'drop' ? 'warning' : 'error', table: table.ref, flows: [], spec });
+    }
+    for (const pattern of spec.patterns) {
+      if (!pattern.expected || !inVersion(pattern, release)) continue;
+      if (table.flows.some((f) => fits(profile, pattern, f, release))) continue;
+      out.push({ kind: 'missing-expected', severity: 'error', table: table.ref, flows: [], spec, pattern });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,43 @@
+/** `flowscope check`: pipeline defects for people and CI; exit 1 when any finding reaches --fail-on. */
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { checkPipeline, type Severity } from '../../analysis/check.ts';
+import { SEVERITY_RANK } from '../../analysis/checks/finding.ts';
+import { profileById } from '../../profiles/index.ts';
+import { checkJson, type CheckStyle, formatCheck } from '../../render/check.ts';
+import { stringifyJson } from '../../render/json.ts';
+import { stdoutChalk } from '../color.ts';
+import { type Io, writeOut } from '../io.ts';
+import type { Outcome } from '../outcome.ts';
+import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
+
+interface CheckCliOptions extends ProfileCliOptions {
+  failOn: Severity;
+}
+
+function severityOption(value: string): Severity {
+  if (value !== 'error' && value !== 'warning' && value !== 'info') throw new InvalidArgumentError('expected error, warning or info');
+  return value;
+}
+
+export function registerCheck(program: Command, io: Io, outcome: Outcome): void {
+  const cmd = program
+    .command('check')
+    .description('report pipeline defects: dead flows, conjunction problems, missing tables and miss flows, unreachable tables and actions, duplicates, missing documented flows')
+    .argument('<file>', 'dump-flows output or add-flows file; - for standard input');
+  addProfileOptions(cmd)
+    .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding of this severity or worse is reported').argParser(severityOption).default('error'))
+    .action(async (file: string, opts: CheckCliOptions) => {
+      const { pipeline, annotator, profile } = await loadAnnotated(file, opts, io);
+      const picked = profileById(profile.id);
+      const report = checkPipeline(pipeline, { ...(picked ? { profile: picked } : {}), release: annotator.release });
+      const wording = annotator.wording;
+      if (opts.json) writeOut(io, stringifyJson(checkJson(report, wording, profile)));
+      else {
+        const chalk = stdoutChalk(io, opts.color);
+        const colour = { error: chalk.red.bold, warning: chalk.yellow, info: chalk.cyan };
+        const style: CheckStyle = { severity: (s, text) => colour[s](text), dim: chalk.dim };
+        writeOut(io, formatCheck(report, wording, profile, style));
+      }
+      if (report.findings.some((f) => SEVERITY_RANK[f.severity] <= SEVERITY_RANK[opts.failOn])) outcome.status = 1;
+    });
+}
