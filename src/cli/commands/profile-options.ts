@@ -60,8 +60,10 @@ export async function loadAnnotated(file: string, opts: ProfileCliOptions, io: I
   const picked = chosen ?? detected!.profile;
   const releaseChoice = release === undefined ? (detected ? detected.release : detectRelease(picked, dump.flows, groups, ports)) : undefined;
   release ??= releaseChoice?.release;
-  // Detection already says why it chose the release; a profile given by name gets the release reasons alone.
-  const reasons = [...(detected ? detected.reasons : (releaseChoice?.reasons ?? [])), ...(opts.release !== undefined ? [`--release ${opts.release} was given`] : [])];
+  // Detection's reasons include those for its release, which --release replaces.
+  const releaseReasons = opts.release !== undefined ? [`--release ${opts.release} was given`] : (releaseChoice?.reasons ?? []);
+  const profileReasons = (detected?.reasons ?? []).filter((r) => !(detected?.release?.reasons ?? []).includes(r));
+  const reasons = [...profileReasons, ...releaseReasons];
   const profile: ProfileNote = { id: picked.id, title: picked.title, ...(release !== undefined ? { release } : {}), source: chosen ? 'option' : 'detected', reasons };
   const pipeline = new Pipeline(dump.flows, groups, ports);
   const annotator = new Annotator(pipeline, { profile: picked, ...(release !== undefined ? { release } : {}) });

@@ -1,0 +1,106 @@
+/**
+ * `flowscope show` end to end. The golden file (the AntreaProxy Service tables of
+ * examples/antrea-proxy) was produced by flowscope and read line by line against the
+ * "OVS pipeline (AntreaProxy enabled)" design document before it was kept. The document writes
+ * ct_mark as one value (0x21, a Service connection), as releases up to 1.4 did, so it is read as 1.4.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { assertGolden } from './support/golden.ts';
+import { runCli } from './support/cli.ts';
+import { repoRoot } from './support/paths.ts';
+
+const antrea = join(repoRoot, 'examples', 'antrea');
+const proxy = join(repoRoot, 'examples', 'antrea-proxy');
+const dump = join(antrea, 'dump-flows.of13.txt');
+const ports = ['--ports', join(antrea, 'show.of13.txt')];
+
+/** Lines of flows.txt (the add-flows input) in the given table, counted from the text. */
+function flowsTxtCount(table: number): number {
+  return readFileSync(join(antrea, 'flows.txt'), 'utf8').split('\n').filter((l) => l.startsWith(`table=${table},`)).length;
+}
+
+function shownFlows(stdout: string): number {
+  const m = /(\d+) of (\d+) flows shown/.exec(stdout);
+  assert.ok(m, stdout);
+  return Number(m[1]);
+}
+
+test('show: the AntreaProxy Service tables with the groups, text golden', async () => {
+  const r = await runCli(['show', join(proxy, 'dump-flows.of15.txt'), '--groups', join(proxy, 'dump-groups.of15.txt'), '--ports', join(proxy, 'show.of13.txt'), '-T', '40', '-T', 'ServiceLBTable', '-T', 'EndpointDNAT', '--release', '1.4']);
+  assert.equal(r.status, 0, r.stderr);
+  assertGolden('show-antrea-proxy.txt', r.stdout);
+});
+
+test('show: says which profile it used and why; --profile overrides detection', async () => {
+  const detected = await runCli(['show', dump, '-T', '0']);
+  assert.match(detected.stdout, /^profile antrea-v1 \(release 0\.13\), detected/);
+  assert.match(detected.stdout, /table 31 is used/);
+  const given = await runCli(['show', dump, '-T', '0', '--profile', 'antrea-cnp']);
+  assert.match(given.stdout, /^profile antrea-cnp .*given with --profile/);
+  const bad = await runCli(['show', dump, '--profile', 'nope']);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /unknown profile nope \(known: .*antrea-v1/);
+});
+
+test('show: table, port, address, conjunction and hit filters', async () => {
+  const byNumber = await runCli(['show', dump, '-T', '90']);
+  assert.equal(shownFlows(byNumber.stdout), flowsTxtCount(90));
+  // Table 90 by the name the profile gives it, and table 80 by the name the bridge registered.
+  const byName = await runCli(['show', dump, '-T', 'IngressRuleTable', '-T', 'L2Forwarding']);
+  assert.equal(shownFlows(byName.stdout), flowsTxtCount(90) + flowsTxtCount(80));
+  // coredns5-8ec607 is port 3: classifier, two spoof-guard flows.
+  const port = await runCli(['show', dump, ...ports, '--port', 'coredns5-8ec607']);
+  assert.equal(shownFlows(port.stdout), 3);
+  assert.equal(shownFlows((await runCli(['show', dump, '--port', '3'])).stdout), 3);
+  // 10.10.1.2: egress rule source and destination, egress default, ingress rule source; plus 10.10.1.0/24 routes.
+  const ip = await runCli(['show', dump, '--ip', '10.10.1.2']);
+  assert.equal(shownFlows(ip.stdout), 5);
+  assert.match(ip.stdout, /to 10\.10\.1\.0\/24 \(peer Node subnet via 192\.168\.77\.101\)/);
+  const conj = await runCli(['show', dump, '--conj-id', '3']);
+  assert.equal(shownFlows(conj.stdout), 6);
+  // The example switch never forwarded a packet.
+  assert.equal(shownFlows((await runCli(['show', dump, '--hits'])).stdout), 0);
+  const bad = await runCli(['show', dump, '--ip', '10.10.1']);
+  assert.equal(bad.status, 2);
+});
+
+test('show --hits and --raw on a real dump with counters', async () => {
+  const file = join(repoRoot, '..', 'shared', 'corpus', 'openshift-sdn-3.x-multitenant-real-dump.txt');
+  const r = await runCli(['show', file, '--hits', '--raw']);
+  assert.equal(r.status, 0);
+  const hit = readFileSync(file, 'utf8').split('\n').filter((l) => /n_packets=[1-9]/.test(l));
+  assert.equal(shownFlows(r.stdout), hit.length);
+  for (const l of hit) assert.ok(r.stdout.includes(l.trim()), l);
+});
+
+test('show --json: schema version 1, every flow with its explanation and source line', async () => {
+  const r = await runCli(['show', dump, ...ports, '--json', '-T', '0']);
+  const j = JSON.parse(r.stdout) as {
+    schemaVersion: number;
+    profile: { id: string; release: string; source: string; reasons: string[] };
+    totalFlows: number;
+    shownFlows: number;
+    flows: { table: { number: number; name: string }; priority: number; explanation: { kind: string; meaning: string }; state: { name: string; valueName?: string; use: string }[]; ports: { port: string }[]; source: { line: number } }[];
+  };
+  assert.equal(j.schemaVersion, 1);
+  assert.equal(j.profile.id, 'antrea-v1');
+  assert.equal(j.profile.source, 'detected');
+  assert.equal(j.totalFlows, 86);
+  assert.equal(j.shownFlows, 5);
+  const pod = j.flows.find((f) => f.ports[0]?.port === 'local Pod coredns5-8ec607 (port 3)')!;
+  assert.equal(pod.table.name, 'ClassifierTable');
+  assert.equal(pod.explanation.kind, 'pattern');
+  assert.deepEqual(pod.state, [{ use: 'write', name: 'PktSource', field: 'reg0', bits: '0..15', value: '0x2', valueName: 'FromLocal', text: 'PktSource = FromLocal (sent by a local Pod)' }]);
+});
+
+test('show: colour only on a terminal, and NO_COLOR, --no-color and FORCE_COLOR are respected', async () => {
+  const esc = /\u001b\[/;
+  assert.doesNotMatch((await runCli(['show', dump, '-T', '0'])).stdout, esc);
+  assert.match((await runCli(['show', dump, '-T', '0'], { env: { FORCE_COLOR: '1' } })).stdout, esc);
+  assert.doesNotMatch((await runCli(['show', dump, '-T', '0'], { env: { FORCE_COLOR: '1', NO_COLOR: '1' } })).stdout, esc);
+  assert.doesNotMatch((await runCli(['show', dump, '-T', '0', '--no-color'], { env: { FORCE_COLOR: '1' } })).stdout, esc);
+  assert.match((await runCli(['show', dump, '-T', '0', '--color'])).stdout, esc);
+});
