@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { registerCheck } from './commands/check.ts';
+import { registerBundle } from './commands/bundle.ts';
 import { registerConj } from './commands/conj.ts';
 import { registerDiff } from './commands/diff.ts';
 import { registerFmt } from './commands/fmt.ts';
@@ -33,6 +34,7 @@ export function buildProgram(io: Io, outcome: Outcome = new Outcome()): Command 
     })
     .exitOverride();
   registerParse(program, io);
+  registerBundle(program, io);
   registerFmt(program, io);
   registerShow(program, io);
   registerTables(program, io);

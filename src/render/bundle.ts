@@ -1,0 +1,44 @@
+/** `flowscope bundle`: the nodes of a bundle as an aligned table, their problems below it, or JSON. */
+import type { NodeSummary } from '../sources/node-summary.ts';
+import { SCHEMA_VERSION } from './json.ts';
+
+export interface BundleView {
+  readonly path: string;
+  readonly nodes: readonly NodeSummary[];
+  /** Problems of the bundle as a whole. */
+  readonly problems: readonly string[];
+}
+
+function profileText(n: NodeSummary): string {
+  if (!n.profile) return '-';
+  return n.profile.release === undefined ? n.profile.id : `${n.profile.id} ${n.profile.release}`;
+}
+
+function table(rows: readonly (readonly string[])[], rightAligned: ReadonlySet<number>): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) =>
+    r
+      .map((cell, i) => (rightAligned.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+export function formatBundle(view: BundleView): string {
+  const header = ['NODE', 'FLOWS', 'GROUPS', 'PORTS', 'PROFILE', 'PROBLEMS'];
+  const rows = view.nodes.map((n) => [n.name, String(n.flows), String(n.groups), String(n.ports), profileText(n), n.problems.length === 0 ? '-' : String(n.problems.length)]);
+  const out = [`${view.path}: ${view.nodes.length} node${view.nodes.length === 1 ? '' : 's'}`, ...table([header, ...rows], new Set([1, 2, 3, 5]))];
+  for (const n of view.nodes.filter((x) => x.problems.length > 0)) {
+    out.push('', `${n.name}:`);
+    for (const p of n.problems) out.push(`  ${p.severity}: ${p.message}`);
+  }
+  if (view.problems.length > 0) {
+    out.push('', 'bundle:');
+    for (const p of view.problems) out.push(`  warning: ${p}`);
+  }
+  return out.join('\n');
+}
+
+export function bundleJson(view: BundleView): Record<string, unknown> {
+  return { schemaVersion: SCHEMA_VERSION, path: view.path, nodes: view.nodes, problems: view.problems };
+}
