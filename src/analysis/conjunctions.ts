@@ -298,19 +298,21 @@ function flowShape(f: Flow): FlowShape {
 
 /** Splits a dimension's flows into terms: by protocol qualifier and by which other fields they match. */
 function dimensionTerms(flows: readonly Flow[], shapeOf: (f: Flow) => FlowShape): DimensionTerm[] {
-  const groups = new Map<string, { shape: FlowShape; flows: Flow[] }>();
+  const groups = new Map<string, { shape: FlowShape; flows: Flow[]; keys: MatchField[] }>();
   for (const f of flows) {
     const shape = shapeOf(f);
-    const g = groups.get(shape.sig);
-    if (g) g.flows.push(f);
-    else groups.set(shape.sig, { shape, flows: [f] });
+    const key = shape.keys[0];
+    let g = groups.get(shape.sig);
+    if (!g) groups.set(shape.sig, (g = { shape, flows: [], keys: [] }));
+    g.flows.push(f);
+    if (key) g.keys.push(key);
   }
-  return [...groups.values()].map(({ shape, flows: members }): DimensionTerm => {
-    const { qualifier, keys } = shape;
-    const field = keys[0]?.field;
+  return [...groups.values()].map(({ shape, flows: members, keys }): DimensionTerm => {
+    const { qualifier } = shape;
+    const field = shape.keys[0]?.field;
     if (!field) return { kind: 'any', qualifier, flows: members };
-    if (keys.length > 1) return { kind: 'matches', qualifier, flows: members };
-    return { kind: 'set', field, members: memberSet(field, members.map((f) => shapeOf(f).keys[0]!)), qualifier, flows: members };
+    if (shape.keys.length > 1) return { kind: 'matches', qualifier, flows: members };
+    return { kind: 'set', field, members: memberSet(field, keys), qualifier, flows: members };
   });
 }
 
