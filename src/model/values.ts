@@ -32,7 +32,7 @@ export function prefixMask(length: number, bits: number): bigint {
 }
 
 /** Value of a hexadecimal digit's character code, or -1. */
-function hexDigit(c: number): number {
+export function hexDigit(c: number): number {
   if (c >= 0x30 && c <= 0x39) return c - 0x30;
   const lower = c | 0x20;
   return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;

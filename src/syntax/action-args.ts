@@ -3,7 +3,10 @@
  * (`name`, `name:arg`, `name=arg`, `name(arg)`), numbers and ports.
  */
 import { type PortMap, type PortRef, reservedPortByName, reservedPortByNumber } from '../model/ports.ts';
+import { parseUint, plainNumberAt } from './numbers.ts';
 import { findClose, skipQuoted, unquoteName } from './tokens.ts';
+
+export { parseUint };
 
 /** One element of an action list, with offsets into the line. */
 export interface ActionToken {
@@ -82,18 +85,10 @@ export function scanActionTokens(text: string, start: number, end: number): Acti
   return out;
 }
 
-/** Unsigned integer in OVS syntax (decimal or 0x hex) no larger than `max`. */
-export function parseUint(text: string, max: bigint): bigint | undefined {
-  const t = text.trim();
-  let v: bigint;
-  if (/^0x[0-9a-f]+$/i.test(t)) v = BigInt(t.toLowerCase());
-  else if (/^\d+$/.test(t)) v = BigInt(t);
-  else return undefined;
-  return v <= max ? v : undefined;
-}
-
 /** parseUint for values that fit a JavaScript number. */
 export function parseSmall(text: string, max: number): number | undefined {
+  const plain = plainNumberAt(text, 0, text.length);
+  if (plain >= 0) return plain <= max ? plain : undefined;
   const v = parseUint(text, BigInt(max));
   return v === undefined ? undefined : Number(v);
 }

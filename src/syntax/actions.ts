@@ -46,6 +46,8 @@ interface Env {
   hasVlan: boolean;
   /** Inside ct(exec(...)): ct_mark/ct_label may be written. */
   readonly inCt: boolean;
+  /** Shared by nested lists: set when the result depends on the flow's match. */
+  readonly reads: { match: boolean };
 }
 
 /** Thrown inside one action's parser only; caught per action and turned into a problem. */
@@ -101,7 +103,14 @@ function portRef(tok: ActionToken, env: Env, text: string, what: string): PortRe
 }
 
 function matchValue(env: Env, name: string): { value: bigint; mask: bigint } | undefined {
+  env.reads.match = true;
   return env.ctx.match?.fields.find((f) => f.field.name === name);
+}
+
+/** Whether the packet carries a VLAN tag before this action (the match decides, unless pushed). */
+function flowHasVlan(env: Env): boolean {
+  env.reads.match = true;
+  return env.hasVlan;
 }
 
 function field(name: string): FieldDef {
@@ -627,14 +636,14 @@ function parseWriteMetadata(tok: ActionToken): Action {
 
 function parseVlanVid(tok: ActionToken, env: Env, push: boolean): Action {
   const vid = num(tok, argOf(tok), 0xfff, 'VLAN VID');
-  const a: Action = { kind: 'set_vlan_vid', vid, pushIfUntagged: push, flowHasVlan: env.hasVlan };
+  const a: Action = { kind: 'set_vlan_vid', vid, pushIfUntagged: push, flowHasVlan: flowHasVlan(env) };
   if (push) env.hasVlan = true;
   return a;
 }
 
 function parseVlanPcp(tok: ActionToken, env: Env, push: boolean): Action {
   const pcp = num(tok, argOf(tok), 7, 'VLAN priority');
-  const a: Action = { kind: 'set_vlan_pcp', pcp, pushIfUntagged: push, flowHasVlan: env.hasVlan };
+  const a: Action = { kind: 'set_vlan_pcp', pcp, pushIfUntagged: push, flowHasVlan: flowHasVlan(env) };
   if (push) env.hasVlan = true;
   return a;
 }
@@ -837,13 +846,18 @@ function checkConjunction(actions: readonly Action[], sink: ProblemSink, start: 
  * `text` (the whole line) so they can be shown with a caret. Never throws.
  */
 export function parseActions(text: string, start: number, end: number, ctx: ActionContext): Action[] {
+  return parseActionList(text, start, end, ctx).actions;
+}
+
+/** parseActions, also telling whether the result depends on `ctx.match` (or is the same for any match). */
+export function parseActionList(text: string, start: number, end: number, ctx: ActionContext): { actions: Action[]; readsMatch: boolean } {
   const tci = ctx.match?.fields.find((f) => f.field.name === 'vlan_tci');
-  const env: Env = { text, ctx, hasVlan: tci !== undefined && (tci.value & tci.mask & 0x1000n) !== 0n, inCt: false };
+  const env: Env = { text, ctx, hasVlan: tci !== undefined && (tci.value & tci.mask & 0x1000n) !== 0n, inCt: false, reads: { match: false } };
   try {
-    return parseList(text, start, end, env, undefined);
+    return { actions: parseList(text, start, end, env, undefined), readsMatch: env.reads.match };
   } catch (e) {
     // Defensive: a bug in one parser must not take the whole file down.
     ctx.sink.error(`cannot parse actions: ${e instanceof Error ? e.message : String(e)}`, start, end - start);
-    return [{ kind: 'unknown', text: text.slice(start, end) }];
+    return { actions: [{ kind: 'unknown', text: text.slice(start, end) }], readsMatch: true };
   }
 }

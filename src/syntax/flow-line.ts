@@ -3,21 +3,29 @@
  * `--names`, flow-mod print form `table:N`) and add-flows syntax; the match and actions are
  * delegated to their own parsers. Problems are collected, never thrown.
  */
-import { DEFAULT_PRIORITY, FLOW_FLAGS, type Flow, type FlowFlag, type FlowStats, type Origin } from '../model/flow.ts';
+import type { Action } from '../model/actions.ts';
+import { DEFAULT_PRIORITY, FLOW_FLAGS, type Flow, type FlowFlag, type FlowStats, type Match, type Origin } from '../model/flow.ts';
+import { EMPTY_MATCH } from '../model/match.ts';
 import type { PortMap } from '../model/ports.ts';
 import type { ProblemSink } from '../model/problems.ts';
 import type { TableRef } from '../model/tables.ts';
-import { parseActions } from './actions.ts';
+import { parseActionList } from './actions.ts';
 import { FlowChecker } from './consistency.ts';
+import { NO_FLAGS, tableRefOf } from './interned.ts';
 import { buildMatch } from './match.ts';
-import { type KeyValueToken, scanKeyValues, skipQuoted, unquoteName } from './tokens.ts';
+import { smallUintAt, uintAt } from './numbers.ts';
+import type { RecurringParts } from './recurring.ts';
+import { KeyValueCursor, skipQuoted, unquoteName } from './tokens.ts';
 
 export interface FlowLineContext {
   readonly sink: ProblemSink;
   readonly portMap?: PortMap;
+  /** Matches and action lists met earlier in the same dump, read under the same port map. */
+  readonly recurring?: RecurringParts;
 }
 
 const FLAG_SET = new Set<string>(FLOW_FLAGS);
+const TABLE_0 = tableRefOf(0);
 
 /** Offset of the `actions=` (or `action=`) keyword that starts the action list, or -1. */
 export function findActions(text: string): { keyword: number; start: number } {
@@ -47,16 +55,6 @@ function indexOutsideQuotes(text: string, word: string, from: number): number {
   return at;
 }
 
-function parseUint(text: string | undefined, max: bigint): bigint | undefined {
-  if (text === undefined) return undefined;
-  const t = text.trim();
-  let v: bigint;
-  if (/^0x[0-9a-f]+$/i.test(t)) v = BigInt(t);
-  else if (/^\d+$/.test(t)) v = BigInt(t);
-  else return undefined;
-  return v <= max ? v : undefined;
-}
-
 interface Header {
   table: TableRef;
   priority: number;
@@ -64,98 +62,174 @@ interface Header {
   idleTimeout: number;
   hardTimeout: number;
   importance: number;
-  flags: FlowFlag[];
-  stats: { -readonly [K in keyof FlowStats]: FlowStats[K] };
-  hasStats: boolean;
+  flags: readonly FlowFlag[];
+  /** Present once the line has shown a statistic, even an unreadable one. */
+  stats: { -readonly [K in keyof FlowStats]: FlowStats[K] } | undefined;
 }
 
-/** Handles one flow-level key; returns false when the token is not one (it belongs to the match). */
-function takeFlowKey(t: KeyValueToken, h: Header, sink: ProblemSink): boolean {
-  const bad = (what: string): void => sink.error(`${t.value ?? ''}: invalid ${what}`, t.valueOffset, Math.max(1, t.end - t.valueOffset));
-  const u16 = (what: string): number | undefined => {
-    const v = parseUint(t.value, 0xffffn);
-    if (v === undefined) bad(what);
-    return v === undefined ? undefined : Number(v);
-  };
-  switch (t.key) {
+/** The keys a flow line may hold besides its match, flags aside. */
+const FLOW_KEYS = ['cookie', 'duration', 'table', 'n_packets', 'n_bytes', 'priority', 'idle_timeout', 'hard_timeout', 'importance', 'idle_age', 'hard_age'] as const;
+type FlowKey = (typeof FLOW_KEYS)[number];
+
+function flowKeyOf(c: KeyValueCursor): FlowKey | undefined {
+  for (const k of FLOW_KEYS) if (c.keyIs(k)) return k;
+  return undefined;
+}
+
+function bad(c: KeyValueCursor, sink: ProblemSink, what: string): void {
+  sink.error(`${c.value ?? ''}: invalid ${what}`, c.valueOffset, Math.max(1, c.end - c.valueOffset));
+}
+
+/** The value as a number of at most `bits` bits, or undefined (also for a bare key). */
+function smallValue(text: string, c: KeyValueCursor, bits: 16 | 32): number | undefined {
+  return c.hasValue ? smallUintAt(text, c.valueOffset, c.valueEnd, bits) : undefined;
+}
+
+function stats(h: Header): NonNullable<Header['stats']> {
+  return (h.stats ??= {});
+}
+
+/** `123.456s`: the seconds as printed, or undefined. */
+function durationOf(text: string, c: KeyValueCursor): string | undefined {
+  const { valueOffset: start, valueEnd: end } = c;
+  if (!c.hasValue || end - start < 2 || text.charCodeAt(end - 1) !== 0x73) return undefined;
+  let dot = -1;
+  for (let i = start; i < end - 1; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch === 0x2e && dot < 0 && i > start) dot = i;
+    else if (ch < 0x30 || ch > 0x39) return undefined;
+  }
+  return dot === end - 2 ? undefined : text.slice(start, end - 1);
+}
+
+/** Handles one flow-level key; returns false when the element is not one (it belongs to the match). */
+function takeFlowKey(text: string, c: KeyValueCursor, h: Header, sink: ProblemSink): boolean {
+  const key = flowKeyOf(c);
+  if (key === undefined) return takeFlag(text, c, h);
+  switch (key) {
     case 'table': {
-      const v = t.value ?? '';
+      const v = c.value ?? '';
       if (/^\d+$/.test(v)) {
         const n = Number(v);
-        if (n > 255) sink.error(`invalid table id ${v}`, t.valueOffset, v.length);
+        if (n > 255) sink.error(`invalid table id ${v}`, c.valueOffset, v.length);
         // 255 means "all tables": an addition with it lands in table 0.
-        else h.table = { kind: 'number', number: n === 255 ? 0 : n };
+        else h.table = tableRefOf(n === 255 ? 0 : n);
       } else {
         const name = unquoteName(v);
-        if (name === undefined || name === '') bad('table name');
+        if (name === undefined || name === '') bad(c, sink, 'table name');
         else h.table = { kind: 'name', name };
       }
       return true;
     }
     case 'priority': {
-      const v = u16('priority');
-      if (v !== undefined) h.priority = v;
+      const v = smallValue(text, c, 16);
+      if (v === undefined) bad(c, sink, 'priority');
+      else h.priority = v;
       return true;
     }
     case 'cookie': {
-      const v = t.value ?? '';
-      if (v.includes('/')) sink.error('flow additions cannot use a cookie mask', t.keyOffset, t.end - t.keyOffset);
+      const slash = c.hasValue ? text.indexOf('/', c.valueOffset) : -1;
+      if (slash >= 0 && slash < c.valueEnd) sink.error('flow additions cannot use a cookie mask', c.keyOffset, c.end - c.keyOffset);
       else {
-        const c = parseUint(v, 0xffffffffffffffffn);
-        if (c === undefined) bad('cookie');
-        else h.cookie = c;
+        const v = c.hasValue ? uintAt(text, c.valueOffset, c.valueEnd, 64) : undefined;
+        if (v === undefined) bad(c, sink, 'cookie');
+        else h.cookie = v;
       }
       return true;
     }
     case 'idle_timeout':
     case 'hard_timeout':
     case 'importance': {
-      const v = u16(t.key.replace('_', ' '));
-      if (v !== undefined) {
-        if (t.key === 'idle_timeout') h.idleTimeout = v;
-        else if (t.key === 'hard_timeout') h.hardTimeout = v;
-        else h.importance = v;
-      }
+      const v = smallValue(text, c, 16);
+      if (v === undefined) bad(c, sink, key.replace('_', ' '));
+      else if (key === 'idle_timeout') h.idleTimeout = v;
+      else if (key === 'hard_timeout') h.hardTimeout = v;
+      else h.importance = v;
       return true;
     }
     // Statistics are read when they are numbers and otherwise ignored, as ovs-ofctl ignores
     // them on input (test suites print `duration=?s` or `<cleared>`).
     case 'duration': {
-      const m = /^(\d+(?:\.\d+)?)s$/.exec(t.value ?? '');
-      if (m) h.stats.duration = m[1]!;
-      h.hasStats = true;
+      const s = stats(h);
+      const v = durationOf(text, c);
+      if (v !== undefined) s.duration = v;
       return true;
     }
     case 'n_packets':
     case 'n_bytes': {
-      const v = t.value === '?' ? null : parseUint(t.value, 0xffffffffffffffffn);
+      const s = stats(h);
+      const question = c.valueEnd - c.valueOffset === 1 && text.charCodeAt(c.valueOffset) === 0x3f;
+      const v = !c.hasValue ? undefined : question ? null : uintAt(text, c.valueOffset, c.valueEnd, 64);
       if (v !== undefined) {
-        if (t.key === 'n_packets') h.stats.packets = v;
-        else h.stats.bytes = v;
+        if (key === 'n_packets') s.packets = v;
+        else s.bytes = v;
       }
-      h.hasStats = true;
       return true;
     }
     case 'idle_age':
     case 'hard_age': {
-      const v = parseUint(t.value, 0xffffffffn);
+      const s = stats(h);
+      const v = smallValue(text, c, 32);
       if (v !== undefined) {
-        if (t.key === 'idle_age') h.stats.idleAge = Number(v);
-        else h.stats.hardAge = Number(v);
+        if (key === 'idle_age') s.idleAge = v;
+        else s.hardAge = v;
       }
-      h.hasStats = true;
       return true;
     }
-    default:
-      if (t.value === undefined && FLAG_SET.has(t.key)) {
-        if (!h.flags.includes(t.key as FlowFlag)) h.flags.push(t.key as FlowFlag);
-        return true;
-      }
-      return false;
   }
 }
 
-/** Parses a flow line into a fresh per-line sink; undefined when the line has errors (they are in the sink). */
+/** A bare flag word (`send_flow_rem`); false for anything else. */
+function takeFlag(text: string, c: KeyValueCursor, h: Header): boolean {
+  if (c.hasValue) return false;
+  const word = c.key;
+  if (!FLAG_SET.has(word)) return false;
+  if (!h.flags.includes(word as FlowFlag)) h.flags = [...h.flags, word as FlowFlag];
+  return true;
+}
+
+interface ReadMatch {
+  readonly match: Match;
+  /** Built from this line's text, not reused. */
+  readonly fresh: boolean;
+  /** Under what text to share it once the whole line proves it clean. */
+  readonly key?: string;
+}
+
+const NO_MATCH: ReadMatch = { match: EMPTY_MATCH, fresh: false };
+
+/** The match of a line whose match elements start at the cursor (which is on the first). */
+function readMatch(text: string, c: KeyValueCursor, end: number, h: Header, ctx: FlowLineContext): ReadMatch {
+  const recurring = ctx.recurring;
+  const key = recurring ? text.slice(c.keyOffset, end) : undefined;
+  const known = key === undefined ? undefined : recurring?.matches.get(key);
+  if (known) return { match: known, fresh: false };
+  const tokens = [c.token()];
+  let flowKeys = false;
+  while (c.next()) {
+    if (takeFlowKey(text, c, h, ctx.sink)) flowKeys = true;
+    else tokens.push(c.token());
+  }
+  const before = ctx.sink.problems.length;
+  const match = buildMatch(tokens, ctx);
+  // Flow keys among the match elements would be skipped on reuse: such lines are read in full.
+  const shareable = !flowKeys && ctx.sink.problems.length === before;
+  return shareable && key !== undefined ? { match, fresh: true, key } : { match, fresh: true };
+}
+
+function readActions(text: string, start: number, match: Match, ctx: FlowLineContext): readonly Action[] {
+  const recurring = ctx.recurring;
+  const key = recurring ? text.slice(start) : undefined;
+  const known = key === undefined ? undefined : recurring?.actions.get(key);
+  if (known) return known;
+  const { sink, portMap } = ctx;
+  const before = sink.problems.length;
+  const parsed = parseActionList(text, start, text.length, portMap ? { sink, match, portMap } : { sink, match });
+  if (key !== undefined && !parsed.readsMatch && sink.problems.length === before) recurring?.actions.set(key, parsed.actions);
+  return parsed.actions;
+}
+
+/** Parses a flow line; undefined when the line has errors (they are in the sink). */
 export function parseFlowLine(text: string, origin: Origin, ctx: FlowLineContext): Flow | undefined {
   const { sink } = ctx;
   const { keyword, start } = findActions(text);
@@ -163,38 +237,34 @@ export function parseFlowLine(text: string, origin: Origin, ctx: FlowLineContext
     sink.error('must specify an action', Math.max(0, text.length - 1));
     return undefined;
   }
-  const h: Header = {
-    table: { kind: 'number', number: 0 },
-    priority: DEFAULT_PRIORITY,
-    cookie: 0n,
-    idleTimeout: 0,
-    hardTimeout: 0,
-    importance: 0,
-    flags: [],
-    stats: {},
-    hasStats: false,
-  };
-  const matchTokens: KeyValueToken[] = [];
-  for (const t of scanKeyValues(text, 0, keyword)) {
-    if (!takeFlowKey(t, h, sink)) matchTokens.push(t);
+  const h: Header = { table: TABLE_0, priority: DEFAULT_PRIORITY, cookie: 0n, idleTimeout: 0, hardTimeout: 0, importance: 0, flags: NO_FLAGS, stats: undefined };
+  // Flow-level keys lead the line in every layout ovs-ofctl prints; the match follows.
+  const cursor = new KeyValueCursor(text, 0, keyword);
+  let inMatch = false;
+  while (cursor.next()) {
+    if (!takeFlowKey(text, cursor, h, sink)) {
+      inMatch = true;
+      break;
+    }
   }
-  const match = buildMatch(matchTokens, { sink, ...(ctx.portMap ? { portMap: ctx.portMap } : {}) });
-  const actions = parseActions(text, start, text.length, { sink, match, ...(ctx.portMap ? { portMap: ctx.portMap } : {}) });
+  const read = inMatch ? readMatch(text, cursor, keyword, h, ctx) : NO_MATCH;
+  const { match } = read;
+  const actions = readActions(text, start, match, ctx);
   if (sink.hasErrors) return undefined;
   const checker = new FlowChecker(match, sink, { offset: keyword, length: text.length - keyword });
-  checker.checkMatch();
+  // A shared match was checked on the line that first had it, and found clean.
+  if (read.fresh) {
+    const before = sink.problems.length;
+    checker.checkMatch();
+    if (read.key !== undefined && sink.problems.length === before) ctx.recurring?.matches.set(read.key, match);
+  }
   checker.checkActions(actions);
-  return {
-    table: h.table,
-    priority: h.priority,
-    cookie: h.cookie,
-    match,
-    actions,
-    idleTimeout: h.idleTimeout,
-    hardTimeout: h.hardTimeout,
-    importance: h.importance,
-    flags: h.flags,
-    ...(h.hasStats ? { stats: h.stats } : {}),
-    origin,
-  };
+  return flowOf(h, match, actions, origin);
+}
+
+function flowOf(h: Header, match: Match, actions: readonly Action[], origin: Origin): Flow {
+  const { table, priority, cookie, idleTimeout, hardTimeout, importance, flags, stats } = h;
+  return stats
+    ? { table, priority, cookie, match, actions, idleTimeout, hardTimeout, importance, flags, stats, origin }
+    : { table, priority, cookie, match, actions, idleTimeout, hardTimeout, importance, flags, origin };
 }

@@ -11,6 +11,7 @@ import { ProblemSink } from '../model/problems.ts';
 import { type FlowLineContext, parseFlowLine } from './flow-line.ts';
 import { parseGroupLine } from './group-line.ts';
 import { type LogicalLine, eachLogicalLine } from './lines.ts';
+import { RecurringParts } from './recurring.ts';
 
 export interface ParseOptions {
   /** Name shown in diagnostics (`-` is shown as `<stdin>`). */
@@ -55,11 +56,11 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
   const result = { flows: [] as Flow[], groups: [] as Group[], diagnostics: [] as Diagnostic[], ports, protocols: [] as OfVersion[], badLines: 0 };
   // One sink serves every line: it is emptied after each, once its problems are diagnostics.
   const sink = new ProblemSink();
-  let context: FlowLineContext = ports.size > 0 ? { sink, portMap: ports } : { sink };
+  let context: FlowLineContext = ports.size > 0 ? { sink, portMap: ports, recurring: new RecurringParts() } : { sink, recurring: new RecurringParts() };
   const addPort = (n: number, name: string): void => {
     ports.set(n, name);
     // Port names change how later lines read, so the context (and what it has cached) starts anew.
-    context = { sink, portMap: ports };
+    context = { sink, portMap: ports, recurring: new RecurringParts() };
   };
   let inHexDump = false;
   eachLogicalLine(text, (line) => {

@@ -1,0 +1,16 @@
+/**
+ * Parts of flow lines that a dump repeats verbatim, read once and then shared: Antrea writes the
+ * same `conjunction(…)` list for every address of a rule and the same address match at several
+ * priorities. Sharing is safe because the model is immutable. Only parts that read without any
+ * problem are kept, so each line still gets its own diagnostics at its own offsets; and since
+ * port names change how both parts read, a set of recurring parts serves one port map only.
+ */
+import type { Action } from '../model/actions.ts';
+import type { Match } from '../model/flow.ts';
+
+export class RecurringParts {
+  /** By the match text (from the first match element up to `actions=`). */
+  readonly matches = new Map<string, Match>();
+  /** By the text after `actions=`, for lists whose reading does not depend on the match. */
+  readonly actions = new Map<string, readonly Action[]>();
+}
