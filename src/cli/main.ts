@@ -9,6 +9,7 @@ import { registerBundle } from './commands/bundle.ts';
 import { registerConj } from './commands/conj.ts';
 import { registerDiff } from './commands/diff.ts';
 import { registerFmt } from './commands/fmt.ts';
+import { registerGraph } from './commands/graph.ts';
 import { registerParse } from './commands/parse.ts';
 import { registerShow } from './commands/show.ts';
 import { registerTables } from './commands/tables.ts';
@@ -43,6 +44,7 @@ export function buildProgram(io: Io, outcome: Outcome = new Outcome()): Command 
   registerDiff(program, io, outcome);
   registerVerify(program, io, outcome);
   registerCheck(program, io, outcome);
+  registerGraph(program, io);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

@@ -1,0 +1,57 @@
+/** `flowscope graph`: the pipeline's tables and how packets move between them, as DOT, Mermaid or SVG. */
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { buildGraph, overlayTrace, type PipelineGraph } from '../../analysis/graph.ts';
+import { parsePacketSpec } from '../../analysis/packet.ts';
+import { Tracer } from '../../analysis/trace.ts';
+import { formatDot, formatMermaid, GraphvizMissingError, renderSvg, type TableNamer } from '../../render/graph.ts';
+import { stringifyJson } from '../../render/json.ts';
+import { type Io, UserError, writeOut } from '../io.ts';
+import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
+import { parseCtNext } from './trace.ts';
+
+type GraphFormat = 'dot' | 'mermaid' | 'svg';
+
+interface GraphCliOptions extends ProfileCliOptions {
+  format: GraphFormat;
+  packet?: string;
+  ctNext: bigint[];
+}
+
+function formatOption(value: string): GraphFormat {
+  if (value !== 'dot' && value !== 'mermaid' && value !== 'svg') throw new InvalidArgumentError('expected dot, mermaid or svg');
+  return value;
+}
+
+async function render(graph: PipelineGraph, namer: TableNamer, format: GraphFormat): Promise<string> {
+  if (format === 'mermaid') return formatMermaid(graph, namer);
+  const dot = formatDot(graph, namer);
+  if (format === 'dot') return dot;
+  try {
+    return await renderSvg(dot);
+  } catch (err) {
+    if (err instanceof GraphvizMissingError) throw new UserError(err.message);
+    throw err;
+  }
+}
+
+export function registerGraph(program: Command, io: Io): void {
+  const cmd = program
+    .command('graph')
+    .description('draw the pipeline: tables with flow counts and hits, goto/resubmit/ct/group edges weighted by flows, drop and output sinks')
+    .argument('<file>', 'dump-flows output (may include dump-groups output); - for standard input');
+  addProfileOptions(cmd)
+    .addOption(new Option('--format <format>', 'dot, mermaid or svg (svg runs Graphviz dot)').argParser(formatOption).default('dot'))
+    .option('--packet <flow>', 'highlight the path of this packet, traced as by flowscope trace (e.g. in_port=3,tcp,nw_dst=10.96.0.10,tp_dst=53)')
+    .option('--ct-next <flags>', 'with --packet: ct_state after each conntrack recirculation (repeatable; default trk|new)', (v: string, prev: bigint[]) => [...prev, parseCtNext(v)], [] as bigint[])
+    .action(async (file: string, opts: GraphCliOptions) => {
+      const { pipeline, annotator } = await loadAnnotated(file, opts, io);
+      let graph = buildGraph(pipeline);
+      if (opts.packet !== undefined) {
+        const parsed = parsePacketSpec(opts.packet, pipeline.ports);
+        if (!parsed.ok) throw new UserError(`--packet: ${parsed.error}`);
+        graph = overlayTrace(graph, new Tracer(pipeline).trace(parsed.packet, { ctNext: opts.ctNext }));
+      }
+      const namer: TableNamer = (ref) => ({ ref: ref.kind === 'number' ? `table ${ref.number}` : ref.name, name: annotator.wording.table(ref) });
+      writeOut(io, opts.json ? stringifyJson({ schemaVersion: 1, ...graph }) : await render(graph, namer, opts.format));
+    });
+}
