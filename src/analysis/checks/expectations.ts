@@ -13,7 +13,9 @@ export function findMissingExpected(pipeline: Pipeline, profile: Profile, releas
   for (const table of pipeline.tables.values()) {
     const spec = resolveTable(profile, table.ref, release);
     if (!spec) continue;
-    if (spec.miss.action !== 'none' && !table.flows.some(isTableMiss)) {
+    // A miss described in words may be several priority-0 flows (one per protocol, as in OpenShift SDN).
+    const hasMiss = spec.miss.action === 'custom' ? table.flows.some((f) => f.priority === 0) : table.flows.some(isTableMiss);
+    if (spec.miss.action !== 'none' && !hasMiss) {
       // Without a miss flow an OpenFlow 1.3+ switch drops, so a documented drop only loses the explicit flow.
       out.push({ kind: 'no-table-miss', severity: spec.miss.action === 'drop' ? 'warning' : 'error', table: table.ref, flows: [], spec });
     }
