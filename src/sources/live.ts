@@ -37,6 +37,8 @@ interface Ran {
   readonly ok: boolean;
   readonly stdout: string;
   readonly message: string;
+  /** ovs-ofctl and the bridge found no OpenFlow version in common. */
+  readonly versionRefused: boolean;
 }
 
 function shellWord(s: string): string {
@@ -84,7 +86,7 @@ async function run(options: LiveOptions, ofctl: readonly string[]): Promise<Ran>
     stripFinalNewline: false,
     maxBuffer: MAX_OUTPUT_BYTES,
   });
-  if (r.exitCode === 0 && !r.failed) return { ok: true, stdout: r.stdout, message: '' };
+  if (r.exitCode === 0 && !r.failed) return { ok: true, stdout: r.stdout, message: '', versionRefused: false };
   if ((r as { code?: string }).code === 'ENOENT') {
     throw new SourceError(`${file} not found: install it or add its directory to PATH`);
   }
@@ -95,7 +97,7 @@ async function run(options: LiveOptions, ofctl: readonly string[]): Promise<Ran>
     if (trouble !== undefined) throw new SourceError(trouble);
   }
   const why = lastLine(stderr) || (r.exitCode === undefined ? (r.shortMessage ?? 'failed') : `exit status ${r.exitCode}`);
-  return { ok: false, stdout: '', message: `${shown}: ${why}` };
+  return { ok: false, stdout: '', message: `${shown}: ${why}`, versionRefused: /version negotiation failed/i.test(stderr) };
 }
 
 /** Runs one ovs-ofctl command, falling back to OpenFlow 1.3 when the bridge refuses 1.5. */
@@ -103,7 +105,7 @@ async function dump(options: LiveOptions, command: string, extra: readonly strin
   let last: Ran | undefined;
   for (const version of VERSIONS) {
     last = await run(options, ['-O', version, ...extra, command, options.bridge]);
-    if (last.ok || !/version negotiation failed/i.test(last.message)) return last;
+    if (!last.versionRefused) return last;
   }
   return last!;
 }

@@ -1,0 +1,150 @@
+/**
+ * Live dumps against a real Open vSwitch: `--local` runs ovs-ofctl against the test switch
+ * (found through OVS_RUNDIR), `--pod` runs a stand-in `kubectl` that records its arguments
+ * and executes the command after `--` on this host, as `kubectl exec` would in the Pod.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { parseDump } from '../src/syntax/reader.ts';
+import { runCli } from './support/cli.ts';
+import { ANTREA, loadExample, OPENSHIFT_SDN } from './support/make-examples.ts';
+import { skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
+
+const STAND_IN = `#!/bin/sh
+printf '%s\\n' "$*" >> "$KUBECTL_LOG"
+case " $* " in
+  *" missing-pod "*) echo 'Error from server (NotFound): pods "missing-pod" not found' >&2; exit 1 ;;
+  *" sleepy-pod "*) exec sleep 10 ;;
+esac
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do shift; done
+shift
+exec "$@"
+`;
+
+interface Kit {
+  readonly dir: string;
+  readonly log: string;
+  env(rundir?: string): Record<string, string>;
+}
+
+function kit(): Kit {
+  const dir = mkdtempSync(join(tmpdir(), 'flowscope-live-'));
+  const kubectl = join(dir, 'kubectl');
+  writeFileSync(kubectl, STAND_IN);
+  chmodSync(kubectl, 0o755);
+  const log = join(dir, 'kubectl.log');
+  const path = [dir, ...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/bin', '/bin'].join(delimiter);
+  return { dir, log, env: (rundir) => ({ PATH: path, KUBECTL_LOG: log, ...(rundir === undefined ? {} : { OVS_RUNDIR: rundir }) }) };
+}
+
+type Parsed = { flows: { table: string | number; match: { field: string; value: string }[] }[]; groups: unknown[] };
+
+function inPorts(p: Parsed): (string | undefined)[] {
+  return p.flows.map((f) => f.match.find((m) => m.field === 'in_port')?.value);
+}
+
+test('--local dumps the switch with names; dump-ports-desc turns the names back into numbers', skipUnlessOvs, async () => {
+  const k = kit();
+  try {
+    await withOvsSwitch(ANTREA.bridge, async (sw) => {
+      await loadExample(sw, ANTREA);
+      const r = await runCli(['parse', '--local'], { env: k.env(sw.dir) });
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stderr, '');
+      const live = JSON.parse(r.stdout) as Parsed;
+      // The oracle: the same switch dumped by number.
+      const numbered = parseDump(await sw.dumpFlows({ of: 15 }), { file: 'numbered' });
+      assert.equal(live.flows.length, numbered.flows.length);
+      assert.ok(live.flows.some((f) => f.table === 'SpoofGuard'), 'table names come with --names');
+      const expected = numbered.flows.map((f) => f.match.fields.find((m) => m.field.name === 'in_port')?.value);
+      assert.deepEqual(
+        [...inPorts(live)].sort(),
+        expected.map((v) => (v === undefined ? undefined : String(v))).sort(),
+      );
+    });
+  } finally {
+    rmSync(k.dir, { recursive: true, force: true });
+  }
+});
+
+test('--pod runs kubectl exec with an argument vector, passing --kubeconfig and --context', skipUnlessOvs, async () => {
+  const k = kit();
+  try {
+    await withOvsSwitch(ANTREA.bridge, async (sw) => {
+      await loadExample(sw, ANTREA);
+      const r = await runCli(['fmt', '--pod', 'antrea-agent-x7k2p', '--kubeconfig', '/tmp/kube config', '--context', 'prod'], { env: k.env(sw.dir) });
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stdout.trim().split('\n').length, 86);
+      const calls = readFileSync(k.log, 'utf8').trim().split('\n');
+      const prefix = '--kubeconfig /tmp/kube config --context prod exec -n kube-system antrea-agent-x7k2p -c antrea-ovs -- ovs-ofctl -O OpenFlow15';
+      assert.deepEqual(calls, [`${prefix} --names dump-flows br-int`, `${prefix} dump-groups br-int`, `${prefix} dump-ports-desc br-int`]);
+    });
+  } finally {
+    rmSync(k.dir, { recursive: true, force: true });
+  }
+});
+
+test('a bridge that allows only OpenFlow 1.3 is dumped with 1.3', skipUnlessOvs, async () => {
+  const k = kit();
+  try {
+    await withOvsSwitch(OPENSHIFT_SDN.bridge, async (sw) => {
+      await loadExample(sw, OPENSHIFT_SDN);
+      const r = await runCli(['parse', '--pod', 'ovs-abcde', '-n', 'openshift-sdn', '--container', 'openvswitch', '--bridge', 'br0'], { env: k.env(sw.dir) });
+      assert.equal(r.status, 0, r.stderr);
+      const live = JSON.parse(r.stdout) as Parsed;
+      assert.equal(live.flows.length, 10);
+      const calls = readFileSync(k.log, 'utf8').trim().split('\n');
+      assert.ok(calls.includes('exec -n openshift-sdn ovs-abcde -c openvswitch -- ovs-ofctl -O OpenFlow13 --names dump-flows br0'), calls.join('\n'));
+    });
+  } finally {
+    rmSync(k.dir, { recursive: true, force: true });
+  }
+});
+
+test('a bridge that does not exist is a clear error', skipUnlessOvs, async () => {
+  const k = kit();
+  try {
+    await withOvsSwitch(ANTREA.bridge, async (sw) => {
+      const r = await runCli(['parse', '--local', '--bridge', 'br-nope'], { env: k.env(sw.dir) });
+      assert.equal(r.status, 2);
+      assert.match(r.stderr, /^flowscope: ovs-ofctl -O OpenFlow15 --names dump-flows br-nope: .*br-nope/);
+    });
+  } finally {
+    rmSync(k.dir, { recursive: true, force: true });
+  }
+});
+
+test('a missing pod, a missing kubectl and a command that hangs are clear errors', async () => {
+  const k = kit();
+  try {
+    const missing = await runCli(['parse', '--pod', 'missing-pod'], { env: k.env() });
+    assert.equal(missing.status, 2);
+    assert.equal(missing.stderr, 'flowscope: pod missing-pod not found in namespace kube-system\n');
+
+    const noKubectl = await runCli(['parse', '--pod', 'antrea-agent-1'], { env: { PATH: join(k.dir, 'empty') } });
+    assert.equal(noKubectl.status, 2);
+    assert.equal(noKubectl.stderr, 'flowscope: kubectl not found: install it or add its directory to PATH\n');
+
+    const started = Date.now();
+    const slow = await runCli(['parse', '--pod', 'sleepy-pod', '--timeout', '0.5'], { env: k.env() });
+    assert.equal(slow.status, 2);
+    assert.match(slow.stderr, /^flowscope: kubectl exec -n kube-system sleepy-pod .*: no answer within 0\.5 s/);
+    assert.ok(Date.now() - started < 8000, 'the timeout ended the command');
+  } finally {
+    rmSync(k.dir, { recursive: true, force: true });
+  }
+});
+
+test('live options are checked before anything runs', async () => {
+  const both = await runCli(['parse', '--local', '--pod', 'p']);
+  assert.equal(both.status, 2);
+  assert.equal(both.stderr, 'flowscope: give one source of flows, not --pod and --local\n');
+  const ns = await runCli(['parse', '-n', 'kube-system', 'x.txt']);
+  assert.equal(ns.stderr, 'flowscope: --namespace goes with --pod\n');
+  const timeout = await runCli(['parse', '--local', '--timeout', '0']);
+  assert.equal(timeout.status, 2);
+  assert.match(timeout.stderr, /expected a positive number of seconds/);
+});
