@@ -125,7 +125,8 @@ export const ANTREA_PORTS: readonly PortRole[] = [
   { role: 'gateway', names: ['antrea-gw0'], numbers: [32769], since: '2.0', meaning: 'host gateway interface: traffic to and from the Node’s network stack' },
   { role: 'tunnel', names: ['antrea-tun0'], numbers: [1], until: '1.15', meaning: 'overlay tunnel port (Geneve, VXLAN, GRE or STT) to peer Nodes' },
   { role: 'tunnel', names: ['antrea-tun0'], numbers: [32768], since: '2.0', meaning: 'overlay tunnel port (Geneve, VXLAN, GRE or STT) to peer Nodes' },
-  { role: 'uplink', numbers: [3], until: '1.15', meaning: 'Node uplink attached to the bridge (Windows, AntreaIPAM bridging)' },
+  // Before 2.0 the uplink had no fixed number (on Linux, port 3 is usually the first Pod), so none is guessed.
+  { role: 'uplink', until: '1.15', meaning: 'Node uplink attached to the bridge (Windows, AntreaIPAM bridging)' },
   { role: 'uplink', numbers: [32770], since: '2.0', meaning: 'Node uplink attached to the bridge (Windows, AntreaIPAM bridging)' },
   { role: 'host', numbers: [32771], since: '2.0', meaning: 'Node host interface when the uplink is moved onto the bridge' },
   { role: 'bridge-local', names: ['LOCAL'], meaning: 'the bridge’s own internal port' },
