@@ -21,8 +21,9 @@ const EDGE_WORDS: Readonly<Record<EdgeKind, string>> = {
   goto: 'goto',
   resubmit: 'resubmit',
   ct: 'ct',
-  group: 'group',
-  bucket: 'bucket',
+  // The dotted line to a hexagon already says "group"; the unit says "bucket".
+  group: '',
+  bucket: '',
   sink: '',
 };
 
