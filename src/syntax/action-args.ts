@@ -25,19 +25,28 @@ export interface ActionToken {
   readonly unbalanced: boolean;
 }
 
-const isSeparator = (c: string): boolean => c === ',' || c === ' ' || c === '\t' || c === '\r' || c === '\n';
+// Character codes: the scanner runs over every character of every action list.
+const QUOTE = 0x22;
+const OPEN_PAREN = 0x28;
+const CLOSE_PAREN = 0x29;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const EQUALS = 0x3d;
+const COLON = 0x3a;
+
+const isSeparator = (c: number): boolean => c === 0x2c || c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
 
 /** End of a value at `i`: the next separator outside quotes, parentheses and brackets. */
 function valueEnd(text: string, i: number, end: number): number {
   let depth = 0;
   while (i < end) {
-    const c = text[i]!;
-    if (c === '"') {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
       i = skipQuoted(text, i, end);
       continue;
     }
-    if (c === '(' || c === '[') depth++;
-    else if ((c === ')' || c === ']') && depth > 0) depth--;
+    if (c === OPEN_PAREN || c === OPEN_BRACKET) depth++;
+    else if ((c === CLOSE_PAREN || c === CLOSE_BRACKET) && depth > 0) depth--;
     else if (depth === 0 && isSeparator(c)) break;
     i++;
   }
@@ -52,14 +61,16 @@ export function scanActionTokens(text: string, start: number, end: number): Acti
   const out: ActionToken[] = [];
   let i = start;
   while (i < end) {
-    while (i < end && isSeparator(text[i]!)) i++;
+    while (i < end && isSeparator(text.charCodeAt(i))) i++;
     if (i >= end) break;
     const nameOffset = i;
-    while (i < end && !isSeparator(text[i]!) && text[i] !== '=' && text[i] !== ':' && text[i] !== '(') {
-      i = text[i] === '"' ? skipQuoted(text, i, end) : i + 1;
+    let c = text.charCodeAt(i);
+    while (i < end && !isSeparator(c) && c !== EQUALS && c !== COLON && c !== OPEN_PAREN) {
+      i = c === QUOTE ? skipQuoted(text, i, end) : i + 1;
+      c = text.charCodeAt(i);
     }
     const name = text.slice(nameOffset, i);
-    if (i < end && text[i] === '(') {
+    if (i < end && c === OPEN_PAREN) {
       const close = findClose(text, i, end);
       const unbalanced = close >= end;
       const after = unbalanced ? end : valueEnd(text, close + 1, end);
@@ -74,7 +85,7 @@ export function scanActionTokens(text: string, start: number, end: number): Acti
         unbalanced,
       });
       i = after;
-    } else if (i < end && (text[i] === '=' || text[i] === ':')) {
+    } else if (i < end && (c === EQUALS || c === COLON)) {
       const argOffset = i + 1;
       i = valueEnd(text, argOffset, end);
       out.push({ name, nameOffset, arg: text.slice(argOffset, i), argOffset, paren: false, tail: '', end: i, unbalanced: false });

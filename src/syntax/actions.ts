@@ -26,6 +26,7 @@ import type { ProblemSink } from '../model/problems.ts';
 import type { TableRef } from '../model/tables.ts';
 import { ones, parseIpv4, parseIpv6, parseMac } from '../model/values.ts';
 import { type ActionToken, parseHexBytes, parsePortRef, parseSmall, parseUint, scanActionTokens } from './action-args.ts';
+import { plainNumberAt } from './numbers.ts';
 import { parseFieldValue } from './field-value.ts';
 import { parseLearn } from './learn.ts';
 import { parseSubfield } from './subfield.ts';
@@ -849,8 +850,44 @@ export function parseActions(text: string, start: number, end: number, ctx: Acti
   return parseActionList(text, start, end, ctx).actions;
 }
 
+/** End of the run of decimal digits at `i`. */
+function digitsEnd(text: string, i: number): number {
+  for (let c = text.charCodeAt(i); c >= 0x30 && c <= 0x39; c = text.charCodeAt(++i));
+  return i;
+}
+
+/**
+ * The `conjunction(ID,K/N),…` lists that make up most of a large NetworkPolicy dump, read
+ * directly when every element is in the plain form OVS prints and valid; anything else (spaces,
+ * hex ids, errors) is left to the general parser.
+ */
+function plainConjunctions(text: string, start: number, end: number): Action[] | undefined {
+  const out: Action[] = [];
+  for (let i = start; ; ) {
+    if (!text.startsWith('conjunction(', i)) return undefined;
+    const idAt = i + 12;
+    const idEnd = digitsEnd(text, idAt);
+    if (text.charCodeAt(idEnd) !== 0x2c) return undefined;
+    const clauseEnd = digitsEnd(text, idEnd + 1);
+    if (text.charCodeAt(clauseEnd) !== 0x2f) return undefined;
+    const nEnd = digitsEnd(text, clauseEnd + 1);
+    if (text.charCodeAt(nEnd) !== 0x29 || nEnd >= end) return undefined;
+    const id = plainNumberAt(text, idAt, idEnd);
+    const clause = plainNumberAt(text, idEnd + 1, clauseEnd);
+    const nClauses = plainNumberAt(text, clauseEnd + 1, nEnd);
+    if (id < 0 || id > 0xffffffff || nClauses < 2 || nClauses > 64 || clause < 1 || clause > nClauses) return undefined;
+    out.push({ kind: 'conjunction', id, clause, nClauses });
+    i = nEnd + 1;
+    if (i === end) return out;
+    if (text.charCodeAt(i) !== 0x2c) return undefined;
+    i++;
+  }
+}
+
 /** parseActions, also telling whether the result depends on `ctx.match` (or is the same for any match). */
 export function parseActionList(text: string, start: number, end: number, ctx: ActionContext): { actions: Action[]; readsMatch: boolean } {
+  const conjunctions = ctx.bucket ? undefined : plainConjunctions(text, start, end);
+  if (conjunctions) return { actions: conjunctions, readsMatch: false };
   const tci = ctx.match?.fields.find((f) => f.field.name === 'vlan_tci');
   const env: Env = { text, ctx, hasVlan: tci !== undefined && (tci.value & tci.mask & 0x1000n) !== 0n, inCt: false, reads: { match: false } };
   try {

@@ -18,6 +18,8 @@ import {
   prefixLength,
   prefixMask,
 } from '../model/values.ts';
+import { bigintOf } from './interned.ts';
+import { plainNumberAt } from './numbers.ts';
 import { unquoteName } from './tokens.ts';
 
 export type FieldValueResult =
@@ -213,6 +215,12 @@ type IntResult = { readonly v: bigint } | { readonly err: 'range' | 'syntax' };
 
 /** OVS `parse_int_string`: 0x hex of any length that fits the bytes, else strtoull base 0. */
 function parseIntString(text: string, bytes: number): IntResult {
+  const plain = plainNumberAt(text, 0, text.length);
+  // Plain hex, or decimal without the leading zero that makes C read octal.
+  if (plain >= 0 && (text.length === 1 || text.charCodeAt(0) !== 0x30 || (text.charCodeAt(1) | 0x20) === 0x78)) {
+    // Significant hex digits fit the bytes exactly when the value does; plain values are exact numbers.
+    return plain <= 2 ** (bytes * 8) - 1 ? { v: bigintOf(plain) } : { err: 'range' };
+  }
   if (/^0[xX]/.test(text)) {
     const digits = text.slice(2).replace(/[ \t\r\n]/g, '');
     if (!/^[0-9a-fA-F]*$/.test(digits)) return { err: 'syntax' };
@@ -229,18 +237,14 @@ function parseIntString(text: string, bytes: number): IntResult {
 
 function parseInteger(field: FieldDef, text: string): FieldValueResult {
   const slash = text.indexOf('/');
-  const parts: [string, 'value' | 'mask'][] = slash < 0 ? [[text, 'value']] : [[text.slice(0, slash), 'value'], [text.slice(slash + 1), 'mask']];
-  const out: bigint[] = [];
-  for (const [t, what] of parts) {
-    const r = parseIntString(t, field.bytes);
-    if ('err' in r) {
-      return fail(r.err === 'range' ? `${text}: ${what} too large for ${field.bytes}-byte field ${field.name}` : `${text}: bad syntax for ${field.name} ${what}`);
-    }
-    out.push(r.v);
-  }
-  const value = out[0]!;
-  const mask = out[1] ?? ones(field.bytes * 8);
-  return { ok: true, value, mask };
+  const invalid = (r: { readonly err: 'range' | 'syntax' }, what: 'value' | 'mask'): FieldValueResult =>
+    fail(r.err === 'range' ? `${text}: ${what} too large for ${field.bytes}-byte field ${field.name}` : `${text}: bad syntax for ${field.name} ${what}`);
+  const value = parseIntString(slash < 0 ? text : text.slice(0, slash), field.bytes);
+  if ('err' in value) return invalid(value, 'value');
+  if (slash < 0) return { ok: true, value: value.v, mask: ones(field.bytes * 8) };
+  const mask = parseIntString(text.slice(slash + 1), field.bytes);
+  if ('err' in mask) return invalid(mask, 'mask');
+  return { ok: true, value: value.v, mask: mask.v };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -427,7 +431,8 @@ export function parseFieldValue(field: FieldDef, text: string, portMap?: PortMap
   const mask = exact ? full : r.mask & full;
   // Fields that cannot be masked take only "all bits" or "no bits" (lib/meta-flow.c mf_is_mask_valid).
   if (!field.maskable && r.mask !== wide && r.mask !== 0n) return fail(`${text}: invalid mask for field ${field.name}`);
-  return { ...r, value: r.value & mask, mask };
+  const value = r.value & mask;
+  return r.port ? { ok: true, value, mask, port: r.port } : { ok: true, value, mask };
 }
 
 /**

@@ -13,7 +13,7 @@ import { parseActionList } from './actions.ts';
 import { FlowChecker } from './consistency.ts';
 import { NO_FLAGS, tableRefOf } from './interned.ts';
 import { buildMatch } from './match.ts';
-import { smallUintAt, uintAt } from './numbers.ts';
+import { decimalAt, smallUintAt, uintAt } from './numbers.ts';
 import type { RecurringParts } from './recurring.ts';
 import { KeyValueCursor, skipQuoted, unquoteName } from './tokens.ts';
 
@@ -108,14 +108,12 @@ function takeFlowKey(text: string, c: KeyValueCursor, h: Header, sink: ProblemSi
   if (key === undefined) return takeFlag(text, c, h);
   switch (key) {
     case 'table': {
-      const v = c.value ?? '';
-      if (/^\d+$/.test(v)) {
-        const n = Number(v);
-        if (n > 255) sink.error(`invalid table id ${v}`, c.valueOffset, v.length);
-        // 255 means "all tables": an addition with it lands in table 0.
-        else h.table = tableRefOf(n === 255 ? 0 : n);
-      } else {
-        const name = unquoteName(v);
+      const n = decimalAt(text, c.valueOffset, c.valueEnd);
+      if (n > 255) sink.error(`invalid table id ${c.value ?? ''}`, c.valueOffset, c.valueEnd - c.valueOffset);
+      // 255 means "all tables": an addition with it lands in table 0.
+      else if (n >= 0) h.table = tableRefOf(n === 255 ? 0 : n);
+      else {
+        const name = unquoteName(c.value ?? '');
         if (name === undefined || name === '') bad(c, sink, 'table name');
         else h.table = { kind: 'name', name };
       }
@@ -128,13 +126,10 @@ function takeFlowKey(text: string, c: KeyValueCursor, h: Header, sink: ProblemSi
       return true;
     }
     case 'cookie': {
-      const slash = c.hasValue ? text.indexOf('/', c.valueOffset) : -1;
-      if (slash >= 0 && slash < c.valueEnd) sink.error('flow additions cannot use a cookie mask', c.keyOffset, c.end - c.keyOffset);
-      else {
-        const v = c.hasValue ? uintAt(text, c.valueOffset, c.valueEnd, 64) : undefined;
-        if (v === undefined) bad(c, sink, 'cookie');
-        else h.cookie = v;
-      }
+      const v = c.hasValue ? uintAt(text, c.valueOffset, c.valueEnd, 64) : undefined;
+      if (v !== undefined) h.cookie = v;
+      else if (c.value?.includes('/')) sink.error('flow additions cannot use a cookie mask', c.keyOffset, c.end - c.keyOffset);
+      else bad(c, sink, 'cookie');
       return true;
     }
     case 'idle_timeout':

@@ -81,24 +81,43 @@ const IP_DSCP = 0xfcn;
 /** OpenFlow 1.0's "no VLAN tag" value of dl_vlan. */
 const OFP10_VLAN_NONE = 0xffffn;
 
+const ETH_TYPE_FIELD = F('eth_type');
+const NW_PROTO_FIELD = F('nw_proto');
+
+/** xregN and xxregN: the 32-bit registers they are made of, and where each sits in the wide value. */
+const WIDE_REGISTERS: ReadonlyMap<FieldDef, readonly { readonly reg: FieldDef; readonly shift: bigint }[]> = new Map(
+  FIELDS.flatMap((f) => {
+    const m = /^(x{1,2})reg(\d+)$/.exec(f.name);
+    if (!m) return [];
+    // xregN is reg2N (high half) and reg2N+1; xxregN is reg4N (most significant) .. reg4N+3.
+    const parts = m[1] === 'x' ? 2 : 4;
+    const first = Number(m[2]) * parts;
+    const regs = Array.from({ length: parts }, (_, i) => ({ reg: fieldByName(`reg${first + i}`), shift: BigInt(32 * (parts - 1 - i)) }));
+    return [[f, regs.flatMap(({ reg, shift }) => (reg ? [{ reg, shift }] : []))] as const];
+  }),
+);
+
+/** A write of a whole storage; `field` is the field the value was written for. */
+function whole(field: FieldDef, storage: FieldDef, value: bigint, mask: bigint, port: PortRef | undefined): Write {
+  // An exact match of a narrower field (icmp_type in tp_src) is an exact match of the storage.
+  const sm = storage !== field && mask === ones(field.bits) ? ones(storage.bits) : mask;
+  const bits = ones(storage.bits);
+  return port ? { storage, bits, value: value & sm, mask: sm, port } : { storage, bits, value: value & sm, mask: sm };
+}
+
 /** How a parsed field value lands in storage (lib/meta-flow.c mf_set_value / mf_set). */
 function writesFor(field: FieldDef, value: bigint, mask: bigint, port: PortRef | undefined): Write[] {
-  const whole = (storage: FieldDef, v = value, m = mask): Write => {
-    // An exact match of a narrower field (icmp_type in tp_src) is an exact match of the storage.
-    const sm = storage !== field && m === ones(field.bits) ? ones(storage.bits) : m;
-    return { storage, bits: ones(storage.bits), value: v & sm, mask: sm, ...(port ? { port } : {}) };
-  };
   const exact = mask !== 0n;
   switch (field.name) {
     case 'in_port_oxm': {
       // OF1.1+ numbers of reserved ports map back onto the 16-bit ones.
       const v = value >= 0xffffff00n ? value - 0xffff0000n : value;
-      return [whole(F('in_port'), v, mask === 0n ? 0n : 0xffffn)];
+      return [whole(field, F('in_port'), v, mask === 0n ? 0n : 0xffffn, port)];
     }
     case 'dl_vlan': {
       const tci = F('vlan_tci');
       if (!exact) return [{ storage: tci, bits: VLAN_VID | VLAN_CFI, value: 0n, mask: 0n }];
-      if (value === OFP10_VLAN_NONE) return [whole(tci, 0n, 0xffffn)];
+      if (value === OFP10_VLAN_NONE) return [whole(field, tci, 0n, 0xffffn, port)];
       return [{ storage: tci, bits: VLAN_VID | VLAN_CFI, value: VLAN_CFI | (value & VLAN_VID), mask: VLAN_VID | VLAN_CFI }];
     }
     case 'vlan_vid': {
@@ -116,28 +135,26 @@ function writesFor(field: FieldDef, value: bigint, mask: bigint, port: PortRef |
     case 'ip_dscp':
       return [{ storage: F('nw_tos'), bits: IP_DSCP, value: ((value & 0x3fn) << 2n) & (exact ? IP_DSCP : 0n), mask: exact ? IP_DSCP : 0n }];
     case 'ct_state':
-      return [whole(field, value, mask & 0xffn)];
+      return [whole(field, field, value, mask & 0xffn, port)];
     default:
       break;
   }
-  const xreg = /^(x{1,2})reg(\d+)$/.exec(field.name);
-  if (xreg) {
-    // xregN is reg2N (high half) and reg2N+1; xxregN is reg4N (most significant) .. reg4N+3.
-    const parts = xreg[1] === 'x' ? 2 : 4;
-    const first = Number(xreg[2]) * parts;
-    const out: Write[] = [];
-    for (let i = 0; i < parts; i++) {
-      const shift = BigInt(32 * (parts - 1 - i));
-      const reg = fieldByName(`reg${first + i}`);
-      if (reg) out.push(whole(reg, (value >> shift) & 0xffffffffn, (mask >> shift) & 0xffffffffn));
-    }
-    return out;
+  const regs = WIDE_REGISTERS.get(field);
+  if (regs) {
+    return regs.map(({ reg, shift }) => whole(field, reg, (value >> shift) & 0xffffffffn, (mask >> shift) & 0xffffffffn, port));
   }
   const storage = field.storage === field.name ? field : (fieldByName(field.storage) ?? field);
-  return [whole(storage)];
+  return [whole(field, storage, value, mask, port)];
 }
 
-function apply(slots: Map<string, Slot>, w: Write, at: { offset: number; length: number; written: string }): void {
+/** Where a write came from, for warnings. */
+interface Written {
+  readonly offset: number;
+  readonly length: number;
+  readonly written: string;
+}
+
+function apply(slots: Map<string, Slot>, w: Write, at: Written): void {
   const key = w.storage.storage;
   const old = slots.get(key);
   const full = ones(w.storage.bits);
@@ -148,7 +165,7 @@ function apply(slots: Map<string, Slot>, w: Write, at: { offset: number; length:
     slots.delete(key);
     return;
   }
-  const slot: Slot = { field: w.storage, value: value & mask, mask, ...at };
+  const slot: Slot = { field: w.storage, value: value & mask, mask, offset: at.offset, length: at.length, written: at.written };
   const port = w.port ?? (w.bits === full ? undefined : old?.port);
   if (port) slot.port = port;
   slots.set(key, slot);
@@ -157,10 +174,10 @@ function apply(slots: Map<string, Slot>, w: Write, at: { offset: number; length:
 /** The protocol facts that decide which fields a match may use (ofputil_normalize_match). */
 interface Protocol {
   readonly ethernet: boolean;
-  readonly ethType?: bigint;
-  readonly proto?: bigint;
+  readonly ethType: bigint | undefined;
+  readonly proto: bigint | undefined;
   /** ICMPv6 type, when matched exactly (Neighbor Discovery fields depend on it). */
-  readonly icmpv6Type?: bigint;
+  readonly icmpv6Type: bigint | undefined;
 }
 
 function exactValue(slots: Map<string, Slot>, storage: string): bigint | undefined {
@@ -176,12 +193,7 @@ function protocolOf(slots: Map<string, Slot>): Protocol {
   const isIp = ethType === ETH_TYPE.ip || ethType === ETH_TYPE.ipv6;
   const proto = isIp || ethType === ETH_TYPE.arp || ethType === ETH_TYPE.rarp ? exactValue(slots, 'nw_proto') : undefined;
   const icmpv6Type = ethType === ETH_TYPE.ipv6 && proto === IP_PROTO.icmpv6 ? exactValue(slots, 'tp_src') : undefined;
-  return {
-    ethernet,
-    ...(ethType !== undefined ? { ethType } : {}),
-    ...(proto !== undefined ? { proto } : {}),
-    ...(icmpv6Type !== undefined ? { icmpv6Type } : {}),
-  };
+  return { ethernet, ethType, proto, icmpv6Type };
 }
 
 const ND_SOLICIT = 135n;
@@ -299,7 +311,7 @@ function entry(slot: Slot, field: FieldDef): MatchField {
     mask = mask === storageFull ? full : mask & full;
     value &= mask;
   }
-  return { field, value, mask, ...(slot.port ? { port: slot.port } : {}) };
+  return slot.port ? { field, value, mask, port: slot.port } : { field, value, mask };
 }
 
 const REGISTRY_ORDER = new Map(FIELDS.map((f, i) => [f, i]));
@@ -316,11 +328,11 @@ export function buildMatch(tokens: readonly KeyValueToken[], ctx: MatchContext):
   const slots = new Map<string, Slot>();
   const seen = new Set<FieldDef>();
   for (const t of tokens) {
-    const at = { offset: t.keyOffset, length: t.end - t.keyOffset, written: t.key };
+    const at: Written = { offset: t.keyOffset, length: t.end - t.keyOffset, written: t.key };
     const keyword = t.value === undefined ? PROTOCOL_KEYWORDS.get(t.key) : undefined;
     if (keyword) {
-      apply(slots, { storage: F('eth_type'), bits: 0xffffn, value: keyword.ethType, mask: 0xffffn }, at);
-      if (keyword.proto !== undefined) apply(slots, { storage: F('nw_proto'), bits: 0xffn, value: keyword.proto, mask: 0xffn }, at);
+      apply(slots, { storage: ETH_TYPE_FIELD, bits: 0xffffn, value: keyword.ethType, mask: 0xffffn }, at);
+      if (keyword.proto !== undefined) apply(slots, { storage: NW_PROTO_FIELD, bits: 0xffn, value: keyword.proto, mask: 0xffn }, at);
       slots.delete('packet_type');
       continue;
     }
@@ -370,7 +382,7 @@ export function buildMatch(tokens: readonly KeyValueToken[], ctx: MatchContext):
 }
 
 /** `reg0[0..3]=5`: sets some bits of a field, keeping the others (lib/ofp-flow.c parse_subfield). */
-function subfieldMatch(t: KeyValueToken, slots: Map<string, Slot>, ctx: MatchContext, at: { offset: number; length: number; written: string }): void {
+function subfieldMatch(t: KeyValueToken, slots: Map<string, Slot>, ctx: MatchContext, at: Written): void {
   const sf = parseSubfield(t.key);
   if (!sf.ok) {
     ctx.sink.error(sf.error, t.keyOffset, t.key.length);

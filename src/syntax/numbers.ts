@@ -30,6 +30,18 @@ export function plainNumberAt(text: string, start: number, end: number): number 
   return n;
 }
 
+/** Value of `text[start, end)` when it is all decimal digits (inexact beyond 2^53), else -1. */
+export function decimalAt(text: string, start: number, end: number): number {
+  if (end <= start) return -1;
+  let n = 0;
+  for (let i = start; i < end; i++) {
+    const d = text.charCodeAt(i) - 0x30;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
 /** Unsigned integer in OVS syntax (decimal or 0x hex, white space around ignored) no larger than `max`. */
 export function parseUint(text: string, max: bigint): bigint | undefined {
   const plain = plainNumberAt(text, 0, text.length);
