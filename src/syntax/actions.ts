@@ -26,6 +26,7 @@ import type { ProblemSink } from '../model/problems.ts';
 import type { TableRef } from '../model/tables.ts';
 import { ones, parseIpv4, parseIpv6, parseMac } from '../model/values.ts';
 import { type ActionToken, parseHexBytes, parsePortRef, parseSmall, parseUint, scanActionTokens } from './action-args.ts';
+import { tableRefOf } from './interned.ts';
 import { plainNumberAt } from './numbers.ts';
 import { parseFieldValue } from './field-value.ts';
 import { parseLearn } from './learn.ts';
@@ -90,7 +91,7 @@ function subfield(tok: ActionToken, text: string): Subfield {
 function tableRef(tok: ActionToken, text: string): TableRef {
   const t = text.trim();
   const n = parseSmall(t, 255);
-  if (n !== undefined) return { kind: 'number', number: n };
+  if (n !== undefined) return tableRefOf(n);
   if (/^[A-Za-z][A-Za-z0-9_]*$/.test(t)) return { kind: 'name', name: t };
   const quoted = /^"(.*)"$/.exec(t);
   if (quoted) return { kind: 'name', name: quoted[1]! };
@@ -371,8 +372,14 @@ function parseNatRange(tok: ActionToken, text: string): NatRange {
   };
 }
 
+/**
+ * An action being filled in by its parser. Assigning a property keeps the key order the finished
+ * action has always had (defaults first, then options as written), which JSON output shows.
+ */
+type Draft<T> = { -readonly [K in keyof T]: T[K] };
+
 function parseNat(tok: ActionToken): NatAction {
-  let nat: NatAction = { kind: 'nat', persistent: false, hash: false, random: false };
+  const nat: Draft<NatAction> = { kind: 'nat', persistent: false, hash: false, random: false };
   const arg = tok.arg ?? '';
   for (const t of scanActionTokens(arg, 0, arg.length)) {
     switch (t.name) {
@@ -383,13 +390,14 @@ function parseNat(tok: ActionToken): NatAction {
         const range = t.arg !== undefined && t.arg !== '' ? parseNatRange(tok, t.arg) : undefined;
         // OVS treats an all-zero address without ports as no range at all.
         const empty = !range || (range.addrMin === 0n && range.addrMax === undefined && range.portMin === undefined);
-        nat = { ...nat, direction: t.name, ...(empty ? {} : { range }) };
+        nat.direction = t.name;
+        if (!empty) nat.range = range;
         break;
       }
       case 'persistent':
       case 'hash':
       case 'random':
-        nat = { ...nat, [t.name]: true };
+        nat[t.name] = true;
         break;
       default:
         fail(tok, `${t.name}: invalid nat option`);
@@ -402,40 +410,41 @@ function parseNat(tok: ActionToken): NatAction {
 const ALG_PORTS: Readonly<Record<string, number>> = { ftp: 21, tftp: 69 };
 
 function parseCt(tok: ActionToken, env: Env): CtAction {
-  let ct: CtAction = { kind: 'ct', commit: false, force: false, actions: [] };
+  const ct: Draft<CtAction> = { kind: 'ct', commit: false, force: false, actions: [] };
+  const actions: Action[] = [];
   const arg = tok.arg ?? '';
   const base = tok.argOffset;
   for (const t of scanActionTokens(env.text, base, base + arg.length)) {
     const v = t.arg ?? '';
     switch (t.name) {
       case 'commit':
-        ct = { ...ct, commit: true };
+        ct.commit = true;
         break;
       case 'force':
-        ct = { ...ct, force: true };
+        ct.force = true;
         break;
       case 'table':
-        ct = { ...ct, table: tableRef(t, v) };
+        ct.table = tableRef(t, v);
         break;
       case 'zone': {
         const n = parseSmall(v, 0xffff);
         if (n !== undefined) {
-          if (ct.zone?.kind !== 'field') ct = { ...ct, zone: { kind: 'value', value: n } };
+          if (ct.zone?.kind !== 'field') ct.zone = { kind: 'value', value: n };
         } else {
           const src = subfield(t, v);
           if (src.bits !== 16) fail(t, `${v}: zone subfield must be 16 bits wide`);
-          ct = { ...ct, zone: { kind: 'field', src } };
+          ct.zone = { kind: 'field', src };
         }
         break;
       }
       case 'alg': {
         const port = ALG_PORTS[v] ?? parseSmall(v, 0xffff);
         if (port === undefined) fail(t, `${v}: unknown alg`);
-        ct = { ...ct, alg: port };
+        ct.alg = port;
         break;
       }
       case 'nat':
-        ct = { ...ct, actions: [...ct.actions, parseNat(t)] };
+        actions.push(parseNat(t));
         break;
       case 'exec': {
         const nested = parseList(env.text, t.argOffset, t.argOffset + v.length, { ...env, inCt: true }, 'exec');
@@ -444,14 +453,15 @@ function parseCt(tok: ActionToken, env: Env): CtAction {
             env.ctx.sink.error(`ct action doesn't support nested action ${a.kind}`, t.argOffset, v.length);
           }
         }
-        ct = { ...ct, actions: [...ct.actions, ...nested] };
+        actions.push(...nested);
         break;
       }
       default:
         fail(t, `${t.name}: invalid argument to "ct" action`);
     }
   }
-  const hasExec = ct.actions.some((a) => a.kind !== 'nat');
+  ct.actions = actions;
+  const hasExec = actions.some((a) => a.kind !== 'nat');
   if (hasExec && !ct.commit) fail(tok, 'ct: "exec" requires "commit"');
   if (ct.force && !ct.commit) fail(tok, 'ct: "force" requires "commit"');
   return ct;
