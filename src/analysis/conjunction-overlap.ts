@@ -11,10 +11,11 @@
 import type { Flow, MatchField } from '../model/flow.ts';
 import { ones, prefixLength } from '../model/values.ts';
 import { fullMask } from '../syntax/field-value.ts';
+import { type ClauseFlow, valueKey } from './clause-shape.ts';
 
 export interface OverlapSubject {
   /** Clause flows by dimension; every dimension non-empty. */
-  readonly dims: readonly (readonly Flow[])[];
+  readonly dims: readonly (readonly ClauseFlow[])[];
   /** Whether overlaps of this subject are wanted (others only serve as partners). */
   readonly wanted: boolean;
 }
@@ -33,13 +34,6 @@ export interface OverlapResult<S> {
   readonly pairs: readonly { readonly a: S; readonly b: S; readonly witness: readonly Flow[] }[];
   /** Subjects whose search stopped at a limit before every candidate was decided. */
   readonly incomplete: ReadonlySet<S>;
-}
-
-const QUALIFIER_STORAGES = new Set(['eth_type', 'nw_proto']);
-
-/** A match entry's value under `mask` as a hash key; a port known only by name keys by that name. */
-export function valueKey(e: MatchField, mask: bigint = e.mask): string {
-  return e.port?.kind === 'name' && e.value === 0n ? `"${e.port.name}"` : (e.value & mask).toString(16);
 }
 
 function namedPort(e: MatchField): string | undefined {
@@ -103,31 +97,11 @@ function exactWithin(dim: SimpleDim, o: MatchField): readonly { readonly e: Matc
   return out;
 }
 
-/** A flow's one non-protocol entry, keyed; null when it has none or several. Kept per flow. */
-const singles = new WeakMap<Flow, { readonly e: MatchField; readonly exact: boolean; readonly key: string } | null>();
-
-function singleEntry(flow: Flow): { readonly e: MatchField; readonly exact: boolean; readonly key: string } | null {
-  let s = singles.get(flow);
-  if (s !== undefined) return s;
-  let key: MatchField | undefined;
-  let several = false;
-  for (const e of flow.match.fields) {
-    if (QUALIFIER_STORAGES.has(e.field.storage)) continue;
-    several = key !== undefined;
-    key = e;
-    if (several) break;
-  }
-  s = !key || several ? null : { e: key, exact: key.mask === fullMask(key.field), key: valueKey(key) };
-  singles.set(flow, s);
-  return s;
-}
-
-function simpleDim(flows: readonly Flow[]): SimpleDim | undefined {
+function simpleDim(flows: readonly ClauseFlow[]): SimpleDim | undefined {
   let storage: string | undefined;
   const exact = new Map<string, { e: MatchField; flow: Flow }[]>();
   const masked: { e: MatchField; flow: Flow }[] = [];
-  for (const flow of flows) {
-    const single = singleEntry(flow);
+  for (const { flow, single } of flows) {
     if (!single || (storage !== undefined && single.e.field.storage !== storage)) return undefined;
     storage = single.e.field.storage;
     if (single.exact) {
@@ -196,27 +170,32 @@ function intersectSimple(dims: readonly SimpleDim[]): { options: Option[]; trunc
 }
 
 /** One flow per dimension that a single packet satisfies together; undefined if none; 'unknown' past the step budget. */
-function commonPacket(dims: readonly (readonly Flow[])[], simple: (d: readonly Flow[]) => SimpleDim | undefined, maxSteps: number): Flow[] | undefined | 'unknown' {
+function commonPacket(dims: readonly (readonly ClauseFlow[])[], simple: (d: readonly ClauseFlow[]) => SimpleDim | undefined, maxSteps: number): Flow[] | undefined | 'unknown' {
   // Slots of the search: per field, the combinations meeting on it; each other dimension's flows.
   const byStorage = new Map<string, SimpleDim[]>();
-  const slots: Option[][] = [];
+  const generic: (readonly ClauseFlow[])[] = [];
   for (const d of dims) {
     const s = simple(d);
     if (!s) {
-      slots.push(d.map((f) => [f]));
+      generic.push(d);
       continue;
     }
     const list = byStorage.get(s.storage);
     if (list) list.push(s);
     else byStorage.set(s.storage, [s]);
   }
+  // Fields whose smallest dimension is small first: most pairs that do not overlap fail there, cheaply.
+  const size = (d: SimpleDim): number => d.exact.size + d.masked.length;
+  const fields = [...byStorage.values()].map((g) => ({ g, min: Math.min(...g.map(size)) })).sort((a, b) => a.min - b.min);
+  const slots: Option[][] = [];
   let truncated = false;
-  for (const group of byStorage.values()) {
-    const meet = intersectSimple(group);
+  for (const { g } of fields) {
+    const meet = intersectSimple(g);
     if (meet.options.length === 0) return undefined;
     truncated ||= meet.truncated;
     slots.push(meet.options);
   }
+  for (const d of generic) slots.push(d.map((c) => [c.flow]));
   slots.sort((a, b) => a.length - b.length);
   const chosen: Flow[] = [];
   let steps = 0;
@@ -244,8 +223,8 @@ function commonPacket(dims: readonly (readonly Flow[])[], simple: (d: readonly F
 
 /** Finds overlapping pairs among subjects that share a table and priority. */
 export function findOverlaps<S extends OverlapSubject>(group: readonly S[], limits: OverlapLimits): OverlapResult<S> {
-  const simpleCache = new Map<readonly Flow[], SimpleDim | undefined>();
-  const simple = (d: readonly Flow[]): SimpleDim | undefined => {
+  const simpleCache = new Map<readonly ClauseFlow[], SimpleDim | undefined>();
+  const simple = (d: readonly ClauseFlow[]): SimpleDim | undefined => {
     if (!simpleCache.has(d)) simpleCache.set(d, simpleDim(d));
     return simpleCache.get(d);
   };

@@ -9,13 +9,13 @@
  * flows is explained in seconds.
  */
 import type { FieldDef } from '../model/fields.ts';
-import type { Flow, Match, MatchField } from '../model/flow.ts';
+import type { Flow, Match } from '../model/flow.ts';
 import { matchCovers, matchesPacket } from '../model/match.ts';
 import { type Pipeline, tableKey } from '../model/pipeline.ts';
 import type { TableRef } from '../model/tables.ts';
-import { ones, prefixLength } from '../model/values.ts';
 import { fullMask } from '../syntax/field-value.ts';
-import { findOverlaps, valueKey } from './conjunction-overlap.ts';
+import { type ClauseFlow, clauseFlow, type Interval, intervalOf, valueKey } from './clause-shape.ts';
+import { findOverlaps } from './conjunction-overlap.ts';
 
 /** One element of a dimension's accepted set, in the terms that read best for the field. */
 export type Member =
@@ -108,16 +108,15 @@ export interface ConjunctionOptions {
   readonly ids?: readonly number[];
 }
 
-const QUALIFIER_STORAGES = new Set(['eth_type', 'nw_proto']);
 const PORT_STORAGES = new Set(['tp_src', 'tp_dst']);
 /**
  * Overlap search bounds: a few partners make the point; candidates and steps keep a dump with
  * thousands of rules at one priority (Antrea's K8s NetworkPolicy tables) within seconds.
  */
-const OVERLAP_LIMITS = { maxFound: 3, maxCandidates: 200, maxSteps: 2000 } as const;
+const OVERLAP_LIMITS = { maxFound: 3, maxCandidates: 40, maxSteps: 2000 } as const;
 
 interface Clause {
-  readonly flow: Flow;
+  readonly clause: ClauseFlow;
   readonly k: number;
   readonly n: number;
 }
@@ -220,7 +219,7 @@ function mergeIntervals(intervals: { first: bigint; last: bigint }[]): { first: 
     const prev = out[out.length - 1];
     if (prev && iv.first <= prev.last + 1n) {
       if (iv.last > prev.last) prev.last = iv.last;
-    } else out.push({ ...iv });
+    } else out.push(iv);
   }
   return out;
 }
@@ -237,35 +236,26 @@ function addressMember(field: FieldDef, first: bigint, last: bigint): Member {
   return { kind: 'range', first, last };
 }
 
-/** Intervals of prefix-masked entries, kept per entry object: clause flows serve many conjunctions. */
-const intervals = new WeakMap<object, { readonly first: bigint; readonly last: bigint } | null>();
-
-function intervalOf(field: FieldDef, entry: { value: bigint; mask: bigint }): { readonly first: bigint; readonly last: bigint } | undefined {
-  let iv = intervals.get(entry);
-  if (iv === undefined) {
-    const len = prefixLength(entry.mask & ones(field.bits), field.bits);
-    iv = len < 0 ? null : { first: entry.value, last: entry.value | ones(field.bits - len) };
-    intervals.set(entry, iv);
-  }
-  return iv ?? undefined;
-}
-
 /**
  * The values a set of single-field entries accepts: prefix-masked addresses and ports become
  * merged blocks and ranges; other masks (OVS allows any bit pattern) and other fields stay as
  * listed values.
  */
 export function memberSet(field: FieldDef, entries: readonly { value: bigint; mask: bigint }[]): Member[] {
+  return members(field, entries.map((e) => ({ e, interval: intervalOf(field, e) })));
+}
+
+/** `memberSet` on entries whose intervals are known already. */
+function members(field: FieldDef, entries: readonly { e: { value: bigint; mask: bigint }; interval: Interval | undefined }[]): Member[] {
   const full = fullMask(field);
   const rangeable = isAddress(field) || PORT_STORAGES.has(field.storage);
-  const intervals: { first: bigint; last: bigint }[] = [];
+  const runs: { first: bigint; last: bigint }[] = [];
   const listed = new Map<string, Member>();
-  for (const entry of entries) {
-    const iv = rangeable ? intervalOf(field, entry) : undefined;
-    if (iv) intervals.push({ ...iv });
-    else listed.set(`${entry.value}/${entry.mask}`, { kind: 'value', value: entry.value, mask: entry.mask });
+  for (const { e, interval } of entries) {
+    if (rangeable && interval) runs.push({ first: interval.first, last: interval.last });
+    else listed.set(`${e.value}/${e.mask}`, { kind: 'value', value: e.value, mask: e.mask });
   }
-  const merged = mergeIntervals(intervals).map((iv): Member => {
+  const merged = mergeIntervals(runs).map((iv): Member => {
     if (isAddress(field)) return addressMember(field, iv.first, iv.last);
     return iv.first === iv.last ? { kind: 'value', value: iv.first, mask: full } : { kind: 'range', first: iv.first, last: iv.last };
   });
@@ -277,42 +267,20 @@ export function memberSet(field: FieldDef, entries: readonly { value: bigint; ma
   return [...merged, ...rest];
 }
 
-/** A clause flow split into protocol qualifier and the other fields, computed once per flow. */
-interface FlowShape {
-  readonly qualifier: Match;
-  readonly keys: readonly MatchField[];
-  /** Equal for flows that belong in one term. */
-  readonly sig: string;
-}
-
-function flowShape(f: Flow): FlowShape {
-  const qualifier: MatchField[] = [];
-  const keys: MatchField[] = [];
-  for (const e of f.match.fields) (QUALIFIER_STORAGES.has(e.field.storage) ? qualifier : keys).push(e);
-  let sig = '';
-  for (const e of qualifier) sig += `${e.field.storage}=${e.value},`;
-  sig += '|';
-  for (const e of keys) sig += `${e.field.name},`;
-  return { qualifier: { fields: qualifier }, keys, sig };
-}
-
 /** Splits a dimension's flows into terms: by protocol qualifier and by which other fields they match. */
-function dimensionTerms(flows: readonly Flow[], shapeOf: (f: Flow) => FlowShape): DimensionTerm[] {
-  const groups = new Map<string, { shape: FlowShape; flows: Flow[]; keys: MatchField[] }>();
-  for (const f of flows) {
-    const shape = shapeOf(f);
-    const key = shape.keys[0];
-    let g = groups.get(shape.sig);
-    if (!g) groups.set(shape.sig, (g = { shape, flows: [], keys: [] }));
-    g.flows.push(f);
-    if (key) g.keys.push(key);
+function dimensionTerms(clauses: readonly ClauseFlow[]): DimensionTerm[] {
+  const groups = new Map<string, ClauseFlow[]>();
+  for (const c of clauses) {
+    const g = groups.get(c.sig);
+    if (g) g.push(c);
+    else groups.set(c.sig, [c]);
   }
-  return [...groups.values()].map(({ shape, flows: members, keys }): DimensionTerm => {
-    const { qualifier } = shape;
-    const field = shape.keys[0]?.field;
-    if (!field) return { kind: 'any', qualifier, flows: members };
-    if (shape.keys.length > 1) return { kind: 'matches', qualifier, flows: members };
-    return { kind: 'set', field, members: memberSet(field, keys), qualifier, flows: members };
+  return [...groups.values()].map((group): DimensionTerm => {
+    const { qualifier, keys, single } = group[0]!;
+    const flows = group.map((c) => c.flow);
+    if (keys.length === 0) return { kind: 'any', qualifier, flows };
+    if (!single) return { kind: 'matches', qualifier, flows };
+    return { kind: 'set', field: single.e.field, members: members(single.e.field, group.map((c) => c.single!)), qualifier, flows };
   });
 }
 
@@ -321,7 +289,7 @@ interface Built {
   readonly priority: number;
   readonly n: number;
   /** Clause flows at `priority`, by dimension. */
-  readonly dims: Flow[][];
+  readonly dims: ClauseFlow[][];
   readonly problems: ConjunctionProblem[];
   wanted: boolean;
 }
@@ -347,26 +315,27 @@ function build(entry: Entry, cover: CoverIndex | undefined): Built {
     const priority = entry.actionFlows[0]?.priority ?? 0;
     return { entry, priority, n: 0, dims: [], problems, wanted: true };
   }
-  const priority = mode(clauses.map((c) => c.flow.priority));
+  const priority = mode(clauses.map((c) => c.clause.flow.priority));
   const n = mode(clauses.map((c) => c.n));
   const counts = [...new Set(clauses.map((c) => c.n))].sort((a, b) => a - b);
-  if (counts.length > 1) problems.push({ kind: 'inconsistent-n', severity: 'error', counts, flows: clauses.filter((c) => c.n !== n).map((c) => c.flow) });
-  const priorities = [...new Set(clauses.map((c) => c.flow.priority))].sort((a, b) => b - a);
-  if (priorities.length > 1) problems.push({ kind: 'split-priority', severity: 'error', priorities, flows: clauses.filter((c) => c.flow.priority !== priority).map((c) => c.flow) });
-  const dims: Flow[][] = Array.from({ length: Math.max(n, ...clauses.map((c) => c.k)) }, () => []);
-  for (const c of clauses) if (c.flow.priority === priority) dims[c.k - 1]!.push(c.flow);
-  dims.forEach((flows, i) => {
-    if (flows.length === 0) {
-      const elsewhere = clauses.filter((c) => c.k === i + 1).map((c) => c.flow);
+  if (counts.length > 1) problems.push({ kind: 'inconsistent-n', severity: 'error', counts, flows: clauses.filter((c) => c.n !== n).map((c) => c.clause.flow) });
+  const priorities = [...new Set(clauses.map((c) => c.clause.flow.priority))].sort((a, b) => b - a);
+  const off = clauses.filter((c) => c.clause.flow.priority !== priority).map((c) => c.clause.flow);
+  if (priorities.length > 1) problems.push({ kind: 'split-priority', severity: 'error', priorities, flows: off });
+  const dims: ClauseFlow[][] = Array.from({ length: Math.max(n, ...clauses.map((c) => c.k)) }, () => []);
+  for (const c of clauses) if (c.clause.flow.priority === priority) dims[c.k - 1]!.push(c.clause);
+  dims.forEach((dim, i) => {
+    if (dim.length === 0) {
+      const elsewhere = clauses.filter((c) => c.k === i + 1).map((c) => c.clause.flow);
       problems.push({ kind: 'empty-dimension', severity: 'error', k: i + 1, flows: elsewhere });
     } else if (cover) {
       const hits: Flow[] = [];
-      for (const f of flows) {
-        const h = cover.coverOf(f);
-        if (h) hits.push(f, h);
+      for (const { flow } of dim) {
+        const h = cover.coverOf(flow);
+        if (h) hits.push(flow, h);
       }
       if (hits.length > 0) {
-        const dead = hits.length / 2 === flows.length;
+        const dead = hits.length / 2 === dim.length;
         problems.push({ kind: 'pre-empted', severity: dead ? 'error' : 'warning', k: i + 1, dimensionDead: dead, flows: hits });
       }
     }
@@ -391,11 +360,11 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
       return e;
     };
     for (const f of t.flows) {
-      let clause = false;
+      let clause: ClauseFlow | undefined;
       for (const a of f.actions) {
         if (a.kind !== 'conjunction') continue;
-        clause = true;
-        entryFor(a.id).clauses.push({ flow: f, k: a.clause, n: a.nClauses });
+        clause ??= clauseFlow(f);
+        entryFor(a.id).clauses.push({ clause, k: a.clause, n: a.nClauses });
       }
       if (clause) continue;
       hard.push(f);
@@ -440,12 +409,6 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
     overlapSearchIncomplete += result.incomplete.size;
   }
 
-  const shapes = new Map<Flow, FlowShape>();
-  const shapeOf = (f: Flow): FlowShape => {
-    let shape = shapes.get(f);
-    if (!shape) shapes.set(f, (shape = flowShape(f)));
-    return shape;
-  };
   const conjunctions = built
     .filter((b) => b.wanted)
     .sort((a, b) => a.entry.tableIndex - b.entry.tableIndex || b.priority - a.priority || a.entry.id - b.entry.id)
@@ -455,7 +418,7 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
         table: b.entry.table,
         priority: b.priority,
         n: b.n,
-        dimensions: b.dims.map((flows, i) => ({ k: i + 1, flows, terms: dimensionTerms(flows, shapeOf) })),
+        dimensions: b.dims.map((dim, i) => ({ k: i + 1, flows: dim.map((c) => c.flow), terms: dimensionTerms(dim) })),
         actionFlows: b.entry.actionFlows,
         hits: hitsOf(b.entry.actionFlows),
         problems: b.problems,
