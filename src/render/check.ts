@@ -7,6 +7,7 @@ import type { CheckReport, Finding, Severity } from '../analysis/check.ts';
 import type { Wording } from '../analysis/describe-fields.ts';
 import type { Flow } from '../model/flow.ts';
 import type { TableRef } from '../model/tables.ts';
+import { ones } from '../model/values.ts';
 import type { TableMiss } from '../profiles/types.ts';
 import { formatActions } from './actions.ts';
 import { problemMessage } from './conjunctions.ts';
@@ -74,8 +75,11 @@ export function findingMessage(f: Finding, wording: Wording): string {
         (f.sameActions ? ' and does the same, so this flow is redundant' : ', so its own actions never run')
       );
     case 'unset-register': {
-      const field = `${f.slot} bit${f.bits & (f.bits - 1n) ? 's' : ''} ${bitsHex(f.bits)}`;
-      return `never matches: it needs ${field} set, and no flow, group bucket or learned flow ever sets ${f.bits & (f.bits - 1n) ? 'them' : 'it'} (registers start at 0)`;
+      const several = (f.bits & (f.bits - 1n)) !== 0n;
+      const named = wording.bits(f.entry.field, f.entry.value, f.entry.mask);
+      const mask = f.entry.mask === ones(f.entry.field.bits) ? '' : `/${bitsHex(f.entry.mask)}`;
+      const asks = `${f.entry.field.name}=${bitsHex(f.entry.value)}${mask}${named ? ` (${named})` : ''}`;
+      return `never matches: it asks for ${asks}, but no flow, group bucket or learned flow ever sets ${f.slot} bit${several ? 's' : ''} ${bitsHex(f.bits)} (registers start at 0)`;
     }
     case 'conjunction':
       return `conjunction ${f.conjunction.id}: ${problemMessage(f.conjunction, f.problem)}`;

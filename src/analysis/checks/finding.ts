@@ -1,6 +1,6 @@
 /** What `flowscope check` reports: one defect, its severity, the flows involved and the facts behind it. */
 import type { Action } from '../../model/actions.ts';
-import type { Flow } from '../../model/flow.ts';
+import type { Flow, MatchField } from '../../model/flow.ts';
 import type { TableRef } from '../../model/tables.ts';
 import type { FlowPattern, TableSpec } from '../../profiles/types.ts';
 import type { Conjunction, ConjunctionProblem } from '../conjunctions.ts';
@@ -23,7 +23,8 @@ export type Finding = Base &
     /** A higher-priority flow of the same table matches every packet this one matches. */
     | { readonly kind: 'shadowed'; readonly flow: Flow; readonly by: Flow; readonly sameActions: boolean }
     /** The flow needs register/metadata bits set to 1 that no action anywhere sets. */
-    | { readonly kind: 'unset-register'; readonly flow: Flow; readonly slot: string; readonly bits: bigint }
+    /** `entry` is the match field that asks for them (`reg1=0x19c`, `xxreg0=…`); `bits` are in `slot`'s own positions. */
+    | { readonly kind: 'unset-register'; readonly flow: Flow; readonly entry: MatchField; readonly slot: string; readonly bits: bigint }
     /** A problem the conjunction analysis found. */
     | { readonly kind: 'conjunction'; readonly conjunction: Conjunction; readonly problem: ConjunctionProblem }
     /** Flows (or group buckets) continue in a table that holds no flow. */

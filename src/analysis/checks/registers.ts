@@ -98,7 +98,7 @@ function check(flow: Flow, writes: SlotWrites): Finding | undefined {
       if (!isZeroedSlot(p.slot)) continue;
       const need = ((e.value >> BigInt(p.fieldShift)) & ones(p.bits)) << BigInt(p.slotShift);
       const never = need & ~(writes.mayBeOne.get(p.slot) ?? 0n);
-      if (never !== 0n) return { kind: 'unset-register', severity: 'error', table: flow.table, flows: [flow], flow, slot: p.slot, bits: never };
+      if (never !== 0n) return { kind: 'unset-register', severity: 'error', table: flow.table, flows: [flow], flow, entry: e, slot: p.slot, bits: never };
     }
   }
   return undefined;
