@@ -321,3 +321,10 @@ test('flowscope conj: text, ids, JSON and --packet', async () => {
   const badId = await runCli(['conj', file, 'seven']);
   assert.equal(badId.status, 2);
 });
+
+test('a conjunction action repeated on one flow counts once', () => {
+  const r = report(`priority=100,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2),conjunction(1,1/2)
+priority=100,tcp,tp_dst=80 actions=conjunction(1,2/2)
+priority=100,conj_id=1,ip actions=output:1`);
+  assert.deepEqual(lines(conj(r, 1).dimensions[0]!.flows), [1]);
+});

@@ -361,8 +361,13 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
     };
     for (const f of t.flows) {
       let clause: ClauseFlow | undefined;
+      // The same conjunction action twice on one flow counts once.
+      const seen = new Set<string>();
       for (const a of f.actions) {
         if (a.kind !== 'conjunction') continue;
+        const key = `${a.id}/${a.clause}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
         clause ??= clauseFlow(f);
         entryFor(a.id).clauses.push({ clause, k: a.clause, n: a.nClauses });
       }

@@ -21,6 +21,7 @@ import { packetReader } from '../analysis/conjunctions.ts';
 import { formatFieldValue } from '../syntax/field-value.ts';
 import { formatSubfield } from '../syntax/subfield.ts';
 import { formatActions } from './actions.ts';
+import { formatPriorityAndMatch } from './flow.ts';
 import { flowJson } from './json.ts';
 import { formatMatch } from './match.ts';
 
@@ -201,8 +202,11 @@ export function problemMessage(c: Conjunction, p: ConjunctionProblem): string {
   }
 }
 
+/** A flow by its source line and its priority and match (its actions are described separately). */
 function flowRef(f: Flow): string {
-  return `line ${f.origin.line}: ${f.origin.text.trim()}`;
+  const packets = f.stats?.packets;
+  const counted = packets === undefined ? '' : `  (n_packets=${packets ?? '?'})`;
+  return `line ${f.origin.line}: ${formatPriorityAndMatch(f)}${counted}`;
 }
 
 function hitsText(c: Conjunction): string {
