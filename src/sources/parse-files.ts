@@ -74,12 +74,17 @@ export function parseFiles(files: readonly NodeFile[], options: ParseFilesOption
     if (last !== undefined && r.diagnostics.some((d) => d.severity === 'error' && d.line === last)) {
       problems.push(`${shown(f.label)}: line ${last} could not be read and ends without a line end: the file looks cut short`);
     }
-    flows.push(...r.flows);
-    groups.push(...r.groups);
-    diagnostics.push(...r.diagnostics);
+    append(flows, r.flows);
+    append(groups, r.groups);
+    append(diagnostics, r.diagnostics);
     for (const v of r.protocols) if (protocols[protocols.length - 1] !== v) protocols.push(v);
     for (const [n, name] of r.ports.entries()) ports.set(n, name);
     badLines += r.badLines;
   }
   return { flows, groups, diagnostics, ports, protocols, badLines, rejected, problems };
+}
+
+/** `target.push(...items)` passes every item as an argument and overflows the stack on big dumps. */
+function append<T>(target: T[], items: readonly T[]): void {
+  for (const item of items) target.push(item);
 }
