@@ -9,17 +9,12 @@ import { formatFlowCanonical } from '../src/render/flow.ts';
 import { formatGroup } from '../src/render/group.ts';
 import { corpusText, readJsonl } from './support/corpus.ts';
 import { repoRoot } from './support/paths.ts';
+import { Random } from '../bench/random.ts';
 
-/** Small deterministic PRNG (mulberry32) so a failure can be replayed. */
+/** A seeded source, so that a failure can be replayed. */
 function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = new Random(seed);
+  return () => random.next();
 }
 
 const SPECIAL = [',', '=', '(', ')', '[', ']', '"', '\\', ':', '/', '-', '>', '.', ' ', '\t', '\r', '\n', '\u0000', '\u00e9', '\ud83d', 'x', '0', '9', 'ff', '..', '->', 'actions=', 'bucket=', '0x'];

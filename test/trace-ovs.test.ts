@@ -14,6 +14,7 @@ import { parseCtNext } from '../src/cli/commands/trace.ts';
 import { type OvsSwitch, skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
 import { ANTREA, ANTREA_PROXY, type Example, exampleFile } from './support/make-examples.ts';
 import { parseOfprotoTrace } from './support/ofproto-trace.ts';
+import { Random } from '../bench/random.ts';
 
 interface Probe {
   /** ofproto/trace flow syntax (prerequisites first). */
@@ -102,17 +103,6 @@ const ANTREA_PROBES: readonly Probe[] = [
   { packet: 'in_port=3,ipv6,ipv6_src=fe80::1,ipv6_dst=fe80::2' },
 ];
 
-/** A small deterministic generator (mulberry32), so a failing variation can be reproduced. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * NetworkPolicy flows in Antrea's shape added to the example: per rule a conjunction over source
@@ -121,8 +111,10 @@ function random(seed: number): () => number {
  * rules. Returns the flows and probes that exercise them.
  */
 function policyVariation(seed: number): { flows: string; probes: Probe[] } {
-  const rnd = random(seed);
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  // Seeded, so a failing variation can be reproduced.
+  const random = new Random(seed);
+  const rnd = (): number => random.next();
+  const pick = <T>(xs: readonly T[]): T => random.pick(xs);
   const flows: string[] = [];
   const probes: Probe[] = [];
   const peers = Array.from({ length: 6 }, (_, i) => `10.10.${pick([0, 1, 2])}.${20 + i}`);
