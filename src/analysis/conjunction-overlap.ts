@@ -230,15 +230,15 @@ export function findOverlaps<S extends OverlapSubject>(group: readonly S[], limi
   };
 
   // Bucket by the field most subjects pin to exact values: partners must share one of them.
-  const pins = new Map<S, Map<string, ReadonlySet<string>>>();
+  const pins = new Map<S, Map<string, ReadonlyMap<string, unknown>>>();
   const votes = new Map<string, number>();
   for (const s of group) {
-    const mine = new Map<string, ReadonlySet<string>>();
+    const mine = new Map<string, ReadonlyMap<string, unknown>>();
     for (const d of s.dims) {
       const sd = simple(d);
       if (!sd || sd.masked.length > 0) continue;
       const prev = mine.get(sd.storage);
-      if (!prev || sd.exact.size < prev.size) mine.set(sd.storage, new Set(sd.exact.keys()));
+      if (!prev || sd.exact.size < prev.size) mine.set(sd.storage, sd.exact);
     }
     pins.set(s, mine);
     for (const storage of mine.keys()) votes.set(storage, (votes.get(storage) ?? 0) + 1);
@@ -251,7 +251,7 @@ export function findOverlaps<S extends OverlapSubject>(group: readonly S[], limi
     const values = pinned === undefined ? undefined : pins.get(s)!.get(pinned);
     if (!values) unpinned.push(s);
     else
-      for (const v of values) {
+      for (const v of values.keys()) {
         const list = byValue.get(v);
         if (list) list.push(s);
         else byValue.set(v, [s]);
@@ -266,26 +266,30 @@ export function findOverlaps<S extends OverlapSubject>(group: readonly S[], limi
   for (const a of group) {
     if (!a.wanted || (found.get(a) ?? 0) >= limits.maxFound) continue;
     const values = pinned === undefined ? undefined : pins.get(a)!.get(pinned);
-    const candidates = new Set<S>(values ? unpinned : group);
-    if (values) for (const v of values) for (const b of byValue.get(v) ?? []) candidates.add(b);
+    // Candidates lazily, bucket by bucket: buckets of a popular value hold thousands.
+    const lists: (readonly S[])[] = values ? [unpinned, ...[...values.keys()].map((v) => byValue.get(v) ?? [])] : [group];
+    const seen = new Set<S>([a]);
     let tried = 0;
-    for (const b of candidates) {
-      if (b === a) continue;
-      if ((found.get(a) ?? 0) >= limits.maxFound) break;
-      const [i, j] = [index.get(a)!, index.get(b)!];
-      const pair = i < j ? `${i},${j}` : `${j},${i}`;
-      if (checked.has(pair)) continue;
-      if (++tried > limits.maxCandidates) {
-        incomplete.add(a);
-        break;
+    search: for (const list of lists) {
+      for (const b of list) {
+        if (seen.has(b)) continue;
+        seen.add(b);
+        if ((found.get(a) ?? 0) >= limits.maxFound) break search;
+        const [i, j] = [index.get(a)!, index.get(b)!];
+        const pair = i < j ? `${i},${j}` : `${j},${i}`;
+        if (checked.has(pair)) continue;
+        if (++tried > limits.maxCandidates) {
+          incomplete.add(a);
+          break search;
+        }
+        checked.add(pair);
+        const witness = commonPacket([...a.dims, ...b.dims], simple, limits.maxSteps);
+        if (witness === 'unknown') incomplete.add(a);
+        if (witness === undefined || witness === 'unknown') continue;
+        pairs.push({ a, b, witness });
+        found.set(a, (found.get(a) ?? 0) + 1);
+        found.set(b, (found.get(b) ?? 0) + 1);
       }
-      checked.add(pair);
-      const witness = commonPacket([...a.dims, ...b.dims], simple, limits.maxSteps);
-      if (witness === 'unknown') incomplete.add(a);
-      if (witness === undefined || witness === 'unknown') continue;
-      pairs.push({ a, b, witness });
-      found.set(a, (found.get(a) ?? 0) + 1);
-      found.set(b, (found.get(b) ?? 0) + 1);
     }
   }
   return { pairs, incomplete };
