@@ -59,6 +59,7 @@ export function clauseFlow(flow: Flow): ClauseFlow {
   sig += '|';
   for (const e of keys) sig += `${e.field.name},`;
   const e = keys.length === 1 ? keys[0] : undefined;
-  const single = e && { e, exact: e.mask === fullMask(e.field), key: valueKey(e), interval: intervalOf(e.field, e) };
+  const exact = e !== undefined && e.mask === fullMask(e.field);
+  const single = e && { e, exact, key: valueKey(e), interval: exact ? { first: e.value, last: e.value } : intervalOf(e.field, e) };
   return { flow, qualifier: { fields: qualifier }, keys, sig, single };
 }

@@ -172,13 +172,13 @@ class CoverIndex {
   }
 
   private search(flow: Flow): Flow | undefined {
-    const byStorage = new Map(flow.match.fields.map((e) => [e.field.storage, e]));
+    const fields = flow.match.fields;
     let best: Flow | undefined;
     for (const g of this.groups.values()) {
       const parts: string[] = [];
       let possible = true;
       for (const x of g.fields) {
-        const e = byStorage.get(x.storage);
+        const e = fields.find((f) => f.field.storage === x.storage);
         if (!e || (e.mask & x.mask) !== x.mask) {
           possible = false;
           break;
