@@ -867,6 +867,26 @@ function digitsEnd(text: string, i: number): number {
 }
 
 /**
+ * Conjunction actions by (id, clause, clauses): a NetworkPolicy dump repeats each in many lists,
+ * and actions are immutable, so one object serves them all. Keys stay small integers (ids below
+ * 2^18); the table is emptied if it ever grows large.
+ */
+const CONJUNCTIONS = new Map<number, Action>();
+const CONJUNCTIONS_MAX = 1 << 16;
+
+function conjunctionOf(id: number, clause: number, nClauses: number): Action {
+  if (id >= 1 << 18) return { kind: 'conjunction', id, clause, nClauses };
+  const key = (id * 64 + clause) * 65 + nClauses;
+  let a = CONJUNCTIONS.get(key);
+  if (a === undefined) {
+    if (CONJUNCTIONS.size >= CONJUNCTIONS_MAX) CONJUNCTIONS.clear();
+    a = { kind: 'conjunction', id, clause, nClauses };
+    CONJUNCTIONS.set(key, a);
+  }
+  return a;
+}
+
+/**
  * The `conjunction(ID,K/N),…` lists that make up most of a large NetworkPolicy dump, read
  * directly when every element is in the plain form OVS prints and valid; anything else (spaces,
  * hex ids, errors) is left to the general parser.
@@ -886,7 +906,7 @@ function plainConjunctions(text: string, start: number, end: number): Action[] |
     const clause = plainNumberAt(text, idEnd + 1, clauseEnd);
     const nClauses = plainNumberAt(text, clauseEnd + 1, nEnd);
     if (id < 0 || id > 0xffffffff || nClauses < 2 || nClauses > 64 || clause < 1 || clause > nClauses) return undefined;
-    out.push({ kind: 'conjunction', id, clause, nClauses });
+    out.push(conjunctionOf(id, clause, nClauses));
     i = nEnd + 1;
     if (i === end) return out;
     if (text.charCodeAt(i) !== 0x2c) return undefined;

@@ -27,19 +27,27 @@ export interface FlowLineContext {
 const FLAG_SET = new Set<string>(FLOW_FLAGS);
 const TABLE_0 = tableRefOf(0);
 
+const ACTION_WORDS = ['actions=', 'action='] as const;
+const NO_ACTIONS = { keyword: -1, start: -1 } as const;
+
 /** Offset of the `actions=` (or `action=`) keyword that starts the action list, or -1. */
-export function findActions(text: string): { keyword: number; start: number } {
-  for (const word of ['actions=', 'action=']) {
-    let from = 0;
-    for (;;) {
-      const at = indexOutsideQuotes(text, word, from);
-      if (at < 0) break;
-      const before = at === 0 ? ' ' : text[at - 1]!;
-      if (before === ' ' || before === ',' || before === '\t') return { keyword: at, start: at + word.length };
-      from = at + 1;
-    }
+export function findActions(text: string): { readonly keyword: number; readonly start: number } {
+  for (const word of ACTION_WORDS) {
+    const keyword = keywordAt(text, word);
+    if (keyword >= 0) return { keyword, start: keyword + word.length };
   }
-  return { keyword: -1, start: -1 };
+  return NO_ACTIONS;
+}
+
+/** Where `word` starts as a key of its own (after a separator) outside quotes, or -1. */
+function keywordAt(text: string, word: string): number {
+  for (let from = 0; ; ) {
+    const at = indexOutsideQuotes(text, word, from);
+    if (at < 0) return -1;
+    const before = at === 0 ? 0x20 : text.charCodeAt(at - 1);
+    if (before === 0x20 || before === 0x2c || before === 0x09) return at;
+    from = at + 1;
+  }
 }
 
 function indexOutsideQuotes(text: string, word: string, from: number): number {
@@ -245,7 +253,7 @@ export function parseFlowLine(text: string, origin: Origin, ctx: FlowLineContext
   const read = inMatch ? readMatch(text, cursor, keyword, h, ctx) : NO_MATCH;
   const { match } = read;
   const actions = readActions(text, start, match, ctx);
-  if (sink.hasErrors) return undefined;
+  if (sink.problems.length > 0 && sink.hasErrors) return undefined;
   const checker = new FlowChecker(match, sink, { offset: keyword, length: text.length - keyword });
   // A shared match was checked on the line that first had it, and found clean.
   if (read.fresh) {

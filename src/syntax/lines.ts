@@ -28,20 +28,28 @@ interface Segment {
   readonly physical: string;
 }
 
+const NO_SEGMENTS: readonly Segment[] = [];
+
 class Logical implements LogicalLine {
   readonly text: string;
   readonly line: number;
-  private readonly segments: readonly Segment[];
+  /** The first segment, held flat: most logical lines have no other. */
+  private readonly column: number;
+  private readonly physical: string;
+  /** Continuation lines, in order. */
+  private readonly rest: readonly Segment[];
 
-  constructor(text: string, line: number, segments: readonly Segment[]) {
+  constructor(text: string, line: number, column: number, physical: string, rest: readonly Segment[] = NO_SEGMENTS) {
     this.text = text;
     this.line = line;
-    this.segments = segments;
+    this.column = column;
+    this.physical = physical;
+    this.rest = rest;
   }
 
   position(offset: number): { line: number; column: number; lineText: string } {
-    let seg = this.segments[0]!;
-    for (const s of this.segments) {
+    let seg: Segment = { at: 0, line: this.line, column: this.column, physical: this.physical };
+    for (const s of this.rest) {
       if (s.at <= offset) seg = s;
       else break;
     }
@@ -97,7 +105,7 @@ export function eachLogicalLine(text: string, visit: (line: LogicalLine) => void
     const continued = body.endsWith('\\') && !body.endsWith('\\\\');
     if (!continued && parts.length === 0) {
       // The common case: one physical line is one logical line.
-      visit(new Logical(body, startLine, [{ at: 0, line: i + 1, column, physical: lineText }]));
+      visit(new Logical(body, startLine, column, lineText));
       continue;
     }
     if (continued) {
@@ -109,7 +117,8 @@ export function eachLogicalLine(text: string, visit: (line: LogicalLine) => void
     parts.push(body);
     length += body.length;
     if (!continued || i === physical.length - 1) {
-      visit(new Logical(parts.join(''), startLine, segments));
+      const [first, ...rest] = segments;
+      visit(new Logical(parts.join(''), startLine, first!.column, first!.physical, rest));
       parts = [];
       segments = [];
       length = 0;
