@@ -20,8 +20,9 @@ import { formatFieldValue } from '../syntax/field-value.ts';
 import { AddressBook, type AddressTag } from './address-book.ts';
 import { BitFieldDecoder, type DecodedBits } from './bit-fields.ts';
 import { describeActions, describeMatch, maskedBits, shortSubfield, type Wording } from './describe-fields.ts';
-import { defaultRelease, findPattern, flattenActions, isTableMiss, jumpTargets, resolveTable } from './pattern-fit.ts';
+import { defaultRelease, findPattern, flattenActions, isTableMiss, jumpTargets, resolveTable, sampleTables } from './pattern-fit.ts';
 import { PortRoles } from './port-roles.ts';
+import { chooseLayout, readsNumbered } from './table-layout.ts';
 
 export interface AnnotateOptions {
   readonly profile?: Profile;
@@ -93,10 +94,12 @@ export class Annotator {
   readonly wording: Wording;
 
   constructor(pipeline: Pipeline, options: AnnotateOptions = {}) {
-    this.profile = options.profile;
     this.release = options.release ?? (options.profile ? defaultRelease(options.profile) : '9999');
-    this.ports = new PortRoles(this.profile, this.release, pipeline.ports);
     const flows = [...pipeline.tables.values()].flatMap((t) => t.flows);
+    // A named pipeline's numbered dump is read in the layout that fits it (detection may have chosen it already).
+    const given = options.profile;
+    this.profile = given && readsNumbered(given, flows) ? (chooseLayout(given, sampleTables(flows), this.release)?.profile ?? given) : given;
+    this.ports = new PortRoles(this.profile, this.release, pipeline.ports);
     this.addresses = new AddressBook(flows, this.profile, this.release, this.ports);
     this.bits = new BitFieldDecoder(this.profile, this.release, (n) => this.ports.words(n));
     this.wording = {

@@ -11,9 +11,10 @@ import type { Flow, Group } from '../model/flow.ts';
 import { matchCovers } from '../model/match.ts';
 import type { PortMap, PortRef } from '../model/ports.ts';
 import { PROFILES } from '../profiles/index.ts';
-import type { DetectionSignal, Profile, Versioned } from '../profiles/types.ts';
+import type { DetectionSignal, Profile, TableLayout, Versioned } from '../profiles/types.ts';
 import { compareVersions, inVersion } from '../profiles/versions.ts';
-import { defaultRelease, findPattern, flattenActions, hintHolds, isTableMiss, jumpTargets, parsePattern, resolveTable, tableByKey } from './pattern-fit.ts';
+import { defaultRelease, flattenActions, hintHolds, jumpTargets, misfitCount, parsePattern, sampleTables, tableByKey } from './pattern-fit.ts';
+import { chooseLayout, type LayoutChoice, readsNumbered } from './table-layout.ts';
 
 export interface DetectOptions {
   /** Profiles to choose among; all built-in ones by default. */
@@ -34,6 +35,7 @@ export interface ReleaseChoice {
 }
 
 export interface Detection {
+  /** The profile chosen; for a named pipeline read from a numbered dump, numbered by `layout`. */
   readonly profile: Profile;
   readonly score: number;
   /** Why the profile (and release) was chosen, one finding per entry. */
@@ -42,11 +44,16 @@ export interface Detection {
   readonly candidates: readonly ProfileScore[];
   /** Absent when the profile has no releases to tell apart. */
   readonly release?: ReleaseChoice;
+  /** The numbering a named pipeline's numbered dump was read in. */
+  readonly layout?: TableLayout;
 }
 
 /** What the signals are checked against, gathered once per dump. */
 interface DumpFacts {
+  /** The flows that patterns are fitted to: all of them, or a sample of each large table. */
   readonly flows: readonly Flow[];
+  /** How many flows the dump has. */
+  readonly total: number;
   /** Tables flows are written in or jump to, group buckets included. */
   readonly tableNumbers: ReadonlySet<number>;
   readonly tableNames: ReadonlySet<string>;
@@ -125,8 +132,9 @@ function gatherFacts(flows: readonly Flow[], groups: readonly Group[], ports: Po
       addPorts([...actionPorts(b.actions), b.watchPort]);
     }
   }
-  return { flows, tableNumbers, tableNames, notes, portNames, fieldsUsed, bitsUsed };
+  return { flows: sampleTables(flows), total: flows.length, tableNumbers, tableNames, notes, portNames, fieldsUsed, bitsUsed };
 }
+
 
 /** A signal's anchored expression (port names must match whole), case-insensitive as hex digits are. */
 function wholeName(pattern: string): RegExp {
@@ -215,16 +223,28 @@ function bitEvidence(profile: Profile, facts: DumpFacts): Evidence {
   return { score: -strays.length, reasons: [`bits the profile does not describe are in use: ${strays.join(', ')} (${signed(-strays.length)})`] };
 }
 
-function scoreProfile(profile: Profile, facts: DumpFacts): Evidence {
+/** A numbered dump of a named pipeline: each table whose flows the chosen layout explains counts for it, each other against it. */
+function layoutEvidence(choice: LayoutChoice | undefined): Evidence {
+  if (!choice) return { score: 0, reasons: [] };
+  const score = choice.tablesFit - choice.tablesAmiss;
+  const tables = choice.tablesFit + choice.tablesAmiss;
+  return {
+    score,
+    reasons: [`read in layout ${choice.layout.id} (${choice.layout.description}), the flows of ${choice.tablesFit} of the ${tables} numbered tables fit their tables (${signed(score)})`],
+  };
+}
+
+function scoreProfile(profile: Profile, facts: DumpFacts, layout?: LayoutChoice): Evidence {
   const held = profile.detect
     .map((s) => ({ s, finding: signalFinding(profile, s, facts) }))
     .filter((h): h is { s: DetectionSignal; finding: string } => h.finding !== undefined)
     .sort((a, b) => Math.abs(b.s.weight) - Math.abs(a.s.weight));
   const names = nameEvidence(profile, facts);
+  const numbers = layoutEvidence(layout);
   const bits = bitEvidence(profile, facts);
   return {
-    score: held.reduce((sum, h) => sum + h.s.weight, names.score + bits.score),
-    reasons: [...held.map((h) => `${h.finding} (${signed(h.s.weight)})`), ...names.reasons, ...bits.reasons],
+    score: held.reduce((sum, h) => sum + h.s.weight, names.score + numbers.score + bits.score),
+    reasons: [...held.map((h) => `${h.finding} (${signed(h.s.weight)})`), ...names.reasons, ...numbers.reasons, ...bits.reasons],
   };
 }
 
@@ -255,20 +275,12 @@ function releasePoints(profile: Profile): string[] {
 /** Flows a release cannot explain: unknown tables, jumps off the documented edges, flows no pattern fits. */
 function misfits(profile: Profile, flows: readonly Flow[], release: string): number {
   let count = 0;
-  for (const flow of flows) {
-    const table = resolveTable(profile, flow.table, release);
-    if (!table) {
-      count++;
-      continue;
-    }
-    for (const ref of jumpTargets(flow.actions)) {
-      const to = resolveTable(profile, ref, release);
-      const edge = to !== undefined && (to === table || table.next.includes(to.name) || (table.miss.action === 'goto' && table.miss.table === to.name));
-      if (!edge) count++;
-    }
-    if (!isTableMiss(flow) && !findPattern(profile, table, flow, release)) count++;
-  }
+  for (const flow of flows) count += misfitCount(profile, flow, release);
   return count;
+}
+
+function flowCount(facts: DumpFacts): string {
+  return facts.flows.length === facts.total ? `${facts.total} flows` : `${facts.flows.length} flows sampled from ${facts.total}`;
 }
 
 function rangeText(range: Versioned): string {
@@ -282,7 +294,12 @@ function rangeText(range: Versioned): string {
  */
 export function detectRelease(profile: Profile, flows: readonly Flow[], groups: readonly Group[], ports: PortMap): ReleaseChoice | undefined {
   const facts = gatherFacts(flows, groups, ports);
-  return chooseRelease(profile, facts);
+  return chooseRelease(numberedReading(profile, facts)?.profile ?? profile, facts);
+}
+
+/** For a named pipeline and a numbered dump, the layout the flows read best in. */
+function numberedReading(profile: Profile, facts: DumpFacts): LayoutChoice | undefined {
+  return readsNumbered(profile, facts.flows) ? chooseLayout(profile, facts.flows, defaultRelease(profile)) : undefined;
 }
 
 function chooseRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | undefined {
@@ -306,7 +323,7 @@ function chooseRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | unde
   const range: Versioned = openEnded ? { since: equal[0]! } : { since: equal[0]!, until: release };
   const reasons = [
     ...versioned.filter((h) => inVersion(h.s, release)).map((h) => `${h.finding}, which points to ${rangeText(h.s)}`),
-    `${rangeText(range)} ${equal.length > 1 ? 'explain' : 'explains'} all but ${best.misfits} of the ${facts.flows.length} flows${equal.length > 1 ? `; reading the dump as release ${release}` : ''}`,
+    `${rangeText(range)} ${equal.length > 1 ? 'explain' : 'explains'} all but ${best.misfits} of the ${flowCount(facts)}${equal.length > 1 ? `; reading the dump as release ${release}` : ''}`,
   ];
   return { release, range, reasons };
 }
@@ -318,7 +335,11 @@ function chooseRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | unde
 export function detectProfile(flows: readonly Flow[], groups: readonly Group[], ports: PortMap, options: DetectOptions = {}): Detection {
   const profiles = options.profiles ?? PROFILES;
   const facts = gatherFacts(flows, groups, ports);
-  const scored = profiles.map((profile) => ({ profile, ...scoreProfile(profile, facts) }));
+  const scored = profiles.map((given) => {
+    const layout = numberedReading(given, facts);
+    const profile = layout?.profile ?? given;
+    return { profile, layout, ...scoreProfile(profile, facts, layout) };
+  });
   const ranked = [...scored].sort((a, b) => b.score - a.score);
   // With no evidence at all, the profile that claims no tables (the generic one) goes first.
   const fallback = ranked.find((c) => c.profile.tables.length === 0);
@@ -337,5 +358,6 @@ export function detectProfile(flows: readonly Flow[], groups: readonly Group[], 
     reasons: [...best.reasons, ...margin, ...(release?.reasons ?? [])],
     candidates: ranked.map((c) => ({ id: c.profile.id, score: c.score })),
     ...(release ? { release } : {}),
+    ...(best.layout ? { layout: best.layout.layout } : {}),
   };
 }

@@ -118,9 +118,50 @@ export function isTableMiss(flow: Flow): boolean {
 }
 
 /**
+ * What a release of the profile cannot explain about one flow: its table unknown (1), else one
+ * for each jump off the table's documented edges and one when no pattern fits.
+ */
+export function misfitCount(profile: Profile, flow: Flow, release: string): number {
+  const table = resolveTable(profile, flow.table, release);
+  if (!table) return 1;
+  let count = 0;
+  for (const ref of jumpTargets(flow.actions)) {
+    const to = resolveTable(profile, ref, release);
+    const edge = to !== undefined && (to === table || table.next.includes(to.name) || (table.miss.action === 'goto' && table.miss.table === to.name));
+    if (!edge) count++;
+  }
+  if (!isTableMiss(flow) && !findPattern(profile, table, flow, release)) count++;
+  return count;
+}
+
+/**
  * The release a profile is read in when none is given: the last one it covers, or, for a
  * profile that is still current, a release later than any bound it names.
  */
 export function defaultRelease(profile: Profile): string {
   return profile.versions.until ?? '9999';
+}
+
+/**
+ * Flows kept per table for fitting patterns: the large tables of a big dump are policy and
+ * Service rules of a few shapes, and fitting every release to a million flows would be slow.
+ */
+const FITTED_PER_TABLE = 512;
+
+/** The flows, with each table of more than `FITTED_PER_TABLE` flows cut to that many, evenly spaced. */
+export function sampleTables(flows: readonly Flow[]): readonly Flow[] {
+  const byTable = new Map<string | number, Flow[]>();
+  for (const f of flows) {
+    const key = f.table.kind === 'number' ? f.table.number : f.table.name;
+    const list = byTable.get(key);
+    if (list) list.push(f);
+    else byTable.set(key, [f]);
+  }
+  if ([...byTable.values()].every((l) => l.length <= FITTED_PER_TABLE)) return flows;
+  const out: Flow[] = [];
+  for (const list of byTable.values()) {
+    const step = Math.max(1, list.length / FITTED_PER_TABLE);
+    for (let i = 0; i < list.length; i += step) out.push(list[Math.floor(i)]!);
+  }
+  return out;
 }

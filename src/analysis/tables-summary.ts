@@ -112,7 +112,8 @@ export function summarizeTables(pipeline: Pipeline, annotator: Annotator): Table
   }
   const profile = annotator.profile;
   const missing: MissingTable[] = (profile?.tables ?? [])
-    .filter((s) => inVersion(s, annotator.release) && !seen.has(s.name))
+    // A numbered reading knows only the tables its layout numbers.
+    .filter((s) => inVersion(s, annotator.release) && !seen.has(s.name) && (profile?.numbering === undefined || s.number !== undefined))
     .map((s) => ({ ...(s.number !== undefined ? { number: s.number } : {}), name: s.name, ...(s.requires ? { requires: s.requires } : {}) }));
   return { rows, missing, unknown: profile && profile.tables.length > 0 ? unknown : [] };
 }

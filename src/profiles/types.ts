@@ -309,6 +309,11 @@ export interface Profile {
   readonly tableNaming: 'number' | 'name';
   readonly tables: readonly TableSpec[];
   readonly layouts?: readonly TableLayout[];
+  /**
+   * Set on a copy of a named pipeline's profile made to read a dump that prints table numbers:
+   * the id of the layout whose numbers its tables were given.
+   */
+  readonly numbering?: string;
   readonly bitFields: readonly BitField[];
   readonly cookie?: readonly CookieSpan[];
   readonly ctZones: readonly CtZone[];
