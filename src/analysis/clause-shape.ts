@@ -50,6 +50,12 @@ export function intervalOf(field: FieldDef, entry: { readonly value: bigint; rea
   return len < 0 ? undefined : { first: entry.value, last: entry.value | ones(field.bits - len) };
 }
 
+/** A match entry with its hash key and, for prefix masks, the interval it accepts. */
+export function singleEntry(e: MatchField): SingleEntry {
+  const exact = e.mask === fullMask(e.field);
+  return { e, exact, key: valueKey(e), interval: exact ? { first: e.value, last: e.value } : intervalOf(e.field, e) };
+}
+
 export function clauseFlow(flow: Flow): ClauseFlow {
   const qualifier: MatchField[] = [];
   const keys: MatchField[] = [];
@@ -58,8 +64,6 @@ export function clauseFlow(flow: Flow): ClauseFlow {
   for (const e of qualifier) sig += `${e.field.storage}=${e.value},`;
   sig += '|';
   for (const e of keys) sig += `${e.field.name},`;
-  const e = keys.length === 1 ? keys[0] : undefined;
-  const exact = e !== undefined && e.mask === fullMask(e.field);
-  const single = e && { e, exact, key: valueKey(e), interval: exact ? { first: e.value, last: e.value } : intervalOf(e.field, e) };
+  const single = keys.length === 1 ? singleEntry(keys[0]!) : undefined;
   return { flow, qualifier: { fields: qualifier }, keys, sig, single };
 }

@@ -14,7 +14,7 @@ import { matchCovers, matchesPacket } from '../model/match.ts';
 import { type Pipeline, tableKey } from '../model/pipeline.ts';
 import type { TableRef } from '../model/tables.ts';
 import { fullMask } from '../syntax/field-value.ts';
-import { type ClauseFlow, clauseFlow, type Interval, intervalOf, valueKey } from './clause-shape.ts';
+import { type ClauseFlow, clauseFlow, type Interval, type SingleEntry, singleEntry, valueKey } from './clause-shape.ts';
 import { findOverlaps } from './conjunction-overlap.ts';
 
 /** One element of a dimension's accepted set, in the terms that read best for the field. */
@@ -113,7 +113,7 @@ const PORT_STORAGES = new Set(['tp_src', 'tp_dst']);
  * Overlap search bounds: a few partners make the point; candidates and steps keep a dump with
  * thousands of rules at one priority (Antrea's K8s NetworkPolicy tables) within seconds.
  */
-const OVERLAP_LIMITS = { maxFound: 3, maxCandidates: 40, maxSteps: 2000 } as const;
+const OVERLAP_LIMITS = { maxFound: 2, maxCandidates: 20, maxSteps: 2000 } as const;
 
 interface Clause {
   readonly clause: ClauseFlow;
@@ -211,16 +211,20 @@ function isAddress(field: FieldDef): boolean {
   return field.format === 'ipv4' || field.format === 'ipv6';
 }
 
-/** Merges overlapping and adjacent [first, last] intervals. */
-function mergeIntervals(intervals: { first: bigint; last: bigint }[]): { first: bigint; last: bigint }[] {
+/** Merges overlapping and adjacent [first, last] intervals (sorting the array given). */
+function mergeIntervals(intervals: Interval[]): Interval[] {
   intervals.sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0));
-  const out: { first: bigint; last: bigint }[] = [];
+  const out: Interval[] = [];
+  let run: Interval | undefined;
   for (const iv of intervals) {
-    const prev = out[out.length - 1];
-    if (prev && iv.first <= prev.last + 1n) {
-      if (iv.last > prev.last) prev.last = iv.last;
-    } else out.push(iv);
+    if (run && iv.first <= run.last + 1n) {
+      if (iv.last > run.last) run = { first: run.first, last: iv.last };
+      continue;
+    }
+    if (run) out.push(run);
+    run = iv;
   }
+  if (run) out.push(run);
   return out;
 }
 
@@ -230,6 +234,7 @@ function mergeIntervals(intervals: { first: bigint; last: bigint }[]): { first: 
  * on dumps with thousands of address sets.)
  */
 function addressMember(field: FieldDef, first: bigint, last: bigint): Member {
+  if (first === last) return { kind: 'prefix', value: first, length: field.bits };
   const size = last - first + 1n;
   const aligned = (size & (size - 1n)) === 0n && (first & (size - 1n)) === 0n;
   if (aligned) return { kind: 'prefix', value: first, length: field.bits - (size.toString(2).length - 1) };
@@ -242,18 +247,18 @@ function addressMember(field: FieldDef, first: bigint, last: bigint): Member {
  * listed values.
  */
 export function memberSet(field: FieldDef, entries: readonly { value: bigint; mask: bigint }[]): Member[] {
-  return members(field, entries.map((e) => ({ e, interval: intervalOf(field, e) })));
+  return members(field, entries.map(({ value, mask }) => singleEntry({ field, value, mask })));
 }
 
-/** `memberSet` on entries whose intervals are known already. */
-function members(field: FieldDef, entries: readonly { e: { value: bigint; mask: bigint }; interval: Interval | undefined }[]): Member[] {
+/** `memberSet` on entries keyed and measured already. */
+function members(field: FieldDef, entries: readonly SingleEntry[]): Member[] {
   const full = fullMask(field);
   const rangeable = isAddress(field) || PORT_STORAGES.has(field.storage);
-  const runs: { first: bigint; last: bigint }[] = [];
+  const runs: Interval[] = [];
   const listed = new Map<string, Member>();
-  for (const { e, interval } of entries) {
-    if (rangeable && interval) runs.push({ first: interval.first, last: interval.last });
-    else listed.set(`${e.value}/${e.mask}`, { kind: 'value', value: e.value, mask: e.mask });
+  for (const { e, interval, key, exact } of entries) {
+    if (rangeable && interval) runs.push(interval);
+    else listed.set(exact ? key : `${key}/${e.mask.toString(16)}`, { kind: 'value', value: e.value, mask: e.mask });
   }
   const merged = mergeIntervals(runs).map((iv): Member => {
     if (isAddress(field)) return addressMember(field, iv.first, iv.last);
