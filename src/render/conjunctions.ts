@@ -239,7 +239,10 @@ export function formatConjunction(c: Conjunction): string {
   const lines = [header(c), ...ruleLines(c), `  hits: ${hitsText(c)}`];
   for (const p of c.problems) {
     lines.push(`  ${p.severity}: ${problemMessage(c, p)}`);
-    for (const f of p.flows) lines.push(`    ${flowRef(f)}`);
+    if (p.kind === 'pre-empted') {
+      // Flows come in pairs: the clause flow, then the flow that takes precedence over it.
+      for (let i = 0; i + 1 < p.flows.length; i += 2) lines.push(`    ${flowRef(p.flows[i]!)}`, `      pre-empted by ${flowRef(p.flows[i + 1]!)}`);
+    } else for (const f of p.flows) lines.push(`    ${flowRef(f)}`);
   }
   return lines.join('\n');
 }
