@@ -18,6 +18,8 @@ import { parseDump } from '../src/syntax/reader.ts';
 import { scanKeyValues } from '../src/syntax/tokens.ts';
 import { memberSet } from '../src/analysis/conjunctions.ts';
 import { runCli } from './support/cli.ts';
+import { parseOfprotoTrace } from './support/ofproto-trace.ts';
+import { skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
 import { corpusText, readJsonl } from './support/corpus.ts';
 import { corpusDir } from './support/paths.ts';
 
@@ -327,4 +329,35 @@ test('a conjunction action repeated on one flow counts once', () => {
 priority=100,tcp,tp_dst=80 actions=conjunction(1,2/2)
 priority=100,conj_id=1,ip actions=output:1`);
   assert.deepEqual(lines(conj(r, 1).dimensions[0]!.flows), [1]);
+});
+
+test('--packet agrees with ofproto/trace of a real Open vSwitch on the priority fallback flows', skipUnlessOvs, async () => {
+  const p = pipelineOf(FALLBACK);
+  const r = findConjunctions(p);
+  const outputOf = (f: { actions: readonly { kind: string }[] }): number | undefined => {
+    const out = f.actions.find((a) => a.kind === 'output') as { port: { kind: string; number?: number } } | undefined;
+    return out?.port.number;
+  };
+  const ports = [1, 2, 3, 4, 5, 6, 7].map((n) => ({ name: `p${n}`, ofport: n }));
+  await withOvsSwitch({ bridge: 'br-conj', ports }, async (sw) => {
+    await sw.addFlows(FALLBACK);
+    let compared = 0;
+    for (const src of [0, 1, 2, 3]) {
+      for (const dst of [0, 1, 2, 3, 4, 5]) {
+        const flow = `ip,nw_src=10.0.0.${src},nw_dst=10.0.0.${dst}`;
+        // The highest-priority conjunction the packet satisfies decides, unless a flow at its priority or above matches first.
+        const first = explainPacket(p, r, packet(flow))
+          .filter((v) => v.satisfied)
+          .sort((a, b) => b.conjunction.priority - a.conjunction.priority)[0];
+        if (!first) continue;
+        const decider = first.preemptedBy ?? first.result;
+        assert.ok(decider, flow);
+        const trace = parseOfprotoTrace(await sw.trace(`in_port=7,${flow}`), 7);
+        assert.deepEqual(trace.outputs, [outputOf(decider)], `${flow}: OVS output ${trace.outputs.join()}`);
+        compared++;
+      }
+    }
+    // Cells of the matrix that some conjunction completes (the others end in plain flows).
+    assert.equal(compared, 10);
+  });
 });
