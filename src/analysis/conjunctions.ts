@@ -327,7 +327,10 @@ function build(entry: Entry, cover: CoverIndex | undefined): Built {
   const priorities = [...new Set(clauses.map((c) => c.clause.flow.priority))].sort((a, b) => b - a);
   const off = clauses.filter((c) => c.clause.flow.priority !== priority).map((c) => c.clause.flow);
   if (priorities.length > 1) problems.push({ kind: 'split-priority', severity: 'error', priorities, flows: off });
-  const dims: ClauseFlow[][] = Array.from({ length: Math.max(n, ...clauses.map((c) => c.k)) }, () => []);
+  // A loop, not Math.max(...): a conjunction may have more clause flows than a call takes arguments.
+  let width = n;
+  for (const c of clauses) if (c.k > width) width = c.k;
+  const dims: ClauseFlow[][] = Array.from({ length: width }, () => []);
   for (const c of clauses) if (c.clause.flow.priority === priority) dims[c.k - 1]!.push(c.clause);
   dims.forEach((dim, i) => {
     if (dim.length === 0) {
