@@ -64,12 +64,12 @@ function cookie(category: bigint, objectId = 0): bigint {
   return (ROUND << 48n) | (category << 40n) | BigInt(objectId);
 }
 
-const TUNNEL_PORT = 32768;
-const GATEWAY_PORT = 32769;
+export const TUNNEL_PORT = 32768;
+export const GATEWAY_PORT = 32769;
 const GLOBAL_VIRTUAL_MAC = 'aa:bb:cc:dd:ee:ff';
 const VIRTUAL_SERVICE_IP = '169.254.0.253';
 
-interface Pod {
+export interface Pod {
   readonly port: number;
   readonly ip: string;
   readonly mac: string;
@@ -100,12 +100,39 @@ export function shapeFor(flows: number): ClusterShape {
 const hex = (n: number | bigint): string => (n === 0 || n === 0n ? '0' : `0x${n.toString(16)}`);
 const ipv4ToInt = (ip: string): number => ip.split('.').reduce((acc, p) => acc * 256 + Number(p), 0);
 /** Pod subnet prefix (first three octets) of Node `i`; Node 0 is the local one. */
-const nodeSubnet = (i: number): string => `10.${16 + (i >> 8)}.${i & 255}`;
+export const nodeSubnet = (i: number): string => `10.${16 + (i >> 8)}.${i & 255}`;
+export const PODS_PER_NODE = 100;
+/** Address of Pod `index` (0 to PODS_PER_NODE - 1) on Node `node`; .1 is the Node's gateway. */
+export const podIpOn = (node: number, index: number): string => `${nodeSubnet(node)}.${index + 2}`;
+/** ClusterIP of Service `s`, in 10.96.0.0/12. */
+export function serviceIp(s: number): string {
+  const host = s + 10;
+  return `10.${96 + (host >> 16)}.${(host >> 8) & 255}.${host & 255}`;
+}
+/** Ports that Services and NetworkPolicy rules use most. */
+export const SERVICE_PORTS: readonly number[] = [80, 443, 8080, 8443, 9090, 3306, 5432, 6379, 53, 9153];
+export const POLICY_PORTS: readonly number[] = [80, 443, 8080, 53, 5432, 3306, 6379, 9090, 8443, 22, 25, 11211];
 const nodeIp = (i: number): string => `192.168.${(i + 10) >> 8}.${(i + 10) & 255}`;
 const load = (value: number, field: string): string => `load:${hex(value)}->${field}`;
 
+function randomMac(rnd: Random): string {
+  const bytes = Array.from({ length: 6 }, () => rnd.int(0, 255));
+  bytes[0] = (bytes[0]! & 0xfc) | 0x02; // locally administered unicast, like veth addresses
+  return bytes.map((b) => b.toString(16).padStart(2, '0')).join(':');
+}
+
+/**
+ * The local Pods of a dump, drawn from a source of their own so that packets for the dump can be
+ * made without building it (bench/packets.ts).
+ */
+export function localPodsOf(seed: number, shape: ClusterShape): Pod[] {
+  const rnd = new Random(seed ^ 0x90d5);
+  return Array.from({ length: shape.localPods }, (_, j) => ({ port: j + 1, ip: `${nodeSubnet(0)}.${j + 2}`, mac: randomMac(rnd) }));
+}
+
 export class AntreaFlowBuilder {
   private readonly rnd: Random;
+  private readonly seed: number;
   private readonly shape: ClusterShape;
   private readonly tables: SyntheticFlow[][] = Array.from({ length: TABLE_COUNT }, () => []);
   /** Clause flows by table/priority/match: Antrea installs one flow per match and adds a conjunction per rule. */
@@ -123,14 +150,13 @@ export class AntreaFlowBuilder {
   constructor(seed: number, shape: ClusterShape) {
     this.rnd = new Random(seed);
     this.shape = shape;
-    this.gatewayMac = this.mac();
+    this.seed = seed;
+    this.gatewayMac = randomMac(this.rnd);
   }
 
   /** All flows, grouped by table in ascending order; within a table in no particular order, as OVS returns them. */
   build(target: number): SyntheticFlow[][] {
-    for (let j = 0; j < this.shape.localPods; j++) {
-      this.localPods.push({ port: j + 1, ip: `${nodeSubnet(0)}.${j + 2}`, mac: this.mac() });
-    }
+    this.localPods.push(...localPodsOf(this.seed, this.shape));
     this.pipelineFlows();
     for (const pod of this.localPods) this.podFlows(pod);
     for (let i = 1; i <= this.shape.remoteNodes; i++) this.remoteNodeFlows(i);
@@ -159,15 +185,10 @@ export class AntreaFlowBuilder {
     this.clauses.set(key, this.add(table, priority, match, [conjunction], CATEGORY.networkPolicy, { counted: false }));
   }
 
-  private mac(): string {
-    const bytes = Array.from({ length: 6 }, () => this.rnd.int(0, 255));
-    bytes[0] = (bytes[0]! & 0xfc) | 0x02; // locally administered unicast, like veth addresses
-    return bytes.map((b) => b.toString(16).padStart(2, '0')).join(':');
-  }
-
   /** A Pod IP somewhere in the cluster (about 100 Pods per Node). */
   private clusterPodIp(): string {
-    return `${nodeSubnet(this.rnd.int(0, this.shape.remoteNodes))}.${this.rnd.int(2, 101)}`;
+    const node = this.rnd.int(0, this.shape.remoteNodes);
+    return podIpOn(node, this.rnd.int(0, PODS_PER_NODE - 1));
   }
 
   /** Table-miss flows and the per-Node flows that do not depend on Pods, Nodes or Services. */
@@ -290,11 +311,10 @@ export class AntreaFlowBuilder {
   private readonly nodePorts = new Set<number>();
   private serviceFlows(s: number): void {
     const S = CATEGORY.service;
-    const host = s + 10;
-    const ip = `10.${96 + (host >> 16)}.${(host >> 8) & 255}.${host & 255}`;
+    const ip = serviceIp(s);
     const endpoints = this.rnd.chance(0.05) ? [] : Array.from({ length: this.rnd.logInt(1, 12) }, () => this.clusterPodIp());
     const affinity = this.rnd.chance(0.05);
-    const ports = this.rnd.shuffle([80, 443, 8080, 8443, 9090, 3306, 5432, 6379, 53, 9153]).slice(0, this.rnd.chance(0.2) ? 2 : 1);
+    const ports = this.rnd.shuffle([...SERVICE_PORTS]).slice(0, this.rnd.chance(0.2) ? 2 : 1);
     for (const port of ports) {
       const proto = this.rnd.chance(0.1) ? 'udp' : 'tcp';
       const target = this.rnd.chance(0.5) ? port : this.rnd.int(1024, 32767);
@@ -367,7 +387,7 @@ export class AntreaFlowBuilder {
         const base = (this.rnd.int(1024, 65535) >> bits) << bits;
         return { proto, dst: `${hex(base)}/${hex((0xffff << bits) & 0xffff)}` };
       }
-      return { proto, dst: String(this.rnd.pick([80, 443, 8080, 53, 5432, 3306, 6379, 9090, 8443, 22, 25, 11211])) };
+      return { proto, dst: String(this.rnd.pick(POLICY_PORTS)) };
     });
   }
 

@@ -1,9 +1,10 @@
 /**
- * One measurement in a process of its own: `node --expose-gc dist/bench/measure.js NAME FILE`.
- * Prints one JSON line (MeasurementSample). Peak RSS covers the whole process, module loading
- * included, which is what a user of the command line sees.
+ * One measurement in a process of its own: `node --expose-gc dist/bench/measure.js NAME CONTEXT`,
+ * CONTEXT being a BenchContext as JSON. Prints one JSON line (MeasurementSample). Peak RSS covers
+ * the whole process, module loading included, which is what a user of the command line sees.
  */
 import { performance } from 'node:perf_hooks';
+import type { BenchContext } from './measurement.ts';
 import { measurementByName } from './measurements.ts';
 
 export interface MeasurementSample {
@@ -14,8 +15,11 @@ export interface MeasurementSample {
   readonly cpuMs: number;
   /** Peak resident set size of the process, KiB. */
   readonly maxRssKiB: number;
-  /** V8 heap in use after a full collection, with the result still alive, bytes. */
-  readonly retainedHeapBytes: number;
+  /** V8 heap in use after a full collection, with the result still alive, bytes; absent when a child did the work. */
+  readonly retainedHeapBytes?: number;
+  /** Operations the timed work repeated, when the figure that matters is per operation. */
+  readonly operations?: number;
+  readonly phases?: Readonly<Record<string, number>>;
   readonly note?: string;
 }
 
@@ -25,14 +29,15 @@ const collect = (): void => {
 };
 
 async function main(): Promise<void> {
-  const [name, path] = process.argv.slice(2);
+  const [name, contextJson] = process.argv.slice(2);
   const measurement = name === undefined ? undefined : measurementByName(name);
-  if (name === undefined || measurement === undefined || path === undefined) throw new Error('usage: measure.js NAME FILE');
-  const work = await measurement.load();
+  if (name === undefined || measurement === undefined || contextJson === undefined) throw new Error('usage: measure.js NAME CONTEXT');
+  const context = JSON.parse(contextJson) as BenchContext;
+  const work = await measurement.load(context);
   collect();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  const result = work.run(path);
+  const result = work.run();
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   const maxRssKiB = process.resourceUsage().maxRSS;
@@ -43,9 +48,9 @@ async function main(): Promise<void> {
     name,
     flows: tally.flows,
     wallMs,
-    cpuMs: (cpu.user + cpu.system) / 1000,
-    maxRssKiB,
-    retainedHeapBytes,
+    ...(tally.child ?? { cpuMs: (cpu.user + cpu.system) / 1000, maxRssKiB, retainedHeapBytes }),
+    ...(tally.operations === undefined ? {} : { operations: tally.operations }),
+    ...(tally.phases === undefined ? {} : { phases: tally.phases }),
     ...(tally.note === undefined ? {} : { note: tally.note }),
   };
   // Keep the result reachable until the heap has been measured.
