@@ -139,24 +139,54 @@ const EXAMPLE = join(repoRoot, 'examples', 'antrea');
 test('flowscope trace prints an ofproto/trace-like report with a verdict', async () => {
   const r = await runCli(['trace', join(EXAMPLE, 'dump-flows.of13.txt'), '--ports', join(EXAMPLE, 'show.of13.txt'), '--ct-next', 'trk,est', 'in_port=1,tcp,dl_dst=12:9e:a6:47:d0:70,nw_src=10.10.1.7,nw_dst=10.10.0.2,nw_ttl=64,tp_dst=80']);
   assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /^ 0\. in_port="antrea-tun0", priority 200\n {4}load:0->NXM_NX_REG0\[0\.\.15\]\n {4}goto_table:30\n30\. ip, priority 200\n/m);
+  // The profile is detected (antrea-v1): tables carry its names beside their numbers.
+  assert.match(r.stdout, /^ 0\. in_port="antrea-tun0", priority 200 {2}\[ClassifierTable\]\n {4}load:0->NXM_NX_REG0\[0\.\.15\]\n {4}goto_table:30\n30\. ip, priority 200 {2}\[ConntrackTable\]\n/m);
   assert.match(r.stdout, /recirc\(0x1\) - resume conntrack with ct_state=est\|trk\n/);
-  assert.match(r.stdout, /\n110\. ip,reg0=0x10000\/0x10000, priority 200\n {4}output:NXM_NX_REG1\[\]\n {5}-> output port is 3\n/);
-  assert.match(r.stdout, /\nVerdict: output to port 3 \(coredns5-8ec607\)\n$/);
+  assert.match(r.stdout, /\n110\. ip,reg0=0x10000\/0x10000, priority 200 {2}\[L2ForwardingOutTable\]\n {4}output:NXM_NX_REG1\[\]\n {5}-> output port is 3\n/);
+  assert.match(r.stdout, /\nVerdict: output to port 3 \(coredns5-8ec607\) from L2ForwardingOutTable \(table 110\): Packets whose destination was resolved leave on the port in reg1\.\n$/);
 
-  const denied = await runCli(['trace', join(EXAMPLE, 'dump-flows.of13.txt'), 'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,nw_src=10.10.0.9,nw_dst=10.10.0.3,tp_dst=80']);
+  // Spoofed source address: the miss flow of SpoofGuardTable drops it; the table's purpose says why.
+  const spoofed = 'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,nw_src=10.10.0.9,nw_dst=10.10.0.3,tp_dst=80';
+  const denied = await runCli(['trace', join(EXAMPLE, 'dump-flows.of13.txt'), spoofed]);
   assert.equal(denied.status, 0, denied.stderr);
-  assert.match(denied.stdout, /\n10\. priority 0\n {4}drop\n/);
-  assert.match(denied.stdout, /Verdict: dropped in table 10 by the flow at priority 0 \(any packet\)\n$/);
-  // With a profile, tables get their names.
-  const named = await runCli(['trace', '--profile', 'antrea-v1', join(EXAMPLE, 'dump-flows.of13.txt'), 'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,nw_src=10.10.0.9,nw_dst=10.10.0.3,tp_dst=80']);
-  assert.equal(named.status, 0, named.stderr);
-  assert.match(named.stdout, /\n10\. priority 0 {2}\[SpoofGuardTable\]\n/);
-  assert.match(named.stdout, /Verdict: dropped in SpoofGuardTable \(table 10\) by the flow at priority 0 \(any packet\)\n$/);
+  assert.match(denied.stdout, /\n10\. priority 0 {2}\[SpoofGuardTable\]\n {4}drop\n/);
+  assert.match(
+    denied.stdout,
+    /\nSpoofGuardTable \(table 10\): Rejects IP and ARP packets whose source addresses are not those Antrea gave the sending Pod\.\nVerdict: dropped in SpoofGuardTable \(table 10\): Packets no other flow of SpoofGuardTable matches are dropped\.\n$/,
+  );
+  // The generic profile knows no tables: the plain ofproto/trace layout and verdict.
+  const plain = await runCli(['trace', '--profile', 'generic', join(EXAMPLE, 'dump-flows.of13.txt'), spoofed]);
+  assert.equal(plain.status, 0, plain.stderr);
+  assert.match(plain.stdout, /\n10\. priority 0\n {4}drop\n\nFinal flow: /);
+  assert.match(plain.stdout, /\n\nVerdict: dropped in table 10 by the flow at priority 0 \(any packet\)\n$/);
 
   const bad = await runCli(['trace', join(EXAMPLE, 'dump-flows.of13.txt'), 'in_port=3,tp_dst=80']);
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /bad packet: prerequisites not met/);
+});
+
+test('flowscope trace: a packet NetworkPolicy isolation drops, said in the words of the pipeline', async () => {
+  // From a peer Node to Pod coredns5-8ec607 (port 3), on a port no ingress rule allows.
+  const packet = 'in_port=antrea-tun0,tcp,dl_dst=12:9e:a6:47:d0:70,nw_src=10.10.1.5,nw_dst=10.10.0.2,nw_ttl=64,tp_dst=443';
+  const args = ['trace', join(EXAMPLE, 'dump-flows.of13.txt'), '--ports', join(EXAMPLE, 'show.of13.txt'), packet];
+  const text = await runCli(args);
+  assert.equal(text.status, 0, text.stderr);
+  assert.match(text.stdout, /\n100\. ip,reg1=0x3, priority 200 {2}\[IngressDefaultTable\]\n {4}drop\n/);
+  assert.match(text.stdout, /\n\nVerdict: dropped in IngressDefaultTable \(table 100\): The Pod on port 0x3 is isolated for ingress: packets no ingress rule allowed are dropped\.\n$/);
+
+  const json = await runCli([...args, '--json']);
+  assert.equal(json.status, 0, json.stderr);
+  const j = JSON.parse(json.stdout) as { verdict: string; explanation?: Record<string, unknown>; passes: { steps: { table: number; tableName?: string }[] }[] };
+  assert.equal(j.verdict, 'drop');
+  assert.deepEqual(j.explanation, {
+    table: 100,
+    tableName: 'IngressDefaultTable',
+    reason: 'The Pod on port 0x3 is isolated for ingress: packets no ingress rule allowed are dropped.',
+    source: 'pattern',
+    purpose: 'Drops traffic to Pods isolated by a NetworkPolicy that no ingress rule allowed; also holds baseline-tier rules.',
+  });
+  const lastStep = j.passes.at(-1)!.steps.at(-1)!;
+  assert.deepEqual([lastStep.table, lastStep.tableName], [100, 'IngressDefaultTable']);
 });
 
 test('flowscope trace --json follows the contract', async () => {

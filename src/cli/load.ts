@@ -97,7 +97,8 @@ function printDiagnostics(result: ParsedFiles, label: string, io: Io, options: L
   }
 }
 
-async function readPortsOption(file: string, io: Io): Promise<PortMap> {
+/** The --ports file: its port descriptions, or an error when it holds none. */
+export async function readPortsOption(file: string, io: Io): Promise<PortMap> {
   const ports = readPortDescriptions((await readInput(file, io)).text);
   if (ports.size === 0) throw new UserError(`${file}: no ports found (expected ovs-ofctl show or dump-ports-desc output, or a bundle's ovsports)`);
   return ports;

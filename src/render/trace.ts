@@ -12,6 +12,7 @@ import { fieldByName } from '../model/fields.ts';
 import { formatFlags, fullMask } from '../syntax/field-value.ts';
 import { type Packet, FIELD, slotField } from '../analysis/packet.ts';
 import type { TraceNode, TracePass, TraceResult, TraceStep } from '../analysis/trace.ts';
+import type { VerdictReason } from '../analysis/trace-verdict.ts';
 import { formatActions } from './actions.ts';
 import { formatMatch } from './match.ts';
 
@@ -21,6 +22,8 @@ export interface TraceRenderOptions {
   readonly portNames?: PortMap;
   /** A name for a table (from a pipeline profile), shown beside its number. */
   readonly describeTable?: (ref: TableRef) => string | undefined;
+  /** Why the path ended where it did, in the pipeline's words (from a pipeline profile). */
+  readonly explain?: (result: TraceResult) => VerdictReason | undefined;
 }
 
 const NW_ECN = fieldByName('nw_ecn')!;
@@ -152,21 +155,24 @@ function portText(n: number, portNames?: PortMap): string {
   return name === undefined ? String(n) : `${n} (${name})`;
 }
 
-/** One sentence: where the packet goes, or where it was dropped. */
-export function verdictLine(result: TraceResult, o: TraceRenderOptions): string {
+/** One sentence: where the packet goes, or where it was dropped — and why, when the profile says. */
+export function verdictLine(result: TraceResult, o: TraceRenderOptions, why = o.explain?.(result)): string {
+  const said = why !== undefined && (why.source === 'pattern' || why.source === 'miss') ? why : undefined;
+  const from = said && result.last ? ` from ${tableName(result.last.table, o)}: ${said.reason}` : '';
   switch (result.verdict) {
     case 'output': {
       const ports = result.outputs.map((n) => portText(n, o.portNames));
-      return `Verdict: output to port${ports.length > 1 ? 's' : ''} ${ports.join(', ')}`;
+      return `Verdict: output to port${ports.length > 1 ? 's' : ''} ${ports.join(', ')}${from}`;
     }
     case 'normal':
-      return 'Verdict: handed to the NORMAL (L2 learning switch) pipeline';
+      return `Verdict: handed to the NORMAL (L2 learning switch) pipeline${from}`;
     case 'controller':
-      return 'Verdict: sent to the controller';
+      return `Verdict: sent to the controller${from}`;
     case 'drop': {
       const last = result.last;
       if (!last) return 'Verdict: dropped (no table to look up)';
       const where = tableName(last.table, o);
+      if (said) return `Verdict: dropped in ${where}: ${said.reason}`;
       if (!last.flow) return `Verdict: dropped in ${where}: no flow matched`;
       return `Verdict: dropped in ${where} by the flow at priority ${last.flow.priority} (${matchText(last.flow, o.portNames) || 'any packet'})`;
     }
@@ -182,7 +188,13 @@ function tableName(ref: TableRef, o: TraceRenderOptions): string {
 export function formatTrace(result: TraceResult, o: TraceRenderOptions): string {
   const out: string[] = [];
   for (const pass of result.passes) renderPass(pass, o, out);
-  out.push('', verdictLine(result, o));
+  out.push('');
+  const why = o.explain?.(result);
+  // A miss flow, or no flow, says little by itself: the table's purpose says what it was for.
+  if (why && why.source !== 'pattern' && why.table.purpose !== undefined && result.last) {
+    out.push(`${tableName(result.last.table, o)}: ${why.table.purpose}`);
+  }
+  out.push(verdictLine(result, o, why));
   return out.join('\n') + '\n';
 }
 
@@ -199,11 +211,24 @@ function stepJson(step: TraceStep, o: TraceRenderOptions): Record<string, unknow
   };
 }
 
-/** The JSON contract: verdict, output ports, and each pass's table steps. */
+function explanationJson(why: VerdictReason): Record<string, unknown> {
+  const t = why.table;
+  return {
+    table: t.ref.kind === 'number' ? t.ref.number : t.ref.name,
+    ...(t.name !== undefined && t.ref.kind === 'number' ? { tableName: t.name } : {}),
+    reason: why.reason,
+    source: why.source,
+    ...(t.purpose !== undefined ? { purpose: t.purpose } : {}),
+  };
+}
+
+/** The JSON contract: verdict, output ports, and each pass's table steps; `explanation` when a profile gives one. */
 export function traceJson(result: TraceResult, o: TraceRenderOptions): Record<string, unknown> {
+  const why = o.explain?.(result);
   return {
     verdict: result.verdict,
     outputs: result.outputs,
+    ...(why ? { explanation: explanationJson(why) } : {}),
     passes: result.passes.map((p) => ({
       recircId: p.recircId,
       ...(p.resume ? { resumeTable: p.resume.table.kind === 'number' ? p.resume.table.number : p.resume.table.name, ctState: ctStateText(p.resume.ctState) } : {}),

@@ -1,4 +1,10 @@
-/** Options and inputs shared by `diff` and `verify`: port map, display version, colour. */
+/**
+ * Options and inputs shared by `diff` and `verify`, which read two dumps ("sides"). Each side is
+ * read as every command reads its input: a file, `-`, or a bundle given by path. The source
+ * options fill the sides that positional inputs leave: `--bundle B --node n1 --node n2` gives a
+ * side per node, `--pod`/`--local` gives the live switch as the last side. --ports names the
+ * ports of both sides.
+ */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import type { PortMap } from '../../model/ports.ts';
@@ -8,15 +14,16 @@ import type { DiffStyle } from '../../render/diff.ts';
 import type { ParseResult } from '../../syntax/reader.ts';
 import { stdoutChalk } from '../color.ts';
 import { type Io, UserError } from '../io.ts';
-import { loadDump } from '../load.ts';
+import { addInputOptions, type InputCliOptions, type LoadedDump, loadFromOptions, readPortsOption } from '../load.ts';
+import { inputLabel } from './source-args.ts';
 
-export interface CompareCliOptions {
+export interface CompareCliOptions extends Omit<InputCliOptions, 'node'> {
+  /** One node per bundle side, in order (a single one applies to every bundle side). */
+  node?: string[];
   cookies?: boolean;
   json?: boolean;
-  ports?: string;
   of?: OfVersion;
   color?: boolean;
-  strict?: boolean;
 }
 
 function ofOption(value: string): OfVersion {
@@ -26,25 +33,77 @@ function ofOption(value: string): OfVersion {
 }
 
 export function addCompareOptions(cmd: Command): Command {
-  return cmd
+  cmd
     .option('--cookies', 'also compare cookies (ignored by default)')
-    .option('--ports <file>', '`ovs-ofctl show` or `dump-ports-desc` output: port names of --names dumps')
+    .option('--node <name>', 'node of a bundle; repeat it to compare two nodes of one --bundle, or to pick one per bundle input', (v: string, prev: string[] = []) => [...prev, v])
     .option('--of <version>', 'OpenFlow version whose spelling to show actions in (default: that of the dumps, else 15)', ofOption)
     .option('--json', 'print JSON')
     .option('--color', 'colour the output even when it is not a terminal')
     .option('--no-color', 'never colour the output')
     .option('--strict', 'exit 2 when any line cannot be read');
+  return addInputOptions(cmd);
 }
 
-/** Reads the inputs; at most one of them may be standard input. */
-export async function loadInputs(names: readonly string[], opts: CompareCliOptions, io: Io): Promise<{ dumps: ParseResult[]; ports?: PortMap }> {
-  if (names.filter((n) => n === '-').length > 1) throw new UserError('only one input can be standard input (-)');
-  const strict = { strict: opts.strict ?? false };
-  const ports = opts.ports === undefined ? undefined : (await loadDump(opts.ports, io, strict)).ports;
-  if (ports !== undefined && ports.size === 0) throw new UserError(`${opts.ports ?? ''}: no ports found (expected ovs-ofctl show or dump-ports-desc output)`);
-  const dumps: ParseResult[] = [];
-  for (const n of names) dumps.push(await loadDump(n, io, strict));
-  return ports ? { dumps, ports } : { dumps };
+/** What one side is read from: positional inputs, or the options that name a source. */
+interface Side {
+  readonly inputs: readonly string[];
+  readonly opts: InputCliOptions;
+}
+
+const LIVE_KEYS = ['pod', 'local', 'namespace', 'container', 'kubeconfig', 'context', 'bridge', 'timeout'] as const;
+
+/** The options of the live switch (--pod or --local) and those that go with it. */
+function liveOptions(opts: CompareCliOptions): InputCliOptions {
+  const out: Record<string, unknown> = {};
+  for (const k of LIVE_KEYS) if (opts[k] !== undefined) out[k] = opts[k];
+  return out as InputCliOptions;
+}
+
+/**
+ * The sides, in order: positional inputs first, then the nodes of --bundle or the live switch.
+ * `want` is how many sides the command compares; `what` names them for the error message.
+ */
+export function compareSides(positional: readonly string[], opts: CompareCliOptions, want: number, what: string): Side[] {
+  const nodes = opts.node ?? [];
+  const live = opts.pod !== undefined || opts.local === true;
+  // Without a live side, options that go with one are passed on for the loader to refuse.
+  const base: InputCliOptions = { ...(opts.strict === undefined ? {} : { strict: opts.strict }), ...(live ? {} : liveOptions(opts)) };
+  const file = (name: string, node?: string): Side => ({ inputs: [name], opts: { ...base, ...(node === undefined ? {} : { node }) } });
+  let sides: Side[];
+  if (opts.bundle !== undefined) {
+    if (live) throw new UserError('give one source of flows, not --bundle and a live switch');
+    const bundle = opts.bundle;
+    const picks = nodes.length === 0 ? [undefined] : nodes;
+    sides = [...positional.map((p) => file(p)), ...picks.map((node) => ({ inputs: [], opts: { ...base, bundle, ...(node === undefined ? {} : { node }) } }))];
+  } else if (live) {
+    if (nodes.length > 0) throw new UserError('--node goes with --bundle (or bundles given as inputs)');
+    sides = [...positional.map((p) => file(p)), { inputs: [], opts: { ...base, ...liveOptions(opts) } }];
+  } else {
+    if (nodes.length > 1 && nodes.length !== positional.length) throw new UserError(`give one --node for every input, or one for all (${nodes.length} for ${positional.length} inputs)`);
+    sides = positional.map((p, i) => file(p, nodes.length > 1 ? nodes[i] : nodes[0]));
+  }
+  if (sides.length !== want) {
+    throw new UserError(`${what}: got ${sides.length} (give files or bundles, --bundle with --node for each node, or --pod/--local for the live switch)`);
+  }
+  return sides;
+}
+
+export interface LoadedSides {
+  readonly dumps: LoadedDump[];
+  /** The --ports map, also used by the comparison to match names against numbers. */
+  readonly ports?: PortMap;
+  /** Each side as the user named it: a file, `bundle[node]`, `pod ns/name`. */
+  readonly labels: string[];
+}
+
+/** Reads every side; at most one of them may be standard input. */
+export async function loadSides(sides: readonly Side[], opts: CompareCliOptions, io: Io): Promise<LoadedSides> {
+  if (sides.flatMap((s) => s.inputs).filter((n) => n === '-').length > 1) throw new UserError('only one input can be standard input (-)');
+  const ports = opts.ports === undefined ? undefined : await readPortsOption(opts.ports, io);
+  const dumps: LoadedDump[] = [];
+  for (const side of sides) dumps.push(await loadFromOptions(side.inputs, side.opts, io, ports ? { portMap: ports } : {}));
+  const labels = dumps.map((d) => d.sources.map(inputLabel).join(', '));
+  return ports ? { dumps, ports, labels } : { dumps, labels };
 }
 
 /** The version asked for, else the one the dumps' headers name (the later input first), else 1.5. */

@@ -5,7 +5,7 @@ import { dumpDiffJson, formatDumpDiff, formatPerTable } from '../../render/diff.
 import { stringifyJson } from '../../render/json.ts';
 import { type Io, writeOut } from '../io.ts';
 import type { Outcome } from '../outcome.ts';
-import { addCompareOptions, type CompareCliOptions, diffStyle, displayVersion, loadInputs } from './compare-options.ts';
+import { addCompareOptions, type CompareCliOptions, compareSides, diffStyle, displayVersion, loadSides } from './compare-options.ts';
 
 interface DiffCliOptions extends CompareCliOptions {
   perTable?: boolean;
@@ -15,19 +15,21 @@ export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
   const cmd = program
     .command('diff')
     .description('compare two dumps flow by flow (table, priority and match as the key), ignoring spelling, statistics and flow order')
-    .argument('<before>', 'dump or add-flows file; - for standard input')
-    .argument('<after>', 'dump or add-flows file; - for standard input')
+    .argument('[before]', 'dump, add-flows file or support bundle; - for standard input')
+    .argument('[after]', 'dump, add-flows file or support bundle; - for standard input (or --bundle, --pod, --local)')
     .option('--per-table', 'print only the flow count of every table in both dumps, side by side');
-  addCompareOptions(cmd).action(async (before: string, after: string, opts: DiffCliOptions) => {
-    const { dumps, ports } = await loadInputs([before, after], opts, io);
+  addCompareOptions(cmd).action(async (before: string | undefined, after: string | undefined, opts: DiffCliOptions) => {
+    const positional = [before, after].filter((p): p is string => p !== undefined);
+    const sides = compareSides(positional, opts, 2, 'diff compares two dumps');
+    const { dumps, ports, labels } = await loadSides(sides, opts, io);
     const [a, b] = dumps as [(typeof dumps)[0], (typeof dumps)[0]];
     const diff = diffDumps(a, b, { ...(opts.cookies ? { cookies: true } : {}), ...(ports ? { ports } : {}) });
     const of = displayVersion(opts, dumps);
-    const labels = [before === '-' ? '<stdin>' : before, after === '-' ? '<stdin>' : after] as const;
+    const pair = labels as [string, string];
     const style = diffStyle(io, opts);
     if (opts.json) writeOut(io, stringifyJson(dumpDiffJson(diff, of)));
-    else if (opts.perTable) writeOut(io, formatPerTable(diff, { labels, style }));
-    else writeOut(io, formatDumpDiff(diff, { labels, of, style }));
+    else if (opts.perTable) writeOut(io, formatPerTable(diff, { labels: pair, style }));
+    else writeOut(io, formatDumpDiff(diff, { labels: pair, of, style }));
     outcome.status = diff.equal ? 0 : 1;
   });
 }

@@ -1,34 +1,102 @@
-/** Options and loading shared by `show` and `tables`: the dump, its port names, and the profile to read it with. */
+/**
+ * Options and loading shared by the commands that speak the pipeline's words (show, tables,
+ * check, graph, trace): the inputs every command reads, a groups file, and the profile and
+ * release to read the flows by — given, or detected.
+ */
 import type { Command } from 'commander';
 import { Annotator } from '../../analysis/annotate.ts';
 import { detectProfile, detectRelease } from '../../analysis/detect-profile.ts';
+import type { Flow, Group } from '../../model/flow.ts';
 import { Pipeline } from '../../model/pipeline.ts';
-import { PortMap } from '../../model/ports.ts';
-import { listProfiles, profileById } from '../../profiles/index.ts';
+import type { PortMap } from '../../model/ports.ts';
+import { listProfiles, type Profile, profileById } from '../../profiles/index.ts';
 import type { ProfileNote } from '../../render/show.ts';
 import { type Io, UserError } from '../io.ts';
-import { loadDump } from '../load.ts';
+import { addInputOptions, type InputCliOptions, type LoadedDump, loadDump, loadFromOptions } from '../load.ts';
+import { flowsFromOption } from './source-args.ts';
 
-export interface ProfileCliOptions {
+export interface ProfileChoiceOptions {
   profile?: string;
   release?: string;
-  ports?: string;
+}
+
+export interface ProfileCliOptions extends InputCliOptions, ProfileChoiceOptions {
   groups?: string;
   json?: boolean;
   color?: boolean;
-  strict?: boolean;
 }
 
-export function addProfileOptions(cmd: Command): Command {
+/** --profile and --release. */
+export function addProfileChoiceOptions(cmd: Command): Command {
   return cmd
-    .option('--profile <id>', `pipeline profile to explain the flows by (default: detected; ${listProfiles().map((p) => p.id).join(', ')})`)
-    .option('--release <version>', 'release of the product the dump comes from, e.g. 1.0 (default: detected)')
-    .option('--ports <file>', '`ovs-ofctl show` or `dump-ports-desc` output: port numbers and names')
+    .option('--profile <id>', `pipeline profile to read the flows by (default: detected; ${listProfiles().map((p) => p.id).join(', ')})`)
+    .option('--release <version>', 'release of the product the dump comes from, e.g. 1.0 (default: detected)');
+}
+
+/** The profile options, --groups, --json, colour, --strict, and every input option. */
+export function addProfileOptions(cmd: Command): Command {
+  addProfileChoiceOptions(cmd)
     .option('--groups <file>', 'dump-groups output to use with the flows')
     .option('--json', 'print JSON (schemaVersion 1)')
     .option('--color', 'colour the output even when it is not a terminal')
     .option('--no-color', 'never colour the output')
     .option('--strict', 'exit 2 when any line cannot be read');
+  return addInputOptions(cmd);
+}
+
+/** The profile --profile names, after checking --release; undefined when it is to be detected. */
+function givenProfile(opts: ProfileChoiceOptions): Profile | undefined {
+  if (opts.release !== undefined && !/^\d+(?:\.\d+)*$/.test(opts.release)) throw new UserError(`--release: expected a version such as 1.0, not ${opts.release}`);
+  if (opts.profile === undefined) return undefined;
+  const chosen = profileById(opts.profile);
+  if (!chosen) throw new UserError(`unknown profile ${opts.profile} (known: ${listProfiles().map((p) => p.id).join(', ')})`);
+  return chosen;
+}
+
+export interface LoadedFlows {
+  readonly dump: LoadedDump;
+  /** The dump's groups and those of --groups. */
+  readonly groups: readonly Group[];
+}
+
+/** Reads the inputs as every command does, and the --groups file with the inputs' port names. */
+export async function loadFlows(inputs: readonly string[], opts: ProfileCliOptions, io: Io): Promise<LoadedFlows> {
+  givenProfile(opts);
+  const stdinFlows = !flowsFromOption(opts) && (inputs.length === 0 || inputs.includes('-'));
+  if (opts.groups === '-' && stdinFlows) throw new UserError('the flows and --groups cannot both come from standard input');
+  const dump = await loadFromOptions(inputs, opts, io);
+  if (opts.groups === undefined) return { dump, groups: dump.groups };
+  const extra = await loadDump(opts.groups, io, { strict: opts.strict ?? false, portMap: dump.ports });
+  return { dump, groups: [...dump.groups, ...extra.groups] };
+}
+
+export interface ProfileChoice {
+  readonly profile: Profile;
+  readonly release?: string;
+  readonly note: ProfileNote;
+}
+
+/**
+ * The profile and release to read the flows by: those given, else detected from `flows` (all of
+ * the dump, or a sample of it when time matters), with the reasons for each.
+ */
+export function chooseProfile(flows: readonly Flow[], groups: readonly Group[], ports: PortMap, opts: ProfileChoiceOptions): ProfileChoice {
+  const chosen = givenProfile(opts);
+  const detected = chosen ? undefined : detectProfile(flows, groups, ports);
+  const picked = chosen ?? detected!.profile;
+  const releaseChoice = opts.release === undefined ? (detected ? detected.release : detectRelease(picked, flows, groups, ports)) : undefined;
+  const release = opts.release ?? releaseChoice?.release;
+  // Detection's reasons include those for its release, which --release replaces.
+  const releaseReasons = opts.release !== undefined ? [`--release ${opts.release} was given`] : (releaseChoice?.reasons ?? []);
+  const profileReasons = (detected?.reasons ?? []).filter((r) => !(detected?.release?.reasons ?? []).includes(r));
+  const note: ProfileNote = {
+    id: picked.id,
+    title: picked.title,
+    ...(release !== undefined ? { release } : {}),
+    source: chosen ? 'option' : 'detected',
+    reasons: [...profileReasons, ...releaseReasons],
+  };
+  return { profile: picked, ...(release !== undefined ? { release } : {}), note };
 }
 
 export interface LoadedPipeline {
@@ -37,35 +105,11 @@ export interface LoadedPipeline {
   readonly profile: ProfileNote;
 }
 
-/** Reads the dump (and port and group files), picks the profile and release, and builds the annotator. */
-export async function loadAnnotated(file: string, opts: ProfileCliOptions, io: Io): Promise<LoadedPipeline> {
-  const strict = { strict: opts.strict ?? false };
-  const chosen = opts.profile === undefined ? undefined : profileById(opts.profile);
-  if (opts.profile !== undefined && !chosen) {
-    throw new UserError(`unknown profile ${opts.profile} (known: ${listProfiles().map((p) => p.id).join(', ')})`);
-  }
-  if (opts.release !== undefined && !/^\d+(?:\.\d+)*$/.test(opts.release)) throw new UserError(`--release: expected a version such as 1.0, not ${opts.release}`);
-  const ports = new PortMap();
-  if (opts.ports !== undefined) {
-    const extra = (await loadDump(opts.ports, io, strict)).ports;
-    if (extra.size === 0) throw new UserError(`${opts.ports}: no ports found (expected ovs-ofctl show or dump-ports-desc output)`);
-    for (const [n, name] of extra.entries()) ports.set(n, name);
-  }
-  const dump = await loadDump(file, io, strict);
-  for (const [n, name] of dump.ports.entries()) ports.set(n, name);
-  const groups = [...dump.groups, ...(opts.groups === undefined ? [] : (await loadDump(opts.groups, io, strict)).groups)];
-
-  let release: string | undefined = opts.release;
-  const detected = chosen ? undefined : detectProfile(dump.flows, groups, ports);
-  const picked = chosen ?? detected!.profile;
-  const releaseChoice = release === undefined ? (detected ? detected.release : detectRelease(picked, dump.flows, groups, ports)) : undefined;
-  release ??= releaseChoice?.release;
-  // Detection's reasons include those for its release, which --release replaces.
-  const releaseReasons = opts.release !== undefined ? [`--release ${opts.release} was given`] : (releaseChoice?.reasons ?? []);
-  const profileReasons = (detected?.reasons ?? []).filter((r) => !(detected?.release?.reasons ?? []).includes(r));
-  const reasons = [...profileReasons, ...releaseReasons];
-  const profile: ProfileNote = { id: picked.id, title: picked.title, ...(release !== undefined ? { release } : {}), source: chosen ? 'option' : 'detected', reasons };
-  const pipeline = new Pipeline(dump.flows, groups, ports);
-  const annotator = new Annotator(pipeline, { profile: picked, ...(release !== undefined ? { release } : {}) });
-  return { pipeline, annotator, profile };
+/** Reads the inputs (and --groups), picks the profile and release, and builds the annotator. */
+export async function loadAnnotated(inputs: string | readonly string[], opts: ProfileCliOptions, io: Io): Promise<LoadedPipeline> {
+  const { dump, groups } = await loadFlows(typeof inputs === 'string' ? [inputs] : inputs, opts, io);
+  const choice = chooseProfile(dump.flows, groups, dump.ports, opts);
+  const pipeline = new Pipeline(dump.flows, groups, dump.ports);
+  const annotator = new Annotator(pipeline, { profile: choice.profile, ...(choice.release !== undefined ? { release: choice.release } : {}) });
+  return { pipeline, annotator, profile: choice.note };
 }

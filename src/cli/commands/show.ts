@@ -46,7 +46,7 @@ export function registerShow(program: Command, io: Io): void {
   const cmd = program
     .command('show')
     .description('explain every flow in the words of its pipeline: table names, a plain sentence, decoded registers, address roles, port names')
-    .argument('<file>', 'dump-flows output or add-flows file; - for standard input')
+    .argument('[inputs...]', 'dump-flows output, add-flows file or support bundle; - (or nothing) for standard input')
     .option('-T, --table <table>', 'only this table, by number or name (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
     .option('--cookie <value[/mask]>', 'only flows with this cookie', cookieOption)
     .option('--port <port>', 'only flows that match this input port or output to it (number or name)')
@@ -54,8 +54,8 @@ export function registerShow(program: Command, io: Io): void {
     .option('--conj-id <id>', 'only flows of this conjunction (conj_id= or conjunction(id,…))', conjIdOption)
     .option('--hits', 'only flows that matched packets (n_packets > 0)')
     .option('--raw', 'print the original line under each explanation');
-  addProfileOptions(cmd).action(async (file: string, opts: ShowCliOptions) => {
-    const { pipeline, annotator, profile } = await loadAnnotated(file, opts, io);
+  addProfileOptions(cmd).action(async (inputs: string[], opts: ShowCliOptions) => {
+    const { pipeline, annotator, profile } = await loadAnnotated(inputs, opts, io);
     const filter: FlowFilter = {
       ...(opts.table ? { tables: opts.table } : {}),
       ...(opts.cookie ? { cookie: opts.cookie } : {}),

@@ -11,9 +11,9 @@ export function registerTables(program: Command, io: Io): void {
   const cmd = program
     .command('tables')
     .description('one row per table: name, flows, packets, bytes, next tables, miss behaviour; tables the profile expects but the dump lacks')
-    .argument('<file>', 'dump-flows output or add-flows file; - for standard input');
-  addProfileOptions(cmd).action(async (file: string, opts: ProfileCliOptions) => {
-    const { pipeline, annotator, profile } = await loadAnnotated(file, opts, io);
+    .argument('[inputs...]', 'dump-flows output, add-flows file or support bundle; - (or nothing) for standard input');
+  addProfileOptions(cmd).action(async (inputs: string[], opts: ProfileCliOptions) => {
+    const { pipeline, annotator, profile } = await loadAnnotated(inputs, opts, io);
     const summary = summarizeTables(pipeline, annotator);
     if (opts.json) {
       writeOut(io, stringifyJson(tablesJson(summary, profile)));

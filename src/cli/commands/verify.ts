@@ -5,7 +5,7 @@ import { formatVerification, verificationJson } from '../../render/diff.ts';
 import { stringifyJson } from '../../render/json.ts';
 import { type Io, writeOut } from '../io.ts';
 import type { Outcome } from '../outcome.ts';
-import { addCompareOptions, type CompareCliOptions, diffStyle, displayVersion, loadInputs } from './compare-options.ts';
+import { addCompareOptions, type CompareCliOptions, compareSides, diffStyle, displayVersion, loadSides } from './compare-options.ts';
 
 interface VerifyCliOptions extends CompareCliOptions {
   expect: string;
@@ -17,10 +17,13 @@ export function registerVerify(program: Command, io: Io, outcome: Outcome): void
     .command('verify')
     .description('check that a dump holds every expected flow with equivalent actions')
     .requiredOption('--expect <file>', 'flows that must be present, in add-flows syntax (or any dump)')
-    .argument('<actual>', 'dump to check; - for standard input')
+    .argument('[actual]', 'dump or support bundle to check; - for standard input (or --bundle, --pod, --local)')
     .option('--exact', 'also report flows of the dump, in the tables the expectation covers, that were not expected');
-  addCompareOptions(cmd).action(async (actual: string, opts: VerifyCliOptions) => {
-    const { dumps, ports } = await loadInputs([opts.expect, actual], opts, io);
+  addCompareOptions(cmd).action(async (actual: string | undefined, opts: VerifyCliOptions) => {
+    // --node and the source options choose the dump checked; the expectation is one file.
+    const [checked] = compareSides(actual === undefined ? [] : [actual], opts, 1, 'verify checks one dump');
+    const expectation = { inputs: [opts.expect], opts: opts.strict === undefined ? {} : { strict: opts.strict } };
+    const { dumps, ports, labels } = await loadSides([expectation, checked!], opts, io);
     const [expected, got] = dumps as [(typeof dumps)[0], (typeof dumps)[0]];
     const verdict = verifyDump(expected, got, {
       ...(opts.cookies ? { cookies: true } : {}),
@@ -28,9 +31,8 @@ export function registerVerify(program: Command, io: Io, outcome: Outcome): void
       ...(ports ? { ports } : {}),
     });
     const of = displayVersion(opts, dumps);
-    const labels = [opts.expect === '-' ? '<stdin>' : opts.expect, actual === '-' ? '<stdin>' : actual] as const;
     if (opts.json) writeOut(io, stringifyJson(verificationJson(verdict, of)));
-    else writeOut(io, formatVerification(verdict, { labels, of, style: diffStyle(io, opts) }));
+    else writeOut(io, formatVerification(verdict, { labels: labels as [string, string], of, style: diffStyle(io, opts) }));
     outcome.status = verdict.ok ? 0 : 1;
   });
 }

@@ -1,0 +1,15 @@
+/**
+ * Commands whose positional arguments are not all inputs (trace's packet, conj's ids) read the
+ * flows from the first positional, unless an option (--bundle, --pod, --local) names the source.
+ */
+import type { InputCliOptions } from '../load.ts';
+
+/** Whether the flows come from an option rather than from positional inputs. */
+export function flowsFromOption(opts: InputCliOptions): boolean {
+  return opts.bundle !== undefined || opts.pod !== undefined || opts.local === true;
+}
+
+/** How an input is named in messages and report headers. */
+export function inputLabel(name: string): string {
+  return name === '-' ? '<stdin>' : name;
+}
