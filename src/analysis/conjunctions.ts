@@ -472,15 +472,30 @@ export function packetReader(packet: Match): (storage: string) => bigint {
  */
 export function explainPacket(pipeline: Pipeline, report: ConjunctionReport, packet: Match): PacketConjunction[] {
   const get = packetReader(packet);
+  // Per table, once: the hard flows that match the packet whatever conj_id it carries, in match order.
+  const candidates = new Map<string, { flow: Flow; conjId: bigint | undefined }[]>();
+  const candidatesOf = (table: TableRef): { flow: Flow; conjId: bigint | undefined }[] => {
+    const key = tableKey(table);
+    let list = candidates.get(key);
+    if (!list) {
+      list = [];
+      for (const f of pipeline.table(table)?.flows ?? []) {
+        if (f.actions.some((a) => a.kind === 'conjunction')) continue;
+        if (!f.match.fields.every((e) => e.field.storage === 'conj_id' || (get(e.field.storage) & e.mask) === e.value)) continue;
+        list.push({ flow: f, conjId: f.match.fields.find((e) => e.field.storage === 'conj_id')?.value });
+      }
+      candidates.set(key, list);
+    }
+    return list;
+  };
   return report.conjunctions.map((c): PacketConjunction => {
     const dimensions = c.dimensions.map((d) => ({ k: d.k, matchedBy: d.flows.filter((f) => matchesPacket(f.match, get)) }));
     const satisfied = c.n > 0 && dimensions.every((d) => d.matchedBy.length > 0);
     if (!satisfied) return { conjunction: c, dimensions, satisfied };
-    const flows = pipeline.table(c.table)?.flows ?? [];
-    const hard = (f: Flow): boolean => !f.actions.some((a) => a.kind === 'conjunction');
-    const preemptedBy = flows.find((f) => f.priority >= c.priority && hard(f) && matchesPacket(f.match, get));
-    const withId = (storage: string): bigint => (storage === 'conj_id' ? BigInt(c.id) : get(storage));
-    const result = flows.find((f) => hard(f) && matchesPacket(f.match, withId));
+    const list = candidatesOf(c.table);
+    // The first lookup sees conj_id 0; the second, after the conjunction completes, conj_id ID.
+    const preemptedBy = list.find((x) => x.flow.priority >= c.priority && (x.conjId ?? 0n) === 0n)?.flow;
+    const result = list.find((x) => x.conjId === undefined || x.conjId === BigInt(c.id))?.flow;
     return { conjunction: c, dimensions, satisfied, ...(preemptedBy ? { preemptedBy } : {}), ...(result ? { result } : {}) };
   });
 }
