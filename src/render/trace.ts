@@ -179,10 +179,11 @@ export function verdictLine(result: TraceResult, o: TraceRenderOptions, why = o.
   }
 }
 
+/** `SpoofGuardTable (table 10)`; a dump that names its tables keeps its name: `SpoofGuard (table 10)`. */
 function tableName(ref: TableRef, o: TraceRenderOptions): string {
   const described = o.describeTable?.(ref);
-  const label = `table ${tableLabel(ref)}`;
-  return described ? `${described} (${label})` : label;
+  if (!described) return `table ${tableLabel(ref)}`;
+  return ref.kind === 'name' ? `${ref.name} (${described})` : `${described} (table ${ref.number})`;
 }
 
 export function formatTrace(result: TraceResult, o: TraceRenderOptions): string {

@@ -1,0 +1,172 @@
+/**
+ * Every command reads its flows the same way: files, standard input, support bundles (with
+ * --bundle/--node or given as an input) and live switches; with a port map, port numbers and
+ * names are interchangeable in filters, packets and output. diff and verify read each of their
+ * sides that way.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { agentText, antreaAgentFiles, antreaProxyAgentFiles, example, tarGz } from './support/bundle.ts';
+import { runCli } from './support/cli.ts';
+import { ANTREA, loadExample } from './support/make-examples.ts';
+import { skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
+import { repoRoot } from './support/paths.ts';
+
+const EXAMPLE = join(repoRoot, 'examples', 'antrea');
+const NUMBERED = join(EXAMPLE, 'dump-flows.of13.txt');
+const NAMED = join(EXAMPLE, 'dump-flows.of13.names.txt');
+const PORTS_DESC = join(EXAMPLE, 'dump-ports-desc.of10.txt');
+/** From a peer Node to Pod coredns5-8ec607 (port 3) on a port no ingress rule allows. */
+const ISOLATED = 'tcp,dl_dst=12:9e:a6:47:d0:70,nw_src=10.10.1.5,nw_dst=10.10.0.2,nw_ttl=64,tp_dst=443';
+
+interface Fixture {
+  readonly dir: string;
+  readonly bundle: string;
+  /** A bundle's `ovsports` file: dump-ports-desc with its lines trimmed and its header dropped. */
+  readonly ovsports: string;
+}
+
+/** A bundle of node-a (the Antrea example, numbered by names) and node-b (the AntreaProxy example). */
+async function withBundle(fn: (f: Fixture) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'flowscope-inputs-'));
+  try {
+    const bundle = join(dir, 'bundle');
+    mkdirSync(bundle);
+    writeFileSync(join(bundle, 'agent_node-a.tar.gz'), await tarGz(antreaAgentFiles('node-a')));
+    writeFileSync(join(bundle, 'agent_node-b.tar.gz'), await tarGz(antreaProxyAgentFiles('node-b')));
+    const ovsports = join(dir, 'ovsports');
+    writeFileSync(ovsports, agentText(example('antrea/dump-ports-desc.of10.txt')));
+    await fn({ dir, bundle, ovsports });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function ok(args: readonly string[], stdin?: string): Promise<string> {
+  const r = await runCli(args, stdin === undefined ? {} : { stdin });
+  assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+  assert.equal(r.stderr, '', args.join(' '));
+  return r.stdout;
+}
+
+test('show and tables read a bundle node as they read its files; --port takes a name or a number', async () => {
+  await withBundle(async ({ bundle, ovsports }) => {
+    const fromFiles = await ok(['show', NAMED, '--ports', PORTS_DESC, '--port', '3']);
+    assert.match(fromFiles, /^profile antrea-v1 /);
+    assert.equal(await ok(['show', '--bundle', bundle, '--node', 'node-a', '--port', '3']), fromFiles);
+    assert.equal(await ok(['show', '--bundle', bundle, '--node', 'node-a', '--port', 'coredns5-8ec607']), fromFiles);
+    assert.equal(await ok(['show', join(bundle, 'agent_node-a.tar.gz'), '--port', 'coredns5-8ec607']), fromFiles);
+    // A bundle's trimmed ovsports works as --ports, and standard input as the dump.
+    assert.equal(await ok(['show', '--ports', ovsports, '--port', 'coredns5-8ec607'], readFileSync(NAMED, 'utf8')), fromFiles);
+
+    const tables = await ok(['tables', NAMED, '--ports', PORTS_DESC]);
+    assert.equal(await ok(['tables', '--bundle', bundle, '--node', 'node-a']), tables);
+    assert.match(await ok(['tables', '--bundle', bundle, '--node', 'node-b']), /^profile antrea-proxy /);
+  });
+});
+
+test('conj reads a bundle: with --bundle every positional is a conjunction id', async () => {
+  await withBundle(async ({ bundle }) => {
+    const fromFile = await ok(['conj', NAMED, '3']);
+    assert.match(fromFile, /^conjunction 3 {2}table IngressRule {2}priority 200 {2}3 dimensions$/m);
+    assert.equal(await ok(['conj', '--bundle', bundle, '--node', 'node-a', '3']), fromFile);
+    assert.equal(await ok(['conj', join(bundle, 'agent_node-a.tar.gz'), '3']), fromFile);
+    const bad = await runCli(['conj', '--bundle', bundle, '--node', 'node-a', 'seven']);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /seven: expected a conjunction id/);
+  });
+});
+
+test('trace reads a bundle; the packet names its port by name or number', async () => {
+  await withBundle(async ({ bundle }) => {
+    const byName = await ok(['trace', '--bundle', bundle, '--node', 'node-a', `in_port=antrea-tun0,${ISOLATED}`]);
+    assert.match(byName, /\nVerdict: dropped in IngressDefaultRule \(table 100\): The Pod on port 0x3 is isolated for ingress: packets no ingress rule allowed are dropped\.\n$/);
+    assert.equal(await ok(['trace', join(bundle, 'agent_node-a.tar.gz'), `in_port=1,${ISOLATED}`]), byName);
+    // The same flows read from files, with the port map from dump-ports-desc.
+    assert.equal(await ok(['trace', NAMED, '--ports', PORTS_DESC, `in_port=1,${ISOLATED}`]), byName);
+
+    const two = await runCli(['trace', '--bundle', bundle, '--node', 'node-a', NAMED, `in_port=1,${ISOLATED}`]);
+    assert.equal(two.status, 2);
+    assert.match(two.stderr, /give only the packet: the flows come from --bundle, --pod or --local/);
+    const none = await runCli(['trace', '--bundle', bundle, '--node', 'node-a']);
+    assert.equal(none.status, 2);
+    assert.match(none.stderr, /trace needs a packet/);
+  });
+});
+
+test('diff compares two nodes of one bundle, a file with a bundle, and names each side', async () => {
+  await withBundle(async ({ bundle }) => {
+    assert.equal(await ok(['diff', '--bundle', bundle, '--node', 'node-a', '--node', 'node-a']), '');
+    const two = await runCli(['diff', '--bundle', bundle, '--node', 'node-a', '--node', 'node-b']);
+    assert.equal(two.status, 1, two.stderr);
+    assert.match(two.stdout, new RegExp(`^--- ${bundle}\\[node-a\\]\\n\\+\\+\\+ ${bundle}\\[node-b\\]\\n`));
+    // Numbered flows against the named ones of the bundle: its ovsports tells names from numbers.
+    assert.equal(await ok(['diff', NUMBERED, join(bundle, 'agent_node-a.tar.gz')]), '');
+    assert.equal(await ok(['diff', NUMBERED, '--bundle', bundle, '--node', 'node-a']), '');
+    // One --node applies to every bundle input.
+    assert.equal(await ok(['diff', join(bundle, 'agent_node-a.tar.gz'), join(bundle, 'agent_node-a.tar.gz'), '--node', 'node-a']), '');
+  });
+});
+
+test('verify checks a bundle node; --ports reads a bundle ovsports file without complaint', async () => {
+  await withBundle(async ({ bundle, ovsports }) => {
+    assert.match(await ok(['verify', '--expect', NUMBERED, '--bundle', bundle, '--node', 'node-a', '--exact']), /^86 of 86 expected flows present/);
+    const wrong = await runCli(['verify', '--expect', NUMBERED, '--bundle', bundle, '--node', 'node-b']);
+    assert.equal(wrong.status, 1, wrong.stderr);
+    // Names on one side, numbers on the other: the trimmed ovsports gives the map, and says nothing else.
+    assert.equal(await ok(['diff', '--ports', ovsports, NAMED, NUMBERED]), '');
+    assert.match(await ok(['verify', '--ports', ovsports, '--expect', NAMED, NUMBERED]), /^86 of 86 expected flows present/);
+  });
+});
+
+test('diff and verify refuse sides that do not add up', async () => {
+  await withBundle(async ({ bundle }) => {
+    const cases: [string[], RegExp][] = [
+      [['diff', NUMBERED], /diff compares two dumps: got 1/],
+      [['diff', '--bundle', bundle, '--node', 'node-a', '--node', 'node-b', '--node', 'node-a'], /diff compares two dumps: got 3/],
+      [['diff', NUMBERED, NAMED, NUMBERED], /too many arguments|got 3/],
+      [['diff', NUMBERED, NAMED, '--node', 'a', '--node', 'b', '--node', 'c'], /give one --node for every input, or one for all \(3 for 2 inputs\)/],
+      [['diff', NUMBERED, '--local', '--node', 'a'], /--node goes with --bundle/],
+      [['diff', NUMBERED, NAMED, '--namespace', 'x'], /--namespace goes with --pod/],
+      [['diff', '-', '-'], /only one input can be standard input/],
+      [['verify', '--expect', NUMBERED], /verify checks one dump: got 0/],
+      [['verify', '--expect', NUMBERED, NAMED, '--bundle', bundle], /verify checks one dump: got 2/],
+      [['diff', '--bundle', bundle, '--node', 'node-x', '--node', 'node-a'], /no node "node-x" \(nodes: node-a, node-b\)/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await runCli(args, { stdin: '' });
+      assert.equal(r.status, 2, args.join(' '));
+      assert.match(r.stderr, message, args.join(' '));
+    }
+  });
+});
+
+function ovsEnv(rundir: string): Record<string, string> {
+  return { PATH: [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/bin', '/bin'].join(delimiter), OVS_RUNDIR: rundir };
+}
+
+test('a live switch is read by every command: diff and verify against a saved dump, trace, show', skipUnlessOvs, async () => {
+  await withOvsSwitch(ANTREA.bridge, async (sw) => {
+    await loadExample(sw, ANTREA);
+    const env = ovsEnv(sw.dir);
+    const run = async (args: string[]): Promise<string> => {
+      const r = await runCli(args, { env });
+      assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+      return r.stdout;
+    };
+    // The switch is dumped with names; the saved dump has numbers.
+    assert.equal(await run(['diff', NUMBERED, '--local']), '');
+    assert.match(await run(['verify', '--expect', NUMBERED, '--local', '--exact']), /^86 of 86 expected flows present/);
+    const live = await run(['trace', '--local', 'in_port=coredns5-8ec607,tcp,dl_src=12:9e:a6:47:d0:70,nw_src=10.10.0.9,nw_dst=10.10.0.3,tp_dst=80']);
+    assert.match(live, /\nVerdict: dropped in SpoofGuard \(table 10\): Packets no other flow of SpoofGuardTable matches are dropped\.\n$/);
+    assert.match(await run(['show', '--local', '--table', '10']), /^profile antrea-v1 /);
+
+    await sw.ofctl(['del-flows', sw.bridge, 'table=10,ip,in_port=3']);
+    const changed = await runCli(['diff', NUMBERED, '--local'], { env });
+    assert.equal(changed.status, 1, changed.stderr);
+    assert.match(changed.stdout, /^--- .*dump-flows\.of13\.txt\n\+\+\+ local br-int\n/);
+  });
+});
