@@ -20,6 +20,16 @@ export function parseNote(parsed: ParseResult): string | undefined {
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
 const MiB = (chars: number): string => `${(chars / 1024 ** 2).toFixed(1)} MiB`;
 
+/** The text, or the error V8 raises when a string would pass its length limit (about 512 MiB). */
+function tooLong(render: () => string): string | RangeError {
+  try {
+    return render();
+  } catch (err) {
+    if (err instanceof RangeError) return err;
+    throw err;
+  }
+}
+
 async function parser(): Promise<(path: string) => ParseResult> {
   const { parseDump } = await import('../src/syntax/reader.ts');
   return (path) => parseDump(readFileSync(path, 'utf8'), { file: path });
@@ -35,7 +45,7 @@ export const conjunctions: Measurement = {
     const parse = await parser();
     const { Pipeline } = await import('../src/model/pipeline.ts');
     const { findConjunctions } = await import('../src/analysis/conjunctions.ts');
-    const { conjunctionReportJson } = await import('../src/render/conjunctions.ts');
+    const { conjunctionJson, conjunctionReportJson } = await import('../src/render/conjunctions.ts');
     const { stringifyJson } = await import('../src/render/json.ts');
     const t0 = performance.now();
     const parsed = parse(dump);
@@ -45,17 +55,21 @@ export const conjunctions: Measurement = {
       run: () => {
         const pipeline = phases.time('pipeline', () => new Pipeline(parsed.flows, parsed.groups, parsed.ports));
         const report = phases.time('findConjunctions', () => findConjunctions(pipeline));
-        const json = phases.time('JSON', () => stringifyJson(conjunctionReportJson(report)));
+        const json = phases.time('JSON', () => tooLong(() => stringifyJson(conjunctionReportJson(report))));
         return { report, json };
       },
       count: (result: unknown): Tally => {
-        const { report, json } = result as { report: ReturnType<typeof findConjunctions>; json: string };
-        const problems = report.conjunctions.reduce((n, c) => n + c.problems.length, 0);
-        return {
-          flows: parsed.flows.length,
-          phases: phases.record,
-          note: `${report.conjunctions.length.toLocaleString('en-US')} conjunctions, ${problems} problems, ${MiB(json.length)} of JSON; parse before it took ${seconds(parseMs)}`,
-        };
+        const { report, json } = result as { report: ReturnType<typeof findConjunctions>; json: string | RangeError };
+        const all = report.conjunctions;
+        const problems = all.reduce((n, c) => n + c.problems.length, 0);
+        const summary = `${all.length.toLocaleString('en-US')} conjunctions, ${problems.toLocaleString('en-US')} problems; parse before it took ${seconds(parseMs)}`;
+        const tally = { flows: parsed.flows.length, phases: phases.record };
+        if (typeof json === 'string') return { ...tally, note: `${summary}, ${MiB(json.length)} of JSON` };
+        // How much text the report would have been, from a sample of its conjunctions.
+        const sample = all.slice(0, 1000);
+        const sampleChars = sample.reduce((n, c) => n + stringifyJson(conjunctionJson(c)).length, 0);
+        const estimate = (sampleChars / Math.max(1, sample.length)) * all.length;
+        return { ...tally, note: summary, failure: `JSON text: ${json.message}; it would be about ${MiB(estimate)}` };
       },
     };
   },

@@ -21,6 +21,7 @@ export interface MeasurementSample {
   readonly operations?: number;
   readonly phases?: Readonly<Record<string, number>>;
   readonly note?: string;
+  readonly failure?: string;
 }
 
 const collect = (): void => {
@@ -52,6 +53,7 @@ async function main(): Promise<void> {
     ...(tally.operations === undefined ? {} : { operations: tally.operations }),
     ...(tally.phases === undefined ? {} : { phases: tally.phases }),
     ...(tally.note === undefined ? {} : { note: tally.note }),
+    ...(tally.failure === undefined ? {} : { failure: tally.failure }),
   };
   // Keep the result reachable until the heap has been measured.
   if (result === null) console.error('no result');

@@ -23,6 +23,8 @@ export interface Tally {
   readonly phases?: Readonly<Record<string, number>>;
   /** Remarks worth showing beside the numbers (diagnostics, result sizes). */
   readonly note?: string;
+  /** Why the work could not finish what it is judged on, though it ran (the time is then up to that point). */
+  readonly failure?: string;
   /** CPU and peak RSS of a child process that did the work, instead of this process's own. */
   readonly child?: { readonly cpuMs: number; readonly maxRssKiB: number };
 }

@@ -128,8 +128,8 @@ function verdicts(rows: readonly Row[], flows: number): Verdict[] {
     const figure = perOperation ? r.wallMs / r.operations! : r.wallMs;
     out.push({
       target: `${r.label} < ${fmtMs(target.limitMs)}${target.per === 'operation' ? ' each' : ''}`,
-      actual: `${fmtMs(figure)}${sizeCaveat(flows)}`,
-      status: figure < target.limitMs ? 'PASS' : 'MISS',
+      actual: `${r.failure === undefined ? '' : 'failed after '}${fmtMs(figure)}${sizeCaveat(flows)}`,
+      status: r.failure === undefined && figure < target.limitMs ? 'PASS' : 'MISS',
     });
   }
   return out;
@@ -219,6 +219,7 @@ function main(): void {
     ),
   );
   for (const f of failures) console.log(`${f.label}: FAILED (${f.error})`);
+  for (const r of rows) if (r.failure !== undefined) console.log(`${r.label}: did not finish (${r.failure})`);
   const phases = phaseLines(rows);
   if (phases.length > 0) console.log(['', 'where the time went (wall s):', ...phases].join('\n'));
   const notes = rows.filter((r) => r.note !== undefined);
