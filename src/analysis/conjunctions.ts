@@ -273,7 +273,7 @@ function members(field: FieldDef, entries: readonly SingleEntry[]): Member[] {
 }
 
 /** Splits a dimension's flows into terms: by protocol qualifier and by which other fields they match. */
-function dimensionTerms(clauses: readonly ClauseFlow[]): DimensionTerm[] {
+function dimensionTerms(clauses: readonly ClauseFlow[], flows: readonly Flow[]): DimensionTerm[] {
   const groups = new Map<string, ClauseFlow[]>();
   for (const c of clauses) {
     const g = groups.get(c.sig);
@@ -282,10 +282,11 @@ function dimensionTerms(clauses: readonly ClauseFlow[]): DimensionTerm[] {
   }
   return [...groups.values()].map((group): DimensionTerm => {
     const { qualifier, keys, single } = group[0]!;
-    const flows = group.map((c) => c.flow);
-    if (keys.length === 0) return { kind: 'any', qualifier, flows };
-    if (!single) return { kind: 'matches', qualifier, flows };
-    return { kind: 'set', field: single.e.field, members: members(single.e.field, group.map((c) => c.single!)), qualifier, flows };
+    // Most dimensions are one term: it shares the dimension's flow list.
+    const termFlows = groups.size === 1 ? flows : group.map((c) => c.flow);
+    if (keys.length === 0) return { kind: 'any', qualifier, flows: termFlows };
+    if (!single) return { kind: 'matches', qualifier, flows: termFlows };
+    return { kind: 'set', field: single.e.field, members: members(single.e.field, group.map((c) => c.single!)), qualifier, flows: termFlows };
   });
 }
 
@@ -431,7 +432,10 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
         table: b.entry.table,
         priority: b.priority,
         n: b.n,
-        dimensions: b.dims.map((dim, i) => ({ k: i + 1, flows: dim.map((c) => c.flow), terms: dimensionTerms(dim) })),
+        dimensions: b.dims.map((dim, i) => {
+          const flows = dim.map((c) => c.flow);
+          return { k: i + 1, flows, terms: dimensionTerms(dim, flows) };
+        }),
         actionFlows: b.entry.actionFlows,
         hits: hitsOf(b.entry.actionFlows),
         problems: b.problems,
