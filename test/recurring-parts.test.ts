@@ -1,0 +1,82 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { matchKey } from '../src/model/match.ts';
+import { parseDump } from '../src/syntax/reader.ts';
+import { corpusDir } from './support/paths.ts';
+
+// The reader shares the match and the action list of lines that repeat them verbatim. These tests
+// check that sharing never changes what a line reads as, nor which diagnostics it gets.
+
+const actionText = (text: string): string => text.slice(text.indexOf('actions=') + 'actions='.length);
+
+test('flows of a real dump that repeat an action list share one list, equal to what each line says', () => {
+  const text = readFileSync(join(corpusDir, 'antrea-ovs-pipeline-doc-HEAD.flows.txt'), 'utf8');
+  const { flows, diagnostics } = parseDump(text, { file: 'doc' });
+  assert.deepEqual(diagnostics, []);
+  const byText = new Map<string, (typeof flows)[number][]>();
+  for (const f of flows) byText.set(actionText(f.origin.text), [...(byText.get(actionText(f.origin.text)) ?? []), f]);
+  const repeated = [...byText.values()].filter((fs) => fs.length > 1);
+  assert.ok(repeated.length > 5, 'the pipeline document repeats action lists');
+  for (const fs of repeated) {
+    // Lists whose reading depends on the match (VLAN writes, mod_tp_*) are read per flow.
+    if (/vlan|mod_tp/.test(actionText(fs[0]!.origin.text))) continue;
+    for (const f of fs) assert.equal(f.actions, fs[0]!.actions, f.origin.text);
+  }
+  const gotos = flows.filter((f) => actionText(f.origin.text) === 'goto_table:ConntrackCommit');
+  assert.equal(gotos.length, 7);
+  for (const f of gotos) assert.deepEqual(f.actions, [{ kind: 'goto_table', table: { kind: 'name', name: 'ConntrackCommit' } }]);
+});
+
+test('a repeated line with a problem reports it on every line, at that line', () => {
+  const line = 'priority=10,ip,nw_src=10.0.0.1,nw_src=10.0.0.2 actions=drop';
+  const { flows, diagnostics } = parseDump([line, line, 'priority=10,ip,nw_src=10.0.0.2 actions=drop'].join('\n'), { file: 'f' });
+  assert.equal(flows.length, 3);
+  // ovs-ofctl accepts the repeated field with a warning; the last value wins.
+  const column = line.lastIndexOf('nw_src') + 1;
+  assert.deepEqual(
+    diagnostics.map((d) => [d.line, d.column, d.severity, d.message]),
+    [
+      [1, column, 'warning', 'field nw_src set multiple times'],
+      [2, column, 'warning', 'field nw_src set multiple times'],
+    ],
+  );
+  assert.equal(matchKey(flows[0]!.match), matchKey(flows[2]!.match));
+});
+
+test('a repeated bad action list is an error on each line', () => {
+  const bad = 'priority=1 actions=conjunction(7,3/2)';
+  const { flows, diagnostics, badLines } = parseDump([bad, 'priority=2 actions=conjunction(7,1/2)', bad].join('\n'), { file: 'f' });
+  assert.equal(flows.length, 1);
+  assert.equal(badLines, 2);
+  assert.deepEqual(
+    diagnostics.map((d) => [d.line, d.message]),
+    [
+      [1, 'clause index must be positive and no greater than the number of clauses'],
+      [3, 'clause index must be positive and no greater than the number of clauses'],
+    ],
+  );
+});
+
+test('the same action text reads differently when the match decides (a VLAN write on a tagged flow)', () => {
+  const { flows } = parseDump(['priority=1,dl_vlan=5 actions=mod_vlan_vid:3', 'priority=1,ip actions=mod_vlan_vid:3'].join('\n'), { file: 'f' });
+  assert.deepEqual(
+    flows.map((f) => f.actions),
+    [
+      [{ kind: 'set_vlan_vid', vid: 3, pushIfUntagged: true, flowHasVlan: true }],
+      [{ kind: 'set_vlan_vid', vid: 3, pushIfUntagged: true, flowHasVlan: false }],
+    ],
+  );
+});
+
+test('a line read again after the dump describes its ports uses the port numbers', () => {
+  const line = 'priority=1,in_port=p1 actions=output:p1';
+  const text = [line, 'OFPT_FEATURES_REPLY (xid=0x2): dpid:0000000000000001', ' 1(p1): addr:aa:bb:cc:dd:ee:01', line].join('\n');
+  const { flows, diagnostics } = parseDump(text, { file: 'f' });
+  assert.deepEqual(diagnostics, []);
+  const inPort = flows.map((f) => f.match.fields.find((m) => m.field.name === 'in_port'));
+  // Without a port map the name is kept and the number is unknown (0); with it, port 1.
+  assert.deepEqual(inPort.map((m) => m?.value), [0n, 1n]);
+  assert.deepEqual(inPort.map((m) => m?.port), [{ kind: 'name', name: 'p1' }, { kind: 'name', name: 'p1' }]);
+});
