@@ -76,6 +76,7 @@ function splitArguments(args: readonly string[], opts: TraceCommandOptions): { i
 export function registerTrace(program: Command, io: Io): void {
   const cmd = program
     .command('trace')
+    .usage('[options] [flows...] <packet>   (or: [options] --batch FILE [flows...])')
     .description('follow a packet through the flows of a dump, like ovs-appctl ofproto/trace on a live switch, and say in the pipeline\'s words where it ends')
     .argument('[inputs...]', 'dump-flows output (may include dump-groups and show output) or support bundle, then the packet in ofproto/trace flow syntax, e.g. in_port=3,tcp,nw_src=10.0.0.1,nw_dst=10.0.0.2,tp_dst=80')
     .option('--groups <file>', 'dump-groups output to use with the flows')
