@@ -72,14 +72,6 @@ function portName(ref: PortRef | undefined, ports: PortMap): string | undefined 
   return ref.kind === 'number' ? ports.name(ref.number) : undefined;
 }
 
-function actionPorts(actions: readonly Action[]): PortRef[] {
-  return flattenActions(actions).flatMap((a): PortRef[] => {
-    if (a.kind === 'output' || a.kind === 'enqueue') return [a.port];
-    if (a.kind === 'bundle') return [...a.members];
-    return [];
-  });
-}
-
 function gatherFacts(flows: readonly Flow[], groups: readonly Group[], ports: PortMap): DumpFacts {
   const tableNumbers = new Set<number>();
   const tableNames = new Set<string>();
@@ -89,22 +81,27 @@ function gatherFacts(flows: readonly Flow[], groups: readonly Group[], ports: Po
   const bitsUsed = new Map<string, Set<bigint>>();
   const use = (storage: string, mask: bigint): void => {
     fieldsUsed.add(storage);
-    bitsUsed.set(storage, (bitsUsed.get(storage) ?? new Set()).add(mask));
+    const masks = bitsUsed.get(storage);
+    if (masks) masks.add(mask);
+    else bitsUsed.set(storage, new Set([mask]));
   };
-  const addWrites = (actions: readonly Action[]): void => {
+  const addPort = (ref: PortRef | undefined): void => {
+    const name = portName(ref, ports);
+    if (name !== undefined) portNames.add(name);
+  };
+  // One pass over the actions, nested ones included; this runs for every flow of the dump.
+  const addActions = (actions: readonly Action[], noteTable?: number): void => {
     for (const a of flattenActions(actions)) {
       if (a.kind === 'set_field') use(a.field.storage, a.mask);
       else if (a.kind === 'move') use(a.dst.field.storage, ((1n << BigInt(a.dst.bits)) - 1n) << BigInt(a.dst.start));
+      else if (a.kind === 'output' || a.kind === 'enqueue') addPort(a.port);
+      else if (a.kind === 'bundle') a.members.forEach(addPort);
+      else if (a.kind === 'note' && noteTable !== undefined) {
+        const text = a.bytes.map((b) => b.toString(16).padStart(2, '0')).join('.');
+        notes.set(noteTable, [...(notes.get(noteTable) ?? []), text]);
+      }
     }
-  };
-  const addPorts = (refs: readonly (PortRef | undefined)[]): void => {
-    for (const r of refs) {
-      const name = portName(r, ports);
-      if (name !== undefined) portNames.add(name);
-    }
-  };
-  // A jump shows that its target table exists, which is all a groups-only dump can tell.
-  const addJumps = (actions: readonly Action[]): void => {
+    // A jump shows that its target table exists, which is all a groups-only dump can tell.
     for (const t of jumpTargets(actions)) {
       if (t.kind === 'name') tableNames.add(t.name);
       else tableNumbers.add(t.number);
@@ -113,23 +110,16 @@ function gatherFacts(flows: readonly Flow[], groups: readonly Group[], ports: Po
   for (const flow of flows) {
     if (flow.table.kind === 'number') tableNumbers.add(flow.table.number);
     else tableNames.add(flow.table.name);
-    addJumps(flow.actions);
-    addPorts(flow.match.fields.map((f) => f.port));
-    addPorts(actionPorts(flow.actions));
-    for (const f of flow.match.fields) use(f.field.storage, f.mask);
-    addWrites(flow.actions);
-    for (const a of flattenActions(flow.actions)) {
-      if (a.kind === 'note' && flow.table.kind === 'number') {
-        const text = a.bytes.map((b) => b.toString(16).padStart(2, '0')).join('.');
-        notes.set(flow.table.number, [...(notes.get(flow.table.number) ?? []), text]);
-      }
+    for (const f of flow.match.fields) {
+      use(f.field.storage, f.mask);
+      addPort(f.port);
     }
+    addActions(flow.actions, flow.table.kind === 'number' ? flow.table.number : undefined);
   }
   for (const g of groups) {
     for (const b of g.buckets) {
-      addJumps(b.actions);
-      addWrites(b.actions);
-      addPorts([...actionPorts(b.actions), b.watchPort]);
+      addActions(b.actions);
+      addPort(b.watchPort);
     }
   }
   return { flows: sampleTables(flows), total: flows.length, tableNumbers, tableNames, notes, portNames, fieldsUsed, bitsUsed };

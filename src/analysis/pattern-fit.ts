@@ -40,12 +40,25 @@ export function resolveTable(profile: Profile, ref: TableRef, release: string): 
   return profile.tables.find((t) => t.number === ref.number && inVersion(t, release));
 }
 
-/** The actions, with those nested in `ct(exec(…))`, `clone(…)` and `write_actions(…)` after their parent. */
-export function flattenActions(actions: readonly Action[]): Action[] {
-  return actions.flatMap((a): Action[] => {
-    if (a.kind === 'ct' || a.kind === 'clone' || a.kind === 'write_actions') return [a, ...flattenActions(a.actions)];
-    return [a];
-  });
+/**
+ * The actions, with those nested in `ct(exec(…))`, `clone(…)` and `write_actions(…)` after their
+ * parent. Most flows nest nothing and get their own list back: this runs for every flow of a dump.
+ */
+export function flattenActions(actions: readonly Action[]): readonly Action[] {
+  if (!actions.some(nests)) return actions;
+  const out: Action[] = [];
+  const add = (list: readonly Action[]): void => {
+    for (const a of list) {
+      out.push(a);
+      if (nests(a)) add(a.actions);
+    }
+  };
+  add(actions);
+  return out;
+}
+
+function nests(a: Action): a is Extract<Action, { kind: 'ct' | 'clone' | 'write_actions' }> {
+  return a.kind === 'ct' || a.kind === 'clone' || a.kind === 'write_actions';
 }
 
 /** Tables the actions continue in: goto_table, resubmit(,T) and ct(table=T). */
