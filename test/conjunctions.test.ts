@@ -361,3 +361,16 @@ test('--packet agrees with ofproto/trace of a real Open vSwitch on the priority 
     assert.equal(compared, 10);
   });
 });
+
+test('overlap through a CIDR clause and exact addresses, and none when the block misses them', () => {
+  const flows = (block: string): string => `priority=100,ip,nw_src=${block} actions=conjunction(1,1/2)
+priority=100,tcp,tp_dst=80 actions=conjunction(1,2/2),conjunction(2,2/2)
+priority=100,ip,nw_src=10.1.0.1 actions=conjunction(2,1/2)
+priority=100,ip,nw_src=10.0.0.5 actions=conjunction(2,1/2)
+priority=100,conj_id=1,ip actions=output:1
+priority=100,conj_id=2,ip actions=output:2`;
+  const hit = conj(report(flows('10.0.0.0/24')), 1).problems.find((p) => p.kind === 'overlap');
+  assert.ok(hit);
+  assert.deepEqual(lines(hit.flows).sort(), [1, 2, 4]);
+  assert.deepEqual(conj(report(flows('10.2.0.0/16')), 1).problems, []);
+});

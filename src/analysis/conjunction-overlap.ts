@@ -9,9 +9,8 @@
  * partners come from buckets keyed by the field most conjunctions pin exactly.
  */
 import type { Flow, MatchField } from '../model/flow.ts';
-import { ones, prefixLength } from '../model/values.ts';
 import { fullMask } from '../syntax/field-value.ts';
-import { type ClauseFlow, valueKey } from './clause-shape.ts';
+import { type ClauseFlow, intervalOf, valueKey } from './clause-shape.ts';
 
 export interface OverlapSubject {
   /** Clause flows by dimension; every dimension non-empty. */
@@ -81,19 +80,18 @@ function compareValues(a: { e: MatchField }, b: { e: MatchField }): number {
 
 /** Exact entries of `dim` that a masked entry accepts: a binary search for prefix masks, a scan otherwise. */
 function exactWithin(dim: SimpleDim, o: MatchField): readonly { readonly e: MatchField; readonly flow: Flow }[] {
-  const bits = o.field.bits;
   const sorted = (dim.sorted ??= [...dim.exact.values()].flat().sort(compareValues));
-  if (prefixLength(o.mask & ones(bits), bits) < 0) return sorted.filter((x) => entriesMeet(o, x.e));
-  const last = o.value | (ones(bits) & ~o.mask);
+  const iv = intervalOf(o.field, o);
+  if (!iv) return sorted.filter((x) => entriesMeet(o, x.e));
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (sorted[mid]!.e.value < o.value) lo = mid + 1;
+    if (sorted[mid]!.e.value < iv.first) lo = mid + 1;
     else hi = mid;
   }
   const out: { e: MatchField; flow: Flow }[] = [];
-  for (let i = lo; i < sorted.length && sorted[i]!.e.value <= last; i++) out.push(sorted[i]!);
+  for (let i = lo; i < sorted.length && sorted[i]!.e.value <= iv.last; i++) out.push(sorted[i]!);
   return out;
 }
 
