@@ -45,7 +45,7 @@ export function addCompareOptions(cmd: Command): Command {
 }
 
 /** What one side is read from: positional inputs, or the options that name a source. */
-interface Side {
+export interface Side {
   readonly inputs: readonly string[];
   readonly opts: InputCliOptions;
 }

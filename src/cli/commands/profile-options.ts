@@ -61,6 +61,7 @@ export interface LoadedFlows {
 
 /** Reads the inputs as every command does, and the --groups file with the inputs' port names. */
 export async function loadFlows(inputs: readonly string[], opts: ProfileCliOptions, io: Io): Promise<LoadedFlows> {
+  // A wrong --profile or --release is refused before a large dump is read.
   givenProfile(opts);
   const stdinFlows = !flowsFromOption(opts) && (inputs.length === 0 || inputs.includes('-'));
   if (opts.groups === '-' && stdinFlows) throw new UserError('the flows and --groups cannot both come from standard input');
