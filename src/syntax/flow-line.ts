@@ -11,9 +11,9 @@ import type { ProblemSink } from '../model/problems.ts';
 import type { TableRef } from '../model/tables.ts';
 import { parseActionList } from './actions.ts';
 import { FlowChecker } from './consistency.ts';
-import { NO_FLAGS, tableRefOf } from './interned.ts';
+import { bigintOf, NO_FLAGS, tableRefOf } from './interned.ts';
 import { buildMatch } from './match.ts';
-import { decimalAt, smallUintAt, uintAt } from './numbers.ts';
+import { decimalAt, plainNumberAt, smallUintAt, uintAt } from './numbers.ts';
 import type { RecurringParts } from './recurring.ts';
 import { KeyValueCursor, skipQuoted, unquoteName } from './tokens.ts';
 
@@ -97,10 +97,9 @@ function stats(h: Header): NonNullable<Header['stats']> {
   return (h.stats ??= {});
 }
 
-/** `123.456s`: the seconds as printed, or undefined. */
-function durationOf(text: string, c: KeyValueCursor): string | undefined {
-  const { valueOffset: start, valueEnd: end } = c;
-  if (!c.hasValue || end - start < 2 || text.charCodeAt(end - 1) !== 0x73) return undefined;
+/** `123.456s` in `text[start, end)`: the seconds as printed, or undefined. */
+function durationAt(text: string, start: number, end: number): string | undefined {
+  if (end - start < 2 || text.charCodeAt(end - 1) !== 0x73) return undefined;
   let dot = -1;
   for (let i = start; i < end - 1; i++) {
     const ch = text.charCodeAt(i);
@@ -108,6 +107,49 @@ function durationOf(text: string, c: KeyValueCursor): string | undefined {
     else if (ch < 0x30 || ch > 0x39) return undefined;
   }
   return dot === end - 2 ? undefined : text.slice(start, end - 1);
+}
+
+/** Where the value starting at `from` ends in printed statistics (`, ` follows it), or -1. */
+function printedValueEnd(text: string, from: number): number {
+  const comma = text.indexOf(',', from);
+  return comma > from && text.charCodeAt(comma + 1) === 0x20 ? comma : -1;
+}
+
+/**
+ * The statistics that open each line of `ovs-ofctl dump-flows`, exactly as it prints them:
+ * ` cookie=0x…, duration=…s, table=N, n_packets=N, n_bytes=N, `. They are most of what a dump
+ * says about a flow besides its match and actions, so this form is read in one pass. Returns
+ * where the rest of the line starts, or 0 (with `h` untouched) when the line is in any other
+ * form, which the general reader then takes from its start.
+ */
+function readPrintedStats(text: string, h: Header): number {
+  const cookieAt = text.charCodeAt(0) === 0x20 ? 8 : 7;
+  if (!text.startsWith('cookie=', cookieAt - 7)) return 0;
+  const cookieEnd = printedValueEnd(text, cookieAt);
+  if (cookieEnd < 0 || !text.startsWith('duration=', cookieEnd + 2)) return 0;
+  const durationAtOffset = cookieEnd + 11;
+  const durationEnd = printedValueEnd(text, durationAtOffset);
+  if (durationEnd < 0 || !text.startsWith('table=', durationEnd + 2)) return 0;
+  const tableAt = durationEnd + 8;
+  const tableEnd = printedValueEnd(text, tableAt);
+  if (tableEnd < 0 || !text.startsWith('n_packets=', tableEnd + 2)) return 0;
+  const packetsAt = tableEnd + 12;
+  const packetsEnd = printedValueEnd(text, packetsAt);
+  if (packetsEnd < 0 || !text.startsWith('n_bytes=', packetsEnd + 2)) return 0;
+  const bytesAt = packetsEnd + 10;
+  const bytesEnd = printedValueEnd(text, bytesAt);
+  if (bytesEnd < 0) return 0;
+  const cookie = plainNumberAt(text, cookieAt, cookieEnd);
+  const duration = durationAt(text, durationAtOffset, durationEnd);
+  const table = decimalAt(text, tableAt, tableEnd);
+  const packets = plainNumberAt(text, packetsAt, packetsEnd);
+  const bytes = plainNumberAt(text, bytesAt, bytesEnd);
+  if (cookie < 0 || duration === undefined || table < 0 || table > 255 || packets < 0 || bytes < 0) return 0;
+  h.cookie = bigintOf(cookie);
+  // 255 means "all tables": an addition with it lands in table 0.
+  h.table = tableRefOf(table === 255 ? 0 : table);
+  h.stats = { duration, packets: bigintOf(packets), bytes: bigintOf(bytes) };
+  return bytesEnd + 2;
 }
 
 /** Handles one flow-level key; returns false when the element is not one (it belongs to the match). */
@@ -154,7 +196,7 @@ function takeFlowKey(text: string, c: KeyValueCursor, h: Header, sink: ProblemSi
     // them on input (test suites print `duration=?s` or `<cleared>`).
     case 'duration': {
       const s = stats(h);
-      const v = durationOf(text, c);
+      const v = c.hasValue ? durationAt(text, c.valueOffset, c.valueEnd) : undefined;
       if (v !== undefined) s.duration = v;
       return true;
     }
@@ -242,7 +284,7 @@ export function parseFlowLine(text: string, origin: Origin, ctx: FlowLineContext
   }
   const h: Header = { table: TABLE_0, priority: DEFAULT_PRIORITY, cookie: 0n, idleTimeout: 0, hardTimeout: 0, importance: 0, flags: NO_FLAGS, stats: undefined };
   // Flow-level keys lead the line in every layout ovs-ofctl prints; the match follows.
-  const cursor = new KeyValueCursor(text, 0, keyword);
+  const cursor = new KeyValueCursor(text, readPrintedStats(text, h), keyword);
   let inMatch = false;
   while (cursor.next()) {
     if (!takeFlowKey(text, cursor, h, sink)) {

@@ -369,15 +369,24 @@ export function buildMatch(tokens: readonly KeyValueToken[], ctx: MatchContext):
   if (slots.get('packet_type')?.value === 0n) slots.delete('packet_type');
 
   const p = protocolOf(slots);
+  // Entries in registry order, by insertion (stable): a match holds only a few.
   const fields: MatchField[] = [];
-  for (const [storage, slot] of slots) {
+  const order: number[] = [];
+  slots.forEach((slot, storage) => {
     if (!allowed(storage, p, slots)) {
       ctx.sink.warning(`prerequisites not met for setting ${slot.written}; the field is ignored`, slot.offset, slot.written.length);
-      continue;
+      return;
     }
-    fields.push(entry(slot, canonicalField(slot, p)));
-  }
-  fields.sort((a, b) => (REGISTRY_ORDER.get(a.field) ?? 0) - (REGISTRY_ORDER.get(b.field) ?? 0));
+    const e = entry(slot, canonicalField(slot, p));
+    const rank = REGISTRY_ORDER.get(e.field) ?? 0;
+    let i = fields.length;
+    for (; i > 0 && order[i - 1]! > rank; i--) {
+      fields[i] = fields[i - 1]!;
+      order[i] = order[i - 1]!;
+    }
+    fields[i] = e;
+    order[i] = rank;
+  });
   return { fields };
 }
 
