@@ -1,5 +1,7 @@
 /** The streams and environment a command runs with, injectable so tests drive main() in-process. */
+import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
+import { jsonPieces } from '../render/json-stream.ts';
 
 export interface Io {
   readonly stdin: Readable & { readonly isTTY?: boolean };
@@ -25,4 +27,16 @@ export function writeOut(io: Io, text: string): void {
 
 export function writeErr(io: Io, text: string): void {
   io.stderr.write(text.endsWith('\n') ? text : text + '\n');
+}
+
+/** Writes JSON piece by piece (see render/json-stream.ts), waiting when the stream is full. */
+export async function writeJson(io: Io, value: unknown): Promise<void> {
+  let buffered = '';
+  for (const piece of jsonPieces(value)) {
+    buffered += piece;
+    if (buffered.length < 1 << 16) continue;
+    if (!io.stdout.write(buffered)) await once(io.stdout, 'drain');
+    buffered = '';
+  }
+  io.stdout.write(buffered + '\n');
 }

@@ -1,12 +1,11 @@
 /** `flowscope bundle`: what a support bundle or sosreport holds, node by node. */
 import type { Command } from 'commander';
 import { bundleJson, formatBundle } from '../../render/bundle.ts';
-import { stringifyJson } from '../../render/json.ts';
 import { openBundle } from '../../sources/bundle.ts';
 import { SourceError } from '../../sources/node.ts';
 import { readNode } from '../../sources/node-dump.ts';
 import { summarizeNode } from '../../sources/node-summary.ts';
-import { type Io, UserError, writeOut } from '../io.ts';
+import { type Io, UserError, writeOut, writeJson } from '../io.ts';
 
 export function registerBundle(program: Command, io: Io): void {
   program
@@ -22,6 +21,7 @@ export function registerBundle(program: Command, io: Io): void {
       const chosen = opts.node === undefined ? bundle.nodes : bundle.nodes.filter((n) => n.name === opts.node);
       if (chosen.length === 0) throw new UserError(`${path}: no node ${JSON.stringify(opts.node)} (nodes: ${bundle.nodes.map((n) => n.name).join(', ')})`);
       const view = { path, nodes: chosen.map((n) => summarizeNode(readNode(n))), problems: bundle.problems };
-      writeOut(io, opts.json ? stringifyJson(bundleJson(view)) : formatBundle(view));
+      if (opts.json) await writeJson(io, bundleJson(view));
+      else writeOut(io, formatBundle(view));
     });
 }

@@ -4,9 +4,8 @@ import { checkPipeline, type Severity } from '../../analysis/check.ts';
 import { SEVERITY_RANK } from '../../analysis/checks/finding.ts';
 import { profileById } from '../../profiles/index.ts';
 import { checkJson, type CheckStyle, formatCheck } from '../../render/check.ts';
-import { stringifyJson } from '../../render/json.ts';
 import { stdoutChalk } from '../color.ts';
-import { type Io, writeOut } from '../io.ts';
+import { type Io, writeOut, writeJson } from '../io.ts';
 import type { Outcome } from '../outcome.ts';
 import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
 
@@ -31,7 +30,7 @@ export function registerCheck(program: Command, io: Io, outcome: Outcome): void 
       const picked = profileById(profile.id);
       const report = checkPipeline(pipeline, { ...(picked ? { profile: picked } : {}), release: annotator.release });
       const wording = annotator.wording;
-      if (opts.json) writeOut(io, stringifyJson(checkJson(report, wording, profile)));
+      if (opts.json) await writeJson(io, checkJson(report, wording, profile));
       else {
         const chalk = stdoutChalk(io, opts.color);
         const colour = { error: chalk.red.bold, warning: chalk.yellow, info: chalk.cyan };

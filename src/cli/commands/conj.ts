@@ -9,10 +9,9 @@ import {
   formatPacketReport,
   packetReportJson,
 } from '../../render/conjunctions.ts';
-import { stringifyJson } from '../../render/json.ts';
 import { buildMatch } from '../../syntax/match.ts';
 import { scanKeyValues } from '../../syntax/tokens.ts';
-import { type Io, UserError, writeOut } from '../io.ts';
+import { type Io, UserError, writeOut, writeJson } from '../io.ts';
 import { addInputOptions, type InputCliOptions, loadFromOptions } from '../load.ts';
 import { flowsFromOption } from './source-args.ts';
 
@@ -53,9 +52,11 @@ export function registerConj(program: Command, io: Io): void {
     const report = findConjunctions(pipeline, ids.length > 0 ? { ids } : {});
     if (packet) {
       const verdicts = explainPacket(pipeline, report, packet);
-      writeOut(io, opts.json ? stringifyJson(packetReportJson(packet, verdicts)) : formatPacketReport(packet, verdicts));
+      if (opts.json) await writeJson(io, packetReportJson(packet, verdicts));
+      else writeOut(io, formatPacketReport(packet, verdicts));
       return;
     }
-    writeOut(io, opts.json ? stringifyJson(conjunctionReportJson(report)) : formatConjunctionReport(report));
+    if (opts.json) await writeJson(io, conjunctionReportJson(report));
+    else writeOut(io, formatConjunctionReport(report));
   });
 }

@@ -2,8 +2,7 @@
 import type { Command } from 'commander';
 import { diffDumps } from '../../analysis/diff.ts';
 import { dumpDiffJson, formatDumpDiff, formatPerTable } from '../../render/diff.ts';
-import { stringifyJson } from '../../render/json.ts';
-import { type Io, writeOut } from '../io.ts';
+import { type Io, writeOut, writeJson } from '../io.ts';
 import type { Outcome } from '../outcome.ts';
 import { addCompareOptions, type CompareCliOptions, compareSides, diffStyle, displayVersion, loadSides } from './compare-options.ts';
 
@@ -27,7 +26,7 @@ export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
     const of = displayVersion(opts, dumps);
     const pair = labels as [string, string];
     const style = diffStyle(io, opts);
-    if (opts.json) writeOut(io, stringifyJson(dumpDiffJson(diff, of)));
+    if (opts.json) await writeJson(io, dumpDiffJson(diff, of));
     else if (opts.perTable) writeOut(io, formatPerTable(diff, { labels: pair, style }));
     else writeOut(io, formatDumpDiff(diff, { labels: pair, of, style }));
     outcome.status = diff.equal ? 0 : 1;

@@ -4,8 +4,7 @@ import { buildGraph, overlayTrace, type PipelineGraph } from '../../analysis/gra
 import { parsePacketSpec } from '../../analysis/packet.ts';
 import { Tracer } from '../../analysis/trace.ts';
 import { formatDot, formatMermaid, GraphvizMissingError, renderSvg, type TableNamer } from '../../render/graph.ts';
-import { stringifyJson } from '../../render/json.ts';
-import { type Io, UserError, writeOut } from '../io.ts';
+import { type Io, UserError, writeOut, writeJson } from '../io.ts';
 import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
 import { parseCtNext } from './trace.ts';
 
@@ -52,6 +51,7 @@ export function registerGraph(program: Command, io: Io): void {
         graph = overlayTrace(graph, new Tracer(pipeline).trace(parsed.packet, { ctNext: opts.ctNext }));
       }
       const namer: TableNamer = (ref) => ({ ref: ref.kind === 'number' ? `table ${ref.number}` : ref.name, name: annotator.wording.table(ref) });
-      writeOut(io, opts.json ? stringifyJson({ schemaVersion: 1, ...graph }) : await render(graph, namer, opts.format));
+      if (opts.json) await writeJson(io, { schemaVersion: 1, ...graph });
+      else writeOut(io, await render(graph, namer, opts.format));
     });
 }

@@ -1,7 +1,7 @@
 /** `flowscope parse`: the typed model as JSON. */
 import type { Command } from 'commander';
-import { diagnosticJson, flowJson, groupJson, SCHEMA_VERSION, stringifyJson } from '../../render/json.ts';
-import { type Io, writeOut } from '../io.ts';
+import { diagnosticJson, flowJson, groupJson, SCHEMA_VERSION } from '../../render/json.ts';
+import { type Io, writeJson } from '../io.ts';
 import { addInputOptions, type InputCliOptions, loadFromOptions } from '../load.ts';
 
 export function registerParse(program: Command, io: Io): void {
@@ -13,14 +13,11 @@ export function registerParse(program: Command, io: Io): void {
     .option('--strict', 'exit 2 when any line cannot be read');
   addInputOptions(cmd).action(async (inputs: string[], opts: InputCliOptions) => {
     const result = await loadFromOptions(inputs, opts, io);
-    writeOut(
-      io,
-      stringifyJson({
-        schemaVersion: SCHEMA_VERSION,
-        flows: result.flows.map(flowJson),
-        groups: result.groups.map(groupJson),
-        diagnostics: result.diagnostics.map(diagnosticJson),
-      }),
-    );
+    await writeJson(io, {
+      schemaVersion: SCHEMA_VERSION,
+      flows: result.flows.map(flowJson),
+      groups: result.groups.map(groupJson),
+      diagnostics: result.diagnostics.map(diagnosticJson),
+    });
   });
 }

@@ -2,10 +2,9 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { type FlowFilter, passes } from '../../analysis/flow-filter.ts';
 import { parseIpv4, parseIpv6, parseUnsigned } from '../../model/values.ts';
-import { stringifyJson } from '../../render/json.ts';
 import { formatShow, showJson, type ShowStyle } from '../../render/show.ts';
 import { stdoutChalk } from '../color.ts';
-import { type Io, writeOut } from '../io.ts';
+import { type Io, writeOut, writeJson } from '../io.ts';
 import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
 
 interface ShowCliOptions extends ProfileCliOptions {
@@ -69,7 +68,7 @@ export function registerShow(program: Command, io: Io): void {
       .map((t) => ({ table: t.table, flows: t.flows.filter((a) => passes(a, filter, annotator.ports)) }));
     const report = { profile, tables, totalFlows: pipeline.flowCount };
     if (opts.json) {
-      writeOut(io, stringifyJson(showJson(report)));
+      await writeJson(io, showJson(report));
       return;
     }
     const c = stdoutChalk(io, opts.color);

@@ -1,10 +1,9 @@
 /** `flowscope tables`: one row per table, with the tables the profile expects and the dump lacks. */
 import type { Command } from 'commander';
 import { summarizeTables } from '../../analysis/tables-summary.ts';
-import { stringifyJson } from '../../render/json.ts';
 import { formatTables, tablesJson } from '../../render/tables.ts';
 import { stdoutChalk } from '../color.ts';
-import { type Io, writeOut } from '../io.ts';
+import { type Io, writeOut, writeJson } from '../io.ts';
 import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
 
 export function registerTables(program: Command, io: Io): void {
@@ -16,7 +15,7 @@ export function registerTables(program: Command, io: Io): void {
     const { pipeline, annotator, profile } = await loadAnnotated(inputs, opts, io);
     const summary = summarizeTables(pipeline, annotator);
     if (opts.json) {
-      writeOut(io, stringifyJson(tablesJson(summary, profile)));
+      await writeJson(io, tablesJson(summary, profile));
       return;
     }
     const c = stdoutChalk(io, opts.color);

@@ -6,10 +6,9 @@ import { CT_STATE, parsePacketSpec } from '../../analysis/packet.ts';
 import { type TraceOptions, Tracer } from '../../analysis/trace.ts';
 import { explainVerdict } from '../../analysis/trace-verdict.ts';
 import { Pipeline } from '../../model/pipeline.ts';
-import { stringifyJson } from '../../render/json.ts';
 import { formatTrace, type TraceRenderOptions, traceJson } from '../../render/trace.ts';
 import { readInput } from '../input.ts';
-import { type Io, UserError, writeOut } from '../io.ts';
+import { type Io, UserError, writeOut, writeJson } from '../io.ts';
 import { addInputOptions } from '../load.ts';
 import { addProfileChoiceOptions, chooseProfile, loadFlows, type ProfileCliOptions } from './profile-options.ts';
 import { flowsFromOption } from './source-args.ts';
@@ -98,7 +97,8 @@ export function registerTrace(program: Command, io: Io): void {
       const parsed = parsePacketSpec(packetText, dump.ports);
       if (!parsed.ok) throw new UserError(`bad packet: ${parsed.error}`);
       const result = tracer.trace(parsed.packet, traceOptions(opts.ctNext, opts.bucket));
-      writeOut(io, opts.json ? stringifyJson(traceJson(result, render)) : formatTrace(result, render));
+      if (opts.json) await writeJson(io, traceJson(result, render));
+      else writeOut(io, formatTrace(result, render));
       return;
     }
 

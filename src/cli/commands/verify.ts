@@ -2,8 +2,7 @@
 import type { Command } from 'commander';
 import { verifyDump } from '../../analysis/verify.ts';
 import { formatVerification, verificationJson } from '../../render/diff.ts';
-import { stringifyJson } from '../../render/json.ts';
-import { type Io, writeOut } from '../io.ts';
+import { type Io, writeOut, writeJson } from '../io.ts';
 import type { Outcome } from '../outcome.ts';
 import { addCompareOptions, type CompareCliOptions, compareSides, diffStyle, displayVersion, loadSides } from './compare-options.ts';
 
@@ -31,7 +30,7 @@ export function registerVerify(program: Command, io: Io, outcome: Outcome): void
       ...(ports ? { ports } : {}),
     });
     const of = displayVersion(opts, dumps);
-    if (opts.json) writeOut(io, stringifyJson(verificationJson(verdict, of)));
+    if (opts.json) await writeJson(io, verificationJson(verdict, of));
     else writeOut(io, formatVerification(verdict, { labels: labels as [string, string], of, style: diffStyle(io, opts) }));
     outcome.status = verdict.ok ? 0 : 1;
   });
