@@ -170,3 +170,15 @@ test('a live switch is read by every command: diff and verify against a saved du
     assert.match(changed.stdout, /^--- .*dump-flows\.of13\.txt\n\+\+\+ local br-int\n/);
   });
 });
+
+test('check and graph read a bundle node as they read its files', async () => {
+  await withBundle(async ({ bundle }) => {
+    for (const command of [['check', '--json'], ['graph', '--format', 'dot']]) {
+      const r = await runCli([...command, NAMED, '--ports', PORTS_DESC]);
+      assert.equal(r.stderr, '', command.join(' '));
+      const fromBundle = await runCli([...command, '--bundle', bundle, '--node', 'node-a']);
+      assert.equal(fromBundle.status, r.status, command.join(' '));
+      assert.equal(fromBundle.stdout.replaceAll(bundle, '').replace(/"file": "[^"]*"/g, ''), r.stdout.replace(/"file": "[^"]*"/g, ''), command.join(' '));
+    }
+  });
+});

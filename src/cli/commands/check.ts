@@ -22,11 +22,11 @@ export function registerCheck(program: Command, io: Io, outcome: Outcome): void 
   const cmd = program
     .command('check')
     .description('report pipeline defects: dead flows, conjunction problems, missing tables and miss flows, unreachable tables and actions, duplicates, missing documented flows')
-    .argument('<file>', 'dump-flows output or add-flows file; - for standard input');
+    .argument('[inputs...]', 'dump-flows output, add-flows file or support bundle; - (or nothing) for standard input');
   addProfileOptions(cmd)
     .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding of this severity or worse is reported').argParser(severityOption).default('error'))
-    .action(async (file: string, opts: CheckCliOptions) => {
-      const { pipeline, annotator, profile } = await loadAnnotated(file, opts, io);
+    .action(async (inputs: string[], opts: CheckCliOptions) => {
+      const { pipeline, annotator, profile } = await loadAnnotated(inputs, opts, io);
       const picked = profileById(profile.id);
       const report = checkPipeline(pipeline, { ...(picked ? { profile: picked } : {}), release: annotator.release });
       const wording = annotator.wording;

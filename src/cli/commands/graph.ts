@@ -37,13 +37,13 @@ export function registerGraph(program: Command, io: Io): void {
   const cmd = program
     .command('graph')
     .description('draw the pipeline: tables with flow counts and hits, goto/resubmit/ct/group edges weighted by flows, drop and output sinks')
-    .argument('<file>', 'dump-flows output (may include dump-groups output); - for standard input');
+    .argument('[inputs...]', 'dump-flows output (may include dump-groups output) or support bundle; - (or nothing) for standard input');
   addProfileOptions(cmd)
     .addOption(new Option('--format <format>', 'dot, mermaid or svg (svg runs Graphviz dot)').argParser(formatOption).default('dot'))
     .option('--packet <flow>', 'highlight the path of this packet, traced as by flowscope trace (e.g. in_port=3,tcp,nw_dst=10.96.0.10,tp_dst=53)')
     .option('--ct-next <flags>', 'with --packet: ct_state after each conntrack recirculation (repeatable; default trk|new)', (v: string, prev: bigint[]) => [...prev, parseCtNext(v)], [] as bigint[])
-    .action(async (file: string, opts: GraphCliOptions) => {
-      const { pipeline, annotator } = await loadAnnotated(file, opts, io);
+    .action(async (inputs: string[], opts: GraphCliOptions) => {
+      const { pipeline, annotator } = await loadAnnotated(inputs, opts, io);
       let graph = buildGraph(pipeline);
       if (opts.packet !== undefined) {
         const parsed = parsePacketSpec(opts.packet, pipeline.ports);
