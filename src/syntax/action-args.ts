@@ -6,8 +6,6 @@ import { type PortMap, type PortRef, reservedPortByName, reservedPortByNumber } 
 import { parseUint, plainNumberAt } from './numbers.ts';
 import { findClose, skipQuoted, unquoteName } from './tokens.ts';
 
-export { parseUint };
-
 /** One element of an action list, with offsets into the line. */
 export interface ActionToken {
   /** Name as written (case kept). */

@@ -123,27 +123,28 @@ function printedValueEnd(text: string, from: number): number {
  * form, which the general reader then takes from its start.
  */
 function readPrintedStats(text: string, h: Header): number {
-  const cookieAt = text.charCodeAt(0) === 0x20 ? 8 : 7;
-  if (!text.startsWith('cookie=', cookieAt - 7)) return 0;
-  const cookieEnd = printedValueEnd(text, cookieAt);
+  // Each value starts right after its `key=` and ends before the `, ` that leads to the next key.
+  const cookieStart = text.charCodeAt(0) === 0x20 ? 8 : 7;
+  if (!text.startsWith('cookie=', cookieStart - 7)) return 0;
+  const cookieEnd = printedValueEnd(text, cookieStart);
   if (cookieEnd < 0 || !text.startsWith('duration=', cookieEnd + 2)) return 0;
-  const durationAtOffset = cookieEnd + 11;
-  const durationEnd = printedValueEnd(text, durationAtOffset);
+  const durationStart = cookieEnd + 2 + 'duration='.length;
+  const durationEnd = printedValueEnd(text, durationStart);
   if (durationEnd < 0 || !text.startsWith('table=', durationEnd + 2)) return 0;
-  const tableAt = durationEnd + 8;
-  const tableEnd = printedValueEnd(text, tableAt);
+  const tableStart = durationEnd + 2 + 'table='.length;
+  const tableEnd = printedValueEnd(text, tableStart);
   if (tableEnd < 0 || !text.startsWith('n_packets=', tableEnd + 2)) return 0;
-  const packetsAt = tableEnd + 12;
-  const packetsEnd = printedValueEnd(text, packetsAt);
+  const packetsStart = tableEnd + 2 + 'n_packets='.length;
+  const packetsEnd = printedValueEnd(text, packetsStart);
   if (packetsEnd < 0 || !text.startsWith('n_bytes=', packetsEnd + 2)) return 0;
-  const bytesAt = packetsEnd + 10;
-  const bytesEnd = printedValueEnd(text, bytesAt);
+  const bytesStart = packetsEnd + 2 + 'n_bytes='.length;
+  const bytesEnd = printedValueEnd(text, bytesStart);
   if (bytesEnd < 0) return 0;
-  const cookie = plainNumberAt(text, cookieAt, cookieEnd);
-  const duration = durationAt(text, durationAtOffset, durationEnd);
-  const table = decimalAt(text, tableAt, tableEnd);
-  const packets = plainNumberAt(text, packetsAt, packetsEnd);
-  const bytes = plainNumberAt(text, bytesAt, bytesEnd);
+  const cookie = plainNumberAt(text, cookieStart, cookieEnd);
+  const duration = durationAt(text, durationStart, durationEnd);
+  const table = decimalAt(text, tableStart, tableEnd);
+  const packets = plainNumberAt(text, packetsStart, packetsEnd);
+  const bytes = plainNumberAt(text, bytesStart, bytesEnd);
   if (cookie < 0 || duration === undefined || table < 0 || table > 255 || packets < 0 || bytes < 0) return 0;
   h.cookie = bigintOf(cookie);
   // 255 means "all tables": an addition with it lands in table 0.
@@ -155,7 +156,7 @@ function readPrintedStats(text: string, h: Header): number {
 /** Handles one flow-level key; returns false when the element is not one (it belongs to the match). */
 function takeFlowKey(text: string, c: KeyValueCursor, h: Header, sink: ProblemSink): boolean {
   const key = flowKeyOf(c);
-  if (key === undefined) return takeFlag(text, c, h);
+  if (key === undefined) return takeFlag(c, h);
   switch (key) {
     case 'table': {
       const n = decimalAt(text, c.valueOffset, c.valueEnd);
@@ -225,7 +226,7 @@ function takeFlowKey(text: string, c: KeyValueCursor, h: Header, sink: ProblemSi
 }
 
 /** A bare flag word (`send_flow_rem`); false for anything else. */
-function takeFlag(text: string, c: KeyValueCursor, h: Header): boolean {
+function takeFlag(c: KeyValueCursor, h: Header): boolean {
   if (c.hasValue) return false;
   const word = c.key;
   if (!FLAG_SET.has(word)) return false;

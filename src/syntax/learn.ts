@@ -4,8 +4,9 @@ import { fieldByName } from '../model/fields.ts';
 import type { PortMap } from '../model/ports.ts';
 import type { TableRef } from '../model/tables.ts';
 import { ones } from '../model/values.ts';
-import { type ActionToken, parseSmall, parseUint, scanActionTokens } from './action-args.ts';
+import { type ActionToken, parseSmall, scanActionTokens } from './action-args.ts';
 import { parseFieldValue } from './field-value.ts';
+import { parseUint } from './numbers.ts';
 import { parseSubfield } from './subfield.ts';
 
 type Fail = (tok: ActionToken, message: string) => never;
