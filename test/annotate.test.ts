@@ -57,9 +57,9 @@ test('examples/antrea: every one of the 86 flows is explained by antrea-v1 0.13,
   }
 });
 
-test('the flexible pipeline listing (release 1.14): classifier, L3 forwarding and Service load-balancing', () => {
+test('the flexible pipeline listing (release 2.0, the first to ship it): classifier, L3 forwarding and Service load-balancing', () => {
   const p = load(join(corpusDir, 'antrea-ovs-pipeline-doc-HEAD.flows.txt'));
-  const all = annotateAll(p, { profile: profileById('antrea')!, release: '1.14' });
+  const all = annotateAll(p, { profile: profileById('antrea')!, release: '2.0' });
   assert.deepEqual(all.filter((a) => a.explanation?.kind === 'unknown').map((a) => a.flow.origin.text), []);
   const flows = all.filter((a) => ['Classifier', 'L3Forwarding', 'ServiceLB'].includes(a.table.name ?? ''));
   assert.equal(flows.length, 30);
@@ -108,6 +108,18 @@ test('registers, marks and labels are read as the profile names them', () => {
   // conj_id=3 in table 90 keeps the rule id in reg6 and in ct_label[0..31].
   const rule = flows.find((f) => f.table.number === 90 && f.flow.priority === 190)!;
   assert.deepEqual(rule.state.map((s) => `${s.use} ${s.bits.name}=${s.bits.value}`), ['write IngressConjID=3', 'write IngressRuleCTLabel=3']);
+});
+
+test('register bits with two readings are read as the table uses them', () => {
+  const flows = annotateAll(load(join(corpusDir, 'antrea-ovs-pipeline-doc-HEAD.flows.txt')), { profile: profileById('antrea')!, release: '2.0' });
+  const reg3 = (table: string): string[] =>
+    flows.filter((a) => a.table.name === table && a.state.some((s) => s.bits.field === 'reg3')).map((a) => a.state.filter((s) => s.bits.field === 'reg3').map((s) => `${s.use} ${s.bits.name}`).join(' '));
+  // The deny rule writes its conj_id, the metric table reads it back; EndpointDNAT reads the selected Endpoint.
+  assert.deepEqual(reg3('AntreaPolicyEgressRule'), ['write APConjID']);
+  assert.deepEqual(reg3('EgressMetric'), ['match APConjID']);
+  assert.deepEqual(reg3('EndpointDNAT'), ['match EndpointIP', 'match EndpointIP']);
+  const dnat = flows.find((a) => a.table.name === 'EndpointDNAT' && a.state.some((s) => s.bits.name === 'EndpointIP'))!;
+  assert.match(dnat.sentence, /^TCP, EndpointIP = 10\.10\.0\.24, /);
 });
 
 test('cookies are split into the profile’s spans', () => {

@@ -100,6 +100,20 @@ test('every example dump is detected as the pipeline it was built from', () => {
   assert.ok(checked >= 25, `${checked} dumps`);
 });
 
+test('releases follow what the flows use: the table 71 of 0.13, whole-value ct_mark before 1.5, the FromLocal bit of 2.0', () => {
+  // The example follows the design document with L3DecTTL in table 71; from 1.0 on table 71 is SNAT.
+  const antrea = detectFile(join(repoRoot, 'examples', 'antrea', 'dump-flows.of13.txt'));
+  assert.deepEqual(antrea.release?.range, { since: '0.13', until: '0.13' }, antrea.reasons.join('\n'));
+  assert.ok(antrea.reasons.includes('release 0.13 explains all but 0 of the 86 flows'), antrea.reasons.join('\n'));
+  // ct_mark=0x21 and load:0x21->NXM_NX_CT_MARK[]: 1.5 set single bits instead.
+  const proxy = detectFile(join(repoRoot, 'examples', 'antrea-proxy', 'dump-flows.of13.txt'));
+  assert.deepEqual(proxy.release?.range, { since: '1.4', until: '1.4' }, proxy.reasons.join('\n'));
+  assert.ok(proxy.reasons.includes('other releases lack names for register or mark bits in use, which release 1.4 has'), proxy.reasons.join('\n'));
+  // reg4[28] (FromLocal) arrived in 2.0, the first release to ship the rewritten pipeline document.
+  const doc = detectFile(join(corpusDir, 'antrea-ovs-pipeline-doc-HEAD.flows.txt'));
+  assert.equal(doc.release?.range.since, '2.0', doc.reasons.join('\n'));
+});
+
 test('the centralized SNAT example reads as a layout with egress routing in table 100 (rule versions 4–10)', () => {
   const d = detectFile(join(repoRoot, 'examples', 'openshift-sdn', 'dump-flows.of13.names.txt'));
   assert.deepEqual(d.release?.range, { since: '4', until: '10' });

@@ -2,8 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { Annotator } from '../src/analysis/annotate.ts';
 import { findPattern, isTableMiss, jumpTargets, resolveTable } from '../src/analysis/pattern-fit.ts';
 import type { Flow } from '../src/model/flow.ts';
+import { Pipeline } from '../src/model/pipeline.ts';
 import { profileById } from '../src/profiles/index.ts';
 import { inVersion } from '../src/profiles/versions.ts';
 import { parseDump } from '../src/syntax/reader.ts';
@@ -123,4 +125,23 @@ test('centralized SNAT example: the gateway tag in reg3 and the tunnel to the ga
   assert.match(meaningOf(flows, '10', 'load:0xaabb->NXM_NX_REG3[]')!, /SNAT gateway \{reg\.CsnatGatewayID\}/);
   assert.match(meaningOf(flows, '10', 'reg3=0xaabb')!, /tunnelled to the gateway node/);
   assert.match(meaningOf(flows, '10', 'priority=190')!, /entered the cluster through the SNAT gateway/);
+});
+
+test('tunnelled IP names source and destination apart when the flow matches both', () => {
+  const meanings = (file: string, version: string): string[] => {
+    const d = parseDump(readFileSync(join(corpusDir, file), 'utf8'), { file });
+    const pipeline = new Pipeline(d.flows, d.groups, d.ports);
+    return new Annotator(pipeline, { profile, release: version })
+      .annotatePipeline(pipeline)
+      .flatMap((t) => t.flows)
+      .flatMap((a) => (a.explanation?.kind === 'pattern' && a.explanation.meaning.startsWith('IP through the tunnel') ? [a.explanation.meaning] : []));
+  };
+  assert.deepEqual(meanings('openshift-sdn-3.x-multitenant-real-dump.txt', '3'), [
+    'IP through the tunnel from 10.128.0.0/14 to 10.130.0.0/23: the sender’s VNID is taken from the tunnel key; it continues in VxlanIngress.',
+    'IP through the tunnel from 10.128.0.0/14 to 224.0.0.0/4: the sender’s VNID is taken from the tunnel key; it continues in VxlanIngress.',
+  ]);
+  assert.deepEqual(meanings('openshift-sdn-expectedFlows-v13.txt', '13'), [
+    'IP through the tunnel (10.128.0.0/14 in the cluster network): the sender’s VNID is taken from the tunnel key; it continues in VxlanIngress.',
+    'IP through the tunnel (10.128.0.0/14 in the cluster network): the sender’s VNID is taken from the tunnel key; it continues in VxlanIngress.',
+  ]);
 });

@@ -62,6 +62,12 @@ for (const profile of PROFILES) {
       assert.ok(b.start >= 0 && b.start <= b.end && b.end < def.bits, `${b.name}: ${b.field}[${b.start}..${b.end}] outside ${def.bits} bits`);
       for (const v of b.values ?? []) assert.ok(v.value < 1n << BigInt(b.end - b.start + 1), `${b.name}: value ${v.name} too wide`);
       for (const s of b.sharesBitsWith ?? []) assert.ok(names.has(s), `${b.name}: shares bits with unknown ${s}`);
+      if (b.tables) {
+        assert.ok(b.sharesBitsWith?.length, `${b.name}: only readings that share bits are scoped to tables`);
+        assert.ok(b.tables.some((t) => tableByKey(profile, t)), `${b.name}: none of its tables is a table of ${profile.id}`);
+        const product = PROFILES.filter((p) => p.product === profile.product);
+        for (const t of b.tables) assert.ok(product.some((p) => tableByKey(p, t)), `${b.name}: ${t} is no ${profile.product} table`);
+      }
       for (const c of profile.bitFields.slice(i + 1)) {
         if (!versionsOverlap(b, c)) continue;
         assert.ok(b.name !== c.name, `${b.name} defined twice for the same releases`);
@@ -120,8 +126,8 @@ for (const profile of PROFILES) {
 /** The corpus listings and the profile (and release) each one documents. */
 const LISTINGS: readonly { file: string; profile: string; version: string }[] = [
   { file: 'antrea-ovs-pipeline-doc-v1.0.0.flows.txt', profile: 'antrea-v1', version: '1.0' },
-  { file: 'antrea-ovs-pipeline-doc-HEAD.flows.txt', profile: 'antrea', version: '1.15' },
-  { file: 'antrea-ovs-pipeline-doc-HEAD.groups.txt', profile: 'antrea', version: '1.15' },
+  { file: 'antrea-ovs-pipeline-doc-HEAD.flows.txt', profile: 'antrea', version: '2.0' },
+  { file: 'antrea-ovs-pipeline-doc-HEAD.groups.txt', profile: 'antrea', version: '2.0' },
   { file: 'antrea-pipeline_test-ipv4-encap.txt', profile: 'antrea', version: '2.7' },
   { file: 'antrea-pipeline_test-ipv4-encap-egresstrafficshaping.txt', profile: 'antrea', version: '2.7' },
   { file: 'antrea-pipeline_test-ipv4-externalnode.txt', profile: 'antrea', version: '2.7' },

@@ -137,9 +137,14 @@ export class Annotator {
     return ref.kind === 'number' ? `table ${ref.number}` : ref.name;
   }
 
+  /** The wording inside one table: shared register bits read as that table uses them. */
+  private wordingIn(spec: TableSpec | undefined): Wording {
+    return spec ? { ...this.wording, bits: (field, value, mask) => this.stateWords(field, value, mask, spec) } : this.wording;
+  }
+
   /** Named state in the bits, pieces that share bits as alternatives, other bits generically. */
-  private stateWords(field: FieldDef, value: bigint, mask: bigint): string | undefined {
-    const decoded = this.bits.decode(field, value, mask);
+  private stateWords(field: FieldDef, value: bigint, mask: bigint, table?: TableSpec): string | undefined {
+    const decoded = this.bits.decode(field, value, mask, table);
     if (decoded.length === 0) return undefined;
     const groups: DecodedBits[][] = [];
     for (const d of decoded) {
@@ -155,7 +160,7 @@ export class Annotator {
 
   annotate(flow: Flow): FlowAnnotation {
     const table = this.tableInfo(flow.table);
-    const w = this.wording;
+    const w = this.wordingIn(table.spec);
     const conditions = describeMatch(flow.match, w);
     const actions = describeActions(flow.actions, w);
     const explanation = this.explain(flow, table);
@@ -166,7 +171,7 @@ export class Annotator {
       conditions,
       actions,
       sentence: `${conditions.length > 0 ? conditions.join(', ') : 'every packet'}: ${actions.join(', ')}`,
-      state: this.stateUses(flow),
+      state: this.stateUses(flow, table.spec),
       addresses: this.addressUses(flow),
       ports: this.portUses(flow),
       cookie: this.bits.decodeCookie(flow.cookie),
@@ -207,7 +212,7 @@ export class Annotator {
       case 'custom':
         return `${lead}: ${miss.description}`;
       case 'none':
-        return `${spec.name} usually has no miss flow; this one: ${describeActions(flow.actions, this.wording).join(', ')}.`;
+        return `${spec.name} usually has no miss flow; this one: ${describeActions(flow.actions, this.wordingIn(spec)).join(', ')}.`;
     }
   }
 
@@ -282,11 +287,11 @@ export class Annotator {
     return undefined;
   }
 
-  private stateUses(flow: Flow): StateUse[] {
+  private stateUses(flow: Flow, table: TableSpec | undefined): StateUse[] {
     const out: StateUse[] = [];
-    for (const e of flow.match.fields) for (const bits of this.bits.decode(e.field, e.value, e.mask)) out.push({ use: 'match', bits });
+    for (const e of flow.match.fields) for (const bits of this.bits.decode(e.field, e.value, e.mask, table)) out.push({ use: 'match', bits });
     for (const a of flattenActions(flow.actions)) {
-      if (a.kind === 'set_field') for (const bits of this.bits.decode(a.field, a.value, a.mask)) out.push({ use: 'write', bits });
+      if (a.kind === 'set_field') for (const bits of this.bits.decode(a.field, a.value, a.mask, table)) out.push({ use: 'write', bits });
     }
     return out;
   }

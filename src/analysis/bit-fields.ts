@@ -7,7 +7,7 @@ import type { FieldDef } from '../model/fields.ts';
 import { fieldByName } from '../model/fields.ts';
 import { tableNumber } from '../model/tables.ts';
 import { formatIpv4, formatIpv6, ones } from '../model/values.ts';
-import type { BitField, BitFieldFormat, CookieSpan, NamedValue, Profile } from '../profiles/types.ts';
+import type { BitField, BitFieldFormat, CookieSpan, NamedValue, Profile, TableSpec } from '../profiles/types.ts';
 import { inVersion } from '../profiles/versions.ts';
 import { resolveTable } from './pattern-fit.ts';
 
@@ -65,10 +65,19 @@ export class BitFieldDecoder {
     return this.fields.find((b) => b.name === name);
   }
 
-  /** The named pieces of state that `value/mask` of `field` set or test; bits no bit field covers are left out. */
-  decode(field: FieldDef, value: bigint, mask: bigint): DecodedBits[] {
+  /**
+   * The named pieces of state that `value/mask` of `field` set or test in `table` (absent: in a
+   * group bucket); bits no bit field covers are left out. Of readings that share bits, those
+   * scoped to the table win; readings scoped to other tables are left out.
+   */
+  decode(field: FieldDef, value: bigint, mask: bigint, table?: TableSpec): DecodedBits[] {
+    const applies = (b: BitField): boolean => b.tables === undefined || (table !== undefined && b.tables.some((k) => k === table.name || (table.aliases ?? []).includes(k)));
+    const here = this.fieldsOf(field).filter(applies);
+    const scoped = here.filter((b) => b.tables !== undefined);
+    const hidden = (b: BitField): boolean => b.tables === undefined && scoped.some((s) => s.start <= b.end && b.start <= s.end);
     const out: DecodedBits[] = [];
-    for (const b of this.fieldsOf(field)) {
+    for (const b of here) {
+      if (hidden(b)) continue;
       const d = this.decodeSpan(b, b.field, value, mask);
       if (d) out.push(d);
     }

@@ -198,19 +198,25 @@ function nameEvidence(profile: Profile, facts: DumpFacts): Evidence {
  * it, one per distinct mask; fields it describes nothing of are not judged.
  */
 function bitEvidence(profile: Profile, facts: DumpFacts): Evidence {
+  const strays = strayBits(profile, facts);
+  if (strays.length === 0) return { score: 0, reasons: [] };
+  return { score: -strays.length, reasons: [`bits the profile does not describe are in use: ${strays.join(', ')} (${signed(-strays.length)})`] };
+}
+
+/** Masks in use that reach beyond the bits the profile describes (in one release, when given), as `reg4/0x10000000`. */
+function strayBits(profile: Profile, facts: DumpFacts, release?: string): string[] {
   const strays: string[] = [];
   const declared = new Map<string, bigint>();
   for (const b of profile.bitFields) {
     const f = fieldByName(b.field);
-    if (!f) continue;
+    if (!f || (release !== undefined && !inVersion(b, release))) continue;
     const bits = ((1n << BigInt(b.end - b.start + 1)) - 1n) << BigInt(b.start);
     declared.set(f.storage, (declared.get(f.storage) ?? 0n) | bits);
   }
   for (const [storage, known] of declared) {
     for (const mask of facts.bitsUsed.get(storage) ?? []) if ((mask & ~known) !== 0n) strays.push(`${storage}/0x${mask.toString(16)}`);
   }
-  if (strays.length === 0) return { score: 0, reasons: [] };
-  return { score: -strays.length, reasons: [`bits the profile does not describe are in use: ${strays.join(', ')} (${signed(-strays.length)})`] };
+  return strays;
 }
 
 /** A numbered dump of a named pipeline: each table whose flows the chosen layout explains counts for it, each other against it. */
@@ -250,7 +256,7 @@ function successor(release: string): string {
  * and the release after each last one. Any release reads like one of these.
  */
 function releasePoints(profile: Profile): string[] {
-  const items: Versioned[] = [profile.versions, ...profile.tables, ...profile.tables.flatMap((t) => t.patterns), ...profile.detect];
+  const items: Versioned[] = [profile.versions, ...profile.tables, ...profile.tables.flatMap((t) => t.patterns), ...profile.detect, ...profile.bitFields];
   const points = new Set<string>();
   for (const v of items) {
     if (v.since !== undefined) points.add(v.since);
@@ -303,8 +309,10 @@ function chooseRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | unde
     release,
     signals: versioned.filter((h) => inVersion(h.s, release)).reduce((sum, h) => sum + h.s.weight, 0),
     misfits: misfits(profile, facts.flows, release),
+    // Register and mark bits a release has no name for (a flag added later) count like flows it cannot explain.
+    strays: strayBits(profile, facts, release).length,
   }));
-  const better = (a: (typeof rated)[number], b: (typeof rated)[number]): number => b.signals - a.signals || a.misfits - b.misfits;
+  const better = (a: (typeof rated)[number], b: (typeof rated)[number]): number => b.signals - a.signals || a.misfits + a.strays - (b.misfits + b.strays);
   const best = [...rated].sort(better)[0]!;
   const equal = rated.filter((r) => better(r, best) === 0).map((r) => r.release);
   const release = equal[equal.length - 1]!;
@@ -313,6 +321,7 @@ function chooseRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | unde
   const range: Versioned = openEnded ? { since: equal[0]! } : { since: equal[0]!, until: release };
   const reasons = [
     ...versioned.filter((h) => inVersion(h.s, release)).map((h) => `${h.finding}, which points to ${rangeText(h.s)}`),
+    ...(rated.some((r) => r.strays > best.strays) ? [`other releases lack names for register or mark bits in use, which ${rangeText(range)} ${equal.length > 1 ? 'have' : 'has'}`] : []),
     `${rangeText(range)} ${equal.length > 1 ? 'explain' : 'explains'} all but ${best.misfits} of the ${flowCount(facts)}${equal.length > 1 ? `; reading the dump as release ${release}` : ''}`,
   ];
   return { release, range, reasons };

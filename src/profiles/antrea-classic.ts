@@ -466,6 +466,13 @@ export const DENY_CONJ_ID: BitField = {
   format: 'number',
 };
 
+/** With AntreaProxy, reg3 also holds the Endpoint IP: the deny reading applies where deny rules write it and metric tables read it. */
+export const DENY_CONJ_ID_BESIDE_ENDPOINT: BitField = {
+  ...DENY_CONJ_ID,
+  sharesBitsWith: ['EndpointIP'],
+  tables: ['AntreaPolicyEgressRuleTable', 'AntreaPolicyIngressRuleTable', 'EgressDefaultTable', 'IngressDefaultTable', 'EgressMetricTable', 'IngressMetricTable'],
+};
+
 export const EGRESS_SNAT_MARK: BitField = {
   field: 'pkt_mark',
   start: 0,
@@ -666,7 +673,7 @@ export const SNAT: TableSpec = {
       match: 'ct_state=+new+trk,ip',
       fields: ['tun_dst'],
       actions: ['set:pkt_mark'],
-      meaning: 'New connections tunnelled in from {tun_dst} for an Egress on this Node get SNAT mark {set.pkt_mark}; they continue in {next}.',
+      meaning: 'New connections tunnelled from other Nodes to {tun_dst}, an Egress IP this Node holds, get SNAT mark {set.pkt_mark}; they continue in {next}.',
     },
     {
       match: 'ct_state=+new+trk,ip',

@@ -151,6 +151,7 @@ const REG1_TO_REG3: readonly BitField[] = [
     meaning: 'scratch space the ARP responder uses to swap addresses',
     format: 'hex',
     sharesBitsWith: ['PacketInTable'],
+    tables: ['ARPResponder'],
   },
   {
     field: 'reg2',
@@ -179,6 +180,11 @@ const REG1_TO_REG3: readonly BitField[] = [
     meaning: 'conj_id of the Antrea-native rule that denied the packet, for the metric table',
     format: 'number',
     sharesBitsWith: ['EndpointIP'],
+    // Written by the deny rules, read by the metric tables; elsewhere reg3 holds the Endpoint IP.
+    tables: [
+      'AntreaPolicyEgressRule', 'AntreaPolicyIngressRule', 'EgressDefaultRule', 'IngressDefaultRule', 'EgressMetric', 'IngressMetric',
+      'MulticastEgressRule', 'MulticastIngressRule', 'MulticastEgressMetric', 'MulticastIngressMetric',
+    ],
   },
 ];
 

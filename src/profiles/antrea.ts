@@ -441,7 +441,7 @@ const TABLES: readonly TableSpec[] = [
         match: 'ct_state=+new+trk',
         fields: ['tun_dst'],
         actions: ['set:pkt_mark'],
-        meaning: 'New connections tunnelled in from {tun_dst} for an Egress on this Node get SNAT mark {set.pkt_mark}; they continue in {next}.',
+        meaning: 'New connections tunnelled from other Nodes to {tun_dst}, an Egress IP this Node holds, get SNAT mark {set.pkt_mark}; they continue in {next}.',
       },
       {
         match: 'ct_state=+new+trk',

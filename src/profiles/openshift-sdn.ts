@@ -312,6 +312,13 @@ const TABLES: readonly TableSpec[] = [
       },
       {
         match: 'ip,in_port=1',
+        fields: ['nw_src', 'nw_dst'],
+        actions: ['set:reg0'],
+        meaning: 'IP through the tunnel from {nw_src} to {nw_dst}: the sender’s VNID is taken from the tunnel key; it continues in {next}.',
+      },
+      {
+        // Later releases match the cluster network on one side only.
+        match: 'ip,in_port=1',
         actions: ['set:reg0'],
         meaning: 'IP through the tunnel ({nw_src}{nw_dst} in the cluster network): the sender’s VNID is taken from the tunnel key; it continues in {next}.',
       },
@@ -450,7 +457,7 @@ const TABLES: readonly TableSpec[] = [
       {
         match: '',
         fields: ['reg0'],
-        meaning: 'An egress rule of VNID {reg.SourceVNID} allows this traffic ({nw_dst}{tp_dst}); it continues in {next}.',
+        meaning: 'An egress rule of VNID {reg.SourceVNID} allows this traffic; it continues in {next}.',
       },
     ],
   },
@@ -611,7 +618,7 @@ const TABLES: readonly TableSpec[] = [
         match: '',
         fields: ['reg1'],
         actions: ['output'],
-        meaning: 'A NetworkPolicy of VNID {reg.DestinationVNID} admits this traffic ({nw_src}{tp_dst}): delivered.',
+        meaning: 'A NetworkPolicy of VNID {reg.DestinationVNID} admits this traffic: delivered.',
       },
       { match: '', priority: 200, actions: ['output'], meaning: 'No isolation (subnet plugin): everything is delivered.' },
     ],

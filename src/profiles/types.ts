@@ -196,6 +196,12 @@ export interface BitField extends Versioned {
    * are mistakes.
    */
   readonly sharesBitsWith?: readonly string[];
+  /**
+   * For bits shared between readings: the tables (names or aliases; a shared list may name
+   * tables of several profiles of the product) in which this reading applies. There it hides
+   * the unscoped readings it shares bits with; elsewhere, and in groups, it is not shown.
+   */
+  readonly tables?: readonly TableKey[];
 }
 
 /** Bits of the 64-bit flow cookie. */
