@@ -75,9 +75,13 @@ function parseArgs(argv: readonly string[]): Options {
 
 const measureScript = fileURLToPath(new URL('./measure.js', import.meta.url));
 
+/** A measurement still running after this long has missed any target by far; stop it. */
+const CHILD_TIMEOUT_MS = 10 * 60_000;
+
 /** One run in a fresh process; a string is the reason it failed (e.g. code under test not there yet). */
 function sample(name: string, context: BenchContext): MeasurementSample | string {
-  const child = spawnSync(process.execPath, ['--expose-gc', measureScript, name, JSON.stringify(context)], { encoding: 'utf8', maxBuffer: 16 << 20 });
+  const child = spawnSync(process.execPath, ['--expose-gc', measureScript, name, JSON.stringify(context)], { encoding: 'utf8', maxBuffer: 16 << 20, timeout: CHILD_TIMEOUT_MS });
+  if (child.error && (child.error as NodeJS.ErrnoException).code === 'ETIMEDOUT') return `stopped after ${CHILD_TIMEOUT_MS / 60_000} minutes`;
   const last = child.stdout.trim().split('\n').pop() ?? '';
   if (child.status === 0 && last.startsWith('{')) return JSON.parse(last) as MeasurementSample;
   const error = child.stderr.split('\n').find((l) => /^\w*Error\b|^Error \[|heap out of memory/.test(l)) ?? child.stderr.trim().split('\n').pop();
@@ -163,14 +167,17 @@ function phaseLines(rows: readonly Row[]): string[] {
   });
 }
 
+function timed<T>(work: () => T): T & { readonly ms: number } {
+  const t0 = Date.now();
+  return { ...work(), ms: Date.now() - t0 };
+}
+
 function main(): void {
   const options = parseArgs(process.argv.slice(2));
-  const started = Date.now();
   const chosen = MEASUREMENTS.filter((m) => options.only === undefined || options.only.includes(m.name) || m.name === 'floor');
-  const dump = ensureDump(options.params);
+  const dump = timed(() => ensureDump(options.params));
   const changedParams = { ...options.params, changes: options.changes };
-  const changed = chosen.some((m) => m.needsChanged) ? ensureDump(changedParams) : undefined;
-  const generatedMs = Date.now() - started;
+  const changed = chosen.some((m) => m.needsChanged) ? timed(() => ensureDump(changedParams)) : undefined;
   const bytes = statSync(dump.path).size;
   const context: BenchContext = changed ? { params: changedParams, dump: dump.path, changed: changed.path } : { params: options.params, dump: dump.path };
   const loadBefore = loadavg();
@@ -194,7 +201,7 @@ function main(): void {
     process.stdout.write(`${JSON.stringify({ params: options.params, changes: options.changes, runs: options.runs, ...dumps, machine, results: rows, failures, targets: checks }, null, 2)}\n`);
     return;
   }
-  const origin = (d: { reused: boolean }): string => (d.reused ? 'reused' : `generated in ${(generatedMs / 1000).toFixed(1)} s`);
+  const origin = (d: { reused: boolean; ms: number }): string => (d.reused ? 'reused' : `generated in ${(d.ms / 1000).toFixed(1)} s`);
   console.log(`dump: ${dump.path} (${(bytes / 1024 ** 2).toFixed(1)} MiB, ${origin(dump)})`);
   if (changed) console.log(`changed dump (${options.changes} flows added, removed and changed): ${changed.path} (${origin(changed)})`);
   console.log(`machine: ${availableParallelism()} CPUs, node ${process.version}; ${options.runs} run(s) per measurement, median shown`);
