@@ -3,6 +3,7 @@
  * layouts and the tables whose flows stayed the same across the kube-proxy, ClusterNetworkPolicy,
  * AntreaProxy and policy-only variants. Each profile takes these and adds or overrides its own.
  */
+import { AP_DISPOSITIONS, CUSTOM_REASONS, ENDPOINT_PORT, SERVICE_EP_STATE } from './antrea-common.ts';
 import type { BitField, FlowPattern, NamedValue, TableSpec } from './types.ts';
 
 const SOURCE_VALUES: readonly NamedValue[] = [
@@ -401,12 +402,7 @@ export const REG0_FLAGS: readonly BitField[] = [
     meaning: 'what the matched Antrea-native rule decided, for logging',
     format: 'enum',
     since: '0.13',
-    values: [
-      { value: 0n, name: 'Allow', meaning: 'allowed' },
-      { value: 1n, name: 'Drop', meaning: 'dropped' },
-      { value: 2n, name: 'Reject', meaning: 'rejected' },
-      { value: 3n, name: 'Pass', meaning: 'passed on to the K8s NetworkPolicy tables', since: '1.5' },
-    ],
+    values: AP_DISPOSITIONS,
   },
   {
     field: 'reg0',
@@ -416,13 +412,7 @@ export const REG0_FLAGS: readonly BitField[] = [
     meaning: 'why a packet is sent to the agent (packet-in)',
     format: 'bitmask',
     since: '0.13',
-    values: [
-      { value: 1n, name: 'Logging', meaning: 'log the rule match' },
-      { value: 2n, name: 'Reject', meaning: 'answer with a reject packet' },
-      { value: 4n, name: 'Deny', meaning: 'remember the deny for audit', since: '1.3' },
-      { value: 8n, name: 'DNS', meaning: 'DNS response for FQDN policy', since: '1.3' },
-      { value: 16n, name: 'IGMP', meaning: 'IGMP report for multicast', since: '1.5' },
-    ],
+    values: CUSTOM_REASONS,
   },
 ];
 
@@ -437,20 +427,8 @@ export const SERVICE_FIELDS: readonly BitField[] = [
     format: 'ipv4',
     sharesBitsWith: ['DenyConjID'],
   },
-  { field: 'reg4', start: 0, end: 15, name: 'EndpointPort', meaning: 'port of the selected Endpoint', format: 'number' },
-  {
-    field: 'reg4',
-    start: 16,
-    end: 18,
-    name: 'ServiceEPState',
-    meaning: 'how far Endpoint selection has got for a Service packet',
-    format: 'enum',
-    values: [
-      { value: 1n, name: 'EpToSelect', meaning: 'an Endpoint still has to be selected' },
-      { value: 2n, name: 'EpSelected', meaning: 'an Endpoint has been selected' },
-      { value: 3n, name: 'EpToLearn', meaning: 'selected, and the choice must be learned for session affinity' },
-    ],
-  },
+  ENDPOINT_PORT,
+  SERVICE_EP_STATE,
   { field: 'reg4', start: 19, end: 19, name: 'NodePort', meaning: 'the destination is a NodePort address of this Node', format: 'flag', since: '1.4' },
   { field: 'reg4', start: 20, end: 20, name: 'ServiceNeedSNAT', meaning: 'NodePort/LoadBalancer traffic from the gateway must be SNATed', format: 'flag', since: '1.4' },
   { field: 'reg4', start: 21, end: 21, name: 'AntreaFlexibleIPAM', meaning: 'the Pod uses AntreaIPAM addresses', format: 'flag', since: '1.4' },
@@ -502,6 +480,12 @@ export const UPLINK: TableSpec = {
   ],
 };
 
+/** Both pipelines hand neighbour discovery and IPv6 multicast to NORMAL. */
+export const IPV6_PATTERNS: readonly FlowPattern[] = [
+  { match: 'icmp6', actions: ['normal'], meaning: 'Neighbour discovery messages are switched normally.' },
+  { match: 'ipv6', fields: ['ipv6_dst'], actions: ['normal'], meaning: 'IPv6 multicast to {ipv6_dst} is switched normally.' },
+];
+
 export const IPV6: TableSpec = {
   number: 21,
   name: 'IPv6Table',
@@ -511,19 +495,7 @@ export const IPV6: TableSpec = {
   next: ['ConntrackTable'],
   since: '0.11',
   requires: 'IPv6 Pod addresses',
-  patterns: [
-    {
-      match: 'icmp6',
-      actions: ['normal'],
-      meaning: 'Neighbour discovery messages are switched normally.',
-    },
-    {
-      match: 'ipv6',
-      fields: ['ipv6_dst'],
-      actions: ['normal'],
-      meaning: 'IPv6 multicast to {ipv6_dst} is switched normally.',
-    },
-  ],
+  patterns: IPV6_PATTERNS,
 };
 
 export const CONNTRACK_STATE: TableSpec = {

@@ -2,7 +2,7 @@
  * Facts every Antrea pipeline shares across releases: the cookie layout, conntrack zones,
  * constant addresses and port naming. Release-specific entries carry their versions.
  */
-import type { CookieSpan, CtZone, NamedValue, PortRole, WellKnownAddress } from './types.ts';
+import type { BitField, CookieSpan, CtZone, NamedValue, PortRole, WellKnownAddress } from './types.ts';
 
 /** Flow categories in cookie bits 40–47; the numbering changed with the flexible pipeline. */
 const COOKIE_CATEGORIES: readonly NamedValue[] = [
@@ -133,3 +133,38 @@ export const ANTREA_PORTS: readonly PortRole[] = [
   { role: 'traffic-control', namePattern: 'antrea-(tc|l7)-tap\\d+', since: '1.7', meaning: 'TrafficControl or L7 NetworkPolicy target/return port' },
   POD_PORT,
 ];
+
+/** What the matched Antrea-native rule decided (APDisposition), in every layout that has it. */
+export const AP_DISPOSITIONS: readonly NamedValue[] = [
+  { value: 0n, name: 'Allow', meaning: 'allowed' },
+  { value: 1n, name: 'Drop', meaning: 'dropped' },
+  { value: 2n, name: 'Reject', meaning: 'rejected' },
+  { value: 3n, name: 'Pass', meaning: 'passed on to the K8s NetworkPolicy tables', since: '1.5' },
+];
+
+/** Why a packet goes to the agent (CustomReason bits), until 1.12 replaced them with single marks. */
+export const CUSTOM_REASONS: readonly NamedValue[] = [
+  { value: 1n, name: 'Logging', meaning: 'log the rule match' },
+  { value: 2n, name: 'Reject', meaning: 'answer with a reject packet' },
+  { value: 4n, name: 'Deny', meaning: 'remember the deny for audit', since: '1.3' },
+  { value: 8n, name: 'DNS', meaning: 'DNS response for FQDN policy', since: '1.3' },
+  { value: 16n, name: 'IGMP', meaning: 'IGMP report for multicast', since: '1.5' },
+];
+
+/** The Endpoint port AntreaProxy selected, in reg4[0..15] in every release. */
+export const ENDPOINT_PORT: BitField = { field: 'reg4', start: 0, end: 15, name: 'EndpointPort', meaning: 'port of the selected Endpoint', format: 'number' };
+
+/** How far Endpoint selection has got, in reg4[16..18] in every release. */
+export const SERVICE_EP_STATE: BitField = {
+  field: 'reg4',
+  start: 16,
+  end: 18,
+  name: 'ServiceEPState',
+  meaning: 'how far Endpoint selection has got for a Service packet',
+  format: 'enum',
+  values: [
+    { value: 1n, name: 'EpToSelect', meaning: 'an Endpoint still has to be selected' },
+    { value: 2n, name: 'EpSelected', meaning: 'an Endpoint has been selected' },
+    { value: 3n, name: 'EpToLearn', meaning: 'selected, and the choice must be learned for session affinity' },
+  ],
+};

@@ -2,6 +2,7 @@
  * Register, ct_mark, ct_label and pkt_mark layout of Antrea's flexible pipeline (1.6 and later),
  * following `pkg/agent/openflow/fields.go` release by release.
  */
+import { AP_DISPOSITIONS, CUSTOM_REASONS, ENDPOINT_PORT, SERVICE_EP_STATE } from './antrea-common.ts';
 import type { BitField } from './types.ts';
 
 const REG0: readonly BitField[] = [
@@ -56,12 +57,7 @@ const REG0: readonly BitField[] = [
     name: 'APDisposition',
     meaning: 'what the matched Antrea-native rule decided, for logging',
     format: 'enum',
-    values: [
-      { value: 0n, name: 'Allow', meaning: 'allowed' },
-      { value: 1n, name: 'Drop', meaning: 'dropped' },
-      { value: 2n, name: 'Reject', meaning: 'rejected' },
-      { value: 3n, name: 'Pass', meaning: 'passed on to the K8s NetworkPolicy tables' },
-    ],
+    values: AP_DISPOSITIONS,
   },
   {
     field: 'reg0',
@@ -71,13 +67,7 @@ const REG0: readonly BitField[] = [
     meaning: 'why the packet is sent to the agent (packet-in)',
     format: 'bitmask',
     until: '1.10',
-    values: [
-      { value: 1n, name: 'Logging', meaning: 'log the rule match' },
-      { value: 2n, name: 'Reject', meaning: 'answer with a reject packet' },
-      { value: 4n, name: 'Deny', meaning: 'remember the deny for audit' },
-      { value: 8n, name: 'DNS', meaning: 'DNS response for FQDN policy' },
-      { value: 16n, name: 'IGMP', meaning: 'IGMP report for multicast' },
-    ],
+    values: CUSTOM_REASONS,
   },
   {
     field: 'reg0',
@@ -88,14 +78,7 @@ const REG0: readonly BitField[] = [
     format: 'bitmask',
     since: '1.11',
     until: '1.11',
-    values: [
-      { value: 1n, name: 'Logging', meaning: 'log the rule match' },
-      { value: 2n, name: 'Reject', meaning: 'answer with a reject packet' },
-      { value: 4n, name: 'Deny', meaning: 'remember the deny for audit' },
-      { value: 8n, name: 'DNS', meaning: 'DNS response for FQDN policy' },
-      { value: 16n, name: 'IGMP', meaning: 'IGMP report for multicast' },
-      { value: 32n, name: 'RejectSvcNoEp', meaning: 'reject traffic to a Service without Endpoints' },
-    ],
+    values: [...CUSTOM_REASONS, { value: 32n, name: 'RejectSvcNoEp', meaning: 'reject traffic to a Service without Endpoints' }],
   },
   { field: 'reg0', start: 13, end: 13, name: 'GeneratedRejectPacketOut', meaning: 'the packet is a reject reply the agent generated', format: 'flag', since: '1.12' },
   { field: 'reg0', start: 14, end: 14, name: 'SvcNoEp', meaning: 'the Service has no Endpoints; the packet is rejected', format: 'flag', since: '1.12' },
@@ -189,20 +172,8 @@ const REG1_TO_REG3: readonly BitField[] = [
 ];
 
 const REG4: readonly BitField[] = [
-  { field: 'reg4', start: 0, end: 15, name: 'EndpointPort', meaning: 'port of the selected Endpoint', format: 'number' },
-  {
-    field: 'reg4',
-    start: 16,
-    end: 18,
-    name: 'ServiceEPState',
-    meaning: 'how far Endpoint selection has got for a Service packet',
-    format: 'enum',
-    values: [
-      { value: 1n, name: 'EpToSelect', meaning: 'an Endpoint still has to be selected' },
-      { value: 2n, name: 'EpSelected', meaning: 'an Endpoint has been selected' },
-      { value: 3n, name: 'EpToLearn', meaning: 'selected, and the choice must be learned for session affinity' },
-    ],
-  },
+  ENDPOINT_PORT,
+  SERVICE_EP_STATE,
   { field: 'reg4', start: 19, end: 19, name: 'ToNodePortAddress', meaning: 'the destination is a NodePort address of this Node', format: 'flag' },
   { field: 'reg4', start: 20, end: 20, name: 'AntreaFlexibleIPAM', meaning: 'the Pod uses AntreaIPAM addresses', format: 'flag' },
   {

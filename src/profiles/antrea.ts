@@ -6,6 +6,7 @@
 import { ANTREA_COOKIE, ANTREA_CT_ZONE, ANTREA_CT_ZONES_V6, ANTREA_PORTS, ANTREA_SNAT_CT_ZONE, FLEXIBLE_ADDRESSES } from './antrea-common.ts';
 import {
   ARP_RESPONDER,
+  IPV6,
   L2_FORWARDING_CALC_PATTERNS,
   POLICY_RULE_PATTERNS,
   RULE_PATTERNS,
@@ -130,13 +131,10 @@ const TABLES: readonly TableSpec[] = [
     name: 'IPv6',
     stage: 'validation',
     requires: 'IPv6',
-    purpose: 'Hands IPv6 neighbour discovery and multicast to normal switching.',
+    purpose: IPV6.purpose,
     miss: NEXT,
     next: ['UnSNAT'],
-    patterns: [
-      { match: 'icmp6', actions: ['normal'], meaning: 'Neighbour discovery messages are switched normally.' },
-      { match: 'ipv6', fields: ['ipv6_dst'], actions: ['normal'], meaning: 'IPv6 multicast to {ipv6_dst} is switched normally.' },
-    ],
+    patterns: IPV6.patterns,
   },
   {
     name: 'PipelineIPClassifier',
