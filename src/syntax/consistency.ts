@@ -78,11 +78,18 @@ export class FlowChecker {
     }
   }
 
-  checkActions(actions: readonly Action[]): void {
-    for (const a of actions) this.action(a);
+  /**
+   * Checks the actions in order. Returns whether any of them is of a kind that is checked at all:
+   * when none is, the same list needs no checking on any other flow either.
+   */
+  checkActions(actions: readonly Action[]): boolean {
+    let checked = false;
+    for (const a of actions) if (this.action(a)) checked = true;
+    return checked;
   }
 
-  private action(a: Action): void {
+  /** Checks one action; false when actions of its kind are never checked. */
+  private action(a: Action): boolean {
     switch (a.kind) {
       case 'set_field':
         // OpenFlow 1.0's own mod_* actions are accepted on any packet (they do nothing there).
@@ -144,7 +151,8 @@ export class FlowChecker {
         this.warn(`${a.kind} is an internal debugging action; ${REFUSED}`);
         break;
       default:
-        break;
+        return false;
     }
+    return true;
   }
 }

@@ -263,16 +263,23 @@ function readMatch(text: string, c: KeyValueCursor, end: number, h: Header, ctx:
   return shareable && key !== undefined ? { match, fresh: true, key } : { match, fresh: true };
 }
 
-function readActions(text: string, start: number, match: Match, ctx: FlowLineContext): readonly Action[] {
+interface ReadActions {
+  readonly actions: readonly Action[];
+  /** Whether the flow's actions must be checked against its match; unknown for a fresh list. */
+  readonly checked?: boolean;
+  /** Under what text to share a fresh list once it is checked. */
+  readonly key?: string;
+}
+
+function readActions(text: string, start: number, match: Match, ctx: FlowLineContext): ReadActions {
   const recurring = ctx.recurring;
   const key = recurring ? text.slice(start) : undefined;
   const known = key === undefined ? undefined : recurring?.actions.get(key);
   if (known) return known;
   const { sink, portMap } = ctx;
   const before = sink.problems.length;
-  const parsed = parseActionList(text, start, text.length, portMap ? { sink, match, portMap } : { sink, match });
-  if (key !== undefined && !parsed.readsMatch && sink.problems.length === before) recurring?.actions.set(key, parsed.actions);
-  return parsed.actions;
+  const { actions, readsMatch } = parseActionList(text, start, text.length, portMap ? { sink, match, portMap } : { sink, match });
+  return key !== undefined && !readsMatch && sink.problems.length === before ? { actions, key } : { actions };
 }
 
 /** Parses a flow line; undefined when the line has errors (they are in the sink). */
@@ -295,17 +302,25 @@ export function parseFlowLine(text: string, origin: Origin, ctx: FlowLineContext
   }
   const read = inMatch ? readMatch(text, cursor, keyword, h, ctx) : NO_MATCH;
   const { match } = read;
-  const actions = readActions(text, start, match, ctx);
+  const acts = readActions(text, start, match, ctx);
+  const { actions } = acts;
   if (sink.problems.length > 0 && sink.hasErrors) return undefined;
-  const checker = new FlowChecker(match, sink, { offset: keyword, length: text.length - keyword });
+  if (read.fresh || acts.checked !== false) check(text, keyword, read, acts, ctx);
+  return flowOf(h, match, actions, origin);
+}
+
+/** Checks the actions against the match, and the match itself when it is fresh; shares what proves clean. */
+function check(text: string, keyword: number, read: ReadMatch, acts: ReadActions, ctx: FlowLineContext): void {
+  const { sink, recurring } = ctx;
+  const checker = new FlowChecker(read.match, sink, { offset: keyword, length: text.length - keyword });
   // A shared match was checked on the line that first had it, and found clean.
   if (read.fresh) {
     const before = sink.problems.length;
     checker.checkMatch();
-    if (read.key !== undefined && sink.problems.length === before) ctx.recurring?.matches.set(read.key, match);
+    if (read.key !== undefined && sink.problems.length === before) recurring?.matches.set(read.key, read.match);
   }
-  checker.checkActions(actions);
-  return flowOf(h, match, actions, origin);
+  const checked = checker.checkActions(acts.actions);
+  if (acts.key !== undefined) recurring?.actions.set(acts.key, { actions: acts.actions, checked });
 }
 
 function flowOf(h: Header, match: Match, actions: readonly Action[], origin: Origin): Flow {

@@ -8,9 +8,15 @@
 import type { Action } from '../model/actions.ts';
 import type { Match } from '../model/flow.ts';
 
+/** An action list and whether flows holding it need their actions checked against their match. */
+export interface SharedActions {
+  readonly actions: readonly Action[];
+  readonly checked: boolean;
+}
+
 export class RecurringParts {
   /** By the match text (from the first match element up to `actions=`). */
   readonly matches = new Map<string, Match>();
   /** By the text after `actions=`, for lists whose reading does not depend on the match. */
-  readonly actions = new Map<string, readonly Action[]>();
+  readonly actions = new Map<string, SharedActions>();
 }
