@@ -7,7 +7,7 @@ import type { FieldDef } from '../model/fields.ts';
 import { fieldByName } from '../model/fields.ts';
 import { tableNumber } from '../model/tables.ts';
 import { formatIpv4, formatIpv6, ones } from '../model/values.ts';
-import type { BitField, BitFieldFormat, CookieSpan, NamedValue, Profile, TableSpec } from '../profiles/types.ts';
+import type { BitField, BitSpan, CookieSpan, NamedValue, Profile, TableSpec } from '../profiles/types.ts';
 import { inVersion } from '../profiles/versions.ts';
 import { resolveTable } from './pattern-fit.ts';
 
@@ -30,15 +30,6 @@ export interface DecodedBits {
 
 /** Words for a port number inside a bit field (`TargetOFPort = local Pod x (port 3)`). */
 export type PortWords = (n: number) => string;
-
-interface Span {
-  readonly start: number;
-  readonly end: number;
-  readonly name: string;
-  readonly meaning: string;
-  readonly format: BitFieldFormat;
-  readonly values?: readonly NamedValue[];
-}
 
 export class BitFieldDecoder {
   private readonly fields: readonly BitField[];
@@ -101,7 +92,7 @@ export class BitFieldDecoder {
     return out;
   }
 
-  private decodeSpan(b: Span, field: string, value: bigint, mask: bigint): DecodedBits | undefined {
+  private decodeSpan(b: BitSpan, field: string, value: bigint, mask: bigint): DecodedBits | undefined {
     const width = b.end - b.start + 1;
     const spanMask = ones(width) << BigInt(b.start);
     const given = mask & spanMask;
@@ -116,12 +107,12 @@ export class BitFieldDecoder {
     return { ...base, value: v, partial: false, ...(named ? { valueName: named.name } : {}), text: this.valueText(b, v, named) };
   }
 
-  private namedValue(b: Span, v: bigint): NamedValue | undefined {
+  private namedValue(b: BitSpan, v: bigint): NamedValue | undefined {
     return (b.values ?? []).find((n) => n.value === v && inVersion(n, this.release));
   }
 
   /** The value alone, as a template shows it: the named value, else the value in the span's format. */
-  valueWords(b: Span, v: bigint): string {
+  valueWords(b: BitSpan, v: bigint): string {
     const named = this.namedValue(b, v);
     if (named && b.format !== 'flag') return named.name;
     switch (b.format) {
@@ -151,7 +142,7 @@ export class BitFieldDecoder {
     }
   }
 
-  private valueText(b: Span, v: bigint, named: NamedValue | undefined): string {
+  private valueText(b: BitSpan, v: bigint, named: NamedValue | undefined): string {
     if (b.format === 'flag') {
       if (v === 1n) return `${b.name} (${b.meaning})`;
       return `not ${b.name}${named ? ` (${named.meaning})` : ''}`;

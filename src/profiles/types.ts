@@ -173,13 +173,8 @@ export interface NamedValue extends Versioned {
   readonly meaning: string;
 }
 
-/**
- * Bits of one field that carry one piece of pipeline state: `reg0[0..3]` the packet source,
- * `ct_mark[4]` "connection to a Service".
- */
-export interface BitField extends Versioned {
-  /** Field registry name: `reg0`, `xxreg3`, `ct_mark`, `ct_label`, `pkt_mark`, `metadata`, `nw_tos`… */
-  readonly field: string;
+/** A run of bits with a name, and how its value reads. */
+export interface BitSpan extends Versioned {
   /** Lowest bit, as in OVS `FIELD[start..end]`. */
   readonly start: number;
   /** Highest bit, inclusive. */
@@ -190,6 +185,15 @@ export interface BitField extends Versioned {
   readonly format: BitFieldFormat;
   /** For `flag`: the meaning of 1 (and of 0 when it has one); for `enum` and `bitmask`: the values. */
   readonly values?: readonly NamedValue[];
+}
+
+/**
+ * Bits of one field that carry one piece of pipeline state: `reg0[0..3]` the packet source,
+ * `ct_mark[4]` "connection to a Service".
+ */
+export interface BitField extends BitSpan {
+  /** Field registry name: `reg0`, `xxreg3`, `ct_mark`, `ct_label`, `pkt_mark`, `metadata`, `nw_tos`… */
+  readonly field: string;
   /**
    * Names of other bit fields that reuse some of these bits in another context (a register that
    * holds the swap value in one table and a table id in another). Overlaps not listed here
@@ -205,14 +209,7 @@ export interface BitField extends Versioned {
 }
 
 /** Bits of the 64-bit flow cookie. */
-export interface CookieSpan extends Versioned {
-  readonly start: number;
-  readonly end: number;
-  readonly name: string;
-  readonly meaning: string;
-  readonly format: BitFieldFormat;
-  readonly values?: readonly NamedValue[];
-}
+export type CookieSpan = BitSpan;
 
 /** A conntrack zone the pipeline uses. */
 export interface CtZone extends Versioned {
