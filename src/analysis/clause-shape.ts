@@ -25,18 +25,28 @@ export interface SingleEntry {
   readonly key: string;
   /** The values it accepts when its mask is a prefix; undefined for other masks. */
   readonly interval: Interval | undefined;
+  /** `interval.first` as a number (rounded past 2^53): sorts by a number compare, ties by the bigint. */
+  readonly order: number;
+}
+
+/**
+ * Flows with the same protocol values and the same other fields form one term. One object per
+ * shape, so flows are grouped by identity rather than by a key string.
+ */
+export interface TermShape {
+  /** Protocol fields of the match (the first flow's entries: the shape fixes their values). */
+  readonly qualifier: Match;
+  /** How many other fields the flows match. */
+  readonly keyCount: number;
 }
 
 export interface ClauseFlow {
   readonly flow: Flow;
-  /** Protocol fields of the match. */
-  readonly qualifier: Match;
-  /** The other fields. */
-  readonly keys: readonly MatchField[];
-  /** Equal for flows with the same qualifier and the same key fields: they form one term. */
-  readonly sig: string;
+  readonly shape: TermShape;
   /** Set when exactly one key field is matched. */
   readonly single: SingleEntry | undefined;
+  /** The hard flow that always takes precedence over this one (null: none); set once asked. */
+  cover?: Flow | null;
 }
 
 /** A match entry's value under `mask` as a hash key; a port known only by name keys by that name. */
@@ -53,17 +63,48 @@ export function intervalOf(field: FieldDef, entry: { readonly value: bigint; rea
 /** A match entry with its hash key and, for prefix masks, the interval it accepts. */
 export function singleEntry(e: MatchField): SingleEntry {
   const exact = e.mask === fullMask(e.field);
-  return { e, exact, key: valueKey(e), interval: exact ? { first: e.value, last: e.value } : intervalOf(e.field, e) };
+  const interval = exact ? { first: e.value, last: e.value } : intervalOf(e.field, e);
+  return { e, exact, key: valueKey(e), interval, order: Number(interval?.first ?? e.value) };
 }
 
-export function clauseFlow(flow: Flow): ClauseFlow {
-  const qualifier: MatchField[] = [];
-  const keys: MatchField[] = [];
-  for (const e of flow.match.fields) (QUALIFIER_STORAGES.has(e.field.storage) ? qualifier : keys).push(e);
-  let sig = '';
-  for (const e of qualifier) sig += `${e.field.storage}=${e.value},`;
-  sig += '|';
-  for (const e of keys) sig += `${e.field.name},`;
-  const single = keys.length === 1 ? singleEntry(keys[0]!) : undefined;
-  return { flow, qualifier: { fields: qualifier }, keys, sig, single };
+/** Orders single entries by the first value they accept (their value when the mask has holes). */
+export function compareEntries(a: SingleEntry, b: SingleEntry): number {
+  if (a.order !== b.order) return a.order - b.order;
+  const x = a.interval?.first ?? a.e.value;
+  const y = b.interval?.first ?? b.e.value;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** A step of the shape trie: a field, then (for protocol fields) its value. */
+class ShapeNode {
+  private next: Map<FieldDef | bigint, ShapeNode> | undefined;
+  shape: TermShape | undefined;
+
+  step(key: FieldDef | bigint): ShapeNode {
+    this.next ??= new Map();
+    let n = this.next.get(key);
+    if (!n) this.next.set(key, (n = new ShapeNode()));
+    return n;
+  }
+}
+
+/** Clause flows of one analysis, their shapes shared through a trie over the match's fields. */
+export class ClauseShapes {
+  private readonly root = new ShapeNode();
+
+  of(flow: Flow): ClauseFlow {
+    let node = this.root;
+    let keyCount = 0;
+    let key: MatchField | undefined;
+    for (const e of flow.match.fields) {
+      node = node.step(e.field);
+      if (QUALIFIER_STORAGES.has(e.field.storage)) node = node.step(e.value);
+      else {
+        keyCount++;
+        key = e;
+      }
+    }
+    node.shape ??= { qualifier: { fields: flow.match.fields.filter((e) => QUALIFIER_STORAGES.has(e.field.storage)) }, keyCount };
+    return { flow, shape: node.shape, single: keyCount === 1 ? singleEntry(key!) : undefined };
+  }
 }

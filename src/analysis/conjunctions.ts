@@ -14,7 +14,7 @@ import { matchCovers, matchesPacket } from '../model/match.ts';
 import { type Pipeline, tableKey } from '../model/pipeline.ts';
 import type { TableRef } from '../model/tables.ts';
 import { fullMask } from '../syntax/field-value.ts';
-import { type ClauseFlow, clauseFlow, type Interval, type SingleEntry, singleEntry, valueKey } from './clause-shape.ts';
+import { type ClauseFlow, ClauseShapes, compareEntries, type SingleEntry, singleEntry, type TermShape, valueKey } from './clause-shape.ts';
 import { findOverlaps } from './conjunction-overlap.ts';
 
 /** One element of a dimension's accepted set, in the terms that read best for the field. */
@@ -145,8 +145,6 @@ function isActionFlow(f: Flow): number | undefined {
  * subtables do), so "which hard flow covers this clause flow" is one hash lookup per group.
  */
 class CoverIndex {
-  /** Answers so far: clause flows shared by several conjunctions are asked about once. */
-  private readonly known = new Map<Flow, Flow | null>();
   private readonly groups = new Map<string, { fields: { storage: string; mask: bigint }[]; byKey: Map<string, Flow[]> }>();
 
   constructor(hard: readonly Flow[]) {
@@ -164,11 +162,13 @@ class CoverIndex {
     }
   }
 
-  /** The highest-priority hard flow at `priority` or above that matches every packet `flow` matches. */
-  coverOf(flow: Flow): Flow | undefined {
-    let known = this.known.get(flow);
-    if (known === undefined) this.known.set(flow, (known = this.search(flow) ?? null));
-    return known ?? undefined;
+  /**
+   * The highest-priority hard flow at the clause flow's priority or above that matches every
+   * packet it matches; kept on the clause flow, which several conjunctions may share.
+   */
+  coverOf(clause: ClauseFlow): Flow | undefined {
+    if (clause.cover === undefined) clause.cover = this.search(clause.flow) ?? null;
+    return clause.cover ?? undefined;
   }
 
   private search(flow: Flow): Flow | undefined {
@@ -211,23 +211,6 @@ function isAddress(field: FieldDef): boolean {
   return field.format === 'ipv4' || field.format === 'ipv6';
 }
 
-/** Merges overlapping and adjacent [first, last] intervals (sorting the array given). */
-function mergeIntervals(intervals: Interval[]): Interval[] {
-  intervals.sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0));
-  const out: Interval[] = [];
-  let run: Interval | undefined;
-  for (const iv of intervals) {
-    if (run && iv.first <= run.last + 1n) {
-      if (iv.last > run.last) run = { first: run.first, last: iv.last };
-      continue;
-    }
-    if (run) out.push(run);
-    run = iv;
-  }
-  if (run) out.push(run);
-  return out;
-}
-
 /**
  * An address interval as one CIDR block when it is one, otherwise as a range. (Plain bigint
  * arithmetic: ip-num's range types go through binary strings and cost milliseconds per call
@@ -252,42 +235,64 @@ export function memberSet(field: FieldDef, entries: readonly { value: bigint; ma
 
 /** `memberSet` on entries keyed and measured already. */
 function members(field: FieldDef, entries: readonly SingleEntry[]): Member[] {
-  const full = fullMask(field);
-  const rangeable = isAddress(field) || PORT_STORAGES.has(field.storage);
-  const runs: Interval[] = [];
+  const address = isAddress(field);
+  const rangeable = address || PORT_STORAGES.has(field.storage);
+  const member = (first: bigint, last: bigint): Member => {
+    if (address) return addressMember(field, first, last);
+    return first === last ? { kind: 'value', value: first, mask: fullMask(field) } : { kind: 'range', first, last };
+  };
+  const runs: SingleEntry[] = [];
   const listed = new Map<string, Member>();
-  for (const { e, interval, key, exact } of entries) {
-    if (rangeable && interval) runs.push(interval);
-    else listed.set(exact ? key : `${key}/${e.mask.toString(16)}`, { kind: 'value', value: e.value, mask: e.mask });
+  for (const s of entries) {
+    if (rangeable && s.interval) runs.push(s);
+    else listed.set(s.exact ? s.key : `${s.key}/${s.e.mask.toString(16)}`, { kind: 'value', value: s.e.value, mask: s.e.mask });
   }
-  const merged = mergeIntervals(runs).map((iv): Member => {
-    if (isAddress(field)) return addressMember(field, iv.first, iv.last);
-    return iv.first === iv.last ? { kind: 'value', value: iv.first, mask: full } : { kind: 'range', first: iv.first, last: iv.last };
-  });
+  // Overlapping and adjacent intervals merge into one member.
+  runs.sort(compareEntries);
+  const out: Member[] = [];
+  let first: bigint | undefined;
+  let last = 0n;
+  for (const { interval } of runs) {
+    const iv = interval!;
+    if (first !== undefined && iv.first <= last + 1n) {
+      if (iv.last > last) last = iv.last;
+      continue;
+    }
+    if (first !== undefined) out.push(member(first, last));
+    first = iv.first;
+    last = iv.last;
+  }
+  if (first !== undefined) out.push(member(first, last));
   const rest = [...listed.values()].sort((a, b) => {
     const av = a.kind === 'value' ? a.value : 0n;
     const bv = b.kind === 'value' ? b.value : 0n;
     return av < bv ? -1 : av > bv ? 1 : 0;
   });
-  return [...merged, ...rest];
+  for (const m of rest) out.push(m);
+  return out;
+}
+
+/** One term of flows that share a shape. */
+function term(group: readonly ClauseFlow[], flows: readonly Flow[]): DimensionTerm {
+  const { shape, single } = group[0]!;
+  const { qualifier } = shape;
+  if (shape.keyCount === 0) return { kind: 'any', qualifier, flows };
+  if (!single) return { kind: 'matches', qualifier, flows };
+  return { kind: 'set', field: single.e.field, members: members(single.e.field, group.map((c) => c.single!)), qualifier, flows };
 }
 
 /** Splits a dimension's flows into terms: by protocol qualifier and by which other fields they match. */
 function dimensionTerms(clauses: readonly ClauseFlow[], flows: readonly Flow[]): DimensionTerm[] {
-  const groups = new Map<string, ClauseFlow[]>();
+  const shape = clauses[0]?.shape;
+  // Most dimensions are one term: it shares the dimension's flow list.
+  if (clauses.every((c) => c.shape === shape)) return clauses.length === 0 ? [] : [term(clauses, flows)];
+  const groups = new Map<TermShape, ClauseFlow[]>();
   for (const c of clauses) {
-    const g = groups.get(c.sig);
+    const g = groups.get(c.shape);
     if (g) g.push(c);
-    else groups.set(c.sig, [c]);
+    else groups.set(c.shape, [c]);
   }
-  return [...groups.values()].map((group): DimensionTerm => {
-    const { qualifier, keys, single } = group[0]!;
-    // Most dimensions are one term: it shares the dimension's flow list.
-    const termFlows = groups.size === 1 ? flows : group.map((c) => c.flow);
-    if (keys.length === 0) return { kind: 'any', qualifier, flows: termFlows };
-    if (!single) return { kind: 'matches', qualifier, flows: termFlows };
-    return { kind: 'set', field: single.e.field, members: members(single.e.field, group.map((c) => c.single!)), qualifier, flows: termFlows };
-  });
+  return [...groups.values()].map((group) => term(group, group.map((c) => c.flow)));
 }
 
 interface Built {
@@ -339,9 +344,9 @@ function build(entry: Entry, cover: CoverIndex | undefined): Built {
       problems.push({ kind: 'empty-dimension', severity: 'error', k: i + 1, flows: elsewhere });
     } else if (cover) {
       const hits: Flow[] = [];
-      for (const { flow } of dim) {
-        const h = cover.coverOf(flow);
-        if (h) hits.push(flow, h);
+      for (const c of dim) {
+        const h = cover.coverOf(c);
+        if (h) hits.push(c.flow, h);
       }
       if (hits.length > 0) {
         const dead = hits.length / 2 === dim.length;
@@ -355,30 +360,46 @@ function build(entry: Entry, cover: CoverIndex | undefined): Built {
   return { entry, priority, n, dims, problems, wanted: true };
 }
 
+/** A dimension whose terms are worked out when first read: `check` never reads them. */
+function dimension(k: number, clauses: readonly ClauseFlow[]): Dimension {
+  const flows = clauses.map((c) => c.flow);
+  let terms: readonly DimensionTerm[] | undefined;
+  return {
+    k,
+    flows,
+    get terms() {
+      return (terms ??= dimensionTerms(clauses, flows));
+    },
+  };
+}
+
 /** Every conjunction of the pipeline (or the requested ids), in table order, then by priority and id. */
 export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions = {}): ConjunctionReport {
-  const entries = new Map<string, Entry>();
+  const entries: Entry[] = [];
   const tables: TableFlows[] = [];
-  let tableIndex = 0;
+  const shapes = new ClauseShapes();
   for (const t of pipeline.tables.values()) {
+    const tableIndex = tables.length;
     const hard: Flow[] = [];
+    const ids = new Map<number, Entry>();
     const entryFor = (id: number): Entry => {
-      const key = `${tableKey(t.ref)}\u0000${id}`;
-      let e = entries.get(key);
-      if (!e) entries.set(key, (e = { table: t.ref, tableIndex, id, clauses: [], actionFlows: [] }));
+      let e = ids.get(id);
+      if (!e) {
+        ids.set(id, (e = { table: t.ref, tableIndex, id, clauses: [], actionFlows: [] }));
+        entries.push(e);
+      }
       return e;
     };
     for (const f of t.flows) {
       let clause: ClauseFlow | undefined;
-      // The same conjunction action twice on one flow counts once.
-      const seen = new Set<string>();
       for (const a of f.actions) {
         if (a.kind !== 'conjunction') continue;
-        const key = `${a.id}/${a.clause}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        clause ??= clauseFlow(f);
-        entryFor(a.id).clauses.push({ clause, k: a.clause, n: a.nClauses });
+        clause ??= shapes.of(f);
+        const list = entryFor(a.id).clauses;
+        // The same conjunction action twice on one flow counts once: this flow's clauses are the list's last.
+        let repeated = false;
+        for (let i = list.length - 1; i >= 0 && list[i]!.clause === clause && !repeated; i--) repeated = list[i]!.k === a.clause;
+        if (!repeated) list.push({ clause, k: a.clause, n: a.nClauses });
       }
       if (clause) continue;
       hard.push(f);
@@ -386,13 +407,12 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
       if (id !== undefined) entryFor(id).actionFlows.push(f);
     }
     tables.push({ ref: t.ref, hard });
-    tableIndex++;
   }
 
   const wanted = options.ids ? new Set(options.ids) : undefined;
   const covers = new Map<number, CoverIndex>();
   const built: Built[] = [];
-  for (const e of entries.values()) {
+  for (const e of entries) {
     let cover: CoverIndex | undefined;
     if (e.clauses.length > 0 && (!wanted || wanted.has(e.id))) {
       cover = covers.get(e.tableIndex);
@@ -432,10 +452,7 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
         table: b.entry.table,
         priority: b.priority,
         n: b.n,
-        dimensions: b.dims.map((dim, i) => {
-          const flows = dim.map((c) => c.flow);
-          return { k: i + 1, flows, terms: dimensionTerms(dim, flows) };
-        }),
+        dimensions: b.dims.map((dim, i) => dimension(i + 1, dim)),
         actionFlows: b.entry.actionFlows,
         hits: hitsOf(b.entry.actionFlows),
         problems: b.problems,
