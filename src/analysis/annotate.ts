@@ -20,9 +20,10 @@ import { formatFieldValue } from '../syntax/field-value.ts';
 import { AddressBook, type AddressTag } from './address-book.ts';
 import { BitFieldDecoder, type DecodedBits } from './bit-fields.ts';
 import { describeActions, describeMatch, maskedBits, shortSubfield, type Wording } from './describe-fields.ts';
-import { defaultRelease, findPattern, flattenActions, isTableMiss, jumpTargets, resolveTable, sampleTables } from './pattern-fit.ts';
+import { defaultRelease, findPattern, flattenActions, isTableMiss, jumpTargets, resolveTable } from './pattern-fit.ts';
 import { PortRoles } from './port-roles.ts';
 import { chooseLayout, readsNumbered } from './table-layout.ts';
+import { sampleFlows } from './flow-sample.ts';
 
 export interface AnnotateOptions {
   readonly profile?: Profile;
@@ -98,7 +99,7 @@ export class Annotator {
     const flows = [...pipeline.tables.values()].flatMap((t) => t.flows);
     // A named pipeline's numbered dump is read in the layout that fits it (detection may have chosen it already).
     const given = options.profile;
-    this.profile = given && readsNumbered(given, flows) ? (chooseLayout(given, sampleTables(flows), this.release)?.profile ?? given) : given;
+    this.profile = given && readsNumbered(given, flows) ? (chooseLayout(given, sampleFlows(flows), this.release)?.profile ?? given) : given;
     this.ports = new PortRoles(this.profile, this.release, pipeline.ports);
     this.addresses = new AddressBook(flows, this.profile, this.release, this.ports);
     this.bits = new BitFieldDecoder(this.profile, this.release, (n) => this.ports.words(n));

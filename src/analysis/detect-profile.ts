@@ -13,8 +13,9 @@ import type { PortMap, PortRef } from '../model/ports.ts';
 import { PROFILES } from '../profiles/index.ts';
 import type { DetectionSignal, Profile, TableLayout, Versioned } from '../profiles/types.ts';
 import { compareVersions, inVersion } from '../profiles/versions.ts';
-import { defaultRelease, flattenActions, hintHolds, jumpTargets, misfitCount, parsePattern, sampleTables, tableByKey } from './pattern-fit.ts';
+import { defaultRelease, flattenActions, hintHolds, jumpTargets, misfitCount, parsePattern, tableByKey } from './pattern-fit.ts';
 import { chooseLayout, type LayoutChoice, readsNumbered } from './table-layout.ts';
+import { sampleFlows } from './flow-sample.ts';
 
 export interface DetectOptions {
   /** Profiles to choose among; all built-in ones by default. */
@@ -122,7 +123,7 @@ function gatherFacts(flows: readonly Flow[], groups: readonly Group[], ports: Po
       addPort(b.watchPort);
     }
   }
-  return { flows: sampleTables(flows), total: flows.length, tableNumbers, tableNames, notes, portNames, fieldsUsed, bitsUsed };
+  return { flows: sampleFlows(flows), total: flows.length, tableNumbers, tableNames, notes, portNames, fieldsUsed, bitsUsed };
 }
 
 

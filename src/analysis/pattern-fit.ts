@@ -155,26 +155,3 @@ export function defaultRelease(profile: Profile): string {
   return profile.versions.until ?? '9999';
 }
 
-/**
- * Flows kept per table for fitting patterns: the large tables of a big dump are policy and
- * Service rules of a few shapes, and fitting every release to a million flows would be slow.
- */
-const FITTED_PER_TABLE = 512;
-
-/** The flows, with each table of more than `FITTED_PER_TABLE` flows cut to that many, evenly spaced. */
-export function sampleTables(flows: readonly Flow[]): readonly Flow[] {
-  const byTable = new Map<string | number, Flow[]>();
-  for (const f of flows) {
-    const key = f.table.kind === 'number' ? f.table.number : f.table.name;
-    const list = byTable.get(key);
-    if (list) list.push(f);
-    else byTable.set(key, [f]);
-  }
-  if ([...byTable.values()].every((l) => l.length <= FITTED_PER_TABLE)) return flows;
-  const out: Flow[] = [];
-  for (const list of byTable.values()) {
-    const step = Math.max(1, list.length / FITTED_PER_TABLE);
-    for (let i = 0; i < list.length; i += step) out.push(list[Math.floor(i)]!);
-  }
-  return out;
-}

@@ -129,7 +129,7 @@ export function registerTrace(program: Command, io: Io): void {
  * fast as without them; a table small enough is read whole.
  */
 function pipelineWords(pipeline: Pipeline, opts: TraceCommandOptions): Pick<TraceRenderOptions, 'describeTable' | 'explain'> {
-  const flows = sampleFlows(pipeline);
+  const flows = sampleFlows([...pipeline.tables.values()].flatMap((t) => t.flows));
   const groups = [...pipeline.groups.values()];
   const choice = chooseProfile(flows, groups, pipeline.ports, opts);
   const sample = new Pipeline(flows, groups, pipeline.ports);
