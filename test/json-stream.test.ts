@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseDump } from '../src/syntax/reader.ts';
 import { flowJson, groupJson, jsonReplacer } from '../src/render/json.ts';
-import { jsonPieces } from '../src/render/json-stream.ts';
+import { jsonPieces, LazyList } from '../src/render/json-stream.ts';
 import { repoRoot } from './support/paths.ts';
 
 const text = (v: unknown): string => [...jsonPieces(v)].join('');
@@ -24,4 +24,18 @@ test('no piece holds more than one element of a long list', () => {
   const big = { items: Array.from({ length: 1000 }, (_, i) => ({ i, text: 'x'.repeat(100) })) };
   const longest = Math.max(...[...jsonPieces(big)].map((p) => p.length));
   assert.ok(longest < 200, `longest piece ${longest}`);
+});
+
+test('a lazy list is written as the array it stands for, making one element at a time', () => {
+  let made = 0;
+  const lazy = new LazyList([1, 2, 3], (n) => {
+    made++;
+    return { n, square: n * n };
+  });
+  const pieces = jsonPieces({ items: lazy, empty: new LazyList([], (n: number) => n) });
+  assert.equal(made, 0);
+  const out = [...pieces].join('');
+  assert.equal(made, 3);
+  const eager = { items: [1, 2, 3].map((n) => ({ n, square: n * n })), empty: [] };
+  assert.equal(out, JSON.stringify(eager, jsonReplacer, 2));
 });

@@ -24,20 +24,16 @@ function* pieces(key: string, raw: unknown, pad: string, depth: number): Generat
     return;
   }
   const inner = pad + INDENT;
-  if (Array.isArray(value)) {
-    if (value.length === 0) {
-      yield '[]';
-      return;
-    }
-    yield '[';
-    for (let i = 0; i < value.length; i++) {
-      yield `${i === 0 ? '' : ','}\n${inner}`;
-      const item: unknown = value[i];
+  if (Array.isArray(value) || value instanceof LazyList) {
+    let i = 0;
+    for (const item of value as Iterable<unknown>) {
+      yield `${i === 0 ? '[' : ','}\n${inner}`;
       const skipped = item === undefined || typeof item === 'function' || typeof item === 'symbol';
       if (skipped) yield 'null';
       else yield* pieces(String(i), item, inner, depth + 1);
+      i++;
     }
-    yield `\n${pad}]`;
+    yield i === 0 ? '[]' : `\n${pad}]`;
     return;
   }
   const entries = Object.entries(value).filter(([k, v]) => {
@@ -56,6 +52,25 @@ function* pieces(key: string, raw: unknown, pad: string, depth: number): Generat
     yield* pieces(k, v, inner, depth + 1);
   }
   yield `\n${pad}}`;
+}
+
+/**
+ * A list whose elements are made only as they are written: a report that repeats every flow of
+ * every conjunction would not fit in memory as one object tree. Allowed where the report is
+ * streamed (the report's own lists); deeper, JSON.stringify would not know it.
+ */
+export class LazyList<T, U> implements Iterable<U> {
+  private readonly items: Iterable<T>;
+  private readonly make: (item: T) => U;
+
+  constructor(items: Iterable<T>, make: (item: T) => U) {
+    this.items = items;
+    this.make = make;
+  }
+
+  *[Symbol.iterator](): Iterator<U> {
+    for (const item of this.items) yield this.make(item);
+  }
 }
 
 /** The JSON text of `value` in pieces, each small enough to be a string. */
