@@ -24,6 +24,7 @@ import { formatActions } from './actions.ts';
 import { formatPriorityAndMatch } from './flow.ts';
 import { flowJson } from './json.ts';
 import { formatMatch } from './match.ts';
+import { LazyList } from './json-stream.ts';
 
 /** Members printed in full up to this many; beyond it the first few and a count. */
 const MEMBERS_SHOWN = 12;
@@ -265,13 +266,24 @@ function termJson(t: DimensionTerm): Record<string, unknown> {
   };
 }
 
+/**
+ * A flow by its place in the dump, priority and match, as the text report names it: a clause
+ * flow carries one conjunction action for every conjunction it serves, too many to repeat.
+ */
+function flowRefJson(f: Flow): Record<string, unknown> {
+  const table = f.table.kind === 'number' ? f.table.number : f.table.name;
+  return { table, priority: f.priority, match: formatMatch(f.match), source: { file: f.origin.file, line: f.origin.line } };
+}
+
 export function conjunctionJson(c: Conjunction): Record<string, unknown> {
   return {
     id: c.id,
     table: c.table.kind === 'number' ? c.table.number : c.table.name,
     priority: c.priority,
     n: c.n,
-    dimensions: c.dimensions.map((d) => ({ k: d.k, terms: d.terms.map(termJson), flows: d.flows.map(flowJson) })),
+    // Clause flows by dump line: a clause flow serves up to thousands of conjunctions (with one
+    // conjunction action for each), so printing it whole in each made reports of big dumps quadratic.
+    dimensions: c.dimensions.map((d) => ({ k: d.k, terms: d.terms.map(termJson), lines: d.flows.map((f) => f.origin.line) })),
     actionFlows: c.actionFlows.map((f) => ({ ...flowJson(f), description: describeActions(f.actions) })),
     hits: c.hits === undefined ? null : c.hits,
     problems: c.problems.map((p) => ({
@@ -280,13 +292,14 @@ export function conjunctionJson(c: Conjunction): Record<string, unknown> {
       message: problemMessage(c, p),
       ...(p.kind === 'overlap' ? { otherId: p.otherId } : {}),
       ...('k' in p ? { k: p.k } : {}),
-      flows: p.flows.map(flowJson),
+      flows: p.flows.map(flowRefJson),
     })),
   };
 }
 
 export function conjunctionReportJson(report: ConjunctionReport): Record<string, unknown> {
-  return { conjunctions: report.conjunctions.map(conjunctionJson), overlapSearchIncomplete: report.overlapSearchIncomplete };
+  // Made as it is written: every conjunction repeats its clause flows in full.
+  return { conjunctions: new LazyList(report.conjunctions, conjunctionJson), overlapSearchIncomplete: report.overlapSearchIncomplete };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -66,7 +66,3 @@ export function groupJson(group: Group): Record<string, unknown> {
 export function diagnosticJson(d: Diagnostic): Record<string, unknown> {
   return { severity: d.severity, message: d.message, file: d.file, line: d.line, column: d.column };
 }
-
-export function stringifyJson(value: unknown): string {
-  return JSON.stringify(value, jsonReplacer, 2);
-}
