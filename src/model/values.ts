@@ -76,7 +76,9 @@ export function parseIpv4(text: string): Ipv4Address | undefined {
 }
 
 export function formatIpv4(value: bigint): string {
-  return [24n, 16n, 8n, 0n].map((s) => ((value >> s) & 0xffn).toString()).join('.');
+  // One conversion, then number arithmetic: reports of big dumps print millions of addresses.
+  const n = Number(value & 0xffffffffn);
+  return `${n >>> 24}.${(n >>> 16) & 0xff}.${(n >>> 8) & 0xff}.${n & 0xff}`;
 }
 
 export function parseIpv6(text: string): Ipv6Address | undefined {
