@@ -80,3 +80,31 @@ test('a line read again after the dump describes its ports uses the port numbers
   assert.deepEqual(inPort.map((m) => m?.value), [0n, 1n]);
   assert.deepEqual(inPort.map((m) => m?.port), [{ kind: 'name', name: 'p1' }, { kind: 'name', name: 'p1' }]);
 });
+
+test('every flow of the real dumps reads as its line read alone', () => {
+  for (const name of ['antrea-ovs-pipeline-doc-HEAD.flows.txt', 'antrea-pipeline_test-ipv4-encap.txt', 'openshift-sdn-3.x-multitenant-real-dump.txt']) {
+    const text = readFileSync(join(corpusDir, name), 'utf8');
+    const whole = parseDump(text, { file: name });
+    assert.ok(whole.flows.length > 40, name);
+    for (const flow of whole.flows) {
+      const alone = parseDump(flow.origin.text, { file: name, portMap: whole.ports });
+      assert.deepEqual(alone.flows.map((f) => [f.match, f.actions]), [[flow.match, flow.actions]], flow.origin.text);
+    }
+  }
+});
+
+test('matches that differ only in their last address each hold their own address', () => {
+  const lines = ['priority=1,ip,nw_src=10.0.0.1 actions=drop', 'priority=2,ip,nw_src=10.0.0.2 actions=drop', 'priority=3,arp,arp_spa=10.0.0.3 actions=drop', 'priority=4,ip,nw_src=10.0.0.4/31 actions=drop'];
+  const { flows, diagnostics } = parseDump(lines.join('\n'), { file: 'f' });
+  assert.deepEqual(diagnostics, []);
+  assert.deepEqual(
+    flows.map((f) => f.match.fields.map((m) => `${m.field.name}=${m.value.toString(16)}/${m.mask.toString(16)}`)),
+    [
+      ['eth_type=800/ffff', 'ip_src=a000001/ffffffff'],
+      ['eth_type=800/ffff', 'ip_src=a000002/ffffffff'],
+      // ARP's sender address lives where the IPv4 source does, under its own name.
+      ['eth_type=806/ffff', 'arp_spa=a000003/ffffffff'],
+      ['eth_type=800/ffff', 'ip_src=a000004/fffffffe'],
+    ],
+  );
+});

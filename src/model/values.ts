@@ -62,17 +62,22 @@ export function formatMac(value: bigint): string {
 
 /** Dotted quad: four decimal parts of one to three digits (leading zeros allowed), each ≤ 255. */
 export function parseIpv4(text: string): Ipv4Address | undefined {
+  return parseIpv4At(text, 0, text.length);
+}
+
+/** parseIpv4 of `text[start, end)`. */
+export function parseIpv4At(text: string, start: number, end: number): Ipv4Address | undefined {
   let v = 0;
-  let i = 0;
+  let i = start;
   for (let part = 0; part < 4; part++) {
-    if (part > 0 && text.charCodeAt(i++) !== 0x2e) return undefined;
-    const start = i;
+    if (part > 0 && (i >= end || text.charCodeAt(i++) !== 0x2e)) return undefined;
+    const from = i;
     let n = 0;
-    for (let c; i - start < 3 && (c = text.charCodeAt(i)) >= 0x30 && c <= 0x39; i++) n = n * 10 + c - 0x30;
-    if (i === start || n > 255) return undefined;
+    for (let c; i < end && i - from < 3 && (c = text.charCodeAt(i)) >= 0x30 && c <= 0x39; i++) n = n * 10 + c - 0x30;
+    if (i === from || n > 255) return undefined;
     v = v * 256 + n;
   }
-  return i === text.length ? (BigInt(v) as Ipv4Address) : undefined;
+  return i === end ? (BigInt(v) as Ipv4Address) : undefined;
 }
 
 export function formatIpv4(value: bigint): string {

@@ -10,6 +10,7 @@ import type { PortMap } from '../model/ports.ts';
 import type { ProblemSink } from '../model/problems.ts';
 import type { TableRef } from '../model/tables.ts';
 import { parseActionList } from './actions.ts';
+import { type AddressTemplate, matchFromTemplate, templateOf } from './address-variants.ts';
 import { FlowChecker } from './consistency.ts';
 import { bigintOf, NO_FLAGS, tableRefOf } from './interned.ts';
 import { buildMatch } from './match.ts';
@@ -240,14 +241,19 @@ interface ReadMatch {
   readonly fresh: boolean;
   /** Under what text to share it once the whole line proves it clean. */
   readonly key?: string;
+  /** The template it makes for matches that differ only in their last address, once proved clean. */
+  readonly template?: { readonly key: string; readonly template: AddressTemplate };
 }
 
 const NO_MATCH: ReadMatch = { match: EMPTY_MATCH, fresh: false };
 
 /** The match of a line whose match elements start at the cursor (which is on the first). */
 function readMatch(text: string, c: KeyValueCursor, end: number, h: Header, ctx: FlowLineContext): ReadMatch {
-  const recurring = ctx.recurring;
-  const key = recurring ? text.slice(c.keyOffset, end) : undefined;
+  const { recurring } = ctx;
+  const start = c.keyOffset;
+  const varied = recurring ? matchFromTemplate(text, start, end, recurring.templates) : undefined;
+  if (varied) return { match: varied, fresh: false };
+  const key = recurring ? text.slice(start, end) : undefined;
   const known = key === undefined ? undefined : recurring?.matches.get(key);
   if (known) return { match: known, fresh: false };
   const tokens = [c.token()];
@@ -260,7 +266,9 @@ function readMatch(text: string, c: KeyValueCursor, end: number, h: Header, ctx:
   const match = buildMatch(tokens, ctx);
   // Flow keys among the match elements would be skipped on reuse: such lines are read in full.
   const shareable = !flowKeys && ctx.sink.problems.length === before;
-  return shareable && key !== undefined ? { match, fresh: true, key } : { match, fresh: true };
+  if (!shareable || key === undefined) return { match, fresh: true };
+  const template = templateOf(text, start, end, tokens, match);
+  return template ? { match, fresh: true, key, template } : { match, fresh: true, key };
 }
 
 interface ReadActions {
@@ -317,7 +325,11 @@ function check(text: string, keyword: number, read: ReadMatch, acts: ReadActions
   if (read.fresh) {
     const before = sink.problems.length;
     checker.checkMatch();
-    if (read.key !== undefined && sink.problems.length === before) recurring?.matches.set(read.key, read.match);
+    if (read.key !== undefined && sink.problems.length === before) {
+      // A match with a template is found through it, not among the whole matches.
+      if (read.template) recurring?.templates.set(read.template.key, read.template.template);
+      else recurring?.matches.set(read.key, read.match);
+    }
   }
   const checked = checker.checkActions(acts.actions);
   if (acts.key !== undefined) recurring?.actions.set(acts.key, { actions: acts.actions, checked });

@@ -7,6 +7,7 @@
  */
 import type { Action } from '../model/actions.ts';
 import type { Match } from '../model/flow.ts';
+import type { AddressTemplate } from './address-variants.ts';
 
 /** An action list and whether flows holding it need their actions checked against their match. */
 export interface SharedActions {
@@ -17,6 +18,8 @@ export interface SharedActions {
 export class RecurringParts {
   /** By the match text (from the first match element up to `actions=`). */
   readonly matches = new Map<string, Match>();
+  /** Matches that end in an IPv4 address, by the match text before that address. */
+  readonly templates = new Map<string, AddressTemplate>();
   /** By the text after `actions=`, for lists whose reading does not depend on the match. */
   readonly actions = new Map<string, SharedActions>();
 }

@@ -1,0 +1,72 @@
+/**
+ * Matches that differ from one read before only in the IPv4 address their last element gives
+ * (`ip,nw_src=10.16.47.17`, then `ip,nw_src=10.16.47.18`): a NetworkPolicy dump holds one per
+ * address of every address group. When the first such match read clean, the others are its
+ * entries with that one address replaced. This is exact because an exact IPv4 value lands in its
+ * own storage and nothing else: no other entry, prerequisite or warning depends on the address.
+ * Finding the template by the few characters before the address is much cheaper than finding a
+ * whole match among the hundreds of thousands a large dump holds.
+ */
+import type { Match } from '../model/flow.ts';
+import { fieldByName } from '../model/fields.ts';
+import { type Ipv4Address, ones, parseIpv4At } from '../model/values.ts';
+import type { KeyValueToken } from './tokens.ts';
+
+/** A clean match and which of its entries holds the address its last element gave. */
+export interface AddressTemplate {
+  readonly match: Match;
+  readonly index: number;
+}
+
+/** Where the match text's last value starts and ends, when that value is a plain IPv4 address. */
+interface LastAddress {
+  readonly prefixEnd: number;
+  readonly valueEnd: number;
+  readonly address: Ipv4Address;
+}
+
+const isSeparator = (c: number): boolean => c === 0x2c || c === 0x20 || c === 0x09;
+
+function lastAddress(text: string, start: number, end: number): LastAddress | undefined {
+  let valueEnd = end;
+  while (valueEnd > start && isSeparator(text.charCodeAt(valueEnd - 1))) valueEnd--;
+  const equals = text.lastIndexOf('=', valueEnd - 1);
+  if (equals < start) return undefined;
+  const address = parseIpv4At(text, equals + 1, valueEnd);
+  return address === undefined ? undefined : { prefixEnd: equals + 1, valueEnd, address };
+}
+
+/** The match of `text[start, end)` made from a template of its shape, if there is one. */
+export function matchFromTemplate(text: string, start: number, end: number, templates: ReadonlyMap<string, AddressTemplate>): Match | undefined {
+  if (templates.size === 0) return undefined;
+  const last = lastAddress(text, start, end);
+  const template = last && templates.get(text.slice(start, last.prefixEnd));
+  if (!last || !template) return undefined;
+  const fields = template.match.fields.slice();
+  const e = fields[template.index]!;
+  fields[template.index] = { field: e.field, value: last.address, mask: e.mask };
+  return { fields };
+}
+
+/**
+ * The template that the clean match read from `text[start, end)` (as `tokens`) makes, with the
+ * text it is kept under: only when the last element sets an IPv4 field to an exact address, which
+ * the match holds as it was written.
+ */
+export function templateOf(
+  text: string,
+  start: number,
+  end: number,
+  tokens: readonly KeyValueToken[],
+  match: Match,
+): { readonly key: string; readonly template: AddressTemplate } | undefined {
+  const last = lastAddress(text, start, end);
+  const token = tokens[tokens.length - 1];
+  if (!last || !token || token.valueOffset !== last.prefixEnd || token.end !== last.valueEnd) return undefined;
+  const field = fieldByName(token.key);
+  if (field?.format !== 'ipv4') return undefined;
+  const index = match.fields.findIndex((e) => e.field.storage === field.storage);
+  const e = match.fields[index];
+  if (!e || e.value !== last.address || e.mask !== ones(32) || e.port) return undefined;
+  return { key: text.slice(start, last.prefixEnd), template: { match, index } };
+}
