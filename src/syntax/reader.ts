@@ -56,11 +56,13 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
   const result = { flows: [] as Flow[], groups: [] as Group[], diagnostics: [] as Diagnostic[], ports, protocols: [] as OfVersion[], badLines: 0 };
   // One sink serves every line: it is emptied after each, once its problems are diagnostics.
   const sink = new ProblemSink();
-  let context: FlowLineContext = ports.size > 0 ? { sink, portMap: ports, recurring: new RecurringParts() } : { sink, recurring: new RecurringParts() };
+  // Port names change how later lines read: with each, the context and what it has cached start anew.
+  const freshContext = (): FlowLineContext =>
+    ports.size > 0 ? { sink, portMap: ports, recurring: new RecurringParts() } : { sink, recurring: new RecurringParts() };
+  let context = freshContext();
   const addPort = (n: number, name: string): void => {
     ports.set(n, name);
-    // Port names change how later lines read, so the context (and what it has cached) starts anew.
-    context = { sink, portMap: ports, recurring: new RecurringParts() };
+    context = freshContext();
   };
   let inHexDump = false;
   eachLogicalLine(text, (line) => {
