@@ -8,7 +8,8 @@ import type { Bucket, Flow, Group } from '../model/flow.ts';
 import { PortMap } from '../model/ports.ts';
 import type { TableRef } from '../model/tables.ts';
 import { actionsKey, canonicalActions } from './action-equivalence.ts';
-import { type Naming, flowKey, inferTableNumbers, portKey, resolveTable, tableId } from './flow-key.ts';
+import { type Naming, inferTableNumbers, portKey, resolveTable, tableId } from './flow-key.ts';
+import { SlotIndex } from './slot-index.ts';
 
 /** The parts of a parsed dump a comparison needs. */
 export interface DumpSide {
@@ -132,8 +133,15 @@ function alignActions(before: readonly { key: string; action: Action }[], after:
  */
 function actionText(flow: Flow): string | undefined {
   const text = flow.origin.text;
-  const at = /(?:^|[\s,])actions?=/.exec(text);
-  return at ? text.slice(at.index + at[0].length).trimEnd() : undefined;
+  // The first `action=` or `actions=` at the start or after a space or comma (a search, not a
+  // pattern: this runs for every flow of both dumps).
+  for (let at = text.indexOf('action'); at >= 0; at = text.indexOf('action', at + 6)) {
+    const c = text[at - 1];
+    if (c !== undefined && c !== ' ' && c !== ',' && !/\s/.test(c)) continue;
+    const eq = text.charCodeAt(at + 6) === 0x73 ? at + 7 : at + 6;
+    if (text.charCodeAt(eq) === 0x3d) return text.slice(eq + 1).trimEnd();
+  }
+  return undefined;
 }
 
 export interface FlowCompareOptions {
@@ -183,31 +191,6 @@ function compareTableRefs(a: TableRef, b: TableRef): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
-/** Flows by key; a dump may hold one key twice (concatenated dumps), so each key keeps a queue. */
-function index(flows: readonly Flow[], naming: Naming): Map<string, Flow | Flow[]> {
-  const out = new Map<string, Flow | Flow[]>();
-  for (const f of flows) {
-    const k = flowKey(f, naming);
-    const had = out.get(k);
-    if (had === undefined) out.set(k, f);
-    else if (Array.isArray(had)) had.push(f);
-    else out.set(k, [had, f]);
-  }
-  return out;
-}
-
-function take(map: Map<string, Flow | Flow[]>, key: string): Flow | undefined {
-  const had = map.get(key);
-  if (had === undefined) return undefined;
-  if (!Array.isArray(had)) {
-    map.delete(key);
-    return had;
-  }
-  const f = had.shift();
-  if (had.length === 0) map.delete(key);
-  return f;
-}
-
 export function diffFlows(a: readonly Flow[], b: readonly Flow[], naming: Naming, options: FlowCompareOptions = {}): TableDiff[] {
   const tables = new Map<string, TableAccumulator>();
   const tableOf = (f: Flow): TableAccumulator => {
@@ -216,19 +199,19 @@ export function diffFlows(a: readonly Flow[], b: readonly Flow[], naming: Naming
     if (!t) tables.set(id, (t = { table: resolveTable(f.table, naming), before: 0, after: 0, removed: [], added: [], changed: [] }));
     return t;
   };
-  const rest = index(b, naming);
+  const rest = new SlotIndex(b, naming);
   for (const f of b) tableOf(f).after++;
   for (const f of a) {
     const t = tableOf(f);
     t.before++;
-    const other = take(rest, flowKey(f, naming));
+    const other = rest.take(f);
     if (!other) t.removed.push(f);
     else {
       const change = compareFlows(f, other, naming, options);
       if (change) t.changed.push(change);
     }
   }
-  for (const left of rest.values()) for (const f of Array.isArray(left) ? left : [left]) tableOf(f).added.push(f);
+  for (const f of rest.rest()) tableOf(f).added.push(f);
   return [...tables.values()]
     .map((t) => ({ ...t, removed: byPriority(t.removed, (f) => f), added: byPriority(t.added, (f) => f), changed: byPriority(t.changed, (c) => c.before) }))
     .sort((x, y) => compareTableRefs(x.table, y.table));

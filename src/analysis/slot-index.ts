@@ -1,0 +1,155 @@
+/**
+ * Flows by classifier slot (table, priority and normalised match, as `flowKey` identifies them)
+ * without building a key string per flow: a million-flow dump spends most of a comparison
+ * building, hashing and comparing such strings. Flows are filed under a numeric hash of the
+ * slot; flows whose hashes collide are told apart by comparing their slots field by field.
+ */
+import type { Flow, Match, MatchField } from '../model/flow.ts';
+import { type Naming, resolveMatchPorts, resolveTable } from './flow-key.ts';
+
+function stringHash(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h;
+}
+
+/** Final mixing, so that sums of entry hashes spread (murmur3's finaliser). */
+function mix(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return h ^ (h >>> 16);
+}
+
+const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+function bigintHash(v: bigint): number {
+  // Values up to 2^53 convert exactly; wider ones (IPv6, xxreg) are folded 32 bits at a time.
+  if (v <= SAFE) {
+    const n = Number(v);
+    return mix((n | 0) ^ Math.imul((n / 0x100000000) | 0, 0x9e3779b1));
+  }
+  let h = 0;
+  for (let x = v; x > 0n; x >>= 32n) h = mix(h ^ Number(x & 0xffffffffn));
+  return h;
+}
+
+const storageHashes = new Map<string, number>();
+
+/** A port known only by name (no port map) is that name, whatever its placeholder value. */
+function portName(e: MatchField): string | undefined {
+  return e.port?.kind === 'name' && e.value === 0n ? e.port.name : undefined;
+}
+
+function entryHash(e: MatchField): number {
+  const storage = e.field.storage;
+  let s = storageHashes.get(storage);
+  if (s === undefined) storageHashes.set(storage, (s = stringHash(storage)));
+  const name = portName(e);
+  const value = name === undefined ? bigintHash(e.value) : stringHash(name) ^ 0x2545f491;
+  return mix(s ^ Math.imul(value, 31) ^ Math.imul(bigintHash(e.mask), 0x27d4eb2d));
+}
+
+function tableHash(flow: Flow, naming: Naming): number {
+  const t = resolveTable(flow.table, naming);
+  return t.kind === 'number' ? t.number : stringHash(t.name) ^ 0x68e31da4;
+}
+
+function matchOf(flow: Flow, naming: Naming): Match {
+  return naming.ports ? resolveMatchPorts(flow.match, naming) : flow.match;
+}
+
+/** Equal for flows in one slot; entries add up, as the order a match lists them in does not count. */
+export function slotHash(flow: Flow, naming: Naming): number {
+  let h = 0;
+  for (const e of matchOf(flow, naming).fields) h = (h + entryHash(e)) | 0;
+  return mix(h ^ Math.imul(tableHash(flow, naming), 0x9e3779b1) ^ Math.imul(flow.priority + 1, 0x85ebca6b));
+}
+
+function sameEntry(a: MatchField, b: MatchField): boolean {
+  const name = portName(a);
+  return a.mask === b.mask && (name === undefined ? portName(b) === undefined && a.value === b.value : portName(b) === name);
+}
+
+/** Whether two flows occupy the same classifier slot: `flowKey(a) === flowKey(b)`, compared in place. */
+export function sameSlot(a: Flow, b: Flow, naming: Naming): boolean {
+  if (a.priority !== b.priority) return false;
+  const ta = resolveTable(a.table, naming);
+  const tb = resolveTable(b.table, naming);
+  if (ta.kind === 'number' ? tb.kind !== 'number' || ta.number !== tb.number : tb.kind !== 'name' || ta.name !== tb.name) return false;
+  const fa = matchOf(a, naming).fields;
+  const fb = matchOf(b, naming).fields;
+  if (fa.length !== fb.length) return false;
+  // A normalised match holds one entry per storage, so a one-way search is a bijection.
+  for (const ea of fa) {
+    const eb = fb.find((e) => e.field.storage === ea.field.storage);
+    if (!eb || !sameEntry(ea, eb)) return false;
+  }
+  return true;
+}
+
+/**
+ * The flows of one dump filed by slot, for taking them out one by one as the other dump's flows
+ * come; a dump may hold one slot twice (concatenated dumps), and then its flows are taken in order.
+ */
+export class SlotIndex {
+  private readonly flows: readonly Flow[];
+  private readonly naming: Naming;
+  private readonly hashes: Int32Array;
+  /** Hash → position in `flows`, or positions when several flows share the hash. */
+  private readonly byHash = new Map<number, number | number[]>();
+  private readonly taken: Uint8Array;
+
+  constructor(flows: readonly Flow[], naming: Naming) {
+    this.flows = flows;
+    this.naming = naming;
+    this.hashes = new Int32Array(flows.length);
+    this.taken = new Uint8Array(flows.length);
+    for (let i = 0; i < flows.length; i++) {
+      const h = (this.hashes[i] = slotHash(flows[i]!, naming));
+      const had = this.byHash.get(h);
+      if (had === undefined) this.byHash.set(h, i);
+      else if (typeof had === 'number') this.byHash.set(h, [had, i]);
+      else had.push(i);
+    }
+  }
+
+  /** The first flow not taken yet in the slot of `flow` (from any dump), now taken. */
+  take(flow: Flow): Flow | undefined {
+    const had = this.byHash.get(slotHash(flow, this.naming));
+    if (had === undefined) return undefined;
+    if (typeof had === 'number') return this.takeAt(had, flow);
+    for (const i of had) {
+      const found = this.takeAt(i, flow);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  private takeAt(i: number, flow: Flow): Flow | undefined {
+    if (this.taken[i] === 1 || !sameSlot(this.flows[i]!, flow, this.naming)) return undefined;
+    this.taken[i] = 1;
+    return this.flows[i];
+  }
+
+  /**
+   * The flows never taken, slot by slot in the order each slot first appears in the dump, and in
+   * dump order within a slot.
+   */
+  *rest(): Generator<Flow> {
+    const visited = new Uint8Array(this.flows.length);
+    for (let i = 0; i < this.flows.length; i++) {
+      if (visited[i] === 1) continue;
+      const had = this.byHash.get(this.hashes[i]!)!;
+      if (typeof had === 'number') {
+        if (this.taken[i] === 0) yield this.flows[i]!;
+        continue;
+      }
+      const flow = this.flows[i]!;
+      for (const j of had) {
+        if (j < i || visited[j] === 1 || !sameSlot(this.flows[j]!, flow, this.naming)) continue;
+        visited[j] = 1;
+        if (this.taken[j] === 0) yield this.flows[j]!;
+      }
+    }
+  }
+}
