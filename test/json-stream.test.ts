@@ -39,3 +39,8 @@ test('a lazy list is written as the array it stands for, making one element at a
   const eager = { items: [1, 2, 3].map((n) => ({ n, square: n * n })), empty: [] };
   assert.equal(out, JSON.stringify(eager, jsonReplacer, 2));
 });
+
+test('a lazy list inside an element written whole is made whole there', () => {
+  const nested = { outer: [{ inner: { deeper: new LazyList([1, 2], (n) => n * 10) } }] };
+  assert.equal([...jsonPieces(nested)].join(''), JSON.stringify({ outer: [{ inner: { deeper: [10, 20] } }] }, null, 2));
+});

@@ -4,13 +4,17 @@
  * only each element is stringified whole. The text is the same as JSON.stringify(value,
  * jsonReplacer, 2) would give.
  */
-import { jsonReplacer } from './json.ts';
+import { jsonReplacer, LazyList } from './json.ts';
+
+export { LazyList };
 
 const INDENT = '  ';
 /** Levels written piece by piece: the report, its arrays, and their elements' own arrays. */
 const STREAMED_DEPTH = 2;
 
 function prepared(key: string, value: unknown): unknown {
+  // Streamed here, element by element; the replacer would make it whole.
+  if (value instanceof LazyList) return value;
   const own = value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function' ? (value as { toJSON(k: string): unknown }).toJSON(key) : value;
   return jsonReplacer(key, own);
 }
@@ -52,25 +56,6 @@ function* pieces(key: string, raw: unknown, pad: string, depth: number): Generat
     yield* pieces(k, v, inner, depth + 1);
   }
   yield `\n${pad}}`;
-}
-
-/**
- * A list whose elements are made only as they are written: a report that repeats every flow of
- * every conjunction would not fit in memory as one object tree. Allowed where the report is
- * streamed (the report's own lists); deeper, JSON.stringify would not know it.
- */
-export class LazyList<T, U> implements Iterable<U> {
-  private readonly items: Iterable<T>;
-  private readonly make: (item: T) => U;
-
-  constructor(items: Iterable<T>, make: (item: T) => U) {
-    this.items = items;
-    this.make = make;
-  }
-
-  *[Symbol.iterator](): Iterator<U> {
-    for (const item of this.items) yield this.make(item);
-  }
 }
 
 /** The JSON text of `value` in pieces, each small enough to be a string. */

@@ -16,8 +16,28 @@ function isFieldDef(v: unknown): v is FieldDef {
   return typeof v === 'object' && v !== null && 'nxmNames' in v && 'storage' in v && 'name' in v;
 }
 
-/** JSON.stringify replacer: bigint → decimal string, FieldDef → its name. */
+/**
+ * A list whose elements are made only as they are written: a report that repeats every flow of
+ * every conjunction would not fit in memory as one object tree. Written piece by piece where the
+ * report is streamed, and made whole (one element's worth) where an element is stringified.
+ */
+export class LazyList<T, U> implements Iterable<U> {
+  private readonly items: Iterable<T>;
+  private readonly make: (item: T) => U;
+
+  constructor(items: Iterable<T>, make: (item: T) => U) {
+    this.items = items;
+    this.make = make;
+  }
+
+  *[Symbol.iterator](): Iterator<U> {
+    for (const item of this.items) yield this.make(item);
+  }
+}
+
+/** JSON.stringify replacer: bigint → decimal string, FieldDef → its name, lazy list → array. */
 export function jsonReplacer(_key: string, value: unknown): unknown {
+  if (value instanceof LazyList) return [...(value as LazyList<unknown, unknown>)];
   if (typeof value === 'bigint') return value.toString();
   if (isFieldDef(value)) return value.name;
   return value;
