@@ -9,6 +9,7 @@
  * actions are `conjunction(...)` are soft matches; once every clause of a conjunction matched at
  * one priority, the table is looked up again with `conj_id` set.
  */
+import type { Action, ActionOf } from '../model/actions.ts';
 import type { FieldDef } from '../model/fields.ts';
 import type { Flow, MatchField } from '../model/flow.ts';
 import { type Pipeline, tableKey } from '../model/pipeline.ts';
@@ -17,12 +18,8 @@ import type { TableRef } from '../model/tables.ts';
 import { ones } from '../model/values.ts';
 import { FIELD, fieldParts, type Packet, port16 } from './packet.ts';
 
-interface Clause {
-  readonly id: number;
-  /** 0-based dimension. */
-  readonly clause: number;
-  readonly nClauses: number;
-}
+/** A soft flow's `conjunction(id, clause/nClauses)` actions (clause is 1-based). */
+type Clause = ActionOf<'conjunction'>;
 
 interface Rule {
   readonly flow: Flow;
@@ -91,6 +88,18 @@ interface Shape {
   readonly placement: readonly (readonly number[])[];
 }
 
+/** Shapes by the ids of their terms in order, one step per term: no key string per flow. */
+class ShapeNode {
+  shape: Shape | undefined;
+  private readonly next = new Map<number, ShapeNode>();
+
+  step(termId: number): ShapeNode {
+    let n = this.next.get(termId);
+    if (!n) this.next.set(termId, (n = new ShapeNode()));
+    return n;
+  }
+}
+
 function makeShape(sorted: readonly Term[], priority: number): Shape {
   const slots: string[] = [];
   const masks: bigint[] = [];
@@ -115,29 +124,31 @@ export class TableIndex {
   private readonly subtables: Subtable[] = [];
   readonly size: number;
 
+  /** `flows` in match order, highest priority first (a `PipelineTable`'s). */
   constructor(flows: readonly Flow[], ports: PortMap) {
-    const shapes = new Map<string, Shape>();
-    const byId = (a: { term: Term }, b: { term: Term }): number => a.term.id - b.term.id;
+    const shapes = new ShapeNode();
+    // Each flow's entries in term id order, in arrays reused from flow to flow.
+    const entries: Entries = { terms: [], fields: [], length: 0 };
     for (const flow of flows) {
       const fields = flow.match.fields;
-      const entries = new Array<{ term: Term; mf: MatchField }>(fields.length);
-      let sorted = true;
+      entries.length = fields.length;
       for (let i = 0; i < fields.length; i++) {
         const mf = fields[i]!;
         const term = termOf(mf.field, mf.mask);
-        entries[i] = { term, mf };
-        if (i > 0 && entries[i - 1]!.term.id > term.id) sorted = false;
+        // Insertion sort: matches hold a few fields, nearly always in order already.
+        let j = i;
+        for (; j > 0 && entries.terms[j - 1]!.id > term.id; j--) {
+          entries.terms[j] = entries.terms[j - 1]!;
+          entries.fields[j] = entries.fields[j - 1]!;
+        }
+        entries.terms[j] = term;
+        entries.fields[j] = mf;
       }
-      if (!sorted) entries.sort(byId);
-      let signature = '';
-      for (const e of entries) signature += `${e.term.id},`;
-      let shape = shapes.get(signature);
+      let node = shapes;
+      for (let i = 0; i < entries.length; i++) node = node.step(entries.terms[i]!.id);
+      let shape = node.shape;
       if (!shape) {
-        shape = makeShape(
-          entries.map((e) => e.term),
-          flow.priority,
-        );
-        shapes.set(signature, shape);
+        shape = node.shape = makeShape(entries.terms.slice(0, entries.length), flow.priority);
         this.subtables.push(shape.sub);
       }
       const values = slotValues(entries, shape, ports);
@@ -148,7 +159,8 @@ export class TableIndex {
       const clauses = conjunctionClauses(flow);
       const rule: Rule = clauses ? { flow, priority: flow.priority, clauses } : { flow, priority: flow.priority };
       const bucket = sub.buckets.get(key);
-      if (bucket) insertByPriority(bucket, rule);
+      // Flows come in match order, so each rule goes last in its bucket.
+      if (bucket) bucket.push(rule);
       else sub.buckets.set(key, [rule]);
     }
     this.subtables.sort((a, b) => b.maxPriority - a.maxPriority);
@@ -219,7 +231,7 @@ export class TableIndex {
         if (p.nClauses !== c.nClauses) continue;
         const all = (1n << BigInt(p.nClauses)) - 1n;
         const wasComplete = p.bits === all;
-        p.bits |= 1n << BigInt(c.clause);
+        p.bits |= 1n << BigInt(c.clause - 1);
         if (!p.components.includes(rule.flow)) p.components.push(rule.flow);
         if (wasComplete || p.bits !== all) continue;
         const before = packet.slot(FIELD.conjId.storage);
@@ -244,28 +256,32 @@ function valuesKey(values: readonly bigint[], widths: readonly bigint[] | undefi
   return key;
 }
 
-function insertByPriority(bucket: Rule[], rule: Rule): void {
-  let i = bucket.length;
-  while (i > 0 && bucket[i - 1]!.priority < rule.priority) i--;
-  bucket.splice(i, 0, rule);
-}
+const isClause = (a: Action): a is Clause => a.kind === 'conjunction';
 
 /** `conjunction` actions of a component flow (only `note` may accompany them), else undefined. */
-function conjunctionClauses(flow: Flow): Clause[] | undefined {
-  const clauses: Clause[] = [];
-  for (const a of flow.actions) {
-    if (a.kind === 'conjunction') clauses.push({ id: a.id, clause: a.clause - 1, nClauses: a.nClauses });
-    else if (a.kind !== 'note') return undefined;
-  }
+function conjunctionClauses(flow: Flow): readonly Clause[] | undefined {
+  const actions = flow.actions;
+  // The flow's own list when it holds nothing else (Antrea's clause flows carry hundreds).
+  if (actions.length > 0 && actions.every(isClause)) return actions;
+  if (!actions.every((a) => a.kind === 'conjunction' || a.kind === 'note')) return undefined;
+  const clauses = actions.filter(isClause);
   return clauses.length > 0 ? clauses : undefined;
 }
 
+/** One flow's match entries with their terms, sorted by term id (the first `length` of each array). */
+interface Entries {
+  readonly terms: Term[];
+  readonly fields: MatchField[];
+  length: number;
+}
+
 /** A flow's masked values in its subtable's slot order; undefined when no packet can match them. */
-function slotValues(entries: readonly { term: Term; mf: MatchField }[], shape: Shape, ports: PortMap): bigint[] | undefined {
+function slotValues(entries: Entries, shape: Shape, ports: PortMap): bigint[] | undefined {
   const values = new Array<bigint>(shape.sub.slots.length).fill(0n);
   const seen = new Array<bigint>(shape.sub.slots.length).fill(0n);
   for (let k = 0; k < entries.length; k++) {
-    const { term, mf } = entries[k]!;
+    const term = entries.terms[k]!;
+    const mf = entries.fields[k]!;
     let value = mf.value;
     if (term.port) {
       if (mf.port?.kind === 'name') {
