@@ -153,3 +153,28 @@ export class SlotIndex {
     }
   }
 }
+
+/** Flows that share their slot with another, slot by slot in order of first appearance. */
+export function sharedSlots(flows: readonly Flow[], naming: Naming): Flow[][] {
+  const byHash = new Map<number, Flow | Flow[]>();
+  for (const f of flows) {
+    const h = slotHash(f, naming);
+    const had = byHash.get(h);
+    if (had === undefined) byHash.set(h, f);
+    else if (Array.isArray(had)) had.push(f);
+    else byHash.set(h, [had, f]);
+  }
+  const out: Flow[][] = [];
+  for (const had of byHash.values()) {
+    if (!Array.isArray(had)) continue;
+    // Flows of one hash may still differ in slot.
+    const slots: Flow[][] = [];
+    for (const f of had) {
+      const same = slots.find((s) => sameSlot(s[0]!, f, naming));
+      if (same) same.push(f);
+      else slots.push([f]);
+    }
+    for (const s of slots) if (s.length > 1) out.push(s);
+  }
+  return out;
+}

@@ -1,9 +1,8 @@
 /** Checks on single flows and on flows written twice. */
 import type { Action } from '../../model/actions.ts';
-import type { Flow } from '../../model/flow.ts';
 import type { Pipeline } from '../../model/pipeline.ts';
 import { equivalentActions } from '../action-equivalence.ts';
-import { flowKey } from '../flow-key.ts';
+import { sharedSlots } from '../slot-index.ts';
 import type { Finding } from './finding.ts';
 
 /**
@@ -39,41 +38,11 @@ export function findDeadActions(pipeline: Pipeline): Finding[] {
  * spelled: the switch keeps only the last one added. Different actions make the result depend on
  * the order the flows are added in.
  */
-/**
- * Equal for flows with the same priority and match: the number of fields and the XOR of their
- * values. Port fields are left out, since one port may be written by name in one flow and by
- * number in another; the full key tells those apart.
- */
-function fingerprint(flow: Flow): string {
-  let x = 0n;
-  for (const e of flow.match.fields) if (!e.port) x ^= e.value;
-  return `${flow.priority} ${flow.match.fields.length} ${x.toString(36)}`;
-}
-
 export function findDuplicates(pipeline: Pipeline): Finding[] {
   const naming = { ports: pipeline.ports };
   const out: Finding[] = [];
   for (const t of pipeline.tables.values()) {
-    // Full keys are costly; only flows that agree on a cheap fingerprint need them.
-    const byPrint = new Map<string, Flow[]>();
-    for (const flow of t.flows) {
-      const k = fingerprint(flow);
-      const same = byPrint.get(k);
-      if (same) same.push(flow);
-      else byPrint.set(k, [flow]);
-    }
-    const bySlot = new Map<string, Flow[]>();
-    for (const candidates of byPrint.values()) {
-      if (candidates.length < 2) continue;
-      for (const flow of candidates) {
-        const k = flowKey(flow, naming);
-        const same = bySlot.get(k);
-        if (same) same.push(flow);
-        else bySlot.set(k, [flow]);
-      }
-    }
-    for (const flows of bySlot.values()) {
-      if (flows.length < 2) continue;
+    for (const flows of sharedSlots(t.flows, naming)) {
       const first = flows[0]!;
       const sameActions = flows.every((f) => equivalentActions(first.actions, f.actions, { naming, table: f.table }));
       out.push({ kind: 'duplicate', severity: sameActions ? 'warning' : 'error', table: first.table, flows, sameActions });

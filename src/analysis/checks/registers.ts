@@ -21,15 +21,35 @@ function isZeroedSlot(slot: string): boolean {
   return slot === 'metadata' || /^reg\d+$/.test(slot);
 }
 
+interface ZeroedPart {
+  readonly slot: string;
+  readonly fieldShift: bigint;
+  readonly slotShift: bigint;
+  readonly bits: bigint;
+}
+
+const zeroedCache = new Map<FieldDef, readonly ZeroedPart[]>();
+
+/** The parts of a field that live in zeroed slots, with their shifts as bigints, worked out once per field. */
+function zeroedParts(field: FieldDef): readonly ZeroedPart[] {
+  let parts = zeroedCache.get(field);
+  if (!parts) {
+    parts = fieldParts(field)
+      .filter((p) => isZeroedSlot(p.slot))
+      .map((p) => ({ slot: p.slot, fieldShift: BigInt(p.fieldShift), slotShift: BigInt(p.slotShift), bits: ones(p.bits) }));
+    zeroedCache.set(field, parts);
+  }
+  return parts;
+}
+
 /** Bits that may be 1 in each slot, from everything that writes it. */
 class SlotWrites {
   readonly mayBeOne = new Map<string, bigint>();
 
   /** A write of `value` under `mask`, both in the field's own bit positions. */
   add(field: FieldDef, value: bigint, mask: bigint): void {
-    for (const p of fieldParts(field)) {
-      if (!isZeroedSlot(p.slot)) continue;
-      const bits = (((value & mask) >> BigInt(p.fieldShift)) & ones(p.bits)) << BigInt(p.slotShift);
+    for (const p of zeroedParts(field)) {
+      const bits = (((value & mask) >> p.fieldShift) & p.bits) << p.slotShift;
       if (bits !== 0n) this.mayBeOne.set(p.slot, (this.mayBeOne.get(p.slot) ?? 0n) | bits);
     }
   }
@@ -94,9 +114,8 @@ export function findUnsetRegisters(pipeline: Pipeline): Finding[] {
 
 function check(flow: Flow, writes: SlotWrites): Finding | undefined {
   for (const e of flow.match.fields) {
-    for (const p of fieldParts(e.field)) {
-      if (!isZeroedSlot(p.slot)) continue;
-      const need = ((e.value >> BigInt(p.fieldShift)) & ones(p.bits)) << BigInt(p.slotShift);
+    for (const p of zeroedParts(e.field)) {
+      const need = ((e.value >> p.fieldShift) & p.bits) << p.slotShift;
       const never = need & ~(writes.mayBeOne.get(p.slot) ?? 0n);
       if (never !== 0n) return { kind: 'unset-register', severity: 'error', table: flow.table, flows: [flow], flow, entry: e, slot: p.slot, bits: never };
     }
