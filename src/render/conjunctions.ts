@@ -281,9 +281,9 @@ export function conjunctionJson(c: Conjunction): Record<string, unknown> {
     table: c.table.kind === 'number' ? c.table.number : c.table.name,
     priority: c.priority,
     n: c.n,
-    // Clause flows by dump line: a clause flow serves up to thousands of conjunctions (with one
-    // conjunction action for each), so printing it whole in each made reports of big dumps quadratic.
-    dimensions: c.dimensions.map((d) => ({ k: d.k, terms: d.terms.map(termJson), lines: d.flows.map((f) => f.origin.line) })),
+    // Clause flows without their actions: a clause flow serves up to thousands of conjunctions (with
+    // one conjunction action for each), so printing it whole in each made reports of big dumps quadratic.
+    dimensions: c.dimensions.map((d) => ({ k: d.k, terms: d.terms.map(termJson), flows: new LazyList(d.flows, flowRefJson) })),
     actionFlows: c.actionFlows.map((f) => ({ ...flowJson(f), description: describeActions(f.actions) })),
     hits: c.hits === undefined ? null : c.hits,
     problems: c.problems.map((p) => ({
