@@ -21,8 +21,8 @@ export interface SingleEntry {
   readonly e: MatchField;
   /** Matched on every bit. */
   readonly exact: boolean;
-  /** Hash key of the value (see `valueKey`). */
-  readonly key: string;
+  /** Hash key of the value (see `exactKey`). */
+  readonly key: ValueKey;
   /** The values it accepts when its mask is a prefix; undefined for other masks. */
   readonly interval: Interval | undefined;
   /** `interval.first` as a number (rounded past 2^53): sorts by a number compare, ties by the bigint. */
@@ -38,6 +38,8 @@ export interface TermShape {
   readonly qualifier: Match;
   /** How many other fields the flows match. */
   readonly keyCount: number;
+  /** The storage of every field the flows match. */
+  readonly storages: ReadonlySet<string>;
 }
 
 export interface ClauseFlow {
@@ -54,6 +56,17 @@ export function valueKey(e: MatchField, mask: bigint = e.mask): string {
   return e.port?.kind === 'name' && e.value === 0n ? `"${e.port.name}"` : (e.value & mask).toString(16);
 }
 
+/** A value as a hash key (see `exactKey`). */
+export type ValueKey = number | string;
+
+/**
+ * Hash key of an entry's value: the value itself when the field fits a number exactly (hashing a
+ * number costs less than making and hashing a string), else `valueKey`.
+ */
+export function exactKey(e: MatchField): ValueKey {
+  return e.field.bits <= 53 && !(e.port?.kind === 'name' && e.value === 0n) ? Number(e.value) : valueKey(e);
+}
+
 /** The values a prefix-masked entry accepts, or undefined for a mask with holes. */
 export function intervalOf(field: FieldDef, entry: { readonly value: bigint; readonly mask: bigint }): Interval | undefined {
   const len = prefixLength(entry.mask & ones(field.bits), field.bits);
@@ -64,7 +77,7 @@ export function intervalOf(field: FieldDef, entry: { readonly value: bigint; rea
 export function singleEntry(e: MatchField): SingleEntry {
   const exact = e.mask === fullMask(e.field);
   const interval = exact ? { first: e.value, last: e.value } : intervalOf(e.field, e);
-  return { e, exact, key: valueKey(e), interval, order: Number(interval?.first ?? e.value) };
+  return { e, exact, key: exactKey(e), interval, order: Number(interval?.first ?? e.value) };
 }
 
 /** Orders single entries by the first value they accept (their value when the mask has holes). */
@@ -104,7 +117,11 @@ export class ClauseShapes {
         key = e;
       }
     }
-    node.shape ??= { qualifier: { fields: flow.match.fields.filter((e) => QUALIFIER_STORAGES.has(e.field.storage)) }, keyCount };
+    node.shape ??= {
+      qualifier: { fields: flow.match.fields.filter((e) => QUALIFIER_STORAGES.has(e.field.storage)) },
+      keyCount,
+      storages: new Set(flow.match.fields.map((e) => e.field.storage)),
+    };
     return { flow, shape: node.shape, single: keyCount === 1 ? singleEntry(key!) : undefined };
   }
 }

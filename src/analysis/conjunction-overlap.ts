@@ -10,7 +10,7 @@
  */
 import type { Flow, MatchField } from '../model/flow.ts';
 import { fullMask } from '../syntax/field-value.ts';
-import { type ClauseFlow, intervalOf, valueKey } from './clause-shape.ts';
+import { type ClauseFlow, exactKey, intervalOf, type ValueKey } from './clause-shape.ts';
 
 export interface OverlapSubject {
   /** Clause flows by dimension; every dimension non-empty. */
@@ -68,7 +68,7 @@ function combine(acc: Constraint, flow: Flow): Constraint | undefined {
 interface SimpleDim {
   readonly storage: string;
   /** Exactly matched values → flows. */
-  readonly exact: ReadonlyMap<string, readonly { readonly e: MatchField; readonly flow: Flow }[]>;
+  readonly exact: ReadonlyMap<ValueKey, readonly { readonly e: MatchField; readonly flow: Flow }[]>;
   readonly masked: readonly { readonly e: MatchField; readonly flow: Flow }[];
   /** The exact entries by ascending value, for prefix lookups; built on first use. */
   sorted?: readonly { readonly e: MatchField; readonly flow: Flow }[];
@@ -97,7 +97,7 @@ function exactWithin(dim: SimpleDim, o: MatchField): readonly { readonly e: Matc
 
 function simpleDim(flows: readonly ClauseFlow[]): SimpleDim | undefined {
   let storage: string | undefined;
-  const exact = new Map<string, { e: MatchField; flow: Flow }[]>();
+  const exact = new Map<ValueKey, { e: MatchField; flow: Flow }[]>();
   const masked: { e: MatchField; flow: Flow }[] = [];
   for (const { flow, single } of flows) {
     if (!single || (storage !== undefined && single.e.field.storage !== storage)) return undefined;
@@ -125,7 +125,7 @@ function intersectSimple(dims: readonly SimpleDim[]): { options: Option[]; trunc
   const path: Flow[] = [];
   let truncated = false;
   // Depth-first over the dimensions, each step narrowing the value the packet must carry.
-  const extend = (i: number, e: MatchField, exact: boolean, key: string): void => {
+  const extend = (i: number, e: MatchField, exact: boolean, key: ValueKey): void => {
     const dim = sorted[i];
     if (!dim) {
       if (options.length < OPTIONS_KEPT) options.push([...path]);
@@ -136,7 +136,7 @@ function intersectSimple(dims: readonly SimpleDim[]): { options: Option[]; trunc
     for (const x of partners) {
       if (truncated) return;
       path.push(x.flow);
-      extend(i + 1, exact ? e : x.e, true, exact ? key : valueKey(x.e));
+      extend(i + 1, exact ? e : x.e, true, exact ? key : exactKey(x.e));
       path.pop();
     }
     for (const m of dim.masked) {
@@ -145,7 +145,7 @@ function intersectSimple(dims: readonly SimpleDim[]): { options: Option[]; trunc
       const merged = { ...m.e, value: e.value | m.e.value, mask: e.mask | m.e.mask };
       const nowExact = merged.mask === fullMask(merged.field);
       path.push(m.flow);
-      extend(i + 1, merged, nowExact, nowExact ? valueKey(merged) : '');
+      extend(i + 1, merged, nowExact, nowExact ? exactKey(merged) : '');
       path.pop();
     }
   };
@@ -228,10 +228,10 @@ export function findOverlaps<S extends OverlapSubject>(group: readonly S[], limi
   };
 
   // Bucket by the field most subjects pin to exact values: partners must share one of them.
-  const pins = new Map<S, Map<string, ReadonlyMap<string, unknown>>>();
+  const pins = new Map<S, Map<string, ReadonlyMap<ValueKey, unknown>>>();
   const votes = new Map<string, number>();
   for (const s of group) {
-    const mine = new Map<string, ReadonlyMap<string, unknown>>();
+    const mine = new Map<string, ReadonlyMap<ValueKey, unknown>>();
     for (const d of s.dims) {
       const sd = simple(d);
       if (!sd || sd.masked.length > 0) continue;
@@ -243,7 +243,7 @@ export function findOverlaps<S extends OverlapSubject>(group: readonly S[], limi
   }
   let pinned: string | undefined;
   for (const [storage, n] of votes) if (pinned === undefined || n > votes.get(pinned)!) pinned = storage;
-  const byValue = new Map<string, S[]>();
+  const byValue = new Map<ValueKey, S[]>();
   const unpinned: S[] = [];
   for (const s of group) {
     const values = pinned === undefined ? undefined : pins.get(s)!.get(pinned);

@@ -14,7 +14,7 @@ import { matchCovers, matchesPacket } from '../model/match.ts';
 import { type Pipeline, tableKey } from '../model/pipeline.ts';
 import type { TableRef } from '../model/tables.ts';
 import { fullMask } from '../syntax/field-value.ts';
-import { type ClauseFlow, ClauseShapes, compareEntries, type SingleEntry, singleEntry, type TermShape, valueKey } from './clause-shape.ts';
+import { type ClauseFlow, ClauseShapes, compareEntries, type SingleEntry, singleEntry, type TermShape, type ValueKey, valueKey } from './clause-shape.ts';
 import { findOverlaps } from './conjunction-overlap.ts';
 
 /** One element of a dimension's accepted set, in the terms that read best for the field. */
@@ -144,8 +144,17 @@ function isActionFlow(f: Flow): number | undefined {
  * Hard flows of one table grouped by the fields and masks they match (as the classifier's
  * subtables do), so "which hard flow covers this clause flow" is one hash lookup per group.
  */
+interface CoverGroup {
+  readonly fields: readonly { readonly storage: string; readonly mask: bigint }[];
+  /** The priority of its first flow, the highest (flows come in match order). */
+  readonly top: number;
+  readonly byKey: Map<string, Flow[]>;
+}
+
 class CoverIndex {
-  private readonly groups = new Map<string, { fields: { storage: string; mask: bigint }[]; byKey: Map<string, Flow[]> }>();
+  private readonly groups = new Map<string, CoverGroup>();
+  /** Per clause shape, the groups whose fields the shape matches too: no other group can cover its flows. */
+  private readonly byShape = new Map<TermShape, CoverGroup[]>();
 
   constructor(hard: readonly Flow[]) {
     for (const f of hard) {
@@ -153,7 +162,7 @@ class CoverIndex {
       const fields = f.match.fields.map((e) => ({ storage: e.field.storage, mask: e.mask })).sort((a, b) => (a.storage < b.storage ? -1 : 1));
       const sig = fields.map((x) => `${x.storage}/${x.mask.toString(16)}`).join(',');
       let g = this.groups.get(sig);
-      if (!g) this.groups.set(sig, (g = { fields, byKey: new Map() }));
+      if (!g) this.groups.set(sig, (g = { fields, top: f.priority, byKey: new Map() }));
       const byStorage = new Map(f.match.fields.map((e) => [e.field.storage, e]));
       const key = fields.map((x) => valueKey(byStorage.get(x.storage)!, x.mask)).join(',');
       const list = g.byKey.get(key);
@@ -167,14 +176,18 @@ class CoverIndex {
    * packet it matches; kept on the clause flow, which several conjunctions may share.
    */
   coverOf(clause: ClauseFlow): Flow | undefined {
-    if (clause.cover === undefined) clause.cover = this.search(clause.flow) ?? null;
+    if (clause.cover === undefined) clause.cover = this.search(clause) ?? null;
     return clause.cover ?? undefined;
   }
 
-  private search(flow: Flow): Flow | undefined {
+  private search(clause: ClauseFlow): Flow | undefined {
+    const { flow, shape } = clause;
+    let groups = this.byShape.get(shape);
+    if (!groups) this.byShape.set(shape, (groups = [...this.groups.values()].filter((g) => g.fields.every((x) => shape.storages.has(x.storage)))));
     const fields = flow.match.fields;
     let best: Flow | undefined;
-    for (const g of this.groups.values()) {
+    for (const g of groups) {
+      if (g.top < flow.priority) continue;
       const parts: string[] = [];
       let possible = true;
       for (const x of g.fields) {
@@ -242,10 +255,10 @@ function members(field: FieldDef, entries: readonly SingleEntry[]): Member[] {
     return first === last ? { kind: 'value', value: first, mask: fullMask(field) } : { kind: 'range', first, last };
   };
   const runs: SingleEntry[] = [];
-  const listed = new Map<string, Member>();
+  const listed = new Map<ValueKey, Member>();
   for (const s of entries) {
     if (rangeable && s.interval) runs.push(s);
-    else listed.set(s.exact ? s.key : `${s.key}/${s.e.mask.toString(16)}`, { kind: 'value', value: s.e.value, mask: s.e.mask });
+    else listed.set(s.exact ? s.key : `${valueKey(s.e)}/${s.e.mask.toString(16)}`, { kind: 'value', value: s.e.value, mask: s.e.mask });
   }
   // Overlapping and adjacent intervals merge into one member.
   runs.sort(compareEntries);
