@@ -272,7 +272,16 @@ function termJson(t: DimensionTerm): Record<string, unknown> {
  */
 function flowRefJson(f: Flow): Record<string, unknown> {
   const table = f.table.kind === 'number' ? f.table.number : f.table.name;
-  return { table, priority: f.priority, match: formatMatch(f.match), source: { file: f.origin.file, line: f.origin.line } };
+  return { table, priority: f.priority, match: matchText(f.match), source: { file: f.origin.file, line: f.origin.line } };
+}
+
+/** Printed matches, kept while their match lives: a clause flow is listed once per conjunction it serves. */
+const matchTexts = new WeakMap<Match, string>();
+
+function matchText(match: Match): string {
+  let text = matchTexts.get(match);
+  if (text === undefined) matchTexts.set(match, (text = formatMatch(match)));
+  return text;
 }
 
 export function conjunctionJson(c: Conjunction): Record<string, unknown> {
