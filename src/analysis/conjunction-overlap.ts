@@ -10,7 +10,7 @@
  */
 import type { Flow, MatchField } from '../model/flow.ts';
 import { fullMask } from '../syntax/field-value.ts';
-import { type ClauseFlow, exactKey, intervalOf, type ValueKey } from './clause-shape.ts';
+import { type ClauseFlow, compareEntries, exactKey, intervalOf, type SingleEntry, type ValueKey } from './clause-shape.ts';
 
 export interface OverlapSubject {
   /** Clause flows by dimension; every dimension non-empty. */
@@ -67,46 +67,62 @@ function combine(acc: Constraint, flow: Flow): Constraint | undefined {
 /** A dimension whose every flow pins the same one field besides protocol fields. */
 interface SimpleDim {
   readonly storage: string;
-  /** Exactly matched values → flows. */
-  readonly exact: ReadonlyMap<ValueKey, readonly { readonly e: MatchField; readonly flow: Flow }[]>;
-  readonly masked: readonly { readonly e: MatchField; readonly flow: Flow }[];
+  /** Exactly matched values → the flow, or the flows (of different protocols), that match it. */
+  readonly exact: ReadonlyMap<ValueKey, Pinned | Pinned[]>;
+  readonly masked: readonly Pinned[];
   /** The exact entries by ascending value, for prefix lookups; built on first use. */
-  sorted?: readonly { readonly e: MatchField; readonly flow: Flow }[];
+  sorted?: readonly Pinned[];
 }
 
-function compareValues(a: { e: MatchField }, b: { e: MatchField }): number {
-  return a.e.value < b.e.value ? -1 : a.e.value > b.e.value ? 1 : 0;
+/** A clause flow of a simple dimension, whose one key field is `single`. */
+type Pinned = ClauseFlow & { readonly single: SingleEntry };
+
+function isPinned(c: ClauseFlow): c is Pinned {
+  return c.single !== undefined;
+}
+
+function sizeOf(d: SimpleDim): number {
+  return d.exact.size + d.masked.length;
+}
+
+/** The flows of `dim` that match exactly the value keyed `key`. */
+function exactly(dim: SimpleDim, key: ValueKey): readonly Pinned[] {
+  const found = dim.exact.get(key);
+  return found === undefined ? [] : Array.isArray(found) ? found : [found];
 }
 
 /** Exact entries of `dim` that a masked entry accepts: a binary search for prefix masks, a scan otherwise. */
-function exactWithin(dim: SimpleDim, o: MatchField): readonly { readonly e: MatchField; readonly flow: Flow }[] {
-  const sorted = (dim.sorted ??= [...dim.exact.values()].flat().sort(compareValues));
+function exactWithin(dim: SimpleDim, o: MatchField): readonly Pinned[] {
+  const sorted = (dim.sorted ??= [...dim.exact.values()].flat().sort((a, b) => compareEntries(a.single, b.single)));
   const iv = intervalOf(o.field, o);
-  if (!iv) return sorted.filter((x) => entriesMeet(o, x.e));
+  if (!iv) return sorted.filter((x) => entriesMeet(o, x.single.e));
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (sorted[mid]!.e.value < iv.first) lo = mid + 1;
+    if (sorted[mid]!.single.e.value < iv.first) lo = mid + 1;
     else hi = mid;
   }
-  const out: { e: MatchField; flow: Flow }[] = [];
-  for (let i = lo; i < sorted.length && sorted[i]!.e.value <= iv.last; i++) out.push(sorted[i]!);
+  const out: Pinned[] = [];
+  for (let i = lo; i < sorted.length && sorted[i]!.single.e.value <= iv.last; i++) out.push(sorted[i]!);
   return out;
 }
 
 function simpleDim(flows: readonly ClauseFlow[]): SimpleDim | undefined {
   let storage: string | undefined;
-  const exact = new Map<ValueKey, { e: MatchField; flow: Flow }[]>();
-  const masked: { e: MatchField; flow: Flow }[] = [];
-  for (const { flow, single } of flows) {
-    if (!single || (storage !== undefined && single.e.field.storage !== storage)) return undefined;
-    storage = single.e.field.storage;
-    if (single.exact) {
-      const list = exact.get(single.key);
-      if (list) list.push({ e: single.e, flow });
-      else exact.set(single.key, [{ e: single.e, flow }]);
-    } else masked.push({ e: single.e, flow });
+  const exact = new Map<ValueKey, Pinned | Pinned[]>();
+  const masked: Pinned[] = [];
+  for (const c of flows) {
+    if (!isPinned(c) || (storage !== undefined && c.single.e.field.storage !== storage)) return undefined;
+    storage = c.single.e.field.storage;
+    if (!c.single.exact) {
+      masked.push(c);
+      continue;
+    }
+    const had = exact.get(c.single.key);
+    if (had === undefined) exact.set(c.single.key, c);
+    else if (Array.isArray(had)) had.push(c);
+    else exact.set(c.single.key, [had, c]);
   }
   if (storage === undefined) return undefined;
   return { storage, exact, masked };
@@ -120,7 +136,7 @@ const OPTIONS_KEPT = 32;
 
 /** Ways to pick one flow from each of several simple dimensions on one field so their values meet. */
 function intersectSimple(dims: readonly SimpleDim[]): { options: Option[]; truncated: boolean } {
-  const sorted = [...dims].sort((a, b) => a.exact.size + a.masked.length - (b.exact.size + b.masked.length));
+  const sorted = [...dims].sort((a, b) => sizeOf(a) - sizeOf(b));
   const options: Option[] = [];
   const path: Flow[] = [];
   let truncated = false;
@@ -132,17 +148,18 @@ function intersectSimple(dims: readonly SimpleDim[]): { options: Option[]; trunc
       else truncated = true;
       return;
     }
-    const partners = exact ? (dim.exact.get(key) ?? []) : exactWithin(dim, e);
+    const partners = exact ? exactly(dim, key) : exactWithin(dim, e);
     for (const x of partners) {
       if (truncated) return;
       path.push(x.flow);
-      extend(i + 1, exact ? e : x.e, true, exact ? key : exactKey(x.e));
+      extend(i + 1, exact ? e : x.single.e, true, exact ? key : x.single.key);
       path.pop();
     }
     for (const m of dim.masked) {
       if (truncated) return;
-      if (!entriesMeet(e, m.e)) continue;
-      const merged = { ...m.e, value: e.value | m.e.value, mask: e.mask | m.e.mask };
+      const me = m.single.e;
+      if (!entriesMeet(e, me)) continue;
+      const merged = { ...me, value: e.value | me.value, mask: e.mask | me.mask };
       const nowExact = merged.mask === fullMask(merged.field);
       path.push(m.flow);
       extend(i + 1, merged, nowExact, nowExact ? exactKey(merged) : '');
@@ -150,18 +167,18 @@ function intersectSimple(dims: readonly SimpleDim[]): { options: Option[]; trunc
     }
   };
   const first = sorted[0]!;
-  for (const [key, list] of first.exact) {
-    for (const x of list) {
+  for (const [key, had] of first.exact) {
+    for (const x of Array.isArray(had) ? had : [had]) {
       if (truncated) break;
       path.push(x.flow);
-      extend(1, x.e, true, key);
+      extend(1, x.single.e, true, key);
       path.pop();
     }
   }
   for (const x of first.masked) {
     if (truncated) break;
     path.push(x.flow);
-    extend(1, x.e, false, '');
+    extend(1, x.single.e, false, '');
     path.pop();
   }
   return { options, truncated };
@@ -183,8 +200,7 @@ function commonPacket(dims: readonly (readonly ClauseFlow[])[], simple: (d: read
     else byStorage.set(s.storage, [s]);
   }
   // Fields whose smallest dimension is small first: most pairs that do not overlap fail there, cheaply.
-  const size = (d: SimpleDim): number => d.exact.size + d.masked.length;
-  const fields = [...byStorage.values()].map((g) => ({ g, min: Math.min(...g.map(size)) })).sort((a, b) => a.min - b.min);
+  const fields = [...byStorage.values()].map((g) => ({ g, min: Math.min(...g.map(sizeOf)) })).sort((a, b) => a.min - b.min);
   const slots: Option[][] = [];
   let truncated = false;
   for (const { g } of fields) {
