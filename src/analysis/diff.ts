@@ -193,10 +193,15 @@ function compareTableRefs(a: TableRef, b: TableRef): number {
 
 export function diffFlows(a: readonly Flow[], b: readonly Flow[], naming: Naming, options: FlowCompareOptions = {}): TableDiff[] {
   const tables = new Map<string, TableAccumulator>();
+  // Dumps share one TableRef object among a table's flows: the id string is made once per object.
+  const byRef = new Map<TableRef, TableAccumulator>();
   const tableOf = (f: Flow): TableAccumulator => {
+    let t = byRef.get(f.table);
+    if (t) return t;
     const id = tableId(f.table, naming);
-    let t = tables.get(id);
+    t = tables.get(id);
     if (!t) tables.set(id, (t = { table: resolveTable(f.table, naming), before: 0, after: 0, removed: [], added: [], changed: [] }));
+    byRef.set(f.table, t);
     return t;
   };
   const rest = new SlotIndex(b, naming);
