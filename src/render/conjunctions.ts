@@ -270,21 +270,23 @@ function termJson(t: DimensionTerm): Record<string, unknown> {
  * A flow by its place in the dump, priority and match, as the text report names it: a clause
  * flow carries one conjunction action for every conjunction it serves, too many to repeat.
  */
-function flowRefJson(f: Flow): Record<string, unknown> {
+function flowRefJson(f: Flow, texts: MatchTexts): Record<string, unknown> {
   const table = f.table.kind === 'number' ? f.table.number : f.table.name;
-  return { table, priority: f.priority, match: matchText(f.match), source: { file: f.origin.file, line: f.origin.line } };
+  return { table, priority: f.priority, match: texts.of(f.match), source: { file: f.origin.file, line: f.origin.line } };
 }
 
-/** Printed matches, kept while their match lives: a clause flow is listed once per conjunction it serves. */
-const matchTexts = new WeakMap<Match, string>();
+/** Printed matches, for one report: a clause flow is listed once per conjunction it serves. */
+class MatchTexts {
+  private readonly texts = new Map<Match, string>();
 
-function matchText(match: Match): string {
-  let text = matchTexts.get(match);
-  if (text === undefined) matchTexts.set(match, (text = formatMatch(match)));
-  return text;
+  of(match: Match): string {
+    let text = this.texts.get(match);
+    if (text === undefined) this.texts.set(match, (text = formatMatch(match)));
+    return text;
+  }
 }
 
-export function conjunctionJson(c: Conjunction): Record<string, unknown> {
+export function conjunctionJson(c: Conjunction, texts = new MatchTexts()): Record<string, unknown> {
   return {
     id: c.id,
     table: c.table.kind === 'number' ? c.table.number : c.table.name,
@@ -292,7 +294,7 @@ export function conjunctionJson(c: Conjunction): Record<string, unknown> {
     n: c.n,
     // Clause flows without their actions: a clause flow serves up to thousands of conjunctions (with
     // one conjunction action for each), so printing it whole in each made reports of big dumps quadratic.
-    dimensions: c.dimensions.map((d) => ({ k: d.k, terms: d.terms.map(termJson), flows: new LazyList(d.flows, flowRefJson) })),
+    dimensions: c.dimensions.map((d) => ({ k: d.k, terms: d.terms.map(termJson), flows: new LazyList(d.flows, (f: Flow) => flowRefJson(f, texts)) })),
     actionFlows: c.actionFlows.map((f) => ({ ...flowJson(f), description: describeActions(f.actions) })),
     hits: c.hits === undefined ? null : c.hits,
     problems: c.problems.map((p) => ({
@@ -301,14 +303,15 @@ export function conjunctionJson(c: Conjunction): Record<string, unknown> {
       message: problemMessage(c, p),
       ...(p.kind === 'overlap' ? { otherId: p.otherId } : {}),
       ...('k' in p ? { k: p.k } : {}),
-      flows: p.flows.map(flowRefJson),
+      flows: p.flows.map((f) => flowRefJson(f, texts)),
     })),
   };
 }
 
 export function conjunctionReportJson(report: ConjunctionReport): Record<string, unknown> {
   // Made as it is written: every conjunction repeats its clause flows in full.
-  return { conjunctions: new LazyList(report.conjunctions, conjunctionJson), overlapSearchIncomplete: report.overlapSearchIncomplete };
+  const texts = new MatchTexts();
+  return { conjunctions: new LazyList(report.conjunctions, (c: Conjunction) => conjunctionJson(c, texts)), overlapSearchIncomplete: report.overlapSearchIncomplete };
 }
 
 // ---------------------------------------------------------------------------------------------

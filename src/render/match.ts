@@ -27,6 +27,10 @@ function decimalOrHexMasked(e: MatchField, full: bigint): string {
   return e.mask === full ? String(e.value) : `0x${hex(e.value)}/0x${hex(e.mask)}`;
 }
 
+/** Names of the numbered fields, made once: a match looks each of them up every time it is printed. */
+const REGS = Array.from({ length: 32 }, (_, i) => `reg${i}`);
+const TUN_METADATA = Array.from({ length: 64 }, (_, i) => `tun_metadata${i}`);
+
 /** `ds_put_hex`: minimal hex with 0x, `0` for zero. */
 const putHex = altHex;
 
@@ -104,7 +108,7 @@ export function formatMatch(match: Match, options: MatchFormatOptions = {}): str
     else typeShown = false;
   }
 
-  for (let i = 0; i < 32; i++) each(`reg${i}`, `reg${i}`, altHexMasked);
+  for (const reg of REGS) each(reg, reg, altHexMasked);
   formatTunnel(get, each);
   each('metadata', 'metadata', altHexMasked);
   each('in_port', 'in_port', port);
@@ -218,9 +222,7 @@ function formatTunnel(get: Get, each: Each): void {
   each('tun_gtpu_msgtype', 'gtpu_msgtype', (e) => String(e.value));
   // Only oam is settable from OpenFlow, but the printer compares against all four tunnel flags.
   each('tun_flags', 'tun_flags', (e) => formatFlags(e.field, e.value, e.mask, 0xfn));
-  for (let i = 0; i < 64; i++) {
-    each(`tun_metadata${i}`, `tun_metadata${i}`, (e) => (e.mask === ones(e.field.bits) ? putHex(e.value) : `${putHex(e.value)}/${putHex(e.mask)}`));
-  }
+  for (const name of TUN_METADATA) each(name, name, (e) => (e.mask === ones(e.field.bits) ? putHex(e.value) : `${putHex(e.value)}/${putHex(e.mask)}`));
 }
 
 /** lib/match.c format_nsh_masked. */
