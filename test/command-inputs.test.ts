@@ -83,7 +83,7 @@ test('conj reads a bundle: with --bundle every positional is a conjunction id', 
 test('trace reads a bundle; the packet names its port by name or number', async () => {
   await withBundle(async ({ bundle }) => {
     const byName = await ok(['trace', '--bundle', bundle, '--node', 'node-a', `in_port=antrea-tun0,${ISOLATED}`]);
-    assert.match(byName, /\nVerdict: dropped in IngressDefaultRule \(table 100\): The Pod on port 0x3 is isolated for ingress: packets no ingress rule allowed are dropped\.\n$/);
+    assert.match(byName, /\nVerdict: dropped in IngressDefaultRule \(table 100\): The Pod on port coredns5-8ec607 is isolated for ingress: packets no ingress rule allowed are dropped\.\n$/);
     assert.equal(await ok(['trace', join(bundle, 'agent_node-a.tar.gz'), `in_port=1,${ISOLATED}`]), byName);
     // The same flows read from files, with the port map from dump-ports-desc.
     assert.equal(await ok(['trace', NAMED, '--ports', PORTS_DESC, `in_port=1,${ISOLATED}`]), byName);

@@ -172,7 +172,7 @@ test('flowscope trace: a packet NetworkPolicy isolation drops, said in the words
   const text = await runCli(args);
   assert.equal(text.status, 0, text.stderr);
   assert.match(text.stdout, /\n100\. ip,reg1=0x3, priority 200 {2}\[IngressDefaultTable\]\n {4}drop\n/);
-  assert.match(text.stdout, /\n\nVerdict: dropped in IngressDefaultTable \(table 100\): The Pod on port 0x3 is isolated for ingress: packets no ingress rule allowed are dropped\.\n$/);
+  assert.match(text.stdout, /\n\nVerdict: dropped in IngressDefaultTable \(table 100\): The Pod on port coredns5-8ec607 is isolated for ingress: packets no ingress rule allowed are dropped\.\n$/);
 
   const json = await runCli([...args, '--json']);
   assert.equal(json.status, 0, json.stderr);
@@ -181,7 +181,7 @@ test('flowscope trace: a packet NetworkPolicy isolation drops, said in the words
   assert.deepEqual(j.explanation, {
     table: 100,
     tableName: 'IngressDefaultTable',
-    reason: 'The Pod on port 0x3 is isolated for ingress: packets no ingress rule allowed are dropped.',
+    reason: 'The Pod on port coredns5-8ec607 is isolated for ingress: packets no ingress rule allowed are dropped.',
     source: 'pattern',
     purpose: 'Drops traffic to Pods isolated by a NetworkPolicy that no ingress rule allowed; also holds baseline-tier rules.',
   });

@@ -294,7 +294,7 @@ export const INGRESS_DEFAULT_PATTERNS: readonly FlowPattern[] = [
     match: 'ip',
     fields: ['reg1'],
     actions: ['drop'],
-    meaning: 'The Pod on port {reg1} is isolated for ingress: packets no ingress rule allowed are dropped.',
+    meaning: 'The Pod on port {reg.TargetOFPort} is isolated for ingress: packets no ingress rule allowed are dropped.',
   },
   ...RULE_PATTERNS,
 ];

@@ -567,7 +567,7 @@ const TABLES: readonly TableSpec[] = [
         match: '',
         fields: ['reg1'],
         actions: ['set:reg9'],
-        meaning: 'Traffic to port {reg1} is marked {reg.TrafficControlAction} towards port {reg.TrafficControlTargetOFPort}; it continues in {next}.',
+        meaning: 'Traffic to port {reg.TargetOFPort} is marked {reg.TrafficControlAction} towards port {reg.TrafficControlTargetOFPort}; it continues in {next}.',
       },
       {
         match: '',
@@ -631,7 +631,7 @@ const TABLES: readonly TableSpec[] = [
         match: '',
         fields: ['reg1'],
         actions: ['drop'],
-        meaning: 'The Pod on port {reg1} is isolated for ingress: packets no ingress rule allowed are dropped.',
+        meaning: 'The Pod on port {reg.TargetOFPort} is isolated for ingress: packets no ingress rule allowed are dropped.',
       },
       ...RULE_PATTERNS,
     ],
