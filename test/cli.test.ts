@@ -16,6 +16,15 @@ test('--help and --version succeed', async () => {
   assert.match(version.stdout, /^\d+\.\d+\.\d+/);
 });
 
+test('no command shows the help on stderr and exits 2; help for a command exits 0', async () => {
+  const none = await runCli([]);
+  assert.equal(none.status, 2);
+  assert.match(none.stderr, /Usage: flowscope/);
+  const helpFmt = await runCli(['help', 'fmt']);
+  assert.equal(helpFmt.status, 0);
+  assert.match(helpFmt.stdout, /Usage: flowscope fmt/);
+});
+
 test('usage errors exit 2, not 1 (1 means differences)', async () => {
   const r = await runCli(['frobnicate']);
   assert.equal(r.status, 2);

@@ -58,7 +58,10 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   } catch (err) {
     if (err instanceof CommanderError) {
       // Help and version are successes; every usage error is 2 (1 means "differences").
-      return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help' ? 0 : 2;
+      // Help asked for and the version are successes; help shown because no command was given
+      // (commander's exit code 1) is a usage error like every other: 2, since 1 means "differences".
+      const success = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || (err.code === 'commander.help' && err.exitCode === 0);
+      return success ? 0 : 2;
     }
     if (err instanceof UserError) {
       writeErr(io, `flowscope: ${err.message}`);
