@@ -25,7 +25,7 @@ export interface SingleEntry {
   readonly key: ValueKey;
   /** The values it accepts when its mask is a prefix; undefined for other masks. */
   readonly interval: Interval | undefined;
-  /** `interval.first` as a number (rounded past 2^53): sorts by a number compare, ties by the bigint. */
+  /** The first value it accepts (its value when the mask has holes) as a number, rounded past 2^53: sorts by a number compare, ties by the bigint. */
   readonly order: number;
 }
 

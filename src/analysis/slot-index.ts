@@ -58,11 +58,14 @@ function matchOf(flow: Flow, naming: Naming): Match {
   return naming.ports ? resolveMatchPorts(flow.match, naming) : flow.match;
 }
 
-/** Equal for flows in one slot; entries add up, as the order a match lists them in does not count. */
+/**
+ * Equal for flows in one slot; entries add up, as the order a match lists them in does not count.
+ * Thirty bits, so that V8 keeps it as a small integer rather than a heap number per map key.
+ */
 export function slotHash(flow: Flow, naming: Naming): number {
   let h = 0;
   for (const e of matchOf(flow, naming).fields) h = (h + entryHash(e)) | 0;
-  return mix(h ^ Math.imul(tableHash(flow, naming), 0x9e3779b1) ^ Math.imul(flow.priority + 1, 0x85ebca6b));
+  return mix(h ^ Math.imul(tableHash(flow, naming), 0x9e3779b1) ^ Math.imul(flow.priority + 1, 0x85ebca6b)) & 0x3fffffff;
 }
 
 function sameEntry(a: MatchField, b: MatchField): boolean {
@@ -95,40 +98,55 @@ export class SlotIndex {
   private readonly flows: readonly Flow[];
   private readonly naming: Naming;
   private readonly hashes: Int32Array;
-  /** Hash → position in `flows`, or positions when several flows share the hash. */
-  private readonly byHash = new Map<number, number | number[]>();
+  /**
+   * Open addressing over typed arrays (a million-entry Map costs several cache misses a lookup):
+   * slot s holds a hash at 2s and, at 2s + 1, 1 + the position of the first flow with that hash.
+   */
+  private readonly table: Int32Array;
+  private readonly mask: number;
+  /** 1 + the position of the next flow with the same hash, in dump order; 0 at the end. */
+  private readonly next: Int32Array;
   private readonly taken: Uint8Array;
 
   constructor(flows: readonly Flow[], naming: Naming) {
     this.flows = flows;
     this.naming = naming;
     this.hashes = new Int32Array(flows.length);
+    this.next = new Int32Array(flows.length);
     this.taken = new Uint8Array(flows.length);
+    let slots = 16;
+    while (slots < flows.length * 2) slots *= 2;
+    this.table = new Int32Array(slots * 2);
+    this.mask = slots - 1;
     for (let i = 0; i < flows.length; i++) {
       const h = (this.hashes[i] = slotHash(flows[i]!, naming));
-      const had = this.byHash.get(h);
-      if (had === undefined) this.byHash.set(h, i);
-      else if (typeof had === 'number') this.byHash.set(h, [had, i]);
-      else had.push(i);
+      const s = this.slotOf(h);
+      let j = this.table[2 * s + 1]! - 1;
+      if (j < 0) {
+        this.table[2 * s] = h;
+        this.table[2 * s + 1] = i + 1;
+        continue;
+      }
+      while (this.next[j] !== 0) j = this.next[j]! - 1;
+      this.next[j] = i + 1;
     }
+  }
+
+  /** The slot holding hash `h`, or the empty slot where it would go. */
+  private slotOf(h: number): number {
+    let s = h & this.mask;
+    while (this.table[2 * s + 1] !== 0 && this.table[2 * s] !== h) s = (s + 1) & this.mask;
+    return s;
   }
 
   /** The first flow not taken yet in the slot of `flow` (from any dump), now taken. */
   take(flow: Flow): Flow | undefined {
-    const had = this.byHash.get(slotHash(flow, this.naming));
-    if (had === undefined) return undefined;
-    if (typeof had === 'number') return this.takeAt(had, flow);
-    for (const i of had) {
-      const found = this.takeAt(i, flow);
-      if (found) return found;
+    for (let i = this.table[2 * this.slotOf(slotHash(flow, this.naming)) + 1]! - 1; i >= 0; i = this.next[i]! - 1) {
+      if (this.taken[i] === 1 || !sameSlot(this.flows[i]!, flow, this.naming)) continue;
+      this.taken[i] = 1;
+      return this.flows[i];
     }
     return undefined;
-  }
-
-  private takeAt(i: number, flow: Flow): Flow | undefined {
-    if (this.taken[i] === 1 || !sameSlot(this.flows[i]!, flow, this.naming)) return undefined;
-    this.taken[i] = 1;
-    return this.flows[i];
   }
 
   /**
@@ -139,14 +157,11 @@ export class SlotIndex {
     const visited = new Uint8Array(this.flows.length);
     for (let i = 0; i < this.flows.length; i++) {
       if (visited[i] === 1) continue;
-      const had = this.byHash.get(this.hashes[i]!)!;
-      if (typeof had === 'number') {
-        if (this.taken[i] === 0) yield this.flows[i]!;
-        continue;
-      }
       const flow = this.flows[i]!;
-      for (const j of had) {
-        if (j < i || visited[j] === 1 || !sameSlot(this.flows[j]!, flow, this.naming)) continue;
+      if (this.taken[i] === 0) yield flow;
+      // Later flows of the same hash follow in the chain; those of the same slot go with this one.
+      for (let j = this.next[i]! - 1; j >= 0; j = this.next[j]! - 1) {
+        if (visited[j] === 1 || !sameSlot(this.flows[j]!, flow, this.naming)) continue;
         visited[j] = 1;
         if (this.taken[j] === 0) yield this.flows[j]!;
       }
