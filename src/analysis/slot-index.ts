@@ -92,7 +92,8 @@ export function sameSlot(a: Flow, b: Flow, naming: Naming): boolean {
 
 /**
  * The flows of one dump filed by slot, for taking them out one by one as the other dump's flows
- * come; a dump may hold one slot twice (concatenated dumps), and then its flows are taken in order.
+ * come, or for finding the slots several flows occupy; a dump may hold one slot twice
+ * (concatenated dumps), and then its flows are taken in order.
  */
 export class SlotIndex {
   private readonly flows: readonly Flow[];
@@ -154,42 +155,29 @@ export class SlotIndex {
    * dump order within a slot.
    */
   *rest(): Generator<Flow> {
+    for (const slot of this.slots()) for (const i of slot) if (this.taken[i] === 0) yield this.flows[i]!;
+  }
+
+  /** Flows that share their slot with another, slot by slot in order of first appearance. */
+  shared(): Flow[][] {
+    const out: Flow[][] = [];
+    for (const slot of this.slots()) if (slot.length > 1) out.push(slot.map((i) => this.flows[i]!));
+    return out;
+  }
+
+  /** The positions of each slot's flows, slots in order of first appearance. */
+  private *slots(): Generator<readonly number[]> {
     const visited = new Uint8Array(this.flows.length);
     for (let i = 0; i < this.flows.length; i++) {
       if (visited[i] === 1) continue;
-      const flow = this.flows[i]!;
-      if (this.taken[i] === 0) yield flow;
+      const slot = [i];
       // Later flows of the same hash follow in the chain; those of the same slot go with this one.
       for (let j = this.next[i]! - 1; j >= 0; j = this.next[j]! - 1) {
-        if (visited[j] === 1 || !sameSlot(this.flows[j]!, flow, this.naming)) continue;
+        if (visited[j] === 1 || !sameSlot(this.flows[j]!, this.flows[i]!, this.naming)) continue;
         visited[j] = 1;
-        if (this.taken[j] === 0) yield this.flows[j]!;
+        slot.push(j);
       }
+      yield slot;
     }
   }
-}
-
-/** Flows that share their slot with another, slot by slot in order of first appearance. */
-export function sharedSlots(flows: readonly Flow[], naming: Naming): Flow[][] {
-  const byHash = new Map<number, Flow | Flow[]>();
-  for (const f of flows) {
-    const h = slotHash(f, naming);
-    const had = byHash.get(h);
-    if (had === undefined) byHash.set(h, f);
-    else if (Array.isArray(had)) had.push(f);
-    else byHash.set(h, [had, f]);
-  }
-  const out: Flow[][] = [];
-  for (const had of byHash.values()) {
-    if (!Array.isArray(had)) continue;
-    // Flows of one hash may still differ in slot.
-    const slots: Flow[][] = [];
-    for (const f of had) {
-      const same = slots.find((s) => sameSlot(s[0]!, f, naming));
-      if (same) same.push(f);
-      else slots.push([f]);
-    }
-    for (const s of slots) if (s.length > 1) out.push(s);
-  }
-  return out;
 }

@@ -2,7 +2,7 @@
 import type { Action } from '../../model/actions.ts';
 import type { Pipeline } from '../../model/pipeline.ts';
 import { equivalentActions } from '../action-equivalence.ts';
-import { sharedSlots } from '../slot-index.ts';
+import { SlotIndex } from '../slot-index.ts';
 import type { Finding } from './finding.ts';
 
 /**
@@ -42,7 +42,7 @@ export function findDuplicates(pipeline: Pipeline): Finding[] {
   const naming = { ports: pipeline.ports };
   const out: Finding[] = [];
   for (const t of pipeline.tables.values()) {
-    for (const flows of sharedSlots(t.flows, naming)) {
+    for (const flows of new SlotIndex(t.flows, naming).shared()) {
       const first = flows[0]!;
       const sameActions = flows.every((f) => equivalentActions(first.actions, f.actions, { naming, table: f.table }));
       out.push({ kind: 'duplicate', severity: sameActions ? 'warning' : 'error', table: first.table, flows, sameActions });
