@@ -115,17 +115,17 @@ const PORT_STORAGES = new Set(['tp_src', 'tp_dst']);
  */
 const OVERLAP_LIMITS = { maxFound: 2, maxCandidates: 20, maxSteps: 2000 } as const;
 
-interface Clause {
-  readonly clause: ClauseFlow;
-  readonly k: number;
-  readonly n: number;
-}
-
 interface Entry {
   readonly table: TableRef;
   readonly tableIndex: number;
   readonly id: number;
-  readonly clauses: Clause[];
+  /**
+   * Clause flows with, at the same index, the clause (k) and the number of clauses (n) their
+   * action names: parallel arrays rather than an object per action, of which a dump has millions.
+   */
+  readonly clauses: ClauseFlow[];
+  readonly ks: number[];
+  readonly ns: number[];
   readonly actionFlows: Flow[];
 }
 
@@ -333,27 +333,36 @@ function hitsOf(flows: readonly Flow[]): bigint | null | undefined {
 
 function build(entry: Entry, cover: CoverIndex | undefined): Built {
   const problems: ConjunctionProblem[] = [];
-  const clauses = entry.clauses;
+  const { clauses, ks, ns } = entry;
   if (clauses.length === 0) {
     problems.push({ kind: 'orphan-action-flow', severity: 'warning', flows: entry.actionFlows });
     const priority = entry.actionFlows[0]?.priority ?? 0;
     return { entry, priority, n: 0, dims: [], problems, wanted: true };
   }
-  const priority = mode(clauses.map((c) => c.clause.flow.priority));
-  const n = mode(clauses.map((c) => c.n));
-  const counts = [...new Set(clauses.map((c) => c.n))].sort((a, b) => a - b);
-  if (counts.length > 1) problems.push({ kind: 'inconsistent-n', severity: 'error', counts, flows: clauses.filter((c) => c.n !== n).map((c) => c.clause.flow) });
-  const priorities = [...new Set(clauses.map((c) => c.clause.flow.priority))].sort((a, b) => b - a);
-  const off = clauses.filter((c) => c.clause.flow.priority !== priority).map((c) => c.clause.flow);
-  if (priorities.length > 1) problems.push({ kind: 'split-priority', severity: 'error', priorities, flows: off });
+  const flows = clauses.map((c) => c.flow);
+  // Nearly every conjunction is consistent: one pass tells, and only others pay for the modes.
+  const [p0, n0] = [flows[0]!.priority, ns[0]!];
+  let consistent = true;
   // A loop, not Math.max(...): a conjunction may have more clause flows than a call takes arguments.
-  let width = n;
-  for (const c of clauses) if (c.k > width) width = c.k;
+  let width = 0;
+  for (let i = 0; i < clauses.length; i++) {
+    if (flows[i]!.priority !== p0 || ns[i] !== n0) consistent = false;
+    if (ks[i]! > width) width = ks[i]!;
+  }
+  const priority = consistent ? p0 : mode(flows.map((f) => f.priority));
+  const n = consistent ? n0 : mode(ns);
+  if (!consistent) {
+    const counts = [...new Set(ns)].sort((a, b) => a - b);
+    if (counts.length > 1) problems.push({ kind: 'inconsistent-n', severity: 'error', counts, flows: flows.filter((_, i) => ns[i] !== n) });
+    const priorities = [...new Set(flows.map((f) => f.priority))].sort((a, b) => b - a);
+    if (priorities.length > 1) problems.push({ kind: 'split-priority', severity: 'error', priorities, flows: flows.filter((f) => f.priority !== priority) });
+  }
+  if (n > width) width = n;
   const dims: ClauseFlow[][] = Array.from({ length: width }, () => []);
-  for (const c of clauses) if (c.clause.flow.priority === priority) dims[c.k - 1]!.push(c.clause);
+  for (let i = 0; i < clauses.length; i++) if (flows[i]!.priority === priority) dims[ks[i]! - 1]!.push(clauses[i]!);
   dims.forEach((dim, i) => {
     if (dim.length === 0) {
-      const elsewhere = clauses.filter((c) => c.k === i + 1).map((c) => c.clause.flow);
+      const elsewhere = flows.filter((_, j) => ks[j] === i + 1);
       problems.push({ kind: 'empty-dimension', severity: 'error', k: i + 1, flows: elsewhere });
     } else if (cover) {
       const hits: Flow[] = [];
@@ -398,7 +407,7 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
     const entryFor = (id: number): Entry => {
       let e = ids.get(id);
       if (!e) {
-        ids.set(id, (e = { table: t.ref, tableIndex, id, clauses: [], actionFlows: [] }));
+        ids.set(id, (e = { table: t.ref, tableIndex, id, clauses: [], ks: [], ns: [], actionFlows: [] }));
         entries.push(e);
       }
       return e;
@@ -408,11 +417,15 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
       for (const a of f.actions) {
         if (a.kind !== 'conjunction') continue;
         clause ??= shapes.of(f);
-        const list = entryFor(a.id).clauses;
+        const e = entryFor(a.id);
         // The same conjunction action twice on one flow counts once: this flow's clauses are the list's last.
         let repeated = false;
-        for (let i = list.length - 1; i >= 0 && list[i]!.clause === clause && !repeated; i--) repeated = list[i]!.k === a.clause;
-        if (!repeated) list.push({ clause, k: a.clause, n: a.nClauses });
+        for (let i = e.clauses.length - 1; i >= 0 && e.clauses[i] === clause && !repeated; i--) repeated = e.ks[i] === a.clause;
+        if (!repeated) {
+          e.clauses.push(clause);
+          e.ks.push(a.clause);
+          e.ns.push(a.nClauses);
+        }
       }
       if (clause) continue;
       hard.push(f);
