@@ -257,7 +257,7 @@ function members(field: FieldDef, entries: readonly SingleEntry[]): Member[] {
   const runs: SingleEntry[] = [];
   const listed = new Map<ValueKey, Member>();
   for (const s of entries) {
-    if (rangeable && s.interval) runs.push(s);
+    if (rangeable && s.last !== undefined) runs.push(s);
     else listed.set(s.exact ? s.key : `${valueKey(s.e)}/${s.e.mask.toString(16)}`, { kind: 'value', value: s.e.value, mask: s.e.mask });
   }
   // Overlapping and adjacent intervals merge into one member.
@@ -265,15 +265,15 @@ function members(field: FieldDef, entries: readonly SingleEntry[]): Member[] {
   const out: Member[] = [];
   let first: bigint | undefined;
   let last = 0n;
-  for (const { interval } of runs) {
-    const iv = interval!;
-    if (first !== undefined && iv.first <= last + 1n) {
-      if (iv.last > last) last = iv.last;
+  for (const s of runs) {
+    const end = s.last!;
+    if (first !== undefined && s.first <= last + 1n) {
+      if (end > last) last = end;
       continue;
     }
     if (first !== undefined) out.push(member(first, last));
-    first = iv.first;
-    last = iv.last;
+    first = s.first;
+    last = end;
   }
   if (first !== undefined) out.push(member(first, last));
   const rest = [...listed.values()].sort((a, b) => {
