@@ -5,6 +5,7 @@
 import { type PortMap, type PortRef, reservedPortByName, reservedPortByNumber } from '../model/ports.ts';
 import { parseUint, plainNumberAt } from './numbers.ts';
 import { findClose, skipQuoted, unquoteName } from './tokens.ts';
+import { CARRIAGE_RETURN, CLOSE_BRACKET, CLOSE_PAREN, COLON, COMMA, EQUALS, LINE_FEED, OPEN_BRACKET, OPEN_PAREN, QUOTE, SPACE, TAB } from './char-codes.ts';
 
 /** One element of an action list, with offsets into the line. */
 export interface ActionToken {
@@ -23,16 +24,7 @@ export interface ActionToken {
   readonly unbalanced: boolean;
 }
 
-// Character codes: the scanner runs over every character of every action list.
-const QUOTE = 0x22;
-const OPEN_PAREN = 0x28;
-const CLOSE_PAREN = 0x29;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const EQUALS = 0x3d;
-const COLON = 0x3a;
-
-const isSeparator = (c: number): boolean => c === 0x2c || c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
+const isSeparator = (c: number): boolean => c === COMMA || c === SPACE || c === TAB || c === CARRIAGE_RETURN || c === LINE_FEED;
 
 /** End of a value at `i`: the next separator outside quotes, parentheses and brackets. */
 function valueEnd(text: string, i: number, end: number): number {

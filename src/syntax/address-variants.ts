@@ -11,6 +11,7 @@ import type { Match } from '../model/flow.ts';
 import { fieldByName } from '../model/fields.ts';
 import { type Ipv4Address, ones, parseIpv4At } from '../model/values.ts';
 import type { KeyValueToken } from './tokens.ts';
+import { COMMA, SPACE, TAB } from './char-codes.ts';
 
 /** A clean match and which of its entries holds the address its last element gave. */
 export interface AddressTemplate {
@@ -25,7 +26,7 @@ interface LastAddress {
   readonly address: Ipv4Address;
 }
 
-const isSeparator = (c: number): boolean => c === 0x2c || c === 0x20 || c === 0x09;
+const isSeparator = (c: number): boolean => c === COMMA || c === SPACE || c === TAB;
 
 function lastAddress(text: string, start: number, end: number): LastAddress | undefined {
   let valueEnd = end;

@@ -2,6 +2,7 @@
  * The key/value scanner for the part of a flow line before `actions=`, and the comma splitter
  * used inside action lists. Both are position-preserving and never throw: they only cut text.
  */
+import { BACKSLASH, CLOSE_BRACKET, CLOSE_PAREN, COLON, COMMA, EQUALS, OPEN_BRACKET, OPEN_PAREN, QUOTE, SPACE, TAB } from './char-codes.ts';
 
 /** `key`, `key=value` or `key:value`, with offsets into the line. */
 export interface KeyValueToken {
@@ -16,19 +17,6 @@ export interface KeyValueToken {
   readonly end: number;
 }
 
-// Character codes: the scanners below run once per character of a dump, so they compare codes
-// rather than allocate one-character strings.
-const COMMA = 0x2c;
-const SPACE = 0x20;
-const TAB = 0x09;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const EQUALS = 0x3d;
-const COLON = 0x3a;
-const OPEN_PAREN = 0x28;
-const CLOSE_PAREN = 0x29;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 
 const isSeparator = (c: number): boolean => c === COMMA || c === SPACE || c === TAB;
 
