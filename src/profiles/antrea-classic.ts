@@ -109,12 +109,6 @@ export const CT_MARK_BITS: readonly BitField[] = [
   { field: 'ct_mark', start: 3, end: 3, name: 'FromBridgeCTMark', meaning: 'connection first seen from the bridge LOCAL port', format: 'flag', since: '1.5', until: '1.5' },
 ];
 
-const CONJUNCTION: FlowPattern = {
-  match: '',
-  actions: ['conjunction'],
-  meaning: 'One dimension of a policy rule (source, destination or service): packets matching it satisfy clause {conjunction}.',
-};
-
 /**
  * Rule tables (Antrea-native, K8s NetworkPolicy, baseline): the bypass for established
  * connections, the action flows of matched rules, and conjunction clauses.

@@ -26,8 +26,6 @@ export type FieldValueResult =
   | { readonly ok: true; readonly value: bigint; readonly mask: bigint; readonly port?: PortRef }
   | { readonly ok: false; readonly error: string };
 
-type Ok = Extract<FieldValueResult, { ok: true }>;
-
 const fail = (error: string): FieldValueResult => ({ ok: false, error });
 
 // ---------------------------------------------------------------------------------------------
