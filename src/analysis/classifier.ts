@@ -32,10 +32,11 @@ interface Subtable {
   readonly slots: readonly string[];
   readonly masks: readonly bigint[];
   /**
-   * Bit length of each mask when all of them fit in one exact JavaScript number together (most
-   * matches do: eth_type + nw_src is 48 bits); the key is then that number rather than a string.
+   * 2^(bit length) of each mask when all of them fit in one exact JavaScript number together
+   * (most matches do: eth_type + nw_src is 48 bits); the key is then that number rather than a
+   * string, made with number arithmetic (exact below 2^53) rather than bigints.
    */
-  readonly widths?: readonly bigint[];
+  readonly scales?: readonly number[];
   maxPriority: number;
   /** Masked values → flows with that match, highest priority first (dump order among equals). */
   readonly buckets: Map<string | number, Rule[]>;
@@ -114,9 +115,9 @@ function makeShape(sorted: readonly Term[], priority: number): Shape {
       return i;
     }),
   );
-  const widths = masks.map((m) => BigInt(m.toString(2).length));
-  const packed = widths.reduce((a, b) => a + b, 0n) <= 53n;
-  return { sub: { slots, masks, ...(packed ? { widths } : {}), maxPriority: priority, buckets: new Map() }, placement };
+  const widths = masks.map((m) => m.toString(2).length);
+  const packed = widths.reduce((a, b) => a + b, 0) <= 53;
+  return { sub: { slots, masks, ...(packed ? { scales: widths.map((w) => 2 ** w) } : {}), maxPriority: priority, buckets: new Map() }, placement };
 }
 
 /** One table's index. */
@@ -155,7 +156,7 @@ export class TableIndex {
       if (!values) continue; // no packet can match it
       const sub = shape.sub;
       if (flow.priority > sub.maxPriority) sub.maxPriority = flow.priority;
-      const key = valuesKey(values, sub.widths);
+      const key = valuesKey(values, sub.scales);
       const clauses = conjunctionClauses(flow);
       const rule: Rule = clauses ? { flow, priority: flow.priority, clauses } : { flow, priority: flow.priority };
       const bucket = sub.buckets.get(key);
@@ -175,7 +176,7 @@ export class TableIndex {
   private probe(sub: Subtable, packet: Packet): Rule[] | undefined {
     const values: bigint[] = [];
     for (let i = 0; i < sub.slots.length; i++) values.push(packet.slot(sub.slots[i]!) & sub.masks[i]!);
-    return sub.buckets.get(valuesKey(values, sub.widths));
+    return sub.buckets.get(valuesKey(values, sub.scales));
   }
 
   private find(packet: Packet, allowSoft: boolean): LookupResult | undefined {
@@ -245,11 +246,11 @@ export class TableIndex {
   }
 }
 
-function valuesKey(values: readonly bigint[], widths: readonly bigint[] | undefined): string | number {
-  if (widths) {
-    let packed = 0n;
-    for (let i = 0; i < values.length; i++) packed = (packed << widths[i]!) | values[i]!;
-    return Number(packed);
+function valuesKey(values: readonly bigint[], scales: readonly number[] | undefined): string | number {
+  if (scales) {
+    let packed = 0;
+    for (let i = 0; i < values.length; i++) packed = packed * scales[i]! + Number(values[i]!);
+    return packed;
   }
   let key = '';
   for (const v of values) key += v.toString(16) + '/';
