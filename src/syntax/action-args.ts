@@ -4,8 +4,8 @@
  */
 import { type PortMap, type PortRef, reservedPortByName, reservedPortByNumber } from '../model/ports.ts';
 import { parseUint, plainNumberAt } from './numbers.ts';
-import { findClose, skipQuoted, unquoteName } from './tokens.ts';
-import { CARRIAGE_RETURN, CLOSE_BRACKET, CLOSE_PAREN, COLON, COMMA, EQUALS, LINE_FEED, OPEN_BRACKET, OPEN_PAREN, QUOTE, SPACE, TAB } from './char-codes.ts';
+import { findClose, scanValue, skipQuoted, unquoteName } from './tokens.ts';
+import { CARRIAGE_RETURN, COLON, COMMA, EQUALS, LINE_FEED, OPEN_PAREN, QUOTE, SPACE, TAB } from './char-codes.ts';
 
 /** One element of an action list, with offsets into the line. */
 export interface ActionToken {
@@ -25,23 +25,6 @@ export interface ActionToken {
 }
 
 const isSeparator = (c: number): boolean => c === COMMA || c === SPACE || c === TAB || c === CARRIAGE_RETURN || c === LINE_FEED;
-
-/** End of a value at `i`: the next separator outside quotes, parentheses and brackets. */
-function valueEnd(text: string, i: number, end: number): number {
-  let depth = 0;
-  while (i < end) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE) {
-      i = skipQuoted(text, i, end);
-      continue;
-    }
-    if (c === OPEN_PAREN || c === OPEN_BRACKET) depth++;
-    else if ((c === CLOSE_PAREN || c === CLOSE_BRACKET) && depth > 0) depth--;
-    else if (depth === 0 && isSeparator(c)) break;
-    i++;
-  }
-  return i;
-}
 
 /**
  * Splits `text[start, end)` the way OVS's `ofputil_parse_key_value` does: elements separated by
@@ -63,7 +46,7 @@ export function scanActionTokens(text: string, start: number, end: number): Acti
     if (i < end && c === OPEN_PAREN) {
       const close = findClose(text, i, end);
       const unbalanced = close >= end;
-      const after = unbalanced ? end : valueEnd(text, close + 1, end);
+      const after = unbalanced ? end : scanValue(text, close + 1, end, isSeparator);
       out.push({
         name,
         nameOffset,
@@ -77,7 +60,7 @@ export function scanActionTokens(text: string, start: number, end: number): Acti
       i = after;
     } else if (i < end && (c === EQUALS || c === COLON)) {
       const argOffset = i + 1;
-      i = valueEnd(text, argOffset, end);
+      i = scanValue(text, argOffset, end, isSeparator);
       out.push({ name, nameOffset, arg: text.slice(argOffset, i), argOffset, paren: false, tail: '', end: i, unbalanced: false });
     } else {
       out.push({ name, nameOffset, argOffset: i, paren: false, tail: '', end: i, unbalanced: false });

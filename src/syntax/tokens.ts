@@ -112,8 +112,11 @@ export function scanKeyValues(text: string, start: number, end: number): KeyValu
   return out;
 }
 
-/** End of a value starting at `i`: up to the next top-level separator, honouring quotes and brackets. */
-function scanValue(text: string, i: number, end: number): number {
+/**
+ * End of a value starting at `i`: up to the next top-level separator (by default those of a flow's
+ * key/value part), honouring quotes and brackets.
+ */
+export function scanValue(text: string, i: number, end: number, separates: (c: number) => boolean = isSeparator): number {
   let depth = 0;
   while (i < end) {
     const c = text.charCodeAt(i);
@@ -123,7 +126,7 @@ function scanValue(text: string, i: number, end: number): number {
     }
     if (c === OPEN_PAREN || c === OPEN_BRACKET) depth++;
     else if ((c === CLOSE_PAREN || c === CLOSE_BRACKET) && depth > 0) depth--;
-    else if (depth === 0 && isSeparator(c)) break;
+    else if (depth === 0 && separates(c)) break;
     i++;
   }
   return i;
