@@ -9,7 +9,7 @@
  * flows is explained in seconds.
  */
 import type { FieldDef } from '../model/fields.ts';
-import type { Flow, Match } from '../model/flow.ts';
+import { type Flow, type Match, packetTotal } from '../model/flow.ts';
 import { matchCovers, matchesPacket } from '../model/match.ts';
 import { type Pipeline, tableKey } from '../model/pipeline.ts';
 import type { TableRef } from '../model/tables.ts';
@@ -320,17 +320,6 @@ interface Built {
 
 // ---------------------------------------------------------------------------------------------
 
-function hitsOf(flows: readonly Flow[]): bigint | null | undefined {
-  let total: bigint | null | undefined;
-  for (const f of flows) {
-    const p = f.stats?.packets;
-    if (p === undefined) continue;
-    if (p === null) return null;
-    total = (total ?? 0n) + p;
-  }
-  return total;
-}
-
 function build(entry: Entry, cover: CoverIndex | undefined): Built {
   const problems: ConjunctionProblem[] = [];
   const { clauses, ks, ns } = entry;
@@ -480,7 +469,7 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
         n: b.n,
         dimensions: b.dims.map((dim, i) => dimension(i + 1, dim)),
         actionFlows: b.entry.actionFlows,
-        hits: hitsOf(b.entry.actionFlows),
+        hits: packetTotal(b.entry.actionFlows),
         problems: b.problems,
       }),
     );

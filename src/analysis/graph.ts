@@ -4,7 +4,7 @@
  * them, and sinks for packets that leave by a port, go to the controller or are dropped.
  * Optionally one trace is laid over it: the tables, groups, edges and sinks that packet used.
  */
-import type { Flow } from '../model/flow.ts';
+import { packetTotal } from '../model/flow.ts';
 import { type Pipeline, tableKey } from '../model/pipeline.ts';
 import type { TableRef } from '../model/tables.ts';
 import { actionExits, bucketExits, type Exit, flowExits, isClauseFlow, type JumpKind, type SinkKind } from './flow-exits.ts';
@@ -57,17 +57,6 @@ export function sinkNodeId(sink: SinkKind): NodeId {
   return `sink:${sink}`;
 }
 
-function sumHits(flows: readonly Flow[]): bigint | null | undefined {
-  let total: bigint | undefined;
-  for (const f of flows) {
-    const p = f.stats?.packets;
-    if (p === undefined) continue;
-    if (p === null) return null;
-    total = (total ?? 0n) + p;
-  }
-  return total;
-}
-
 class GraphBuilder {
   readonly nodes = new Map<NodeId, GraphNode>();
   readonly edges = new Map<string, GraphEdge>();
@@ -77,7 +66,7 @@ class GraphBuilder {
   constructor(pipeline: Pipeline) {
     this.pipeline = pipeline;
     for (const t of pipeline.tables.values()) {
-      const hits = sumHits(t.flows);
+      const hits = packetTotal(t.flows);
       this.nodes.set(tableNodeId(t.ref), {
         kind: 'table',
         id: tableNodeId(t.ref),

@@ -98,3 +98,18 @@ export interface Group {
   readonly buckets: readonly Bucket[];
   readonly origin: Origin;
 }
+
+/**
+ * Packets counted over flows: undefined when no flow has statistics, null when any counter is
+ * unknown (`?`), as the sum would then be unknown too.
+ */
+export function packetTotal(flows: readonly Flow[]): bigint | null | undefined {
+  let total: bigint | undefined;
+  for (const f of flows) {
+    const p = f.stats?.packets;
+    if (p === undefined) continue;
+    if (p === null) return null;
+    total = (total ?? 0n) + p;
+  }
+  return total;
+}
