@@ -67,17 +67,23 @@ export function parseIpv4(text: string): Ipv4Address | undefined {
 
 /** parseIpv4 of `text[start, end)`. */
 export function parseIpv4At(text: string, start: number, end: number): Ipv4Address | undefined {
+  const v = ipv4NumberAt(text, start, end);
+  return v < 0 ? undefined : (BigInt(v) as Ipv4Address);
+}
+
+/** The address in `text[start, end)` as a number (0 to 2^32 - 1), or -1: no bigint is made. */
+export function ipv4NumberAt(text: string, start: number, end: number): number {
   let v = 0;
   let i = start;
   for (let part = 0; part < 4; part++) {
-    if (part > 0 && (i >= end || text.charCodeAt(i++) !== 0x2e)) return undefined;
+    if (part > 0 && (i >= end || text.charCodeAt(i++) !== 0x2e)) return -1;
     const from = i;
     let n = 0;
     for (let c; i < end && i - from < 3 && (c = text.charCodeAt(i)) >= 0x30 && c <= 0x39; i++) n = n * 10 + c - 0x30;
-    if (i === from || n > 255) return undefined;
+    if (i === from || n > 255) return -1;
     v = v * 256 + n;
   }
-  return i === end ? (BigInt(v) as Ipv4Address) : undefined;
+  return i === end ? v : -1;
 }
 
 export function formatIpv4(value: bigint): string {

@@ -891,7 +891,7 @@ function conjunctionOf(id: number, clause: number, nClauses: number): Action {
  * directly when every element is in the plain form OVS prints and valid; anything else (spaces,
  * hex ids, errors) is left to the general parser.
  */
-function plainConjunctions(text: string, start: number, end: number): Action[] | undefined {
+export function plainConjunctions(text: string, start: number, end: number): Action[] | undefined {
   const out: Action[] = [];
   for (let i = start; ; ) {
     if (!text.startsWith('conjunction(', i)) return undefined;

@@ -9,7 +9,7 @@
  */
 import type { Match } from '../model/flow.ts';
 import { fieldByName } from '../model/fields.ts';
-import { type Ipv4Address, ones, parseIpv4At } from '../model/values.ts';
+import { type Ipv4Address, ipv4NumberAt, ones } from '../model/values.ts';
 import type { KeyValueToken } from './tokens.ts';
 import { COMMA, SPACE, TAB } from './char-codes.ts';
 
@@ -23,7 +23,8 @@ export interface AddressTemplate {
 interface LastAddress {
   readonly prefixEnd: number;
   readonly valueEnd: number;
-  readonly address: Ipv4Address;
+  /** The address as a number (see ipv4NumberAt): its bigint is made only for a new match. */
+  readonly address: number;
 }
 
 const isSeparator = (c: number): boolean => c === COMMA || c === SPACE || c === TAB;
@@ -33,8 +34,8 @@ function lastAddress(text: string, start: number, end: number): LastAddress | un
   while (valueEnd > start && isSeparator(text.charCodeAt(valueEnd - 1))) valueEnd--;
   const equals = text.lastIndexOf('=', valueEnd - 1);
   if (equals < start) return undefined;
-  const address = parseIpv4At(text, equals + 1, valueEnd);
-  return address === undefined ? undefined : { prefixEnd: equals + 1, valueEnd, address };
+  const address = ipv4NumberAt(text, equals + 1, valueEnd);
+  return address < 0 ? undefined : { prefixEnd: equals + 1, valueEnd, address };
 }
 
 /** The match of `text[start, end)` made from a template of its shape, if there is one. */
@@ -45,7 +46,7 @@ export function matchFromTemplate(text: string, start: number, end: number, temp
   if (!last || !template) return undefined;
   const fields = template.match.fields.slice();
   const e = fields[template.index]!;
-  fields[template.index] = { field: e.field, value: last.address, mask: e.mask };
+  fields[template.index] = { field: e.field, value: BigInt(last.address) as Ipv4Address, mask: e.mask };
   return { fields };
 }
 
@@ -68,6 +69,6 @@ export function templateOf(
   if (field?.format !== 'ipv4') return undefined;
   const index = match.fields.findIndex((e) => e.field.storage === field.storage);
   const e = match.fields[index];
-  if (!e || e.value !== last.address || e.mask !== ones(32) || e.port) return undefined;
+  if (!e || e.value !== BigInt(last.address) || e.mask !== ones(32) || e.port) return undefined;
   return { key: text.slice(start, last.prefixEnd), template: { match, index } };
 }

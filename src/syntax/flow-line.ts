@@ -9,7 +9,7 @@ import { EMPTY_MATCH } from '../model/match.ts';
 import type { PortMap } from '../model/ports.ts';
 import type { ProblemSink } from '../model/problems.ts';
 import type { TableRef } from '../model/tables.ts';
-import { parseActionList } from './actions.ts';
+import { parseActionList, plainConjunctions } from './actions.ts';
 import { type AddressTemplate, matchFromTemplate, templateOf } from './address-variants.ts';
 import { FlowChecker } from './consistency.ts';
 import { bigintOf, NO_FLAGS, tableRefOf } from './interned.ts';
@@ -279,7 +279,17 @@ interface ReadActions {
   readonly key?: string;
 }
 
+/** A list of plain conjunction actions needs no checking against any match. */
+const CONJUNCTIONS_CHECKED = false;
+/** Lists longer than this (in characters) name several conjunctions, a set rarely repeated. */
+const LONG_LIST = 100;
+
 function readActions(text: string, start: number, match: Match, ctx: FlowLineContext): ReadActions {
+  // Long conjunction lists are read faster than they are found among the lists met before: most
+  // are unique (one per address, naming every rule that uses it), and would only swell that table.
+  const long = text.length - start > LONG_LIST;
+  const conjunctions = long && text.startsWith('conjunction(', start) ? plainConjunctions(text, start, text.length) : undefined;
+  if (conjunctions) return { actions: conjunctions, checked: CONJUNCTIONS_CHECKED };
   const recurring = ctx.recurring;
   const key = recurring ? text.slice(start) : undefined;
   const known = key === undefined ? undefined : recurring?.actions.get(key);
