@@ -25,7 +25,6 @@ export interface FlowLineContext {
   readonly recurring?: RecurringParts;
 }
 
-const FLAG_SET = new Set<string>(FLOW_FLAGS);
 const TABLE_0 = tableRefOf(0);
 
 const ACTION_WORDS = ['actions=', 'action='] as const;
@@ -154,6 +153,23 @@ function readPrintedStats(text: string, h: Header): number {
   return bytesEnd + 2;
 }
 
+/**
+ * A plain `priority=N` at `from`, as ovs-ofctl prints it after the statistics (and as most
+ * additions start): read at once, since every flow of a dump has one. Returns where the rest of
+ * the line starts, or `from` (with `h` untouched) when anything about it needs the general reader.
+ */
+function readPlainPriority(text: string, from: number, limit: number, h: Header): number {
+  if (!text.startsWith('priority=', from)) return from;
+  const start = from + 'priority='.length;
+  let end = start;
+  let n = 0;
+  for (let c = text.charCodeAt(end); end < limit && end - start < 5 && c >= 0x30 && c <= 0x39; c = text.charCodeAt(++end)) n = n * 10 + c - 0x30;
+  const c = text.charCodeAt(end);
+  if (end === start || n > 0xffff || (end < limit && c !== 0x2c && c !== 0x20 && c !== 0x09)) return from;
+  h.priority = n;
+  return end;
+}
+
 /** Handles one flow-level key; returns false when the element is not one (it belongs to the match). */
 function takeFlowKey(text: string, c: KeyValueCursor, h: Header, sink: ProblemSink): boolean {
   const key = flowKeyOf(c);
@@ -229,10 +245,13 @@ function takeFlowKey(text: string, c: KeyValueCursor, h: Header, sink: ProblemSi
 /** A bare flag word (`send_flow_rem`); false for anything else. */
 function takeFlag(c: KeyValueCursor, h: Header): boolean {
   if (c.hasValue) return false;
-  const word = c.key;
-  if (!FLAG_SET.has(word)) return false;
-  if (!h.flags.includes(word as FlowFlag)) h.flags = [...h.flags, word as FlowFlag];
-  return true;
+  // Compared in place: bare words are mostly match keywords (`ip`, `tcp`), not worth cutting out.
+  for (const flag of FLOW_FLAGS) {
+    if (!c.keyIs(flag)) continue;
+    if (!h.flags.includes(flag)) h.flags = [...h.flags, flag];
+    return true;
+  }
+  return false;
 }
 
 interface ReadMatch {
@@ -310,7 +329,7 @@ export function parseFlowLine(text: string, origin: Origin, ctx: FlowLineContext
   }
   const h: Header = { table: TABLE_0, priority: DEFAULT_PRIORITY, cookie: 0n, idleTimeout: 0, hardTimeout: 0, importance: 0, flags: NO_FLAGS, stats: undefined };
   // Flow-level keys lead the line in every layout ovs-ofctl prints; the match follows.
-  const cursor = new KeyValueCursor(text, readPrintedStats(text, h), keyword);
+  const cursor = new KeyValueCursor(text, readPlainPriority(text, readPrintedStats(text, h), keyword, h), keyword);
   let inMatch = false;
   while (cursor.next()) {
     if (!takeFlowKey(text, cursor, h, sink)) {
