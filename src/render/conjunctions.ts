@@ -13,6 +13,7 @@ import type {
   Conjunction,
   ConjunctionProblem,
   ConjunctionReport,
+  Dimension,
   DimensionTerm,
   Member,
   PacketConjunction,
@@ -24,7 +25,7 @@ import { formatActions } from './actions.ts';
 import { formatPriorityAndMatch } from './flow.ts';
 import { flowJson } from './json.ts';
 import { formatMatch } from './match.ts';
-import { LazyList } from './json-stream.ts';
+import { JsonText, LazyList, StreamedObject } from './json-stream.ts';
 
 /** Members printed in full up to this many; beyond it the first few and a count. */
 const MEMBERS_SHOWN = 12;
@@ -267,51 +268,63 @@ function termJson(t: DimensionTerm): Record<string, unknown> {
 }
 
 /**
- * A flow by its place in the dump, priority and match, as the text report names it: a clause
- * flow carries one conjunction action for every conjunction it serves, too many to repeat.
+ * Flow references, as compact JSON: a flow by its place in the dump, priority and match, as the
+ * text report names it. A clause flow carries one conjunction action for every conjunction it
+ * serves, too many to repeat, and is itself listed once per conjunction: millions of times in a
+ * large dump. Each is encoded once, and found again by its source line (an array index, where a
+ * hash of a million flows would cost more than the encoding).
  */
-function flowRefJson(f: Flow, texts: MatchTexts): Record<string, unknown> {
-  const table = f.table.kind === 'number' ? f.table.number : f.table.name;
-  return { table, priority: f.priority, match: texts.of(f.match), source: { file: f.origin.file, line: f.origin.line } };
-}
+class FlowRefs {
+  private readonly byFile = new Map<string, { readonly flows: (Flow | undefined)[]; readonly refs: (JsonText | undefined)[] }>();
 
-/** Printed matches, for one report: a clause flow is listed once per conjunction it serves. */
-class MatchTexts {
-  private readonly texts = new Map<Match, string>();
-
-  of(match: Match): string {
-    let text = this.texts.get(match);
-    if (text === undefined) this.texts.set(match, (text = formatMatch(match)));
-    return text;
+  of(f: Flow): JsonText {
+    const { file, line } = f.origin;
+    let known = this.byFile.get(file);
+    if (known === undefined) this.byFile.set(file, (known = { flows: [], refs: [] }));
+    // Two flows of one line (a file read twice) keep their own references.
+    if (known.flows[line] === f) return known.refs[line]!;
+    // Grown by pushing, the arrays stay dense; set far beyond their end, they would become hash tables.
+    while (known.flows.length <= line) {
+      known.flows.push(undefined);
+      known.refs.push(undefined);
+    }
+    const table = f.table.kind === 'number' ? String(f.table.number) : JSON.stringify(f.table.name);
+    const ref = new JsonText(`{"table":${table},"priority":${f.priority},"match":${JSON.stringify(formatMatch(f.match))},"source":{"file":${JSON.stringify(file)},"line":${line}}}`);
+    known.flows[line] = f;
+    known.refs[line] = ref;
+    return ref;
   }
 }
 
-export function conjunctionJson(c: Conjunction, texts = new MatchTexts()): Record<string, unknown> {
-  return {
+export function conjunctionJson(c: Conjunction, refs = new FlowRefs()): StreamedObject {
+  // Streamed member by member: its lists of clause flows may be long.
+  return new StreamedObject({
     id: c.id,
     table: c.table.kind === 'number' ? c.table.number : c.table.name,
     priority: c.priority,
     n: c.n,
     // Clause flows without their actions: a clause flow serves up to thousands of conjunctions (with
     // one conjunction action for each), so printing it whole in each made reports of big dumps quadratic.
-    dimensions: c.dimensions.map((d) => ({ k: d.k, terms: d.terms.map(termJson), flows: new LazyList(d.flows, (f: Flow) => flowRefJson(f, texts)) })),
+    dimensions: new LazyList(c.dimensions, (d: Dimension) => new StreamedObject({ k: d.k, terms: d.terms.map(termJson), flows: new LazyList(d.flows, (f: Flow) => refs.of(f)) })),
     actionFlows: c.actionFlows.map((f) => ({ ...flowJson(f), description: describeActions(f.actions) })),
     hits: c.hits === undefined ? null : c.hits,
-    problems: c.problems.map((p) => ({
-      kind: p.kind,
-      severity: p.severity,
-      message: problemMessage(c, p),
-      ...(p.kind === 'overlap' ? { otherId: p.otherId } : {}),
-      ...('k' in p ? { k: p.k } : {}),
-      flows: p.flows.map((f) => flowRefJson(f, texts)),
-    })),
-  };
+    problems: new LazyList(c.problems, (p: ConjunctionProblem) =>
+      new StreamedObject({
+        kind: p.kind,
+        severity: p.severity,
+        message: problemMessage(c, p),
+        ...(p.kind === 'overlap' ? { otherId: p.otherId } : {}),
+        ...('k' in p ? { k: p.k } : {}),
+        flows: new LazyList(p.flows, (f: Flow) => refs.of(f)),
+      }),
+    ),
+  });
 }
 
 export function conjunctionReportJson(report: ConjunctionReport): Record<string, unknown> {
-  // Made as it is written: every conjunction repeats its clause flows in full.
-  const texts = new MatchTexts();
-  return { conjunctions: new LazyList(report.conjunctions, (c: Conjunction) => conjunctionJson(c, texts)), overlapSearchIncomplete: report.overlapSearchIncomplete };
+  // Made as it is written: every conjunction repeats its clause flows.
+  const refs = new FlowRefs();
+  return { conjunctions: new LazyList(report.conjunctions, (c: Conjunction) => conjunctionJson(c, refs)), overlapSearchIncomplete: report.overlapSearchIncomplete };
 }
 
 // ---------------------------------------------------------------------------------------------

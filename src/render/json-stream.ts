@@ -1,27 +1,38 @@
 /**
  * JSON text in pieces. A whole report of a million-flow dump is larger than the longest string
  * V8 can build, so the outer levels (the report object, its arrays) are written piece by piece and
- * only each element is stringified whole. The text is the same as JSON.stringify(value,
- * jsonReplacer, 2) would give.
+ * only each element is stringified whole. Lazy lists and streamed objects are written piece by
+ * piece at any depth. The text is the same as JSON.stringify(value, jsonReplacer, 2) would give,
+ * except that a JsonText is written as its one line.
  */
-import { jsonReplacer, LazyList } from './json.ts';
+import { JsonText, jsonReplacer, LazyList, StreamedObject } from './json.ts';
 
-export { LazyList };
+export { JsonText, LazyList, StreamedObject };
 
 const INDENT = '  ';
 /** Levels written piece by piece: the report, its arrays, and their elements' own arrays. */
 const STREAMED_DEPTH = 2;
+/** Consecutive JSON texts of a list are joined into pieces of about this many characters. */
+const RUN_CHARS = 1 << 14;
 
 function prepared(key: string, value: unknown): unknown {
-  // Streamed here, element by element; the replacer would make it whole.
-  if (value instanceof LazyList) return value;
+  // Streamed here, member by member; the replacer would make them whole.
+  if (value instanceof LazyList || value instanceof StreamedObject || value instanceof JsonText) return value;
   const own = value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function' ? (value as { toJSON(k: string): unknown }).toJSON(key) : value;
   return jsonReplacer(key, own);
 }
 
+function streamed(value: unknown, depth: number): value is object {
+  return value instanceof LazyList || value instanceof StreamedObject || (depth < STREAMED_DEPTH && value !== null && typeof value === 'object');
+}
+
 function* pieces(key: string, raw: unknown, pad: string, depth: number): Generator<string> {
   const value = prepared(key, raw);
-  if (value === null || typeof value !== 'object' || depth >= STREAMED_DEPTH) {
+  if (value instanceof JsonText) {
+    yield value.text;
+    return;
+  }
+  if (!streamed(value, depth)) {
     // Nested lines get this level's indentation; JSON strings never hold a raw line end.
     const text = JSON.stringify(value, jsonReplacer, 2) ?? 'null';
     yield pad === '' ? text : text.replace(/\n/g, `\n${pad}`);
@@ -30,17 +41,34 @@ function* pieces(key: string, raw: unknown, pad: string, depth: number): Generat
   const inner = pad + INDENT;
   if (Array.isArray(value) || value instanceof LazyList) {
     let i = 0;
+    const [opening, separator] = [`[\n${inner}`, `,\n${inner}`];
+    // A list of JSON texts (references repeated across a report) is joined here, not piece by piece.
+    let run: string[] = [];
+    let runChars = 0;
     for (const item of value as Iterable<unknown>) {
-      yield `${i === 0 ? '[' : ','}\n${inner}`;
+      const before = i === 0 ? opening : separator;
+      i++;
+      if (item instanceof JsonText) {
+        run.push(before, item.text);
+        runChars += before.length + item.text.length;
+        if (runChars < RUN_CHARS) continue;
+      }
+      if (run.length > 0) {
+        yield run.join('');
+        run = [];
+        runChars = 0;
+      }
+      if (item instanceof JsonText) continue;
+      yield before;
       const skipped = item === undefined || typeof item === 'function' || typeof item === 'symbol';
       if (skipped) yield 'null';
-      else yield* pieces(String(i), item, inner, depth + 1);
-      i++;
+      else yield* pieces(String(i - 1), item, inner, depth + 1);
     }
+    if (run.length > 0) yield run.join('');
     yield i === 0 ? '[]' : `\n${pad}]`;
     return;
   }
-  const entries = Object.entries(value).filter(([k, v]) => {
+  const entries = Object.entries(value instanceof StreamedObject ? value.members : value).filter(([k, v]) => {
     const p = prepared(k, v);
     return p !== undefined && typeof p !== 'function' && typeof p !== 'symbol';
   });

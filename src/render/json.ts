@@ -35,9 +35,39 @@ export class LazyList<T, U> implements Iterable<U> {
   }
 }
 
-/** JSON.stringify replacer: bigint → decimal string, FieldDef → its name, lazy list → array. */
+/**
+ * An object whose members are written piece by piece wherever it stands (see json-stream.ts), for
+ * an element that holds lists too long to make whole.
+ */
+export class StreamedObject {
+  readonly members: Readonly<Record<string, unknown>>;
+
+  constructor(members: Readonly<Record<string, unknown>>) {
+    this.members = members;
+  }
+}
+
+/**
+ * JSON text made beforehand, compact and on one line, for a value that a report repeats many
+ * times: the streamed writer copies the text where it stands instead of encoding a value there.
+ */
+export class JsonText {
+  readonly text: string;
+
+  /** `text` must be valid JSON on one line. */
+  constructor(text: string) {
+    this.text = text;
+  }
+}
+
+/**
+ * JSON.stringify replacer: bigint → decimal string, FieldDef → its name, lazy list → array,
+ * streamed object → its members, JSON text → the value it encodes.
+ */
 export function jsonReplacer(_key: string, value: unknown): unknown {
   if (value instanceof LazyList) return [...(value as LazyList<unknown, unknown>)];
+  if (value instanceof StreamedObject) return value.members;
+  if (value instanceof JsonText) return JSON.parse(value.text) as unknown;
   if (typeof value === 'bigint') return value.toString();
   if (isFieldDef(value)) return value.name;
   return value;

@@ -38,11 +38,43 @@ function macMasked(e: MatchField): string {
   return e.mask === ones(48) ? formatMac(e.value) : `${formatMac(e.value)}/${formatMac(e.mask)}`;
 }
 
+// Formatters of one entry, made once here rather than as arrows in each call: a report may
+// print a million matches, each going over every field.
+const decimal = (e: MatchField): string => String(e.value);
+const hexValue = (e: MatchField): string => hex(e.value);
+const altHexValue = (e: MatchField): string => altHex(e.value);
+/** `ds_put_hex` value and, unless exact, mask. */
+const hexMasked = (e: MatchField): string => (e.mask === ones(e.field.bits) ? putHex(e.value) : `${putHex(e.value)}/${putHex(e.mask)}`);
+const ipv4Masked = (e: MatchField): string => formatIpv4Masked(e.value, e.mask);
+const ipv6Masked = (e: MatchField): string => formatIpv6Masked(e.value, e.mask);
+const decimalOrHex16 = (e: MatchField): string => decimalOrHexMasked(e, 0xffffn);
+const decimalOrHex32 = (e: MatchField): string => decimalOrHexMasked(e, ones(32));
+const l4Value = (e: MatchField): string => decimalOrHexMasked(e, ones(e.field.bits));
+const ctStateFlags = (e: MatchField): string => formatFlags(e.field, e.value, e.mask & 0xffn, 0xffn);
+const tcpFlags = (e: MatchField): string => formatFlags(e.field, e.value, e.mask & 0xfffn, 0xfffn);
+const tunnelFlags = (e: MatchField): string => formatFlags(e.field, e.value, e.mask, 0xfn);
+const tosBits = (e: MatchField): string => String(e.value & 0xfcn);
+const ecnBits = (e: MatchField): string => String(e.value & 3n);
+const fragText = (e: MatchField): string => fragWord(e.value, e.mask);
+const flowLabel = (e: MatchField): string =>
+  e.mask === ones(20) ? `0x${hex(e.value).padStart(5, '0')}` : `0x${hex(e.value).padStart(5, '0')}/0x${hex(e.mask).padStart(5, '0')}`;
+
 /** The match exactly as `ovs-ofctl` prints it (lib/match.c match_format order), without priority. */
 export function formatMatch(match: Match, options: MatchFormatOptions = {}): string {
-  const by = new Map<string, MatchField>();
-  for (const e of match.fields) by.set(e.field.storage, e);
-  const get = (storage: string): MatchField | undefined => by.get(storage);
+  const { fields } = match;
+  // Whole families of fields are skipped when the match has none: most matches have neither.
+  let registers = false;
+  let tunnel = false;
+  for (const e of fields) {
+    const { storage } = e.field;
+    if (storage.startsWith('reg')) registers = true;
+    else if (storage.startsWith('tun_')) tunnel = true;
+  }
+  // A match holds a few entries, one per storage: a scan finds one sooner than a map made per call.
+  const get = (storage: string): MatchField | undefined => {
+    for (let i = fields.length - 1; i >= 0; i--) if (fields[i]!.field.storage === storage) return fields[i];
+    return undefined;
+  };
   const out: string[] = [];
   const put = (name: string, text: string): void => {
     out.push(`${name}=${text}`);
@@ -56,21 +88,21 @@ export function formatMatch(match: Match, options: MatchFormatOptions = {}): str
   each('pkt_mark', 'pkt_mark', altHexMasked);
   each('recirc_id', 'recirc_id', altHexMasked);
   each('dp_hash', 'dp_hash', altHexMasked);
-  each('conj_id', 'conj_id', (e) => String(e.value));
-  each('skb_priority', 'skb_priority', (e) => altHex(e.value));
+  each('conj_id', 'conj_id', decimal);
+  each('skb_priority', 'skb_priority', altHexValue);
   each('actset_output', 'actset_output', port);
-  each('ct_state', 'ct_state', (e) => formatFlags(e.field, e.value, e.mask & 0xffn, 0xffn));
-  each('ct_zone', 'ct_zone', (e) => decimalOrHexMasked(e, 0xffffn));
+  each('ct_state', 'ct_state', ctStateFlags);
+  each('ct_zone', 'ct_zone', decimalOrHex16);
   each('ct_mark', 'ct_mark', altHexMasked);
-  each('ct_label', 'ct_label', (e) => (e.mask === ones(128) ? putHex(e.value) : `${putHex(e.value)}/${putHex(e.mask)}`));
-  each('ct_nw_src', 'ct_nw_src', (e) => formatIpv4Masked(e.value, e.mask));
-  each('ct_ipv6_src', 'ct_ipv6_src', (e) => formatIpv6Masked(e.value, e.mask));
-  each('ct_nw_dst', 'ct_nw_dst', (e) => formatIpv4Masked(e.value, e.mask));
-  each('ct_ipv6_dst', 'ct_ipv6_dst', (e) => formatIpv6Masked(e.value, e.mask));
+  each('ct_label', 'ct_label', hexMasked);
+  each('ct_nw_src', 'ct_nw_src', ipv4Masked);
+  each('ct_ipv6_src', 'ct_ipv6_src', ipv6Masked);
+  each('ct_nw_dst', 'ct_nw_dst', ipv4Masked);
+  each('ct_ipv6_dst', 'ct_ipv6_dst', ipv6Masked);
   if (get('ct_nw_proto')) {
-    each('ct_nw_proto', 'ct_nw_proto', (e) => String(e.value));
-    each('ct_tp_src', 'ct_tp_src', (e) => decimalOrHexMasked(e, 0xffffn));
-    each('ct_tp_dst', 'ct_tp_dst', (e) => decimalOrHexMasked(e, 0xffffn));
+    each('ct_nw_proto', 'ct_nw_proto', decimal);
+    each('ct_tp_src', 'ct_tp_src', decimalOrHex16);
+    each('ct_tp_dst', 'ct_tp_dst', decimalOrHex16);
   }
 
   let ethType = get('eth_type')?.value;
@@ -108,8 +140,8 @@ export function formatMatch(match: Match, options: MatchFormatOptions = {}): str
     else typeShown = false;
   }
 
-  for (const reg of REGS) each(reg, reg, altHexMasked);
-  formatTunnel(get, each);
+  if (registers) for (const reg of REGS) each(reg, reg, altHexMasked);
+  if (tunnel) formatTunnel(get, each);
   each('metadata', 'metadata', altHexMasked);
   each('in_port', 'in_port', port);
   const vlan = get('vlan_tci');
@@ -120,51 +152,48 @@ export function formatMatch(match: Match, options: MatchFormatOptions = {}): str
 
   const arp = ethType === ETH_TYPE.arp || ethType === ETH_TYPE.rarp;
   if (ethType === ETH_TYPE.ipv6) {
-    each('ipv6_src', 'ipv6_src', (e) => formatIpv6Masked(e.value, e.mask));
-    each('ipv6_dst', 'ipv6_dst', (e) => formatIpv6Masked(e.value, e.mask));
-    each('ipv6_label', 'ipv6_label', (e) =>
-      e.mask === ones(20) ? `0x${hex(e.value).padStart(5, '0')}` : `0x${hex(e.value).padStart(5, '0')}/0x${hex(e.mask).padStart(5, '0')}`,
-    );
+    each('ipv6_src', 'ipv6_src', ipv6Masked);
+    each('ipv6_dst', 'ipv6_dst', ipv6Masked);
+    each('ipv6_label', 'ipv6_label', flowLabel);
   } else if (arp) {
-    each('nw_src', 'arp_spa', (e) => formatIpv4Masked(e.value, e.mask));
-    each('nw_dst', 'arp_tpa', (e) => formatIpv4Masked(e.value, e.mask));
+    each('nw_src', 'arp_spa', ipv4Masked);
+    each('nw_dst', 'arp_tpa', ipv4Masked);
   } else if (ethType === ETH_TYPE.nsh) {
     formatNsh(get, put);
   } else {
-    each('nw_src', 'nw_src', (e) => formatIpv4Masked(e.value, e.mask));
-    each('nw_dst', 'nw_dst', (e) => formatIpv4Masked(e.value, e.mask));
+    each('nw_src', 'nw_src', ipv4Masked);
+    each('nw_dst', 'nw_dst', ipv4Masked);
   }
   if (!protoShown && protoEntry) put(arp ? 'arp_op' : 'nw_proto', String(protoEntry.value & 0xffn));
   if (arp) {
     each('arp_sha', 'arp_sha', macMasked);
     each('arp_tha', 'arp_tha', macMasked);
   }
-  each('nw_tos', 'nw_tos', (e) => String(e.value & 0xfcn));
-  each('nw_ecn', 'nw_ecn', (e) => String(e.value & 3n));
-  each('nw_ttl', 'nw_ttl', (e) => String(e.value));
-  each('mpls_label', 'mpls_label', (e) => String(e.value));
-  each('mpls_tc', 'mpls_tc', (e) => String(e.value));
-  each('mpls_ttl', 'mpls_ttl', (e) => String(e.value));
-  each('mpls_bos', 'mpls_bos', (e) => String(e.value));
-  each('ip_frag', 'nw_frag', (e) => fragWord(e.value, e.mask));
+  each('nw_tos', 'nw_tos', tosBits);
+  each('nw_ecn', 'nw_ecn', ecnBits);
+  each('nw_ttl', 'nw_ttl', decimal);
+  each('mpls_label', 'mpls_label', decimal);
+  each('mpls_tc', 'mpls_tc', decimal);
+  each('mpls_ttl', 'mpls_ttl', decimal);
+  each('mpls_bos', 'mpls_bos', decimal);
+  each('ip_frag', 'nw_frag', fragText);
 
-  const l4 = (e: MatchField): string => decimalOrHexMasked(e, ones(e.field.bits));
   if ((ethType === ETH_TYPE.ip && proto === IP_PROTO.icmp) || (ethType === ETH_TYPE.ipv6 && proto === IP_PROTO.icmpv6)) {
-    each('tp_src', 'icmp_type', l4);
-    each('tp_dst', 'icmp_code', l4);
+    each('tp_src', 'icmp_type', l4Value);
+    each('tp_dst', 'icmp_code', l4Value);
     if (ethType === ETH_TYPE.ipv6) {
-      each('nd_target', 'nd_target', (e) => formatIpv6Masked(e.value, e.mask));
+      each('nd_target', 'nd_target', ipv6Masked);
       each('arp_sha', 'nd_sll', macMasked);
       each('arp_tha', 'nd_tll', macMasked);
-      each('nd_reserved', 'nd_reserved', (e) => decimalOrHexMasked(e, ones(32)));
-      each('tcp_flags', 'nd_options_type', (e) => String(e.value));
+      each('nd_reserved', 'nd_reserved', decimalOrHex32);
+      each('tcp_flags', 'nd_options_type', decimal);
     }
   } else {
-    each('tp_src', 'tp_src', l4);
-    each('tp_dst', 'tp_dst', l4);
+    each('tp_src', 'tp_src', l4Value);
+    each('tp_dst', 'tp_dst', l4Value);
   }
   if ((ethType === ETH_TYPE.ip || ethType === ETH_TYPE.ipv6) && proto === IP_PROTO.tcp) {
-    each('tcp_flags', 'tcp_flags', (e) => formatFlags(e.field, e.value, e.mask & 0xfffn, 0xfffn));
+    each('tcp_flags', 'tcp_flags', tcpFlags);
   }
   return out.join(',');
 }
@@ -202,27 +231,27 @@ type Each = (storage: string, name: string, fmt: (e: MatchField) => string) => v
 /** lib/match.c format_flow_tunnel. */
 function formatTunnel(get: Get, each: Each): void {
   each('tun_id', 'tun_id', altHexMasked);
-  each('tun_src', 'tun_src', (e) => formatIpv4Masked(e.value, e.mask));
-  each('tun_dst', 'tun_dst', (e) => formatIpv4Masked(e.value, e.mask));
-  each('tun_ipv6_src', 'tun_ipv6_src', (e) => formatIpv6Masked(e.value, e.mask));
-  each('tun_ipv6_dst', 'tun_ipv6_dst', (e) => formatIpv6Masked(e.value, e.mask));
-  each('tun_gbp_id', 'tun_gbp_id', (e) => decimalOrHexMasked(e, 0xffffn));
-  each('tun_gbp_flags', 'tun_gbp_flags', (e) => altHex(e.value));
-  each('tun_tos', 'tun_tos', (e) => hex(e.value));
-  each('tun_ttl', 'tun_ttl', (e) => String(e.value));
+  each('tun_src', 'tun_src', ipv4Masked);
+  each('tun_dst', 'tun_dst', ipv4Masked);
+  each('tun_ipv6_src', 'tun_ipv6_src', ipv6Masked);
+  each('tun_ipv6_dst', 'tun_ipv6_dst', ipv6Masked);
+  each('tun_gbp_id', 'tun_gbp_id', decimalOrHex16);
+  each('tun_gbp_flags', 'tun_gbp_flags', altHexValue);
+  each('tun_tos', 'tun_tos', hexValue);
+  each('tun_ttl', 'tun_ttl', decimal);
   const ver = get('tun_erspan_ver');
-  each('tun_erspan_ver', 'tun_erspan_ver', (e) => String(e.value));
+  each('tun_erspan_ver', 'tun_erspan_ver', decimal);
   // The index belongs to ERSPAN version 1, direction and hardware id to version 2.
-  if (ver?.value === 1n) each('tun_erspan_idx', 'tun_erspan_idx', (e) => altHex(e.value));
+  if (ver?.value === 1n) each('tun_erspan_idx', 'tun_erspan_idx', altHexValue);
   if (ver?.value === 2n) {
-    each('tun_erspan_dir', 'tun_erspan_dir', (e) => String(e.value));
-    each('tun_erspan_hwid', 'tun_erspan_hwid', (e) => altHex(e.value));
+    each('tun_erspan_dir', 'tun_erspan_dir', decimal);
+    each('tun_erspan_hwid', 'tun_erspan_hwid', altHexValue);
   }
-  each('tun_gtpu_flags', 'gtpu_flags', (e) => altHex(e.value));
-  each('tun_gtpu_msgtype', 'gtpu_msgtype', (e) => String(e.value));
+  each('tun_gtpu_flags', 'gtpu_flags', altHexValue);
+  each('tun_gtpu_msgtype', 'gtpu_msgtype', decimal);
   // Only oam is settable from OpenFlow, but the printer compares against all four tunnel flags.
-  each('tun_flags', 'tun_flags', (e) => formatFlags(e.field, e.value, e.mask, 0xfn));
-  for (const name of TUN_METADATA) each(name, name, (e) => (e.mask === ones(e.field.bits) ? putHex(e.value) : `${putHex(e.value)}/${putHex(e.mask)}`));
+  each('tun_flags', 'tun_flags', tunnelFlags);
+  for (const name of TUN_METADATA) each(name, name, hexMasked);
 }
 
 /** lib/match.c format_nsh_masked. */
