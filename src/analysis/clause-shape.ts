@@ -91,12 +91,15 @@ export function compareEntries(a: SingleEntry, b: SingleEntry): number {
   return a.first < b.first ? -1 : a.first > b.first ? 1 : 0;
 }
 
-/** A step of the shape trie: a field, then (for protocol fields) its value. */
+/**
+ * A step of the shape trie: a field, then (for protocol fields) its value, as a number (protocol
+ * values are 16 bits at most, and a number hashes much faster than a bigint).
+ */
 class ShapeNode {
-  private next: Map<FieldDef | bigint, ShapeNode> | undefined;
+  private next: Map<FieldDef | number, ShapeNode> | undefined;
   shape: TermShape | undefined;
 
-  step(key: FieldDef | bigint): ShapeNode {
+  step(key: FieldDef | number): ShapeNode {
     this.next ??= new Map();
     let n = this.next.get(key);
     if (!n) this.next.set(key, (n = new ShapeNode()));
@@ -114,7 +117,7 @@ export class ClauseShapes {
     let key: MatchField | undefined;
     for (const e of flow.match.fields) {
       node = node.step(e.field);
-      if (QUALIFIER_STORAGES.has(e.field.storage)) node = node.step(e.value);
+      if (QUALIFIER_STORAGES.has(e.field.storage)) node = node.step(Number(e.value));
       else {
         keyCount++;
         key = e;

@@ -69,6 +69,8 @@ interface SimpleDim {
   readonly storage: string;
   /** Exactly matched values → the flow, or the flows (of different protocols), that match it. */
   readonly exact: ReadonlyMap<ValueKey, Pinned | Pinned[]>;
+  /** The exactly matching flows, in order: walked without the entry arrays a map's iterator makes. */
+  readonly exactFlows: readonly Pinned[];
   readonly masked: readonly Pinned[];
   /** The exact entries by ascending value, for prefix lookups; built on first use. */
   sorted?: readonly Pinned[];
@@ -93,7 +95,7 @@ function exactly(dim: SimpleDim, key: ValueKey): readonly Pinned[] {
 
 /** Exact entries of `dim` that a masked entry accepts: a binary search for prefix masks, a scan otherwise. */
 function exactWithin(dim: SimpleDim, o: MatchField): readonly Pinned[] {
-  const sorted = (dim.sorted ??= [...dim.exact.values()].flat().sort((a, b) => compareEntries(a.single, b.single)));
+  const sorted = (dim.sorted ??= [...dim.exactFlows].sort((a, b) => compareEntries(a.single, b.single)));
   const iv = intervalOf(o.field, o);
   if (!iv) return sorted.filter((x) => entriesMeet(o, x.single.e));
   let lo = 0;
@@ -111,6 +113,7 @@ function exactWithin(dim: SimpleDim, o: MatchField): readonly Pinned[] {
 function simpleDim(flows: readonly ClauseFlow[]): SimpleDim | undefined {
   let storage: string | undefined;
   const exact = new Map<ValueKey, Pinned | Pinned[]>();
+  const exactFlows: Pinned[] = [];
   const masked: Pinned[] = [];
   for (const c of flows) {
     if (!isPinned(c) || (storage !== undefined && c.single.e.field.storage !== storage)) return undefined;
@@ -119,13 +122,14 @@ function simpleDim(flows: readonly ClauseFlow[]): SimpleDim | undefined {
       masked.push(c);
       continue;
     }
+    exactFlows.push(c);
     const had = exact.get(c.single.key);
     if (had === undefined) exact.set(c.single.key, c);
     else if (Array.isArray(had)) had.push(c);
     else exact.set(c.single.key, [had, c]);
   }
   if (storage === undefined) return undefined;
-  return { storage, exact, masked };
+  return { storage, exact, exactFlows, masked };
 }
 
 /** One way to satisfy several simple dimensions on one field: a flow from each. */
@@ -167,13 +171,11 @@ function intersectSimple(dims: readonly SimpleDim[]): { options: Option[]; trunc
     }
   };
   const first = sorted[0]!;
-  for (const [key, had] of first.exact) {
-    for (const x of Array.isArray(had) ? had : [had]) {
-      if (truncated) break;
-      path.push(x.flow);
-      extend(1, x.single.e, true, key);
-      path.pop();
-    }
+  for (const x of first.exactFlows) {
+    if (truncated) break;
+    path.push(x.flow);
+    extend(1, x.single.e, true, x.single.key);
+    path.pop();
   }
   for (const x of first.masked) {
     if (truncated) break;
