@@ -45,7 +45,11 @@ function* pieces(key: string, raw: unknown, pad: string, depth: number): Generat
     // A list of JSON texts (references repeated across a report) is joined here, not piece by piece.
     let run: string[] = [];
     let runChars = 0;
-    for (const item of value as Iterable<unknown>) {
+    // By index: a lazy list's elements are made here, without a generator step for each.
+    const list = value as readonly unknown[] | LazyList<unknown, unknown>;
+    const element = list instanceof LazyList ? (n: number): unknown => list.at(n) : (n: number): unknown => list[n];
+    for (; i < list.length; ) {
+      const item = element(i);
       const before = i === 0 ? opening : separator;
       i++;
       if (item instanceof JsonText) {

@@ -22,12 +22,21 @@ function isFieldDef(v: unknown): v is FieldDef {
  * report is streamed, and made whole (one element's worth) where an element is stringified.
  */
 export class LazyList<T, U> implements Iterable<U> {
-  private readonly items: Iterable<T>;
+  private readonly items: readonly T[];
   private readonly make: (item: T) => U;
 
-  constructor(items: Iterable<T>, make: (item: T) => U) {
+  constructor(items: readonly T[], make: (item: T) => U) {
     this.items = items;
     this.make = make;
+  }
+
+  get length(): number {
+    return this.items.length;
+  }
+
+  /** Element `i`, made now. */
+  at(i: number): U {
+    return this.make(this.items[i]!);
   }
 
   *[Symbol.iterator](): Iterator<U> {
