@@ -2,26 +2,28 @@
 // classifier tests and the worked examples of the conjunction semantics.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type Conjunction,
   type ConjunctionReport,
   explainPacket,
   findConjunctions,
+  type StorageReader,
 } from '../src/analysis/conjunctions.ts';
+import { parsePacketSpec, storageReader } from '../src/analysis/packet.ts';
 import { fieldByName } from '../src/model/fields.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
-import { ProblemSink } from '../src/model/problems.ts';
 import { formatConjunction, formatMember, formatTerm } from '../src/render/conjunctions.ts';
-import { buildMatch } from '../src/syntax/match.ts';
 import { parseDump } from '../src/syntax/reader.ts';
-import { scanKeyValues } from '../src/syntax/tokens.ts';
 import { memberSet } from '../src/analysis/conjunctions.ts';
 import { runCli } from './support/cli.ts';
 import { parseOfprotoTrace } from './support/ofproto-trace.ts';
 import { skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
 import { corpusText, readJsonl } from './support/corpus.ts';
-import { corpusDir } from './support/paths.ts';
+import { corpusDir, repoRoot } from './support/paths.ts';
+import { ANTREA, exampleFile } from './support/make-examples.ts';
+import { conjunctionScope } from '../src/analysis/conjunction-scope.ts';
 
 function pipelineOf(text: string, file = 'test'): Pipeline {
   const r = parseDump(text, { file });
@@ -47,11 +49,12 @@ function lines(flows: readonly { origin: { line: number } }[]): number[] {
   return flows.map((f) => f.origin.line);
 }
 
-function packet(text: string) {
-  const sink = new ProblemSink();
-  const m = buildMatch(scanKeyValues(text, 0, text.length), { sink });
-  assert.deepEqual(sink.problems, []);
-  return m;
+/** The packet as every table sees it (no trace): what explainPacket reads for each table. */
+function packet(text: string): () => StorageReader {
+  const parsed = parsePacketSpec(text);
+  assert.ok(parsed.ok, text);
+  const read = storageReader(parsed.packet);
+  return () => read;
 }
 
 test('Antrea v1.0.0 documentation: every NetworkPolicy rule rebuilt', () => {
@@ -374,4 +377,56 @@ priority=100,conj_id=2,ip actions=output:2`;
   assert.ok(hit);
   assert.deepEqual(lines(hit.flows).sort(), [1, 2, 4]);
   assert.deepEqual(conj(report(flows('10.2.0.0/16')), 1).problems, []);
+});
+
+const EXAMPLE_DUMP = join(repoRoot, 'examples', 'antrea', 'dump-flows.of13.txt');
+const EXAMPLE_PORTS = join(repoRoot, 'examples', 'antrea', 'show.of13.txt');
+/** From the tunnel to the local Pod 10.10.0.2 (port 3): the L2 forwarding table sets reg1=0x3 on the way. */
+const TUNNEL_TO_POD = 'in_port=1,tcp,dl_dst=12:9e:a6:47:d0:70,nw_src=10.10.1.7,nw_dst=10.10.0.2,nw_ttl=64,tp_dst=80';
+
+test('--packet follows a trace: only the tables the packet reaches, each with the packet as it is there', async () => {
+  const r = await runCli(['conj', EXAMPLE_DUMP, '--ports', EXAMPLE_PORTS, '--packet', TUNNEL_TO_POD, '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  const json = JSON.parse(r.stdout) as { traced: boolean; tables: number[]; conjunctions: { id: number; dimensions: { satisfied: boolean }[] }[] };
+  assert.equal(json.traced, true);
+  // Table 85 (conjunction 4) is an ingress table the packet never reaches on this path.
+  assert.deepEqual(json.tables, [45, 50, 60, 90, 100]);
+  assert.deepEqual(json.conjunctions.map((c) => c.id).sort(), [1, 2, 3, 5, 6]);
+  // Dimension 2 of conjunction 3 is reg1=0x3: it holds only with the register the trace loaded.
+  const three = json.conjunctions.find((c) => c.id === 3)!;
+  assert.deepEqual(three.dimensions.map((d) => d.satisfied), [false, true, true]);
+
+  const text = await runCli(['conj', EXAMPLE_DUMP, '--ports', EXAMPLE_PORTS, '--packet', TUNNEL_TO_POD]);
+  assert.match(text.stdout, /^Conjunctions of the tables the packet reaches \(45, 50, 60, 90, 100\)/m);
+  assert.match(text.stdout, /✓ 2: line 68: priority=200,ip,reg1=0x3/);
+
+  const bad = await runCli(['conj', EXAMPLE_DUMP, '--packet', 'in_port=1,tcp,nw_dst=10.10.0.2/24']);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--packet: .*wildcards not allowed/);
+});
+
+test('--packet checks the tables with conjunctions that ofproto/trace of a real Open vSwitch passes through', skipUnlessOvs, async () => {
+  const dump = parseDump(readFileSync(EXAMPLE_DUMP, 'utf8') + readFileSync(EXAMPLE_PORTS, 'utf8'), { file: 'example' });
+  const pipeline = new Pipeline(dump.flows, dump.groups, dump.ports);
+  const report = findConjunctions(pipeline);
+  const conjTables = new Set(report.conjunctions.map((c) => (c.table.kind === 'number' ? c.table.number : -1)));
+  await withOvsSwitch(ANTREA.bridge, async (sw) => {
+    await sw.addFlows(readFileSync(exampleFile(ANTREA, 'flows.txt'), 'utf8'), ANTREA.loadVersion);
+    const packets = [
+      TUNNEL_TO_POD,
+      'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,nw_src=10.10.0.2,nw_dst=10.10.1.7,nw_ttl=64,tp_dst=80',
+      'in_port=2,udp,dl_dst=ba:a8:13:ca:ed:cf,nw_src=10.10.0.1,nw_dst=10.10.0.3,nw_ttl=64,udp_dst=53',
+      // No port: the classifier table drops it before any policy table.
+      'tcp,nw_src=10.10.1.2,nw_dst=10.10.1.9,tp_dst=80',
+    ];
+    for (const text of packets) {
+      const spec = parsePacketSpec(text, dump.ports);
+      assert.ok(spec.ok, text);
+      const scope = conjunctionScope(pipeline, report, spec.packet);
+      const ovs = parseOfprotoTrace(await sw.trace(text), Number(/in_port=(\d+)/.exec(text)?.[1] ?? 0));
+      const reached = [...new Set(ovs.passes.flatMap((p) => p.steps.map((s) => s.table)).filter((t) => conjTables.has(t)))];
+      assert.equal(scope.traced, reached.length > 0, text);
+      if (reached.length > 0) assert.deepEqual(scope.tables.map((t) => (t.kind === 'number' ? t.number : -1)), reached, text);
+    }
+  });
 });

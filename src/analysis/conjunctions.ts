@@ -485,6 +485,9 @@ export interface PacketDimension {
   readonly matchedBy: readonly Flow[];
 }
 
+/** A packet's bits per storage, as `matchesPacket` reads them. */
+export type StorageReader = (storage: string) => bigint;
+
 export interface PacketConjunction {
   readonly conjunction: Conjunction;
   readonly dimensions: readonly PacketDimension[];
@@ -494,23 +497,18 @@ export interface PacketConjunction {
   readonly preemptedBy?: Flow;
   /** What the `conj_id=ID` lookup returns when the conjunction completes: the action flow, or a higher hard flow. */
   readonly result?: Flow;
-}
-
-/** The packet's bits per storage, as `matchesPacket` reads them; fields it does not set read as 0. */
-export function packetReader(packet: Match): (storage: string) => bigint {
-  const values = new Map(packet.fields.map((e) => [e.field.storage, e.value]));
-  return (storage) => values.get(storage) ?? 0n;
+  /** The packet as the conjunction's table sees it. */
+  readonly read: StorageReader;
 }
 
 /**
- * Which dimensions of each conjunction a packet satisfies. Without a trace there is no telling
- * which tables the packet reaches, so every conjunction of the report is evaluated.
+ * Which dimensions of each conjunction a packet satisfies, for the conjunctions of the tables
+ * `readerFor` gives the packet for (undefined: the packet does not reach the table).
  */
-export function explainPacket(pipeline: Pipeline, report: ConjunctionReport, packet: Match): PacketConjunction[] {
-  const get = packetReader(packet);
+export function explainPacket(pipeline: Pipeline, report: ConjunctionReport, readerFor: (table: TableRef) => StorageReader | undefined): PacketConjunction[] {
   // Per table, once: the hard flows that match the packet whatever conj_id it carries, in match order.
   const candidates = new Map<string, { flow: Flow; conjId: bigint | undefined }[]>();
-  const candidatesOf = (table: TableRef): { flow: Flow; conjId: bigint | undefined }[] => {
+  const candidatesOf = (table: TableRef, get: StorageReader): { flow: Flow; conjId: bigint | undefined }[] => {
     const key = tableKey(table);
     let list = candidates.get(key);
     if (!list) {
@@ -524,14 +522,16 @@ export function explainPacket(pipeline: Pipeline, report: ConjunctionReport, pac
     }
     return list;
   };
-  return report.conjunctions.map((c): PacketConjunction => {
-    const dimensions = c.dimensions.map((d) => ({ k: d.k, matchedBy: d.flows.filter((f) => matchesPacket(f.match, get)) }));
+  return report.conjunctions.flatMap((c): PacketConjunction[] => {
+    const read = readerFor(c.table);
+    if (!read) return [];
+    const dimensions = c.dimensions.map((d) => ({ k: d.k, matchedBy: d.flows.filter((f) => matchesPacket(f.match, read)) }));
     const satisfied = c.n > 0 && dimensions.every((d) => d.matchedBy.length > 0);
-    if (!satisfied) return { conjunction: c, dimensions, satisfied };
-    const list = candidatesOf(c.table);
+    if (!satisfied) return [{ conjunction: c, dimensions, satisfied, read }];
+    const list = candidatesOf(c.table, read);
     // The first lookup sees conj_id 0; the second, after the conjunction completes, conj_id ID.
     const preemptedBy = list.find((x) => x.flow.priority >= c.priority && (x.conjId ?? 0n) === 0n)?.flow;
     const result = list.find((x) => x.conjId === undefined || x.conjId === BigInt(c.id))?.flow;
-    return { conjunction: c, dimensions, satisfied, ...(preemptedBy ? { preemptedBy } : {}), ...(result ? { result } : {}) };
+    return [{ conjunction: c, dimensions, satisfied, read, ...(preemptedBy ? { preemptedBy } : {}), ...(result ? { result } : {}) }];
   });
 }

@@ -159,6 +159,18 @@ function slotOrder(slot: string): number {
   return SLOT_ORDER.get(slot) ?? SLOT_ORDER.size;
 }
 
+/** Per storage, the widest field kept in it: reading that field reads the whole storage. */
+const WIDEST = new Map<string, FieldDef>();
+for (const f of FIELDS) if ((WIDEST.get(f.storage)?.bits ?? -1) < f.bits) WIDEST.set(f.storage, f);
+
+/** The packet's bits per storage, as `matchesPacket` reads them (fields it does not set read as 0). */
+export function storageReader(packet: Packet): (storage: string) => bigint {
+  return (storage) => {
+    const f = WIDEST.get(storage);
+    return f ? packet.get(f) : 0n;
+  };
+}
+
 /** The field that names a storage slot (`tp_dst` → tcp_dst's storage), for printing. */
 export function slotField(slot: string): FieldDef | undefined {
   return FIELDS.find((f) => f.name === slot) ?? FIELDS.find((f) => f.storage === slot);

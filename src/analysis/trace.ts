@@ -38,6 +38,8 @@ export interface TraceOptions {
   readonly ctNext?: readonly bigint[];
   /** bucket_id a select group uses. */
   readonly bucket?: number;
+  /** Keep the packet as each table lookup saw it (TraceStep.packet). */
+  readonly keepPackets?: boolean;
 }
 
 export type Verdict = 'output' | 'drop' | 'normal' | 'controller';
@@ -72,6 +74,8 @@ export interface TraceStep {
   readonly table: TableRef;
   readonly flow: Flow | undefined;
   readonly conjunction?: ConjunctionMatch;
+  /** The packet as the lookup saw it, with `keepPackets`. */
+  readonly packet?: Packet;
 }
 
 export interface TracePass {
@@ -291,11 +295,12 @@ class Pass {
     }
     const saved = this.lookupView(inPortOverride, ctTuple);
     const hit = this.tracer.classifier.lookup(ref, this.packet);
+    const seen = this.options.keepPackets ? { packet: this.packet.clone() } : {};
     saved?.();
     const nodes: TraceNode[] = [];
     const node: TraceNode = { kind: 'table', table: ref, flow: hit?.flow, ...(hit?.conjunction ? { conjunction: hit.conjunction } : {}), via, nodes };
     parent.push(node);
-    this.steps.push({ table: ref, flow: hit?.flow, ...(hit?.conjunction ? { conjunction: hit.conjunction } : {}) });
+    this.steps.push({ table: ref, flow: hit?.flow, ...(hit?.conjunction ? { conjunction: hit.conjunction } : {}), ...seen });
     if (!hit) return;
     const callerTable = this.table;
     this.table = ref;

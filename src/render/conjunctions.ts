@@ -17,8 +17,9 @@ import type {
   DimensionTerm,
   Member,
   PacketConjunction,
+  StorageReader,
 } from '../analysis/conjunctions.ts';
-import { packetReader } from '../analysis/conjunctions.ts';
+import type { ConjunctionScope } from '../analysis/conjunction-scope.ts';
 import { formatFieldValue } from '../syntax/field-value.ts';
 import { formatSubfield } from '../syntax/subfield.ts';
 import { formatActions } from './actions.ts';
@@ -332,8 +333,14 @@ export function conjunctionReportJson(report: ConjunctionReport): Record<string,
 // ---------------------------------------------------------------------------------------------
 // A packet against the conjunctions
 
-export const ALL_TABLES_NOTE =
-  'Without a trace there is no telling which tables the packet reaches: the conjunctions of every table are checked.';
+/** Which tables were checked, and with what packet. */
+export function scopeNote(scope: ConjunctionScope): string {
+  if (scope.traced) {
+    return `Conjunctions of the tables the packet reaches (${scope.tables.map(tableLabel).join(', ')}), each checked with the packet as the trace has it there.`;
+  }
+  const ending = scope.last ? ` (it ends in table ${tableLabel(scope.last)})` : '';
+  return `The trace reaches no table with conjunctions${ending}: the conjunctions of every table are checked with the packet as given. Give in_port and whatever else the first tables match on to follow the packet.`;
+}
 
 /** Near misses first: satisfied conjunctions, then by the number of failed dimensions. */
 function byCloseness(a: PacketConjunction, b: PacketConjunction): number {
@@ -342,7 +349,7 @@ function byCloseness(a: PacketConjunction, b: PacketConjunction): number {
 }
 
 /** Why a packet fails a term: its own value for the term's field, or its protocol. */
-function failedTerm(term: DimensionTerm, get: (storage: string) => bigint): string {
+function failedTerm(term: DimensionTerm, get: StorageReader): string {
   if (!matchesPacket(term.qualifier, get)) return `the packet is not ${formatMatch(term.qualifier)}`;
   if (term.kind === 'set') {
     const v = formatFieldValue(term.field, get(term.field.storage));
@@ -364,9 +371,9 @@ function verdict(r: PacketConjunction): string {
     : `all dimensions hold; the conj_id lookup returns another flow, at priority ${r.result.priority}: ${describeActions(r.result.actions)}`;
 }
 
-export function formatPacketReport(packet: Match, results: readonly PacketConjunction[]): string {
-  const get = packetReader(packet);
-  const out = [`packet: ${formatMatch(packet)}`, ALL_TABLES_NOTE];
+/** `packet`: the packet as given, printed. */
+export function formatPacketReport(packet: string, scope: ConjunctionScope, results: readonly PacketConjunction[]): string {
+  const out = [`packet: ${packet}`, scopeNote(scope)];
   if (results.length === 0) out.push('', 'no conjunctions');
   for (const r of [...results].sort(byCloseness)) {
     const c = r.conjunction;
@@ -376,7 +383,7 @@ export function formatPacketReport(packet: Match, results: readonly PacketConjun
       if (d.matchedBy.length > 0) {
         out.push(`  ✓ ${d.k}: ${flowRef(d.matchedBy[0]!)}${d.matchedBy.length > 1 ? ` (+${d.matchedBy.length - 1} more)` : ''}`);
       } else {
-        const why = dim && dim.terms.length > 0 ? dim.terms.map((t) => failedTerm(t, get)).join('; ') : 'no clause flows';
+        const why = dim && dim.terms.length > 0 ? dim.terms.map((t) => failedTerm(t, r.read)).join('; ') : 'no clause flows';
         out.push(`  ✗ ${d.k}: ${why}`);
       }
     }
@@ -384,11 +391,12 @@ export function formatPacketReport(packet: Match, results: readonly PacketConjun
   return out.join('\n');
 }
 
-export function packetReportJson(packet: Match, results: readonly PacketConjunction[]): Record<string, unknown> {
+export function packetReportJson(packet: string, scope: ConjunctionScope, results: readonly PacketConjunction[]): Record<string, unknown> {
   return {
-    packet: formatMatch(packet),
-    allTables: true,
-    note: ALL_TABLES_NOTE,
+    packet,
+    traced: scope.traced,
+    tables: scope.tables.map((t) => (t.kind === 'number' ? t.number : t.name)),
+    note: scopeNote(scope),
     conjunctions: results.map((r) => ({
       id: r.conjunction.id,
       table: r.conjunction.table.kind === 'number' ? r.conjunction.table.number : r.conjunction.table.name,

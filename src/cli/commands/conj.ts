@@ -2,15 +2,15 @@
 import type { Command } from 'commander';
 import { explainPacket, findConjunctions } from '../../analysis/conjunctions.ts';
 import { Pipeline } from '../../model/pipeline.ts';
-import { ProblemSink } from '../../model/problems.ts';
+import { conjunctionScope } from '../../analysis/conjunction-scope.ts';
+import { parsePacketSpec } from '../../analysis/packet.ts';
 import {
   conjunctionReportJson,
   formatConjunctionReport,
   formatPacketReport,
   packetReportJson,
 } from '../../render/conjunctions.ts';
-import { buildMatch } from '../../syntax/match.ts';
-import { scanKeyValues } from '../../syntax/tokens.ts';
+import { formatPacket } from '../../render/trace.ts';
 import { type Io, UserError, writeOut, writeJson } from '../io.ts';
 import { addInputOptions, type InputCliOptions, loadFromOptions } from '../load.ts';
 import { flowsFromOption } from './source-args.ts';
@@ -31,7 +31,7 @@ export function registerConj(program: Command, io: Io): void {
     .description('explain conjunctive matches (NetworkPolicy rules): dimensions and their members, action flows, hits, problems')
     .argument('[file]', 'dump-flows output, add-flows file or support bundle; - for standard input (with --bundle, --pod or --local: the first id)')
     .argument('[ids...]', 'only these conjunction ids')
-    .option('--packet <flow>', "check which dimensions a packet satisfies, e.g. 'tcp,nw_src=10.0.0.1,nw_dst=10.0.0.2,tp_dst=80'")
+    .option('--packet <flow>', "trace a packet and check, in the tables it reaches, which dimensions it satisfies, e.g. 'in_port=3,tcp,nw_src=10.0.0.1,nw_dst=10.0.0.2,tp_dst=80'")
     .option('--json', 'print JSON')
     .option('--strict', 'exit 2 when any line cannot be read');
   addInputOptions(cmd).action(async (file: string | undefined, rest: string[], opts: ConjOptions) => {
@@ -42,18 +42,19 @@ export function registerConj(program: Command, io: Io): void {
     const result = await loadFromOptions(inputs, opts, io);
     let packet;
     if (opts.packet !== undefined) {
-      // Port names in the packet resolve through the dump's own port map.
-      const sink = new ProblemSink();
-      packet = buildMatch(scanKeyValues(opts.packet, 0, opts.packet.length), { sink, ...(result.ports.size > 0 ? { portMap: result.ports } : {}) });
-      const err = sink.problems.find((p) => p.severity === 'error');
-      if (err) throw new UserError(`--packet: ${err.message}`);
+      // ofproto/trace syntax; port names resolve through the dump's own port map.
+      const parsed = parsePacketSpec(opts.packet, result.ports.size > 0 ? result.ports : undefined);
+      if (!parsed.ok) throw new UserError(`--packet: ${parsed.error}`);
+      packet = parsed.packet;
     }
     const pipeline = new Pipeline(result.flows, result.groups, result.ports);
     const report = findConjunctions(pipeline, ids.length > 0 ? { ids } : {});
     if (packet) {
-      const verdicts = explainPacket(pipeline, report, packet);
-      if (opts.json) await writeJson(io, packetReportJson(packet, verdicts));
-      else writeOut(io, formatPacketReport(packet, verdicts));
+      const scope = conjunctionScope(pipeline, report, packet);
+      const verdicts = explainPacket(pipeline, report, (table) => scope.readerFor(table));
+      const shown = formatPacket(packet, result.ports);
+      if (opts.json) await writeJson(io, packetReportJson(shown, scope, verdicts));
+      else writeOut(io, formatPacketReport(shown, scope, verdicts));
       return;
     }
     if (opts.json) await writeJson(io, conjunctionReportJson(report));

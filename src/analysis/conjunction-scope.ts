@@ -1,0 +1,55 @@
+/**
+ * Where a packet meets the conjunctions: the tables a trace of it reaches, each with the packet
+ * as the trace has it there (registers, conntrack state and rewrites made by earlier tables), so
+ * that a dimension on a register or on ct_state is judged on what the table really sees.
+ */
+import type { Pipeline } from '../model/pipeline.ts';
+import { tableKey } from '../model/pipeline.ts';
+import type { TableRef } from '../model/tables.ts';
+import type { ConjunctionReport, StorageReader } from './conjunctions.ts';
+import { type Packet, storageReader } from './packet.ts';
+import { type TraceOptions, Tracer } from './trace.ts';
+
+export interface ConjunctionScope {
+  /**
+   * Whether the trace reached a table with conjunctions. When it did not (a packet without the
+   * in_port or registers the first tables need stops early), every table is checked, with the
+   * packet as given.
+   */
+  readonly traced: boolean;
+  /** Tables with conjunctions that are checked: in the order the trace reached them, else in table order. */
+  readonly tables: readonly TableRef[];
+  /** The table of the trace's last lookup. */
+  readonly last?: TableRef;
+  /** The packet as `table` sees it; undefined for a table the trace does not reach. */
+  readerFor(table: TableRef): StorageReader | undefined;
+}
+
+/**
+ * Traces `packet` and scopes the conjunction check to the tables it reaches. A table met several
+ * times (resubmits, passes after conntrack) is judged on its last lookup, the one after the
+ * connection state is known.
+ */
+export function conjunctionScope(pipeline: Pipeline, report: ConjunctionReport, packet: Packet, options: TraceOptions = {}): ConjunctionScope {
+  const withConjunctions = new Map<string, TableRef>();
+  for (const c of report.conjunctions) withConjunctions.set(tableKey(c.table), c.table);
+  const trace = new Tracer(pipeline).trace(packet, { ...options, keepPackets: true });
+  const reached = new Map<string, { readonly table: TableRef; read: StorageReader }>();
+  for (const pass of trace.passes) {
+    for (const step of pass.steps) {
+      const key = tableKey(step.table);
+      if (!step.packet || !withConjunctions.has(key)) continue;
+      const read = storageReader(step.packet);
+      const known = reached.get(key);
+      if (known) known.read = read;
+      else reached.set(key, { table: step.table, read });
+    }
+  }
+  const last = trace.last?.table;
+  const ending = last ? { last } : {};
+  if (reached.size > 0) {
+    return { traced: true, tables: [...reached.values()].map((r) => r.table), ...ending, readerFor: (t) => reached.get(tableKey(t))?.read };
+  }
+  const asGiven = storageReader(packet);
+  return { traced: false, tables: [...withConjunctions.values()], ...ending, readerFor: () => asGiven };
+}
