@@ -59,17 +59,31 @@ const fragText = (e: MatchField): string => fragWord(e.value, e.mask);
 const flowLabel = (e: MatchField): string =>
   e.mask === ones(20) ? `0x${hex(e.value).padStart(5, '0')}` : `0x${hex(e.value).padStart(5, '0')}/0x${hex(e.mask).padStart(5, '0')}`;
 
+/** Protocol keywords that fold an IP protocol into the Ethernet type's word. */
+const IPV4_WORDS = [['icmp', IP_PROTO.icmp], ['tcp', IP_PROTO.tcp], ['udp', IP_PROTO.udp], ['sctp', IP_PROTO.sctp]] as const;
+const IPV6_WORDS = [['icmp6', IP_PROTO.icmpv6], ['tcp6', IP_PROTO.tcp], ['udp6', IP_PROTO.udp], ['sctp6', IP_PROTO.sctp]] as const;
+
+/** Families of fields that formatMatch prints together and can skip together. */
+const FAMILY = { metadata: 1, conntrack: 2, registers: 4, tunnel: 8, ipHeader: 16, mpls: 32 } as const;
+const METADATA_STORAGES = new Set(['pkt_mark', 'recirc_id', 'dp_hash', 'conj_id', 'skb_priority', 'actset_output', 'metadata']);
+const IP_HEADER_STORAGES = new Set(['nw_tos', 'nw_ecn', 'nw_ttl', 'ip_frag']);
+
+function familyOf(storage: string): number {
+  if (METADATA_STORAGES.has(storage)) return FAMILY.metadata;
+  if (IP_HEADER_STORAGES.has(storage)) return FAMILY.ipHeader;
+  if (storage.startsWith('ct_')) return FAMILY.conntrack;
+  if (storage.startsWith('reg')) return FAMILY.registers;
+  if (storage.startsWith('tun_')) return FAMILY.tunnel;
+  if (storage.startsWith('mpls_')) return FAMILY.mpls;
+  return 0;
+}
+
 /** The match exactly as `ovs-ofctl` prints it (lib/match.c match_format order), without priority. */
 export function formatMatch(match: Match, options: MatchFormatOptions = {}): string {
   const { fields } = match;
-  // Whole families of fields are skipped when the match has none: most matches have neither.
-  let registers = false;
-  let tunnel = false;
-  for (const e of fields) {
-    const { storage } = e.field;
-    if (storage.startsWith('reg')) registers = true;
-    else if (storage.startsWith('tun_')) tunnel = true;
-  }
+  // Whole families of fields are skipped when the match has none: most matches have few.
+  let families = 0;
+  for (const e of fields) families |= familyOf(e.field.storage);
   // A match holds a few entries, one per storage: a scan finds one sooner than a map made per call.
   const get = (storage: string): MatchField | undefined => {
     for (let i = fields.length - 1; i >= 0; i--) if (fields[i]!.field.storage === storage) return fields[i];
@@ -85,24 +99,28 @@ export function formatMatch(match: Match, options: MatchFormatOptions = {}): str
   };
   const port = (e: MatchField): string => formatPort(e.value, e.port, options.portNames);
 
-  each('pkt_mark', 'pkt_mark', altHexMasked);
-  each('recirc_id', 'recirc_id', altHexMasked);
-  each('dp_hash', 'dp_hash', altHexMasked);
-  each('conj_id', 'conj_id', decimal);
-  each('skb_priority', 'skb_priority', altHexValue);
-  each('actset_output', 'actset_output', port);
-  each('ct_state', 'ct_state', ctStateFlags);
-  each('ct_zone', 'ct_zone', decimalOrHex16);
-  each('ct_mark', 'ct_mark', altHexMasked);
-  each('ct_label', 'ct_label', hexMasked);
-  each('ct_nw_src', 'ct_nw_src', ipv4Masked);
-  each('ct_ipv6_src', 'ct_ipv6_src', ipv6Masked);
-  each('ct_nw_dst', 'ct_nw_dst', ipv4Masked);
-  each('ct_ipv6_dst', 'ct_ipv6_dst', ipv6Masked);
-  if (get('ct_nw_proto')) {
-    each('ct_nw_proto', 'ct_nw_proto', decimal);
-    each('ct_tp_src', 'ct_tp_src', decimalOrHex16);
-    each('ct_tp_dst', 'ct_tp_dst', decimalOrHex16);
+  if (families & FAMILY.metadata) {
+    each('pkt_mark', 'pkt_mark', altHexMasked);
+    each('recirc_id', 'recirc_id', altHexMasked);
+    each('dp_hash', 'dp_hash', altHexMasked);
+    each('conj_id', 'conj_id', decimal);
+    each('skb_priority', 'skb_priority', altHexValue);
+    each('actset_output', 'actset_output', port);
+  }
+  if (families & FAMILY.conntrack) {
+    each('ct_state', 'ct_state', ctStateFlags);
+    each('ct_zone', 'ct_zone', decimalOrHex16);
+    each('ct_mark', 'ct_mark', altHexMasked);
+    each('ct_label', 'ct_label', hexMasked);
+    each('ct_nw_src', 'ct_nw_src', ipv4Masked);
+    each('ct_ipv6_src', 'ct_ipv6_src', ipv6Masked);
+    each('ct_nw_dst', 'ct_nw_dst', ipv4Masked);
+    each('ct_ipv6_dst', 'ct_ipv6_dst', ipv6Masked);
+    if (get('ct_nw_proto')) {
+      each('ct_nw_proto', 'ct_nw_proto', decimal);
+      each('ct_tp_src', 'ct_tp_src', decimalOrHex16);
+      each('ct_tp_dst', 'ct_tp_dst', decimalOrHex16);
+    }
   }
 
   let ethType = get('eth_type')?.value;
@@ -120,19 +138,14 @@ export function formatMatch(match: Match, options: MatchFormatOptions = {}): str
   let protoShown = false;
   if (get('eth_type') && ethType !== undefined) {
     typeShown = true;
-    const fold = (kw: Record<string, bigint>, plain: string): string => {
-      if (protoEntry) {
-        for (const [word, p] of Object.entries(kw)) {
-          if (p === proto) {
-            protoShown = true;
-            return word;
-          }
-        }
-      }
-      return plain;
+    const fold = (words: readonly (readonly [string, bigint])[], plain: string): string => {
+      const word = protoEntry ? words.find(([, p]) => p === proto)?.[0] : undefined;
+      if (word === undefined) return plain;
+      protoShown = true;
+      return word;
     };
-    if (ethType === ETH_TYPE.ip) out.push(fold({ icmp: IP_PROTO.icmp, tcp: IP_PROTO.tcp, udp: IP_PROTO.udp, sctp: IP_PROTO.sctp }, 'ip'));
-    else if (ethType === ETH_TYPE.ipv6) out.push(fold({ icmp6: IP_PROTO.icmpv6, tcp6: IP_PROTO.tcp, udp6: IP_PROTO.udp, sctp6: IP_PROTO.sctp }, 'ipv6'));
+    if (ethType === ETH_TYPE.ip) out.push(fold(IPV4_WORDS, 'ip'));
+    else if (ethType === ETH_TYPE.ipv6) out.push(fold(IPV6_WORDS, 'ipv6'));
     else if (ethType === ETH_TYPE.arp) out.push('arp');
     else if (ethType === ETH_TYPE.rarp) out.push('rarp');
     else if (ethType === ETH_TYPE.mpls) out.push('mpls');
@@ -140,9 +153,9 @@ export function formatMatch(match: Match, options: MatchFormatOptions = {}): str
     else typeShown = false;
   }
 
-  if (registers) for (const reg of REGS) each(reg, reg, altHexMasked);
-  if (tunnel) formatTunnel(get, each);
-  each('metadata', 'metadata', altHexMasked);
+  if (families & FAMILY.registers) for (const reg of REGS) each(reg, reg, altHexMasked);
+  if (families & FAMILY.tunnel) formatTunnel(get, each);
+  if (families & FAMILY.metadata) each('metadata', 'metadata', altHexMasked);
   each('in_port', 'in_port', port);
   const vlan = get('vlan_tci');
   if (vlan) out.push(...formatVlan(vlan));
@@ -169,14 +182,18 @@ export function formatMatch(match: Match, options: MatchFormatOptions = {}): str
     each('arp_sha', 'arp_sha', macMasked);
     each('arp_tha', 'arp_tha', macMasked);
   }
-  each('nw_tos', 'nw_tos', tosBits);
-  each('nw_ecn', 'nw_ecn', ecnBits);
-  each('nw_ttl', 'nw_ttl', decimal);
-  each('mpls_label', 'mpls_label', decimal);
-  each('mpls_tc', 'mpls_tc', decimal);
-  each('mpls_ttl', 'mpls_ttl', decimal);
-  each('mpls_bos', 'mpls_bos', decimal);
-  each('ip_frag', 'nw_frag', fragText);
+  if (families & FAMILY.ipHeader) {
+    each('nw_tos', 'nw_tos', tosBits);
+    each('nw_ecn', 'nw_ecn', ecnBits);
+    each('nw_ttl', 'nw_ttl', decimal);
+  }
+  if (families & FAMILY.mpls) {
+    each('mpls_label', 'mpls_label', decimal);
+    each('mpls_tc', 'mpls_tc', decimal);
+    each('mpls_ttl', 'mpls_ttl', decimal);
+    each('mpls_bos', 'mpls_bos', decimal);
+  }
+  if (families & FAMILY.ipHeader) each('ip_frag', 'nw_frag', fragText);
 
   if ((ethType === ETH_TYPE.ip && proto === IP_PROTO.icmp) || (ethType === ETH_TYPE.ipv6 && proto === IP_PROTO.icmpv6)) {
     each('tp_src', 'icmp_type', l4Value);
