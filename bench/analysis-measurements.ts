@@ -4,6 +4,7 @@
  * modules its own work needs (peak RSS counts them).
  */
 import { readFileSync } from 'node:fs';
+import type { ConjunctionReport } from '../src/analysis/conjunctions.ts';
 import type { TraceResult } from '../src/analysis/trace.ts';
 import type { ParseResult } from '../src/syntax/reader.ts';
 import type { Measurement, Tally } from './measurement.ts';
@@ -35,40 +36,57 @@ async function parser(): Promise<(path: string) => ParseResult> {
   return (path) => parseDump(readFileSync(path, 'utf8'), { file: path });
 }
 
-/** `flowscope conj --json`: every conjunction rebuilt and rendered, on a dump parsed beforehand. */
-export const conjunctions: Measurement = {
-  name: 'conj',
-  label: 'conjunctions → JSON',
-  covers: 'Pipeline + findConjunctions + JSON text of every conjunction (the parse before it is not timed)',
-  target: { limitMs: 5_000, per: 'run' },
-  load: async ({ dump }) => {
-    const parse = await parser();
-    const { Pipeline } = await import('../src/model/pipeline.ts');
-    const { findConjunctions } = await import('../src/analysis/conjunctions.ts');
-    const { conjunctionReportJson } = await import('../src/render/conjunctions.ts');
-    const toJson = await jsonWriter();
-    const t0 = performance.now();
-    const parsed = parse(dump);
-    const parseMs = performance.now() - t0;
-    const phases = new Phases();
-    return {
-      run: () => {
-        const pipeline = phases.time('pipeline', () => new Pipeline(parsed.flows, parsed.groups, parsed.ports));
-        const report = phases.time('findConjunctions', () => findConjunctions(pipeline));
-        const chars = phases.time('JSON', () => toJson(conjunctionReportJson(report)));
-        return { report, chars };
-      },
-      count: (result: unknown): Tally => {
-        const { report, chars } = result as { report: ReturnType<typeof findConjunctions>; chars: number };
-        const all = report.conjunctions;
-        const problems = all.reduce((n, c) => n + c.problems.length, 0);
-        const summary = `${all.length.toLocaleString('en-US')} conjunctions, ${problems.toLocaleString('en-US')} problems; parse before it took ${seconds(parseMs)}`;
-        const tally = { flows: parsed.flows.length, phases: phases.record };
-        return { ...tally, note: `${summary}, ${MiB(chars)} of JSON` };
-      },
-    };
-  },
-};
+/**
+ * `flowscope conj`, on a dump parsed beforehand: every conjunction rebuilt, then rendered by
+ * `renderer`'s function, which returns how many characters it made.
+ */
+function conjMeasurement(name: string, label: string, covers: string, renderer: () => Promise<(report: ConjunctionReport) => number>): Measurement {
+  return {
+    name,
+    label,
+    covers,
+    target: { limitMs: 5_000, per: 'run' },
+    load: async ({ dump }) => {
+      const parse = await parser();
+      const { Pipeline } = await import('../src/model/pipeline.ts');
+      const { findConjunctions } = await import('../src/analysis/conjunctions.ts');
+      const render = await renderer();
+      const t0 = performance.now();
+      const parsed = parse(dump);
+      const parseMs = performance.now() - t0;
+      const phases = new Phases();
+      return {
+        run: () => {
+          const pipeline = phases.time('pipeline', () => new Pipeline(parsed.flows, parsed.groups, parsed.ports));
+          const report = phases.time('findConjunctions', () => findConjunctions(pipeline));
+          const chars = phases.time('render', () => render(report));
+          return { report, chars };
+        },
+        count: (result: unknown): Tally => {
+          const { report, chars } = result as { report: ConjunctionReport; chars: number };
+          const all = report.conjunctions;
+          const problems = all.reduce((n, c) => n + c.problems.length, 0);
+          const summary = `${all.length.toLocaleString('en-US')} conjunctions, ${problems.toLocaleString('en-US')} problems; parse before it took ${seconds(parseMs)}`;
+          const tally = { flows: parsed.flows.length, phases: phases.record };
+          return { ...tally, note: `${summary}, ${MiB(chars)} of output` };
+        },
+      };
+    },
+  };
+}
+
+/** `flowscope conj`: the text report. */
+export const conjunctionsText = conjMeasurement('conj-text', 'conjunctions → text', 'Pipeline + findConjunctions + the text report of every conjunction (the parse before it is not timed)', async () => {
+  const { formatConjunctionReport } = await import('../src/render/conjunctions.ts');
+  return (report) => formatConjunctionReport(report).length;
+});
+
+/** `flowscope conj --json`: the JSON report, which lists every clause flow of every dimension. */
+export const conjunctions = conjMeasurement('conj', 'conjunctions → JSON', 'Pipeline + findConjunctions + JSON text of every conjunction (the parse before it is not timed)', async () => {
+  const { conjunctionReportJson } = await import('../src/render/conjunctions.ts');
+  const toJson = await jsonWriter();
+  return (report) => toJson(conjunctionReportJson(report));
+});
 
 /** `flowscope diff --json` on the dump and its later version: both parses, the comparison and the JSON. */
 export const diff: Measurement = {

@@ -1,6 +1,6 @@
 /** Every measurement the benchmark knows, in the order it reports them; the floor comes first. */
 import { readFileSync } from 'node:fs';
-import { check, conjunctions, diff, parseNote, traceColdStart, traceSteadyState } from './analysis-measurements.ts';
+import { check, conjunctions, conjunctionsText, diff, parseNote, traceColdStart, traceSteadyState } from './analysis-measurements.ts';
 import { cliFmt } from './cli-measurement.ts';
 import type { Measurement, Tally } from './measurement.ts';
 
@@ -39,7 +39,7 @@ const parse: Measurement = {
   },
 };
 
-export const MEASUREMENTS: readonly Measurement[] = [floor, parse, conjunctions, diff, traceColdStart, traceSteadyState, check, cliFmt];
+export const MEASUREMENTS: readonly Measurement[] = [floor, parse, conjunctionsText, conjunctions, diff, traceColdStart, traceSteadyState, check, cliFmt];
 
 export function measurementByName(name: string): Measurement | undefined {
   return MEASUREMENTS.find((m) => m.name === name);
