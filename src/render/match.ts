@@ -63,6 +63,45 @@ const flowLabel = (e: MatchField): string =>
 const IPV4_WORDS = [['icmp', IP_PROTO.icmp], ['tcp', IP_PROTO.tcp], ['udp', IP_PROTO.udp], ['sctp', IP_PROTO.sctp]] as const;
 const IPV6_WORDS = [['icmp6', IP_PROTO.icmpv6], ['tcp6', IP_PROTO.tcp], ['udp6', IP_PROTO.udp], ['sctp6', IP_PROTO.sctp]] as const;
 
+/** A field printed under its own name, and how. */
+type Printed = readonly [storage: string, format: (e: MatchField) => string];
+
+// Runs of formatMatch's fixed order (lib/match.c), each printed only when its family is present.
+const METADATA_PRINTED: readonly Printed[] = [
+  ['pkt_mark', altHexMasked],
+  ['recirc_id', altHexMasked],
+  ['dp_hash', altHexMasked],
+  ['conj_id', decimal],
+  ['skb_priority', altHexValue],
+];
+const CONNTRACK_PRINTED: readonly Printed[] = [
+  ['ct_state', ctStateFlags],
+  ['ct_zone', decimalOrHex16],
+  ['ct_mark', altHexMasked],
+  ['ct_label', hexMasked],
+  ['ct_nw_src', ipv4Masked],
+  ['ct_ipv6_src', ipv6Masked],
+  ['ct_nw_dst', ipv4Masked],
+  ['ct_ipv6_dst', ipv6Masked],
+];
+/** Shown only with ct_nw_proto. */
+const CONNTRACK_TUPLE_PRINTED: readonly Printed[] = [
+  ['ct_nw_proto', decimal],
+  ['ct_tp_src', decimalOrHex16],
+  ['ct_tp_dst', decimalOrHex16],
+];
+const IP_HEADER_PRINTED: readonly Printed[] = [
+  ['nw_tos', tosBits],
+  ['nw_ecn', ecnBits],
+  ['nw_ttl', decimal],
+];
+const MPLS_PRINTED: readonly Printed[] = [
+  ['mpls_label', decimal],
+  ['mpls_tc', decimal],
+  ['mpls_ttl', decimal],
+  ['mpls_bos', decimal],
+];
+
 /** Families of fields that formatMatch prints together and can skip together. */
 const FAMILY = { metadata: 1, conntrack: 2, registers: 4, tunnel: 8, ipHeader: 16, mpls: 32 } as const;
 const METADATA_STORAGES = new Set(['pkt_mark', 'recirc_id', 'dp_hash', 'conj_id', 'skb_priority', 'actset_output', 'metadata']);
@@ -99,28 +138,16 @@ export function formatMatch(match: Match, options: MatchFormatOptions = {}): str
   };
   const port = (e: MatchField): string => formatPort(e.value, e.port, options.portNames);
 
+  const eachOf = (list: readonly Printed[]): void => {
+    for (const [storage, fmt] of list) each(storage, storage, fmt);
+  };
   if (families & FAMILY.metadata) {
-    each('pkt_mark', 'pkt_mark', altHexMasked);
-    each('recirc_id', 'recirc_id', altHexMasked);
-    each('dp_hash', 'dp_hash', altHexMasked);
-    each('conj_id', 'conj_id', decimal);
-    each('skb_priority', 'skb_priority', altHexValue);
+    eachOf(METADATA_PRINTED);
     each('actset_output', 'actset_output', port);
   }
   if (families & FAMILY.conntrack) {
-    each('ct_state', 'ct_state', ctStateFlags);
-    each('ct_zone', 'ct_zone', decimalOrHex16);
-    each('ct_mark', 'ct_mark', altHexMasked);
-    each('ct_label', 'ct_label', hexMasked);
-    each('ct_nw_src', 'ct_nw_src', ipv4Masked);
-    each('ct_ipv6_src', 'ct_ipv6_src', ipv6Masked);
-    each('ct_nw_dst', 'ct_nw_dst', ipv4Masked);
-    each('ct_ipv6_dst', 'ct_ipv6_dst', ipv6Masked);
-    if (get('ct_nw_proto')) {
-      each('ct_nw_proto', 'ct_nw_proto', decimal);
-      each('ct_tp_src', 'ct_tp_src', decimalOrHex16);
-      each('ct_tp_dst', 'ct_tp_dst', decimalOrHex16);
-    }
+    eachOf(CONNTRACK_PRINTED);
+    if (get('ct_nw_proto')) eachOf(CONNTRACK_TUPLE_PRINTED);
   }
 
   let ethType = get('eth_type')?.value;
@@ -182,17 +209,8 @@ export function formatMatch(match: Match, options: MatchFormatOptions = {}): str
     each('arp_sha', 'arp_sha', macMasked);
     each('arp_tha', 'arp_tha', macMasked);
   }
-  if (families & FAMILY.ipHeader) {
-    each('nw_tos', 'nw_tos', tosBits);
-    each('nw_ecn', 'nw_ecn', ecnBits);
-    each('nw_ttl', 'nw_ttl', decimal);
-  }
-  if (families & FAMILY.mpls) {
-    each('mpls_label', 'mpls_label', decimal);
-    each('mpls_tc', 'mpls_tc', decimal);
-    each('mpls_ttl', 'mpls_ttl', decimal);
-    each('mpls_bos', 'mpls_bos', decimal);
-  }
+  if (families & FAMILY.ipHeader) eachOf(IP_HEADER_PRINTED);
+  if (families & FAMILY.mpls) eachOf(MPLS_PRINTED);
   if (families & FAMILY.ipHeader) each('ip_frag', 'nw_frag', fragText);
 
   if ((ethType === ETH_TYPE.ip && proto === IP_PROTO.icmp) || (ethType === ETH_TYPE.ipv6 && proto === IP_PROTO.icmpv6)) {
