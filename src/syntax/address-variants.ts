@@ -17,47 +17,6 @@ import { COMMA, SPACE, TAB } from './char-codes.ts';
 export interface AddressTemplate {
   readonly match: Match;
   readonly index: number;
-  /** The matches made from it so far, shared by the flows whose match gives the same address. */
-  readonly made: MatchesByAddress;
-}
-
-/**
- * Matches by IPv4 address, in open addressing: a dump repeats each address's match at several
- * priorities, and one shared match holds far less than one per flow. Each address sits next to
- * its match, so that finding one costs a single memory access where a Map of that many numbers
- * costs several.
- */
-class MatchesByAddress {
-  /** Address (as an int32) then match, slot after slot; free slots are holes. Kept at most half full. */
-  private slots: unknown[] = new Array(2 * 16);
-  private size = 0;
-
-  private slotOf(key: number): number {
-    const mask = this.slots.length / 2 - 1;
-    // The high bits of a multiplicative hash: they depend on every bit of the address.
-    let i = Math.imul(key, 0x9e3779b1) >>> Math.clz32(mask);
-    while (this.slots[2 * i] !== key && this.slots[2 * i] !== undefined) i = (i + 1) & mask;
-    return 2 * i;
-  }
-
-  get(address: number): Match | undefined {
-    return this.slots[this.slotOf(address | 0) + 1] as Match | undefined;
-  }
-
-  add(address: number, match: Match): void {
-    if (4 * (this.size + 1) > this.slots.length) this.grow();
-    const at = this.slotOf(address | 0);
-    this.slots[at] = address | 0;
-    this.slots[at + 1] = match;
-    this.size++;
-  }
-
-  private grow(): void {
-    const old = this.slots;
-    this.slots = new Array(2 * old.length);
-    this.size = 0;
-    for (let at = 0; at < old.length; at += 2) if (old[at] !== undefined) this.add(old[at] as number, old[at + 1] as Match);
-  }
 }
 
 /** Where the match text's last value starts and ends, when that value is a plain IPv4 address. */
@@ -85,14 +44,10 @@ export function matchFromTemplate(text: string, start: number, end: number, temp
   const last = lastAddress(text, start, end);
   const template = last && templates.get(text.slice(start, last.prefixEnd));
   if (!last || !template) return undefined;
-  const made = template.made.get(last.address);
-  if (made) return made;
   const fields = template.match.fields.slice();
   const e = fields[template.index]!;
   fields[template.index] = { field: e.field, value: BigInt(last.address) as Ipv4Address, mask: e.mask };
-  const match = { fields };
-  template.made.add(last.address, match);
-  return match;
+  return { fields };
 }
 
 /**
@@ -115,7 +70,5 @@ export function templateOf(
   const index = match.fields.findIndex((e) => e.field.storage === field.storage);
   const e = match.fields[index];
   if (!e || e.value !== BigInt(last.address) || e.mask !== ones(32) || e.port) return undefined;
-  const made = new MatchesByAddress();
-  made.add(last.address, match);
-  return { key: text.slice(start, last.prefixEnd), template: { match, index, made } };
+  return { key: text.slice(start, last.prefixEnd), template: { match, index } };
 }
