@@ -27,7 +27,7 @@ import type { TableRef } from '../model/tables.ts';
 import { ones, parseIpv4, parseIpv6, parseMac } from '../model/values.ts';
 import { type ActionToken, parseHexBytes, parsePortRef, parseSmall, scanActionTokens } from './action-args.ts';
 import { tableRefOf } from './interned.ts';
-import { parseUint, plainNumberAt } from './numbers.ts';
+import { parseUint } from './numbers.ts';
 import { parseFieldValue } from './field-value.ts';
 import { parseLearn } from './learn.ts';
 import { parseSubfield } from './subfield.ts';
@@ -860,29 +860,40 @@ export function parseActions(text: string, start: number, end: number, ctx: Acti
   return parseActionList(text, start, end, ctx).actions;
 }
 
-/** End of the run of decimal digits at `i`. */
-function digitsEnd(text: string, i: number): number {
-  for (let c = text.charCodeAt(i); c >= 0x30 && c <= 0x39; c = text.charCodeAt(++i));
-  return i;
+/** A run of decimal digits read in one pass: its value and the offset just past it. */
+class DecimalRun {
+  value = 0;
+  end = 0;
+
+  /** Reads the run at `i`; false when there is no digit there. */
+  read(text: string, i: number): boolean {
+    let n = 0;
+    let at = i;
+    for (let c = text.charCodeAt(at); c >= 0x30 && c <= 0x39; c = text.charCodeAt(++at)) n = n * 10 + c - 0x30;
+    this.value = n;
+    this.end = at;
+    return at > i;
+  }
 }
 
+const run = new DecimalRun();
+
+type Conjunction = Extract<Action, { kind: 'conjunction' }>;
+
 /**
- * Conjunction actions by (id, clause, clauses): a NetworkPolicy dump repeats each in many lists,
- * and actions are immutable, so one object serves them all. Keys stay small integers (ids below
- * 2^18); the table is emptied if it ever grows large.
+ * Conjunction actions by id, each id's few (clause, clauses) pairs in a short list: a NetworkPolicy
+ * dump repeats each action in many lists, and actions are immutable, so one object serves them
+ * all. Searching an id's list is cheaper than hashing into one table of every action. Ids below
+ * 2^16 only, and a few pairs per id, so the cache stays small.
  */
-const CONJUNCTIONS = new Map<number, Action>();
-const CONJUNCTIONS_MAX = 1 << 16;
+const CONJUNCTIONS: (Conjunction[] | undefined)[] = new Array(1 << 16);
+const PAIRS_PER_ID = 8;
 
 function conjunctionOf(id: number, clause: number, nClauses: number): Action {
-  if (id >= 1 << 18) return { kind: 'conjunction', id, clause, nClauses };
-  const key = (id * 64 + clause) * 65 + nClauses;
-  let a = CONJUNCTIONS.get(key);
-  if (a === undefined) {
-    if (CONJUNCTIONS.size >= CONJUNCTIONS_MAX) CONJUNCTIONS.clear();
-    a = { kind: 'conjunction', id, clause, nClauses };
-    CONJUNCTIONS.set(key, a);
-  }
+  const known = id < CONJUNCTIONS.length ? (CONJUNCTIONS[id] ??= []) : undefined;
+  if (known) for (const a of known) if (a.clause === clause && a.nClauses === nClauses) return a;
+  const a: Conjunction = { kind: 'conjunction', id, clause, nClauses };
+  if (known && known.length < PAIRS_PER_ID) known.push(a);
   return a;
 }
 
@@ -895,19 +906,15 @@ export function plainConjunctions(text: string, start: number, end: number): Act
   const out: Action[] = [];
   for (let i = start; ; ) {
     if (!text.startsWith('conjunction(', i)) return undefined;
-    const idAt = i + 12;
-    const idEnd = digitsEnd(text, idAt);
-    if (text.charCodeAt(idEnd) !== 0x2c) return undefined;
-    const clauseEnd = digitsEnd(text, idEnd + 1);
-    if (text.charCodeAt(clauseEnd) !== 0x2f) return undefined;
-    const nEnd = digitsEnd(text, clauseEnd + 1);
-    if (text.charCodeAt(nEnd) !== 0x29 || nEnd >= end) return undefined;
-    const id = plainNumberAt(text, idAt, idEnd);
-    const clause = plainNumberAt(text, idEnd + 1, clauseEnd);
-    const nClauses = plainNumberAt(text, clauseEnd + 1, nEnd);
-    if (id < 0 || id > 0xffffffff || nClauses < 2 || nClauses > 64 || clause < 1 || clause > nClauses) return undefined;
+    if (!run.read(text, i + 12) || text.charCodeAt(run.end) !== 0x2c) return undefined;
+    const id = run.value;
+    if (!run.read(text, run.end + 1) || text.charCodeAt(run.end) !== 0x2f) return undefined;
+    const clause = run.value;
+    if (!run.read(text, run.end + 1) || text.charCodeAt(run.end) !== 0x29 || run.end >= end) return undefined;
+    const nClauses = run.value;
+    if (id > 0xffffffff || nClauses < 2 || nClauses > 64 || clause < 1 || clause > nClauses) return undefined;
     out.push(conjunctionOf(id, clause, nClauses));
-    i = nEnd + 1;
+    i = run.end + 1;
     if (i === end) return out;
     if (text.charCodeAt(i) !== 0x2c) return undefined;
     i++;
