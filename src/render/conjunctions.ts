@@ -276,12 +276,12 @@ function termJson(t: DimensionTerm): Record<string, unknown> {
  * hash of a million flows would cost more than the encoding).
  */
 class FlowRefs {
-  private readonly byFile = new Map<string, { readonly flows: (Flow | undefined)[]; readonly refs: (JsonText | undefined)[] }>();
+  private readonly byFile = new Map<string, { readonly quoted: string; readonly flows: (Flow | undefined)[]; readonly refs: (JsonText | undefined)[] }>();
 
   of(f: Flow): JsonText {
     const { file, line } = f.origin;
     let known = this.byFile.get(file);
-    if (known === undefined) this.byFile.set(file, (known = { flows: [], refs: [] }));
+    if (known === undefined) this.byFile.set(file, (known = { quoted: JSON.stringify(file), flows: [], refs: [] }));
     // Two flows of one line (a file read twice) keep their own references.
     if (known.flows[line] === f) return known.refs[line]!;
     // Grown by pushing, the arrays stay dense; set far beyond their end, they would become hash tables.
@@ -291,7 +291,7 @@ class FlowRefs {
     }
     const table = f.table.kind === 'number' ? String(f.table.number) : JSON.stringify(f.table.name);
     // Joined, not concatenated: the text is then one flat string, which is copied quickly each time it is written.
-    const text = ['{"table":', table, ',"priority":', f.priority, ',"match":', JSON.stringify(formatMatch(f.match)), ',"source":{"file":', JSON.stringify(file), ',"line":', line, '}}'].join('');
+    const text = ['{"table":', table, ',"priority":', f.priority, ',"match":', JSON.stringify(formatMatch(f.match)), ',"source":{"file":', known.quoted, ',"line":', line, '}}'].join('');
     const ref = new JsonText(text);
     known.flows[line] = f;
     known.refs[line] = ref;
