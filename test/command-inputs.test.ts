@@ -70,8 +70,10 @@ test('show and tables read a bundle node as they read its files; --port takes a 
 
 test('conj reads a bundle: with --bundle every positional is a conjunction id', async () => {
   await withBundle(async ({ bundle }) => {
-    const fromFile = await ok(['conj', NAMED, '3']);
+    // The bundle's port map names the Pods behind the port register; files need --ports for that.
+    const fromFile = await ok(['conj', NAMED, '--ports', PORTS_DESC, '3']);
     assert.match(fromFile, /^conjunction 3 {2}table IngressRule {2}priority 200 {2}3 dimensions$/m);
+    assert.match(fromFile, /TargetOFPort ∈ \{local Pod coredns5-8ec607 \(port 3\), local Pod coredns5-9d9530 \(port 4\)\}/);
     assert.equal(await ok(['conj', '--bundle', bundle, '--node', 'node-a', '3']), fromFile);
     assert.equal(await ok(['conj', join(bundle, 'agent_node-a.tar.gz'), '3']), fromFile);
     const bad = await runCli(['conj', '--bundle', bundle, '--node', 'node-a', 'seven']);

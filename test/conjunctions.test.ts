@@ -42,7 +42,7 @@ function conj(r: ConjunctionReport, id: number): Conjunction {
 
 /** Each dimension's terms as the text block prints them. */
 function terms(c: Conjunction): string[][] {
-  return c.dimensions.map((d) => d.terms.map(formatTerm));
+  return c.dimensions.map((d) => d.terms.map((t) => formatTerm(t)));
 }
 
 function lines(flows: readonly { origin: { line: number } }[]): number[] {
@@ -128,7 +128,7 @@ test('Antrea HEAD documentation: named tables, the "any" clause and a split prio
       '  if   1: source address ∈ {10.10.0.24}',
       '  and  2: destination address ∈ {10.10.0.25}',
       '  and  3: TCP destination port ∈ {3306}',
-      '  then set reg5 to 0x7, commit the connection in conntrack zone 65520 (set ct_label to 0x700000000/0xffffffff00000000), then continue in table EgressMetric',
+      '  then set reg5 = 0x7, commit the connection to conntrack zone 65520, setting ct_label[32..63] = 0x7, then continue in EgressMetric',
     ].join('\n'),
   );
 });
@@ -302,7 +302,11 @@ test('flowscope conj: text, ids, JSON and --packet', async () => {
   const file = join(corpusDir, 'antrea-ovs-pipeline-doc-v1.0.0.flows.txt');
   const all = await runCli(['conj', file]);
   assert.equal(all.status, 0);
-  assert.match(all.stdout, /^conjunction 1 {2}table 45 {2}priority 14000 {2}3 dimensions$/m);
+  assert.match(all.stdout, /^profile antrea-v1 \(release 1\.2\), detected/);
+  // In the profile's words: the table's name, and which register and label the rule id goes to.
+  assert.match(all.stdout, /^conjunction 1 {2}table 45 AntreaPolicyEgressRuleTable {2}priority 14000 {2}3 dimensions$/m);
+  assert.match(all.stdout, /^ {2}then set EgressConjID = 1, commit the connection to conntrack zone 65520 \(CtZone\), setting EgressRuleCTLabel = 1, then continue in EgressMetricTable$/m);
+  assert.match(all.stdout, /^ {7}Rule 1 allows the packet: /m);
   assert.match(all.stdout, /error: dimension 2 has no clause flow/);
 
   const one = await runCli(['conj', file, '3', '--json']);
@@ -429,4 +433,38 @@ test('--packet checks the tables with conjunctions that ofproto/trace of a real 
       if (reached.length > 0) assert.deepEqual(scope.tables.map((t) => (t.kind === 'number' ? t.number : -1)), reached, text);
     }
   });
+});
+
+test('conj speaks the profile: a port register as the Pods on those ports, the table by its name', async () => {
+  const r = await runCli(['conj', EXAMPLE_DUMP, '--ports', EXAMPLE_PORTS, '3']);
+  assert.equal(r.status, 0, r.stderr);
+  // reg1 is TargetOFPort in the Antrea pipeline; ports 3 and 4 are the coredns Pods of show.of13.txt.
+  assert.match(r.stdout, /^conjunction 3 {2}table 90 IngressRuleTable {2}priority 200 {2}3 dimensions$/m);
+  assert.match(r.stdout, /^ {2}and {2}2: TargetOFPort ∈ \{local Pod coredns5-8ec607 \(port 3\), local Pod coredns5-9d9530 \(port 4\)\} \(ip\) {2}\[2 flows\]$/m);
+  assert.match(r.stdout, /^ {2}then set IngressConjID = 3, commit the connection to conntrack zone 65520 \(CtZone\), setting IngressRuleCTLabel = 3, then continue in IngressMetricTable$/m);
+
+  const json = JSON.parse((await runCli(['conj', EXAMPLE_DUMP, '--ports', EXAMPLE_PORTS, '3', '--json'])).stdout) as {
+    profile: { id: string; release: string };
+    conjunctions: { tableName: string; dimensions: { terms: { field?: string; members?: string[]; fieldName?: string; memberWords?: string[] }[] }[]; actionFlows: { description: string; meaning?: string }[] }[];
+  };
+  assert.deepEqual([json.profile.id, json.profile.release], ['antrea-v1', '0.13']);
+  const [c] = json.conjunctions;
+  assert.equal(c!.tableName, 'IngressRuleTable');
+  assert.deepEqual(c!.dimensions[1]!.terms[0], {
+    kind: 'set',
+    field: 'reg1',
+    members: ['0x3', '0x4'],
+    fieldName: 'TargetOFPort',
+    memberWords: ['local Pod coredns5-8ec607 (port 3)', 'local Pod coredns5-9d9530 (port 4)'],
+    qualifier: 'ip',
+    text: 'TargetOFPort ∈ {local Pod coredns5-8ec607 (port 3), local Pod coredns5-9d9530 (port 4)} (ip)  [2 flows]',
+  });
+  assert.match(c!.actionFlows[0]!.meaning ?? '', /^Rule 3 allows the packet/);
+
+  // The generic profile names nothing: the register and its values as OVS prints them.
+  const plain = await runCli(['conj', EXAMPLE_DUMP, '--ports', EXAMPLE_PORTS, '3', '--profile', 'generic']);
+  assert.match(plain.stdout, /^ {2}and {2}2: reg1 ∈ \{0x3, 0x4\} \(ip\)/m);
+  const wrong = await runCli(['conj', EXAMPLE_DUMP, '--profile', 'nope']);
+  assert.equal(wrong.status, 2);
+  assert.match(wrong.stderr, /unknown profile nope/);
 });

@@ -22,7 +22,7 @@ import { BitFieldDecoder, type DecodedBits } from './bit-fields.ts';
 import { describeActions, describeMatch, maskedBits, shortSubfield, type Wording } from './describe-fields.ts';
 import { defaultRelease, findPattern, flattenActions, isTableMiss, jumpTargets, resolveTable } from './pattern-fit.ts';
 import { PortRoles } from './port-roles.ts';
-import { chooseLayout, readsNumbered } from './table-layout.ts';
+import { chooseLayout, readsByNumbers } from './table-layout.ts';
 import { sampleFlows } from './flow-sample.ts';
 
 export interface AnnotateOptions {
@@ -90,18 +90,22 @@ export class Annotator {
   readonly profile: Profile | undefined;
   readonly release: string;
   readonly ports: PortRoles;
-  readonly addresses: AddressBook;
   readonly bits: BitFieldDecoder;
   readonly wording: Wording;
+  /** What the dump shows of every flow's addresses: made when first asked, as it reads the whole dump. */
+  private addressBook: AddressBook | undefined;
+  private readonly pipeline: Pipeline;
 
   constructor(pipeline: Pipeline, options: AnnotateOptions = {}) {
     this.release = options.release ?? (options.profile ? defaultRelease(options.profile) : '9999');
-    const flows = [...pipeline.tables.values()].flatMap((t) => t.flows);
+    const tables = [...pipeline.tables.values()];
+    // Counted per table: a million-flow dump is not walked flow by flow to learn how it names tables.
+    const numberedBalance = tables.reduce((n, t) => n + (t.ref.kind === 'number' ? t.flows.length : -t.flows.length), 0);
+    this.pipeline = pipeline;
     // A named pipeline's numbered dump is read in the layout that fits it (detection may have chosen it already).
     const given = options.profile;
-    this.profile = given && readsNumbered(given, flows) ? (chooseLayout(given, sampleFlows(flows), this.release)?.profile ?? given) : given;
+    this.profile = given && readsByNumbers(given, numberedBalance) ? (chooseLayout(given, sampleFlows(this.allFlows()), this.release)?.profile ?? given) : given;
     this.ports = new PortRoles(this.profile, this.release, pipeline.ports);
-    this.addresses = new AddressBook(flows, this.profile, this.release, this.ports);
     this.bits = new BitFieldDecoder(this.profile, this.release, (n) => this.ports.words(n));
     this.wording = {
       table: (ref) => this.tableWords(ref),
@@ -117,6 +121,14 @@ export class Annotator {
         return z ? `zone ${zone} (${z.name})` : `zone ${zone}`;
       },
     };
+  }
+
+  get addresses(): AddressBook {
+    return (this.addressBook ??= new AddressBook(this.allFlows(), this.profile, this.release, this.ports));
+  }
+
+  private allFlows(): Flow[] {
+    return [...this.pipeline.tables.values()].flatMap((t) => t.flows);
   }
 
   tableInfo(ref: TableRef): TableInfo {
@@ -177,6 +189,17 @@ export class Annotator {
       ports: this.portUses(flow),
       cookie: this.bits.decodeCookie(flow.cookie),
     };
+  }
+
+  /**
+   * What a flow does in the pipeline's words: the profile's explanation of it, when it has one,
+   * and its actions one by one (less than `annotate`, which also reads the match and the state).
+   */
+  describe(flow: Flow): { readonly meaning?: string; readonly actions: readonly string[] } {
+    const table = this.tableInfo(flow.table);
+    const explanation = this.explain(flow, table);
+    const actions = describeActions(flow.actions, this.wordingIn(table.spec));
+    return explanation && explanation.kind !== 'unknown' ? { meaning: explanation.meaning, actions } : { actions };
   }
 
   /** Every table of the pipeline with its flows annotated, in pipeline order. */

@@ -20,10 +20,15 @@ export function numberTables(profile: Profile, layout: TableLayout): Profile {
 
 /** Whether the profile names its tables, has layouts to number them by, and the dump prints numbers. */
 export function readsNumbered(profile: Profile, flows: readonly Flow[]): boolean {
-  if (profile.tableNaming !== 'name' || profile.numbering !== undefined || !profile.layouts?.length) return false;
   let numbered = 0;
   for (const f of flows) numbered += f.table.kind === 'number' ? 1 : -1;
-  return numbered > 0;
+  return readsByNumbers(profile, numbered);
+}
+
+/** readsNumbered, given how many more flows name their table by number than by name. */
+export function readsByNumbers(profile: Profile, numberedBalance: number): boolean {
+  if (profile.tableNaming !== 'name' || profile.numbering !== undefined || !profile.layouts?.length) return false;
+  return numberedBalance > 0;
 }
 
 export interface LayoutChoice {

@@ -5,9 +5,8 @@
 import type { Action } from '../model/actions.ts';
 import type { FieldDef } from '../model/fields.ts';
 import type { Flow, Match } from '../model/flow.ts';
-import type { PortRef } from '../model/ports.ts';
 import { matchesPacket } from '../model/match.ts';
-import { tableLabel } from '../model/tables.ts';
+import { type TableRef, tableLabel } from '../model/tables.ts';
 import { formatIpv4, formatIpv6 } from '../model/values.ts';
 import type {
   Conjunction,
@@ -20,9 +19,8 @@ import type {
   StorageReader,
 } from '../analysis/conjunctions.ts';
 import type { ConjunctionScope } from '../analysis/conjunction-scope.ts';
-import { formatFieldValue } from '../syntax/field-value.ts';
-import { formatSubfield } from '../syntax/subfield.ts';
-import { formatActions } from './actions.ts';
+import { describeActions as describeActionWords, PLAIN_WORDING } from '../analysis/describe-fields.ts';
+import { formatFieldValue, fullMask } from '../syntax/field-value.ts';
 import { formatPriorityAndMatch } from './flow.ts';
 import { flowJson } from './json.ts';
 import { formatMatch } from './match.ts';
@@ -68,6 +66,28 @@ function fieldWords(field: FieldDef): string {
   return FIELD_WORDS[field.name] ?? field.name;
 }
 
+/** A field whose values the pipeline names (a register holding a port): its name and each value's words. */
+export interface FieldWords {
+  readonly name: string;
+  value(v: bigint): string;
+}
+
+/** How the report names tables, register values and what action flows do: a profile's words, or plain ones. */
+export interface ConjunctionWords {
+  /** The table's name in the pipeline, when it has one. */
+  tableName(ref: TableRef): string | undefined;
+  /** The words for a set term's field in `table`, when the pipeline names its values. */
+  field(field: FieldDef, table: TableRef): FieldWords | undefined;
+  /** What an action flow does: its actions one after the other, and the pipeline's account of it. */
+  actionFlow(flow: Flow): { readonly actions: string; readonly meaning?: string };
+}
+
+export const PLAIN_WORDS: ConjunctionWords = {
+  tableName: () => undefined,
+  field: () => undefined,
+  actionFlow: (flow) => ({ actions: describeActions(flow.actions) }),
+};
+
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
@@ -89,9 +109,14 @@ export function formatMember(field: FieldDef, m: Member): string {
   }
 }
 
-function memberList(field: FieldDef, members: readonly Member[]): string {
+/** A member in the pipeline's words when it is one value the pipeline names, else as `formatMember` has it. */
+function memberWords(field: FieldDef, m: Member, named: FieldWords | undefined): string {
+  return named && m.kind === 'value' && m.mask === fullMask(field) ? named.value(m.value) : formatMember(field, m);
+}
+
+function memberList(field: FieldDef, members: readonly Member[], named?: FieldWords): string {
   const shown = members.length > MEMBERS_SHOWN ? members.slice(0, MEMBERS_WHEN_CUT) : members;
-  const text = shown.map((m) => formatMember(field, m)).join(', ');
+  const text = shown.map((m) => memberWords(field, m, named)).join(', ');
   return members.length > shown.length ? `{${text}, … ${members.length - shown.length} more (${members.length} in all)}` : `{${text}}`;
 }
 
@@ -103,11 +128,12 @@ function qualifierNote(qualifier: Match, field?: FieldDef): string {
   return ` (${text})`;
 }
 
-export function formatTerm(term: DimensionTerm): string {
+/** A term as a condition; `named`: the pipeline's words for a set term's field. */
+export function formatTerm(term: DimensionTerm, named?: FieldWords): string {
   const count = term.flows.length > 1 ? `  [${plural(term.flows.length, 'flow')}]` : '';
   switch (term.kind) {
     case 'set':
-      return `${fieldWords(term.field)} ∈ ${memberList(term.field, term.members)}${qualifierNote(term.qualifier, term.field)}${count}`;
+      return `${named?.name ?? fieldWords(term.field)} ∈ ${memberList(term.field, term.members, named)}${qualifierNote(term.qualifier, term.field)}${count}`;
     case 'any':
       return term.qualifier.fields.length === 0 ? 'any packet' : `any ${formatMatch(term.qualifier)} packet`;
     case 'matches': {
@@ -121,59 +147,14 @@ export function formatTerm(term: DimensionTerm): string {
 // ---------------------------------------------------------------------------------------------
 // Actions in plain words
 
-function portWords(p: PortRef): string {
-  if (p.kind === 'number') return `port ${p.number}`;
-  if (p.kind === 'name') return `port ${p.name}`;
-  switch (p.name) {
-    case 'NORMAL':
-      return 'the normal L2/L3 processing';
-    case 'IN_PORT':
-      return 'the input port';
-    case 'CONTROLLER':
-      return 'the controller';
-    case 'LOCAL':
-      return 'the bridge port';
-    default:
-      return p.name;
-  }
-}
-
-function actionWords(a: Action): string | undefined {
-  switch (a.kind) {
-    case 'set_field':
-      return `set ${a.field.name} to ${formatFieldValue(a.field, a.value, a.mask)}`;
-    case 'move':
-      return `copy ${formatSubfield(a.src)} into ${formatSubfield(a.dst)}`;
-    case 'goto_table':
-      return `continue in table ${tableLabel(a.table)}`;
-    case 'resubmit':
-      if (a.table && !a.port) return `continue in table ${tableLabel(a.table)} (resubmit)`;
-      return `resubmit ${a.port ? `as if from ${portWords(a.port)}` : ''}${a.table ? ` to table ${tableLabel(a.table)}` : ''}`.trim();
-    case 'output':
-      return `output to ${portWords(a.port)}`;
-    case 'controller':
-      return 'send to the controller';
-    case 'group':
-      return `apply group ${a.id}`;
-    case 'note':
-      return undefined;
-    case 'ct': {
-      const zone = a.zone?.kind === 'value' ? ` zone ${a.zone.value}` : a.zone ? ` zone from ${formatSubfield(a.zone.src)}` : '';
-      const inner = a.actions.map(actionWords).filter((w) => w !== undefined);
-      const what = a.commit ? `commit the connection in conntrack${zone}` : `run through conntrack${zone}`;
-      const exec = inner.length > 0 ? ` (${inner.join(', ')})` : '';
-      const next = a.table ? `, then continue in table ${tableLabel(a.table)}` : '';
-      return `${what}${exec}${next}`;
-    }
-    default:
-      return formatActions([a], { of: 15 });
-  }
-}
-
-/** What a list of actions does, in words; `drop` when it does nothing. */
-export function describeActions(actions: readonly Action[]): string {
-  const words = actions.map(actionWords).filter((w) => w !== undefined);
+/** Actions described one by one, as one phrase; `drop` when there are none. */
+export function actionsText(words: readonly string[]): string {
   return words.length === 0 ? 'drop' : words.join(', ');
+}
+
+/** What a list of actions does, in plain words. */
+export function describeActions(actions: readonly Action[]): string {
+  return actionsText(describeActionWords(actions, PLAIN_WORDING));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -218,28 +199,36 @@ function hitsText(c: Conjunction): string {
   return plural(Number(c.hits), 'packet');
 }
 
-function header(c: Conjunction): string {
+function header(c: Conjunction, words: ConjunctionWords): string {
   const dims = c.n === 0 ? 'no clause flows' : plural(c.n, 'dimension');
-  return `conjunction ${c.id}  table ${tableLabel(c.table)}  priority ${c.priority}  ${dims}`;
+  const name = words.tableName(c.table);
+  return `conjunction ${c.id}  table ${tableLabel(c.table)}${name !== undefined && name !== tableLabel(c.table) ? ` ${name}` : ''}  priority ${c.priority}  ${dims}`;
 }
 
-function ruleLines(c: Conjunction): string[] {
+/** The pipeline's words for a term's field in the conjunction's table. */
+function termWords(term: DimensionTerm, c: Conjunction, words: ConjunctionWords): FieldWords | undefined {
+  return term.kind === 'set' ? words.field(term.field, c.table) : undefined;
+}
+
+function ruleLines(c: Conjunction, words: ConjunctionWords): string[] {
   const lines: string[] = [];
   c.dimensions.forEach((d, i) => {
     const word = i === 0 ? 'if  ' : 'and ';
-    const text = d.terms.length === 0 ? '(no flows: never satisfied)' : d.terms.map(formatTerm).join('  or  ');
+    const text = d.terms.length === 0 ? '(no flows: never satisfied)' : d.terms.map((t) => formatTerm(t, termWords(t, c, words))).join('  or  ');
     lines.push(`  ${word} ${d.k}: ${text}`);
   });
   if (c.actionFlows.length === 0) lines.push(`  then (no conj_id=${c.id} flow)`);
   for (const f of c.actionFlows) {
-    lines.push(`  then ${describeActions(f.actions)}`);
+    const { actions, meaning } = words.actionFlow(f);
+    lines.push(`  then ${actions}`);
+    if (meaning !== undefined) lines.push(`       ${meaning}`);
     lines.push(`       ${flowRef(f)}`);
   }
   return lines;
 }
 
-export function formatConjunction(c: Conjunction): string {
-  const lines = [header(c), ...ruleLines(c), `  hits: ${hitsText(c)}`];
+export function formatConjunction(c: Conjunction, words: ConjunctionWords = PLAIN_WORDS): string {
+  const lines = [header(c, words), ...ruleLines(c, words), `  hits: ${hitsText(c)}`];
   for (const p of c.problems) {
     lines.push(`  ${p.severity}: ${problemMessage(c, p)}`);
     if (p.kind === 'pre-empted') {
@@ -250,21 +239,25 @@ export function formatConjunction(c: Conjunction): string {
   return lines.join('\n');
 }
 
-export function formatConjunctionReport(report: ConjunctionReport): string {
+export function formatConjunctionReport(report: ConjunctionReport, words: ConjunctionWords = PLAIN_WORDS): string {
   if (report.conjunctions.length === 0) return 'no conjunctions';
-  const blocks = report.conjunctions.map(formatConjunction);
+  const blocks = report.conjunctions.map((c) => formatConjunction(c, words));
   if (report.overlapSearchIncomplete > 0) {
     blocks.push(`note: the overlap search stopped early for ${plural(report.overlapSearchIncomplete, 'conjunction')}; more overlaps may exist`);
   }
   return blocks.join('\n\n');
 }
 
-function termJson(t: DimensionTerm): Record<string, unknown> {
+function termJson(t: DimensionTerm, named: FieldWords | undefined): Record<string, unknown> {
+  const set = t.kind === 'set' ? { field: t.field.name, members: t.members.map((m) => formatMember(t.field, m)) } : {};
+  // The pipeline's name for the field and its members, beside the values as OVS prints them.
+  const words = t.kind === 'set' && named ? { fieldName: named.name, memberWords: t.members.map((m) => memberWords(t.field, m, named)) } : {};
   return {
     kind: t.kind,
-    ...(t.kind === 'set' ? { field: t.field.name, members: t.members.map((m) => formatMember(t.field, m)) } : {}),
+    ...set,
+    ...words,
     ...(t.qualifier.fields.length > 0 ? { qualifier: formatMatch(t.qualifier) } : {}),
-    text: formatTerm(t),
+    text: formatTerm(t, named),
   };
 }
 
@@ -299,17 +292,25 @@ class FlowRefs {
   }
 }
 
-export function conjunctionJson(c: Conjunction, refs = new FlowRefs()): StreamedObject {
+export function conjunctionJson(c: Conjunction, words: ConjunctionWords = PLAIN_WORDS, refs = new FlowRefs()): StreamedObject {
+  const tableName = words.tableName(c.table);
   // Streamed member by member: its lists of clause flows may be long.
   return new StreamedObject({
     id: c.id,
     table: c.table.kind === 'number' ? c.table.number : c.table.name,
+    ...(tableName !== undefined ? { tableName } : {}),
     priority: c.priority,
     n: c.n,
     // Clause flows without their actions: a clause flow serves up to thousands of conjunctions (with
     // one conjunction action for each), so printing it whole in each made reports of big dumps quadratic.
-    dimensions: new LazyList(c.dimensions, (d: Dimension) => new StreamedObject({ k: d.k, terms: d.terms.map(termJson), flows: new LazyList(d.flows, (f: Flow) => refs.of(f)) })),
-    actionFlows: c.actionFlows.map((f) => ({ ...flowJson(f), description: describeActions(f.actions) })),
+    dimensions: new LazyList(c.dimensions, (d: Dimension) => {
+      const terms = d.terms.map((t) => termJson(t, termWords(t, c, words)));
+      return new StreamedObject({ k: d.k, terms, flows: new LazyList(d.flows, (f: Flow) => refs.of(f)) });
+    }),
+    actionFlows: c.actionFlows.map((f) => {
+      const { actions, meaning } = words.actionFlow(f);
+      return { ...flowJson(f), description: actions, ...(meaning !== undefined ? { meaning } : {}) };
+    }),
     hits: c.hits === undefined ? null : c.hits,
     problems: new LazyList(c.problems, (p: ConjunctionProblem) =>
       new StreamedObject({
@@ -324,10 +325,10 @@ export function conjunctionJson(c: Conjunction, refs = new FlowRefs()): Streamed
   });
 }
 
-export function conjunctionReportJson(report: ConjunctionReport): Record<string, unknown> {
+export function conjunctionReportJson(report: ConjunctionReport, words: ConjunctionWords = PLAIN_WORDS): Record<string, unknown> {
   // Made as it is written: every conjunction repeats its clause flows.
   const refs = new FlowRefs();
-  return { conjunctions: new LazyList(report.conjunctions, (c: Conjunction) => conjunctionJson(c, refs)), overlapSearchIncomplete: report.overlapSearchIncomplete };
+  return { conjunctions: new LazyList(report.conjunctions, (c: Conjunction) => conjunctionJson(c, words, refs)), overlapSearchIncomplete: report.overlapSearchIncomplete };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -349,16 +350,17 @@ function byCloseness(a: PacketConjunction, b: PacketConjunction): number {
 }
 
 /** Why a packet fails a term: its own value for the term's field, or its protocol. */
-function failedTerm(term: DimensionTerm, get: StorageReader): string {
+function failedTerm(term: DimensionTerm, get: StorageReader, named: FieldWords | undefined): string {
   if (!matchesPacket(term.qualifier, get)) return `the packet is not ${formatMatch(term.qualifier)}`;
   if (term.kind === 'set') {
-    const v = formatFieldValue(term.field, get(term.field.storage));
-    return `${fieldWords(term.field)} is ${v}, not in ${memberList(term.field, term.members)}${qualifierNote(term.qualifier, term.field)}`;
+    const value = get(term.field.storage);
+    const v = named ? named.value(value) : formatFieldValue(term.field, value);
+    return `${named?.name ?? fieldWords(term.field)} is ${v}, not in ${memberList(term.field, term.members, named)}${qualifierNote(term.qualifier, term.field)}`;
   }
   return `matches none of ${plural(term.flows.length, 'flow')}`;
 }
 
-function verdict(r: PacketConjunction): string {
+function verdict(r: PacketConjunction, words: ConjunctionWords): string {
   if (!r.satisfied) {
     const failed = r.dimensions.filter((d) => d.matchedBy.length === 0).map((d) => d.k);
     return `does not match: fails dimension${failed.length === 1 ? '' : 's'} ${failed.join(', ')}`;
@@ -367,23 +369,23 @@ function verdict(r: PacketConjunction): string {
   if (!r.result) return 'all dimensions hold, but no flow answers the conj_id lookup: OVS goes on as if the conjunction had not matched';
   const isAction = r.conjunction.actionFlows.includes(r.result);
   return isAction
-    ? `matches: ${describeActions(r.result.actions)}`
-    : `all dimensions hold; the conj_id lookup returns another flow, at priority ${r.result.priority}: ${describeActions(r.result.actions)}`;
+    ? `matches: ${words.actionFlow(r.result).actions}`
+    : `all dimensions hold; the conj_id lookup returns another flow, at priority ${r.result.priority}: ${words.actionFlow(r.result).actions}`;
 }
 
 /** `packet`: the packet as given, printed. */
-export function formatPacketReport(packet: string, scope: ConjunctionScope, results: readonly PacketConjunction[]): string {
+export function formatPacketReport(packet: string, scope: ConjunctionScope, results: readonly PacketConjunction[], words: ConjunctionWords = PLAIN_WORDS): string {
   const out = [`packet: ${packet}`, scopeNote(scope)];
   if (results.length === 0) out.push('', 'no conjunctions');
   for (const r of [...results].sort(byCloseness)) {
     const c = r.conjunction;
-    out.push('', header(c), `  ${verdict(r)}`);
+    out.push('', header(c, words), `  ${verdict(r, words)}`);
     for (const d of r.dimensions) {
       const dim = c.dimensions.find((x) => x.k === d.k);
       if (d.matchedBy.length > 0) {
         out.push(`  ✓ ${d.k}: ${flowRef(d.matchedBy[0]!)}${d.matchedBy.length > 1 ? ` (+${d.matchedBy.length - 1} more)` : ''}`);
       } else {
-        const why = dim && dim.terms.length > 0 ? dim.terms.map((t) => failedTerm(t, r.read)).join('; ') : 'no clause flows';
+        const why = dim && dim.terms.length > 0 ? dim.terms.map((t) => failedTerm(t, r.read, termWords(t, c, words))).join('; ') : 'no clause flows';
         out.push(`  ✗ ${d.k}: ${why}`);
       }
     }
@@ -391,7 +393,7 @@ export function formatPacketReport(packet: string, scope: ConjunctionScope, resu
   return out.join('\n');
 }
 
-export function packetReportJson(packet: string, scope: ConjunctionScope, results: readonly PacketConjunction[]): Record<string, unknown> {
+export function packetReportJson(packet: string, scope: ConjunctionScope, results: readonly PacketConjunction[], words: ConjunctionWords = PLAIN_WORDS): Record<string, unknown> {
   return {
     packet,
     traced: scope.traced,
@@ -402,7 +404,7 @@ export function packetReportJson(packet: string, scope: ConjunctionScope, result
       table: r.conjunction.table.kind === 'number' ? r.conjunction.table.number : r.conjunction.table.name,
       priority: r.conjunction.priority,
       satisfied: r.satisfied,
-      verdict: verdict(r),
+      verdict: verdict(r, words),
       dimensions: r.dimensions.map((d) => ({ k: d.k, satisfied: d.matchedBy.length > 0, matchedBy: d.matchedBy.map(flowJson) })),
       ...(r.preemptedBy ? { preemptedBy: flowJson(r.preemptedBy) } : {}),
       ...(r.result ? { result: flowJson(r.result) } : {}),

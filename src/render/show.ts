@@ -41,6 +41,12 @@ export interface ShowTextOptions {
   readonly style: ShowStyle;
 }
 
+/** `profile antrea-v1 (release 0.13), detected: …`. */
+export function profileLine(p: ProfileNote): string {
+  const how = p.source === 'option' ? 'given with --profile' : 'detected';
+  return `profile ${p.id}${p.release ? ` (release ${p.release})` : ''}, ${how}: ${p.title}`;
+}
+
 /** `table 31 ConntrackStateTable`, `table Classifier`. */
 export function tableHeading(t: TableInfo): string {
   if (t.number !== undefined && t.name !== undefined) return `table ${t.number} ${t.name}`;
@@ -74,8 +80,7 @@ export function formatShow(r: ShowReport, o: ShowTextOptions): string {
   const out: string[] = [];
   if (r.profile) {
     const p = r.profile;
-    const how = p.source === 'option' ? 'given with --profile' : 'detected';
-    out.push(s.dim(`profile ${p.id}${p.release ? ` (release ${p.release})` : ''}, ${how}: ${p.title}`));
+    out.push(s.dim(profileLine(p)));
     for (const why of p.reasons) out.push(s.dim(`  - ${why}`));
   } else out.push(s.dim('no profile: flows are described generically'));
   let shown = 0;

@@ -11,6 +11,10 @@ import {
   packetReportJson,
 } from '../../render/conjunctions.ts';
 import { formatPacket } from '../../render/trace.ts';
+import { pipelineWords } from '../../render/conjunction-words.ts';
+import { profileLine } from '../../render/show.ts';
+import { Annotator } from '../../analysis/annotate.ts';
+import { addProfileChoiceOptions, chooseProfile, givenProfile, type ProfileChoiceOptions } from './profile-options.ts';
 import { type Io, UserError, writeOut, writeJson } from '../io.ts';
 import { addInputOptions, type InputCliOptions, loadFromOptions } from '../load.ts';
 import { flowsFromOption } from './source-args.ts';
@@ -20,7 +24,7 @@ function conjId(value: string): number {
   return Number(value);
 }
 
-interface ConjOptions extends InputCliOptions {
+interface ConjOptions extends InputCliOptions, ProfileChoiceOptions {
   json?: boolean;
   packet?: string;
 }
@@ -34,7 +38,10 @@ export function registerConj(program: Command, io: Io): void {
     .option('--packet <flow>', "trace a packet and check, in the tables it reaches, which dimensions it satisfies, e.g. 'in_port=3,tcp,nw_src=10.0.0.1,nw_dst=10.0.0.2,tp_dst=80'")
     .option('--json', 'print JSON')
     .option('--strict', 'exit 2 when any line cannot be read');
+  addProfileChoiceOptions(cmd);
   addInputOptions(cmd).action(async (file: string | undefined, rest: string[], opts: ConjOptions) => {
+    // A wrong --profile or --release is refused before a large dump is read.
+    givenProfile(opts);
     // The first positional is the dump unless an option names where the flows come from.
     const positional = file === undefined ? rest : [file, ...rest];
     const [inputs, idTexts] = flowsFromOption(opts) ? [[], positional] : [positional.slice(0, 1), positional.slice(1)];
@@ -49,15 +56,18 @@ export function registerConj(program: Command, io: Io): void {
     }
     const pipeline = new Pipeline(result.flows, result.groups, result.ports);
     const report = findConjunctions(pipeline, ids.length > 0 ? { ids } : {});
+    // Table names, register values and action flows in the words of the pipeline's profile.
+    const choice = chooseProfile(result.flows, result.groups, result.ports, opts);
+    const words = pipelineWords(new Annotator(pipeline, { profile: choice.profile, ...(choice.release !== undefined ? { release: choice.release } : {}) }));
     if (packet) {
       const scope = conjunctionScope(pipeline, report, packet);
       const verdicts = explainPacket(pipeline, report, (table) => scope.readerFor(table));
       const shown = formatPacket(packet, result.ports);
-      if (opts.json) await writeJson(io, packetReportJson(shown, scope, verdicts));
-      else writeOut(io, formatPacketReport(shown, scope, verdicts));
+      if (opts.json) await writeJson(io, { profile: choice.note, ...packetReportJson(shown, scope, verdicts, words) });
+      else writeOut(io, `${profileLine(choice.note)}\n${formatPacketReport(shown, scope, verdicts, words)}`);
       return;
     }
-    if (opts.json) await writeJson(io, conjunctionReportJson(report));
-    else writeOut(io, formatConjunctionReport(report));
+    if (opts.json) await writeJson(io, { profile: choice.note, ...conjunctionReportJson(report, words) });
+    else writeOut(io, `${profileLine(choice.note)}\n\n${formatConjunctionReport(report, words)}`);
   });
 }

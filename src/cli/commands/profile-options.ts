@@ -1,6 +1,6 @@
 /**
  * Options and loading shared by the commands that speak the pipeline's words (show, tables,
- * check, graph, trace): the inputs every command reads, a groups file, and the profile and
+ * check, graph, trace, conj): the inputs every command reads, a groups file, and the profile and
  * release to read the flows by — given, or detected.
  */
 import type { Command } from 'commander';
@@ -45,7 +45,7 @@ export function addProfileOptions(cmd: Command): Command {
 }
 
 /** The profile --profile names, after checking --release; undefined when it is to be detected. */
-function givenProfile(opts: ProfileChoiceOptions): Profile | undefined {
+export function givenProfile(opts: ProfileChoiceOptions): Profile | undefined {
   if (opts.release !== undefined && !/^\d+(?:\.\d+)*$/.test(opts.release)) throw new UserError(`--release: expected a version such as 1.0, not ${opts.release}`);
   if (opts.profile === undefined) return undefined;
   const chosen = profileById(opts.profile);
