@@ -80,7 +80,12 @@ function gatherFacts(flows: readonly Flow[], groups: readonly Group[], ports: Po
   const portNames = new Set<string>([...ports.entries()].map(([, name]) => name));
   const fieldsUsed = new Set<string>();
   const bitsUsed = new Map<string, Set<bigint>>();
+  // Flow after flow repeats the masks of the one before: comparing with the last mask of each
+  // field is much cheaper than hashing a bigint into a set.
+  const lastMask = new Map<string, bigint>();
   const use = (storage: string, mask: bigint): void => {
+    if (lastMask.get(storage) === mask) return;
+    lastMask.set(storage, mask);
     fieldsUsed.add(storage);
     const masks = bitsUsed.get(storage);
     if (masks) masks.add(mask);
@@ -90,8 +95,10 @@ function gatherFacts(flows: readonly Flow[], groups: readonly Group[], ports: Po
     const name = portName(ref, ports);
     if (name !== undefined) portNames.add(name);
   };
-  // One pass over the actions, nested ones included; this runs for every flow of the dump.
+  // One pass over the actions, nested ones included; this runs for every flow of the dump. A list
+  // of conjunction actions alone (most lists of a large dump) says none of it.
   const addActions = (actions: readonly Action[], noteTable?: number): void => {
+    if (actions.every((a) => a.kind === 'conjunction')) return;
     for (const a of flattenActions(actions)) {
       if (a.kind === 'set_field') use(a.field.storage, a.mask);
       else if (a.kind === 'move') use(a.dst.field.storage, ((1n << BigInt(a.dst.bits)) - 1n) << BigInt(a.dst.start));
