@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ConjunctionReport } from '../src/analysis/conjunctions.ts';
+import type { ConjunctionWords } from '../src/render/conjunctions.ts';
 import type { TraceResult } from '../src/analysis/trace.ts';
 import type { ParseResult } from '../src/syntax/reader.ts';
 import type { Measurement, Tally } from './measurement.ts';
@@ -37,10 +38,10 @@ async function parser(): Promise<(path: string) => ParseResult> {
 }
 
 /**
- * `flowscope conj`, on a dump parsed beforehand: every conjunction rebuilt, then rendered by
- * `renderer`'s function, which returns how many characters it made.
+ * `flowscope conj`, on a dump parsed beforehand: every conjunction rebuilt, the profile detected
+ * for its words, then rendered by `renderer`'s function, which returns how many characters it made.
  */
-function conjMeasurement(name: string, label: string, covers: string, renderer: () => Promise<(report: ConjunctionReport) => number>): Measurement {
+function conjMeasurement(name: string, label: string, covers: string, renderer: () => Promise<(report: ConjunctionReport, words: ConjunctionWords) => number>): Measurement {
   return {
     name,
     label,
@@ -50,6 +51,9 @@ function conjMeasurement(name: string, label: string, covers: string, renderer: 
       const parse = await parser();
       const { Pipeline } = await import('../src/model/pipeline.ts');
       const { findConjunctions } = await import('../src/analysis/conjunctions.ts');
+      const { detectProfile } = await import('../src/analysis/detect-profile.ts');
+      const { Annotator } = await import('../src/analysis/annotate.ts');
+      const { pipelineWords } = await import('../src/render/conjunction-words.ts');
       const render = await renderer();
       const t0 = performance.now();
       const parsed = parse(dump);
@@ -59,7 +63,11 @@ function conjMeasurement(name: string, label: string, covers: string, renderer: 
         run: () => {
           const pipeline = phases.time('pipeline', () => new Pipeline(parsed.flows, parsed.groups, parsed.ports));
           const report = phases.time('findConjunctions', () => findConjunctions(pipeline));
-          const chars = phases.time('render', () => render(report));
+          const words = phases.time('profile', () => {
+            const { profile, release } = detectProfile(parsed.flows, parsed.groups, parsed.ports);
+            return pipelineWords(new Annotator(pipeline, { profile, ...(release ? { release: release.release } : {}) }));
+          });
+          const chars = phases.time('render', () => render(report, words));
           return { report, chars };
         },
         count: (result: unknown): Tally => {
@@ -76,16 +84,16 @@ function conjMeasurement(name: string, label: string, covers: string, renderer: 
 }
 
 /** `flowscope conj`: the text report. */
-export const conjunctionsText = conjMeasurement('conj-text', 'conjunctions → text', 'Pipeline + findConjunctions + the text report of every conjunction (the parse before it is not timed)', async () => {
+export const conjunctionsText = conjMeasurement('conj-text', 'conjunctions → text', 'Pipeline + findConjunctions + profile + the text report of every conjunction (the parse before it is not timed)', async () => {
   const { formatConjunctionReport } = await import('../src/render/conjunctions.ts');
-  return (report) => formatConjunctionReport(report).length;
+  return (report, words) => formatConjunctionReport(report, words).length;
 });
 
 /** `flowscope conj --json`: the JSON report, which lists every clause flow of every dimension. */
-export const conjunctions = conjMeasurement('conj', 'conjunctions → JSON', 'Pipeline + findConjunctions + JSON text of every conjunction (the parse before it is not timed)', async () => {
+export const conjunctions = conjMeasurement('conj', 'conjunctions → JSON', 'Pipeline + findConjunctions + profile + JSON text of every conjunction (the parse before it is not timed)', async () => {
   const { conjunctionReportJson } = await import('../src/render/conjunctions.ts');
   const toJson = await jsonWriter();
-  return (report) => toJson(conjunctionReportJson(report));
+  return (report, words) => toJson(conjunctionReportJson(report, words));
 });
 
 /** `flowscope diff --json` on the dump and its later version: both parses, the comparison and the JSON. */
