@@ -14,7 +14,7 @@ import { matchCovers, matchesPacket } from '../model/match.ts';
 import { type Pipeline, tableKey } from '../model/pipeline.ts';
 import type { TableRef } from '../model/tables.ts';
 import { fullMask } from '../syntax/field-value.ts';
-import { type ClauseFlow, ClauseShapes, compareEntries, type SingleEntry, singleEntry, type TermShape, type ValueKey, valueKey } from './clause-shape.ts';
+import { type ClauseFlow, ClauseShapes, compareEntries, type Interval, type SingleEntry, singleEntry, type TermShape, type ValueKey, valueKey } from './clause-shape.ts';
 import { findOverlaps } from './conjunction-overlap.ts';
 
 /** One element of a dimension's accepted set, in the terms that read best for the field. */
@@ -233,7 +233,8 @@ function addressMember(field: FieldDef, first: bigint, last: bigint): Member {
   if (first === last) return { kind: 'prefix', value: first, length: field.bits };
   const size = last - first + 1n;
   const aligned = (size & (size - 1n)) === 0n && (first & (size - 1n)) === 0n;
-  if (aligned) return { kind: 'prefix', value: first, length: field.bits - (size.toString(2).length - 1) };
+  // A power of two converts to a number exactly, however wide.
+  if (aligned) return { kind: 'prefix', value: first, length: field.bits - Math.log2(Number(size)) };
   return { kind: 'range', first, last };
 }
 
@@ -260,28 +261,49 @@ function members(field: FieldDef, entries: readonly SingleEntry[]): Member[] {
     if (rangeable && s.last !== undefined) runs.push(s);
     else listed.set(s.exact ? s.key : `${valueKey(s.e)}/${s.e.mask.toString(16)}`, { kind: 'value', value: s.e.value, mask: s.e.mask });
   }
-  // Overlapping and adjacent intervals merge into one member.
-  runs.sort(compareEntries);
-  const out: Member[] = [];
-  let first: bigint | undefined;
-  let last = 0n;
-  for (const s of runs) {
-    const end = s.last!;
-    if (first !== undefined && s.first <= last + 1n) {
-      if (end > last) last = end;
-      continue;
-    }
-    if (first !== undefined) out.push(member(first, last));
-    first = s.first;
-    last = end;
-  }
-  if (first !== undefined) out.push(member(first, last));
+  const out = field.bits <= 53 ? mergedNumbers(runs).map((iv) => member(BigInt(iv.first), BigInt(iv.last))) : mergedBigints(runs).map((iv) => member(iv.first, iv.last));
   const rest = [...listed.values()].sort((a, b) => {
     const av = a.kind === 'value' ? a.value : 0n;
     const bv = b.kind === 'value' ? b.value : 0n;
     return av < bv ? -1 : av > bv ? 1 : 0;
   });
   for (const m of rest) out.push(m);
+  return out;
+}
+
+/** Intervals of values below 2^53, merged where they overlap or touch, in ascending order. */
+function mergedNumbers(runs: readonly SingleEntry[]): { first: number; last: number }[] {
+  // A native sort of the starting values: a large address set is mostly single addresses, and
+  // the few blocks among them are found by their start.
+  const starts = new Float64Array(runs.length);
+  let blocks: Map<number, number> | undefined;
+  runs.forEach((r, i) => {
+    starts[i] = r.order;
+    if (r.last === r.first) return;
+    const end = Number(r.last);
+    blocks ??= new Map();
+    if ((blocks.get(r.order) ?? -1) < end) blocks.set(r.order, end);
+  });
+  starts.sort();
+  const out: { first: number; last: number }[] = [];
+  for (const start of starts) {
+    const end = blocks?.get(start) ?? start;
+    const open = out[out.length - 1];
+    if (open && start <= open.last + 1) open.last = Math.max(open.last, end);
+    else out.push({ first: start, last: end });
+  }
+  return out;
+}
+
+/** mergedNumbers for wider values (IPv6 addresses), in bigint arithmetic. */
+function mergedBigints(runs: readonly SingleEntry[]): Interval[] {
+  const out: { first: bigint; last: bigint }[] = [];
+  for (const r of [...runs].sort(compareEntries)) {
+    const open = out[out.length - 1];
+    if (open && r.first <= open.last + 1n) {
+      if (r.last! > open.last) open.last = r.last!;
+    } else out.push({ first: r.first, last: r.last! });
+  }
   return out;
 }
 
