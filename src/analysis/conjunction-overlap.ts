@@ -87,10 +87,11 @@ function sizeOf(d: SimpleDim): number {
   return d.exact.size + d.masked.length;
 }
 
-/** The flows of `dim` that match exactly the value keyed `key`. */
-function exactly(dim: SimpleDim, key: ValueKey): readonly Pinned[] {
-  const found = dim.exact.get(key);
-  return found === undefined ? [] : Array.isArray(found) ? found : [found];
+const NONE: readonly Pinned[] = [];
+
+/** The flows of `dim` that match exactly the value keyed `key` (most often one, kept without a list). */
+function exactly(dim: SimpleDim, key: ValueKey): Pinned | readonly Pinned[] {
+  return dim.exact.get(key) ?? NONE;
 }
 
 /** Exact entries of `dim` that a masked entry accepts: a binary search for prefix masks, a scan otherwise. */
@@ -153,12 +154,17 @@ function intersectSimple(dims: readonly SimpleDim[]): { options: Option[]; trunc
       return;
     }
     const partners = exact ? exactly(dim, key) : exactWithin(dim, e);
-    for (const x of partners) {
-      if (truncated) return;
+    const visit = (x: Pinned): void => {
       path.push(x.flow);
       extend(i + 1, exact ? e : x.single.e, true, exact ? key : x.single.key);
       path.pop();
-    }
+    };
+    if (!Array.isArray(partners)) visit(partners as Pinned);
+    else
+      for (const x of partners as readonly Pinned[]) {
+        if (truncated) return;
+        visit(x);
+      }
     for (const m of dim.masked) {
       if (truncated) return;
       const me = m.single.e;
@@ -239,10 +245,12 @@ function commonPacket(dims: readonly (readonly ClauseFlow[])[], simple: (d: read
 
 /** Finds overlapping pairs among subjects that share a table and priority. */
 export function findOverlaps<S extends OverlapSubject>(group: readonly S[], limits: OverlapLimits): OverlapResult<S> {
-  const simpleCache = new Map<readonly ClauseFlow[], SimpleDim | undefined>();
+  // null: worked out, and not simple.
+  const simpleCache = new Map<readonly ClauseFlow[], SimpleDim | null>();
   const simple = (d: readonly ClauseFlow[]): SimpleDim | undefined => {
-    if (!simpleCache.has(d)) simpleCache.set(d, simpleDim(d));
-    return simpleCache.get(d);
+    let s = simpleCache.get(d);
+    if (s === undefined) simpleCache.set(d, (s = simpleDim(d) ?? null));
+    return s ?? undefined;
   };
 
   // Bucket by the field most subjects pin to exact values: partners must share one of them.
