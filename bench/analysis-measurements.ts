@@ -51,7 +51,7 @@ function conjMeasurement(name: string, label: string, covers: string, renderer: 
       const parse = await parser();
       const { Pipeline } = await import('../src/model/pipeline.ts');
       const { findConjunctions } = await import('../src/analysis/conjunctions.ts');
-      const { detectProfile } = await import('../src/analysis/detect-profile.ts');
+      const { chooseProfile } = await import('../src/cli/commands/profile-options.ts');
       const { Annotator } = await import('../src/analysis/annotate.ts');
       const { pipelineWords } = await import('../src/render/conjunction-words.ts');
       const render = await renderer();
@@ -64,8 +64,9 @@ function conjMeasurement(name: string, label: string, covers: string, renderer: 
           const pipeline = phases.time('pipeline', () => new Pipeline(parsed.flows, parsed.groups, parsed.ports));
           const report = phases.time('findConjunctions', () => findConjunctions(pipeline));
           const words = phases.time('profile', () => {
-            const { profile, release } = detectProfile(parsed.flows, parsed.groups, parsed.ports);
-            return pipelineWords(new Annotator(pipeline, { profile, ...(release ? { release: release.release } : {}) }));
+            // As the command does: detected, with the release that fits.
+            const { profile, release } = chooseProfile(parsed.flows, parsed.groups, parsed.ports, {});
+            return pipelineWords(new Annotator(pipeline, { profile, ...(release !== undefined ? { release } : {}) }));
           });
           const chars = phases.time('render', () => render(report, words));
           return { report, chars };
