@@ -295,12 +295,12 @@ class Pass {
     }
     const saved = this.lookupView(inPortOverride, ctTuple);
     const hit = this.tracer.classifier.lookup(ref, this.packet);
-    const seen = this.options.keepPackets ? { packet: this.packet.clone() } : {};
+    const step: TraceStep = { table: ref, flow: hit?.flow, ...(hit?.conjunction ? { conjunction: hit.conjunction } : {}) };
+    this.steps.push(this.options.keepPackets ? { ...step, packet: this.packet.clone() } : step);
     saved?.();
     const nodes: TraceNode[] = [];
     const node: TraceNode = { kind: 'table', table: ref, flow: hit?.flow, ...(hit?.conjunction ? { conjunction: hit.conjunction } : {}), via, nodes };
     parent.push(node);
-    this.steps.push({ table: ref, flow: hit?.flow, ...(hit?.conjunction ? { conjunction: hit.conjunction } : {}), ...seen });
     if (!hit) return;
     const callerTable = this.table;
     this.table = ref;
