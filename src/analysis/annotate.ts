@@ -195,11 +195,11 @@ export class Annotator {
    * What a flow does in the pipeline's words: the profile's explanation of it, when it has one,
    * and its actions one by one (less than `annotate`, which also reads the match and the state).
    */
-  describe(flow: Flow): { readonly meaning?: string; readonly actions: readonly string[] } {
+  describe(flow: Flow): { readonly explanation?: Exclude<Explanation, { kind: 'unknown' }>; readonly actions: readonly string[] } {
     const table = this.tableInfo(flow.table);
     const explanation = this.explain(flow, table);
     const actions = describeActions(flow.actions, this.wordingIn(table.spec));
-    return explanation && explanation.kind !== 'unknown' ? { meaning: explanation.meaning, actions } : { actions };
+    return explanation && explanation.kind !== 'unknown' ? { explanation, actions } : { actions };
   }
 
   /** Every table of the pipeline with its flows annotated, in pipeline order. */

@@ -24,8 +24,8 @@ export function explainVerdict(result: TraceResult, annotator: Annotator): Verdi
   if (!last || !annotator.profile || annotator.profile.tables.length === 0) return undefined;
   const table = annotator.tableInfo(last.table);
   if (!last.flow) return { table, reason: 'no flow matched', source: 'no-match' };
-  const a = annotator.annotate(last.flow);
-  const e = a.explanation;
-  if (e?.kind === 'pattern' || e?.kind === 'miss') return { table, reason: e.meaning, source: e.kind };
-  return { table, reason: a.sentence, source: 'unexplained' };
+  // The profile's account alone first: the full annotation reads every address of the dump.
+  const e = annotator.describe(last.flow).explanation;
+  if (e) return { table, reason: e.meaning, source: e.kind };
+  return { table, reason: annotator.annotate(last.flow).sentence, source: 'unexplained' };
 }

@@ -14,8 +14,8 @@ export function pipelineWords(annotator: Annotator): ConjunctionWords {
     tableName: (ref) => annotator.tableInfo(ref).name,
     field: (field, table) => wholeFieldWords(annotator, field, table),
     actionFlow: (flow) => {
-      const { actions, meaning } = annotator.describe(flow);
-      return meaning === undefined ? { actions: actionsText(actions) } : { actions: actionsText(actions), meaning };
+      const { actions, explanation } = annotator.describe(flow);
+      return explanation ? { actions: actionsText(actions), meaning: explanation.meaning } : { actions: actionsText(actions) };
     },
   };
 }
