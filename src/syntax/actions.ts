@@ -27,7 +27,7 @@ import type { TableRef } from '../model/tables.ts';
 import { ones, parseIpv4, parseIpv6, parseMac } from '../model/values.ts';
 import { type ActionToken, parseHexBytes, parsePortRef, parseSmall, scanActionTokens } from './action-args.ts';
 import { tableRefOf } from './interned.ts';
-import { parseUint } from './numbers.ts';
+import { DecimalRun, parseUint } from './numbers.ts';
 import { parseFieldValue } from './field-value.ts';
 import { parseLearn } from './learn.ts';
 import { parseSubfield } from './subfield.ts';
@@ -858,22 +858,6 @@ function checkConjunction(actions: readonly Action[], sink: ProblemSink, start: 
  */
 export function parseActions(text: string, start: number, end: number, ctx: ActionContext): Action[] {
   return parseActionList(text, start, end, ctx).actions;
-}
-
-/** A run of decimal digits read in one pass: its value and the offset just past it. */
-class DecimalRun {
-  value = 0;
-  end = 0;
-
-  /** Reads the run at `i`; false when there is no digit there. */
-  read(text: string, i: number): boolean {
-    let n = 0;
-    let at = i;
-    for (let c = text.charCodeAt(at); c >= 0x30 && c <= 0x39; c = text.charCodeAt(++at)) n = n * 10 + c - 0x30;
-    this.value = n;
-    this.end = at;
-    return at > i;
-  }
 }
 
 const run = new DecimalRun();

@@ -14,7 +14,7 @@ import { type AddressTemplate, matchFromTemplate, templateOf } from './address-v
 import { FlowChecker } from './consistency.ts';
 import { bigintOf, NO_FLAGS, tableRefOf } from './interned.ts';
 import { buildMatch } from './match.ts';
-import { decimalAt, plainNumberAt, smallUintAt, uintAt } from './numbers.ts';
+import { DecimalRun, decimalAt, plainNumberAt, smallUintAt, uintAt } from './numbers.ts';
 import type { RecurringParts } from './recurring.ts';
 import { KeyValueCursor, skipQuoted, unquoteName } from './tokens.ts';
 
@@ -159,16 +159,15 @@ function readPrintedStats(text: string, h: Header): number {
  * the line starts, or `from` (with `h` untouched) when anything about it needs the general reader.
  */
 function readPlainPriority(text: string, from: number, limit: number, h: Header): number {
-  if (!text.startsWith('priority=', from)) return from;
-  const start = from + 'priority='.length;
-  let end = start;
-  let n = 0;
-  for (let c = text.charCodeAt(end); end < limit && end - start < 5 && c >= 0x30 && c <= 0x39; c = text.charCodeAt(++end)) n = n * 10 + c - 0x30;
+  if (!text.startsWith('priority=', from) || !digits.read(text, from + 'priority='.length)) return from;
+  const { value, end } = digits;
   const c = text.charCodeAt(end);
-  if (end === start || n > 0xffff || (end < limit && c !== 0x2c && c !== 0x20 && c !== 0x09)) return from;
-  h.priority = n;
+  if (value > 0xffff || end > limit || (end < limit && c !== 0x2c && c !== 0x20 && c !== 0x09)) return from;
+  h.priority = value;
   return end;
 }
+
+const digits = new DecimalRun();
 
 /** Handles one flow-level key; returns false when the element is not one (it belongs to the match). */
 function takeFlowKey(text: string, c: KeyValueCursor, h: Header, sink: ProblemSink): boolean {

@@ -69,3 +69,23 @@ export function smallUintAt(text: string, start: number, end: number, bits: 16 |
   const v = parseUint(text.slice(start, end), ones(bits));
   return v === undefined ? undefined : Number(v);
 }
+
+/**
+ * A run of decimal digits read in one pass, where its end is not known beforehand: its value
+ * (inexact beyond 2^53, so callers bound it) and the offset just past it. One instance is reused
+ * by a reader, so nothing is allocated per number.
+ */
+export class DecimalRun {
+  value = 0;
+  end = 0;
+
+  /** Reads the run at `i`; false when there is no digit there. */
+  read(text: string, i: number): boolean {
+    let n = 0;
+    let at = i;
+    for (let c = text.charCodeAt(at); c >= 0x30 && c <= 0x39; c = text.charCodeAt(++at)) n = n * 10 + c - 0x30;
+    this.value = n;
+    this.end = at;
+    return at > i;
+  }
+}
