@@ -22,7 +22,7 @@ import type { ConjunctionScope } from '../analysis/conjunction-scope.ts';
 import { describeActions as describeActionWords, PLAIN_WORDING } from '../analysis/describe-fields.ts';
 import { formatFieldValue, fullMask } from '../syntax/field-value.ts';
 import { formatPriorityAndMatch } from './flow.ts';
-import { flowJson } from './json.ts';
+import { flowJson, tableRefJson } from './json.ts';
 import { formatMatch } from './match.ts';
 import { JsonText, LazyList, StreamedObject } from './json-stream.ts';
 
@@ -297,7 +297,7 @@ export function conjunctionJson(c: Conjunction, words: ConjunctionWords = PLAIN_
   // Streamed member by member: its lists of clause flows may be long.
   return new StreamedObject({
     id: c.id,
-    table: c.table.kind === 'number' ? c.table.number : c.table.name,
+    table: tableRefJson(c.table),
     ...(tableName !== undefined ? { tableName } : {}),
     priority: c.priority,
     n: c.n,
@@ -397,11 +397,11 @@ export function packetReportJson(packet: string, scope: ConjunctionScope, result
   return {
     packet,
     traced: scope.traced,
-    tables: scope.tables.map((t) => (t.kind === 'number' ? t.number : t.name)),
+    tables: scope.tables.map(tableRefJson),
     note: scopeNote(scope),
     conjunctions: results.map((r) => ({
       id: r.conjunction.id,
-      table: r.conjunction.table.kind === 'number' ? r.conjunction.table.number : r.conjunction.table.name,
+      table: tableRefJson(r.conjunction.table),
       priority: r.conjunction.priority,
       satisfied: r.satisfied,
       verdict: verdict(r, words),

@@ -12,7 +12,7 @@ import type { TableRef } from '../model/tables.ts';
 import { formatActions } from './actions.ts';
 import { formatPriorityAndMatch } from './flow.ts';
 import { formatGroup } from './group.ts';
-import { flowJson, groupJson, SCHEMA_VERSION } from './json.ts';
+import { flowJson, groupJson, SCHEMA_VERSION, tableRefJson } from './json.ts';
 
 /** How each kind of line is painted. */
 export interface DiffStyle {
@@ -178,10 +178,6 @@ export function formatPerTable(d: DumpDiff, o: Pick<DiffTextOptions, 'labels' | 
     .join('\n');
 }
 
-function tableJson(t: TableRef): number | string {
-  return t.kind === 'number' ? t.number : t.name;
-}
-
 function editJson(e: ActionEdit, of: OfVersion): { op: string; action: string } {
   return { op: e.op, action: formatActions([e.action], { of }) };
 }
@@ -207,7 +203,7 @@ export function dumpDiffJson(d: DumpDiff, of: OfVersion): Record<string, unknown
       changed: d.groups.changed.map(groupChangeJson),
     },
     tables: d.tables.map((t) => ({
-      table: tableJson(t.table),
+      table: tableRefJson(t.table),
       before: t.before,
       after: t.after,
       added: t.added.length,

@@ -5,6 +5,7 @@
 import type { Diagnostic } from '../model/diagnostics.ts';
 import type { Flow, Group, MatchField } from '../model/flow.ts';
 import type { FieldDef } from '../model/fields.ts';
+import type { TableRef } from '../model/tables.ts';
 import { formatFieldValue } from '../syntax/field-value.ts';
 import { formatFlowCanonical } from './flow.ts';
 import { formatGroup } from './group.ts';
@@ -92,9 +93,14 @@ function matchFieldJson(m: MatchField): Record<string, unknown> {
   };
 }
 
+/** A table in JSON: its number, or its name. */
+export function tableRefJson(t: TableRef): number | string {
+  return t.kind === 'number' ? t.number : t.name;
+}
+
 export function flowJson(flow: Flow): Record<string, unknown> {
   return {
-    table: flow.table.kind === 'number' ? flow.table.number : flow.table.name,
+    table: tableRefJson(flow.table),
     priority: flow.priority,
     cookie: `0x${flow.cookie.toString(16)}`,
     match: flow.match.fields.map(matchFieldJson),

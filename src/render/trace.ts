@@ -15,6 +15,7 @@ import type { TraceNode, TracePass, TraceResult, TraceStep } from '../analysis/t
 import type { VerdictReason } from '../analysis/trace-verdict.ts';
 import { formatActions } from './actions.ts';
 import { formatMatch } from './match.ts';
+import { tableRefJson } from './json.ts';
 
 export interface TraceRenderOptions {
   /** Spelling of actions (the dump's OpenFlow version). */
@@ -200,7 +201,7 @@ export function formatTrace(result: TraceResult, o: TraceRenderOptions): string 
 }
 
 function stepJson(step: TraceStep, o: TraceRenderOptions): Record<string, unknown> {
-  const table = step.table.kind === 'number' ? step.table.number : step.table.name;
+  const table = tableRefJson(step.table);
   const described = o.describeTable?.(step.table);
   return {
     table,
@@ -215,7 +216,7 @@ function stepJson(step: TraceStep, o: TraceRenderOptions): Record<string, unknow
 function explanationJson(why: VerdictReason): Record<string, unknown> {
   const t = why.table;
   return {
-    table: t.ref.kind === 'number' ? t.ref.number : t.ref.name,
+    table: tableRefJson(t.ref),
     ...(t.name !== undefined && t.ref.kind === 'number' ? { tableName: t.name } : {}),
     reason: why.reason,
     source: why.source,
@@ -232,7 +233,7 @@ export function traceJson(result: TraceResult, o: TraceRenderOptions): Record<st
     ...(why ? { explanation: explanationJson(why) } : {}),
     passes: result.passes.map((p) => ({
       recircId: p.recircId,
-      ...(p.resume ? { resumeTable: p.resume.table.kind === 'number' ? p.resume.table.number : p.resume.table.name, ctState: ctStateText(p.resume.ctState) } : {}),
+      ...(p.resume ? { resumeTable: tableRefJson(p.resume.table), ctState: ctStateText(p.resume.ctState) } : {}),
       steps: p.steps.map((s) => stepJson(s, o)),
     })),
   };
