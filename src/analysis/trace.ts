@@ -299,7 +299,7 @@ class Pass {
     this.steps.push(this.options.keepPackets ? { ...step, packet: this.packet.clone() } : step);
     saved?.();
     const nodes: TraceNode[] = [];
-    const node: TraceNode = { kind: 'table', table: ref, flow: hit?.flow, ...(hit?.conjunction ? { conjunction: hit.conjunction } : {}), via, nodes };
+    const node: TraceNode = { kind: 'table', ...step, via, nodes };
     parent.push(node);
     if (!hit) return;
     const callerTable = this.table;
