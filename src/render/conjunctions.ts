@@ -2,7 +2,6 @@
  * Conjunctions as readable rules ("if source ∈ {…} and TCP destination port ∈ {80} then …")
  * and as JSON, plus the per-dimension verdicts for one packet.
  */
-import type { Action } from '../model/actions.ts';
 import type { FieldDef } from '../model/fields.ts';
 import type { Flow, Match } from '../model/flow.ts';
 import { matchesPacket } from '../model/match.ts';
@@ -19,7 +18,7 @@ import type {
   StorageReader,
 } from '../analysis/conjunctions.ts';
 import type { ConjunctionScope } from '../analysis/conjunction-scope.ts';
-import { describeActions as describeActionWords, PLAIN_WORDING } from '../analysis/describe-fields.ts';
+import { describeActions, PLAIN_WORDING } from '../analysis/describe-fields.ts';
 import { formatFieldValue, fullMask } from '../syntax/field-value.ts';
 import { formatPriorityAndMatch } from './flow.ts';
 import { flowJson, tableRefJson } from './json.ts';
@@ -85,7 +84,7 @@ export interface ConjunctionWords {
 export const PLAIN_WORDS: ConjunctionWords = {
   tableName: () => undefined,
   field: () => undefined,
-  actionFlow: (flow) => ({ actions: describeActions(flow.actions) }),
+  actionFlow: (flow) => ({ actions: actionsText(describeActions(flow.actions, PLAIN_WORDING)) }),
 };
 
 function plural(n: number, word: string): string {
@@ -145,17 +144,13 @@ export function formatTerm(term: DimensionTerm, named?: FieldWords): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Actions in plain words
+// Actions in words
 
 /** Actions described one by one, as one phrase; `drop` when there are none. */
 export function actionsText(words: readonly string[]): string {
   return words.length === 0 ? 'drop' : words.join(', ');
 }
 
-/** What a list of actions does, in plain words. */
-export function describeActions(actions: readonly Action[]): string {
-  return actionsText(describeActionWords(actions, PLAIN_WORDING));
-}
 
 // ---------------------------------------------------------------------------------------------
 // Problems
