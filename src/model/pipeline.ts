@@ -24,15 +24,20 @@ export class Pipeline {
 
   constructor(flows: readonly Flow[], groups: readonly Group[] = [], ports: PortMap = new PortMap()) {
     const byTable = new Map<string, { ref: TableRef; flows: Flow[] }>();
+    // A dump lists each table's flows together: the table of the previous flow is kept at hand.
+    let lastRef: TableRef | undefined;
+    let last: { ref: TableRef; flows: Flow[] } | undefined;
     for (const f of flows) {
-      const key = tableKey(f.table);
-      let t = byTable.get(key);
-      if (!t) byTable.set(key, (t = { ref: f.table, flows: [] }));
-      t.flows.push(f);
+      if (f.table !== lastRef || !last) {
+        const key = tableKey(f.table);
+        last = byTable.get(key);
+        if (!last) byTable.set(key, (last = { ref: f.table, flows: [] }));
+        lastRef = f.table;
+      }
+      last.flows.push(f);
     }
     const ordered = [...byTable.values()].sort(compareTables);
-    // Array.prototype.sort is stable, so equal priorities keep their dump order.
-    this.tables = new Map(ordered.map((t) => [tableKey(t.ref), { ref: t.ref, flows: t.flows.sort((a, b) => b.priority - a.priority) }]));
+    this.tables = new Map(ordered.map((t) => [tableKey(t.ref), { ref: t.ref, flows: byPriority(t.flows) }]));
     this.groups = new Map(groups.map((g) => [g.id, g]));
     this.ports = ports;
   }
@@ -46,6 +51,30 @@ export class Pipeline {
     for (const t of this.tables.values()) n += t.flows.length;
     return n;
   }
+}
+
+/**
+ * Flows by descending priority, equal priorities in their given order. A table holds few distinct
+ * priorities and many flows, so the flows are dealt into one list per priority rather than sorted
+ * by comparison.
+ */
+function byPriority(flows: readonly Flow[]): Flow[] {
+  const lists = new Map<number, Flow[]>();
+  let lastPriority = -1;
+  let list: Flow[] = [];
+  for (const f of flows) {
+    if (f.priority !== lastPriority) {
+      lastPriority = f.priority;
+      const known = lists.get(lastPriority);
+      if (known) list = known;
+      else lists.set(lastPriority, (list = []));
+    }
+    list.push(f);
+  }
+  if (lists.size === 1) return list;
+  const out: Flow[] = [];
+  for (const p of [...lists.keys()].sort((a, b) => b - a)) for (const f of lists.get(p)!) out.push(f);
+  return out;
 }
 
 /** Numbered tables first in numeric order, then named tables in order of first appearance. */
