@@ -350,30 +350,31 @@ function build(entry: Entry, cover: CoverIndex | undefined): Built {
     const priority = entry.actionFlows[0]?.priority ?? 0;
     return { entry, priority, n: 0, dims: [], problems, wanted: true };
   }
-  const flows = clauses.map((c) => c.flow);
   // Nearly every conjunction is consistent: one pass tells, and only others pay for the modes.
-  const [p0, n0] = [flows[0]!.priority, ns[0]!];
+  const [p0, n0] = [clauses[0]!.flow.priority, ns[0]!];
   let consistent = true;
   // A loop, not Math.max(...): a conjunction may have more clause flows than a call takes arguments.
   let width = 0;
   for (let i = 0; i < clauses.length; i++) {
-    if (flows[i]!.priority !== p0 || ns[i] !== n0) consistent = false;
+    if (clauses[i]!.flow.priority !== p0 || ns[i] !== n0) consistent = false;
     if (ks[i]! > width) width = ks[i]!;
   }
-  const priority = consistent ? p0 : mode(flows.map((f) => f.priority));
+  // Made only where needed: a conjunction may have hundreds of thousands of clause flows.
+  const flows = (): Flow[] => clauses.map((c) => c.flow);
+  const priority = consistent ? p0 : mode(clauses.map((c) => c.flow.priority));
   const n = consistent ? n0 : mode(ns);
   if (!consistent) {
     const counts = [...new Set(ns)].sort((a, b) => a - b);
-    if (counts.length > 1) problems.push({ kind: 'inconsistent-n', severity: 'error', counts, flows: flows.filter((_, i) => ns[i] !== n) });
-    const priorities = [...new Set(flows.map((f) => f.priority))].sort((a, b) => b - a);
-    if (priorities.length > 1) problems.push({ kind: 'split-priority', severity: 'error', priorities, flows: flows.filter((f) => f.priority !== priority) });
+    if (counts.length > 1) problems.push({ kind: 'inconsistent-n', severity: 'error', counts, flows: flows().filter((_, i) => ns[i] !== n) });
+    const priorities = [...new Set(clauses.map((c) => c.flow.priority))].sort((a, b) => b - a);
+    if (priorities.length > 1) problems.push({ kind: 'split-priority', severity: 'error', priorities, flows: flows().filter((f) => f.priority !== priority) });
   }
   if (n > width) width = n;
   const dims: ClauseFlow[][] = Array.from({ length: width }, () => []);
-  for (let i = 0; i < clauses.length; i++) if (flows[i]!.priority === priority) dims[ks[i]! - 1]!.push(clauses[i]!);
+  for (let i = 0; i < clauses.length; i++) if (consistent || clauses[i]!.flow.priority === priority) dims[ks[i]! - 1]!.push(clauses[i]!);
   dims.forEach((dim, i) => {
     if (dim.length === 0) {
-      const elsewhere = flows.filter((_, j) => ks[j] === i + 1);
+      const elsewhere = flows().filter((_, j) => ks[j] === i + 1);
       problems.push({ kind: 'empty-dimension', severity: 'error', k: i + 1, flows: elsewhere });
     } else if (cover) {
       const hits: Flow[] = [];
@@ -393,15 +394,17 @@ function build(entry: Entry, cover: CoverIndex | undefined): Built {
   return { entry, priority, n, dims, problems, wanted: true };
 }
 
-/** A dimension whose terms are worked out when first read: `check` never reads them. */
+/** A dimension whose flows and terms are worked out when first read: `check` never reads the terms, the text report never the flows whole. */
 function dimension(k: number, clauses: readonly ClauseFlow[]): Dimension {
-  const flows = clauses.map((c) => c.flow);
+  let flows: readonly Flow[] | undefined;
   let terms: readonly DimensionTerm[] | undefined;
   return {
     k,
-    flows,
+    get flows() {
+      return (flows ??= clauses.map((c) => c.flow));
+    },
     get terms() {
-      return (terms ??= dimensionTerms(clauses, flows));
+      return (terms ??= dimensionTerms(clauses, this.flows));
     },
   };
 }
