@@ -127,6 +127,13 @@ interface Entry {
   readonly ks: number[];
   readonly ns: number[];
   readonly actionFlows: Flow[];
+  /**
+   * Where the entry's first flow in match order stands: its priority, and its place in the dump
+   * (see `placeOf`). Entries are searched for overlaps in that order, the order of the flows as
+   * the switch matches them, however the dump listed them.
+   */
+  topPriority: number;
+  topPlace: number;
 }
 
 interface TableFlows {
@@ -342,6 +349,27 @@ interface Built {
 
 // ---------------------------------------------------------------------------------------------
 
+/** Into match order: by descending priority, stable (a dump's order is kept among equals). */
+function sortByPriority(flows: Flow[]): void {
+  for (let i = 1; i < flows.length; i++) {
+    if (flows[i]!.priority > flows[i - 1]!.priority) {
+      flows.sort((a, b) => b.priority - a.priority);
+      return;
+    }
+  }
+}
+
+/** An entry's clause flows (and their k and n) into match order; nearly always they are in it already. */
+function sortClausesByPriority(e: Entry): void {
+  const { clauses, ks, ns } = e;
+  let sorted = true;
+  for (let i = 1; i < clauses.length && sorted; i++) sorted = clauses[i]!.flow.priority <= clauses[i - 1]!.flow.priority;
+  if (sorted) return;
+  const order = clauses.map((_, i) => i).sort((a, b) => clauses[b]!.flow.priority - clauses[a]!.flow.priority || a - b);
+  const [c, k, n] = [order.map((i) => clauses[i]!), order.map((i) => ks[i]!), order.map((i) => ns[i]!)];
+  for (let i = 0; i < order.length; i++) [clauses[i], ks[i], ns[i]] = [c[i]!, k[i]!, n[i]!];
+}
+
 function build(entry: Entry, cover: CoverIndex | undefined): Built {
   const problems: ConjunctionProblem[] = [];
   const { clauses, ks, ns } = entry;
@@ -409,45 +437,81 @@ function dimension(k: number, clauses: readonly ClauseFlow[]): Dimension {
   };
 }
 
+/** A table's conjunction entries by id, and where the table stands in the pipeline. */
+interface TableEntries {
+  readonly ref: TableRef;
+  readonly index: number;
+  readonly ids: Map<number, Entry>;
+}
+
+/** A flow's place in the dump, and the place of one of its actions among them, as one number. */
+function placeOf(flowIndex: number, actionIndex: number): number {
+  return flowIndex * 0x10000 + actionIndex;
+}
+
+/** The entry of conjunction `id` in the table, which the flow at `place` in the dump belongs to. */
+function entryFor(table: TableEntries, id: number, flow: Flow, place: number, entries: Entry[]): Entry {
+  let e = table.ids.get(id);
+  if (!e) {
+    const { ref, index } = table;
+    table.ids.set(id, (e = { table: ref, tableIndex: index, id, clauses: [], ks: [], ns: [], actionFlows: [], topPriority: flow.priority, topPlace: place }));
+    entries.push(e);
+  } else if (flow.priority > e.topPriority) {
+    e.topPriority = flow.priority;
+    e.topPlace = place;
+  }
+  return e;
+}
+
 /** Every conjunction of the pipeline (or the requested ids), in table order, then by priority and id. */
 export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions = {}): ConjunctionReport {
   const entries: Entry[] = [];
   const tables: TableFlows[] = [];
-  const shapes = new ClauseShapes();
+  const byKey = new Map<string, TableEntries>();
   for (const t of pipeline.tables.values()) {
-    const tableIndex = tables.length;
-    const hard: Flow[] = [];
-    const ids = new Map<number, Entry>();
-    const entryFor = (id: number): Entry => {
-      let e = ids.get(id);
-      if (!e) {
-        ids.set(id, (e = { table: t.ref, tableIndex, id, clauses: [], ks: [], ns: [], actionFlows: [] }));
-        entries.push(e);
-      }
-      return e;
-    };
-    for (const f of t.flows) {
-      let clause: ClauseFlow | undefined;
-      for (const a of f.actions) {
-        if (a.kind !== 'conjunction') continue;
-        clause ??= shapes.of(f);
-        const e = entryFor(a.id);
-        // The same conjunction action twice on one flow counts once: this flow's clauses are the list's last.
-        let repeated = false;
-        for (let i = e.clauses.length - 1; i >= 0 && e.clauses[i] === clause && !repeated; i--) repeated = e.ks[i] === a.clause;
-        if (!repeated) {
-          e.clauses.push(clause);
-          e.ks.push(a.clause);
-          e.ns.push(a.nClauses);
-        }
-      }
-      if (clause) continue;
-      hard.push(f);
-      const id = isActionFlow(f);
-      if (id !== undefined) entryFor(id).actionFlows.push(f);
-    }
-    tables.push({ ref: t.ref, hard });
+    byKey.set(tableKey(t.ref), { ref: t.ref, index: tables.length, ids: new Map() });
+    tables.push({ ref: t.ref, hard: [] });
   }
+  const shapes = new ClauseShapes();
+  // In the order the flows were read, which is how they lie in memory (see Pipeline.flows);
+  // entries and hard flows are put in match order afterwards.
+  let lastRef: TableRef | undefined;
+  let table: TableEntries | undefined;
+  const { flows } = pipeline;
+  for (let place = 0; place < flows.length; place++) {
+    const f = flows[place]!;
+    if (f.table !== lastRef) {
+      table = byKey.get(tableKey(f.table));
+      lastRef = f.table;
+    }
+    if (!table) continue;
+    let clause: ClauseFlow | undefined;
+    const { actions } = f;
+    for (let i = 0; i < actions.length; i++) {
+      const a = actions[i]!;
+      if (a.kind !== 'conjunction') continue;
+      clause ??= shapes.of(f);
+      const e = entryFor(table, a.id, f, placeOf(place, i), entries);
+      // The same conjunction action twice on one flow counts once: this flow's clauses are the list's last.
+      let repeated = false;
+      for (let j = e.clauses.length - 1; j >= 0 && e.clauses[j] === clause && !repeated; j--) repeated = e.ks[j] === a.clause;
+      if (!repeated) {
+        e.clauses.push(clause);
+        e.ks.push(a.clause);
+        e.ns.push(a.nClauses);
+      }
+    }
+    if (clause) continue;
+    tables[table.index]!.hard.push(f);
+    const id = isActionFlow(f);
+    if (id !== undefined) entryFor(table, id, f, placeOf(place, 0), entries).actionFlows.push(f);
+  }
+  for (const t of tables) sortByPriority(t.hard);
+  for (const e of entries) {
+    sortClausesByPriority(e);
+    sortByPriority(e.actionFlows);
+  }
+  entries.sort((a, b) => a.tableIndex - b.tableIndex || b.topPriority - a.topPriority || a.topPlace - b.topPlace);
 
   const wanted = options.ids ? new Set(options.ids) : undefined;
   const covers = new Map<number, CoverIndex>();

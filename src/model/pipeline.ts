@@ -18,11 +18,18 @@ export function tableKey(ref: TableRef): string {
 }
 
 export class Pipeline {
+  /**
+   * Every flow in the order given (a dump's order). Walking a million flows in the order they
+   * were read is several times faster than walking them table by table: they lie in memory in
+   * that order.
+   */
+  readonly flows: readonly Flow[];
   readonly tables: ReadonlyMap<string, PipelineTable>;
   readonly groups: ReadonlyMap<number, Group>;
   readonly ports: PortMap;
 
   constructor(flows: readonly Flow[], groups: readonly Group[] = [], ports: PortMap = new PortMap()) {
+    this.flows = flows;
     const byTable = new Map<string, { ref: TableRef; flows: Flow[] }>();
     // A dump lists each table's flows together: the table of the previous flow is kept at hand.
     let lastRef: TableRef | undefined;
