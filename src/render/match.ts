@@ -117,62 +117,92 @@ function familyOf(storage: string): number {
   return 0;
 }
 
+/**
+ * One match being printed: its entries, and the printed parts so far. An object with methods
+ * rather than closures made in each call: a report may print a million matches.
+ */
+class MatchWriter {
+  readonly out: string[] = [];
+  private readonly fields: readonly MatchField[];
+  private readonly portNames: PortMap | undefined;
+
+  constructor(fields: readonly MatchField[], portNames: PortMap | undefined) {
+    this.fields = fields;
+    this.portNames = portNames;
+  }
+
+  /** A match holds a few entries, one per storage: a scan finds one sooner than a map made per call. */
+  get(storage: string): MatchField | undefined {
+    const { fields } = this;
+    for (let i = fields.length - 1; i >= 0; i--) if (fields[i]!.field.storage === storage) return fields[i];
+    return undefined;
+  }
+
+  put(name: string, text: string): void {
+    this.out.push(name + '=' + text);
+  }
+
+  each(storage: string, name: string, fmt: (e: MatchField) => string): void {
+    const e = this.get(storage);
+    if (e) this.put(name, fmt(e));
+  }
+
+  eachOf(list: readonly Printed[]): void {
+    for (const [storage, fmt] of list) this.each(storage, storage, fmt);
+  }
+
+  port(storage: string): void {
+    const e = this.get(storage);
+    if (e) this.put(storage, formatPort(e.value, e.port, this.portNames));
+  }
+}
+
+/** The protocol word that folds `proto` into the Ethernet type's word, if any. */
+function foldedWord(words: readonly (readonly [string, bigint])[], proto: bigint): string | undefined {
+  for (const [word, p] of words) if (p === proto) return word;
+  return undefined;
+}
+
 /** The match exactly as `ovs-ofctl` prints it (lib/match.c match_format order), without priority. */
 export function formatMatch(match: Match, options: MatchFormatOptions = {}): string {
   const { fields } = match;
   // Whole families of fields are skipped when the match has none: most matches have few.
   let families = 0;
   for (const e of fields) families |= familyOf(e.field.storage);
-  // A match holds a few entries, one per storage: a scan finds one sooner than a map made per call.
-  const get = (storage: string): MatchField | undefined => {
-    for (let i = fields.length - 1; i >= 0; i--) if (fields[i]!.field.storage === storage) return fields[i];
-    return undefined;
-  };
-  const out: string[] = [];
-  const put = (name: string, text: string): void => {
-    out.push(`${name}=${text}`);
-  };
-  const each = (storage: string, name: string, fmt: (e: MatchField) => string): void => {
-    const e = get(storage);
-    if (e) put(name, fmt(e));
-  };
-  const port = (e: MatchField): string => formatPort(e.value, e.port, options.portNames);
-
-  const eachOf = (list: readonly Printed[]): void => {
-    for (const [storage, fmt] of list) each(storage, storage, fmt);
-  };
+  const w = new MatchWriter(fields, options.portNames);
+  const { out } = w;
   if (families & FAMILY.metadata) {
-    eachOf(METADATA_PRINTED);
-    each('actset_output', 'actset_output', port);
+    w.eachOf(METADATA_PRINTED);
+    w.port('actset_output');
   }
   if (families & FAMILY.conntrack) {
-    eachOf(CONNTRACK_PRINTED);
-    if (get('ct_nw_proto')) eachOf(CONNTRACK_TUPLE_PRINTED);
+    w.eachOf(CONNTRACK_PRINTED);
+    if (w.get('ct_nw_proto')) w.eachOf(CONNTRACK_TUPLE_PRINTED);
   }
 
-  let ethType = get('eth_type')?.value;
-  const pt = get('packet_type');
+  const ethTypeEntry = w.get('eth_type');
+  let ethType = ethTypeEntry?.value;
+  const pt = w.get('packet_type');
   if (pt) {
-    put('packet_type', formatPacketType(pt.value));
+    w.put('packet_type', formatPacketType(pt.value));
     if (pt.value >> 16n === 1n) ethType = pt.value & 0xffffn;
-  } else if (get('recirc_id') && match.fields.some((e) => e.field.prerequisite !== 'none')) {
+  } else if (w.get('recirc_id') && fields.some((e) => e.field.prerequisite !== 'none')) {
     // Datapath-style matches (recirc_id) show the Ethernet packet type that L2+ fields imply.
     out.push('eth');
   }
-  const protoEntry = get('nw_proto');
+  const protoEntry = w.get('nw_proto');
   const proto = protoEntry?.value;
   let typeShown = false;
   let protoShown = false;
-  if (get('eth_type') && ethType !== undefined) {
+  if (ethTypeEntry && ethType !== undefined) {
     typeShown = true;
-    const fold = (words: readonly (readonly [string, bigint])[], plain: string): string => {
-      const word = protoEntry ? words.find(([, p]) => p === proto)?.[0] : undefined;
-      if (word === undefined) return plain;
+    const words = ethType === ETH_TYPE.ip ? IPV4_WORDS : ethType === ETH_TYPE.ipv6 ? IPV6_WORDS : undefined;
+    const word = words && proto !== undefined ? foldedWord(words, proto) : undefined;
+    if (word !== undefined) {
       protoShown = true;
-      return word;
-    };
-    if (ethType === ETH_TYPE.ip) out.push(fold(IPV4_WORDS, 'ip'));
-    else if (ethType === ETH_TYPE.ipv6) out.push(fold(IPV6_WORDS, 'ipv6'));
+      out.push(word);
+    } else if (ethType === ETH_TYPE.ip) out.push('ip');
+    else if (ethType === ETH_TYPE.ipv6) out.push('ipv6');
     else if (ethType === ETH_TYPE.arp) out.push('arp');
     else if (ethType === ETH_TYPE.rarp) out.push('rarp');
     else if (ethType === ETH_TYPE.mpls) out.push('mpls');
@@ -180,55 +210,55 @@ export function formatMatch(match: Match, options: MatchFormatOptions = {}): str
     else typeShown = false;
   }
 
-  if (families & FAMILY.registers) for (const reg of REGS) each(reg, reg, altHexMasked);
-  if (families & FAMILY.tunnel) formatTunnel(get, each);
-  if (families & FAMILY.metadata) each('metadata', 'metadata', altHexMasked);
-  each('in_port', 'in_port', port);
-  const vlan = get('vlan_tci');
+  if (families & FAMILY.registers) for (const reg of REGS) w.each(reg, reg, altHexMasked);
+  if (families & FAMILY.tunnel) formatTunnel(w);
+  if (families & FAMILY.metadata) w.each('metadata', 'metadata', altHexMasked);
+  w.port('in_port');
+  const vlan = w.get('vlan_tci');
   if (vlan) out.push(...formatVlan(vlan));
-  each('eth_src', 'dl_src', macMasked);
-  each('eth_dst', 'dl_dst', macMasked);
-  if (!typeShown && get('eth_type')) put('dl_type', `0x${hex(ethType ?? 0n).padStart(4, '0')}`);
+  w.each('eth_src', 'dl_src', macMasked);
+  w.each('eth_dst', 'dl_dst', macMasked);
+  if (!typeShown && ethTypeEntry) w.put('dl_type', `0x${hex(ethType ?? 0n).padStart(4, '0')}`);
 
   const arp = ethType === ETH_TYPE.arp || ethType === ETH_TYPE.rarp;
   if (ethType === ETH_TYPE.ipv6) {
-    each('ipv6_src', 'ipv6_src', ipv6Masked);
-    each('ipv6_dst', 'ipv6_dst', ipv6Masked);
-    each('ipv6_label', 'ipv6_label', flowLabel);
+    w.each('ipv6_src', 'ipv6_src', ipv6Masked);
+    w.each('ipv6_dst', 'ipv6_dst', ipv6Masked);
+    w.each('ipv6_label', 'ipv6_label', flowLabel);
   } else if (arp) {
-    each('nw_src', 'arp_spa', ipv4Masked);
-    each('nw_dst', 'arp_tpa', ipv4Masked);
+    w.each('nw_src', 'arp_spa', ipv4Masked);
+    w.each('nw_dst', 'arp_tpa', ipv4Masked);
   } else if (ethType === ETH_TYPE.nsh) {
-    formatNsh(get, put);
+    formatNsh(w);
   } else {
-    each('nw_src', 'nw_src', ipv4Masked);
-    each('nw_dst', 'nw_dst', ipv4Masked);
+    w.each('nw_src', 'nw_src', ipv4Masked);
+    w.each('nw_dst', 'nw_dst', ipv4Masked);
   }
-  if (!protoShown && protoEntry) put(arp ? 'arp_op' : 'nw_proto', String(protoEntry.value & 0xffn));
+  if (!protoShown && protoEntry) w.put(arp ? 'arp_op' : 'nw_proto', String(protoEntry.value & 0xffn));
   if (arp) {
-    each('arp_sha', 'arp_sha', macMasked);
-    each('arp_tha', 'arp_tha', macMasked);
+    w.each('arp_sha', 'arp_sha', macMasked);
+    w.each('arp_tha', 'arp_tha', macMasked);
   }
-  if (families & FAMILY.ipHeader) eachOf(IP_HEADER_PRINTED);
-  if (families & FAMILY.mpls) eachOf(MPLS_PRINTED);
-  if (families & FAMILY.ipHeader) each('ip_frag', 'nw_frag', fragText);
+  if (families & FAMILY.ipHeader) w.eachOf(IP_HEADER_PRINTED);
+  if (families & FAMILY.mpls) w.eachOf(MPLS_PRINTED);
+  if (families & FAMILY.ipHeader) w.each('ip_frag', 'nw_frag', fragText);
 
   if ((ethType === ETH_TYPE.ip && proto === IP_PROTO.icmp) || (ethType === ETH_TYPE.ipv6 && proto === IP_PROTO.icmpv6)) {
-    each('tp_src', 'icmp_type', l4Value);
-    each('tp_dst', 'icmp_code', l4Value);
+    w.each('tp_src', 'icmp_type', l4Value);
+    w.each('tp_dst', 'icmp_code', l4Value);
     if (ethType === ETH_TYPE.ipv6) {
-      each('nd_target', 'nd_target', ipv6Masked);
-      each('arp_sha', 'nd_sll', macMasked);
-      each('arp_tha', 'nd_tll', macMasked);
-      each('nd_reserved', 'nd_reserved', decimalOrHex32);
-      each('tcp_flags', 'nd_options_type', decimal);
+      w.each('nd_target', 'nd_target', ipv6Masked);
+      w.each('arp_sha', 'nd_sll', macMasked);
+      w.each('arp_tha', 'nd_tll', macMasked);
+      w.each('nd_reserved', 'nd_reserved', decimalOrHex32);
+      w.each('tcp_flags', 'nd_options_type', decimal);
     }
   } else {
-    each('tp_src', 'tp_src', l4Value);
-    each('tp_dst', 'tp_dst', l4Value);
+    w.each('tp_src', 'tp_src', l4Value);
+    w.each('tp_dst', 'tp_dst', l4Value);
   }
   if ((ethType === ETH_TYPE.ip || ethType === ETH_TYPE.ipv6) && proto === IP_PROTO.tcp) {
-    each('tcp_flags', 'tcp_flags', tcpFlags);
+    w.each('tcp_flags', 'tcp_flags', tcpFlags);
   }
   return out.join(',');
 }
@@ -259,47 +289,43 @@ function fragWord(value: bigint, mask: bigint): string {
   }
 }
 
-type Get = (storage: string) => MatchField | undefined;
-type Put = (name: string, text: string) => void;
-type Each = (storage: string, name: string, fmt: (e: MatchField) => string) => void;
-
 /** lib/match.c format_flow_tunnel. */
-function formatTunnel(get: Get, each: Each): void {
-  each('tun_id', 'tun_id', altHexMasked);
-  each('tun_src', 'tun_src', ipv4Masked);
-  each('tun_dst', 'tun_dst', ipv4Masked);
-  each('tun_ipv6_src', 'tun_ipv6_src', ipv6Masked);
-  each('tun_ipv6_dst', 'tun_ipv6_dst', ipv6Masked);
-  each('tun_gbp_id', 'tun_gbp_id', decimalOrHex16);
-  each('tun_gbp_flags', 'tun_gbp_flags', altHexValue);
-  each('tun_tos', 'tun_tos', hexValue);
-  each('tun_ttl', 'tun_ttl', decimal);
-  const ver = get('tun_erspan_ver');
-  each('tun_erspan_ver', 'tun_erspan_ver', decimal);
+function formatTunnel(w: MatchWriter): void {
+  w.each('tun_id', 'tun_id', altHexMasked);
+  w.each('tun_src', 'tun_src', ipv4Masked);
+  w.each('tun_dst', 'tun_dst', ipv4Masked);
+  w.each('tun_ipv6_src', 'tun_ipv6_src', ipv6Masked);
+  w.each('tun_ipv6_dst', 'tun_ipv6_dst', ipv6Masked);
+  w.each('tun_gbp_id', 'tun_gbp_id', decimalOrHex16);
+  w.each('tun_gbp_flags', 'tun_gbp_flags', altHexValue);
+  w.each('tun_tos', 'tun_tos', hexValue);
+  w.each('tun_ttl', 'tun_ttl', decimal);
+  const ver = w.get('tun_erspan_ver');
+  w.each('tun_erspan_ver', 'tun_erspan_ver', decimal);
   // The index belongs to ERSPAN version 1, direction and hardware id to version 2.
-  if (ver?.value === 1n) each('tun_erspan_idx', 'tun_erspan_idx', altHexValue);
+  if (ver?.value === 1n) w.each('tun_erspan_idx', 'tun_erspan_idx', altHexValue);
   if (ver?.value === 2n) {
-    each('tun_erspan_dir', 'tun_erspan_dir', decimal);
-    each('tun_erspan_hwid', 'tun_erspan_hwid', altHexValue);
+    w.each('tun_erspan_dir', 'tun_erspan_dir', decimal);
+    w.each('tun_erspan_hwid', 'tun_erspan_hwid', altHexValue);
   }
-  each('tun_gtpu_flags', 'gtpu_flags', altHexValue);
-  each('tun_gtpu_msgtype', 'gtpu_msgtype', decimal);
+  w.each('tun_gtpu_flags', 'gtpu_flags', altHexValue);
+  w.each('tun_gtpu_msgtype', 'gtpu_msgtype', decimal);
   // Only oam is settable from OpenFlow, but the printer compares against all four tunnel flags.
-  each('tun_flags', 'tun_flags', tunnelFlags);
-  for (const name of TUN_METADATA) each(name, name, hexMasked);
+  w.each('tun_flags', 'tun_flags', tunnelFlags);
+  for (const name of TUN_METADATA) w.each(name, name, hexMasked);
 }
 
 /** lib/match.c format_nsh_masked. */
-function formatNsh(get: Get, put: Put): void {
+function formatNsh(w: MatchWriter): void {
   const u8 = (storage: string, name: string): void => {
-    const e = get(storage);
+    const e = w.get(storage);
     if (!e) return;
-    put(name, e.mask === 0xffn ? String(e.value) : `0x${e.value.toString(16).padStart(2, '0')}/0x${e.mask.toString(16).padStart(2, '0')}`);
+    w.put(name, e.mask === 0xffn ? String(e.value) : `0x${e.value.toString(16).padStart(2, '0')}/0x${e.mask.toString(16).padStart(2, '0')}`);
   };
   const hex32 = (storage: string, name: string): void => {
-    const e = get(storage);
+    const e = w.get(storage);
     if (!e) return;
-    put(name, e.mask === ones(e.field.bits) ? `0x${hex(e.value)}` : `0x${hex(e.value)}/0x${hex(e.mask)}`);
+    w.put(name, e.mask === ones(e.field.bits) ? `0x${hex(e.value)}` : `0x${hex(e.value)}/0x${hex(e.mask)}`);
   };
   u8('nsh_flags', 'nsh_flags');
   u8('nsh_ttl', 'nsh_ttl');
@@ -307,7 +333,7 @@ function formatNsh(get: Get, put: Put): void {
   u8('nsh_np', 'nsh_np');
   hex32('nsh_spi', 'nsh_spi');
   u8('nsh_si', 'nsh_si');
-  const md = get('nsh_mdtype');
+  const md = w.get('nsh_mdtype');
   // Context headers exist only in MD type 1.
   if (md && md.value === 1n) for (const i of [1, 2, 3, 4]) hex32(`nsh_c${i}`, `nsh_c${i}`);
 }
