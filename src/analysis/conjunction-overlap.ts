@@ -87,6 +87,22 @@ function sizeOf(d: SimpleDim): number {
   return d.exact.size + d.masked.length;
 }
 
+const bySize = (a: SimpleDim, b: SimpleDim): number => sizeOf(a) - sizeOf(b);
+
+/**
+ * `list` sorted in place by insertion, stable: the lists sorted for each pair of conjunctions hold
+ * a few items, and Array.prototype.sort would allocate a work array for each of tens of thousands.
+ */
+function sortedSmall<T>(list: T[], compare: (a: T, b: T) => number): T[] {
+  for (let i = 1; i < list.length; i++) {
+    const item = list[i]!;
+    let j = i;
+    for (; j > 0 && compare(list[j - 1]!, item) > 0; j--) list[j] = list[j - 1]!;
+    list[j] = item;
+  }
+  return list;
+}
+
 const NONE: readonly Pinned[] = [];
 
 /** The flows of `dim` that match exactly the value keyed `key` (most often one, kept without a list). */
@@ -141,7 +157,7 @@ const OPTIONS_KEPT = 32;
 
 /** Ways to pick one flow from each of several simple dimensions on one field so their values meet. */
 function intersectSimple(dims: readonly SimpleDim[]): { options: Option[]; truncated: boolean } {
-  const sorted = [...dims].sort((a, b) => sizeOf(a) - sizeOf(b));
+  const sorted = sortedSmall([...dims], bySize);
   const options: Option[] = [];
   const path: Flow[] = [];
   let truncated = false;
@@ -153,20 +169,17 @@ function intersectSimple(dims: readonly SimpleDim[]): { options: Option[]; trunc
       else truncated = true;
       return;
     }
+    // Indexed loops: most lists here are empty, and millions of calls would each make an iterator.
     const partners = exact ? exactly(dim, key) : exactWithin(dim, e);
-    const visit = (x: Pinned): void => {
-      path.push(x.flow);
-      extend(i + 1, exact ? e : x.single.e, true, exact ? key : x.single.key);
-      path.pop();
-    };
-    if (!Array.isArray(partners)) visit(partners as Pinned);
-    else
-      for (const x of partners as readonly Pinned[]) {
-        if (truncated) return;
-        visit(x);
-      }
-    for (const m of dim.masked) {
+    if (!Array.isArray(partners)) visit(i, partners as Pinned, e, exact, key);
+    else {
+      const list = partners as readonly Pinned[];
+      for (let j = 0; j < list.length && !truncated; j++) visit(i, list[j]!, e, exact, key);
+    }
+    const { masked } = dim;
+    for (let j = 0; j < masked.length; j++) {
       if (truncated) return;
+      const m = masked[j]!;
       const me = m.single.e;
       if (!entriesMeet(e, me)) continue;
       const merged = { ...me, value: e.value | me.value, mask: e.mask | me.mask };
@@ -176,15 +189,21 @@ function intersectSimple(dims: readonly SimpleDim[]): { options: Option[]; trunc
       path.pop();
     }
   };
-  const first = sorted[0]!;
-  for (const x of first.exactFlows) {
-    if (truncated) break;
+  /** Takes partner `x` of dimension `i`: an exact value narrows the packet to its own. */
+  const visit = (i: number, x: Pinned, e: MatchField, exact: boolean, key: ValueKey): void => {
+    path.push(x.flow);
+    extend(i + 1, exact ? e : x.single.e, true, exact ? key : x.single.key);
+    path.pop();
+  };
+  const { exactFlows, masked } = sorted[0]!;
+  for (let j = 0; j < exactFlows.length && !truncated; j++) {
+    const x = exactFlows[j]!;
     path.push(x.flow);
     extend(1, x.single.e, true, x.single.key);
     path.pop();
   }
-  for (const x of first.masked) {
-    if (truncated) break;
+  for (let j = 0; j < masked.length && !truncated; j++) {
+    const x = masked[j]!;
     path.push(x.flow);
     extend(1, x.single.e, false, '');
     path.pop();
@@ -208,7 +227,7 @@ function commonPacket(dims: readonly (readonly ClauseFlow[])[], simple: (d: read
     else byStorage.set(s.storage, [s]);
   }
   // Fields whose smallest dimension is small first: most pairs that do not overlap fail there, cheaply.
-  const fields = [...byStorage.values()].map((g) => ({ g, min: Math.min(...g.map(sizeOf)) })).sort((a, b) => a.min - b.min);
+  const fields = sortedSmall([...byStorage.values()].map((g) => ({ g, min: Math.min(...g.map(sizeOf)) })), (a, b) => a.min - b.min);
   const slots: Option[][] = [];
   let truncated = false;
   for (const { g } of fields) {
@@ -218,7 +237,7 @@ function commonPacket(dims: readonly (readonly ClauseFlow[])[], simple: (d: read
     slots.push(meet.options);
   }
   for (const d of generic) slots.push(d.map((c) => [c.flow]));
-  slots.sort((a, b) => a.length - b.length);
+  sortedSmall(slots, (a, b) => a.length - b.length);
   const chosen: Flow[] = [];
   let steps = 0;
   const search = (i: number, acc: Constraint): boolean | 'unknown' => {
@@ -241,6 +260,23 @@ function commonPacket(dims: readonly (readonly ClauseFlow[])[], simple: (d: read
   // Combinations left out of a truncated slot might have fitted the other fields' protocols.
   if (!r) return truncated ? 'unknown' : undefined;
   return [...new Set(chosen)];
+}
+
+/**
+ * Candidate partners, list by list: those without the pinned field, then those sharing each of
+ * the subject's values (or everyone, when nothing is pinned). Made as they are walked: buckets of
+ * a popular value hold thousands, and the search stops after a few candidates.
+ */
+function* candidateLists<S>(values: ReadonlyMap<ValueKey, unknown> | undefined, unpinned: readonly S[], byValue: ReadonlyMap<ValueKey, readonly S[]>, group: readonly S[]): Generator<readonly S[]> {
+  if (!values) {
+    yield group;
+    return;
+  }
+  yield unpinned;
+  for (const v of values.keys()) {
+    const list = byValue.get(v);
+    if (list) yield list;
+  }
 }
 
 /** Finds overlapping pairs among subjects that share a table and priority. */
@@ -290,11 +326,9 @@ export function findOverlaps<S extends OverlapSubject>(group: readonly S[], limi
   for (const a of group) {
     if (!a.wanted || (found.get(a) ?? 0) >= limits.maxFound) continue;
     const values = pinned === undefined ? undefined : pins.get(a)!.get(pinned);
-    // Candidates lazily, bucket by bucket: buckets of a popular value hold thousands.
-    const lists: (readonly S[])[] = values ? [unpinned, ...[...values.keys()].map((v) => byValue.get(v) ?? [])] : [group];
     const seen = new Set<S>([a]);
     let tried = 0;
-    search: for (const list of lists) {
+    search: for (const list of candidateLists(values, unpinned, byValue, group)) {
       for (const b of list) {
         if (seen.has(b)) continue;
         seen.add(b);

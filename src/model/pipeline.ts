@@ -34,7 +34,10 @@ export class Pipeline {
     // A dump lists each table's flows together: the table of the previous flow is kept at hand.
     let lastRef: TableRef | undefined;
     let last: { ref: TableRef; flows: Flow[] } | undefined;
-    for (const f of flows) {
+    // Indexed loops here and in byPriority: the constructor runs once, mostly before the loop is
+    // optimised, and an iterator would allocate a result object for each of a million flows.
+    for (let i = 0; i < flows.length; i++) {
+      const f = flows[i]!;
       if (f.table !== lastRef || !last) {
         const key = tableKey(f.table);
         last = byTable.get(key);
@@ -69,7 +72,8 @@ function byPriority(flows: readonly Flow[]): Flow[] {
   const lists = new Map<number, Flow[]>();
   let lastPriority = -1;
   let list: Flow[] = [];
-  for (const f of flows) {
+  for (let i = 0; i < flows.length; i++) {
+    const f = flows[i]!;
     if (f.priority !== lastPriority) {
       lastPriority = f.priority;
       const known = lists.get(lastPriority);
