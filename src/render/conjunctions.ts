@@ -256,6 +256,13 @@ function termJson(t: DimensionTerm, named: FieldWords | undefined): Record<strin
   };
 }
 
+/** The references of one file's flows, by line. */
+interface FileRefs {
+  readonly quoted: string;
+  readonly flows: (Flow | undefined)[];
+  readonly refs: (JsonText | undefined)[];
+}
+
 /**
  * Flow references, as compact JSON: a flow by its place in the dump, priority and match, as the
  * text report names it. A clause flow carries one conjunction action for every conjunction it
@@ -264,27 +271,66 @@ function termJson(t: DimensionTerm, named: FieldWords | undefined): Record<strin
  * hash of a million flows would cost more than the encoding).
  */
 class FlowRefs {
-  private readonly byFile = new Map<string, { readonly quoted: string; readonly flows: (Flow | undefined)[]; readonly refs: (JsonText | undefined)[] }>();
+  private readonly byFile = new Map<string, FileRefs>();
 
-  of(f: Flow): JsonText {
+  /** The lists of `f`'s file, long enough to hold its line. */
+  private fileOf(f: Flow): FileRefs {
     const { file, line } = f.origin;
     let known = this.byFile.get(file);
     if (known === undefined) this.byFile.set(file, (known = { quoted: JSON.stringify(file), flows: [], refs: [] }));
-    // Two flows of one line (a file read twice) keep their own references.
-    if (known.flows[line] === f) return known.refs[line]!;
     // Grown by pushing, the arrays stay dense; set far beyond their end, they would become hash tables.
     while (known.flows.length <= line) {
       known.flows.push(undefined);
       known.refs.push(undefined);
     }
+    return known;
+  }
+
+  private encode(f: Flow, known: FileRefs): JsonText {
     const table = f.table.kind === 'number' ? String(f.table.number) : JSON.stringify(f.table.name);
     // Joined, not concatenated: the text is then one flat string, which is copied quickly each time it is written.
-    const text = ['{"table":', table, ',"priority":', f.priority, ',"match":', JSON.stringify(formatMatch(f.match)), ',"source":{"file":', known.quoted, ',"line":', line, '}}'].join('');
-    const ref = new JsonText(text);
+    const text = ['{"table":', table, ',"priority":', f.priority, ',"match":', JSON.stringify(formatMatch(f.match)), ',"source":{"file":', known.quoted, ',"line":', f.origin.line, '}}'].join('');
+    return new JsonText(text);
+  }
+
+  /**
+   * Encodes the references of these flows ahead, in the order of their lines. A large dump's flows
+   * lie in memory in the order they were read: encoding them in that order, not in the order a
+   * report lists them, is several times faster.
+   */
+  prepare(lists: Iterable<readonly Flow[]>): void {
+    for (const list of lists) {
+      for (let i = 0; i < list.length; i++) {
+        const f = list[i]!;
+        const known = this.fileOf(f);
+        // A line already taken by another flow (a file read twice): that one is encoded when met.
+        known.flows[f.origin.line] ??= f;
+      }
+    }
+    for (const known of this.byFile.values()) {
+      const { flows, refs } = known;
+      for (let line = 0; line < flows.length; line++) {
+        const f = flows[line];
+        if (f !== undefined && refs[line] === undefined) refs[line] = this.encode(f, known);
+      }
+    }
+  }
+
+  of(f: Flow): JsonText {
+    const known = this.fileOf(f);
+    const { line } = f.origin;
+    // Two flows of one line (a file read twice) keep their own references.
+    if (known.flows[line] === f && known.refs[line] !== undefined) return known.refs[line];
+    const ref = this.encode(f, known);
     known.flows[line] = f;
     known.refs[line] = ref;
     return ref;
   }
+}
+
+/** Every dimension's flow list of the conjunctions. */
+function* dimensionFlows(conjunctions: readonly Conjunction[]): Generator<readonly Flow[]> {
+  for (const c of conjunctions) for (const d of c.dimensions) yield d.flows;
 }
 
 export function conjunctionJson(c: Conjunction, words: ConjunctionWords = PLAIN_WORDS, refs = new FlowRefs()): StreamedObject {
@@ -323,6 +369,7 @@ export function conjunctionJson(c: Conjunction, words: ConjunctionWords = PLAIN_
 export function conjunctionReportJson(report: ConjunctionReport, words: ConjunctionWords = PLAIN_WORDS): Record<string, unknown> {
   // Made as it is written: every conjunction repeats its clause flows.
   const refs = new FlowRefs();
+  refs.prepare(dimensionFlows(report.conjunctions));
   return { conjunctions: new LazyList(report.conjunctions, (c: Conjunction) => conjunctionJson(c, words, refs)), overlapSearchIncomplete: report.overlapSearchIncomplete };
 }
 
