@@ -268,7 +268,14 @@ function members(field: FieldDef, entries: readonly SingleEntry[]): Member[] {
     if (rangeable && s.last !== undefined) runs.push(s);
     else listed.set(s.exact ? s.key : `${valueKey(s.e)}/${s.e.mask.toString(16)}`, { kind: 'value', value: s.e.value, mask: s.e.mask });
   }
-  const out = field.bits <= 53 ? mergedNumbers(runs).map((iv) => member(BigInt(iv.first), BigInt(iv.last))) : mergedBigints(runs).map((iv) => member(iv.first, iv.last));
+  const out: Member[] = [];
+  if (field.bits <= 53) {
+    const merged = mergedNumbers(runs);
+    for (let i = 0; i < merged.count; i++) {
+      const first = BigInt(merged.firsts[i]!);
+      out.push(member(first, merged.firsts[i] === merged.lasts[i] ? first : BigInt(merged.lasts[i]!)));
+    }
+  } else for (const iv of mergedBigints(runs)) out.push(member(iv.first, iv.last));
   const rest = [...listed.values()].sort((a, b) => {
     const av = a.kind === 'value' ? a.value : 0n;
     const bv = b.kind === 'value' ? b.value : 0n;
@@ -278,28 +285,42 @@ function members(field: FieldDef, entries: readonly SingleEntry[]): Member[] {
   return out;
 }
 
-/** Intervals of values below 2^53, merged where they overlap or touch, in ascending order. */
-function mergedNumbers(runs: readonly SingleEntry[]): { first: number; last: number }[] {
+/** Merged intervals, in ascending order: the first `count` of `firsts` and `lasts`. */
+interface MergedNumbers {
+  readonly firsts: Float64Array;
+  readonly lasts: Float64Array;
+  readonly count: number;
+}
+
+/** Intervals of values below 2^53, merged where they overlap or touch. */
+function mergedNumbers(runs: readonly SingleEntry[]): MergedNumbers {
   // A native sort of the starting values: a large address set is mostly single addresses, and
-  // the few blocks among them are found by their start.
+  // the few blocks among them are found by their start. The result is held in two arrays of
+  // numbers rather than an object per interval: a dimension may hold hundreds of thousands.
   const starts = new Float64Array(runs.length);
   let blocks: Map<number, number> | undefined;
-  runs.forEach((r, i) => {
+  for (let i = 0; i < runs.length; i++) {
+    const r = runs[i]!;
     starts[i] = r.order;
-    if (r.last === r.first) return;
+    if (r.last === r.first) continue;
     const end = Number(r.last);
     blocks ??= new Map();
     if ((blocks.get(r.order) ?? -1) < end) blocks.set(r.order, end);
-  });
+  }
   starts.sort();
-  const out: { first: number; last: number }[] = [];
+  const firsts = new Float64Array(runs.length);
+  const lasts = new Float64Array(runs.length);
+  let count = 0;
   for (const start of starts) {
     const end = blocks?.get(start) ?? start;
-    const open = out[out.length - 1];
-    if (open && start <= open.last + 1) open.last = Math.max(open.last, end);
-    else out.push({ first: start, last: end });
+    if (count > 0 && start <= lasts[count - 1]! + 1) lasts[count - 1] = Math.max(lasts[count - 1]!, end);
+    else {
+      firsts[count] = start;
+      lasts[count] = end;
+      count++;
+    }
   }
-  return out;
+  return { firsts, lasts, count };
 }
 
 /** mergedNumbers for wider values (IPv6 addresses), in bigint arithmetic. */

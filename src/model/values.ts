@@ -86,10 +86,14 @@ export function ipv4NumberAt(text: string, start: number, end: number): number {
   return i === end ? v : -1;
 }
 
+/** The decimal text of each octet value, made once. */
+const OCTETS = Array.from({ length: 256 }, (_, i) => String(i));
+
 export function formatIpv4(value: bigint): string {
-  // One conversion, then number arithmetic: reports of big dumps print millions of addresses.
-  const n = Number(value & 0xffffffffn);
-  return `${n >>> 24}.${(n >>> 16) & 0xff}.${(n >>> 8) & 0xff}.${n & 0xff}`;
+  // One conversion (no bigint arithmetic, which allocates, for a value that fits), then number
+  // arithmetic and made octet texts: reports of big dumps print millions of addresses.
+  const n = value <= 0xffffffffn ? Number(value) : Number(value & 0xffffffffn);
+  return OCTETS[n >>> 24]! + '.' + OCTETS[(n >>> 16) & 0xff]! + '.' + OCTETS[(n >>> 8) & 0xff]! + '.' + OCTETS[n & 0xff]!;
 }
 
 export function parseIpv6(text: string): Ipv6Address | undefined {
