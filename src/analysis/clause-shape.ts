@@ -16,8 +16,21 @@ export interface Interval {
   readonly last: bigint;
 }
 
-/** The flow's one non-protocol match entry. */
-export interface SingleEntry {
+/**
+ * Flows with the same protocol values and the same other fields form one term. One object per
+ * shape, so flows are grouped by identity rather than by a key string.
+ */
+export interface TermShape {
+  /** Protocol fields of the match (the first flow's entries: the shape fixes their values). */
+  readonly qualifier: Match;
+  /** How many other fields the flows match. */
+  readonly keyCount: number;
+  /** The storage of every field the flows match. */
+  readonly storages: ReadonlySet<string>;
+}
+
+/** A match entry with its hash key and, for prefix masks, the interval it accepts. */
+export class SingleEntry {
   readonly e: MatchField;
   /** Matched on every bit. */
   readonly exact: boolean;
@@ -32,19 +45,15 @@ export interface SingleEntry {
   readonly last: bigint | undefined;
   /** `first` as a number, rounded past 2^53: sorts by a number compare, ties by the bigint. */
   readonly order: number;
-}
 
-/**
- * Flows with the same protocol values and the same other fields form one term. One object per
- * shape, so flows are grouped by identity rather than by a key string.
- */
-export interface TermShape {
-  /** Protocol fields of the match (the first flow's entries: the shape fixes their values). */
-  readonly qualifier: Match;
-  /** How many other fields the flows match. */
-  readonly keyCount: number;
-  /** The storage of every field the flows match. */
-  readonly storages: ReadonlySet<string>;
+  constructor(e: MatchField) {
+    this.e = e;
+    this.exact = e.mask === fullMask(e.field);
+    this.key = exactKey(e);
+    this.first = e.value;
+    this.last = this.exact ? e.value : intervalOf(e.field, e)?.last;
+    this.order = Number(e.value);
+  }
 }
 
 /** Stands in for the single entry of a clause flow that has none. */
@@ -54,30 +63,18 @@ const NO_ENTRY: MatchField = { field: FIELDS[0]!, value: 0n, mask: 0n };
  * A clause flow, with its single entry (when it has one) held in the same object: a large dump
  * has a million clause flows, and one object each rather than two halves what they cost to make.
  */
-export class ClauseFlow implements SingleEntry {
+export class ClauseFlow extends SingleEntry {
   readonly flow: Flow;
   readonly shape: TermShape;
-  readonly e: MatchField;
-  readonly exact: boolean;
-  readonly key: ValueKey;
-  readonly first: bigint;
-  readonly last: bigint | undefined;
-  readonly order: number;
   /** The hard flow that always takes precedence over this one (null: none); set once asked. */
   cover: Flow | null | undefined = undefined;
 
   /** `key` is the one non-protocol entry, or undefined when the flow matches none or several. */
   constructor(flow: Flow, shape: TermShape, key: MatchField | undefined) {
+    // Without a single entry the entry fields are never read (`single` is undefined).
+    super(key ?? NO_ENTRY);
     this.flow = flow;
     this.shape = shape;
-    // Without a single entry the entry fields are never read (`single` is undefined).
-    const e = key ?? NO_ENTRY;
-    this.e = e;
-    this.exact = e.mask === fullMask(e.field);
-    this.key = exactKey(e);
-    this.first = e.value;
-    this.last = this.exact ? e.value : intervalOf(e.field, e)?.last;
-    this.order = Number(e.value);
   }
 
   /** Set when exactly one key field is matched. */
@@ -108,12 +105,6 @@ export function intervalOf(field: FieldDef, entry: { readonly value: bigint; rea
   return len < 0 ? undefined : { first: entry.value, last: entry.value | ones(field.bits - len) };
 }
 
-/** A match entry with its hash key and, for prefix masks, the interval it accepts. */
-export function singleEntry(e: MatchField): SingleEntry {
-  const exact = e.mask === fullMask(e.field);
-  const last = exact ? e.value : intervalOf(e.field, e)?.last;
-  return { e, exact, key: exactKey(e), first: e.value, last, order: Number(e.value) };
-}
 
 /** Orders single entries by the first value they accept (their value when the mask has holes). */
 export function compareEntries(a: SingleEntry, b: SingleEntry): number {

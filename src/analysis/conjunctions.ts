@@ -14,7 +14,7 @@ import { matchCovers, matchesPacket } from '../model/match.ts';
 import { type Pipeline, tableKey } from '../model/pipeline.ts';
 import type { TableRef } from '../model/tables.ts';
 import { fullMask } from '../syntax/field-value.ts';
-import { type ClauseFlow, ClauseShapes, compareEntries, type Interval, type SingleEntry, singleEntry, type TermShape, type ValueKey, valueKey } from './clause-shape.ts';
+import { type ClauseFlow, ClauseShapes, compareEntries, type Interval, SingleEntry, type TermShape, type ValueKey, valueKey } from './clause-shape.ts';
 import { findOverlaps } from './conjunction-overlap.ts';
 
 /** One element of a dimension's accepted set, in the terms that read best for the field. */
@@ -251,7 +251,7 @@ function addressMember(field: FieldDef, first: bigint, last: bigint): Member {
  * listed values.
  */
 export function memberSet(field: FieldDef, entries: readonly { value: bigint; mask: bigint }[]): Member[] {
-  return members(field, entries.map(({ value, mask }) => singleEntry({ field, value, mask })));
+  return members(field, entries.map(({ value, mask }) => new SingleEntry({ field, value, mask })));
 }
 
 /** `memberSet` on entries keyed and measured already. */
