@@ -23,7 +23,7 @@ import { formatFieldValue, fullMask } from '../syntax/field-value.ts';
 import { formatPriorityAndMatch } from './flow.ts';
 import { flowJson, tableRefJson } from './json.ts';
 import { formatMatch } from './match.ts';
-import { JsonText, LazyList, StreamedObject } from './json-stream.ts';
+import { JsonText, JsonTextList, LazyList, StreamedObject } from './json-stream.ts';
 
 /** Members printed in full up to this many; beyond it the first few and a count. */
 const MEMBERS_SHOWN = 12;
@@ -346,7 +346,7 @@ export function conjunctionJson(c: Conjunction, words: ConjunctionWords = PLAIN_
     // one conjunction action for each), so printing it whole in each made reports of big dumps quadratic.
     dimensions: new LazyList(c.dimensions, (d: Dimension) => {
       const terms = d.terms.map((t) => termJson(t, termWords(t, c, words)));
-      return new StreamedObject({ k: d.k, terms, flows: new LazyList(d.flows, (f: Flow) => refs.of(f)) });
+      return new StreamedObject({ k: d.k, terms, flows: new JsonTextList(d.flows, (f: Flow) => refs.of(f)) });
     }),
     actionFlows: c.actionFlows.map((f) => {
       const { actions, meaning } = words.actionFlow(f);
@@ -360,7 +360,7 @@ export function conjunctionJson(c: Conjunction, words: ConjunctionWords = PLAIN_
         message: problemMessage(c, p),
         ...(p.kind === 'overlap' ? { otherId: p.otherId } : {}),
         ...('k' in p ? { k: p.k } : {}),
-        flows: new LazyList(p.flows, (f: Flow) => refs.of(f)),
+        flows: new JsonTextList(p.flows, (f: Flow) => refs.of(f)),
       }),
     ),
   });
