@@ -29,14 +29,33 @@ export function writeErr(io: Io, text: string): void {
   io.stderr.write(text.endsWith('\n') ? text : text + '\n');
 }
 
-/** Writes JSON piece by piece (see render/json-stream.ts), waiting when the stream is full. */
+/** Bytes of JSON handed to the stream at once. */
+const JSON_CHUNK = 1 << 20;
+
+/**
+ * Writes JSON piece by piece (see render/json-stream.ts), waiting when the stream is full. The
+ * pieces are encoded straight into chunks of bytes: a report of a large dump runs to hundreds of
+ * megabytes, and joining its pieces into strings first (often two-byte strings, for the words
+ * the report uses) cost more than the encoding itself. A chunk is not reused once written, as the
+ * stream may still hold it.
+ */
 export async function writeJson(io: Io, value: unknown): Promise<void> {
-  let buffered = '';
-  for (const piece of jsonPieces(value)) {
-    buffered += piece;
-    if (buffered.length < 1 << 16) continue;
-    if (!io.stdout.write(buffered)) await once(io.stdout, 'drain');
-    buffered = '';
-  }
-  io.stdout.write(buffered + '\n');
+  let chunk = Buffer.allocUnsafe(JSON_CHUNK);
+  let used = 0;
+  const flush = async (): Promise<void> => {
+    if (used === 0) return;
+    const full = io.stdout.write(chunk.subarray(0, used));
+    chunk = Buffer.allocUnsafe(JSON_CHUNK);
+    used = 0;
+    if (!full) await once(io.stdout, 'drain');
+  };
+  const put = async (piece: string): Promise<void> => {
+    // A UTF-8 character takes at most three bytes per UTF-16 unit.
+    if (used + piece.length * 3 > JSON_CHUNK) await flush();
+    if (piece.length * 3 <= JSON_CHUNK) used += chunk.write(piece, used, 'utf8');
+    else if (!io.stdout.write(piece)) await once(io.stdout, 'drain');
+  };
+  for (const piece of jsonPieces(value)) await put(piece);
+  await put('\n');
+  await flush();
 }
