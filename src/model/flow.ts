@@ -53,6 +53,12 @@ export interface Origin {
   /** 1-based line of the (first physical) line. */
   readonly line: number;
   readonly text: string;
+  /**
+   * For a flow line that opens with the statistics `ovs-ofctl dump-flows` prints (cookie,
+   * duration, table, packet and byte counts): where they end in `text`. The rest of the line is
+   * the flow itself. 0 for a line in any other form.
+   */
+  readonly statsEnd?: number;
 }
 
 export interface Flow {

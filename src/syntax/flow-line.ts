@@ -318,8 +318,8 @@ function readActions(text: string, start: number, match: Match, ctx: FlowLineCon
   return key !== undefined && !readsMatch && sink.problems.length === before ? { actions, key } : { actions };
 }
 
-/** Parses a flow line; undefined when the line has errors (they are in the sink). */
-export function parseFlowLine(text: string, origin: Origin, ctx: FlowLineContext): Flow | undefined {
+/** Parses line `line` of `file`; undefined when the line has errors (they are in the sink). */
+export function parseFlowLine(text: string, file: string, line: number, ctx: FlowLineContext): Flow | undefined {
   const { sink } = ctx;
   const { keyword, start } = findActions(text);
   if (keyword < 0) {
@@ -328,7 +328,8 @@ export function parseFlowLine(text: string, origin: Origin, ctx: FlowLineContext
   }
   const h: Header = { table: TABLE_0, priority: DEFAULT_PRIORITY, cookie: 0n, idleTimeout: 0, hardTimeout: 0, importance: 0, flags: NO_FLAGS, stats: undefined };
   // Flow-level keys lead the line in every layout ovs-ofctl prints; the match follows.
-  const cursor = new KeyValueCursor(text, readPlainPriority(text, readPrintedStats(text, h), keyword, h), keyword);
+  const statsEnd = readPrintedStats(text, h);
+  const cursor = new KeyValueCursor(text, readPlainPriority(text, statsEnd, keyword, h), keyword);
   let inMatch = false;
   while (cursor.next()) {
     if (!takeFlowKey(text, cursor, h, sink)) {
@@ -342,7 +343,7 @@ export function parseFlowLine(text: string, origin: Origin, ctx: FlowLineContext
   const { actions } = acts;
   if (sink.problems.length > 0 && sink.hasErrors) return undefined;
   if (read.fresh || acts.checked !== false) check(text, keyword, read, acts, ctx);
-  return flowOf(h, match, actions, origin);
+  return flowOf(h, match, actions, { file, line, text, statsEnd });
 }
 
 /** Checks the actions against the match, and the match itself when it is fresh; shares what proves clean. */

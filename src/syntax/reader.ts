@@ -104,13 +104,13 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
   });
 
   function readItem(line: LogicalLine, group: boolean): void {
-    const origin: Origin = { file, line: line.line, text: line.text };
     if (group) {
+      const origin: Origin = { file, line: line.line, text: line.text };
       const g = parseGroupLine(line.text, origin, context);
       if (g) result.groups.push(g);
       else result.badLines++;
     } else {
-      const flow = parseFlowLine(line.text, origin, context);
+      const flow = parseFlowLine(line.text, file, line.line, context);
       if (flow) result.flows.push(flow);
       else result.badLines++;
     }
