@@ -267,3 +267,44 @@ test('cli: colour only when asked or on a terminal, never with NO_COLOR', async 
   const no = await runCli(['diff', of13, b], { env: { FORCE_COLOR: '1', NO_COLOR: '1' } });
   assert.doesNotMatch(no.stdout, /\x1b\[/);
 });
+
+test('diff: dump lines that say the same after their statistics are one flow; anything else is compared in full', () => {
+  const stats = (n: number): string => ` cookie=0x${n}, duration=${n}.5s, table=`;
+  const before = side(
+    [
+      `${stats(1)}10, n_packets=5, n_bytes=300, priority=200,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2)`,
+      `${stats(1)}10, n_packets=5, n_bytes=300, priority=200,ip,nw_src=10.0.0.2 actions=conjunction(1,1/2)`,
+      `${stats(1)}11, n_packets=0, n_bytes=0, priority=100,ip actions=drop`,
+      `${stats(1)}12, n_packets=0, n_bytes=0, idle_timeout=60, priority=5,tcp actions=drop`,
+      'table=13,priority=7,udp actions=drop',
+    ].join('\n'),
+  );
+  const after = side(
+    [
+      // Other counters and durations, and another cookie: the same flow.
+      `${stats(2)}10, n_packets=9, n_bytes=900, priority=200,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2)`,
+      // Another action.
+      `${stats(1)}10, n_packets=5, n_bytes=300, priority=200,ip,nw_src=10.0.0.2 actions=conjunction(2,1/2)`,
+      // The same text after the statistics, in another table.
+      `${stats(1)}21, n_packets=0, n_bytes=0, priority=100,ip actions=drop`,
+      // Another timeout, written after the statistics.
+      `${stats(1)}12, n_packets=0, n_bytes=0, idle_timeout=30, priority=5,tcp actions=drop`,
+      // The same flow, in the printed form on one side only.
+      `${stats(1)}13, n_packets=0, n_bytes=0, priority=7,udp actions=drop`,
+    ].join('\n'),
+  );
+  const d = diffDumps(before, after);
+  const of = (n: number) => d.tables.find((t) => t.table.kind === 'number' && t.table.number === n)!;
+  assert.deepEqual(
+    of(10).changed.map((c) => [c.before.origin.line, c.attributes]),
+    [[2, ['actions']]],
+  );
+  assert.equal(of(11).removed.length, 1);
+  assert.equal(of(21).added.length, 1);
+  assert.deepEqual(of(12).changed.map((c) => c.attributes), [['idle_timeout']]);
+  assert.equal(differences({ ...d, tables: [of(13)] }), 0);
+  // Cookies count when asked: the first flow then differs too.
+  const withCookies = diffDumps(before, after, { cookies: true });
+  const ten = withCookies.tables.find((t) => t.table.kind === 'number' && t.table.number === 10)!;
+  assert.deepEqual(ten.changed.map((c) => [c.before.origin.line, c.attributes]), [[1, ['cookie']], [2, ['actions']]]);
+});

@@ -140,12 +140,17 @@ export class SlotIndex {
     return s;
   }
 
-  /** The first flow not taken yet in the slot of `flow` (from any dump), now taken. */
-  take(flow: Flow): Flow | undefined {
+  /**
+   * The first flow not taken yet in the slot of `flow` (from any dump), now taken. `alike`, when
+   * given, is a cheaper test tried first, which proves two flows to be in one slot when it holds.
+   */
+  take(flow: Flow, alike?: (candidate: Flow, flow: Flow) => boolean): Flow | undefined {
     for (let i = this.table[2 * this.slotOf(slotHash(flow, this.naming)) + 1]! - 1; i >= 0; i = this.next[i]! - 1) {
-      if (this.taken[i] === 1 || !sameSlot(this.flows[i]!, flow, this.naming)) continue;
+      if (this.taken[i] === 1) continue;
+      const candidate = this.flows[i]!;
+      if (!alike?.(candidate, flow) && !sameSlot(candidate, flow, this.naming)) continue;
       this.taken[i] = 1;
-      return this.flows[i];
+      return candidate;
     }
     return undefined;
   }

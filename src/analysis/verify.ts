@@ -5,7 +5,7 @@
  */
 import type { Flow, Group } from '../model/flow.ts';
 import type { TableRef } from '../model/tables.ts';
-import { type CompareOptions, type DumpSide, type FlowChange, type GroupChange, compareGroups, diffFlows, namingFor } from './diff.ts';
+import { type CompareOptions, type DumpSide, type FlowChange, type GroupChange, compareGroups, diffFlows, namingFor, readAlike } from './diff.ts';
 import { type Naming, tableId } from './flow-key.ts';
 
 export interface VerifyOptions extends CompareOptions {
@@ -45,7 +45,7 @@ export function verifyDump(expected: DumpSide, actual: DumpSide, options: Verify
   const naming = namingFor(expected, actual, options);
   const expectedTables = new Set(expected.flows.map((f) => tableId(f.table, naming)));
   // Timeouts count only where the expectation states them; cookies only when asked.
-  const diff = diffFlows(expected.flows, actual.flows, naming, { timeoutsWhenSet: true, ...(options.cookies ? { cookies: true } : {}) });
+  const diff = diffFlows(expected.flows, actual.flows, naming, { timeoutsWhenSet: true, readAlike: readAlike(expected, actual), ...(options.cookies ? { cookies: true } : {}) });
   const tables: TableVerdict[] = diff
     .filter((t) => expectedTables.has(tableId(t.table, naming)))
     .map((t) => ({
