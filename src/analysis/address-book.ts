@@ -8,15 +8,17 @@
  *   when it also holds a peer Node's subnet;
  * - a destination prefix sent to the gateway (kube-proxy) or to a Service table is a Service CIDR;
  * - an exact destination sent to a group is a Service address;
- * - the profile's well-known addresses (virtual MAC and IPs, multicast).
- * Prefix arithmetic uses ip-num; masks that are not prefixes are never tagged.
+ * - the profile's well-known addresses (virtual MAC and IPs, multicast), read with ip-num.
+ * Entries are found by hash, per family and prefix length, never by a scan: a dump of a large
+ * cluster names tens of thousands of addresses, and every address of every flow is looked up.
+ * Masks that are not prefixes are never tagged.
  */
-import { IPv4, IPv4CidrRange, IPv4Prefix, IPv6, IPv6CidrRange, IPv6Prefix } from 'ip-num';
+import { IPv4, IPv6, Validator } from 'ip-num';
 import type { Flow } from '../model/flow.ts';
 import type { FieldDef } from '../model/fields.ts';
 import { matchField } from '../model/match.ts';
 import { formatIpv4Masked, formatIpv6Masked } from '../syntax/field-value.ts';
-import { formatMac, ones, parseIpv4, parseIpv6, parseMac, prefixLength } from '../model/values.ts';
+import { formatMac, ones, parseMac, prefixLength } from '../model/values.ts';
 import type { AddressRole, Profile } from '../profiles/types.ts';
 import { inVersion } from '../profiles/versions.ts';
 import { flattenActions, jumpTargets, resolveTable } from './pattern-fit.ts';
@@ -58,19 +60,81 @@ function text(family: Family, value: bigint, prefix: number): string {
   return family === 'ipv4' ? formatIpv4Masked(value, mask) : formatIpv6Masked(value, mask);
 }
 
-function range(family: 'ipv4' | 'ipv6', value: bigint, prefix: number): IPv4CidrRange | IPv6CidrRange {
-  return family === 'ipv4'
-    ? new IPv4CidrRange(IPv4.fromNumber(value), new IPv4Prefix(BigInt(prefix)))
-    : new IPv6CidrRange(IPv6.fromBigInt(value), new IPv6Prefix(BigInt(prefix)));
+/** The bits a prefix of `prefix` bits keeps of a `family` value. */
+function prefixMask(family: Family, prefix: number): bigint {
+  return ones(WIDTH[family]) ^ ones(WIDTH[family] - prefix);
 }
 
-/** Whether prefix `outer` holds `inner` (both of one family). */
+/** Hash key of a value: a number where it fits one exactly (hashing a number is the cheapest). */
+function valueKey(family: Family, value: bigint): number | string {
+  return family === 'ipv6' ? value.toString(16) : Number(value);
+}
+
+/** Whether prefix `outer` holds `value/prefix` (MAC addresses only hold themselves). */
 function holds(outer: AddressEntry, family: Family, value: bigint, prefix: number): boolean {
-  if (family === 'mac' || outer.family !== family) return outer.family === family && outer.value === value && outer.prefix === prefix;
+  if (outer.family !== family) return false;
+  if (family === 'mac') return outer.value === value && outer.prefix === prefix;
   if (outer.prefix > prefix) return false;
-  const a = range(family, outer.value, outer.prefix);
-  const b = range(family, value, prefix);
-  return a instanceof IPv4CidrRange ? b instanceof IPv4CidrRange && a.contains(b) : b instanceof IPv6CidrRange && a.contains(b);
+  const mask = prefixMask(family, outer.prefix);
+  return (outer.value & mask) === (value & mask);
+}
+
+/** An address from a profile (`10.0.0.1`, `169.254.0.0/16`, a MAC), or undefined when it does not read. */
+function profileAddress(kind: Family, address: string): { value: bigint; prefix: number } | undefined {
+  const [addr = '', len] = address.split('/');
+  const prefix = len === undefined ? WIDTH[kind] : Number(len);
+  if (!Number.isInteger(prefix) || prefix < 0 || prefix > WIDTH[kind]) return undefined;
+  if (kind === 'mac') {
+    const value = parseMac(addr);
+    return value === undefined ? undefined : { value, prefix };
+  }
+  if (kind === 'ipv4') return Validator.isValidIPv4String(addr)[0] ? { value: IPv4.fromString(addr).getValue(), prefix } : undefined;
+  return Validator.isValidIPv6String(addr)[0] ? { value: IPv6.fromString(addr).getValue(), prefix } : undefined;
+}
+
+/**
+ * Entries by family, prefix length and value. The narrowest prefix holding an address is found
+ * by one lookup per prefix length in use, longest first.
+ */
+class AddressIndex {
+  private readonly byLength = new Map<string, Map<number | string, AddressEntry>>();
+  /** Prefix lengths in use per family, longest first. */
+  private readonly lengths = new Map<Family, number[]>();
+
+  private mapOf(family: Family, prefix: number): Map<number | string, AddressEntry> | undefined {
+    return this.byLength.get(`${family}/${prefix}`);
+  }
+
+  get(family: Family, value: bigint, prefix: number): AddressEntry | undefined {
+    const e = this.mapOf(family, prefix)?.get(valueKey(family, value & prefixMask(family, prefix)));
+    // The exact value, host bits included, as the entry was written.
+    return e && e.value === value ? e : undefined;
+  }
+
+  add(e: AddressEntry): void {
+    let map = this.mapOf(e.family, e.prefix);
+    if (!map) {
+      this.byLength.set(`${e.family}/${e.prefix}`, (map = new Map()));
+      const lengths = this.lengths.get(e.family) ?? [];
+      lengths.push(e.prefix);
+      lengths.sort((a, b) => b - a);
+      this.lengths.set(e.family, lengths);
+    }
+    const key = valueKey(e.family, e.value & prefixMask(e.family, e.prefix));
+    // The first entry of a prefix keeps it, as a scan in order would find it first.
+    if (!map.has(key)) map.set(key, e);
+  }
+
+  /** The narrowest entry shorter than `prefix` that holds `value/prefix`. */
+  holder(family: Family, value: bigint, prefix: number): AddressEntry | undefined {
+    if (family === 'mac') return undefined;
+    for (const length of this.lengths.get(family) ?? []) {
+      if (length >= prefix) continue;
+      const e = this.mapOf(family, length)!.get(valueKey(family, value & prefixMask(family, length)));
+      if (e) return e;
+    }
+    return undefined;
+  }
 }
 
 const ROLE_LABEL: Readonly<Record<InferredRole, string>> = {
@@ -87,14 +151,14 @@ const ROLE_LABEL: Readonly<Record<InferredRole, string>> = {
 
 export class AddressBook {
   private readonly entries: AddressEntry[] = [];
+  private readonly index = new AddressIndex();
 
   /** Addresses the profile names, then those the flows reveal. */
   constructor(flows: readonly Flow[], profile: Profile | undefined, release: string, ports: PortRoles) {
     for (const a of profile?.addresses ?? []) {
       if (!inVersion(a, release)) continue;
-      const [addr, len] = a.address.split('/');
-      const value = a.kind === 'mac' ? parseMac(addr!) : a.kind === 'ipv4' ? parseIpv4(addr!) : parseIpv6(addr!);
-      if (value !== undefined) this.add({ family: a.kind, value, prefix: len === undefined ? WIDTH[a.kind] : Number(len), role: a.role, label: a.name });
+      const read = profileAddress(a.kind, a.address);
+      if (read) this.add({ family: a.kind, ...read, role: a.role, label: a.name });
     }
     const local: AddressEntry[] = [];
     for (const flow of flows) this.learnFromFlow(flow, profile, release, ports, local);
@@ -108,15 +172,20 @@ export class AddressBook {
    */
   private classifyLocalPrefixes(flows: readonly Flow[], local: readonly AddressEntry[]): void {
     const candidates: AddressEntry[] = [];
+    // Prefixes already weighed, and the local addresses, found by hash rather than by a scan.
+    const weighed = new AddressIndex();
+    const locals = new AddressIndex();
+    for (const l of local) locals.add(l);
     for (const flow of flows) {
       for (const name of ['nw_src', 'nw_dst', 'ipv6_src', 'ipv6_dst']) {
         const e = matchField(flow.match, name);
         const family = e && familyOf(e.field);
         if (!e || !family || family === 'mac') continue;
         const prefix = prefixLength(e.mask, WIDTH[family]);
-        if (prefix <= 0 || prefix === WIDTH[family] || this.find(family, e.value, prefix) || candidates.some((c) => c.family === family && c.value === e.value && c.prefix === prefix)) continue;
+        if (prefix <= 0 || prefix === WIDTH[family] || this.find(family, e.value, prefix) || weighed.get(family, e.value, prefix)) continue;
         const c: AddressEntry = { family, value: e.value, prefix, role: 'local-pods', label: ROLE_LABEL['local-pods'] };
-        if (local.some((l) => holds(c, l.family, l.value, l.prefix))) candidates.push(c);
+        weighed.add(c);
+        if (local.some((l) => l.family === family && holds(c, l.family, l.value, l.prefix))) candidates.push(c);
       }
     }
     const peers = this.entries.filter((e) => e.role === 'peer-node-subnet');
@@ -129,11 +198,13 @@ export class AddressBook {
   }
 
   private add(e: AddressEntry): void {
-    if (!this.find(e.family, e.value, e.prefix)) this.entries.push(e);
+    if (this.find(e.family, e.value, e.prefix)) return;
+    this.entries.push(e);
+    this.index.add(e);
   }
 
   private find(family: Family, value: bigint, prefix: number): AddressEntry | undefined {
-    return this.entries.find((x) => x.family === family && x.value === value && x.prefix === prefix);
+    return this.index.get(family, value, prefix);
   }
 
   private learnFromFlow(flow: Flow, profile: Profile | undefined, release: string, ports: PortRoles, local: AddressEntry[]): void {
@@ -198,10 +269,7 @@ export class AddressBook {
     const same = this.find(family, value, prefix);
     const via = (e: AddressEntry): string => (e.via === undefined ? '' : ` via ${e.via}`);
     if (same) return { address, role: same.role, label: same.label + via(same) };
-    let best: AddressEntry | undefined;
-    for (const e of this.entries) {
-      if (e.prefix < prefix && holds(e, family, value, prefix) && (!best || e.prefix > best.prefix)) best = e;
-    }
+    const best = this.index.holder(family, value, prefix);
     if (!best) return undefined;
     return { address, role: best.role, label: `in ${best.label} ${text(best.family, best.value, best.prefix)}${via(best)}` };
   }
