@@ -37,6 +37,8 @@ export class BitFieldDecoder {
   private readonly profile: Profile | undefined;
   private readonly release: string;
   private readonly portWords: PortWords;
+  private readonly cookies = new Map<bigint, readonly DecodedBits[]>();
+  private lastCookie: { readonly cookie: bigint; readonly bits: readonly DecodedBits[] } | undefined;
 
   constructor(profile: Profile | undefined, release: string, portWords: PortWords) {
     this.profile = profile;
@@ -82,14 +84,23 @@ export class BitFieldDecoder {
     return rest;
   }
 
-  /** The cookie split into the profile's spans (spans that are zero are left out). */
-  decodeCookie(cookie: bigint): DecodedBits[] {
-    const out: DecodedBits[] = [];
-    for (const c of this.cookie) {
-      const d = this.decodeSpan(c, 'cookie', cookie, ones(64));
-      if (d && d.value !== 0n) out.push(d);
+  /**
+   * The cookie split into the profile's spans (spans that are zero are left out). A dump holds a
+   * few cookies in a million flows: each is decoded once, and its reading shared.
+   */
+  decodeCookie(cookie: bigint): readonly DecodedBits[] {
+    if (this.lastCookie !== undefined && this.lastCookie.cookie === cookie) return this.lastCookie.bits;
+    let bits = this.cookies.get(cookie);
+    if (!bits) {
+      const out: DecodedBits[] = [];
+      for (const c of this.cookie) {
+        const d = this.decodeSpan(c, 'cookie', cookie, ones(64));
+        if (d && d.value !== 0n) out.push(d);
+      }
+      this.cookies.set(cookie, (bits = out));
     }
-    return out;
+    this.lastCookie = { cookie, bits };
+    return bits;
   }
 
   private decodeSpan(b: BitSpan, field: string, value: bigint, mask: bigint): DecodedBits | undefined {
