@@ -38,6 +38,7 @@ export class BitFieldDecoder {
   private readonly release: string;
   private readonly portWords: PortWords;
   private readonly cookies = new Map<bigint, readonly DecodedBits[]>();
+  private readonly byStorage = new Map<string, readonly BitField[]>();
   private lastCookie: { readonly cookie: bigint; readonly bits: readonly DecodedBits[] } | undefined;
 
   constructor(profile: Profile | undefined, release: string, portWords: PortWords) {
@@ -48,9 +49,11 @@ export class BitFieldDecoder {
     this.cookie = (profile?.cookie ?? []).filter((c) => inVersion(c, release));
   }
 
-  /** The bit fields of the profile that live in `field`'s storage. */
-  fieldsOf(field: FieldDef): BitField[] {
-    return this.fields.filter((b) => fieldByName(b.field)?.storage === field.storage);
+  /** The bit fields of the profile that live in `field`'s storage (worked out once per storage). */
+  fieldsOf(field: FieldDef): readonly BitField[] {
+    let found = this.byStorage.get(field.storage);
+    if (!found) this.byStorage.set(field.storage, (found = this.fields.filter((b) => fieldByName(b.field)?.storage === field.storage)));
+    return found;
   }
 
   /** A bit field of this profile and release by name. */
