@@ -203,8 +203,13 @@ export class Annotator {
   }
 
   /** Every table of the pipeline with its flows annotated, in pipeline order. */
-  annotatePipeline(pipeline: Pipeline): AnnotatedTable[] {
-    return [...pipeline.tables.values()].map((t) => ({ table: this.tableInfo(t.ref), flows: t.flows.map((f) => this.annotate(f)) }));
+  /** Every table, with its flows annotated; only the flows `wanted` takes, when given. */
+  annotatePipeline(pipeline: Pipeline, wanted?: (flow: Flow, table: TableInfo) => boolean): AnnotatedTable[] {
+    return [...pipeline.tables.values()].map((t) => {
+      const table = this.tableInfo(t.ref);
+      const flows = wanted ? t.flows.filter((f) => wanted(f, table)) : t.flows;
+      return { table, flows: flows.map((f) => this.annotate(f)) };
+    });
   }
 
   private explain(flow: Flow, table: TableInfo): Explanation | undefined {

@@ -1,10 +1,11 @@
 /**
- * Selecting flows of an annotated dump: by table (number or any name the dump or profile gives
- * it), cookie, port, an address the match admits, conjunction id, and whether it was hit.
+ * Selecting flows of a dump: by table (number or any name the dump or profile gives it), cookie,
+ * port, an address the match admits, conjunction id, and whether it was hit. Decided before a
+ * flow is annotated, so that a narrow selection of a large dump costs little.
  */
 import type { Flow } from '../model/flow.ts';
 import type { PortRef } from '../model/ports.ts';
-import type { FlowAnnotation } from './annotate.ts';
+import type { TableInfo } from './annotate.ts';
 import { flattenActions } from './pattern-fit.ts';
 import type { PortRoles } from './port-roles.ts';
 
@@ -22,8 +23,7 @@ export interface FlowFilter {
   readonly hits?: boolean;
 }
 
-function tableFits(a: FlowAnnotation, wanted: readonly string[]): boolean {
-  const t = a.table;
+function tableFits(t: TableInfo, wanted: readonly string[]): boolean {
   const names = [t.name, t.spec?.name, ...(t.spec?.aliases ?? [])].filter((n): n is string => n !== undefined).map((n) => n.toLowerCase());
   return wanted.some((w) => (/^\d+$/.test(w) ? t.number === Number(w) : names.includes(w.toLowerCase())));
 }
@@ -49,10 +49,9 @@ function conjFits(flow: Flow, id: number): boolean {
   return flow.actions.some((a) => a.kind === 'conjunction' && a.id === id);
 }
 
-/** Whether an annotated flow passes every given criterion. */
-export function passes(a: FlowAnnotation, filter: FlowFilter, roles: PortRoles): boolean {
-  const flow = a.flow;
-  if (filter.tables && filter.tables.length > 0 && !tableFits(a, filter.tables)) return false;
+/** Whether a flow of `table` passes every given criterion. */
+export function passes(flow: Flow, table: TableInfo, filter: FlowFilter, roles: PortRoles): boolean {
+  if (filter.tables && filter.tables.length > 0 && !tableFits(table, filter.tables)) return false;
   if (filter.cookie && (flow.cookie & filter.cookie.mask) !== (filter.cookie.value & filter.cookie.mask)) return false;
   if (filter.port !== undefined && !portFits(flow, filter.port, roles)) return false;
   if (filter.ip && !ipFits(flow, filter.ip)) return false;

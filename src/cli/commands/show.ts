@@ -63,9 +63,7 @@ export function registerShow(program: Command, io: Io): void {
       ...(opts.conjId !== undefined ? { conjId: opts.conjId } : {}),
       ...(opts.hits ? { hits: true } : {}),
     };
-    const tables = annotator
-      .annotatePipeline(pipeline)
-      .map((t) => ({ table: t.table, flows: t.flows.filter((a) => passes(a, filter, annotator.ports)) }));
+    const tables = annotator.annotatePipeline(pipeline, (flow, table) => passes(flow, table, filter, annotator.ports));
     const report = { profile, tables, totalFlows: pipeline.flowCount };
     if (opts.json) {
       await writeJson(io, showJson(report));
