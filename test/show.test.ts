@@ -104,3 +104,35 @@ test('show: colour only on a terminal, and NO_COLOR, --no-color and FORCE_COLOR 
   assert.doesNotMatch((await runCli(['show', dump, '-T', '0', '--no-color'], { env: { FORCE_COLOR: '1' } })).stdout, esc);
   assert.match((await runCli(['show', dump, '-T', '0', '--color'])).stdout, esc);
 });
+
+test('show: the report is made flow by flow as it is written, each flow annotated when its turn comes', async () => {
+  const { parseDump } = await import('../src/syntax/reader.ts');
+  const { Pipeline } = await import('../src/model/pipeline.ts');
+  const { Annotator } = await import('../src/analysis/annotate.ts');
+  const { showText, showJson, PLAIN_SHOW } = await import('../src/render/show.ts');
+  const { jsonPieces } = await import('../src/render/json-stream.ts');
+  const r = parseDump(readFileSync(dump, 'utf8'), { file: dump });
+  const pipeline = new Pipeline(r.flows, r.groups, r.ports);
+  const annotator = new Annotator(pipeline, {});
+  let annotated = 0;
+  const report = {
+    tables: annotator.selectTables(pipeline),
+    annotate: (f: (typeof r.flows)[number]) => {
+      annotated++;
+      return annotator.annotate(f);
+    },
+    totalFlows: pipeline.flowCount,
+  };
+  const text = showText(report, { raw: false, style: PLAIN_SHOW });
+  const head = [text.next(), text.next(), text.next()];
+  assert.ok(head.every((p) => !p.done));
+  assert.ok(annotated <= 1, `${annotated} flows annotated for the first pieces`);
+  const rest = [...text];
+  assert.equal(annotated, r.flows.length);
+  assert.match(rest[rest.length - 1]!, new RegExp(`${r.flows.length} of ${r.flows.length} flows shown`));
+  annotated = 0;
+  const pieces = jsonPieces(showJson(report));
+  pieces.next();
+  assert.equal(annotated, 0);
+  assert.equal(JSON.parse([...pieces].join('').replace(/^/, '{')).flows.length, r.flows.length);
+});

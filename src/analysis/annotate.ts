@@ -86,6 +86,12 @@ export interface AnnotatedTable {
   readonly flows: readonly FlowAnnotation[];
 }
 
+/** A table and the flows of it chosen for a report, not annotated yet. */
+export interface SelectedTable {
+  readonly table: TableInfo;
+  readonly flows: readonly Flow[];
+}
+
 export class Annotator {
   readonly profile: Profile | undefined;
   readonly release: string;
@@ -203,13 +209,20 @@ export class Annotator {
   }
 
   /** Every table of the pipeline with its flows annotated, in pipeline order. */
-  /** Every table, with its flows annotated; only the flows `wanted` takes, when given. */
-  annotatePipeline(pipeline: Pipeline, wanted?: (flow: Flow, table: TableInfo) => boolean): AnnotatedTable[] {
+  /**
+   * Every table with its flows, only those `wanted` takes when given, to be annotated one by one
+   * (a report of a large dump annotates each flow as it writes it, and keeps none).
+   */
+  selectTables(pipeline: Pipeline, wanted?: (flow: Flow, table: TableInfo) => boolean): SelectedTable[] {
     return [...pipeline.tables.values()].map((t) => {
       const table = this.tableInfo(t.ref);
-      const flows = wanted ? t.flows.filter((f) => wanted(f, table)) : t.flows;
-      return { table, flows: flows.map((f) => this.annotate(f)) };
+      return { table, flows: wanted ? t.flows.filter((f) => wanted(f, table)) : t.flows };
     });
+  }
+
+  /** Every table, with its flows annotated. */
+  annotatePipeline(pipeline: Pipeline): AnnotatedTable[] {
+    return this.selectTables(pipeline).map((t) => ({ table: t.table, flows: t.flows.map((f) => this.annotate(f)) }));
   }
 
   private explain(flow: Flow, table: TableInfo): Explanation | undefined {

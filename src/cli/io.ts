@@ -29,33 +29,50 @@ export function writeErr(io: Io, text: string): void {
   io.stderr.write(text.endsWith('\n') ? text : text + '\n');
 }
 
-/** Bytes of JSON handed to the stream at once. */
-const JSON_CHUNK = 1 << 20;
+/** Bytes handed to the stream at once. */
+const CHUNK = 1 << 20;
 
 /**
- * Writes JSON piece by piece (see render/json-stream.ts), waiting when the stream is full. The
- * pieces are encoded straight into chunks of bytes: a report of a large dump runs to hundreds of
- * megabytes, and joining its pieces into strings first (often two-byte strings, for the words
- * the report uses) cost more than the encoding itself. A chunk is not reused once written, as the
- * stream may still hold it.
+ * Writes text piece by piece, waiting when the stream is full: a report of a large dump runs to
+ * hundreds of megabytes, more than one string can hold. The pieces are encoded straight into
+ * chunks of bytes (joining them into strings first, often two-byte strings for the words reports
+ * use, cost more than the encoding). A chunk is not reused once written, as the stream may still
+ * hold it.
  */
-export async function writeJson(io: Io, value: unknown): Promise<void> {
-  let chunk = Buffer.allocUnsafe(JSON_CHUNK);
+async function writePieces(io: Io, pieces: Iterable<string>): Promise<void> {
+  let chunk = Buffer.allocUnsafe(CHUNK);
   let used = 0;
   const flush = async (): Promise<void> => {
     if (used === 0) return;
     const full = io.stdout.write(chunk.subarray(0, used));
-    chunk = Buffer.allocUnsafe(JSON_CHUNK);
+    chunk = Buffer.allocUnsafe(CHUNK);
     used = 0;
     if (!full) await once(io.stdout, 'drain');
   };
-  const put = async (piece: string): Promise<void> => {
+  for (const piece of pieces) {
     // A UTF-8 character takes at most three bytes per UTF-16 unit.
-    if (used + piece.length * 3 > JSON_CHUNK) await flush();
-    if (piece.length * 3 <= JSON_CHUNK) used += chunk.write(piece, used, 'utf8');
+    if (used + piece.length * 3 > CHUNK) await flush();
+    if (piece.length * 3 <= CHUNK) used += chunk.write(piece, used, 'utf8');
     else if (!io.stdout.write(piece)) await once(io.stdout, 'drain');
-  };
-  for (const piece of jsonPieces(value)) await put(piece);
-  await put('\n');
+  }
   await flush();
+}
+
+/** Writes JSON piece by piece (see render/json-stream.ts), then a line end. */
+export async function writeJson(io: Io, value: unknown): Promise<void> {
+  await writePieces(io, withLineEnd(jsonPieces(value)));
+}
+
+/** Writes a text report made piece by piece, ending in a line end. */
+export async function writeText(io: Io, pieces: Iterable<string>): Promise<void> {
+  await writePieces(io, withLineEnd(pieces));
+}
+
+function* withLineEnd(pieces: Iterable<string>): Generator<string> {
+  let last = '';
+  for (const piece of pieces) {
+    yield piece;
+    last = piece;
+  }
+  if (!last.endsWith('\n')) yield '\n';
 }

@@ -1,12 +1,15 @@
 /**
  * Annotated dumps as text (grouped by table, one explanation per flow) and as JSON
- * (schemaVersion 1, described in flowscope(1)). Colour comes in through a `ShowStyle`.
+ * (schemaVersion 1, described in flowscope(1)). Colour comes in through a `ShowStyle`. Both are
+ * made piece by piece, each flow annotated as it is written: a dump of a million flows makes a
+ * report larger than a string can hold, and its annotations would not fit in memory at once.
  */
-import type { AnnotatedTable, FlowAnnotation, TableInfo } from '../analysis/annotate.ts';
+import type { FlowAnnotation, SelectedTable, TableInfo } from '../analysis/annotate.ts';
 import type { DecodedBits } from '../analysis/bit-fields.ts';
 import { formatActions } from './actions.ts';
-import { SCHEMA_VERSION } from './json.ts';
+import { LazyList, SCHEMA_VERSION } from './json.ts';
 import { formatMatch } from './match.ts';
+import type { Flow } from '../model/flow.ts';
 
 export interface ShowStyle {
   readonly table: (s: string) => string;
@@ -30,7 +33,9 @@ export interface ProfileNote {
 
 export interface ShowReport {
   readonly profile?: ProfileNote;
-  readonly tables: readonly AnnotatedTable[];
+  readonly tables: readonly SelectedTable[];
+  /** Annotates one flow of the tables, as it is written. */
+  readonly annotate: (flow: Flow) => FlowAnnotation;
   /** Flows in the dump before filtering. */
   readonly totalFlows: number;
 }
@@ -75,24 +80,27 @@ function flowLines(a: FlowAnnotation, o: ShowTextOptions): string[] {
   return lines;
 }
 
-export function formatShow(r: ShowReport, o: ShowTextOptions): string {
+/** The text report, a piece (a line, or a flow's lines) at a time. */
+export function* showText(r: ShowReport, o: ShowTextOptions): Generator<string> {
   const s = o.style;
-  const out: string[] = [];
   if (r.profile) {
     const p = r.profile;
-    out.push(s.dim(profileLine(p)));
-    for (const why of p.reasons) out.push(s.dim(`  - ${why}`));
-  } else out.push(s.dim('no profile: flows are described generically'));
+    yield s.dim(profileLine(p));
+    for (const why of p.reasons) yield `\n${s.dim(`  - ${why}`)}`;
+  } else yield s.dim('no profile: flows are described generically');
   let shown = 0;
+  let unknown = 0;
   for (const t of r.tables) {
     if (t.flows.length === 0) continue;
-    out.push('', s.table(tableHeading(t.table)) + (t.table.purpose ? ` — ${t.table.purpose}` : ''));
-    for (const a of t.flows) out.push(...flowLines(a, o));
+    yield `\n\n${s.table(tableHeading(t.table))}${t.table.purpose ? ` — ${t.table.purpose}` : ''}`;
+    for (const f of t.flows) {
+      const a = r.annotate(f);
+      if (a.explanation?.kind === 'unknown') unknown++;
+      yield `\n${flowLines(a, o).join('\n')}`;
+    }
     shown += t.flows.length;
   }
-  const unknown = r.tables.reduce((n, t) => n + t.flows.filter((a) => a.explanation?.kind === 'unknown').length, 0);
-  out.push('', s.dim(`${shown} of ${r.totalFlows} flows shown${unknown > 0 ? `, ${unknown} not explained by the profile` : ''}`));
-  return out.join('\n');
+  yield `\n\n${s.dim(`${shown} of ${r.totalFlows} flows shown${unknown > 0 ? `, ${unknown} not explained by the profile` : ''}`)}`;
 }
 
 function bitsJson(b: DecodedBits): Record<string, unknown> {
@@ -144,6 +152,7 @@ export function showJson(r: ShowReport): Record<string, unknown> {
     profile: r.profile ? { ...r.profile, release: r.profile.release ?? null } : null,
     totalFlows: r.totalFlows,
     shownFlows: flows.length,
-    flows: flows.map(flowAnnotationJson),
+    // Annotated as written.
+    flows: new LazyList(flows, (f: Flow) => flowAnnotationJson(r.annotate(f))),
   };
 }

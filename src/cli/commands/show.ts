@@ -1,10 +1,11 @@
 /** `flowscope show`: the dump grouped by table, every flow explained in the words of its pipeline. */
 import { type Command, InvalidArgumentError } from 'commander';
 import { type FlowFilter, passes } from '../../analysis/flow-filter.ts';
+import type { Flow } from '../../model/flow.ts';
 import { parseIpv4, parseIpv6, parseUnsigned } from '../../model/values.ts';
-import { formatShow, showJson, type ShowStyle } from '../../render/show.ts';
+import { showJson, showText, type ShowStyle } from '../../render/show.ts';
 import { stdoutChalk } from '../color.ts';
-import { type Io, writeOut, writeJson } from '../io.ts';
+import { type Io, writeJson, writeText } from '../io.ts';
 import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
 
 interface ShowCliOptions extends ProfileCliOptions {
@@ -63,14 +64,14 @@ export function registerShow(program: Command, io: Io): void {
       ...(opts.conjId !== undefined ? { conjId: opts.conjId } : {}),
       ...(opts.hits ? { hits: true } : {}),
     };
-    const tables = annotator.annotatePipeline(pipeline, (flow, table) => passes(flow, table, filter, annotator.ports));
-    const report = { profile, tables, totalFlows: pipeline.flowCount };
+    const tables = annotator.selectTables(pipeline, (flow, table) => passes(flow, table, filter, annotator.ports));
+    const report = { profile, tables, annotate: (f: Flow) => annotator.annotate(f), totalFlows: pipeline.flowCount };
     if (opts.json) {
       await writeJson(io, showJson(report));
       return;
     }
     const c = stdoutChalk(io, opts.color);
     const style: ShowStyle = { table: (s) => c.bold.cyan(s), meaning: (s) => c.green(s), unknown: (s) => c.yellow(s), dim: (s) => c.dim(s) };
-    writeOut(io, formatShow(report, { raw: opts.raw ?? false, style }));
+    await writeText(io, showText(report, { raw: opts.raw ?? false, style }));
   });
 }
