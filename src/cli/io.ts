@@ -68,11 +68,12 @@ export async function writeText(io: Io, pieces: Iterable<string>): Promise<void>
   await writePieces(io, withLineEnd(pieces));
 }
 
+/** The pieces, then a line end unless they end in one (or are empty, like writeOut's text). */
 function* withLineEnd(pieces: Iterable<string>): Generator<string> {
   let last = '';
   for (const piece of pieces) {
     yield piece;
-    last = piece;
+    if (piece !== '') last = piece;
   }
-  if (!last.endsWith('\n')) yield '\n';
+  if (last !== '' && !last.endsWith('\n')) yield '\n';
 }

@@ -1,9 +1,10 @@
 /** `flowscope fmt`: flows and groups in the canonical text of `ovs-ofctl parse-flow`. */
 import { type Command, InvalidArgumentError } from 'commander';
+import type { Flow, Group } from '../../model/flow.ts';
 import type { OfVersion } from '../../model/openflow.ts';
 import { formatFlowCanonical } from '../../render/flow.ts';
 import { formatGroup } from '../../render/group.ts';
-import { type Io, writeOut } from '../io.ts';
+import { type Io, writeText } from '../io.ts';
 import { addInputOptions, type InputCliOptions, loadFromOptions } from '../load.ts';
 
 function ofOption(value: string): OfVersion {
@@ -21,7 +22,12 @@ export function registerFmt(program: Command, io: Io): void {
     .option('--strict', 'exit 2 when any line cannot be read');
   addInputOptions(cmd).action(async (inputs: string[], opts: InputCliOptions & { of: OfVersion }) => {
     const result = await loadFromOptions(inputs, opts, io);
-    const lines = [...result.flows.map((f) => formatFlowCanonical(f, opts.of)), ...result.groups.map((g) => formatGroup(g, opts.of))];
-    writeOut(io, lines.join('\n'));
+    await writeText(io, canonicalLines(result.flows, result.groups, opts.of));
   });
+}
+
+/** Line by line: a large dump's canonical text is longer than a string can hold. */
+function* canonicalLines(flows: readonly Flow[], groups: readonly Group[], of: OfVersion): Generator<string> {
+  for (const f of flows) yield formatFlowCanonical(f, of) + '\n';
+  for (const g of groups) yield formatGroup(g, of) + '\n';
 }
