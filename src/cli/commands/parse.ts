@@ -1,6 +1,6 @@
 /** `flowscope parse`: the typed model as JSON. */
 import type { Command } from 'commander';
-import { diagnosticJson, flowJson, groupJson, SCHEMA_VERSION } from '../../render/json.ts';
+import { diagnosticJson, flowJson, groupJson, LazyList, SCHEMA_VERSION } from '../../render/json.ts';
 import { type Io, writeJson } from '../io.ts';
 import { addInputOptions, type InputCliOptions, loadFromOptions } from '../load.ts';
 
@@ -15,7 +15,8 @@ export function registerParse(program: Command, io: Io): void {
     const result = await loadFromOptions(inputs, opts, io);
     await writeJson(io, {
       schemaVersion: SCHEMA_VERSION,
-      flows: result.flows.map(flowJson),
+      // Made as written: a million flows' JSON objects would not all fit in memory at once.
+      flows: new LazyList(result.flows, flowJson),
       groups: result.groups.map(groupJson),
       diagnostics: result.diagnostics.map(diagnosticJson),
     });
