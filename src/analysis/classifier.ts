@@ -38,6 +38,11 @@ interface Subtable {
    */
   readonly scales?: readonly number[];
   maxPriority: number;
+  /**
+   * Where the subtable's first flow in match order was given (one at `maxPriority`): subtables of
+   * one priority are probed in that order.
+   */
+  firstPlace: number;
   /** Masked values → flows with that match, highest priority first (dump order among equals). */
   readonly buckets: Map<string | number, Rule[]>;
 }
@@ -101,7 +106,7 @@ class ShapeNode {
   }
 }
 
-function makeShape(sorted: readonly Term[], priority: number): Shape {
+function makeShape(sorted: readonly Term[], priority: number, place: number): Shape {
   const slots: string[] = [];
   const masks: bigint[] = [];
   const placement = sorted.map((t) =>
@@ -117,7 +122,7 @@ function makeShape(sorted: readonly Term[], priority: number): Shape {
   );
   const widths = masks.map((m) => m.toString(2).length);
   const packed = widths.reduce((a, b) => a + b, 0) <= 53;
-  return { sub: { slots, masks, ...(packed ? { scales: widths.map((w) => 2 ** w) } : {}), maxPriority: priority, buckets: new Map() }, placement };
+  return { sub: { slots, masks, ...(packed ? { scales: widths.map((w) => 2 ** w) } : {}), maxPriority: priority, firstPlace: place, buckets: new Map() }, placement };
 }
 
 /** One table's index. */
@@ -125,12 +130,17 @@ export class TableIndex {
   private readonly subtables: Subtable[] = [];
   readonly size: number;
 
-  /** `flows` in match order, highest priority first (a `PipelineTable`'s). */
+  /**
+   * `flows` in the order given (a `PipelineTable`'s `given`), the order they lie in memory: read
+   * in match order instead, a large table costs a cache miss a flow. Buckets and subtables are
+   * put in match order as the flows come.
+   */
   constructor(flows: readonly Flow[], ports: PortMap) {
     const shapes = new ShapeNode();
     // Each flow's entries in term id order, in arrays reused from flow to flow.
     const entries: Entries = { terms: [], fields: [], length: 0 };
-    for (const flow of flows) {
+    for (let place = 0; place < flows.length; place++) {
+      const flow = flows[place]!;
       const fields = flow.match.fields;
       entries.length = fields.length;
       for (let i = 0; i < fields.length; i++) {
@@ -149,22 +159,25 @@ export class TableIndex {
       for (let i = 0; i < entries.length; i++) node = node.step(entries.terms[i]!.id);
       let shape = node.shape;
       if (!shape) {
-        shape = node.shape = makeShape(entries.terms.slice(0, entries.length), flow.priority);
+        shape = node.shape = makeShape(entries.terms.slice(0, entries.length), flow.priority, place);
         this.subtables.push(shape.sub);
+      }
+      const sub = shape.sub;
+      if (flow.priority > sub.maxPriority) {
+        sub.maxPriority = flow.priority;
+        sub.firstPlace = place;
       }
       const values = slotValues(entries, shape, ports);
       if (!values) continue; // no packet can match it
-      const sub = shape.sub;
-      if (flow.priority > sub.maxPriority) sub.maxPriority = flow.priority;
       const key = valuesKey(values, sub.scales);
       const clauses = conjunctionClauses(flow);
       const rule: Rule = clauses ? { flow, priority: flow.priority, clauses } : { flow, priority: flow.priority };
       const bucket = sub.buckets.get(key);
-      // Flows come in match order, so each rule goes last in its bucket.
-      if (bucket) bucket.push(rule);
+      if (bucket) insertInMatchOrder(bucket, rule);
       else sub.buckets.set(key, [rule]);
     }
-    this.subtables.sort((a, b) => b.maxPriority - a.maxPriority);
+    // In match order: by best priority, then by where that flow was given.
+    this.subtables.sort((a, b) => b.maxPriority - a.maxPriority || a.firstPlace - b.firstPlace);
     this.size = flows.length;
   }
 
@@ -244,6 +257,13 @@ export class TableIndex {
     }
     return undefined;
   }
+}
+
+/** Puts a rule after every rule of its priority or above (flows come in the order given). */
+function insertInMatchOrder(bucket: Rule[], rule: Rule): void {
+  let at = bucket.length;
+  while (at > 0 && bucket[at - 1]!.priority < rule.priority) at--;
+  bucket.splice(at, 0, rule);
 }
 
 function valuesKey(values: readonly bigint[], scales: readonly number[] | undefined): string | number {
@@ -326,13 +346,13 @@ export class Classifier {
     if (!index) {
       const table = this.pipeline.table(ref);
       if (!table) return undefined;
-      this.indexes.set(key, (index = new TableIndex(table.flows, this.pipeline.ports)));
+      this.indexes.set(key, (index = new TableIndex(table.given, this.pipeline.ports)));
     }
     return index.lookup(packet);
   }
 
   /** Builds every table's index now (for a long-lived pipeline serving many traces). */
   buildAll(): void {
-    for (const t of this.pipeline.tables.values()) if (!this.indexes.has(tableKey(t.ref))) this.indexes.set(tableKey(t.ref), new TableIndex(t.flows, this.pipeline.ports));
+    for (const t of this.pipeline.tables.values()) if (!this.indexes.has(tableKey(t.ref))) this.indexes.set(tableKey(t.ref), new TableIndex(t.given, this.pipeline.ports));
   }
 }

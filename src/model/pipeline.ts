@@ -10,6 +10,8 @@ export interface PipelineTable {
   readonly ref: TableRef;
   /** Flows by descending priority; equal priorities keep dump order. */
   readonly flows: readonly Flow[];
+  /** The same flows in the order given, the order they lie in memory (see Pipeline.flows). */
+  readonly given: readonly Flow[];
 }
 
 /** Key under which a table is filed: its number, or its name when the dump printed names. */
@@ -47,7 +49,7 @@ export class Pipeline {
       last.flows.push(f);
     }
     const ordered = [...byTable.values()].sort(compareTables);
-    this.tables = new Map(ordered.map((t) => [tableKey(t.ref), { ref: t.ref, flows: byPriority(t.flows) }]));
+    this.tables = new Map(ordered.map((t) => [tableKey(t.ref), { ref: t.ref, flows: byPriority(t.flows), given: t.flows }]));
     this.groups = new Map(groups.map((g) => [g.id, g]));
     this.ports = ports;
   }
