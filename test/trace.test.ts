@@ -230,3 +230,21 @@ test('flowscope trace --batch answers one JSON line per packet, in order', async
   assert.match(out[2]!.error ?? '', /^line 3: bad packet/);
   assert.equal(out[3]!.verdict, 'normal');
 });
+
+test('trace: flows listed lowest priority first still match in priority order, equal priorities in the order listed', () => {
+  const tracer = tracerOf(
+    [
+      'table=0,priority=10,ip,nw_dst=10.0.0.1 actions=output:1',
+      'table=0,priority=5,ip actions=output:9',
+      'table=0,priority=30,ip,nw_dst=10.0.0.1 actions=output:3',
+      'table=0,priority=20,ip,nw_dst=10.0.0.1 actions=output:2',
+      'table=0,priority=30,ip,nw_dst=10.0.0.1 actions=output:4',
+      'table=0,priority=40,ip,nw_dst=10.0.0.2 actions=output:5',
+    ].join('\n'),
+  );
+  const first = run(tracer, 'ip,nw_dst=10.0.0.1,in_port=7');
+  assert.deepEqual(steps(first), ['0:30']);
+  assert.equal(first.passes[0]!.steps[0]!.flow!.origin.line, 3);
+  assert.deepEqual(steps(run(tracer, 'ip,nw_dst=10.0.0.2,in_port=7')), ['0:40']);
+  assert.deepEqual(steps(run(tracer, 'ip,nw_dst=10.0.0.3,in_port=7')), ['0:5']);
+});
