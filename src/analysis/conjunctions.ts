@@ -11,7 +11,7 @@
 import type { FieldDef } from '../model/fields.ts';
 import { type Flow, type Match, packetTotal } from '../model/flow.ts';
 import { matchCovers, matchesPacket } from '../model/match.ts';
-import { type Pipeline, tableKey } from '../model/pipeline.ts';
+import { inMatchOrder, type Pipeline, tableKey } from '../model/pipeline.ts';
 import type { TableRef } from '../model/tables.ts';
 import { fullMask } from '../syntax/field-value.ts';
 import { type ClauseFlow, ClauseShapes, compareEntries, type Interval, SingleEntry, type TermShape, type ValueKey, valueKey } from './clause-shape.ts';
@@ -126,7 +126,8 @@ interface Entry {
   readonly clauses: ClauseFlow[];
   readonly ks: number[];
   readonly ns: number[];
-  readonly actionFlows: Flow[];
+  /** In the order given while gathering, then in match order. */
+  actionFlows: Flow[];
   /**
    * Where the entry's first flow in match order stands: its priority, and its place in the dump
    * (see `placeOf`). Entries are searched for overlaps in that order, the order of the flows as
@@ -134,12 +135,6 @@ interface Entry {
    */
   topPriority: number;
   topPlace: number;
-}
-
-interface TableFlows {
-  readonly ref: TableRef;
-  /** Flows without conjunction actions, in match order (highest priority first). */
-  readonly hard: Flow[];
 }
 
 function isActionFlow(f: Flow): number | undefined {
@@ -370,16 +365,6 @@ interface Built {
 
 // ---------------------------------------------------------------------------------------------
 
-/** Into match order: by descending priority, stable (a dump's order is kept among equals). */
-function sortByPriority(flows: Flow[]): void {
-  for (let i = 1; i < flows.length; i++) {
-    if (flows[i]!.priority > flows[i - 1]!.priority) {
-      flows.sort((a, b) => b.priority - a.priority);
-      return;
-    }
-  }
-}
-
 /** An entry's clause flows (and their k and n) into match order; nearly always they are in it already. */
 function sortClausesByPriority(e: Entry): void {
   const { clauses, ks, ns } = e;
@@ -458,11 +443,13 @@ function dimension(k: number, clauses: readonly ClauseFlow[]): Dimension {
   };
 }
 
-/** A table's conjunction entries by id, and where the table stands in the pipeline. */
+/** A table's conjunction entries by id, its hard flows, and where it stands in the pipeline. */
 interface TableEntries {
   readonly ref: TableRef;
   readonly index: number;
   readonly ids: Map<number, Entry>;
+  /** Flows without conjunction actions, in the order given. */
+  readonly hard: Flow[];
 }
 
 /** A flow's place in the dump, and the place of one of its actions among them, as one number. */
@@ -487,11 +474,12 @@ function entryFor(table: TableEntries, id: number, flow: Flow, place: number, en
 /** Every conjunction of the pipeline (or the requested ids), in table order, then by priority and id. */
 export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions = {}): ConjunctionReport {
   const entries: Entry[] = [];
-  const tables: TableFlows[] = [];
+  const tables: TableEntries[] = [];
   const byKey = new Map<string, TableEntries>();
   for (const t of pipeline.tables.values()) {
-    byKey.set(tableKey(t.ref), { ref: t.ref, index: tables.length, ids: new Map() });
-    tables.push({ ref: t.ref, hard: [] });
+    const table: TableEntries = { ref: t.ref, index: tables.length, ids: new Map(), hard: [] };
+    byKey.set(tableKey(t.ref), table);
+    tables.push(table);
   }
   const shapes = new ClauseShapes();
   // In the order the flows were read, which is how they lie in memory (see Pipeline.flows);
@@ -523,14 +511,13 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
       }
     }
     if (clause) continue;
-    tables[table.index]!.hard.push(f);
+    table.hard.push(f);
     const id = isActionFlow(f);
     if (id !== undefined) entryFor(table, id, f, placeOf(place, 0), entries).actionFlows.push(f);
   }
-  for (const t of tables) sortByPriority(t.hard);
   for (const e of entries) {
     sortClausesByPriority(e);
-    sortByPriority(e.actionFlows);
+    e.actionFlows = inMatchOrder(e.actionFlows);
   }
   entries.sort((a, b) => a.tableIndex - b.tableIndex || b.topPriority - a.topPriority || a.topPlace - b.topPlace);
 
@@ -541,7 +528,7 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
     let cover: CoverIndex | undefined;
     if (e.clauses.length > 0 && (!wanted || wanted.has(e.id))) {
       cover = covers.get(e.tableIndex);
-      if (!cover) covers.set(e.tableIndex, (cover = new CoverIndex(tables[e.tableIndex]!.hard)));
+      if (!cover) covers.set(e.tableIndex, (cover = new CoverIndex(inMatchOrder(tables[e.tableIndex]!.hard))));
     }
     const b = build(e, cover);
     b.wanted = !wanted || wanted.has(e.id);

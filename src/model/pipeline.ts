@@ -36,7 +36,7 @@ export class Pipeline {
     // A dump lists each table's flows together: the table of the previous flow is kept at hand.
     let lastRef: TableRef | undefined;
     let last: { ref: TableRef; flows: Flow[] } | undefined;
-    // Indexed loops here and in byPriority: the constructor runs once, mostly before the loop is
+    // Indexed loops here and in inMatchOrder: the constructor runs once, mostly before the loop is
     // optimised, and an iterator would allocate a result object for each of a million flows.
     for (let i = 0; i < flows.length; i++) {
       const f = flows[i]!;
@@ -49,7 +49,7 @@ export class Pipeline {
       last.flows.push(f);
     }
     const ordered = [...byTable.values()].sort(compareTables);
-    this.tables = new Map(ordered.map((t) => [tableKey(t.ref), { ref: t.ref, flows: byPriority(t.flows), given: t.flows }]));
+    this.tables = new Map(ordered.map((t) => [tableKey(t.ref), { ref: t.ref, flows: inMatchOrder(t.flows), given: t.flows }]));
     this.groups = new Map(groups.map((g) => [g.id, g]));
     this.ports = ports;
   }
@@ -59,18 +59,16 @@ export class Pipeline {
   }
 
   get flowCount(): number {
-    let n = 0;
-    for (const t of this.tables.values()) n += t.flows.length;
-    return n;
+    return this.flows.length;
   }
 }
 
 /**
- * Flows by descending priority, equal priorities in their given order. A table holds few distinct
- * priorities and many flows, so the flows are dealt into one list per priority rather than sorted
- * by comparison.
+ * Flows in match order: by descending priority, equal priorities in their given order. A table
+ * holds few distinct priorities and many flows, so the flows are dealt into one list per priority
+ * rather than sorted by comparison.
  */
-function byPriority(flows: readonly Flow[]): Flow[] {
+export function inMatchOrder(flows: readonly Flow[]): Flow[] {
   const lists = new Map<number, Flow[]>();
   let lastPriority = -1;
   let list: Flow[] = [];
