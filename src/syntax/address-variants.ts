@@ -10,8 +10,7 @@
 import type { Match } from '../model/flow.ts';
 import { fieldByName } from '../model/fields.ts';
 import { type Ipv4Address, ipv4NumberAt, ones } from '../model/values.ts';
-import type { KeyValueToken } from './tokens.ts';
-import { COMMA, SPACE, TAB } from './char-codes.ts';
+import { isSeparator, type KeyValueToken } from './tokens.ts';
 
 /** A clean match and which of its entries holds the address its last element gave. */
 export interface AddressTemplate {
@@ -26,8 +25,6 @@ interface LastAddress {
   /** The address as a number (see ipv4NumberAt): its bigint is made only for a new match. */
   readonly address: number;
 }
-
-const isSeparator = (c: number): boolean => c === COMMA || c === SPACE || c === TAB;
 
 function lastAddress(text: string, start: number, end: number): LastAddress | undefined {
   let valueEnd = end;

@@ -17,8 +17,8 @@ export interface KeyValueToken {
   readonly end: number;
 }
 
-
-const isSeparator = (c: number): boolean => c === COMMA || c === SPACE || c === TAB;
+/** What separates the elements of a flow's key/value part. */
+export const isSeparator = (c: number): boolean => c === COMMA || c === SPACE || c === TAB;
 
 /**
  * Walks `text[start, end)` one key/value element at a time, holding only offsets: the flow-line
