@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseDump } from '../src/syntax/reader.ts';
 import { flowJson, groupJson, jsonReplacer } from '../src/render/json.ts';
-import { JsonText, JsonTextList, jsonPieces, LazyList, StreamedObject } from '../src/render/json-stream.ts';
+import { JsonText, jsonPieces, LazyList, StreamedObject } from '../src/render/json-stream.ts';
 import { repoRoot } from './support/paths.ts';
 
 const text = (v: unknown): string => [...jsonPieces(v)].join('');
@@ -76,18 +76,4 @@ test('a streamed object is written member by member at any depth, the same as it
 test('inside an element written whole, a JSON text stands for its value', () => {
   const whole = { outer: [{ inner: [new JsonText('{"x":[1,2]}')] }] };
   assert.equal([...jsonPieces(whole)].join(''), JSON.stringify({ outer: [{ inner: [{ x: [1, 2] }] }] }, null, 2));
-});
-
-test('a list of JSON texts is written exactly as the same texts in a lazy list, in runs', () => {
-  const refs = Array.from({ length: 3000 }, (_, i) => ({ line: i, match: `ip,nw_dst=10.1.${i >> 8}.${i & 255}` }));
-  const make = (r: (typeof refs)[number]): JsonText => new JsonText(JSON.stringify(r));
-  const report = (list: LazyList<(typeof refs)[number], JsonText>) => ({ items: [new StreamedObject({ id: 7, flows: list, none: new JsonTextList([], make) })] });
-  const runs = [...jsonPieces(report(new JsonTextList(refs, make)))];
-  const plain = [...jsonPieces(report(new LazyList(refs, make)))];
-  assert.equal(runs.join(''), plain.join(''));
-  assert.deepEqual(JSON.parse(runs.join('')), { items: [{ id: 7, flows: refs, none: [] }] });
-  assert.ok(runs.length > 5 && runs.length < 100, `${runs.length} pieces`);
-  assert.ok(Math.max(...runs.map((p) => p.length)) < 20_000);
-  // Made whole where its element is stringified whole: the values the texts encode.
-  assert.equal(JSON.stringify({ flows: new JsonTextList(refs.slice(0, 2), make) }, jsonReplacer), JSON.stringify({ flows: refs.slice(0, 2) }));
 });

@@ -23,7 +23,7 @@ import { formatFieldValue, fullMask } from '../syntax/field-value.ts';
 import { formatPriorityAndMatch } from './flow.ts';
 import { flowJson, tableRefJson } from './json.ts';
 import { formatMatch } from './match.ts';
-import { JsonText, JsonTextList, LazyList, StreamedObject } from './json-stream.ts';
+import { JsonText, LazyList, StreamedObject } from './json-stream.ts';
 
 /** Members printed in full up to this many; beyond it the first few and a count. */
 const MEMBERS_SHOWN = 12;
@@ -150,7 +150,6 @@ export function formatTerm(term: DimensionTerm, named?: FieldWords): string {
 export function actionsText(words: readonly string[]): string {
   return words.length === 0 ? 'drop' : words.join(', ');
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Problems
@@ -287,9 +286,8 @@ class FlowRefs {
   }
 
   private encode(f: Flow, known: FileRefs): JsonText {
-    const table = f.table.kind === 'number' ? String(f.table.number) : JSON.stringify(f.table.name);
     // Joined, not concatenated: the text is then one flat string, which is copied quickly each time it is written.
-    const text = ['{"table":', table, ',"priority":', f.priority, ',"match":', JSON.stringify(formatMatch(f.match)), ',"source":{"file":', known.quoted, ',"line":', f.origin.line, '}}'].join('');
+    const text = ['{"table":', JSON.stringify(tableRefJson(f.table)), ',"priority":', f.priority, ',"match":', JSON.stringify(formatMatch(f.match)), ',"source":{"file":', known.quoted, ',"line":', f.origin.line, '}}'].join('');
     return new JsonText(text);
   }
 
@@ -346,7 +344,7 @@ export function conjunctionJson(c: Conjunction, words: ConjunctionWords = PLAIN_
     // one conjunction action for each), so printing it whole in each made reports of big dumps quadratic.
     dimensions: new LazyList(c.dimensions, (d: Dimension) => {
       const terms = d.terms.map((t) => termJson(t, termWords(t, c, words)));
-      return new StreamedObject({ k: d.k, terms, flows: new JsonTextList(d.flows, (f: Flow) => refs.of(f)) });
+      return new StreamedObject({ k: d.k, terms, flows: new LazyList(d.flows, (f: Flow) => refs.of(f)) });
     }),
     actionFlows: c.actionFlows.map((f) => {
       const { actions, meaning } = words.actionFlow(f);
@@ -360,7 +358,7 @@ export function conjunctionJson(c: Conjunction, words: ConjunctionWords = PLAIN_
         message: problemMessage(c, p),
         ...(p.kind === 'overlap' ? { otherId: p.otherId } : {}),
         ...('k' in p ? { k: p.k } : {}),
-        flows: new JsonTextList(p.flows, (f: Flow) => refs.of(f)),
+        flows: new LazyList(p.flows, (f: Flow) => refs.of(f)),
       }),
     ),
   });

@@ -5,9 +5,9 @@
  * piece at any depth. The text is the same as JSON.stringify(value, jsonReplacer, 2) would give,
  * except that a JsonText is written as its one line.
  */
-import { JsonText, JsonTextList, jsonReplacer, LazyList, StreamedObject } from './json.ts';
+import { JsonText, jsonReplacer, LazyList, StreamedObject } from './json.ts';
 
-export { JsonText, JsonTextList, LazyList, StreamedObject };
+export { JsonText, LazyList, StreamedObject };
 
 const INDENT = '  ';
 /** Levels written piece by piece: the report, its arrays, and their elements' own arrays. */
@@ -39,10 +39,6 @@ function* pieces(key: string, raw: unknown, pad: string, depth: number): Generat
     return;
   }
   const inner = pad + INDENT;
-  if (value instanceof JsonTextList) {
-    yield* textRuns(value as JsonTextList<unknown>, pad, inner);
-    return;
-  }
   if (Array.isArray(value) || value instanceof LazyList) {
     let i = 0;
     const [opening, separator] = [`[\n${inner}`, `,\n${inner}`];
@@ -92,30 +88,6 @@ function* pieces(key: string, raw: unknown, pad: string, depth: number): Generat
     yield* pieces(k, v, inner, depth + 1);
   }
   yield `\n${pad}}`;
-}
-
-/** A list of JSON texts, one a line at `inner`'s indentation, in runs of about RUN_CHARS characters. */
-function* textRuns(list: JsonTextList<unknown>, pad: string, inner: string): Generator<string> {
-  const n = list.length;
-  if (n === 0) {
-    yield '[]';
-    return;
-  }
-  const separator = `,\n${inner}`;
-  let run: string[] = [];
-  let runChars = 0;
-  yield `[\n${inner}`;
-  for (let i = 0; i < n; i++) {
-    const text = list.textAt(i);
-    run.push(text);
-    runChars += text.length + separator.length;
-    if (runChars < RUN_CHARS) continue;
-    yield run.join(separator) + (i + 1 < n ? separator : '');
-    run = [];
-    runChars = 0;
-  }
-  if (run.length > 0) yield run.join(separator);
-  yield `\n${pad}]`;
 }
 
 /** The JSON text of `value` in pieces, each small enough to be a string. */

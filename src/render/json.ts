@@ -46,17 +46,6 @@ export class LazyList<T, U> implements Iterable<U> {
 }
 
 /**
- * A lazy list whose every element is a JSON text: written as runs of those texts joined at once,
- * without looking at each element on its way (a report may list millions of them).
- */
-export class JsonTextList<T> extends LazyList<T, JsonText> {
-  /** The text of element `i`, made now. */
-  textAt(i: number): string {
-    return this.at(i).text;
-  }
-}
-
-/**
  * An object whose members are written piece by piece wherever it stands (see json-stream.ts), for
  * an element that holds lists too long to make whole.
  */
