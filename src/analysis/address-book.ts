@@ -172,10 +172,8 @@ export class AddressBook {
    */
   private classifyLocalPrefixes(flows: readonly Flow[], local: readonly AddressEntry[]): void {
     const candidates: AddressEntry[] = [];
-    // Prefixes already weighed, and the local addresses, found by hash rather than by a scan.
+    // Prefixes already weighed, found by hash rather than by a scan.
     const weighed = new AddressIndex();
-    const locals = new AddressIndex();
-    for (const l of local) locals.add(l);
     for (const flow of flows) {
       for (const name of ['nw_src', 'nw_dst', 'ipv6_src', 'ipv6_dst']) {
         const e = matchField(flow.match, name);

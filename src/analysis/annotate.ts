@@ -208,7 +208,6 @@ export class Annotator {
     return explanation && explanation.kind !== 'unknown' ? { explanation, actions } : { actions };
   }
 
-  /** Every table of the pipeline with its flows annotated, in pipeline order. */
   /**
    * Every table with its flows, only those `wanted` takes when given, to be annotated one by one
    * (a report of a large dump annotates each flow as it writes it, and keeps none).
@@ -220,7 +219,7 @@ export class Annotator {
     });
   }
 
-  /** Every table, with its flows annotated. */
+  /** Every table of the pipeline with its flows annotated, in pipeline order. */
   annotatePipeline(pipeline: Pipeline): AnnotatedTable[] {
     return this.selectTables(pipeline).map((t) => ({ table: t.table, flows: t.flows.map((f) => this.annotate(f)) }));
   }
