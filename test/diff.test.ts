@@ -1,6 +1,6 @@
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { equivalentActions } from '../src/analysis/action-equivalence.ts';
@@ -203,8 +203,11 @@ test('real switch: dumps in every format diff empty; one modified, one deleted a
   });
 });
 
+const tempDir = mkdtempSync(join(tmpdir(), 'flowscope-diff-'));
+after(() => rmSync(tempDir, { recursive: true, force: true }));
+
 function tempFile(name: string, text: string): string {
-  const p = join(mkdtempSync(join(tmpdir(), 'flowscope-diff-')), name);
+  const p = join(mkdtempSync(join(tempDir, 'case-')), name);
   writeFileSync(p, text);
   return p;
 }
