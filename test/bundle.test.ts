@@ -57,6 +57,33 @@ test('a bundle directory: one node per agent tarball, failed nodes reported, the
   }
 });
 
+test('bundles of two days in one directory: a node name they share is refused, naming both', async () => {
+  const dir = tempDir();
+  try {
+    for (const day of ['monday', 'tuesday']) {
+      mkdirSync(join(dir, day));
+      writeFileSync(join(dir, day, 'agent_node-a.tar.gz'), await tarGz(antreaAgentFiles('node-a')));
+    }
+    writeFileSync(join(dir, 'tuesday', 'agent_node-b.tar.gz'), await tarGz(antreaProxyAgentFiles('node-b')));
+    const [monday, tuesday] = [join(dir, 'monday', 'agent_node-a.tar.gz'), join(dir, 'tuesday', 'agent_node-a.tar.gz')];
+    const all = await runCli(['show', dir]);
+    assert.equal(all.status, 2);
+    assert.ok(all.stderr.includes(`holds 3 nodes (node-a at ${monday}, node-a at ${tuesday}, node-b)`), all.stderr);
+    const shared = await runCli(['show', dir, '--node', 'node-a']);
+    assert.equal(shared.status, 2);
+    assert.ok(shared.stderr.includes(`holds 2 nodes named "node-a" (${monday}, ${tuesday}): give the one you mean instead of ${dir}`), shared.stderr);
+    assert.equal(shared.stdout, '');
+    // Named by its own path, each is read.
+    const one = await runCli(['show', tuesday, '-T', '0']);
+    assert.equal(one.status, 0, one.stderr);
+    // A name only one of them has is still chosen.
+    const b = await runCli(['show', dir, '--node', 'node-b', '-T', '0']);
+    assert.equal(b.status, 0, b.stderr);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('ovsports makes port names and numbers interchangeable in a --names dump', async () => {
   const dir = tempDir();
   try {

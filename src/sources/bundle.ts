@@ -214,14 +214,24 @@ export async function openBundle(path: string): Promise<Bundle> {
   return { path, nodes, problems };
 }
 
+/** The nodes by name; a name that several nodes share (bundles of several days in one directory) comes with where each was found. */
+function nodeList(nodes: readonly NodeSource[]): string {
+  const counts = new Map<string, number>();
+  for (const n of nodes) counts.set(n.name, (counts.get(n.name) ?? 0) + 1);
+  return nodes.map((n) => (counts.get(n.name)! > 1 ? `${n.name} at ${n.origin}` : n.name)).join(', ');
+}
+
 /** The node `name`, or the only node; throws SourceError naming the choices otherwise. */
 export function selectNode(bundle: Bundle, name: string | undefined): NodeSource {
-  const names = bundle.nodes.map((n) => n.name);
   if (name !== undefined) {
-    const node = bundle.nodes.find((n) => n.name === name);
-    if (!node) throw new SourceError(`${bundle.path}: no node ${JSON.stringify(name)} (nodes: ${names.join(', ')})`);
-    return node;
+    const named = bundle.nodes.filter((n) => n.name === name);
+    if (named.length === 0) throw new SourceError(`${bundle.path}: no node ${JSON.stringify(name)} (nodes: ${nodeList(bundle.nodes)})`);
+    if (named.length > 1) {
+      const where = named.map((n) => n.origin).join(', ');
+      throw new SourceError(`${bundle.path} holds ${named.length} nodes named ${JSON.stringify(name)} (${where}): give the one you mean instead of ${bundle.path}`);
+    }
+    return named[0]!;
   }
   if (bundle.nodes.length === 1) return bundle.nodes[0]!;
-  throw new SourceError(`${bundle.path} holds ${bundle.nodes.length} nodes (${names.join(', ')}): choose one with --node NAME`);
+  throw new SourceError(`${bundle.path} holds ${bundle.nodes.length} nodes (${nodeList(bundle.nodes)}): choose one with --node NAME`);
 }
