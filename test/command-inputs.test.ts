@@ -146,6 +146,31 @@ test('diff and verify refuse sides that do not add up', async () => {
   });
 });
 
+test('an empty input is read with a warning that says so; an empty expectation is refused', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'flowscope-inputs-'));
+  try {
+    const empty = join(dir, 'empty.txt');
+    writeFileSync(empty, '\n  \n');
+    const piped = await runCli(['show', '-'], { stdin: '' });
+    assert.equal(piped.status, 0, piped.stderr);
+    assert.match(piped.stderr, /^flowscope: warning: nothing came in on standard input \(did the command before the pipe fail\?\): no flows or groups to read\n$/);
+    const file = await runCli(['check', empty]);
+    assert.equal(file.status, 0, file.stderr);
+    assert.equal(file.stderr, `flowscope: warning: ${empty} is empty: no flows or groups to read\n`);
+    // The dump of a bridge without flows is no empty input.
+    const bridge = join(dir, 'bridge.txt');
+    writeFileSync(bridge, 'OFPST_FLOW reply (OF1.3) (xid=0x2):\n');
+    assert.equal((await runCli(['check', bridge])).stderr, '');
+    const nothing = await runCli(['verify', '--expect', empty, NUMBERED]);
+    assert.equal(nothing.status, 2);
+    assert.match(nothing.stderr, /no flows or groups to expect, so nothing to verify/);
+    const missing = await runCli(['verify', '--expect', NUMBERED, empty]);
+    assert.equal(missing.status, 1, missing.stderr);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 function ovsEnv(rundir: string): Record<string, string> {
   return { PATH: [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/bin', '/bin'].join(delimiter), OVS_RUNDIR: rundir };
 }

@@ -190,6 +190,7 @@ export async function loadFromOptions(inputs: readonly string[], opts: InputCliO
 
     const names = inputs.length === 0 ? ['-'] : inputs;
     const read = await Promise.all(names.map((n) => positional(n, opts, io)));
+    for (const r of read) if (!('files' in r)) warnIfEmpty(r, io);
     const nodes = read.filter((r): r is NodeSource => 'files' in r);
     if (opts.node !== undefined && nodes.length === 0) throw new UserError('--node goes with --bundle (or a bundle given as input)');
     if (read.length === 1 && nodes.length === 1) {
@@ -210,6 +211,16 @@ export async function loadFromOptions(inputs: readonly string[], opts: InputCliO
     if (err instanceof SourceError) throw new UserError(err.message);
     throw err;
   }
+}
+
+/**
+ * A file or standard input with nothing in it reads as a dump without flows, which every command
+ * would report as such: most often a command before a pipe failed, or a wrong file was named.
+ */
+function warnIfEmpty(input: NodeFile, io: Io): void {
+  if (input.text.trim() !== '') return;
+  const why = input.label === '-' ? 'nothing came in on standard input (did the command before the pipe fail?)' : `${input.label} is empty`;
+  writeErr(io, `flowscope: warning: ${why}: no flows or groups to read`);
 }
 
 /** One input (file, `-`, bundle directory or archive) — the form every command started with. */

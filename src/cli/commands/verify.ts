@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { verifyDump } from '../../analysis/verify.ts';
 import { formatVerification, verificationJson } from '../../render/diff.ts';
-import { type Io, writeOut, writeJson } from '../io.ts';
+import { type Io, UserError, writeOut, writeJson } from '../io.ts';
 import type { Outcome } from '../outcome.ts';
 import { addCompareOptions, type CompareCliOptions, compareSides, diffStyle, displayVersion, loadSides } from './compare-options.ts';
 
@@ -24,6 +24,8 @@ export function registerVerify(program: Command, io: Io, outcome: Outcome): void
     const expectation = { inputs: [opts.expect], opts: opts.strict === undefined ? {} : { strict: opts.strict } };
     const { dumps, ports, labels } = await loadSides([expectation, checked!], opts, io);
     const [expected, got] = dumps as [(typeof dumps)[0], (typeof dumps)[0]];
+    // Nothing expected would pass whatever the dump holds.
+    if (expected.flows.length === 0 && expected.groups.length === 0) throw new UserError(`${opts.expect}: no flows or groups to expect, so nothing to verify`);
     const verdict = verifyDump(expected, got, {
       ...(opts.cookies ? { cookies: true } : {}),
       ...(opts.exact ? { exact: true } : {}),
