@@ -6,7 +6,6 @@
  * Edge styles tell the kinds apart: goto solid, resubmit dashed, conntrack recirculation bold
  * blue, group and bucket dotted. With a trace laid over, its path is red and the rest grey.
  */
-import { execa } from 'execa';
 import type { EdgeKind, GraphEdge, GraphNode, PipelineGraph } from '../analysis/graph.ts';
 import type { TableRef } from '../model/tables.ts';
 
@@ -156,6 +155,8 @@ export class GraphvizMissingError extends Error {
 
 /** DOT laid out as SVG by `dot -Tsvg`. */
 export async function renderSvg(dot: string, dotProgram = 'dot'): Promise<string> {
+  // Loaded only for SVG: it takes longer to load than most commands take to run.
+  const { execa } = await import('execa');
   const r = await execa(dotProgram, ['-Tsvg'], { input: dot, reject: false, stripFinalNewline: false });
   if ((r as { code?: string }).code === 'ENOENT') throw new GraphvizMissingError();
   if (r.failed) throw new Error(`dot -Tsvg failed: ${String(r.stderr).trim() || r.shortMessage}`);

@@ -3,7 +3,6 @@
  * `kubectl exec`. Commands run from an argument vector (never through a shell) with a timeout;
  * every failure becomes a SourceError that says what to fix.
  */
-import { execa } from 'execa';
 import { type NodeFile, type NodeSource, SourceError } from './node.ts';
 
 export type LiveTarget =
@@ -77,6 +76,8 @@ function kubectlTrouble(target: LiveTarget & { kind: 'pod' }, stderr: string): s
 async function run(options: LiveOptions, ofctl: readonly string[]): Promise<Ran> {
   const { file, args } = argv(options.target, ofctl);
   const shown = [file, ...args].map(shellWord).join(' ');
+  // Loaded here: it takes longer to load than most commands take to run, and only live input needs it.
+  const { execa } = await import('execa');
   const r = await execa(file, args, {
     env: options.env,
     extendEnv: false,
