@@ -16,7 +16,7 @@ import { bigintOf, NO_FLAGS, tableRefOf } from './interned.ts';
 import { buildMatch } from './match.ts';
 import { DecimalRun, decimalAt, plainNumberAt, smallUintAt, uintAt } from './numbers.ts';
 import type { RecurringParts } from './recurring.ts';
-import { KeyValueCursor, skipQuoted, unquoteName } from './tokens.ts';
+import { isSeparator, KeyValueCursor, skipQuoted, unquoteName } from './tokens.ts';
 
 export interface FlowLineContext {
   readonly sink: ProblemSink;
@@ -44,8 +44,7 @@ function keywordAt(text: string, word: string): number {
   for (let from = 0; ; ) {
     const at = indexOutsideQuotes(text, word, from);
     if (at < 0) return -1;
-    const before = at === 0 ? 0x20 : text.charCodeAt(at - 1);
-    if (before === 0x20 || before === 0x2c || before === 0x09) return at;
+    if (at === 0 || isSeparator(text.charCodeAt(at - 1))) return at;
     from = at + 1;
   }
 }
@@ -161,8 +160,7 @@ function readPrintedStats(text: string, h: Header): number {
 function readPlainPriority(text: string, from: number, limit: number, h: Header): number {
   if (!text.startsWith('priority=', from) || !digits.read(text, from + 'priority='.length)) return from;
   const { value, end } = digits;
-  const c = text.charCodeAt(end);
-  if (value > 0xffff || end > limit || (end < limit && c !== 0x2c && c !== 0x20 && c !== 0x09)) return from;
+  if (value > 0xffff || end > limit || (end < limit && !isSeparator(text.charCodeAt(end)))) return from;
   h.priority = value;
   return end;
 }
