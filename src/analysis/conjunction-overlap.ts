@@ -198,9 +198,7 @@ function intersectSimple(dims: readonly SimpleDim[]): { options: Option[]; trunc
   const { exactFlows, masked } = sorted[0]!;
   for (let j = 0; j < exactFlows.length && !truncated; j++) {
     const x = exactFlows[j]!;
-    path.push(x.flow);
-    extend(1, x.single.e, true, x.single.key);
-    path.pop();
+    visit(0, x, x.single.e, true, x.single.key);
   }
   for (let j = 0; j < masked.length && !truncated; j++) {
     const x = masked[j]!;
