@@ -183,7 +183,7 @@ export class AddressBook {
         if (prefix <= 0 || prefix === WIDTH[family] || this.find(family, e.value, prefix) || weighed.get(family, e.value, prefix)) continue;
         const c: AddressEntry = { family, value: e.value, prefix, role: 'local-pods', label: ROLE_LABEL['local-pods'] };
         weighed.add(c);
-        if (local.some((l) => l.family === family && holds(c, l.family, l.value, l.prefix))) candidates.push(c);
+        if (local.some((l) => holds(c, l.family, l.value, l.prefix))) candidates.push(c);
       }
     }
     const peers = this.entries.filter((e) => e.role === 'peer-node-subnet');
