@@ -25,6 +25,17 @@ test('no command shows the help on stderr and exits 2; help for a command exits 
   assert.match(helpFmt.stdout, /Usage: flowscope fmt/);
 });
 
+test("no command's help shows an empty list as a default", async () => {
+  const top = await runCli(['--help']);
+  const commands = [...top.stdout.matchAll(/^ {2}([a-z]+) \[/gm)].map((m) => m[1]!);
+  assert.ok(commands.includes('trace') && commands.includes('graph'), top.stdout);
+  for (const name of commands) {
+    const help = await runCli([name, '--help']);
+    assert.equal(help.status, 0, name);
+    assert.doesNotMatch(help.stdout, /\(default: \[\]\)/, name);
+  }
+});
+
 test('usage errors exit 2, not 1 (1 means differences)', async () => {
   const r = await runCli(['frobnicate']);
   assert.equal(r.status, 2);

@@ -140,4 +140,9 @@ test('CLI: formats, profile names, --packet', async () => {
   const badPacket = await runCli(['graph', ANTREA, '--packet', 'nw_src=300.1.1.1']);
   assert.equal(badPacket.status, 2);
   assert.match(badPacket.stderr, /--packet/);
+  // A conntrack state with no packet to trace would be silently dropped: refused instead.
+  const stray = await runCli(['graph', ANTREA, '--ct-next', 'trk,est']);
+  assert.equal(stray.status, 2);
+  assert.match(stray.stderr, /--ct-next needs --packet/);
+  assert.equal(stray.stdout, '');
 });

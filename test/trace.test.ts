@@ -231,6 +231,22 @@ test('flowscope trace --batch answers one JSON line per packet, in order', async
   assert.equal(out[3]!.verdict, 'normal');
 });
 
+test('flowscope trace --batch: --ct-next on the command line stands for lines that do not set their own', async () => {
+  const packet = 'in_port=1,tcp,dl_dst=12:9e:a6:47:d0:70,nw_src=10.10.1.7,nw_dst=10.10.0.2,nw_ttl=64,tp_dst=80';
+  const stdin = [{ packet }, { packet, ctNext: ['trk,new'] }].map((l) => JSON.stringify(l)).join('\n') + '\n';
+  const r = await runCli(['trace', join(EXAMPLE, 'dump-flows.of13.txt'), '--batch', '-', '--ct-next', 'trk,inv'], { stdin });
+  assert.equal(r.status, 0, r.stderr);
+  const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { verdict: string; explanation?: { tableName?: string } });
+  // The first line takes the command line's invalid state, which conntrack's table drops; the second keeps its own.
+  assert.deepEqual(
+    out.map((o) => [o.verdict, o.explanation?.tableName]),
+    [
+      ['drop', 'ConntrackStateTable'],
+      ['drop', 'IngressDefaultTable'],
+    ],
+  );
+});
+
 test('trace: flows listed lowest priority first still match in priority order, equal priorities in the order listed', () => {
   const tracer = tracerOf(
     [

@@ -6,14 +6,14 @@ import { Tracer } from '../../analysis/trace.ts';
 import { formatDot, formatMermaid, GraphvizMissingError, renderSvg, type TableNamer } from '../../render/graph.ts';
 import { type Io, UserError, writeOut, writeJson } from '../io.ts';
 import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
-import { parseCtNext } from './trace.ts';
+import { collectCtNext } from './trace.ts';
 
 type GraphFormat = 'dot' | 'mermaid' | 'svg';
 
 interface GraphCliOptions extends ProfileCliOptions {
   format: GraphFormat;
   packet?: string;
-  ctNext: bigint[];
+  ctNext?: bigint[];
 }
 
 function formatOption(value: string): GraphFormat {
@@ -41,14 +41,15 @@ export function registerGraph(program: Command, io: Io): void {
   addProfileOptions(cmd)
     .addOption(new Option('--format <format>', 'dot, mermaid or svg (svg runs Graphviz dot)').argParser(formatOption).default('dot'))
     .option('--packet <flow>', 'highlight the path of this packet, traced as by flowscope trace (e.g. in_port=3,tcp,nw_dst=10.96.0.10,tp_dst=53)')
-    .option('--ct-next <flags>', 'with --packet: ct_state after each conntrack recirculation (repeatable; default trk|new)', (v: string, prev: bigint[]) => [...prev, parseCtNext(v)], [] as bigint[])
+    .option('--ct-next <flags>', 'with --packet: ct_state after each conntrack recirculation (repeatable; default trk|new)', collectCtNext)
     .action(async (inputs: string[], opts: GraphCliOptions) => {
+      if (opts.ctNext !== undefined && opts.packet === undefined) throw new UserError('--ct-next needs --packet: it sets the conntrack state of the traced packet');
       const { pipeline, annotator } = await loadAnnotated(inputs, opts, io);
       let graph = buildGraph(pipeline);
       if (opts.packet !== undefined) {
         const parsed = parsePacketSpec(opts.packet, pipeline.ports);
         if (!parsed.ok) throw new UserError(`--packet: ${parsed.error}`);
-        graph = overlayTrace(graph, new Tracer(pipeline).trace(parsed.packet, { ctNext: opts.ctNext }));
+        graph = overlayTrace(graph, new Tracer(pipeline).trace(parsed.packet, { ctNext: opts.ctNext ?? [] }));
       }
       const namer: TableNamer = (ref) => ({ ref: ref.kind === 'number' ? `table ${ref.number}` : ref.name, name: annotator.wording.table(ref) });
       if (opts.json) await writeJson(io, { schemaVersion: 1, ...graph });

@@ -24,8 +24,9 @@ export function parseCtNext(text: string): bigint {
   return value;
 }
 
-function collectCtNext(value: string, previous: bigint[]): bigint[] {
-  return [...previous, parseCtNext(value)];
+/** Collects repeated --ct-next options; no default, so that help does not show an empty list as one. */
+export function collectCtNext(value: string, previous: readonly bigint[] | undefined): bigint[] {
+  return [...(previous ?? []), parseCtNext(value)];
 }
 
 function bucketOption(value: string): number {
@@ -34,7 +35,7 @@ function bucketOption(value: string): number {
 }
 
 interface TraceCommandOptions extends ProfileCliOptions {
-  readonly ctNext: bigint[];
+  readonly ctNext?: bigint[];
   readonly bucket?: number;
   readonly batch?: string;
 }
@@ -79,7 +80,7 @@ export function registerTrace(program: Command, io: Io): void {
     .description('follow a packet through the flows of a dump, like ovs-appctl ofproto/trace on a live switch, and say in the pipeline\'s words where it ends')
     .argument('[inputs...]', 'dump-flows output (may include dump-groups and show output) or support bundle, then the packet in ofproto/trace flow syntax, e.g. in_port=3,tcp,nw_src=10.0.0.1,nw_dst=10.0.0.2,tp_dst=80')
     .option('--groups <file>', 'dump-groups output to use with the flows')
-    .option('--ct-next <flags>', 'ct_state after the next conntrack recirculation (repeatable; default trk|new)', collectCtNext, [] as bigint[])
+    .option('--ct-next <flags>', 'ct_state after the next conntrack recirculation (repeatable; default trk|new)', collectCtNext)
     .option('--bucket <id>', 'bucket_id a select group uses (default: the live bucket of highest weight)', bucketOption)
     .option('--json', 'print JSON')
     .option('--batch <file>', 'JSON Lines of {"packet", "ctNext", "bucket"}; one JSON result per line (- for standard input)')
@@ -96,7 +97,7 @@ export function registerTrace(program: Command, io: Io): void {
     if (packetText !== undefined) {
       const parsed = parsePacketSpec(packetText, dump.ports);
       if (!parsed.ok) throw new UserError(`bad packet: ${parsed.error}`);
-      const result = tracer.trace(parsed.packet, traceOptions(opts.ctNext, opts.bucket));
+      const result = tracer.trace(parsed.packet, traceOptions(opts.ctNext ?? [], opts.bucket));
       if (opts.json) await writeJson(io, traceJson(result, render));
       else writeOut(io, formatTrace(result, render));
       return;
@@ -111,7 +112,8 @@ export function registerTrace(program: Command, io: Io): void {
         const line = parseBatchLine(raw);
         const parsed = parsePacketSpec(line.packet, dump.ports);
         if (!parsed.ok) throw new Error(`bad packet: ${parsed.error}`);
-        const ctNext = (line.ctNext ?? []).map(parseCtNext);
+        // A line's own ctNext and bucket win; the command line's stand for lines without them.
+        const ctNext = line.ctNext ? line.ctNext.map(parseCtNext) : (opts.ctNext ?? []);
         const result = tracer.trace(parsed.packet, traceOptions(ctNext, line.bucket ?? opts.bucket));
         writeOut(io, JSON.stringify(traceJson(result, render)));
       } catch (err) {
