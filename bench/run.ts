@@ -44,7 +44,15 @@ interface Verdict {
   readonly status: 'PASS' | 'MISS' | 'n/a';
 }
 
-function parseArgs(argv: readonly string[]): Options {
+const USAGE = `usage: npm run bench -- [--flows N] [--seed S] [--changes N] [--runs N] [--only NAME,…] [--json]
+  --flows N     flows in the generated dump (default ${DEFAULT_PARAMETERS.flows.toLocaleString('en-US')})
+  --seed S      seed of the generator (default ${DEFAULT_PARAMETERS.seed})
+  --changes N   flows added, removed and changed in the second dump of the diff measurement (default ${DEFAULT_CHANGES})
+  --runs N      runs of each measurement, each in a fresh process; the median is shown (default 1)
+  --only NAMES  these measurements only (the floor always runs): ${MEASUREMENTS.map((m) => m.name).join(', ')}
+  --json        print the results as JSON`;
+
+function parseArgs(argv: readonly string[]): Options | 'help' {
   let flows = DEFAULT_PARAMETERS.flows;
   let seed = DEFAULT_PARAMETERS.seed;
   let changes = DEFAULT_CHANGES;
@@ -54,6 +62,7 @@ function parseArgs(argv: readonly string[]): Options {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const value = argv[i + 1];
+    if (arg === '--help' || arg === '-h') return 'help';
     if (arg === '--json') {
       json = true;
       continue;
@@ -172,8 +181,24 @@ function timed<T>(work: () => T): T & { readonly ms: number } {
   return { ...work(), ms: Date.now() - t0 };
 }
 
+function readOptions(): Options | undefined {
+  try {
+    const parsed = parseArgs(process.argv.slice(2));
+    if (parsed !== 'help') return parsed;
+    console.log(USAGE);
+    return undefined;
+  } catch (err) {
+    // Reading the arguments fails only on a mistake in them: said in one line, with the usage.
+    if (!(err instanceof Error)) throw err;
+    console.error(`bench: ${err.message}\n${USAGE}`);
+    process.exitCode = 2;
+    return undefined;
+  }
+}
+
 function main(): void {
-  const options = parseArgs(process.argv.slice(2));
+  const options = readOptions();
+  if (options === undefined) return;
   const chosen = MEASUREMENTS.filter((m) => options.only === undefined || options.only.includes(m.name) || m.name === 'floor');
   const dump = timed(() => ensureDump(options.params));
   const changedParams = { ...options.params, changes: options.changes };
