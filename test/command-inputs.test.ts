@@ -171,6 +171,20 @@ test('an empty input is read with a warning that says so; an empty expectation i
   }
 });
 
+test('standard input feeds one thing: the flows, or --ports, or --groups', async () => {
+  const ports = readFileSync(join(EXAMPLE, 'show.of13.txt'), 'utf8');
+  // No flows named: they would come from standard input too.
+  for (const args of [['show', '--ports', '-'], ['show', '--ports', '-', '-'], ['tables', '--groups', '-']]) {
+    const r = await runCli(args, { stdin: ports });
+    assert.equal(r.status, 2, args.join(' '));
+    assert.match(r.stderr, /^flowscope: the flows and --(ports|groups) cannot both come from standard input\n$/, args.join(' '));
+    assert.equal(r.stdout, '');
+  }
+  const named = await runCli(['show', '--ports', '-', NAMED, '--port', '3'], { stdin: ports });
+  assert.equal(named.status, 0, named.stderr);
+  assert.match(named.stdout, /coredns5-8ec607/);
+});
+
 function ovsEnv(rundir: string): Record<string, string> {
   return { PATH: [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/bin', '/bin'].join(delimiter), OVS_RUNDIR: rundir };
 }

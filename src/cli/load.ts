@@ -17,6 +17,7 @@ import { mergePortMaps, readPortDescriptions } from '../sources/port-map.ts';
 import type { ParseResult } from '../syntax/reader.ts';
 import { readInput, readInputBytes } from './input.ts';
 import { type Io, UserError, writeErr } from './io.ts';
+import { flowsFromStdin } from './commands/source-args.ts';
 
 export interface LoadOptions {
   /** Any error diagnostic makes the command fail with exit 2. */
@@ -141,6 +142,7 @@ function checkCombination(inputs: readonly string[], opts: InputCliOptions): voi
   const given = [inputs.length > 0 ? 'input files' : '', opts.bundle ? '--bundle' : '', opts.pod ? '--pod' : '', opts.local ? '--local' : ''].filter(Boolean);
   if (given.length > 1) throw new UserError(`give one source of flows, not ${given.join(' and ')}`);
   if (inputs.filter((n) => n === '-').length > 1) throw new UserError('only one input can be standard input (-)');
+  if (opts.ports === '-' && flowsFromStdin(inputs, opts)) throw new UserError('the flows and --ports cannot both come from standard input');
   const live = opts.pod !== undefined || opts.local === true;
   for (const [flag, set] of [
     ['--namespace', opts.namespace],

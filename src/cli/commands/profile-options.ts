@@ -13,7 +13,7 @@ import { listProfiles, type Profile, profileById } from '../../profiles/index.ts
 import type { ProfileNote } from '../../render/show.ts';
 import { type Io, UserError } from '../io.ts';
 import { addInputOptions, type InputCliOptions, type LoadedDump, loadDump, loadFromOptions } from '../load.ts';
-import { flowsFromOption } from './source-args.ts';
+import { flowsFromStdin } from './source-args.ts';
 
 export interface ProfileChoiceOptions {
   profile?: string;
@@ -63,8 +63,7 @@ export interface LoadedFlows {
 export async function loadFlows(inputs: readonly string[], opts: ProfileCliOptions, io: Io): Promise<LoadedFlows> {
   // A wrong --profile or --release is refused before a large dump is read.
   givenProfile(opts);
-  const stdinFlows = !flowsFromOption(opts) && (inputs.length === 0 || inputs.includes('-'));
-  if (opts.groups === '-' && stdinFlows) throw new UserError('the flows and --groups cannot both come from standard input');
+  if (opts.groups === '-' && flowsFromStdin(inputs, opts)) throw new UserError('the flows and --groups cannot both come from standard input');
   const dump = await loadFromOptions(inputs, opts, io);
   if (opts.groups === undefined) return { dump, groups: dump.groups };
   const extra = await loadDump(opts.groups, io, { strict: opts.strict ?? false, portMap: dump.ports });

@@ -9,6 +9,11 @@ export function flowsFromOption(opts: InputCliOptions): boolean {
   return opts.bundle !== undefined || opts.pod !== undefined || opts.local === true;
 }
 
+/** Whether the flows come from standard input: `-` among the inputs, or no input and no source option. */
+export function flowsFromStdin(inputs: readonly string[], opts: InputCliOptions): boolean {
+  return !flowsFromOption(opts) && (inputs.length === 0 || inputs.includes('-'));
+}
+
 /** How an input is named in messages and report headers. */
 export function inputLabel(name: string): string {
   return name === '-' ? '<stdin>' : name;
