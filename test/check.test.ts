@@ -254,4 +254,15 @@ test('CLI: text and JSON, exit 1 on errors, --fail-on', async () => {
   const warningOnly = 'table=0,priority=1 actions=exit,output:1\n';
   assert.equal((await runCli(['check', '-', '--profile', 'generic'], { stdin: warningOnly })).status, 0);
   assert.equal((await runCli(['check', '-', '--profile', 'generic', '--fail-on', 'warning'], { stdin: warningOnly })).status, 1);
+  // Notes: so named in the text, info in the JSON; --fail-on takes either name.
+  const noteOnly = 'table=0,priority=200,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2)\ntable=0,priority=200,tcp,tp_dst=80 actions=conjunction(1,2/2)\ntable=0,priority=190,conj_id=1,ip actions=output:1\ntable=0,priority=0 actions=drop\n';
+  const notes = await runCli(['check', '-', '--profile', 'generic'], { stdin: noteOnly });
+  assert.equal(notes.status, 0, notes.stderr);
+  assert.match(notes.stdout, /: 0 errors, 0 warnings, 1 note\n\nnote \[conjunction\]/);
+  for (const name of ['note', 'info']) assert.equal((await runCli(['check', '-', '--profile', 'generic', '--fail-on', name], { stdin: noteOnly })).status, 1, name);
+  const conj = await runCli(['conj', '-'], { stdin: noteOnly });
+  assert.match(conj.stdout, /\n {2}note: conj_id flow at priority 190, clauses at 200/);
+  const bad = await runCli(['check', '-', '--fail-on', 'notice'], { stdin: noteOnly });
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /expected error, warning or note/);
 });

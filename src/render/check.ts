@@ -13,6 +13,7 @@ import { formatActions } from './actions.ts';
 import { problemMessage } from './conjunctions.ts';
 import { SCHEMA_VERSION } from './json.ts';
 import type { ProfileNote } from './show.ts';
+import { severityWord } from './severity.ts';
 
 export interface CheckStyle {
   readonly severity: (severity: Severity, text: string) => string;
@@ -109,10 +110,6 @@ export function findingMessage(f: Finding, wording: Wording): string {
   }
 }
 
-function severityLabel(s: Severity): string {
-  return s === 'info' ? 'note' : s;
-}
-
 function heading(report: CheckReport, profile: ProfileNote | undefined): string {
   const c = report.counts;
   const what = `${plural(report.flowCount, 'flow')} in ${plural(report.tableCount, 'table')}`;
@@ -128,7 +125,7 @@ export function formatCheck(report: CheckReport, wording: Wording, profile: Prof
   for (const f of report.findings) {
     lines.push('');
     const where = f.table ? `${tableWords(f.table, wording)}: ` : '';
-    lines.push(`${style.severity(f.severity, severityLabel(f.severity))} [${f.kind}] ${where}${findingMessage(f, wording)}`);
+    lines.push(`${style.severity(f.severity, severityWord(f.severity))} [${f.kind}] ${where}${findingMessage(f, wording)}`);
     for (const flow of f.flows.slice(0, FLOWS_SHOWN)) lines.push(style.dim(`  ${flowPosition(flow)}: ${flow.origin.text.trim()}`));
     if (f.flows.length > FLOWS_SHOWN) lines.push(style.dim(`  … and ${f.flows.length - FLOWS_SHOWN} more`));
   }

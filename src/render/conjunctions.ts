@@ -24,6 +24,7 @@ import { formatPriorityAndMatch } from './flow.ts';
 import { flowJson, tableRefJson } from './json.ts';
 import { formatMatch } from './match.ts';
 import { JsonText, LazyList, StreamedObject } from './json-stream.ts';
+import { severityWord } from './severity.ts';
 
 /** Members printed in full up to this many; beyond it the first few and a count. */
 const MEMBERS_SHOWN = 12;
@@ -224,7 +225,7 @@ function ruleLines(c: Conjunction, words: ConjunctionWords): string[] {
 export function formatConjunction(c: Conjunction, words: ConjunctionWords = PLAIN_WORDS): string {
   const lines = [header(c, words), ...ruleLines(c, words), `  hits: ${hitsText(c)}`];
   for (const p of c.problems) {
-    lines.push(`  ${p.severity}: ${problemMessage(c, p)}`);
+    lines.push(`  ${severityWord(p.severity)}: ${problemMessage(c, p)}`);
     if (p.kind === 'pre-empted') {
       // Flows come in pairs: the clause flow, then the flow that takes precedence over it.
       for (let i = 0; i + 1 < p.flows.length; i += 2) lines.push(`    ${flowRef(p.flows[i]!)}`, `      pre-empted by ${flowRef(p.flows[i + 1]!)}`);

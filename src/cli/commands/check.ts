@@ -13,8 +13,10 @@ interface CheckCliOptions extends ProfileCliOptions {
   failOn: Severity;
 }
 
+/** The text report calls the least severity a note, the JSON info: either name is taken. */
 function severityOption(value: string): Severity {
-  if (value !== 'error' && value !== 'warning' && value !== 'info') throw new InvalidArgumentError('expected error, warning or info');
+  if (value === 'note') return 'info';
+  if (value !== 'error' && value !== 'warning' && value !== 'info') throw new InvalidArgumentError('expected error, warning or note');
   return value;
 }
 
@@ -24,7 +26,7 @@ export function registerCheck(program: Command, io: Io, outcome: Outcome): void 
     .description('report pipeline defects: dead flows, conjunction problems, missing tables and miss flows, unreachable tables and actions, duplicates, missing documented flows')
     .argument('[inputs...]', 'dump-flows output, add-flows file or support bundle; - (or nothing) for standard input');
   addProfileOptions(cmd)
-    .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding of this severity or worse is reported').argParser(severityOption).default('error'))
+    .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding of this severity or worse is reported: error, warning or note').argParser(severityOption).default('error'))
     .action(async (inputs: string[], opts: CheckCliOptions) => {
       const { pipeline, annotator, profile } = await loadAnnotated(inputs, opts, io);
       const picked = profileById(profile.id);
