@@ -472,6 +472,17 @@ function entryFor(table: TableEntries, id: number, flow: Flow, place: number, en
 }
 
 /** Every conjunction of the pipeline (or the requested ids), in table order, then by priority and id. */
+/** Every conjunction id the flows name, in a clause's action or a conj_id match, ascending. */
+export function conjunctionIds(flows: readonly Flow[]): number[] {
+  const ids = new Set<number>();
+  for (const f of flows) {
+    for (const a of f.actions) if (a.kind === 'conjunction') ids.add(a.id);
+    const id = isActionFlow(f);
+    if (id !== undefined) ids.add(id);
+  }
+  return [...ids].sort((a, b) => a - b);
+}
+
 export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions = {}): ConjunctionReport {
   const entries: Entry[] = [];
   const tables: TableEntries[] = [];

@@ -1,6 +1,6 @@
 /** `flowscope conj`: conjunctive matches rebuilt into the rules they implement. */
 import type { Command } from 'commander';
-import { explainPacket, findConjunctions } from '../../analysis/conjunctions.ts';
+import { conjunctionIds, explainPacket, findConjunctions } from '../../analysis/conjunctions.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import { conjunctionScope } from '../../analysis/conjunction-scope.ts';
 import { parsePacketSpec } from '../../analysis/packet.ts';
@@ -18,6 +18,27 @@ import { addProfileChoiceOptions, chooseProfile, givenProfile, type ProfileChoic
 import { type Io, UserError, writeOut, writeJson } from '../io.ts';
 import { addInputOptions, type InputCliOptions, loadFromOptions } from '../load.ts';
 import { flowsFromOption } from './source-args.ts';
+
+/** Ids as runs (`1–6, 9, 12–14`), the first dozen runs of them. */
+function idRuns(ids: readonly number[]): string {
+  const runs: string[] = [];
+  for (let i = 0; i < ids.length; ) {
+    let j = i;
+    while (j + 1 < ids.length && ids[j + 1] === ids[j]! + 1) j++;
+    runs.push(j === i ? String(ids[i]) : `${ids[i]}–${ids[j]}`);
+    i = j + 1;
+  }
+  return runs.length <= 12 ? runs.join(', ') : `${runs.slice(0, 12).join(', ')}, … (${ids.length} ids)`;
+}
+
+/** Ids asked for that the dump does not have: said after the report of the others, exit 2. */
+function missingIds(asked: readonly number[], found: ReadonlySet<number>, all: () => number[]): UserError | undefined {
+  const missing = [...new Set(asked)].filter((id) => !found.has(id));
+  if (missing.length === 0) return undefined;
+  const known = all();
+  const has = known.length === 0 ? 'it has no conjunctions' : `its conjunction ids: ${idRuns(known)}`;
+  return new UserError(`no conjunction${missing.length === 1 ? '' : 's'} ${missing.join(', ')} in the dump (${has})`);
+}
 
 function conjId(value: string): number {
   if (!/^(?:\d+|0x[0-9a-f]+)$/i.test(value) || Number(value) > 0xffffffff) throw new UserError(`${value}: expected a conjunction id (0 to 4294967295)`);
@@ -56,6 +77,7 @@ export function registerConj(program: Command, io: Io): void {
     }
     const pipeline = new Pipeline(result.flows, result.groups, result.ports);
     const report = findConjunctions(pipeline, ids.length > 0 ? { ids } : {});
+    const missing = missingIds(ids, new Set(report.conjunctions.map((c) => c.id)), () => conjunctionIds(result.flows));
     // Table names, register values and action flows in the words of the pipeline's profile.
     const choice = chooseProfile(result.flows, result.groups, result.ports, opts);
     const words = pipelineWords(new Annotator(pipeline, { profile: choice.profile, ...(choice.release !== undefined ? { release: choice.release } : {}) }));
@@ -65,9 +87,8 @@ export function registerConj(program: Command, io: Io): void {
       const shown = formatPacket(packet, result.ports);
       if (opts.json) await writeJson(io, { profile: choice.note, ...packetReportJson(shown, scope, verdicts, words) });
       else writeOut(io, `${profileLine(choice.note)}\n${formatPacketReport(shown, scope, verdicts, words)}`);
-      return;
-    }
-    if (opts.json) await writeJson(io, { profile: choice.note, ...conjunctionReportJson(report, words) });
+    } else if (opts.json) await writeJson(io, { profile: choice.note, ...conjunctionReportJson(report, words) });
     else writeOut(io, `${profileLine(choice.note)}\n\n${formatConjunctionReport(report, words)}`);
+    if (missing) throw missing;
   });
 }
