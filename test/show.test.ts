@@ -67,6 +67,43 @@ test('show: table, port, address, conjunction and hit filters', async () => {
   assert.equal(bad.status, 2);
 });
 
+test('show: a value filter given twice selects flows of either value', async () => {
+  const one = (args: string[]) => runCli(['show', dump, ...args]).then((r) => shownFlows(r.stdout));
+  const [three, four, both] = await Promise.all([one(['--port', '3']), one(['--port', '4']), one(['--port', '3', '--port', '4'])]);
+  assert.ok(three > 0 && four > 0);
+  assert.equal(both, three + four);
+  const [c1, c3, c13] = await Promise.all([one(['--conj-id', '1']), one(['--conj-id', '3']), one(['--conj-id', '1', '--conj-id', '3'])]);
+  assert.equal(c13, c1 + c3);
+  // Criteria of different kinds still all hold.
+  assert.equal(await one(['--conj-id', '1', '--conj-id', '3', '-T', '90']), await one(['--conj-id', '3', '-T', '90']));
+});
+
+test('show: a selection that cannot match says why instead of printing an empty report in silence', async () => {
+  const typo = await runCli(['show', dump, '-T', 'IngresRuleTable']);
+  assert.equal(typo.status, 2);
+  assert.match(typo.stderr, /^flowscope: no table is named IngresRuleTable \(the dump's tables: ClassifierTable, SpoofGuardTable, /);
+  assert.equal(typo.stdout, '');
+  assert.match((await runCli(['show', dump, '-T', '300'])).stderr, /table 300: table numbers go from 0 to 254/);
+  // A table the profile knows, or a valid number, that this dump has no flows in: said, not refused.
+  for (const [table, said] of [['SNATTable', 'SNATTable'], ['200', '200']]) {
+    const r = await runCli(['show', dump, '-T', table!]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stderr, `flowscope: warning: table ${said} has no flows in the dump\n`);
+    assert.equal(shownFlows(r.stdout), 0);
+  }
+  const noName = await runCli(['show', dump, '--port', 'coredns5']);
+  assert.match(noName.stderr, /no port is named coredns5 in the flows \(give --ports/);
+  const byNumber = await runCli(['show', join(antrea, 'dump-flows.of13.names.txt'), '--port', '3']);
+  assert.match(byNumber.stderr, /port 3: the flows name their ports and nothing gives their numbers; select by name, or give --ports/);
+  const withPorts = await runCli(['show', join(antrea, 'dump-flows.of13.names.txt'), ...ports, '--port', '3']);
+  assert.equal(withPorts.stderr, '');
+  assert.equal(shownFlows(withPorts.stdout), 3);
+  const noStats = await runCli(['show', join(antrea, 'dump-flows.of15.names.no-stats.txt'), '--hits']);
+  assert.match(noStats.stderr, /--hits: the dump has no packet counts \(dumped with --no-stats\?\)/);
+  // A dump with counts, none of them above zero, is a real answer.
+  assert.equal((await runCli(['show', dump, '--hits'])).stderr, '');
+});
+
 test('show --hits and --raw on a real dump with counters', async () => {
   const file = join(repoRoot, '..', 'shared', 'corpus', 'openshift-sdn-3.x-multitenant-real-dump.txt');
   const r = await runCli(['show', file, '--hits', '--raw']);

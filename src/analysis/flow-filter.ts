@@ -4,29 +4,49 @@
  * flow is annotated, so that a narrow selection of a large dump costs little.
  */
 import type { Flow } from '../model/flow.ts';
-import type { PortRef } from '../model/ports.ts';
+import type { PortMap, PortRef } from '../model/ports.ts';
+import type { TableSpec } from '../profiles/types.ts';
 import type { TableInfo } from './annotate.ts';
 import { flattenActions } from './pattern-fit.ts';
 import type { PortRoles } from './port-roles.ts';
 
+export interface Cookie {
+  readonly value: bigint;
+  readonly mask: bigint;
+}
+
+export interface IpAddress {
+  readonly family: 4 | 6;
+  readonly value: bigint;
+}
+
+/** Each criterion holds any of its values; a flow passes when it meets every criterion given. */
 export interface FlowFilter {
-  /** Table numbers or names; a flow passes when its table is any of them. */
+  /** Table numbers or names. */
   readonly tables?: readonly string[];
-  readonly cookie?: { readonly value: bigint; readonly mask: bigint };
-  /** A port number or name the flow matches as input or outputs to. */
-  readonly port?: string;
-  /** An address some address field of the match admits. */
-  readonly ip?: { readonly family: 4 | 6; readonly value: bigint };
-  /** A conjunction the flow completes (`conj_id=`) or contributes to (`conjunction(…)`). */
-  readonly conjId?: number;
+  readonly cookies?: readonly Cookie[];
+  /** Port numbers or names the flow matches as input or outputs to. */
+  readonly ports?: readonly string[];
+  /** Addresses some address field of the match admits. */
+  readonly ips?: readonly IpAddress[];
+  /** Conjunctions the flow completes (`conj_id=`) or contributes to (`conjunction(…)`). */
+  readonly conjIds?: readonly number[];
   /** Only flows with n_packets above zero. */
   readonly hits?: boolean;
 }
 
-function tableFits(t: TableInfo, wanted: readonly string[]): boolean {
-  const names = [t.name, t.spec?.name, ...(t.spec?.aliases ?? [])].filter((n): n is string => n !== undefined).map((n) => n.toLowerCase());
-  return wanted.some((w) => (/^\d+$/.test(w) ? t.number === Number(w) : names.includes(w.toLowerCase())));
+const isNumber = (text: string): boolean => /^\d+$/.test(text);
+
+function specNames(spec: TableSpec | undefined): string[] {
+  return spec ? [spec.name, ...(spec.aliases ?? [])] : [];
 }
+
+function tableIs(t: TableInfo, wanted: string): boolean {
+  if (isNumber(wanted)) return t.number === Number(wanted);
+  const names = [t.name, ...specNames(t.spec)].filter((n): n is string => n !== undefined);
+  return names.some((n) => n.toLowerCase() === wanted.toLowerCase());
+}
+
 
 function portFits(flow: Flow, port: string, roles: PortRoles): boolean {
   const same = (p: PortRef | number): boolean => {
@@ -38,7 +58,7 @@ function portFits(flow: Flow, port: string, roles: PortRoles): boolean {
   return flattenActions(flow.actions).some((a) => (a.kind === 'output' || a.kind === 'enqueue') && a.port.kind !== 'reserved' && same(a.port));
 }
 
-function ipFits(flow: Flow, ip: NonNullable<FlowFilter['ip']>): boolean {
+function ipFits(flow: Flow, ip: IpAddress): boolean {
   const format = ip.family === 4 ? 'ipv4' : 'ipv6';
   return flow.match.fields.some((e) => e.field.format === format && (ip.value & e.mask) === e.value);
 }
@@ -49,13 +69,67 @@ function conjFits(flow: Flow, id: number): boolean {
   return flow.actions.some((a) => a.kind === 'conjunction' && a.id === id);
 }
 
+/** Whether a criterion is absent (no values) or one of its values holds. */
+function anyOf<T>(values: readonly T[] | undefined, holds: (v: T) => boolean): boolean {
+  return values === undefined || values.length === 0 || values.some(holds);
+}
+
 /** Whether a flow of `table` passes every given criterion. */
 export function passes(flow: Flow, table: TableInfo, filter: FlowFilter, roles: PortRoles): boolean {
-  if (filter.tables && filter.tables.length > 0 && !tableFits(table, filter.tables)) return false;
-  if (filter.cookie && (flow.cookie & filter.cookie.mask) !== (filter.cookie.value & filter.cookie.mask)) return false;
-  if (filter.port !== undefined && !portFits(flow, filter.port, roles)) return false;
-  if (filter.ip && !ipFits(flow, filter.ip)) return false;
-  if (filter.conjId !== undefined && !conjFits(flow, filter.conjId)) return false;
+  if (!anyOf(filter.tables, (w) => tableIs(table, w))) return false;
+  if (!anyOf(filter.cookies, (c) => (flow.cookie & c.mask) === (c.value & c.mask))) return false;
+  if (!anyOf(filter.ports, (p) => portFits(flow, p, roles))) return false;
+  if (!anyOf(filter.ips, (ip) => ipFits(flow, ip))) return false;
+  if (!anyOf(filter.conjIds, (id) => conjFits(flow, id))) return false;
   if (filter.hits && !((flow.stats?.packets ?? 0n) > 0n)) return false;
   return true;
+}
+
+export interface FilterProblem {
+  /** A value that names nothing at all (a mistyped table name), rather than one this dump happens to lack. */
+  readonly error: boolean;
+  readonly message: string;
+}
+
+/** Port names the flows use themselves (a `--names` dump), and whether they give any port by name. */
+function namedPorts(flows: readonly Flow[]): Set<string> {
+  const names = new Set<string>();
+  const add = (p: PortRef | undefined): void => {
+    if (p?.kind === 'name') names.add(p.name);
+  };
+  for (const f of flows) {
+    for (const e of f.match.fields) if (e.field.storage === 'in_port') add(e.port);
+    for (const a of flattenActions(f.actions)) if (a.kind === 'output' || a.kind === 'enqueue') add(a.port);
+  }
+  return names;
+}
+
+/**
+ * Criteria that cannot select anything in this dump, said so that an empty report does not
+ * leave the user guessing: a table neither the dump nor the profile has, a port no one names,
+ * a port number where the flows only name ports, hit counts in a dump without statistics.
+ */
+export function filterProblems(filter: FlowFilter, tables: readonly TableInfo[], profileTables: readonly TableSpec[], flows: readonly Flow[], ports: PortMap): FilterProblem[] {
+  const out: FilterProblem[] = [];
+  for (const w of filter.tables ?? []) {
+    if (tables.some((t) => tableIs(t, w))) continue;
+    const inProfile = !isNumber(w) && profileTables.some((spec) => specNames(spec).some((n) => n.toLowerCase() === w.toLowerCase()));
+    if (isNumber(w) && Number(w) > 254) out.push({ error: true, message: `table ${w}: table numbers go from 0 to 254` });
+    else if (isNumber(w) || inProfile) out.push({ error: false, message: `table ${w} has no flows in the dump` });
+    else out.push({ error: true, message: `no table is named ${w} (the dump's tables: ${tables.map((t) => t.name ?? t.number).join(', ')})` });
+  }
+  if ((filter.ports ?? []).length > 0) {
+    const named = namedPorts(flows);
+    for (const p of filter.ports ?? []) {
+      if (isNumber(p) && ports.size === 0 && named.size > 0) {
+        out.push({ error: false, message: `port ${p}: the flows name their ports and nothing gives their numbers; select by name, or give --ports (ovs-ofctl show output)` });
+      } else if (!isNumber(p) && ports.number(p) === undefined && !named.has(p)) {
+        out.push({ error: false, message: `no port is named ${p} in the flows${ports.size > 0 ? ' or the port map' : ' (give --ports with ovs-ofctl show output to know port names)'}` });
+      }
+    }
+  }
+  if (filter.hits && !flows.some((f) => f.stats?.packets !== undefined)) {
+    out.push({ error: false, message: '--hits: the dump has no packet counts (dumped with --no-stats?), so no flow shows hits' });
+  }
+  return out;
 }

@@ -1,24 +1,29 @@
 /** `flowscope show`: the dump grouped by table, every flow explained in the words of its pipeline. */
 import { type Command, InvalidArgumentError } from 'commander';
-import { type FlowFilter, passes } from '../../analysis/flow-filter.ts';
+import { type Cookie, type FlowFilter, filterProblems, type IpAddress, passes } from '../../analysis/flow-filter.ts';
 import type { Flow } from '../../model/flow.ts';
 import { parseIpv4, parseIpv6, parseUnsigned } from '../../model/values.ts';
 import { showJson, showText, type ShowStyle } from '../../render/show.ts';
 import { stdoutChalk } from '../color.ts';
-import { type Io, writeJson, writeText } from '../io.ts';
+import { type Io, UserError, writeErr, writeJson, writeText } from '../io.ts';
 import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
 
 interface ShowCliOptions extends ProfileCliOptions {
   table?: string[];
-  cookie?: { value: bigint; mask: bigint };
-  port?: string;
-  ip?: { family: 4 | 6; value: bigint };
-  conjId?: number;
+  cookie?: Cookie[];
+  port?: string[];
+  ip?: IpAddress[];
+  conjId?: number[];
   hits?: boolean;
   raw?: boolean;
 }
 
-function cookieOption(text: string): { value: bigint; mask: bigint } {
+/** A repeatable option: each value, read by `read`, joins those given before. */
+function repeatable<T>(read: (text: string) => T): (text: string, previous: T[] | undefined) => T[] {
+  return (text, previous) => [...(previous ?? []), read(text)];
+}
+
+function cookieOption(text: string): Cookie {
   const [v, m] = text.split('/');
   const value = parseUnsigned(v ?? '');
   const mask = m === undefined ? 0xffffffffffffffffn : parseUnsigned(m);
@@ -28,7 +33,7 @@ function cookieOption(text: string): { value: bigint; mask: bigint } {
   return { value, mask };
 }
 
-function ipOption(text: string): { family: 4 | 6; value: bigint } {
+function ipOption(text: string): IpAddress {
   const v4 = parseIpv4(text);
   if (v4 !== undefined) return { family: 4, value: v4 };
   const v6 = parseIpv6(text);
@@ -47,23 +52,28 @@ export function registerShow(program: Command, io: Io): void {
     .command('show')
     .description('explain every flow in the words of its pipeline: table names, a plain sentence, decoded registers, address roles, port names')
     .argument('[inputs...]', 'dump-flows output, add-flows file or support bundle; - (or nothing) for standard input')
-    .option('-T, --table <table>', 'only this table, by number or name (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
-    .option('--cookie <value[/mask]>', 'only flows with this cookie', cookieOption)
-    .option('--port <port>', 'only flows that match this input port or output to it (number or name)')
-    .option('--ip <address>', 'only flows with an address field that this address matches', ipOption)
-    .option('--conj-id <id>', 'only flows of this conjunction (conj_id= or conjunction(id,…))', conjIdOption)
+    .option('-T, --table <table>', 'only this table, by number or name (repeatable)', repeatable((v) => v))
+    .option('--cookie <value[/mask]>', 'only flows with this cookie (repeatable)', repeatable(cookieOption))
+    .option('--port <port>', 'only flows that match this input port or output to it, by number or name (repeatable)', repeatable((v) => v))
+    .option('--ip <address>', 'only flows with an address field that this address matches (repeatable)', repeatable(ipOption))
+    .option('--conj-id <id>', 'only flows of this conjunction: conj_id= or conjunction(id,…) (repeatable)', repeatable(conjIdOption))
     .option('--hits', 'only flows that matched packets (n_packets > 0)')
     .option('--raw', 'print the original line under each explanation');
   addProfileOptions(cmd).action(async (inputs: string[], opts: ShowCliOptions) => {
     const { pipeline, annotator, profile } = await loadAnnotated(inputs, opts, io);
     const filter: FlowFilter = {
       ...(opts.table ? { tables: opts.table } : {}),
-      ...(opts.cookie ? { cookie: opts.cookie } : {}),
-      ...(opts.port !== undefined ? { port: opts.port } : {}),
-      ...(opts.ip ? { ip: opts.ip } : {}),
-      ...(opts.conjId !== undefined ? { conjId: opts.conjId } : {}),
+      ...(opts.cookie ? { cookies: opts.cookie } : {}),
+      ...(opts.port ? { ports: opts.port } : {}),
+      ...(opts.ip ? { ips: opts.ip } : {}),
+      ...(opts.conjId ? { conjIds: opts.conjId } : {}),
       ...(opts.hits ? { hits: true } : {}),
     };
+    const dumpTables = [...pipeline.tables.values()].map((t) => annotator.tableInfo(t.ref));
+    const problems = filterProblems(filter, dumpTables, annotator.profile?.tables ?? [], pipeline.flows, pipeline.ports);
+    const errors = problems.filter((p) => p.error);
+    if (errors.length > 0) throw new UserError(errors.map((p) => p.message).join('\n'));
+    for (const p of problems) writeErr(io, `flowscope: warning: ${p.message}`);
     const tables = annotator.selectTables(pipeline, (flow, table) => passes(flow, table, filter, annotator.ports));
     const report = { profile, tables, annotate: (f: Flow) => annotator.annotate(f), totalFlows: pipeline.flowCount };
     if (opts.json) {
