@@ -226,7 +226,7 @@ test('profile expectations: a missing miss flow and a missing established-connec
   assert.deepEqual(ofKind(check(without(/table=45, .*ct_state=-new\+est/)), 'missing-expected'), []);
 });
 
-test('OpenShift SDN real dump: only the multicast table that no flow leads to in this state', () => {
+test('OpenShift SDN real dump: only the multicast table that no flow leads to in this state', async () => {
   const text = readFileSync(join(corpusDir, 'openshift-sdn-3.x-multitenant-real-dump.txt'), 'utf8');
   // Rule version 3: the note in table 253 reads 01.03.
   assert.match(text, /table=253, .*note:01\.03\./);
@@ -237,6 +237,8 @@ test('OpenShift SDN real dump: only the multicast table that no flow leads to in
     report.findings.map((f) => [f.kind, f.table]),
     [['unreachable-table', { kind: 'number', number: 111 }]],
   );
+  const cli = await runCli(['check', join(corpusDir, 'openshift-sdn-3.x-multitenant-real-dump.txt')]);
+  assert.match(cli.stdout, /from the first table: its flow never sees a packet\n/);
 });
 
 test('CLI: text and JSON, exit 1 on errors, --fail-on', async () => {

@@ -330,7 +330,7 @@ function chooseRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | unde
   const reasons = [
     ...versioned.filter((h) => inVersion(h.s, release)).map((h) => `${h.finding}, which points to ${rangeText(h.s)}`),
     ...(rated.some((r) => r.strays > best.strays) ? [`other releases lack names for register or mark bits in use, which ${rangeText(range)} ${equal.length > 1 ? 'have' : 'has'}`] : []),
-    `${rangeText(range)} ${equal.length > 1 ? 'explain' : 'explains'} all but ${best.misfits} of the ${flowCount(facts)}${equal.length > 1 ? `; reading the dump as release ${release}` : ''}`,
+    `${rangeText(range)} ${equal.length > 1 ? 'explain' : 'explains'} ${best.misfits === 0 ? 'all' : `all but ${best.misfits} of`} the ${flowCount(facts)}${equal.length > 1 ? `; reading the dump as release ${release}` : ''}`,
   ];
   return { release, range, reasons };
 }

@@ -16,7 +16,7 @@ export interface InputBytes {
 
 async function readStdin(io: Io): Promise<Buffer> {
   if (io.stdin.isTTY) {
-    throw new UserError('no input: standard input is a terminal; give a file name, or pipe a dump in (… | flowscope CMD -)');
+    throw new UserError('no input: standard input is a terminal; give a file name, or pipe a dump in (kubectl exec … -- ovs-ofctl dump-flows br-int | flowscope <command> -)');
   }
   const chunks: Buffer[] = [];
   for await (const chunk of io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));

@@ -14,6 +14,7 @@ import { problemMessage } from './conjunctions.ts';
 import { SCHEMA_VERSION } from './json.ts';
 import type { ProfileNote } from './show.ts';
 import { severityWord } from './severity.ts';
+import { plural } from './plural.ts';
 
 export interface CheckStyle {
   readonly severity: (severity: Severity, text: string) => string;
@@ -29,10 +30,6 @@ export function tableWords(ref: TableRef, wording: Wording): string {
   if (ref.kind === 'name') return name;
   const plain = `table ${ref.number}`;
   return name === plain ? plain : `${plain} (${name})`;
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 function missWords(miss: TableMiss): string {
@@ -92,7 +89,7 @@ export function findingMessage(f: Finding, wording: Wording): string {
       return `${from} ${how} ${target}, which holds no flow: the packets miss there and are dropped`;
     }
     case 'unreachable-table':
-      return `no goto_table, resubmit, ct(table=…) or group bucket leads here from the first table: its ${plural(f.flowCount, 'flow')} never see a packet`;
+      return `no goto_table, resubmit, ct(table=…) or group bucket leads here from the first table: ${f.flowCount === 1 ? 'its flow never sees' : `its ${f.flowCount} flows never see`} a packet`;
     case 'no-table-miss': {
       const base = `no priority-0 miss flow, but the profile says packets that match nothing else in ${f.spec.name} ${missWords(f.spec.miss)}`;
       return f.spec.miss.action === 'drop' ? `${base}; OpenFlow 1.3 switches drop them anyway, but the documented flow is missing` : `${base}; without the flow they are dropped`;

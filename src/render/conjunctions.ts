@@ -25,6 +25,7 @@ import { flowJson, tableRefJson } from './json.ts';
 import { formatMatch } from './match.ts';
 import { JsonText, LazyList, StreamedObject } from './json-stream.ts';
 import { severityWord } from './severity.ts';
+import { plural } from './plural.ts';
 
 /** Members printed in full up to this many; beyond it the first few and a count. */
 const MEMBERS_SHOWN = 12;
@@ -87,10 +88,6 @@ export const PLAIN_WORDS: ConjunctionWords = {
   field: () => undefined,
   actionFlow: (flow) => ({ actions: actionsText(describeActions(flow.actions, PLAIN_WORDING)) }),
 };
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
-}
 
 function formatAddress(field: FieldDef, v: bigint): string {
   return field.format === 'ipv4' ? formatIpv4(v) : formatIpv6(v);

@@ -8,13 +8,10 @@
  */
 import type { EdgeKind, GraphEdge, GraphNode, PipelineGraph } from '../analysis/graph.ts';
 import type { TableRef } from '../model/tables.ts';
+import { plural } from './plural.ts';
 
 /** How tables are named: by the dump, and by the profile when it knows them. */
 export type TableNamer = (ref: TableRef) => { readonly ref: string; readonly name?: string };
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
-}
 
 const EDGE_WORDS: Readonly<Record<EdgeKind, string>> = {
   goto: 'goto',

@@ -10,6 +10,7 @@ import { formatActions } from './actions.ts';
 import { LazyList, SCHEMA_VERSION } from './json.ts';
 import { formatMatch } from './match.ts';
 import type { Flow } from '../model/flow.ts';
+import { plural } from './plural.ts';
 
 export interface ShowStyle {
   readonly table: (s: string) => string;
@@ -75,7 +76,7 @@ function flowLines(a: FlowAnnotation, o: ShowTextOptions): string[] {
   }
   if (a.cookie.length > 0) lines.push(pad + s.dim(`cookie 0x${a.flow.cookie.toString(16)}: ${cookieWords(a.cookie)}`));
   const packets = a.flow.stats?.packets;
-  if (packets !== undefined && packets !== null && packets > 0n) lines.push(pad + s.dim(`hit by ${packets} packet${packets === 1n ? '' : 's'} (${a.flow.stats?.bytes ?? '?'} bytes)`));
+  if (packets !== undefined && packets !== null && packets > 0n) lines.push(pad + s.dim(`hit by ${plural(packets, 'packet')} (${a.flow.stats?.bytes === undefined || a.flow.stats.bytes === null ? '? bytes' : plural(a.flow.stats.bytes, 'byte')})`));
   if (o.raw) lines.push(pad + s.dim(a.flow.origin.text.trim()));
   return lines;
 }
@@ -100,7 +101,7 @@ export function* showText(r: ShowReport, o: ShowTextOptions): Generator<string> 
     }
     shown += t.flows.length;
   }
-  yield `\n\n${s.dim(`${shown} of ${r.totalFlows} flows shown${unknown > 0 ? `, ${unknown} not explained by the profile` : ''}`)}`;
+  yield `\n\n${s.dim(`${shown} of ${plural(r.totalFlows, 'flow')} shown${unknown > 0 ? `, ${unknown} not explained by the profile` : ''}`)}`;
 }
 
 function bitsJson(b: DecodedBits): Record<string, unknown> {
