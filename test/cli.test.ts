@@ -23,6 +23,10 @@ test('no command shows the help on stderr and exits 2; help for a command exits 
   const helpFmt = await runCli(['help', 'fmt']);
   assert.equal(helpFmt.status, 0);
   assert.match(helpFmt.stdout, /Usage: flowscope fmt/);
+  const unknown = await runCli(['help', 'fmtt']);
+  assert.equal(unknown.status, 2);
+  assert.equal(unknown.stdout, '');
+  assert.match(unknown.stderr, /^flowscope: unknown command 'fmtt' \(commands: parse, bundle, fmt, /);
 });
 
 test("no command's help shows an empty list as a default", async () => {

@@ -53,11 +53,16 @@ export function buildProgram(io: Io, outcome: Outcome = new Outcome()): Command 
 export async function main(argv: readonly string[], io: Io): Promise<number> {
   const outcome = new Outcome();
   const program = buildProgram(io, outcome);
+  // `help <name>` of a command that does not exist would print the general help as if asked for.
+  const [first, asked] = argv;
+  if (first === 'help' && asked !== undefined && !asked.startsWith('-') && !program.commands.some((c) => c.name() === asked)) {
+    writeErr(io, `flowscope: unknown command '${asked}' (commands: ${program.commands.map((c) => c.name()).join(', ')})`);
+    return 2;
+  }
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (err) {
     if (err instanceof CommanderError) {
-      // Help and version are successes; every usage error is 2 (1 means "differences").
       // Help asked for and the version are successes; help shown because no command was given
       // (commander's exit code 1) is a usage error like every other: 2, since 1 means "differences".
       const success = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || (err.code === 'commander.help' && err.exitCode === 0);
