@@ -144,5 +144,8 @@ test('CLI: formats, profile names, --packet', async () => {
   const stray = await runCli(['graph', ANTREA, '--ct-next', 'trk,est']);
   assert.equal(stray.status, 2);
   assert.match(stray.stderr, /--ct-next needs --packet/);
+  const both = await runCli(['graph', ANTREA, '--json', '--format', 'mermaid']);
+  assert.equal(both.status, 2);
+  assert.match(both.stderr, /give --json or --format, not both/);
   assert.equal(stray.stdout, '');
 });

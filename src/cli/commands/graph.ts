@@ -44,6 +44,7 @@ export function registerGraph(program: Command, io: Io): void {
     .option('--ct-next <flags>', 'with --packet: ct_state after each conntrack recirculation (repeatable; default trk|new)', collectCtNext)
     .action(async (inputs: string[], opts: GraphCliOptions) => {
       if (opts.ctNext !== undefined && opts.packet === undefined) throw new UserError('--ct-next needs --packet: it sets the conntrack state of the traced packet');
+      if (opts.json && cmd.getOptionValueSource('format') === 'cli') throw new UserError('give --json or --format, not both: --json prints the graph itself, not a drawing');
       const { pipeline, annotator } = await loadAnnotated(inputs, opts, io);
       let graph = buildGraph(pipeline);
       if (opts.packet !== undefined) {
