@@ -45,6 +45,20 @@ test('show: says which profile it used and why; --profile overrides detection', 
   assert.match(bad.stderr, /unknown profile nope \(known: .*antrea-v1/);
 });
 
+test('show: --release takes the v1.2.0 form agentinfo prints, and one the profile does not describe is refused', async () => {
+  const agentinfo = await runCli(['show', dump, '-T', '0', '--release', 'v0.13.0']);
+  assert.equal(agentinfo.status, 0, agentinfo.stderr);
+  assert.match(agentinfo.stdout, /^profile antrea-v1 \(release 0\.13\.0\), detected/);
+  const later = await runCli(['show', dump, '--release', '2.0']);
+  assert.equal(later.status, 2);
+  assert.match(later.stderr, /^flowscope: --release 2\.0: the detected profile antrea-v1 describes releases 0\.10 to 1\.5; give --profile for the pipeline of that release \(profiles: antrea 1\.6 and later, /);
+  assert.equal(later.stdout, '');
+  const given = await runCli(['show', dump, '--profile', 'antrea', '--release', '1.2']);
+  assert.equal(given.status, 2);
+  assert.match(given.stderr, /--release 1\.2: the given profile antrea describes releases 1\.6 and later \(profiles: /);
+  assert.equal((await runCli(['show', dump, '--release', 'latest'])).status, 2);
+});
+
 test('show: table, port, address, conjunction and hit filters', async () => {
   const byNumber = await runCli(['show', dump, '-T', '90']);
   assert.equal(shownFlows(byNumber.stdout), flowsTxtCount(90));

@@ -3,13 +3,15 @@
  * check, graph, trace, conj): the inputs every command reads, a groups file, and the profile and
  * release to read the flows by — given, or detected.
  */
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { Annotator } from '../../analysis/annotate.ts';
 import { detectProfile, detectRelease } from '../../analysis/detect-profile.ts';
 import type { Flow, Group } from '../../model/flow.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import type { PortMap } from '../../model/ports.ts';
 import { listProfiles, type Profile, profileById } from '../../profiles/index.ts';
+import type { Versioned } from '../../profiles/types.ts';
+import { inVersion } from '../../profiles/versions.ts';
 import type { ProfileNote } from '../../render/show.ts';
 import { type Io, UserError } from '../io.ts';
 import { addInputOptions, type InputCliOptions, type LoadedDump, loadDump, loadFromOptions } from '../load.ts';
@@ -26,11 +28,33 @@ export interface ProfileCliOptions extends InputCliOptions, ProfileChoiceOptions
   color?: boolean;
 }
 
+const RELEASE = /^\d+(?:\.\d+)*$/;
+
+/** A release as `1.2` or as agentinfo prints it, `v1.2.0`. */
+function releaseOption(text: string): string {
+  const release = text.replace(/^v/i, '');
+  if (!RELEASE.test(release)) throw new InvalidArgumentError('expected a version such as 1.0 or v1.2.0');
+  return release;
+}
+
 /** --profile and --release. */
 export function addProfileChoiceOptions(cmd: Command): Command {
   return cmd
     .option('--profile <id>', `pipeline profile to read the flows by (default: detected; ${listProfiles().map((p) => p.id).join(', ')})`)
-    .option('--release <version>', 'release of the product the dump comes from, e.g. 1.0 (default: detected)');
+    .option('--release <version>', 'release of the product the dump comes from, e.g. 1.0 or v1.2.0 (default: detected)', releaseOption);
+}
+
+function releasesText(v: Versioned): string {
+  if (v.since === undefined && v.until === undefined) return 'any release';
+  if (v.until === undefined) return `releases ${v.since ?? '0'} and later`;
+  return `releases ${v.since ?? '0'} to ${v.until}`;
+}
+
+/** A --release the profile does not describe would read the flows by no table layout at all. */
+function checkRelease(profile: Profile, release: string | undefined, how: 'given' | 'detected'): void {
+  if (release === undefined || inVersion(profile.versions, release)) return;
+  const fix = how === 'given' ? '' : '; give --profile for the pipeline of that release';
+  throw new UserError(`--release ${release}: the ${how} profile ${profile.id} describes ${releasesText(profile.versions)}${fix} (profiles: ${listProfiles().map((p) => `${p.id} ${releasesText(p.versions).replace(/^releases /, '')}`).join(', ')})`);
 }
 
 /** The profile options, --groups, --json, colour, --strict, and every input option. */
@@ -46,10 +70,10 @@ export function addProfileOptions(cmd: Command): Command {
 
 /** The profile --profile names, after checking --release; undefined when it is to be detected. */
 export function givenProfile(opts: ProfileChoiceOptions): Profile | undefined {
-  if (opts.release !== undefined && !/^\d+(?:\.\d+)*$/.test(opts.release)) throw new UserError(`--release: expected a version such as 1.0, not ${opts.release}`);
   if (opts.profile === undefined) return undefined;
   const chosen = profileById(opts.profile);
   if (!chosen) throw new UserError(`unknown profile ${opts.profile} (known: ${listProfiles().map((p) => p.id).join(', ')})`);
+  checkRelease(chosen, opts.release, 'given');
   return chosen;
 }
 
@@ -84,6 +108,7 @@ export function chooseProfile(flows: readonly Flow[], groups: readonly Group[], 
   const chosen = givenProfile(opts);
   const detected = chosen ? undefined : detectProfile(flows, groups, ports);
   const picked = chosen ?? detected!.profile;
+  if (!chosen) checkRelease(picked, opts.release, 'detected');
   const releaseChoice = opts.release === undefined ? (detected ? detected.release : detectRelease(picked, flows, groups, ports)) : undefined;
   const release = opts.release ?? releaseChoice?.release;
   // Detection's reasons include those for its release, which --release replaces.
