@@ -157,6 +157,9 @@ test('an empty input is read with a warning that says so; an empty expectation i
     const file = await runCli(['check', empty]);
     assert.equal(file.status, 0, file.stderr);
     assert.equal(file.stderr, `flowscope: warning: ${empty} is empty: no flows or groups to read\n`);
+    const comments = join(dir, 'comments.txt');
+    writeFileSync(comments, '# flows of node-a\n\n# (none yet)\n');
+    assert.equal((await runCli(['check', comments])).stderr, `flowscope: warning: ${comments} holds only comments: no flows or groups to read\n`);
     // The dump of a bridge without flows is no empty input.
     const bridge = join(dir, 'bridge.txt');
     writeFileSync(bridge, 'OFPST_FLOW reply (OF1.3) (xid=0x2):\n');

@@ -216,12 +216,16 @@ export async function loadFromOptions(inputs: readonly string[], opts: InputCliO
 }
 
 /**
- * A file or standard input with nothing in it reads as a dump without flows, which every command
- * would report as such: most often a command before a pipe failed, or a wrong file was named.
+ * A file or standard input with nothing in it, or only comments, reads as a dump without flows,
+ * which every command would report as such: most often a command before a pipe failed, or a
+ * wrong file was named.
  */
 function warnIfEmpty(input: NodeFile, io: Io): void {
-  if (input.text.trim() !== '') return;
-  const why = input.label === '-' ? 'nothing came in on standard input (did the command before the pipe fail?)' : `${input.label} is empty`;
+  // Stops at the first line that holds something: at once for any dump, however large.
+  if (/^[ \t]*[^\s#]/m.test(input.text)) return;
+  const comments = input.text.trim() !== '';
+  const stdin = input.label === '-';
+  const why = comments ? `${stdin ? 'standard input' : input.label} holds only comments` : stdin ? 'nothing came in on standard input (did the command before the pipe fail?)' : `${input.label} is empty`;
   writeErr(io, `flowscope: warning: ${why}: no flows or groups to read`);
 }
 
