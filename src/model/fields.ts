@@ -250,6 +250,9 @@ for (const f of FIELDS) {
   }
   for (const n of f.nxmNames) bySubfieldName.set(n, f);
 }
+// The name a dump prints, where it is no other name: OVS prints the GTP-U fields without their
+// `tun_` prefix (`gtpu_flags=0x30`): its own parser refuses that name, but dumps carry it.
+for (const f of FIELDS) if (!byMatchName.has(f.printed)) byMatchName.set(f.printed, f);
 
 /** A field by the name a match may use (`ip_src`, `nw_src`), not its NXM name. */
 export function fieldByName(name: string): FieldDef | undefined {
