@@ -1,7 +1,8 @@
 /**
  * One flow line → Flow. Accepts every layout ovs-ofctl prints (dump-flows with or without stats,
- * `--names`, flow-mod print form `table:N`) and add-flows syntax; the match and actions are
- * delegated to their own parsers. Problems are collected, never thrown.
+ * `--names`, the flow-mod print form of `ovs-ofctl parse-flow` with `table:N`, `idle:N`) and
+ * add-flows syntax; the match and actions are delegated to their own parsers. Problems are
+ * collected, never thrown.
  */
 import type { Action } from '../model/actions.ts';
 import { DEFAULT_PRIORITY, FLOW_FLAGS, type Flow, type FlowFlag, type FlowStats, type Match, type Origin } from '../model/flow.ts';
@@ -9,6 +10,7 @@ import { EMPTY_MATCH } from '../model/match.ts';
 import type { PortMap } from '../model/ports.ts';
 import type { ProblemSink } from '../model/problems.ts';
 import type { TableRef } from '../model/tables.ts';
+import { parsePortRef } from './action-args.ts';
 import { parseActionList, plainConjunctions } from './actions.ts';
 import { type AddressTemplate, matchFromTemplate, templateOf } from './address-variants.ts';
 import { FlowChecker } from './consistency.ts';
@@ -76,10 +78,24 @@ interface Header {
 
 /** The keys a flow line may hold besides its match, flags aside. */
 const FLOW_KEYS = ['cookie', 'duration', 'table', 'n_packets', 'n_bytes', 'priority', 'idle_timeout', 'hard_timeout', 'importance', 'idle_age', 'hard_age'] as const;
-type FlowKey = (typeof FLOW_KEYS)[number];
+type FlowKey = (typeof FLOW_KEYS)[number] | 'buf' | 'out_port';
+
+/**
+ * The keys only the flow-mod print form writes (ofputil_flow_mod_format, what `ovs-ofctl
+ * parse-flow` and `fmt` print), always with a colon: `idle:`, `hard:` and `pri:` are the timeouts
+ * and the priority under short names; `buf:` and `out_port:` belong to the request, not the flow.
+ */
+const PRINT_FORM_KEYS: readonly (readonly [string, FlowKey])[] = [
+  ['idle', 'idle_timeout'],
+  ['hard', 'hard_timeout'],
+  ['pri', 'priority'],
+  ['buf', 'buf'],
+  ['out_port', 'out_port'],
+];
 
 function flowKeyOf(c: KeyValueCursor): FlowKey | undefined {
   for (const k of FLOW_KEYS) if (c.keyIs(k)) return k;
+  if (c.colon) for (const [word, key] of PRINT_FORM_KEYS) if (c.keyIs(word)) return key;
   return undefined;
 }
 
@@ -207,6 +223,14 @@ function takeFlowKey(text: string, c: KeyValueCursor, h: Header, sink: ProblemSi
       else h.importance = v;
       return true;
     }
+    // A buffered packet to apply the flow to, and the port a modification or deletion is limited
+    // to: checked, but nothing the installed flow keeps.
+    case 'buf':
+      if (smallValue(text, c, 32) === undefined) bad(c, sink, 'buffer id');
+      return true;
+    case 'out_port':
+      if (parsePortRef(c.value ?? '', undefined) === undefined) bad(c, sink, 'out_port');
+      return true;
     // Statistics are read when they are numbers and otherwise ignored, as ovs-ofctl ignores
     // them on input (test suites print `duration=?s` or `<cleared>`).
     case 'duration': {

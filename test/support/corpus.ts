@@ -33,3 +33,10 @@ export function recordVersion(r: OvsTestRecord): 10 | 13 | 15 {
  * diagnosed.
  */
 export const NAME_ONLY_ERROR = /(?:invalid or unknown port for|output to unknown (?:truncate )?port|unknown table ")/;
+
+/**
+ * `ovs-ofctl parse-flow` refuses the keys its own flow-mod print form writes (`idle:5`, `hard:60`,
+ * `out_port:2`); flowscope reads them, so that what `fmt` prints reads back. Records rejected only
+ * for one of them are not expected to be diagnosed.
+ */
+export const PRINT_FORM_ONLY_ERROR = /^unknown keyword (?:idle|hard|pri|buf|out_port)$/;

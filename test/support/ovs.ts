@@ -338,9 +338,14 @@ export type ParsedFlow =
     }
   | { readonly ok: false; readonly error: string };
 
-/** `ovs-ofctl [-O OpenFlow1N] parse-flow FLOW`; needs no switch. Rejections are results, not exceptions. */
-export async function parseFlow(flow: string, of?: OfVersion): Promise<ParsedFlow> {
-  const r = await execa(binary('ovs-ofctl'), [...versionArgs(of), 'parse-flow', flow], { timeout: COMMAND_TIMEOUT_MS, reject: false });
+/**
+ * `ovs-ofctl [-O OpenFlow1N] parse-flow FLOW`; needs no switch. Rejections are results, not
+ * exceptions. `more` adds as many `-m`: from 3 on, OpenFlow 1.0 prints every wildcarded field
+ * and the priority as `pri:N`.
+ */
+export async function parseFlow(flow: string, of?: OfVersion, more = 0): Promise<ParsedFlow> {
+  const args = [...versionArgs(of), ...Array<string>(more).fill('-m'), 'parse-flow', flow];
+  const r = await execa(binary('ovs-ofctl'), args, { timeout: COMMAND_TIMEOUT_MS, reject: false });
   if (r.exitCode !== 0) return { ok: false, error: r.stderr.replace(/^ovs-ofctl: /, '') };
   const protocol = /^chosen protocol: (\S+)$/m.exec(r.stdout)?.[1];
   const mod = /^(\S+ .*?\(xid=0x[0-9a-f]+\)): ADD (.*)$/m.exec(r.stdout);
@@ -348,6 +353,12 @@ export async function parseFlow(flow: string, of?: OfVersion): Promise<ParsedFlo
     return { ok: false, error: `unexpected parse-flow output: ${r.stdout}` };
   }
   return { ok: true, protocol, message: mod[1], canonical: mod[2] };
+}
+
+/** `ovs-ofctl ofp-print HEX`: how OVS prints the OpenFlow message `hex`; needs no switch. */
+export async function ofpPrint(hex: string): Promise<string> {
+  const r = await execa(binary('ovs-ofctl'), ['ofp-print', hex], { timeout: COMMAND_TIMEOUT_MS });
+  return r.stdout;
 }
 
 /**
