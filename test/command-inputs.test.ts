@@ -110,6 +110,15 @@ test('diff compares two nodes of one bundle, a file with a bundle, and names eac
     assert.equal(await ok(['diff', NUMBERED, '--bundle', bundle, '--node', 'node-a']), '');
     // One --node applies to every bundle input.
     assert.equal(await ok(['diff', join(bundle, 'agent_node-a.tar.gz'), join(bundle, 'agent_node-a.tar.gz'), '--node', 'node-a']), '');
+    // A file and a bundle of several nodes: --node picks the bundle's node, and the file has none.
+    assert.equal(await ok(['diff', '--node', 'node-a', NAMED, bundle]), '');
+    assert.equal(await ok(['diff', bundle, NUMBERED, '--node', 'node-a']), '');
+    const other = await runCli(['diff', '--node', 'node-b', NUMBERED, bundle]);
+    assert.equal(other.status, 1, other.stderr);
+    assert.equal(other.stdout, (await runCli(['diff', NUMBERED, '--bundle', bundle, '--node', 'node-b'])).stdout.replace(`${bundle}[node-b]`, bundle));
+    // Two nodes pair with two bundle inputs, in order.
+    const pair = await runCli(['diff', bundle, bundle, '--node', 'node-a', '--node', 'node-b']);
+    assert.equal(pair.stdout, two.stdout.replaceAll(/\[node-[ab]\]/g, ''));
   });
 });
 
@@ -130,7 +139,9 @@ test('diff and verify refuse sides that do not add up', async () => {
       [['diff', NUMBERED], /diff compares two dumps: got 1/],
       [['diff', '--bundle', bundle, '--node', 'node-a', '--node', 'node-b', '--node', 'node-a'], /diff compares two dumps: got 3/],
       [['diff', NUMBERED, NAMED, NUMBERED], /too many arguments|got 3/],
-      [['diff', NUMBERED, NAMED, '--node', 'a', '--node', 'b', '--node', 'c'], /give one --node for every input, or one for all \(3 for 2 inputs\)/],
+      [['diff', NUMBERED, bundle, '--node', 'node-a', '--node', 'node-b'], /give one --node for every bundle input, or one for all \(2 for 1 bundle input\)/],
+      [['diff', NUMBERED, NAMED, '--node', 'node-a'], /--node goes with --bundle \(or a bundle given as input\)/],
+      [['verify', '--expect', NUMBERED, NAMED, '--node', 'node-a'], /--node goes with --bundle \(or a bundle given as input\)/],
       [['diff', NUMBERED, '--local', '--node', 'a'], /--node goes with --bundle/],
       [['diff', NUMBERED, NAMED, '--namespace', 'x'], /--namespace goes with --pod/],
       [['diff', '-', '-'], /only one input can be standard input/],

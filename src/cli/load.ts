@@ -3,7 +3,7 @@
  * are files, `-` (standard input), support bundles and sosreports (directories or archives,
  * also given with --bundle), or a live switch (--pod, --local); a port map may come with --ports.
  */
-import { stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { PortMap } from '../model/ports.ts';
 import { formatDiagnostic } from '../render/diagnostics.ts';
@@ -113,12 +113,34 @@ async function openNode(path: string, node: string | undefined, io: Io): Promise
   return chosen;
 }
 
+/** The most of a file's start that `sniff` looks at (the magic of a ustar header ends there). */
+const SNIFFED_BYTES = 262;
+
+/**
+ * Whether an input names a bundle: a directory, or a gzip or tar archive. Standard input never
+ * does, and a file that cannot be read does not (reading it says why).
+ */
+export async function isBundleInput(name: string): Promise<boolean> {
+  if (name === '-') return false;
+  try {
+    if ((await stat(name)).isDirectory()) return true;
+    const file = await open(name, 'r');
+    try {
+      const { buffer, bytesRead } = await file.read(Buffer.alloc(SNIFFED_BYTES), 0, SNIFFED_BYTES, 0);
+      const magic = sniff(buffer.subarray(0, bytesRead));
+      return magic === 'gzip' || magic === 'tar';
+    } finally {
+      await file.close();
+    }
+  } catch {
+    return false;
+  }
+}
+
 /** A positional input: a text dump, or a bundle (directory or archive) read as its one node. */
 async function positional(name: string, opts: InputCliOptions, io: Io): Promise<NodeFile | NodeSource> {
-  if (name !== '-' && (await stat(name).then((s) => s.isDirectory(), () => false))) return openNode(name, opts.node, io);
+  if (await isBundleInput(name)) return openNode(name, opts.node, io);
   const { data } = await readInputBytes(name, io);
-  const magic = sniff(data);
-  if (name !== '-' && (magic === 'gzip' || magic === 'tar')) return openNode(name, opts.node, io);
   const kind = binaryKind(data);
   if (kind !== undefined) {
     throw new UserError(`${name === '-' ? '<stdin>' : name}: not an ovs-ofctl dump (${kind}); give dump-flows or dump-groups output, or a support bundle`);

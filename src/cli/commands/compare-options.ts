@@ -2,8 +2,8 @@
  * Options and inputs shared by `diff` and `verify`, which read two dumps ("sides"). Each side is
  * read as every command reads its input: a file, `-`, or a bundle given by path. The source
  * options fill the sides that positional inputs leave: `--bundle B --node n1 --node n2` gives a
- * side per node, `--pod`/`--local` gives the live switch as the last side. --ports names the
- * ports of both sides.
+ * side per node, `--pod`/`--local` gives the live switch as the last side. Without --bundle,
+ * --node picks the node of the inputs that are bundles. --ports names the ports of both sides.
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
@@ -14,7 +14,7 @@ import type { DiffStyle } from '../../render/diff.ts';
 import type { ParseResult } from '../../syntax/reader.ts';
 import { stdoutChalk } from '../color.ts';
 import { type Io, UserError } from '../io.ts';
-import { addInputOptions, type InputCliOptions, type LoadedDump, loadFromOptions, readPortsOption } from '../load.ts';
+import { addInputOptions, type InputCliOptions, isBundleInput, type LoadedDump, loadFromOptions, readPortsOption } from '../load.ts';
 import { inputLabel } from './source-args.ts';
 
 export interface CompareCliOptions extends Omit<InputCliOptions, 'node'> {
@@ -32,10 +32,11 @@ function ofOption(value: string): OfVersion {
   return v;
 }
 
-export function addCompareOptions(cmd: Command): Command {
+/** `nodeHelp` says what --node picks, which differs between the commands. */
+export function addCompareOptions(cmd: Command, nodeHelp: string): Command {
   cmd
     .option('--cookies', 'also compare cookies (ignored by default)')
-    .option('--node <name>', 'node of a bundle; repeat it to compare two nodes of one --bundle, or to pick one per bundle input', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--node <name>', nodeHelp, (v: string, prev: string[] = []) => [...prev, v])
     .option('--of <version>', 'OpenFlow version whose spelling to show actions in (default: that of the dumps, else 15)', ofOption)
     .option('--json', 'print JSON')
     .option('--color', 'colour the output even when it is not a terminal')
@@ -63,29 +64,41 @@ function liveOptions(opts: CompareCliOptions): InputCliOptions {
  * The sides, in order: positional inputs first, then the nodes of --bundle or the live switch.
  * `want` is how many sides the command compares; `what` names them for the error message.
  */
-export function compareSides(positional: readonly string[], opts: CompareCliOptions, want: number, what: string): Side[] {
+export async function compareSides(positional: readonly string[], opts: CompareCliOptions, want: number, what: string): Promise<Side[]> {
   const nodes = opts.node ?? [];
   const live = opts.pod !== undefined || opts.local === true;
+  if (opts.bundle !== undefined && live) throw new UserError('give one source of flows, not --bundle and a live switch');
+  const got = positional.length + (opts.bundle !== undefined ? Math.max(1, nodes.length) : live ? 1 : 0);
+  if (got !== want) {
+    throw new UserError(`${what}: got ${got} (give files or bundles, --bundle with --node for each node, or --pod/--local for the live switch)`);
+  }
   // Without a live side, options that go with one are passed on for the loader to refuse.
   const base: InputCliOptions = { ...(opts.strict === undefined ? {} : { strict: opts.strict }), ...(live ? {} : liveOptions(opts)) };
-  const file = (name: string, node?: string): Side => ({ inputs: [name], opts: { ...base, ...(node === undefined ? {} : { node }) } });
-  let sides: Side[];
+  const withNode = (node: string | undefined): InputCliOptions => (node === undefined ? base : { ...base, node });
   if (opts.bundle !== undefined) {
-    if (live) throw new UserError('give one source of flows, not --bundle and a live switch');
     const bundle = opts.bundle;
     const picks = nodes.length === 0 ? [undefined] : nodes;
-    sides = [...positional.map((p) => file(p)), ...picks.map((node) => ({ inputs: [], opts: { ...base, bundle, ...(node === undefined ? {} : { node }) } }))];
-  } else if (live) {
-    if (nodes.length > 0) throw new UserError('--node goes with --bundle (or bundles given as inputs)');
-    sides = [...positional.map((p) => file(p)), { inputs: [], opts: { ...base, ...liveOptions(opts) } }];
-  } else {
-    if (nodes.length > 1 && nodes.length !== positional.length) throw new UserError(`give one --node for every input, or one for all (${nodes.length} for ${positional.length} inputs)`);
-    sides = positional.map((p, i) => file(p, nodes.length > 1 ? nodes[i] : nodes[0]));
+    return [...positional.map((p) => ({ inputs: [p], opts: base })), ...picks.map((node) => ({ inputs: [], opts: { ...withNode(node), bundle } }))];
   }
-  if (sides.length !== want) {
-    throw new UserError(`${what}: got ${sides.length} (give files or bundles, --bundle with --node for each node, or --pod/--local for the live switch)`);
+  const picked = await nodesOfInputs(positional, nodes);
+  const files = positional.map((p, i) => ({ inputs: [p], opts: withNode(picked[i]) }));
+  return live ? [...files, { inputs: [], opts: { ...base, ...liveOptions(opts) } }] : files;
+}
+
+/**
+ * The --node each input is read with: only bundles have nodes, so the nodes go to the inputs that
+ * are bundles, one for all of them or one each in order, and a dump file is read without one.
+ */
+async function nodesOfInputs(inputs: readonly string[], nodes: readonly string[]): Promise<(string | undefined)[]> {
+  if (nodes.length === 0) return inputs.map(() => undefined);
+  const bundles = await Promise.all(inputs.map(isBundleInput));
+  const count = bundles.filter(Boolean).length;
+  if (count === 0) throw new UserError('--node goes with --bundle (or a bundle given as input)');
+  if (nodes.length > 1 && nodes.length !== count) {
+    throw new UserError(`give one --node for every bundle input, or one for all (${nodes.length} for ${count} bundle input${count === 1 ? '' : 's'})`);
   }
-  return sides;
+  let next = 0;
+  return bundles.map((bundle) => (!bundle ? undefined : nodes.length === 1 ? nodes[0] : nodes[next++]));
 }
 
 export interface LoadedSides {

@@ -17,9 +17,10 @@ export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
     .argument('[before]', 'dump, add-flows file or support bundle; - for standard input')
     .argument('[after]', 'dump, add-flows file or support bundle; - for standard input (or --bundle, --pod, --local)')
     .option('--per-table', 'print only the flow count of every table in both dumps, side by side');
-  addCompareOptions(cmd).action(async (before: string | undefined, after: string | undefined, opts: DiffCliOptions) => {
+  const nodeHelp = 'node of the bundle inputs (one for all, or one each in order), or of --bundle: repeat it there to compare two nodes';
+  addCompareOptions(cmd, nodeHelp).action(async (before: string | undefined, after: string | undefined, opts: DiffCliOptions) => {
     const positional = [before, after].filter((p): p is string => p !== undefined);
-    const sides = compareSides(positional, opts, 2, 'diff compares two dumps');
+    const sides = await compareSides(positional, opts, 2, 'diff compares two dumps');
     const { dumps, ports, labels } = await loadSides(sides, opts, io);
     const [a, b] = dumps as [(typeof dumps)[0], (typeof dumps)[0]];
     const diff = diffDumps(a, b, { ...(opts.cookies ? { cookies: true } : {}), ...(ports ? { ports } : {}) });
