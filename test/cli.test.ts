@@ -40,6 +40,14 @@ test("no command's help shows an empty list as a default", async () => {
   }
 });
 
+test("--node's help says what it picks: verify checks one dump, diff compares two", async () => {
+  const help = async (command: string): Promise<string> => (await runCli([command, '--help'])).stdout.replace(/\s+/g, ' ');
+  const verify = await help('verify');
+  assert.match(verify, /--node <name> node of the bundle to check \(given as input, or with --bundle\)/);
+  assert.doesNotMatch(verify, /compare two nodes/);
+  assert.match(await help('diff'), /--node <name> node of the bundle inputs \(one for all, or one each in order\), or of --bundle: repeat it there to compare two nodes/);
+});
+
 test('usage errors exit 2, not 1 (1 means differences)', async () => {
   const r = await runCli(['frobnicate']);
   assert.equal(r.status, 2);
