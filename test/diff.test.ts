@@ -245,18 +245,41 @@ test('cli: cookies are ignored unless --cookies', async () => {
   assert.deepEqual(Object.keys(json.groups).sort(), ['added', 'changed', 'removed']);
 });
 
-test('cli: --per-table puts the flow counts of each table side by side', async () => {
-  const text = readFileSync(of13, 'utf8');
-  const table10 = text.split('\n').filter((l) => / table=10, /.test(l));
-  assert.ok(table10.length >= 2);
-  const b = tempFile('fewer.txt', text.replace(table10[0]! + '\n', ''));
-  const r = await runCli(['diff', '--per-table', of13, b]);
-  assert.equal(r.status, 1);
-  const row = r.stdout.split('\n').find((l) => l.startsWith('table=10 '))!;
-  assert.deepEqual(row.trim().split(/\s+/).slice(1), [String(table10.length), String(table10.length - 1), '-1']);
-  const total = r.stdout.split('\n').find((l) => l.startsWith('total'))!;
-  const all = text.split('\n').filter((l) => l.includes('actions=')).length;
-  assert.deepEqual(total.trim().split(/\s+/).slice(1), [String(all), String(all - 1), '-1']);
+test('cli: --per-table counts the flows removed, added and changed in every table, and the groups; its exit status follows them', async () => {
+  const proxy = join(examples, 'antrea-proxy');
+  const before = readFileSync(join(proxy, 'dump-flows.of13.txt'), 'utf8') + readFileSync(join(proxy, 'dump-groups.of13.txt'), 'utf8');
+  const a = tempFile('fg.txt', before);
+  const row = (out: string, title: string): string[] => out.split('\n').find((l) => l.startsWith(`${title} `))!.trim().split(/\s+/).slice(-5);
+  const same = await runCli(['diff', '--per-table', a, a]);
+  assert.equal(same.status, 0, same.stderr);
+  assert.deepEqual(row(same.stdout, 'all 15 tables'), ['64', '64', '-0', '+0', '~0']);
+  assert.deepEqual(row(same.stdout, 'groups'), ['3', '3', '-0', '+0', '~0']);
+
+  // Bucket weights changed: the flows are the same, the groups are not.
+  const weights = await runCli(['diff', '--per-table', a, tempFile('fg2.txt', before.replaceAll('weight:100', 'weight:50'))]);
+  assert.equal(weights.status, 1, weights.stderr);
+  assert.deepEqual(row(weights.stdout, 'all 15 tables'), ['64', '64', '-0', '+0', '~0']);
+  assert.deepEqual(row(weights.stdout, 'groups'), ['3', '3', '-0', '+0', '~3']);
+
+  // One flow of table 40 with another action, one of table 42 gone: the counts say both.
+  const lines = before.split('\n');
+  const learned = lines.find((l) => / table=40, .*priority=200,/.test(l))!;
+  const gone = lines.find((l) => / table=42, /.test(l))!;
+  const b = tempFile('fg3.txt', before.replace(learned, learned.replace('load:0x1->NXM_NX_REG0[19]', 'load:0x0->NXM_NX_REG0[19]')).replace(gone + '\n', ''));
+  const flows = await runCli(['diff', '--per-table', a, b]);
+  assert.equal(flows.status, 1, flows.stderr);
+  assert.deepEqual(flows.stdout.split('\n')[0]!.split(/\s+/), ['table', a, b, 'removed', 'added', 'changed']);
+  assert.deepEqual(row(flows.stdout, 'table=40'), ['2', '2', '-0', '+0', '~1']);
+  assert.deepEqual(row(flows.stdout, 'table=42'), ['7', '6', '-1', '+0', '~0']);
+  assert.deepEqual(row(flows.stdout, 'all 15 tables'), ['64', '63', '-1', '+0', '~1']);
+
+  // --json gives the same counts, not the whole diff.
+  const json = JSON.parse((await runCli(['diff', '--per-table', '--json', a, b])).stdout) as Record<string, unknown>;
+  assert.deepEqual(Object.keys(json), ['schemaVersion', 'equal', 'tables', 'total', 'groups']);
+  assert.equal(json.equal, false);
+  assert.deepEqual((json.tables as { table: number }[]).find((t) => t.table === 40), { table: 40, before: 2, after: 2, removed: 0, added: 0, changed: 1 });
+  assert.deepEqual(json.total, { before: 64, after: 63, removed: 1, added: 0, changed: 1 });
+  assert.deepEqual(json.groups, { before: 3, after: 3, removed: 0, added: 0, changed: 0 });
 });
 
 test('cli: colour only when asked or on a terminal, never with NO_COLOR', async () => {

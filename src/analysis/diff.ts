@@ -63,6 +63,9 @@ export interface GroupChange {
 }
 
 export interface GroupsDiff {
+  /** How many groups each dump has. */
+  readonly before: number;
+  readonly after: number;
   readonly removed: readonly Group[];
   readonly added: readonly Group[];
   readonly changed: readonly GroupChange[];
@@ -279,7 +282,13 @@ export function diffGroups(a: readonly Group[], b: readonly Group[], naming: Nam
     if (change) changed.push(change);
   }
   const byId = (x: Group, y: Group): number => x.id - y.id;
-  return { removed: removed.sort(byId), added: [...rest.values()].sort(byId), changed: changed.sort((x, y) => x.before.id - y.before.id) };
+  return {
+    before: a.length,
+    after: b.length,
+    removed: removed.sort(byId),
+    added: [...rest.values()].sort(byId),
+    changed: changed.sort((x, y) => x.before.id - y.before.id),
+  };
 }
 
 export function tableHasChanges(t: TableDiff): boolean {

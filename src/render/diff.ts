@@ -2,7 +2,7 @@
  * Diffs and verifications as text (unified-diff-like, grouped by table, with a summary) and as
  * JSON. Colour comes in through a `DiffStyle`, so this module stays free of terminal concerns.
  */
-import type { ActionEdit, DumpDiff, FlowChange, GroupChange, TableDiff } from '../analysis/diff.ts';
+import type { ActionEdit, DumpDiff, FlowChange, GroupChange, GroupsDiff, TableDiff } from '../analysis/diff.ts';
 import { tableHasChanges } from '../analysis/diff.ts';
 import type { Naming } from '../analysis/flow-key.ts';
 import type { TableVerdict, Verification } from '../analysis/verify.ts';
@@ -116,31 +116,48 @@ function columns(rows: readonly (readonly string[])[]): string[] {
   return rows.map((r) => pad(r, widths));
 }
 
-function totals(tables: readonly TableDiff[]): { before: number; after: number; removed: number; added: number; changed: number } {
-  const sum = (f: (t: TableDiff) => number): number => tables.reduce((n, t) => n + f(t), 0);
-  return {
-    before: sum((t) => t.before),
-    after: sum((t) => t.after),
-    removed: sum((t) => t.removed.length),
-    added: sum((t) => t.added.length),
-    changed: sum((t) => t.changed.length),
-  };
+/** Flows of a table or of all tables, or the groups: how many each dump has, and how they differ. */
+interface Counts {
+  readonly before: number;
+  readonly after: number;
+  readonly removed: number;
+  readonly added: number;
+  readonly changed: number;
+}
+
+function tableCounts(t: TableDiff): Counts {
+  return { before: t.before, after: t.after, removed: t.removed.length, added: t.added.length, changed: t.changed.length };
+}
+
+function groupCounts(g: GroupsDiff): Counts {
+  return { before: g.before, after: g.after, removed: g.removed.length, added: g.added.length, changed: g.changed.length };
+}
+
+function totals(tables: readonly TableDiff[]): Counts {
+  const all = tables.map(tableCounts);
+  const sum = (f: (c: Counts) => number): number => all.reduce((n, c) => n + f(c), 0);
+  return { before: sum((c) => c.before), after: sum((c) => c.after), removed: sum((c) => c.removed), added: sum((c) => c.added), changed: sum((c) => c.changed) };
+}
+
+const differs = (c: Counts): boolean => c.removed + c.added + c.changed > 0;
+
+/** The columns of a counts row after the title and the two counts. */
+const DIFFERENCE_HEADS = ['removed', 'added', 'changed'] as const;
+
+function countCells(title: string, c: Counts): string[] {
+  return [title, String(c.before), String(c.after), `-${c.removed}`, `+${c.added}`, `~${c.changed}`];
 }
 
 /** Flow counts of the tables that differ, and of all tables. */
 function summaryLines(d: DumpDiff, o: DiffTextOptions): string[] {
-  const changed = d.tables.filter(tableHasChanges);
-  const all = totals(d.tables);
-  const row = (title: string, t: { before: number; after: number; removed: number; added: number; changed: number }): string[] =>
-    [title, String(t.before), String(t.after), `-${t.removed}`, `+${t.added}`, `~${t.changed}`];
   const rows = [
-    ['table', 'before', 'after', 'removed', 'added', 'changed'],
-    ...changed.map((t) => row(tableTitle(t.table, d.naming), { before: t.before, after: t.after, removed: t.removed.length, added: t.added.length, changed: t.changed.length })),
-    row(`all ${d.tables.length} tables`, all),
+    ['table', 'before', 'after', ...DIFFERENCE_HEADS],
+    ...d.tables.filter(tableHasChanges).map((t) => countCells(tableTitle(t.table, d.naming), tableCounts(t))),
+    countCells(`all ${d.tables.length} tables`, totals(d.tables)),
   ];
   const g = d.groups;
   const lines = columns(rows).map((l, i) => (i === 0 ? o.style.header(l) : l));
-  if (g.removed.length + g.added.length + g.changed.length > 0) lines.push(`groups: -${g.removed.length} +${g.added.length} ~${g.changed.length}`);
+  if (differs(groupCounts(g))) lines.push(`groups: -${g.removed.length} +${g.added.length} ~${g.changed.length}`);
   return lines;
 }
 
@@ -159,23 +176,37 @@ export function formatDumpDiff(d: DumpDiff, o: DiffTextOptions): string {
   return lines.join('\n');
 }
 
-/** Every table's flow count in both dumps side by side, with the difference. */
+/** The rows of the per-table summary: every table, all tables, and the groups when there are any. */
+function perTableRows(d: DumpDiff): [string, Counts][] {
+  const rows: [string, Counts][] = [...d.tables.map((t): [string, Counts] => [tableTitle(t.table, d.naming), tableCounts(t)]), [`all ${d.tables.length} tables`, totals(d.tables)]];
+  if (d.groups.before + d.groups.after > 0) rows.push(['groups', groupCounts(d.groups)]);
+  return rows;
+}
+
+/**
+ * Every table's flow count in both dumps side by side, with the flows removed, added and changed
+ * (a table can lose one flow and gain another, or change flows, and keep its count), then all
+ * tables and the groups. Rows without differences are dimmed.
+ */
 export function formatPerTable(d: DumpDiff, o: Pick<DiffTextOptions, 'labels' | 'style'>): string {
-  const delta = (n: number): string => (n > 0 ? `+${n}` : String(n));
-  const rows = [
-    ['table', o.labels[0], o.labels[1], 'difference'],
-    ...d.tables.map((t) => [tableTitle(t.table, d.naming), String(t.before), String(t.after), t.before === t.after ? '0' : delta(t.after - t.before)]),
-  ];
-  const all = totals(d.tables);
-  rows.push(['total', String(all.before), String(all.after), delta(all.after - all.before)]);
-  return columns(rows)
-    .map((line, i) => {
-      if (i === 0) return o.style.header(line);
-      const t = d.tables[i - 1];
-      if (!t || t.before === t.after) return line;
-      return t.after > t.before ? o.style.added(line) : o.style.removed(line);
-    })
+  const rows = perTableRows(d);
+  const paint = (line: string, c: Counts): string => {
+    if (!differs(c)) return o.style.dim(line);
+    if (c.after === c.before) return line;
+    return c.after > c.before ? o.style.added(line) : o.style.removed(line);
+  };
+  return columns([['table', o.labels[0], o.labels[1], ...DIFFERENCE_HEADS], ...rows.map(([title, c]) => countCells(title, c))])
+    .map((line, i) => (i === 0 ? o.style.header(line) : paint(line, rows[i - 1]![1])))
     .join('\n');
+}
+
+function tableCountsJson(t: TableDiff): Record<string, unknown> {
+  return { table: tableRefJson(t.table), ...tableCounts(t) };
+}
+
+/** The per-table summary as JSON: each table's counts, those of all tables, and the groups'. */
+export function perTableJson(d: DumpDiff): Record<string, unknown> {
+  return { schemaVersion: SCHEMA_VERSION, equal: d.equal, tables: d.tables.map(tableCountsJson), total: totals(d.tables), groups: groupCounts(d.groups) };
 }
 
 function editJson(e: ActionEdit, of: OfVersion): { op: string; action: string } {
@@ -202,14 +233,7 @@ export function dumpDiffJson(d: DumpDiff, of: OfVersion): Record<string, unknown
       removed: d.groups.removed.map(groupJson),
       changed: d.groups.changed.map(groupChangeJson),
     },
-    tables: d.tables.map((t) => ({
-      table: tableRefJson(t.table),
-      before: t.before,
-      after: t.after,
-      added: t.added.length,
-      removed: t.removed.length,
-      changed: t.changed.length,
-    })),
+    tables: d.tables.map(tableCountsJson),
   };
 }
 

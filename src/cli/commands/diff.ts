@@ -1,7 +1,7 @@
 /** `flowscope diff`: two dumps compared by meaning; exit 0 equal, 1 different, 2 trouble. */
 import type { Command } from 'commander';
 import { diffDumps } from '../../analysis/diff.ts';
-import { dumpDiffJson, formatDumpDiff, formatPerTable } from '../../render/diff.ts';
+import { dumpDiffJson, formatDumpDiff, formatPerTable, perTableJson } from '../../render/diff.ts';
 import { type Io, writeOut, writeJson } from '../io.ts';
 import type { Outcome } from '../outcome.ts';
 import { addCompareOptions, type CompareCliOptions, compareSides, diffStyle, displayVersion, loadSides } from './compare-options.ts';
@@ -16,7 +16,7 @@ export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
     .description('compare two dumps flow by flow (table, priority and match as the key), ignoring spelling, statistics and flow order')
     .argument('[before]', 'dump, add-flows file or support bundle; - for standard input')
     .argument('[after]', 'dump, add-flows file or support bundle; - for standard input (or --bundle, --pod, --local)')
-    .option('--per-table', 'print only the flow count of every table in both dumps, side by side');
+    .option('--per-table', 'print only counts: the flows of every table and the groups in both dumps, side by side, with those removed, added and changed');
   const nodeHelp = 'node of the bundle inputs (one for all, or one each in order), or of --bundle: repeat it there to compare two nodes';
   addCompareOptions(cmd, nodeHelp).action(async (before: string | undefined, after: string | undefined, opts: DiffCliOptions) => {
     const positional = [before, after].filter((p): p is string => p !== undefined);
@@ -27,8 +27,10 @@ export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
     const of = displayVersion(opts, dumps);
     const pair = labels as [string, string];
     const style = diffStyle(io, opts);
-    if (opts.json) await writeJson(io, dumpDiffJson(diff, of));
-    else if (opts.perTable) writeOut(io, formatPerTable(diff, { labels: pair, style }));
+    if (opts.perTable) {
+      if (opts.json) await writeJson(io, perTableJson(diff));
+      else writeOut(io, formatPerTable(diff, { labels: pair, style }));
+    } else if (opts.json) await writeJson(io, dumpDiffJson(diff, of));
     else writeOut(io, formatDumpDiff(diff, { labels: pair, of, style }));
     outcome.status = diff.equal ? 0 : 1;
   });
