@@ -1,13 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { verifyDump } from '../src/analysis/verify.ts';
 import { formatActions } from '../src/render/actions.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 import { runCli } from './support/cli.ts';
 import { skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
-import { corpusDir } from './support/paths.ts';
+import { corpusDir, repoRoot } from './support/paths.ts';
 
 const v12 = join(corpusDir, 'openshift-sdn-expectedFlows-v12.txt');
 const v13 = join(corpusDir, 'openshift-sdn-expectedFlows-v13.txt');
@@ -88,6 +89,30 @@ test('cli: verify exits 0 when every expected flow is there, 1 otherwise, and sa
   assert.ok(json.missing.some((f) => f.table === 21));
   const noExpect = await runCli(['verify', v13]);
   assert.equal(noExpect.status, 2);
+});
+
+test('cli: flows found with another cookie are counted as such, apart from those with other actions', async () => {
+  const dump = join(repoRoot, 'examples', 'antrea', 'dump-flows.of13.txt');
+  const table10 = readFileSync(dump, 'utf8').split('\n').filter((l) => / table=10, /.test(l));
+  assert.equal(table10.length, 7);
+  const expected = table10.map((l) => l.replace('cookie=0x0,', 'cookie=0x5,'));
+  // One of them has another action too.
+  expected[0] = expected[0]!.replace(/actions=.*/, 'actions=drop');
+  const dir = mkdtempSync(join(tmpdir(), 'flowscope-verify-'));
+  try {
+    const file = join(dir, 'expected.txt');
+    writeFileSync(file, expected.join('\n') + '\n');
+    const text = await runCli(['verify', '--cookies', '--expect', file, dump]);
+    assert.equal(text.status, 1, text.stderr);
+    assert.match(text.stdout, /\n0 of 7 expected flows present; 1 with other actions, 7 with another cookie\n$/);
+    const json = JSON.parse((await runCli(['verify', '--cookies', '--json', '--expect', file, dump])).stdout) as { mismatchedBy: Record<string, number>; mismatched: { attributes: string[] }[] };
+    assert.deepEqual(json.mismatchedBy, { actions: 1, cookie: 7, idle_timeout: 0, hard_timeout: 0, importance: 0 });
+    assert.deepEqual(json.mismatched.map((m) => m.attributes).sort(), [['actions', 'cookie'], ...Array<string[]>(6).fill(['cookie'])]);
+    // Cookies count only when asked.
+    assert.match((await runCli(['verify', '--expect', file, dump])).stdout, /\n6 of 7 expected flows present; 1 with other actions\n$/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('real switch: the flows loaded from an expectation file verify, exactly; a deleted one is reported missing', skipUnlessOvs, async () => {

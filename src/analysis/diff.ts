@@ -28,7 +28,9 @@ export interface CompareOptions {
   readonly tables?: ReadonlyMap<string, number>;
 }
 
-export type FlowAttribute = 'actions' | 'cookie' | 'idle_timeout' | 'hard_timeout' | 'importance';
+/** What two flows of one slot may differ in, in the order reports list them. */
+export const FLOW_ATTRIBUTES = ['actions', 'cookie', 'idle_timeout', 'hard_timeout', 'importance'] as const;
+export type FlowAttribute = (typeof FLOW_ATTRIBUTES)[number];
 
 /** One step of an action-level edit script. */
 export interface ActionEdit {

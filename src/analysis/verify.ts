@@ -5,7 +5,7 @@
  */
 import type { Flow, Group } from '../model/flow.ts';
 import type { TableRef } from '../model/tables.ts';
-import { type CompareOptions, type DumpSide, type FlowChange, type GroupChange, compareGroups, diffFlows, namingFor, readAlike } from './diff.ts';
+import { type CompareOptions, type DumpSide, FLOW_ATTRIBUTES, type FlowAttribute, type FlowChange, type GroupChange, compareGroups, diffFlows, namingFor, readAlike } from './diff.ts';
 import { type Naming, tableId } from './flow-key.ts';
 
 export interface VerifyOptions extends CompareOptions {
@@ -37,6 +37,8 @@ export interface Verification {
   readonly expectedFlows: number;
   /** Expected flows found with equivalent actions. */
   readonly matched: number;
+  /** Of the expected flows found in their slot but not as expected, how many differ in each attribute. */
+  readonly mismatchedBy: Readonly<Record<FlowAttribute, number>>;
   readonly naming: Naming;
   readonly ok: boolean;
 }
@@ -63,7 +65,9 @@ export function verifyDump(expected: DumpSide, actual: DumpSide, options: Verify
     groups.mismatched.length +
     groups.unexpected.length;
   const matched = tables.reduce((n, t) => n + t.expected - t.missing.length - t.mismatched.length, 0);
-  return { tables, groups, expectedFlows: expected.flows.length, matched, naming, ok: problems === 0 };
+  const mismatchedBy = Object.fromEntries(FLOW_ATTRIBUTES.map((a) => [a, 0])) as Record<FlowAttribute, number>;
+  for (const t of tables) for (const c of t.mismatched) for (const a of c.attributes) mismatchedBy[a]++;
+  return { tables, groups, expectedFlows: expected.flows.length, matched, mismatchedBy, naming, ok: problems === 0 };
 }
 
 function verifyGroups(expected: readonly Group[], actual: readonly Group[], naming: Naming, exact: boolean): GroupVerdict {

@@ -2,8 +2,8 @@
  * Diffs and verifications as text (unified-diff-like, grouped by table, with a summary) and as
  * JSON. Colour comes in through a `DiffStyle`, so this module stays free of terminal concerns.
  */
-import type { ActionEdit, DumpDiff, FlowChange, GroupChange, GroupsDiff, TableDiff } from '../analysis/diff.ts';
-import { tableHasChanges } from '../analysis/diff.ts';
+import type { ActionEdit, DumpDiff, FlowAttribute, FlowChange, GroupChange, GroupsDiff, TableDiff } from '../analysis/diff.ts';
+import { FLOW_ATTRIBUTES, tableHasChanges } from '../analysis/diff.ts';
 import type { Naming } from '../analysis/flow-key.ts';
 import type { TableVerdict, Verification } from '../analysis/verify.ts';
 import type { Flow, Group } from '../model/flow.ts';
@@ -251,10 +251,18 @@ function verdictSection(t: TableVerdict, naming: Naming, o: DiffTextOptions): st
   ];
 }
 
+/** How the summary line counts expected flows found with another value of an attribute. */
+const MISMATCH_WORDS: Readonly<Record<FlowAttribute, string>> = {
+  actions: 'with other actions',
+  cookie: 'with another cookie',
+  idle_timeout: 'with another idle timeout',
+  hard_timeout: 'with another hard timeout',
+  importance: 'with another importance',
+};
+
 /** Verification report: `-` expected but missing, `+` present but not expected, action diffs of the rest. */
 export function formatVerification(v: Verification, o: DiffTextOptions): string {
   const missing = v.tables.reduce((n, t) => n + t.missing.length, 0);
-  const mismatched = v.tables.reduce((n, t) => n + t.mismatched.length, 0);
   const unexpected = v.tables.reduce((n, t) => n + t.unexpected.length, 0);
   const g = v.groups;
   const lines = v.ok
@@ -272,11 +280,8 @@ export function formatVerification(v: Verification, o: DiffTextOptions): string 
         ),
         '',
       ];
-  const detail = counts([
-    [missing, 'missing'],
-    [mismatched, 'with other actions'],
-    [unexpected, 'unexpected'],
-  ]);
+  // A flow found with another cookie and other actions is counted under both.
+  const detail = counts([[missing, 'missing'], ...FLOW_ATTRIBUTES.map((a): [number, string] => [v.mismatchedBy[a], MISMATCH_WORDS[a]]), [unexpected, 'unexpected']]);
   const groupDetail =
     g.missing.length + g.mismatched.length + g.unexpected.length > 0
       ? `; groups: ${counts([[g.missing.length, 'missing'], [g.mismatched.length, 'differ'], [g.unexpected.length, 'unexpected']])}`
@@ -291,6 +296,7 @@ export function verificationJson(v: Verification, of: OfVersion): Record<string,
     ok: v.ok,
     expected: v.expectedFlows,
     matched: v.matched,
+    mismatchedBy: v.mismatchedBy,
     missing: v.tables.flatMap((t) => t.missing.map(flowJson)),
     mismatched: v.tables.flatMap((t) => t.mismatched.map((c) => changeJson(c, of))),
     unexpected: v.tables.flatMap((t) => t.unexpected.map(flowJson)),
