@@ -101,6 +101,22 @@ test('parse --json gives the versioned model with 64-bit values as strings', asy
   assert.deepEqual(model.diagnostics, []);
 });
 
+test('parse --json: a port known only by its name has the name as its value, never a number it does not have', async () => {
+  const named = join(repoRoot, 'examples', 'antrea', 'dump-flows.of15.names.no-stats.txt');
+  type Field = { field: string; value: string; port?: { kind: string; name: string } };
+  const inPorts = async (args: string[]): Promise<Field[]> => {
+    const r = await runCli(['parse', ...args]);
+    assert.equal(r.status, 0, r.stderr);
+    return (JSON.parse(r.stdout) as { flows: { match: Field[] }[] }).flows.flatMap((f) => f.match).filter((m) => m.field === 'in_port');
+  };
+  const alone = await inPorts([named]);
+  assert.ok(alone.some((m) => m.port?.name === 'antrea-gw0'));
+  for (const m of alone) assert.deepEqual(m, { field: 'in_port', value: m.port!.name, port: { kind: 'name', name: m.port!.name } });
+  // With a port map the name has its number.
+  const mapped = await inPorts(['--ports', join(repoRoot, 'examples', 'antrea', 'show.of13.txt'), named]);
+  assert.deepEqual(mapped.find((m) => m.port?.name === 'antrea-gw0')?.value, '2');
+});
+
 test('the installed shim runs and survives a closed pipe', () => {
   const r = spawnSync('sh', ['-c', `node ${join(repoRoot, 'bin', 'flowscope.js')} fmt ${example} | head -n 1`], { encoding: 'utf8' });
   assert.equal(r.status, 0);

@@ -5,6 +5,7 @@
  */
 import { FIELDS, type FieldDef } from '../model/fields.ts';
 import type { Flow, Match, MatchField } from '../model/flow.ts';
+import { portNameOnly } from '../model/match.ts';
 import { ones, prefixLength } from '../model/values.ts';
 import { fullMask } from '../syntax/field-value.ts';
 
@@ -85,7 +86,8 @@ export class ClauseFlow extends SingleEntry {
 
 /** A match entry's value under `mask` as a hash key; a port known only by name keys by that name. */
 export function valueKey(e: MatchField, mask: bigint = e.mask): string {
-  return e.port?.kind === 'name' && e.value === 0n ? `"${e.port.name}"` : (e.value & mask).toString(16);
+  const name = portNameOnly(e);
+  return name === undefined ? (e.value & mask).toString(16) : `"${name}"`;
 }
 
 /** A value as a hash key (see `exactKey`). */
@@ -96,7 +98,7 @@ export type ValueKey = number | string;
  * number costs less than making and hashing a string), else `valueKey`.
  */
 export function exactKey(e: MatchField): ValueKey {
-  return e.field.bits <= 53 && !(e.port?.kind === 'name' && e.value === 0n) ? Number(e.value) : valueKey(e);
+  return e.field.bits <= 53 && portNameOnly(e) === undefined ? Number(e.value) : valueKey(e);
 }
 
 /** The values a prefix-masked entry accepts, or undefined for a mask with holes. */

@@ -9,6 +9,7 @@
  * partners come from buckets keyed by the field most conjunctions pin exactly.
  */
 import type { Flow, MatchField } from '../model/flow.ts';
+import { portNameOnly } from '../model/match.ts';
 import { fullMask } from '../syntax/field-value.ts';
 import { type ClauseFlow, compareEntries, exactKey, intervalOf, type SingleEntry, type ValueKey } from './clause-shape.ts';
 
@@ -35,15 +36,11 @@ export interface OverlapResult<S> {
   readonly incomplete: ReadonlySet<S>;
 }
 
-function namedPort(e: MatchField): string | undefined {
-  return e.port?.kind === 'name' && e.value === 0n ? e.port.name : undefined;
-}
-
 /** Whether one packet can match both entries (same storage). */
 function entriesMeet(a: MatchField, b: MatchField): boolean {
   if (((a.value ^ b.value) & a.mask & b.mask) !== 0n) return false;
-  const pa = namedPort(a);
-  const pb = namedPort(b);
+  const pa = portNameOnly(a);
+  const pb = portNameOnly(b);
   return pa === undefined || pb === undefined || pa === pb;
 }
 

@@ -8,6 +8,7 @@
  */
 import type { Action } from '../model/actions.ts';
 import type { Flow, Match, MatchField } from '../model/flow.ts';
+import { portNameOnly } from '../model/match.ts';
 import type { PortMap, PortRef } from '../model/ports.ts';
 import type { TableRef } from '../model/tables.ts';
 import { ones } from '../model/values.ts';
@@ -72,7 +73,8 @@ function isExact(e: MatchField): boolean {
 
 /** One entry of the match as `matchKey` (model/match.ts) identifies it, with exact masks left out to keep keys short. */
 function entryKey(e: MatchField): string {
-  const value = e.port?.kind === 'name' && e.value === 0n ? JSON.stringify(e.port.name) : e.value.toString(16);
+  const name = portNameOnly(e);
+  const value = name === undefined ? e.value.toString(16) : JSON.stringify(name);
   return isExact(e) ? `${e.field.storage}=${value}` : `${e.field.storage}=${value}/${e.mask.toString(16)}`;
 }
 

@@ -5,6 +5,7 @@
  * slot; flows whose hashes collide are told apart by comparing their slots field by field.
  */
 import type { Flow, Match, MatchField } from '../model/flow.ts';
+import { portNameOnly } from '../model/match.ts';
 import { type Naming, resolveMatchPorts, resolveTable } from './flow-key.ts';
 
 function stringHash(s: string): number {
@@ -35,16 +36,11 @@ function bigintHash(v: bigint): number {
 
 const storageHashes = new Map<string, number>();
 
-/** A port known only by name (no port map) is that name, whatever its placeholder value. */
-function portName(e: MatchField): string | undefined {
-  return e.port?.kind === 'name' && e.value === 0n ? e.port.name : undefined;
-}
-
 function entryHash(e: MatchField): number {
   const storage = e.field.storage;
   let s = storageHashes.get(storage);
   if (s === undefined) storageHashes.set(storage, (s = stringHash(storage)));
-  const name = portName(e);
+  const name = portNameOnly(e);
   const value = name === undefined ? bigintHash(e.value) : stringHash(name) ^ 0x2545f491;
   return mix(s ^ Math.imul(value, 31) ^ Math.imul(bigintHash(e.mask), 0x27d4eb2d));
 }
@@ -69,8 +65,8 @@ export function slotHash(flow: Flow, naming: Naming): number {
 }
 
 function sameEntry(a: MatchField, b: MatchField): boolean {
-  const name = portName(a);
-  return a.mask === b.mask && (name === undefined ? portName(b) === undefined && a.value === b.value : portName(b) === name);
+  const name = portNameOnly(a);
+  return a.mask === b.mask && (name === undefined ? portNameOnly(b) === undefined && a.value === b.value : portNameOnly(b) === name);
 }
 
 /** Whether two flows occupy the same classifier slot: `flowKey(a) === flowKey(b)`, compared in place. */

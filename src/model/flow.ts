@@ -9,7 +9,10 @@ export interface MatchField {
   readonly field: FieldDef;
   readonly value: bigint;
   readonly mask: bigint;
-  /** Set when a port-valued field was written as a port name or reserved port. */
+  /**
+   * Set when a port-valued field was written as a port name or reserved port. A name read without
+   * a port map has no number: `value` is then 0, which is no port (see `portNameOnly`).
+   */
   readonly port?: PortRef;
 }
 

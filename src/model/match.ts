@@ -30,9 +30,15 @@ export function matchHas(match: Match, field: FieldDef): boolean {
   return match.fields.some((e) => e.field.storage === field.storage);
 }
 
+/** The name of a port a match field knows only by name (read without a port map), else undefined. */
+export function portNameOnly(e: MatchField): string | undefined {
+  return e.port?.kind === 'name' && e.value === 0n ? e.port.name : undefined;
+}
+
 function entryKey(e: MatchField): string {
   // A port known only by name (no port map) is identified by that name.
-  const port = e.port?.kind === 'name' && e.value === 0n ? `"${e.port.name}"` : e.value.toString(16);
+  const name = portNameOnly(e);
+  const port = name === undefined ? e.value.toString(16) : `"${name}"`;
   return `${e.field.storage}=${port}/${e.mask.toString(16)}`;
 }
 
@@ -46,8 +52,8 @@ export function sameMatch(a: Match, b: Match): boolean {
 }
 
 function sameNamedPort(a: MatchField, b: MatchField): boolean {
-  if (a.port?.kind !== 'name' || a.value !== 0n) return true;
-  return b.port?.kind === 'name' && b.port.name === a.port.name;
+  const name = portNameOnly(a);
+  return name === undefined || (b.port?.kind === 'name' && b.port.name === name);
 }
 
 /**

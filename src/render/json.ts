@@ -9,6 +9,7 @@ import type { TableRef } from '../model/tables.ts';
 import { formatFieldValue } from '../syntax/field-value.ts';
 import { formatFlowCanonical } from './flow.ts';
 import { formatGroup } from './group.ts';
+import { portNameOnly } from '../model/match.ts';
 import { ones } from '../model/values.ts';
 
 export const SCHEMA_VERSION = 1;
@@ -87,7 +88,8 @@ function matchFieldJson(m: MatchField): Record<string, unknown> {
   const exact = m.mask === ones(m.field.bits);
   return {
     field: m.field.name,
-    value: formatFieldValue(m.field, m.value),
+    // A port known only by name has no number to write: its value is the name.
+    value: portNameOnly(m) ?? formatFieldValue(m.field, m.value),
     ...(exact ? {} : { mask: formatFieldValue(m.field, m.mask) }),
     ...(m.port ? { port: m.port } : {}),
   };

@@ -11,7 +11,7 @@
  * priorities do not shadow (OpenFlow leaves their order undefined).
  */
 import type { Flow, MatchField } from '../../model/flow.ts';
-import { matchCovers } from '../../model/match.ts';
+import { matchCovers, portNameOnly } from '../../model/match.ts';
 import type { Pipeline } from '../../model/pipeline.ts';
 import { equivalentActions } from '../action-equivalence.ts';
 import { isClauseFlow } from '../flow-exits.ts';
@@ -33,7 +33,8 @@ function shapeKey(entries: readonly MatchField[]): string {
 
 /** A value under a mask; a port known only by name (no port map) is keyed by that name. */
 function valueKey(e: MatchField, mask: bigint): string {
-  if (e.port?.kind === 'name' && e.value === 0n) return JSON.stringify(e.port.name);
+  const name = portNameOnly(e);
+  if (name !== undefined) return JSON.stringify(name);
   return (e.value & mask).toString(16);
 }
 
