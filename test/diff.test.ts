@@ -282,6 +282,31 @@ test('cli: --per-table counts the flows removed, added and changed in every tabl
   assert.deepEqual(json.groups, { before: 3, after: 3, removed: 0, added: 0, changed: 0 });
 });
 
+test('cli: diff and verify of a --names dump against a numbered one hint at --ports, and only then', async () => {
+  const dir = join(examples, 'antrea');
+  const named = join(dir, 'dump-flows.of13.names.txt');
+  const show = join(dir, 'show.of13.txt');
+  const hint = (named: string, numbered: string): RegExp =>
+    new RegExp(`^flowscope: hint: ${named} names ports \\(antrea-gw0, antrea-tun0, coredns5-8ec607, …\\) that ${numbered} gives by number, so the flows that use them cannot be paired; give --ports with the output of ovs-ofctl show \\(or dump-ports-desc\\) of that switch\n$`);
+  const diff = await runCli(['diff', named, of13]);
+  assert.equal(diff.status, 1);
+  assert.match(diff.stderr, hint(named, of13));
+  const json = await runCli(['diff', '--json', of13, named]);
+  assert.match(json.stderr, hint(named, of13));
+  JSON.parse(json.stdout);
+  const expect = join(dir, 'flows.txt');
+  const verify = await runCli(['verify', '--expect', expect, of13]);
+  assert.equal(verify.status, 1);
+  assert.match(verify.stderr, hint(expect, of13));
+  // With the port map the dumps are equal; numbers against numbers, or names against names, need none.
+  for (const args of [['diff', '--ports', show, named, of13], ['verify', '--ports', show, '--expect', expect, of13], ['diff', named, named]]) {
+    const r = await runCli(args);
+    assert.deepEqual([r.status, r.stderr], [0, ''], args.join(' '));
+  }
+  const other = await runCli(['diff', of13, join(examples, 'antrea-proxy', 'dump-flows.of13.txt')]);
+  assert.deepEqual([other.status, other.stderr], [1, '']);
+});
+
 test('cli: colour only when asked or on a terminal, never with NO_COLOR', async () => {
   const b = tempFile('c.txt', readFileSync(of13, 'utf8').replace(/\n[^\n]*table=10,[^\n]*/, ''));
   const plain = await runCli(['diff', of13, b]);

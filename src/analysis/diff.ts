@@ -5,10 +5,12 @@
  */
 import type { Action } from '../model/actions.ts';
 import type { Bucket, Flow, Group } from '../model/flow.ts';
-import { PortMap } from '../model/ports.ts';
+import { portNameOnly } from '../model/match.ts';
+import { PortMap, type PortRef } from '../model/ports.ts';
 import type { TableRef } from '../model/tables.ts';
 import { actionsKey, canonicalActions } from './action-equivalence.ts';
 import { type Naming, inferTableNumbers, portKey, resolveTable, tableId } from './flow-key.ts';
+import { flattenActions } from './pattern-fit.ts';
 import { SlotIndex } from './slot-index.ts';
 
 /** The parts of a parsed dump a comparison needs. */
@@ -79,6 +81,19 @@ export interface DumpDiff {
   readonly groups: GroupsDiff;
   readonly naming: Naming;
   readonly equal: boolean;
+  /** Set when the dumps differ and port names may be why (see `portNamingGap`). */
+  readonly portNamingGap?: PortNamingGap;
+}
+
+/**
+ * One dump names ports that nothing gives a number for, and the other gives ports by number: the
+ * flows that use them cannot be paired, and a port map would pair them.
+ */
+export interface PortNamingGap {
+  /** The dump that names them: 0 the first, 1 the second. */
+  readonly named: 0 | 1;
+  /** The names, in the order first met. */
+  readonly names: readonly string[];
 }
 
 function mergedPorts(...maps: (PortMap | undefined)[]): PortMap | undefined {
@@ -297,11 +312,47 @@ export function tableHasChanges(t: TableDiff): boolean {
   return t.added.length + t.removed.length + t.changed.length > 0;
 }
 
+/** The port names of a dump that the naming has no number for, and whether it gives any port by number. */
+function portUse(side: DumpSide, naming: Naming): { readonly names: Set<string>; readonly numbered: boolean } {
+  const names = new Set<string>();
+  let numbered = false;
+  const see = (ref: PortRef | undefined): void => {
+    if (ref?.kind === 'number') numbered = true;
+    else if (ref?.kind === 'name' && naming.ports?.number(ref.name) === undefined) names.add(ref.name);
+  };
+  for (const f of side.flows) {
+    for (const e of f.match.fields) {
+      if (e.field.format !== 'port') continue;
+      const name = portNameOnly(e);
+      if (name === undefined) numbered ||= e.port?.kind !== 'reserved';
+      else see({ kind: 'name', name });
+    }
+  }
+  const lists = [...side.flows.map((f) => f.actions), ...side.groups.flatMap((g) => g.buckets.map((b) => b.actions))];
+  for (const list of lists) {
+    for (const a of flattenActions(list)) if (a.kind === 'output' || a.kind === 'enqueue' || a.kind === 'resubmit') see(a.port);
+  }
+  return { names, numbered };
+}
+
+/**
+ * Whether one dump names ports the naming cannot number while the other gives ports by number
+ * (a `--names` dump against a plain one, without a port map): the flows that use those ports
+ * then differ only in how they are spelled.
+ */
+export function portNamingGap(a: DumpSide, b: DumpSide, naming: Naming): PortNamingGap | undefined {
+  const [x, y] = [portUse(a, naming), portUse(b, naming)];
+  if (x.names.size > 0 && y.names.size === 0 && y.numbered) return { named: 0, names: [...x.names] };
+  if (y.names.size > 0 && x.names.size === 0 && x.numbered) return { named: 1, names: [...y.names] };
+  return undefined;
+}
+
 /** Compares dump `a` (before) with dump `b` (after). */
 export function diffDumps(a: DumpSide, b: DumpSide, options: CompareOptions = {}): DumpDiff {
   const naming = namingFor(a, b, options);
   const tables = diffFlows(a.flows, b.flows, naming, { ...(options.cookies ? { cookies: true } : {}), readAlike: readAlike(a, b) });
   const groups = diffGroups(a.groups, b.groups, naming);
   const equal = tables.every((t) => !tableHasChanges(t)) && groups.added.length + groups.removed.length + groups.changed.length === 0;
-  return { tables, groups, naming, equal };
+  const gap = equal ? undefined : portNamingGap(a, b, naming);
+  return gap ? { tables, groups, naming, equal, portNamingGap: gap } : { tables, groups, naming, equal };
 }

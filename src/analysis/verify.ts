@@ -5,7 +5,7 @@
  */
 import type { Flow, Group } from '../model/flow.ts';
 import type { TableRef } from '../model/tables.ts';
-import { type CompareOptions, type DumpSide, FLOW_ATTRIBUTES, type FlowAttribute, type FlowChange, type GroupChange, compareGroups, diffFlows, namingFor, readAlike } from './diff.ts';
+import { type CompareOptions, type DumpSide, FLOW_ATTRIBUTES, type FlowAttribute, type FlowChange, type GroupChange, compareGroups, diffFlows, namingFor, type PortNamingGap, portNamingGap, readAlike } from './diff.ts';
 import { type Naming, tableId } from './flow-key.ts';
 
 export interface VerifyOptions extends CompareOptions {
@@ -41,6 +41,8 @@ export interface Verification {
   readonly mismatchedBy: Readonly<Record<FlowAttribute, number>>;
   readonly naming: Naming;
   readonly ok: boolean;
+  /** Set when flows are missing and port names may be why (see `portNamingGap`). */
+  readonly portNamingGap?: PortNamingGap;
 }
 
 export function verifyDump(expected: DumpSide, actual: DumpSide, options: VerifyOptions = {}): Verification {
@@ -67,7 +69,10 @@ export function verifyDump(expected: DumpSide, actual: DumpSide, options: Verify
   const matched = tables.reduce((n, t) => n + t.expected - t.missing.length - t.mismatched.length, 0);
   const mismatchedBy = Object.fromEntries(FLOW_ATTRIBUTES.map((a) => [a, 0])) as Record<FlowAttribute, number>;
   for (const t of tables) for (const c of t.mismatched) for (const a of c.attributes) mismatchedBy[a]++;
-  return { tables, groups, expectedFlows: expected.flows.length, matched, mismatchedBy, naming, ok: problems === 0 };
+  const ok = problems === 0;
+  const gap = ok ? undefined : portNamingGap(expected, actual, naming);
+  const verdict = { tables, groups, expectedFlows: expected.flows.length, matched, mismatchedBy, naming, ok };
+  return gap ? { ...verdict, portNamingGap: gap } : verdict;
 }
 
 function verifyGroups(expected: readonly Group[], actual: readonly Group[], naming: Naming, exact: boolean): GroupVerdict {

@@ -2,7 +2,7 @@
  * Diffs and verifications as text (unified-diff-like, grouped by table, with a summary) and as
  * JSON. Colour comes in through a `DiffStyle`, so this module stays free of terminal concerns.
  */
-import type { ActionEdit, DumpDiff, FlowAttribute, FlowChange, GroupChange, GroupsDiff, TableDiff } from '../analysis/diff.ts';
+import type { ActionEdit, DumpDiff, FlowAttribute, FlowChange, GroupChange, GroupsDiff, PortNamingGap, TableDiff } from '../analysis/diff.ts';
 import { FLOW_ATTRIBUTES, tableHasChanges } from '../analysis/diff.ts';
 import type { Naming } from '../analysis/flow-key.ts';
 import type { TableVerdict, Verification } from '../analysis/verify.ts';
@@ -207,6 +207,18 @@ function tableCountsJson(t: TableDiff): Record<string, unknown> {
 /** The per-table summary as JSON: each table's counts, those of all tables, and the groups'. */
 export function perTableJson(d: DumpDiff): Record<string, unknown> {
   return { schemaVersion: SCHEMA_VERSION, equal: d.equal, tables: d.tables.map(tableCountsJson), total: totals(d.tables), groups: groupCounts(d.groups) };
+}
+
+/** Port names listed in a hint before the rest are left out. */
+const HINT_NAMES = 3;
+
+/** What to do when one dump names ports the other numbers (see `PortNamingGap`), for standard error. */
+export function portNamingHint(gap: PortNamingGap, labels: readonly [string, string]): string {
+  const names = gap.names.slice(0, HINT_NAMES).join(', ') + (gap.names.length > HINT_NAMES ? ', …' : '');
+  return (
+    `flowscope: hint: ${labels[gap.named]} names ports (${names}) that ${labels[1 - gap.named]} gives by number, so the flows that use them` +
+    ' cannot be paired; give --ports with the output of ovs-ofctl show (or dump-ports-desc) of that switch'
+  );
 }
 
 function editJson(e: ActionEdit, of: OfVersion): { op: string; action: string } {

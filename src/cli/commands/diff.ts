@@ -1,8 +1,8 @@
 /** `flowscope diff`: two dumps compared by meaning; exit 0 equal, 1 different, 2 trouble. */
 import type { Command } from 'commander';
 import { diffDumps } from '../../analysis/diff.ts';
-import { dumpDiffJson, formatDumpDiff, formatPerTable, perTableJson } from '../../render/diff.ts';
-import { type Io, writeOut, writeJson } from '../io.ts';
+import { dumpDiffJson, formatDumpDiff, formatPerTable, perTableJson, portNamingHint } from '../../render/diff.ts';
+import { type Io, writeErr, writeOut, writeJson } from '../io.ts';
 import type { Outcome } from '../outcome.ts';
 import { addCompareOptions, type CompareCliOptions, compareSides, diffStyle, displayVersion, loadSides } from './compare-options.ts';
 
@@ -32,6 +32,7 @@ export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
       else writeOut(io, formatPerTable(diff, { labels: pair, style }));
     } else if (opts.json) await writeJson(io, dumpDiffJson(diff, of));
     else writeOut(io, formatDumpDiff(diff, { labels: pair, of, style }));
+    if (diff.portNamingGap) writeErr(io, portNamingHint(diff.portNamingGap, pair));
     outcome.status = diff.equal ? 0 : 1;
   });
 }

@@ -1,8 +1,8 @@
 /** `flowscope verify`: does a dump hold the expected flows? Exit 0 yes, 1 no, 2 trouble. */
 import type { Command } from 'commander';
 import { verifyDump } from '../../analysis/verify.ts';
-import { formatVerification, verificationJson } from '../../render/diff.ts';
-import { type Io, UserError, writeOut, writeJson } from '../io.ts';
+import { formatVerification, portNamingHint, verificationJson } from '../../render/diff.ts';
+import { type Io, UserError, writeErr, writeOut, writeJson } from '../io.ts';
 import type { Outcome } from '../outcome.ts';
 import { addCompareOptions, type CompareCliOptions, compareSides, diffStyle, displayVersion, loadSides } from './compare-options.ts';
 
@@ -32,8 +32,10 @@ export function registerVerify(program: Command, io: Io, outcome: Outcome): void
       ...(ports ? { ports } : {}),
     });
     const of = displayVersion(opts, dumps);
+    const pair = labels as [string, string];
     if (opts.json) await writeJson(io, verificationJson(verdict, of));
-    else writeOut(io, formatVerification(verdict, { labels: labels as [string, string], of, style: diffStyle(io, opts) }));
+    else writeOut(io, formatVerification(verdict, { labels: pair, of, style: diffStyle(io, opts) }));
+    if (verdict.portNamingGap) writeErr(io, portNamingHint(verdict.portNamingGap, pair));
     outcome.status = verdict.ok ? 0 : 1;
   });
 }
