@@ -264,3 +264,32 @@ test('trace: flows listed lowest priority first still match in priority order, e
   assert.deepEqual(steps(run(tracer, 'ip,nw_dst=10.0.0.2,in_port=7')), ['0:40']);
   assert.deepEqual(steps(run(tracer, 'ip,nw_dst=10.0.0.3,in_port=7')), ['0:5']);
 });
+
+test('flowscope trace: the packet alone reads the flows from standard input; what cannot be read so is refused', async () => {
+  const flows = join(EXAMPLE, 'dump-flows.of13.txt');
+  const packet = 'in_port=3,arp,dl_src=12:9e:a6:47:d0:70,arp_spa=10.10.0.2,arp_tpa=10.10.1.1,arp_op=1,arp_sha=12:9e:a6:47:d0:70';
+  const fromFile = await runCli(['trace', flows, packet]);
+  assert.equal(fromFile.status, 0, fromFile.stderr);
+  const piped = await runCli(['trace', packet], { stdin: readFileSync(flows, 'utf8') });
+  assert.equal(piped.status, 0, piped.stderr);
+  assert.equal(piped.stdout, fromFile.stdout);
+
+  // The flows without a packet, given as a file or as standard input.
+  for (const args of [['trace', flows], ['trace', '-']]) {
+    const r = await runCli(args, { stdin: '' });
+    assert.equal(r.status, 2, args.join(' '));
+    assert.match(r.stderr, /trace needs a packet: give it after the flows/);
+  }
+  // --batch from standard input while the flows come from there too, with or without `-`.
+  for (const args of [['trace', '--batch', '-'], ['trace', '--batch', '-', '-']]) {
+    const r = await runCli(args, { stdin: readFileSync(flows, 'utf8') });
+    assert.equal(r.status, 2, args.join(' '));
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /the flows and --batch cannot both come from standard input/);
+  }
+  // A packet among the inputs of --batch.
+  const both = await runCli(['trace', '--batch', flows, flows, packet]);
+  assert.equal(both.status, 2);
+  assert.match(both.stderr, /give either a packet or --batch, not both/);
+});
+

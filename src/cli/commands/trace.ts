@@ -1,4 +1,5 @@
 /** `flowscope trace`: ofproto/trace from a dump, for one packet or a batch of them, in the pipeline's words. */
+import { existsSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
 import { Annotator } from '../../analysis/annotate.ts';
 import { sampleFlows } from '../../analysis/flow-sample.ts';
@@ -11,7 +12,7 @@ import { readInput } from '../input.ts';
 import { type Io, UserError, writeOut, writeJson } from '../io.ts';
 import { addInputOptions } from '../load.ts';
 import { addProfileChoiceOptions, chooseProfile, loadFlows, type ProfileCliOptions } from './profile-options.ts';
-import { flowsFromOption } from './source-args.ts';
+import { flowsFromOption, flowsFromStdin } from './source-args.ts';
 
 /** `trk,est`, `est|trk`, `+trk+est`: the ct_state a conntrack recirculation resumes with. */
 export function parseCtNext(text: string): bigint {
@@ -61,16 +62,29 @@ function parseBatchLine(line: string): BatchLine {
   return o as unknown as BatchLine;
 }
 
-/** The flow inputs and the packet among the positional arguments: the packet comes last. */
+/** An argument that names no file and is written like a flow: a packet, not an input. */
+function isPacketLike(arg: string): boolean {
+  return arg !== '-' && /[=,]/.test(arg) && !existsSync(arg);
+}
+
+/**
+ * The flow inputs and the packet among the positional arguments: the packet comes last. A lone
+ * argument that names no file is the packet, and the flows come from standard input.
+ */
 function splitArguments(args: readonly string[], opts: TraceCommandOptions): { inputs: string[]; packet?: string } {
   const fromOption = flowsFromOption(opts);
   if (opts.batch !== undefined) {
-    if (fromOption && args.length > 0) throw new UserError('give either a packet or --batch, not both');
+    const packet = fromOption ? args[0] : args.find(isPacketLike);
+    if (packet !== undefined) throw new UserError(`give either a packet or --batch, not both (${packet} is not a file of flows)`);
     return { inputs: [...args] };
   }
-  if (args.length < (fromOption ? 1 : 2)) throw new UserError('trace needs a packet (or --batch FILE)');
+  if (args.length === 0) throw new UserError('trace needs a packet (or --batch FILE)');
   if (fromOption && args.length > 1) throw new UserError('give only the packet: the flows come from --bundle, --pod or --local');
-  return { inputs: args.slice(0, -1), packet: args[args.length - 1]! };
+  const packet = args[args.length - 1]!;
+  if (args.length === 1 && !fromOption && (packet === '-' || existsSync(packet))) {
+    throw new UserError('trace needs a packet: give it after the flows (flowscope trace FLOWS PACKET), or pipe the flows in (… | flowscope trace PACKET)');
+  }
+  return { inputs: args.slice(0, -1), packet };
 }
 
 export function registerTrace(program: Command, io: Io): void {
@@ -78,7 +92,7 @@ export function registerTrace(program: Command, io: Io): void {
     .command('trace')
     .usage('[options] [flows...] <packet>   (or: [options] --batch FILE [flows...])')
     .description('follow a packet through the flows of a dump, like ovs-appctl ofproto/trace on a live switch, and say in the pipeline\'s words where it ends')
-    .argument('[inputs...]', 'dump-flows output (may include dump-groups and show output) or support bundle, then the packet in ofproto/trace flow syntax, e.g. in_port=3,tcp,nw_src=10.0.0.1,nw_dst=10.0.0.2,tp_dst=80')
+    .argument('[inputs...]', 'dump-flows output (may include dump-groups and show output) or support bundle, - or none for standard input; then the packet in ofproto/trace flow syntax, e.g. in_port=3,tcp,nw_src=10.0.0.1,nw_dst=10.0.0.2,tp_dst=80')
     .option('--groups <file>', 'dump-groups output to use with the flows')
     .option('--ct-next <flags>', 'ct_state after the next conntrack recirculation (repeatable; default trk|new)', collectCtNext)
     .option('--bucket <id>', 'bucket_id a select group uses (default: the live bucket of highest weight)', bucketOption)
@@ -87,8 +101,7 @@ export function registerTrace(program: Command, io: Io): void {
     .option('--strict', 'exit 2 when any line cannot be read');
   addInputOptions(addProfileChoiceOptions(cmd)).action(async (args: string[], opts: TraceCommandOptions) => {
     const { inputs, packet: packetText } = splitArguments(args, opts);
-    const stdinFlows = !flowsFromOption(opts) && inputs.includes('-');
-    if (opts.batch === '-' && stdinFlows) throw new UserError('the flows and --batch cannot both come from standard input');
+    if (opts.batch === '-' && flowsFromStdin(inputs, opts)) throw new UserError('the flows and --batch cannot both come from standard input');
     const { dump, groups } = await loadFlows(inputs, opts, io);
     const pipeline = new Pipeline(dump.flows, groups, dump.ports);
     const tracer = new Tracer(pipeline);
