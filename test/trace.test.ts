@@ -293,3 +293,13 @@ test('flowscope trace: the packet alone reads the flows from standard input; wha
   assert.match(both.stderr, /give either a packet or --batch, not both/);
 });
 
+test('flowscope trace: a bucket id is 32 bits', async () => {
+  const flows = join(EXAMPLE, 'dump-flows.of13.txt');
+  const wide = await runCli(['trace', '--bucket', '100000000000000000000000', flows, 'in_port=3,ip']);
+  assert.equal(wide.status, 2);
+  assert.match(wide.stderr, /expected a bucket id \(0 to 4294967295\)/);
+  assert.equal((await runCli(['trace', '--bucket', '4294967295', flows, 'in_port=3,ip'])).status, 0);
+  const batch = await runCli(['trace', flows, '--batch', '-'], { stdin: '{"packet":"in_port=3,ip","bucket":1e23}\n' });
+  assert.equal(batch.status, 2);
+  assert.deepEqual(JSON.parse(batch.stdout), { error: 'line 1: "bucket" must be a bucket id (0 to 4294967295)' });
+});

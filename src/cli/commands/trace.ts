@@ -30,8 +30,16 @@ export function collectCtNext(value: string, previous: readonly bigint[] | undef
   return [...(previous ?? []), parseCtNext(value)];
 }
 
+/** bucket_id is 32 bits wide (OpenFlow 1.5). */
+const MAX_BUCKET_ID = 0xffffffff;
+const BUCKET_ID_RANGE = `a bucket id (0 to ${MAX_BUCKET_ID})`;
+
+function isBucketId(n: number): boolean {
+  return Number.isInteger(n) && n >= 0 && n <= MAX_BUCKET_ID;
+}
+
 function bucketOption(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a bucket id (a number)');
+  if (!/^\d+$/.test(value) || !isBucketId(Number(value))) throw new InvalidArgumentError(`expected ${BUCKET_ID_RANGE}`);
   return Number(value);
 }
 
@@ -58,7 +66,7 @@ function parseBatchLine(line: string): BatchLine {
   const o = v as Record<string, unknown>;
   if (typeof o.packet !== 'string') throw new Error('"packet" must be a string');
   if (o.ctNext !== undefined && (!Array.isArray(o.ctNext) || !o.ctNext.every((s) => typeof s === 'string'))) throw new Error('"ctNext" must be an array of strings');
-  if (o.bucket !== undefined && (typeof o.bucket !== 'number' || !Number.isInteger(o.bucket) || o.bucket < 0)) throw new Error('"bucket" must be a bucket id');
+  if (o.bucket !== undefined && (typeof o.bucket !== 'number' || !isBucketId(o.bucket))) throw new Error(`"bucket" must be ${BUCKET_ID_RANGE}`);
   return o as unknown as BatchLine;
 }
 
