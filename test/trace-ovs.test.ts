@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 import { parsePacketSpec } from '../src/analysis/packet.ts';
-import { Tracer } from '../src/analysis/trace.ts';
+import { type TraceResult, Tracer, XLATE_ERRORS } from '../src/analysis/trace.ts';
 import { parseCtNext } from '../src/cli/commands/trace.ts';
 import { type OvsSwitch, skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
 import { ANTREA, ANTREA_PROXY, type Example, exampleFile } from './support/make-examples.ts';
@@ -31,10 +31,17 @@ async function tracerFor(sw: OvsSwitch): Promise<Tracer> {
   return new Tracer(new Pipeline(dump.flows, dump.groups, dump.ports));
 }
 
+/** Why our translation failed, in ofproto/trace's words. */
+function failureOf(result: TraceResult): string | undefined {
+  const failed = result.problems.find((p) => p.kind === 'translation-failed');
+  return failed ? XLATE_ERRORS[failed.limit] : undefined;
+}
+
 /** Traces every probe with both and returns a description of each disagreement. */
-async function compare(sw: OvsSwitch, tracer: Tracer, probes: readonly Probe[]): Promise<{ mismatches: string[]; verdicts: Map<string, number> }> {
+async function compare(sw: OvsSwitch, tracer: Tracer, probes: readonly Probe[]): Promise<{ mismatches: string[]; verdicts: Map<string, number>; failures: Map<string, number> }> {
   const mismatches: string[] = [];
   const verdicts = new Map<string, number>();
+  const failures = new Map<string, number>();
   for (const probe of probes) {
     const ovsText = await sw.trace(probe.packet, { ctNext: probe.ctNext ?? [] });
     const inPort = Number(/in_port=(\d+)/.exec(probe.packet)?.[1] ?? 0);
@@ -53,10 +60,13 @@ async function compare(sw: OvsSwitch, tracer: Tracer, probes: readonly Probe[]):
       mismatches.push(`${what}\n  ovs:       ${ovsPasses.join(' | ')}\n  flowscope: ${oursPasses.join(' | ')}`);
     } else if (ours.verdict !== ovs.verdict || JSON.stringify(ours.outputs) !== JSON.stringify(ovs.outputs)) {
       mismatches.push(`${what}\n  ovs:       ${ovs.verdict} ${ovs.outputs.join(',')}\n  flowscope: ${ours.verdict} ${ours.outputs.join(',')}`);
+    } else if (failureOf(ours) !== ovs.failure) {
+      mismatches.push(`${what}\n  ovs:       translation failed: ${ovs.failure ?? 'no'}\n  flowscope: translation failed: ${failureOf(ours) ?? 'no'}`);
     }
     verdicts.set(ours.verdict, (verdicts.get(ours.verdict) ?? 0) + 1);
+    if (ovs.failure !== undefined) failures.set(ovs.failure, (failures.get(ovs.failure) ?? 0) + 1);
   }
-  return { mismatches, verdicts };
+  return { mismatches, verdicts, failures };
 }
 
 // The Antrea example: ports antrea-tun0=1, antrea-gw0=2, Pods 10.10.0.2 on 3 and 10.10.0.3 on 4.
@@ -212,8 +222,13 @@ test('trace agrees with ofproto/trace on Service groups, NAT and learn (AntreaPr
     }
     probes.push({ packet: 'in_port=18,arp,arp_spa=10.10.0.17,arp_tpa=169.254.169.253,arp_op=1,arp_sha=c2:6f:f8:a0:7e:a1' });
     probes.push({ packet: `${client},nw_dst=169.254.169.252,nw_ttl=64,tp_dst=80` });
+    probes.push({ packet: 'in_port=18,tcp,dl_src=c2:6f:f8:a0:7e:a1,nw_src=10.10.0.17,nw_dst=10.107.100.231,tp_dst=443' });
     const result = await compare(sw, await tracerFor(sw), probes);
     assertAgree(result, probes.length);
+    // EndpointDNAT has no flow for the Endpoints of 10.107.100.231:443, so its flows send the packet
+    // back to ServiceLB until the switch gives up: the loop is the flows', and both say so.
+    // Three of the probes above per source port reach that Service, and the last one.
+    assert.deepEqual([...result.failures], [[XLATE_ERRORS.depth, 13]]);
   });
 });
 
@@ -295,5 +310,7 @@ test('trace agrees with ofproto/trace feature by feature', skipUnlessOvs, async 
     for (let src = 0; src <= 3; src++) for (let dst = 0; dst <= 5; dst++) probes.push({ packet: `in_port=7,ip,nw_src=10.0.0.${src},nw_dst=10.0.0.${dst}` });
     const result = await compare(sw, await tracerFor(sw), probes);
     assertAgree(result, probes.length);
+    // resubmit(,0) from table 0, to no end.
+    assert.deepEqual([...result.failures], [[XLATE_ERRORS.depth, 1]]);
   });
 });

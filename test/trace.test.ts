@@ -303,3 +303,60 @@ test('flowscope trace: a bucket id is 32 bits', async () => {
   assert.equal(batch.status, 2);
   assert.deepEqual(JSON.parse(batch.stdout), { error: 'line 1: "bucket" must be a bucket id (0 to 4294967295)' });
 });
+
+test('flowscope trace: the verdict names what ended the path when the flows do not: a group the dump lacks, a bucket the group lacks, a loop', async () => {
+  const proxy = join(repoRoot, 'examples', 'antrea-proxy');
+  const flows = join(proxy, 'dump-flows.of13.txt');
+  const groups = ['--groups', join(proxy, 'dump-groups.of13.txt')];
+  const packet = 'in_port=18,tcp,dl_src=c2:6f:f8:a0:7e:a1,nw_src=10.10.0.17,nw_dst=10.107.100.231,tp_dst=443';
+  const trace = async (...args: string[]): Promise<string> => {
+    const r = await runCli(['trace', ...args, flows, packet]);
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout;
+  };
+  const json = async (...args: string[]): Promise<{ verdict: string; cause?: Record<string, unknown>; problems?: Record<string, unknown>[] }> =>
+    JSON.parse(await trace('--json', ...args)) as { verdict: string; cause?: Record<string, unknown>; problems?: Record<string, unknown>[] };
+
+  // ServiceLB selects an Endpoint through group 5, which a dump of flows alone does not have.
+  assert.match(await trace(), /\n {5}>> group 5 is not in the dump \(give the groups with --groups: ovs-ofctl dump-groups output\)\n/);
+  assert.match(await trace(), /\n\nVerdict: dropped in ServiceLBTable \(table 41\): group 5 is not in the dump \(give the groups with --groups: ovs-ofctl dump-groups output\)\n$/);
+  const missing = await json();
+  assert.equal(missing.verdict, 'drop');
+  assert.deepEqual(missing.cause, {
+    kind: 'missing-group',
+    table: 41,
+    tableName: 'ServiceLBTable',
+    message: 'group 5 is not in the dump (give the groups with --groups: ovs-ofctl dump-groups output)',
+    group: 5,
+    dumpHasGroups: false,
+  });
+  assert.deepEqual(missing.problems, [missing.cause]);
+
+  // With the groups, EndpointDNAT has no flow for the Endpoint and sends the packet back to ServiceLB, without end.
+  const looped = await trace(...groups);
+  assert.match(looped, / >>>> over max translation depth 64 <<<<\n >>>> Translation failed \(Recursion too deep\), packet is dropped <<<<\n/);
+  assert.match(
+    looped,
+    /\n\nVerdict: dropped in ServiceLBTable \(table 41\): translation failed, over the maximum depth of 64 nested resubmits and groups; the path goes round ServiceLBTable \(table 41\) → EndpointDNATTable \(table 42\) → ServiceLBTable \(table 41\)\n$/,
+  );
+  const loop = (await json(...groups)).cause!;
+  assert.deepEqual([loop.kind, loop.limit, loop.loop], ['translation-failed', 'depth', [41, 42]]);
+
+  // A bucket the group does not have.
+  assert.match(await trace(...groups, '--bucket', '7'), /\n\nVerdict: dropped in ServiceLBTable \(table 41\): group 5 has no bucket 7 \(its buckets: 0, 1, 2\)\n$/);
+  const bucket = (await json(...groups, '--bucket', '7')).cause!;
+  assert.deepEqual([bucket.kind, bucket.group, bucket.bucket, bucket.buckets], ['missing-bucket', 5, 7, [0, 1, 2]]);
+});
+
+test('trace: a problem the verdict does not name is noted after it', async () => {
+  // All of group 1's buckets run: one outputs, one to a port the port list lacks.
+  const flows = [
+    'table=0,priority=10,ip actions=group:1',
+    'group_id=1,type=all,bucket=bucket_id:0,actions=output:2,bucket=bucket_id:1,actions=output:9',
+    ' 1(p1): addr:aa:55:aa:55:00:01',
+    ' 2(p2): addr:aa:55:aa:55:00:02',
+  ].join('\n');
+  const r = await runCli(['trace', '--profile', 'generic', '-', 'in_port=1,ip'], { stdin: flows + '\n' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /\nVerdict: output to port 2 \(p2\)\nAlso, in table 0: port 9 is not in the dump's port list: nothing is sent\n$/);
+});

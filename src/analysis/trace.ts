@@ -18,7 +18,7 @@
  */
 import type { Action, ActionOf, CtAction, LearnAction, NatAction, Subfield } from '../model/actions.ts';
 import type { Bucket, Flow, Group, MatchField } from '../model/flow.ts';
-import type { Pipeline } from '../model/pipeline.ts';
+import { type Pipeline, tableKey } from '../model/pipeline.ts';
 import { RESERVED_PORT_NUMBERS, type PortRef } from '../model/ports.ts';
 import { type TableRef, tableLabel, tableNumber } from '../model/tables.ts';
 import { ones } from '../model/values.ts';
@@ -28,6 +28,9 @@ import { CT_STATE, FIELD, isIp, Packet, port16 } from './packet.ts';
 /** OVS limits (ofproto/ofproto-dpif-xlate.c): nesting depth and table lookups per translation. */
 export const MAX_DEPTH = 64;
 export const MAX_RESUBMITS = 4096;
+/** How ofproto/trace names a translation that hit each limit (xlate_strerror). */
+export const XLATE_ERRORS = { depth: 'Recursion too deep', resubmits: 'Too many resubmits' } as const;
+export type XlateLimit = keyof typeof XLATE_ERRORS;
 /** ofproto/trace stops after this many recirculations. */
 export const MAX_PASSES = 4096;
 
@@ -43,6 +46,20 @@ export interface TraceOptions {
 }
 
 export type Verdict = 'output' | 'drop' | 'normal' | 'controller';
+
+/**
+ * What ended or cut short the packet's path that the flows it matched do not say themselves:
+ * something the dump lacks, an output OVS skips, or a limit that ended the translation. `table`
+ * is the table of the flow whose action met it.
+ */
+export type TraceProblem =
+  | { readonly kind: 'missing-group'; readonly table: TableRef; readonly group: number; readonly dumpHasGroups: boolean }
+  | { readonly kind: 'missing-bucket'; readonly table: TableRef; readonly group: number; readonly bucket: number; readonly buckets: readonly number[] }
+  | { readonly kind: 'no-live-bucket'; readonly table: TableRef; readonly group: number }
+  | { readonly kind: 'unlisted-port'; readonly table: TableRef; readonly port: number }
+  | { readonly kind: 'output-to-in-port'; readonly table: TableRef; readonly port: number }
+  /** `loop`: the tables the path went round when it ran too deep (empty when it did not repeat itself). */
+  | { readonly kind: 'translation-failed'; readonly table: TableRef; readonly limit: XlateLimit; readonly loop: readonly TableRef[] };
 
 /** What happened, as a tree shaped like ofproto/trace's output. */
 export type TraceNode =
@@ -60,6 +77,7 @@ export type TraceNode =
   | { readonly kind: 'bucket'; readonly group: number; readonly bucket: number; readonly nodes: TraceNode[] }
   /** The flow a `learn` action would add. */
   | { readonly kind: 'learned'; readonly flow: LearnedFlow }
+  | { readonly kind: 'problem'; readonly problem: TraceProblem }
   | { readonly kind: 'detail' | 'warning' | 'error'; readonly text: string };
 
 export interface LearnedFlow {
@@ -102,6 +120,10 @@ export interface TraceResult {
   readonly passes: readonly TracePass[];
   /** The last table lookup of the whole trace: where a dropped packet was dropped. */
   readonly last?: TraceStep;
+  /** Every problem met, in order. */
+  readonly problems: readonly TraceProblem[];
+  /** Why a dropped packet was dropped when a problem says it: a failed translation, else the first problem. */
+  readonly cause?: TraceProblem;
 }
 
 interface Frozen {
@@ -120,6 +142,7 @@ interface Run {
   controller: boolean;
   readonly queue: Frozen[];
   nextRecircId: number;
+  readonly problems: TraceProblem[];
 }
 
 /** Ports reserved in the 16-bit numbering that a packet can be sent to. */
@@ -149,7 +172,7 @@ export class Tracer {
   }
 
   trace(packet: Packet, options: TraceOptions = {}): TraceResult {
-    const run: Run = { outputs: [], normal: false, controller: false, queue: [], nextRecircId: 1 };
+    const run: Run = { outputs: [], normal: false, controller: false, queue: [], nextRecircId: 1, problems: [] };
     const passes: TracePass[] = [];
     const ctNext = [...(options.ctNext ?? [])];
     passes.push(new Pass(this, run, options, packet.clone(), [], []).execute(this.startTable, 'start', 0));
@@ -172,7 +195,8 @@ export class Tracer {
     const steps = passes.flatMap((p) => p.steps);
     const last = steps[steps.length - 1];
     const verdict: Verdict = run.outputs.length > 0 ? 'output' : run.normal ? 'normal' : run.controller ? 'controller' : 'drop';
-    return { verdict, outputs: run.outputs, passes, ...(last ? { last } : {}) };
+    const cause = verdict === 'drop' ? (run.problems.find((p) => p.kind === 'translation-failed') ?? run.problems[0]) : undefined;
+    return { verdict, outputs: run.outputs, passes, ...(last ? { last } : {}), problems: run.problems, ...(cause ? { cause } : {}) };
   }
 }
 
@@ -237,6 +261,27 @@ function bucketActions(bucket: Bucket): Action[] {
   return actionSetList(set);
 }
 
+/** Repetitions of a cycle that show a path going round it rather than passing by twice. */
+const LOOP_REPEATS = 3;
+
+/**
+ * The tables a path that ran too deep went round: the shortest cycle of lookups (table and flow)
+ * its last lookups repeat, in the order it was first gone round, each table once.
+ */
+export function loopOf(steps: readonly TraceStep[]): TableRef[] {
+  const same = (i: number, j: number): boolean => steps[i]!.flow === steps[j]!.flow && tableKey(steps[i]!.table) === tableKey(steps[j]!.table);
+  const n = steps.length;
+  for (let period = 1; period * LOOP_REPEATS <= n; period++) {
+    let from = n - period;
+    while (from > 0 && same(from - 1, from - 1 + period)) from--;
+    if (n - from < period * LOOP_REPEATS) continue;
+    const tables = new Map<string, TableRef>();
+    for (const s of steps.slice(from, from + period)) tables.set(tableKey(s.table), s.table);
+    return [...tables.values()];
+  }
+  return [];
+}
+
 /** One translation: the packet as given, or as resumed after a recirculation. */
 class Pass {
   private readonly tracer: Tracer;
@@ -251,7 +296,7 @@ class Pass {
   /** Set by `exit`: nothing more runs in this pass but the action set (a bucket clears it). */
   private exited = false;
   /** Set when a limit is hit: translation stops altogether. */
-  private failed = false;
+  private failure: XlateLimit | undefined;
   private table: TableRef = tableNumber(0);
   private readonly inPort: number;
 
@@ -272,16 +317,16 @@ class Pass {
     this.lookup(start, via, nodes);
     const set = actionSetList(this.actionSet);
     this.exited = false;
-    if (set.length > 0 && !this.failed) {
+    if (set.length > 0 && !this.failure) {
       nodes.push({ kind: 'detail', text: 'Executing action set:' });
       this.actions(set, nodes);
     }
-    if (this.failed) {
+    if (this.failure) {
       // A translation that fails sends nothing at all, not even what it output before failing.
       this.run.outputs.length = before.outputs;
       this.run.normal = before.normal;
       this.run.controller = before.controller;
-      nodes.push({ kind: 'error', text: 'Translation failed, packet is dropped' });
+      nodes.push({ kind: 'error', text: `Translation failed (${XLATE_ERRORS[this.failure]}), packet is dropped` });
     }
     return { recircId, ...(resume ? { resume } : {}), initial, final: this.packet.clone(), nodes, steps: this.steps };
   }
@@ -289,8 +334,7 @@ class Pass {
   /** Looks the packet up in `ref` and runs the matched flow's actions. */
   private lookup(ref: TableRef, via: 'start' | 'goto' | 'resubmit' | 'resume', parent: TraceNode[], inPortOverride?: number, ctTuple = false): void {
     if (++this.resubmits > MAX_RESUBMITS) {
-      parent.push({ kind: 'error', text: `over ${MAX_RESUBMITS} resubmit actions on bridge` });
-      this.failed = true;
+      this.fail('resubmits', parent);
       return;
     }
     const saved = this.lookupView(inPortOverride, ctTuple);
@@ -334,7 +378,7 @@ class Pass {
   /** Runs an action list. */
   private actions(actions: readonly Action[], parent: TraceNode[]): void {
     for (const a of actions) {
-      if (this.exited || this.failed) return;
+      if (this.exited || this.failure) return;
       const nodes: TraceNode[] = [];
       parent.push({ kind: 'action', action: a, nodes });
       if (this.action(a, nodes) === 'stop-list') return;
@@ -425,7 +469,7 @@ class Pass {
       }
       case 'goto_table':
         if (++this.depth > MAX_DEPTH) {
-          this.overDepth(nodes);
+          this.fail('depth', nodes);
         } else {
           this.lookup(a.table, 'goto', nodes);
           this.depth--;
@@ -519,16 +563,22 @@ class Pass {
     this.packet.set(FIELD.actsetOutput, n === undefined ? 0n : BigInt(n >= 0xff00 ? n + 0xffff0000 : n));
   }
 
-  private overDepth(nodes: TraceNode[]): void {
-    nodes.push({ kind: 'error', text: `over max translation depth ${MAX_DEPTH}` });
-    this.failed = true;
+  private problem(nodes: TraceNode[], problem: TraceProblem): void {
+    this.run.problems.push(problem);
+    nodes.push({ kind: 'problem', problem });
+  }
+
+  /** Ends the translation at one of OVS's limits. */
+  private fail(limit: XlateLimit, nodes: TraceNode[]): void {
+    this.failure = limit;
+    this.problem(nodes, { kind: 'translation-failed', table: this.table, limit, loop: loopOf(this.steps) });
   }
 
   private resubmit(table: TableRef, nodes: TraceNode[], inPort: number | undefined, ct: boolean): void {
     // Only a resubmit that does not move forward in the pipeline can loop, so only it nests.
     const nests = this.tracer.ordinal(table) <= this.tracer.ordinal(this.table);
     if (nests && ++this.depth > MAX_DEPTH) {
-      this.overDepth(nodes);
+      this.fail('depth', nodes);
       return;
     }
     this.lookup(table, 'resubmit', nodes, inPort, ct);
@@ -582,11 +632,11 @@ class Pass {
         return;
     }
     if (n === this.inPort) {
-      nodes.push({ kind: 'warning', text: 'skipping output to input port' });
+      this.problem(nodes, { kind: 'output-to-in-port', table: this.table, port: n });
       return;
     }
     if (n !== LOCAL && ports.size > 0 && ports.name(n) === undefined) {
-      nodes.push({ kind: 'warning', text: `output to port ${n}, which the dump's port list does not have: nothing is sent` });
+      this.problem(nodes, { kind: 'unlisted-port', table: this.table, port: n });
       return;
     }
     this.run.outputs.push(n);
@@ -595,11 +645,11 @@ class Pass {
   private group(id: number, nodes: TraceNode[]): void {
     const group = this.tracer.pipeline.groups.get(id);
     if (!group) {
-      nodes.push({ kind: 'warning', text: `output to nonexistent group ${id}` });
+      this.problem(nodes, { kind: 'missing-group', table: this.table, group: id, dumpHasGroups: this.tracer.pipeline.groups.size > 0 });
       return;
     }
     if (++this.depth > MAX_DEPTH) {
-      this.overDepth(nodes);
+      this.fail('depth', nodes);
       return;
     }
     for (const bucket of this.chooseBuckets(group, nodes)) {
@@ -630,13 +680,14 @@ class Pass {
         return group.buckets.slice(0, 1);
       case 'ff': {
         const b = group.buckets.find((x) => this.live(x));
-        if (!b) nodes.push({ kind: 'detail', text: 'no live bucket' });
+        if (!b) this.problem(nodes, { kind: 'no-live-bucket', table: this.table, group: group.id });
         return b ? [b] : [];
       }
       case 'select': {
-        if (this.options.bucket !== undefined) {
-          const b = group.buckets.find((x) => x.id === this.options.bucket);
-          if (!b) nodes.push({ kind: 'warning', text: `group ${group.id} has no bucket ${this.options.bucket}` });
+        const wanted = this.options.bucket;
+        if (wanted !== undefined) {
+          const b = group.buckets.find((x) => x.id === wanted);
+          if (!b) this.problem(nodes, { kind: 'missing-bucket', table: this.table, group: group.id, bucket: wanted, buckets: group.buckets.map((x) => x.id) });
           else nodes.push({ kind: 'detail', text: `using bucket ${b.id} (as requested)` });
           return b ? [b] : [];
         }
@@ -645,7 +696,7 @@ class Pass {
           const w = b.weight ?? 1;
           if (w > 0 && this.live(b) && (!best || w > (best.weight ?? 1))) best = b;
         }
-        if (!best) nodes.push({ kind: 'detail', text: 'no live bucket' });
+        if (!best) this.problem(nodes, { kind: 'no-live-bucket', table: this.table, group: group.id });
         else nodes.push({ kind: 'detail', text: `using bucket ${best.id} (highest weight; choose another with --bucket)` });
         return best ? [best] : [];
       }

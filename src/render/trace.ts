@@ -11,7 +11,7 @@ import { type TableRef, tableLabel } from '../model/tables.ts';
 import { fieldByName } from '../model/fields.ts';
 import { formatFlags, fullMask } from '../syntax/field-value.ts';
 import { type Packet, FIELD, slotField } from '../analysis/packet.ts';
-import type { TraceNode, TracePass, TraceResult, TraceStep } from '../analysis/trace.ts';
+import { MAX_DEPTH, MAX_RESUBMITS, type TraceNode, type TracePass, type TraceProblem, type TraceResult, type TraceStep } from '../analysis/trace.ts';
 import type { VerdictReason } from '../analysis/trace-verdict.ts';
 import { formatActions } from './actions.ts';
 import { formatMatch } from './match.ts';
@@ -109,6 +109,9 @@ function renderNodes(nodes: readonly TraceNode[], indent: number, o: TraceRender
         out.push(`${pad} -> learned: table=${tableLabel(f.table)}${head ? ', ' + head : ''} actions=${formatActions(f.actions, { of: o.of })}`);
         break;
       }
+      case 'problem':
+        out.push(problemLine(node.problem, pad, o));
+        break;
       case 'detail':
         out.push(`${pad} -> ${node.text}`);
         break;
@@ -118,6 +121,39 @@ function renderNodes(nodes: readonly TraceNode[], indent: number, o: TraceRender
       case 'error':
         out.push(`${pad} >>>> ${node.text} <<<<`);
         break;
+    }
+  }
+}
+
+/** A problem where it happened, in ofproto/trace's words where it has some. */
+function problemLine(p: TraceProblem, pad: string, o: TraceRenderOptions): string {
+  switch (p.kind) {
+    case 'translation-failed':
+      return `${pad} >>>> ${p.limit === 'depth' ? `over max translation depth ${MAX_DEPTH}` : `over ${MAX_RESUBMITS} resubmit actions on bridge`} <<<<`;
+    case 'output-to-in-port':
+      return `${pad} >> skipping output to input port`;
+    default:
+      return `${pad} >> ${problemText(p, o)}`;
+  }
+}
+
+/** A problem in a sentence, for the verdict. */
+function problemText(p: TraceProblem, o: TraceRenderOptions): string {
+  switch (p.kind) {
+    case 'missing-group':
+      return p.dumpHasGroups ? `group ${p.group} is not among the groups given` : `group ${p.group} is not in the dump (give the groups with --groups: ovs-ofctl dump-groups output)`;
+    case 'missing-bucket':
+      return `group ${p.group} has no bucket ${p.bucket} (its buckets: ${p.buckets.join(', ')})`;
+    case 'no-live-bucket':
+      return `group ${p.group} has no live bucket`;
+    case 'unlisted-port':
+      return `port ${p.port} is not in the dump's port list: nothing is sent`;
+    case 'output-to-in-port':
+      return `output to port ${portText(p.port, o.portNames)}, the port the packet came in on, is skipped (IN_PORT sends a packet back)`;
+    case 'translation-failed': {
+      const limit = p.limit === 'depth' ? `over the maximum depth of ${MAX_DEPTH} nested resubmits and groups` : `over ${MAX_RESUBMITS} table lookups in one pass`;
+      const round = [...p.loop, ...p.loop.slice(0, 1)].map((t) => tableName(t, o));
+      return `translation failed, ${limit}${round.length > 0 ? `; the path goes round ${round.join(' → ')}` : ''}`;
     }
   }
 }
@@ -171,6 +207,7 @@ export function verdictLine(result: TraceResult, o: TraceRenderOptions, why = o.
       return `Verdict: sent to the controller${from}`;
     case 'drop': {
       const last = result.last;
+      if (result.cause) return `Verdict: dropped in ${tableName(result.cause.table, o)}: ${problemText(result.cause, o)}`;
       if (!last) return 'Verdict: dropped (no table to look up)';
       const where = tableName(last.table, o);
       if (said) return `Verdict: dropped in ${where}: ${said.reason}`;
@@ -193,10 +230,13 @@ export function formatTrace(result: TraceResult, o: TraceRenderOptions): string 
   out.push('');
   const why = o.explain?.(result);
   // A miss flow, or no flow, says little by itself: the table's purpose says what it was for.
-  if (why && why.source !== 'pattern' && why.table.purpose !== undefined && result.last) {
+  if (!result.cause && why && why.source !== 'pattern' && why.table.purpose !== undefined && result.last) {
     out.push(`${tableName(result.last.table, o)}: ${why.table.purpose}`);
   }
   out.push(verdictLine(result, o, why));
+  // Problems the verdict does not name, each once.
+  const notes = new Set(result.problems.filter((p) => p !== result.cause).map((p) => `Also, in ${tableName(p.table, o)}: ${problemText(p, o)}`));
+  out.push(...notes);
   return out.join('\n') + '\n';
 }
 
@@ -224,13 +264,31 @@ function explanationJson(why: VerdictReason): Record<string, unknown> {
   };
 }
 
-/** The JSON contract: verdict, output ports, and each pass's table steps; `explanation` when a profile gives one. */
+function problemJson(p: TraceProblem, o: TraceRenderOptions): Record<string, unknown> {
+  const { kind, table, ...details } = p;
+  const described = o.describeTable?.(table);
+  return {
+    kind,
+    table: tableRefJson(table),
+    ...(described ? { tableName: described } : {}),
+    message: problemText(p, o),
+    ...details,
+    ...(p.kind === 'translation-failed' ? { loop: p.loop.map(tableRefJson) } : {}),
+  };
+}
+
+/**
+ * The JSON contract: verdict, output ports, and each pass's table steps; `explanation` when a
+ * profile gives one; `problems` met, and the `cause` of a drop they explain.
+ */
 export function traceJson(result: TraceResult, o: TraceRenderOptions): Record<string, unknown> {
   const why = o.explain?.(result);
   return {
     verdict: result.verdict,
     outputs: result.outputs,
     ...(why ? { explanation: explanationJson(why) } : {}),
+    ...(result.cause ? { cause: problemJson(result.cause, o) } : {}),
+    ...(result.problems.length > 0 ? { problems: result.problems.map((p) => problemJson(p, o)) } : {}),
     passes: result.passes.map((p) => ({
       recircId: p.recircId,
       ...(p.resume ? { resumeTable: tableRefJson(p.resume.table), ctState: ctStateText(p.resume.ctState) } : {}),

@@ -18,6 +18,8 @@ export interface OfprotoTrace {
   readonly verdict: 'output' | 'drop' | 'normal' | 'controller';
   /** Buckets the select groups used (`-> using bucket N`), in order. */
   readonly buckets: readonly number[];
+  /** Why translation failed (`Recursion too deep`), when it did. */
+  readonly failure?: string;
 }
 
 const RULE = /^={79}$/;
@@ -34,6 +36,7 @@ export function parseOfprotoTrace(text: string, inPort: number): OfprotoTrace {
   const buckets: number[] = [];
   let normal = false;
   let controller = false;
+  let failure: string | undefined;
   let current: { steps: OfprotoStep[] } | undefined = { steps: [] };
   passes.push(current);
   let inHeader = false;
@@ -65,7 +68,8 @@ export function parseOfprotoTrace(text: string, inPort: number): OfprotoTrace {
     else if (/^(?:CONTROLLER|controller)\b/.test(line) || /^>> .*TTL exception/.test(line)) controller = true;
     else if ((m = /^-> using bucket (\d+)$/.exec(line))) buckets.push(Number(m[1]));
     else if (NOT_SENT.test(' ' + line)) outputs.pop();
+    else if ((m = /^Translation failed \((.+)\), packet is dropped\.$/.exec(line))) failure = m[1];
   }
   const verdict = outputs.length > 0 ? 'output' : normal ? 'normal' : controller ? 'controller' : 'drop';
-  return { passes, outputs, normal, controller, verdict, buckets };
+  return { passes, outputs, normal, controller, verdict, buckets, ...(failure === undefined ? {} : { failure }) };
 }
