@@ -24,6 +24,7 @@ import { corpusText, readJsonl } from './support/corpus.ts';
 import { corpusDir, repoRoot } from './support/paths.ts';
 import { ANTREA, exampleFile } from './support/make-examples.ts';
 import { conjunctionScope } from '../src/analysis/conjunction-scope.ts';
+import { Tracer } from '../src/analysis/trace.ts';
 
 function pipelineOf(text: string, file = 'test'): Pipeline {
   const r = parseDump(text, { file });
@@ -417,9 +418,20 @@ test('--packet follows a trace: only the tables the packet reaches, each with th
   assert.match(bad.stderr, /--packet: .*wildcards not allowed/);
 });
 
+test('--packet on a dump that names its ports without numbers: the packet names its port as the flows do', async () => {
+  const named = join(repoRoot, 'examples', 'antrea', 'dump-flows.of13.names.txt');
+  const r = await runCli(['conj', named, '--packet', TUNNEL_TO_POD.replace('in_port=1', 'in_port=antrea-tun0'), '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  const json = JSON.parse(r.stdout) as { packet: string; traced: boolean; tables: string[] };
+  assert.match(json.packet, /in_port="antrea-tun0"/);
+  assert.equal(json.traced, true);
+  assert.deepEqual(json.tables, ['AntreaPolicyEgressRule', 'EgressRule', 'EgressDefaultRule', 'IngressRule', 'IngressDefaultRule']);
+});
+
 test('--packet checks the tables with conjunctions that ofproto/trace of a real Open vSwitch passes through', skipUnlessOvs, async () => {
   const dump = parseDump(readFileSync(EXAMPLE_DUMP, 'utf8') + readFileSync(EXAMPLE_PORTS, 'utf8'), { file: 'example' });
   const pipeline = new Pipeline(dump.flows, dump.groups, dump.ports);
+  const tracer = new Tracer(pipeline);
   const report = findConjunctions(pipeline);
   const conjTables = new Set(report.conjunctions.map((c) => (c.table.kind === 'number' ? c.table.number : -1)));
   await withOvsSwitch(ANTREA.bridge, async (sw) => {
@@ -432,9 +444,9 @@ test('--packet checks the tables with conjunctions that ofproto/trace of a real 
       'tcp,nw_src=10.10.1.2,nw_dst=10.10.1.9,tp_dst=80',
     ];
     for (const text of packets) {
-      const spec = parsePacketSpec(text, dump.ports);
+      const spec = parsePacketSpec(text, tracer.ports.forPackets);
       assert.ok(spec.ok, text);
-      const scope = conjunctionScope(pipeline, report, spec.packet);
+      const scope = conjunctionScope(tracer, report, spec.packet);
       const ovs = parseOfprotoTrace(await sw.trace(text), Number(/in_port=(\d+)/.exec(text)?.[1] ?? 0));
       const reached = [...new Set(ovs.passes.flatMap((p) => p.steps.map((s) => s.table)).filter((t) => conjTables.has(t)))];
       assert.equal(scope.traced, reached.length > 0, text);

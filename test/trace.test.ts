@@ -18,7 +18,7 @@ function tracerOf(text: string): Tracer {
 }
 
 function packet(spec: string, tracer?: Tracer): Packet {
-  const r = parsePacketSpec(spec, tracer?.pipeline.ports);
+  const r = parsePacketSpec(spec, tracer?.ports.forPackets);
   assert.ok(r.ok, r.ok ? '' : r.error);
   return r.packet;
 }
@@ -108,7 +108,7 @@ test('packet specs: friendlier spellings, port names, and errors', () => {
   assert.equal(packet('tp_dst=53,udp').get(fieldByName('udp_dst')!), 53n);
   assert.equal(packet('ip,ct_state=est|trk').get(fieldByName('ct_state')!), 0x22n);
   const bad = (spec: string, re: RegExp): void => {
-    const r = parsePacketSpec(spec, tracer.pipeline.ports);
+    const r = parsePacketSpec(spec, tracer.ports.forPackets);
     assert.ok(!r.ok && re.test(r.error), `${spec}: ${r.ok ? 'accepted' : r.error}`);
   };
   bad('in_port=1,tp_dst=80', /prerequisites not met for setting tcp_dst/);
@@ -359,4 +359,54 @@ test('trace: a problem the verdict does not name is noted after it', async () =>
   const r = await runCli(['trace', '--profile', 'generic', '-', 'in_port=1,ip'], { stdin: flows + '\n' });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /\nVerdict: output to port 2 \(p2\)\nAlso, in table 0: port 9 is not in the dump's port list: nothing is sent\n$/);
+});
+
+test('trace: a dump that names its ports without numbers is traced by port name; a packet port number cannot match those names, and the verdict says so', async () => {
+  const named = readFileSync(exampleFile(ANTREA, 'dump-flows.of15.names.no-stats.txt'), 'utf8');
+  const numbered = tracerOf(readFileSync(exampleFile(ANTREA, 'dump-flows.of13.txt'), 'utf8') + readFileSync(exampleFile(ANTREA, 'show.of13.txt'), 'utf8'));
+  const byName = tracerOf(named);
+  assert.equal(byName.pipeline.ports.size, 0);
+  const names = ANTREA.bridge.tableNames!;
+  const rest = 'tcp,dl_dst=12:9e:a6:47:d0:70,nw_src=10.10.1.7,nw_dst=10.10.0.2,nw_ttl=64,tp_dst=80';
+  const a = run(numbered, `in_port=1,${rest}`, { ctNext: [0x22n] });
+  const b = run(byName, `in_port=antrea-tun0,${rest}`, { ctNext: [0x22n] });
+  assert.deepEqual(steps(b), steps(a).map((pass) => pass.replace(/(\d+):/g, (_, n: string) => `${names[Number(n)]}:`)));
+  assert.deepEqual(b.outputs, [3]);
+  assert.deepEqual(b.problems, []);
+
+  // The same port by number: the flows name it, and nothing ties the number to the name.
+  const numberOnly = run(byName, `in_port=1,${rest}`);
+  assert.deepEqual(steps(numberOnly), ['Classification:0']);
+  assert.deepEqual(numberOnly.cause, { kind: 'unnumbered-in-ports', table: { kind: 'name', name: 'Classification' }, inPort: 1, names: ['antrea-gw0', 'antrea-tun0', 'coredns5-8ec607', 'coredns5-9d9530'] });
+
+  const file = exampleFile(ANTREA, 'dump-flows.of13.names.txt');
+  const text = await runCli(['trace', file, 'in_port=2,ip']);
+  assert.equal(text.status, 0, text.stderr);
+  assert.match(
+    text.stdout,
+    /\nVerdict: dropped in Classification \(table 0\): in_port=2 matches none of the flows that name their in_port \("antrea-gw0", "antrea-tun0", "coredns5-8ec607", …\): the dump gives no numbers for those ports; give them with --ports \(ovs-ofctl show output\), or name the port instead \(in_port="antrea-gw0"\)\n$/,
+  );
+  const gateway = await runCli(['trace', file, 'in_port=antrea-gw0,ip']);
+  assert.equal(gateway.status, 0, gateway.stderr);
+  assert.match(gateway.stdout, /^Flow: ip,in_port="antrea-gw0"\n\nClassification\. in_port="antrea-gw0", priority 200 {2}\[table 0\]\n/);
+  // With the port map, the number is the port.
+  const mapped = await runCli(['trace', file, '--ports', exampleFile(ANTREA, 'show.of13.txt'), 'in_port=2,ip']);
+  assert.equal(mapped.stdout, gateway.stdout);
+  const unknown = await runCli(['trace', file, 'in_port=antrea-gw9,ip']);
+  assert.equal(unknown.status, 2);
+  assert.match(unknown.stderr, /bad packet: antrea-gw9: unknown port name \(neither the port map nor the flows name it\)/);
+});
+
+test('trace: output to a port known only by name leaves by that name', async () => {
+  const flows = 'table=0,priority=10,in_port=p1 actions=output:p2\ntable=0,priority=10,in_port=p2 actions=IN_PORT\n';
+  const out = await runCli(['trace', '--json', '-', 'in_port=p1'], { stdin: flows });
+  assert.equal(out.status, 0, out.stderr);
+  assert.deepEqual((JSON.parse(out.stdout) as { outputs: unknown[] }).outputs, ['p2']);
+  const back = await runCli(['trace', '-', 'in_port=p2'], { stdin: flows });
+  assert.match(back.stdout, /\nVerdict: output to port p2\n$/);
+  // A port the port list names is no port known only by name: nothing to say about those.
+  const listed = 'table=0,priority=10,in_port=p1 actions=output:3\ntable=0,priority=5,in_port=3 actions=output:4\n 3(p3): addr:aa:55:aa:55:00:03\n 4(p4): addr:aa:55:aa:55:00:04\n';
+  const three = await runCli(['trace', '--json', '-', 'in_port=3'], { stdin: listed });
+  assert.equal(three.status, 0, three.stderr);
+  assert.deepEqual(JSON.parse(three.stdout), { verdict: 'output', outputs: [4], passes: [{ recircId: 0, steps: [{ table: 0, priority: 5, match: 'in_port=p3', actions: ['output:4'] }] }] });
 });

@@ -13,10 +13,10 @@ import type { Action, ActionOf } from '../model/actions.ts';
 import type { FieldDef } from '../model/fields.ts';
 import type { Flow, MatchField } from '../model/flow.ts';
 import { type Pipeline, tableKey } from '../model/pipeline.ts';
-import type { PortMap } from '../model/ports.ts';
 import type { TableRef } from '../model/tables.ts';
 import { ones } from '../model/values.ts';
 import { FIELD, fieldParts, type Packet, port16 } from './packet.ts';
+import type { TracePorts } from './trace-ports.ts';
 
 /** A soft flow's `conjunction(id, clause/nClauses)` actions (clause is 1-based). */
 type Clause = ActionOf<'conjunction'>;
@@ -129,13 +129,15 @@ function makeShape(sorted: readonly Term[], priority: number, place: number): Sh
 export class TableIndex {
   private readonly subtables: Subtable[] = [];
   readonly size: number;
+  /** Ports the flows match as in_port by a name the dump gives no number for. */
+  readonly unnumberedInPorts = new Set<string>();
 
   /**
    * `flows` in the order given (a `PipelineTable`'s `given`), the order they lie in memory: read
    * in match order instead, a large table costs a cache miss a flow. Buckets and subtables are
    * put in match order as the flows come.
    */
-  constructor(flows: readonly Flow[], ports: PortMap) {
+  constructor(flows: readonly Flow[], ports: TracePorts) {
     const shapes = new ShapeNode();
     // Each flow's entries in term id order, in arrays reused from flow to flow.
     const entries: Entries = { terms: [], fields: [], length: 0 };
@@ -167,7 +169,7 @@ export class TableIndex {
         sub.maxPriority = flow.priority;
         sub.firstPlace = place;
       }
-      const values = slotValues(entries, shape, ports);
+      const values = slotValues(entries, shape, ports, this.unnumberedInPorts);
       if (!values) continue; // no packet can match it
       const key = valuesKey(values, sub.scales);
       const clauses = conjunctionClauses(flow);
@@ -296,8 +298,11 @@ interface Entries {
   length: number;
 }
 
-/** A flow's masked values in its subtable's slot order; undefined when no packet can match them. */
-function slotValues(entries: Entries, shape: Shape, ports: PortMap): bigint[] | undefined {
+/**
+ * A flow's masked values in its subtable's slot order; undefined when no packet can match them.
+ * An in_port known only by name takes its stand-in number, and joins `unnumbered`.
+ */
+function slotValues(entries: Entries, shape: Shape, ports: TracePorts, unnumbered: Set<string>): bigint[] | undefined {
   const values = new Array<bigint>(shape.sub.slots.length).fill(0n);
   const seen = new Array<bigint>(shape.sub.slots.length).fill(0n);
   for (let k = 0; k < entries.length; k++) {
@@ -307,7 +312,7 @@ function slotValues(entries: Entries, shape: Shape, ports: PortMap): bigint[] | 
     if (term.port) {
       if (mf.port?.kind === 'name') {
         const n = ports.number(mf.port.name);
-        if (n === undefined) return undefined;
+        if (ports.isStandIn(n)) unnumbered.add(mf.port.name);
         value = BigInt(n);
       } else {
         value = port16(value);
@@ -330,29 +335,36 @@ function slotValues(entries: Entries, shape: Shape, ports: PortMap): bigint[] | 
 /** Indexes of every table of a pipeline, built on first use so a trace pays only for tables it visits. */
 export class Classifier {
   private readonly pipeline: Pipeline;
+  private readonly ports: TracePorts;
   private readonly indexes = new Map<string, TableIndex>();
 
-  constructor(pipeline: Pipeline) {
+  constructor(pipeline: Pipeline, ports: TracePorts) {
     this.pipeline = pipeline;
+    this.ports = ports;
   }
 
   hasTable(ref: TableRef): boolean {
     return this.pipeline.table(ref) !== undefined;
   }
 
-  lookup(ref: TableRef, packet: Packet): LookupResult | undefined {
+  /** A table's index, built on first use; undefined for a table the pipeline does not have. */
+  index(ref: TableRef): TableIndex | undefined {
     const key = tableKey(ref);
     let index = this.indexes.get(key);
     if (!index) {
       const table = this.pipeline.table(ref);
       if (!table) return undefined;
-      this.indexes.set(key, (index = new TableIndex(table.given, this.pipeline.ports)));
+      this.indexes.set(key, (index = new TableIndex(table.given, this.ports)));
     }
-    return index.lookup(packet);
+    return index;
+  }
+
+  lookup(ref: TableRef, packet: Packet): LookupResult | undefined {
+    return this.index(ref)?.lookup(packet);
   }
 
   /** Builds every table's index now (for a long-lived pipeline serving many traces). */
   buildAll(): void {
-    for (const t of this.pipeline.tables.values()) if (!this.indexes.has(tableKey(t.ref))) this.indexes.set(tableKey(t.ref), new TableIndex(t.given, this.pipeline.ports));
+    for (const t of this.pipeline.tables.values()) this.index(t.ref);
   }
 }

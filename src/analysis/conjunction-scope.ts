@@ -3,12 +3,11 @@
  * as the trace has it there (registers, conntrack state and rewrites made by earlier tables), so
  * that a dimension on a register or on ct_state is judged on what the table really sees.
  */
-import type { Pipeline } from '../model/pipeline.ts';
 import { tableKey } from '../model/pipeline.ts';
 import type { TableRef } from '../model/tables.ts';
 import type { ConjunctionReport, StorageReader } from './conjunctions.ts';
 import { type Packet, storageReader } from './packet.ts';
-import { type TraceOptions, Tracer } from './trace.ts';
+import type { TraceOptions, Tracer } from './trace.ts';
 
 export interface ConjunctionScope {
   /**
@@ -30,10 +29,10 @@ export interface ConjunctionScope {
  * times (resubmits, passes after conntrack) is judged on its last lookup, the one after the
  * connection state is known.
  */
-export function conjunctionScope(pipeline: Pipeline, report: ConjunctionReport, packet: Packet, options: TraceOptions = {}): ConjunctionScope {
+export function conjunctionScope(tracer: Tracer, report: ConjunctionReport, packet: Packet, options: TraceOptions = {}): ConjunctionScope {
   const withConjunctions = new Map<string, TableRef>();
   for (const c of report.conjunctions) withConjunctions.set(tableKey(c.table), c.table);
-  const trace = new Tracer(pipeline).trace(packet, { ...options, keepPackets: true });
+  const trace = tracer.trace(packet, { ...options, keepPackets: true });
   const reached = new Map<string, { readonly table: TableRef; read: StorageReader }>();
   for (const pass of trace.passes) {
     for (const step of pass.steps) {

@@ -6,7 +6,7 @@
  */
 import type { Subfield } from '../model/actions.ts';
 import { FIELDS, type FieldDef, fieldByName } from '../model/fields.ts';
-import type { PortMap } from '../model/ports.ts';
+import type { PortNumbers } from '../model/ports.ts';
 import { ones } from '../model/values.ts';
 import { fullMask, parseFieldValue } from '../syntax/field-value.ts';
 import { scanKeyValues } from '../syntax/tokens.ts';
@@ -280,9 +280,10 @@ export type PacketSpecResult = { readonly ok: true; readonly packet: Packet } | 
  * Parses a packet in `ofproto/trace` flow syntax: `in_port=…,tcp,nw_src=…,tp_dst=…`. Unlike
  * ofproto/trace, fields may come in any order and the generic names work for every protocol
  * (`tp_dst` on a udp packet); prerequisites are checked once the whole spec is read. Every field
- * not given is zero. Port names resolve through `ports`.
+ * not given is zero. Port names resolve through `ports` (a Tracer's `ports.forPackets` knows the
+ * names the flows use as well as those of the port map).
  */
-export function parsePacketSpec(text: string, ports?: PortMap): PacketSpecResult {
+export function parsePacketSpec(text: string, ports?: PortNumbers): PacketSpecResult {
   const packet = new Packet();
   const given: FieldDef[] = [];
   const seen = new Set<string>();
@@ -300,7 +301,7 @@ export function parsePacketSpec(text: string, ports?: PortMap): PacketSpecResult
     seen.add(field.name);
     const r = parseFieldValue(field, tok.value, ports);
     if (!r.ok) return { ok: false, error: r.error };
-    if (r.port?.kind === 'name' && ports?.number(r.port.name) === undefined) return { ok: false, error: `${tok.value}: unknown port name (the dump has no port map entry for it)` };
+    if (r.port?.kind === 'name' && ports?.number(r.port.name) === undefined) return { ok: false, error: `${tok.value}: unknown port name (neither the port map nor the flows name it)` };
     if (r.mask !== fullMask(field)) {
       return { ok: false, error: `${tok.key}=${tok.value}: wildcards not allowed in a packet` };
     }

@@ -24,6 +24,7 @@ import { type TableRef, tableLabel, tableNumber } from '../model/tables.ts';
 import { ones } from '../model/values.ts';
 import { Classifier, type ConjunctionMatch } from './classifier.ts';
 import { CT_STATE, FIELD, isIp, Packet, port16 } from './packet.ts';
+import { type OutputPort, TracePorts } from './trace-ports.ts';
 
 /** OVS limits (ofproto/ofproto-dpif-xlate.c): nesting depth and table lookups per translation. */
 export const MAX_DEPTH = 64;
@@ -56,8 +57,10 @@ export type TraceProblem =
   | { readonly kind: 'missing-group'; readonly table: TableRef; readonly group: number; readonly dumpHasGroups: boolean }
   | { readonly kind: 'missing-bucket'; readonly table: TableRef; readonly group: number; readonly bucket: number; readonly buckets: readonly number[] }
   | { readonly kind: 'no-live-bucket'; readonly table: TableRef; readonly group: number }
-  | { readonly kind: 'unlisted-port'; readonly table: TableRef; readonly port: number }
-  | { readonly kind: 'output-to-in-port'; readonly table: TableRef; readonly port: number }
+  | { readonly kind: 'unlisted-port'; readonly table: TableRef; readonly port: OutputPort }
+  | { readonly kind: 'output-to-in-port'; readonly table: TableRef; readonly port: OutputPort }
+  /** The packet's in_port is a number the port list does not name (or none), and the flows of `table` match in_port by names without numbers. */
+  | { readonly kind: 'unnumbered-in-ports'; readonly table: TableRef; readonly inPort: number; readonly names: readonly string[] }
   /** `loop`: the tables the path went round when it ran too deep (empty when it did not repeat itself). */
   | { readonly kind: 'translation-failed'; readonly table: TableRef; readonly limit: XlateLimit; readonly loop: readonly TableRef[] };
 
@@ -116,7 +119,7 @@ export interface TracePass {
 export interface TraceResult {
   readonly verdict: Verdict;
   /** Ports the packet leaves by, in order; IN_PORT resolved to the ingress port. */
-  readonly outputs: readonly number[];
+  readonly outputs: readonly OutputPort[];
   readonly passes: readonly TracePass[];
   /** The last table lookup of the whole trace: where a dropped packet was dropped. */
   readonly last?: TraceStep;
@@ -137,7 +140,7 @@ interface Frozen {
 
 /** Everything shared by the passes of one trace. */
 interface Run {
-  readonly outputs: number[];
+  readonly outputs: OutputPort[];
   normal: boolean;
   controller: boolean;
   readonly queue: Frozen[];
@@ -151,6 +154,8 @@ const LOCAL = RESERVED_PORT_NUMBERS.LOCAL;
 /** A pipeline prepared for tracing: build once, trace many packets. */
 export class Tracer {
   readonly pipeline: Pipeline;
+  /** Port numbers, with stand-ins for the ports the flows know only by name. */
+  readonly ports: TracePorts;
   readonly classifier: Classifier;
   /** Table a trace starts in: table 0, or the first table of a dump that names its tables. */
   readonly startTable: TableRef;
@@ -158,7 +163,8 @@ export class Tracer {
 
   constructor(pipeline: Pipeline) {
     this.pipeline = pipeline;
-    this.classifier = new Classifier(pipeline);
+    this.ports = new TracePorts(pipeline);
+    this.classifier = new Classifier(pipeline, this.ports);
     const first = pipeline.tables.values().next().value;
     this.startTable = pipeline.table(tableNumber(0)) || !first ? tableNumber(0) : first.ref;
     let i = 0;
@@ -338,13 +344,21 @@ class Pass {
       return;
     }
     const saved = this.lookupView(inPortOverride, ctTuple);
-    const hit = this.tracer.classifier.lookup(ref, this.packet);
+    const index = this.tracer.classifier.index(ref);
+    const hit = index?.lookup(this.packet);
     const step: TraceStep = { table: ref, flow: hit?.flow, ...(hit?.conjunction ? { conjunction: hit.conjunction } : {}) };
     this.steps.push(this.options.keepPackets ? { ...step, packet: this.packet.clone() } : step);
+    const inPort = Number(this.packet.get(FIELD.inPort));
     saved?.();
     const nodes: TraceNode[] = [];
     const node: TraceNode = { kind: 'table', ...step, via, nodes };
     parent.push(node);
+    // A port that has neither a name nor a stand-in may be any of the unnumbered ones. Said once:
+    // every table that names ports would say it again.
+    const unnumbered = index?.unnumberedInPorts;
+    if (unnumbered?.size && this.tracer.ports.names.name(inPort) === undefined && !this.run.problems.some((p) => p.kind === 'unnumbered-in-ports')) {
+      this.problem(nodes, { kind: 'unnumbered-in-ports', table: ref, inPort, names: [...unnumbered] });
+    }
     if (!hit) return;
     const callerTable = this.table;
     this.table = ref;
@@ -503,7 +517,7 @@ class Pass {
       case 'bundle': {
         const member = a.members[0];
         if (!member) return;
-        if (a.dst) p.setSubfield(a.dst, BigInt(this.portNumber(member) ?? 0));
+        if (a.dst) p.setSubfield(a.dst, BigInt(this.portNumber(member)));
         else this.output(member, nodes);
         nodes.push({ kind: 'detail', text: 'bundle: first member assumed' });
         return;
@@ -585,32 +599,27 @@ class Pass {
     if (nests) this.depth--;
   }
 
-  /** A port reference as a 16-bit OpenFlow port number; undefined for an unknown name. */
-  private portNumber(ref: PortRef): number | undefined {
+  /** A port reference as a 16-bit OpenFlow port number (a stand-in for a port known only by name). */
+  private portNumber(ref: PortRef): number {
     switch (ref.kind) {
       case 'number':
         return Number(port16(BigInt(ref.number)));
       case 'reserved':
         return RESERVED_PORT_NUMBERS[ref.name];
       case 'name':
-        return this.tracer.pipeline.ports.number(ref.name);
+        return this.tracer.ports.number(ref.name);
     }
   }
 
   private output(ref: PortRef, nodes: TraceNode[]): void {
-    const n = this.portNumber(ref);
-    if (n === undefined) {
-      nodes.push({ kind: 'warning', text: `output to unknown port ${ref.kind === 'name' ? ref.name : ''}: the dump has no number for it` });
-      return;
-    }
-    this.outputNumber(n, nodes);
+    this.outputNumber(this.portNumber(ref), nodes);
   }
 
   private outputNumber(n: number, nodes: TraceNode[]): void {
-    const ports = this.tracer.pipeline.ports;
+    const ports = this.tracer.ports.known;
     switch (n) {
       case RESERVED_PORT_NUMBERS.IN_PORT:
-        this.run.outputs.push(this.inPort);
+        this.run.outputs.push(this.tracer.ports.outputPort(this.inPort));
         return;
       case RESERVED_PORT_NUMBERS.NORMAL:
         this.run.normal = true;
@@ -631,15 +640,16 @@ class Pass {
       case RESERVED_PORT_NUMBERS.UNSET:
         return;
     }
+    const port = this.tracer.ports.outputPort(n);
     if (n === this.inPort) {
-      this.problem(nodes, { kind: 'output-to-in-port', table: this.table, port: n });
+      this.problem(nodes, { kind: 'output-to-in-port', table: this.table, port });
       return;
     }
     if (n !== LOCAL && ports.size > 0 && ports.name(n) === undefined) {
-      this.problem(nodes, { kind: 'unlisted-port', table: this.table, port: n });
+      this.problem(nodes, { kind: 'unlisted-port', table: this.table, port });
       return;
     }
-    this.run.outputs.push(n);
+    this.run.outputs.push(port);
   }
 
   private group(id: number, nodes: TraceNode[]): void {
@@ -666,10 +676,10 @@ class Pass {
   }
 
   private live(bucket: Bucket): boolean {
-    const ports = this.tracer.pipeline.ports;
+    const ports = this.tracer.ports.known;
     if (bucket.watchPort === undefined || ports.size === 0) return true;
     const n = this.portNumber(bucket.watchPort);
-    return n !== undefined && (n === LOCAL || ports.name(n) !== undefined);
+    return n === LOCAL || ports.name(n) !== undefined;
   }
 
   private chooseBuckets(group: Group, nodes: TraceNode[]): readonly Bucket[] {

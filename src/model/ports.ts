@@ -44,8 +44,13 @@ export function reservedPortByName(name: string): ReservedPortName | undefined {
   return up in RESERVED_PORT_NUMBERS ? (up as ReservedPortName) : undefined;
 }
 
+/** Where a port name is turned into its number. */
+export interface PortNumbers {
+  number(name: string): number | undefined;
+}
+
 /** Port number ↔ name, from a `--names` dump, `ovs-ofctl show`, `dump-ports-desc` or a bundle's ovsports. */
-export class PortMap {
+export class PortMap implements PortNumbers {
   private readonly byName = new Map<string, number>();
   private readonly byNumber = new Map<number, string>();
 

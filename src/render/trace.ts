@@ -9,8 +9,9 @@ import type { OfVersion } from '../model/openflow.ts';
 import type { PortMap } from '../model/ports.ts';
 import { type TableRef, tableLabel } from '../model/tables.ts';
 import { fieldByName } from '../model/fields.ts';
-import { formatFlags, fullMask } from '../syntax/field-value.ts';
+import { formatFlags, fullMask, quotePortName } from '../syntax/field-value.ts';
 import { type Packet, FIELD, slotField } from '../analysis/packet.ts';
+import type { OutputPort } from '../analysis/trace-ports.ts';
 import { MAX_DEPTH, MAX_RESUBMITS, type TraceNode, type TracePass, type TraceProblem, type TraceResult, type TraceStep } from '../analysis/trace.ts';
 import type { VerdictReason } from '../analysis/trace-verdict.ts';
 import { formatActions } from './actions.ts';
@@ -137,6 +138,9 @@ function problemLine(p: TraceProblem, pad: string, o: TraceRenderOptions): strin
   }
 }
 
+/** Port names a sentence lists before it says there are more. */
+const UNNUMBERED_SHOWN = 3;
+
 /** A problem in a sentence, for the verdict. */
 function problemText(p: TraceProblem, o: TraceRenderOptions): string {
   switch (p.kind) {
@@ -150,6 +154,13 @@ function problemText(p: TraceProblem, o: TraceRenderOptions): string {
       return `port ${p.port} is not in the dump's port list: nothing is sent`;
     case 'output-to-in-port':
       return `output to port ${portText(p.port, o.portNames)}, the port the packet came in on, is skipped (IN_PORT sends a packet back)`;
+    case 'unnumbered-in-ports': {
+      const shown = p.names.slice(0, UNNUMBERED_SHOWN).map(quotePortName).join(', ') + (p.names.length > UNNUMBERED_SHOWN ? ', …' : '');
+      const named = `name the port instead (in_port=${quotePortName(p.names[0]!)})`;
+      return p.inPort === 0
+        ? `a packet without in_port matches none of the flows that name their in_port (${shown}): ${named}`
+        : `in_port=${p.inPort} matches none of the flows that name their in_port (${shown}): the dump gives no numbers for those ports; give them with --ports (ovs-ofctl show output), or ${named}`;
+    }
     case 'translation-failed': {
       const limit = p.limit === 'depth' ? `over the maximum depth of ${MAX_DEPTH} nested resubmits and groups` : `over ${MAX_RESUBMITS} table lookups in one pass`;
       const round = [...p.loop, ...p.loop.slice(0, 1)].map((t) => tableName(t, o));
@@ -186,7 +197,8 @@ function renderPass(pass: TracePass, o: TraceRenderOptions, out: string[]): void
   out.push('', `Final flow: ${pass.final.equals(pass.initial) ? 'unchanged' : formatPacket(pass.final, o.portNames)}`);
 }
 
-function portText(n: number, portNames?: PortMap): string {
+function portText(n: OutputPort, portNames?: PortMap): string {
+  if (typeof n === 'string') return quotePortName(n);
   if (n === 0xfffe) return 'LOCAL';
   const name = portNames?.name(n);
   return name === undefined ? String(n) : `${n} (${name})`;

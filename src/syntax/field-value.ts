@@ -6,7 +6,7 @@
  */
 import type { FieldDef } from '../model/fields.ts';
 import { RESERVED_PORT_NUMBERS, reservedPortByName, reservedPortByNumber } from '../model/ports.ts';
-import type { PortMap, PortRef } from '../model/ports.ts';
+import type { PortMap, PortNumbers, PortRef } from '../model/ports.ts';
 import {
   formatIpv4,
   formatIpv6,
@@ -249,7 +249,7 @@ function parseInteger(field: FieldDef, text: string): FieldValueResult {
 // Ports
 
 /** OF1.0 number of a port written as a number, reserved name, quoted or bare name. */
-function parsePort(text: string, portMap: PortMap | undefined): { number: number; port?: PortRef } | undefined {
+function parsePort(text: string, portMap: PortNumbers | undefined): { number: number; port?: PortRef } | undefined {
   if (/^\d+$/.test(text)) {
     const n = Number(text);
     if (n < 0xff00) return { number: n };
@@ -274,7 +274,7 @@ function parsePort(text: string, portMap: PortMap | undefined): { number: number
   return { number: n ?? 0, port: { kind: 'name', name } };
 }
 
-function portResult(field: FieldDef, text: string, portMap: PortMap | undefined): FieldValueResult {
+function portResult(field: FieldDef, text: string, portMap: PortNumbers | undefined): FieldValueResult {
   const p = parsePort(text, portMap);
   if (!p) {
     return fail(field.bits === 16 ? `${text}: invalid or unknown port for ${field.name}` : `${text}: port value out of range for ${field.name}`);
@@ -385,7 +385,7 @@ export function fullMask(field: FieldDef): bigint {
  * packet_type=(ns,type). mask defaults to all ones of the field width; value is normalised
  * (value & mask). `*` means "any value" (mask 0).
  */
-export function parseFieldValue(field: FieldDef, text: string, portMap?: PortMap): FieldValueResult {
+export function parseFieldValue(field: FieldDef, text: string, portMap?: PortNumbers): FieldValueResult {
   if (text === '*') return { ok: true, value: 0n, mask: 0n };
   let r: FieldValueResult;
   switch (field.format) {

@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 import { conjunctionIds, explainPacket, findConjunctions } from '../../analysis/conjunctions.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import { conjunctionScope } from '../../analysis/conjunction-scope.ts';
-import { parsePacketSpec } from '../../analysis/packet.ts';
+import { type Packet, parsePacketSpec } from '../../analysis/packet.ts';
+import { Tracer } from '../../analysis/trace.ts';
 import {
   conjunctionReportJson,
   formatConjunctionReport,
@@ -68,23 +69,24 @@ export function registerConj(program: Command, io: Io): void {
     const [inputs, idTexts] = flowsFromOption(opts) ? [[], positional] : [positional.slice(0, 1), positional.slice(1)];
     const ids = idTexts.map(conjId);
     const result = await loadFromOptions(inputs, opts, io);
-    let packet;
-    if (opts.packet !== undefined) {
-      // ofproto/trace syntax; port names resolve through the dump's own port map.
-      const parsed = parsePacketSpec(opts.packet, result.ports.size > 0 ? result.ports : undefined);
-      if (!parsed.ok) throw new UserError(`--packet: ${parsed.error}`);
-      packet = parsed.packet;
-    }
     const pipeline = new Pipeline(result.flows, result.groups, result.ports);
+    let probe: { readonly tracer: Tracer; readonly packet: Packet } | undefined;
+    if (opts.packet !== undefined) {
+      // ofproto/trace syntax; port names resolve through the dump's port map, or the names its flows use.
+      const tracer = new Tracer(pipeline);
+      const parsed = parsePacketSpec(opts.packet, tracer.ports.forPackets);
+      if (!parsed.ok) throw new UserError(`--packet: ${parsed.error}`);
+      probe = { tracer, packet: parsed.packet };
+    }
     const report = findConjunctions(pipeline, ids.length > 0 ? { ids } : {});
     const missing = missingIds(ids, new Set(report.conjunctions.map((c) => c.id)), () => conjunctionIds(result.flows));
     // Table names, register values and action flows in the words of the pipeline's profile.
     const choice = chooseProfile(result.flows, result.groups, result.ports, opts);
     const words = pipelineWords(new Annotator(pipeline, { profile: choice.profile, ...(choice.release !== undefined ? { release: choice.release } : {}) }));
-    if (packet) {
-      const scope = conjunctionScope(pipeline, report, packet);
+    if (probe) {
+      const scope = conjunctionScope(probe.tracer, report, probe.packet);
       const verdicts = explainPacket(pipeline, report, (table) => scope.readerFor(table));
-      const shown = formatPacket(packet, result.ports);
+      const shown = formatPacket(probe.packet, probe.tracer.ports.names);
       if (opts.json) await writeJson(io, { profile: choice.note, ...packetReportJson(shown, scope, verdicts, words) });
       else writeOut(io, `${profileLine(choice.note)}\n${formatPacketReport(shown, scope, verdicts, words)}`);
     } else if (opts.json) await writeJson(io, { profile: choice.note, ...conjunctionReportJson(report, words) });

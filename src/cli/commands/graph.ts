@@ -48,9 +48,10 @@ export function registerGraph(program: Command, io: Io): void {
       const { pipeline, annotator } = await loadAnnotated(inputs, opts, io);
       let graph = buildGraph(pipeline);
       if (opts.packet !== undefined) {
-        const parsed = parsePacketSpec(opts.packet, pipeline.ports);
+        const tracer = new Tracer(pipeline);
+        const parsed = parsePacketSpec(opts.packet, tracer.ports.forPackets);
         if (!parsed.ok) throw new UserError(`--packet: ${parsed.error}`);
-        graph = overlayTrace(graph, new Tracer(pipeline).trace(parsed.packet, { ctNext: opts.ctNext ?? [] }));
+        graph = overlayTrace(graph, tracer.trace(parsed.packet, { ctNext: opts.ctNext ?? [] }));
       }
       const namer: TableNamer = (ref) => ({ ref: ref.kind === 'number' ? `table ${ref.number}` : ref.name, name: annotator.wording.table(ref) });
       if (opts.json) await writeJson(io, { schemaVersion: 1, ...graph });

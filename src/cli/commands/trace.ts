@@ -113,10 +113,10 @@ export function registerTrace(program: Command, io: Io): void {
     const { dump, groups } = await loadFlows(inputs, opts, io);
     const pipeline = new Pipeline(dump.flows, groups, dump.ports);
     const tracer = new Tracer(pipeline);
-    const render: TraceRenderOptions = { of: dump.protocols[0] ?? 10, portNames: dump.ports, ...pipelineWords(pipeline, opts) };
+    const render: TraceRenderOptions = { of: dump.protocols[0] ?? 10, portNames: tracer.ports.names, ...pipelineWords(pipeline, opts) };
 
     if (packetText !== undefined) {
-      const parsed = parsePacketSpec(packetText, dump.ports);
+      const parsed = parsePacketSpec(packetText, tracer.ports.forPackets);
       if (!parsed.ok) throw new UserError(`bad packet: ${parsed.error}`);
       const result = tracer.trace(parsed.packet, traceOptions(opts.ctNext ?? [], opts.bucket));
       if (opts.json) await writeJson(io, traceJson(result, render));
@@ -131,7 +131,7 @@ export function registerTrace(program: Command, io: Io): void {
       if (raw.trim() === '') continue;
       try {
         const line = parseBatchLine(raw);
-        const parsed = parsePacketSpec(line.packet, dump.ports);
+        const parsed = parsePacketSpec(line.packet, tracer.ports.forPackets);
         if (!parsed.ok) throw new Error(`bad packet: ${parsed.error}`);
         // A line's own ctNext and bucket win; the command line's stand for lines without them.
         const ctNext = line.ctNext ? line.ctNext.map(parseCtNext) : (opts.ctNext ?? []);
