@@ -418,6 +418,25 @@ test('--packet follows a trace: only the tables the packet reaches, each with th
   assert.match(bad.stderr, /--packet: .*wildcards not allowed/);
 });
 
+test('--packet: a packet dropped before any table with conjunctions is told what the nearest flow there wants', async () => {
+  const note = async (packet: string): Promise<string> => {
+    const r = await runCli(['conj', EXAMPLE_DUMP, '--packet', packet, '--json']);
+    assert.equal(r.status, 0, r.stderr);
+    const json = JSON.parse(r.stdout) as { traced: boolean; note: string };
+    assert.equal(json.traced, false);
+    return json.note;
+  };
+  // SpoofGuard knows port 3 by its MAC and address: the packet gives no MAC and another address.
+  assert.match(
+    await note('in_port=3,ip,nw_src=10.10.1.6'),
+    /\(it ends in table 10\): .* The nearest flow there, line 11 \(priority=200,ip,in_port=3,dl_src=12:9e:a6:47:d0:70,nw_src=10\.10\.0\.2\), would take the packet further with source MAC 12:9e:a6:47:d0:70 \(the packet gives none\) and source address 10\.10\.0\.2 \(the packet has 10\.10\.1\.6\)\.$/,
+  );
+  // An ARP packet is told the ARP fields, not to become IP.
+  assert.match(await note('in_port=3,arp'), /with ARP source address 10\.10\.0\.2 \(the packet gives none\) and ARP source MAC 12:9e:a6:47:d0:70 \(the packet gives none\)\.$/);
+  assert.match(await note('ip,nw_src=10.10.1.6'), /\(it ends in table 0\): .* with input port 2 \(the packet gives none\)\.$/);
+  assert.match(await note('in_port=9,ip'), /\(it ends in table 0\): .* No flow there would take a packet of its input port and protocol further\.$/);
+});
+
 test('--packet on a dump that names its ports without numbers: the packet names its port as the flows do', async () => {
   const named = join(repoRoot, 'examples', 'antrea', 'dump-flows.of13.names.txt');
   const r = await runCli(['conj', named, '--packet', TUNNEL_TO_POD.replace('in_port=1', 'in_port=antrea-tun0'), '--json']);

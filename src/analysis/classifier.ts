@@ -77,7 +77,7 @@ function termOf(field: FieldDef, mask: bigint): Term {
   if (!byMask) terms.set(field, (byMask = new Map()));
   let term = byMask.get(mask);
   if (term) return term;
-  const port = field.format === 'port' && field.storage === FIELD.inPort.storage;
+  const port = isInPortField(field);
   const parts = port
     ? [{ slot: FIELD.inPort.storage, mask: 0xffffn, fieldShift: 0n, slotShift: 0n }]
     : fieldParts(field)
@@ -310,13 +310,8 @@ function slotValues(entries: Entries, shape: Shape, ports: TracePorts, unnumbere
     const mf = entries.fields[k]!;
     let value = mf.value;
     if (term.port) {
-      if (mf.port?.kind === 'name') {
-        const n = ports.number(mf.port.name);
-        if (ports.isStandIn(n)) unnumbered.add(mf.port.name);
-        value = BigInt(n);
-      } else {
-        value = port16(value);
-      }
+      value = matchedInPort(mf, ports);
+      if (mf.port?.kind === 'name' && ports.isStandIn(Number(value))) unnumbered.add(mf.port.name);
     }
     const placement = shape.placement[k]!;
     for (let j = 0; j < term.parts.length; j++) {
@@ -330,6 +325,16 @@ function slotValues(entries: Entries, shape: Shape, ports: TracePorts, unnumbere
     }
   }
   return values;
+}
+
+/** in_port and its OF1.1+ spelling: the classifier reads their values as ports. */
+export function isInPortField(field: FieldDef): boolean {
+  return field.format === 'port' && field.storage === FIELD.inPort.storage;
+}
+
+/** The input port an in_port entry wants, as the packet holds it: 16 bits, a name by its number or stand-in. */
+export function matchedInPort(mf: MatchField, ports: TracePorts): bigint {
+  return mf.port?.kind === 'name' ? BigInt(ports.number(mf.port.name)) : port16(mf.value);
 }
 
 /** Indexes of every table of a pipeline, built on first use so a trace pays only for tables it visits. */

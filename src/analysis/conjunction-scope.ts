@@ -6,6 +6,7 @@
 import { tableKey } from '../model/pipeline.ts';
 import type { TableRef } from '../model/tables.ts';
 import type { ConjunctionReport, StorageReader } from './conjunctions.ts';
+import { type NearestFlow, nearestFlow } from './nearest-flow.ts';
 import { type Packet, storageReader } from './packet.ts';
 import type { TraceOptions, Tracer } from './trace.ts';
 
@@ -20,6 +21,12 @@ export interface ConjunctionScope {
   readonly tables: readonly TableRef[];
   /** The table of the trace's last lookup. */
   readonly last?: TableRef;
+  /**
+   * Set when the trace reaches no table with conjunctions because the packet is dropped before:
+   * the flow of the last table the packet came nearest to matching, and what it lacks for it,
+   * unless no flow there would take a packet of its port and protocol further.
+   */
+  readonly dropped?: { readonly nearest?: NearestFlow };
   /** The packet as `table` sees it; undefined for a table the trace does not reach. */
   readerFor(table: TableRef): StorageReader | undefined;
 }
@@ -50,5 +57,10 @@ export function conjunctionScope(tracer: Tracer, report: ConjunctionReport, pack
     return { traced: true, tables: [...reached.values()].map((r) => r.table), ...ending, readerFor: (t) => reached.get(tableKey(t))?.read };
   }
   const asGiven = storageReader(packet);
-  return { traced: false, tables: [...withConjunctions.values()], ...ending, readerFor: () => asGiven };
+  let dropped: ConjunctionScope['dropped'];
+  if (trace.verdict === 'drop') {
+    const nearest = trace.last && nearestFlow(tracer, trace.last);
+    dropped = nearest ? { nearest } : {};
+  }
+  return { traced: false, tables: [...withConjunctions.values()], ...ending, ...(dropped ? { dropped } : {}), readerFor: () => asGiven };
 }

@@ -3,7 +3,7 @@
  * and as JSON, plus the per-dimension verdicts for one packet.
  */
 import type { FieldDef } from '../model/fields.ts';
-import type { Flow, Match } from '../model/flow.ts';
+import type { Flow, Match, MatchField } from '../model/flow.ts';
 import { matchesPacket } from '../model/match.ts';
 import { type TableRef, tableLabel } from '../model/tables.ts';
 import { formatIpv4, formatIpv6 } from '../model/values.ts';
@@ -19,7 +19,7 @@ import type {
 } from '../analysis/conjunctions.ts';
 import type { ConjunctionScope } from '../analysis/conjunction-scope.ts';
 import { describeActions, PLAIN_WORDING } from '../analysis/describe-fields.ts';
-import { formatFieldValue, fullMask } from '../syntax/field-value.ts';
+import { formatFieldValue, fullMask, quotePortName } from '../syntax/field-value.ts';
 import { formatPriorityAndMatch } from './flow.ts';
 import { flowJson, tableRefJson } from './json.ts';
 import { formatMatch } from './match.ts';
@@ -44,6 +44,8 @@ const FIELD_WORDS: Readonly<Record<string, string>> = {
   udp_dst: 'UDP destination port',
   sctp_src: 'SCTP source port',
   sctp_dst: 'SCTP destination port',
+  arp_sha: 'ARP source MAC',
+  arp_tha: 'ARP target MAC',
   in_port: 'input port',
   in_port_oxm: 'input port',
   eth_src: 'source MAC',
@@ -378,7 +380,17 @@ export function scopeNote(scope: ConjunctionScope): string {
     return `Conjunctions of the tables the packet reaches (${scope.tables.map(tableLabel).join(', ')}), each checked with the packet as the trace has it there.`;
   }
   const ending = scope.last ? ` (it ends in table ${tableLabel(scope.last)})` : '';
-  return `The trace reaches no table with conjunctions${ending}: the conjunctions of every table are checked with the packet as given. Give in_port and whatever else the first tables match on to follow the packet.`;
+  const checked = `The trace reaches no table with conjunctions${ending}: the conjunctions of every table are checked with the packet as given.`;
+  if (!scope.dropped) return checked;
+  const near = scope.dropped.nearest;
+  if (!near) return `${checked} No flow there would take a packet of its input port and protocol further.`;
+  const wants = near.misses.map((m) => `${fieldWords(m.wanted.field)} ${entryValue(m.wanted)} (${m.has ? `the packet has ${entryValue(m.has)}` : 'the packet gives none'})`);
+  return `${checked} The nearest flow there, line ${near.flow.origin.line} (${formatPriorityAndMatch(near.flow)}), would take the packet further with ${wants.join(' and ')}.`;
+}
+
+/** A match entry's value (and mask) in its field's syntax; a port by the name it was written with. */
+function entryValue(e: MatchField): string {
+  return e.port?.kind === 'name' ? quotePortName(e.port.name) : formatFieldValue(e.field, e.value, e.mask);
 }
 
 /** Near misses first: satisfied conjunctions, then by the number of failed dimensions. */

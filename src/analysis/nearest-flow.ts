@@ -1,0 +1,66 @@
+/**
+ * Where a dropped packet came nearest to going on: of the flows of the table it was dropped in
+ * that rank above the flow it hit (every flow, on a miss) and would have taken it further, the
+ * one it misses on fewest fields — so that a user can tell what the packet lacks, rather than
+ * guess. What the packet says of where it comes from and what it is (in_port, Ethernet type, IP
+ * protocol) it keeps: flows for other ports or protocols are not near.
+ */
+import type { Flow, MatchField } from '../model/flow.ts';
+import { fullMask } from '../syntax/field-value.ts';
+import { isInPortField, matchedInPort } from './classifier.ts';
+import { FIELD, type Packet, storageReader } from './packet.ts';
+import type { Tracer, TraceStep } from './trace.ts';
+
+/** A field the flow matches and the packet does not satisfy. */
+export interface FieldMiss {
+  readonly wanted: MatchField;
+  /** The packet's value of the field, whole; undefined when it has none (0). */
+  readonly has?: MatchField;
+}
+
+export interface NearestFlow {
+  readonly flow: Flow;
+  readonly misses: readonly FieldMiss[];
+}
+
+/** Fields that a packet giving them keeps. */
+const KEPT = new Set([FIELD.inPort.storage, FIELD.ethType.storage, FIELD.nwProto.storage]);
+
+/** A flow that ends a packet's path, or only serves a conjunction, takes nobody further. */
+function leadsOn(flow: Flow): boolean {
+  return flow.actions.some((a) => a.kind !== 'conjunction' && a.kind !== 'note') && !flow.match.fields.some((e) => e.field.name === 'conj_id');
+}
+
+/** The fields by which `flow` misses the packet, read as the classifier reads them. */
+function misses(flow: Flow, packet: Packet, tracer: Tracer): FieldMiss[] {
+  const read = storageReader(packet);
+  const port = Number(packet.get(FIELD.inPort));
+  const out: FieldMiss[] = [];
+  for (const wanted of flow.match.fields) {
+    const inPort = isInPortField(wanted.field);
+    const fits = inPort ? BigInt(port) === matchedInPort(wanted, tracer.ports) : (read(wanted.field.storage) & wanted.mask) === wanted.value;
+    if (fits) continue;
+    const value = packet.get(wanted.field);
+    // A port known only by name has a stand-in number, which means nothing to the user.
+    const name = inPort && tracer.ports.isStandIn(port) ? tracer.ports.names.name(port) : undefined;
+    out.push(value === 0n ? { wanted } : { wanted, has: { field: wanted.field, value, mask: fullMask(wanted.field), ...(name ? { port: { kind: 'name', name } } : {}) } });
+  }
+  return out;
+}
+
+/** The flow `step`'s packet came nearest to matching in `step`'s table; undefined when no flow would have taken it further. */
+export function nearestFlow(tracer: Tracer, step: TraceStep): NearestFlow | undefined {
+  const packet = step.packet;
+  const table = tracer.pipeline.table(step.table);
+  if (!packet || !table) return undefined;
+  const above = step.flow?.priority ?? -1;
+  let best: NearestFlow | undefined;
+  for (const flow of table.flows) {
+    if (flow.priority <= above) break;
+    if (!leadsOn(flow)) continue;
+    const m = misses(flow, packet, tracer);
+    if (m.length === 0 || m.some((x) => x.has !== undefined && KEPT.has(x.wanted.field.storage))) continue;
+    if (!best || m.length < best.misses.length) best = { flow, misses: m };
+  }
+  return best;
+}
