@@ -83,7 +83,7 @@ function splitArguments(args: readonly string[], opts: TraceCommandOptions): { i
   const fromOption = flowsFromOption(opts);
   if (opts.batch !== undefined) {
     const packet = fromOption ? args[0] : args.find(isPacketLike);
-    if (packet !== undefined) throw new UserError(`give either a packet or --batch, not both (${packet} is not a file of flows)`);
+    if (packet !== undefined) throw new UserError('give either a packet or --batch, not both');
     return { inputs: [...args] };
   }
   if (args.length === 0) throw new UserError('trace needs a packet (or --batch FILE)');
