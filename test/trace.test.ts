@@ -386,6 +386,8 @@ test('trace: a dump that names its ports without numbers is traced by port name;
     text.stdout,
     /\nVerdict: dropped in Classification \(table 0\): in_port=2 matches none of the flows that name their in_port \("antrea-gw0", "antrea-tun0", "coredns5-8ec607", …\): the dump gives no numbers for those ports; give them with --ports \(ovs-ofctl show output\), or name the port instead \(in_port="antrea-gw0"\)\n$/,
   );
+  const portless = await runCli(['trace', file, 'ip']);
+  assert.match(portless.stdout, /\nVerdict: dropped in Classification \(table 0\): the packet gives no in_port, so it matches none of the flows that name their in_port \("antrea-gw0", "antrea-tun0", "coredns5-8ec607", …\): name the port instead \(in_port="antrea-gw0"\)\n$/);
   const gateway = await runCli(['trace', file, 'in_port=antrea-gw0,ip']);
   assert.equal(gateway.status, 0, gateway.stderr);
   assert.match(gateway.stdout, /^Flow: ip,in_port="antrea-gw0"\n\nClassification\. in_port="antrea-gw0", priority 200 {2}\[table 0\]\n/);

@@ -141,7 +141,7 @@ function problemLine(p: TraceProblem, pad: string, o: TraceRenderOptions): strin
 /** Port names a sentence lists before it says there are more. */
 const UNNUMBERED_SHOWN = 3;
 
-/** A problem in a sentence, for the verdict. */
+/** A problem in a sentence: for the verdict, the notes after it and JSON. */
 function problemText(p: TraceProblem, o: TraceRenderOptions): string {
   switch (p.kind) {
     case 'missing-group':
@@ -151,14 +151,14 @@ function problemText(p: TraceProblem, o: TraceRenderOptions): string {
     case 'no-live-bucket':
       return `group ${p.group} has no live bucket`;
     case 'unlisted-port':
-      return `port ${p.port} is not in the dump's port list: nothing is sent`;
+      return `port ${portText(p.port, o.portNames)} is not in the dump's port list: nothing is sent`;
     case 'output-to-in-port':
       return `output to port ${portText(p.port, o.portNames)}, the port the packet came in on, is skipped (IN_PORT sends a packet back)`;
     case 'unnumbered-in-ports': {
       const shown = p.names.slice(0, UNNUMBERED_SHOWN).map(quotePortName).join(', ') + (p.names.length > UNNUMBERED_SHOWN ? ', …' : '');
       const named = `name the port instead (in_port=${quotePortName(p.names[0]!)})`;
       return p.inPort === 0
-        ? `a packet without in_port matches none of the flows that name their in_port (${shown}): ${named}`
+        ? `the packet gives no in_port, so it matches none of the flows that name their in_port (${shown}): ${named}`
         : `in_port=${p.inPort} matches none of the flows that name their in_port (${shown}): the dump gives no numbers for those ports; give them with --ports (ovs-ofctl show output), or ${named}`;
     }
     case 'translation-failed': {
@@ -276,6 +276,7 @@ function explanationJson(why: VerdictReason): Record<string, unknown> {
   };
 }
 
+/** A problem with its sentence and the facts of its kind (tables as JSON tables). */
 function problemJson(p: TraceProblem, o: TraceRenderOptions): Record<string, unknown> {
   const { kind, table, ...details } = p;
   const described = o.describeTable?.(table);
