@@ -348,10 +348,6 @@ export class Classifier {
     this.ports = ports;
   }
 
-  hasTable(ref: TableRef): boolean {
-    return this.pipeline.table(ref) !== undefined;
-  }
-
   /** A table's index, built on first use; undefined for a table the pipeline does not have. */
   index(ref: TableRef): TableIndex | undefined {
     const key = tableKey(ref);
@@ -366,10 +362,5 @@ export class Classifier {
 
   lookup(ref: TableRef, packet: Packet): LookupResult | undefined {
     return this.index(ref)?.lookup(packet);
-  }
-
-  /** Builds every table's index now (for a long-lived pipeline serving many traces). */
-  buildAll(): void {
-    for (const t of this.pipeline.tables.values()) this.index(t.ref);
   }
 }
