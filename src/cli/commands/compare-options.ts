@@ -16,6 +16,7 @@ import { stdoutChalk } from '../color.ts';
 import { type Io, UserError } from '../io.ts';
 import { addInputOptions, type InputCliOptions, isBundleInput, type LoadedDump, loadFromOptions, readPortsOption } from '../load.ts';
 import { inputLabel } from './source-args.ts';
+import { repeatable } from './repeatable.ts';
 
 export interface CompareCliOptions extends Omit<InputCliOptions, 'node'> {
   /** One node per bundle side, in order (a single one applies to every bundle side). */
@@ -36,7 +37,7 @@ function ofOption(value: string): OfVersion {
 export function addCompareOptions(cmd: Command, nodeHelp: string): Command {
   cmd
     .option('--cookies', 'also compare cookies (ignored by default)')
-    .option('--node <name>', nodeHelp, (v: string, prev: string[] = []) => [...prev, v])
+    .option('--node <name>', nodeHelp, repeatable((v) => v))
     .option('--of <version>', 'OpenFlow version whose spelling to show actions in (default: that of the dumps, else 15)', ofOption)
     .option('--json', 'print JSON')
     .option('--color', 'colour the output even when it is not a terminal')

@@ -7,6 +7,7 @@ import { showJson, showText, type ShowStyle } from '../../render/show.ts';
 import { stdoutChalk } from '../color.ts';
 import { type Io, UserError, writeErr, writeJson, writeText } from '../io.ts';
 import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
+import { repeatable } from './repeatable.ts';
 
 interface ShowCliOptions extends ProfileCliOptions {
   table?: string[];
@@ -16,11 +17,6 @@ interface ShowCliOptions extends ProfileCliOptions {
   conjId?: number[];
   hits?: boolean;
   raw?: boolean;
-}
-
-/** A repeatable option: each value, read by `read`, joins those given before. */
-function repeatable<T>(read: (text: string) => T): (text: string, previous: T[] | undefined) => T[] {
-  return (text, previous) => [...(previous ?? []), read(text)];
 }
 
 function cookieOption(text: string): Cookie {

@@ -13,6 +13,7 @@ import { type Io, UserError, writeOut, writeJson } from '../io.ts';
 import { addInputOptions } from '../load.ts';
 import { addProfileChoiceOptions, chooseProfile, loadFlows, type ProfileCliOptions } from './profile-options.ts';
 import { flowsFromOption, flowsFromStdin } from './source-args.ts';
+import { repeatable } from './repeatable.ts';
 
 /** `trk,est`, `est|trk`, `+trk+est`: the ct_state a conntrack recirculation resumes with. */
 export function parseCtNext(text: string): bigint {
@@ -25,10 +26,8 @@ export function parseCtNext(text: string): bigint {
   return value;
 }
 
-/** Collects repeated --ct-next options; no default, so that help does not show an empty list as one. */
-export function collectCtNext(value: string, previous: readonly bigint[] | undefined): bigint[] {
-  return [...(previous ?? []), parseCtNext(value)];
-}
+/** Repeated --ct-next options; no default, so that help does not show an empty list as one. */
+export const collectCtNext = repeatable(parseCtNext);
 
 /** bucket_id is 32 bits wide (OpenFlow 1.5). */
 const MAX_BUCKET_ID = 0xffffffff;
