@@ -5,12 +5,11 @@
  */
 import type { Action } from '../model/actions.ts';
 import type { Bucket, Flow, Group } from '../model/flow.ts';
-import { portNameOnly } from '../model/match.ts';
-import { PortMap, type PortRef } from '../model/ports.ts';
+import { PortMap } from '../model/ports.ts';
 import type { TableRef } from '../model/tables.ts';
 import { actionsKey, canonicalActions } from './action-equivalence.ts';
 import { type Naming, inferTableNumbers, portKey, resolveTable, tableId } from './flow-key.ts';
-import { flattenActions } from './pattern-fit.ts';
+import { eachPortRef } from './port-refs.ts';
 import { SlotIndex } from './slot-index.ts';
 
 /** The parts of a parsed dump a comparison needs. */
@@ -316,22 +315,10 @@ export function tableHasChanges(t: TableDiff): boolean {
 function portUse(side: DumpSide, naming: Naming): { readonly names: Set<string>; readonly numbered: boolean } {
   const names = new Set<string>();
   let numbered = false;
-  const see = (ref: PortRef | undefined): void => {
-    if (ref?.kind === 'number') numbered = true;
-    else if (ref?.kind === 'name' && naming.ports?.number(ref.name) === undefined) names.add(ref.name);
-  };
-  for (const f of side.flows) {
-    for (const e of f.match.fields) {
-      if (e.field.format !== 'port') continue;
-      const name = portNameOnly(e);
-      if (name === undefined) numbered ||= e.port?.kind !== 'reserved';
-      else see({ kind: 'name', name });
-    }
-  }
-  const lists = [...side.flows.map((f) => f.actions), ...side.groups.flatMap((g) => g.buckets.map((b) => b.actions))];
-  for (const list of lists) {
-    for (const a of flattenActions(list)) if (a.kind === 'output' || a.kind === 'enqueue' || a.kind === 'resubmit') see(a.port);
-  }
+  eachPortRef(side.flows, side.groups, (ref) => {
+    if (ref.kind === 'number') numbered = true;
+    else if (ref.kind === 'name' && naming.ports?.number(ref.name) === undefined) names.add(ref.name);
+  });
   return { names, numbered };
 }
 

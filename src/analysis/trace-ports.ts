@@ -5,33 +5,15 @@
  * the port matches the flows that name it, as it would on the switch, and no others. A stand-in
  * is never shown: the port prints by its name.
  */
-import type { Action } from '../model/actions.ts';
 import type { Pipeline } from '../model/pipeline.ts';
-import { PortMap, type PortNumbers, type PortRef } from '../model/ports.ts';
-import { flattenActions } from './pattern-fit.ts';
+import { PortMap, type PortNumbers } from '../model/ports.ts';
+import { eachPortRef } from './port-refs.ts';
 
 /** A port a packet leaves by: its number, or its name when the dump gives no number for it. */
 export type OutputPort = number | string;
 
 /** Stand-ins count down from the top of the OpenFlow 1.0 range, below the reserved ports: switches number ports from 1 up. */
 const FIRST_STAND_IN = 0xfeff;
-
-/** Ports the actions send to or resubmit from. */
-function actionPorts(actions: readonly Action[]): PortRef[] {
-  return flattenActions(actions).flatMap((a) => {
-    switch (a.kind) {
-      case 'output':
-      case 'enqueue':
-        return [a.port];
-      case 'resubmit':
-        return a.port ? [a.port] : [];
-      case 'bundle':
-        return a.members;
-      default:
-        return [];
-    }
-  });
-}
 
 export class TracePorts {
   /** The ports the dump (or --ports) gives numbers for: the switch's port list as far as it is known. */
@@ -75,19 +57,9 @@ export class TracePorts {
   private flowNames(): ReadonlySet<string> {
     if (this.named) return this.named;
     const names = new Set<string>();
-    const add = (ref: PortRef | undefined): void => {
-      if (ref?.kind === 'name') names.add(ref.name);
-    };
-    for (const f of this.pipeline.flows) {
-      for (const e of f.match.fields) add(e.port);
-      for (const p of actionPorts(f.actions)) add(p);
-    }
-    for (const g of this.pipeline.groups.values()) {
-      for (const b of g.buckets) {
-        add(b.watchPort);
-        for (const p of actionPorts(b.actions)) add(p);
-      }
-    }
+    eachPortRef(this.pipeline.flows, this.pipeline.groups.values(), (ref) => {
+      if (ref.kind === 'name') names.add(ref.name);
+    });
     return (this.named = names);
   }
 }
