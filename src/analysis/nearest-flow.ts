@@ -9,6 +9,7 @@ import type { Flow, MatchField } from '../model/flow.ts';
 import { fullMask } from '../syntax/field-value.ts';
 import { isInPortField, matchedInPort } from './classifier.ts';
 import { FIELD, type Packet, storageReader } from './packet.ts';
+import type { StorageReader } from './conjunctions.ts';
 import type { Tracer, TraceStep } from './trace.ts';
 
 /** A field the flow matches and the packet does not satisfy. */
@@ -31,10 +32,15 @@ function leadsOn(flow: Flow): boolean {
   return flow.actions.some((a) => a.kind !== 'conjunction' && a.kind !== 'note') && !flow.match.fields.some((e) => e.field.name === 'conj_id');
 }
 
+/** The packet as every flow of a table is held against it. */
+interface Held {
+  readonly packet: Packet;
+  readonly read: StorageReader;
+  readonly port: number;
+}
+
 /** The fields by which `flow` misses the packet, read as the classifier reads them. */
-function misses(flow: Flow, packet: Packet, tracer: Tracer): FieldMiss[] {
-  const read = storageReader(packet);
-  const port = Number(packet.get(FIELD.inPort));
+function misses(flow: Flow, { packet, read, port }: Held, tracer: Tracer): FieldMiss[] {
   const out: FieldMiss[] = [];
   for (const wanted of flow.match.fields) {
     const inPort = isInPortField(wanted.field);
@@ -54,11 +60,12 @@ export function nearestFlow(tracer: Tracer, step: TraceStep): NearestFlow | unde
   const table = tracer.pipeline.table(step.table);
   if (!packet || !table) return undefined;
   const above = step.flow?.priority ?? -1;
+  const held: Held = { packet, read: storageReader(packet), port: Number(packet.get(FIELD.inPort)) };
   let best: NearestFlow | undefined;
   for (const flow of table.flows) {
     if (flow.priority <= above) break;
     if (!leadsOn(flow)) continue;
-    const m = misses(flow, packet, tracer);
+    const m = misses(flow, held, tracer);
     if (m.length === 0 || m.some((x) => x.has !== undefined && KEPT.has(x.wanted.field.storage))) continue;
     if (!best || m.length < best.misses.length) best = { flow, misses: m };
   }
