@@ -49,9 +49,10 @@ function tableIs(t: TableInfo, wanted: string): boolean {
 
 
 function portFits(flow: Flow, port: string, roles: PortRoles): boolean {
+  const number = isNumber(port) ? Number(port) : undefined;
   const same = (p: PortRef | number): boolean => {
     const id = roles.identify(p);
-    return /^\d+$/.test(port) ? id.number === Number(port) : id.name === port;
+    return number !== undefined ? id.number === number : id.name === port;
   };
   const inPort = flow.match.fields.find((e) => e.field.storage === 'in_port');
   if (inPort && same(inPort.port?.kind === 'name' ? inPort.port : Number(inPort.value))) return true;
