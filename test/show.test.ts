@@ -51,7 +51,7 @@ test('show: --release takes the v1.2.0 form agentinfo prints, and one the profil
   assert.match(agentinfo.stdout, /^profile antrea-v1 \(release 0\.13\.0\), detected/);
   const later = await runCli(['show', dump, '--release', '2.0']);
   assert.equal(later.status, 2);
-  assert.match(later.stderr, /^flowscope: --release 2\.0: the detected profile antrea-v1 describes releases 0\.10 to 1\.5; give --profile for the pipeline of that release \(profiles: antrea 1\.6 and later, /);
+  assert.match(later.stderr, /^flowscope: --release 2\.0: the detected profile antrea-v1 describes releases 0\.10–1\.5; give --profile for the pipeline of that release \(profiles: antrea, releases 1\.6 and later; /);
   assert.equal(later.stdout, '');
   const given = await runCli(['show', dump, '--profile', 'antrea', '--release', '1.2']);
   assert.equal(given.status, 2);

@@ -12,7 +12,7 @@ import { matchCovers } from '../model/match.ts';
 import type { PortMap, PortRef } from '../model/ports.ts';
 import { PROFILES } from '../profiles/index.ts';
 import type { DetectionSignal, Profile, TableLayout, Versioned } from '../profiles/types.ts';
-import { compareVersions, inVersion } from '../profiles/versions.ts';
+import { compareVersions, inVersion, rangeText } from '../profiles/versions.ts';
 import { defaultRelease, flattenActions, hintHolds, jumpTargets, misfitCount, parsePattern, tableByKey } from './pattern-fit.ts';
 import { chooseLayout, type LayoutChoice, readsNumbered } from './table-layout.ts';
 import { sampleFlows } from './flow-sample.ts';
@@ -285,11 +285,6 @@ function misfits(profile: Profile, flows: readonly Flow[], release: string): num
 
 function flowCount(facts: DumpFacts): string {
   return facts.flows.length === facts.total ? `${facts.total} flows` : `${facts.flows.length} flows sampled from ${facts.total}`;
-}
-
-function rangeText(range: Versioned): string {
-  if (range.until === undefined) return `releases ${range.since ?? '…'} and later`;
-  return range.since === range.until ? `release ${range.since}` : `releases ${range.since ?? '…'}–${range.until}`;
 }
 
 /**

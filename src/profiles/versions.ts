@@ -22,3 +22,10 @@ export function versionsOverlap(a: Versioned, b: Versioned): boolean {
   const startsBeforeEnd = (x: Versioned, y: Versioned): boolean => x.since === undefined || y.until === undefined || compareVersions(x.since, y.until) <= 0;
   return startsBeforeEnd(a, b) && startsBeforeEnd(b, a);
 }
+
+/** `releases 1.6 and later`, `release 1.4`, `releases 0.10–1.5`, `any release`: a range in words. */
+export function rangeText(range: Versioned): string {
+  if (range.since === undefined && range.until === undefined) return 'any release';
+  if (range.until === undefined) return `releases ${range.since} and later`;
+  return range.since === range.until ? `release ${range.since}` : `releases ${range.since ?? '…'}–${range.until}`;
+}

@@ -10,8 +10,7 @@ import type { Flow, Group } from '../../model/flow.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import type { PortMap } from '../../model/ports.ts';
 import { listProfiles, type Profile, profileById } from '../../profiles/index.ts';
-import type { Versioned } from '../../profiles/types.ts';
-import { inVersion } from '../../profiles/versions.ts';
+import { inVersion, rangeText } from '../../profiles/versions.ts';
 import type { ProfileNote } from '../../render/show.ts';
 import { type Io, UserError } from '../io.ts';
 import { addInputOptions, type InputCliOptions, type LoadedDump, loadDump, loadFromOptions } from '../load.ts';
@@ -44,17 +43,11 @@ export function addProfileChoiceOptions(cmd: Command): Command {
     .option('--release <version>', 'release of the product the dump comes from, e.g. 1.0 or v1.2.0 (default: detected)', releaseOption);
 }
 
-function releasesText(v: Versioned): string {
-  if (v.since === undefined && v.until === undefined) return 'any release';
-  if (v.until === undefined) return `releases ${v.since ?? '0'} and later`;
-  return `releases ${v.since ?? '0'} to ${v.until}`;
-}
-
 /** A --release the profile does not describe would read the flows by no table layout at all. */
 function checkRelease(profile: Profile, release: string | undefined, how: 'given' | 'detected'): void {
   if (release === undefined || inVersion(profile.versions, release)) return;
   const fix = how === 'given' ? '' : '; give --profile for the pipeline of that release';
-  throw new UserError(`--release ${release}: the ${how} profile ${profile.id} describes ${releasesText(profile.versions)}${fix} (profiles: ${listProfiles().map((p) => `${p.id} ${releasesText(p.versions).replace(/^releases /, '')}`).join(', ')})`);
+  throw new UserError(`--release ${release}: the ${how} profile ${profile.id} describes ${rangeText(profile.versions)}${fix} (profiles: ${listProfiles().map((p) => `${p.id}, ${rangeText(p.versions)}`).join('; ')})`);
 }
 
 /** The profile options, --groups, --json, colour, --strict, and every input option. */
