@@ -21,6 +21,40 @@ const floor: Measurement = {
     }),
 };
 
+/**
+ * A second yardstick: the floor's work plus, for every flow line, the objects the typed model keeps
+ * for a NetworkPolicy clause flow (`ip,nw_src=A actions=conjunction(…)`, most of the dump) — the flow,
+ * its origin, its statistics and their duration text, its match, the match's entry list, the address
+ * entry and its bigint — filled with constants instead of parsed values. No reader that builds an
+ * object per flow can be faster, so it shows how much of a parse target object allocation alone
+ * takes.
+ */
+const modelFloor: Measurement = {
+  name: 'model-floor',
+  label: 'floor + model objects, no parse',
+  covers: 'the floor, then per flow line the objects parseDump keeps for a clause flow, with constant values',
+  load: ({ dump }) =>
+    Promise.resolve({
+      run: (): unknown[] => {
+        const lines = readFileSync(dump, 'utf8').split('\n');
+        const ethType = { field: 'eth_type', value: 0x800n, mask: 0xffffn };
+        const actions: readonly unknown[] = [];
+        const flows: unknown[] = [];
+        for (let i = 0; i < lines.length; i++) {
+          const text = lines[i]!;
+          if (!text.startsWith(' cookie=')) continue;
+          const address = { field: 'nw_src', value: BigInt(i), mask: 0xffffffffn };
+          const match = { fields: [ethType, address] };
+          const stats = { duration: text.slice(30, 40), packets: 0n, bytes: 0n };
+          const origin = { file: dump, line: i + 1, text, statsEnd: 80 };
+          flows.push({ table: 0, priority: 200, cookie: 0n, match, actions, idleTimeout: 0, hardTimeout: 0, importance: 0, flags: actions, stats, origin });
+        }
+        return flows;
+      },
+      count: (result: unknown): Tally => ({ flows: (result as unknown[]).length }),
+    }),
+};
+
 /** flowscope's full typed parse of the dump into flows, groups, ports and diagnostics. */
 const parse: Measurement = {
   name: 'parse',
@@ -39,7 +73,7 @@ const parse: Measurement = {
   },
 };
 
-export const MEASUREMENTS: readonly Measurement[] = [floor, parse, conjunctionsText, conjunctions, diff, traceColdStart, traceSteadyState, check, cliFmt];
+export const MEASUREMENTS: readonly Measurement[] = [floor, modelFloor, parse, conjunctionsText, conjunctions, diff, traceColdStart, traceSteadyState, check, cliFmt];
 
 export function measurementByName(name: string): Measurement | undefined {
   return MEASUREMENTS.find((m) => m.name === name);
