@@ -123,3 +123,49 @@ test('the installed shim runs and survives a closed pipe', () => {
   assert.equal(r.stdout.split('\n').filter(Boolean).length, 1);
   assert.doesNotMatch(r.stderr, /EPIPE|Error/);
 });
+
+test('an option that takes one value is refused when given twice; repeatable options collect', async () => {
+  const repeatable: Readonly<Record<string, readonly string[]>> = {
+    show: ['--table', '--cookie', '--port', '--ip', '--conj-id'],
+    trace: ['--ct-next'],
+    graph: ['--ct-next'],
+    diff: ['--node'],
+    verify: ['--node'],
+  };
+  // Values each option's own reader accepts, so that only the repetition is wrong.
+  const values: Readonly<Record<string, readonly [string, string]>> = {
+    '--of': ['13', '15'],
+    '--timeout': ['1', '2'],
+    '--bucket': ['1', '2'],
+    '--fail-on': ['warning', 'error'],
+    '--format': ['dot', 'mermaid'],
+    '--release': ['1.0', '1.1'],
+  };
+  const top = await runCli(['--help']);
+  const commands = [...top.stdout.matchAll(/^ {2}([a-z]+) \[/gm)].map((m) => m[1]!);
+  let refused = 0;
+  for (const name of commands) {
+    const help = (await runCli([name, '--help'])).stdout;
+    for (const [, option] of help.matchAll(/^ {2}(?:-\w, )?(--[\w-]+) <[^>]+>/gm)) {
+      const [one, two] = values[option!] ?? ['a.txt', 'b.txt'];
+      const r = await runCli([name, option!, one, option!, two, example]);
+      const what = `${name} ${option}`;
+      if (repeatable[name]?.includes(option!)) {
+        assert.doesNotMatch(r.stderr, /given twice/, what);
+        continue;
+      }
+      assert.equal(r.status, 2, what);
+      assert.equal(r.stderr, `flowscope: ${option} was given twice: ${one}, ${two}; give it once\n`, what);
+      assert.equal(r.stdout, '', what);
+      refused++;
+    }
+  }
+  assert.ok(refused > 40, `every command's single-value options were tried (${refused})`);
+  // A short flag is named by its long one; a default is no value given.
+  assert.equal((await runCli(['show', '-n', 'a', '--namespace', 'b', example])).stderr, 'flowscope: --namespace was given twice: a, b; give it once\n');
+  const once = await runCli(['graph', '--format', 'mermaid', example]);
+  assert.equal(once.status, 0, once.stderr);
+  const tables = await runCli(['show', '-T', '0', '-T', '10', example]);
+  assert.equal(tables.status, 0, tables.stderr);
+  assert.match(tables.stdout, /table 0\b[\s\S]*table 10\b/i);
+});

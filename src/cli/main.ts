@@ -15,6 +15,7 @@ import { registerShow } from './commands/show.ts';
 import { registerTables } from './commands/tables.ts';
 import { registerTrace } from './commands/trace.ts';
 import { registerVerify } from './commands/verify.ts';
+import { onceOnly } from './commands/repeatable.ts';
 import { type Io, UserError, writeErr } from './io.ts';
 import { Outcome } from './outcome.ts';
 
@@ -45,7 +46,10 @@ export function buildProgram(io: Io, outcome: Outcome = new Outcome()): Command 
   registerVerify(program, io, outcome);
   registerCheck(program, io, outcome);
   registerGraph(program, io);
-  for (const cmd of program.commands) cmd.exitOverride();
+  for (const cmd of program.commands) {
+    cmd.exitOverride();
+    onceOnly(cmd);
+  }
   return program;
 }
 

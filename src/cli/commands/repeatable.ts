@@ -1,6 +1,35 @@
-/** Options that may be given several times. */
+/** Options that may be given several times, and the rule for all others: once. */
+import type { EventEmitter } from 'node:events';
+import type { Command } from 'commander';
+import { UserError } from '../io.ts';
+
+/** The parsers `repeatable` made: options declared with one collect every value given. */
+const collectors = new WeakSet<object>();
 
 /** A commander option parser that collects every value given, each read by `read`, in order. */
 export function repeatable<T>(read: (text: string) => T): (text: string, previous: readonly T[] | undefined) => T[] {
-  return (text, previous) => [...(previous ?? []), read(text)];
+  const collect = (text: string, previous: readonly T[] | undefined): T[] => [...(previous ?? []), read(text)];
+  collectors.add(collect);
+  return collect;
+}
+
+/**
+ * Makes every option of `cmd` that takes a value, except those declared `repeatable`, refuse a
+ * second one: commander keeps the last silently, and a user who gives two --groups files expects
+ * both read. A default does not count as given.
+ */
+export function onceOnly(cmd: Command): void {
+  for (const option of cmd.options) {
+    if (!(option.required || option.optional) || option.variadic) continue;
+    if (option.parseArg !== undefined && collectors.has(option.parseArg)) continue;
+    const key = option.attributeName();
+    const flag = option.long ?? option.short ?? option.flags;
+    let first: string | undefined;
+    // Runs before commander stores the value, so a source of 'cli' means given before. (A
+    // Command is an EventEmitter, which commander's typings leave out.)
+    (cmd as unknown as EventEmitter).prependListener(`option:${option.name()}`, (value: string | null) => {
+      if (cmd.getOptionValueSource(key) === 'cli') throw new UserError(`${flag} was given twice: ${first}, ${value}; give it once`);
+      first = value ?? '';
+    });
+  }
 }
