@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { fieldByName } from '../src/model/fields.ts';
@@ -245,6 +246,34 @@ test('flowscope trace --batch: --ct-next on the command line stands for lines th
       ['drop', 'IngressDefaultTable'],
     ],
   );
+});
+
+test('flowscope trace --batch: a batch without packets is refused, named; comments are skipped, their lines counted', async () => {
+  const flows = join(EXAMPLE, 'dump-flows.of13.txt');
+  const dir = mkdtempSync(join(tmpdir(), 'flowscope-batch-'));
+  try {
+    const empty = join(dir, 'empty.jsonl');
+    writeFileSync(empty, '');
+    const comments = join(dir, 'comments.jsonl');
+    writeFileSync(comments, '# packets of node-a\n\n  # none yet\n');
+    for (const [args, stdin, message] of [
+      [['--batch', empty], '', `flowscope: ${empty} is empty: no packets to trace (--batch)\n`],
+      [['--batch', comments], '', `flowscope: ${comments} holds only comments: no packets to trace (--batch)\n`],
+      [['--batch', '-'], '\n', 'flowscope: nothing came in on standard input (did the command before the pipe fail?): no packets to trace (--batch)\n'],
+    ] as const) {
+      const r = await runCli(['trace', flows, ...args], { stdin });
+      assert.equal(r.status, 2, args.join(' '));
+      assert.equal(r.stdout, '', args.join(' '));
+      assert.equal(r.stderr, message);
+    }
+    const stdin = '# one packet\n{"packet":"in_port=3,ip"}\n# then a bad one\n{"packet":3}\n';
+    const r = await runCli(['trace', flows, '--batch', '-'], { stdin });
+    assert.equal(r.status, 2);
+    const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { verdict?: string; error?: string });
+    assert.deepEqual([out.length, typeof out[0]!.verdict, out[1]!.error], [2, 'string', 'line 4: "packet" must be a string']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('trace: flows listed lowest priority first still match in priority order, equal priorities in the order listed', () => {

@@ -54,3 +54,24 @@ export async function readInput(name: string, io: Io): Promise<InputText> {
   if (kind !== undefined) throw new UserError(`${name === '-' ? '<stdin>' : name}: not a text file (${kind})`);
   return { name, text: data.toString('utf8') };
 }
+
+/** Lines that hold something other than blanks or a `#` comment. */
+const CONTENT_LINE = /^[ \t]*[^\s#]/m;
+
+/**
+ * Why an input holds nothing to read (empty, only blank lines and comments, nothing on standard
+ * input), or undefined when it holds something: most often a command before a pipe failed, or a
+ * wrong file was named.
+ */
+export function emptyInputReason(name: string, text: string): string | undefined {
+  // Stops at the first line that holds something: at once for any input, however large.
+  if (CONTENT_LINE.test(text)) return undefined;
+  const stdin = name === '-';
+  if (text.trim() !== '') return `${stdin ? 'standard input' : name} holds only comments`;
+  return stdin ? 'nothing came in on standard input (did the command before the pipe fail?)' : `${name} is empty`;
+}
+
+/** A line of a line-based input that says nothing: blank, or a `#` comment. */
+export function isBlankOrComment(line: string): boolean {
+  return !CONTENT_LINE.test(line);
+}

@@ -15,7 +15,7 @@ import { type NodeDump, readNode } from '../sources/node-dump.ts';
 import { type ParsedFiles, parseFiles } from '../sources/parse-files.ts';
 import { mergePortMaps, readPortDescriptions } from '../sources/port-map.ts';
 import type { ParseResult } from '../syntax/reader.ts';
-import { readInput, readInputBytes } from './input.ts';
+import { emptyInputReason, readInput, readInputBytes } from './input.ts';
 import { type Io, UserError, writeErr } from './io.ts';
 import { flowsFromStdin } from './commands/source-args.ts';
 
@@ -239,16 +239,11 @@ export async function loadFromOptions(inputs: readonly string[], opts: InputCliO
 
 /**
  * A file or standard input with nothing in it, or only comments, reads as a dump without flows,
- * which every command would report as such: most often a command before a pipe failed, or a
- * wrong file was named.
+ * which every command would report as such: say why instead.
  */
 function warnIfEmpty(input: NodeFile, io: Io): void {
-  // Stops at the first line that holds something: at once for any dump, however large.
-  if (/^[ \t]*[^\s#]/m.test(input.text)) return;
-  const comments = input.text.trim() !== '';
-  const stdin = input.label === '-';
-  const why = comments ? `${stdin ? 'standard input' : input.label} holds only comments` : stdin ? 'nothing came in on standard input (did the command before the pipe fail?)' : `${input.label} is empty`;
-  writeErr(io, `flowscope: warning: ${why}: no flows or groups to read`);
+  const why = emptyInputReason(input.label, input.text);
+  if (why !== undefined) writeErr(io, `flowscope: warning: ${why}: no flows or groups to read`);
 }
 
 /** One input (file, `-`, bundle directory or archive) — the form every command started with. */

@@ -8,7 +8,7 @@ import { type TraceOptions, Tracer } from '../../analysis/trace.ts';
 import { explainVerdict } from '../../analysis/trace-verdict.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import { formatTrace, type TraceRenderOptions, traceJson } from '../../render/trace.ts';
-import { readInput } from '../input.ts';
+import { emptyInputReason, isBlankOrComment, readInput } from '../input.ts';
 import { type Io, UserError, writeOut, writeJson } from '../io.ts';
 import { addInputOptions } from '../load.ts';
 import { addProfileChoiceOptions, chooseProfile, loadFlows, type ProfileCliOptions } from './profile-options.ts';
@@ -124,10 +124,13 @@ export function registerTrace(program: Command, io: Io): void {
     }
 
     const input = await readInput(opts.batch!, io);
+    // Nothing traced is no success: the batch was most likely the wrong file, or came out empty.
+    const empty = emptyInputReason(input.name, input.text);
+    if (empty !== undefined) throw new UserError(`${empty}: no packets to trace (--batch)`);
     let failures = 0;
     const lines = input.text.split('\n');
     for (const [i, raw] of lines.entries()) {
-      if (raw.trim() === '') continue;
+      if (isBlankOrComment(raw)) continue;
       try {
         const line = parseBatchLine(raw);
         const parsed = parsePacketSpec(line.packet, tracer.ports.forPackets);
