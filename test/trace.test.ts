@@ -276,6 +276,24 @@ test('flowscope trace --batch: a batch without packets is refused, named; commen
   }
 });
 
+test('--ct-next without a flag is refused with the forms it takes, by trace, graph and a batch line', async () => {
+  const flows = join(EXAMPLE, 'dump-flows.of13.txt');
+  const forms = 'expected one or more ct_state flags, as trk,est or est|trk or +trk+est (flags: new, est, rel, rpl, inv, trk, snat, dnat)';
+  for (const args of [
+    ['trace', '--ct-next', '', flows, 'in_port=3,ip'],
+    ['trace', '--ct-next', ',', flows, 'in_port=3,ip'],
+    ['graph', '--packet', 'in_port=3,ip', '--ct-next', '', flows],
+  ]) {
+    const r = await runCli(args);
+    assert.equal(r.status, 2, args.join(' '));
+    assert.equal(r.stdout, '', args.join(' '));
+    assert.ok(r.stderr.includes(forms), r.stderr);
+  }
+  const batch = await runCli(['trace', flows, '--batch', '-'], { stdin: '{"packet":"in_port=3,ip","ctNext":[""]}\n' });
+  assert.equal(batch.status, 2);
+  assert.deepEqual(JSON.parse(batch.stdout), { error: `line 1: ${forms}` });
+});
+
 test('trace: flows listed lowest priority first still match in priority order, equal priorities in the order listed', () => {
   const tracer = tracerOf(
     [

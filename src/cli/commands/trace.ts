@@ -15,12 +15,17 @@ import { addProfileChoiceOptions, chooseProfile, loadFlows, type ProfileCliOptio
 import { flowsFromOption, flowsFromStdin } from './source-args.ts';
 import { repeatable } from './repeatable.ts';
 
+const CT_FLAGS = Object.keys(CT_STATE).join(', ');
+
 /** `trk,est`, `est|trk`, `+trk+est`: the ct_state a conntrack recirculation resumes with. */
 export function parseCtNext(text: string): bigint {
+  const words = text.split(/[,|+]/).filter((w) => w !== '');
+  // No flag at all would be a ct_state of 0, which no recirculation resumes with (it sets trk).
+  if (words.length === 0) throw new InvalidArgumentError(`expected one or more ct_state flags, as trk,est or est|trk or +trk+est (flags: ${CT_FLAGS})`);
   let value = 0n;
-  for (const word of text.split(/[,|+]/).filter((w) => w !== '')) {
+  for (const word of words) {
     const bit = (CT_STATE as Readonly<Record<string, bigint>>)[word];
-    if (bit === undefined) throw new InvalidArgumentError(`${word}: unknown ct_state flag (new, est, rel, rpl, inv, trk, snat, dnat)`);
+    if (bit === undefined) throw new InvalidArgumentError(`${word}: unknown ct_state flag (${CT_FLAGS})`);
     value |= bit;
   }
   return value;
