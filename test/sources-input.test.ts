@@ -1,11 +1,12 @@
 /** Inputs given as files: several at once, port maps, wrong and damaged files. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { readPortDescriptions } from '../src/sources/port-map.ts';
-import { agentText, example as readExample } from './support/bundle.ts';
+import { agentText, antreaAgentFiles, example as readExample, tarGz } from './support/bundle.ts';
 import { runCli } from './support/cli.ts';
 import { ANTREA, ANTREA_PROXY, exampleFile, OPENSHIFT_SDN } from './support/make-examples.ts';
 
@@ -104,4 +105,54 @@ test('input options that do not go together are refused', async () => {
   assert.equal(stdin.stderr, 'flowscope: only one input can be standard input (-)\n');
   const bridge = await runCli(['parse', '--bridge', 'br0', '-'], { stdin: '' });
   assert.equal(bridge.stderr, 'flowscope: --bridge goes with --pod or --local\n');
+});
+
+test('a gzip-compressed dump is read as the dump, named as given; a damaged one is refused', async () => {
+  await withDir(async (dir) => {
+    const flows = exampleFile(ANTREA, 'dump-flows.of13.txt');
+    const plain = await runCli(['fmt', flows]);
+    assert.equal(plain.status, 0, plain.stderr);
+    const gz = join(dir, 'dump.txt.gz');
+    const packed = gzipSync(readFileSync(flows));
+    writeFileSync(gz, packed);
+    const file = await runCli(['fmt', gz]);
+    assert.deepEqual([file.status, file.stderr, file.stdout], [0, '', plain.stdout]);
+    const piped = await runCli(['fmt', '-'], { stdin: packed });
+    assert.deepEqual([piped.status, piped.stderr, piped.stdout], [0, '', plain.stdout]);
+    // Flows and groups, as the text holds them; --ports too, and its diagnostics name the file given.
+    const proxy = join(dir, 'proxy.txt.gz');
+    writeFileSync(proxy, gzipSync(readExample('antrea-proxy/dump-flows.of13.txt') + readExample('antrea-proxy/dump-groups.of13.txt') + 'table=0,priority=1,bogus=3 actions=drop\n'));
+    const both = await runCli(['parse', proxy]);
+    assert.equal(both.status, 0, both.stderr);
+    const model = JSON.parse(both.stdout) as Parsed;
+    assert.ok(model.flows.length > 10 && model.groups.length > 0, `${model.flows.length} flows, ${model.groups.length} groups`);
+    assert.match(both.stderr, new RegExp(`^${proxy}:\\d+:\\d+: error: .*bogus`, 'm'));
+    const ports = join(dir, 'show.txt.gz');
+    writeFileSync(ports, gzipSync(readExample('antrea/show.of13.txt')));
+    const named = await runCli(['parse', '--ports', ports, exampleFile(ANTREA, 'dump-flows.of13.names.txt')]);
+    assert.equal(named.status, 0, named.stderr);
+    assert.ok(inPorts(named.stdout).includes('3'), 'the names are given their numbers');
+
+    // Cut or corrupt: what came before the damage would read as a shorter dump.
+    const cut = join(dir, 'cut.txt.gz');
+    writeFileSync(cut, packed.subarray(0, Math.floor(packed.length / 2)));
+    const cutRun = await runCli(['fmt', cut]);
+    assert.deepEqual([cutRun.status, cutRun.stdout, cutRun.stderr], [2, '', `flowscope: cannot read ${cut}: it is truncated (the gzip stream ends early)\n`]);
+    const corrupt = Buffer.from(packed);
+    corrupt.fill(0xff, 10, 200);
+    const bad = await runCli(['fmt', '-'], { stdin: corrupt });
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /^flowscope: cannot read <stdin>: it is corrupt \(.+\)\n$/);
+
+    // A .tar.gz is still a bundle, even cut short; a compressed dump is no bundle.
+    const agent = await tarGz(antreaAgentFiles('node-a'));
+    const cutAgent = join(dir, 'agent_node-a.tar.gz');
+    writeFileSync(cutAgent, agent.subarray(0, Math.floor(agent.length * 0.7)));
+    const fromBundle = await runCli(['fmt', cutAgent]);
+    assert.equal(fromBundle.status, 0, fromBundle.stderr);
+    assert.match(fromBundle.stderr, /warning: .*agent_node-a\.tar\.gz is truncated/);
+    const notBundle = await runCli(['fmt', '--bundle', gz]);
+    assert.equal(notBundle.status, 2);
+    assert.match(notBundle.stderr, /dump\.txt\.gz: not a support bundle \(gzip-compressed, but not a tar archive\).*read as an input, without --bundle/);
+  });
 });

@@ -1,6 +1,8 @@
 /** Reading what a command is given: a file, or `-` for standard input. */
 import { readFile } from 'node:fs/promises';
+import { gunzip, sniff } from '../sources/archive.ts';
 import { binaryKind } from '../sources/node.ts';
+import { inputLabel } from './commands/source-args.ts';
 import { type Io, UserError } from './io.ts';
 
 export interface InputText {
@@ -37,21 +39,33 @@ export function describeFsError(err: unknown): string {
   }
 }
 
-/** The bytes of a file or of standard input, unchecked. */
-export async function readInputBytes(name: string, io: Io): Promise<InputBytes> {
-  if (name === '-') return { name, data: await readStdin(io) };
+async function readBytes(name: string, io: Io): Promise<Buffer> {
+  if (name === '-') return readStdin(io);
   try {
-    return { name, data: await readFile(name) };
+    return await readFile(name);
   } catch (err) {
     throw new UserError(`cannot read ${name}: ${describeFsError(err)}`);
   }
+}
+
+/**
+ * The bytes of a file or of standard input, unchecked; gzip-compressed data (a dump saved with
+ * gzip) inflated. A damaged stream is refused: what came before the damage would read as a
+ * shorter dump.
+ */
+export async function readInputBytes(name: string, io: Io): Promise<InputBytes> {
+  const data = await readBytes(name, io);
+  if (sniff(data) !== 'gzip') return { name, data };
+  const inflated = await gunzip(data);
+  if (inflated.problem !== undefined) throw new UserError(`cannot read ${inputLabel(name)}: it ${inflated.problem}`);
+  return { name, data: inflated.data };
 }
 
 /** The text of a file or of standard input; binary data (an image, an archive) is refused by name. */
 export async function readInput(name: string, io: Io): Promise<InputText> {
   const { data } = await readInputBytes(name, io);
   const kind = binaryKind(data);
-  if (kind !== undefined) throw new UserError(`${name === '-' ? '<stdin>' : name}: not a text file (${kind})`);
+  if (kind !== undefined) throw new UserError(`${inputLabel(name)}: not a text file (${kind})`);
   return { name, text: data.toString('utf8') };
 }
 

@@ -7,7 +7,7 @@ import { open, stat } from 'node:fs/promises';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { PortMap } from '../model/ports.ts';
 import { formatDiagnostic } from '../render/diagnostics.ts';
-import { sniff } from '../sources/archive.ts';
+import { contentMagic, SNIFF_BYTES } from '../sources/archive.ts';
 import { openBundle, selectNode } from '../sources/bundle.ts';
 import { collectLive, LIVE_DEFAULTS, type LiveTarget } from '../sources/live.ts';
 import { binaryKind, type NodeFile, type NodeSource, SourceError } from '../sources/node.ts';
@@ -113,12 +113,10 @@ async function openNode(path: string, node: string | undefined, io: Io): Promise
   return chosen;
 }
 
-/** The most of a file's start that `sniff` looks at (the magic of a ustar header ends there). */
-const SNIFFED_BYTES = 262;
-
 /**
- * Whether an input names a bundle: a directory, or a gzip or tar archive. Standard input never
- * does, and a file that cannot be read does not (reading it says why).
+ * Whether an input names a bundle: a directory, or a tar archive, gzip-compressed or not (a
+ * gzip-compressed dump is no bundle). Standard input never does, and a file that cannot be read
+ * does not (reading it says why).
  */
 export async function isBundleInput(name: string): Promise<boolean> {
   if (name === '-') return false;
@@ -126,9 +124,8 @@ export async function isBundleInput(name: string): Promise<boolean> {
     if ((await stat(name)).isDirectory()) return true;
     const file = await open(name, 'r');
     try {
-      const { buffer, bytesRead } = await file.read(Buffer.alloc(SNIFFED_BYTES), 0, SNIFFED_BYTES, 0);
-      const magic = sniff(buffer.subarray(0, bytesRead));
-      return magic === 'gzip' || magic === 'tar';
+      const { buffer, bytesRead } = await file.read(Buffer.alloc(SNIFF_BYTES), 0, SNIFF_BYTES, 0);
+      return contentMagic(buffer.subarray(0, bytesRead)) === 'tar';
     } finally {
       await file.close();
     }

@@ -4,7 +4,7 @@
  * corrupt archive yields the entries read before the damage plus a problem saying what broke.
  */
 import { promisify } from 'node:util';
-import { constants as zlibConstants, gunzip as gunzipCallback } from 'node:zlib';
+import { constants as zlibConstants, gunzip as gunzipCallback, gunzipSync } from 'node:zlib';
 import { extract } from 'tar-stream';
 
 /** Kinds of file recognised by their first bytes. */
@@ -90,9 +90,9 @@ const gunzipAsync = promisify(gunzipCallback);
 
 /**
  * Gunzips the data; a damaged stream is inflated again with sync flushing, which hands out
- * everything that came before the damage instead of failing.
+ * everything that came before the damage instead of failing, and the problem says what broke.
  */
-async function gunzip(data: Buffer, maxBytes: number): Promise<{ data: Buffer; problem?: string }> {
+export async function gunzip(data: Buffer, maxBytes = DEFAULT_MAX_BYTES): Promise<{ data: Buffer; problem?: string }> {
   try {
     return { data: await gunzipAsync(data, { maxOutputLength: maxBytes }) };
   } catch (err) {
@@ -101,6 +101,23 @@ async function gunzip(data: Buffer, maxBytes: number): Promise<{ data: Buffer; p
     const cut = code === 'Z_BUF_ERROR' || /unexpected end/i.test(message(err));
     const partial = await gunzipAsync(data, { maxOutputLength: maxBytes, finishFlush: zlibConstants.Z_SYNC_FLUSH }).catch(() => Buffer.alloc(0));
     return { data: partial, problem: cut ? 'is truncated (the gzip stream ends early)' : `is corrupt (${message(err)})` };
+  }
+}
+
+/** The start of a file that tells what it holds: a gzip stream's first 16 KiB inflate to far more than `sniff` reads. */
+export const SNIFF_BYTES = 16 * 1024;
+
+/**
+ * What data holds, seen through gzip compression (`tar` for a .tar.gz as for a .tar), from its
+ * start: a cut stream is enough. `gzip` only when even the stream's start cannot be inflated.
+ */
+export function contentMagic(start: Uint8Array): Magic | undefined {
+  const magic = sniff(start);
+  if (magic !== 'gzip') return magic;
+  try {
+    return sniff(gunzipSync(start.subarray(0, SNIFF_BYTES), { finishFlush: zlibConstants.Z_SYNC_FLUSH }));
+  } catch {
+    return 'gzip';
   }
 }
 

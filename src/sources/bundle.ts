@@ -11,7 +11,7 @@
 import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { parseAgentInfo } from './agentinfo.ts';
-import { MAGIC_DESCRIPTION, readArchive, sniff } from './archive.ts';
+import { contentMagic, MAGIC_DESCRIPTION, readArchive, sniff } from './archive.ts';
 import { decodeText, type NodeFile, type NodeFileKind, type NodeSource, POLICY_KINDS, SourceError } from './node.ts';
 import { isSosFile, sosNodes } from './sos.ts';
 
@@ -196,6 +196,10 @@ export async function openBundle(path: string): Promise<Bundle> {
     if (magic !== 'gzip' && magic !== 'tar') {
       const what = magic === undefined ? ('notText' in decodeText(data) ? 'binary data' : 'a text file') : MAGIC_DESCRIPTION[magic];
       throw new SourceError(`${path}: not a support bundle (${what}); expected a bundle directory or a .tar.gz archive`);
+    }
+    const inner = magic === 'gzip' ? contentMagic(data) : magic;
+    if (inner !== 'tar' && inner !== 'gzip') {
+      throw new SourceError(`${path}: not a support bundle (gzip-compressed, but not a tar archive); expected a bundle directory or a .tar.gz archive (a compressed dump is read as an input, without --bundle)`);
     }
     const own: string[] = [];
     const tree = await treeFromArchive(data, path, own);

@@ -8,7 +8,7 @@ export interface CliRun {
 }
 
 /** Runs flowscope in-process with the given arguments and standard input. */
-export async function runCli(args: readonly string[], options: { stdin?: string; stdinIsTTY?: boolean; env?: Record<string, string> } = {}): Promise<CliRun> {
+export async function runCli(args: readonly string[], options: { stdin?: string | Buffer; stdinIsTTY?: boolean; env?: Record<string, string> } = {}): Promise<CliRun> {
   const stdin = Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]) as Readable & { isTTY?: boolean };
   if (options.stdinIsTTY) stdin.isTTY = true;
   const stdout = new PassThrough();
