@@ -10,6 +10,7 @@ import type { Flow, Group } from '../model/flow.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import type { TableRef } from '../model/tables.ts';
 import { formatActions } from './actions.ts';
+import { firstFew } from './lists.ts';
 import { formatPriorityAndMatch } from './flow.ts';
 import { formatGroup } from './group.ts';
 import { flowJson, groupJson, SCHEMA_VERSION, tableRefJson } from './json.ts';
@@ -209,14 +210,10 @@ export function perTableJson(d: DumpDiff): Record<string, unknown> {
   return { schemaVersion: SCHEMA_VERSION, equal: d.equal, tables: d.tables.map(tableCountsJson), total: totals(d.tables), groups: groupCounts(d.groups) };
 }
 
-/** Port names listed in a hint before the rest are left out. */
-const HINT_NAMES = 3;
-
 /** What to do when one dump names ports the other numbers (see `PortNamingGap`), for standard error. */
 export function portNamingHint(gap: PortNamingGap, labels: readonly [string, string]): string {
-  const names = gap.names.slice(0, HINT_NAMES).join(', ') + (gap.names.length > HINT_NAMES ? ', …' : '');
   return (
-    `flowscope: hint: ${labels[gap.named]} names ports (${names}) that ${labels[1 - gap.named]} gives by number, so the flows that use them` +
+    `flowscope: hint: ${labels[gap.named]} names ports (${firstFew(gap.names)}) that ${labels[1 - gap.named]} gives by number, so the flows that use them` +
     ' cannot be paired; give --ports with the output of ovs-ofctl show (or dump-ports-desc) of that switch'
   );
 }

@@ -15,6 +15,7 @@ import type { OutputPort } from '../analysis/trace-ports.ts';
 import { MAX_DEPTH, MAX_RESUBMITS, type TraceNode, type TracePass, type TraceProblem, type TraceResult, type TraceStep } from '../analysis/trace.ts';
 import type { VerdictReason } from '../analysis/trace-verdict.ts';
 import { formatActions } from './actions.ts';
+import { firstFew } from './lists.ts';
 import { formatMatch } from './match.ts';
 import { tableRefJson } from './json.ts';
 
@@ -138,9 +139,6 @@ function problemLine(p: TraceProblem, pad: string, o: TraceRenderOptions): strin
   }
 }
 
-/** Port names a sentence lists before it says there are more. */
-const UNNUMBERED_SHOWN = 3;
-
 /** A problem in a sentence: for the verdict, the notes after it and JSON. */
 function problemText(p: TraceProblem, o: TraceRenderOptions): string {
   switch (p.kind) {
@@ -155,7 +153,7 @@ function problemText(p: TraceProblem, o: TraceRenderOptions): string {
     case 'output-to-in-port':
       return `output to port ${portText(p.port, o.portNames)}, the port the packet came in on, is skipped (IN_PORT sends a packet back)`;
     case 'unnumbered-in-ports': {
-      const shown = p.names.slice(0, UNNUMBERED_SHOWN).map(quotePortName).join(', ') + (p.names.length > UNNUMBERED_SHOWN ? ', …' : '');
+      const shown = firstFew(p.names, quotePortName);
       const named = `name the port instead (in_port=${quotePortName(p.names[0]!)})`;
       return p.inPort === 0
         ? `the packet gives no in_port, so it matches none of the flows that name their in_port (${shown}): ${named}`
