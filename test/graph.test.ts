@@ -149,3 +149,19 @@ test('CLI: formats, profile names, --packet', async () => {
   assert.match(both.stderr, /give --json or --format, not both/);
   assert.equal(stray.stdout, '');
 });
+
+test('CLI: --color and --no-color are refused, not ignored: every form of the graph is for another program', async () => {
+  for (const flag of ['--color', '--no-color']) {
+    for (const form of [[], ['--format', 'mermaid'], ['--json']]) {
+      const r = await runCli(['graph', ANTREA, flag, ...form], { env: { FORCE_COLOR: '1' } });
+      assert.equal(r.status, 2, `${flag} ${form.join(' ')}`);
+      assert.equal(r.stdout, '');
+      assert.equal(r.stderr, `flowscope: ${flag} does not apply to graph: it writes DOT, Mermaid, SVG or JSON for other programs to read, not text for a terminal; the drawing's own colours (such as the --packet path in red) are always in it\n`);
+    }
+  }
+  // Nor are they offered; the drawing needs no terminal to be coloured, nor escapes to be plain.
+  assert.doesNotMatch((await runCli(['graph', '--help'])).stdout, /color/);
+  const forced = await runCli(['graph', ANTREA, '--format', 'mermaid'], { env: { FORCE_COLOR: '3' } });
+  assert.equal(forced.status, 0, forced.stderr);
+  assert.doesNotMatch(forced.stdout, /\x1b\[/);
+});

@@ -38,11 +38,19 @@ export function registerGraph(program: Command, io: Io): void {
     .command('graph')
     .description('draw the pipeline: tables with flow counts and hits, goto/resubmit/ct/group edges weighted by flows, drop and output sinks')
     .argument('[inputs...]', 'dump-flows output (may include dump-groups output) or support bundle; - (or nothing) for standard input');
-  addProfileOptions(cmd)
+  addProfileOptions(cmd, { colour: false })
+    // Declared, out of the help, only to say why they do not apply (see the action).
+    .addOption(new Option('--color').hideHelp())
+    .addOption(new Option('--no-color').hideHelp())
     .addOption(new Option('--format <format>', 'dot, mermaid or svg (svg runs Graphviz dot)').argParser(formatOption).default('dot'))
     .option('--packet <flow>', 'highlight the path of this packet, traced as by flowscope trace (e.g. in_port=3,tcp,nw_dst=10.96.0.10,tp_dst=53)')
     .option('--ct-next <flags>', 'with --packet: ct_state after each conntrack recirculation (repeatable; default trk|new)', collectCtNext)
     .action(async (inputs: string[], opts: GraphCliOptions) => {
+      // Every form is read by another program, where terminal colour codes would do harm; the
+      // drawing's colours are part of the form.
+      if (cmd.getOptionValueSource('color') === 'cli') {
+        throw new UserError(`${opts.color ? '--color' : '--no-color'} does not apply to graph: it writes DOT, Mermaid, SVG or JSON for other programs to read, not text for a terminal; the drawing's own colours (such as the --packet path in red) are always in it`);
+      }
       if (opts.ctNext !== undefined && opts.packet === undefined) throw new UserError('--ct-next needs --packet: it sets the conntrack state of the traced packet');
       if (opts.json && cmd.getOptionValueSource('format') === 'cli') throw new UserError('give --json or --format, not both: --json prints the graph itself, not a drawing');
       const { pipeline, annotator } = await loadAnnotated(inputs, opts, io);

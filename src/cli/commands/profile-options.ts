@@ -50,14 +50,16 @@ function checkRelease(profile: Profile, release: string | undefined, how: 'given
   throw new UserError(`--release ${release}: the ${how} profile ${profile.id} describes ${rangeText(profile.versions)}${fix} (profiles: ${listProfiles().map((p) => `${p.id}, ${rangeText(p.versions)}`).join('; ')})`);
 }
 
-/** The profile options, --groups, --json, colour, --strict, and every input option. */
-export function addProfileOptions(cmd: Command): Command {
+/**
+ * The profile options, --groups, --json, --strict, every input option, and --color/--no-color
+ * unless the command writes no text to colour (`colour: false`).
+ */
+export function addProfileOptions(cmd: Command, { colour = true }: { readonly colour?: boolean } = {}): Command {
   addProfileChoiceOptions(cmd)
     .option('--groups <file>', 'dump-groups output to use with the flows')
-    .option('--json', 'print JSON (schemaVersion 1)')
-    .option('--color', 'colour the output even when it is not a terminal')
-    .option('--no-color', 'never colour the output')
-    .option('--strict', 'exit 2 when any line cannot be read');
+    .option('--json', 'print JSON (schemaVersion 1)');
+  if (colour) cmd.option('--color', 'colour the output even when it is not a terminal').option('--no-color', 'never colour the output');
+  cmd.option('--strict', 'exit 2 when any line cannot be read');
   return addInputOptions(cmd);
 }
 
