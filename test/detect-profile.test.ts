@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { detectProfile, detectRelease } from '../src/analysis/detect-profile.ts';
+import { resolveTable } from '../src/analysis/pattern-fit.ts';
 import { PROFILES, profileById } from '../src/profiles/index.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 import { corpusDir, repoRoot } from './support/paths.ts';
@@ -112,6 +113,31 @@ test('releases follow what the flows use: the table 71 of 0.13, whole-value ct_m
   // reg4[28] (FromLocal) arrived in 2.0, the first release to ship the rewritten pipeline document.
   const doc = detectFile(join(corpusDir, 'antrea-ovs-pipeline-doc-HEAD.flows.txt'));
   assert.equal(doc.release?.range.since, '2.0', doc.reasons.join('\n'));
+});
+
+test('the dumps of one example read as the same profile and release, with table names or numbers', () => {
+  for (const dir of ['antrea', 'antrea-proxy', 'openshift-sdn']) {
+    const files = readdirSync(join(repoRoot, 'examples', dir)).filter((f) => f.startsWith('dump-flows.'));
+    const seen = files.map((f) => {
+      const d = detectFile(join(repoRoot, 'examples', dir, f));
+      return `${f}: ${d.profile.id} ${d.release?.release}`;
+    });
+    assert.ok(files.length >= 4 && files.some((f) => f.includes('.names.')), dir);
+    const first = seen[0]!.split(': ')[1];
+    assert.deepEqual(seen, files.map((f) => `${f}: ${first}`), dir);
+  }
+  // The name L3DecTTL is a table of 0.13 only, as table 71 with dec_ttl flows is: 1.x cannot explain those flows.
+  const named = detectFile(join(repoRoot, 'examples', 'antrea', 'dump-flows.of13.names.txt'));
+  assert.deepEqual(named.release?.range, { since: '0.13', until: '0.13' }, named.reasons.join('\n'));
+  assert.ok(named.reasons.includes('release 0.13 explains all the 86 flows'), named.reasons.join('\n'));
+});
+
+test('a table name counts only in the releases that have its table', () => {
+  const v1 = profileById('antrea-v1')!;
+  assert.equal(resolveTable(v1, { kind: 'name', name: 'L3DecTTL' }, '0.13')?.number, 71);
+  assert.equal(resolveTable(v1, { kind: 'name', name: 'L3DecTTL' }, '1.2'), undefined);
+  assert.equal(resolveTable(v1, { kind: 'name', name: 'SNAT' }, '1.2')?.name, 'SNATTable');
+  assert.equal(resolveTable(v1, { kind: 'name', name: 'SNAT' }, '0.13'), undefined);
 });
 
 test('the centralized SNAT example reads as a layout with egress routing in table 100 (rule versions 4–10)', () => {

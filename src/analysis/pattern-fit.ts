@@ -29,14 +29,22 @@ export function parsePattern(text: string): { match: Match; problems: string[] }
   return p;
 }
 
-/** A table of the profile by its name or one of its aliases. */
-export function tableByKey(profile: Profile, key: string): TableSpec | undefined {
-  return profile.tables.find((t) => t.name === key || (t.aliases ?? []).includes(key));
+function isNamed(t: TableSpec, key: string): boolean {
+  return t.name === key || (t.aliases ?? []).includes(key);
 }
 
-/** The profile's table a flow names, in the given release. */
+/** A table of the profile by its name or one of its aliases, in whichever release has it. */
+export function tableByKey(profile: Profile, key: string): TableSpec | undefined {
+  return profile.tables.find((t) => isNamed(t, key));
+}
+
+/**
+ * The profile's table a flow names, in the given release. A name counts only in the releases
+ * that have its table, as a number does: a dump that prints names then reads in the same
+ * release as the same flows printed with numbers.
+ */
 export function resolveTable(profile: Profile, ref: TableRef, release: string): TableSpec | undefined {
-  if (ref.kind === 'name') return tableByKey(profile, ref.name);
+  if (ref.kind === 'name') return profile.tables.find((t) => isNamed(t, ref.name) && inVersion(t, release));
   return profile.tables.find((t) => t.number === ref.number && inVersion(t, release));
 }
 
