@@ -17,7 +17,7 @@ const sdn = join(repoRoot, 'examples', 'openshift-sdn');
 interface TablesJson {
   schemaVersion: number;
   profile: { id: string; release: string };
-  tables: { number: number | null; name: string | null; known: boolean; flows: number; packets: string | null; next: string[]; miss: string; missDiffers: boolean }[];
+  tables: { number: number | null; name: string | null; profileName: string | null; known: boolean; flows: number; packets: string | null; next: string[]; miss: string; missDiffers: boolean }[];
   missing: { number: number | null; name: string; requires: string | null }[];
   unknown: string[];
 }
@@ -60,6 +60,36 @@ test('tables: names from a --names dump, tables the profile does not know, miss 
   const classifier = j.tables.find((t) => t.name === 'Classification')!;
   assert.equal(classifier.number, 0);
   assert.equal(classifier.missDiffers, false);
+});
+
+test('a --names dump: every report calls each table by the name the dump gives it', async () => {
+  const named = join(antrea, 'dump-flows.of13.names.txt');
+  const j = JSON.parse((await runCli(['tables', named, '--json'])).stdout) as TablesJson;
+  // The profile's names of the dump's tables, where the dump calls them otherwise (SpoofGuardTable for SpoofGuard).
+  const profileNames = j.tables.flatMap((t) => (t.profileName === null ? [] : [t.profileName]));
+  assert.ok(profileNames.includes('SpoofGuardTable') && profileNames.includes('ConntrackTable'), profileNames.join(', '));
+  assert.deepEqual(j.tables.find((t) => t.name === 'Classification')!.next, ['SpoofGuard', 'ConntrackZone']);
+  assert.equal(j.tables.find((t) => t.name === 'ConntrackState')!.miss, 'goto DNAT');
+  const packet = 'in_port=coredns5-8ec607,ip,dl_src=12:9e:a6:47:d0:70,nw_src=10.10.0.2,nw_dst=10.10.0.3,dl_dst=ba:a8:13:ca:ed:cf';
+  const reports: Record<string, string[]> = {
+    tables: ['tables', named],
+    show: ['show', named],
+    check: ['check', named],
+    graph: ['graph', named, '--format', 'dot'],
+    conj: ['conj', named],
+    trace: ['trace', named, packet],
+  };
+  for (const [what, args] of Object.entries(reports)) {
+    const r = await runCli(args);
+    assert.ok(r.stdout.length > 200, `${what}: ${r.stderr}`);
+    // show names the profile's table once, beside the dump's name in the table's heading.
+    const text = r.stdout.replace(/ \(the profile's \w+\)/g, '');
+    const mixed = profileNames.filter((n) => new RegExp(`\\b${n}\\b`).test(text));
+    assert.deepEqual(mixed, [], `${what} uses the profile's names`);
+  }
+  const show = (await runCli(['show', named, '-T', 'SpoofGuard'])).stdout;
+  assert.match(show, /\ntable 10 SpoofGuard \(the profile's SpoofGuardTable\) — Rejects /);
+  assert.match(show, /\n {2}\[0\] Packets no other flow of SpoofGuard matches are dropped\.\n/);
 });
 
 test('tables: the OpenShift SDN example, text golden', async () => {

@@ -12,9 +12,9 @@ import type { Flow } from '../model/flow.ts';
 import { matchField } from '../model/match.ts';
 import type { Pipeline } from '../model/pipeline.ts';
 import type { PortRef } from '../model/ports.ts';
-import type { TableRef } from '../model/tables.ts';
+import { type TableRef, tableNumber } from '../model/tables.ts';
 import { ones } from '../model/values.ts';
-import type { FlowPattern, Profile, TableMiss, TableSpec } from '../profiles/types.ts';
+import type { FlowPattern, Profile, TableKey, TableMiss, TableSpec } from '../profiles/types.ts';
 import { inVersion } from '../profiles/versions.ts';
 import { formatFieldValue } from '../syntax/field-value.ts';
 import { AddressBook, type AddressTag } from './address-book.ts';
@@ -22,6 +22,7 @@ import { BitFieldDecoder, type DecodedBits } from './bit-fields.ts';
 import { describeActions, describeMatch, maskedBits, shortSubfield, type Wording } from './describe-fields.ts';
 import { defaultRelease, findPattern, flattenActions, isTableMiss, jumpTargets, resolveTable } from './pattern-fit.ts';
 import { PortRoles } from './port-roles.ts';
+import { DumpTableNames } from './table-names.ts';
 import { chooseLayout, readsByNumbers } from './table-layout.ts';
 import { sampleFlows } from './flow-sample.ts';
 
@@ -36,8 +37,10 @@ export interface TableInfo {
   readonly ref: TableRef;
   /** The table's number, from the dump or from the profile. */
   readonly number?: number;
-  /** The table's name, from the dump or from the profile. */
+  /** The table's one name in reports: the dump's own when it prints names, else the profile's. */
   readonly name?: string;
+  /** The profile's name for the table where the dump calls it otherwise (its `SpoofGuard` is `SpoofGuardTable`). */
+  readonly profileName?: string;
   readonly purpose?: string;
   readonly spec?: TableSpec;
 }
@@ -101,6 +104,7 @@ export class Annotator {
   /** What the dump shows of every flow's addresses: made when first asked, as it reads the whole dump. */
   private addressBook: AddressBook | undefined;
   private readonly pipeline: Pipeline;
+  private readonly dumpNames: DumpTableNames;
 
   constructor(pipeline: Pipeline, options: AnnotateOptions = {}) {
     this.release = options.release ?? (options.profile ? defaultRelease(options.profile) : '9999');
@@ -111,10 +115,15 @@ export class Annotator {
     // A named pipeline's numbered dump is read in the layout that fits it (detection may have chosen it already).
     const given = options.profile;
     this.profile = given && readsByNumbers(given, numberedBalance) ? (chooseLayout(given, sampleFlows(this.allFlows()), this.release)?.profile ?? given) : given;
+    this.dumpNames = new DumpTableNames(pipeline, (ref) => this.resolve(ref));
     this.ports = new PortRoles(this.profile, this.release, pipeline.ports);
-    this.bits = new BitFieldDecoder(this.profile, this.release, (n) => this.ports.words(n));
+    this.bits = new BitFieldDecoder(this.profile, this.release, (n) => this.ports.words(n), (n) => {
+      const spec = this.resolve(tableNumber(n));
+      return spec && this.profileTableWords(spec.name);
+    });
     this.wording = {
       table: (ref) => this.tableWords(ref),
+      profileTable: (key) => this.profileTableWords(key),
       port: (p) => this.ports.words(typeof p === 'bigint' ? Number(p) : p),
       addressRole: (field, value, mask) => this.addresses.tag(field, value, mask)?.label,
       bits: (field, value, mask) => this.stateWords(field, value, mask),
@@ -137,23 +146,36 @@ export class Annotator {
     return [...this.pipeline.tables.values()].flatMap((t) => t.flows);
   }
 
+  private resolve(ref: TableRef): TableSpec | undefined {
+    return this.profile ? resolveTable(this.profile, ref, this.release) : undefined;
+  }
+
   tableInfo(ref: TableRef): TableInfo {
-    const spec = this.profile ? resolveTable(this.profile, ref, this.release) : undefined;
+    const spec = this.resolve(ref);
     const number = ref.kind === 'number' ? ref.number : spec?.number;
     const name = ref.kind === 'name' ? ref.name : spec?.name;
     return {
       ref,
       ...(number !== undefined ? { number } : {}),
       ...(name !== undefined ? { name } : {}),
+      ...(spec && spec.name !== name ? { profileName: spec.name } : {}),
       ...(spec ? { purpose: spec.purpose, spec } : {}),
     };
   }
 
-  /** A table by its profile name, else as the dump names it. */
+  /**
+   * A table as every report names it: the dump's own name wherever the dump prints one, else
+   * the profile's, else `table N`.
+   */
   private tableWords(ref: TableRef): string {
-    const spec = this.profile ? resolveTable(this.profile, ref, this.release) : undefined;
-    if (spec) return spec.name;
-    return ref.kind === 'number' ? `table ${ref.number}` : ref.name;
+    if (ref.kind === 'name') return ref.name;
+    const spec = this.resolve(ref);
+    return spec ? this.profileTableWords(spec.name) : `table ${ref.number}`;
+  }
+
+  /** A table of the profile, given by the profile's name for it, as the dump names it where it does. */
+  private profileTableWords(key: TableKey): string {
+    return this.dumpNames.of(key) ?? key;
   }
 
   /** The wording inside one table: shared register bits read as that table uses them. */
@@ -231,17 +253,17 @@ export class Annotator {
     if (!table.spec) return { kind: 'unknown', reason: `table ${label} is not a table of ${profile.id}` };
     if (isTableMiss(flow)) return { kind: 'miss', meaning: this.missWords(table.spec.miss, table.spec, flow) };
     const hit = findPattern(profile, table.spec, flow, this.release);
-    if (!hit) return { kind: 'unknown', reason: `no pattern of table ${table.spec.name} fits` };
+    if (!hit) return { kind: 'unknown', reason: `no pattern of table ${label} fits` };
     return { kind: 'pattern', index: hit.index, match: hit.pattern.match, meaning: this.fill(hit.pattern, flow, table.spec) };
   }
 
   private missWords(miss: TableMiss, spec: TableSpec, flow: Flow): string {
-    const lead = `Packets no other flow of ${spec.name} matches`;
+    const lead = `Packets no other flow of ${this.profileTableWords(spec.name)} matches`;
     switch (miss.action) {
       case 'drop':
         return `${lead} are dropped.`;
       case 'goto':
-        return `${lead} continue in ${miss.table}.`;
+        return `${lead} continue in ${this.profileTableWords(miss.table)}.`;
       case 'next': {
         const to = this.nextWords(flow);
         return `${lead} continue in the next table of the pipeline${to === '' ? '' : ` (here ${to})`}.`;
@@ -253,7 +275,7 @@ export class Annotator {
       case 'custom':
         return `${lead}: ${miss.description}`;
       case 'none':
-        return `${spec.name} usually has no miss flow; this one: ${describeActions(flow.actions, this.wordingIn(spec)).join(', ')}.`;
+        return `${this.profileTableWords(spec.name)} usually has no miss flow; this one: ${describeActions(flow.actions, this.wordingIn(spec)).join(', ')}.`;
     }
   }
 
@@ -296,7 +318,7 @@ export class Annotator {
       case 'priority':
         return String(flow.priority);
       case 'table':
-        return spec.name;
+        return this.profileTableWords(spec.name);
     }
     const e = matchField(flow.match, ph);
     if (!e) return '';

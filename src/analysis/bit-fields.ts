@@ -5,11 +5,9 @@
  */
 import type { FieldDef } from '../model/fields.ts';
 import { fieldByName } from '../model/fields.ts';
-import { tableNumber } from '../model/tables.ts';
 import { formatIpv4, formatIpv6, ones } from '../model/values.ts';
 import type { BitField, BitSpan, CookieSpan, NamedValue, Profile, TableSpec } from '../profiles/types.ts';
 import { inVersion } from '../profiles/versions.ts';
-import { resolveTable } from './pattern-fit.ts';
 
 /** One piece of pipeline state found in a match or a write. */
 export interface DecodedBits {
@@ -31,20 +29,23 @@ export interface DecodedBits {
 /** Words for a port number inside a bit field (`TargetOFPort = local Pod x (port 3)`). */
 export type PortWords = (n: number) => string;
 
+/** The name of a table by number, when the profile knows it (`PacketInTable = SpoofGuard (table 4)`). */
+export type TableWords = (n: number) => string | undefined;
+
 export class BitFieldDecoder {
   private readonly fields: readonly BitField[];
   private readonly cookie: readonly CookieSpan[];
-  private readonly profile: Profile | undefined;
   private readonly release: string;
   private readonly portWords: PortWords;
+  private readonly tableWords: TableWords;
   private readonly cookies = new Map<bigint, readonly DecodedBits[]>();
   private readonly byStorage = new Map<string, readonly BitField[]>();
   private lastCookie: { readonly cookie: bigint; readonly bits: readonly DecodedBits[] } | undefined;
 
-  constructor(profile: Profile | undefined, release: string, portWords: PortWords) {
-    this.profile = profile;
+  constructor(profile: Profile | undefined, release: string, portWords: PortWords, tableWords: TableWords) {
     this.release = release;
     this.portWords = portWords;
+    this.tableWords = tableWords;
     this.fields = (profile?.bitFields ?? []).filter((b) => inVersion(b, release));
     this.cookie = (profile?.cookie ?? []).filter((c) => inVersion(c, release));
   }
@@ -143,8 +144,8 @@ export class BitFieldDecoder {
       case 'ipv6':
         return formatIpv6(v);
       case 'table': {
-        const t = this.profile ? resolveTable(this.profile, tableNumber(Number(v)), this.release) : undefined;
-        return t ? `${t.name} (table ${v})` : `table ${v}`;
+        const name = this.tableWords(Number(v));
+        return name === undefined ? `table ${v}` : `${name} (table ${v})`;
       }
       case 'group':
         return `group ${v}`;

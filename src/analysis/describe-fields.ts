@@ -17,6 +17,8 @@ import { ETH_TYPE, IP_PROTO } from '../syntax/match.ts';
 export interface Wording {
   /** A table: its name when known, else `table N`. */
   table(ref: TableRef): string;
+  /** A table of the profile, given by the profile's name for it: the name the report uses for it. */
+  profileTable(key: string): string;
   /** A port given by reference or by number. */
   port(port: PortRef | bigint): string;
   /** Who an address (value under mask) belongs to, when known: `local Pod coredns5-8ec607`. */
@@ -49,6 +51,7 @@ function plainPort(port: PortRef | bigint): string {
 /** Words without any pipeline knowledge. */
 export const PLAIN_WORDING: Wording = {
   table: (ref) => (ref.kind === 'number' ? `table ${ref.number}` : ref.name),
+  profileTable: (key) => key,
   port: plainPort,
   addressRole: () => undefined,
   bits: () => undefined,

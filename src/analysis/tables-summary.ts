@@ -6,7 +6,7 @@
 import type { Flow } from '../model/flow.ts';
 import type { Pipeline } from '../model/pipeline.ts';
 import type { TableRef } from '../model/tables.ts';
-import type { TableMiss } from '../profiles/types.ts';
+import type { TableKey, TableMiss } from '../profiles/types.ts';
 import { inVersion } from '../profiles/versions.ts';
 import type { Annotator } from './annotate.ts';
 import { describeActions } from './describe-fields.ts';
@@ -14,7 +14,10 @@ import { isTableMiss, jumpTargets } from './pattern-fit.ts';
 
 export interface TableRow {
   readonly number?: number;
+  /** The dump's name for the table when it prints names, else the profile's. */
   readonly name?: string;
+  /** The profile's name for the table, where the dump calls it otherwise. */
+  readonly profileName?: string;
   readonly purpose?: string;
   /** The profile knows the table. */
   readonly known: boolean;
@@ -47,13 +50,13 @@ export interface TablesSummary {
   readonly unknown: readonly string[];
 }
 
-/** A profile's miss behaviour in a few words. */
-export function expectedMissWords(miss: TableMiss): string {
+/** A profile's miss behaviour in a few words, its tables named by `name`. */
+export function expectedMissWords(miss: TableMiss, name: (key: TableKey) => string): string {
   switch (miss.action) {
     case 'drop':
       return 'drop';
     case 'goto':
-      return `goto ${miss.table}`;
+      return `goto ${name(miss.table)}`;
     case 'next':
       return 'next table';
     case 'normal':
@@ -99,6 +102,7 @@ export function summarizeTables(pipeline: Pipeline, annotator: Annotator): Table
     rows.push({
       ...(info.number !== undefined ? { number: info.number } : {}),
       ...(info.name !== undefined ? { name: info.name } : {}),
+      ...(info.profileName !== undefined ? { profileName: info.profileName } : {}),
       ...(info.purpose !== undefined ? { purpose: info.purpose } : {}),
       known: info.spec !== undefined,
       flows: t.flows.length,
@@ -106,19 +110,19 @@ export function summarizeTables(pipeline: Pipeline, annotator: Annotator): Table
       ...(bytes !== undefined ? { bytes } : {}),
       next: [...next],
       miss: missFlow ? missWords(missFlow, words, annotator) : 'no miss flow',
-      ...(info.spec ? { expectedMiss: expectedMissWords(info.spec.miss) } : {}),
-      missDiffers: info.spec !== undefined && missDiffers(info.spec.miss, missFlow, words),
+      ...(info.spec ? { expectedMiss: expectedMissWords(info.spec.miss, annotator.wording.profileTable) } : {}),
+      missDiffers: info.spec !== undefined && missDiffers(info.spec.miss, missFlow, annotator),
     });
   }
   const profile = annotator.profile;
   const missing: MissingTable[] = (profile?.tables ?? [])
     // A numbered reading knows only the tables its layout numbers.
     .filter((s) => inVersion(s, annotator.release) && !seen.has(s.name) && (profile?.numbering === undefined || s.number !== undefined))
-    .map((s) => ({ ...(s.number !== undefined ? { number: s.number } : {}), name: s.name, ...(s.requires ? { requires: s.requires } : {}) }));
+    .map((s) => ({ ...(s.number !== undefined ? { number: s.number } : {}), name: annotator.wording.profileTable(s.name), ...(s.requires ? { requires: s.requires } : {}) }));
   return { rows, missing, unknown: profile && profile.tables.length > 0 ? unknown : [] };
 }
 
-function missDiffers(miss: TableMiss, flow: Flow | undefined, words: (ref: TableRef) => string): boolean {
+function missDiffers(miss: TableMiss, flow: Flow | undefined, annotator: Annotator): boolean {
   const actions = flow?.actions ?? [];
   const only = actions.length === 1 ? actions[0] : undefined;
   switch (miss.action) {
@@ -126,7 +130,7 @@ function missDiffers(miss: TableMiss, flow: Flow | undefined, words: (ref: Table
       // Without a miss flow OpenFlow 1.3+ switches drop as well.
       return actions.length > 0;
     case 'goto':
-      return !jumpTargets(actions).some((t) => words(t) === miss.table);
+      return !jumpTargets(actions).some((t) => annotator.tableInfo(t).spec?.name === miss.table);
     case 'normal':
       return !(only?.kind === 'output' && only.port.kind === 'reserved' && only.port.name === 'NORMAL');
     case 'controller':

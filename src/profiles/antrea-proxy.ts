@@ -91,7 +91,7 @@ const CONNTRACK_STATE: TableSpec = {
   name: 'ConntrackStateTable',
   aliases: ['ConntrackState'],
   purpose: 'Drops invalid packets, lets packets of known connections skip Service selection, and sends first packets through it.',
-  miss: { action: 'custom', description: 'runs the packet through ServiceClassifierTable, SessionAffinityTable and ServiceLBTable in turn' },
+  miss: { action: 'custom', description: 'runs the packet through the Service classifier, session affinity and Service load-balancing tables in turn' },
   next: ['ServiceClassifierTable', 'SessionAffinityTable', 'ServiceLBTable', 'AntreaPolicyEgressRuleTable', 'EgressRuleTable'],
   patterns: [
     {
@@ -361,12 +361,12 @@ export const antreaProxy: Profile = {
     {
       type: 'select',
       bucketActions: ['set:reg3', 'set:reg4', 'goto:EndpointDNATTable'],
-      meaning: 'Endpoints of a Service: each bucket loads one Endpoint’s address and port and continues in EndpointDNATTable.',
+      meaning: 'Endpoints of a Service: each bucket loads one Endpoint’s address and port and continues in the Endpoint DNAT table.',
     },
     {
       type: 'select',
       bucketActions: ['set:reg3', 'set:reg4', 'goto:ServiceLBTable'],
-      meaning: 'Endpoints of a Service with ClientIP affinity: the chosen Endpoint is loaded and ServiceLBTable learns it.',
+      meaning: 'Endpoints of a Service with ClientIP affinity: the chosen Endpoint is loaded and the Service load-balancing table learns it.',
     },
   ],
   detect: [

@@ -1,7 +1,8 @@
 /**
  * `flowscope check` findings as text (one block per finding: severity, table, reason, the flows
- * involved by file and line) and as JSON (schemaVersion 1). Reasons use the profile's table
- * names, purposes and miss behaviours through the caller's `Wording`.
+ * involved by file and line) and as JSON (schemaVersion 1). Reasons name tables as every report
+ * does (the dump's names, else the profile's) and say the profile's miss behaviours, through the
+ * caller's `Wording`.
  */
 import type { CheckReport, Finding, Severity } from '../analysis/check.ts';
 import type { Wording } from '../analysis/describe-fields.ts';
@@ -32,12 +33,12 @@ export function tableWords(ref: TableRef, wording: Wording): string {
   return name === plain ? plain : `${plain} (${name})`;
 }
 
-function missWords(miss: TableMiss): string {
+function missWords(miss: TableMiss, wording: Wording): string {
   switch (miss.action) {
     case 'drop':
       return 'are dropped';
     case 'goto':
-      return `continue in ${miss.table}`;
+      return `continue in ${wording.profileTable(miss.table)}`;
     case 'next':
       return 'continue in the next table of the pipeline';
     case 'normal':
@@ -91,7 +92,7 @@ export function findingMessage(f: Finding, wording: Wording): string {
     case 'unreachable-table':
       return `no goto_table, resubmit, ct(table=…) or group bucket leads here from the first table: ${f.flowCount === 1 ? 'its flow never sees' : `its ${f.flowCount} flows never see`} a packet`;
     case 'no-table-miss': {
-      const base = `no priority-0 miss flow, but the profile says packets that match nothing else in ${f.spec.name} ${missWords(f.spec.miss)}`;
+      const base = `no priority-0 miss flow, but the profile says packets that match nothing else in ${wording.profileTable(f.spec.name)} ${missWords(f.spec.miss, wording)}`;
       return f.spec.miss.action === 'drop' ? `${base}; OpenFlow 1.3 switches drop them anyway, but the documented flow is missing` : `${base}; without the flow they are dropped`;
     }
     case 'dead-actions':
@@ -101,8 +102,9 @@ export function findingMessage(f: Finding, wording: Wording): string {
         ? `${plural(f.flows.length, 'flow')} with the same table, priority and match (spelled differently): the switch holds one`
         : `${plural(f.flows.length, 'flow')} with the same table, priority and match but different actions: the switch keeps whichever is added last`;
     case 'missing-expected': {
-      const meaning = fillMeaning(f.pattern.meaning, { table: f.spec.name, next: f.spec.next.join(' or ') || 'the next table' });
-      return `missing the flow the profile says ${f.spec.name} always holds (${f.pattern.match || 'any match'}): ${meaning}`;
+      const table = wording.profileTable(f.spec.name);
+      const meaning = fillMeaning(f.pattern.meaning, { table, next: f.spec.next.map(wording.profileTable).join(' or ') || 'the next table' });
+      return `missing the flow the profile says ${table} always holds (${f.pattern.match || 'any match'}): ${meaning}`;
     }
   }
 }

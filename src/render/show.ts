@@ -81,6 +81,15 @@ function flowLines(a: FlowAnnotation, o: ShowTextOptions): string[] {
   return lines;
 }
 
+/**
+ * What follows a table's heading: the profile's name for the table, said here once where the
+ * dump calls it otherwise, and what the table is for.
+ */
+function tableDescription(t: TableInfo): string {
+  const profileName = t.profileName === undefined ? '' : ` (the profile's ${t.profileName})`;
+  return `${profileName}${t.purpose ? ` — ${t.purpose}` : ''}`;
+}
+
 /** The text report, a piece (a line, or a flow's lines) at a time. */
 export function* showText(r: ShowReport, o: ShowTextOptions): Generator<string> {
   const s = o.style;
@@ -93,7 +102,7 @@ export function* showText(r: ShowReport, o: ShowTextOptions): Generator<string> 
   let unknown = 0;
   for (const t of r.tables) {
     if (t.flows.length === 0) continue;
-    yield `\n\n${s.table(tableHeading(t.table))}${t.table.purpose ? ` — ${t.table.purpose}` : ''}`;
+    yield `\n\n${s.table(tableHeading(t.table))}${tableDescription(t.table)}`;
     for (const f of t.flows) {
       const a = r.annotate(f);
       if (a.explanation?.kind === 'unknown') unknown++;
@@ -120,6 +129,7 @@ function tableJson(t: TableInfo): Record<string, unknown> {
   return {
     number: t.number ?? null,
     name: t.name ?? null,
+    profileName: t.profileName ?? null,
     purpose: t.purpose ?? null,
   };
 }

@@ -57,6 +57,7 @@ export function tablesJson(s: TablesSummary, profile: ProfileNote | undefined): 
     tables: s.rows.map((r) => ({
       number: r.number ?? null,
       name: r.name ?? null,
+      profileName: r.profileName ?? null,
       purpose: r.purpose ?? null,
       known: r.known,
       flows: r.flows,
