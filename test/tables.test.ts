@@ -17,7 +17,7 @@ const sdn = join(repoRoot, 'examples', 'openshift-sdn');
 interface TablesJson {
   schemaVersion: number;
   profile: { id: string; release: string };
-  tables: { number: number | null; name: string | null; profileName: string | null; known: boolean; flows: number; packets: string | null; next: string[]; miss: string; missDiffers: boolean }[];
+  tables: { number: number | null; name: string | null; profileName: string | null; known: boolean; otherReleases: string | null; flows: number; packets: string | null; next: string[]; miss: string; missDiffers: boolean }[];
   missing: { number: number | null; name: string; requires: string | null }[];
   unknown: string[];
 }
@@ -90,6 +90,22 @@ test('a --names dump: every report calls each table by the name the dump gives i
   const show = (await runCli(['show', named, '-T', 'SpoofGuard'])).stdout;
   assert.match(show, /\ntable 10 SpoofGuard \(the profile's SpoofGuardTable\) — Rejects /);
   assert.match(show, /\n {2}\[0\] Packets no other flow of SpoofGuard matches are dropped\.\n/);
+});
+
+test('a table the dump holds under a name of another release is not missing, and says where the profile has it', async () => {
+  const r = await runCli(['tables', join(antrea, 'dump-flows.of13.names.txt'), '--json', '--release', '1.2']);
+  const j = JSON.parse(r.stdout) as TablesJson;
+  // Release 1.2 has SNAT in table 71; the dump's table 71 is L3DecTTL, a table of 0.13.
+  assert.deepEqual(j.missing.map((m) => m.name), ['UplinkTable', 'IPv6Table', 'IPTTLDecTable']);
+  const t71 = j.tables.find((t) => t.name === 'L3DecTTL')!;
+  assert.equal(t71.number, 71);
+  assert.equal(t71.known, false);
+  assert.equal(t71.otherReleases, 'release 0.13');
+  assert.deepEqual(j.unknown, ['L3DecTTL']);
+  const text = (await runCli(['tables', join(antrea, 'dump-flows.of13.names.txt'), '--release', '1.2'])).stdout;
+  assert.match(text, /│ 71 +│ L3DecTTL \(profile: only in release 0\.13\) +│/);
+  const show = (await runCli(['show', join(antrea, 'dump-flows.of13.names.txt'), '--release', '1.2', '-T', 'L3DecTTL'])).stdout;
+  assert.match(show, /\[200\] \? table L3DecTTL is a table of antrea-v1 only in release 0\.13\n/);
 });
 
 test('tables: the OpenShift SDN example, text golden', async () => {

@@ -15,12 +15,12 @@ import type { PortRef } from '../model/ports.ts';
 import { type TableRef, tableNumber } from '../model/tables.ts';
 import { ones } from '../model/values.ts';
 import type { FlowPattern, Profile, TableKey, TableMiss, TableSpec } from '../profiles/types.ts';
-import { inVersion } from '../profiles/versions.ts';
+import { inVersion, rangeText } from '../profiles/versions.ts';
 import { formatFieldValue } from '../syntax/field-value.ts';
 import { AddressBook, type AddressTag } from './address-book.ts';
 import { BitFieldDecoder, type DecodedBits } from './bit-fields.ts';
 import { describeActions, describeMatch, maskedBits, shortSubfield, type Wording } from './describe-fields.ts';
-import { defaultRelease, findPattern, flattenActions, isTableMiss, jumpTargets, resolveTable } from './pattern-fit.ts';
+import { defaultRelease, findPattern, flattenActions, isTableMiss, jumpTargets, resolveTable, tableByKey } from './pattern-fit.ts';
 import { PortRoles } from './port-roles.ts';
 import { DumpTableNames } from './table-names.ts';
 import { chooseLayout, readsByNumbers } from './table-layout.ts';
@@ -43,6 +43,8 @@ export interface TableInfo {
   readonly profileName?: string;
   readonly purpose?: string;
   readonly spec?: TableSpec;
+  /** The profile's table of the dump's name in other releases, when the release read in has none. */
+  readonly otherRelease?: TableSpec;
 }
 
 /** What the profile says a flow is. */
@@ -152,7 +154,9 @@ export class Annotator {
 
   tableInfo(ref: TableRef): TableInfo {
     const spec = this.resolve(ref);
-    const number = ref.kind === 'number' ? ref.number : spec?.number;
+    // A name the release lacks may still be a table of the profile in another release, whose number says which table it is.
+    const otherRelease = !spec && ref.kind === 'name' && this.profile ? tableByKey(this.profile, ref.name) : undefined;
+    const number = ref.kind === 'number' ? ref.number : (spec ?? otherRelease)?.number;
     const name = ref.kind === 'name' ? ref.name : spec?.name;
     return {
       ref,
@@ -160,6 +164,7 @@ export class Annotator {
       ...(name !== undefined ? { name } : {}),
       ...(spec && spec.name !== name ? { profileName: spec.name } : {}),
       ...(spec ? { purpose: spec.purpose, spec } : {}),
+      ...(otherRelease ? { otherRelease } : {}),
     };
   }
 
@@ -250,6 +255,7 @@ export class Annotator {
     const profile = this.profile;
     if (!profile || profile.tables.length === 0) return undefined;
     const label = table.name ?? String(table.number);
+    if (table.otherRelease) return { kind: 'unknown', reason: `table ${label} is a table of ${profile.id} only in ${rangeText(table.otherRelease)}` };
     if (!table.spec) return { kind: 'unknown', reason: `table ${label} is not a table of ${profile.id}` };
     if (isTableMiss(flow)) return { kind: 'miss', meaning: this.missWords(table.spec.miss, table.spec, flow) };
     const hit = findPattern(profile, table.spec, flow, this.release);

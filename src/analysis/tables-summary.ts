@@ -7,7 +7,7 @@ import type { Flow } from '../model/flow.ts';
 import type { Pipeline } from '../model/pipeline.ts';
 import type { TableRef } from '../model/tables.ts';
 import type { TableKey, TableMiss } from '../profiles/types.ts';
-import { inVersion } from '../profiles/versions.ts';
+import { inVersion, rangeText } from '../profiles/versions.ts';
 import type { Annotator } from './annotate.ts';
 import { describeActions } from './describe-fields.ts';
 import { isTableMiss, jumpTargets } from './pattern-fit.ts';
@@ -19,8 +19,10 @@ export interface TableRow {
   /** The profile's name for the table, where the dump calls it otherwise. */
   readonly profileName?: string;
   readonly purpose?: string;
-  /** The profile knows the table. */
+  /** The profile knows the table (in the release). */
   readonly known: boolean;
+  /** For a table the profile has only in other releases: those releases, in words. */
+  readonly otherReleases?: string;
   readonly flows: number;
   /** Sums of the flows' counters; absent when no flow of the table has them. */
   readonly packets?: bigint;
@@ -44,7 +46,7 @@ export interface MissingTable {
 
 export interface TablesSummary {
   readonly rows: readonly TableRow[];
-  /** Tables of the profile (in the release) with no flow in the dump. */
+  /** Tables of the profile (in the release) with no flow in the dump, under no name nor number. */
   readonly missing: readonly MissingTable[];
   /** Tables of the dump the profile does not know, as the dump names them. */
   readonly unknown: readonly string[];
@@ -83,9 +85,12 @@ export function summarizeTables(pipeline: Pipeline, annotator: Annotator): Table
   const words = (ref: TableRef): string => annotator.wording.table(ref);
   const rows: TableRow[] = [];
   const seen = new Set<string>();
+  // Numbers of the dump's tables, given or known from their names: a table held under another name is not missing.
+  const numbers = new Set<number>();
   const unknown: string[] = [];
   for (const t of pipeline.tables.values()) {
     const info = annotator.tableInfo(t.ref);
+    if (info.number !== undefined) numbers.add(info.number);
     if (info.spec) seen.add(info.spec.name);
     else unknown.push(t.ref.kind === 'number' ? String(t.ref.number) : t.ref.name);
     const next = new Set<string>();
@@ -105,6 +110,7 @@ export function summarizeTables(pipeline: Pipeline, annotator: Annotator): Table
       ...(info.profileName !== undefined ? { profileName: info.profileName } : {}),
       ...(info.purpose !== undefined ? { purpose: info.purpose } : {}),
       known: info.spec !== undefined,
+      ...(info.otherRelease ? { otherReleases: rangeText(info.otherRelease) } : {}),
       flows: t.flows.length,
       ...(packets !== undefined ? { packets } : {}),
       ...(bytes !== undefined ? { bytes } : {}),
@@ -117,7 +123,7 @@ export function summarizeTables(pipeline: Pipeline, annotator: Annotator): Table
   const profile = annotator.profile;
   const missing: MissingTable[] = (profile?.tables ?? [])
     // A numbered reading knows only the tables its layout numbers.
-    .filter((s) => inVersion(s, annotator.release) && !seen.has(s.name) && (profile?.numbering === undefined || s.number !== undefined))
+    .filter((s) => inVersion(s, annotator.release) && !seen.has(s.name) && (s.number === undefined || !numbers.has(s.number)) && (profile?.numbering === undefined || s.number !== undefined))
     .map((s) => ({ ...(s.number !== undefined ? { number: s.number } : {}), name: annotator.wording.profileTable(s.name), ...(s.requires ? { requires: s.requires } : {}) }));
   return { rows, missing, unknown: profile && profile.tables.length > 0 ? unknown : [] };
 }

@@ -29,9 +29,10 @@ export function formatTables(s: TablesSummary, profile: ProfileNote | undefined,
   });
   for (const r of s.rows) {
     const name = r.name ?? '';
+    const notKnown = r.otherReleases === undefined ? '(not in profile)' : `(profile: only in ${r.otherReleases})`;
     table.push([
       r.number === undefined ? '' : String(r.number),
-      r.known || profile === undefined ? name : `${name} ${style.warn('(not in profile)')}`.trim(),
+      r.known || profile === undefined ? name : `${name} ${style.warn(notKnown)}`.trim(),
       String(r.flows),
       r.packets === undefined ? '' : String(r.packets),
       r.bytes === undefined ? '' : String(r.bytes),
@@ -60,6 +61,7 @@ export function tablesJson(s: TablesSummary, profile: ProfileNote | undefined): 
       profileName: r.profileName ?? null,
       purpose: r.purpose ?? null,
       known: r.known,
+      otherReleases: r.otherReleases ?? null,
       flows: r.flows,
       packets: r.packets ?? null,
       bytes: r.bytes ?? null,
