@@ -81,6 +81,25 @@ test('show: table, port, address, conjunction and hit filters', async () => {
   assert.equal(bad.status, 2);
 });
 
+test('show -T on a --names dump: a table by the dump\'s name, the profile\'s name or alias, or its number, in any case', async () => {
+  const named = join(antrea, 'dump-flows.of13.names.txt');
+  const shown = async (...tables: string[]): Promise<string> => {
+    const r = await runCli(['show', named, ...tables.flatMap((t) => ['-T', t])]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stderr, '');
+    return r.stdout;
+  };
+  const spoofGuard = flowsTxtCount(10);
+  const byDumpName = await shown('SpoofGuard');
+  assert.equal(shownFlows(byDumpName), spoofGuard);
+  assert.match(byDumpName, /\ntable 10 SpoofGuard /);
+  for (const given of ['SpoofGuardTable', '10', '010', 'spoofguard']) assert.equal(await shown(given), byDumpName, given);
+  // One table given twice is shown once; tables given together are all shown.
+  assert.equal(await shown('10', 'SpoofGuard'), byDumpName);
+  // The dump's L3DecTTL and ConntrackZone by the profile's names for them.
+  assert.equal(shownFlows(await shown('SpoofGuard', 'L3DecTTLTable', 'ConntrackTable')), spoofGuard + flowsTxtCount(71) + flowsTxtCount(30));
+});
+
 test('show: a value filter given twice selects flows of either value', async () => {
   const one = (args: string[]) => runCli(['show', dump, ...args]).then((r) => shownFlows(r.stdout));
   const [three, four, both] = await Promise.all([one(['--port', '3']), one(['--port', '4']), one(['--port', '3', '--port', '4'])]);

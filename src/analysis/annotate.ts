@@ -97,6 +97,14 @@ export interface SelectedTable {
   readonly flows: readonly Flow[];
 }
 
+/** Which flows a report takes: tables chosen whole, then flows one by one within them. */
+export interface Selection {
+  /** Whether any flow of the table is wanted: asked once per table. */
+  readonly table?: (table: TableInfo) => boolean;
+  /** Whether a flow of a wanted table is wanted. */
+  readonly flow?: (flow: Flow) => boolean;
+}
+
 export class Annotator {
   readonly profile: Profile | undefined;
   readonly release: string;
@@ -239,10 +247,11 @@ export class Annotator {
    * Every table with its flows, only those `wanted` takes when given, to be annotated one by one
    * (a report of a large dump annotates each flow as it writes it, and keeps none).
    */
-  selectTables(pipeline: Pipeline, wanted?: (flow: Flow, table: TableInfo) => boolean): SelectedTable[] {
+  selectTables(pipeline: Pipeline, wanted: Selection = {}): SelectedTable[] {
     return [...pipeline.tables.values()].map((t) => {
       const table = this.tableInfo(t.ref);
-      return { table, flows: wanted ? t.flows.filter((f) => wanted(f, table)) : t.flows };
+      const flows = wanted.table && !wanted.table(table) ? [] : wanted.flow ? t.flows.filter(wanted.flow) : t.flows;
+      return { table, flows };
     });
   }
 

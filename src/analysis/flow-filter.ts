@@ -41,10 +41,27 @@ function specNames(spec: TableSpec | undefined): string[] {
   return spec ? [spec.name, ...(spec.aliases ?? [])] : [];
 }
 
-function tableIs(t: TableInfo, wanted: string): boolean {
-  if (isNumber(wanted)) return t.number === Number(wanted);
-  const names = [t.name, ...specNames(t.spec)].filter((n): n is string => n !== undefined);
-  return names.some((n) => n.toLowerCase() === wanted.toLowerCase());
+/** A table as `-T` gives it: a number without leading zeros, or a name in lower case. */
+function selectionKey(wanted: string): string {
+  return isNumber(wanted) ? String(Number(wanted)) : wanted.toLowerCase();
+}
+
+/** Every way `-T` may give the table (its number, the dump's name, the profile's name and aliases), as selection keys. */
+function tableKeys(t: TableInfo): Set<string> {
+  const keys = new Set<string>();
+  if (t.number !== undefined) keys.add(String(t.number));
+  for (const name of [t.name, ...specNames(t.spec)]) if (name !== undefined && !isNumber(name)) keys.add(name.toLowerCase());
+  return keys;
+}
+
+/**
+ * Whether the filter's tables take in `table`. Asked once per table, so that a table left out
+ * costs nothing per flow and `passes` need not ask again for each of its flows.
+ */
+export function tableSelected(table: TableInfo, filter: FlowFilter): boolean {
+  if (filter.tables === undefined || filter.tables.length === 0) return true;
+  const keys = tableKeys(table);
+  return filter.tables.some((w) => keys.has(selectionKey(w)));
 }
 
 
@@ -75,9 +92,8 @@ function anyOf<T>(values: readonly T[] | undefined, holds: (v: T) => boolean): b
   return values === undefined || values.length === 0 || values.some(holds);
 }
 
-/** Whether a flow of `table` passes every given criterion. */
-export function passes(flow: Flow, table: TableInfo, filter: FlowFilter, roles: PortRoles): boolean {
-  if (!anyOf(filter.tables, (w) => tableIs(table, w))) return false;
+/** Whether a flow passes every given criterion but the table, which `tableSelected` decides for all of a table's flows. */
+export function passes(flow: Flow, filter: FlowFilter, roles: PortRoles): boolean {
   if (!anyOf(filter.cookies, (c) => (flow.cookie & c.mask) === (c.value & c.mask))) return false;
   if (!anyOf(filter.ports, (p) => portFits(flow, p, roles))) return false;
   if (!anyOf(filter.ips, (ip) => ipFits(flow, ip))) return false;
@@ -112,8 +128,9 @@ function namedPorts(flows: readonly Flow[]): Set<string> {
  */
 export function filterProblems(filter: FlowFilter, tables: readonly TableInfo[], profileTables: readonly TableSpec[], flows: readonly Flow[], ports: PortMap): FilterProblem[] {
   const out: FilterProblem[] = [];
+  const keys = (filter.tables ?? []).length > 0 ? tables.map(tableKeys) : [];
   for (const w of filter.tables ?? []) {
-    if (tables.some((t) => tableIs(t, w))) continue;
+    if (keys.some((k) => k.has(selectionKey(w)))) continue;
     const inProfile = !isNumber(w) && profileTables.some((spec) => specNames(spec).some((n) => n.toLowerCase() === w.toLowerCase()));
     if (isNumber(w) && Number(w) > 254) out.push({ error: true, message: `table ${w}: table numbers go from 0 to 254` });
     else if (isNumber(w) || inProfile) out.push({ error: false, message: `table ${w} has no flows in the dump` });

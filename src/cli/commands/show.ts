@@ -1,6 +1,6 @@
 /** `flowscope show`: the dump grouped by table, every flow explained in the words of its pipeline. */
 import { type Command, InvalidArgumentError } from 'commander';
-import { type Cookie, type FlowFilter, filterProblems, type IpAddress, passes } from '../../analysis/flow-filter.ts';
+import { type Cookie, type FlowFilter, filterProblems, type IpAddress, passes, tableSelected } from '../../analysis/flow-filter.ts';
 import type { Flow } from '../../model/flow.ts';
 import { parseIpv4, parseIpv6, parseUnsigned } from '../../model/values.ts';
 import { showJson, showText, type ShowStyle } from '../../render/show.ts';
@@ -70,7 +70,7 @@ export function registerShow(program: Command, io: Io): void {
     const errors = problems.filter((p) => p.error);
     if (errors.length > 0) throw new UserError(errors.map((p) => p.message).join('\n'));
     for (const p of problems) writeErr(io, `flowscope: warning: ${p.message}`);
-    const tables = annotator.selectTables(pipeline, (flow, table) => passes(flow, table, filter, annotator.ports));
+    const tables = annotator.selectTables(pipeline, { table: (t) => tableSelected(t, filter), flow: (f) => passes(f, filter, annotator.ports) });
     const report = { profile, tables, annotate: (f: Flow) => annotator.annotate(f), totalFlows: pipeline.flowCount };
     if (opts.json) {
       await writeJson(io, showJson(report));
