@@ -252,14 +252,14 @@ test('cli: --per-table counts the flows removed, added and changed in every tabl
   const row = (out: string, title: string): string[] => out.split('\n').find((l) => l.startsWith(`${title} `))!.trim().split(/\s+/).slice(-5);
   const same = await runCli(['diff', '--per-table', a, a]);
   assert.equal(same.status, 0, same.stderr);
-  assert.deepEqual(row(same.stdout, 'all 15 tables'), ['64', '64', '-0', '+0', '~0']);
-  assert.deepEqual(row(same.stdout, 'groups'), ['3', '3', '-0', '+0', '~0']);
+  assert.deepEqual(row(same.stdout, 'all 15 tables'), ['64', '64', '0', '0', '0']);
+  assert.deepEqual(row(same.stdout, 'groups'), ['3', '3', '0', '0', '0']);
 
   // Bucket weights changed: the flows are the same, the groups are not.
   const weights = await runCli(['diff', '--per-table', a, tempFile('fg2.txt', before.replaceAll('weight:100', 'weight:50'))]);
   assert.equal(weights.status, 1, weights.stderr);
-  assert.deepEqual(row(weights.stdout, 'all 15 tables'), ['64', '64', '-0', '+0', '~0']);
-  assert.deepEqual(row(weights.stdout, 'groups'), ['3', '3', '-0', '+0', '~3']);
+  assert.deepEqual(row(weights.stdout, 'all 15 tables'), ['64', '64', '0', '0', '0']);
+  assert.deepEqual(row(weights.stdout, 'groups'), ['3', '3', '0', '0', '~3']);
 
   // One flow of table 40 with another action, one of table 42 gone: the counts say both.
   const lines = before.split('\n');
@@ -269,9 +269,9 @@ test('cli: --per-table counts the flows removed, added and changed in every tabl
   const flows = await runCli(['diff', '--per-table', a, b]);
   assert.equal(flows.status, 1, flows.stderr);
   assert.deepEqual(flows.stdout.split('\n')[0]!.split(/\s+/), ['table', a, b, 'removed', 'added', 'changed']);
-  assert.deepEqual(row(flows.stdout, 'table=40'), ['2', '2', '-0', '+0', '~1']);
-  assert.deepEqual(row(flows.stdout, 'table=42'), ['7', '6', '-1', '+0', '~0']);
-  assert.deepEqual(row(flows.stdout, 'all 15 tables'), ['64', '63', '-1', '+0', '~1']);
+  assert.deepEqual(row(flows.stdout, 'table=40'), ['2', '2', '0', '0', '~1']);
+  assert.deepEqual(row(flows.stdout, 'table=42'), ['7', '6', '-1', '0', '0']);
+  assert.deepEqual(row(flows.stdout, 'all 15 tables'), ['64', '63', '-1', '0', '~1']);
 
   // --json gives the same counts, not the whole diff.
   const json = JSON.parse((await runCli(['diff', '--per-table', '--json', a, b])).stdout) as Record<string, unknown>;
@@ -280,6 +280,24 @@ test('cli: --per-table counts the flows removed, added and changed in every tabl
   assert.deepEqual((json.tables as { table: number }[]).find((t) => t.table === 40), { table: 40, before: 2, after: 2, removed: 0, added: 0, changed: 1 });
   assert.deepEqual(json.total, { before: 64, after: 63, removed: 1, added: 0, changed: 1 });
   assert.deepEqual(json.groups, { before: 3, after: 3, removed: 0, added: 0, changed: 0 });
+});
+
+test('cli: the summary that ends a diff marks the counts that are not 0 (-2, +1, ~3) and prints none as a signed 0', async () => {
+  const proxy = join(examples, 'antrea-proxy');
+  const before = readFileSync(join(proxy, 'dump-flows.of13.txt'), 'utf8') + readFileSync(join(proxy, 'dump-groups.of13.txt'), 'utf8');
+  const lines = before.split('\n');
+  const gone = lines.filter((l) => / table=42, /.test(l)).slice(0, 2);
+  const added = ' cookie=0x0, duration=1.0s, table=42, n_packets=0, n_bytes=0, priority=7,ip,nw_dst=10.9.9.9 actions=drop';
+  const changed = lines.filter((l) => !gone.includes(l)).join('\n').replaceAll('weight:100', 'weight:50') + added + '\n';
+  const r = await runCli(['diff', tempFile('summary-a.txt', before), tempFile('summary-b.txt', changed)]);
+  assert.equal(r.status, 1, r.stderr);
+  const summary = r.stdout.trimEnd().split('\n\n').at(-1)!.split('\n').map((l) => l.trim().split(/\s{2,}/));
+  assert.deepEqual(summary, [
+    ['table', 'before', 'after', 'removed', 'added', 'changed'],
+    ['table=42', '7', '6', '-2', '+1', '0'],
+    ['all 15 tables', '64', '63', '-2', '+1', '0'],
+    ['groups', '3', '3', '0', '0', '~3'],
+  ]);
 });
 
 test('cli: diff and verify of a --names dump against a numbered one hint at --ports, and only then', async () => {

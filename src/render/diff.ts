@@ -145,21 +145,28 @@ const differs = (c: Counts): boolean => c.removed + c.added + c.changed > 0;
 /** The columns of a counts row after the title and the two counts. */
 const DIFFERENCE_HEADS = ['removed', 'added', 'changed'] as const;
 
-function countCells(title: string, c: Counts): string[] {
-  return [title, String(c.before), String(c.after), `-${c.removed}`, `+${c.added}`, `~${c.changed}`];
+/**
+ * A count of removed, added or changed flows with its diff mark (`-2`, `+3`, `~1`); none is a
+ * plain `0`, since `-0` or `+0` would read as a signed zero rather than as nothing.
+ */
+function marked(mark: '-' | '+' | '~', n: number): string {
+  return n === 0 ? '0' : `${mark}${n}`;
 }
 
-/** Flow counts of the tables that differ, and of all tables. */
+function countCells(title: string, c: Counts): string[] {
+  return [title, String(c.before), String(c.after), marked('-', c.removed), marked('+', c.added), marked('~', c.changed)];
+}
+
+/** Flow counts of the tables that differ and of all tables, then the groups' when they differ. */
 function summaryLines(d: DumpDiff, o: DiffTextOptions): string[] {
+  const g = groupCounts(d.groups);
   const rows = [
     ['table', 'before', 'after', ...DIFFERENCE_HEADS],
     ...d.tables.filter(tableHasChanges).map((t) => countCells(tableTitle(t.table, d.naming), tableCounts(t))),
     countCells(`all ${d.tables.length} tables`, totals(d.tables)),
+    ...(differs(g) ? [countCells('groups', g)] : []),
   ];
-  const g = d.groups;
-  const lines = columns(rows).map((l, i) => (i === 0 ? o.style.header(l) : l));
-  if (differs(groupCounts(g))) lines.push(`groups: -${g.removed.length} +${g.added.length} ~${g.changed.length}`);
-  return lines;
+  return columns(rows).map((l, i) => (i === 0 ? o.style.header(l) : l));
 }
 
 /** The whole diff as text; empty when the dumps are equal. */
