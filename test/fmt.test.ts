@@ -7,10 +7,11 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Flow } from '../src/model/flow.ts';
+import { OF_VERSIONS } from '../src/model/openflow.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 import { runCli } from './support/cli.ts';
 import { examplesDir } from './support/make-examples.ts';
-import { ofpPrint, parseFlow, skipUnlessOvs } from './support/ovs.ts';
+import { ofpPrint, parseFlow, parseFlows, skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
 
 /** Every example that holds flows or groups. */
 const DUMPS = readdirSync(examplesDir, { withFileTypes: true })
@@ -84,4 +85,54 @@ test('real switch tools: each key of the flow-mod print form reads as the flow i
   assert.match(of15.canonical, / hard:60 importance:9 send_flow_rem no_byte_counts actions=/);
   const flow = readFlow(of15.canonical);
   assert.deepEqual([flow.table, flow.hardTimeout, flow.importance, flow.flags], [{ kind: 'number', number: 3 }, 60, 9, ['send_flow_rem', 'no_byte_counts']]);
+});
+
+/** Every flag word ovs-ofctl reads in a flow, in the order OVS prints them. */
+const FLAG_WORDS = ['send_flow_rem', 'check_overlap', 'reset_counts', 'no_packet_counts', 'no_byte_counts', 'allow_hidden_fields', 'no_readonly_table'];
+
+/** A flow of table 1 with `flags`, written in the reverse of OVS's order so that fmt must reorder them. */
+function flaggedFlow(flags: readonly string[]): string {
+  return `table=1, ${[...flags].reverse().map((f) => `${f},`).join('')}priority=5,ip actions=drop`;
+}
+
+/** parse-flows' `table:1 ` in the `table=1, ` of fmt's lines. */
+const fmtTable = (line: string): string => line.replace(/^table:(\d+) /, 'table=$1, ');
+
+test('real switch tools: fmt --of V prints the flags of a flow as ovs-ofctl -O V parse-flow does, for every version and set of flags', skipUnlessOvs, async () => {
+  const subsets = Array.from({ length: 1 << FLAG_WORDS.length }, (_, bits) => FLAG_WORDS.filter((_, i) => bits & (1 << i)));
+  const mismatches: string[] = [];
+  for (const of of OF_VERSIONS) {
+    // Flags a version cannot send make OVS refuse the flow (reset_counts before OpenFlow 1.2,
+    // where every add resets the counters; the no_*_counts before 1.3): what OVS prints for the
+    // flow in that version is then the flow without them.
+    const refused: string[] = [];
+    for (const word of FLAG_WORDS) if (!(await parseFlow(flaggedFlow([word]), of)).ok) refused.push(word);
+    if (of < 12) assert.ok(refused.includes('reset_counts'), `OpenFlow 1.${of - 10} accepts reset_counts`);
+    const expected = await parseFlows(subsets.map((flags) => flaggedFlow(flags.filter((f) => !refused.includes(f)))), of);
+    const printed = await runCli(['fmt', '--of', String(of), '-'], { stdin: subsets.map((flags) => flaggedFlow(flags) + '\n').join('') });
+    assert.equal(printed.stderr, '', `--of ${of}`);
+    const lines = printed.stdout.split('\n').slice(0, -1);
+    assert.equal(lines.length, subsets.length);
+    subsets.forEach((flags, i) => {
+      if (lines[i] !== fmtTable(expected[i]!)) mismatches.push(`OF1.${of - 10} ${flags.join(' ')}\n  ovs:       ${fmtTable(expected[i]!)}\n  flowscope: ${lines[i]}`);
+    });
+  }
+  assert.deepEqual(mismatches, []);
+});
+
+test('real switch tools: flows added over OpenFlow 1.0 dump with reset_counts in OpenFlow 1.3, which fmt --of 10 leaves out as parse-flow does', skipUnlessOvs, async () => {
+  const flows = [flaggedFlow([]), flaggedFlow(['send_flow_rem']).replace('priority=5', 'priority=6')];
+  const dump = await withOvsSwitch({}, async (sw) => {
+    await sw.addFlows(flows.join('\n') + '\n', 10);
+    return sw.dumpFlows({ of: 13, noStats: true, sort: true });
+  });
+  assert.match(dump, / table=1, reset_counts priority=5,ip actions=drop\n/);
+  for (const of of OF_VERSIONS) {
+    const printed = await runCli(['fmt', '--of', String(of), '-'], { stdin: dump });
+    assert.equal(printed.stderr, '', `--of ${of}`);
+    // The dump's flags as parse-flow of that version prints them: all of them from 1.2 on.
+    const asDumped = dump.split('\n').filter((l) => l.includes('actions=')).map((l) => l.trim());
+    const expected = (await parseFlows(of >= 12 ? asDumped : flows, of)).map(fmtTable);
+    assert.deepEqual(printed.stdout.split('\n').slice(0, -1).sort(), expected.sort(), `--of ${of}`);
+  }
 });

@@ -1,6 +1,7 @@
 /** The typed pipeline model: flows, matches, groups. */
 import type { Action } from './actions.ts';
 import type { FieldDef } from './fields.ts';
+import type { OfVersion } from './openflow.ts';
 import type { PortRef } from './ports.ts';
 import type { TableRef } from './tables.ts';
 
@@ -39,6 +40,26 @@ export const FLOW_FLAGS: readonly FlowFlag[] = [
   'allow_hidden_fields',
   'no_readonly_table',
 ];
+
+/**
+ * The first OpenFlow version whose flow_mod carries each flag; `undefined` for the two that only
+ * steer how ovs-ofctl reads a flow and are never sent. OpenFlow 1.0 and 1.1 have no reset_counts
+ * because there every add resets the counters.
+ */
+const FLAG_SINCE: Readonly<Record<FlowFlag, OfVersion | undefined>> = {
+  send_flow_rem: 10,
+  check_overlap: 10,
+  reset_counts: 12,
+  no_packet_counts: 13,
+  no_byte_counts: 13,
+  allow_hidden_fields: undefined,
+  no_readonly_table: undefined,
+};
+
+/** The flags a flow_mod of version `of` carries, in the order OVS prints them. */
+export function flagsCarried(flags: readonly FlowFlag[], of: OfVersion): FlowFlag[] {
+  return FLOW_FLAGS.filter((f) => flags.includes(f) && (FLAG_SINCE[f] ?? Infinity) <= of);
+}
 
 /** Counters as dumped; `null` where the switch printed `?` (unknown). */
 export interface FlowStats {

@@ -1,6 +1,6 @@
 /** Flows printed in the forms `ovs-ofctl` uses. */
 import type { Flow } from '../model/flow.ts';
-import { DEFAULT_PRIORITY } from '../model/flow.ts';
+import { DEFAULT_PRIORITY, flagsCarried } from '../model/flow.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import type { PortMap } from '../model/ports.ts';
 import { tableLabel } from '../model/tables.ts';
@@ -16,7 +16,8 @@ export function formatPriorityAndMatch(flow: Flow, portNames?: PortMap): string 
 
 /**
  * The flow as `ovs-ofctl -O <of> parse-flow` prints it after `ADD `, with `table:N ` written
- * `table=N, `: match, then cookie, timeouts, importance (OF1.4+) and flags, then the actions.
+ * `table=N, `: match, then cookie, timeouts, importance (OF1.4+) and the flags the version carries
+ * (as OVS does, leaving out those it cannot send), then the actions.
  */
 export function formatFlowCanonical(flow: Flow, of: OfVersion): string {
   const parts: string[] = [];
@@ -26,7 +27,7 @@ export function formatFlowCanonical(flow: Flow, of: OfVersion): string {
   if (flow.idleTimeout) parts.push(`idle:${flow.idleTimeout}`);
   if (flow.hardTimeout) parts.push(`hard:${flow.hardTimeout}`);
   if (flow.importance && of >= 14) parts.push(`importance:${flow.importance}`);
-  parts.push(...flow.flags);
+  parts.push(...flagsCarried(flow.flags, of));
   parts.push(`actions=${formatActions(flow.actions, { of })}`);
   const table = flow.table.kind === 'number' && flow.table.number === 0 ? '' : `table=${tableLabel(flow.table)}, `;
   return table + parts.join(' ');
