@@ -435,6 +435,22 @@ test('--packet: a packet dropped before any table with conjunctions is told what
   assert.match(await note('in_port=3,arp'), /with ARP source address 10\.10\.0\.2 \(the packet gives none\) and ARP source MAC 12:9e:a6:47:d0:70 \(the packet gives none\)\.$/);
   assert.match(await note('ip,nw_src=10.10.1.6'), /\(it ends in table 0\): .* with input port 2 \(the packet gives none\)\.$/);
   assert.match(await note('in_port=9,ip'), /\(it ends in table 0\): .* No flow there would take a packet of its input port and protocol further\.$/);
+
+  // The same nearest flow as a field of its own: the flow, and each field the packet lacks for it.
+  const nearest = async (packet: string): Promise<unknown> => {
+    const r = await runCli(['conj', EXAMPLE_DUMP, '--packet', packet, '--json']);
+    assert.equal(r.status, 0, r.stderr);
+    return (JSON.parse(r.stdout) as { nearest?: unknown }).nearest;
+  };
+  const spoofed = (await nearest('in_port=3,ip,nw_src=10.10.1.6')) as { flow: { table: number; priority: number; source: { line: number } }; differs: unknown[] };
+  assert.deepEqual([spoofed.flow.table, spoofed.flow.priority, spoofed.flow.source.line], [10, 200, 11]);
+  assert.deepEqual(spoofed.differs, [
+    { field: 'eth_src', wanted: '12:9e:a6:47:d0:70', has: null },
+    { field: 'ip_src', wanted: '10.10.0.2', has: '10.10.1.6' },
+  ]);
+  assert.equal(await nearest('in_port=9,ip'), null);
+  // A packet that reaches the conjunctions was not dropped before them: no nearest flow.
+  assert.equal(await nearest(TUNNEL_TO_POD), undefined);
 });
 
 test('--packet on a dump that names its ports without numbers: the packet names its port as the flows do', async () => {

@@ -3,7 +3,7 @@
  * and as JSON, plus the per-dimension verdicts for one packet.
  */
 import type { FieldDef } from '../model/fields.ts';
-import type { Flow, Match, MatchField } from '../model/flow.ts';
+import type { Flow, Match } from '../model/flow.ts';
 import { matchesPacket } from '../model/match.ts';
 import { type TableRef, tableLabel } from '../model/tables.ts';
 import { formatIpv4, formatIpv6 } from '../model/values.ts';
@@ -19,10 +19,11 @@ import type {
 } from '../analysis/conjunctions.ts';
 import type { ConjunctionScope } from '../analysis/conjunction-scope.ts';
 import { describeActions, PLAIN_WORDING } from '../analysis/describe-fields.ts';
-import { formatFieldValue, fullMask, quotePortName } from '../syntax/field-value.ts';
+import { formatFieldValue, fullMask } from '../syntax/field-value.ts';
 import { formatPriorityAndMatch } from './flow.ts';
 import { flowJson, tableRefJson } from './json.ts';
 import { formatMatch } from './match.ts';
+import { entryValue, NONE_NEAR, nearestJson } from './nearest.ts';
 import { JsonText, LazyList, StreamedObject } from './json-stream.ts';
 import { severityWord } from './severity.ts';
 import { plural } from './plural.ts';
@@ -383,14 +384,9 @@ export function scopeNote(scope: ConjunctionScope): string {
   const checked = `The trace reaches no table with conjunctions${ending}: the conjunctions of every table are checked with the packet as given.`;
   if (!scope.dropped) return checked;
   const near = scope.dropped.nearest;
-  if (!near) return `${checked} No flow there would take a packet of its input port and protocol further.`;
+  if (!near) return `${checked} ${NONE_NEAR}`;
   const wants = near.misses.map((m) => `${fieldWords(m.wanted.field)} ${entryValue(m.wanted)} (${m.has ? `the packet has ${entryValue(m.has)}` : 'the packet gives none'})`);
   return `${checked} The nearest flow there, line ${near.flow.origin.line} (${formatPriorityAndMatch(near.flow)}), would take the packet further with ${wants.join(' and ')}.`;
-}
-
-/** A match entry's value (and mask) in its field's syntax; a port by the name it was written with. */
-function entryValue(e: MatchField): string {
-  return e.port?.kind === 'name' ? quotePortName(e.port.name) : formatFieldValue(e.field, e.value, e.mask);
 }
 
 /** Near misses first: satisfied conjunctions, then by the number of failed dimensions. */
@@ -449,6 +445,8 @@ export function packetReportJson(packet: string, scope: ConjunctionScope, result
     traced: scope.traced,
     tables: scope.tables.map(tableRefJson),
     note: scopeNote(scope),
+    // The note's nearest flow for a packet dropped before the conjunctions, null when there is none.
+    ...(scope.dropped ? { nearest: scope.dropped.nearest ? nearestJson(scope.dropped.nearest) : null } : {}),
     conjunctions: results.map((r) => ({
       id: r.conjunction.id,
       table: tableRefJson(r.conjunction.table),
