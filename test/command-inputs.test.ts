@@ -217,7 +217,10 @@ test('a live switch is read by every command: diff and verify against a saved du
     assert.match(await run(['verify', '--expect', NUMBERED, '--local', '--exact']), /^86 of 86 expected flows present/);
     const live = await run(['trace', '--local', 'in_port=coredns5-8ec607,tcp,dl_src=12:9e:a6:47:d0:70,nw_src=10.10.0.9,nw_dst=10.10.0.3,tp_dst=80']);
     // The live dump names its tables: the verdict calls the table by that one name throughout.
-    assert.match(live, /\nVerdict: dropped in SpoofGuard \(table 10\): Packets no other flow of SpoofGuard matches are dropped\.\n$/);
+    assert.match(
+      live,
+      /\nVerdict: dropped in SpoofGuard \(table 10\): Packets no other flow of SpoofGuard matches are dropped\.\nNearest flow \(line \d+\): priority=200,ip,in_port="coredns5-8ec607",dl_src=12:9e:a6:47:d0:70,nw_src=10\.10\.0\.2 — the packet has nw_src=10\.10\.0\.9\n$/,
+    );
     assert.match(await run(['show', '--local', '--table', '10']), /^profile antrea-v1 \(release 0\.13\)/);
 
     await sw.ofctl(['del-flows', sw.bridge, 'table=10,ip,in_port=3']);

@@ -10,6 +10,8 @@ import { Pipeline } from '../src/model/pipeline.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 import { parsePacketSpec } from '../src/analysis/packet.ts';
 import { type TraceResult, Tracer, XLATE_ERRORS } from '../src/analysis/trace.ts';
+import { missDrop } from '../src/analysis/nearest-flow.ts';
+import { entryValue } from '../src/render/nearest.ts';
 import { parseCtNext } from '../src/cli/commands/trace.ts';
 import { type OvsSwitch, skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
 import { ANTREA, ANTREA_PROXY, type Example, exampleFile } from './support/make-examples.ts';
@@ -312,5 +314,66 @@ test('trace agrees with ofproto/trace feature by feature', skipUnlessOvs, async 
     assertAgree(result, probes.length);
     // resubmit(,0) from table 0, to no end.
     assert.deepEqual([...result.failures], [[XLATE_ERRORS.depth, 1]]);
+  });
+});
+
+/** A packet that a table's miss drops: `base`, and `varied`, what keeps it from the flow it is near. */
+interface NearMiss {
+  readonly base: string;
+  readonly varied: string;
+}
+
+/**
+ * For each near miss: ofproto/trace ends the packet in the table whose nearest flow flowscope
+ * names, by the same miss; and the packet given what flowscope says it lacks (each differing
+ * field set to the value the flow wants) takes that very flow there.
+ */
+async function checkNearMisses(sw: OvsSwitch, cases: readonly NearMiss[]): Promise<string[]> {
+  const tracer = await tracerFor(sw);
+  const wrong: string[] = [];
+  for (const { base, varied } of cases) {
+    const packet = [base, varied].filter((s) => s !== '').join(',');
+    const spec = parsePacketSpec(packet, tracer.pipeline.ports);
+    assert.ok(spec.ok, `${packet}: ${spec.ok ? '' : spec.error}`);
+    const ours = tracer.trace(spec.packet, { keepPackets: true });
+    const miss = missDrop(tracer, ours);
+    const near = miss?.nearest;
+    if (!miss || !near) {
+      wrong.push(`${packet}: no nearest flow`);
+      continue;
+    }
+    const table = miss.table.kind === 'number' ? miss.table.number : -1;
+    const ovs = parseOfprotoTrace(await sw.trace(packet), 0).passes.flatMap((p) => p.steps);
+    const ovsLast = ovs.at(-1);
+    if (ovsLast?.table !== table || ovsLast.priority !== (ours.last?.flow?.priority ?? null)) {
+      wrong.push(`${packet}: ofproto/trace ends in table ${ovsLast?.table} at ${ovsLast?.priority}, flowscope in table ${table} at ${ours.last?.flow?.priority ?? null}`);
+    }
+    const given = `${base},${near.misses.map((m) => `${m.wanted.field.name}=${entryValue(m.wanted)}`).join(',')}`;
+    const taken = parseOfprotoTrace(await sw.trace(given), 0).passes.flatMap((p) => p.steps);
+    if (!taken.some((step) => step.table === table && step.priority === near.flow.priority)) {
+      wrong.push(`${given}: ofproto/trace does not take the flow at priority ${near.flow.priority} of table ${table}: ${taken.map((x) => `${x.table}:${x.priority ?? 'miss'}`).join(' ')}`);
+    }
+  }
+  return wrong;
+}
+
+test('the nearest flow trace names for a drop by a table\'s miss is the flow ofproto/trace takes there once the packet has what it lacked', skipUnlessOvs, async () => {
+  await withOvsSwitch(ANTREA.bridge, async (sw) => {
+    await sw.addFlows(readFileSync(exampleFile(ANTREA, 'flows.txt'), 'utf8'), ANTREA.loadVersion);
+    const wrong = await checkNearMisses(sw, [
+      // SpoofGuard: another source address, and no MAC.
+      { base: 'in_port=3,ip', varied: 'nw_src=10.10.1.6' },
+      { base: 'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,nw_dst=10.10.0.3,tp_dst=80', varied: 'nw_src=10.10.0.9' },
+      // ARP without its addresses; a packet from no port.
+      { base: 'in_port=4,arp', varied: '' },
+      { base: 'ip,nw_src=10.10.1.6', varied: '' },
+    ]);
+    assert.deepEqual(wrong, []);
+  });
+  await withOvsSwitch(ANTREA_PROXY.bridge, async (sw) => {
+    await loadProxyWithHashGroups(sw, ANTREA_PROXY);
+    // ServiceLB: the Service's address on another TCP port.
+    const wrong = await checkNearMisses(sw, [{ base: 'in_port=18,tcp,dl_src=c2:6f:f8:a0:7e:a1,nw_src=10.10.0.17,nw_dst=10.101.112.140', varied: 'tp_dst=8080' }]);
+    assert.deepEqual(wrong, []);
   });
 });

@@ -153,13 +153,13 @@ test('flowscope trace prints an ofproto/trace-like report with a verdict', async
   assert.match(denied.stdout, /\n10\. priority 0 {2}\[SpoofGuardTable\]\n {4}drop\n/);
   assert.match(
     denied.stdout,
-    /\nSpoofGuardTable \(table 10\): Rejects IP and ARP packets whose source addresses are not those Antrea gave the sending Pod\.\nVerdict: dropped in SpoofGuardTable \(table 10\): Packets no other flow of SpoofGuardTable matches are dropped\.\n$/,
+    /\nSpoofGuardTable \(table 10\): Rejects IP and ARP packets whose source addresses are not those Antrea gave the sending Pod\.\nVerdict: dropped in SpoofGuardTable \(table 10\): Packets no other flow of SpoofGuardTable matches are dropped\.\nNearest flow \(line 11\): priority=200,ip,in_port=3,dl_src=12:9e:a6:47:d0:70,nw_src=10\.10\.0\.2 — the packet has nw_src=10\.10\.0\.9\n$/,
   );
   // The generic profile knows no tables: the plain ofproto/trace layout and verdict.
   const plain = await runCli(['trace', '--profile', 'generic', join(EXAMPLE, 'dump-flows.of13.txt'), spoofed]);
   assert.equal(plain.status, 0, plain.stderr);
   assert.match(plain.stdout, /\n10\. priority 0\n {4}drop\n\nFinal flow: /);
-  assert.match(plain.stdout, /\n\nVerdict: dropped in table 10 by the flow at priority 0 \(any packet\)\n$/);
+  assert.match(plain.stdout, /\n\nVerdict: dropped in table 10 by the flow at priority 0 \(any packet\)\nNearest flow \(line 11\): .* — the packet has nw_src=10\.10\.0\.9\n$/);
 
   const bad = await runCli(['trace', join(EXAMPLE, 'dump-flows.of13.txt'), 'in_port=3,tp_dst=80']);
   assert.equal(bad.status, 2);
@@ -188,6 +188,8 @@ test('flowscope trace: a packet NetworkPolicy isolation drops, said in the words
   });
   const lastStep = j.passes.at(-1)!.steps.at(-1)!;
   assert.deepEqual([lastStep.table, lastStep.tableName], [100, 'IngressDefaultTable']);
+  // Dropped by a flow for packets like this one, not by a miss: no flow is named as near.
+  assert.equal('nearest' in j, false);
 });
 
 test('flowscope trace --json follows the contract', async () => {
@@ -211,7 +213,53 @@ test('flowscope trace --json follows the contract', async () => {
 
   const miss = await runCli(['trace', '--json', '-', 'in_port=1,ip'], { stdin: 'table=0,in_port=2 actions=output:1\n' });
   assert.equal(miss.status, 0, miss.stderr);
-  assert.deepEqual(JSON.parse(miss.stdout), { verdict: 'drop', outputs: [], passes: [{ recircId: 0, steps: [{ table: 0, priority: null, match: '', actions: [] }] }] });
+  // The only flow is for another input port: none would take the packet further.
+  assert.deepEqual(JSON.parse(miss.stdout), { verdict: 'drop', outputs: [], nearest: null, passes: [{ recircId: 0, steps: [{ table: 0, priority: null, match: '', actions: [] }] }] });
+});
+
+test('flowscope trace: a packet dropped by a table\'s miss is told the nearest flow of that table and what it lacks for it', async () => {
+  const flows = join(repoRoot, 'examples', 'antrea-proxy', 'dump-flows.of13.txt');
+  // The Service 10.101.112.140 listens on TCP port 80; this packet asks for 8080.
+  const service = 'in_port=18,tcp,dl_src=c2:6f:f8:a0:7e:a1,nw_src=10.10.0.17,nw_dst=10.101.112.140';
+  const wanted = readFileSync(flows, 'utf8').split('\n').findIndex((l) => / table=41, .*nw_dst=10\.101\.112\.140,tp_dst=80 /.test(l)) + 1;
+  assert.ok(wanted > 0);
+  const text = await runCli(['trace', flows, `${service},tp_dst=8080`]);
+  assert.equal(text.status, 0, text.stderr);
+  assert.match(
+    text.stdout,
+    new RegExp(`\\nVerdict: dropped in ServiceLBTable \\(table 41\\): no flow matched\\nNearest flow \\(line ${wanted}\\): priority=200,tcp,reg4=0x10000/0x70000,nw_dst=10\\.101\\.112\\.140,tp_dst=80 — the packet has tp_dst=8080\\n$`),
+  );
+  type Nearest = { flow: { table: number; priority: number; source: { line: number } }; differs: { field: string; wanted: string; has: string | null }[] };
+  type Traced = { verdict: string; explanation?: unknown; nearest?: Nearest | null; passes: { steps: { table: number; priority: number | null }[] }[] };
+  const json = async (packet: string, file = flows): Promise<Traced> => {
+    const r = await runCli(['trace', '--json', file, packet]);
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout) as Traced;
+  };
+  const missed = await json(`${service},tp_dst=8080`);
+  assert.equal(missed.verdict, 'drop');
+  assert.ok(missed.explanation, 'the explanation stays beside the nearest flow');
+  assert.deepEqual([missed.nearest?.flow.table, missed.nearest?.flow.priority, missed.nearest?.flow.source.line], [41, 200, wanted]);
+  assert.deepEqual(missed.nearest?.differs, [{ field: 'tcp_dst', wanted: '80', has: '8080' }]);
+  // With what it lacked, the packet takes that flow (and is dropped further on, for the group the
+  // dump of flows alone lacks: no miss, so nothing is near).
+  const taken = await json(`${service},tp_dst=80`);
+  assert.equal(taken.passes.at(-1)!.steps.find((step) => step.table === 41)?.priority, 200);
+  assert.equal('nearest' in taken, false);
+
+  // A miss flow that drops every packet is a miss too; a field the packet does not give is named, not valued.
+  const antrea = join(EXAMPLE, 'dump-flows.of13.txt');
+  const spoofed = await runCli(['trace', antrea, 'in_port=3,ip,nw_src=10.10.1.6']);
+  assert.match(spoofed.stdout, /\nNearest flow \(line 11\): priority=200,ip,in_port=3,dl_src=12:9e:a6:47:d0:70,nw_src=10\.10\.0\.2 — the packet has nw_src=10\.10\.1\.6 and gives no dl_src\n$/);
+  assert.deepEqual((await json('in_port=3,ip,nw_src=10.10.1.6', antrea)).nearest?.differs, [
+    { field: 'eth_src', wanted: '12:9e:a6:47:d0:70', has: null },
+    { field: 'ip_src', wanted: '10.10.0.2', has: '10.10.1.6' },
+  ]);
+  // ARP fields under their ARP names.
+  assert.match((await runCli(['trace', antrea, 'in_port=3,arp'])).stdout, /\nNearest flow \(line 9\): priority=200,arp,in_port=3,arp_spa=10\.10\.0\.2,arp_sha=12:9e:a6:47:d0:70 — the packet gives no arp_spa, arp_sha\n$/);
+  // No flow of ClassifierTable is for port 9: none is near, and the verdict says so.
+  assert.match((await runCli(['trace', antrea, 'in_port=9,ip'])).stdout, /\nVerdict: dropped in ClassifierTable \(table 0\): .*\nNo flow there would take a packet of its input port and protocol further\.\n$/);
+  assert.equal((await json('in_port=9,ip', antrea)).nearest, null);
 });
 
 test('flowscope trace --batch answers one JSON line per packet, in order', async () => {

@@ -10,7 +10,8 @@ import { fullMask } from '../syntax/field-value.ts';
 import { isInPortField, matchedInPort } from './classifier.ts';
 import { FIELD, type Packet, storageReader } from './packet.ts';
 import type { StorageReader } from './conjunctions.ts';
-import type { Tracer, TraceStep } from './trace.ts';
+import type { TableRef } from '../model/tables.ts';
+import type { Tracer, TraceResult, TraceStep } from './trace.ts';
 
 /** A field the flow matches and the packet does not satisfy. */
 export interface FieldMiss {
@@ -70,4 +71,30 @@ export function nearestFlow(tracer: Tracer, step: TraceStep): NearestFlow | unde
     if (!best || m.length < best.misses.length) best = { flow, misses: m };
   }
   return best;
+}
+
+/** A packet dropped by a table's miss, and the flow of that table it came nearest to matching. */
+export interface MissDrop {
+  readonly table: TableRef;
+  /** Absent when no flow there would take a packet of its input port and protocol further. */
+  readonly nearest?: NearestFlow;
+}
+
+/** A flow that matches every packet and takes none further: a table's miss flow that drops. */
+function dropsEverything(flow: Flow): boolean {
+  return flow.match.fields.length === 0 && !leadsOn(flow);
+}
+
+/**
+ * Set when `result`'s packet was dropped by the miss of the table it ended in: no flow there
+ * matched, or only one that drops every packet. A drop by a flow that picks out packets like this
+ * one (a policy's deny), or one a problem explains (a missing group), is no miss. Needs a trace
+ * made with `keepPackets`.
+ */
+export function missDrop(tracer: Tracer, result: TraceResult): MissDrop | undefined {
+  const last = result.last;
+  if (result.verdict !== 'drop' || result.cause || !last?.packet) return undefined;
+  if (last.flow && !dropsEverything(last.flow)) return undefined;
+  const nearest = nearestFlow(tracer, last);
+  return { table: last.table, ...(nearest ? { nearest } : {}) };
 }

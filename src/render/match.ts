@@ -263,6 +263,22 @@ export function formatMatch(match: Match, options: MatchFormatOptions = {}): str
   return out.join(',');
 }
 
+/** The entries that decide under which name and in which syntax the others print. */
+const PROTOCOL_STORAGES = new Set(['eth_type', 'nw_proto']);
+
+/**
+ * One entry as formatMatch prints it in `within`: under the name its protocol gives it
+ * (`arp_spa`, `icmp_type`, `tp_dst`), or, for a protocol entry, the keyword it makes (`tcp`).
+ */
+export function formatMatchEntry(entry: MatchField, within: Match, options: MatchFormatOptions = {}): string {
+  const context = within.fields.filter((e) => PROTOCOL_STORAGES.has(e.field.storage) && e.field.storage !== entry.field.storage);
+  const alone = new Set(formatMatch({ fields: context }).split(','));
+  return formatMatch({ fields: [...context, entry] }, options)
+    .split(',')
+    .filter((part) => !alone.has(part))
+    .join(',');
+}
+
 /** dl_vlan/dl_vlan_pcp when the tag is required and VID/PCP are each all-or-nothing, else vlan_tci. */
 function formatVlan(e: MatchField): string[] {
   const vid = e.mask & 0x0fffn;

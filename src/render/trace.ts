@@ -14,10 +14,12 @@ import { type Packet, FIELD, slotField } from '../analysis/packet.ts';
 import type { OutputPort } from '../analysis/trace-ports.ts';
 import { MAX_DEPTH, MAX_RESUBMITS, type TraceNode, type TracePass, type TraceProblem, type TraceResult, type TraceStep } from '../analysis/trace.ts';
 import type { VerdictReason } from '../analysis/trace-verdict.ts';
+import type { MissDrop } from '../analysis/nearest-flow.ts';
 import { formatActions } from './actions.ts';
 import { firstFew } from './lists.ts';
 import { formatMatch } from './match.ts';
 import { tableRefJson } from './json.ts';
+import { nearestJson, nearestLine } from './nearest.ts';
 
 export interface TraceRenderOptions {
   /** Spelling of actions (the dump's OpenFlow version). */
@@ -27,6 +29,8 @@ export interface TraceRenderOptions {
   readonly describeTable?: (ref: TableRef) => string | undefined;
   /** Why the path ended where it did, in the pipeline's words (from a pipeline profile). */
   readonly explain?: (result: TraceResult) => VerdictReason | undefined;
+  /** For a packet dropped by a table's miss: the flow of that table it came nearest to matching. */
+  readonly missDrop?: (result: TraceResult) => MissDrop | undefined;
 }
 
 const NW_ECN = fieldByName('nw_ecn')!;
@@ -244,6 +248,8 @@ export function formatTrace(result: TraceResult, o: TraceRenderOptions): string 
     out.push(`${tableName(result.last.table, o)}: ${why.table.purpose}`);
   }
   out.push(verdictLine(result, o, why));
+  const miss = o.missDrop?.(result);
+  if (miss) out.push(nearestLine(miss.nearest, o.portNames));
   // Problems the verdict does not name, each once.
   const notes = new Set(result.problems.filter((p) => p !== result.cause).map((p) => `Also, in ${tableName(p.table, o)}: ${problemText(p, o)}`));
   out.push(...notes);
@@ -290,14 +296,17 @@ function problemJson(p: TraceProblem, o: TraceRenderOptions): Record<string, unk
 
 /**
  * The JSON contract: verdict, output ports, and each pass's table steps; `explanation` when a
- * profile gives one; `problems` met, and the `cause` of a drop they explain.
+ * profile gives one; `problems` met, and the `cause` of a drop they explain; `nearest` for a drop
+ * by a table's miss (null when no flow there would take the packet further).
  */
 export function traceJson(result: TraceResult, o: TraceRenderOptions): Record<string, unknown> {
   const why = o.explain?.(result);
+  const miss = o.missDrop?.(result);
   return {
     verdict: result.verdict,
     outputs: result.outputs,
     ...(why ? { explanation: explanationJson(why) } : {}),
+    ...(miss ? { nearest: miss.nearest ? nearestJson(miss.nearest) : null } : {}),
     ...(result.cause ? { cause: problemJson(result.cause, o) } : {}),
     ...(result.problems.length > 0 ? { problems: result.problems.map((p) => problemJson(p, o)) } : {}),
     passes: result.passes.map((p) => ({

@@ -6,7 +6,9 @@ import { sampleFlows } from '../../analysis/flow-sample.ts';
 import { CT_STATE, parsePacketSpec } from '../../analysis/packet.ts';
 import { type TraceOptions, Tracer } from '../../analysis/trace.ts';
 import { explainVerdict } from '../../analysis/trace-verdict.ts';
+import { missDrop } from '../../analysis/nearest-flow.ts';
 import { Pipeline } from '../../model/pipeline.ts';
+import { jsonReplacer } from '../../render/json.ts';
 import { formatTrace, type TraceRenderOptions, traceJson } from '../../render/trace.ts';
 import { emptyInputReason, isBlankOrComment, readInput } from '../input.ts';
 import { type Io, UserError, writeOut, writeJson } from '../io.ts';
@@ -117,7 +119,12 @@ export function registerTrace(program: Command, io: Io): void {
     const { dump, groups } = await loadFlows(inputs, opts, io);
     const pipeline = new Pipeline(dump.flows, groups, dump.ports);
     const tracer = new Tracer(pipeline);
-    const render: TraceRenderOptions = { of: dump.protocols[0] ?? 10, portNames: tracer.ports.names, ...pipelineWords(pipeline, opts) };
+    const render: TraceRenderOptions = {
+      of: dump.protocols[0] ?? 10,
+      portNames: tracer.ports.names,
+      ...pipelineWords(pipeline, opts),
+      missDrop: (result) => missDrop(tracer, result),
+    };
 
     if (packetText !== undefined) {
       const parsed = parsePacketSpec(packetText, tracer.ports.forPackets);
@@ -143,7 +150,8 @@ export function registerTrace(program: Command, io: Io): void {
         // A line's own ctNext and bucket win; the command line's stand for lines without them.
         const ctNext = line.ctNext ? line.ctNext.map(parseCtNext) : (opts.ctNext ?? []);
         const result = tracer.trace(parsed.packet, traceOptions(ctNext, line.bucket ?? opts.bucket));
-        writeOut(io, JSON.stringify(traceJson(result, render)));
+        // On one line; the replacer writes the flows' bigints as decimal strings, as --json does.
+        writeOut(io, JSON.stringify(traceJson(result, render), jsonReplacer));
       } catch (err) {
         failures++;
         writeOut(io, JSON.stringify({ error: `line ${i + 1}: ${err instanceof Error ? err.message : String(err)}` }));
@@ -174,6 +182,7 @@ function pipelineWords(pipeline: Pipeline, opts: TraceCommandOptions): Pick<Trac
   };
 }
 
+/** Packets are kept for the nearest flow of a drop by a table's miss. */
 function traceOptions(ctNext: readonly bigint[], bucket: number | undefined): TraceOptions {
-  return { ctNext, ...(bucket === undefined ? {} : { bucket }) };
+  return { ctNext, keepPackets: true, ...(bucket === undefined ? {} : { bucket }) };
 }
