@@ -7,12 +7,13 @@ import { parsePacketSpec } from '../src/analysis/packet.ts';
 import { Tracer } from '../src/analysis/trace.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { tableNumber } from '../src/model/tables.ts';
-import { formatDot, formatMermaid, GraphvizMissingError, renderSvg, type TableNamer } from '../src/render/graph.ts';
+import { formatDot, formatMermaid, GraphvizMissingError, renderSvg } from '../src/render/graph.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 import { runCli } from './support/cli.ts';
 import { repoRoot } from './support/paths.ts';
 
 const ANTREA = join(repoRoot, 'examples', 'antrea', 'dump-flows.of13.txt');
+const ANTREA_NAMES = join(repoRoot, 'examples', 'antrea', 'dump-flows.of13.names.txt');
 const PROXY = join(repoRoot, 'examples', 'antrea-proxy', 'dump-flows.of13.txt');
 const PROXY_GROUPS = join(repoRoot, 'examples', 'antrea-proxy', 'dump-groups.of13.txt');
 
@@ -21,7 +22,6 @@ function load(...files: string[]): Pipeline {
   return new Pipeline(r.flows, r.groups, r.ports);
 }
 
-const plainNamer: TableNamer = (ref) => ({ ref: ref.kind === 'number' ? `table ${ref.number}` : ref.name });
 
 async function graphvizInstalled(): Promise<boolean> {
   try {
@@ -106,7 +106,7 @@ test('--packet: the traced tables, edges and the drop sink are on the path, noth
 
 test('DOT lays out with Graphviz; Mermaid has one line per node and edge', async (t) => {
   const graph = buildGraph(load(PROXY, PROXY_GROUPS));
-  const dot = formatDot(graph, plainNamer);
+  const dot = formatDot(graph);
   assert.match(dot, /^digraph pipeline \{/);
   assert.match(dot, /"table:#50" \[label="table 50\\nno flows", style="rounded,dashed"/);
   if (!(await graphvizInstalled())) {
@@ -117,10 +117,96 @@ test('DOT lays out with Graphviz; Mermaid has one line per node and edge', async
   assert.match(svg, /<svg /);
   // Every table and group made it into the picture as a node.
   for (const n of graph.nodes) assert.ok(svg.includes(`<title>${n.id.replace(/#/g, '&#35;')}</title>`) || svg.includes(`<title>${n.id}</title>`), n.id);
-  const mermaid = formatMermaid(graph, plainNamer).split('\n');
+  const mermaid = formatMermaid(graph).split('\n');
   assert.equal(mermaid[0], 'flowchart LR');
   assert.equal(mermaid.filter((l) => /^ {2}n\d+[[({]/.test(l)).length, graph.nodes.length);
   assert.equal(mermaid.filter((l) => /^ {2}n\d+ [-.=]+>/.test(l)).length, graph.edges.length);
+});
+
+interface JsonNode {
+  kind: string;
+  id: string;
+  table?: { kind: string; name?: string; number?: number };
+  number?: number;
+  name?: string;
+  flows?: number;
+  hits?: string;
+  missing?: boolean;
+}
+
+interface JsonEdge {
+  from: string;
+  to: string;
+  kind: string;
+  count: number;
+}
+
+/** The graph of `graph --json`, its table nodes named by number (every table of the example has one). */
+async function graphByNumber(file: string): Promise<{ nodes: JsonNode[]; edges: string[]; byNumber: Map<number, JsonNode> }> {
+  const r = await runCli(['graph', file, '--profile', 'antrea-v1', '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  const graph = JSON.parse(r.stdout) as { nodes: JsonNode[]; edges: JsonEdge[] };
+  const key = new Map(graph.nodes.map((n) => [n.id, n.kind === 'table' ? `#${n.number ?? '?'}` : n.id]));
+  const byNumber = new Map(graph.nodes.filter((n) => n.kind === 'table').map((n) => [n.number!, n]));
+  return { nodes: graph.nodes, edges: graph.edges.map((e) => `${key.get(e.from)} ${key.get(e.to)} ${e.kind} ${e.count}`), byNumber };
+}
+
+/** The node lines of DOT text: id and label. */
+function dotLabels(dot: string): Map<string, string> {
+  return new Map([...dot.matchAll(/^ {2}"([^"]+)" \[label="([^"]*)"/gm)].map((m): [string, string] => [m[1]!, m[2]!]));
+}
+
+test('--names dump: the same nodes and edges as the numbered dump, tables labelled by number and the dump\'s name', async (t) => {
+  const numbered = await graphByNumber(ANTREA);
+  const named = await graphByNumber(ANTREA_NAMES);
+  // Every table node carries its number, from the dump or, for the --names dump, from the profile.
+  for (const form of [numbered, named]) for (const n of form.nodes) if (n.kind === 'table') assert.equal(typeof n.number, 'number', n.id);
+  assert.deepEqual([...named.byNumber.keys()].sort((a, b) => a - b), [...numbered.byNumber.keys()].sort((a, b) => a - b));
+  for (const [number, n] of named.byNumber) {
+    const m = numbered.byNumber.get(number)!;
+    assert.deepEqual([n.flows, n.hits, n.missing], [m.flows, m.hits, m.missing], `table ${number}`);
+    // The names form keeps the dump's name; the numbered form has the profile's.
+    assert.equal(n.name, n.table?.name);
+    assert.equal(m.table?.number, number);
+    assert.equal(typeof m.name, 'string');
+  }
+  assert.deepEqual(named.edges, numbered.edges);
+  assert.ok(named.byNumber.get(0)?.name === 'Classification' && numbered.byNumber.get(0)?.name === 'ClassifierTable');
+
+  // The drawings: "NUMBER NAME" on each table, the rest of the label alike in both forms.
+  const dots = await Promise.all([ANTREA, ANTREA_NAMES].map((f) => runCli(['graph', f, '--profile', 'antrea-v1'])));
+  const [numberedDot, namedDot] = dots.map((r) => dotLabels(r.stdout));
+  for (const [form, labels] of [[numbered, numberedDot!], [named, namedDot!]] as const) {
+    for (const n of form.nodes) {
+      if (n.kind !== 'table') continue;
+      const label = labels.get(n.id);
+      assert.ok(label?.startsWith(`${n.number} ${n.name}\\n`), `${n.id}: ${label}`);
+    }
+  }
+  for (const [number, n] of named.byNumber) {
+    const m = numbered.byNumber.get(number)!;
+    const rest = (l: string | undefined): string | undefined => l?.slice(l.indexOf('\\n'));
+    assert.equal(rest(namedDot!.get(n.id)), rest(numberedDot!.get(m.id)), `table ${number}`);
+  }
+  const mermaid = await runCli(['graph', ANTREA_NAMES, '--profile', 'antrea-v1', '--format', 'mermaid']);
+  assert.match(mermaid.stdout, /\["0 Classification<br\/>5 flows, 0 packets"\]/);
+  if (!(await graphvizInstalled())) {
+    t.skip('Graphviz not installed');
+    return;
+  }
+  const svg = await runCli(['graph', ANTREA_NAMES, '--profile', 'antrea-v1', '--format', 'svg']);
+  assert.equal(svg.status, 0, svg.stderr);
+  assert.match(svg.stdout, />0 Classification</);
+});
+
+test('a table no one numbers is labelled by its name alone', () => {
+  const pipeline = load(ANTREA_NAMES);
+  const graph = buildGraph(pipeline);
+  const node = graph.nodes.find((n) => n.id === 'table:Classification');
+  assert.ok(node?.kind === 'table' && node.number === undefined && node.name === 'Classification');
+  assert.match(formatDot(graph), /"table:Classification" \[label="Classification\\n5 flows, 0 packets"\]/);
+  // A numbered table without a name keeps the word "table".
+  assert.match(formatDot(buildGraph(load(ANTREA))), /"table:#0" \[label="table 0\\n5 flows, 0 packets"\]/);
 });
 
 test('SVG without Graphviz says how to install it', async () => {
@@ -130,7 +216,7 @@ test('SVG without Graphviz says how to install it', async () => {
 test('CLI: formats, profile names, --packet', async () => {
   const dot = await runCli(['graph', ANTREA, '--profile', 'antrea-v1']);
   assert.equal(dot.status, 0);
-  assert.match(dot.stdout, /"table:#31" \[label="table 31\\nConntrackStateTable\\n4 flows, 0 packets"\]/);
+  assert.match(dot.stdout, /"table:#31" \[label="31 ConntrackStateTable\\n4 flows, 0 packets"\]/);
   const mermaid = await runCli(['graph', ANTREA, '--format', 'mermaid', '--packet', 'in_port=3,ip,dl_src=12:9e:a6:47:d0:70,nw_src=10.10.0.2,nw_dst=10.10.0.3']);
   assert.equal(mermaid.status, 0);
   assert.match(mermaid.stdout, /classDef path/);

@@ -165,7 +165,8 @@ export class Annotator {
     // A name the release lacks may still be a table of the profile in another release, whose number says which table it is.
     const otherRelease = !spec && ref.kind === 'name' && this.profile ? tableByKey(this.profile, ref.name) : undefined;
     const number = ref.kind === 'number' ? ref.number : (spec ?? otherRelease)?.number;
-    const name = ref.kind === 'name' ? ref.name : spec?.name;
+    // A numbered flow's table takes the name the dump gives it elsewhere, as in every report.
+    const name = ref.kind === 'name' ? ref.name : spec && this.profileTableWords(spec.name);
     return {
       ref,
       ...(number !== undefined ? { number } : {}),

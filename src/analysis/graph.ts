@@ -12,11 +12,26 @@ import type { TraceNode, TraceResult } from './trace.ts';
 
 export type NodeId = string;
 
+/** A table's number and name, as reports give them (`Annotator.tableInfo`); either may be unknown. */
+export interface TableTitle {
+  readonly number?: number;
+  readonly name?: string;
+}
+
+/** Without a profile a table is what the dump calls it: a number, or a `--names` name. */
+export function dumpTableTitle(ref: TableRef): TableTitle {
+  return ref.kind === 'number' ? { number: ref.number } : { name: ref.name };
+}
+
 export type GraphNode =
   | {
       readonly kind: 'table';
       readonly id: NodeId;
       readonly table: TableRef;
+      /** The table's number, from the dump or the profile: absent when neither gives one. */
+      readonly number?: number;
+      /** The dump's name for the table, else the profile's: absent when neither gives one. */
+      readonly name?: string;
       readonly flows: number;
       /** Packets counted on the table's flows; null when some count is unknown, absent without statistics. */
       readonly hits?: bigint | null;
@@ -62,15 +77,18 @@ class GraphBuilder {
   readonly edges = new Map<string, GraphEdge>();
 
   private readonly pipeline: Pipeline;
+  private readonly title: (ref: TableRef) => TableTitle;
 
-  constructor(pipeline: Pipeline) {
+  constructor(pipeline: Pipeline, title: (ref: TableRef) => TableTitle) {
     this.pipeline = pipeline;
+    this.title = title;
     for (const t of pipeline.tables.values()) {
       const hits = packetTotal(t.flows);
       this.nodes.set(tableNodeId(t.ref), {
         kind: 'table',
         id: tableNodeId(t.ref),
         table: t.ref,
+        ...this.titleOf(t.ref),
         flows: t.flows.length,
         ...(hits !== undefined ? { hits } : {}),
         missing: false,
@@ -81,8 +99,14 @@ class GraphBuilder {
 
   tableNode(ref: TableRef): NodeId {
     const id = tableNodeId(ref);
-    if (!this.nodes.has(id)) this.nodes.set(id, { kind: 'table', id, table: ref, flows: 0, missing: true, onPath: false });
+    if (!this.nodes.has(id)) this.nodes.set(id, { kind: 'table', id, table: ref, ...this.titleOf(ref), flows: 0, missing: true, onPath: false });
     return id;
+  }
+
+  /** Only the number and name of the title, each only when known. */
+  private titleOf(ref: TableRef): TableTitle {
+    const { number, name } = this.title(ref);
+    return { ...(number !== undefined ? { number } : {}), ...(name !== undefined ? { name } : {}) };
   }
 
   groupNode(group: number): NodeId {
@@ -121,8 +145,9 @@ class GraphBuilder {
   }
 }
 
-export function buildGraph(pipeline: Pipeline): PipelineGraph {
-  const b = new GraphBuilder(pipeline);
+/** `title` gives each table its number and name; by default what the dump itself says. */
+export function buildGraph(pipeline: Pipeline, title: (ref: TableRef) => TableTitle = dumpTableTitle): PipelineGraph {
+  const b = new GraphBuilder(pipeline, title);
   const flowEdgeKind = (x: Exit): EdgeKind => (x.kind === 'jump' ? x.via : x.kind === 'group' ? 'group' : 'sink');
   for (const t of pipeline.tables.values()) {
     const from = tableNodeId(t.ref);

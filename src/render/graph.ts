@@ -7,11 +7,8 @@
  * blue, group and bucket dotted. With a trace laid over, its path is red and the rest grey.
  */
 import type { EdgeKind, GraphEdge, GraphNode, PipelineGraph } from '../analysis/graph.ts';
-import type { TableRef } from '../model/tables.ts';
+import { tableLabel } from '../model/tables.ts';
 import { plural } from './plural.ts';
-
-/** How tables are named: by the dump, and by the profile when it knows them. */
-export type TableNamer = (ref: TableRef) => { readonly ref: string; readonly name?: string };
 
 const EDGE_WORDS: Readonly<Record<EdgeKind, string>> = {
   goto: 'goto',
@@ -23,12 +20,20 @@ const EDGE_WORDS: Readonly<Record<EdgeKind, string>> = {
   sink: '',
 };
 
+/**
+ * A table as the drawing calls it: `31 ConntrackStateTable`, so that it can be found in a dump
+ * printed either way; the name alone when no number is known, `table 50` when no name is.
+ */
+function tableTitle(node: Extract<GraphNode, { kind: 'table' }>): string {
+  if (node.number !== undefined) return node.name !== undefined ? `${node.number} ${node.name}` : `table ${node.number}`;
+  return node.name ?? tableLabel(node.table);
+}
+
 /** The lines of a node's label. */
-export function nodeLines(node: GraphNode, namer: TableNamer): string[] {
+export function nodeLines(node: GraphNode): string[] {
   switch (node.kind) {
     case 'table': {
-      const n = namer(node.table);
-      const head = n.name !== undefined && n.name !== n.ref ? [n.ref, n.name] : [n.ref];
+      const head = [tableTitle(node)];
       if (node.missing) return [...head, 'no flows'];
       const hits = node.hits === undefined ? '' : node.hits === null ? ', ? packets' : `, ${plural(Number(node.hits), 'packet')}`;
       return [...head, `${plural(node.flows, 'flow')}${hits}`];
@@ -85,7 +90,7 @@ function dotEdgeAttrs(e: GraphEdge, traced: boolean): string[] {
   return attrs;
 }
 
-export function formatDot(graph: PipelineGraph, namer: TableNamer): string {
+export function formatDot(graph: PipelineGraph): string {
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
   const lines = [
     'digraph pipeline {',
@@ -93,7 +98,7 @@ export function formatDot(graph: PipelineGraph, namer: TableNamer): string {
     '  node [shape=box, style=rounded, fontname="Helvetica", fontsize=11];',
     '  edge [fontname="Helvetica", fontsize=9];',
   ];
-  for (const n of graph.nodes) lines.push(`  ${dotString(n.id)} [${[`label=${dotLabel(nodeLines(n, namer))}`, ...dotNodeAttrs(n, graph.traced)].join(', ')}];`);
+  for (const n of graph.nodes) lines.push(`  ${dotString(n.id)} [${[`label=${dotLabel(nodeLines(n))}`, ...dotNodeAttrs(n, graph.traced)].join(', ')}];`);
   for (const e of graph.edges) {
     const label = edgeLabel(e, byId.get(e.from));
     const attrs = [...(label ? [`label=${dotString(label)}`] : []), ...dotEdgeAttrs(e, graph.traced)];
@@ -117,12 +122,12 @@ const MERMAID_ARROWS: Readonly<Record<EdgeKind, string>> = {
   sink: '-->',
 };
 
-export function formatMermaid(graph: PipelineGraph, namer: TableNamer): string {
+export function formatMermaid(graph: PipelineGraph): string {
   const ids = new Map(graph.nodes.map((n, i) => [n.id, `n${i}`]));
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
   const lines = ['flowchart LR'];
   for (const n of graph.nodes) {
-    const text = `"${nodeLines(n, namer).map(mermaidText).join('<br/>')}"`;
+    const text = `"${nodeLines(n).map(mermaidText).join('<br/>')}"`;
     const shape = n.kind === 'group' ? `{{${text}}}` : n.kind === 'sink' ? `([${text}])` : `[${text}]`;
     lines.push(`  ${ids.get(n.id)!}${shape}`);
   }

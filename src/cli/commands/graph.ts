@@ -3,7 +3,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { buildGraph, overlayTrace, type PipelineGraph } from '../../analysis/graph.ts';
 import { parsePacketSpec } from '../../analysis/packet.ts';
 import { Tracer } from '../../analysis/trace.ts';
-import { formatDot, formatMermaid, GraphvizMissingError, renderSvg, type TableNamer } from '../../render/graph.ts';
+import { formatDot, formatMermaid, GraphvizMissingError, renderSvg } from '../../render/graph.ts';
 import { type Io, UserError, writeOut, writeJson } from '../io.ts';
 import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
 import { collectCtNext } from './trace.ts';
@@ -21,9 +21,9 @@ function formatOption(value: string): GraphFormat {
   return value;
 }
 
-async function render(graph: PipelineGraph, namer: TableNamer, format: GraphFormat): Promise<string> {
-  if (format === 'mermaid') return formatMermaid(graph, namer);
-  const dot = formatDot(graph, namer);
+async function render(graph: PipelineGraph, format: GraphFormat): Promise<string> {
+  if (format === 'mermaid') return formatMermaid(graph);
+  const dot = formatDot(graph);
   if (format === 'dot') return dot;
   try {
     return await renderSvg(dot);
@@ -54,15 +54,14 @@ export function registerGraph(program: Command, io: Io): void {
       if (opts.ctNext !== undefined && opts.packet === undefined) throw new UserError('--ct-next needs --packet: it sets the conntrack state of the traced packet');
       if (opts.json && cmd.getOptionValueSource('format') === 'cli') throw new UserError('give --json or --format, not both: --json prints the graph itself, not a drawing');
       const { pipeline, annotator } = await loadAnnotated(inputs, opts, io);
-      let graph = buildGraph(pipeline);
+      let graph = buildGraph(pipeline, (ref) => annotator.tableInfo(ref));
       if (opts.packet !== undefined) {
         const tracer = new Tracer(pipeline);
         const parsed = parsePacketSpec(opts.packet, tracer.ports.forPackets);
         if (!parsed.ok) throw new UserError(`--packet: ${parsed.error}`);
         graph = overlayTrace(graph, tracer.trace(parsed.packet, { ctNext: opts.ctNext ?? [] }));
       }
-      const namer: TableNamer = (ref) => ({ ref: ref.kind === 'number' ? `table ${ref.number}` : ref.name, name: annotator.wording.table(ref) });
       if (opts.json) await writeJson(io, { schemaVersion: 1, ...graph });
-      else writeOut(io, await render(graph, namer, opts.format));
+      else writeOut(io, await render(graph, opts.format));
     });
 }
