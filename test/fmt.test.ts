@@ -90,6 +90,9 @@ test('real switch tools: each key of the flow-mod print form reads as the flow i
 /** Every flag word ovs-ofctl reads in a flow, in the order OVS prints them. */
 const FLAG_WORDS = ['send_flow_rem', 'check_overlap', 'reset_counts', 'no_packet_counts', 'no_byte_counts', 'allow_hidden_fields', 'no_readonly_table'];
 
+/** The flags and the importance: each carried by a flow_mod only from some OpenFlow version on. */
+const VERSIONED_WORDS = [...FLAG_WORDS, 'importance=5'];
+
 /** A flow of table 1 with `flags`, written in the reverse of OVS's order so that fmt must reorder them. */
 function flaggedFlow(flags: readonly string[]): string {
   return `table=1, ${[...flags].reverse().map((f) => `${f},`).join('')}priority=5,ip actions=drop`;
@@ -98,17 +101,21 @@ function flaggedFlow(flags: readonly string[]): string {
 /** parse-flows' `table:1 ` in the `table=1, ` of fmt's lines. */
 const fmtTable = (line: string): string => line.replace(/^table:(\d+) /, 'table=$1, ');
 
-test('real switch tools: fmt --of V prints the flags of a flow as ovs-ofctl -O V parse-flow does, for every version and set of flags', skipUnlessOvs, async () => {
-  const subsets = Array.from({ length: 1 << FLAG_WORDS.length }, (_, bits) => FLAG_WORDS.filter((_, i) => bits & (1 << i)));
+test('real switch tools: fmt --of V prints the flags and importance of a flow as ovs-ofctl -O V parse-flow does, for every version and set of them', skipUnlessOvs, async () => {
+  const subsets = Array.from({ length: 1 << VERSIONED_WORDS.length }, (_, bits) => VERSIONED_WORDS.filter((_, i) => bits & (1 << i)));
   const mismatches: string[] = [];
   for (const of of OF_VERSIONS) {
     // Flags a version cannot send make OVS refuse the flow (reset_counts before OpenFlow 1.2,
     // where every add resets the counters; the no_*_counts before 1.3): what OVS prints for the
     // flow in that version is then the flow without them.
     const refused: string[] = [];
-    for (const word of FLAG_WORDS) if (!(await parseFlow(flaggedFlow([word]), of)).ok) refused.push(word);
+    for (const word of VERSIONED_WORDS) if (!(await parseFlow(flaggedFlow([word]), of)).ok) refused.push(word);
     if (of < 12) assert.ok(refused.includes('reset_counts'), `OpenFlow 1.${of - 10} accepts reset_counts`);
+    // Importance OVS takes in every version, and leaves out of the flow before OpenFlow 1.4.
+    assert.ok(!refused.includes('importance=5'), `OpenFlow 1.${of - 10} refuses importance`);
     const expected = await parseFlows(subsets.map((flags) => flaggedFlow(flags.filter((f) => !refused.includes(f)))), of);
+    const alone = expected[1 << VERSIONED_WORDS.indexOf('importance=5')]!;
+    assert.equal(alone.includes(' importance:5 '), of >= 14, `OpenFlow 1.${of - 10}: ${alone}`);
     const printed = await runCli(['fmt', '--of', String(of), '-'], { stdin: subsets.map((flags) => flaggedFlow(flags) + '\n').join('') });
     assert.equal(printed.stderr, '', `--of ${of}`);
     const lines = printed.stdout.split('\n').slice(0, -1);

@@ -41,12 +41,16 @@ export const FLOW_FLAGS: readonly FlowFlag[] = [
   'no_readonly_table',
 ];
 
+/** What a flow_mod carries besides match and actions that some OpenFlow versions have no room for. */
+export type VersionedPart = FlowFlag | 'importance';
+
 /**
- * The first OpenFlow version whose flow_mod carries each flag; `undefined` for the two that only
- * steer how ovs-ofctl reads a flow and are never sent. OpenFlow 1.0 and 1.1 have no reset_counts
- * because there every add resets the counters.
+ * The first OpenFlow version whose flow_mod carries each part; `undefined` for the two flags that
+ * only steer how ovs-ofctl reads a flow and are never sent. OpenFlow 1.0 and 1.1 have no
+ * reset_counts because there every add resets the counters; importance came with 1.4, and
+ * ovs-ofctl drops it, without a word, from a flow of an earlier version.
  */
-const FLAG_SINCE: Readonly<Record<FlowFlag, OfVersion | undefined>> = {
+const SINCE: Readonly<Record<VersionedPart, OfVersion | undefined>> = {
   send_flow_rem: 10,
   check_overlap: 10,
   reset_counts: 12,
@@ -54,11 +58,17 @@ const FLAG_SINCE: Readonly<Record<FlowFlag, OfVersion | undefined>> = {
   no_byte_counts: 13,
   allow_hidden_fields: undefined,
   no_readonly_table: undefined,
+  importance: 14,
 };
+
+/** Whether a flow_mod of version `of` carries `part`. */
+export function carriedIn(part: VersionedPart, of: OfVersion): boolean {
+  return (SINCE[part] ?? Infinity) <= of;
+}
 
 /** The flags a flow_mod of version `of` carries, in the order OVS prints them. */
 export function flagsCarried(flags: readonly FlowFlag[], of: OfVersion): FlowFlag[] {
-  return FLOW_FLAGS.filter((f) => flags.includes(f) && (FLAG_SINCE[f] ?? Infinity) <= of);
+  return FLOW_FLAGS.filter((f) => flags.includes(f) && carriedIn(f, of));
 }
 
 /** Counters as dumped; `null` where the switch printed `?` (unknown). */

@@ -1,6 +1,6 @@
 /** Flows printed in the forms `ovs-ofctl` uses. */
 import type { Flow } from '../model/flow.ts';
-import { DEFAULT_PRIORITY, flagsCarried } from '../model/flow.ts';
+import { carriedIn, DEFAULT_PRIORITY, flagsCarried } from '../model/flow.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import type { PortMap } from '../model/ports.ts';
 import { tableLabel } from '../model/tables.ts';
@@ -16,8 +16,8 @@ export function formatPriorityAndMatch(flow: Flow, portNames?: PortMap): string 
 
 /**
  * The flow as `ovs-ofctl -O <of> parse-flow` prints it after `ADD `, with `table:N ` written
- * `table=N, `: match, then cookie, timeouts, importance (OF1.4+) and the flags the version carries
- * (as OVS does, leaving out those it cannot send), then the actions.
+ * `table=N, `: match, then cookie, timeouts, importance and the flags, each where the version
+ * carries it (as OVS does, leaving out what it cannot send), then the actions.
  */
 export function formatFlowCanonical(flow: Flow, of: OfVersion): string {
   const parts: string[] = [];
@@ -26,7 +26,7 @@ export function formatFlowCanonical(flow: Flow, of: OfVersion): string {
   if (flow.cookie !== 0n) parts.push(`cookie:0x${flow.cookie.toString(16)}`);
   if (flow.idleTimeout) parts.push(`idle:${flow.idleTimeout}`);
   if (flow.hardTimeout) parts.push(`hard:${flow.hardTimeout}`);
-  if (flow.importance && of >= 14) parts.push(`importance:${flow.importance}`);
+  if (flow.importance && carriedIn('importance', of)) parts.push(`importance:${flow.importance}`);
   parts.push(...flagsCarried(flow.flags, of));
   parts.push(`actions=${formatActions(flow.actions, { of })}`);
   const table = flow.table.kind === 'number' && flow.table.number === 0 ? '' : `table=${tableLabel(flow.table)}, `;
