@@ -20,6 +20,7 @@ interface TablesJson {
   tables: { number: number | null; name: string | null; profileName: string | null; known: boolean; otherReleases: string | null; flows: number; packets: string | null; next: string[]; miss: string; missDiffers: boolean }[];
   missing: { number: number | null; name: string; requires: string | null }[];
   unknown: string[];
+  otherReleases: { name: string; releases: string }[];
 }
 
 test('tables: one row per table with the flow counts of the add-flows input', async () => {
@@ -101,11 +102,28 @@ test('a table the dump holds under a name of another release is not missing, and
   assert.equal(t71.number, 71);
   assert.equal(t71.known, false);
   assert.equal(t71.otherReleases, 'release 0.13');
-  assert.deepEqual(j.unknown, ['L3DecTTL']);
+  // The summary says of it what its row says: the profile has it, in another release.
+  assert.deepEqual(j.unknown, []);
+  assert.deepEqual(j.otherReleases, [{ name: 'L3DecTTL', releases: t71.otherReleases }]);
   const text = (await runCli(['tables', join(antrea, 'dump-flows.of13.names.txt'), '--release', '1.2'])).stdout;
   assert.match(text, /│ 71 +│ L3DecTTL \(profile: only in release 0\.13\) +│/);
+  assert.match(text, /\nTables of the dump that antrea-v1 has only in other releases than 1\.2: L3DecTTL \(release 0\.13\)\n?$/);
+  assert.doesNotMatch(text, /does not know/);
   const show = (await runCli(['show', join(antrea, 'dump-flows.of13.names.txt'), '--release', '1.2', '-T', 'L3DecTTL'])).stdout;
   assert.match(show, /\[200\] \? table L3DecTTL is a table of antrea-v1 only in release 0\.13\n/);
+});
+
+test('tables: tables the profile does not know apart from those it has only in other releases, in text and JSON', async () => {
+  const text = readFileSync(join(antrea, 'dump-flows.of13.names.txt'), 'utf8') + ' cookie=0x0, table=7, priority=0 actions=drop\n';
+  const args = ['tables', '-', '--profile', 'antrea-v1', '--release', '1.2'];
+  const j = JSON.parse((await runCli([...args, '--json'], { stdin: text })).stdout) as TablesJson;
+  // Each table in the one list its row puts it in: not in the profile, or only in other releases.
+  const rows = j.tables.filter((t) => !t.known);
+  assert.deepEqual(j.unknown, rows.filter((t) => t.otherReleases === null).map((t) => t.name ?? String(t.number)));
+  assert.deepEqual(j.otherReleases, rows.flatMap((t) => (t.otherReleases === null ? [] : [{ name: t.name!, releases: t.otherReleases }])));
+  assert.deepEqual([j.unknown, j.otherReleases.map((t) => t.name)], [['7'], ['L3DecTTL']]);
+  const lines = (await runCli(args, { stdin: text })).stdout.trimEnd().split('\n');
+  assert.deepEqual(lines.slice(-2), ['Tables of the dump that antrea-v1 does not know: 7', 'Tables of the dump that antrea-v1 has only in other releases than 1.2: L3DecTTL (release 0.13)']);
 });
 
 test('tables: the OpenShift SDN example, text golden', async () => {

@@ -5,7 +5,7 @@
  */
 import type { Flow } from '../model/flow.ts';
 import type { Pipeline } from '../model/pipeline.ts';
-import type { TableRef } from '../model/tables.ts';
+import { type TableRef, tableLabel } from '../model/tables.ts';
 import type { TableKey, TableMiss } from '../profiles/types.ts';
 import { inVersion, rangeText } from '../profiles/versions.ts';
 import type { Annotator } from './annotate.ts';
@@ -44,12 +44,22 @@ export interface MissingTable {
   readonly requires?: string;
 }
 
+/** A table of the dump the release read in lacks but other releases of the profile have. */
+export interface OtherReleaseTable {
+  /** As the dump names it. */
+  readonly name: string;
+  /** Those releases, in words. */
+  readonly releases: string;
+}
+
 export interface TablesSummary {
   readonly rows: readonly TableRow[];
   /** Tables of the profile (in the release) with no flow in the dump, under no name nor number. */
   readonly missing: readonly MissingTable[];
-  /** Tables of the dump the profile does not know, as the dump names them. */
+  /** Tables of the dump the profile does not know in any release, as the dump names them. */
   readonly unknown: readonly string[];
+  /** Tables of the dump the profile knows only in other releases than the one read in. */
+  readonly otherReleases: readonly OtherReleaseTable[];
 }
 
 /** A profile's miss behaviour in a few words, its tables named by `name`. */
@@ -88,11 +98,13 @@ export function summarizeTables(pipeline: Pipeline, annotator: Annotator): Table
   // Numbers of the dump's tables, given or known from their names: a table held under another name is not missing.
   const numbers = new Set<number>();
   const unknown: string[] = [];
+  const otherReleases: OtherReleaseTable[] = [];
   for (const t of pipeline.tables.values()) {
     const info = annotator.tableInfo(t.ref);
     if (info.number !== undefined) numbers.add(info.number);
     if (info.spec) seen.add(info.spec.name);
-    else unknown.push(t.ref.kind === 'number' ? String(t.ref.number) : t.ref.name);
+    else if (info.otherRelease) otherReleases.push({ name: tableLabel(t.ref), releases: rangeText(info.otherRelease) });
+    else unknown.push(tableLabel(t.ref));
     const next = new Set<string>();
     for (const f of t.flows) {
       for (const ref of jumpTargets(f.actions)) next.add(words(ref));
@@ -125,7 +137,7 @@ export function summarizeTables(pipeline: Pipeline, annotator: Annotator): Table
     // A numbered reading knows only the tables its layout numbers.
     .filter((s) => inVersion(s, annotator.release) && !seen.has(s.name) && (s.number === undefined || !numbers.has(s.number)) && (profile?.numbering === undefined || s.number !== undefined))
     .map((s) => ({ ...(s.number !== undefined ? { number: s.number } : {}), name: annotator.wording.profileTable(s.name), ...(s.requires ? { requires: s.requires } : {}) }));
-  return { rows, missing, unknown: profile && profile.tables.length > 0 ? unknown : [] };
+  return { rows, missing, unknown: profile && profile.tables.length > 0 ? unknown : [], otherReleases };
 }
 
 function missDiffers(miss: TableMiss, flow: Flow | undefined, annotator: Annotator): boolean {

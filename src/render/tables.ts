@@ -47,7 +47,14 @@ export function formatTables(s: TablesSummary, profile: ProfileNote | undefined,
     out.push('', style.warn(`Tables ${profile.id} expects that the dump lacks (${s.missing.length}):`));
     for (const m of s.missing) out.push(`  ${m.number === undefined ? '' : `${m.number} `}${m.name}${m.requires ? style.dim(` (when ${m.requires})`) : ''}`);
   }
-  if (profile && s.unknown.length > 0) out.push('', style.warn(`Tables of the dump that ${profile.id} does not know: ${s.unknown.join(', ')}`));
+  // Said apart, as each row says it: a table of another release is no stranger to the profile.
+  const notes: string[] = [];
+  if (profile && s.unknown.length > 0) notes.push(style.warn(`Tables of the dump that ${profile.id} does not know: ${s.unknown.join(', ')}`));
+  if (profile && s.otherReleases.length > 0) {
+    const list = s.otherReleases.map((t) => `${t.name} (${t.releases})`).join(', ');
+    notes.push(style.warn(`Tables of the dump that ${profile.id} has only in other releases${profile.release ? ` than ${profile.release}` : ''}: ${list}`));
+  }
+  if (notes.length > 0) out.push('', ...notes);
   return out.join('\n');
 }
 
@@ -72,5 +79,6 @@ export function tablesJson(s: TablesSummary, profile: ProfileNote | undefined): 
     })),
     missing: s.missing.map((m) => ({ number: m.number ?? null, name: m.name, requires: m.requires ?? null })),
     unknown: s.unknown,
+    otherReleases: s.otherReleases.map((t) => ({ name: t.name, releases: t.releases })),
   };
 }
