@@ -9,8 +9,9 @@ import { openBundle, selectNode } from '../src/sources/bundle.ts';
 import { readNode } from '../src/sources/node-dump.ts';
 import { summarizeNode } from '../src/sources/node-summary.ts';
 import { parseDump } from '../src/syntax/reader.ts';
-import { agentInfo, agentText, antreaAgentFiles, antreaProxyAgentFiles, example, tarGz } from './support/bundle.ts';
+import { agentInfo, agentText, antreaAgentFiles, antreaProxyAgentFiles, example, tar, tarGz } from './support/bundle.ts';
 import { runCli } from './support/cli.ts';
+import { ANTREA, exampleFile } from './support/make-examples.ts';
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'flowscope-bundle-'));
@@ -318,4 +319,68 @@ test('every command reads --bundle/--node, and a bundle given as its input', asy
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+/** The tarball of a bundle directory (`tar cz support-bundles_…`): two good agents, one cut, one failed node. */
+async function bundleTarball(): Promise<Buffer> {
+  const cut = await tarGz(antreaAgentFiles('node-c'));
+  return tarGz([
+    { name: 'support-bundles_20240502T100000Z/agent_node-a.tar.gz', data: await tarGz(antreaAgentFiles('node-a')) },
+    { name: 'support-bundles_20240502T100000Z/agent_node-b.tar.gz', data: await tarGz(antreaProxyAgentFiles('node-b')) },
+    { name: 'support-bundles_20240502T100000Z/agent_node-c.tar.gz', data: cut.subarray(0, Math.floor(cut.length * 0.7)) },
+    { name: 'support-bundles_20240502T100000Z/failed_nodes', data: 'node-d\n' },
+  ]);
+}
+
+test('a bundle piped to standard input reads as the same archive given as a file, named <stdin>', async () => {
+  const dir = tempDir();
+  try {
+    const whole = await bundleTarball();
+    const archives: [string, Buffer][] = [
+      ['bundle.tar.gz', whole],
+      // An agent's directory as `kubectl exec … -- tar c -C /var/log/antrea .` streams it.
+      ['agent.tar', await tar(antreaAgentFiles('node-a').map((f) => ({ ...f, name: `./${f.name}` })))],
+      ['cut.tar.gz', whole.subarray(0, Math.floor(whole.length * 0.6))],
+    ];
+    for (const [name, data] of archives) {
+      const file = join(dir, name);
+      writeFileSync(file, data);
+      for (const args of [['tables', '-'], ['tables', '-', '--node', 'node-a'], ['show', '-', '--node', 'node-c', '-T', '0'], ['parse', '-', '--node', 'node-b'], ['bundle', '-'], ['tables', '--bundle', '-', '--node', 'node-a']]) {
+        const piped = await runCli(args, { stdin: data });
+        const given = await runCli(args.map((a) => (a === '-' ? file : a)));
+        const named = (text: string): string => text.split(file).join('<stdin>');
+        assert.deepEqual([piped.status, piped.stdout, piped.stderr], [given.status, named(given.stdout), named(given.stderr)], `${name}: ${args.join(' ')}`);
+      }
+    }
+    // What the comparison above covers, said outright.
+    const pick = await runCli(['tables', '-'], { stdin: whole });
+    assert.deepEqual([pick.status, pick.stderr], [2, 'flowscope: <stdin> holds 3 nodes (node-a, node-b, node-c): choose one with --node NAME\n']);
+    const cutNode = await runCli(['fmt', '-', '--node', 'node-c'], { stdin: whole });
+    assert.equal(cutNode.status, 0, cutNode.stderr);
+    assert.match(cutNode.stderr, /^flowscope: warning: the bundle could not collect node node-d \(failed_nodes\)$/m);
+    assert.match(cutNode.stderr, /^flowscope: warning: <stdin>:support-bundles_20240502T100000Z\/agent_node-c\.tar\.gz is truncated \(the gzip stream ends early\)$/m);
+    const cutWhole = await runCli(['bundle', '-'], { stdin: archives[2]![1] });
+    assert.match(cutWhole.stdout, /^ {2}error: <stdin> is truncated \(the gzip stream ends early\)$/m);
+    const agent = await runCli(['fmt', '-'], { stdin: archives[1]![1] });
+    assert.deepEqual([agent.status, agent.stdout.trim().split('\n').length], [0, 86]);
+    const notBundle = await runCli(['parse', '-', '--node', 'node-a'], { stdin: example('antrea/dump-flows.of13.txt') });
+    assert.deepEqual([notBundle.status, notBundle.stderr], [2, 'flowscope: --node goes with --bundle (or a bundle given as input)\n']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('diff and verify take a bundle on standard input, its node chosen with --node', async () => {
+  const whole = await bundleTarball();
+  const saved = exampleFile(ANTREA, 'dump-flows.of13.names.txt');
+  const same = await runCli(['diff', '-', saved, '--node', 'node-a'], { stdin: whole });
+  assert.deepEqual([same.status, same.stderr], [0, 'flowscope: warning: the bundle could not collect node node-d (failed_nodes)\n'], same.stdout);
+  const nodes = await runCli(['diff', '--bundle', '-', '--node', 'node-a', '--node', 'node-b'], { stdin: whole });
+  assert.equal(nodes.status, 1, nodes.stderr);
+  assert.match(nodes.stdout, /<stdin>\[node-a\]/);
+  assert.match(nodes.stdout, /<stdin>\[node-b\]/);
+  const verified = await runCli(['verify', '--expect', saved, '-', '--node', 'node-a'], { stdin: whole });
+  assert.equal(verified.status, 0, verified.stderr + verified.stdout);
+  const ports = await runCli(['parse', '--bundle', '-', '--node', 'node-a', '--ports', '-'], { stdin: whole });
+  assert.deepEqual([ports.status, ports.stderr], [2, 'flowscope: the flows and --ports cannot both come from standard input\n']);
 });

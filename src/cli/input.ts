@@ -16,7 +16,17 @@ export interface InputBytes {
   readonly data: Buffer;
 }
 
-async function readStdin(io: Io): Promise<Buffer> {
+/** What standard input held, per stream: it can be read once, and both a look at its start and the reading of it want it. */
+const stdinData = new WeakMap<object, Promise<Buffer>>();
+
+/** All of standard input, read once however many times it is asked for. */
+export function readStdin(io: Io): Promise<Buffer> {
+  let data = stdinData.get(io.stdin);
+  if (data === undefined) stdinData.set(io.stdin, (data = readAll(io)));
+  return data;
+}
+
+async function readAll(io: Io): Promise<Buffer> {
   if (io.stdin.isTTY) {
     throw new UserError('no input: standard input is a terminal; give a file name, or pipe a dump in (kubectl exec … -- ovs-ofctl dump-flows br-int | flowscope <command> -)');
   }

@@ -8,16 +8,16 @@ import { type Command, InvalidArgumentError } from 'commander';
 import type { PortMap } from '../model/ports.ts';
 import { formatDiagnostic } from '../render/diagnostics.ts';
 import { contentMagic, SNIFF_BYTES } from '../sources/archive.ts';
-import { openBundle, selectNode } from '../sources/bundle.ts';
+import { type Bundle, openBundle, openBundleArchive, selectNode } from '../sources/bundle.ts';
 import { collectLive, LIVE_DEFAULTS, type LiveTarget } from '../sources/live.ts';
 import { binaryKind, type NodeFile, type NodeSource, SourceError } from '../sources/node.ts';
 import { type NodeDump, readNode } from '../sources/node-dump.ts';
 import { type ParsedFiles, parseFiles } from '../sources/parse-files.ts';
 import { mergePortMaps, readPortDescriptions } from '../sources/port-map.ts';
 import type { ParseResult } from '../syntax/reader.ts';
-import { emptyInputReason, readInput, readInputBytes } from './input.ts';
+import { emptyInputReason, readInput, readInputBytes, readStdin } from './input.ts';
 import { type Io, UserError, writeErr } from './io.ts';
-import { flowsFromStdin } from './commands/source-args.ts';
+import { flowsFromStdin, inputLabel } from './commands/source-args.ts';
 
 export interface LoadOptions {
   /** Any error diagnostic makes the command fail with exit 2. */
@@ -72,7 +72,7 @@ export function addInputOptions(cmd: Command): Command {
     if (parse) cmd.option(usable, description, parse);
     else cmd.option(usable, description);
   };
-  add('--bundle <path>', 'read an Antrea support bundle or sosreport: directory, agent_<node>.tar.gz, or a tarball of either');
+  add('--bundle <path>', 'read an Antrea support bundle or sosreport: directory, agent_<node>.tar.gz, or a tarball of either (- for one on standard input)');
   add('--node <name>', 'the node to read from a bundle of several nodes (a bridge name for a sosreport)');
   add('--ports <file>', 'port numbers and names: ovs-ofctl show, dump-ports-desc, or a bundle\'s ovsports');
   add('--pod <pod>', 'dump the switch live from this Pod with kubectl exec (e.g. an antrea-agent Pod)');
@@ -105,9 +105,14 @@ export async function readPortsOption(file: string, io: Io): Promise<PortMap> {
   return ports;
 }
 
+/** A bundle given by path, or as an archive on standard input (`-`). */
+export async function openBundleInput(name: string, io: Io): Promise<Bundle> {
+  return name === '-' ? openBundleArchive(await readStdin(io), inputLabel(name)) : openBundle(name);
+}
+
 /** The node of a bundle, after saying what is wrong with the bundle as a whole. */
 async function openNode(path: string, node: string | undefined, io: Io): Promise<NodeSource> {
-  const bundle = await openBundle(path);
+  const bundle = await openBundleInput(path, io);
   const chosen = selectNode(bundle, node);
   for (const p of bundle.problems) writeErr(io, `flowscope: warning: ${p}`);
   return chosen;
@@ -115,12 +120,12 @@ async function openNode(path: string, node: string | undefined, io: Io): Promise
 
 /**
  * Whether an input names a bundle: a directory, or a tar archive, gzip-compressed or not (a
- * gzip-compressed dump is no bundle). Standard input never does, and a file that cannot be read
- * does not (reading it says why).
+ * gzip-compressed dump is no bundle), in a file or on standard input. An input that cannot be
+ * read is none (reading it says why).
  */
-export async function isBundleInput(name: string): Promise<boolean> {
-  if (name === '-') return false;
+export async function isBundleInput(name: string, io: Io): Promise<boolean> {
   try {
+    if (name === '-') return contentMagic(await readStdin(io)) === 'tar';
     if ((await stat(name)).isDirectory()) return true;
     const file = await open(name, 'r');
     try {
@@ -136,11 +141,11 @@ export async function isBundleInput(name: string): Promise<boolean> {
 
 /** A positional input: a text dump, or a bundle (directory or archive) read as its one node. */
 async function positional(name: string, opts: InputCliOptions, io: Io): Promise<NodeFile | NodeSource> {
-  if (await isBundleInput(name)) return openNode(name, opts.node, io);
+  if (await isBundleInput(name, io)) return openNode(name, opts.node, io);
   const { data } = await readInputBytes(name, io);
   const kind = binaryKind(data);
   if (kind !== undefined) {
-    throw new UserError(`${name === '-' ? '<stdin>' : name}: not an ovs-ofctl dump (${kind}); give dump-flows or dump-groups output, or a support bundle`);
+    throw new UserError(`${inputLabel(name)}: not an ovs-ofctl dump (${kind}); give dump-flows or dump-groups output, or a support bundle`);
   }
   return { label: name, text: data.toString('utf8') };
 }
@@ -195,7 +200,7 @@ export async function loadFromOptions(inputs: readonly string[], opts: InputCliO
     let source: string | undefined;
     if (opts.bundle !== undefined) {
       node = await openNode(opts.bundle, opts.node, io);
-      source = `${opts.bundle}[${node.name}]`;
+      source = `${inputLabel(opts.bundle)}[${node.name}]`;
     } else if (opts.pod !== undefined || opts.local === true) {
       if (opts.node !== undefined) throw new UserError('--node goes with --bundle');
       const bridge = opts.bridge ?? LIVE_DEFAULTS.bridge;
@@ -225,7 +230,7 @@ export async function loadFromOptions(inputs: readonly string[], opts: InputCliO
     const result = parseFiles(files, { ...parseOptions, portFiles });
     if (result.rejected.length > 0) throw new UserError(result.rejected.map((r) => r.message).join('\n'));
     for (const p of result.problems) writeErr(io, `flowscope: warning: ${p}`);
-    const label = names.length === 1 ? (names[0] === '-' ? '<stdin>' : names[0]!) : 'the inputs';
+    const label = names.length === 1 ? inputLabel(names[0]!) : 'the inputs';
     printDiagnostics(result, label, io, load);
     return { ...result, sources: names };
   } catch (err) {

@@ -16,7 +16,7 @@ import { decodeText, type NodeFile, type NodeFileKind, type NodeSource, POLICY_K
 import { isSosFile, sosNodes } from './sos.ts';
 
 export interface Bundle {
-  /** The path given. */
+  /** The path given, or how standard input is named. */
   readonly path: string;
   /** Nodes in name order. */
   readonly nodes: readonly NodeSource[];
@@ -180,35 +180,49 @@ export async function openBundle(path: string): Promise<Bundle> {
   const st = await stat(path).catch((err: unknown) => {
     throw new SourceError(`cannot read ${path}: ${describeError(err)}`);
   });
-  const problems: string[] = [];
-  let nodes: NodeSource[];
-  if (st.isDirectory()) {
-    const tree = await treeFromDirectory(path, problems);
-    nodes = await nodesOfTree(tree, path, { name: basename(path), fromAgentArchive: false }, '/', problems);
-  } else {
+  if (!st.isDirectory()) {
     const data = await readFile(path).catch((err: unknown) => {
       throw new SourceError(`cannot read ${path}: ${describeError(err)}`);
     });
-    const magic = sniff(data);
-    if (magic === 'xz' || magic === 'bzip2' || magic === 'zstd' || magic === 'zip') {
-      throw new SourceError(`${path}: ${MAGIC_DESCRIPTION[magic]}; flowscope reads directories, .tar and .tar.gz archives: unpack it and give the directory`);
-    }
-    if (magic !== 'gzip' && magic !== 'tar') {
-      const what = magic === undefined ? ('notText' in decodeText(data) ? 'binary data' : 'a text file') : MAGIC_DESCRIPTION[magic];
-      throw new SourceError(`${path}: not a support bundle (${what}); expected a bundle directory or a .tar.gz archive`);
-    }
-    const inner = magic === 'gzip' ? contentMagic(data) : magic;
-    if (inner !== 'tar' && inner !== 'gzip') {
-      throw new SourceError(`${path}: not a support bundle (gzip-compressed, but not a tar archive); expected a bundle directory or a .tar.gz archive (a compressed dump is read as an input, without --bundle)`);
-    }
-    const own: string[] = [];
-    const tree = await treeFromArchive(data, path, own);
-    const root = rootNameOf(basename(path));
-    nodes = (await nodesOfTree(tree, path, root, ':', problems)).map((n) => ({ ...n, problems: [...own, ...n.problems] }));
-    // An agent's own archive is a node even when too damaged to show any file.
-    if (root.fromAgentArchive && nodes.length === 0) nodes = [{ name: root.name, origin: path, files: {}, problems: own }];
-    else if (nodes.length === 0) problems.push(...own);
+    return openBundleArchive(data, path, basename(path));
   }
+  const problems: string[] = [];
+  const tree = await treeFromDirectory(path, problems);
+  const nodes = await nodesOfTree(tree, path, { name: basename(path), fromAgentArchive: false }, '/', problems);
+  return bundleOf(path, nodes, problems);
+}
+
+/**
+ * Reads a collection from the bytes of an archive (a file's, or standard input's): `label` names
+ * it in messages, `fileName` (an `agent_<node>.tar.gz` names its node) is that of the file, if
+ * any. Throws SourceError when the data is no tar archive or holds no dumps.
+ */
+export async function openBundleArchive(data: Buffer, label: string, fileName = label): Promise<Bundle> {
+  const magic = sniff(data);
+  if (magic === 'xz' || magic === 'bzip2' || magic === 'zstd' || magic === 'zip') {
+    throw new SourceError(`${label}: ${MAGIC_DESCRIPTION[magic]}; flowscope reads directories, .tar and .tar.gz archives: unpack it and give the directory`);
+  }
+  if (magic !== 'gzip' && magic !== 'tar') {
+    const what = magic === undefined ? ('notText' in decodeText(data) ? 'binary data' : 'a text file') : MAGIC_DESCRIPTION[magic];
+    throw new SourceError(`${label}: not a support bundle (${what}); expected a bundle directory or a .tar.gz archive`);
+  }
+  const inner = magic === 'gzip' ? contentMagic(data) : magic;
+  if (inner !== 'tar' && inner !== 'gzip') {
+    throw new SourceError(`${label}: not a support bundle (gzip-compressed, but not a tar archive); expected a bundle directory or a .tar.gz archive (a compressed dump is read as an input, without --bundle)`);
+  }
+  const problems: string[] = [];
+  const own: string[] = [];
+  const tree = await treeFromArchive(data, label, own);
+  const root = rootNameOf(fileName);
+  let nodes = (await nodesOfTree(tree, label, root, ':', problems)).map((n) => ({ ...n, problems: [...own, ...n.problems] }));
+  // An agent's own archive is a node even when too damaged to show any file.
+  if (root.fromAgentArchive && nodes.length === 0) nodes = [{ name: root.name, origin: label, files: {}, problems: own }];
+  else if (nodes.length === 0) problems.push(...own);
+  return bundleOf(label, nodes, problems);
+}
+
+/** The bundle, or an error when it holds no node. */
+function bundleOf(path: string, nodes: NodeSource[], problems: string[]): Bundle {
   if (nodes.length === 0) {
     const why = problems.length > 0 ? `: ${problems.join('; ')}` : '';
     throw new SourceError(

@@ -65,7 +65,7 @@ function liveOptions(opts: CompareCliOptions): InputCliOptions {
  * The sides, in order: positional inputs first, then the nodes of --bundle or the live switch.
  * `want` is how many sides the command compares; `what` names them for the error message.
  */
-export async function compareSides(positional: readonly string[], opts: CompareCliOptions, want: number, what: string): Promise<Side[]> {
+export async function compareSides(positional: readonly string[], opts: CompareCliOptions, want: number, what: string, io: Io): Promise<Side[]> {
   const nodes = opts.node ?? [];
   const live = opts.pod !== undefined || opts.local === true;
   if (opts.bundle !== undefined && live) throw new UserError('give one source of flows, not --bundle and a live switch');
@@ -81,7 +81,7 @@ export async function compareSides(positional: readonly string[], opts: CompareC
     const picks = nodes.length === 0 ? [undefined] : nodes;
     return [...positional.map((p) => ({ inputs: [p], opts: base })), ...picks.map((node) => ({ inputs: [], opts: { ...withNode(node), bundle } }))];
   }
-  const picked = await nodesOfInputs(positional, nodes);
+  const picked = await nodesOfInputs(positional, nodes, io);
   const files = positional.map((p, i) => ({ inputs: [p], opts: withNode(picked[i]) }));
   return live ? [...files, { inputs: [], opts: { ...base, ...liveOptions(opts) } }] : files;
 }
@@ -90,9 +90,9 @@ export async function compareSides(positional: readonly string[], opts: CompareC
  * The --node each input is read with: only bundles have nodes, so the nodes go to the inputs that
  * are bundles, one for all of them or one each in order, and a dump file is read without one.
  */
-async function nodesOfInputs(inputs: readonly string[], nodes: readonly string[]): Promise<(string | undefined)[]> {
+async function nodesOfInputs(inputs: readonly string[], nodes: readonly string[], io: Io): Promise<(string | undefined)[]> {
   if (nodes.length === 0) return inputs.map(() => undefined);
-  const bundles = await Promise.all(inputs.map(isBundleInput));
+  const bundles = await Promise.all(inputs.map((name) => isBundleInput(name, io)));
   const count = bundles.filter(Boolean).length;
   if (count === 0) throw new UserError('--node goes with --bundle (or a bundle given as input)');
   if (nodes.length > 1 && nodes.length !== count) {

@@ -20,7 +20,7 @@ export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
   const nodeHelp = 'node of the bundle inputs (one for all, or one each in order), or of --bundle: repeat it there to compare two nodes';
   addCompareOptions(cmd, nodeHelp).action(async (before: string | undefined, after: string | undefined, opts: DiffCliOptions) => {
     const positional = [before, after].filter((p): p is string => p !== undefined);
-    const sides = await compareSides(positional, opts, 2, 'diff compares two dumps');
+    const sides = await compareSides(positional, opts, 2, 'diff compares two dumps', io);
     const { dumps, ports, labels } = await loadSides(sides, opts, io);
     const [a, b] = dumps as [(typeof dumps)[0], (typeof dumps)[0]];
     const diff = diffDumps(a, b, { ...(opts.cookies ? { cookies: true } : {}), ...(ports ? { ports } : {}) });

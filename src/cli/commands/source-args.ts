@@ -9,9 +9,9 @@ export function flowsFromOption(opts: InputCliOptions): boolean {
   return opts.bundle !== undefined || opts.pod !== undefined || opts.local === true;
 }
 
-/** Whether the flows come from standard input: `-` among the inputs, or no input and no source option. */
+/** Whether the flows come from standard input: `--bundle -`, `-` among the inputs, or no input and no source option. */
 export function flowsFromStdin(inputs: readonly string[], opts: InputCliOptions): boolean {
-  return !flowsFromOption(opts) && (inputs.length === 0 || inputs.includes('-'));
+  return opts.bundle === '-' || (!flowsFromOption(opts) && (inputs.length === 0 || inputs.includes('-')));
 }
 
 /** How an input is named in messages and report headers. */

@@ -20,7 +20,7 @@ export function registerVerify(program: Command, io: Io, outcome: Outcome): void
     .option('--exact', 'also report flows of the dump, in the tables the expectation covers, that were not expected');
   addCompareOptions(cmd, 'node of the bundle to check (given as input, or with --bundle)').action(async (actual: string | undefined, opts: VerifyCliOptions) => {
     // --node and the source options choose the dump checked; the expectation is one file.
-    const [checked] = await compareSides(actual === undefined ? [] : [actual], opts, 1, 'verify checks one dump');
+    const [checked] = await compareSides(actual === undefined ? [] : [actual], opts, 1, 'verify checks one dump', io);
     const expectation = { inputs: [opts.expect], opts: opts.strict === undefined ? {} : { strict: opts.strict } };
     const { dumps, ports, labels } = await loadSides([expectation, checked!], opts, io);
     const [expected, got] = dumps as [(typeof dumps)[0], (typeof dumps)[0]];
