@@ -16,7 +16,7 @@ import { stdoutChalk } from '../color.ts';
 import { type Io, UserError } from '../io.ts';
 import { addInputOptions, type InputCliOptions, isBundleInput, type LoadedDump, loadFromOptions, readPortsOption } from '../load.ts';
 import { inputLabel } from './source-args.ts';
-import { repeatable } from './repeatable.ts';
+import { type Repeats, repeatable } from './repeatable.ts';
 
 export interface CompareCliOptions extends Omit<InputCliOptions, 'node'> {
   /** One node per bundle side, in order (a single one applies to every bundle side). */
@@ -33,11 +33,14 @@ function ofOption(value: string): OfVersion {
   return v;
 }
 
-/** `nodeHelp` says what --node picks, which differs between the commands. */
-export function addCompareOptions(cmd: Command, nodeHelp: string): Command {
+/**
+ * `nodeHelp` says what --node picks, and `nodes` how often it may be given, which differ between
+ * the commands: a node per dump compared.
+ */
+export function addCompareOptions(cmd: Command, nodeHelp: string, nodes: Repeats): Command {
   cmd
     .option('--cookies', 'also compare cookies (ignored by default)')
-    .option('--node <name>', nodeHelp, repeatable((v) => v))
+    .option('--node <name>', nodeHelp, repeatable((v) => v, nodes))
     .option('--of <version>', 'OpenFlow version whose spelling to show actions in (default: that of the dumps, else 15)', ofOption)
     .option('--json', 'print JSON')
     .option('--color', 'colour the output even when it is not a terminal')

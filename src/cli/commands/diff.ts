@@ -18,7 +18,8 @@ export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
     .argument('[after]', 'dump, add-flows file or support bundle; - for standard input (or --bundle, --pod, --local)')
     .option('--per-table', 'print only counts: the flows of every table and the groups in both dumps, side by side, with those removed, added and changed');
   const nodeHelp = 'node of the bundle inputs (one for all, or one each in order), or of --bundle: repeat it there to compare two nodes';
-  addCompareOptions(cmd, nodeHelp).action(async (before: string | undefined, after: string | undefined, opts: DiffCliOptions) => {
+  const nodes = { most: 2, refusal: 'diff compares two dumps: give --node at most twice, once for each' };
+  addCompareOptions(cmd, nodeHelp, nodes).action(async (before: string | undefined, after: string | undefined, opts: DiffCliOptions) => {
     const positional = [before, after].filter((p): p is string => p !== undefined);
     const sides = await compareSides(positional, opts, 2, 'diff compares two dumps', io);
     const { dumps, ports, labels } = await loadSides(sides, opts, io);

@@ -6,9 +6,21 @@ import { UserError } from '../io.ts';
 /** The parsers `repeatable` made: options declared with one collect every value given. */
 const collectors = new WeakSet<object>();
 
-/** A commander option parser that collects every value given, each read by `read`, in order. */
-export function repeatable<T>(read: (text: string) => T): (text: string, previous: readonly T[] | undefined) => T[] {
-  const collect = (text: string, previous: readonly T[] | undefined): T[] => [...(previous ?? []), read(text)];
+/** How many times an option may be given, and what a user who gives it more often is told. */
+export interface Repeats {
+  readonly most: number;
+  readonly refusal: string;
+}
+
+/**
+ * A commander option parser that collects every value given, each read by `read`, in order; with
+ * `limit`, one value too many is refused as it is given rather than by whatever reads them later.
+ */
+export function repeatable<T>(read: (text: string) => T, limit?: Repeats): (text: string, previous: readonly T[] | undefined) => T[] {
+  const collect = (text: string, previous: readonly T[] | undefined): T[] => {
+    if (limit !== undefined && (previous?.length ?? 0) >= limit.most) throw new UserError(limit.refusal);
+    return [...(previous ?? []), read(text)];
+  };
   collectors.add(collect);
   return collect;
 }

@@ -18,7 +18,8 @@ export function registerVerify(program: Command, io: Io, outcome: Outcome): void
     .requiredOption('--expect <file>', 'flows that must be present, in add-flows syntax (or any dump)')
     .argument('[actual]', 'dump or support bundle to check; - for standard input (or --bundle, --pod, --local)')
     .option('--exact', 'also report flows of the dump, in the tables the expectation covers, that were not expected');
-  addCompareOptions(cmd, 'node of the bundle to check (given as input, or with --bundle)').action(async (actual: string | undefined, opts: VerifyCliOptions) => {
+  const nodes = { most: 1, refusal: 'verify checks one dump against --expect: give --node once, for the node to check' };
+  addCompareOptions(cmd, 'node of the bundle to check (given as input, or with --bundle)', nodes).action(async (actual: string | undefined, opts: VerifyCliOptions) => {
     // --node and the source options choose the dump checked; the expectation is one file.
     const [checked] = await compareSides(actual === undefined ? [] : [actual], opts, 1, 'verify checks one dump', io);
     const expectation = { inputs: [opts.expect], opts: opts.strict === undefined ? {} : { strict: opts.strict } };
