@@ -10,6 +10,7 @@ import { parsePacketSpec, type Packet } from '../src/analysis/packet.ts';
 import { type TraceOptions, type TraceResult, Tracer } from '../src/analysis/trace.ts';
 import { ANTREA, exampleFile } from './support/make-examples.ts';
 import { runCli } from './support/cli.ts';
+import { parseCtNext } from '../src/cli/commands/trace.ts';
 import { repoRoot } from './support/paths.ts';
 
 function tracerOf(text: string): Tracer {
@@ -324,12 +325,39 @@ test('flowscope trace --batch: a batch without packets is refused, named; commen
   }
 });
 
+test('--ct-next takes blanks around its separators, in trace, graph and a batch line', async () => {
+  const flows = join(EXAMPLE, 'dump-flows.of13.txt');
+  const ports = join(EXAMPLE, 'show.of13.txt');
+  const packet = 'in_port=1,tcp,dl_dst=12:9e:a6:47:d0:70,nw_src=10.10.1.7,nw_dst=10.10.0.2,nw_ttl=64,tp_dst=80';
+  assert.equal(parseCtNext(' trk, est '), parseCtNext('trk,est'));
+  assert.equal(parseCtNext('est | trk'), parseCtNext('trk,est'));
+  assert.equal(parseCtNext('+trk +est'), parseCtNext('trk,est'));
+  const plain = await runCli(['trace', flows, '--ports', ports, '--ct-next', 'trk,est', packet]);
+  assert.equal(plain.status, 0, plain.stderr);
+  assert.match(plain.stdout, /resume conntrack with ct_state=est\|trk\n/);
+  const spaced = await runCli(['trace', flows, '--ports', ports, '--ct-next', 'trk, est', packet]);
+  assert.deepEqual([spaced.status, spaced.stderr, spaced.stdout], [0, '', plain.stdout]);
+  const graph = await runCli(['graph', '--packet', packet, '--ct-next', 'trk,est', flows]);
+  assert.equal(graph.status, 0, graph.stderr);
+  const graphSpaced = await runCli(['graph', '--packet', packet, '--ct-next', 'est | trk', flows]);
+  assert.deepEqual([graphSpaced.status, graphSpaced.stderr, graphSpaced.stdout], [0, '', graph.stdout]);
+  const batch = await runCli(['trace', flows, '--batch', '-'], { stdin: [JSON.stringify({ packet, ctNext: ['trk,inv'] }), JSON.stringify({ packet, ctNext: ['trk , inv'] })].join('\n') + '\n' });
+  assert.equal(batch.status, 0, batch.stderr);
+  const [first, second] = batch.stdout.trim().split('\n');
+  assert.equal(second, first);
+  assert.equal((JSON.parse(first!) as { verdict: string }).verdict, 'drop');
+  const unknown = await runCli(['trace', flows, '--ct-next', 'trk, bogus', packet]);
+  assert.equal(unknown.status, 2);
+  assert.match(unknown.stderr, /bogus: unknown ct_state flag/);
+});
+
 test('--ct-next without a flag is refused with the forms it takes, by trace, graph and a batch line', async () => {
   const flows = join(EXAMPLE, 'dump-flows.of13.txt');
   const forms = 'expected one or more ct_state flags, as trk,est or est|trk or +trk+est (flags: new, est, rel, rpl, inv, trk, snat, dnat)';
   for (const args of [
     ['trace', '--ct-next', '', flows, 'in_port=3,ip'],
     ['trace', '--ct-next', ',', flows, 'in_port=3,ip'],
+    ['trace', '--ct-next', ' , ', flows, 'in_port=3,ip'],
     ['graph', '--packet', 'in_port=3,ip', '--ct-next', '', flows],
   ]) {
     const r = await runCli(args);

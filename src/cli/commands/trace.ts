@@ -19,9 +19,15 @@ import { repeatable } from './repeatable.ts';
 
 const CT_FLAGS = Object.keys(CT_STATE).join(', ');
 
-/** `trk,est`, `est|trk`, `+trk+est`: the ct_state a conntrack recirculation resumes with. */
+/**
+ * `trk,est`, `est|trk`, `+trk+est`: the ct_state a conntrack recirculation resumes with. Blanks
+ * around the separators are allowed, as a list is often written `trk, est`.
+ */
 export function parseCtNext(text: string): bigint {
-  const words = text.split(/[,|+]/).filter((w) => w !== '');
+  const words = text
+    .split(/[,|+]/)
+    .map((w) => w.trim())
+    .filter((w) => w !== '');
   // No flag at all would be a ct_state of 0, which no recirculation resumes with (it sets trk).
   if (words.length === 0) throw new InvalidArgumentError(`expected one or more ct_state flags, as trk,est or est|trk or +trk+est (flags: ${CT_FLAGS})`);
   let value = 0n;
