@@ -305,7 +305,7 @@ test('cli: diff and verify of a --names dump against a numbered one hint at --po
   const named = join(dir, 'dump-flows.of13.names.txt');
   const show = join(dir, 'show.of13.txt');
   const hint = (named: string, numbered: string): RegExp =>
-    new RegExp(`^flowscope: hint: ${named} names ports \\(antrea-gw0, antrea-tun0, coredns5-8ec607, …\\) that ${numbered} gives by number, so the flows that use them cannot be paired; give --ports with the output of ovs-ofctl show \\(or dump-ports-desc\\) of that switch\n$`);
+    new RegExp(`^flowscope: hint: ${named} names ports \\("antrea-gw0", "antrea-tun0", "coredns5-8ec607", …\\) that ${numbered} gives by number, so the flows that use them cannot be paired; give --ports with the output of ovs-ofctl show \\(or dump-ports-desc\\) of that switch\n$`);
   const diff = await runCli(['diff', named, of13]);
   assert.equal(diff.status, 1);
   assert.match(diff.stderr, hint(named, of13));

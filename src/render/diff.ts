@@ -10,7 +10,7 @@ import type { Flow, Group } from '../model/flow.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import type { TableRef } from '../model/tables.ts';
 import { formatActions } from './actions.ts';
-import { firstFew } from './lists.ts';
+import { firstFewPorts } from './lists.ts';
 import { formatPriorityAndMatch } from './flow.ts';
 import { formatGroup } from './group.ts';
 import { flowJson, groupJson, SCHEMA_VERSION, tableRefJson } from './json.ts';
@@ -220,7 +220,7 @@ export function perTableJson(d: DumpDiff): Record<string, unknown> {
 /** What to do when one dump names ports the other numbers (see `PortNamingGap`), for standard error. */
 export function portNamingHint(gap: PortNamingGap, labels: readonly [string, string]): string {
   return (
-    `flowscope: hint: ${labels[gap.named]} names ports (${firstFew(gap.names)}) that ${labels[1 - gap.named]} gives by number, so the flows that use them` +
+    `flowscope: hint: ${labels[gap.named]} names ports (${firstFewPorts(gap.names)}) that ${labels[1 - gap.named]} gives by number, so the flows that use them` +
     ' cannot be paired; give --ports with the output of ovs-ofctl show (or dump-ports-desc) of that switch'
   );
 }

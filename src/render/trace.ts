@@ -16,7 +16,7 @@ import { MAX_DEPTH, MAX_RESUBMITS, type TraceNode, type TracePass, type TracePro
 import type { VerdictReason } from '../analysis/trace-verdict.ts';
 import type { MissDrop } from '../analysis/nearest-flow.ts';
 import { formatActions } from './actions.ts';
-import { firstFew } from './lists.ts';
+import { firstFewPorts } from './lists.ts';
 import { formatMatch } from './match.ts';
 import { tableRefJson } from './json.ts';
 import { nearestJson, nearestLine } from './nearest.ts';
@@ -157,7 +157,7 @@ function problemText(p: TraceProblem, o: TraceRenderOptions): string {
     case 'output-to-in-port':
       return `output to port ${portText(p.port, o.portNames)}, the port the packet came in on, is skipped (IN_PORT sends a packet back)`;
     case 'unnumbered-in-ports': {
-      const shown = firstFew(p.names, quotePortName);
+      const shown = firstFewPorts(p.names);
       const named = `name the port instead (in_port=${quotePortName(p.names[0]!)})`;
       return p.inPort === 0
         ? `the packet gives no in_port, so it matches none of the flows that name their in_port (${shown}): ${named}`
