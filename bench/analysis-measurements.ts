@@ -51,7 +51,7 @@ function conjMeasurement(name: string, label: string, covers: string, renderer: 
       const parse = await parser();
       const { Pipeline } = await import('../src/model/pipeline.ts');
       const { findConjunctions } = await import('../src/analysis/conjunctions.ts');
-      const { chooseProfile } = await import('../src/cli/commands/profile-options.ts');
+      const { chooseProfile } = await import('../src/analysis/profile-choice.ts');
       const { Annotator } = await import('../src/analysis/annotate.ts');
       const { pipelineWords } = await import('../src/render/conjunction-words.ts');
       const render = await renderer();
@@ -216,7 +216,7 @@ export const check: Measurement = {
     const { Pipeline } = await import('../src/model/pipeline.ts');
     const { Annotator } = await import('../src/analysis/annotate.ts');
     const { checkPipeline } = await import('../src/analysis/check.ts');
-    const { chooseProfile } = await import('../src/cli/commands/profile-options.ts');
+    const { chooseProfile } = await import('../src/analysis/profile-choice.ts');
     const { checkJson } = await import('../src/render/check.ts');
     const toJson = await jsonWriter();
     const phases = new Phases();

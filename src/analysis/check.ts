@@ -4,7 +4,9 @@
  * orders the findings by severity, then table, then dump line.
  */
 import { type Pipeline, tableKey } from '../model/pipeline.ts';
+import { profileById } from '../profiles/index.ts';
 import type { Profile } from '../profiles/types.ts';
+import type { AnnotatedPipeline } from './profile-choice.ts';
 import { findConjunctions } from './conjunctions.ts';
 import { findMissingExpected } from './checks/expectations.ts';
 import { type Finding, type Severity, SEVERITY_RANK } from './checks/finding.ts';
@@ -67,4 +69,10 @@ export function checkPipeline(pipeline: Pipeline, options: CheckOptions = {}): C
     ...(options.profile ? { profile: options.profile } : {}),
     ...(release ? { release } : {}),
   };
+}
+
+/** The checks of a pipeline read by a profile: with that profile's documented flows, in the release it was read in. */
+export function checkAnnotated(read: AnnotatedPipeline): CheckReport {
+  const profile = profileById(read.profile.id);
+  return checkPipeline(read.pipeline, { ...(profile ? { profile } : {}), release: read.annotator.release });
 }

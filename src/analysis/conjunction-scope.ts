@@ -5,7 +5,8 @@
  */
 import { tableKey } from '../model/pipeline.ts';
 import type { TableRef } from '../model/tables.ts';
-import type { ConjunctionReport, StorageReader } from './conjunctions.ts';
+import type { PortMap } from '../model/ports.ts';
+import { type ConjunctionReport, explainPacket, type PacketConjunction, type StorageReader } from './conjunctions.ts';
 import { type NearestFlow, nearestFlow } from './nearest-flow.ts';
 import { type Packet, storageReader } from './packet.ts';
 import type { TraceOptions, Tracer } from './trace.ts';
@@ -63,4 +64,20 @@ export function conjunctionScope(tracer: Tracer, report: ConjunctionReport, pack
     dropped = nearest ? { nearest } : {};
   }
   return { traced: false, tables: [...withConjunctions.values()], ...ending, ...(dropped ? { dropped } : {}), readerFor: () => asGiven };
+}
+
+/** A packet against the conjunctions: the tables its trace reaches, and what each conjunction there makes of it. */
+export interface PacketConjunctions {
+  readonly packet: Packet;
+  /** The port names the packet is printed with: the pipeline's, and those its flows use. */
+  readonly portNames: PortMap;
+  readonly scope: ConjunctionScope;
+  readonly conjunctions: readonly PacketConjunction[];
+}
+
+/** Which dimensions of the conjunctions in `report` the packet satisfies, in the tables its trace reaches. */
+export function conjunctionsForPacket(tracer: Tracer, report: ConjunctionReport, packet: Packet, options: TraceOptions = {}): PacketConjunctions {
+  const scope = conjunctionScope(tracer, report, packet, options);
+  const conjunctions = explainPacket(tracer.pipeline, report, (table) => scope.readerFor(table));
+  return { packet, portNames: tracer.ports.names, scope, conjunctions };
 }

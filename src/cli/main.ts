@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { ProfileChoiceError } from '../analysis/profile-choice.ts';
 import { registerCheck } from './commands/check.ts';
 import { registerBundle } from './commands/bundle.ts';
 import { registerConj } from './commands/conj.ts';
@@ -75,6 +76,11 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     if (err instanceof UserError) {
       writeErr(io, `flowscope: ${err.message}`);
       return err.exitCode;
+    }
+    // --profile and --release name what the analysis is asked for: a request it refuses is a usage error.
+    if (err instanceof ProfileChoiceError) {
+      writeErr(io, `flowscope: ${err.message}`);
+      return 2;
     }
     writeErr(io, `flowscope: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     return 2;

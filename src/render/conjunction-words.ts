@@ -4,10 +4,23 @@
  * profile explains them.
  */
 import type { Annotator } from '../analysis/annotate.ts';
+import type { PacketConjunctions } from '../analysis/conjunction-scope.ts';
+import type { ConjunctionReport } from '../analysis/conjunctions.ts';
+import type { AnnotatedPipeline } from '../analysis/profile-choice.ts';
 import type { FieldDef } from '../model/fields.ts';
 import type { TableRef } from '../model/tables.ts';
 import { fullMask } from '../syntax/field-value.ts';
-import { type ConjunctionWords, type FieldWords, actionsText } from './conjunctions.ts';
+import {
+  type ConjunctionWords,
+  conjunctionReportJson,
+  type FieldWords,
+  actionsText,
+  formatConjunctionReport,
+  formatPacketReport,
+  packetReportJson,
+} from './conjunctions.ts';
+import { profileLine } from './show.ts';
+import { formatPacket } from './trace.ts';
 
 export function pipelineWords(annotator: Annotator): ConjunctionWords {
   return {
@@ -27,4 +40,26 @@ function wholeFieldWords(annotator: Annotator, field: FieldDef, table: TableRef)
   const only = decoded.length === 1 ? decoded[0]! : undefined;
   const span = only && only.start === 0 && only.end >= field.bits - 1 ? bits.byName(only.name) : undefined;
   return span ? { name: span.name, value: (v) => bits.valueWords(span, v) } : undefined;
+}
+
+/** The conjunctions as `flowscope conj` prints them: the profile line, then each conjunction in the pipeline's words. */
+export function conjunctionsText(report: ConjunctionReport, read: AnnotatedPipeline): string {
+  return `${profileLine(read.profile)}\n\n${formatConjunctionReport(report, pipelineWords(read.annotator))}`;
+}
+
+/** The conjunctions as `flowscope conj --json` prints them. */
+export function conjunctionsJson(report: ConjunctionReport, read: AnnotatedPipeline): Record<string, unknown> {
+  return { profile: read.profile, ...conjunctionReportJson(report, pipelineWords(read.annotator)) };
+}
+
+/** A packet against the conjunctions as `flowscope conj --packet` prints it. */
+export function packetConjunctionsText(p: PacketConjunctions, read: AnnotatedPipeline): string {
+  const shown = formatPacket(p.packet, p.portNames);
+  return `${profileLine(read.profile)}\n${formatPacketReport(shown, p.scope, p.conjunctions, pipelineWords(read.annotator))}`;
+}
+
+/** A packet against the conjunctions as `flowscope conj --packet --json` prints it. */
+export function packetConjunctionsJson(p: PacketConjunctions, read: AnnotatedPipeline): Record<string, unknown> {
+  const shown = formatPacket(p.packet, p.portNames);
+  return { profile: read.profile, ...packetReportJson(shown, p.scope, p.conjunctions, pipelineWords(read.annotator)) };
 }

@@ -26,6 +26,18 @@ export interface DiffStyle {
 const same = (s: string): string => s;
 export const PLAIN: DiffStyle = { removed: same, added: same, header: same, dim: same };
 
+/**
+ * The OpenFlow version whose spelling a comparison of `dumps` is shown in: the one their reply
+ * headers name (the later dump first), else 1.5.
+ */
+export function dumpsVersion(dumps: readonly { readonly protocols: readonly OfVersion[] }[]): OfVersion {
+  for (const d of [...dumps].reverse()) {
+    const v = d.protocols[d.protocols.length - 1];
+    if (v !== undefined) return v;
+  }
+  return 15;
+}
+
 export interface DiffTextOptions {
   /** Names of the two inputs, for the `---`/`+++` lines. */
   readonly labels: readonly [string, string];

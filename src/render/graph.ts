@@ -8,7 +8,13 @@
  */
 import type { EdgeKind, GraphEdge, GraphNode, PipelineGraph } from '../analysis/graph.ts';
 import { tableLabel } from '../model/tables.ts';
+import { SCHEMA_VERSION } from './json.ts';
 import { plural } from './plural.ts';
+
+/** The graph itself, as `flowscope graph --json` prints it. */
+export function graphJson(graph: PipelineGraph): Record<string, unknown> {
+  return { schemaVersion: SCHEMA_VERSION, ...graph };
+}
 
 const EDGE_WORDS: Readonly<Record<EdgeKind, string>> = {
   goto: 'goto',

@@ -4,7 +4,8 @@
  * made piece by piece, each flow annotated as it is written: a dump of a million flows makes a
  * report larger than a string can hold, and its annotations would not fit in memory at once.
  */
-import type { FlowAnnotation, SelectedTable, TableInfo } from '../analysis/annotate.ts';
+import type { FlowAnnotation, SelectedTable, Selection, TableInfo } from '../analysis/annotate.ts';
+import type { AnnotatedPipeline, ProfileNote } from '../analysis/profile-choice.ts';
 import type { DecodedBits } from '../analysis/bit-fields.ts';
 import { formatActions } from './actions.ts';
 import { LazyList, SCHEMA_VERSION } from './json.ts';
@@ -22,15 +23,7 @@ export interface ShowStyle {
 const same = (s: string): string => s;
 export const PLAIN_SHOW: ShowStyle = { table: same, meaning: same, unknown: same, dim: same };
 
-/** Which profile explained the dump, and why. */
-export interface ProfileNote {
-  readonly id: string;
-  readonly title: string;
-  readonly release?: string;
-  /** `option` when given with --profile, else `detected`. */
-  readonly source: 'option' | 'detected';
-  readonly reasons: readonly string[];
-}
+export type { ProfileNote };
 
 export interface ShowReport {
   readonly profile?: ProfileNote;
@@ -39,6 +32,12 @@ export interface ShowReport {
   readonly annotate: (flow: Flow) => FlowAnnotation;
   /** Flows in the dump before filtering. */
   readonly totalFlows: number;
+}
+
+/** The flows of a pipeline read by its profile that `selection` takes (every flow by default), for showText or showJson. */
+export function showReport(read: AnnotatedPipeline, selection: Selection = {}): ShowReport {
+  const { pipeline, annotator, profile } = read;
+  return { profile, tables: annotator.selectTables(pipeline, selection), annotate: (f) => annotator.annotate(f), totalFlows: pipeline.flowCount };
 }
 
 export interface ShowTextOptions {

@@ -1,8 +1,7 @@
 /** `flowscope check`: pipeline defects for people and CI; exit 1 when any finding reaches --fail-on. */
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { checkPipeline, type Severity } from '../../analysis/check.ts';
+import { checkAnnotated, type Severity } from '../../analysis/check.ts';
 import { SEVERITY_RANK } from '../../analysis/checks/finding.ts';
-import { profileById } from '../../profiles/index.ts';
 import { checkJson, type CheckStyle, formatCheck } from '../../render/check.ts';
 import { stdoutChalk } from '../color.ts';
 import { type Io, writeOut, writeJson } from '../io.ts';
@@ -28,9 +27,9 @@ export function registerCheck(program: Command, io: Io, outcome: Outcome): void 
   addProfileOptions(cmd)
     .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding of this severity or worse is reported: error, warning or note').argParser(severityOption).default('error'))
     .action(async (inputs: string[], opts: CheckCliOptions) => {
-      const { pipeline, annotator, profile } = await loadAnnotated(inputs, opts, io);
-      const picked = profileById(profile.id);
-      const report = checkPipeline(pipeline, { ...(picked ? { profile: picked } : {}), release: annotator.release });
+      const read = await loadAnnotated(inputs, opts, io);
+      const { annotator, profile } = read;
+      const report = checkAnnotated(read);
       const wording = annotator.wording;
       if (opts.json) await writeJson(io, checkJson(report, wording, profile));
       else {

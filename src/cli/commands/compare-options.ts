@@ -10,7 +10,7 @@ import { InvalidArgumentError } from 'commander';
 import type { PortMap } from '../../model/ports.ts';
 import type { OfVersion } from '../../model/openflow.ts';
 import { parseOfVersion } from '../../model/openflow.ts';
-import type { DiffStyle } from '../../render/diff.ts';
+import { type DiffStyle, dumpsVersion } from '../../render/diff.ts';
 import type { ParseResult } from '../../syntax/reader.ts';
 import { stdoutChalk } from '../color.ts';
 import { type Io, UserError } from '../io.ts';
@@ -125,12 +125,7 @@ export async function loadSides(sides: readonly Side[], opts: CompareCliOptions,
 
 /** The version asked for, else the one the dumps' headers name (the later input first), else 1.5. */
 export function displayVersion(opts: CompareCliOptions, dumps: readonly ParseResult[]): OfVersion {
-  if (opts.of !== undefined) return opts.of;
-  for (const d of [...dumps].reverse()) {
-    const v = d.protocols[d.protocols.length - 1];
-    if (v !== undefined) return v;
-  }
-  return 15;
+  return opts.of ?? dumpsVersion(dumps);
 }
 
 export function diffStyle(io: Io, opts: CompareCliOptions): DiffStyle {

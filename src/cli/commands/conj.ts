@@ -1,21 +1,13 @@
 /** `flowscope conj`: conjunctive matches rebuilt into the rules they implement. */
 import type { Command } from 'commander';
-import { conjunctionIds, explainPacket, findConjunctions } from '../../analysis/conjunctions.ts';
+import { conjunctionIds, findConjunctions } from '../../analysis/conjunctions.ts';
 import { Pipeline } from '../../model/pipeline.ts';
-import { conjunctionScope } from '../../analysis/conjunction-scope.ts';
+import { conjunctionsForPacket, type PacketConjunctions } from '../../analysis/conjunction-scope.ts';
 import { type Packet, parsePacketSpec } from '../../analysis/packet.ts';
+import { annotatePipeline, givenProfile, type ProfileRequest } from '../../analysis/profile-choice.ts';
 import { Tracer } from '../../analysis/trace.ts';
-import {
-  conjunctionReportJson,
-  formatConjunctionReport,
-  formatPacketReport,
-  packetReportJson,
-} from '../../render/conjunctions.ts';
-import { formatPacket } from '../../render/trace.ts';
-import { pipelineWords } from '../../render/conjunction-words.ts';
-import { profileLine } from '../../render/show.ts';
-import { Annotator } from '../../analysis/annotate.ts';
-import { addProfileChoiceOptions, chooseProfile, givenProfile, type ProfileChoiceOptions } from './profile-options.ts';
+import { conjunctionsJson, conjunctionsText, packetConjunctionsJson, packetConjunctionsText } from '../../render/conjunction-words.ts';
+import { addProfileChoiceOptions } from './profile-options.ts';
 import { type Io, UserError, writeOut, writeJson } from '../io.ts';
 import { addInputOptions, type InputCliOptions, loadFromOptions } from '../load.ts';
 import { flowsFromOption } from './source-args.ts';
@@ -46,7 +38,7 @@ function conjId(value: string): number {
   return Number(value);
 }
 
-interface ConjOptions extends InputCliOptions, ProfileChoiceOptions {
+interface ConjOptions extends InputCliOptions, ProfileRequest {
   json?: boolean;
   packet?: string;
 }
@@ -81,16 +73,13 @@ export function registerConj(program: Command, io: Io): void {
     const report = findConjunctions(pipeline, ids.length > 0 ? { ids } : {});
     const missing = missingIds(ids, new Set(report.conjunctions.map((c) => c.id)), () => conjunctionIds(result.flows));
     // Table names, register values and action flows in the words of the pipeline's profile.
-    const choice = chooseProfile(result.flows, result.groups, result.ports, opts);
-    const words = pipelineWords(new Annotator(pipeline, { profile: choice.profile, ...(choice.release !== undefined ? { release: choice.release } : {}) }));
+    const read = annotatePipeline(pipeline, opts);
     if (probe) {
-      const scope = conjunctionScope(probe.tracer, report, probe.packet);
-      const verdicts = explainPacket(pipeline, report, (table) => scope.readerFor(table));
-      const shown = formatPacket(probe.packet, probe.tracer.ports.names);
-      if (opts.json) await writeJson(io, { profile: choice.note, ...packetReportJson(shown, scope, verdicts, words) });
-      else writeOut(io, `${profileLine(choice.note)}\n${formatPacketReport(shown, scope, verdicts, words)}`);
-    } else if (opts.json) await writeJson(io, { profile: choice.note, ...conjunctionReportJson(report, words) });
-    else writeOut(io, `${profileLine(choice.note)}\n\n${formatConjunctionReport(report, words)}`);
+      const against: PacketConjunctions = conjunctionsForPacket(probe.tracer, report, probe.packet);
+      if (opts.json) await writeJson(io, packetConjunctionsJson(against, read));
+      else writeOut(io, packetConjunctionsText(against, read));
+    } else if (opts.json) await writeJson(io, conjunctionsJson(report, read));
+    else writeOut(io, conjunctionsText(report, read));
     if (missing) throw missing;
   });
 }

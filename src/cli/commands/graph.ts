@@ -3,7 +3,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { buildGraph, overlayTrace, type PipelineGraph } from '../../analysis/graph.ts';
 import { parsePacketSpec } from '../../analysis/packet.ts';
 import { Tracer } from '../../analysis/trace.ts';
-import { formatDot, formatMermaid, GraphvizMissingError, renderSvg } from '../../render/graph.ts';
+import { formatDot, formatMermaid, graphJson, GraphvizMissingError, renderSvg } from '../../render/graph.ts';
 import { type Io, UserError, writeOut, writeJson } from '../io.ts';
 import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
 import { collectCtNext } from './trace.ts';
@@ -61,7 +61,7 @@ export function registerGraph(program: Command, io: Io): void {
         if (!parsed.ok) throw new UserError(`--packet: ${parsed.error}`);
         graph = overlayTrace(graph, tracer.trace(parsed.packet, { ctNext: opts.ctNext ?? [] }));
       }
-      if (opts.json) await writeJson(io, { schemaVersion: 1, ...graph });
+      if (opts.json) await writeJson(io, graphJson(graph));
       else writeOut(io, await render(graph, opts.format));
     });
 }

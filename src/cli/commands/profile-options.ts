@@ -4,22 +4,16 @@
  * release to read the flows by — given, or detected.
  */
 import { type Command, InvalidArgumentError } from 'commander';
-import { Annotator } from '../../analysis/annotate.ts';
-import { detectProfile, detectRelease } from '../../analysis/detect-profile.ts';
-import type { Flow, Group } from '../../model/flow.ts';
+import { type AnnotatedPipeline, annotatePipeline, givenProfile, type ProfileRequest } from '../../analysis/profile-choice.ts';
+import type { Group } from '../../model/flow.ts';
 import { Pipeline } from '../../model/pipeline.ts';
-import type { PortMap } from '../../model/ports.ts';
-import { listProfiles, type Profile, profileById } from '../../profiles/index.ts';
-import { inVersion, rangeText } from '../../profiles/versions.ts';
-import type { ProfileNote } from '../../render/show.ts';
+import { listProfiles } from '../../profiles/index.ts';
 import { type Io, UserError } from '../io.ts';
 import { addInputOptions, type InputCliOptions, type LoadedDump, loadDump, loadFromOptions } from '../load.ts';
 import { flowsFromStdin } from './source-args.ts';
 
-export interface ProfileChoiceOptions {
-  profile?: string;
-  release?: string;
-}
+/** --profile and --release, as commander hands them over: the request for a profile. */
+export type ProfileChoiceOptions = ProfileRequest;
 
 export interface ProfileCliOptions extends InputCliOptions, ProfileChoiceOptions {
   groups?: string;
@@ -43,13 +37,6 @@ export function addProfileChoiceOptions(cmd: Command): Command {
     .option('--release <version>', 'release of the product the dump comes from, e.g. 1.0 or v1.2.0 (default: detected)', releaseOption);
 }
 
-/** A --release the profile does not describe would read the flows by no table layout at all. */
-function checkRelease(profile: Profile, release: string | undefined, how: 'given' | 'detected'): void {
-  if (release === undefined || inVersion(profile.versions, release)) return;
-  const fix = how === 'given' ? '' : '; give --profile for the pipeline of that release';
-  throw new UserError(`--release ${release}: the ${how} profile ${profile.id} describes ${rangeText(profile.versions)}${fix} (profiles: ${listProfiles().map((p) => `${p.id}, ${rangeText(p.versions)}`).join('; ')})`);
-}
-
 /**
  * The profile options, --groups, --json, --strict, every input option, and --color/--no-color
  * unless the command writes no text to colour (`colour: false`).
@@ -61,15 +48,6 @@ export function addProfileOptions(cmd: Command, { colour = true }: { readonly co
   if (colour) cmd.option('--color', 'colour the output even when it is not a terminal').option('--no-color', 'never colour the output');
   cmd.option('--strict', 'exit 2 when any line cannot be read');
   return addInputOptions(cmd);
-}
-
-/** The profile --profile names, after checking --release; undefined when it is to be detected. */
-export function givenProfile(opts: ProfileChoiceOptions): Profile | undefined {
-  if (opts.profile === undefined) return undefined;
-  const chosen = profileById(opts.profile);
-  if (!chosen) throw new UserError(`unknown profile ${opts.profile} (known: ${listProfiles().map((p) => p.id).join(', ')})`);
-  checkRelease(chosen, opts.release, 'given');
-  return chosen;
 }
 
 export interface LoadedFlows {
@@ -89,47 +67,8 @@ export async function loadFlows(inputs: readonly string[], opts: ProfileCliOptio
   return { dump, groups: [...dump.groups, ...extra.groups] };
 }
 
-export interface ProfileChoice {
-  readonly profile: Profile;
-  readonly release?: string;
-  readonly note: ProfileNote;
-}
-
-/**
- * The profile and release to read the flows by: those given, else detected from `flows` (all of
- * the dump, or a sample of it when time matters), with the reasons for each.
- */
-export function chooseProfile(flows: readonly Flow[], groups: readonly Group[], ports: PortMap, opts: ProfileChoiceOptions): ProfileChoice {
-  const chosen = givenProfile(opts);
-  const detected = chosen ? undefined : detectProfile(flows, groups, ports);
-  const picked = chosen ?? detected!.profile;
-  if (!chosen) checkRelease(picked, opts.release, 'detected');
-  const releaseChoice = opts.release === undefined ? (detected ? detected.release : detectRelease(picked, flows, groups, ports)) : undefined;
-  const release = opts.release ?? releaseChoice?.release;
-  // Detection's reasons include those for its release, which --release replaces.
-  const releaseReasons = opts.release !== undefined ? [`--release ${opts.release} was given`] : (releaseChoice?.reasons ?? []);
-  const profileReasons = (detected?.reasons ?? []).filter((r) => !(detected?.release?.reasons ?? []).includes(r));
-  const note: ProfileNote = {
-    id: picked.id,
-    title: picked.title,
-    ...(release !== undefined ? { release } : {}),
-    source: chosen ? 'option' : 'detected',
-    reasons: [...profileReasons, ...releaseReasons],
-  };
-  return { profile: picked, ...(release !== undefined ? { release } : {}), note };
-}
-
-export interface LoadedPipeline {
-  readonly pipeline: Pipeline;
-  readonly annotator: Annotator;
-  readonly profile: ProfileNote;
-}
-
 /** Reads the inputs (and --groups), picks the profile and release, and builds the annotator. */
-export async function loadAnnotated(inputs: string | readonly string[], opts: ProfileCliOptions, io: Io): Promise<LoadedPipeline> {
+export async function loadAnnotated(inputs: string | readonly string[], opts: ProfileCliOptions, io: Io): Promise<AnnotatedPipeline> {
   const { dump, groups } = await loadFlows(typeof inputs === 'string' ? [inputs] : inputs, opts, io);
-  const choice = chooseProfile(dump.flows, groups, dump.ports, opts);
-  const pipeline = new Pipeline(dump.flows, groups, dump.ports);
-  const annotator = new Annotator(pipeline, { profile: choice.profile, ...(choice.release !== undefined ? { release: choice.release } : {}) });
-  return { pipeline, annotator, profile: choice.note };
+  return annotatePipeline(new Pipeline(dump.flows, groups, dump.ports), opts);
 }

@@ -1,9 +1,8 @@
 /** `flowscope show`: the dump grouped by table, every flow explained in the words of its pipeline. */
 import { type Command, InvalidArgumentError } from 'commander';
 import { type Cookie, type FlowFilter, filterProblems, type IpAddress, passes, tableSelected } from '../../analysis/flow-filter.ts';
-import type { Flow } from '../../model/flow.ts';
 import { parseIpv4, parseIpv6, parseUnsigned } from '../../model/values.ts';
-import { showJson, showText, type ShowStyle } from '../../render/show.ts';
+import { showJson, showReport, showText, type ShowStyle } from '../../render/show.ts';
 import { stdoutChalk } from '../color.ts';
 import { type Io, UserError, writeErr, writeJson, writeText } from '../io.ts';
 import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
@@ -56,7 +55,8 @@ export function registerShow(program: Command, io: Io): void {
     .option('--hits', 'only flows that matched packets (n_packets > 0)')
     .option('--raw', 'print the original line under each explanation');
   addProfileOptions(cmd).action(async (inputs: string[], opts: ShowCliOptions) => {
-    const { pipeline, annotator, profile } = await loadAnnotated(inputs, opts, io);
+    const read = await loadAnnotated(inputs, opts, io);
+    const { pipeline, annotator } = read;
     const filter: FlowFilter = {
       ...(opts.table ? { tables: opts.table } : {}),
       ...(opts.cookie ? { cookies: opts.cookie } : {}),
@@ -70,8 +70,7 @@ export function registerShow(program: Command, io: Io): void {
     const errors = problems.filter((p) => p.error);
     if (errors.length > 0) throw new UserError(errors.map((p) => p.message).join('\n'));
     for (const p of problems) writeErr(io, `flowscope: warning: ${p.message}`);
-    const tables = annotator.selectTables(pipeline, { table: (t) => tableSelected(t, filter), flow: (f) => passes(f, filter, annotator.ports) });
-    const report = { profile, tables, annotate: (f: Flow) => annotator.annotate(f), totalFlows: pipeline.flowCount };
+    const report = showReport(read, { table: (t) => tableSelected(t, filter), flow: (f) => passes(f, filter, annotator.ports) });
     if (opts.json) {
       await writeJson(io, showJson(report));
       return;

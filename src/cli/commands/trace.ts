@@ -1,19 +1,16 @@
 /** `flowscope trace`: ofproto/trace from a dump, for one packet or a batch of them, in the pipeline's words. */
 import { existsSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
-import { Annotator } from '../../analysis/annotate.ts';
-import { sampleFlows } from '../../analysis/flow-sample.ts';
 import { CT_STATE, parsePacketSpec } from '../../analysis/packet.ts';
 import { type TraceOptions, Tracer } from '../../analysis/trace.ts';
-import { explainVerdict } from '../../analysis/trace-verdict.ts';
-import { missDrop } from '../../analysis/nearest-flow.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import { jsonReplacer } from '../../render/json.ts';
-import { formatTrace, type TraceRenderOptions, traceJson } from '../../render/trace.ts';
+import { formatTrace, traceJson } from '../../render/trace.ts';
+import { traceRenderOptions } from '../../render/trace-words.ts';
 import { emptyInputReason, isBlankOrComment, readInput } from '../input.ts';
 import { type Io, UserError, writeOut, writeJson } from '../io.ts';
 import { addInputOptions } from '../load.ts';
-import { addProfileChoiceOptions, chooseProfile, loadFlows, type ProfileCliOptions } from './profile-options.ts';
+import { addProfileChoiceOptions, loadFlows, type ProfileCliOptions } from './profile-options.ts';
 import { flowsFromOption, flowsFromStdin } from './source-args.ts';
 import { repeatable } from './repeatable.ts';
 
@@ -125,12 +122,7 @@ export function registerTrace(program: Command, io: Io): void {
     const { dump, groups } = await loadFlows(inputs, opts, io);
     const pipeline = new Pipeline(dump.flows, groups, dump.ports);
     const tracer = new Tracer(pipeline);
-    const render: TraceRenderOptions = {
-      of: dump.protocols[0] ?? 10,
-      portNames: tracer.ports.names,
-      ...pipelineWords(pipeline, opts),
-      missDrop: (result) => missDrop(tracer, result),
-    };
+    const render = traceRenderOptions(tracer, dump.protocols[0] ?? 10, opts);
 
     if (packetText !== undefined) {
       const parsed = parsePacketSpec(packetText, tracer.ports.forPackets);
@@ -165,27 +157,6 @@ export function registerTrace(program: Command, io: Io): void {
     }
     if (failures > 0) throw new UserError(`${failures} batch line${failures === 1 ? '' : 's'} could not be traced`);
   });
-}
-
-/**
- * Table names and the verdict's reason from the profile given or detected. Detection and the
- * annotator's address roles read a per-table sample, so a dump of a million flows starts as
- * fast as without them; a table small enough is read whole.
- */
-function pipelineWords(pipeline: Pipeline, opts: TraceCommandOptions): Pick<TraceRenderOptions, 'describeTable' | 'explain'> {
-  const flows = sampleFlows([...pipeline.tables.values()].flatMap((t) => t.flows));
-  const groups = [...pipeline.groups.values()];
-  const choice = chooseProfile(flows, groups, pipeline.ports, opts);
-  const sample = new Pipeline(flows, groups, pipeline.ports);
-  const annotator = new Annotator(sample, { profile: choice.profile, ...(choice.release === undefined ? {} : { release: choice.release }) });
-  return {
-    describeTable: (ref) => {
-      const info = annotator.tableInfo(ref);
-      if (ref.kind === 'name') return info.number === undefined ? undefined : `table ${info.number}`;
-      return info.name;
-    },
-    explain: (result) => explainVerdict(result, annotator),
-  };
 }
 
 /** Packets are kept for the nearest flow of a drop by a table's miss. */

@@ -1,0 +1,93 @@
+/**
+ * The profile and release a dump is read by: given by name, or detected from the dump, with the
+ * reasons for each; and the pipeline annotated by that choice. Shared by the commands that speak
+ * the pipeline's words and by the library.
+ */
+import type { Flow, Group } from '../model/flow.ts';
+import type { Pipeline } from '../model/pipeline.ts';
+import type { PortMap } from '../model/ports.ts';
+import { listProfiles, type Profile, profileById } from '../profiles/index.ts';
+import { inVersion, rangeText } from '../profiles/versions.ts';
+import { Annotator } from './annotate.ts';
+import { detectProfile, detectRelease } from './detect-profile.ts';
+
+/** What is asked for: a profile by id and a release (`1.2`); what is left out is detected. */
+export interface ProfileRequest {
+  readonly profile?: string;
+  readonly release?: string;
+}
+
+/** Which profile explained the dump, and why. */
+export interface ProfileNote {
+  readonly id: string;
+  readonly title: string;
+  readonly release?: string;
+  /** `option` when given with --profile, else `detected`. */
+  readonly source: 'option' | 'detected';
+  readonly reasons: readonly string[];
+}
+
+export interface ProfileChoice {
+  readonly profile: Profile;
+  readonly release?: string;
+  readonly note: ProfileNote;
+}
+
+/** An unknown profile, or a release the profile does not describe: the request cannot be met. */
+export class ProfileChoiceError extends Error {
+  override readonly name = 'ProfileChoiceError';
+}
+
+/** A release the profile does not describe would read the flows by no table layout at all. */
+function checkRelease(profile: Profile, release: string | undefined, how: 'given' | 'detected'): void {
+  if (release === undefined || inVersion(profile.versions, release)) return;
+  const fix = how === 'given' ? '' : '; give --profile for the pipeline of that release';
+  throw new ProfileChoiceError(`--release ${release}: the ${how} profile ${profile.id} describes ${rangeText(profile.versions)}${fix} (profiles: ${listProfiles().map((p) => `${p.id}, ${rangeText(p.versions)}`).join('; ')})`);
+}
+
+/** The profile the request names, after checking its release; undefined when it is to be detected. */
+export function givenProfile(request: ProfileRequest): Profile | undefined {
+  if (request.profile === undefined) return undefined;
+  const chosen = profileById(request.profile);
+  if (!chosen) throw new ProfileChoiceError(`unknown profile ${request.profile} (known: ${listProfiles().map((p) => p.id).join(', ')})`);
+  checkRelease(chosen, request.release, 'given');
+  return chosen;
+}
+
+/**
+ * The profile and release to read the flows by: those given, else detected from `flows` (all of
+ * the dump, or a sample of it when time matters), with the reasons for each. Throws
+ * ProfileChoiceError when the request cannot be met.
+ */
+export function chooseProfile(flows: readonly Flow[], groups: readonly Group[], ports: PortMap, request: ProfileRequest = {}): ProfileChoice {
+  const chosen = givenProfile(request);
+  const detected = chosen ? undefined : detectProfile(flows, groups, ports);
+  const picked = chosen ?? detected!.profile;
+  if (!chosen) checkRelease(picked, request.release, 'detected');
+  const releaseChoice = request.release === undefined ? (detected ? detected.release : detectRelease(picked, flows, groups, ports)) : undefined;
+  const release = request.release ?? releaseChoice?.release;
+  // Detection's reasons include those for its release, which a given release replaces.
+  const releaseReasons = request.release !== undefined ? [`--release ${request.release} was given`] : (releaseChoice?.reasons ?? []);
+  const profileReasons = (detected?.reasons ?? []).filter((r) => !(detected?.release?.reasons ?? []).includes(r));
+  const note: ProfileNote = {
+    id: picked.id,
+    title: picked.title,
+    ...(release !== undefined ? { release } : {}),
+    source: chosen ? 'option' : 'detected',
+    reasons: [...profileReasons, ...releaseReasons],
+  };
+  return { profile: picked, ...(release !== undefined ? { release } : {}), note };
+}
+
+/** A pipeline with the annotator of its profile, and the note of which profile that is and why. */
+export interface AnnotatedPipeline {
+  readonly pipeline: Pipeline;
+  readonly annotator: Annotator;
+  readonly profile: ProfileNote;
+}
+
+/** The pipeline read by the profile and release requested, or detected from all of its flows. */
+export function annotatePipeline(pipeline: Pipeline, request: ProfileRequest = {}): AnnotatedPipeline {
+  const choice = chooseProfile(pipeline.flows, [...pipeline.groups.values()], pipeline.ports, request);
+  return { pipeline, annotator: new Annotator(pipeline, choice), profile: choice.note };
+}
