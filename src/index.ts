@@ -1,12 +1,115 @@
-/** flowscope as a library: parse dumps into the typed model and print them. No side effects on import. */
+/**
+ * flowscope as a library: what the command line does, as data, and the renderers that turn that
+ * data into the same text and JSON the command line prints. Nothing here prints, exits or sets
+ * process state; importing it has no side effects. Functions that read files (bundles) say so.
+ *
+ * The usual path: parseDump → new Pipeline → annotatePipeline (profile given or detected) →
+ * findConjunctions / Tracer.tracePacket / checkAnnotated / buildGraph / diffDumps / verifyDump →
+ * a renderer (text) or a *Json function and formatJson (JSON).
+ */
+
+// ---- Reading dumps
 export { parseDump, type ParseOptions, type ParseResult } from './syntax/reader.ts';
+export { parseFiles, type ParsedFiles, type ParseFilesOptions, type RejectedFile } from './sources/parse-files.ts';
+export { mergePortMaps, readPortDescriptions } from './sources/port-map.ts';
+export { openBundle, selectNode, type Bundle } from './sources/bundle.ts';
+export { readNode, type NodeDump } from './sources/node-dump.ts';
+export { SourceError, type NodeFile, type NodeFileKind, type NodeSource } from './sources/node.ts';
+
+// ---- The model
 export type { Flow, Group, Bucket, Match, MatchField, FlowFlag, FlowStats, Origin } from './model/flow.ts';
 export type { Action } from './model/actions.ts';
 export type { Diagnostic } from './model/diagnostics.ts';
 export { FIELDS, fieldByName, fieldBySubfieldName, type FieldDef } from './model/fields.ts';
 export { PortMap, type PortRef } from './model/ports.ts';
-export type { TableRef } from './model/tables.ts';
+export { tableNumber, type TableRef } from './model/tables.ts';
 export type { OfVersion } from './model/openflow.ts';
+export { Pipeline, type PipelineTable } from './model/pipeline.ts';
+
+// ---- Profiles: which pipeline a dump comes from
+export { listProfiles, profileById, type Profile, type TableSpec } from './profiles/index.ts';
+export { detectProfile, detectRelease, type Detection, type DetectOptions, type ProfileScore, type ReleaseChoice } from './analysis/detect-profile.ts';
+export {
+  annotatePipeline,
+  chooseProfile,
+  ProfileChoiceError,
+  type AnnotatedPipeline,
+  type ProfileChoice,
+  type ProfileNote,
+  type ProfileRequest,
+} from './analysis/profile-choice.ts';
+
+// ---- Annotation: each flow and table in the profile's words (show, tables)
+export {
+  Annotator,
+  type AddressUse,
+  type AnnotatedTable,
+  type AnnotateOptions,
+  type Explanation,
+  type FlowAnnotation,
+  type PortUse,
+  type SelectedTable,
+  type Selection,
+  type StateUse,
+  type TableInfo,
+} from './analysis/annotate.ts';
+export type { DecodedBits } from './analysis/bit-fields.ts';
+export type { Wording } from './analysis/describe-fields.ts';
+export { summarizeTables, type MissingTable, type TableRow, type TablesSummary } from './analysis/tables-summary.ts';
+
+// ---- Conjunctions
+export {
+  conjunctionIds,
+  findConjunctions,
+  type Conjunction,
+  type ConjunctionOptions,
+  type ConjunctionProblem,
+  type ConjunctionReport,
+  type Dimension,
+  type DimensionTerm,
+  type Member,
+  type PacketConjunction,
+  type PacketDimension,
+} from './analysis/conjunctions.ts';
+export { conjunctionsForPacket, type ConjunctionScope, type PacketConjunctions } from './analysis/conjunction-scope.ts';
+
+// ---- Diff and verify
+export { diffDumps, type CompareOptions, type DumpDiff, type DumpSide, type FlowChange, type GroupsDiff, type PortNamingGap, type TableDiff } from './analysis/diff.ts';
+export { verifyDump, type GroupVerdict, type TableVerdict, type Verification, type VerifyOptions } from './analysis/verify.ts';
+
+// ---- Trace
+export { CT_STATE, Packet, PacketSpecError, parsePacketSpec, type PacketSpecResult } from './analysis/packet.ts';
+export { Tracer, type TraceNode, type TraceOptions, type TracePass, type TraceProblem, type TraceResult, type TraceStep, type Verdict } from './analysis/trace.ts';
+export { explainVerdict, type VerdictReason } from './analysis/trace-verdict.ts';
+
+// ---- Check
+export { checkAnnotated, checkPipeline, type CheckOptions, type CheckReport, type Finding, type FindingKind, type Severity } from './analysis/check.ts';
+
+// ---- Graph
+export { buildGraph, overlayTrace, type GraphEdge, type GraphNode, type PipelineGraph } from './analysis/graph.ts';
+
+// ---- Renderers: the command line's output, made from the data above
+export { formatJson } from './render/json-stream.ts';
 export { formatFlowCanonical, formatPriorityAndMatch } from './render/flow.ts';
 export { formatGroup } from './render/group.ts';
 export { formatDiagnostic } from './render/diagnostics.ts';
+export { PLAIN_SHOW, profileLine, showJson, showReport, showText, type ShowReport, type ShowStyle, type ShowTextOptions } from './render/show.ts';
+export { formatTables, PLAIN_TABLES, tablesJson, type TablesStyle } from './render/tables.ts';
+export { conjunctionsJson, conjunctionsText, packetConjunctionsJson, packetConjunctionsText } from './render/conjunction-words.ts';
+export {
+  dumpDiffJson,
+  dumpsVersion,
+  formatDumpDiff,
+  formatPerTable,
+  formatVerification,
+  perTableJson,
+  PLAIN as PLAIN_DIFF,
+  portNamingHint,
+  verificationJson,
+  type DiffStyle,
+  type DiffTextOptions,
+} from './render/diff.ts';
+export { formatPacket, formatTrace, traceJson, type TraceRenderOptions } from './render/trace.ts';
+export { traceRenderOptions } from './render/trace-words.ts';
+export { checkJson, formatCheck, PLAIN_CHECK, type CheckStyle } from './render/check.ts';
+export { formatDot, formatMermaid, graphJson } from './render/graph.ts';

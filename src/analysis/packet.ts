@@ -274,6 +274,11 @@ export function prerequisiteMet(field: FieldDef, p: Packet): boolean {
   }
 }
 
+/** Text that is no packet in ofproto/trace flow syntax; the message says why. */
+export class PacketSpecError extends Error {
+  override readonly name = 'PacketSpecError';
+}
+
 export type PacketSpecResult = { readonly ok: true; readonly packet: Packet } | { readonly ok: false; readonly error: string };
 
 /**

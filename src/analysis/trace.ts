@@ -23,7 +23,7 @@ import { RESERVED_PORT_NUMBERS, type PortRef } from '../model/ports.ts';
 import { type TableRef, tableLabel, tableNumber } from '../model/tables.ts';
 import { ones } from '../model/values.ts';
 import { Classifier, type ConjunctionMatch } from './classifier.ts';
-import { CT_STATE, FIELD, isIp, Packet, port16 } from './packet.ts';
+import { CT_STATE, FIELD, isIp, Packet, PacketSpecError, parsePacketSpec, port16 } from './packet.ts';
 import { type OutputPort, TracePorts } from './trace-ports.ts';
 
 /** OVS limits (ofproto/ofproto-dpif-xlate.c): nesting depth and table lookups per translation. */
@@ -175,6 +175,24 @@ export class Tracer {
   ordinal(ref: TableRef): number {
     if (ref.kind === 'number') return ref.number;
     return this.tableOrder.get(ref.name) ?? Number.MAX_SAFE_INTEGER;
+  }
+
+  /**
+   * The packet `spec` describes in ofproto/trace flow syntax, its ports by number or by the names
+   * of the port map and the flows. Throws PacketSpecError when the text is no packet.
+   */
+  parsePacket(spec: string): Packet {
+    const parsed = parsePacketSpec(spec, this.ports.forPackets);
+    if (!parsed.ok) throw new PacketSpecError(parsed.error);
+    return parsed.packet;
+  }
+
+  /**
+   * Traces the packet `spec` describes (see parsePacket). Each lookup's packet is kept unless
+   * `keepPackets` is false: a drop by a table's miss is told its nearest flow from it.
+   */
+  tracePacket(spec: string, options: TraceOptions = {}): TraceResult {
+    return this.trace(this.parsePacket(spec), { keepPackets: true, ...options });
   }
 
   trace(packet: Packet, options: TraceOptions = {}): TraceResult {

@@ -94,3 +94,8 @@ function* pieces(key: string, raw: unknown, pad: string, depth: number): Generat
 export function jsonPieces(value: unknown): Generator<string> {
   return pieces('', value, '', 0);
 }
+
+/** The JSON text of `value` as one string, as the command line prints it (without the final line end). */
+export function formatJson(value: unknown): string {
+  return [...jsonPieces(value)].join('');
+}
