@@ -13,7 +13,7 @@ import type { TableMiss } from '../profiles/types.ts';
 import { formatActions } from './actions.ts';
 import { problemMessage } from './conjunctions.ts';
 import { SCHEMA_VERSION } from './json.ts';
-import type { ProfileNote } from './show.ts';
+import type { ProfileNote } from '../analysis/profile-choice.ts';
 import { severityWord } from './severity.ts';
 import { plural } from './plural.ts';
 

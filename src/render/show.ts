@@ -23,8 +23,6 @@ export interface ShowStyle {
 const same = (s: string): string => s;
 export const PLAIN_SHOW: ShowStyle = { table: same, meaning: same, unknown: same, dim: same };
 
-export type { ProfileNote };
-
 export interface ShowReport {
   readonly profile?: ProfileNote;
   readonly tables: readonly SelectedTable[];

@@ -5,7 +5,7 @@
 import Table from 'cli-table3';
 import type { TableRow, TablesSummary } from '../analysis/tables-summary.ts';
 import { SCHEMA_VERSION } from './json.ts';
-import type { ProfileNote } from './show.ts';
+import type { ProfileNote } from '../analysis/profile-choice.ts';
 
 export interface TablesStyle {
   readonly head: (s: string) => string;
