@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { conjunctionIds, findConjunctions } from '../../analysis/conjunctions.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import { conjunctionsForPacket, type PacketConjunctions } from '../../analysis/conjunction-scope.ts';
-import { type Packet, parsePacketSpec } from '../../analysis/packet.ts';
+import type { Packet } from '../../analysis/packet.ts';
 import { annotatePipeline, givenProfile, type ProfileRequest } from '../../analysis/profile-choice.ts';
 import { Tracer } from '../../analysis/trace.ts';
 import { conjunctionsJson, conjunctionsText, packetConjunctionsJson, packetConjunctionsText } from '../../render/conjunction-words.ts';
@@ -11,6 +11,7 @@ import { addProfileChoiceOptions } from './profile-options.ts';
 import { type Io, UserError, writeOut, writeJson } from '../io.ts';
 import { addInputOptions, type InputCliOptions, loadFromOptions } from '../load.ts';
 import { flowsFromOption } from './source-args.ts';
+import { packetArgument } from './trace.ts';
 
 /** Ids as runs (`1–6, 9, 12–14`), the first dozen runs of them. */
 function idRuns(ids: readonly number[]): string {
@@ -66,9 +67,7 @@ export function registerConj(program: Command, io: Io): void {
     if (opts.packet !== undefined) {
       // ofproto/trace syntax; port names resolve through the dump's port map, or the names its flows use.
       const tracer = new Tracer(pipeline);
-      const parsed = parsePacketSpec(opts.packet, tracer.ports.forPackets);
-      if (!parsed.ok) throw new UserError(`--packet: ${parsed.error}`);
-      probe = { tracer, packet: parsed.packet };
+      probe = { tracer, packet: packetArgument(tracer, opts.packet, '--packet') };
     }
     const report = findConjunctions(pipeline, ids.length > 0 ? { ids } : {});
     const missing = missingIds(ids, new Set(report.conjunctions.map((c) => c.id)), () => conjunctionIds(result.flows));

@@ -1,12 +1,11 @@
 /** `flowscope graph`: the pipeline's tables and how packets move between them, as DOT, Mermaid or SVG. */
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { buildGraph, overlayTrace, type PipelineGraph } from '../../analysis/graph.ts';
-import { parsePacketSpec } from '../../analysis/packet.ts';
 import { Tracer } from '../../analysis/trace.ts';
 import { formatDot, formatMermaid, graphJson, GraphvizMissingError, renderSvg } from '../../render/graph.ts';
 import { type Io, UserError, writeOut, writeJson } from '../io.ts';
 import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
-import { collectCtNext } from './trace.ts';
+import { collectCtNext, packetArgument } from './trace.ts';
 
 type GraphFormat = 'dot' | 'mermaid' | 'svg';
 
@@ -57,9 +56,7 @@ export function registerGraph(program: Command, io: Io): void {
       let graph = buildGraph(pipeline, (ref) => annotator.tableInfo(ref));
       if (opts.packet !== undefined) {
         const tracer = new Tracer(pipeline);
-        const parsed = parsePacketSpec(opts.packet, tracer.ports.forPackets);
-        if (!parsed.ok) throw new UserError(`--packet: ${parsed.error}`);
-        graph = overlayTrace(graph, tracer.trace(parsed.packet, { ctNext: opts.ctNext ?? [] }));
+        graph = overlayTrace(graph, tracer.trace(packetArgument(tracer, opts.packet, '--packet'), { ctNext: opts.ctNext ?? [] }));
       }
       if (opts.json) await writeJson(io, graphJson(graph));
       else writeOut(io, await render(graph, opts.format));

@@ -1,7 +1,7 @@
 /** `flowscope trace`: ofproto/trace from a dump, for one packet or a batch of them, in the pipeline's words. */
 import { existsSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
-import { CT_STATE, parsePacketSpec } from '../../analysis/packet.ts';
+import { CT_STATE, type Packet, PacketSpecError } from '../../analysis/packet.ts';
 import { type TraceOptions, Tracer } from '../../analysis/trace.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import { jsonReplacer } from '../../render/json.ts';
@@ -15,6 +15,18 @@ import { flowsFromOption, flowsFromStdin } from './source-args.ts';
 import { repeatable } from './repeatable.ts';
 
 const CT_FLAGS = Object.keys(CT_STATE).join(', ');
+
+/**
+ * The packet a command-line text describes, its ports named as the tracer's pipeline names them;
+ * a text that is no packet is the user's error, its message led by `what`.
+ */
+export function packetArgument(tracer: Tracer, text: string, what: string): Packet {
+  try {
+    return tracer.parsePacket(text);
+  } catch (err) {
+    throw err instanceof PacketSpecError ? new UserError(`${what}: ${err.message}`) : err;
+  }
+}
 
 /**
  * `trk,est`, `est|trk`, `+trk+est`: the ct_state a conntrack recirculation resumes with. Blanks
@@ -125,9 +137,8 @@ export function registerTrace(program: Command, io: Io): void {
     const render = traceRenderOptions(tracer, dump.protocols[0] ?? 10, opts);
 
     if (packetText !== undefined) {
-      const parsed = parsePacketSpec(packetText, tracer.ports.forPackets);
-      if (!parsed.ok) throw new UserError(`bad packet: ${parsed.error}`);
-      const result = tracer.trace(parsed.packet, traceOptions(opts.ctNext ?? [], opts.bucket));
+      const packet = packetArgument(tracer, packetText, 'bad packet');
+      const result = tracer.trace(packet, traceOptions(opts.ctNext ?? [], opts.bucket));
       if (opts.json) await writeJson(io, traceJson(result, render));
       else writeOut(io, formatTrace(result, render));
       return;
@@ -143,11 +154,10 @@ export function registerTrace(program: Command, io: Io): void {
       if (isBlankOrComment(raw)) continue;
       try {
         const line = parseBatchLine(raw);
-        const parsed = parsePacketSpec(line.packet, tracer.ports.forPackets);
-        if (!parsed.ok) throw new Error(`bad packet: ${parsed.error}`);
+        const packet = packetArgument(tracer, line.packet, 'bad packet');
         // A line's own ctNext and bucket win; the command line's stand for lines without them.
         const ctNext = line.ctNext ? line.ctNext.map(parseCtNext) : (opts.ctNext ?? []);
-        const result = tracer.trace(parsed.packet, traceOptions(ctNext, line.bucket ?? opts.bucket));
+        const result = tracer.trace(packet, traceOptions(ctNext, line.bucket ?? opts.bucket));
         // On one line; the replacer writes the flows' bigints as decimal strings, as --json does.
         writeOut(io, JSON.stringify(traceJson(result, render), jsonReplacer));
       } catch (err) {
