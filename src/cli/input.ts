@@ -2,8 +2,12 @@
 import { readFile } from 'node:fs/promises';
 import { gunzip, sniff } from '../sources/archive.ts';
 import { binaryKind } from '../sources/node.ts';
-import { inputLabel } from './commands/source-args.ts';
 import { type Io, UserError } from './io.ts';
+
+/** How an input is named in messages and report headers. */
+export function inputLabel(name: string): string {
+  return name === '-' ? '<stdin>' : name;
+}
 
 export interface InputText {
   /** As the user named it; `-` for stdin. */

@@ -15,9 +15,9 @@ import { type NodeDump, readNode } from '../sources/node-dump.ts';
 import { type ParsedFiles, parseFiles } from '../sources/parse-files.ts';
 import { mergePortMaps, readPortDescriptions } from '../sources/port-map.ts';
 import type { ParseResult } from '../syntax/reader.ts';
-import { emptyInputReason, readInput, readInputBytes, readStdin } from './input.ts';
+import { emptyInputReason, inputLabel, readInput, readInputBytes, readStdin } from './input.ts';
 import { type Io, UserError, writeErr } from './io.ts';
-import { flowsFromStdin, inputLabel } from './commands/source-args.ts';
+import { flowsFromStdin } from './commands/source-args.ts';
 
 export interface LoadOptions {
   /** Any error diagnostic makes the command fail with exit 2. */

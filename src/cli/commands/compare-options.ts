@@ -15,7 +15,7 @@ import type { ParseResult } from '../../syntax/reader.ts';
 import { stdoutChalk } from '../color.ts';
 import { type Io, UserError } from '../io.ts';
 import { addInputOptions, type InputCliOptions, isBundleInput, type LoadedDump, loadFromOptions, readPortsOption } from '../load.ts';
-import { inputLabel } from './source-args.ts';
+import { inputLabel } from '../input.ts';
 import { type Repeats, repeatable } from './repeatable.ts';
 
 export interface CompareCliOptions extends Omit<InputCliOptions, 'node'> {

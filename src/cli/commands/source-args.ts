@@ -13,8 +13,3 @@ export function flowsFromOption(opts: InputCliOptions): boolean {
 export function flowsFromStdin(inputs: readonly string[], opts: InputCliOptions): boolean {
   return opts.bundle === '-' || (!flowsFromOption(opts) && (inputs.length === 0 || inputs.includes('-')));
 }
-
-/** How an input is named in messages and report headers. */
-export function inputLabel(name: string): string {
-  return name === '-' ? '<stdin>' : name;
-}
