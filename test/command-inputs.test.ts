@@ -161,28 +161,41 @@ test('diff and verify refuse sides that do not add up', async () => {
   });
 });
 
-test('an empty input is read with a warning that says so; an empty expectation is refused', async () => {
+test('an empty input is refused with exit 2 and the reason, by every command; a dump without flows by those that need flows', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'flowscope-inputs-'));
   try {
     const empty = join(dir, 'empty.txt');
     writeFileSync(empty, '\n  \n');
-    const piped = await runCli(['show', '-'], { stdin: '' });
-    assert.equal(piped.status, 0, piped.stderr);
-    assert.match(piped.stderr, /^flowscope: warning: nothing came in on standard input \(did the command before the pipe fail\?\): no flows or groups to read\n$/);
+    // A failed command before the pipe must not pass as a healthy pipeline.
+    for (const args of [['show', '-'], ['check', '-'], ['tables', '-'], ['graph', '-'], ['conj', '-'], ['trace', 'in_port=1'], ['fmt', '-'], ['diff', '-', empty]]) {
+      const piped = await runCli(args, { stdin: '' });
+      assert.equal(piped.status, 2, args.join(' '));
+      assert.equal(piped.stdout, '', args.join(' '));
+      assert.match(piped.stderr, /^flowscope: nothing came in on standard input \(did the command before the pipe fail\?\): no flows or groups to read\n$/, args.join(' '));
+    }
     const file = await runCli(['check', empty]);
-    assert.equal(file.status, 0, file.stderr);
-    assert.equal(file.stderr, `flowscope: warning: ${empty} is empty: no flows or groups to read\n`);
+    assert.equal(file.status, 2, file.stderr);
+    assert.equal(file.stderr, `flowscope: ${empty} is empty: no flows or groups to read\n`);
     const comments = join(dir, 'comments.txt');
     writeFileSync(comments, '# flows of node-a\n\n# (none yet)\n');
-    assert.equal((await runCli(['check', comments])).stderr, `flowscope: warning: ${comments} holds only comments: no flows or groups to read\n`);
-    // The dump of a bridge without flows is no empty input.
+    assert.equal((await runCli(['check', comments])).stderr, `flowscope: ${comments} holds only comments: no flows or groups to read\n`);
+    // The dump of a bridge without flows is no empty input, but holds nothing to check or trace.
     const bridge = join(dir, 'bridge.txt');
     writeFileSync(bridge, 'OFPST_FLOW reply (OF1.3) (xid=0x2):\n');
-    assert.equal((await runCli(['check', bridge])).stderr, '');
+    for (const args of [['check', bridge], ['trace', bridge, 'in_port=1']]) {
+      const r = await runCli(args);
+      assert.equal(r.status, 2, args.join(' '));
+      assert.equal(r.stderr, `flowscope: no flows read from ${bridge}\n`);
+    }
+    const groups = join(dir, 'groups.txt');
+    writeFileSync(groups, 'group_id=1,type=all,bucket=actions=output:1\n');
+    assert.equal((await runCli(['check', groups])).stderr, `flowscope: no flows read from ${groups} (only a group)\n`);
+    assert.equal((await runCli(['fmt', groups])).status, 0);
     const nothing = await runCli(['verify', '--expect', empty, NUMBERED]);
     assert.equal(nothing.status, 2);
-    assert.match(nothing.stderr, /no flows or groups to expect, so nothing to verify/);
-    const missing = await runCli(['verify', '--expect', NUMBERED, empty]);
+    assert.match(nothing.stderr, /is empty: no flows or groups to read/);
+    // An empty bridge is a dump like any other for verify: every expected flow is missing.
+    const missing = await runCli(['verify', '--expect', NUMBERED, bridge]);
     assert.equal(missing.status, 1, missing.stderr);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -216,7 +216,7 @@ export async function loadFromOptions(inputs: readonly string[], opts: InputCliO
 
     const names = inputs.length === 0 ? ['-'] : inputs;
     const read = await Promise.all(names.map((n) => positional(n, opts, io)));
-    for (const r of read) if (!('files' in r)) warnIfEmpty(r, io);
+    for (const r of read) if (!('files' in r)) refuseEmpty(r);
     const nodes = read.filter((r): r is NodeSource => 'files' in r);
     if (opts.node !== undefined && nodes.length === 0) throw new UserError('--node goes with --bundle (or a bundle given as input)');
     if (read.length === 1 && nodes.length === 1) {
@@ -240,12 +240,23 @@ export async function loadFromOptions(inputs: readonly string[], opts: InputCliO
 }
 
 /**
- * A file or standard input with nothing in it, or only comments, reads as a dump without flows,
- * which every command would report as such: say why instead.
+ * A file or standard input with nothing in it, or only comments, is refused with the reason:
+ * read as a dump without flows it would pass every check, so a failed `kubectl exec` before a
+ * pipe would give a green build.
  */
-function warnIfEmpty(input: NodeFile, io: Io): void {
+function refuseEmpty(input: NodeFile): void {
   const why = emptyInputReason(input.label, input.text);
-  if (why !== undefined) writeErr(io, `flowscope: warning: ${why}: no flows or groups to read`);
+  if (why !== undefined) throw new UserError(`${why}: no flows or groups to read`);
+}
+
+/**
+ * For the commands that work on flows (show, tables, check, graph, trace, conj): a dump that holds
+ * none — a bridge without flows, a groups file, an empty bundle node — is refused, saying which.
+ */
+export function requireFlows(dump: LoadedDump, groups: number = dump.groups.length): void {
+  if (dump.flows.length > 0) return;
+  const from = dump.sources.map((s) => (s === '-' ? 'standard input' : s)).join(', ');
+  throw new UserError(`no flows read from ${from}${groups > 0 ? ` (only ${groups === 1 ? 'a group' : 'groups'})` : ''}`);
 }
 
 /** One input (file, `-`, bundle directory or archive) — the form every command started with. */

@@ -9,7 +9,7 @@ import { Tracer } from '../../analysis/trace.ts';
 import { conjunctionsJson, conjunctionsText, packetConjunctionsJson, packetConjunctionsText } from '../../render/conjunction-words.ts';
 import { addProfileChoiceOptions } from './profile-options.ts';
 import { type Io, UserError, writeOut, writeJson } from '../io.ts';
-import { addInputOptions, type InputCliOptions, loadFromOptions } from '../load.ts';
+import { addInputOptions, type InputCliOptions, loadFromOptions, requireFlows } from '../load.ts';
 import { flowsFromOption } from './source-args.ts';
 import { packetArgument } from './trace.ts';
 
@@ -62,6 +62,7 @@ export function registerConj(program: Command, io: Io): void {
     const [inputs, idTexts] = flowsFromOption(opts) ? [[], positional] : [positional.slice(0, 1), positional.slice(1)];
     const ids = idTexts.map(conjId);
     const result = await loadFromOptions(inputs, opts, io);
+    requireFlows(result);
     const pipeline = new Pipeline(result.flows, result.groups, result.ports);
     let probe: { readonly tracer: Tracer; readonly packet: Packet } | undefined;
     if (opts.packet !== undefined) {

@@ -9,7 +9,7 @@ import type { Group } from '../../model/flow.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import { listProfiles } from '../../profiles/index.ts';
 import { type Io, UserError } from '../io.ts';
-import { addInputOptions, type InputCliOptions, type LoadedDump, loadDump, loadFromOptions } from '../load.ts';
+import { addInputOptions, type InputCliOptions, type LoadedDump, loadDump, loadFromOptions, requireFlows } from '../load.ts';
 import { flowsFromStdin } from './source-args.ts';
 
 /** --profile and --release, as commander hands them over: the request for a profile. */
@@ -62,9 +62,10 @@ export async function loadFlows(inputs: readonly string[], opts: ProfileCliOptio
   givenProfile(opts);
   if (opts.groups === '-' && flowsFromStdin(inputs, opts)) throw new UserError('the flows and --groups cannot both come from standard input');
   const dump = await loadFromOptions(inputs, opts, io);
-  if (opts.groups === undefined) return { dump, groups: dump.groups };
-  const extra = await loadDump(opts.groups, io, { strict: opts.strict ?? false, portMap: dump.ports });
-  return { dump, groups: [...dump.groups, ...extra.groups] };
+  const extra = opts.groups === undefined ? [] : (await loadDump(opts.groups, io, { strict: opts.strict ?? false, portMap: dump.ports })).groups;
+  const groups = [...dump.groups, ...extra];
+  requireFlows(dump, groups.length);
+  return { dump, groups };
 }
 
 /** Reads the inputs (and --groups), picks the profile and release, and builds the annotator. */
