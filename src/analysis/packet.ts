@@ -233,17 +233,27 @@ export function isIp(p: Packet): boolean {
   return t === ETH_TYPE.ipv4 || t === ETH_TYPE.ipv6;
 }
 
-/** Whether the packet carries the headers a field belongs to (lib/meta-flow.c prerequisites). */
+/** nw_frag's bit for a fragment after the first, which carries no transport header. */
+const FRAG_LATER = 0x2n;
+const ND_SOLICIT = 135n;
+const ND_ADVERT = 136n;
+
+/** Whether the packet carries the headers a field belongs to (lib/meta-flow.c mf_are_prereqs_ok). */
 export function prerequisiteMet(field: FieldDef, p: Packet): boolean {
   const type = p.get(FIELD.ethType);
   const proto = p.get(FIELD.nwProto);
   const ipv4 = type === ETH_TYPE.ipv4;
   const ipv6 = type === ETH_TYPE.ipv6;
+  const l4 = (n: bigint): boolean => (ipv4 || ipv6) && proto === n && (p.slot('ip_frag') & FRAG_LATER) === 0n;
+  const nd = (): boolean => ipv6 && proto === 58n && p.slot('tp_dst') === 0n && [ND_SOLICIT, ND_ADVERT].includes(p.slot('tp_src'));
   switch (field.prerequisite) {
     case 'none':
-    case 'ethernet':
-    case 'ct':
       return true;
+    case 'ethernet':
+      return p.slot('packet_type') === 0n;
+    case 'ct':
+      // A tracked connection the switch knows: new, established or reply.
+      return (p.get(FIELD.ctState) & (CT_STATE.new | CT_STATE.est | CT_STATE.rpl)) !== 0n;
     case 'vlan':
       return (p.get(FIELD.vlanTci) & 0x1000n) !== 0n;
     case 'arp':
@@ -257,18 +267,21 @@ export function prerequisiteMet(field: FieldDef, p: Packet): boolean {
     case 'mpls':
       return type === ETH_TYPE.mpls || type === ETH_TYPE.mplsm;
     case 'tcp':
-      return (ipv4 || ipv6) && proto === 6n;
+      return l4(6n);
     case 'udp':
-      return (ipv4 || ipv6) && proto === 17n;
+      return l4(17n);
     case 'sctp':
-      return (ipv4 || ipv6) && proto === 132n;
+      return l4(132n);
     case 'icmpv4':
       return ipv4 && proto === 1n;
     case 'icmpv6':
-    case 'nd':
-    case 'nd-solicit':
-    case 'nd-advert':
       return ipv6 && proto === 58n;
+    case 'nd':
+      return nd();
+    case 'nd-solicit':
+      return nd() && p.slot('tp_src') === ND_SOLICIT;
+    case 'nd-advert':
+      return nd() && p.slot('tp_src') === ND_ADVERT;
     case 'nsh':
       return type === 0x894fn;
   }

@@ -24,6 +24,7 @@ import { type TableRef, tableLabel, tableNumber } from '../model/tables.ts';
 import { ones } from '../model/values.ts';
 import { Classifier, type ConjunctionMatch } from './classifier.ts';
 import { CT_STATE, FIELD, isIp, Packet, PacketSpecError, parsePacketSpec, port16 } from './packet.ts';
+import { bestLiveBucket, selectionHash } from './select-bucket.ts';
 import { type OutputPort, TracePorts } from './trace-ports.ts';
 
 /** OVS limits (ofproto/ofproto-dpif-xlate.c): nesting depth and table lookups per translation. */
@@ -718,6 +719,13 @@ class Pass {
           if (!b) this.problem(nodes, { kind: 'missing-bucket', table: this.table, group: group.id, bucket: wanted, buckets: group.buckets.map((x) => x.id) });
           else nodes.push({ kind: 'detail', text: `using bucket ${b.id} (as requested)` });
           return b ? [b] : [];
+        }
+        const hash = selectionHash(group, this.packet);
+        if (hash !== undefined) {
+          const { bucket } = bestLiveBucket(group.buckets, hash, (b) => this.live(b));
+          if (!bucket) this.problem(nodes, { kind: 'no-live-bucket', table: this.table, group: group.id });
+          else nodes.push({ kind: 'detail', text: `using bucket ${bucket.id} (as the switch picks it, by the hash of ${group.fields?.length ? group.fields.map((f) => f.field.name).join(', ') : 'its addresses and ports'}; choose another with --bucket)` });
+          return bucket ? [bucket] : [];
         }
         let best: Bucket | undefined;
         for (const b of group.buckets) {

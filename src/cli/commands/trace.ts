@@ -124,7 +124,7 @@ export function registerTrace(program: Command, io: Io): void {
     .argument('[inputs...]', 'dump-flows output (may include dump-groups and show output) or support bundle, - or none for standard input; then the packet in ofproto/trace flow syntax, e.g. in_port=3,tcp,nw_src=10.0.0.1,nw_dst=10.0.0.2,tp_dst=80')
     .option('--groups <file>', 'dump-groups output to use with the flows')
     .option('--ct-next <flags>', 'ct_state after the next conntrack recirculation (repeatable; default trk|new)', collectCtNext)
-    .option('--bucket <id>', 'bucket_id a select group uses (default: the live bucket of highest weight)', bucketOption)
+    .option('--bucket <id>', 'bucket_id a select group uses (default: the one the switch picks for selection_method=hash, else the live bucket of highest weight)', bucketOption)
     .option('--json', 'print JSON')
     .option('--batch <file>', 'JSON Lines of {"packet", "ctNext", "bucket"}; one JSON result per line (- for standard input)')
     .option('--strict', 'exit 2 when any line cannot be read');
