@@ -9,7 +9,7 @@ import type { PortMap } from '../model/ports.ts';
 import { formatDiagnostic } from '../render/diagnostics.ts';
 import { contentMagic, SNIFF_BYTES } from '../sources/archive.ts';
 import { type Bundle, openBundle, openBundleArchive, selectNode } from '../sources/bundle.ts';
-import { collectLive, LIVE_DEFAULTS, type LiveTarget } from '../sources/live.ts';
+import { collectLive, LIVE_DEFAULTS, type LiveTarget, MAX_TIMEOUT_SECONDS } from '../sources/live.ts';
 import { binaryKind, type NodeFile, type NodeSource, SourceError } from '../sources/node.ts';
 import { type NodeDump, readNode } from '../sources/node-dump.ts';
 import { type ParsedFiles, parseFiles } from '../sources/parse-files.ts';
@@ -54,6 +54,7 @@ export interface LoadedDump extends ParseResult {
 function seconds(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number of seconds');
+  if (n > MAX_TIMEOUT_SECONDS) throw new InvalidArgumentError(`expected at most ${MAX_TIMEOUT_SECONDS} seconds (24 days)`);
   return n;
 }
 

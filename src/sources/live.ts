@@ -25,6 +25,9 @@ export interface LiveOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 
+/** Node's timers hold at most 2^31 − 1 ms (24.8 days); a longer one would fire at once. */
+export const MAX_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
 export const LIVE_DEFAULTS = { namespace: 'kube-system', container: 'antrea-ovs', bridge: 'br-int', timeoutSeconds: 30 } as const;
 
 /** Antrea's own choice since v1.8; a bridge limited to older versions (OpenShift's br0) falls back to 1.3. */
@@ -54,12 +57,58 @@ function lastLine(text: string): string {
   );
 }
 
+/** RFC 1123 names, as Kubernetes checks them: a Pod's is a DNS subdomain, a namespace's and a container's a DNS label. */
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** A bridge is a network device: at most 15 bytes (IFNAMSIZ), no blank, `/` or `:` (which ovs-ofctl reads as a connection). */
+const BRIDGE = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}$/;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * Why a name given for the live switch is not one Kubernetes or OVS would accept, or undefined.
+ * Checked before anything runs: a value starting with `-` would otherwise become an option of
+ * kubectl or ovs-ofctl (`--pod=--filename=/etc/passwd`).
+ */
+export function liveNameProblem(what: 'pod' | 'namespace' | 'container' | 'context' | 'kubeconfig' | 'bridge', value: string): string | undefined {
+  const quoted = JSON.stringify(value);
+  if (value === '') return `--${what}: an empty name`;
+  if (value.startsWith('-')) return `--${what} ${quoted}: a name cannot start with "-"`;
+  switch (what) {
+    case 'pod':
+      return value.length <= 253 && DNS_SUBDOMAIN.test(value) ? undefined : `--pod ${quoted}: not a Pod name (lower-case letters, digits, "-" and ".", at most 253, starting and ending with a letter or digit)`;
+    case 'namespace':
+    case 'container':
+      return value.length <= 63 && DNS_LABEL.test(value) ? undefined : `--${what} ${quoted}: not a ${what} name (lower-case letters, digits and "-", at most 63, starting and ending with a letter or digit)`;
+    case 'bridge':
+      return BRIDGE.test(value) ? undefined : `--bridge ${quoted}: not a bridge name (letters, digits, "_", "-" and ".", at most 15)`;
+    case 'context':
+    case 'kubeconfig':
+      return CONTROL.test(value) ? `--${what} ${quoted}: a control character in the name` : undefined;
+  }
+}
+
+/** Every name of the live options that neither Kubernetes nor OVS would accept, refused before anything runs. */
+function checkNames(options: LiveOptions): void {
+  const t = options.target;
+  const given: [Parameters<typeof liveNameProblem>[0], string | undefined][] = [['bridge', options.bridge]];
+  if (t.kind === 'pod') given.push(['pod', t.pod], ['namespace', t.namespace], ['container', t.container], ['context', t.context], ['kubeconfig', t.kubeconfig]);
+  for (const [what, value] of given) {
+    const problem = value === undefined ? undefined : liveNameProblem(what, value);
+    if (problem !== undefined) throw new SourceError(problem);
+  }
+}
+
+/**
+ * The command line: option values joined to their options (`--context=…`), and `--` before
+ * ovs-ofctl's operands, so that no value is read as an option.
+ */
 function argv(target: LiveTarget, ofctl: readonly string[]): { file: string; args: string[] } {
   if (target.kind === 'local') return { file: 'ovs-ofctl', args: [...ofctl] };
   const args: string[] = [];
-  if (target.kubeconfig !== undefined) args.push('--kubeconfig', target.kubeconfig);
-  if (target.context !== undefined) args.push('--context', target.context);
-  args.push('exec', '-n', target.namespace, target.pod, '-c', target.container, '--', 'ovs-ofctl', ...ofctl);
+  if (target.kubeconfig !== undefined) args.push(`--kubeconfig=${target.kubeconfig}`);
+  if (target.context !== undefined) args.push(`--context=${target.context}`);
+  args.push('exec', `--namespace=${target.namespace}`, target.pod, `--container=${target.container}`, '--', 'ovs-ofctl', ...ofctl);
   return { file: 'kubectl', args };
 }
 
@@ -81,7 +130,7 @@ async function run(options: LiveOptions, ofctl: readonly string[]): Promise<Ran>
   const r = await execa(file, args, {
     env: options.env,
     extendEnv: false,
-    timeout: options.timeoutMs,
+    timeout: Math.min(options.timeoutMs, MAX_TIMEOUT_SECONDS * 1000),
     reject: false,
     stdin: 'ignore',
     stripFinalNewline: false,
@@ -105,7 +154,7 @@ async function run(options: LiveOptions, ofctl: readonly string[]): Promise<Ran>
 async function dump(options: LiveOptions, command: string, extra: readonly string[]): Promise<Ran> {
   let last: Ran | undefined;
   for (const version of VERSIONS) {
-    last = await run(options, ['-O', version, ...extra, command, options.bridge]);
+    last = await run(options, ['-O', version, ...extra, '--', command, options.bridge]);
     if (!last.versionRefused) return last;
   }
   return last!;
@@ -113,6 +162,7 @@ async function dump(options: LiveOptions, command: string, extra: readonly strin
 
 /** Flows (with names), groups and port descriptions of the bridge, as one node. */
 export async function collectLive(options: LiveOptions): Promise<NodeSource> {
+  checkNames(options);
   const t = options.target;
   const where = t.kind === 'pod' ? `${t.namespace}/${t.pod}` : 'local';
   const label = (cmd: string): string => `${where}:${cmd} ${options.bridge}`;
