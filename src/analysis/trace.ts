@@ -27,14 +27,30 @@ import { CT_STATE, FIELD, isIp, Packet, PacketSpecError, parsePacketSpec, port16
 import { bestLiveBucket, selectionHash } from './select-bucket.ts';
 import { type OutputPort, TracePorts } from './trace-ports.ts';
 
-/** OVS limits (ofproto/ofproto-dpif-xlate.c): nesting depth and table lookups per translation. */
+/**
+ * OVS limits (ofproto/ofproto-dpif-xlate.c, xlate_resubmit_resource_check): nesting depth, table
+ * lookups per translation, and the bytes of its stack (`stack_push`) and of the datapath actions
+ * it yields.
+ */
 export const MAX_DEPTH = 64;
 export const MAX_RESUBMITS = 4096;
+export const MAX_STACK_BYTES = 65536;
+export const MAX_ACTION_BYTES = 65535;
 /** How ofproto/trace names a translation that hit each limit (xlate_strerror). */
-export const XLATE_ERRORS = { depth: 'Recursion too deep', resubmits: 'Too many resubmits' } as const;
+export const XLATE_ERRORS = { depth: 'Recursion too deep', resubmits: 'Too many resubmits', stack: 'Stack too deep' } as const;
 export type XlateLimit = keyof typeof XLATE_ERRORS;
 /** ofproto/trace stops after this many recirculations. */
 export const MAX_PASSES = 4096;
+/**
+ * flowscope's own bounds on one trace, past which OVS would still go on: steps (table lookups,
+ * actions and group buckets, over every pass) and lookups, groups and clones open at once. OVS
+ * bounds neither (a chain of `all` groups doubles its work with each), and only its numbered
+ * tables keep forward resubmits from nesting deeper than 255.
+ */
+export const MAX_TRACE_STEPS = 32768;
+export const MAX_NESTING = 1024;
+/** What a datapath output action takes of the action buffer (a netlink attribute with a port number). */
+const OUTPUT_ACTION_BYTES = 8;
 
 export const DEFAULT_CT_NEXT = CT_STATE.trk | CT_STATE.new;
 
@@ -43,7 +59,7 @@ export interface TraceOptions {
   readonly ctNext?: readonly bigint[];
   /** bucket_id a select group uses. */
   readonly bucket?: number;
-  /** Keep the packet as each table lookup saw it (TraceStep.packet). */
+  /** Keep the packet as the last lookup in each table saw it (TraceStep.packet). */
   readonly keepPackets?: boolean;
 }
 
@@ -63,7 +79,13 @@ export type TraceProblem =
   /** The packet's in_port is a number the port list does not name (or none), and the flows of `table` match in_port by names without numbers. */
   | { readonly kind: 'unnumbered-in-ports'; readonly table: TableRef; readonly inPort: number; readonly names: readonly string[] }
   /** `loop`: the tables the path went round when it ran too deep (empty when it did not repeat itself). */
-  | { readonly kind: 'translation-failed'; readonly table: TableRef; readonly limit: XlateLimit; readonly loop: readonly TableRef[] };
+  | { readonly kind: 'translation-failed'; readonly table: TableRef; readonly limit: XlateLimit; readonly loop: readonly TableRef[] }
+  /**
+   * The trace was cut short: `actions` as OVS cuts a translation whose datapath actions pass
+   * 64 kB (what was sent before still goes); `recirculations` as ofproto/trace stops, with the
+   * recirculations left unprocessed; `steps` and `nesting` at flowscope's own bounds.
+   */
+  | { readonly kind: 'trace-cut'; readonly table: TableRef; readonly limit: 'actions' | 'recirculations' | 'steps' | 'nesting'; readonly unprocessed?: number };
 
 /** What happened, as a tree shaped like ofproto/trace's output. */
 export type TraceNode =
@@ -96,7 +118,7 @@ export interface TraceStep {
   readonly table: TableRef;
   readonly flow: Flow | undefined;
   readonly conjunction?: ConjunctionMatch;
-  /** The packet as the lookup saw it, with `keepPackets`. */
+  /** The packet as the lookup saw it, with `keepPackets`, on the last lookup of each table of a pass. */
   readonly packet?: Packet;
 }
 
@@ -135,9 +157,16 @@ interface Frozen {
   readonly table: TableRef;
   readonly packet: Packet;
   readonly actionSet: Action[];
-  readonly stack: bigint[];
+  readonly stack: Stack;
   readonly nat?: NatAction;
 }
+
+/**
+ * The stack of `stack_push`/`stack_pop`, as a list sharing its tail: a clone, a bucket and a
+ * recirculation keep it as it was at no cost. `bytes` counts as OVS does (the value's bytes and
+ * one for its length), for the whole stack.
+ */
+type Stack = { readonly value: bigint; readonly bytes: number; readonly below: Stack } | undefined;
 
 /** Everything shared by the passes of one trace. */
 interface Run {
@@ -147,6 +176,10 @@ interface Run {
   readonly queue: Frozen[];
   nextRecircId: number;
   readonly problems: TraceProblem[];
+  /** Steps taken over every pass, against MAX_TRACE_STEPS. */
+  steps: number;
+  /** Set when the trace as a whole stops (trace-cut at flowscope's bounds). */
+  stopped: boolean;
 }
 
 /** Ports reserved in the 16-bit numbering that a packet can be sent to. */
@@ -197,11 +230,16 @@ export class Tracer {
   }
 
   trace(packet: Packet, options: TraceOptions = {}): TraceResult {
-    const run: Run = { outputs: [], normal: false, controller: false, queue: [], nextRecircId: 1, problems: [] };
+    const run: Run = { outputs: [], normal: false, controller: false, queue: [], nextRecircId: 1, problems: [], steps: 0, stopped: false };
     const passes: TracePass[] = [];
     const ctNext = [...(options.ctNext ?? [])];
-    passes.push(new Pass(this, run, options, packet.clone(), [], []).execute(this.startTable, 'start', 0));
-    while (run.queue.length > 0 && passes.length <= MAX_PASSES) {
+    passes.push(new Pass(this, run, options, packet.clone(), [], undefined).execute(this.startTable, 'start', 0));
+    let recirculations = 0;
+    while (run.queue.length > 0 && !run.stopped) {
+      if (recirculations++ > MAX_PASSES) {
+        run.problems.push({ kind: 'trace-cut', table: run.queue[0]!.table, limit: 'recirculations', unprocessed: run.queue.length });
+        break;
+      }
       const frozen = run.queue.shift()!;
       const given = ctNext.shift();
       const ctState = given ?? DEFAULT_CT_NEXT;
@@ -220,7 +258,7 @@ export class Tracer {
     const steps = passes.flatMap((p) => p.steps);
     const last = steps[steps.length - 1];
     const verdict: Verdict = run.outputs.length > 0 ? 'output' : run.normal ? 'normal' : run.controller ? 'controller' : 'drop';
-    const cause = verdict === 'drop' ? (run.problems.find((p) => p.kind === 'translation-failed') ?? run.problems[0]) : undefined;
+    const cause = verdict === 'drop' ? (run.problems.find((p) => p.kind === 'translation-failed' || p.kind === 'trace-cut') ?? run.problems[0]) : undefined;
     return { verdict, outputs: run.outputs, passes, ...(last ? { last } : {}), problems: run.problems, ...(cause ? { cause } : {}) };
   }
 }
@@ -314,10 +352,16 @@ class Pass {
   private readonly options: TraceOptions;
   private packet: Packet;
   private actionSet: Action[];
-  private stack: bigint[];
+  private stack: Stack;
   private readonly steps: TraceStep[] = [];
+  /** Index in `steps` of each table's last lookup, the one that keeps its packet. */
+  private readonly lastStepOf = new Map<string, number>();
   private depth = 0;
   private resubmits = 0;
+  /** Lookups, groups and clones open at once, against MAX_NESTING: each is a frame of the tracer's own stack. */
+  private nesting = 0;
+  /** Bytes of datapath actions yielded, against MAX_ACTION_BYTES. */
+  private actionBytes = 0;
   /** Set by `exit`: nothing more runs in this pass but the action set (a bucket clears it). */
   private exited = false;
   /** Set when a limit is hit: translation stops altogether. */
@@ -325,13 +369,13 @@ class Pass {
   private table: TableRef = tableNumber(0);
   private readonly inPort: number;
 
-  constructor(tracer: Tracer, run: Run, options: TraceOptions, packet: Packet, actionSet: readonly Action[], stack: readonly bigint[]) {
+  constructor(tracer: Tracer, run: Run, options: TraceOptions, packet: Packet, actionSet: readonly Action[], stack: Stack) {
     this.tracer = tracer;
     this.run = run;
     this.options = options;
     this.packet = packet;
     this.actionSet = [...actionSet];
-    this.stack = [...stack];
+    this.stack = stack;
     this.inPort = Number(packet.get(FIELD.inPort));
   }
 
@@ -342,7 +386,7 @@ class Pass {
     this.lookup(start, via, nodes);
     const set = actionSetList(this.actionSet);
     this.exited = false;
-    if (set.length > 0 && !this.failure) {
+    if (set.length > 0 && !this.failure && !this.run.stopped) {
       nodes.push({ kind: 'detail', text: 'Executing action set:' });
       this.actions(set, nodes);
     }
@@ -362,11 +406,12 @@ class Pass {
       this.fail('resubmits', parent);
       return;
     }
+    if (!this.resourceCheck(parent) || !this.takeStep(parent)) return;
     const saved = this.lookupView(inPortOverride, ctTuple);
     const index = this.tracer.classifier.index(ref);
     const hit = index?.lookup(this.packet);
     const step: TraceStep = { table: ref, flow: hit?.flow, ...(hit?.conjunction ? { conjunction: hit.conjunction } : {}) };
-    this.steps.push(this.options.keepPackets ? { ...step, packet: this.packet.clone() } : step);
+    this.keepStep(step);
     const inPort = Number(this.packet.get(FIELD.inPort));
     saved?.();
     const nodes: TraceNode[] = [];
@@ -378,11 +423,70 @@ class Pass {
     if (unnumbered?.size && this.tracer.ports.names.name(inPort) === undefined && !this.run.problems.some((p) => p.kind === 'unnumbered-in-ports')) {
       this.problem(nodes, { kind: 'unnumbered-in-ports', table: ref, inPort, names: [...unnumbered] });
     }
-    if (!hit) return;
+    if (!hit || !this.enter(nodes)) return;
     const callerTable = this.table;
     this.table = ref;
     this.actions(hit.flow.actions, nodes);
     this.table = callerTable;
+    this.nesting--;
+  }
+
+  /**
+   * Records a lookup. Its packet is kept only until the same table is looked up again: the
+   * readers want a table's last lookup, and a copy per lookup would grow with the trace.
+   */
+  private keepStep(step: TraceStep): void {
+    if (!this.options.keepPackets) {
+      this.steps.push(step);
+      return;
+    }
+    const key = tableKey(step.table);
+    const before = this.lastStepOf.get(key);
+    if (before !== undefined) {
+      const { packet: _dropped, ...rest } = this.steps[before]!;
+      this.steps[before] = rest;
+    }
+    this.lastStepOf.set(key, this.steps.length);
+    this.steps.push({ ...step, packet: this.packet.clone() });
+  }
+
+  /**
+   * OVS's checks before a lookup or a group beyond depth and resubmits: a stack of 64 kB fails the
+   * translation; datapath actions past 64 kB end it, keeping what it sent.
+   */
+  private resourceCheck(nodes: TraceNode[]): boolean {
+    if (this.actionBytes > MAX_ACTION_BYTES) {
+      // Said once: every lookup or group after it (a group's next bucket goes on) meets it again.
+      if (!this.exited && !this.run.problems.some((p) => p.kind === 'trace-cut')) this.problem(nodes, { kind: 'trace-cut', table: this.table, limit: 'actions' });
+      this.exited = true;
+      return false;
+    }
+    if ((this.stack?.bytes ?? 0) >= MAX_STACK_BYTES) {
+      this.fail('stack', nodes);
+      return false;
+    }
+    return true;
+  }
+
+  /** One more step of the trace, or false when the trace has taken all it may. */
+  private takeStep(nodes: TraceNode[]): boolean {
+    if (this.run.stopped) return false;
+    if (++this.run.steps <= MAX_TRACE_STEPS) return true;
+    this.stop(nodes, 'steps');
+    return false;
+  }
+
+  /** Opens a lookup, group or clone, or stops the trace when too many are open. */
+  private enter(nodes: TraceNode[]): boolean {
+    if (++this.nesting <= MAX_NESTING) return true;
+    this.nesting--;
+    this.stop(nodes, 'nesting');
+    return false;
+  }
+
+  private stop(nodes: TraceNode[], limit: 'steps' | 'nesting'): void {
+    this.run.stopped = true;
+    this.problem(nodes, { kind: 'trace-cut', table: this.table, limit });
   }
 
   /** Temporarily changes what the classifier sees (resubmit's port, resubmit's ct tuple); returns the undo. */
@@ -411,7 +515,7 @@ class Pass {
   /** Runs an action list. */
   private actions(actions: readonly Action[], parent: TraceNode[]): void {
     for (const a of actions) {
-      if (this.exited || this.failure) return;
+      if (this.exited || this.failure || !this.takeStep(parent)) return;
       const nodes: TraceNode[] = [];
       parent.push({ kind: 'action', action: a, nodes });
       if (this.action(a, nodes) === 'stop-list') return;
@@ -519,11 +623,13 @@ class Pass {
         nodes.push({ kind: 'detail', text: 'learned flow not installed (offline trace)' });
         return;
       case 'clone': {
-        const saved = { packet: p.clone(), actionSet: [...this.actionSet], stack: [...this.stack] };
+        if (!this.enter(nodes)) return;
+        const saved = { packet: p.clone(), actionSet: [...this.actionSet], stack: this.stack };
         this.actions(a.actions, nodes);
         this.packet = saved.packet;
         this.actionSet = saved.actionSet;
         this.stack = saved.stack;
+        this.nesting--;
         return;
       }
       case 'exit':
@@ -546,12 +652,15 @@ class Pass {
         nodes.push({ kind: 'detail', text: 'packet length unknown offline: assumed not larger' });
         return;
       case 'stack_push':
-        this.stack.push(p.getSubfield(a.src));
+        this.stack = { value: p.getSubfield(a.src), bytes: (this.stack?.bytes ?? 0) + Math.ceil(a.src.bits / 8) + 1, below: this.stack };
         return;
       case 'stack_pop': {
-        const v = this.stack.pop();
-        if (v === undefined) nodes.push({ kind: 'warning', text: 'stack underflow' });
-        else p.setSubfield(a.dst, v);
+        const top = this.stack;
+        if (top === undefined) nodes.push({ kind: 'warning', text: 'stack underflow' });
+        else {
+          p.setSubfield(a.dst, top.value);
+          this.stack = top.below;
+        }
         return;
       }
       case 'delete_field':
@@ -638,7 +747,7 @@ class Pass {
     const ports = this.tracer.ports.known;
     switch (n) {
       case RESERVED_PORT_NUMBERS.IN_PORT:
-        this.run.outputs.push(this.tracer.ports.outputPort(this.inPort));
+        this.sent(this.tracer.ports.outputPort(this.inPort));
         return;
       case RESERVED_PORT_NUMBERS.NORMAL:
         this.run.normal = true;
@@ -652,7 +761,7 @@ class Pass {
         return;
       case RESERVED_PORT_NUMBERS.FLOOD:
       case RESERVED_PORT_NUMBERS.ALL:
-        for (const [port] of ports.entries()) if (port !== this.inPort) this.run.outputs.push(port);
+        for (const [port] of ports.entries()) if (port !== this.inPort) this.sent(port);
         if (ports.size === 0) nodes.push({ kind: 'warning', text: 'flooding needs the port list; give a dump with port descriptions' });
         return;
       case RESERVED_PORT_NUMBERS.NONE:
@@ -668,7 +777,13 @@ class Pass {
       this.problem(nodes, { kind: 'unlisted-port', table: this.table, port });
       return;
     }
+    this.sent(port);
+  }
+
+  /** An output, and the datapath action it takes. */
+  private sent(port: OutputPort): void {
     this.run.outputs.push(port);
+    this.actionBytes += OUTPUT_ACTION_BYTES;
   }
 
   private group(id: number, nodes: TraceNode[]): void {
@@ -681,7 +796,16 @@ class Pass {
       this.fail('depth', nodes);
       return;
     }
+    if (this.resubmits >= MAX_RESUBMITS) {
+      this.fail('resubmits', nodes);
+      return;
+    }
+    if (!this.resourceCheck(nodes) || !this.enter(nodes)) {
+      this.depth--;
+      return;
+    }
     for (const bucket of this.chooseBuckets(group, nodes)) {
+      if (!this.takeStep(nodes)) break;
       const saved = this.packet.clone();
       const bucketNodes: TraceNode[] = [];
       nodes.push({ kind: 'bucket', group: id, bucket: bucket.id, nodes: bucketNodes });
@@ -691,6 +815,7 @@ class Pass {
       this.packet = saved;
       this.exited = false;
     }
+    this.nesting--;
     this.depth--;
   }
 
@@ -754,7 +879,7 @@ class Pass {
         }
       }
       const id = this.run.nextRecircId++;
-      this.run.queue.push({ id, table: a.table, packet: frozen, actionSet: [...this.actionSet], stack: [...this.stack], ...(nat ? { nat } : {}) });
+      this.run.queue.push({ id, table: a.table, packet: frozen, actionSet: [...this.actionSet], stack: this.stack, ...(nat ? { nat } : {}) });
       nodes.push({ kind: 'detail', text: `A clone of the packet is forked to recirculate (recirc_id ${id}). The forked pipeline will be resumed at table ${tableLabel(a.table)}.` });
     }
     p.clearConntrack();

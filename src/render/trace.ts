@@ -12,7 +12,7 @@ import { fieldByName } from '../model/fields.ts';
 import { formatFlags, fullMask, quotePortName } from '../syntax/field-value.ts';
 import { type Packet, FIELD, slotField } from '../analysis/packet.ts';
 import type { OutputPort } from '../analysis/trace-ports.ts';
-import { MAX_DEPTH, MAX_RESUBMITS, type TraceNode, type TracePass, type TraceProblem, type TraceResult, type TraceStep } from '../analysis/trace.ts';
+import { MAX_DEPTH, MAX_NESTING, MAX_PASSES, MAX_RESUBMITS, MAX_TRACE_STEPS, type TraceNode, type TracePass, type TraceProblem, type TraceResult, type TraceStep } from '../analysis/trace.ts';
 import type { VerdictReason } from '../analysis/trace-verdict.ts';
 import type { MissDrop } from '../analysis/nearest-flow.ts';
 import { formatActions } from './actions.ts';
@@ -131,11 +131,20 @@ function renderNodes(nodes: readonly TraceNode[], indent: number, o: TraceRender
   }
 }
 
+/** What ofproto/trace prints for each translation error (xlate_resubmit_resource_check). */
+const OVS_LIMIT_WORDS = {
+  depth: `over max translation depth ${MAX_DEPTH}`,
+  resubmits: `over ${MAX_RESUBMITS} resubmit actions on bridge`,
+  stack: 'resubmits yielded over 64 kB of stack',
+} as const;
+
 /** A problem where it happened, in ofproto/trace's words where it has some. */
 function problemLine(p: TraceProblem, pad: string, o: TraceRenderOptions): string {
   switch (p.kind) {
     case 'translation-failed':
-      return `${pad} >>>> ${p.limit === 'depth' ? `over max translation depth ${MAX_DEPTH}` : `over ${MAX_RESUBMITS} resubmit actions on bridge`} <<<<`;
+      return `${pad} >>>> ${OVS_LIMIT_WORDS[p.limit]} <<<<`;
+    case 'trace-cut':
+      return p.limit === 'actions' ? `${pad} >>>> resubmits yielded over 64 kB of actions <<<<` : `${pad} >> ${problemText(p, o)}`;
     case 'output-to-in-port':
       return `${pad} >> skipping output to input port`;
     default:
@@ -163,11 +172,26 @@ function problemText(p: TraceProblem, o: TraceRenderOptions): string {
         ? `the packet gives no in_port, so it matches none of the flows that name their in_port (${shown}): ${named}`
         : `in_port=${p.inPort} matches none of the flows that name their in_port (${shown}): the dump gives no numbers for those ports; give them with --ports (ovs-ofctl show output), or ${named}`;
     }
+    case 'trace-cut':
+      return traceCutText(p.limit, p.unprocessed);
     case 'translation-failed': {
-      const limit = p.limit === 'depth' ? `over the maximum depth of ${MAX_DEPTH} nested resubmits and groups` : `over ${MAX_RESUBMITS} table lookups in one pass`;
+      const limit = p.limit === 'depth' ? `over the maximum depth of ${MAX_DEPTH} nested resubmits and groups` : p.limit === 'resubmits' ? `over ${MAX_RESUBMITS} table lookups in one pass` : 'its stack (stack_push) passed 64 kB';
       const round = [...p.loop, ...p.loop.slice(0, 1)].map((t) => tableName(t, o));
       return `translation failed, ${limit}${round.length > 0 ? `; the path goes round ${round.join(' → ')}` : ''}`;
     }
+  }
+}
+
+function traceCutText(limit: (TraceProblem & { kind: 'trace-cut' })['limit'], unprocessed: number | undefined): string {
+  switch (limit) {
+    case 'actions':
+      return 'translation ended: the datapath actions it yielded passed 64 kB (OVS ends it there too, and sends what it sent before)';
+    case 'recirculations':
+      return `trace stopped after ${MAX_PASSES} recirculations, as ofproto/trace stops (${unprocessed ?? 0} more queued and not followed)`;
+    case 'steps':
+      return `trace stopped after ${MAX_TRACE_STEPS} steps (table lookups, actions and group buckets): flowscope follows no trace further`;
+    case 'nesting':
+      return `trace stopped: over ${MAX_NESTING} resubmits, groups and clones nested in one another, more than flowscope follows`;
   }
 }
 
