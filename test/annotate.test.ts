@@ -153,12 +153,12 @@ test('generic words: connection states, conntrack, protocols and registers', () 
   assert.deepEqual(describeMatch(f.match, PLAIN_WORDING), ['TCP', 'an established connection', 'reg0[16] = 1', 'to 10.0.0.0/8', 'to TCP port 443']);
   assert.deepEqual(
     f.actions.map((a) => describeAction(a, PLAIN_WORDING)),
-    ['commit the connection to conntrack zone 65520', 'send it out port 7'],
+    ['commit the connection to conntrack in zone 65520', 'send it out port 7'],
   );
   const nat = parse('ip actions=ct(commit,table=42,zone=65520,nat(dst=10.96.0.10:53),exec(set_field:0x10/0x10->ct_mark))');
   assert.equal(
     describeAction(nat.actions[0]!, PLAIN_WORDING),
-    'commit the connection to conntrack zone 65520 and destination-NAT to 10.96.0.10 port 53, setting ct_mark[4] = 1, then continue in table 42',
+    'commit the connection to conntrack in zone 65520 and destination-NAT to 10.96.0.10 port 53, setting ct_mark[4] = 1, then continue in table 42',
   );
   assert.equal(describeAction(parse('actions=move:NXM_OF_ETH_SRC[]->NXM_OF_ETH_DST[]').actions[0]!, PLAIN_WORDING), 'copy the source MAC into the destination MAC');
   assert.deepEqual(describeMatch(parse('udp,tp_src=0x100/0xff00 actions=drop').match, PLAIN_WORDING), ['UDP', 'from UDP ports 256–511']);

@@ -129,7 +129,7 @@ test('Antrea HEAD documentation: named tables, the "any" clause and a split prio
       '  if   1: source address ∈ {10.10.0.24}',
       '  and  2: destination address ∈ {10.10.0.25}',
       '  and  3: TCP destination port ∈ {3306}',
-      '  then set reg5 = 0x7, commit the connection to conntrack zone 65520, setting ct_label[32..63] = 0x7, then continue in EgressMetric',
+      '  then set reg5 = 0x7, commit the connection to conntrack in zone 65520, setting ct_label[32..63] = 0x7, then continue in EgressMetric',
     ].join('\n'),
   );
 });
@@ -306,7 +306,7 @@ test('flowscope conj: text, ids, JSON and --packet', async () => {
   assert.match(all.stdout, /^profile antrea-v1 \(release 1\.2\), detected/);
   // In the profile's words: the table's name, and which register and label the rule id goes to.
   assert.match(all.stdout, /^conjunction 1 {2}table 45 AntreaPolicyEgressRuleTable {2}priority 14000 {2}3 dimensions$/m);
-  assert.match(all.stdout, /^ {2}then set EgressConjID = 1, commit the connection to conntrack zone 65520 \(CtZone\), setting EgressRuleCTLabel = 1, then continue in EgressMetricTable$/m);
+  assert.match(all.stdout, /^ {2}then set EgressConjID = 1, commit the connection to conntrack in zone 65520 \(CtZone\), setting EgressRuleCTLabel = 1, then continue in EgressMetricTable$/m);
   assert.match(all.stdout, /^ {7}Rule 1 allows the packet: /m);
   assert.match(all.stdout, /error: dimension 2 has no clause flow/);
 
@@ -496,7 +496,7 @@ test('conj speaks the profile: a port register as the Pods on those ports, the t
   // reg1 is TargetOFPort in the Antrea pipeline; ports 3 and 4 are the coredns Pods of show.of13.txt.
   assert.match(r.stdout, /^conjunction 3 {2}table 90 IngressRuleTable {2}priority 200 {2}3 dimensions$/m);
   assert.match(r.stdout, /^ {2}and {2}2: TargetOFPort ∈ \{local Pod coredns5-8ec607 \(port 3\), local Pod coredns5-9d9530 \(port 4\)\} \(ip\) {2}\[2 flows\]$/m);
-  assert.match(r.stdout, /^ {2}then set IngressConjID = 3, commit the connection to conntrack zone 65520 \(CtZone\), setting IngressRuleCTLabel = 3, then continue in IngressMetricTable$/m);
+  assert.match(r.stdout, /^ {2}then set IngressConjID = 3, commit the connection to conntrack in zone 65520 \(CtZone\), setting IngressRuleCTLabel = 3, then continue in IngressMetricTable$/m);
 
   const json = JSON.parse((await runCli(['conj', EXAMPLE_DUMP, '--ports', EXAMPLE_PORTS, '3', '--json'])).stdout) as {
     profile: { id: string; release: string };

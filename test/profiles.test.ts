@@ -111,7 +111,9 @@ for (const profile of PROFILES) {
       for (const p of t.patterns) {
         assert.deepEqual(parsePattern(p.match).problems, [], `${t.name}: ${p.match}`);
         for (const f of p.fields ?? []) assert.ok(fieldByName(f), `${t.name}: field ${f}`);
-        for (const [, ph] of p.meaning.matchAll(/\{([^}]+)\}/g)) {
+        for (const [, ph, fallback] of p.meaning.matchAll(/\{([^}|]+)(?:\|([^}]*))?\}/g)) {
+          // Words for an absent value are words, never empty.
+          if (fallback !== undefined) assert.match(fallback, /\S/, `${t.name}: placeholder {${ph}|} in “${p.meaning}”`);
           const known =
             ph! in TEMPLATE_WORDS ||
             fieldByName(ph!) !== undefined ||

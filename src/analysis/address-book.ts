@@ -6,7 +6,8 @@
  *   tunnel destination that Node;
  * - a prefix holding the gateway or a local Pod is the local Pod subnet, or the cluster network
  *   when it also holds a peer Node's subnet;
- * - a destination prefix sent to the gateway (kube-proxy) or to a Service table is a Service CIDR;
+ * - a destination prefix sent to the gateway (kube-proxy), or to a table the profile says takes
+ *   only Service traffic, is a Service CIDR (a table's name proves nothing);
  * - an exact destination sent to a group is a Service address;
  * - the profile's well-known addresses (virtual MAC and IPs, multicast), read with ip-num.
  * Entries are found by hash, per family and prefix length, never by a scan: a dump of a large
@@ -247,14 +248,14 @@ export class AddressBook {
     }
   }
 
-  /** The flow hands the packet to the gateway (output, or reg1 as the output port) or to a Service table. */
+  /** The flow hands the packet to the gateway (output, or reg1 as the output port) or to a table that takes only Service traffic. */
   private toGatewayOrService(flow: Flow, profile: Profile | undefined, release: string, ports: PortRoles): boolean {
     for (const a of flattenActions(flow.actions)) {
       if (a.kind === 'output' && ports.identify(a.port).role === 'gateway') return true;
       if (a.kind === 'set_field' && a.field.name === 'reg1' && ports.identify(Number(a.value)).role === 'gateway') return true;
     }
     if (!profile) return false;
-    return jumpTargets(flow.actions).some((t) => /service/i.test(resolveTable(profile, t, release)?.name ?? ''));
+    return jumpTargets(flow.actions).some((t) => resolveTable(profile, t, release)?.servicesOnly === true);
   }
 
   /** What is known of an address or prefix: itself, else the narrowest known prefix holding it. */

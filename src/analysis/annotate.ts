@@ -25,6 +25,8 @@ import { PortRoles } from './port-roles.ts';
 import { DumpTableNames } from './table-names.ts';
 import { chooseLayout, readsByNumbers } from './table-layout.ts';
 import { sampleFlows } from './flow-sample.ts';
+import { templateParts } from './sentence-template.ts';
+import { expectedMissWords } from './tables-summary.ts';
 
 export interface AnnotateOptions {
   readonly profile?: Profile;
@@ -275,15 +277,18 @@ export class Annotator {
 
   private missWords(miss: TableMiss, spec: TableSpec, flow: Flow): string {
     const lead = `Packets no other flow of ${this.profileTableWords(spec.name)} matches`;
+    // Said as the flow does it where it departs from the documented miss, never as documented.
+    if (this.missDiffers(miss, flow)) {
+      const does = describeActions(flow.actions, this.wordingIn(spec));
+      return `${lead}: ${does.length > 0 ? does.join(', ') : 'drop it'}. This differs from the documented miss (${expectedMissWords(miss, (key) => this.profileTableWords(key))}).`;
+    }
     switch (miss.action) {
       case 'drop':
         return `${lead} are dropped.`;
       case 'goto':
         return `${lead} continue in ${this.profileTableWords(miss.table)}.`;
-      case 'next': {
-        const to = this.nextWords(flow);
-        return `${lead} continue in the next table of the pipeline${to === '' ? '' : ` (here ${to})`}.`;
-      }
+      case 'next':
+        return `${lead} continue in the next table of the pipeline (here ${this.nextWords(flow)}).`;
       case 'normal':
         return `${lead} are switched normally.`;
       case 'controller':
@@ -295,14 +300,48 @@ export class Annotator {
     }
   }
 
+  /**
+   * Whether a table's miss flow (or its absence) does something else than the profile's fixed
+   * miss behaviour: drop, goto, the next table, NORMAL or the controller.
+   */
+  missDiffers(miss: TableMiss, flow: Flow | undefined): boolean {
+    const actions = flow?.actions ?? [];
+    const only = actions.length === 1 ? actions[0] : undefined;
+    switch (miss.action) {
+      case 'drop':
+        // Without a miss flow OpenFlow 1.3+ switches drop as well.
+        return actions.length > 0;
+      case 'goto':
+        return !jumpTargets(actions).some((t) => this.tableInfo(t).spec?.name === miss.table);
+      case 'next':
+        return jumpTargets(actions).length === 0;
+      case 'normal':
+        return !(only?.kind === 'output' && only.port.kind === 'reserved' && only.port.name === 'NORMAL');
+      case 'controller':
+        return !actions.some((a) => a.kind === 'controller' || (a.kind === 'output' && a.port.kind === 'reserved' && a.port.name === 'CONTROLLER'));
+      default:
+        return false;
+    }
+  }
+
   private nextWords(flow: Flow): string {
     const names = [...new Set(jumpTargets(flow.actions).map((t) => this.tableWords(t)))];
     return names.join(' and ');
   }
 
-  /** The pattern's sentence with its placeholders filled from the flow (see `FlowPattern.meaning`). */
+  /**
+   * The pattern's sentence with its placeholders filled from the flow (see `FlowPattern.meaning`):
+   * of placeholders written back to back, those with a value; when none has one, the words the
+   * template gives for its absence (a fitting pattern has either, see `fillable`).
+   */
   private fill(pattern: FlowPattern, flow: Flow, spec: TableSpec): string {
-    const text = pattern.meaning.replace(/\{([^}]+)\}/g, (_, ph: string) => this.placeholder(ph, flow, spec));
+    const text = templateParts(pattern.meaning)
+      .map((part) => {
+        if ('text' in part) return part.text;
+        const value = part.run.map((ph) => this.placeholder(ph.name, flow, spec)).join('');
+        return value !== '' ? value : (part.run.find((ph) => ph.fallback !== undefined)?.fallback ?? '');
+      })
+      .join('');
     return text.replace(/ {2,}/g, ' ').replace(/ ([.,;:])/g, '$1');
   }
 
@@ -328,8 +367,9 @@ export class Annotator {
       case 'conjunction':
         return all.flatMap((a) => (a.kind === 'conjunction' ? [`${a.clause}/${a.nClauses} of conjunction ${a.id}`] : [])).join(', ');
       case 'zone': {
-        const ct = all.find((a) => a.kind === 'ct' && a.zone?.kind === 'value');
-        return ct?.kind === 'ct' && ct.zone?.kind === 'value' ? String(ct.zone.value) : '';
+        // A ct action without zone= works in zone 0, the default zone.
+        const zone = all.find((a): a is Extract<Action, { kind: 'ct' }> => a.kind === 'ct')?.zone;
+        return zone === undefined ? 'the default zone' : zone.kind === 'value' ? `zone ${zone.value}` : `the zone in ${this.wording.subfield(zone.src)}`;
       }
       case 'priority':
         return String(flow.priority);

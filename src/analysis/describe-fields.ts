@@ -325,7 +325,7 @@ function ctWords(a: CtAction, w: Wording): string {
   const zone = a.zone === undefined ? 'the default zone' : a.zone.kind === 'value' ? w.zone(a.zone.value) : `the zone in ${w.subfield(a.zone.src)}`;
   const nat = a.actions.filter((x) => x.kind === 'nat').map(natWords);
   const exec = a.actions.filter((x) => x.kind !== 'nat').map((x) => describeAction(x, w).replace(/^set /, ''));
-  const what = a.commit ? `${a.force ? 'force-commit' : 'commit'} the connection to conntrack ${zone}` : `send it through conntrack in ${zone}`;
+  const what = a.commit ? `${a.force ? 'force-commit' : 'commit'} the connection to conntrack in ${zone}` : `send it through conntrack in ${zone}`;
   const parts = [what + (nat.length > 0 ? ` and ${nat.join(', ')}` : '')];
   if (exec.length > 0) parts.push(`setting ${exec.join(' and ')}`);
   if (a.alg !== undefined) parts.push(`with the ${a.alg === 21 ? 'FTP' : a.alg === 69 ? 'TFTP' : `port ${a.alg}`} helper`);

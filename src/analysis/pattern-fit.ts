@@ -13,6 +13,7 @@ import type { ActionHint, FlowPattern, Profile, TableSpec } from '../profiles/ty
 import { inVersion } from '../profiles/versions.ts';
 import { buildMatch } from '../syntax/match.ts';
 import { scanKeyValues } from '../syntax/tokens.ts';
+import { fillable } from './sentence-template.ts';
 
 /** A pattern's match text, parsed once. Patterns are checked by the profile tests to parse cleanly. */
 const parsedPatterns = new Map<string, { match: Match; problems: string[] }>();
@@ -124,7 +125,9 @@ export function fits(profile: Profile, p: FlowPattern, flow: Flow, release: stri
   if (typeof p.priority === 'object' && ((p.priority.min ?? 0) > flow.priority || flow.priority > (p.priority.max ?? 65535))) return false;
   if (!matchCovers(parsePattern(p.match).match, flow.match)) return false;
   if (!(p.fields ?? []).every((f) => matchField(flow.match, f) !== undefined)) return false;
-  return (p.actions ?? []).every((h) => hintHolds(profile, h, flow.actions, release));
+  if (!(p.actions ?? []).every((h) => hintHolds(profile, h, flow.actions, release))) return false;
+  // A sentence is only said of a flow that gives each of its placeholders a value.
+  return fillable(p.meaning, flow, (name) => profile.bitFields.find((b) => b.name === name && inVersion(b, release)));
 }
 
 /** The first pattern of the table the flow fits, as the profile lists them (specific first). */

@@ -3,7 +3,7 @@
  * roles and the port's name. A port known only by number gets a role from the profile's usual
  * numbers only when the dump names no ports at all, and then it is said to be a usual number.
  */
-import type { PortMap, PortRef } from '../model/ports.ts';
+import { type PortMap, type PortRef, reservedPortByNumber } from '../model/ports.ts';
 import type { PortRole, PortRoleKind, Profile } from '../profiles/types.ts';
 import { inVersion } from '../profiles/versions.ts';
 
@@ -31,6 +31,20 @@ function fitsName(r: PortRole, name: string): boolean {
   return (r.names ?? []).includes(name) || (r.namePattern !== undefined && new RegExp(`^(?:${r.namePattern})$`).test(name));
 }
 
+/**
+ * A port as a reference: a number OpenFlow reserves (`in_port=65534` is how a match on LOCAL
+ * prints) is that reserved port, so a match and an action on one port read alike.
+ */
+function asRef(port: PortRef | number): PortRef {
+  if (typeof port !== 'number') return port;
+  const reserved = reservedPortByNumber(port);
+  return reserved ? { kind: 'reserved', name: reserved } : { kind: 'number', number: port };
+}
+
+function reservedWords(name: string): string {
+  return name === 'LOCAL' ? 'the bridge’s LOCAL port' : name;
+}
+
 export class PortRoles {
   private readonly roles: readonly PortRole[];
   private readonly ports: PortMap;
@@ -41,7 +55,7 @@ export class PortRoles {
   }
 
   identify(port: PortRef | number): PortIdentity {
-    const ref: PortRef = typeof port === 'number' ? { kind: 'number', number: port } : port;
+    const ref = asRef(port);
     if (ref.kind === 'reserved') {
       return { name: ref.name, ...(ref.name === 'LOCAL' ? { role: 'bridge-local' as const } : {}) };
     }
@@ -61,16 +75,18 @@ export class PortRoles {
 
   /** `coredns5-8ec607 (port 3)`, `antrea-gw0`, `port 7`: the port without its role, for sentences that say the role. */
   plainWords(port: PortRef | number): string {
-    if (typeof port !== 'number' && port.kind === 'reserved') return port.name;
-    const id = this.identify(port);
+    const ref = asRef(port);
+    if (ref.kind === 'reserved') return reservedWords(ref.name);
+    const id = this.identify(ref);
     if (id.name === undefined) return `port ${id.number}`;
     return id.number === undefined ? id.name : `${id.name} (port ${id.number})`;
   }
 
   /** `local Pod coredns5-8ec607 (port 3)`, `gateway antrea-gw0`, `port 7 (usually the tunnel)`. */
   words(port: PortRef | number): string {
-    const id = this.identify(port);
-    if (typeof port !== 'number' && port.kind === 'reserved') return port.name === 'LOCAL' ? 'the bridge’s LOCAL port' : port.name;
+    const ref = asRef(port);
+    if (ref.kind === 'reserved') return reservedWords(ref.name);
+    const id = this.identify(ref);
     const role = id.role ? ROLE_WORDS[id.role] : '';
     if (id.roleFromNumber) return `port ${id.number} (usually the ${role})`;
     const who = id.name !== undefined ? `${role === '' ? 'port ' : `${role} `}${id.name}` : `${role === '' ? '' : `${role} `}port ${id.number}`;

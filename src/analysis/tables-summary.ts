@@ -129,7 +129,7 @@ export function summarizeTables(pipeline: Pipeline, annotator: Annotator): Table
       next: [...next],
       miss: missFlow ? missWords(missFlow, words, annotator) : 'no miss flow',
       ...(info.spec ? { expectedMiss: expectedMissWords(info.spec.miss, annotator.wording.profileTable) } : {}),
-      missDiffers: info.spec !== undefined && missDiffers(info.spec.miss, missFlow, annotator),
+      missDiffers: info.spec !== undefined && annotator.missDiffers(info.spec.miss, missFlow),
     });
   }
   const profile = annotator.profile;
@@ -138,24 +138,6 @@ export function summarizeTables(pipeline: Pipeline, annotator: Annotator): Table
     .filter((s) => inVersion(s, annotator.release) && !seen.has(s.name) && (s.number === undefined || !numbers.has(s.number)) && (profile?.numbering === undefined || s.number !== undefined))
     .map((s) => ({ ...(s.number !== undefined ? { number: s.number } : {}), name: annotator.wording.profileTable(s.name), ...(s.requires ? { requires: s.requires } : {}) }));
   return { rows, missing, unknown: profile && profile.tables.length > 0 ? unknown : [], otherReleases };
-}
-
-function missDiffers(miss: TableMiss, flow: Flow | undefined, annotator: Annotator): boolean {
-  const actions = flow?.actions ?? [];
-  const only = actions.length === 1 ? actions[0] : undefined;
-  switch (miss.action) {
-    case 'drop':
-      // Without a miss flow OpenFlow 1.3+ switches drop as well.
-      return actions.length > 0;
-    case 'goto':
-      return !jumpTargets(actions).some((t) => annotator.tableInfo(t).spec?.name === miss.table);
-    case 'normal':
-      return !(only?.kind === 'output' && only.port.kind === 'reserved' && only.port.name === 'NORMAL');
-    case 'controller':
-      return !actions.some((a) => a.kind === 'controller' || (a.kind === 'output' && a.port.kind === 'reserved' && a.port.name === 'CONTROLLER'));
-    default:
-      return false;
-  }
 }
 
 /** `drop`, `goto X`, `NORMAL`, or the actions in words. */

@@ -129,7 +129,7 @@ export const RULE_PATTERNS: readonly FlowPattern[] = [
     fields: ['conj_id'],
     actions: ['ct(commit)'],
     meaning:
-      'Rule {conj_id} allows the packet: the rule id is kept in a register and in the connection’s label, the connection is committed in zone {zone}, and the packet continues in {next}.',
+      'Rule {conj_id} allows the packet: the rule id is kept in a register and in the connection’s label, the connection is committed in {zone}, and the packet continues in {next}.',
   },
   {
     match: '',
@@ -251,7 +251,7 @@ export const CONNTRACK: TableSpec = {
     {
       match: 'ip',
       actions: ['ct'],
-      meaning: 'IP packets go through conntrack in zone {zone} and continue in {next} with their connection state known.',
+      meaning: 'IP packets go through conntrack in {zone} and continue in {next} with their connection state known.',
     },
   ],
 };
@@ -357,12 +357,12 @@ export const CONNTRACK_COMMIT_PATTERNS: readonly FlowPattern[] = [
   {
     match: 'ct_state=+new+trk,ip,reg0=0x1/0xf',
     actions: ['ct(commit)'],
-    meaning: 'New connections from the gateway are committed in zone {zone} with a mark that sends their replies back through the gateway.',
+    meaning: 'New connections from the gateway are committed in {zone} with a mark that sends their replies back through the gateway.',
   },
   {
     match: 'ct_state=+new+trk,ip',
     actions: ['ct(commit)'],
-    meaning: 'New connections that passed the policy tables are committed in zone {zone}; packets continue in {next}.',
+    meaning: 'New connections that passed the policy tables are committed in {zone}; packets continue in {next}.',
   },
 ];
 

@@ -81,7 +81,7 @@ const SERVICE_CONNTRACK: TableSpec = {
     {
       match: 'ip',
       actions: ['ct(nat)'],
-      meaning: 'IP packets go through the SNAT zone {zone}, undoing Service SNAT on replies, and continue in {next}.',
+      meaning: 'IP packets go through conntrack in {zone}, the SNAT zone, undoing Service SNAT on replies, and continue in {next}.',
     },
   ],
 };
@@ -196,7 +196,7 @@ const ENDPOINT_DNAT: TableSpec = {
       match: 'reg4=0x20000/0x70000',
       fields: ['reg3'],
       actions: ['ct(commit)', 'ct(nat)'],
-      meaning: 'Packets bound to Endpoint {reg.EndpointIP} port {reg.EndpointPort} are DNATed to it, committed in zone {zone} as Service connections, and continue in {next}.',
+      meaning: 'Packets bound to Endpoint {reg.EndpointIP} port {reg.EndpointPort} are DNATed to it, committed in {zone} as Service connections, and continue in {next}.',
     },
     {
       match: 'reg4=0x20000/0x70000',
@@ -216,18 +216,18 @@ const SERVICE_CONNTRACK_COMMIT: TableSpec = {
     {
       match: 'ct_state=+new+trk,ip,reg4=0x100000/0x100000',
       actions: ['ct(commit)', 'ct(nat)'],
-      meaning: 'New NodePort or LoadBalancer connections that need SNAT are SNATed to the gateway address in zone {zone}.',
+      meaning: 'New NodePort or LoadBalancer connections that need SNAT are SNATed to the gateway address in {zone}.',
     },
     {
       match: 'ct_state=+new+trk,ip',
       fields: ['reg1'],
       actions: ['ct(commit)', 'ct(nat)'],
-      meaning: 'New Service connections leaving on port {reg.TargetOFPort} (the gateway they came from) are SNATed to the virtual Service IP in zone {zone}.',
+      meaning: 'New Service connections leaving on port {reg.TargetOFPort} (the gateway they came from) are SNATed to the virtual Service IP in {zone}.',
     },
     {
       match: 'ct_state=-new+trk,ip',
       actions: ['ct(nat)'],
-      meaning: 'Later packets of SNATed Service connections get the same SNAT in zone {zone}.',
+      meaning: 'Later packets of SNATed Service connections get the same SNAT in {zone}.',
     },
   ],
 };

@@ -144,7 +144,7 @@ const TABLES: readonly TableSpec[] = [
     purpose: 'Sends IPv4 multicast to the multicast sub-pipeline.',
     miss: NEXT,
     next: ['UnSNAT', 'MulticastEgressRule'],
-    patterns: [{ match: 'ip,nw_dst=224.0.0.0/4', meaning: 'IPv4 multicast is handled by the multicast sub-pipeline ({next}).' }],
+    patterns: [{ match: 'ip,nw_dst=224.0.0.0/4', meaning: 'IPv4 multicast is handled by the multicast sub-pipeline ({next|MulticastEgressRule}).' }],
   },
   {
     name: 'UnSNAT',
@@ -158,7 +158,7 @@ const TABLES: readonly TableSpec[] = [
       {
         match: '',
         actions: ['ct(nat)'],
-        meaning: 'Replies to {nw_dst}{ipv6_dst}, an address Service traffic is SNATed to, are un-SNATed in zone {zone} and continue in {next}.',
+        meaning: 'Replies to {nw_dst}{ipv6_dst}, an address Service traffic is SNATed to, are un-SNATed in {zone} and continue in {next}.',
       },
     ],
   },
@@ -172,7 +172,7 @@ const TABLES: readonly TableSpec[] = [
       {
         match: '',
         actions: ['ct'],
-        meaning: 'IP packets go through conntrack in zone {zone} and continue in {next} with their connection state known.',
+        meaning: 'IP packets go through conntrack in {zone} and continue in {next} with their connection state known.',
       },
     ],
   },
@@ -300,7 +300,7 @@ const TABLES: readonly TableSpec[] = [
       {
         match: 'reg4=0x20000/0x70000',
         actions: ['ct(commit)', 'ct(nat)'],
-        meaning: 'Packets for the selected Endpoint (port {reg.EndpointPort}) are DNATed to it, committed in zone {zone} as Service connections, and continue in {next}.',
+        meaning: 'Packets for the selected Endpoint (port {reg.EndpointPort}) are DNATed to it, committed in {zone} as Service connections, and continue in {next}.',
       },
       {
         match: 'reg4=0x20000/0x70000',
@@ -528,17 +528,17 @@ const TABLES: readonly TableSpec[] = [
       {
         match: 'ct_state=+new+trk,ct_mark=0x40/0x40',
         actions: ['ct(commit)', 'ct(nat)'],
-        meaning: 'New hairpinned Service connections are SNATed in zone {zone}, so the Endpoint replies through OVS.',
+        meaning: 'New hairpinned Service connections are SNATed in {zone}, so the Endpoint replies through OVS.',
       },
       {
         match: 'ct_state=-new-rpl+trk,ct_mark=0x20/0x20',
         actions: ['ct(nat)'],
-        meaning: 'Later packets of SNATed Service connections get the same SNAT in zone {zone}.',
+        meaning: 'Later packets of SNATed Service connections get the same SNAT in {zone}.',
       },
       {
         match: 'ct_state=+new+trk,ct_mark=0x20/0x20',
         actions: ['ct(commit)', 'ct(nat)'],
-        meaning: 'New Service connections marked for SNAT are SNATed in zone {zone}.',
+        meaning: 'New Service connections marked for SNAT are SNATed in {zone}.',
       },
     ],
   },
@@ -654,7 +654,7 @@ const TABLES: readonly TableSpec[] = [
       {
         match: 'ct_state=+new+trk,ct_mark=0/0x20',
         actions: ['ct(commit)'],
-        meaning: 'New connections not yet committed by the SNAT tables are committed in zone {zone}, with their source copied into ct_mark.',
+        meaning: 'New connections not yet committed by the SNAT tables are committed in {zone}, with their source copied into ct_mark.',
       },
     ],
   },

@@ -250,6 +250,7 @@ const V1_TABLES: readonly TableSpec[] = [
     number: 4,
     name: 'V1ToService',
     purpose: 'Lets containers reach the Services of their own namespace (and global ones) through the host.',
+    servicesOnly: true,
     miss: DROP,
     next: [],
     until: '1',
@@ -291,7 +292,7 @@ const TABLES: readonly TableSpec[] = [
       {
         match: 'ip,ct_state=-trk',
         actions: ['ct'],
-        meaning: 'IP packets not yet tracked go through conntrack (zone {zone}) and come back to {next} with their connection state.',
+        meaning: 'IP packets not yet tracked go through conntrack in {zone} and come back to {next} with their connection state.',
       },
       {
         match: 'ip,in_port=1',
@@ -535,6 +536,7 @@ const TABLES: readonly TableSpec[] = [
     number: 60,
     name: 'ToService',
     purpose: 'Sends traffic for Services to the host, where kube-proxy’s iptables rules pick an endpoint.',
+    servicesOnly: true,
     miss: DROP,
     next: ['Isolation'],
     since: '2',
@@ -546,10 +548,17 @@ const TABLES: readonly TableSpec[] = [
       },
       { match: '', priority: 200, actions: ['output'], meaning: 'Service traffic goes to the host through {output}.' },
       {
-        match: 'ip',
+        // Without conntrack, later fragments carry no port and are let through per Service address.
+        match: 'ip,nw_frag=later',
         fields: ['nw_dst'],
         actions: ['set:reg1', 'set:reg2'],
-        meaning: 'Traffic to Service {nw_dst} {tp_dst} belongs to VNID {reg.DestinationVNID}; the isolation check in {next} decides whether it may go to the host.',
+        meaning: 'Later fragments of packets to Service {nw_dst}, which carry no port, belong to VNID {reg.DestinationVNID}; the isolation check in {next} decides whether they may go to the host.',
+      },
+      {
+        match: 'ip',
+        fields: ['nw_dst', 'tp_dst'],
+        actions: ['set:reg1', 'set:reg2'],
+        meaning: 'Traffic to Service {nw_dst} port {tp_dst} belongs to VNID {reg.DestinationVNID}; the isolation check in {next} decides whether it may go to the host.',
       },
     ],
   },

@@ -90,8 +90,10 @@ export interface PriorityRange {
  *   when it has one;
  * - `{set.FIELD}`: the value the actions write into FIELD;
  * - the words in `TEMPLATE_WORDS`.
- * A placeholder without a value renders as nothing, so `{nw_dst}{ipv6_dst}` shows the
- * destination of either address family.
+ * A sentence is only said of a flow that gives every placeholder a value: a pattern whose
+ * placeholder the flow leaves empty does not fit it. Placeholders written back to back are
+ * alternatives (`{nw_dst}{ipv6_dst}`, the destination of either address family), and
+ * `{FIELD|words}` says in words what an absent value means (`{tp_dst|any port}`).
  */
 export interface FlowPattern extends Versioned {
   readonly match: string;
@@ -115,7 +117,7 @@ export const TEMPLATE_WORDS = {
   group: 'the group the flow sends to',
   conj_id: 'the conjunction id the flow matches (conj_id=…)',
   conjunction: 'the conjunction clauses the flow contributes to, as id k/n',
-  zone: 'the conntrack zone of the flow’s ct action',
+  zone: 'the conntrack zone of the flow’s ct action: `zone N`, or `the default zone` when it names none',
   priority: 'the flow’s priority',
   table: 'the flow’s table, by name',
 } as const;
@@ -139,6 +141,12 @@ export interface TableSpec extends Versioned {
   readonly stage?: string;
   /** Condition under which the table exists, in words (`AntreaProxy enabled`). */
   readonly requires?: string;
+  /**
+   * The table takes traffic bound to Services and nothing else (it hands it to kube-proxy or
+   * load-balances it): a destination prefix a flow sends here is a Service CIDR. A table's name
+   * is no such proof (a table named after Services may take Pod traffic back from them).
+   */
+  readonly servicesOnly?: boolean;
   readonly patterns: readonly FlowPattern[];
 }
 
