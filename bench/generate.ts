@@ -158,6 +158,15 @@ function formatFlowLine(flow: SyntheticFlow, stats: StatsSource): string {
   return ` cookie=0x${flow.cookie.toString(16)}, duration=${stats.duration()}, table=${flow.table}, n_packets=${packets}, n_bytes=${bytes}, ${timeout}priority=${flow.priority}${match} actions=${flow.actions.join(',')}\n`;
 }
 
+const FLOW_LINE = /^ cookie=(0x[0-9a-f]+), duration=[0-9.]+s, table=(\d+), n_packets=\d+, n_bytes=\d+, (hard_timeout=\d+, )?(priority=.*)$/;
+
+/** A dump line of this generator as an add-flows line (statistics dropped, cookie and timeout kept). */
+export function flowModOf(line: string): string {
+  const m = FLOW_LINE.exec(line);
+  if (m === null) throw new Error(`not a dump-flows line: ${line}`);
+  return `table=${m[2]},cookie=${m[1]},${m[3]?.replace(', ', ',') ?? ''}${m[4]}`;
+}
+
 function parseArgs(argv: readonly string[]): { params: DumpParameters; out?: string } {
   let flows = DEFAULT_PARAMETERS.flows;
   let seed = DEFAULT_PARAMETERS.seed;

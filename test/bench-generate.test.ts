@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeDump } from '../bench/generate.ts';
+import { flowModOf, writeDump } from '../bench/generate.ts';
 import { skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
 
 const FLOW_LINE = /^ cookie=(0x[0-9a-f]+), duration=[0-9.]+s, table=(\d+), n_packets=\d+, n_bytes=\d+, (hard_timeout=\d+, )?(priority=.*)$/;
@@ -22,13 +22,6 @@ function generate(flows: number, seed: number): string {
 
 const dump = generate(4000, 7);
 const flowLines = dump.split('\n').filter((l) => l.startsWith(' '));
-
-/** The dump line as an add-flows line (statistics dropped, cookie and timeout kept). */
-function toFlowMod(line: string): string {
-  const m = FLOW_LINE.exec(line);
-  assert.ok(m, `not a dump-flows line: ${line}`);
-  return `table=${m[2]},cookie=${m[1]},${m[3]?.replace(', ', ',') ?? ''}${m[4]}`;
-}
 
 /** `priority=…,<match> actions=…` of a dump line. */
 const body = (line: string): string => FLOW_LINE.exec(line)?.[4] ?? line;
@@ -97,7 +90,7 @@ test('every flow reads back from ovs-ofctl exactly as generated', skipUnlessOvs,
   const dir = mkdtempSync(join(tmpdir(), 'flowscope-bench-test-'));
   try {
     const input = join(dir, 'flows.in');
-    writeFileSync(input, `${flowLines.map(toFlowMod).join('\n')}\n`);
+    writeFileSync(input, `${flowLines.map(flowModOf).join('\n')}\n`);
     const out = execFileSync('ovs-ofctl', ['-O', 'OpenFlow13', 'parse-flows', input], { encoding: 'utf8', maxBuffer: 64 << 20 });
     const printed = out.split('\n').filter((l) => l.startsWith('OFPT_FLOW_MOD'));
     assert.equal(printed.length, flowLines.length);
@@ -116,7 +109,7 @@ test('flows loaded into a real switch dump back as the same lines', skipUnlessOv
   const loadable = flowLines.filter((l) => !/\bgroup:|\bmeter:/.test(l));
   const stripStats = (l: string): string => l.replace(/duration=[0-9.]+s, /, '').replace(/n_packets=\d+, n_bytes=\d+, /, '');
   const dumped = await withOvsSwitch({ protocols: ['OpenFlow13'] }, async (sw) => {
-    await sw.addFlows(loadable.map(toFlowMod).join('\n'), 13);
+    await sw.addFlows(loadable.map(flowModOf).join('\n'), 13);
     return sw.dumpFlows({ of: 13 });
   });
   const real = dumped.split('\n').filter((l) => l.startsWith(' '));

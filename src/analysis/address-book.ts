@@ -9,17 +9,16 @@
  * - a destination prefix sent to the gateway (kube-proxy), or to a table the profile says takes
  *   only Service traffic, is a Service CIDR (a table's name proves nothing);
  * - an exact destination sent to a group is a Service address;
- * - the profile's well-known addresses (virtual MAC and IPs, multicast), read with ip-num.
+ * - the profile's well-known addresses (virtual MAC and IPs, multicast), read as flows' addresses are.
  * Entries are found by hash, per family and prefix length, never by a scan: a dump of a large
  * cluster names tens of thousands of addresses, and every address of every flow is looked up.
  * Masks that are not prefixes are never tagged.
  */
-import { IPv4, IPv6, Validator } from 'ip-num';
 import type { Flow } from '../model/flow.ts';
 import type { FieldDef } from '../model/fields.ts';
 import { matchField } from '../model/match.ts';
 import { formatIpv4Masked, formatIpv6Masked } from '../syntax/field-value.ts';
-import { formatMac, ones, parseMac, prefixLength } from '../model/values.ts';
+import { formatMac, ones, parseIpv4, parseIpv6, parseMac, prefixLength } from '../model/values.ts';
 import type { AddressRole, Profile } from '../profiles/types.ts';
 import { inVersion } from '../profiles/versions.ts';
 import { flattenActions, jumpTargets, resolveTable } from './pattern-fit.ts';
@@ -85,12 +84,8 @@ function profileAddress(kind: Family, address: string): { value: bigint; prefix:
   const [addr = '', len] = address.split('/');
   const prefix = len === undefined ? WIDTH[kind] : Number(len);
   if (!Number.isInteger(prefix) || prefix < 0 || prefix > WIDTH[kind]) return undefined;
-  if (kind === 'mac') {
-    const value = parseMac(addr);
-    return value === undefined ? undefined : { value, prefix };
-  }
-  if (kind === 'ipv4') return Validator.isValidIPv4String(addr)[0] ? { value: IPv4.fromString(addr).getValue(), prefix } : undefined;
-  return Validator.isValidIPv6String(addr)[0] ? { value: IPv6.fromString(addr).getValue(), prefix } : undefined;
+  const value = kind === 'mac' ? parseMac(addr) : kind === 'ipv4' ? parseIpv4(addr) : parseIpv6(addr);
+  return value === undefined ? undefined : { value, prefix };
 }
 
 /**

@@ -1,7 +1,6 @@
 /** The streams and environment a command runs with, injectable so tests drive main() in-process. */
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
-import { jsonPieces } from '../render/json-stream.ts';
 
 export interface Io {
   readonly stdin: Readable & { readonly isTTY?: boolean };
@@ -60,6 +59,8 @@ async function writePieces(io: Io, pieces: Iterable<string>): Promise<void> {
 
 /** Writes JSON piece by piece (see render/json-stream.ts), then a line end. */
 export async function writeJson(io: Io, value: unknown): Promise<void> {
+  // Loaded when JSON is asked for: the JSON renderers bring the flow printers with them.
+  const { jsonPieces } = await import('../render/json-stream.ts');
   await writePieces(io, withLineEnd(jsonPieces(value)));
 }
 

@@ -4,28 +4,48 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { ProfileChoiceError } from '../analysis/profile-choice.ts';
-import { registerCheck } from './commands/check.ts';
-import { registerBundle } from './commands/bundle.ts';
-import { registerConj } from './commands/conj.ts';
-import { registerDiff } from './commands/diff.ts';
-import { registerFmt } from './commands/fmt.ts';
-import { registerGraph } from './commands/graph.ts';
-import { registerParse } from './commands/parse.ts';
-import { registerShow } from './commands/show.ts';
-import { registerTables } from './commands/tables.ts';
-import { registerTrace } from './commands/trace.ts';
-import { registerVerify } from './commands/verify.ts';
 import { onceOnly } from './commands/repeatable.ts';
 import { type Io, UserError, writeErr } from './io.ts';
 import { Outcome } from './outcome.ts';
+
+type Register = (program: Command, io: Io, outcome: Outcome) => void;
+
+/**
+ * Every command, in the order help lists them, with its module. A run loads only the module of
+ * the command it runs: most of the start-up time of a command is loading modules.
+ */
+const COMMANDS: readonly (readonly [string, () => Promise<Register>])[] = [
+  ['parse', async () => (await import('./commands/parse.ts')).registerParse],
+  ['bundle', async () => (await import('./commands/bundle.ts')).registerBundle],
+  ['fmt', async () => (await import('./commands/fmt.ts')).registerFmt],
+  ['show', async () => (await import('./commands/show.ts')).registerShow],
+  ['tables', async () => (await import('./commands/tables.ts')).registerTables],
+  ['trace', async () => (await import('./commands/trace.ts')).registerTrace],
+  ['conj', async () => (await import('./commands/conj.ts')).registerConj],
+  ['diff', async () => (await import('./commands/diff.ts')).registerDiff],
+  ['verify', async () => (await import('./commands/verify.ts')).registerVerify],
+  ['check', async () => (await import('./commands/check.ts')).registerCheck],
+  ['graph', async () => (await import('./commands/graph.ts')).registerGraph],
+];
+
+/**
+ * The commands a command line needs registered: the one it names, none to print the version,
+ * and every one for anything else (help, a mistyped command, which commander then suggests).
+ */
+function commandsFor(argv: readonly string[]): readonly string[] {
+  const [first] = argv;
+  if (first === '-V' || first === '--version') return [];
+  if (first !== undefined && COMMANDS.some(([name]) => name === first)) return [first];
+  return COMMANDS.map(([name]) => name);
+}
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
 }
 
-export function buildProgram(io: Io, outcome: Outcome = new Outcome()): Command {
+/** The program with the commands named (all of them by default) registered. */
+export async function buildProgram(io: Io, outcome: Outcome = new Outcome(), commands: readonly string[] = COMMANDS.map(([name]) => name)): Promise<Command> {
   const program = new Command('flowscope');
   program
     .description('Read, explain, diff and trace Open vSwitch flow dumps of Kubernetes pipelines, offline')
@@ -36,17 +56,8 @@ export function buildProgram(io: Io, outcome: Outcome = new Outcome()): Command 
       writeErr: (s) => io.stderr.write(s),
     })
     .exitOverride();
-  registerParse(program, io);
-  registerBundle(program, io);
-  registerFmt(program, io);
-  registerShow(program, io);
-  registerTables(program, io);
-  registerTrace(program, io);
-  registerConj(program, io);
-  registerDiff(program, io, outcome);
-  registerVerify(program, io, outcome);
-  registerCheck(program, io, outcome);
-  registerGraph(program, io);
+  const registers = await Promise.all(COMMANDS.filter(([name]) => commands.includes(name)).map(([, load]) => load()));
+  for (const register of registers) register(program, io, outcome);
   for (const cmd of program.commands) {
     cmd.exitOverride();
     onceOnly(cmd);
@@ -57,7 +68,7 @@ export function buildProgram(io: Io, outcome: Outcome = new Outcome()): Command 
 /** Runs the command line; resolves to the exit status. */
 export async function main(argv: readonly string[], io: Io): Promise<number> {
   const outcome = new Outcome();
-  const program = buildProgram(io, outcome);
+  const program = await buildProgram(io, outcome, commandsFor(argv));
   // `help <name>` of a command that does not exist would print the general help as if asked for.
   const [first, asked] = argv;
   if (first === 'help' && asked !== undefined && !asked.startsWith('-') && !program.commands.some((c) => c.name() === asked)) {
@@ -77,7 +88,9 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       writeErr(io, `flowscope: ${err.message}`);
       return err.exitCode;
     }
-    // --profile and --release name what the analysis is asked for: a request it refuses is a usage error.
+    // --profile and --release name what the analysis is asked for: a request it refuses is a usage
+    // error. Only the commands that read a profile load its module, so it is loaded here once needed.
+    const { ProfileChoiceError } = await import('../analysis/profile-choice.ts');
     if (err instanceof ProfileChoiceError) {
       writeErr(io, `flowscope: ${err.message}`);
       return 2;

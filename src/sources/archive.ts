@@ -5,7 +5,6 @@
  */
 import { promisify } from 'node:util';
 import { constants as zlibConstants, gunzip as gunzipCallback, gunzipSync } from 'node:zlib';
-import { extract } from 'tar-stream';
 
 /** Kinds of file recognised by their first bytes. */
 export type Magic = 'gzip' | 'xz' | 'bzip2' | 'zstd' | 'zip' | 'tar' | 'png' | 'jpeg' | 'gif' | 'pdf' | 'elf';
@@ -141,7 +140,9 @@ interface Extracted {
 }
 
 /** Runs tar-stream over data held in memory; never rejects. */
-function extractEntries(tarData: Buffer, wanted: ((path: string) => boolean) | undefined): Promise<Extracted> {
+async function extractEntries(tarData: Buffer, wanted: ((path: string) => boolean) | undefined): Promise<Extracted> {
+  // Loaded only when an archive is read: a dump read from a file needs none of it.
+  const { extract } = await import('tar-stream');
   return new Promise((resolve) => {
     const entries: ArchiveEntry[] = [];
     const pathProblems: string[] = [];
