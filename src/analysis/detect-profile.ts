@@ -15,6 +15,7 @@ import type { DetectionSignal, Profile, TableLayout, Versioned } from '../profil
 import { compareVersions, inVersion, rangeText } from '../profiles/versions.ts';
 import { defaultRelease, flattenActions, hintHolds, jumpTargets, misfitCount, parsePattern, tableByKey } from './pattern-fit.ts';
 import { chooseLayout, type LayoutChoice, readsNumbered } from './table-layout.ts';
+import { fitClasses } from './fit-classes.ts';
 import { sampleFlows } from './flow-sample.ts';
 
 export interface DetectOptions {
@@ -279,7 +280,7 @@ function releasePoints(profile: Profile): string[] {
 /** Flows a release cannot explain: unknown tables, jumps off the documented edges, flows no pattern fits. */
 function misfits(profile: Profile, flows: readonly Flow[], release: string): number {
   let count = 0;
-  for (const flow of flows) count += misfitCount(profile, flow, release);
+  for (const c of fitClasses(profile, flows)) count += misfitCount(profile, c.flow, release) * c.count;
   return count;
 }
 

@@ -34,9 +34,31 @@ function isNamed(t: TableSpec, key: string): boolean {
   return t.name === key || (t.aliases ?? []).includes(key);
 }
 
+/**
+ * What a profile's tables answer, found once: detection fits thousands of flows to every release
+ * and layout of every profile, asking the same few questions of the same tables each time. Keyed
+ * by the profile object (a layout's numbering is a profile of its own) and the release.
+ */
+interface TableLookups {
+  readonly byKey: Map<string, TableSpec | null>;
+  /** By release: the table of each number and name. */
+  readonly releases: Map<string, { readonly byNumber: Map<number, TableSpec | null>; readonly byName: Map<string, TableSpec | null> }>;
+}
+
+const lookups = new WeakMap<Profile, TableLookups>();
+
+function lookupsOf(profile: Profile): TableLookups {
+  let l = lookups.get(profile);
+  if (!l) lookups.set(profile, (l = { byKey: new Map(), releases: new Map() }));
+  return l;
+}
+
 /** A table of the profile by its name or one of its aliases, in whichever release has it. */
 export function tableByKey(profile: Profile, key: string): TableSpec | undefined {
-  return profile.tables.find((t) => isNamed(t, key));
+  const { byKey } = lookupsOf(profile);
+  let t = byKey.get(key);
+  if (t === undefined) byKey.set(key, (t = profile.tables.find((x) => isNamed(x, key)) ?? null));
+  return t ?? undefined;
 }
 
 /**
@@ -45,8 +67,17 @@ export function tableByKey(profile: Profile, key: string): TableSpec | undefined
  * release as the same flows printed with numbers.
  */
 export function resolveTable(profile: Profile, ref: TableRef, release: string): TableSpec | undefined {
-  if (ref.kind === 'name') return profile.tables.find((t) => isNamed(t, ref.name) && inVersion(t, release));
-  return profile.tables.find((t) => t.number === ref.number && inVersion(t, release));
+  const { releases } = lookupsOf(profile);
+  let r = releases.get(release);
+  if (!r) releases.set(release, (r = { byNumber: new Map(), byName: new Map() }));
+  if (ref.kind === 'name') {
+    let t = r.byName.get(ref.name);
+    if (t === undefined) r.byName.set(ref.name, (t = profile.tables.find((x) => isNamed(x, ref.name) && inVersion(x, release)) ?? null));
+    return t ?? undefined;
+  }
+  let t = r.byNumber.get(ref.number);
+  if (t === undefined) r.byNumber.set(ref.number, (t = profile.tables.find((x) => x.number === ref.number && inVersion(x, release)) ?? null));
+  return t ?? undefined;
 }
 
 /**
@@ -70,14 +101,17 @@ function nests(a: Action): a is Extract<Action, { kind: 'ct' | 'clone' | 'write_
   return a.kind === 'ct' || a.kind === 'clone' || a.kind === 'write_actions';
 }
 
+const NO_TABLES: readonly TableRef[] = [];
+
 /** Tables the actions continue in: goto_table, resubmit(,T) and ct(table=T). */
-export function jumpTargets(actions: readonly Action[]): TableRef[] {
-  const out: TableRef[] = [];
+export function jumpTargets(actions: readonly Action[]): readonly TableRef[] {
+  let out: TableRef[] | undefined;
   for (const a of flattenActions(actions)) {
-    if (a.kind === 'goto_table') out.push(a.table);
-    else if ((a.kind === 'resubmit' || a.kind === 'ct') && a.table) out.push(a.table);
+    if (a.kind === 'goto_table') (out ??= []).push(a.table);
+    else if ((a.kind === 'resubmit' || a.kind === 'ct') && a.table) (out ??= []).push(a.table);
   }
-  return out;
+  // Most lists of a large dump (conjunctions, register writes) jump nowhere: nothing is made for them.
+  return out ?? NO_TABLES;
 }
 
 /** Whether an action writes the storage of `field` (set_field/load/mod_*, or move into it). */
@@ -89,7 +123,7 @@ export function writesField(a: Action, field: string): boolean {
   return false;
 }
 
-/** Whether one action hint of a pattern holds for the flow's actions (see `ActionHint`). */
+/** Whether one action hint of a pattern holds for the flow's actions (see `ActionHint`); what it reads of them, `fitClasses` keys flows by. */
 export function hintHolds(profile: Profile, hint: ActionHint, actions: readonly Action[], release: string): boolean {
   const all = flattenActions(actions);
   const reserved = (name: string): boolean => all.some((a) => a.kind === 'output' && a.port.kind === 'reserved' && a.port.name === name);
@@ -120,20 +154,44 @@ export function hintHolds(profile: Profile, hint: ActionHint, actions: readonly 
 
 /** Whether a flow fits a pattern in the given release (the rules are in `FlowPattern`'s comment). */
 export function fits(profile: Profile, p: FlowPattern, flow: Flow, release: string): boolean {
-  if (!inVersion(p, release)) return false;
+  return inVersion(p, release) && fitsParsed(profile, p, parsePattern(p.match).match, flow, release);
+}
+
+/** `fits` for a pattern known to be in the release, its match parsed. */
+function fitsParsed(profile: Profile, p: FlowPattern, match: Match, flow: Flow, release: string): boolean {
   if (typeof p.priority === 'number' && flow.priority !== p.priority) return false;
   if (typeof p.priority === 'object' && ((p.priority.min ?? 0) > flow.priority || flow.priority > (p.priority.max ?? 65535))) return false;
-  if (!matchCovers(parsePattern(p.match).match, flow.match)) return false;
+  if (!matchCovers(match, flow.match)) return false;
   if (!(p.fields ?? []).every((f) => matchField(flow.match, f) !== undefined)) return false;
   if (!(p.actions ?? []).every((h) => hintHolds(profile, h, flow.actions, release))) return false;
   // A sentence is only said of a flow that gives each of its placeholders a value.
   return fillable(p.meaning, flow, (name) => profile.bitFields.find((b) => b.name === name && inVersion(b, release)));
 }
 
+interface ReleasePattern {
+  readonly index: number;
+  readonly pattern: FlowPattern;
+  readonly match: Match;
+}
+
+/** A table's patterns in each release, with their matches parsed: found once, fitted to many flows. */
+const releasePatterns = new WeakMap<TableSpec, Map<string, readonly ReleasePattern[]>>();
+
+function patternsIn(table: TableSpec, release: string): readonly ReleasePattern[] {
+  let byRelease = releasePatterns.get(table);
+  if (!byRelease) releasePatterns.set(table, (byRelease = new Map()));
+  let list = byRelease.get(release);
+  if (!list) {
+    list = table.patterns.flatMap((pattern, index) => (inVersion(pattern, release) ? [{ index, pattern, match: parsePattern(pattern.match).match }] : []));
+    byRelease.set(release, list);
+  }
+  return list;
+}
+
 /** The first pattern of the table the flow fits, as the profile lists them (specific first). */
 export function findPattern(profile: Profile, table: TableSpec, flow: Flow, release: string): { index: number; pattern: FlowPattern } | undefined {
-  const index = table.patterns.findIndex((p) => fits(profile, p, flow, release));
-  return index < 0 ? undefined : { index, pattern: table.patterns[index]! };
+  for (const p of patternsIn(table, release)) if (fitsParsed(profile, p.pattern, p.match, flow, release)) return { index: p.index, pattern: p.pattern };
+  return undefined;
 }
 
 /** A table-miss flow: priority 0 with an empty match, explained by the table's `miss`. */

@@ -6,6 +6,7 @@
  */
 import type { Flow } from '../model/flow.ts';
 import type { Profile, TableLayout } from '../profiles/types.ts';
+import { fitClasses } from './fit-classes.ts';
 import { misfitCount } from './pattern-fit.ts';
 
 /** A copy of the profile whose tables carry the layout's numbers; tables the layout leaves out get none. */
@@ -48,13 +49,13 @@ function judge(profile: Profile, layout: TableLayout, flows: readonly Flow[], re
   const numbered = numberTables(profile, layout);
   const perTable = new Map<number, { flows: number; amiss: number }>();
   let misfits = 0;
-  for (const f of flows) {
+  for (const { flow: f, count } of fitClasses(numbered, flows)) {
     if (f.table.kind !== 'number') continue;
     const n = misfitCount(numbered, f, release);
-    misfits += n;
+    misfits += n * count;
     const t = perTable.get(f.table.number) ?? { flows: 0, amiss: 0 };
-    t.flows++;
-    if (n > 0) t.amiss++;
+    t.flows += count;
+    if (n > 0) t.amiss += count;
     perTable.set(f.table.number, t);
   }
   let tablesFit = 0;

@@ -1,10 +1,22 @@
 /** Release arithmetic for the `since`/`until` bounds profiles put on their items. */
 import type { Versioned } from './types.ts';
 
+/**
+ * Releases as numbers, by their text. Profiles name a few dozen releases, and detection compares
+ * them hundreds of thousands of times while it fits flows to every release.
+ */
+const parsed = new Map<string, readonly number[]>();
+
+function parts(release: string): readonly number[] {
+  let p = parsed.get(release);
+  if (p === undefined) parsed.set(release, (p = release.split('.').map(Number)));
+  return p;
+}
+
 /** Compares dotted releases part by part as numbers (`1.10` is after `1.9`); missing parts count as 0. */
 export function compareVersions(a: string, b: string): number {
-  const pa = a.split('.').map(Number);
-  const pb = b.split('.').map(Number);
+  const pa = parts(a);
+  const pb = parts(b);
   for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
     const d = (pa[i] ?? 0) - (pb[i] ?? 0);
     if (d !== 0) return d;

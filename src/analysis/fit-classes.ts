@@ -1,0 +1,107 @@
+/**
+ * Flows that a profile's patterns cannot tell apart, counted once. Choosing a layout and a release
+ * fits every sampled flow to every layout and release; most of a large dump's flows are policy and
+ * Service rules of a few kinds that differ only in addresses no pattern looks at, so each kind is
+ * fitted once and its verdict counts for all of its flows. The classes are exact: two flows share
+ * one only when every pattern of the profile (in any release) fits both or neither, so the counts
+ * are those that fitting each flow would give.
+ */
+import type { Action } from '../model/actions.ts';
+import type { Flow } from '../model/flow.ts';
+import { tableKey } from '../model/pipeline.ts';
+import type { Profile } from '../profiles/types.ts';
+import { flattenActions, parsePattern } from './pattern-fit.ts';
+
+export interface FlowClass {
+  /** Any of the flows: the one fitted for all. */
+  readonly flow: Flow;
+  readonly count: number;
+}
+
+/**
+ * Per storage, every bit a pattern of the profile matches on. A flow's bits outside these never
+ * decide whether a pattern fits it: patterns compare values under their own masks only.
+ */
+function patternBits(profile: Profile): Map<string, bigint> {
+  const bits = new Map<string, bigint>();
+  for (const t of profile.tables) {
+    for (const p of t.patterns) {
+      for (const e of parsePattern(p.match).match.fields) bits.set(e.field.storage, (bits.get(e.field.storage) ?? 0n) | e.mask);
+    }
+  }
+  return bits;
+}
+
+/** Bits per storage, as text: layouts of one profile share their patterns, hence their classes. */
+function bitsKey(bits: ReadonlyMap<string, bigint>): string {
+  return [...bits].map(([s, m]) => `${s}/${m.toString(16)}`).join(',');
+}
+
+/**
+ * What the hints of patterns (`hintHolds`) and the table edges (`jumpTargets`) read of an action
+ * list: each action's kind, with the ports it outputs to, the storage it writes, and for `ct`
+ * whether it commits, NATs and where it continues. Lists that differ elsewhere (addresses, values,
+ * group and conjunction ids) fit alike; a new kind of hint must be told here too.
+ */
+function actionsKey(actions: readonly Action[]): string {
+  let key = '';
+  let last = '';
+  for (const a of flattenActions(actions)) {
+    let entry = `;${a.kind}`;
+    let jumps = false;
+    if (a.kind === 'output') entry += a.port.kind === 'reserved' ? `:${a.port.name}` : ':port';
+    else if (a.kind === 'set_field') entry += `:${a.field.storage}`;
+    else if (a.kind === 'move') entry += `:${a.dst.field.storage}`;
+    else if (a.kind === 'goto_table' || a.kind === 'resubmit' || a.kind === 'ct') {
+      if (a.table) entry += `:${tableKey(a.table)}`;
+      if (a.kind === 'ct') entry += `:${a.commit}:${a.actions.some((n) => n.kind === 'nat')}`;
+      jumps = a.table !== undefined;
+    }
+    // Hints ask whether an action is there, not how often; each jump counts on its own.
+    if (entry === last && !jumps) continue;
+    key += entry;
+    last = entry;
+  }
+  return key;
+}
+
+/**
+ * What fitting reads of a flow: its table, priority and actions, each match field's presence and
+ * named port, and its value and mask under the bits patterns match on.
+ */
+function classKey(flow: Flow, bits: ReadonlyMap<string, bigint>, actionKeys: Map<readonly Action[], string>): string {
+  let actions = actionKeys.get(flow.actions);
+  if (actions === undefined) actionKeys.set(flow.actions, (actions = actionsKey(flow.actions)));
+  let key = `${tableKey(flow.table)}|${flow.priority}|${actions}|${flow.match.fields.length}`;
+  for (const e of flow.match.fields) {
+    key += `|${e.field.storage}`;
+    const b = bits.get(e.field.storage);
+    if (b !== undefined) key += `=${(e.value & b).toString(16)}/${(e.mask & b).toString(16)}`;
+    if (e.port?.kind === 'name') key += JSON.stringify(e.port.name);
+  }
+  return key;
+}
+
+const cache = new WeakMap<readonly Flow[], Map<string, readonly FlowClass[]>>();
+
+/** The flows in classes the profile's patterns cannot tell apart, in the order each class first appears. */
+export function fitClasses(profile: Profile, flows: readonly Flow[]): readonly FlowClass[] {
+  const bits = patternBits(profile);
+  const signature = bitsKey(bits);
+  let byBits = cache.get(flows);
+  if (!byBits) cache.set(flows, (byBits = new Map()));
+  const known = byBits.get(signature);
+  if (known) return known;
+  // Lists a dump repeats (shared by the parser) are read once.
+  const actionKeys = new Map<readonly Action[], string>();
+  const classes = new Map<string, { flow: Flow; count: number }>();
+  for (const flow of flows) {
+    const key = classKey(flow, bits, actionKeys);
+    const c = classes.get(key);
+    if (c) c.count++;
+    else classes.set(key, { flow, count: 1 });
+  }
+  const list = [...classes.values()];
+  byBits.set(signature, list);
+  return list;
+}

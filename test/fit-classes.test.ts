@@ -1,0 +1,100 @@
+/**
+ * Layout and release choice fit one flow per class of flows the profile's patterns cannot tell
+ * apart. The classes must be exact: every flow of a class gets the verdict of the one fitted.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeDump } from '../bench/generate.ts';
+import { fitClasses } from '../src/analysis/fit-classes.ts';
+import { defaultRelease, findPattern, misfitCount, resolveTable } from '../src/analysis/pattern-fit.ts';
+import { numberTables } from '../src/analysis/table-layout.ts';
+import type { Flow } from '../src/model/flow.ts';
+import { PROFILES } from '../src/profiles/index.ts';
+import type { Profile } from '../src/profiles/types.ts';
+import { parseDump } from '../src/syntax/reader.ts';
+import { corpusDir } from './support/paths.ts';
+
+/** Every profile as detection reads it: as it is, and a named one in each of its layouts. */
+const readings: readonly Profile[] = PROFILES.flatMap((p) => [p, ...(p.layouts ?? []).map((l) => numberTables(p, l))]);
+
+/** The releases a profile is fitted in: its first, its last, and a few its items name. */
+function releases(p: Profile): string[] {
+  const named = [p.versions, ...p.tables].flatMap((v) => [v.since, v.until]).filter((r): r is string => r !== undefined);
+  return [...new Set([...named, defaultRelease(p)])];
+}
+
+/** What fitting says of one flow: its misfits and the pattern it fits. */
+function verdict(p: Profile, flow: Flow, release: string): string {
+  const table = resolveTable(p, flow.table, release);
+  return `${misfitCount(p, flow, release)}/${table ? (findPattern(p, table, flow, release)?.index ?? 'none') : 'no table'}`;
+}
+
+function assertExact(flows: readonly Flow[], what: string): void {
+  for (const p of readings) {
+    const classes = fitClasses(p, flows);
+    assert.equal(classes.reduce((n, c) => n + c.count, 0), flows.length, `${what}: every flow is in a class`);
+    for (const release of releases(p)) {
+      // Each flow's verdict is that of its class's flow: the counts by verdict agree.
+      const byFlow = new Map<string, number>();
+      for (const f of flows) {
+        const v = `${f.table.kind === 'number' ? f.table.number : f.table.name} ${verdict(p, f, release)}`;
+        byFlow.set(v, (byFlow.get(v) ?? 0) + 1);
+      }
+      const byClass = new Map<string, number>();
+      for (const c of classes) {
+        const f = c.flow;
+        const v = `${f.table.kind === 'number' ? f.table.number : f.table.name} ${verdict(p, f, release)}`;
+        byClass.set(v, (byClass.get(v) ?? 0) + c.count);
+      }
+      assert.deepEqual(byClass, byFlow, `${what}, ${p.id}${p.numbering ? ` (${p.numbering})` : ''} in ${release}`);
+    }
+  }
+}
+
+test('classes of the corpus listings give every flow its own verdict', () => {
+  for (const name of readdirSync(corpusDir).filter((n) => n.endsWith('.txt'))) {
+    const { flows } = parseDump(readFileSync(join(corpusDir, name), 'utf8'), { file: name });
+    assertExact(flows, name);
+  }
+});
+
+test('a synthetic node of thousands of policy and Service flows falls into few exact classes', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'flowscope-fit-classes-'));
+  try {
+    const path = join(dir, 'dump.txt');
+    writeDump(path, { flows: 3000, seed: 3 });
+    const { flows } = parseDump(readFileSync(path, 'utf8'), { file: path });
+    assertExact(flows, 'synthetic dump');
+    const antrea = PROFILES.find((p) => p.id === 'antrea')!;
+    const classes = fitClasses(antrea, flows).length;
+    assert.ok(classes * 5 < flows.length, `${classes} classes for ${flows.length} flows`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('flows that differ where a pattern looks are in different classes', () => {
+  const antrea = PROFILES.find((p) => p.id === 'antrea')!;
+  const { flows } = parseDump(
+    [
+      'table=0,priority=200,ip,nw_dst=224.0.0.5 actions=conjunction(1,1/2)',
+      'table=0,priority=200,ip,nw_dst=10.0.0.5 actions=conjunction(2,1/2)',
+      'table=0,priority=200,ip,nw_dst=10.0.0.6 actions=conjunction(3,1/2),conjunction(4,2/2)',
+      'table=0,priority=200,ip,nw_dst=10.0.0.6 actions=goto_table:1',
+      'table=0,priority=200,ip,nw_dst=10.0.0.6 actions=resubmit(,2)',
+      'table=0,priority=200,ip,nw_dst=10.0.0.6 actions=set_field:0x1->reg1,goto_table:1',
+      'table=0,priority=200,ip,nw_dst=10.0.0.6 actions=set_field:0x2->reg1,goto_table:1',
+      'table=0,priority=201,ip,nw_dst=10.0.0.6 actions=goto_table:1',
+    ].join('\n'),
+    { file: 'classes' },
+  );
+  const classes = fitClasses(antrea, flows);
+  // 224/4 is multicast, which patterns look for; conjunction ids and register values written are not looked at.
+  assert.deepEqual(
+    classes.map((c) => c.count),
+    [1, 2, 1, 1, 2, 1],
+  );
+});
