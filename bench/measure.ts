@@ -15,11 +15,10 @@ export interface MeasurementSample {
   readonly cpuMs: number;
   /** Peak resident set size of the process, KiB. */
   readonly maxRssKiB: number;
-  /** V8 heap in use after a full collection, with the result still alive, bytes; absent when a child did the work. */
+  /** V8 heap in use after a full collection, with the result still alive, bytes. */
   readonly retainedHeapBytes?: number;
   /** Operations the timed work repeated, when the figure that matters is per operation. */
   readonly operations?: number;
-  readonly phases?: Readonly<Record<string, number>>;
   readonly note?: string;
   readonly failure?: string;
 }
@@ -49,9 +48,10 @@ async function main(): Promise<void> {
     name,
     flows: tally.flows,
     wallMs,
-    ...(tally.child ?? { cpuMs: (cpu.user + cpu.system) / 1000, maxRssKiB, retainedHeapBytes }),
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    maxRssKiB,
+    retainedHeapBytes,
     ...(tally.operations === undefined ? {} : { operations: tally.operations }),
-    ...(tally.phases === undefined ? {} : { phases: tally.phases }),
     ...(tally.note === undefined ? {} : { note: tally.note }),
     ...(tally.failure === undefined ? {} : { failure: tally.failure }),
   };

@@ -1,7 +1,6 @@
-/** Every measurement the benchmark knows, in the order it reports them; the floor comes first. */
+/** The in-process measurements the benchmark gives as context, in the order it reports them; the floor comes first. */
 import { readFileSync } from 'node:fs';
-import { check, conjunctions, conjunctionsText, diff, parseNote, traceColdStart, traceSteadyState } from './analysis-measurements.ts';
-import { cliFmt } from './cli-measurement.ts';
+import { parseNote, traceSteadyState } from './analysis-measurements.ts';
 import type { Measurement, Tally } from './measurement.ts';
 
 /** The floor: what any reader must at least do — read the file and cut it into lines. */
@@ -73,7 +72,7 @@ const parse: Measurement = {
   },
 };
 
-export const MEASUREMENTS: readonly Measurement[] = [floor, modelFloor, parse, conjunctionsText, conjunctions, diff, traceColdStart, traceSteadyState, check, cliFmt];
+export const MEASUREMENTS: readonly Measurement[] = [floor, modelFloor, parse, traceSteadyState];
 
 export function measurementByName(name: string): Measurement | undefined {
   return MEASUREMENTS.find((m) => m.name === name);

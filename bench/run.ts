@@ -1,59 +1,49 @@
 /**
- * `npm run bench`: generates (or reuses) a synthetic Antrea dump and measures, each in a fresh
- * process, the floor (read + split lines), flowscope's typed parse and the commands built on it,
- * against the targets.
+ * `npm run bench`: the commands as users run them, on an everyday dump (about 24k flows, from a
+ * real switch when one is installed) and on a big synthetic one (about 1M flows), each as CPU time
+ * and as a ratio to a floor measured in the same run, with PASS or MISS per target. Beside them, as
+ * context without targets, the typed parse and the model's objects alone, in-process.
  *
- *   node --expose-gc dist/bench/run.js [--flows N] [--seed S] [--changes N] [--runs N] [--only NAME,…] [--json]
+ *   node --expose-gc dist/bench/run.js [--flows N] [--everyday N] [--seed S] [--changes N] [--runs N] [--only NAME,…] [--json]
  */
 import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { COMMANDS, type CommandDumps, type CommandMeasurement, FLOORS, type FloorName, type ProcessSample, timeCommand, timeNode } from './commands.ts';
 import { DEFAULT_PARAMETERS, ensureDump, positiveInt, type DumpParameters } from './generate.ts';
 import type { MeasurementSample } from './measure.ts';
-import { type BenchContext, type Measurement, TARGET_FLOWS } from './measurement.ts';
+import type { BenchContext } from './measurement.ts';
 import { MEASUREMENTS } from './measurements.ts';
+import { ensureOvsDump } from './ovs-dump.ts';
 
 interface Options {
-  readonly params: DumpParameters;
-  /** Flows added, removed and changed in the second dump of the diff measurement. */
+  readonly big: DumpParameters;
+  readonly everyday: DumpParameters;
+  /** Flows added, removed and changed in the second big dump. */
   readonly changes: number;
   readonly runs: number;
   readonly only?: readonly string[];
   readonly json: boolean;
 }
 
-/** Targets for the typed parse (the floor is the yardstick, not a subject). */
-const PARSE_TARGETS = {
-  ratioToFloor: 3,
-  flowsPerSecond: 400_000,
-  peakRssBytes: 1.5 * 1024 ** 3,
-} as const;
-
 const DEFAULT_CHANGES = 300;
+const DEFAULT_EVERYDAY = 24_000;
 
-interface Row extends MeasurementSample {
-  readonly label: string;
-  readonly flowsPerSecond: number;
-  readonly ratioToFloor?: number;
-}
+const NAMES = [...COMMANDS.map((c) => c.name), ...MEASUREMENTS.map((m) => m.name)];
 
-interface Verdict {
-  readonly target: string;
-  readonly actual: string;
-  readonly status: 'PASS' | 'MISS' | 'n/a';
-}
-
-const USAGE = `usage: npm run bench -- [--flows N] [--seed S] [--changes N] [--runs N] [--only NAME,…] [--json]
-  --flows N     flows in the generated dump (default ${DEFAULT_PARAMETERS.flows.toLocaleString('en-US')})
+const USAGE = `usage: npm run bench -- [--flows N] [--everyday N] [--seed S] [--changes N] [--runs N] [--only NAME,…] [--json]
+  --flows N     flows in the big dump (default ${DEFAULT_PARAMETERS.flows.toLocaleString('en-US')})
+  --everyday N  flows in the everyday dump (default ${DEFAULT_EVERYDAY.toLocaleString('en-US')})
   --seed S      seed of the generator (default ${DEFAULT_PARAMETERS.seed})
-  --changes N   flows added, removed and changed in the second dump of the diff measurement (default ${DEFAULT_CHANGES})
-  --runs N      runs of each measurement, each in a fresh process; the median is shown (default 1)
-  --only NAMES  these measurements only (the floor always runs, model-floor with parse): ${MEASUREMENTS.map((m) => m.name).join(', ')}
+  --changes N   flows added, removed and changed in the second big dump (default ${DEFAULT_CHANGES})
+  --runs N      runs of each measurement, each in a fresh process; the median CPU time is shown (default 1)
+  --only NAMES  these measurements only (their floors always run): ${NAMES.join(', ')}
   --json        print the results as JSON`;
 
 function parseArgs(argv: readonly string[]): Options | 'help' {
   let flows = DEFAULT_PARAMETERS.flows;
+  let everyday = DEFAULT_EVERYDAY;
   let seed = DEFAULT_PARAMETERS.seed;
   let changes = DEFAULT_CHANGES;
   let runs = 1;
@@ -69,6 +59,7 @@ function parseArgs(argv: readonly string[]): Options | 'help' {
     }
     if (value === undefined) throw new Error(`${arg} needs a value`);
     if (arg === '--flows') flows = positiveInt(arg, value);
+    else if (arg === '--everyday') everyday = positiveInt(arg, value);
     else if (arg === '--seed') seed = positiveInt(arg, value);
     else if (arg === '--changes') changes = positiveInt(arg, value);
     else if (arg === '--runs') runs = positiveInt(arg, value);
@@ -76,10 +67,9 @@ function parseArgs(argv: readonly string[]): Options | 'help' {
     else throw new Error(`unknown option: ${arg}`);
     i++;
   }
-  const known = MEASUREMENTS.map((m) => m.name);
-  const unknown = only?.filter((n) => !known.includes(n)) ?? [];
-  if (unknown.length > 0) throw new Error(`unknown measurement ${unknown.join(', ')} (known: ${known.join(', ')})`);
-  return { params: { flows, seed }, changes, runs, json, ...(only === undefined ? {} : { only }) };
+  const unknown = only?.filter((n) => !NAMES.includes(n)) ?? [];
+  if (unknown.length > 0) throw new Error(`unknown measurement ${unknown.join(', ')} (known: ${NAMES.join(', ')})`);
+  return { big: { flows, seed }, everyday: { flows: everyday, seed }, changes, runs, json, ...(only === undefined ? {} : { only }) };
 }
 
 const measureScript = fileURLToPath(new URL('./measure.js', import.meta.url));
@@ -87,7 +77,7 @@ const measureScript = fileURLToPath(new URL('./measure.js', import.meta.url));
 /** A measurement still running after this long has missed any target by far; stop it. */
 const CHILD_TIMEOUT_MS = 10 * 60_000;
 
-/** One run in a fresh process; a string is the reason it failed (e.g. code under test not there yet). */
+/** One in-process measurement in a fresh process; a string is the reason it failed. */
 function sample(name: string, context: BenchContext): MeasurementSample | string {
   const child = spawnSync(process.execPath, ['--expose-gc', measureScript, name, JSON.stringify(context)], { encoding: 'utf8', maxBuffer: 16 << 20, timeout: CHILD_TIMEOUT_MS });
   if (child.error && (child.error as NodeJS.ErrnoException).code === 'ETIMEDOUT') return `stopped after ${CHILD_TIMEOUT_MS / 60_000} minutes`;
@@ -97,88 +87,56 @@ function sample(name: string, context: BenchContext): MeasurementSample | string
   return `exit ${child.status ?? child.signal}: ${error ?? 'no output'}`;
 }
 
-/** The run with the median wall time (each run is a separate process), or the first failure. */
-function median(name: string, context: BenchContext, runs: number): MeasurementSample | string {
-  const samples: MeasurementSample[] = [];
+/** The run with the median CPU time of `runs`, or the first failure. */
+function median<T extends { readonly cpuMs: number }>(runs: number, once: () => T | string): T | string {
+  const samples: T[] = [];
   for (let i = 0; i < runs; i++) {
-    const s = sample(name, context);
+    const s = once();
     if (typeof s === 'string') return s;
     samples.push(s);
   }
-  return samples.sort((a, b) => a.wallMs - b.wallMs)[Math.floor(samples.length / 2)]!;
+  return samples.sort((a, b) => a.cpuMs - b.cpuMs)[Math.floor(samples.length / 2)]!;
 }
 
-/** A target judged on a smaller dump than it is stated for only hints at the outcome. */
-function sizeCaveat(flows: number): string {
-  return flows < TARGET_FLOWS ? ` (at ${fmtInt(flows)})` : '';
+interface CommandRow {
+  readonly measurement: CommandMeasurement;
+  readonly sample: ProcessSample | string;
+  readonly ratio?: number;
 }
 
-function parseVerdicts(parse: Row, flows: number): Verdict[] {
-  const out: Verdict[] = [];
-  if (parse.ratioToFloor !== undefined) {
-    const ratio = parse.ratioToFloor;
-    out.push({ target: `typed parse ≤ ${PARSE_TARGETS.ratioToFloor}× the floor`, actual: `${ratio.toFixed(2)}×`, status: ratio <= PARSE_TARGETS.ratioToFloor ? 'PASS' : 'MISS' });
-  }
-  const fps = parse.flowsPerSecond;
-  out.push({ target: `typed parse ≥ ${fmtInt(PARSE_TARGETS.flowsPerSecond)} flows/s`, actual: `${fmtInt(fps)} flows/s`, status: fps >= PARSE_TARGETS.flowsPerSecond ? 'PASS' : 'MISS' });
-  const rss = parse.maxRssKiB * 1024;
-  out.push({
-    target: `typed parse peak RSS < ${fmtMiB(PARSE_TARGETS.peakRssBytes)} for ${fmtInt(TARGET_FLOWS)} flows`,
-    actual: fmtMiB(rss),
-    // The RSS limit is stated for the full size; smaller runs cannot judge it.
-    status: flows < TARGET_FLOWS ? 'n/a' : rss < PARSE_TARGETS.peakRssBytes ? 'PASS' : 'MISS',
-  });
-  return out;
-}
-
-function verdicts(rows: readonly Row[], flows: number): Verdict[] {
-  const out: Verdict[] = [];
-  for (const r of rows) {
-    if (r.name === 'parse') out.push(...parseVerdicts(r, flows));
-    const target = MEASUREMENTS.find((m) => m.name === r.name)?.target;
-    if (!target) continue;
-    const perOperation = target.per === 'operation' && r.operations !== undefined && r.operations > 0;
-    const figure = perOperation ? r.wallMs / r.operations! : r.wallMs;
-    out.push({
-      target: `${r.label} < ${fmtMs(target.limitMs)}${target.per === 'operation' ? ' each' : ''}`,
-      actual: `${r.failure === undefined ? '' : 'failed after '}${fmtMs(figure)}${sizeCaveat(flows)}`,
-      status: r.failure === undefined && figure < target.limitMs ? 'PASS' : 'MISS',
-    });
-  }
-  return out;
+interface Verdict {
+  readonly target: string;
+  readonly actual: string;
+  readonly status: 'PASS' | 'MISS';
 }
 
 const fmtInt = (n: number): string => Math.round(n).toLocaleString('en-US');
 const fmtMiB = (bytes: number): string => `${(bytes / 1024 ** 2).toFixed(0)} MiB`;
-const fmtMs = (ms: number): string => (ms < 100 ? `${ms.toPrecision(3)} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`);
+const fmtS = (ms: number): string => (ms / 1000).toFixed(3);
+
+function verdictsOf(row: CommandRow, dumps: string): Verdict[] {
+  const m = row.measurement;
+  const what = `${m.label} (${dumps})`;
+  if (typeof row.sample === 'string') return [{ target: what, actual: `failed: ${row.sample}`, status: 'MISS' }];
+  const out: Verdict[] = [];
+  const t = m.target;
+  if ('ratio' in t) {
+    const ratio = row.ratio ?? Infinity;
+    out.push({ target: `${what} ≤ ${t.ratio}× ${m.floor === 'start-up' ? 'node -e 0' : 'the floor'}`, actual: `${ratio.toFixed(2)}×`, status: ratio <= t.ratio ? 'PASS' : 'MISS' });
+  } else {
+    out.push({ target: `${what} < ${t.cpuMs / 1000} s of CPU`, actual: `${fmtS(row.sample.cpuMs)} s`, status: row.sample.cpuMs < t.cpuMs ? 'PASS' : 'MISS' });
+  }
+  if (m.maxRssBytes !== undefined) {
+    const rss = row.sample.maxRssKiB * 1024;
+    out.push({ target: `${what} peak RSS ≤ ${fmtMiB(m.maxRssBytes)}`, actual: fmtMiB(rss), status: rss <= m.maxRssBytes ? 'PASS' : 'MISS' });
+  }
+  return out;
+}
 
 function table(headers: readonly string[], body: readonly (readonly string[])[]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
   const line = (cells: readonly string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
   return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
-}
-
-function legend(chosen: readonly Measurement[]): string[] {
-  return [
-    'Each measurement runs in a fresh node process; wall and CPU time cover only its timed part (below),',
-    'peak RSS the whole process. flows/s = flows read ÷ wall time; × floor = wall time ÷ that of the floor;',
-    'heap kept = V8 heap still in use, after a full collection, while the result is alive.',
-    `Targets are stated for ${fmtInt(TARGET_FLOWS)} flows; on smaller dumps a verdict only hints at the outcome.`,
-    ...chosen.map((m) => `  ${m.name.padEnd(10)} ${m.covers}`),
-  ];
-}
-
-function phaseLines(rows: readonly Row[]): string[] {
-  return rows.flatMap((r) => {
-    if (r.phases === undefined) return [];
-    const parts = Object.entries(r.phases).map(([name, ms]) => `${name} ${(ms / 1000).toFixed(2)}`);
-    return [`  ${r.name}: ${parts.join(', ')}`];
-  });
-}
-
-function timed<T>(work: () => T): T & { readonly ms: number } {
-  const t0 = Date.now();
-  return { ...work(), ms: Date.now() - t0 };
 }
 
 function readOptions(): Options | undefined {
@@ -196,78 +154,94 @@ function readOptions(): Options | undefined {
   }
 }
 
-function main(): void {
+function floorSource(name: FloorName): 'everyday' | 'big' | undefined {
+  return name === 'everyday' ? 'everyday' : name === 'start-up' ? undefined : 'big';
+}
+
+async function main(): Promise<void> {
   const options = readOptions();
   if (options === undefined) return;
-  // The floor is every row's yardstick; the model floor is the parse's.
   const wanted = (name: string): boolean => options.only === undefined || options.only.includes(name);
-  const chosen = MEASUREMENTS.filter((m) => wanted(m.name) || m.name === 'floor' || (m.name === 'model-floor' && wanted('parse')));
-  const dump = timed(() => ensureDump(options.params));
-  const changedParams = { ...options.params, changes: options.changes };
-  const changed = chosen.some((m) => m.needsChanged) ? timed(() => ensureDump(changedParams)) : undefined;
-  const bytes = statSync(dump.path).size;
-  const context: BenchContext = changed ? { params: changedParams, dump: dump.path, changed: changed.path } : { params: options.params, dump: dump.path };
+  const commands = COMMANDS.filter((c) => wanted(c.name));
+  // The in-process floor is the yardstick of the model floor and the parse.
+  const context = MEASUREMENTS.filter((m) => wanted(m.name) || (m.name === 'floor' && MEASUREMENTS.some((x) => x.name !== 'floor' && wanted(x.name))));
+  const needsBig = context.length > 0 || commands.some((c) => floorSource(c.floor) === 'big');
+
+  const everyday = await ensureOvsDump(options.everyday);
+  const bigParams = { ...options.big, changes: options.changes };
+  const big = needsBig ? ensureDump(options.big) : undefined;
+  const changed = commands.some((c) => c.floor === 'big, both dumps') ? ensureDump(bigParams) : undefined;
+  const dumps: CommandDumps = {
+    everyday: { path: everyday.path, params: options.everyday },
+    big: { path: big?.path ?? '', changed: changed?.path ?? '', params: options.big },
+  };
   const loadBefore = loadavg();
 
-  const outcomes = chosen.map((m) => ({ m, s: median(m.name, context, options.runs) }));
-  const failures = outcomes.flatMap(({ m, s }) => (typeof s === 'string' ? [{ name: m.name, label: m.label, error: s }] : []));
-  const samples = outcomes.flatMap(({ m, s }) => (typeof s === 'string' ? [] : [{ m, s }]));
-  const floorMs = samples.find((x) => x.m.name === 'floor')?.s.wallMs;
-  const rows: Row[] = samples.map(({ m, s }) => ({
-    ...s,
-    label: m.label,
-    flowsPerSecond: s.flows / (s.wallMs / 1000),
-    ...(floorMs === undefined ? {} : { ratioToFloor: s.wallMs / floorMs }),
-  }));
-  const checks = verdicts(rows, options.params.flows);
+  const floorsNeeded = FLOORS.filter((f) => commands.some((c) => c.floor === f.name));
+  const floors = new Map(floorsNeeded.map((f) => [f.name, median(options.runs, () => timeNode(f.args(dumps)))]));
+  const rows: CommandRow[] = commands.map((m) => {
+    const s = median(options.runs, () => timeCommand(m, dumps));
+    const floor = floors.get(m.floor);
+    return typeof s === 'string' || floor === undefined || typeof floor === 'string' ? { measurement: m, sample: s } : { measurement: m, sample: s, ratio: s.cpuMs / floor.cpuMs };
+  });
+  const benchContext: BenchContext = { params: options.big, dump: big?.path ?? '' };
+  const contextRows = context.map((m) => ({ m, s: median(options.runs, () => sample(m.name, benchContext)) }));
+  const contextFloor = contextRows.find((r) => r.m.name === 'floor')?.s;
   const loadAfter = loadavg();
+
+  const dumpsOf = (m: CommandMeasurement): string => (m.floor === 'start-up' ? 'start-up' : floorSource(m.floor) === 'everyday' ? `${fmtInt(options.everyday.flows)} flows` : `${fmtInt(options.big.flows)} flows`);
+  const verdicts = rows.flatMap((r) => verdictsOf(r, dumpsOf(r.measurement)));
 
   if (options.json) {
     const machine = { cpus: availableParallelism(), cpu: cpus()[0]?.model ?? 'unknown', node: process.version, loadAverage: { before: loadBefore, after: loadAfter } };
-    const dumps = { dump: { ...dump, bytes }, ...(changed ? { changed } : {}) };
-    process.stdout.write(`${JSON.stringify({ params: options.params, changes: options.changes, runs: options.runs, ...dumps, machine, results: rows, failures, targets: checks }, null, 2)}\n`);
+    const out = {
+      params: { big: options.big, everyday: options.everyday, changes: options.changes },
+      runs: options.runs,
+      dumps: { everyday: { ...everyday, bytes: statSync(everyday.path).size }, ...(big ? { big: { ...big, bytes: statSync(big.path).size } } : {}), ...(changed ? { changed } : {}) },
+      machine,
+      floors: Object.fromEntries(floors),
+      commands: rows.map((r) => ({ name: r.measurement.name, label: r.measurement.label, floor: r.measurement.floor, sample: r.sample, ...(r.ratio === undefined ? {} : { ratio: r.ratio }) })),
+      context: contextRows.map((r) => ({ name: r.m.name, label: r.m.label, sample: r.s })),
+      targets: verdicts,
+    };
+    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     return;
   }
-  const origin = (d: { reused: boolean; ms: number }): string => (d.reused ? 'reused' : `generated in ${(d.ms / 1000).toFixed(1)} s`);
-  console.log(`dump: ${dump.path} (${(bytes / 1024 ** 2).toFixed(1)} MiB, ${origin(dump)})`);
-  if (changed) console.log(`changed dump (${options.changes} flows added, removed and changed): ${changed.path} (${origin(changed)})`);
-  console.log(`machine: ${availableParallelism()} CPUs, node ${process.version}; ${options.runs} run(s) per measurement, median shown`);
+  const origin = (d: { reused: boolean }): string => (d.reused ? 'reused' : 'generated');
+  console.log(`everyday dump: ${everyday.path} (${(statSync(everyday.path).size / 1024 ** 2).toFixed(1)} MiB, ${everyday.fromOvs ? 'dumped from a real Open vSwitch' : 'synthetic: Open vSwitch is not installed'}, ${origin(everyday)})`);
+  if (big) console.log(`big dump: ${big.path} (${(statSync(big.path).size / 1024 ** 2).toFixed(1)} MiB, ${origin(big)})`);
+  if (changed) console.log(`changed big dump (${options.changes} flows added, removed and changed): ${changed.path} (${origin(changed)})`);
+  console.log(`machine: ${availableParallelism()} CPUs, node ${process.version}; ${options.runs} run(s) per measurement, the median CPU time shown`);
   const fmtLoad = (l: number[]): string => l.map((x) => x.toFixed(2)).join(' ');
   console.log(`load average (1, 5, 15 min): ${fmtLoad(loadBefore)} before, ${fmtLoad(loadAfter)} after`);
-  // Wall times mean little on a busy machine; CPU time is the steadier figure then.
-  if (Math.max(loadBefore[0] ?? 0, loadAfter[0] ?? 0) > availableParallelism()) console.log('warning: the load average exceeds the CPU count; wall times are inflated, compare cpu s');
+  if (Math.max(loadBefore[0] ?? 0, loadAfter[0] ?? 0) > availableParallelism()) console.log('warning: the load average exceeds the CPU count; CPU times are inflated too (shared caches and cores), ratios less so');
   console.log('');
-  console.log(
-    table(
-      ['measurement', 'flows', 'wall s', 'cpu s', 'flows/s', 'peak RSS', 'heap kept', '× floor'],
-      rows.map((r) => [
-        r.label,
-        fmtInt(r.flows),
-        (r.wallMs / 1000).toFixed(3),
-        (r.cpuMs / 1000).toFixed(3),
-        fmtInt(r.flowsPerSecond),
-        fmtMiB(r.maxRssKiB * 1024),
-        r.retainedHeapBytes === undefined ? '' : fmtMiB(r.retainedHeapBytes),
-        r.ratioToFloor === undefined ? '' : `${r.ratioToFloor.toFixed(2)}×`,
-      ]),
-    ),
-  );
-  for (const f of failures) console.log(`${f.label}: FAILED (${f.error})`);
-  for (const r of rows) if (r.failure !== undefined) console.log(`${r.label}: did not finish (${r.failure})`);
-  const phases = phaseLines(rows);
-  if (phases.length > 0) console.log(['', 'where the time went (wall s):', ...phases].join('\n'));
-  const notes = rows.filter((r) => r.note !== undefined);
-  if (notes.length > 0) console.log(['', 'results:', ...notes.map((r) => `  ${r.name}: ${r.note}`)].join('\n'));
-  if (checks.length > 0) {
-    console.log('');
-    console.log(table(['target', 'actual', 'status'], checks.map((c) => [c.target, c.actual, c.status])));
+  const floorRows = [...floors].map(([name, s]) => [`floor: ${FLOORS.find((f) => f.name === name)!.label}`, typeof s === 'string' ? 'failed' : fmtS(s.cpuMs), typeof s === 'string' ? '' : fmtS(s.wallMs), typeof s === 'string' ? '' : fmtMiB(s.maxRssKiB * 1024), '']);
+  const commandRows = rows.map((r) => {
+    const s = r.sample;
+    const label = `${r.measurement.label} (${dumpsOf(r.measurement)})`;
+    if (typeof s === 'string') return [label, 'failed', '', '', ''];
+    return [label, fmtS(s.cpuMs), fmtS(s.wallMs), fmtMiB(s.maxRssKiB * 1024), r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}×`];
+  });
+  console.log(table(['command (start-up included)', 'cpu s', 'wall s', 'peak RSS', '× floor'], [...floorRows, ...commandRows]));
+  for (const r of rows) if (typeof r.sample === 'string') console.log(`${r.measurement.label}: FAILED (${r.sample})`);
+  if (verdicts.length > 0) console.log(['', table(['target', 'actual', 'status'], verdicts.map((v) => [v.target, v.actual, v.status]))].join('\n'));
+  if (contextRows.length > 0) {
+    const floorCpu = contextFloor === undefined || typeof contextFloor === 'string' ? undefined : contextFloor.cpuMs;
+    console.log(['', `context, in-process on the big dump, without targets (× the in-process read + split):`].join('\n'));
+    console.log(
+      table(
+        ['measurement', 'flows', 'cpu s', 'peak RSS', 'heap kept', '× floor'],
+        contextRows.map(({ m, s }) =>
+          typeof s === 'string'
+            ? [m.label, '', `failed: ${s}`, '', '', '']
+            : [m.label, fmtInt(s.flows), fmtS(s.cpuMs), fmtMiB(s.maxRssKiB * 1024), s.retainedHeapBytes === undefined ? '' : fmtMiB(s.retainedHeapBytes), floorCpu === undefined ? '' : `${(s.cpuMs / floorCpu).toFixed(2)}×`],
+        ),
+      ),
+    );
+    for (const { m, s } of contextRows) if (typeof s !== 'string' && s.note !== undefined) console.log(`  ${m.name}: ${s.note}`);
   }
-  const objects = rows.find((r) => r.name === 'model-floor')?.ratioToFloor;
-  if (objects !== undefined) {
-    const left = PARSE_TARGETS.ratioToFloor - objects;
-    console.log(`\nmaking the model's objects alone takes ${objects.toFixed(2)}× the floor, which leaves ${left.toFixed(2)}× of the ${PARSE_TARGETS.ratioToFloor}× parse target for reading the text`);
-  }
-  console.log(['', ...legend(chosen)].join('\n'));
+  console.log(['', 'Each row is a fresh node process. CPU time is user + system, GC threads included; the floors are run', 'the same way in the same bench run, so a ratio compares like with like even on a busy machine.', ...context.map((m) => `  ${m.name.padEnd(12)} ${m.covers}`)].join('\n'));
 }
 
-main();
+await main();
