@@ -12,6 +12,7 @@ import type { TableRef } from '../model/tables.ts';
 import { fullMask } from '../syntax/field-value.ts';
 import {
   type ConjunctionWords,
+  CONJUNCTIONS_SCHEMA_VERSION,
   conjunctionReportJson,
   type FieldWords,
   actionsText,
@@ -49,7 +50,7 @@ export function conjunctionsText(report: ConjunctionReport, read: AnnotatedPipel
 
 /** The conjunctions as `flowscope conj --json` prints them. */
 export function conjunctionsJson(report: ConjunctionReport, read: AnnotatedPipeline): Record<string, unknown> {
-  return { profile: read.profile, ...conjunctionReportJson(report, pipelineWords(read.annotator)) };
+  return { schemaVersion: CONJUNCTIONS_SCHEMA_VERSION, profile: read.profile, ...conjunctionReportJson(report, pipelineWords(read.annotator)) };
 }
 
 /** A packet against the conjunctions as `flowscope conj --packet` prints it. */

@@ -256,83 +256,47 @@ function termJson(t: DimensionTerm, named: FieldWords | undefined): Record<strin
   };
 }
 
-/** The references of one file's flows, by line. */
-interface FileRefs {
-  readonly quoted: string;
-  readonly flows: (Flow | undefined)[];
-  readonly refs: (JsonText | undefined)[];
-}
+/** Version of the `conj --json` report: 2 gives clause flows by line, the file named once at the top. */
+export const CONJUNCTIONS_SCHEMA_VERSION = 2;
 
 /**
- * Flow references, as compact JSON: a flow by its place in the dump, priority and match, as the
- * text report names it. A clause flow carries one conjunction action for every conjunction it
- * serves, too many to repeat, and is itself listed once per conjunction: millions of times in a
- * large dump. Each is encoded once, and found again by its source line (an array index, where a
- * hash of a million flows would cost more than the encoding).
+ * Flow references as compact JSON: a flow by its line in the report's file, named once at the top
+ * of the report. A clause flow carries one conjunction action for every conjunction it serves, too
+ * many to repeat, and is itself listed once per conjunction: millions of times in a large dump. A
+ * flow read from another file (several inputs) is given as `{"file", "line"}`.
  */
-class FlowRefs {
-  private readonly byFile = new Map<string, FileRefs>();
+class LineRefs {
+  private readonly quoted = new Map<string, string>();
+  readonly file: string | undefined;
 
-  /** The lists of `f`'s file, long enough to hold its line. */
-  private fileOf(f: Flow): FileRefs {
-    const { file, line } = f.origin;
-    let known = this.byFile.get(file);
-    if (known === undefined) this.byFile.set(file, (known = { quoted: JSON.stringify(file), flows: [], refs: [] }));
-    // Grown by pushing, the arrays stay dense; set far beyond their end, they would become hash tables.
-    while (known.flows.length <= line) {
-      known.flows.push(undefined);
-      known.refs.push(undefined);
-    }
-    return known;
+  constructor(file: string | undefined) {
+    this.file = file;
   }
 
-  private encode(f: Flow, known: FileRefs): JsonText {
-    // Joined, not concatenated: the text is then one flat string, which is copied quickly each time it is written.
-    const text = ['{"table":', JSON.stringify(tableRefJson(f.table)), ',"priority":', f.priority, ',"match":', JSON.stringify(formatMatch(f.match)), ',"source":{"file":', known.quoted, ',"line":', f.origin.line, '}}'].join('');
-    return new JsonText(text);
+  /** The flows' references as one JSON array, written on one line. */
+  list(flows: readonly Flow[]): JsonText {
+    const parts = new Array<number | string>(flows.length);
+    for (let i = 0; i < flows.length; i++) {
+      const { file, line } = flows[i]!.origin;
+      parts[i] = file === this.file ? line : `{"file":${this.quote(file)},"line":${line}}`;
+    }
+    return new JsonText(`[${parts.join(',')}]`);
   }
 
-  /**
-   * Encodes the references of these flows ahead, in the order of their lines. A large dump's flows
-   * lie in memory in the order they were read: encoding them in that order, not in the order a
-   * report lists them, is several times faster.
-   */
-  prepare(lists: Iterable<readonly Flow[]>): void {
-    for (const list of lists) {
-      for (let i = 0; i < list.length; i++) {
-        const f = list[i]!;
-        const known = this.fileOf(f);
-        // A line already taken by another flow (a file read twice): that one is encoded when met.
-        known.flows[f.origin.line] ??= f;
-      }
-    }
-    for (const known of this.byFile.values()) {
-      const { flows, refs } = known;
-      for (let line = 0; line < flows.length; line++) {
-        const f = flows[line];
-        if (f !== undefined && refs[line] === undefined) refs[line] = this.encode(f, known);
-      }
-    }
-  }
-
-  of(f: Flow): JsonText {
-    const known = this.fileOf(f);
-    const { line } = f.origin;
-    // Two flows of one line (a file read twice) keep their own references.
-    if (known.flows[line] === f && known.refs[line] !== undefined) return known.refs[line];
-    const ref = this.encode(f, known);
-    known.flows[line] = f;
-    known.refs[line] = ref;
-    return ref;
+  private quote(file: string): string {
+    let q = this.quoted.get(file);
+    if (q === undefined) this.quoted.set(file, (q = JSON.stringify(file)));
+    return q;
   }
 }
 
-/** Every dimension's flow list of the conjunctions. */
-function* dimensionFlows(conjunctions: readonly Conjunction[]): Generator<readonly Flow[]> {
-  for (const c of conjunctions) for (const d of c.dimensions) yield d.flows;
+/** The file of the conjunctions' first clause flow: the one a report names at its top. */
+function firstFile(conjunctions: readonly Conjunction[]): string | undefined {
+  for (const c of conjunctions) for (const d of c.dimensions) if (d.flows.length > 0) return d.flows[0]!.origin.file;
+  return undefined;
 }
 
-export function conjunctionJson(c: Conjunction, words: ConjunctionWords = PLAIN_WORDS, refs = new FlowRefs()): StreamedObject {
+export function conjunctionJson(c: Conjunction, words: ConjunctionWords = PLAIN_WORDS, refs = new LineRefs(firstFile([c]))): StreamedObject {
   const tableName = words.tableName(c.table);
   // Streamed member by member: its lists of clause flows may be long.
   return new StreamedObject({
@@ -345,7 +309,7 @@ export function conjunctionJson(c: Conjunction, words: ConjunctionWords = PLAIN_
     // one conjunction action for each), so printing it whole in each made reports of big dumps quadratic.
     dimensions: new LazyList(c.dimensions, (d: Dimension) => {
       const terms = d.terms.map((t) => termJson(t, termWords(t, c, words)));
-      return new StreamedObject({ k: d.k, terms, flows: new LazyList(d.flows, (f: Flow) => refs.of(f)) });
+      return new StreamedObject({ k: d.k, terms, flows: refs.list(d.flows) });
     }),
     actionFlows: c.actionFlows.map((f) => {
       const { actions, meaning } = words.actionFlow(f);
@@ -359,17 +323,21 @@ export function conjunctionJson(c: Conjunction, words: ConjunctionWords = PLAIN_
         message: problemMessage(c, p),
         ...(p.kind === 'overlap' ? { otherId: p.otherId } : {}),
         ...('k' in p ? { k: p.k } : {}),
-        flows: new LazyList(p.flows, (f: Flow) => refs.of(f)),
+        flows: refs.list(p.flows),
       }),
     ),
   });
 }
 
+/** The report as JSON: the file the clause flows are given by line in, then every conjunction. */
 export function conjunctionReportJson(report: ConjunctionReport, words: ConjunctionWords = PLAIN_WORDS): Record<string, unknown> {
-  // Made as it is written: every conjunction repeats its clause flows.
-  const refs = new FlowRefs();
-  refs.prepare(dimensionFlows(report.conjunctions));
-  return { conjunctions: new LazyList(report.conjunctions, (c: Conjunction) => conjunctionJson(c, words, refs)), overlapSearchIncomplete: report.overlapSearchIncomplete };
+  const refs = new LineRefs(firstFile(report.conjunctions));
+  return {
+    ...(refs.file === undefined ? {} : { file: refs.file }),
+    // Made as it is written.
+    conjunctions: new LazyList(report.conjunctions, (c: Conjunction) => conjunctionJson(c, words, refs)),
+    overlapSearchIncomplete: report.overlapSearchIncomplete,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
