@@ -139,6 +139,7 @@ test('an option that takes one value is refused when given twice; repeatable opt
   const values: Readonly<Record<string, readonly [string, string]>> = {
     '--of': ['13', '15'],
     '--timeout': ['1', '2'],
+    '--max-errors': ['1', '2'],
     '--bucket': ['1', '2'],
     '--fail-on': ['warning', 'error'],
     '--format': ['dot', 'mermaid'],

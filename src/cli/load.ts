@@ -6,7 +6,8 @@
 import { open, stat } from 'node:fs/promises';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { PortMap } from '../model/ports.ts';
-import { formatDiagnostic } from '../render/diagnostics.ts';
+import type { Diagnostic } from '../model/diagnostics.ts';
+import { capDiagnostics, DEFAULT_MAX_DIAGNOSTICS, formatDiagnostic } from '../render/diagnostics.ts';
 import { contentMagic, SNIFF_BYTES } from '../sources/archive.ts';
 import { type Bundle, openBundle, openBundleArchive, selectNode } from '../sources/bundle.ts';
 import { collectLive, LIVE_DEFAULTS, type LiveTarget, MAX_TIMEOUT_SECONDS } from '../sources/live.ts';
@@ -26,6 +27,8 @@ export interface LoadOptions {
   readonly quiet?: boolean;
   /** Port numbers ↔ names known from elsewhere; ports described in the inputs are added to it. */
   readonly portMap?: PortMap;
+  /** Diagnostics shown per file (DEFAULT_MAX_DIAGNOSTICS unless given). */
+  readonly maxErrors?: number;
 }
 
 /** The options `addInputOptions` declares, as commander hands them to the action. */
@@ -42,6 +45,7 @@ export interface InputCliOptions {
   bridge?: string;
   timeout?: number;
   strict?: boolean;
+  maxErrors?: number;
 }
 
 export interface LoadedDump extends ParseResult {
@@ -49,6 +53,12 @@ export interface LoadedDump extends ParseResult {
   readonly sources: readonly string[];
   /** The node read from a bundle or a live switch, with its facts (agentinfo, policy objects). */
   readonly node?: NodeDump;
+}
+
+function count(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new InvalidArgumentError('expected a number of diagnostics (0 for none)');
+  return n;
 }
 
 function seconds(value: string): number {
@@ -84,13 +94,23 @@ export function addInputOptions(cmd: Command): Command {
   add('--local', 'dump the switch of this host with ovs-ofctl');
   add('--bridge <name>', `bridge to dump with --pod or --local (default ${LIVE_DEFAULTS.bridge})`);
   add('--timeout <seconds>', `time allowed for each live command (default ${LIVE_DEFAULTS.timeoutSeconds})`, seconds);
+  add('--max-errors <n>', `diagnostics shown per input file (default ${DEFAULT_MAX_DIAGNOSTICS}); the rest are counted`, count);
   return cmd;
 }
 
+/** Diagnostics, capped per file and per line; each file's left out are counted in one line. */
+function printCapped(diagnostics: readonly Diagnostic[], io: Io, options: LoadOptions): void {
+  const wanted = options.quiet ? diagnostics.filter((d) => d.severity !== 'warning') : diagnostics;
+  const { shown, left } = capDiagnostics(wanted, options.maxErrors ?? DEFAULT_MAX_DIAGNOSTICS);
+  for (const d of shown) writeErr(io, formatDiagnostic(d));
+  for (const [file, n] of left) writeErr(io, `flowscope: and ${n} more diagnostic${n === 1 ? '' : 's'} of ${file} not shown (--max-errors N to show more)`);
+}
+
 function printDiagnostics(result: ParsedFiles, label: string, io: Io, options: LoadOptions): void {
-  for (const d of result.diagnostics) {
-    if (d.severity === 'warning' && options.quiet) continue;
-    writeErr(io, formatDiagnostic(d));
+  printCapped(result.diagnostics, io, options);
+  if (result.proseLines > 0 && !options.quiet) {
+    const n = result.proseLines;
+    writeErr(io, `flowscope: ${n} line${n === 1 ? '' : 's'} of ${label} ${n === 1 ? 'is' : 'are'} text, not flows, and ${n === 1 ? 'was' : 'were'} skipped`);
   }
   if (result.badLines > 0) {
     const what = `${result.badLines} line${result.badLines === 1 ? '' : 's'} of ${label} could not be read`;
@@ -192,7 +212,7 @@ function reportNode(dump: NodeDump, io: Io, options: LoadOptions): void {
  */
 export async function loadFromOptions(inputs: readonly string[], opts: InputCliOptions, io: Io, options: LoadOptions = {}): Promise<LoadedDump> {
   checkCombination(inputs, opts);
-  const load = { ...options, ...(opts.strict === undefined ? {} : { strict: opts.strict }) };
+  const load = { ...options, ...(opts.strict === undefined ? {} : { strict: opts.strict }), ...(opts.maxErrors === undefined ? {} : { maxErrors: opts.maxErrors }) };
   try {
     const maps = [options.portMap, opts.ports === undefined ? undefined : await readPortsOption(opts.ports, io)].filter((m): m is PortMap => m !== undefined);
     const parseOptions = maps.length === 0 ? {} : { portMap: mergePortMaps(maps) };
@@ -229,7 +249,10 @@ export async function loadFromOptions(inputs: readonly string[], opts: InputCliO
     const files = read.flatMap((r) => ('files' in r ? [r.files.flows, r.files.groups].filter(defined) : [r]));
     const portFiles = nodes.map((n) => n.files.ports).filter(defined);
     const result = parseFiles(files, { ...parseOptions, portFiles });
-    if (result.rejected.length > 0) throw new UserError(result.rejected.map((r) => r.message).join('\n'));
+    if (result.rejected.length > 0) {
+      printCapped(result.rejected.flatMap((r) => r.diagnostics), io, load);
+      throw new UserError(result.rejected.map((r) => r.message).join('\n'));
+    }
     for (const p of result.problems) writeErr(io, `flowscope: warning: ${p}`);
     const label = names.length === 1 ? inputLabel(names[0]!) : 'the inputs';
     printDiagnostics(result, label, io, load);

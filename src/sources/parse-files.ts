@@ -15,6 +15,8 @@ export interface RejectedFile {
   readonly label: string;
   /** `<label>: not an ovs-ofctl dump: it looks like YAML`. */
   readonly message: string;
+  /** What was wrong with each line, for a file that is no other kind of document. */
+  readonly diagnostics: readonly Diagnostic[];
 }
 
 export interface ParsedFiles extends ParseResult {
@@ -24,13 +26,26 @@ export interface ParsedFiles extends ParseResult {
   readonly problems: readonly string[];
 }
 
-/** A guess at what a text that holds no flows is, for the error message. */
-function guessKind(text: string): string {
-  const first = text.split(/\r?\n/).find((l) => l.trim() !== '' && !l.trimStart().startsWith('#'))?.trim() ?? '';
+/** What a text that holds no flows looks like instead (YAML, JSON, HTML), or undefined. */
+function guessKind(text: string): string | undefined {
+  const first = firstContentLine(text);
   if (/^(?:---|[\w.-]+:(?:\s|$)|- [\w.-]+:)/.test(first)) return 'it looks like YAML';
   if (/^[{[]/.test(first)) return 'it looks like JSON';
   if (/^</.test(first)) return 'it looks like HTML or XML';
-  return 'no line could be read as a flow or group';
+  return undefined;
+}
+
+/** The first line that is neither blank nor a comment, trimmed; found without splitting the whole text. */
+function firstContentLine(text: string): string {
+  let at = 0;
+  while (at < text.length) {
+    let end = text.indexOf('\n', at);
+    if (end < 0) end = text.length;
+    const line = text.slice(at, end).trim();
+    if (line !== '' && !line.startsWith('#')) return line;
+    at = end + 1;
+  }
+  return '';
 }
 
 /** The 1-based number of the last non-empty physical line, when the text does not end with a line end. */
@@ -63,11 +78,15 @@ export function parseFiles(files: readonly NodeFile[], options: ParseFilesOption
   const protocols: OfVersion[] = [];
   const rejected: RejectedFile[] = [];
   let badLines = 0;
+  let proseLines = 0;
   for (const f of files) {
     const r = parseDump(f.text, { file: f.label, ...(ports.size > 0 ? { portMap: ports } : {}) });
     const readSomething = r.flows.length > 0 || r.groups.length > 0 || r.ports.size > 0 || r.protocols.length > 0;
-    if (!readSomething && r.badLines > 0) {
-      rejected.push({ label: f.label, message: `${shown(f.label)}: not an ovs-ofctl dump: ${guessKind(f.text)}` });
+    if (!readSomething && r.badLines + r.proseLines > 0) {
+      // A document of another kind is named; else each line says what is wrong with it.
+      const kind = guessKind(f.text);
+      const why = kind ?? (r.badLines > 0 ? `no line could be read as a flow or group` : 'it holds only text, no flow or group');
+      rejected.push({ label: f.label, message: `${shown(f.label)}: not an ovs-ofctl dump: ${why}`, diagnostics: kind === undefined ? r.diagnostics : [] });
       continue;
     }
     const last = unterminatedLastLine(f.text);
@@ -80,8 +99,9 @@ export function parseFiles(files: readonly NodeFile[], options: ParseFilesOption
     for (const v of r.protocols) if (protocols[protocols.length - 1] !== v) protocols.push(v);
     for (const [n, name] of r.ports.entries()) ports.set(n, name);
     badLines += r.badLines;
+    proseLines += r.proseLines;
   }
-  return { flows, groups, diagnostics, ports, protocols, badLines, rejected, problems };
+  return { flows, groups, diagnostics, ports, protocols, badLines, proseLines, rejected, problems };
 }
 
 /** `target.push(...items)` passes every item as an argument and overflows the stack on big dumps. */

@@ -30,6 +30,11 @@ export interface ParseResult {
   readonly protocols: OfVersion[];
   /** Lines that held a flow or group but could not be read. */
   readonly badLines: number;
+  /**
+   * Lines of prose, skipped: no flow or group is written without `=` (a pasted document's
+   * sentences, a shell prompt, a code fence).
+   */
+  readonly proseLines: number;
 }
 
 const HEADER = /^(?:NXST|OFPST|ONFST|OFPT|NXT|ONFT)_[A-Z0-9_]+(?:\s|$)/;
@@ -53,7 +58,7 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
   const file = options.file === '-' ? '<stdin>' : options.file;
   const ports = new PortMap();
   if (options.portMap) for (const [n, name] of options.portMap.entries()) ports.set(n, name);
-  const result = { flows: [] as Flow[], groups: [] as Group[], diagnostics: [] as Diagnostic[], ports, protocols: [] as OfVersion[], badLines: 0 };
+  const result = { flows: [] as Flow[], groups: [] as Group[], diagnostics: [] as Diagnostic[], ports, protocols: [] as OfVersion[], badLines: 0, proseLines: 0 };
   // One sink serves every line: it is emptied after each, once its problems are diagnostics.
   const sink = new ProblemSink();
   // Port names change how later lines read: with each, the context and what it has cached start anew.
@@ -100,6 +105,10 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
       return;
     }
     if (PORT_DETAIL.test(line.text) || FEATURES.test(body)) return;
+    if (!body.includes('=')) {
+      result.proseLines++;
+      return;
+    }
     readItem(line, body.startsWith('group_id='));
   });
 
