@@ -10,7 +10,7 @@ import type { FieldDef } from '../model/fields.ts';
 import { fieldByName } from '../model/fields.ts';
 import type { Flow } from '../model/flow.ts';
 import { matchField } from '../model/match.ts';
-import type { Pipeline } from '../model/pipeline.ts';
+import { type Pipeline, tableKey } from '../model/pipeline.ts';
 import type { PortRef } from '../model/ports.ts';
 import { type TableRef, tableNumber } from '../model/tables.ts';
 import { ones } from '../model/values.ts';
@@ -117,6 +117,13 @@ export class Annotator {
   private addressBook: AddressBook | undefined;
   private readonly pipeline: Pipeline;
   private readonly dumpNames: DumpTableNames;
+  /**
+   * What every flow of a table shares, and registers and marks decoded by value: a dump repeats
+   * both across thousands of flows.
+   */
+  private readonly tableInfos = new Map<string, TableInfo>();
+  private readonly wordings = new Map<TableSpec | undefined, Wording>();
+  private readonly decodings = new Map<TableSpec | undefined, Map<string, readonly DecodedBits[]>>();
 
   constructor(pipeline: Pipeline, options: AnnotateOptions = {}) {
     this.release = options.release ?? (options.profile ? defaultRelease(options.profile) : '9999');
@@ -163,6 +170,13 @@ export class Annotator {
   }
 
   tableInfo(ref: TableRef): TableInfo {
+    const key = tableKey(ref);
+    let info = this.tableInfos.get(key);
+    if (info === undefined) this.tableInfos.set(key, (info = this.readTableInfo(ref)));
+    return info;
+  }
+
+  private readTableInfo(ref: TableRef): TableInfo {
     const spec = this.resolve(ref);
     // A name the release lacks may still be a table of the profile in another release, whose number says which table it is.
     const otherRelease = !spec && ref.kind === 'name' && this.profile ? tableByKey(this.profile, ref.name) : undefined;
@@ -196,12 +210,14 @@ export class Annotator {
 
   /** The wording inside one table: shared register bits read as that table uses them. */
   private wordingIn(spec: TableSpec | undefined): Wording {
-    return spec ? { ...this.wording, bits: (field, value, mask) => this.stateWords(field, value, mask, spec) } : this.wording;
+    let w = this.wordings.get(spec);
+    if (w === undefined) this.wordings.set(spec, (w = spec ? { ...this.wording, bits: (field, value, mask) => this.stateWords(field, value, mask, spec) } : this.wording));
+    return w;
   }
 
   /** Named state in the bits, pieces that share bits as alternatives, other bits generically. */
   private stateWords(field: FieldDef, value: bigint, mask: bigint, table?: TableSpec): string | undefined {
-    const decoded = this.bits.decode(field, value, mask, table);
+    const decoded = this.decode(field, value, mask, table);
     if (decoded.length === 0) return undefined;
     const groups: DecodedBits[][] = [];
     for (const d of decoded) {
@@ -408,11 +424,21 @@ export class Annotator {
 
   private stateUses(flow: Flow, table: TableSpec | undefined): StateUse[] {
     const out: StateUse[] = [];
-    for (const e of flow.match.fields) for (const bits of this.bits.decode(e.field, e.value, e.mask, table)) out.push({ use: 'match', bits });
+    for (const e of flow.match.fields) for (const bits of this.decode(e.field, e.value, e.mask, table)) out.push({ use: 'match', bits });
     for (const a of flattenActions(flow.actions)) {
-      if (a.kind === 'set_field') for (const bits of this.bits.decode(a.field, a.value, a.mask, table)) out.push({ use: 'write', bits });
+      if (a.kind === 'set_field') for (const bits of this.decode(a.field, a.value, a.mask, table)) out.push({ use: 'write', bits });
     }
     return out;
+  }
+
+  /** The profile's named state in a field's bits, as `table` uses them: decoded once per value. */
+  private decode(field: FieldDef, value: bigint, mask: bigint, table: TableSpec | undefined): readonly DecodedBits[] {
+    let byValue = this.decodings.get(table);
+    if (byValue === undefined) this.decodings.set(table, (byValue = new Map()));
+    const key = `${field.storage}=${value.toString(16)}/${mask.toString(16)}`;
+    let decoded = byValue.get(key);
+    if (decoded === undefined) byValue.set(key, (decoded = this.bits.decode(field, value, mask, table)));
+    return decoded;
   }
 
   private addressUses(flow: Flow): AddressUse[] {
