@@ -49,7 +49,7 @@ function traceNote(results: readonly TraceResult[]): string {
 
 /** Many varied packets through a tracer that has already traced one. */
 export const traceSteadyState: Measurement = {
-  name: 'trace',
+  name: 'traces',
   label: `trace: ${STEADY_TRACES} packets`,
   covers: `${STEADY_TRACES} traces of varied packets (spec parsing included) after a first one`,
   load: async ({ dump, params }) => {
