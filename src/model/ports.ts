@@ -53,6 +53,8 @@ export interface PortNumbers {
 export class PortMap implements PortNumbers {
   private readonly byName = new Map<string, number>();
   private readonly byNumber = new Map<number, string>();
+  /** Ports whose description says they are down (`PORT_DOWN` config or `LINK_DOWN` state). */
+  private readonly down = new Set<number>();
 
   set(number: number, name: string): void {
     this.byName.set(name, number);
@@ -65,6 +67,21 @@ export class PortMap implements PortNumbers {
 
   name(number: number): string | undefined {
     return this.byNumber.get(number);
+  }
+
+  /** Takes every port of `other`, names and states; its entries win where the two disagree. */
+  addAll(other: PortMap): void {
+    for (const [n, name] of other.entries()) this.set(n, name);
+    for (const n of other.down) this.down.add(n);
+  }
+
+  setDown(number: number): void {
+    this.down.add(number);
+  }
+
+  /** Whether the port is down: a fast-failover bucket watching it is not live. */
+  isDown(number: number): boolean {
+    return this.down.has(number);
   }
 
   get size(): number {

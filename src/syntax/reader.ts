@@ -11,6 +11,7 @@ import { ProblemSink } from '../model/problems.ts';
 import { type FlowLineContext, parseFlowLine } from './flow-line.ts';
 import { parseGroupLine } from './group-line.ts';
 import { type LogicalLine, eachLogicalLine } from './lines.ts';
+import { PortDescriptionReader } from './port-description.ts';
 import { RecurringParts } from './recurring.ts';
 
 export interface ParseOptions {
@@ -39,7 +40,6 @@ export interface ParseResult {
 
 const HEADER = /^(?:NXST|OFPST|ONFST|OFPT|NXT|ONFT)_[A-Z0-9_]+(?:\s|$)/;
 const HEADER_VERSION = /\(OF1\.([0-5])\)/;
-const PORT_LINE = /^\s*(\d+|LOCAL)\((.*)\): addr:/;
 const PORT_DETAIL = /^\s+(?:config|state|current|advertised|supported|peer|speed):/;
 const FEATURES = /^(?:n_tables:|capabilities:|actions: )/;
 const HEX_DUMP = /^[0-9a-f]{8}  [0-9a-f]{2}/;
@@ -57,7 +57,8 @@ function isDumpFlowLine(text: string): boolean {
 export function parseDump(text: string, options: ParseOptions): ParseResult {
   const file = options.file === '-' ? '<stdin>' : options.file;
   const ports = new PortMap();
-  if (options.portMap) for (const [n, name] of options.portMap.entries()) ports.set(n, name);
+  if (options.portMap) ports.addAll(options.portMap);
+  const portLines = new PortDescriptionReader(ports);
   const result = { flows: [] as Flow[], groups: [] as Group[], diagnostics: [] as Diagnostic[], ports, protocols: [] as OfVersion[], badLines: 0, proseLines: 0 };
   // One sink serves every line: it is emptied after each, once its problems are diagnostics.
   const sink = new ProblemSink();
@@ -65,10 +66,6 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
   const freshContext = (): FlowLineContext =>
     ports.size > 0 ? { sink, portMap: ports, recurring: new RecurringParts() } : { sink, recurring: new RecurringParts() };
   let context = freshContext();
-  const addPort = (n: number, name: string): void => {
-    ports.set(n, name);
-    context = freshContext();
-  };
   let inHexDump = false;
   eachLogicalLine(text, (line) => {
     if (isDumpFlowLine(line.text)) {
@@ -99,11 +96,9 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
       );
       return;
     }
-    const port = PORT_LINE.exec(line.text);
-    if (port) {
-      if (port[1] !== 'LOCAL') addPort(Number(port[1]), port[2]!);
-      return;
-    }
+    const port = portLines.read(line.text);
+    if (port === 'port') context = freshContext();
+    if (port) return;
     if (PORT_DETAIL.test(line.text) || FEATURES.test(body)) return;
     if (!body.includes('=')) {
       result.proseLines++;
