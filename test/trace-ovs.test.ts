@@ -6,68 +6,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { Pipeline } from '../src/model/pipeline.ts';
-import { parseDump } from '../src/syntax/reader.ts';
 import { parsePacketSpec } from '../src/analysis/packet.ts';
-import { type TraceResult, Tracer, XLATE_ERRORS } from '../src/analysis/trace.ts';
+import { XLATE_ERRORS } from '../src/analysis/trace.ts';
 import { missDrop } from '../src/analysis/nearest-flow.ts';
 import { entryValue } from '../src/render/nearest.ts';
-import { parseCtNext } from '../src/cli/commands/trace.ts';
 import { type OvsSwitch, skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
 import { ANTREA, ANTREA_PROXY, type Example, exampleFile } from './support/make-examples.ts';
 import { parseOfprotoTrace } from './support/ofproto-trace.ts';
+import { assertAgree, compare, type Probe, tracerFor } from './support/trace-compare.ts';
 import { Random } from '../bench/random.ts';
-
-interface Probe {
-  /** ofproto/trace flow syntax (prerequisites first). */
-  readonly packet: string;
-  /** `--ct-next` values in ofproto/trace syntax (`trk,est`). */
-  readonly ctNext?: readonly string[];
-}
-
-/** Loads the switch's own dumps (flows, groups, ports) into a tracer. */
-async function tracerFor(sw: OvsSwitch): Promise<Tracer> {
-  const text = [await sw.dumpFlows({ of: 15 }), await sw.dumpGroups({ of: 15 }), await sw.show(13)].join('\n');
-  const dump = parseDump(text, { file: 'live' });
-  assert.equal(dump.badLines, 0, dump.diagnostics.map((d) => d.message).join('\n'));
-  return new Tracer(new Pipeline(dump.flows, dump.groups, dump.ports));
-}
-
-/** Why our translation failed, in ofproto/trace's words. */
-function failureOf(result: TraceResult): string | undefined {
-  const failed = result.problems.find((p) => p.kind === 'translation-failed');
-  return failed ? XLATE_ERRORS[failed.limit] : undefined;
-}
-
-/** Traces every probe with both and returns a description of each disagreement. */
-async function compare(sw: OvsSwitch, tracer: Tracer, probes: readonly Probe[]): Promise<{ mismatches: string[]; verdicts: Map<string, number>; failures: Map<string, number> }> {
-  const mismatches: string[] = [];
-  const verdicts = new Map<string, number>();
-  const failures = new Map<string, number>();
-  for (const probe of probes) {
-    const ovsText = await sw.trace(probe.packet, { ctNext: probe.ctNext ?? [] });
-    const inPort = Number(/in_port=(\d+)/.exec(probe.packet)?.[1] ?? 0);
-    const ovs = parseOfprotoTrace(ovsText, inPort);
-    assert.ok(ovs.passes[0]!.steps.length > 0, `ofproto/trace output not understood:\n${ovsText}`);
-    const spec = parsePacketSpec(probe.packet, tracer.pipeline.ports);
-    assert.ok(spec.ok, `${probe.packet}: ${spec.ok ? '' : spec.error}`);
-    // No bucket is given: the hash-selected groups pick theirs as the switch does.
-    const ours = tracer.trace(spec.packet, { ctNext: (probe.ctNext ?? []).map(parseCtNext) });
-    const oursPasses = ours.passes.map((p) => p.steps.map((s) => `${s.table.kind === 'number' ? s.table.number : s.table.name}:${s.flow?.priority ?? 'miss'}`).join(' '));
-    const ovsPasses = ovs.passes.map((p) => p.steps.map((s) => `${s.table}:${s.priority ?? 'miss'}`).join(' '));
-    const what = `${probe.packet}${probe.ctNext ? ` --ct-next ${probe.ctNext.join(' ')}` : ''}`;
-    if (JSON.stringify(oursPasses) !== JSON.stringify(ovsPasses)) {
-      mismatches.push(`${what}\n  ovs:       ${ovsPasses.join(' | ')}\n  flowscope: ${oursPasses.join(' | ')}`);
-    } else if (ours.verdict !== ovs.verdict || JSON.stringify(ours.outputs) !== JSON.stringify(ovs.outputs)) {
-      mismatches.push(`${what}\n  ovs:       ${ovs.verdict} ${ovs.outputs.join(',')}\n  flowscope: ${ours.verdict} ${ours.outputs.join(',')}`);
-    } else if (failureOf(ours) !== ovs.failure) {
-      mismatches.push(`${what}\n  ovs:       translation failed: ${ovs.failure ?? 'no'}\n  flowscope: translation failed: ${failureOf(ours) ?? 'no'}`);
-    }
-    verdicts.set(ours.verdict, (verdicts.get(ours.verdict) ?? 0) + 1);
-    if (ovs.failure !== undefined) failures.set(ovs.failure, (failures.get(ovs.failure) ?? 0) + 1);
-  }
-  return { mismatches, verdicts, failures };
-}
 
 // The Antrea example: ports antrea-tun0=1, antrea-gw0=2, Pods 10.10.0.2 on 3 and 10.10.0.3 on 4.
 const POD3 = 'dl_src=12:9e:a6:47:d0:70,nw_src=10.10.0.2';
@@ -168,10 +115,6 @@ function policyVariation(seed: number): { flows: string; probes: Probe[] } {
   probes.push({ packet: `in_port=1,tcp,dl_dst=${POD4_MAC},nw_src=10.10.2.99,nw_dst=10.10.0.3,nw_ttl=64,tp_dst=80` });
   probes.push({ packet: `in_port=1,tcp,dl_dst=${POD4_MAC},nw_src=10.10.2.99,nw_dst=10.10.0.3,nw_ttl=64,tp_dst=80`, ctNext: ['trk,est'] });
   return { flows: flows.join('\n') + '\n', probes };
-}
-
-function assertAgree(result: { mismatches: string[] }, total: number): void {
-  assert.equal(result.mismatches.length, 0, `${result.mismatches.length} of ${total} traces differ:\n${result.mismatches.join('\n')}`);
 }
 
 test('trace agrees with ofproto/trace on the Antrea example', skipUnlessOvs, async () => {

@@ -84,6 +84,12 @@ export const CT_STATE = {
   dnat: 0x80n,
 } as const;
 
+/**
+ * The TCI of a second (inner) VLAN tag, which only push_vlan on a tagged packet makes. No field
+ * matches it; ofproto/trace prints it as `vlan_tci1`.
+ */
+export const INNER_VLAN = 'vlan_tci1';
+
 /** Fields the conntrack module fills and `ct` without `table=`/`ct_clear` empties. */
 const CT_SLOTS = ['ct_state', 'ct_zone', 'ct_mark', 'ct_label', 'ct_nw_proto', 'ct_nw_src', 'ct_nw_dst', 'ct_ipv6_src', 'ct_ipv6_dst', 'ct_tp_src', 'ct_tp_dst'];
 
@@ -135,6 +141,21 @@ export class Packet {
 
   setSubfield(sf: Subfield, value: bigint): void {
     this.set(sf.field, (value & ones(sf.bits)) << BigInt(sf.start), ones(sf.bits) << BigInt(sf.start));
+  }
+
+  /**
+   * push_vlan: a new outer tag with VID 0 and PCP 0 before the packet's tag, which becomes the
+   * inner one. OVS keeps two tags (FLOW_MAX_VLAN_HEADERS); a third push loses the innermost.
+   */
+  pushVlan(): void {
+    this.setSlot(INNER_VLAN, this.slot('vlan_tci'));
+    this.setSlot('vlan_tci', 0x1000n);
+  }
+
+  /** pop_vlan/strip_vlan: the inner tag, if any, becomes the outer one. */
+  popVlan(): void {
+    this.setSlot('vlan_tci', this.slot(INNER_VLAN));
+    this.setSlot(INNER_VLAN, 0n);
   }
 
   clearConntrack(): void {

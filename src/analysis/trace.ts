@@ -11,8 +11,8 @@
  *   address and port of the range, as ofproto/trace does.
  * - A select group uses the bucket given by `bucket`, else the live bucket of highest weight
  *   (lowest bucket id among equals): the hash OVS uses depends on the datapath.
- * - A fast-failover bucket is live when its watch port is in the dump's port map (or there is no
- *   port map, or it watches nothing).
+ * - A fast-failover bucket is live when its watch port is in the dump's port map and not down
+ *   there (or there is no port map, or it watches nothing), or its watch group has a live bucket.
  * - `learn` reports the flow it would install and does not install it.
  * - `multipath` and `bundle` pick the first link/member; `check_pkt_larger` answers "not larger".
  */
@@ -22,8 +22,9 @@ import { type Pipeline, tableKey } from '../model/pipeline.ts';
 import { RESERVED_PORT_NUMBERS, type PortRef } from '../model/ports.ts';
 import { type TableRef, tableLabel, tableNumber } from '../model/tables.ts';
 import { ones } from '../model/values.ts';
+import { actionSetList, isControllerOutput } from './action-set.ts';
 import { Classifier, type ConjunctionMatch } from './classifier.ts';
-import { CT_STATE, FIELD, isIp, Packet, PacketSpecError, parsePacketSpec, port16 } from './packet.ts';
+import { CT_STATE, ETH_TYPE, FIELD, isIp, Packet, PacketSpecError, parsePacketSpec, port16, port32, prerequisiteMet } from './packet.ts';
 import { bestLiveBucket, selectionHash } from './select-bucket.ts';
 import { type OutputPort, TracePorts } from './trace-ports.ts';
 
@@ -76,6 +77,10 @@ export type TraceProblem =
   | { readonly kind: 'no-live-bucket'; readonly table: TableRef; readonly group: number }
   | { readonly kind: 'unlisted-port'; readonly table: TableRef; readonly port: OutputPort }
   | { readonly kind: 'output-to-in-port'; readonly table: TableRef; readonly port: OutputPort }
+  /** `resubmit(,T,ct)` for a packet without a conntrack tuple: OVS looks nothing up. */
+  | { readonly kind: 'no-ct-tuple'; readonly table: TableRef; readonly target: TableRef }
+  /** A field write OVS ignores: the packet lacks the headers the field belongs to. */
+  | { readonly kind: 'unmet-prerequisites'; readonly table: TableRef; readonly field: string }
   /** The packet's in_port is a number the port list does not name (or none), and the flows of `table` match in_port by names without numbers. */
   | { readonly kind: 'unnumbered-in-ports'; readonly table: TableRef; readonly inPort: number; readonly names: readonly string[] }
   /** `loop`: the tables the path went round when it ran too deep (empty when it did not repeat itself). */
@@ -184,6 +189,35 @@ interface Run {
 
 /** Ports reserved in the 16-bit numbering that a packet can be sent to. */
 const LOCAL = RESERVED_PORT_NUMBERS.LOCAL;
+/** How far OVS follows watch groups watching groups (MAX_LIVENESS_RECURSION). */
+const MAX_LIVENESS_DEPTH = 128;
+
+/** A watch port as ofproto/trace names it. */
+function portText(ref: PortRef): string {
+  return ref.kind === 'number' ? String(ref.number) : ref.name;
+}
+
+/**
+ * Whether a field write takes effect on this packet: OVS ignores a write into a field whose
+ * headers the packet lacks. The OpenFlow 1.0 actions check less than the field's own
+ * prerequisites (mod_tp_dst needs IP, not TCP).
+ */
+function writable(a: ActionOf<'set_field'>, p: Packet): boolean {
+  switch (a.written) {
+    case 'mod_tp_src':
+    case 'mod_tp_dst':
+    case 'mod_nw_tos':
+    case 'mod_nw_ecn':
+      return isIp(p);
+    case 'mod_dl_src':
+    case 'mod_dl_dst':
+    case 'set_tunnel':
+    case 'set_tunnel64':
+      return true;
+    default:
+      return prerequisiteMet(a.field, p);
+  }
+}
 
 /** A pipeline prepared for tracing: build once, trace many packets. */
 export class Tracer {
@@ -273,57 +307,6 @@ function applyNat(p: Packet, nat: NatAction): void {
   if (range.portMin !== undefined && range.portMin !== 0) p.set(src ? FIELD.tpSrc : FIELD.tpDst, BigInt(range.portMin));
 }
 
-/** Action-set order (OpenFlow 1.3 §5.10 as OVS applies it, lib/ofp-actions.c ofpacts_execute_action_set). */
-const SET_ORDER: readonly (readonly Action['kind'][])[] = [
-  ['strip_vlan'],
-  ['pop_mpls'],
-  ['decap'],
-  ['encap'],
-  ['push_mpls'],
-  ['push_vlan'],
-  ['dec_ttl'],
-  ['dec_mpls_ttl'],
-  ['dec_nsh_ttl'],
-];
-const CUMULATIVE: ReadonlySet<Action['kind']> = new Set(['set_field', 'move', 'set_vlan_vid', 'set_vlan_pcp', 'set_mpls_ttl', 'set_ip_ttl']);
-/** Of these only the first present runs. */
-const TERMINAL: readonly Action['kind'][] = ['group', 'output', 'output_field', 'resubmit', 'ct_clear', 'ct'];
-
-/** Adds actions to an action set: one per kind, later ones replacing earlier; field writes accumulate. */
-function writeToSet(set: Action[], actions: readonly Action[]): void {
-  for (const a of actions) {
-    if (!CUMULATIVE.has(a.kind)) {
-      const i = set.findIndex((b) => b.kind === a.kind);
-      if (i >= 0) set.splice(i, 1);
-    }
-    set.push(a);
-  }
-}
-
-/** An action set as the action list it executes as. */
-export function actionSetList(set: readonly Action[]): Action[] {
-  const out: Action[] = [];
-  for (const kinds of SET_ORDER) out.push(...set.filter((a) => kinds.includes(a.kind)));
-  out.push(...set.filter((a) => CUMULATIVE.has(a.kind)));
-  const queue = set.find((a) => a.kind === 'set_queue');
-  if (queue) out.push(queue);
-  for (const kind of TERMINAL) {
-    const a = set.find((b) => b.kind === kind);
-    if (a) {
-      out.push(a);
-      break;
-    }
-  }
-  return out;
-}
-
-/** A bucket's actions are an action set (ofproto-dpif-xlate.c xlate_group_bucket). */
-function bucketActions(bucket: Bucket): Action[] {
-  const set: Action[] = [];
-  writeToSet(set, bucket.actions);
-  return actionSetList(set);
-}
-
 /** Repetitions of a cycle that show a path going round it rather than passing by twice. */
 const LOOP_REPEATS = 3;
 
@@ -351,23 +334,27 @@ class Pass {
   private readonly run: Run;
   private readonly options: TraceOptions;
   private packet: Packet;
+  /** The actions `write_actions` wrote, in the order written (OVS keeps them so). */
   private actionSet: Action[];
+  /** Whether the action set holds a group: actset_output then stays unset (OVS's action_set_has_group). */
+  private actionSetHasGroup = false;
   private stack: Stack;
   private readonly steps: TraceStep[] = [];
   /** Index in `steps` of each table's last lookup, the one that keeps its packet. */
   private readonly lastStepOf = new Map<string, number>();
+  /** Nesting of resubmits to the same or an earlier table and of group buckets (OVS's ctx->depth). */
   private depth = 0;
+  /** Lookups after the first (OVS's ctx->resubmits). */
   private resubmits = 0;
   /** Lookups, groups and clones open at once, against MAX_NESTING: each is a frame of the tracer's own stack. */
   private nesting = 0;
   /** Bytes of datapath actions yielded, against MAX_ACTION_BYTES. */
   private actionBytes = 0;
-  /** Set by `exit`: nothing more runs in this pass but the action set (a bucket clears it). */
+  /** Set by `exit`: nothing more runs in this pass, not even the action set (a bucket clears it). */
   private exited = false;
   /** Set when a limit is hit: translation stops altogether. */
   private failure: XlateLimit | undefined;
   private table: TableRef = tableNumber(0);
-  private readonly inPort: number;
 
   constructor(tracer: Tracer, run: Run, options: TraceOptions, packet: Packet, actionSet: readonly Action[], stack: Stack) {
     this.tracer = tracer;
@@ -375,8 +362,8 @@ class Pass {
     this.options = options;
     this.packet = packet;
     this.actionSet = [...actionSet];
+    this.actionSetHasGroup = actionSet.some((x) => x.kind === 'group');
     this.stack = stack;
-    this.inPort = Number(packet.get(FIELD.inPort));
   }
 
   execute(start: TableRef, via: 'start' | 'resume', recircId: number, resume?: TracePass['resume']): TracePass {
@@ -384,12 +371,7 @@ class Pass {
     const nodes: TraceNode[] = [];
     const before = { outputs: this.run.outputs.length, normal: this.run.normal, controller: this.run.controller };
     this.lookup(start, via, nodes);
-    const set = actionSetList(this.actionSet);
-    this.exited = false;
-    if (set.length > 0 && !this.failure && !this.run.stopped) {
-      nodes.push({ kind: 'detail', text: 'Executing action set:' });
-      this.actions(set, nodes);
-    }
+    if (!this.failure && !this.run.stopped) this.executeActionSet(nodes);
     if (this.failure) {
       // A translation that fails sends nothing at all, not even what it output before failing.
       this.run.outputs.length = before.outputs;
@@ -400,19 +382,58 @@ class Pass {
     return { recircId, ...(resume ? { resume } : {}), initial, final: this.packet.clone(), nodes, steps: this.steps };
   }
 
-  /** Looks the packet up in `ref` and runs the matched flow's actions. */
-  private lookup(ref: TableRef, via: 'start' | 'goto' | 'resubmit' | 'resume', parent: TraceNode[], inPortOverride?: number, ctTuple = false): void {
-    if (++this.resubmits > MAX_RESUBMITS) {
-      this.fail('resubmits', parent);
+  /** Runs the action set and empties it; after `exit` nothing of it runs (OVS does not clear its exit flag). */
+  private executeActionSet(nodes: TraceNode[]): void {
+    const set = actionSetList(this.actionSet);
+    this.actionSet = [];
+    this.actionSetHasGroup = false;
+    if (set.length === 0) return;
+    nodes.push({ kind: 'detail', text: 'Executing action set:' });
+    this.actions(set, nodes);
+  }
+
+  /** The port the packet is in on now: a flow may have rewritten in_port. */
+  private inPort(): number {
+    return Number(this.packet.get(FIELD.inPort));
+  }
+
+  /**
+   * Whether another lookup or group is within OVS's limits (xlate_resubmit_resource_check);
+   * when not, translation fails here.
+   */
+  private withinLimits(nodes: TraceNode[]): boolean {
+    if (this.depth >= MAX_DEPTH) this.fail('depth', nodes);
+    else if (this.resubmits >= MAX_RESUBMITS) this.fail('resubmits', nodes);
+    else return this.resourceCheck(nodes);
+    return false;
+  }
+
+  /**
+   * A lookup after the first (goto_table, resubmit, output to TABLE). Only one in a table at or
+   * before the current one can loop, so only it deepens the nesting (OVS 2.6+).
+   */
+  private nextLookup(ref: TableRef, via: 'goto' | 'resubmit', nodes: TraceNode[], inPort?: number, ctTuple = false): void {
+    if (!this.withinLimits(nodes)) return;
+    if (ctTuple && !this.hasCtTuple()) {
+      this.problem(nodes, { kind: 'no-ct-tuple', table: this.table, target: ref });
       return;
     }
-    if (!this.resourceCheck(parent) || !this.takeStep(parent)) return;
+    const deepens = this.tracer.ordinal(ref) <= this.tracer.ordinal(this.table);
+    this.resubmits++;
+    if (deepens) this.depth++;
+    this.lookup(ref, via, nodes, inPort, ctTuple);
+    if (deepens) this.depth--;
+  }
+
+  /** Looks the packet up in `ref` and runs the matched flow's actions. */
+  private lookup(ref: TableRef, via: 'start' | 'goto' | 'resubmit' | 'resume', parent: TraceNode[], inPortOverride?: number, ctTuple = false): void {
+    if (!this.takeStep(parent)) return;
     const saved = this.lookupView(inPortOverride, ctTuple);
     const index = this.tracer.classifier.index(ref);
     const hit = index?.lookup(this.packet);
     const step: TraceStep = { table: ref, flow: hit?.flow, ...(hit?.conjunction ? { conjunction: hit.conjunction } : {}) };
     this.keepStep(step);
-    const inPort = Number(this.packet.get(FIELD.inPort));
+    const inPort = this.inPort();
     saved?.();
     const nodes: TraceNode[] = [];
     const node: TraceNode = { kind: 'table', ...step, via, nodes };
@@ -489,22 +510,27 @@ class Pass {
     this.problem(nodes, { kind: 'trace-cut', table: this.table, limit });
   }
 
-  /** Temporarily changes what the classifier sees (resubmit's port, resubmit's ct tuple); returns the undo. */
+  /** Whether the packet carries the conntrack tuple `resubmit(,T,ct)` looks up with: tracked IP. */
+  private hasCtTuple(): boolean {
+    return this.packet.slot('ct_nw_proto') !== 0n && isIp(this.packet);
+  }
+
+  /**
+   * Temporarily changes what the classifier sees: resubmit's port, and for `resubmit(,T,ct)` the
+   * packet's 5-tuple swapped with its conntrack tuple (ofproto-dpif-xlate.c tuple_swap). Returns the undo.
+   */
   private lookupView(inPort: number | undefined, ctTuple: boolean): (() => void) | undefined {
     if (inPort === undefined && !ctTuple) return undefined;
     const before = this.packet.clone();
-    if (inPort !== undefined) this.packet.set(FIELD.inPort, BigInt(inPort));
-    if (ctTuple && this.packet.slot('ct_nw_proto') !== 0n) {
-      for (const [to, from] of [
-        ['nw_src', 'ct_nw_src'],
-        ['nw_dst', 'ct_nw_dst'],
-        ['ipv6_src', 'ct_ipv6_src'],
-        ['ipv6_dst', 'ct_ipv6_dst'],
-        ['nw_proto', 'ct_nw_proto'],
-        ['tp_src', 'ct_tp_src'],
-        ['tp_dst', 'ct_tp_dst'],
-      ] as const) {
-        this.packet.setSlot(to, this.packet.slot(from));
+    const p = this.packet;
+    if (inPort !== undefined) p.set(FIELD.inPort, BigInt(inPort));
+    if (ctTuple) {
+      const v4 = p.get(FIELD.ethType) === ETH_TYPE.ipv4;
+      const pairs = [['nw_proto', 'ct_nw_proto'], v4 ? ['nw_src', 'ct_nw_src'] : ['ipv6_src', 'ct_ipv6_src'], v4 ? ['nw_dst', 'ct_nw_dst'] : ['ipv6_dst', 'ct_ipv6_dst'], ['tp_src', 'ct_tp_src'], ['tp_dst', 'ct_tp_dst']] as const;
+      for (const [a, b] of pairs) {
+        const va = p.slot(a);
+        p.setSlot(a, p.slot(b));
+        p.setSlot(b, va);
       }
     }
     return () => {
@@ -533,22 +559,32 @@ class Pass {
         this.output(a.port, nodes);
         return;
       case 'output_field': {
-        const n = Number(port16(p.getSubfield(a.src)));
+        const n = p.getSubfield(a.src);
+        // OVS takes the port from the field as a 16-bit OpenFlow 1.0 number.
+        if (n > 0xffffn) {
+          nodes.push({ kind: 'warning', text: `output port ${n} is out of range` });
+          return;
+        }
         nodes.push({ kind: 'detail', text: `output port is ${n}` });
-        this.outputNumber(n, nodes);
+        this.outputNumber(Number(n), nodes);
         return;
       }
       case 'controller':
         this.run.controller = true;
         return;
       case 'group':
-        this.group(a.id, nodes);
-        return;
+        // A missing group ends the action list, not the pipeline (OVS's xlate_group_action).
+        return this.group(a.id, nodes);
       case 'set_field':
+        if (!writable(a, p)) {
+          this.problem(nodes, { kind: 'unmet-prerequisites', table: this.table, field: a.field.name });
+          return;
+        }
         p.set(a.field, a.value, a.mask);
         return;
       case 'move':
-        p.setSubfield(a.dst, p.getSubfield(a.src));
+        // OVS copies nothing when either field's headers are missing (mf_subfield_copy).
+        if (prerequisiteMet(a.src.field, p) && prerequisiteMet(a.dst.field, p)) p.setSubfield(a.dst, p.getSubfield(a.src));
         return;
       case 'set_vlan_vid': {
         const tci = p.get(FIELD.vlanTci);
@@ -561,10 +597,10 @@ class Pass {
         return;
       }
       case 'strip_vlan':
-        p.set(FIELD.vlanTci, 0n);
+        p.popVlan();
         return;
       case 'push_vlan':
-        p.set(FIELD.vlanTci, p.get(FIELD.vlanTci) | 0x1000n);
+        p.pushVlan();
         return;
       case 'push_mpls':
       case 'pop_mpls':
@@ -584,7 +620,7 @@ class Pass {
         return 'stop-list';
       }
       case 'set_ip_ttl':
-        p.set(FIELD.nwTtl, BigInt(a.ttl));
+        if (isIp(p)) p.set(FIELD.nwTtl, BigInt(a.ttl));
         return;
       case 'dec_ttl': {
         if (!isIp(p)) return;
@@ -600,17 +636,13 @@ class Pass {
       }
       case 'resubmit': {
         const table = a.table ?? this.table;
-        const inPort = a.port === undefined ? undefined : this.portNumber(a.port);
-        this.resubmit(table, nodes, inPort, a.ct);
+        // resubmit(IN_PORT,T) looks up with the port the packet is in on.
+        const inPort = a.port === undefined ? undefined : a.port.kind === 'reserved' && a.port.name === 'IN_PORT' ? this.inPort() : this.portNumber(a.port);
+        this.nextLookup(table, 'resubmit', nodes, inPort, a.ct);
         return;
       }
       case 'goto_table':
-        if (++this.depth > MAX_DEPTH) {
-          this.fail('depth', nodes);
-        } else {
-          this.lookup(a.table, 'goto', nodes);
-          this.depth--;
-        }
+        this.nextLookup(a.table, 'goto', nodes);
         return;
       case 'ct':
         this.ct(a, nodes);
@@ -624,10 +656,14 @@ class Pass {
         return;
       case 'clone': {
         if (!this.enter(nodes)) return;
-        const saved = { packet: p.clone(), actionSet: [...this.actionSet], stack: this.stack };
+        // The copy runs its action set (its own copy of the set) when its actions end; then the
+        // packet, action set and stack are as before. An `exit` in it ends the caller too, as in OVS.
+        const saved = { packet: p.clone(), actionSet: [...this.actionSet], hasGroup: this.actionSetHasGroup, stack: this.stack };
         this.actions(a.actions, nodes);
+        if (!this.failure) this.executeActionSet(nodes);
         this.packet = saved.packet;
         this.actionSet = saved.actionSet;
+        this.actionSetHasGroup = saved.hasGroup;
         this.stack = saved.stack;
         this.nesting--;
         return;
@@ -668,10 +704,11 @@ class Pass {
         return;
       case 'clear_actions':
         this.actionSet = [];
+        this.actionSetHasGroup = false;
+        p.set(FIELD.actsetOutput, 0n);
         return;
       case 'write_actions':
-        writeToSet(this.actionSet, a.actions);
-        this.updateActsetOutput();
+        this.writeActions(a.actions);
         return;
       case 'write_metadata':
         p.set(FIELD.metadata, a.value, a.mask);
@@ -699,10 +736,22 @@ class Pass {
     }
   }
 
-  private updateActsetOutput(): void {
-    const out = this.actionSet.find((a): a is ActionOf<'output'> => a.kind === 'output');
-    const n = out ? this.portNumber(out.port) : undefined;
-    this.packet.set(FIELD.actsetOutput, n === undefined ? 0n : BigInt(n >= 0xff00 ? n + 0xffff0000 : n));
+  /**
+   * Adds actions to the action set and keeps actset_output as OVS does (xlate_write_actions__):
+   * the port of the last output written, until a group is written.
+   */
+  private writeActions(actions: readonly Action[]): void {
+    this.actionSet.push(...actions);
+    if (this.actionSetHasGroup) return;
+    for (const a of actions) {
+      if (a.kind === 'group') {
+        this.actionSetHasGroup = true;
+        this.packet.set(FIELD.actsetOutput, 0n);
+        return;
+      }
+      const port = a.kind === 'output' ? this.portNumber(a.port) : isControllerOutput(a) ? RESERVED_PORT_NUMBERS.CONTROLLER : undefined;
+      if (port !== undefined) this.packet.set(FIELD.actsetOutput, port32(BigInt(port)));
+    }
   }
 
   private problem(nodes: TraceNode[], problem: TraceProblem): void {
@@ -714,17 +763,6 @@ class Pass {
   private fail(limit: XlateLimit, nodes: TraceNode[]): void {
     this.failure = limit;
     this.problem(nodes, { kind: 'translation-failed', table: this.table, limit, loop: loopOf(this.steps) });
-  }
-
-  private resubmit(table: TableRef, nodes: TraceNode[], inPort: number | undefined, ct: boolean): void {
-    // Only a resubmit that does not move forward in the pipeline can loop, so only it nests.
-    const nests = this.tracer.ordinal(table) <= this.tracer.ordinal(this.table);
-    if (nests && ++this.depth > MAX_DEPTH) {
-      this.fail('depth', nodes);
-      return;
-    }
-    this.lookup(table, 'resubmit', nodes, inPort, ct);
-    if (nests) this.depth--;
   }
 
   /** A port reference as a 16-bit OpenFlow port number (a stand-in for a port known only by name). */
@@ -745,9 +783,10 @@ class Pass {
 
   private outputNumber(n: number, nodes: TraceNode[]): void {
     const ports = this.tracer.ports.known;
+    const inPort = this.inPort();
     switch (n) {
       case RESERVED_PORT_NUMBERS.IN_PORT:
-        this.sent(this.tracer.ports.outputPort(this.inPort));
+        this.send(inPort, nodes);
         return;
       case RESERVED_PORT_NUMBERS.NORMAL:
         this.run.normal = true;
@@ -757,22 +796,28 @@ class Pass {
         this.run.controller = true;
         return;
       case RESERVED_PORT_NUMBERS.TABLE:
-        this.resubmit(this.tracer.startTable, nodes, undefined, false);
+        this.nextLookup(this.tracer.startTable, 'resubmit', nodes);
         return;
       case RESERVED_PORT_NUMBERS.FLOOD:
       case RESERVED_PORT_NUMBERS.ALL:
-        for (const [port] of ports.entries()) if (port !== this.inPort) this.sent(port);
+        for (const [port] of ports.entries()) if (port !== inPort) this.sent(port);
         if (ports.size === 0) nodes.push({ kind: 'warning', text: 'flooding needs the port list; give a dump with port descriptions' });
         return;
       case RESERVED_PORT_NUMBERS.NONE:
       case RESERVED_PORT_NUMBERS.UNSET:
         return;
     }
-    const port = this.tracer.ports.outputPort(n);
-    if (n === this.inPort) {
-      this.problem(nodes, { kind: 'output-to-in-port', table: this.table, port });
+    if (n === inPort) {
+      this.problem(nodes, { kind: 'output-to-in-port', table: this.table, port: this.tracer.ports.outputPort(n) });
       return;
     }
+    this.send(n, nodes);
+  }
+
+  /** Sends the packet out of port `n`, which the bridge must have (LOCAL it always has). */
+  private send(n: number, nodes: TraceNode[]): void {
+    const ports = this.tracer.ports.known;
+    const port = this.tracer.ports.outputPort(n);
     if (n !== LOCAL && ports.size > 0 && ports.name(n) === undefined) {
       this.problem(nodes, { kind: 'unlisted-port', table: this.table, port });
       return;
@@ -786,44 +831,61 @@ class Pass {
     this.actionBytes += OUTPUT_ACTION_BYTES;
   }
 
-  private group(id: number, nodes: TraceNode[]): void {
+  /** Runs group `id`; 'stop-list' when the dump lacks it, which ends the action list in OVS. */
+  private group(id: number, nodes: TraceNode[]): void | 'stop-list' {
+    if (!this.withinLimits(nodes)) return;
     const group = this.tracer.pipeline.groups.get(id);
     if (!group) {
       this.problem(nodes, { kind: 'missing-group', table: this.table, group: id, dumpHasGroups: this.tracer.pipeline.groups.size > 0 });
-      return;
+      return 'stop-list';
     }
-    if (++this.depth > MAX_DEPTH) {
-      this.fail('depth', nodes);
-      return;
-    }
-    if (this.resubmits >= MAX_RESUBMITS) {
-      this.fail('resubmits', nodes);
-      return;
-    }
-    if (!this.resourceCheck(nodes) || !this.enter(nodes)) {
-      this.depth--;
-      return;
-    }
+    if (!this.enter(nodes)) return;
     for (const bucket of this.chooseBuckets(group, nodes)) {
       if (!this.takeStep(nodes)) break;
       const saved = this.packet.clone();
       const bucketNodes: TraceNode[] = [];
       nodes.push({ kind: 'bucket', group: id, bucket: bucket.id, nodes: bucketNodes });
-      this.actions(bucketActions(bucket), bucketNodes);
+      // A bucket's actions are an action set, run one level deeper.
+      this.depth++;
+      this.actions(actionSetList(bucket.actions), bucketNodes);
+      this.depth--;
       // A group leaves the packet as it found it, and `exit` ends only the bucket; the stack is
       // not restored (OVS does the same).
       this.packet = saved;
       this.exited = false;
     }
     this.nesting--;
-    this.depth--;
   }
 
-  private live(bucket: Bucket): boolean {
+  /**
+   * Whether a bucket may be used (ofproto-dpif-xlate.c bucket_is_alive): one that watches nothing
+   * is; one that watches a port is when the port is up (as far as the dump tells), one that
+   * watches a group when that group has a live bucket. A select group never uses weight 0.
+   */
+  private live(group: Group, bucket: Bucket, depth = 0): boolean {
+    if (group.type === 'select' && bucket.weight === 0) return false;
+    if (bucket.watchPort === undefined && bucket.watchGroup === undefined) return true;
+    if (bucket.watchPort !== undefined && this.portUp(this.portNumber(bucket.watchPort))) return true;
+    if (bucket.watchGroup === undefined || depth >= MAX_LIVENESS_DEPTH) return false;
+    const watched = this.tracer.pipeline.groups.get(bucket.watchGroup);
+    return watched !== undefined && watched.buckets.some((b) => this.live(watched, b, depth + 1));
+  }
+
+  /** A port exists and is not down, as far as the port list tells; without one, any port is up. */
+  private portUp(n: number): boolean {
     const ports = this.tracer.ports.known;
-    if (bucket.watchPort === undefined || ports.size === 0) return true;
-    const n = this.portNumber(bucket.watchPort);
-    return n === LOCAL || ports.name(n) !== undefined;
+    if (ports.size === 0) return true;
+    return (n === LOCAL || ports.name(n) !== undefined) && !ports.isDown(n);
+  }
+
+  /** The first live bucket of a fast-failover group, saying why each one before it is not live. */
+  private firstLive(group: Group, nodes: TraceNode[]): Bucket | undefined {
+    for (const b of group.buckets) {
+      if (this.live(group, b)) return b;
+      const watched = [b.watchPort ? `port ${portText(b.watchPort)}` : '', b.watchGroup !== undefined ? `group ${b.watchGroup}` : ''].filter((x) => x !== '');
+      nodes.push({ kind: 'detail', text: `bucket ${b.id}: not live due to ${watched.join(' and ')}` });
+    }
+    return undefined;
   }
 
   private chooseBuckets(group: Group, nodes: TraceNode[]): readonly Bucket[] {
@@ -833,8 +895,9 @@ class Pass {
       case 'indirect':
         return group.buckets.slice(0, 1);
       case 'ff': {
-        const b = group.buckets.find((x) => this.live(x));
+        const b = this.firstLive(group, nodes);
         if (!b) this.problem(nodes, { kind: 'no-live-bucket', table: this.table, group: group.id });
+        else nodes.push({ kind: 'detail', text: `using bucket ${b.id}` });
         return b ? [b] : [];
       }
       case 'select': {
@@ -847,7 +910,7 @@ class Pass {
         }
         const hash = selectionHash(group, this.packet);
         if (hash !== undefined) {
-          const { bucket } = bestLiveBucket(group.buckets, hash, (b) => this.live(b));
+          const { bucket } = bestLiveBucket(group.buckets, hash, (b) => this.live(group, b));
           if (!bucket) this.problem(nodes, { kind: 'no-live-bucket', table: this.table, group: group.id });
           else nodes.push({ kind: 'detail', text: `using bucket ${bucket.id} (as the switch picks it, by the hash of ${group.fields?.length ? group.fields.map((f) => f.field.name).join(', ') : 'its addresses and ports'}; choose another with --bucket)` });
           return bucket ? [bucket] : [];
@@ -855,7 +918,7 @@ class Pass {
         let best: Bucket | undefined;
         for (const b of group.buckets) {
           const w = b.weight ?? 1;
-          if (w > 0 && this.live(b) && (!best || w > (best.weight ?? 1))) best = b;
+          if (this.live(group, b) && (!best || w > (best.weight ?? 1))) best = b;
         }
         if (!best) this.problem(nodes, { kind: 'no-live-bucket', table: this.table, group: group.id });
         else nodes.push({ kind: 'detail', text: `using bucket ${best.id} (highest weight; choose another with --bucket)` });

@@ -147,6 +147,10 @@ function problemLine(p: TraceProblem, pad: string, o: TraceRenderOptions): strin
       return p.limit === 'actions' ? `${pad} >>>> resubmits yielded over 64 kB of actions <<<<` : `${pad} >> ${problemText(p, o)}`;
     case 'output-to-in-port':
       return `${pad} >> skipping output to input port`;
+    case 'no-ct-tuple':
+      return `${pad} >>>> resubmit(ct) with non-tracked or non-IP packet! <<<<`;
+    case 'unmet-prerequisites':
+      return `${pad} >> unmet prerequisites for ${p.field}, set_field ignored`;
     default:
       return `${pad} >> ${problemText(p, o)}`;
   }
@@ -165,6 +169,10 @@ function problemText(p: TraceProblem, o: TraceRenderOptions): string {
       return `port ${portText(p.port, o.portNames)} is not in the dump's port list: nothing is sent`;
     case 'output-to-in-port':
       return `output to port ${portText(p.port, o.portNames)}, the port the packet came in on, is skipped (IN_PORT sends a packet back)`;
+    case 'no-ct-tuple':
+      return `resubmit to ${tableName(p.target, o)} with the conntrack tuple looks nothing up: the packet has none (it is not tracked IP, or the trace is offline, where conntrack fills no tuple)`;
+    case 'unmet-prerequisites':
+      return `the write into ${p.field} is ignored: the packet lacks the headers ${p.field} belongs to`;
     case 'unnumbered-in-ports': {
       const shown = firstFewPorts(p.names);
       const named = `name the port instead (in_port=${quotePortName(p.names[0]!)})`;
@@ -315,6 +323,7 @@ function problemJson(p: TraceProblem, o: TraceRenderOptions): Record<string, unk
     message: problemText(p, o),
     ...details,
     ...(p.kind === 'translation-failed' ? { loop: p.loop.map(tableRefJson) } : {}),
+    ...(p.kind === 'no-ct-tuple' ? { target: tableRefJson(p.target) } : {}),
   };
 }
 

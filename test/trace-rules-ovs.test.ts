@@ -1,0 +1,171 @@
+/**
+ * Open vSwitch's translation rules one by one: for each, a small pipeline loaded into a real
+ * switch, packets traced by `ofproto/trace` (whose output must show the rule at work) and by
+ * flowscope from the switch's own dumps, which must agree on path, verdict and output ports.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { XLATE_ERRORS } from '../src/analysis/trace.ts';
+import { readPortDescriptions } from '../src/sources/port-map.ts';
+import { type OvsSwitch, OvsSwitch as Switch, skipUnlessOvs } from './support/ovs.ts';
+import { assertAgree, type Comparison, compare, type Probe, tracerFor } from './support/trace-compare.ts';
+
+/** Ports 1–7 are up; 8 and 9 are brought down before the tests. */
+const PORTS = [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => ({ name: `p${n}`, ofport: n }));
+const DOWN = ['p8', 'p9'];
+
+let sw: OvsSwitch | undefined;
+
+before(async () => {
+  if (skipUnlessOvs.skip) return;
+  sw = await Switch.start({ ports: PORTS });
+  for (const port of DOWN) await sw.ofctl(['mod-port', sw.bridge, port, 'down']);
+});
+
+after(async () => {
+  await sw?.stop();
+});
+
+/** Replaces the switch's flows and groups, traces the probes with both and asserts they agree. */
+async function agree(flows: string, groups: string, probes: readonly Probe[]): Promise<Comparison> {
+  const s = sw!;
+  await s.deleteFlows(15);
+  await s.deleteGroups(15);
+  if (groups.trim() !== '') await s.addGroups(groups, 15);
+  await s.addFlows(flows, 15);
+  const result = await compare(s, await tracerFor(s), probes);
+  assertAgree(result, probes.length);
+  return result;
+}
+
+/** Occurrences of `text` in ofproto/trace's output for the probe at `i`. */
+function ovsSays(result: Comparison, i: number, text: string): number {
+  return result.traces[i]!.ovsText.split(text).length - 1;
+}
+
+function problemKinds(result: Comparison, i: number): string[] {
+  return result.traces[i]!.ours.problems.map((p) => p.kind);
+}
+
+test('depth: a lookup deepens only into a table at or before the current one; goto_table forward does not', skipUnlessOvs, async () => {
+  const result = await agree('table=0,in_port=1 actions=goto_table:1\ntable=1 actions=resubmit(,1)\n', '', [{ packet: 'in_port=1' }]);
+  const { ovs, ours } = result.traces[0]!;
+  // Table 0, the goto, then 64 nested resubmits before the 65th is refused.
+  assert.equal(ovs.passes[0]!.steps.length, 66);
+  assert.equal(ours.passes[0]!.steps.length, 66);
+  assert.equal(ovs.failure, XLATE_ERRORS.depth);
+});
+
+test('depth: each group bucket nests one level, and the group itself is refused at the limit', skipUnlessOvs, async () => {
+  const result = await agree('table=0,in_port=1 actions=resubmit(,1)\ntable=1 actions=group:1\n', 'group_id=1,type=all,bucket=actions=resubmit(,1)\n', [{ packet: 'in_port=1' }]);
+  const { ovs, ours } = result.traces[0]!;
+  assert.equal(ovs.failure, XLATE_ERRORS.depth);
+  assert.equal(ours.passes[0]!.steps.length, ovs.passes[0]!.steps.length);
+});
+
+test('fast failover: a bucket watching a port that is down is not live, though the port exists', skipUnlessOvs, async () => {
+  const groups = 'group_id=1,type=ff,bucket=bucket_id:0,watch_port:8,actions=output:8,bucket=bucket_id:1,watch_port:9,actions=output:9,bucket=bucket_id:2,watch_port:3,actions=output:3\n';
+  const result = await agree('table=0,in_port=1 actions=group:1\n', groups, [{ packet: 'in_port=1' }]);
+  assert.equal(ovsSays(result, 0, 'not live due to port 8'), 1);
+  assert.deepEqual(result.traces[0]!.ours.outputs, [3]);
+  // dump-ports-desc says the same as show: both ports down, the others not.
+  const ports = readPortDescriptions(await sw!.dumpPortsDesc(13));
+  assert.deepEqual([1, 2, 3, 8, 9].map((n) => ports.isDown(n)), [false, false, false, true, true]);
+});
+
+test('a rewritten in_port: output to it is skipped and IN_PORT sends to it', skipUnlessOvs, async () => {
+  const result = await agree('table=0,in_port=1 actions=set_field:2->in_port,output:2,IN_PORT,output:1\n', '', [{ packet: 'in_port=1' }]);
+  assert.equal(ovsSays(result, 0, 'skipping output to input port'), 1);
+  assert.deepEqual(result.traces[0]!.ours.outputs, [2, 1]);
+});
+
+test('a group bucket is an action set: one final action, CONTROLLER:N an output, output:REG and lone writes nothing', skipUnlessOvs, async () => {
+  const groups = [
+    'group_id=1,type=all,bucket=bucket_id:0,actions=output:2,output:3,bucket=bucket_id:1,actions=resubmit(,5),output:4',
+    'group_id=2,type=all,bucket=bucket_id:0,actions=CONTROLLER:65535,bucket=bucket_id:1,actions=set_field:4->reg0,output:NXM_NX_REG0[]',
+    'group_id=3,type=all,bucket=bucket_id:0,actions=set_field:10.1.1.1->ip_dst,bucket=bucket_id:1,actions=ct_clear,resubmit(,6)',
+    'group_id=4,type=indirect,bucket=bucket_id:0,actions=group:1,output:5',
+  ].join('\n');
+  const flows = [
+    'table=0,ip,in_port=1,nw_dst=10.0.0.1 actions=group:1',
+    'table=0,ip,in_port=1,nw_dst=10.0.0.2 actions=group:2',
+    'table=0,ip,in_port=1,nw_dst=10.0.0.3 actions=group:3,resubmit(,6)',
+    'table=0,ip,in_port=1,nw_dst=10.0.0.4 actions=group:4',
+    'table=5 actions=output:7',
+    'table=6,ip,nw_dst=10.1.1.1 actions=output:4',
+    'table=6 actions=output:5',
+  ].join('\n');
+  const result = await agree(flows, groups, [1, 2, 3, 4].map((h) => ({ packet: `in_port=1,ip,nw_dst=10.0.0.${h}` })));
+  assert.deepEqual(
+    result.traces.map((t) => [t.ours.verdict, t.ours.outputs]),
+    [
+      ['output', [3, 4]],
+      ['controller', []],
+      ['output', [5, 5]],
+      ['output', [3, 4]],
+    ],
+  );
+});
+
+test('output and IN_PORT to a port the bridge does not have send nothing', skipUnlessOvs, async () => {
+  const result = await agree('table=0,in_port=1 actions=set_field:12->in_port,IN_PORT,output:11,output:2\n', '', [{ packet: 'in_port=1' }]);
+  assert.equal(ovsSays(result, 0, 'Nonexistent output port'), 2);
+  assert.deepEqual(problemKinds(result, 0), ['unlisted-port', 'unlisted-port']);
+});
+
+test('exit ends the action set too', skipUnlessOvs, async () => {
+  const result = await agree('table=0,in_port=1 actions=write_actions(output:3),goto_table:1\ntable=1 actions=exit\n', '', [{ packet: 'in_port=1' }]);
+  assert.equal(ovsSays(result, 0, 'Executing action set'), 1);
+  assert.equal(result.traces[0]!.ours.verdict, 'drop');
+});
+
+test('clone runs its copy of the action set when its actions end, and the caller keeps its own', skipUnlessOvs, async () => {
+  const flows = [
+    'table=0,ip,in_port=1,nw_dst=10.0.0.1 actions=write_actions(output:3),goto_table:1',
+    'table=0,ip,in_port=1,nw_dst=10.0.0.2 actions=write_actions(output:3),goto_table:2',
+    'table=1 actions=clone(output:2)',
+    'table=2 actions=clone(resubmit(,3)),output:2',
+    'table=3 actions=write_actions(output:4)',
+  ].join('\n');
+  const result = await agree(flows, '', [{ packet: 'in_port=1,ip,nw_dst=10.0.0.1' }, { packet: 'in_port=1,ip,nw_dst=10.0.0.2' }]);
+  assert.equal(ovsSays(result, 0, 'Executing action set'), 2);
+  assert.deepEqual(
+    result.traces.map((t) => t.ours.outputs),
+    [
+      [2, 3, 3],
+      [4, 2, 3],
+    ],
+  );
+});
+
+test('push_vlan on a tagged packet pushes a second tag; pop_vlan brings the inner one back', skipUnlessOvs, async () => {
+  const flows = [
+    'table=0,in_port=1 actions=push_vlan:0x8100,set_field:4101->vlan_vid,push_vlan:0x8100,resubmit(,1)',
+    'table=1,dl_vlan=0 actions=pop_vlan,resubmit(,2)',
+    'table=1 actions=output:5',
+    'table=2,dl_vlan=5 actions=pop_vlan,resubmit(,3)',
+    'table=2 actions=output:6',
+    'table=3,vlan_tci=0 actions=output:4',
+    'table=3 actions=output:7',
+  ].join('\n');
+  const result = await agree(flows, '', [{ packet: 'in_port=1' }]);
+  assert.deepEqual(result.traces[0]!.ours.outputs, [4]);
+  assert.ok(result.traces[0]!.ours.passes[0]!.final.equals(result.traces[0]!.ours.passes[0]!.initial));
+});
+
+test('resubmit(,T,ct) without a conntrack tuple looks nothing up', skipUnlessOvs, async () => {
+  const flows = 'table=0,ip,in_port=1 actions=ct(table=1)\ntable=1,ct_state=+trk+new,ip actions=resubmit(,2,ct),output:2\ntable=2 actions=output:3\n';
+  const result = await agree(flows, '', [{ packet: 'in_port=1,ip,nw_dst=10.0.0.1' }]);
+  assert.equal(ovsSays(result, 0, 'resubmit(ct) with non-tracked or non-IP packet!'), 1);
+  assert.deepEqual(problemKinds(result, 0), ['no-ct-tuple']);
+});
+
+test('a field write the packet lacks the headers for is ignored, and so is a move from or to such a field', skipUnlessOvs, async () => {
+  // Only a bucket can hold such writes: a flow's match must carry its actions' prerequisites.
+  const groups = 'group_id=1,type=indirect,bucket=actions=set_field:80->tcp_dst,set_field:10.3.3.3->arp_spa,set_field:0x63->reg1,move:NXM_OF_TCP_SRC[]->NXM_NX_REG1[0..15],resubmit(,1)\n';
+  const flows = 'table=0,ip,in_port=1 actions=group:1\ntable=1,reg1=0x63 actions=output:2\ntable=1 actions=output:3\n';
+  const result = await agree(flows, groups, [{ packet: 'in_port=1,ip,nw_dst=10.0.0.1' }]);
+  assert.equal(ovsSays(result, 0, 'set_field ignored'), 2);
+  assert.deepEqual(problemKinds(result, 0), ['unmet-prerequisites', 'unmet-prerequisites']);
+  assert.deepEqual(result.traces[0]!.ours.outputs, [2]);
+});
