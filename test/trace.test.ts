@@ -215,7 +215,7 @@ test('flowscope trace --json follows the contract', async () => {
   const miss = await runCli(['trace', '--json', '-', 'in_port=1,ip'], { stdin: 'table=0,in_port=2 actions=output:1\n' });
   assert.equal(miss.status, 0, miss.stderr);
   // The only flow is for another input port: none would take the packet further.
-  assert.deepEqual(JSON.parse(miss.stdout), { verdict: 'drop', outputs: [], nearest: null, passes: [{ recircId: 0, steps: [{ table: 0, priority: null, match: '', actions: [] }] }] });
+  assert.deepEqual(JSON.parse(miss.stdout), { verdict: 'drop', outputs: [], nearest: null, passes: [{ recircId: 0, steps: [{ table: 0, priority: null, match: '', actions: [] }], final: 'ip,in_port=1' }] });
 });
 
 test('flowscope trace: a packet dropped by a table\'s miss is told the nearest flow of that table and what it lacks for it', async () => {
@@ -533,5 +533,29 @@ test('trace: output to a port known only by name leaves by that name', async () 
   const listed = 'table=0,priority=10,in_port=p1 actions=output:3\ntable=0,priority=5,in_port=3 actions=output:4\n 3(p3): addr:aa:55:aa:55:00:03\n 4(p4): addr:aa:55:aa:55:00:04\n';
   const three = await runCli(['trace', '--json', '-', 'in_port=3'], { stdin: listed });
   assert.equal(three.status, 0, three.stderr);
-  assert.deepEqual(JSON.parse(three.stdout), { verdict: 'output', outputs: [4], passes: [{ recircId: 0, steps: [{ table: 0, priority: 5, match: 'in_port=p3', actions: ['output:4'] }] }] });
+  assert.deepEqual(JSON.parse(three.stdout), { verdict: 'output', outputs: [4], passes: [{ recircId: 0, steps: [{ table: 0, priority: 5, match: 'in_port=p3', actions: ['output:4'] }], final: 'in_port=p3' }] });
+});
+
+test('trace --json and --batch give the final packet of every pass, as the text\'s Final flow', async () => {
+  const flows = [
+    'table=0,ip,in_port=1 actions=set_field:10.9.9.9->ip_dst,push_vlan:0x8100,set_field:4101->vlan_vid,push_vlan:0x8100,ct(table=1)',
+    'table=1,ip actions=set_field:0x7->reg3,output:2',
+  ].join('\n');
+  const packet = 'in_port=1,ip,nw_dst=10.0.0.1';
+  const text = (await runCli(['trace', '-', packet], { stdin: flows })).stdout;
+  const said = [...text.matchAll(/^Final flow: (.*)$/gm)].map((m) => m[1]);
+  const json = JSON.parse((await runCli(['trace', '--json', '-', packet], { stdin: flows })).stdout) as { passes: { final: string }[] };
+  const finals = json.passes.map((p) => p.final);
+  assert.deepEqual(finals, said);
+  // Both tags are there, the inner one as ofproto/trace names it; the resumed pass adds its write.
+  assert.equal(finals[0], 'ip,in_port=1,dl_vlan=0,dl_vlan_pcp=0,nw_dst=10.9.9.9,dl_vlan1=5,dl_vlan_pcp1=0');
+  assert.match(finals[1]!, /reg3=0x7/);
+  const dir = mkdtempSync(join(tmpdir(), 'flowscope-final-'));
+  try {
+    writeFileSync(join(dir, 'flows.txt'), flows);
+    const batch = await runCli(['trace', join(dir, 'flows.txt'), '--batch', '-'], { stdin: JSON.stringify({ packet }) + '\n' });
+    assert.deepEqual((JSON.parse(batch.stdout) as { passes: { final: string }[] }).passes.map((p) => p.final), finals);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

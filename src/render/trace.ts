@@ -10,7 +10,7 @@ import type { PortMap } from '../model/ports.ts';
 import { type TableRef, tableLabel } from '../model/tables.ts';
 import { fieldByName } from '../model/fields.ts';
 import { formatFlags, fullMask, quotePortName } from '../syntax/field-value.ts';
-import { type Packet, FIELD, slotField } from '../analysis/packet.ts';
+import { type Packet, FIELD, INNER_VLAN, slotField } from '../analysis/packet.ts';
 import type { OutputPort } from '../analysis/trace-ports.ts';
 import { MAX_DEPTH, MAX_NESTING, MAX_PASSES, MAX_RESUBMITS, MAX_TRACE_STEPS, type TraceNode, type TracePass, type TraceProblem, type TraceResult, type TraceStep } from '../analysis/trace.ts';
 import type { VerdictReason } from '../analysis/trace-verdict.ts';
@@ -35,8 +35,19 @@ export interface TraceRenderOptions {
 
 const NW_ECN = fieldByName('nw_ecn')!;
 
-/** The packet as a match on its non-zero fields (protocol folded into a keyword, as OVS prints flows). */
+/**
+ * The packet as a match on its non-zero fields (protocol folded into a keyword, as OVS prints
+ * flows); a second VLAN tag, which no field matches, as ofproto/trace prints it.
+ */
 export function formatPacket(packet: Packet, portNames?: PortMap): string {
+  const match = formatMatch({ fields: packetFields(packet) }, portNames ? { portNames } : {});
+  const inner = packet.slot(INNER_VLAN);
+  if (inner === 0n) return match;
+  const tag = (inner & 0x1000n) !== 0n ? `dl_vlan1=${inner & 0xfffn},dl_vlan_pcp1=${inner >> 13n}` : `vlan_tci1=0x${inner.toString(16).padStart(4, '0')}`;
+  return [match, tag].filter((s) => s !== '').join(',');
+}
+
+function packetFields(packet: Packet): MatchField[] {
   const fields: MatchField[] = [];
   for (const [slot, value] of packet.entries()) {
     const field = slotField(slot);
@@ -48,7 +59,7 @@ export function formatPacket(packet: Packet, portNames?: PortMap): string {
     }
     fields.push(entry(field, value, fullMask(field)));
   }
-  return formatMatch({ fields }, portNames ? { portNames } : {});
+  return fields;
 }
 
 function entry(field: FieldDef, value: bigint, mask: bigint): MatchField {
@@ -346,6 +357,7 @@ export function traceJson(result: TraceResult, o: TraceRenderOptions): Record<st
       recircId: p.recircId,
       ...(p.resume ? { resumeTable: tableRefJson(p.resume.table), ctState: ctStateText(p.resume.ctState) } : {}),
       steps: p.steps.map((s) => stepJson(s, o)),
+      final: formatPacket(p.final, o.portNames),
     })),
   };
 }
