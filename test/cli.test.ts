@@ -127,7 +127,7 @@ test('the installed shim runs and survives a closed pipe', () => {
 test('an option that takes one value is refused when given twice; repeatable options collect', async () => {
   const repeatable: Readonly<Record<string, readonly string[]>> = {
     show: ['--table', '--cookie', '--port', '--ip', '--conj-id'],
-    trace: ['--ct-next'],
+    trace: ['--ct-next', '--bucket'],
     graph: ['--ct-next'],
     diff: ['--node'],
   };

@@ -58,8 +58,10 @@ export const DEFAULT_CT_NEXT = CT_STATE.trk | CT_STATE.new;
 export interface TraceOptions {
   /** ct_state of each successive conntrack recirculation; trk|new once they run out. */
   readonly ctNext?: readonly bigint[];
-  /** bucket_id a select group uses. */
+  /** bucket_id every select group uses, unless `groupBuckets` names one for it. */
   readonly bucket?: number;
+  /** bucket_id by group_id: a packet crossing several select groups is given one per group. */
+  readonly groupBuckets?: ReadonlyMap<number, number>;
   /** Keep the packet as the last lookup in each table saw it (TraceStep.packet). */
   readonly keepPackets?: boolean;
 }
@@ -901,7 +903,7 @@ class Pass {
         return b ? [b] : [];
       }
       case 'select': {
-        const wanted = this.options.bucket;
+        const wanted = this.options.groupBuckets?.get(group.id) ?? this.options.bucket;
         if (wanted !== undefined) {
           const b = group.buckets.find((x) => x.id === wanted);
           if (!b) this.problem(nodes, { kind: 'missing-bucket', table: this.table, group: group.id, bucket: wanted, buckets: group.buckets.map((x) => x.id) });

@@ -59,21 +59,70 @@ function isBucketId(n: number): boolean {
   return Number.isInteger(n) && n >= 0 && n <= MAX_BUCKET_ID;
 }
 
-function bucketOption(value: string): number {
-  if (!/^\d+$/.test(value) || !isBucketId(Number(value))) throw new InvalidArgumentError(`expected ${BUCKET_ID_RANGE}`);
-  return Number(value);
+/** A `--bucket`: for every select group (`group` absent), or for one (`GROUP:ID`). */
+interface BucketArgument {
+  readonly group?: number;
+  readonly bucket: number;
+}
+
+/** group_id is 32 bits wide too. */
+function isGroupId(n: number): boolean {
+  return isBucketId(n);
+}
+
+function bucketArgument(value: string): BucketArgument {
+  const m = /^\s*(?:(\d+)\s*:\s*)?(\d+)\s*$/.exec(value);
+  const group = m?.[1] === undefined ? undefined : Number(m[1]);
+  const bucket = Number(m?.[2]);
+  if (!m || !isBucketId(bucket) || (group !== undefined && !isGroupId(group))) {
+    throw new InvalidArgumentError(`expected ${BUCKET_ID_RANGE}, for every select group, or GROUP:ID for group GROUP alone`);
+  }
+  return group === undefined ? { bucket } : { group, bucket };
+}
+
+/** Repeated --bucket options: GROUP:ID as often as there are groups, a plain id once. */
+const collectBuckets = repeatable(bucketArgument);
+
+/** The buckets the --bucket options ask for, as the tracer takes them. */
+function bucketsOf(args: readonly BucketArgument[]): Pick<TraceOptions, 'bucket' | 'groupBuckets'> {
+  const plain = args.filter((a) => a.group === undefined);
+  if (plain.length > 1) throw new UserError(`--bucket without a group is the bucket of every select group, and ${plain.map((a) => a.bucket).join(' and ')} were given: give one, or GROUP:ID for each group`);
+  const groupBuckets = new Map<number, number>();
+  for (const a of args) {
+    if (a.group === undefined) continue;
+    const given = groupBuckets.get(a.group);
+    if (given !== undefined) throw new UserError(`--bucket names group ${a.group} twice: ${a.group}:${given}, ${a.group}:${a.bucket}; give each group once`);
+    groupBuckets.set(a.group, a.bucket);
+  }
+  return { ...(plain[0] ? { bucket: plain[0].bucket } : {}), ...(groupBuckets.size > 0 ? { groupBuckets } : {}) };
+}
+
+/** A batch line's "bucket": a bucket id for every select group, or an object of group id → bucket id. */
+function batchBuckets(value: unknown): Pick<TraceOptions, 'bucket' | 'groupBuckets'> {
+  const shape = `"bucket" must be ${BUCKET_ID_RANGE}, or an object of group ids to bucket ids ({"7": 1})`;
+  if (typeof value === 'number') {
+    if (!isBucketId(value)) throw new Error(shape);
+    return { bucket: value };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(shape);
+  const groupBuckets = new Map<number, number>();
+  for (const [key, bucket] of Object.entries(value)) {
+    if (!/^\d+$/.test(key) || !isGroupId(Number(key)) || typeof bucket !== 'number' || !isBucketId(bucket)) throw new Error(shape);
+    groupBuckets.set(Number(key), bucket);
+  }
+  return { groupBuckets };
 }
 
 interface TraceCommandOptions extends ProfileCliOptions {
   readonly ctNext?: bigint[];
-  readonly bucket?: number;
+  readonly bucket?: BucketArgument[];
   readonly batch?: string;
 }
 
 interface BatchLine {
   readonly packet: string;
   readonly ctNext?: readonly string[];
-  readonly bucket?: number;
+  readonly bucket?: Pick<TraceOptions, 'bucket' | 'groupBuckets'>;
 }
 
 function parseBatchLine(line: string): BatchLine {
@@ -87,8 +136,7 @@ function parseBatchLine(line: string): BatchLine {
   const o = v as Record<string, unknown>;
   if (typeof o.packet !== 'string') throw new Error('"packet" must be a string');
   if (o.ctNext !== undefined && (!Array.isArray(o.ctNext) || !o.ctNext.every((s) => typeof s === 'string'))) throw new Error('"ctNext" must be an array of strings');
-  if (o.bucket !== undefined && (typeof o.bucket !== 'number' || !isBucketId(o.bucket))) throw new Error(`"bucket" must be ${BUCKET_ID_RANGE}`);
-  return o as unknown as BatchLine;
+  return { packet: o.packet, ...(o.ctNext !== undefined ? { ctNext: o.ctNext as string[] } : {}), ...(o.bucket !== undefined ? { bucket: batchBuckets(o.bucket) } : {}) };
 }
 
 /** An argument that names no file and is written like a flow: a packet, not an input. */
@@ -124,12 +172,13 @@ export function registerTrace(program: Command, io: Io): void {
     .argument('[inputs...]', 'dump-flows output (may include dump-groups and show output) or support bundle, - or none for standard input; then the packet in ofproto/trace flow syntax, e.g. in_port=3,tcp,nw_src=10.0.0.1,nw_dst=10.0.0.2,tp_dst=80')
     .option('--groups <file>', 'dump-groups output to use with the flows')
     .option('--ct-next <flags>', 'ct_state after the next conntrack recirculation (repeatable; default trk|new)', collectCtNext)
-    .option('--bucket <id>', 'bucket_id a select group uses (default: the one the switch picks for selection_method=hash, else the live bucket of highest weight)', bucketOption)
+    .option('--bucket <id>', 'bucket_id every select group uses, or GROUP:ID for one group (repeatable, one per group; default: the one the switch picks for selection_method=hash, else the live bucket of highest weight)', collectBuckets)
     .option('--json', 'print JSON')
     .option('--batch <file>', 'JSON Lines of {"packet", "ctNext", "bucket"}; one JSON result per line (- for standard input)')
     .option('--strict', 'exit 2 when any line cannot be read');
   addInputOptions(addProfileChoiceOptions(cmd)).action(async (args: string[], opts: TraceCommandOptions) => {
     const { inputs, packet: packetText } = splitArguments(args, opts);
+    const buckets = bucketsOf(opts.bucket ?? []);
     if (opts.batch === '-' && flowsFromStdin(inputs, opts)) throw new UserError('the flows and --batch cannot both come from standard input');
     const { dump, groups } = await loadFlows(inputs, opts, io);
     const pipeline = new Pipeline(dump.flows, groups, dump.ports);
@@ -138,7 +187,7 @@ export function registerTrace(program: Command, io: Io): void {
 
     if (packetText !== undefined) {
       const packet = packetArgument(tracer, packetText, 'bad packet');
-      const result = tracer.trace(packet, traceOptions(opts.ctNext ?? [], opts.bucket));
+      const result = tracer.trace(packet, traceOptions(opts.ctNext ?? [], buckets));
       if (opts.json) await writeJson(io, traceJson(result, render));
       else writeOut(io, formatTrace(result, render));
       return;
@@ -157,7 +206,7 @@ export function registerTrace(program: Command, io: Io): void {
         const packet = packetArgument(tracer, line.packet, 'bad packet');
         // A line's own ctNext and bucket win; the command line's stand for lines without them.
         const ctNext = line.ctNext ? line.ctNext.map(parseCtNext) : (opts.ctNext ?? []);
-        const result = tracer.trace(packet, traceOptions(ctNext, line.bucket ?? opts.bucket));
+        const result = tracer.trace(packet, traceOptions(ctNext, line.bucket ?? buckets));
         // On one line; the replacer writes the flows' bigints as decimal strings, as --json does.
         writeOut(io, JSON.stringify(traceJson(result, render), jsonReplacer));
       } catch (err) {
@@ -170,6 +219,6 @@ export function registerTrace(program: Command, io: Io): void {
 }
 
 /** Packets are kept for the nearest flow of a drop by a table's miss. */
-function traceOptions(ctNext: readonly bigint[], bucket: number | undefined): TraceOptions {
-  return { ctNext, keepPackets: true, ...(bucket === undefined ? {} : { bucket }) };
+function traceOptions(ctNext: readonly bigint[], buckets: Pick<TraceOptions, 'bucket' | 'groupBuckets'>): TraceOptions {
+  return { ctNext, keepPackets: true, ...buckets };
 }
