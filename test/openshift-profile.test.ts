@@ -133,3 +133,23 @@ test('tunnelled IP names source and destination apart when the flow matches both
     'IP through the tunnel (10.128.0.0/14 in the cluster network): the sender’s VNID is taken from the tunnel key; it continues in VxlanIngress.',
   ]);
 });
+
+test('flows that name their ports (in_port=tun0, in_port=vxlan0) read as the numeric ones, with no port map', () => {
+  const read = (file: string): string[] => {
+    const d = parseDump(readFileSync(join(exampleDir, file), 'utf8'), { file });
+    const pipeline = new Pipeline(d.flows, d.groups, d.ports);
+    return new Annotator(pipeline, { profile, release: '10' })
+      .annotatePipeline(pipeline)
+      .flatMap((t) => t.flows)
+      .map((a) => `${a.flow.table.kind === 'number' ? a.flow.table.number : ''}/${a.flow.priority}: ${a.explanation?.kind === 'pattern' ? a.explanation.index : (a.explanation?.kind ?? '-')}`);
+  };
+  const numeric = read('dump-flows.of13.txt');
+  assert.ok(numeric.some((l) => l.startsWith('0/200: ')));
+  assert.deepEqual(read('dump-flows.of13.names.txt'), numeric);
+  // The port-named flows of table 0 get the tunnel and host sentences, not the catch-all for Pods.
+  const d = parseDump(' cookie=0, table=0, priority=150, in_port=tun0, actions=drop\n cookie=0, table=0, priority=250, ip, in_port=tun0, nw_dst=224.0.0.0/4, actions=drop\n', { file: 'x' });
+  assert.deepEqual(
+    d.flows.map((f) => findPattern(profile, resolveTable(profile, f.table, '13')!, f, '13')?.pattern.meaning),
+    ['Anything else from the host is dropped.', 'Multicast from the host is dropped.'],
+  );
+});

@@ -13,7 +13,7 @@ import type { PortMap, PortRef } from '../model/ports.ts';
 import { PROFILES } from '../profiles/index.ts';
 import type { DetectionSignal, Profile, TableLayout, Versioned } from '../profiles/types.ts';
 import { compareVersions, inVersion, rangeText } from '../profiles/versions.ts';
-import { defaultRelease, flattenActions, hintHolds, jumpTargets, misfitCount, parsePattern, tableByKey } from './pattern-fit.ts';
+import { defaultRelease, flattenActions, hintHolds, jumpTargets, matchInProfilePorts, misfitCount, parsePattern, tableByKey } from './pattern-fit.ts';
 import { chooseLayout, type LayoutChoice, readsNumbered } from './table-layout.ts';
 import { fitClasses } from './fit-classes.ts';
 import { sampleFlows } from './flow-sample.ts';
@@ -172,7 +172,7 @@ function signalFinding(profile: Profile, s: DetectionSignal, facts: DumpFacts): 
       const hit = facts.flows.some(
         (f) =>
           (s.table === undefined || (f.table.kind === 'number' && f.table.number === s.table)) &&
-          matchCovers(pattern, f.match) &&
+          matchCovers(pattern, matchInProfilePorts(profile, f.match, release)) &&
           (s.actions ?? []).every((h) => hintHolds(profile, h, f.actions, release)),
       );
       if (!hit) return undefined;

@@ -4,9 +4,11 @@
  * Service rules of a few kinds that differ only in addresses no pattern looks at, so each kind is
  * fitted once and its verdict counts for all of its flows. The classes are exact: two flows share
  * one only when every pattern of the profile (in any release) fits both or neither, so the counts
- * are those that fitting each flow would give.
+ * are those that fitting each flow would give — pattern matches, action hints, named input ports
+ * and the placeholders a pattern's sentence needs filled (`sentence-template.ts`) included.
  */
 import type { Action } from '../model/actions.ts';
+import { fieldByName } from '../model/fields.ts';
 import type { Flow } from '../model/flow.ts';
 import { tableKey } from '../model/pipeline.ts';
 import type { Profile } from '../profiles/types.ts';
@@ -50,7 +52,8 @@ function actionsKey(actions: readonly Action[]): string {
     let entry = `;${a.kind}`;
     let jumps = false;
     if (a.kind === 'output') entry += a.port.kind === 'reserved' ? `:${a.port.name}` : ':port';
-    else if (a.kind === 'set_field') entry += `:${a.field.storage}`;
+    // The mask too: a sentence's bit field placeholder reads only writes that cover its bits.
+    else if (a.kind === 'set_field') entry += `:${a.field.storage}/${a.mask.toString(16)}`;
     else if (a.kind === 'move') entry += `:${a.dst.field.storage}`;
     else if (a.kind === 'goto_table' || a.kind === 'resubmit' || a.kind === 'ct') {
       if (a.table) entry += `:${tableKey(a.table)}`;
@@ -69,7 +72,7 @@ function actionsKey(actions: readonly Action[]): string {
  * What fitting reads of a flow: its table, priority and actions, each match field's presence and
  * named port, and its value and mask under the bits patterns match on.
  */
-function classKey(flow: Flow, bits: ReadonlyMap<string, bigint>, actionKeys: Map<readonly Action[], string>): string {
+function classKey(flow: Flow, bits: ReadonlyMap<string, bigint>, stateStorages: ReadonlySet<string>, actionKeys: Map<readonly Action[], string>): string {
   let actions = actionKeys.get(flow.actions);
   if (actions === undefined) actionKeys.set(flow.actions, (actions = actionsKey(flow.actions)));
   let key = `${tableKey(flow.table)}|${flow.priority}|${actions}|${flow.match.fields.length}`;
@@ -77,6 +80,8 @@ function classKey(flow: Flow, bits: ReadonlyMap<string, bigint>, actionKeys: Map
     key += `|${e.field.storage}`;
     const b = bits.get(e.field.storage);
     if (b !== undefined) key += `=${(e.value & b).toString(16)}/${(e.mask & b).toString(16)}`;
+    // A sentence's bit field placeholder reads only a match whose mask covers its bits.
+    if (stateStorages.has(e.field.storage)) key += `~${e.mask.toString(16)}`;
     if (e.port?.kind === 'name') key += JSON.stringify(e.port.name);
   }
   return key;
@@ -87,16 +92,18 @@ const cache = new WeakMap<readonly Flow[], Map<string, readonly FlowClass[]>>();
 /** The flows in classes the profile's patterns cannot tell apart, in the order each class first appears. */
 export function fitClasses(profile: Profile, flows: readonly Flow[]): readonly FlowClass[] {
   const bits = patternBits(profile);
-  const signature = bitsKey(bits);
+  // Layouts of one profile share their bit fields as well as their patterns.
+  const signature = `${bitsKey(bits)}#${profile.id}`;
   let byBits = cache.get(flows);
   if (!byBits) cache.set(flows, (byBits = new Map()));
   const known = byBits.get(signature);
   if (known) return known;
   // Lists a dump repeats (shared by the parser) are read once.
   const actionKeys = new Map<readonly Action[], string>();
+  const stateStorages = new Set(profile.bitFields.flatMap((b) => fieldByName(b.field)?.storage ?? []));
   const classes = new Map<string, { flow: Flow; count: number }>();
   for (const flow of flows) {
-    const key = classKey(flow, bits, actionKeys);
+    const key = classKey(flow, bits, stateStorages, actionKeys);
     const c = classes.get(key);
     if (c) c.count++;
     else classes.set(key, { flow, count: 1 });

@@ -5,8 +5,8 @@
  */
 import type { Action } from '../model/actions.ts';
 import { fieldByName } from '../model/fields.ts';
-import type { Flow, Match } from '../model/flow.ts';
-import { matchCovers, matchField } from '../model/match.ts';
+import type { Flow, Match, MatchField } from '../model/flow.ts';
+import { matchCovers, matchField, portNameOnly } from '../model/match.ts';
 import { ProblemSink } from '../model/problems.ts';
 import type { TableRef } from '../model/tables.ts';
 import type { ActionHint, FlowPattern, Profile, TableSpec } from '../profiles/types.ts';
@@ -152,6 +152,21 @@ export function hintHolds(profile: Profile, hint: ActionHint, actions: readonly 
   }
 }
 
+/**
+ * The flow's match as the profile's patterns are written: an input port the dump names without
+ * giving its number (`in_port=tun0`, dumped `--names` with no port map) takes the number the
+ * pipeline gives the port of that name, so that it reads as the numeric dump does.
+ */
+export function matchInProfilePorts(profile: Profile, match: Match, release: string): Match {
+  const inPort = matchField(match, 'in_port');
+  const name = inPort && portNameOnly(inPort);
+  if (!inPort || name === undefined) return match;
+  const numbers = profile.ports.find((r) => (r.names ?? []).includes(name) && inVersion(r, release))?.numbers ?? [];
+  if (numbers.length !== 1) return match;
+  const number: MatchField = { ...inPort, value: BigInt(numbers[0]!), port: { kind: 'number', number: numbers[0]! } };
+  return { ...match, fields: match.fields.map((e) => (e === inPort ? number : e)) };
+}
+
 /** Whether a flow fits a pattern in the given release (the rules are in `FlowPattern`'s comment). */
 export function fits(profile: Profile, p: FlowPattern, flow: Flow, release: string): boolean {
   return inVersion(p, release) && fitsParsed(profile, p, parsePattern(p.match).match, flow, release);
@@ -161,7 +176,7 @@ export function fits(profile: Profile, p: FlowPattern, flow: Flow, release: stri
 function fitsParsed(profile: Profile, p: FlowPattern, match: Match, flow: Flow, release: string): boolean {
   if (typeof p.priority === 'number' && flow.priority !== p.priority) return false;
   if (typeof p.priority === 'object' && ((p.priority.min ?? 0) > flow.priority || flow.priority > (p.priority.max ?? 65535))) return false;
-  if (!matchCovers(match, flow.match)) return false;
+  if (!matchCovers(match, matchInProfilePorts(profile, flow.match, release))) return false;
   if (!(p.fields ?? []).every((f) => matchField(flow.match, f) !== undefined)) return false;
   if (!(p.actions ?? []).every((h) => hintHolds(profile, h, flow.actions, release))) return false;
   // A sentence is only said of a flow that gives each of its placeholders a value.
