@@ -4,6 +4,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Annotator } from '../src/analysis/annotate.ts';
 import { findPattern, isTableMiss, resolveTable } from '../src/analysis/pattern-fit.ts';
+import { summarizeTables } from '../src/analysis/tables-summary.ts';
 import type { Flow } from '../src/model/flow.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { profileById } from '../src/profiles/index.ts';
@@ -152,4 +153,22 @@ test('flows that name their ports (in_port=tun0, in_port=vxlan0) read as the num
     d.flows.map((f) => findPattern(profile, resolveTable(profile, f.table, '13')!, f, '13')?.pattern.meaning),
     ['Anything else from the host is dropped.', 'Multicast from the host is dropped.'],
   );
+});
+
+test('table 25 is expected only where the dump shows conntrack: rule versions and plugins without it do not miss it', () => {
+  const missing = (text: string, release: string): string[] => {
+    const d = parseDump(text, { file: 'x' });
+    const pipeline = new Pipeline(d.flows, d.groups, d.ports);
+    return summarizeTables(pipeline, new Annotator(pipeline, { profile, release })).missing.map((m) => m.name);
+  };
+  // The 3.x multitenant node (rule version 3) has no conntrack, and table 25 came with it in 4.
+  assert.equal(resolveTable(profile, { kind: 'number', number: 25 }, '3'), undefined);
+  const v3 = readFileSync(join(corpusDir, 'openshift-sdn-3.x-multitenant-real-dump.txt'), 'utf8');
+  assert.ok(!missing(v3, '3').includes('FromPodViaService'));
+  assert.ok(!missing(v3, '7').includes('FromPodViaService'), 'a multitenant node without conntrack in 4–7 has no table 25');
+  // A node that tracks connections (table 0's ct flow) and lacks table 25 does miss it.
+  const v13 = readFileSync(join(corpusDir, 'openshift-sdn-expectedFlows-v13.txt'), 'utf8');
+  const without25 = v13.split('\n').filter((l) => !l.includes('table=25,')).join('\n');
+  assert.ok(missing(without25, '13').includes('FromPodViaService'));
+  assert.ok(!missing(v13, '13').includes('FromPodViaService'));
 });

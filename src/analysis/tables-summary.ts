@@ -5,12 +5,13 @@
  */
 import type { Flow } from '../model/flow.ts';
 import type { Pipeline } from '../model/pipeline.ts';
-import { type TableRef, tableLabel } from '../model/tables.ts';
-import type { TableKey, TableMiss } from '../profiles/types.ts';
+import { matchCovers } from '../model/match.ts';
+import { type TableRef, tableLabel, tableNumber } from '../model/tables.ts';
+import type { TableKey, TableMiss, TableSpec } from '../profiles/types.ts';
 import { inVersion, rangeText } from '../profiles/versions.ts';
 import type { Annotator } from './annotate.ts';
 import { describeActions } from './describe-fields.ts';
-import { isTableMiss, jumpTargets } from './pattern-fit.ts';
+import { hintHolds, isTableMiss, jumpTargets, parsePattern } from './pattern-fit.ts';
 
 export interface TableRow {
   readonly number?: number;
@@ -136,8 +137,17 @@ export function summarizeTables(pipeline: Pipeline, annotator: Annotator): Table
   const missing: MissingTable[] = (profile?.tables ?? [])
     // A numbered reading knows only the tables its layout numbers.
     .filter((s) => inVersion(s, annotator.release) && !seen.has(s.name) && (s.number === undefined || !numbers.has(s.number)) && (profile?.numbering === undefined || s.number !== undefined))
+    .filter((s) => s.expectedWith === undefined || featureShows(pipeline, annotator, s.expectedWith))
     .map((s) => ({ ...(s.number !== undefined ? { number: s.number } : {}), name: annotator.wording.profileTable(s.name), ...(s.requires ? { requires: s.requires } : {}) }));
   return { rows, missing, unknown: profile && profile.tables.length > 0 ? unknown : [], otherReleases };
+}
+
+/** Whether some flow of the dump (in the given table, or anywhere) is of the kind that shows a feature. */
+function featureShows(pipeline: Pipeline, annotator: Annotator, kind: NonNullable<TableSpec['expectedWith']>): boolean {
+  const profile = annotator.profile!;
+  const pattern = parsePattern(kind.match).match;
+  const flows = kind.table === undefined ? pipeline.flows : (pipeline.table(tableNumber(kind.table))?.flows ?? []);
+  return flows.some((f) => matchCovers(pattern, f.match) && (kind.actions ?? []).every((h) => hintHolds(profile, h, f.actions, annotator.release)));
 }
 
 /** `drop`, `goto X`, `NORMAL`, or the actions in words. */

@@ -408,8 +408,12 @@ const TABLES: readonly TableSpec[] = [
     purpose: 'Gives Pod traffic that comes back from the host after Service DNAT its VNID again.',
     miss: DROP,
     next: ['RoutingPre13', 'NetworkPolicyEgress'],
-    since: '3',
+    // Added with conntrack in rule version 4 (openshift/sdn 9d444679a, pkg/sdn/plugin/ovscontroller.go,
+    // `useConnTrack`): the networkpolicy plugin from 4, multitenant from 8 (a464217bf, node.go),
+    // the subnet plugin only once non-conntrack Services were dropped within 13 (916c89f9c).
+    since: '4',
     requires: 'conntrack-based Service handling',
+    expectedWith: { table: 0, match: 'ip,ct_state=-trk', actions: ['ct'] },
     patterns: [
       {
         match: 'ip',

@@ -147,6 +147,11 @@ export interface TableSpec extends Versioned {
    * is no such proof (a table named after Services may take Pod traffic back from them).
    */
   readonly servicesOnly?: boolean;
+  /**
+   * The table exists only where the dump shows the feature it serves, by a flow of this kind
+   * (in the table of that number, or anywhere): a dump without such a flow does not miss it.
+   */
+  readonly expectedWith?: { readonly table?: number; readonly match: string; readonly actions?: readonly ActionHint[] };
   readonly patterns: readonly FlowPattern[];
 }
 
