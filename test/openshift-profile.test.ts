@@ -172,3 +172,20 @@ test('table 25 is expected only where the dump shows conntrack: rule versions an
   assert.ok(missing(without25, '13').includes('FromPodViaService'));
   assert.ok(!missing(v13, '13').includes('FromPodViaService'));
 });
+
+test('node (HostSubnet) cookies are decoded as the Node whose subnet the flows tunnel to; markers by name', () => {
+  const d = parseDump(readFileSync(join(corpusDir, 'openshift-sdn-expectedFlows-v13.txt'), 'utf8'), { file: 'v13' });
+  const pipeline = new Pipeline(d.flows, d.groups, d.ports);
+  const flows = new Annotator(pipeline, { profile, release: '13' }).annotatePipeline(pipeline).flatMap((t) => t.flows);
+  const cookies = new Set(flows.flatMap((a) => a.cookie.map((c) => c.text)));
+  // Tables 10, 50 and 90 carry the cookie of the peer Node 10.0.123.45's HostSubnet.
+  assert.deepEqual([...cookies], ['HostSubnet = Node 10.0.123.45 (0xf46ee1a)']);
+  assert.equal(flows.filter((a) => a.cookie.length > 0).length, 3);
+  const marker = new Annotator(pipeline, { profile, release: '13' }).annotate(
+    parseDump('cookie=0x4466b9eb, table=80, priority=500, ip, nw_dst=10.128.0.5, actions=drop\n', { file: 'x' }).flows[0]!,
+  );
+  assert.deepEqual(
+    marker.cookie.map((c) => c.valueName),
+    ['PolicyIsolation'],
+  );
+});

@@ -14,7 +14,7 @@ import { type Pipeline, tableKey } from '../model/pipeline.ts';
 import type { PortRef } from '../model/ports.ts';
 import { type TableRef, tableNumber } from '../model/tables.ts';
 import { ones } from '../model/values.ts';
-import type { FlowPattern, Profile, TableKey, TableMiss, TableSpec } from '../profiles/types.ts';
+import type { BitSpan, FlowPattern, Profile, TableKey, TableMiss, TableSpec } from '../profiles/types.ts';
 import { inVersion, rangeText } from '../profiles/versions.ts';
 import { formatFieldValue } from '../syntax/field-value.ts';
 import { AddressBook, type AddressTag } from './address-book.ts';
@@ -124,6 +124,7 @@ export class Annotator {
   private readonly tableInfos = new Map<string, TableInfo>();
   private readonly wordings = new Map<TableSpec | undefined, Wording>();
   private readonly decodings = new Map<TableSpec | undefined, Map<string, readonly DecodedBits[]>>();
+  private readonly nodesBySpan = new Map<BitSpan, Map<bigint, string>>();
 
   constructor(pipeline: Pipeline, options: AnnotateOptions = {}) {
     this.release = options.release ?? (options.profile ? defaultRelease(options.profile) : '9999');
@@ -136,10 +137,16 @@ export class Annotator {
     this.profile = given && readsByNumbers(given, numberedBalance) ? (chooseLayout(given, sampleFlows(this.allFlows()), this.release)?.profile ?? given) : given;
     this.dumpNames = new DumpTableNames(pipeline, (ref) => this.resolve(ref));
     this.ports = new PortRoles(this.profile, this.release, pipeline.ports);
-    this.bits = new BitFieldDecoder(this.profile, this.release, (n) => this.ports.words(n), (n) => {
-      const spec = this.resolve(tableNumber(n));
-      return spec && this.profileTableWords(spec.name);
-    });
+    this.bits = new BitFieldDecoder(
+      this.profile,
+      this.release,
+      (n) => this.ports.words(n),
+      (n) => {
+        const spec = this.resolve(tableNumber(n));
+        return spec && this.profileTableWords(spec.name);
+      },
+      (span, value) => this.nodeOf(span, value),
+    );
     this.wording = {
       table: (ref) => this.tableWords(ref),
       profileTable: (key) => this.profileTableWords(key),
@@ -155,6 +162,27 @@ export class Annotator {
         return z ? `zone ${zone} (${z.name})` : `zone ${zone}`;
       },
     };
+  }
+
+  /**
+   * The Node a cookie span's value stands for: the tunnel address that the flows carrying that
+   * value match (tun_src) or tunnel to (tun_dst). Worked out once per span, from the whole dump.
+   */
+  private nodeOf(span: BitSpan, value: bigint): string | undefined {
+    let nodes = this.nodesBySpan.get(span);
+    if (!nodes) {
+      this.nodesBySpan.set(span, (nodes = new Map()));
+      const mask = ones(span.end - span.start + 1);
+      for (const flow of this.allFlows()) {
+        const v = (flow.cookie >> BigInt(span.start)) & mask;
+        if (v === 0n || nodes.has(v)) continue;
+        const src = matchField(flow.match, 'tun_src');
+        const dst = flattenActions(flow.actions).find((a) => a.kind === 'set_field' && a.field.name === 'tun_dst');
+        const address = src ? formatFieldValue(src.field, src.value, src.mask) : dst?.kind === 'set_field' ? formatFieldValue(dst.field, dst.value, dst.mask) : undefined;
+        if (address !== undefined) nodes.set(v, address);
+      }
+    }
+    return nodes.get(value);
   }
 
   get addresses(): AddressBook {

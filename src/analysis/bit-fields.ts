@@ -32,6 +32,9 @@ export type PortWords = (n: number) => string;
 /** The name of a table by number, when the profile knows it (`PacketInTable = SpoofGuard (table 4)`). */
 export type TableWords = (n: number) => string | undefined;
 
+/** The address of the Node a `node` span's value stands for, as the dump's flows show it. */
+export type NodeWords = (span: BitSpan, value: bigint) => string | undefined;
+
 export class BitFieldDecoder {
   private readonly fields: readonly BitField[];
   private readonly cookie: readonly CookieSpan[];
@@ -42,10 +45,13 @@ export class BitFieldDecoder {
   private readonly byStorage = new Map<string, readonly BitField[]>();
   private lastCookie: { readonly cookie: bigint; readonly bits: readonly DecodedBits[] } | undefined;
 
-  constructor(profile: Profile | undefined, release: string, portWords: PortWords, tableWords: TableWords) {
+  private readonly nodeWords: NodeWords;
+
+  constructor(profile: Profile | undefined, release: string, portWords: PortWords, tableWords: TableWords, nodeWords: NodeWords = () => undefined) {
     this.release = release;
     this.portWords = portWords;
     this.tableWords = tableWords;
+    this.nodeWords = nodeWords;
     this.fields = (profile?.bitFields ?? []).filter((b) => inVersion(b, release));
     this.cookie = (profile?.cookie ?? []).filter((c) => inVersion(c, release));
   }
@@ -149,6 +155,10 @@ export class BitFieldDecoder {
       }
       case 'group':
         return `group ${v}`;
+      case 'node': {
+        const node = this.nodeWords(b, v);
+        return node === undefined ? `0x${v.toString(16)}` : `Node ${node} (0x${v.toString(16)})`;
+      }
       case 'hex':
         return `0x${v.toString(16)}`;
       case 'enum':

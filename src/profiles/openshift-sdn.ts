@@ -847,9 +847,10 @@ export const openshiftSdn: Profile = {
     {
       start: 0,
       end: 31,
-      name: 'Owner',
-      meaning: 'for flows of a peer node’s subnet, the first 4 bytes of the SHA-256 of its HostSubnet UID; otherwise a marker',
-      format: 'hex',
+      name: 'HostSubnet',
+      // hostSubnetCookie in pkg/network/node/ovscontroller.go since e0a069b2f (rule version 7).
+      meaning: 'for flows of a peer node’s subnet (tables 10, 50, 90), the first 4 bytes of the SHA-256 of its HostSubnet UID; otherwise a marker',
+      format: 'node',
       values: [
         { value: 1n, name: 'EgressFirewallUpdate', meaning: 'temporary drop while an egress firewall is rewritten' },
         { value: 0x4466b9ebn, name: 'PolicyIsolation', meaning: 'temporary drop for a new Pod until its NetworkPolicies are in place' },

@@ -177,7 +177,9 @@ export type BitFieldFormat =
   | 'ipv4'
   | 'ipv6'
   | 'table'
-  | 'group';
+  | 'group'
+  /** A value that stands for a Node (a hash of its name or id): the Node is the one whose address the dump's flows with this value tunnel to or from. */
+  | 'node';
 
 /** A value with a name, relative to its bit field (already shifted down to bit 0). */
 export interface NamedValue extends Versioned {
