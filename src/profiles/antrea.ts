@@ -226,7 +226,7 @@ const TABLES: readonly TableSpec[] = [
     purpose: 'Holds the learned Endpoint choices of Services with ClientIP session affinity.',
     miss: {
       action: 'custom',
-      description: 'marks the packet as still needing an Endpoint (reg4[16..18] = 1); PreRoutingClassifier then resubmits it to ServiceLB',
+      description: 'marks the packet as still needing an Endpoint (reg4[16..18] = 1) and ends its lookup here; PreRoutingClassifier, which resubmitted it here, then has ServiceLB pick one',
     },
     next: ['ServiceLB'],
     patterns: [
