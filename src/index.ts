@@ -110,6 +110,6 @@ export {
   type DiffTextOptions,
 } from './render/diff.ts';
 export { formatPacket, formatTrace, traceJson, type TraceRenderOptions } from './render/trace.ts';
-export { traceRenderOptions } from './render/trace-words.ts';
+export { traceRenderOptions, traceWithWords } from './render/trace-words.ts';
 export { checkJson, formatCheck, PLAIN_CHECK, type CheckStyle } from './render/check.ts';
 export { formatDot, formatMermaid, graphJson } from './render/graph.ts';

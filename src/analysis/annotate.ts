@@ -12,7 +12,7 @@ import type { Flow } from '../model/flow.ts';
 import { matchField } from '../model/match.ts';
 import { type Pipeline, tableKey } from '../model/pipeline.ts';
 import type { PortRef } from '../model/ports.ts';
-import { type TableRef, tableNumber } from '../model/tables.ts';
+import { type TableRef, TableNumbering, tableNumber } from '../model/tables.ts';
 import { ones } from '../model/values.ts';
 import type { BitSpan, FlowPattern, Profile, TableKey, TableMiss, TableSpec } from '../profiles/types.ts';
 import { inVersion, rangeText } from '../profiles/versions.ts';
@@ -23,7 +23,7 @@ import { describeActions, describeMatch, maskedBits, shortSubfield, type Wording
 import { defaultRelease, findPattern, flattenActions, isTableMiss, jumpTargets, resolveTable, tableByKey } from './pattern-fit.ts';
 import { PortRoles } from './port-roles.ts';
 import { DumpTableNames } from './table-names.ts';
-import { chooseLayout, readsByNumbers } from './table-layout.ts';
+import { chooseLayout, numberNamedTables, readsByNames, readsByNumbers } from './table-layout.ts';
 import { sampleFlows } from './flow-sample.ts';
 import { templateParts } from './sentence-template.ts';
 import { expectedMissWords } from './tables-summary.ts';
@@ -107,6 +107,18 @@ export interface Selection {
   readonly flow?: (flow: Flow) => boolean;
 }
 
+/** The table names a dump uses: its tables', and those its flows (a sample of them) and groups jump to. */
+function namesOf(pipeline: Pipeline, flows: readonly Flow[]): Set<string> {
+  const names = new Set<string>();
+  const note = (ref: TableRef): void => {
+    if (ref.kind === 'name') names.add(ref.name);
+  };
+  for (const t of pipeline.tables.values()) note(t.ref);
+  for (const f of flows) for (const t of jumpTargets(f.actions)) note(t);
+  for (const g of pipeline.groups.values()) for (const b of g.buckets) for (const t of jumpTargets(b.actions)) note(t);
+  return names;
+}
+
 export class Annotator {
   readonly profile: Profile | undefined;
   readonly release: string;
@@ -134,7 +146,12 @@ export class Annotator {
     this.pipeline = pipeline;
     // A named pipeline's numbered dump is read in the layout that fits it (detection may have chosen it already).
     const given = options.profile;
-    this.profile = given && readsByNumbers(given, numberedBalance) ? (chooseLayout(given, sampleFlows(this.allFlows()), this.release)?.profile ?? given) : given;
+    this.profile =
+      given && readsByNumbers(given, numberedBalance)
+        ? (chooseLayout(given, sampleFlows(this.allFlows()), this.release)?.profile ?? given)
+        : given && readsByNames(given, numberedBalance)
+          ? numberNamedTables(given, namesOf(pipeline, sampleFlows(this.allFlows())), this.release)
+          : given;
     this.dumpNames = new DumpTableNames(pipeline, (ref) => this.resolve(ref));
     this.ports = new PortRoles(this.profile, this.release, pipeline.ports);
     this.bits = new BitFieldDecoder(
@@ -219,6 +236,20 @@ export class Annotator {
       ...(spec ? { purpose: spec.purpose, spec } : {}),
       ...(otherRelease ? { otherRelease } : {}),
     };
+  }
+
+  /**
+   * The numbers of the tables the dump names (in its flows, their jumps and its groups), as the
+   * profile knows them: for a `--names` dump with numbered groups, or a numbered dump with named
+   * groups, so that both ways of writing a table reach the same one.
+   */
+  tableNumbering(): TableNumbering {
+    const pairs: [number, string][] = [];
+    for (const name of namesOf(this.pipeline, sampleFlows(this.allFlows()))) {
+      const n = this.tableInfo({ kind: 'name', name }).number;
+      if (n !== undefined) pairs.push([n, name]);
+    }
+    return new TableNumbering(pairs);
   }
 
   /**

@@ -86,8 +86,13 @@ export interface AnnotatedPipeline {
   readonly profile: ProfileNote;
 }
 
-/** The pipeline read by the profile and release requested, or detected from all of its flows. */
+/**
+ * The pipeline read by the profile and release requested, or detected from all of its flows; the
+ * pipeline returned knows the numbers of the tables it names (see Annotator.tableNumbering).
+ */
 export function annotatePipeline(pipeline: Pipeline, request: ProfileRequest = {}): AnnotatedPipeline {
   const choice = chooseProfile(pipeline.flows, [...pipeline.groups.values()], pipeline.ports, request);
-  return { pipeline, annotator: new Annotator(pipeline, choice), profile: choice.note };
+  const annotator = new Annotator(pipeline, choice);
+  const numbering = annotator.tableNumbering();
+  return { pipeline: numbering.size > 0 ? pipeline.withNumbering(numbering) : pipeline, annotator, profile: choice.note };
 }

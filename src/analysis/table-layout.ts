@@ -5,9 +5,9 @@
  * flows land in a table that has a pattern for them is taken.
  */
 import type { Flow } from '../model/flow.ts';
-import type { Profile, TableLayout } from '../profiles/types.ts';
+import type { Profile, TableLayout, TableSpec } from '../profiles/types.ts';
 import { fitClasses } from './fit-classes.ts';
-import { misfitCount } from './pattern-fit.ts';
+import { misfitCount, resolveTable } from './pattern-fit.ts';
 
 /** A copy of the profile whose tables carry the layout's numbers; tables the layout leaves out get none. */
 export function numberTables(profile: Profile, layout: TableLayout): Profile {
@@ -19,11 +19,34 @@ export function numberTables(profile: Profile, layout: TableLayout): Profile {
   return { ...profile, tables, numbering: layout.id };
 }
 
+/**
+ * The numbers the agent gave the tables of a `--names` dump: it numbers the tables its features
+ * need densely from 0 in the profile's order (Antrea's table declaration order), and every table
+ * it creates gets a miss flow, so the tables a whole dump names are those it numbered. The copy
+ * of the profile keeps `numbering` unset: tables the dump lacks are still the profile's to report.
+ */
+export function numberNamedTables(profile: Profile, names: Iterable<string>, release: string): Profile {
+  const present = new Set<TableSpec>();
+  for (const name of names) {
+    const spec = resolveTable(profile, { kind: 'name', name }, release);
+    if (spec) present.add(spec);
+  }
+  if (present.size === 0) return profile;
+  let next = 0;
+  const tables = profile.tables.map((t) => (present.has(t) ? { ...t, number: next++ } : t));
+  return { ...profile, tables };
+}
+
 /** Whether the profile names its tables, has layouts to number them by, and the dump prints numbers. */
 export function readsNumbered(profile: Profile, flows: readonly Flow[]): boolean {
   let numbered = 0;
   for (const f of flows) numbered += f.table.kind === 'number' ? 1 : -1;
   return readsByNumbers(profile, numbered);
+}
+
+/** Whether the profile names its tables, leaves their numbers to configuration, and the dump prints names. */
+export function readsByNames(profile: Profile, numberedBalance: number): boolean {
+  return profile.tableNaming === 'name' && profile.numbering === undefined && (profile.layouts?.length ?? 0) > 0 && numberedBalance < 0;
 }
 
 /** readsNumbered, given how many more flows name their table by number than by name. */

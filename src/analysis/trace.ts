@@ -236,7 +236,7 @@ export class Tracer {
     this.ports = new TracePorts(pipeline);
     this.classifier = new Classifier(pipeline, this.ports);
     const first = pipeline.tables.values().next().value;
-    this.startTable = pipeline.table(tableNumber(0)) || !first ? tableNumber(0) : first.ref;
+    this.startTable = pipeline.table(tableNumber(0)) || !first ? pipeline.resolve(tableNumber(0)) : first.ref;
     let i = 0;
     for (const [key, t] of pipeline.tables) this.tableOrder.set(key, t.ref.kind === 'number' ? t.ref.number : 1000 + i++);
   }
@@ -244,7 +244,7 @@ export class Tracer {
   /** Position of a table in the pipeline, to tell a resubmit backwards from one forwards. */
   ordinal(ref: TableRef): number {
     if (ref.kind === 'number') return ref.number;
-    return this.tableOrder.get(ref.name) ?? Number.MAX_SAFE_INTEGER;
+    return this.pipeline.numbering.numberOf(ref.name) ?? this.tableOrder.get(ref.name) ?? Number.MAX_SAFE_INTEGER;
   }
 
   /**
@@ -414,7 +414,9 @@ class Pass {
    * A lookup after the first (goto_table, resubmit, output to TABLE). Only one in a table at or
    * before the current one can loop, so only it deepens the nesting (OVS 2.6+).
    */
-  private nextLookup(ref: TableRef, via: 'goto' | 'resubmit', nodes: TraceNode[], inPort?: number, ctTuple = false): void {
+  private nextLookup(given: TableRef, via: 'goto' | 'resubmit', nodes: TraceNode[], inPort?: number, ctTuple = false): void {
+    // A number where the dump names its tables (a group's bucket in a --names bundle) is the named table.
+    const ref = this.tracer.pipeline.resolve(given);
     if (!this.withinLimits(nodes)) return;
     if (ctTuple && !this.hasCtTuple()) {
       this.problem(nodes, { kind: 'no-ct-tuple', table: this.table, target: ref });
@@ -428,7 +430,8 @@ class Pass {
   }
 
   /** Looks the packet up in `ref` and runs the matched flow's actions. */
-  private lookup(ref: TableRef, via: 'start' | 'goto' | 'resubmit' | 'resume', parent: TraceNode[], inPortOverride?: number, ctTuple = false): void {
+  private lookup(given: TableRef, via: 'start' | 'goto' | 'resubmit' | 'resume', parent: TraceNode[], inPortOverride?: number, ctTuple = false): void {
+    const ref = this.tracer.pipeline.resolve(given);
     if (!this.takeStep(parent)) return;
     const saved = this.lookupView(inPortOverride, ctTuple);
     const index = this.tracer.classifier.index(ref);

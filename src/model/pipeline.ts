@@ -4,7 +4,7 @@
  */
 import type { Flow, Group } from './flow.ts';
 import { PortMap } from './ports.ts';
-import type { TableRef } from './tables.ts';
+import { type TableRef, TableNumbering } from './tables.ts';
 
 export interface PipelineTable {
   readonly ref: TableRef;
@@ -29,9 +29,15 @@ export class Pipeline {
   readonly tables: ReadonlyMap<string, PipelineTable>;
   readonly groups: ReadonlyMap<number, Group>;
   readonly ports: PortMap;
+  /**
+   * Numbers of the named tables: a table written by number where the pipeline holds it by name
+   * (a bucket's `resubmit(,11)` in a `--names` dump), or the other way round, is the same table.
+   */
+  readonly numbering: TableNumbering;
 
-  constructor(flows: readonly Flow[], groups: readonly Group[] = [], ports: PortMap = new PortMap()) {
+  constructor(flows: readonly Flow[], groups: readonly Group[] = [], ports: PortMap = new PortMap(), numbering = new TableNumbering()) {
     this.flows = flows;
+    this.numbering = numbering;
     const byTable = new Map<string, { ref: TableRef; flows: Flow[] }>();
     // A dump lists each table's flows together: the table of the previous flow is kept at hand.
     let lastRef: TableRef | undefined;
@@ -54,8 +60,25 @@ export class Pipeline {
     this.ports = ports;
   }
 
+  /** The table `ref` names, written as the pipeline holds it or the other way (see numbering). */
   table(ref: TableRef): PipelineTable | undefined {
-    return this.tables.get(tableKey(ref));
+    const own = this.tables.get(tableKey(ref));
+    if (own || this.numbering.size === 0) return own;
+    const other = this.numbering.counterpart(ref);
+    return other && this.tables.get(tableKey(other));
+  }
+
+  /** `ref` as the pipeline holds the table (by name in a `--names` dump), or as given when it holds no such table. */
+  resolve(ref: TableRef): TableRef {
+    return this.table(ref)?.ref ?? ref;
+  }
+
+  /** The same flows, groups and ports with the numbers of the named tables known; nothing is rebuilt. */
+  withNumbering(numbering: TableNumbering): Pipeline {
+    const copy = Object.create(Pipeline.prototype) as { -readonly [K in keyof Pipeline]: Pipeline[K] };
+    Object.assign(copy, this);
+    copy.numbering = numbering;
+    return copy as Pipeline;
   }
 
   get flowCount(): number {

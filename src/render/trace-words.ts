@@ -5,21 +5,38 @@
 import { sampleFlows } from '../analysis/flow-sample.ts';
 import { missDrop } from '../analysis/nearest-flow.ts';
 import { annotatePipeline, type ProfileRequest } from '../analysis/profile-choice.ts';
-import type { Tracer } from '../analysis/trace.ts';
+import { Tracer } from '../analysis/trace.ts';
+import type { Annotator } from '../analysis/annotate.ts';
 import { explainVerdict } from '../analysis/trace-verdict.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import { Pipeline } from '../model/pipeline.ts';
 import type { TraceRenderOptions } from './trace.ts';
 
 /**
- * How `flowscope trace` renders the traces of `tracer`, with actions spelt as in OpenFlow `of`.
- * Detection and the annotator's address roles read a per-table sample, so a dump of a million
- * flows starts as fast as without them; a table small enough is read whole.
+ * A tracer for the pipeline and how `flowscope trace` renders its traces, with actions spelt as
+ * in OpenFlow `of`. The profile (given or detected) numbers the tables the dump names, so that a
+ * `--names` dump's groups that resubmit by number reach the named tables. Detection and the
+ * annotator's address roles read a per-table sample, so a dump of a million flows starts as fast
+ * as without them; a table small enough is read whole.
  */
+export function traceWithWords(pipeline: Pipeline, of: OfVersion, request: ProfileRequest = {}): { readonly tracer: Tracer; readonly render: TraceRenderOptions } {
+  const annotator = sampleAnnotator(pipeline, request);
+  const numbering = annotator.tableNumbering();
+  const tracer = new Tracer(numbering.size > 0 ? pipeline.withNumbering(numbering) : pipeline);
+  return { tracer, render: renderOptions(tracer, annotator, of) };
+}
+
+/** How `flowscope trace` renders the traces of `tracer` (see traceWithWords, which also numbers named tables). */
 export function traceRenderOptions(tracer: Tracer, of: OfVersion, request: ProfileRequest = {}): TraceRenderOptions {
-  const { pipeline } = tracer;
+  return renderOptions(tracer, sampleAnnotator(tracer.pipeline, request), of);
+}
+
+function sampleAnnotator(pipeline: Pipeline, request: ProfileRequest): Annotator {
   const flows = sampleFlows([...pipeline.tables.values()].flatMap((t) => t.flows));
-  const { annotator } = annotatePipeline(new Pipeline(flows, [...pipeline.groups.values()], pipeline.ports), request);
+  return annotatePipeline(new Pipeline(flows, [...pipeline.groups.values()], pipeline.ports), request).annotator;
+}
+
+function renderOptions(tracer: Tracer, annotator: Annotator, of: OfVersion): TraceRenderOptions {
   return {
     of,
     portNames: tracer.ports.names,

@@ -63,7 +63,9 @@ export function registerConj(program: Command, io: Io): void {
     const ids = idTexts.map(conjId);
     const result = await loadFromOptions(inputs, opts, io);
     requireFlows(result);
-    const pipeline = new Pipeline(result.flows, result.groups, result.ports);
+    // Table names, register values and action flows in the words of the pipeline's profile.
+    const read = annotatePipeline(new Pipeline(result.flows, result.groups, result.ports), opts);
+    const { pipeline } = read;
     let probe: { readonly tracer: Tracer; readonly packet: Packet } | undefined;
     if (opts.packet !== undefined) {
       // ofproto/trace syntax; port names resolve through the dump's port map, or the names its flows use.
@@ -72,8 +74,6 @@ export function registerConj(program: Command, io: Io): void {
     }
     const report = findConjunctions(pipeline, ids.length > 0 ? { ids } : {});
     const missing = missingIds(ids, new Set(report.conjunctions.map((c) => c.id)), () => conjunctionIds(result.flows));
-    // Table names, register values and action flows in the words of the pipeline's profile.
-    const read = annotatePipeline(pipeline, opts);
     if (probe) {
       const against: PacketConjunctions = conjunctionsForPacket(probe.tracer, report, probe.packet);
       if (opts.json) await writeJson(io, packetConjunctionsJson(against, read));

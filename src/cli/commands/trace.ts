@@ -2,11 +2,11 @@
 import { existsSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
 import { CT_STATE, type Packet, PacketSpecError } from '../../analysis/packet.ts';
-import { type TraceOptions, Tracer } from '../../analysis/trace.ts';
+import type { TraceOptions, Tracer } from '../../analysis/trace.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import { jsonReplacer } from '../../render/json.ts';
 import { formatTrace, traceJson } from '../../render/trace.ts';
-import { traceRenderOptions } from '../../render/trace-words.ts';
+import { traceWithWords } from '../../render/trace-words.ts';
 import { emptyInputReason, isBlankOrComment, readInput } from '../input.ts';
 import { type Io, UserError, writeOut, writeJson } from '../io.ts';
 import { addInputOptions } from '../load.ts';
@@ -181,9 +181,7 @@ export function registerTrace(program: Command, io: Io): void {
     const buckets = bucketsOf(opts.bucket ?? []);
     if (opts.batch === '-' && flowsFromStdin(inputs, opts)) throw new UserError('the flows and --batch cannot both come from standard input');
     const { dump, groups } = await loadFlows(inputs, opts, io);
-    const pipeline = new Pipeline(dump.flows, groups, dump.ports);
-    const tracer = new Tracer(pipeline);
-    const render = traceRenderOptions(tracer, dump.protocols[0] ?? 10, opts);
+    const { tracer, render } = traceWithWords(new Pipeline(dump.flows, groups, dump.ports), dump.protocols[0] ?? 10, opts);
 
     if (packetText !== undefined) {
       const packet = packetArgument(tracer, packetText, 'bad packet');
