@@ -68,15 +68,34 @@ test('examples/antrea-proxy: groups dumped in OpenFlow 1.0, 1.3 and 1.5 with nam
   }
 });
 
-test('without a port map, a --names dump differs from a numbered one exactly in the flows that name ports', () => {
+test('without a port map, a --names dump and a numbered one of one switch compare equal: the flows they share number the ports', () => {
   const dir = join(examples, 'antrea');
   const plain = read(join(dir, 'dump-flows.of10.txt'));
   const named = read(join(dir, 'dump-flows.of10.names.txt'));
-  const d = diffDumps(plain, named);
+  for (const [a, b] of [
+    [plain, named],
+    [named, plain],
+  ] as const) {
+    const d = diffDumps({ flows: a.flows, groups: [] }, { flows: b.flows, groups: [] });
+    assert.equal(differences(d), 0);
+    // The numbers read from the flows are the switch's own.
+    const show = read(join(dir, 'show.of10.txt')).ports;
+    for (const name of ['antrea-gw0', 'antrea-tun0', 'coredns5-8ec607', 'coredns5-9d9530']) assert.equal(d.naming.ports?.number(name), show.number(name), name);
+  }
+});
+
+test('without a port map, the flows that name ports and have no counterpart in the numbered dump stay unpaired', () => {
+  const dir = join(examples, 'antrea');
+  // The numbered dump's flows that match a port are moved to other priorities: nothing says which number a name is.
+  const moved = readFileSync(join(dir, 'dump-flows.of10.txt'), 'utf8').replace(/priority=(\d+),([^\n]*in_port=)/g, (_m, p: string, rest: string) => `priority=${Number(p) + 1},${rest}`);
+  const plain = parseDump(moved, { file: 'moved' });
+  const named = read(join(dir, 'dump-flows.of10.names.txt'));
+  const d = diffDumps({ flows: plain.flows, groups: [] }, named);
   const withPorts = named.flows.filter((f) => /in_port="|output:"|in_port=[a-z]/.test(f.origin.text)).length;
   const changedOrMoved = d.tables.reduce((n, t) => n + t.removed.length + t.changed.length, 0);
   assert.ok(withPorts > 0);
   assert.equal(changedOrMoved, withPorts);
+  assert.equal(d.naming.ports, undefined);
 });
 
 /** Flows whose OpenFlow 1.0, 1.3 and 1.5 spellings differ (reference ovs-actions.md §2). */
@@ -300,24 +319,34 @@ test('cli: the summary that ends a diff marks the counts that are not 0 (-2, +1,
   ]);
 });
 
-test('cli: diff and verify of a --names dump against a numbered one hint at --ports, and only then', async () => {
+test('cli: verify of the example\'s add-flows file (port names) against its own numbered dumps passes without a port map', async () => {
+  const dir = join(examples, 'antrea');
+  for (const dump of readdirSync(dir).filter((f) => f.startsWith('dump-flows.'))) {
+    const r = await runCli(['verify', '--expect', join(dir, 'flows.txt'), join(dir, dump)]);
+    assert.deepEqual([r.status, r.stderr, r.stdout], [0, '', '86 of 86 expected flows present; all as expected\n'], dump);
+  }
+});
+
+test('cli: diff and verify of a --names dump against a numbered one hint at --ports when the flows cannot number the ports', async () => {
   const dir = join(examples, 'antrea');
   const named = join(dir, 'dump-flows.of13.names.txt');
   const show = join(dir, 'show.of13.txt');
+  // The flows that match a port moved to other priorities: the two dumps share none of them.
+  const moved = tempFile('moved.txt', readFileSync(of13, 'utf8').replace(/priority=(\d+),([^\n]*in_port=)/g, (_m, p: string, rest: string) => `priority=${Number(p) + 1},${rest}`));
   const hint = (named: string, numbered: string): RegExp =>
     new RegExp(`^flowscope: hint: ${named} names ports \\("antrea-gw0", "antrea-tun0", "coredns5-8ec607", …\\) that ${numbered} gives by number, so the flows that use them cannot be paired; give --ports with the output of ovs-ofctl show \\(or dump-ports-desc\\) of that switch\n$`);
-  const diff = await runCli(['diff', named, of13]);
+  const diff = await runCli(['diff', named, moved]);
   assert.equal(diff.status, 1);
-  assert.match(diff.stderr, hint(named, of13));
-  const json = await runCli(['diff', '--json', of13, named]);
-  assert.match(json.stderr, hint(named, of13));
+  assert.match(diff.stderr, hint(named, moved));
+  const json = await runCli(['diff', '--json', moved, named]);
+  assert.match(json.stderr, hint(named, moved));
   JSON.parse(json.stdout);
   const expect = join(dir, 'flows.txt');
-  const verify = await runCli(['verify', '--expect', expect, of13]);
+  const verify = await runCli(['verify', '--expect', expect, moved]);
   assert.equal(verify.status, 1);
-  assert.match(verify.stderr, hint(expect, of13));
-  // With the port map the dumps are equal; numbers against numbers, or names against names, need none.
-  for (const args of [['diff', '--ports', show, named, of13], ['verify', '--ports', show, '--expect', expect, of13], ['diff', named, named]]) {
+  assert.match(verify.stderr, hint(expect, moved));
+  // With the port map, or flows in common, the dumps are equal; names against names need none.
+  for (const args of [['diff', '--ports', show, named, of13], ['diff', named, of13], ['verify', '--ports', show, '--expect', expect, of13], ['diff', named, named]]) {
     const r = await runCli(args);
     assert.deepEqual([r.status, r.stderr], [0, ''], args.join(' '));
   }

@@ -8,7 +8,7 @@ import type { Bucket, Flow, Group } from '../model/flow.ts';
 import { PortMap } from '../model/ports.ts';
 import type { TableRef } from '../model/tables.ts';
 import { actionsKey, canonicalActions } from './action-equivalence.ts';
-import { type Naming, inferTableNumbers, portKey, resolveTable, tableId } from './flow-key.ts';
+import { type Naming, inferPortNumbers, inferTableNumbers, portKey, resolveTable, tableId } from './flow-key.ts';
 import { eachPortRef } from './port-refs.ts';
 import { SlotIndex } from './slot-index.ts';
 
@@ -115,7 +115,17 @@ export function namingFor(a: DumpSide, b: DumpSide, options: CompareOptions): Na
     for (const [name, n] of inferTableNumbers(named.flows, numbered.flows, base)) if (!tables.has(name)) tables.set(name, n);
   }
   for (const [name, n] of options.tables ?? []) tables.set(name, n);
-  return tables.size > 0 ? { ...base, tables } : base;
+  const withTables = tables.size > 0 ? { ...base, tables } : base;
+  // Port names the inputs leave without numbers, from the flows the two dumps have in common.
+  const inferred = new PortMap();
+  for (const [named, numbered] of [
+    [a, b],
+    [b, a],
+  ] as const) {
+    for (const [name, n] of inferPortNumbers(named.flows, numbered.flows, withTables)) if (inferred.number(name) === undefined && inferred.name(n) === undefined) inferred.set(n, name);
+  }
+  if (inferred.size === 0) return withTables;
+  return { ...withTables, ports: mergedPorts(ports, inferred)! };
 }
 
 /** Longest-common-subsequence alignment of two canonical action lists. */

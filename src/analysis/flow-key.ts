@@ -132,20 +132,33 @@ export function inferTableNumbers(named: readonly Flow[], numbered: readonly Flo
     for (const n of candidates) tally.set(n, (tally.get(n) ?? 0) + 1 / candidates.size);
   }
   const order = new Map([...weights.keys()].map((name, i) => [name, i]));
-  const out = new Map<string, number>();
-  const taken = new Set<number>();
-  const inOrder = (name: string, n: number): boolean => {
+  const out = assignNumbers(weights, (name, n, chosen) => {
     const i = order.get(name)!;
-    for (const [other, m] of out) if (order.get(other)! < i !== m < n) return false;
+    for (const [other, m] of chosen) if (order.get(other)! < i !== m < n) return false;
     return true;
-  };
+  });
+  for (const [name, n] of referencedTables(named, numbered, { ...naming, tables: out })) if (!out.has(name)) out.set(name, n);
+  return out;
+}
+
+/**
+ * Numbers given to names greedily, strongest evidence first, one number per name and one name
+ * per number (none of `taken`); among equal weights the pair `preferred` keeps wins, then the
+ * lower number.
+ */
+function assignNumbers(
+  weights: ReadonlyMap<string, ReadonlyMap<number, number>>,
+  preferred: (name: string, n: number, chosen: ReadonlyMap<string, number>) => boolean = () => true,
+  taken: Set<number> = new Set(),
+): Map<string, number> {
+  const out = new Map<string, number>();
   for (;;) {
     let best: { name: string; n: number; w: number; ordered: boolean } | undefined;
     for (const [name, tally] of weights) {
       if (out.has(name)) continue;
       for (const [n, w] of tally) {
         if (taken.has(n)) continue;
-        const ordered = inOrder(name, n);
+        const ordered = preferred(name, n, out);
         const better =
           !best ||
           w > best.w + 1e-9 ||
@@ -153,12 +166,60 @@ export function inferTableNumbers(named: readonly Flow[], numbered: readonly Flo
         if (better) best = { name, n, w, ordered };
       }
     }
-    if (!best) break;
+    if (!best) return out;
     out.set(best.name, best.n);
     taken.add(best.n);
   }
-  for (const [name, n] of referencedTables(named, numbered, { ...naming, tables: out })) if (!out.has(name)) out.set(name, n);
-  return out;
+}
+
+/** The flow's slot with its one port-valued match entry left open (`in_port=?`), and that entry. */
+function openPortSlot(flow: Flow, naming: Naming): { readonly key: string; readonly entry: MatchField } | undefined {
+  let entry: MatchField | undefined;
+  for (const e of flow.match.fields) {
+    if (e.field.format !== 'port') continue;
+    if (entry) return undefined;
+    entry = e;
+  }
+  if (!entry) return undefined;
+  const rest = { fields: flow.match.fields.filter((e) => e !== entry) };
+  return { key: `${tableId(flow.table, naming)} ${flow.priority} ${entry.field.storage}=? ${compactMatchKey(resolveMatchPorts(rest, naming))}`, entry };
+}
+
+/**
+ * Port names of one dump resolved against another that gives ports by number, for comparing a
+ * `--names` dump with a plain one when no port map is at hand: a flow that matches a named port
+ * votes for the numbers the other dump's flows of the same table, priority and otherwise equal
+ * match give in its place (a Pod's spoof-guard flows name its port, MAC and address), a vote
+ * weighing less the more numbers are candidates. Numbers the naming already knows are not given.
+ */
+export function inferPortNumbers(named: readonly Flow[], numbered: readonly Flow[], naming: Naming): Map<string, number> {
+  const unresolved = (e: MatchField): string | undefined => {
+    const name = portNameOnly(e);
+    return name !== undefined && naming.ports?.number(name) === undefined ? name : undefined;
+  };
+  const wanted = named.filter((f) => f.match.fields.some((e) => unresolved(e) !== undefined));
+  if (wanted.length === 0) return new Map();
+  const slots = new Map<string, Set<number>>();
+  for (const f of numbered) {
+    const slot = openPortSlot(f, naming);
+    if (!slot || slot.entry.port !== undefined) continue;
+    const set = slots.get(slot.key);
+    if (set) set.add(Number(slot.entry.value));
+    else slots.set(slot.key, new Set([Number(slot.entry.value)]));
+  }
+  const weights = new Map<string, Map<number, number>>();
+  for (const f of wanted) {
+    const slot = openPortSlot(f, naming);
+    const name = slot && unresolved(slot.entry);
+    const candidates = name === undefined ? undefined : slots.get(slot!.key);
+    if (name === undefined || !candidates) continue;
+    let tally = weights.get(name);
+    if (!tally) weights.set(name, (tally = new Map()));
+    for (const n of candidates) tally.set(n, (tally.get(n) ?? 0) + 1 / candidates.size);
+  }
+  const known = new Set<number>();
+  for (const [n] of naming.ports?.entries() ?? []) known.add(n);
+  return assignNumbers(weights, undefined, known);
 }
 
 /** Tables an action list sends packets to, in order (goto_table, resubmit, ct, learn; nested lists too). */
