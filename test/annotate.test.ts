@@ -57,9 +57,9 @@ test('examples/antrea: every one of the 86 flows is explained by antrea-v1 0.13,
   }
 });
 
-test('the flexible pipeline listing (release 2.0, the first to ship it): classifier, L3 forwarding and Service load-balancing', () => {
+test('the flexible pipeline listing (release 2.5, whose ConntrackCommit flow it shows): classifier, L3 forwarding and Service load-balancing', () => {
   const p = load(join(corpusDir, 'antrea-ovs-pipeline-doc-HEAD.flows.txt'));
-  const all = annotateAll(p, { profile: profileById('antrea')!, release: '2.0' });
+  const all = annotateAll(p, { profile: profileById('antrea')!, release: '2.5' });
   assert.deepEqual(all.filter((a) => a.explanation?.kind === 'unknown').map((a) => a.flow.origin.text), []);
   const flows = all.filter((a) => ['Classifier', 'L3Forwarding', 'ServiceLB'].includes(a.table.name ?? ''));
   assert.equal(flows.length, 30);

@@ -110,9 +110,12 @@ test('releases follow what the flows use: the table 71 of 0.13, whole-value ct_m
   const proxy = detectFile(join(repoRoot, 'examples', 'antrea-proxy', 'dump-flows.of13.txt'));
   assert.deepEqual(proxy.release?.range, { since: '1.4', until: '1.4' }, proxy.reasons.join('\n'));
   assert.ok(proxy.reasons.includes('other releases lack names for register or mark bits in use, which release 1.4 has'), proxy.reasons.join('\n'));
-  // reg4[28] (FromLocal) arrived in 2.0, the first release to ship the rewritten pipeline document.
+  // reg4[28] (FromLocal) arrived in 2.0, the first release to ship the rewritten pipeline document;
+  // its ConntrackCommit flow (ct_mark bit 5, not bit 4 and -snat) is that of 2.5 and later.
   const doc = detectFile(join(corpusDir, 'antrea-ovs-pipeline-doc-HEAD.flows.txt'));
-  assert.equal(doc.release?.range.since, '2.0', doc.reasons.join('\n'));
+  assert.deepEqual(doc.release?.range, { since: '2.5' }, doc.reasons.join('\n'));
+  const before25 = detectText(readFileSync(join(corpusDir, 'antrea-ovs-pipeline-doc-HEAD.flows.txt'), 'utf8').replace('ct_state=+new+trk,ct_mark=0x0/0x20,ip', 'ct_state=+new-snat+trk,ct_mark=0/0x10,ip'), 'doc');
+  assert.deepEqual(before25.release?.range, { since: '2.0', until: '2.4' }, before25.reasons.join('\n'));
 });
 
 test('the dumps of one example read as the same profile and release, with table names or numbers', () => {

@@ -129,8 +129,9 @@ for (const profile of PROFILES) {
 /** The corpus listings and the profile (and release) each one documents. */
 const LISTINGS: readonly { file: string; profile: string; version: string }[] = [
   { file: 'antrea-ovs-pipeline-doc-v1.0.0.flows.txt', profile: 'antrea-v1', version: '1.0' },
-  { file: 'antrea-ovs-pipeline-doc-HEAD.flows.txt', profile: 'antrea', version: '2.0' },
-  { file: 'antrea-ovs-pipeline-doc-HEAD.groups.txt', profile: 'antrea', version: '2.0' },
+  // The document's ConntrackCommit flow is that of 2.5 and later (ct_mark bit 5).
+  { file: 'antrea-ovs-pipeline-doc-HEAD.flows.txt', profile: 'antrea', version: '2.5' },
+  { file: 'antrea-ovs-pipeline-doc-HEAD.groups.txt', profile: 'antrea', version: '2.5' },
   { file: 'antrea-pipeline_test-ipv4-encap.txt', profile: 'antrea', version: '2.7' },
   { file: 'antrea-pipeline_test-ipv4-encap-egresstrafficshaping.txt', profile: 'antrea', version: '2.7' },
   { file: 'antrea-pipeline_test-ipv4-externalnode.txt', profile: 'antrea', version: '2.7' },

@@ -18,7 +18,7 @@ interface TablesJson {
   schemaVersion: number;
   profile: { id: string; release: string };
   tables: { number: number | null; name: string | null; profileName: string | null; known: boolean; otherReleases: string | null; flows: number; packets: string | null; next: string[]; miss: string; missDiffers: boolean }[];
-  missing: { number: number | null; name: string; requires: string | null }[];
+  missing: { number: number | null; name: string }[];
   unknown: string[];
   otherReleases: { name: string; releases: string }[];
 }
@@ -45,8 +45,8 @@ test('tables: one row per table with the flow counts of the add-flows input', as
   assert.equal(t31.packets, '0');
   // Table 30 has no priority-0 flow in the document.
   assert.equal(j.tables.find((t) => t.number === 30)!.miss, 'no miss flow');
-  // Uplink and IPv6 tables exist only with an uplink on the bridge or IPv6 Pods.
-  assert.deepEqual(j.missing.map((m) => m.name), ['UplinkTable', 'IPv6Table']);
+  // Uplink and IPv6 tables exist only with an uplink on the bridge or IPv6 Pods: not missing here.
+  assert.deepEqual(j.missing, []);
   assert.deepEqual(j.unknown, []);
 });
 
@@ -97,7 +97,8 @@ test('a table the dump holds under a name of another release is not missing, and
   const r = await runCli(['tables', join(antrea, 'dump-flows.of13.names.txt'), '--json', '--release', '1.2']);
   const j = JSON.parse(r.stdout) as TablesJson;
   // Release 1.2 has SNAT in table 71; the dump's table 71 is L3DecTTL, a table of 0.13.
-  assert.deepEqual(j.missing.map((m) => m.name), ['UplinkTable', 'IPv6Table', 'IPTTLDecTable']);
+  // Uplink and IPv6 exist only with an uplink on the bridge and IPv6 Pods: never missing.
+  assert.deepEqual(j.missing.map((m) => m.name), ['IPTTLDecTable']);
   const t71 = j.tables.find((t) => t.name === 'L3DecTTL')!;
   assert.equal(t71.number, 71);
   assert.equal(t71.known, false);

@@ -146,14 +146,15 @@ export class Annotator {
     this.pipeline = pipeline;
     // A named pipeline's numbered dump is read in the layout that fits it (detection may have chosen it already).
     const given = options.profile;
+    const sample = sampleFlows(this.allFlows());
     this.profile =
       given && readsByNumbers(given, numberedBalance)
-        ? (chooseLayout(given, sampleFlows(this.allFlows()), this.release)?.profile ?? given)
+        ? (chooseLayout(given, sample, this.release)?.profile ?? given)
         : given && readsByNames(given, numberedBalance)
-          ? numberNamedTables(given, namesOf(pipeline, sampleFlows(this.allFlows())), this.release)
+          ? numberNamedTables(given, namesOf(pipeline, sample), this.release)
           : given;
     this.dumpNames = new DumpTableNames(pipeline, (ref) => this.resolve(ref));
-    this.ports = new PortRoles(this.profile, this.release, pipeline.ports);
+    this.ports = new PortRoles(this.profile, this.release, pipeline.ports, sample);
     this.bits = new BitFieldDecoder(
       this.profile,
       this.release,

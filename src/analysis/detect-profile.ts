@@ -11,7 +11,7 @@ import type { Flow, Group } from '../model/flow.ts';
 import { matchCovers } from '../model/match.ts';
 import type { PortMap, PortRef } from '../model/ports.ts';
 import { PROFILES } from '../profiles/index.ts';
-import type { DetectionSignal, Profile, TableLayout, Versioned } from '../profiles/types.ts';
+import type { DetectionSignal, Profile, TableLayout, TableSpec, Versioned } from '../profiles/types.ts';
 import { compareVersions, inVersion, rangeText } from '../profiles/versions.ts';
 import { defaultRelease, flattenActions, hintHolds, jumpTargets, matchInProfilePorts, misfitCount, parsePattern, tableByKey } from './pattern-fit.ts';
 import { chooseLayout, type LayoutChoice, readsNumbered } from './table-layout.ts';
@@ -31,6 +31,11 @@ export interface ProfileScore {
 export interface ReleaseChoice {
   /** The release the dump is read in: the latest of those that fit it best. */
   readonly release: string;
+  /**
+   * Set when the dump predates the profile: its first release, the nearest one. `release` is then
+   * the one before it, in which the tables that release added do not exist.
+   */
+  readonly olderThan?: string;
   /** Every release that fits equally well. */
   readonly range: Versioned;
   readonly reasons: readonly string[];
@@ -302,7 +307,45 @@ function numberedReading(profile: Profile, facts: DumpFacts): LayoutChoice | und
   return readsNumbered(profile, facts.flows) ? chooseLayout(profile, facts.flows, defaultRelease(profile)) : undefined;
 }
 
+/** The release just before a dotted one (`0.10` → `0.9`), when its last part can go down. */
+function predecessor(release: string): string | undefined {
+  const parts = release.split('.').map(Number);
+  const last = parts[parts.length - 1]!;
+  if (last === 0) return undefined;
+  parts[parts.length - 1] = last - 1;
+  return parts.join('.');
+}
+
+/** Tables of the dump that the profile knows in some release, by number or name. */
+function knownTables(profile: Profile, facts: DumpFacts): TableSpec[] {
+  return profile.tables.filter((t) => (t.number !== undefined && facts.tableNumbers.has(t.number)) || [t.name, ...(t.aliases ?? [])].some((n) => facts.tableNames.has(n)));
+}
+
+/**
+ * A whole dump of the pipeline that lacks every table the profile's first release added (tables
+ * every configuration has, such as Antrea 0.10's metric tables) comes from an older release.
+ */
+const WHOLE_DUMP_TABLES = 8;
+
+function olderRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | undefined {
+  const first = profile.versions.since;
+  const before = first === undefined ? undefined : predecessor(first);
+  if (first === undefined || before === undefined) return undefined;
+  const added = profile.tables.filter((t) => t.since === first && t.requires === undefined);
+  const held = knownTables(profile, facts);
+  if (added.length === 0 || held.length < WHOLE_DUMP_TABLES || held.some((t) => added.includes(t))) return undefined;
+  const names = added.map((t) => (t.number === undefined ? t.name : `${t.number} ${t.name}`));
+  return {
+    release: before,
+    olderThan: first,
+    range: { until: before },
+    reasons: [`the dump has none of the tables ${first} added (${names.join(', ')}): it comes from a release before ${first}, the first ${profile.id} describes, and is read without them`],
+  };
+}
+
 function chooseRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | undefined {
+  const older = olderRelease(profile, facts);
+  if (older) return older;
   const points = releasePoints(profile);
   if (points.length === 0) return undefined;
   const versioned = profile.detect
@@ -323,10 +366,11 @@ function chooseRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | unde
   // The last point of a profile that is still current stands for every later release too.
   const openEnded = profile.versions.until === undefined && release === points[points.length - 1];
   const range: Versioned = openEnded ? { since: equal[0]! } : { since: equal[0]!, until: release };
+  const several = equal.length > 1 || openEnded;
   const reasons = [
     ...versioned.filter((h) => inVersion(h.s, release)).map((h) => `${h.finding}, which points to ${rangeText(h.s)}`),
-    ...(rated.some((r) => r.strays > best.strays) ? [`other releases lack names for register or mark bits in use, which ${rangeText(range)} ${equal.length > 1 ? 'have' : 'has'}`] : []),
-    `${rangeText(range)} ${equal.length > 1 ? 'explain' : 'explains'} ${best.misfits === 0 ? 'all' : `all but ${best.misfits} of`} the ${flowCount(facts)}${equal.length > 1 ? `; reading the dump as release ${release}` : ''}`,
+    ...(rated.some((r) => r.strays > best.strays) ? [`other releases lack names for register or mark bits in use, which ${rangeText(range)} ${several ? 'have' : 'has'}`] : []),
+    `${rangeText(range)} ${several ? 'explain' : 'explains'} ${best.misfits === 0 ? 'all' : `all but ${best.misfits} of`} the ${flowCount(facts)}${several ? `; reading the dump as release ${release}` : ''}`,
   ];
   return { release, range, reasons };
 }

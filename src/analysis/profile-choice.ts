@@ -8,6 +8,7 @@ import type { Pipeline } from '../model/pipeline.ts';
 import type { PortMap } from '../model/ports.ts';
 import { listProfiles, type Profile, profileById } from '../profiles/index.ts';
 import { inVersion, rangeText } from '../profiles/versions.ts';
+import type { Versioned } from '../profiles/types.ts';
 import { Annotator } from './annotate.ts';
 import { detectProfile, detectRelease } from './detect-profile.ts';
 
@@ -17,11 +18,27 @@ export interface ProfileRequest {
   readonly release?: string;
 }
 
+/**
+ * The release a dump is read in, in words: `release 1.0`, or the range the evidence leaves open
+ * and the one read in (`releases 1.15–2.4, read as 2.4`).
+ */
+export function releaseWords(note: ProfileNote): string | undefined {
+  if (note.release === undefined) return undefined;
+  if (note.olderThan !== undefined) return `older than ${note.olderThan}, the first release ${note.id} describes`;
+  const range = note.releases;
+  if (!range || (range.since === note.release && range.until === note.release)) return `release ${note.release}`;
+  return `${rangeText(range)}, read as ${note.release}`;
+}
+
 /** Which profile explained the dump, and why. */
 export interface ProfileNote {
   readonly id: string;
   readonly title: string;
   readonly release?: string;
+  /** The releases the evidence cannot tell apart, of which `release` is the one read in (detected releases only). */
+  readonly releases?: Versioned;
+  /** The dump predates the profile: its first release, the nearest the profile describes. */
+  readonly olderThan?: string;
   /** `option` when given with --profile, else `detected`. */
   readonly source: 'option' | 'detected';
   readonly reasons: readonly string[];
@@ -73,6 +90,8 @@ export function chooseProfile(flows: readonly Flow[], groups: readonly Group[], 
     id: picked.id,
     title: picked.title,
     ...(release !== undefined ? { release } : {}),
+    ...(releaseChoice && request.release === undefined ? { releases: releaseChoice.range } : {}),
+    ...(releaseChoice?.olderThan !== undefined && request.release === undefined ? { olderThan: releaseChoice.olderThan } : {}),
     source: chosen ? 'option' : 'detected',
     reasons: [...profileReasons, ...releaseReasons],
   };

@@ -41,8 +41,6 @@ export interface TableRow {
 export interface MissingTable {
   readonly number?: number;
   readonly name: string;
-  /** The configuration under which the table exists. */
-  readonly requires?: string;
 }
 
 /** A table of the dump the release read in lacks but other releases of the profile have. */
@@ -135,10 +133,12 @@ export function summarizeTables(pipeline: Pipeline, annotator: Annotator): Table
   }
   const profile = annotator.profile;
   const missing: MissingTable[] = (profile?.tables ?? [])
-    // A numbered reading knows only the tables its layout numbers.
-    .filter((s) => inVersion(s, annotator.release) && !seen.has(s.name) && (s.number === undefined || !numbers.has(s.number)) && (profile?.numbering === undefined || s.number !== undefined))
+    // A numbered reading knows only the tables its layout numbers. A table that exists only with a
+    // feature (IPv6, Multicast, TrafficControl, …) is absent whenever the feature is off: it is
+    // expected only where the flows show the feature on (expectedWith).
+    .filter((s) => (s.requires === undefined || s.expectedWith !== undefined) && inVersion(s, annotator.release) && !seen.has(s.name) && (s.number === undefined || !numbers.has(s.number)) && (profile?.numbering === undefined || s.number !== undefined))
     .filter((s) => s.expectedWith === undefined || featureShows(pipeline, annotator, s.expectedWith))
-    .map((s) => ({ ...(s.number !== undefined ? { number: s.number } : {}), name: annotator.wording.profileTable(s.name), ...(s.requires ? { requires: s.requires } : {}) }));
+    .map((s) => ({ ...(s.number !== undefined ? { number: s.number } : {}), name: annotator.wording.profileTable(s.name) }));
   return { rows, missing, unknown: profile && profile.tables.length > 0 ? unknown : [], otherReleases };
 }
 

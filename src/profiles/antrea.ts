@@ -14,7 +14,7 @@ import {
   SPOOF_GUARD_IP_PATTERNS,
 } from './antrea-classic.ts';
 import { FLEXIBLE_BIT_FIELDS } from './antrea-fields.ts';
-import type { FlowPattern, Profile, TableSpec } from './types.ts';
+import type { FlowPattern, PortRole, Profile, TableSpec } from './types.ts';
 
 const NEXT = { action: 'next' } as const;
 const DROP = { action: 'drop' } as const;
@@ -59,6 +59,8 @@ const INGRESS_METRIC_PATTERNS: readonly FlowPattern[] = [
 ];
 
 const POLICY_SECURITY = 'AntreaPolicy feature gate';
+/** Tables only Pod connectivity asks for (framework.go featurePodConnectivity.getRequiredTables, 1.8 to 2.7): an ExternalNode (VM) agent has none. */
+const K8S_NODE = 'a Kubernetes Node (not an ExternalNode)';
 
 const TABLES: readonly TableSpec[] = [
   {
@@ -94,6 +96,7 @@ const TABLES: readonly TableSpec[] = [
   },
   {
     name: 'Classifier',
+    requires: K8S_NODE,
     stage: 'classifier',
     purpose: 'Tells where each packet came from by its input port and records it in reg0 (and reg4 flags).',
     miss: DROP,
@@ -121,6 +124,7 @@ const TABLES: readonly TableSpec[] = [
   },
   {
     name: 'SpoofGuard',
+    requires: K8S_NODE,
     stage: 'validation',
     purpose: 'Rejects IP packets whose source addresses are not those Antrea gave the sending Pod.',
     miss: DROP,
@@ -435,17 +439,36 @@ const TABLES: readonly TableSpec[] = [
         actions: ['drop'],
         meaning: 'New connections tunnelled here that no local Egress claims are dropped.',
       },
+      // pipeline.go (featureEgress snatIPFromTunnelFlow, snatRuleFlow): up to v1.14.x only the first
+      // packet of a connection is marked (ct_state=+new+trk); from v1.15.0 every tracked packet is
+      // (ct_state=+trk), and with EgressTrafficShaping the flow continues in EgressQoS.
       {
         match: 'ct_state=+new+trk',
+        until: '1.14',
         fields: ['tun_dst'],
         actions: ['set:pkt_mark'],
         meaning: 'New connections tunnelled from other Nodes to {tun_dst}, an Egress IP this Node holds, get SNAT mark {set.pkt_mark}; they continue in {next}.',
       },
       {
         match: 'ct_state=+new+trk',
+        until: '1.14',
         fields: ['in_port'],
         actions: ['set:pkt_mark'],
         meaning: 'New connections from Pod {in_port} get Egress SNAT mark {set.pkt_mark}, so the host SNATs them to the Egress IP; they continue in {next}.',
+      },
+      {
+        match: 'ct_state=+trk',
+        since: '1.15',
+        fields: ['tun_dst'],
+        actions: ['set:pkt_mark'],
+        meaning: 'Tracked traffic tunnelled from other Nodes to {tun_dst}, an Egress IP this Node holds, gets SNAT mark {set.pkt_mark}, so the host SNATs it to that IP; it continues in {next}.',
+      },
+      {
+        match: 'ct_state=+trk',
+        since: '1.15',
+        fields: ['in_port'],
+        actions: ['set:pkt_mark'],
+        meaning: 'Tracked traffic from Pod {in_port} gets Egress SNAT mark {set.pkt_mark}, so the host SNATs it to the Egress IP; it continues in {next}.',
       },
       {
         match: '',
@@ -472,6 +495,7 @@ const TABLES: readonly TableSpec[] = [
   },
   {
     name: 'L3DecTTL',
+    requires: K8S_NODE,
     stage: 'routing',
     purpose: 'Decrements the TTL of routed packets, except those the host already routed.',
     miss: NEXT,
@@ -651,10 +675,21 @@ const TABLES: readonly TableSpec[] = [
     miss: NEXT,
     next: ['VLAN', 'Output'],
     patterns: [
+      // pipeline.go (featurePodConnectivity, ConntrackCommitTable): up to v2.4.x the flow skips
+      // connections SNATed or to Services (`-snat`, NotServiceCTMark bit 4); from v2.5.0 it skips
+      // those the SNAT tables committed (NotConnSNATCTMark bit 5), as ct_state=-snat cannot be trusted.
       {
         match: 'ct_state=+new+trk,ct_mark=0/0x20',
+        since: '2.5',
         actions: ['ct(commit)'],
         meaning: 'New connections not yet committed by the SNAT tables are committed in {zone}, with their source copied into ct_mark.',
+      },
+      {
+        match: 'ct_state=+new-snat+trk,ct_mark=0/0x10',
+        since: '1.7',
+        until: '2.4',
+        actions: ['ct(commit)'],
+        meaning: 'New connections that are neither to a Service nor SNATed are committed in zone {zone}, with their source copied into ct_mark.',
       },
     ],
   },
@@ -797,6 +832,15 @@ const TABLES: readonly TableSpec[] = [
   },
 ];
 
+/**
+ * The Classifier's source marks (fields.go from 1.6: FromTunnel 1, FromGateway 2 in reg0[0..3])
+ * tell the tunnel and gateway ports whatever their numbers: a Node upgraded from 1.x keeps ports
+ * 1 and 2, where a new 2.x Node has 32768 and 32769.
+ */
+const FLEXIBLE_PORTS: readonly PortRole[] = ANTREA_PORTS.map((r) =>
+  r.role === 'gateway' ? { ...r, mark: 'reg0=0x2/0xf' } : r.role === 'tunnel' ? { ...r, mark: 'reg0=0x1/0xf' } : r,
+);
+
 export const antrea: Profile = {
   id: 'antrea',
   title: 'Antrea flexible pipeline (named tables, 1.6 and later)',
@@ -903,7 +947,7 @@ export const antrea: Profile = {
   cookie: ANTREA_COOKIE,
   ctZones: [ANTREA_CT_ZONE, ANTREA_SNAT_CT_ZONE, ...ANTREA_CT_ZONES_V6],
   addresses: FLEXIBLE_ADDRESSES,
-  ports: ANTREA_PORTS,
+  ports: FLEXIBLE_PORTS,
   groups: [
     {
       type: 'select',

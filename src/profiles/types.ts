@@ -275,6 +275,12 @@ export interface PortRole extends Versioned {
   readonly namePattern?: string;
   /** OpenFlow port numbers the pipeline usually gives it. */
   readonly numbers?: readonly number[];
+  /**
+   * What the pipeline writes for packets entering on a port of this role (match syntax, e.g. a
+   * source mark `reg0=0x2/0xf`): a flow that matches `in_port=P` and writes it shows that P has
+   * the role, whatever P's number.
+   */
+  readonly mark?: string;
   readonly meaning: string;
 }
 

@@ -5,7 +5,7 @@
  * report larger than a string can hold, and its annotations would not fit in memory at once.
  */
 import type { FlowAnnotation, SelectedTable, Selection, TableInfo } from '../analysis/annotate.ts';
-import type { AnnotatedPipeline, ProfileNote } from '../analysis/profile-choice.ts';
+import { type AnnotatedPipeline, type ProfileNote, releaseWords } from '../analysis/profile-choice.ts';
 import type { DecodedBits } from '../analysis/bit-fields.ts';
 import { formatActions } from './actions.ts';
 import { LazyList, SCHEMA_VERSION } from './json.ts';
@@ -47,7 +47,8 @@ export interface ShowTextOptions {
 /** `profile antrea-v1 (release 0.13), detected: …`. */
 export function profileLine(p: ProfileNote): string {
   const how = p.source === 'option' ? 'given with --profile' : 'detected';
-  return `profile ${p.id}${p.release ? ` (release ${p.release})` : ''}, ${how}: ${p.title}`;
+  const release = releaseWords(p);
+  return `profile ${p.id}${release ? ` (${release})` : ''}, ${how}: ${p.title}`;
 }
 
 /** `table 31 ConntrackStateTable`, `table Classifier`. */

@@ -5,7 +5,7 @@
 import Table from 'cli-table3';
 import type { TableRow, TablesSummary } from '../analysis/tables-summary.ts';
 import { SCHEMA_VERSION } from './json.ts';
-import type { ProfileNote } from '../analysis/profile-choice.ts';
+import { type ProfileNote, releaseWords } from '../analysis/profile-choice.ts';
 
 export interface TablesStyle {
   readonly head: (s: string) => string;
@@ -41,11 +41,12 @@ export function formatTables(s: TablesSummary, profile: ProfileNote | undefined,
     ]);
   }
   const out: string[] = [];
-  if (profile) out.push(style.dim(`profile ${profile.id}${profile.release ? ` (release ${profile.release})` : ''}, ${profile.source === 'option' ? 'given with --profile' : 'detected'}`));
+  const release = profile && releaseWords(profile);
+  if (profile) out.push(style.dim(`profile ${profile.id}${release ? ` (${release})` : ''}, ${profile.source === 'option' ? 'given with --profile' : 'detected'}`));
   out.push(table.toString());
   if (profile && s.missing.length > 0) {
     out.push('', style.warn(`Tables ${profile.id} expects that the dump lacks (${s.missing.length}):`));
-    for (const m of s.missing) out.push(`  ${m.number === undefined ? '' : `${m.number} `}${m.name}${m.requires ? style.dim(` (when ${m.requires})`) : ''}`);
+    for (const m of s.missing) out.push(`  ${m.number === undefined ? '' : `${m.number} `}${m.name}`);
   }
   // Said apart, as each row says it: a table of another release is no stranger to the profile.
   const notes: string[] = [];
@@ -77,7 +78,7 @@ export function tablesJson(s: TablesSummary, profile: ProfileNote | undefined): 
       expectedMiss: r.expectedMiss ?? null,
       missDiffers: r.missDiffers,
     })),
-    missing: s.missing.map((m) => ({ number: m.number ?? null, name: m.name, requires: m.requires ?? null })),
+    missing: s.missing.map((m) => ({ number: m.number ?? null, name: m.name })),
     unknown: s.unknown,
     otherReleases: s.otherReleases.map((t) => ({ name: t.name, releases: t.releases })),
   };

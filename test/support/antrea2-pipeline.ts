@@ -245,8 +245,9 @@ export function antrea2Flows(): string {
     'EgressMark',
     `priority=200,ip,in_port=${CLIENT.port} actions=set_field:${GATEWAY.mac}->eth_src,set_field:${VIRTUAL_MAC}->eth_dst,set_field:${REMOTE_EGRESS_NODE}->tun_dst,set_field:0x10/0xf0->reg0,set_field:0x80000/0x80000->reg0,${goto('L2ForwardingCalc')}`,
   );
-  add('EgressMark', `priority=200,ct_state=+new+trk,ip,tun_dst=${LOCAL_EGRESS_TUNNEL_PEER} actions=set_field:0x1/0xff->pkt_mark,set_field:0x20/0xf0->reg0,${goto('L2ForwardingCalc')}`);
-  add('EgressMark', `priority=200,ct_state=+new+trk,ip,in_port=${WEB.port} actions=set_field:0x1/0xff->pkt_mark,set_field:0x20/0xf0->reg0,${goto('L2ForwardingCalc')}`);
+  // Since 1.15 every tracked packet is marked, not only a connection's first (featureEgress snatRuleFlow).
+  add('EgressMark', `priority=200,ct_state=+trk,ip,tun_dst=${LOCAL_EGRESS_TUNNEL_PEER} actions=set_field:0x1/0xff->pkt_mark,set_field:0x20/0xf0->reg0,${goto('L2ForwardingCalc')}`);
+  add('EgressMark', `priority=200,ct_state=+trk,ip,in_port=${WEB.port} actions=set_field:0x1/0xff->pkt_mark,set_field:0x20/0xf0->reg0,${goto('L2ForwardingCalc')}`);
   add('EgressMark', 'priority=190,ct_state=+new+trk,ip,reg0=0x1/0xf actions=drop');
   add('EgressMark', `priority=0 actions=set_field:0x20/0xf0->reg0,${goto('L2ForwardingCalc')}`);
   add('L3DecTTL', `priority=210,ip,reg0=0x2/0xf actions=${goto('SNATMark')}`);
@@ -348,4 +349,13 @@ export function antrea2Probes(): { readonly packet: string; readonly ctNext?: re
   probes.push({ packet: `in_port=${TC_TAP.port},tcp,dl_dst=${WEB.mac},nw_src=${CLIENT.ip},nw_dst=${WEB.ip},nw_ttl=64,tp_dst=80` });
   probes.push({ packet: `in_port=${GATEWAY.port},tcp,dl_src=${GATEWAY.mac},dl_dst=${WEB.mac},nw_src=192.168.1.7,nw_dst=${WEB.ip},nw_ttl=64,tp_dst=80` });
   return probes;
+}
+
+/** The flows with their tables written by name, as `ovs-ofctl --names` prints them from the switch. */
+export function antrea2NamedFlows(flows = antrea2Flows()): string {
+  const name = (n: string): string => ANTREA2_TABLES[Number(n)]!;
+  return flows
+    .replace(/\btable=(\d+)/g, (_m, n: string) => `table=${name(n)}`)
+    .replace(/goto_table:(\d+)/g, (_m, n: string) => `goto_table:${name(n)}`)
+    .replace(/resubmit\(,(\d+)\)/g, (_m, n: string) => `resubmit(,${name(n)})`);
 }

@@ -1,0 +1,109 @@
+/**
+ * Antrea 2.x dumps as users bring them: named tables numbered as the agent numbers them, tables
+ * of features that are off never "missing", the release narrowed by the flows that changed
+ * between releases, and sentences that say what each flow does.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ANTREA2_TABLES, antrea2NamedFlows } from './support/antrea2-pipeline.ts';
+import { runCli } from './support/cli.ts';
+import { repoRoot, sharedDir } from './support/paths.ts';
+
+const corpus = (name: string): string => join(sharedDir, 'corpus', name);
+
+interface TablesJson {
+  profile: { id: string; release: string; releases?: { since?: string; until?: string } };
+  tables: { number: number | null; name: string | null }[];
+  missing: { number: number | null; name: string }[];
+}
+
+async function tablesOf(args: readonly string[], stdin?: string): Promise<TablesJson> {
+  const r = await runCli(['tables', '--json', ...args], stdin === undefined ? {} : { stdin });
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout) as TablesJson;
+}
+
+test('a --names dump of the flexible pipeline gets the numbers the agent gave its tables', async () => {
+  const j = await tablesOf(['-'], antrea2NamedFlows());
+  const numbers = new Map(j.tables.map((t) => [t.name, t.number]));
+  for (const [i, name] of ANTREA2_TABLES.entries()) assert.equal(numbers.get(name), i, name);
+  assert.deepEqual(j.missing, []);
+  // The pipeline document's listing assumes proxyAll and TrafficControl: EndpointDNAT is 12 there, Output 30.
+  const doc = await tablesOf([corpus('antrea-ovs-pipeline-doc-HEAD.flows.txt')]);
+  const docNumbers = new Map(doc.tables.map((t) => [t.name, t.number]));
+  assert.deepEqual([docNumbers.get('PipelineRootClassifier'), docNumbers.get('NodePortMark'), docNumbers.get('EndpointDNAT'), docNumbers.get('TrafficControl'), docNumbers.get('Output')], [0, 9, 12, 23, 30]);
+});
+
+test('tables of features that are off (IPv4, Multicast, DSR, TrafficControl, ExternalNode, …) are never missing', async () => {
+  for (const name of ['antrea-pipeline_test-ipv6-encap.txt', 'antrea-pipeline_test-ipv4-externalnode.txt', 'antrea-pipeline_test-ipv4-encap.txt']) {
+    const j = await tablesOf([corpus(name)]);
+    assert.deepEqual(j.missing, [], name);
+  }
+  // A table every configuration has still is.
+  const without = antrea2NamedFlows()
+    .split('\n')
+    .filter((l) => !l.includes('table=L3Forwarding,'))
+    .join('\n');
+  const j = await tablesOf(['-'], without);
+  assert.deepEqual(j.missing.map((m) => m.name), ['L3Forwarding']);
+});
+
+/** The release range the profile line of `show` gives for the dump. */
+async function releaseLine(dump: string): Promise<string> {
+  const r = await runCli(['show', '-'], { stdin: dump });
+  assert.equal(r.status, 0, r.stderr);
+  return /^profile antrea \(([^)]*)\)/.exec(r.stdout)?.[1] ?? r.stdout.split('\n')[0]!;
+}
+
+test('the release is narrowed by the flows that changed between releases, not taken as the newest that fits', async () => {
+  const v25 = antrea2NamedFlows();
+  assert.match(v25, /ct_state=\+new\+trk,ct_mark=0\/0x20,ip/);
+  assert.match(await releaseLine(v25), /^releases 2\.5 and later, read as /);
+  // Up to 2.4 ConntrackCommit skipped Service connections (ct_mark bit 4) and SNATed ones (-snat).
+  const v24 = v25.replace('ct_state=+new+trk,ct_mark=0/0x20,ip', 'ct_state=+new-snat+trk,ct_mark=0/0x10,ip');
+  assert.equal(await releaseLine(v24), 'releases 2.0–2.4, read as 2.4');
+  // Egress marks on every tracked packet, not only the first, are 1.15's and later's; without
+  // FromLocal (reg4 bit 28, new in 2.0) nothing rules out 1.15.
+  const v115 = v24.replace(/,set_field:0x10000000\/0x10000000->reg4/g, '');
+  assert.equal(await releaseLine(v115), 'releases 1.15–2.4, read as 2.4');
+});
+
+test('Egress SNAT marks of 1.15 and later (ct_state=+trk) say which traffic gets which mark', async () => {
+  const r = await runCli(['show', '-', '-T', 'EgressMark'], { stdin: antrea2NamedFlows() });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /\n {2}\[200\] Tracked traffic from Pod port 4 gets Egress SNAT mark 0x1\/0xff, so the host SNATs it to the Egress IP; it continues in L2ForwardingCalc\.\n/);
+  assert.match(r.stdout, /\n {2}\[200\] Tracked traffic tunnelled from other Nodes to 192\.168\.77\.112, an Egress IP this Node holds, gets SNAT mark 0x1\/0xff, so the host SNATs it to that IP; it continues in L2ForwardingCalc\.\n/);
+  // Those flows are no exemption from Egress, which is what the last pattern of the table says.
+  assert.equal(r.stdout.match(/is not subject to Egress/g)?.length, 3);
+});
+
+test('on a Node upgraded from 1.x (tunnel port 1, gateway port 2) the gateway, its address and MAC are known from the Classifier\'s source marks', async () => {
+  const upgraded = antrea2NamedFlows()
+    .replace(/in_port=32769\b/g, 'in_port=2')
+    .replace(/in_port=32768\b/g, 'in_port=1')
+    .replace(/set_field:0x8001->reg1/g, 'set_field:0x2->reg1')
+    .replace(/set_field:0x8000->reg1/g, 'set_field:0x1->reg1');
+  const r = await runCli(['show', '-'], { stdin: upgraded });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /IPv4, arriving on gateway port 2, from 10\.10\.0\.1 \(gateway port 2\): set PktSource = FromGateway/);
+  assert.match(r.stdout, /IPv4, to 10\.10\.0\.1 \(gateway port 2\): set the destination MAC to ba:5e:d1:55:aa:c0 \(gateway port 2\)/);
+  assert.match(r.stdout, /arriving on tunnel port 1: set PktSource = FromTunnel/);
+  assert.doesNotMatch(r.stdout, /usually the/);
+});
+
+test('a dump of Antrea before 0.10 is read as older than the first release antrea-v1 describes, without the tables 0.10 added', async () => {
+  // The example's pipeline without the tables 0.10 added (Antrea-native policy and metric tables) nor 0.13's table 71.
+  const old = readFileSync(join(repoRoot, 'examples', 'antrea', 'dump-flows.of13.txt'), 'utf8')
+    .split('\n')
+    .filter((l) => !/table=(?:45|61|71|85|101),/.test(l))
+    .join('\n')
+    .replace(/(goto_table:|resubmit\(,)(45|61|71|85|101)\b/g, (_m, how: string, n: string) => `${how}${{ 45: 50, 61: 70, 71: 80, 85: 90, 101: 105 }[n]}`);
+  const r = await runCli(['tables', '-'], { stdin: old });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^profile antrea-v1 \(older than 0\.10, the first release antrea-v1 describes\), detected\n/);
+  assert.doesNotMatch(r.stdout, /expects that the dump lacks/);
+  const json = JSON.parse((await runCli(['show', '--json', '-'], { stdin: old })).stdout) as { profile: { release: string; olderThan: string } };
+  assert.deepEqual([json.profile.release, json.profile.olderThan], ['0.9', '0.10']);
+});
