@@ -303,7 +303,7 @@ test('flowscope conj: text, ids, JSON and --packet', async () => {
   const file = join(corpusDir, 'antrea-ovs-pipeline-doc-v1.0.0.flows.txt');
   const all = await runCli(['conj', file]);
   assert.equal(all.status, 0);
-  assert.match(all.stdout, /^profile antrea-v1 \(release 1\.2\), detected/);
+  assert.match(all.stdout, /^profile antrea-v1 \(releases 1\.0–1\.2, read as 1\.2\), detected/);
   // In the profile's words: the table's name, and which register and label the rule id goes to.
   assert.match(all.stdout, /^conjunction 1 {2}table 45 AntreaPolicyEgressRuleTable {2}priority 14000 {2}3 dimensions$/m);
   assert.match(all.stdout, /^ {2}then set EgressConjID = 1, commit the connection to conntrack in zone 65520 \(CtZone\), setting EgressRuleCTLabel = 1, then continue in EgressMetricTable$/m);
