@@ -23,7 +23,8 @@ const LISTINGS: readonly { path: string; profile: string; release: string }[] = 
   { path: join(specDir, 'antrea-ovs-pipeline-cnp-era.txt'), profile: 'antrea-v1', release: '1.2' },
   { path: join(specDir, 'antrea-ovs-pipeline-proxy.md'), profile: 'antrea-proxy', release: '1.4' },
   { path: join(corpusDir, 'antrea-ovs-pipeline-doc-v1.0.0.flows.txt'), profile: 'antrea-v1', release: '1.0' },
-  { path: join(corpusDir, 'antrea-ovs-pipeline-doc-HEAD.flows.txt'), profile: 'antrea', release: '2.0' },
+  // Its ConntrackCommit flow (ct_mark bit 5) is that of 2.5 and later.
+  { path: join(corpusDir, 'antrea-ovs-pipeline-doc-HEAD.flows.txt'), profile: 'antrea', release: '2.5' },
   { path: join(specDir, 'openshift-sdn-centralized-snat.md'), profile: 'openshift-sdn', release: '10' },
   { path: join(corpusDir, 'openshift-sdn-3.x-multitenant-real-dump.txt'), profile: 'openshift-sdn', release: '3' },
   { path: join(corpusDir, 'openshift-sdn-expectedFlows-v12.txt'), profile: 'openshift-sdn', release: '12' },
