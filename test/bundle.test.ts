@@ -46,7 +46,7 @@ test('a bundle directory: one node per agent tarball, failed nodes reported, the
     assert.ok(a.policies.networkpolicies?.text.includes('allow-dns'));
 
     const b = readNode(selectNode(bundle, 'node-b'));
-    assert.equal(b.flows.length, 64);
+    assert.equal(b.flows.length, 70);
     assert.equal(b.groups.length, 3);
 
     const c = readNode(selectNode(bundle, 'node-c'));
@@ -121,7 +121,7 @@ test('a tarball of the whole bundle and an in-Pod bundle_*.tar.gz are read in me
       bundle.nodes.map((n) => [n.name, readNode(n).flows.length]),
       [
         ['node-a', 86],
-        ['node-b', 64],
+        ['node-b', 70],
       ],
     );
     // Named bundle_<time>, the node comes from agentinfo.
@@ -277,7 +277,7 @@ test('flowscope bundle lists nodes with counts, profile and problems; --json', a
     assert.equal(lines[0], `${dir}: 3 nodes`);
     assert.match(lines[1]!, /^NODE\s+FLOWS\s+GROUPS\s+PORTS\s+PROFILE\s+PROBLEMS$/);
     assert.match(lines[2]!, /^node-a\s+86\s+0\s+4\s+antrea-v1\b.*\s+-$/);
-    assert.match(lines[3]!, /^node-b\s+64\s+3\s+4\s+antrea-proxy\b/);
+    assert.match(lines[3]!, /^node-b\s+70\s+3\s+4\s+antrea-proxy\b/);
     assert.match(r.stdout, /\nnode-c:\n {2}error: .*agent_node-c\.tar\.gz is truncated/);
     assert.match(r.stdout, /\nbundle:\n {2}warning: the bundle could not collect node node-d \(failed_nodes\)\n$/);
 
@@ -306,7 +306,7 @@ test('every command reads --bundle/--node, and a bundle given as its input', asy
     await makeBundle(dir);
     const fmt = await runCli(['fmt', '--of', '15', '--bundle', dir, '--node', 'node-b']);
     assert.equal(fmt.status, 0, fmt.stderr);
-    assert.equal(fmt.stdout.trim().split('\n').length, 64 + 3);
+    assert.equal(fmt.stdout.trim().split('\n').length, 70 + 3);
     const direct = await runCli(['fmt', join(dir, 'agent_node-a.tar.gz')]);
     assert.equal(direct.stdout.trim().split('\n').length, 86);
     const which = await runCli(['parse', '--bundle', dir]);

@@ -228,9 +228,9 @@ test('library: check finds the example\'s flows for ports that do not exist, as 
   // examples/README.md: the document's policy examples refer to ports 11, 12 and 412 through reg1.
   const unset = report.findings.filter((f) => f.kind === 'unset-register');
   assert.deepEqual(unset.map((f) => /reg1=(0x[0-9a-f]+)/.exec(f.flows[0]!.origin.text)?.[1]), ['0x19c', '0xb', '0xc']);
-  assert.equal(report.counts.error, unset.length);
+  assert.equal(report.counts.warning, unset.length + 1);
   const cli = await runCli(['check', ANTREA]);
-  assert.equal(cli.status, 1);
+  assert.equal(cli.status, 0);
   assert.equal(printed(formatCheck(report, read.annotator.wording, read.profile, PLAIN_CHECK)), cli.stdout);
   const json = await runCli(['check', '--json', ANTREA]);
   assert.equal(`${formatJson(checkJson(report, read.annotator.wording, read.profile))}\n`, json.stdout);

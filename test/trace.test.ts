@@ -495,14 +495,21 @@ test('flowscope trace: the verdict names what ended the path when the flows do n
   });
   assert.deepEqual(missing.problems, [missing.cause]);
 
-  // With the groups, EndpointDNAT has no flow for the Endpoint and sends the packet back to ServiceLB, without end.
-  const looped = await trace(...groups);
+  // With the groups, but without the example's DNAT flows for group 5's Endpoints (as the design
+  // document lists the tables), EndpointDNAT sends the packet back to ServiceLB, without end.
+  const withoutEndpoints = readFileSync(flows, 'utf8').split('\n').filter((l) => !l.includes('reg4=0x223c1/0x7ffff')).join('\n');
+  const looping = async (...args: string[]): Promise<string> => {
+    const r = await runCli(['trace', ...args, packet], { stdin: withoutEndpoints });
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout;
+  };
+  const looped = await looping(...groups);
   assert.match(looped, / >>>> over max translation depth 64 <<<<\n >>>> Translation failed \(Recursion too deep\), packet is dropped <<<<\n/);
   assert.match(
     looped,
     /\n\nVerdict: dropped in ServiceLBTable \(table 41\): translation failed, over the maximum depth of 64 nested resubmits and groups; the path goes round ServiceLBTable \(table 41\) → EndpointDNATTable \(table 42\) → ServiceLBTable \(table 41\)\n$/,
   );
-  const loop = (await json(...groups)).cause!;
+  const loop = (JSON.parse(await looping('--json', ...groups)) as { cause: Record<string, unknown> }).cause;
   assert.deepEqual([loop.kind, loop.limit, loop.loop], ['translation-failed', 'depth', [41, 42]]);
 
   // A bucket the group does not have.

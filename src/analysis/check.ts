@@ -4,19 +4,25 @@
  * orders the findings by severity, then table, then dump line.
  */
 import { type Pipeline, tableKey } from '../model/pipeline.ts';
-import { profileById } from '../profiles/index.ts';
 import type { Profile } from '../profiles/types.ts';
 import type { AnnotatedPipeline } from './profile-choice.ts';
 import { findConjunctions } from './conjunctions.ts';
 import { findMissingExpected } from './checks/expectations.ts';
 import { type Finding, type Severity, SEVERITY_RANK } from './checks/finding.ts';
 import { findDeadActions, findDuplicates } from './checks/flows.ts';
-import { findUnsetRegisters } from './checks/registers.ts';
+import { type Excerpt, findExcerpt } from './checks/excerpt.ts';
+import { findConjunctionTables } from './checks/conjunction-tables.ts';
+import { findBucketsWithoutEndpoint } from './checks/endpoints.ts';
+import { findForwardingLoops } from './checks/loops.ts';
+import { findUnsetRegisters, pipelineWrites } from './checks/registers.ts';
+import { weigh } from './checks/standing.ts';
 import { findShadowed } from './checks/shadowing.ts';
 import { findEmptyTargets, findUnreachableTables } from './checks/tables.ts';
 import { defaultRelease } from './pattern-fit.ts';
+import { slotKey } from './flow-key.ts';
 
-export type { Finding, FindingKind, Severity } from './checks/finding.ts';
+export type { Finding, FindingKind, Severity, Standing } from './checks/finding.ts';
+export type { Excerpt } from './checks/excerpt.ts';
 
 export interface CheckOptions {
   /** The pipeline's profile: enables the checks of what it documents. */
@@ -26,8 +32,14 @@ export interface CheckOptions {
 }
 
 export interface CheckReport {
+  /** Every finding, the known ones (silent unless asked for) included. */
   readonly findings: readonly Finding[];
+  /** Findings by severity, the known ones left out. */
   readonly counts: Readonly<Record<Severity, number>>;
+  /** Findings of patterns the profile documents as by design. */
+  readonly known: number;
+  /** Set when the dump is not a whole bridge. */
+  readonly excerpt?: Excerpt;
   readonly flowCount: number;
   readonly tableCount: number;
   readonly profile?: Profile;
@@ -38,21 +50,34 @@ function firstLine(f: Finding): number {
   return f.flows[0]?.origin.line ?? 0;
 }
 
+/** A finding the check reports under its own kind, or as one of two symmetric halves already reported. */
+function isSecondHalf(f: Finding): boolean {
+  return f.kind === 'conjunction' && f.problem.kind === 'overlap' && f.problem.otherId < f.conjunction.id;
+}
+
 export function checkPipeline(pipeline: Pipeline, options: CheckOptions = {}): CheckReport {
   const conj = findConjunctions(pipeline);
-  const findings: Finding[] = [
+  const writes = pipelineWrites(pipeline);
+  const split = findConjunctionTables(conj.conjunctions);
+  const raw: Finding[] = [
     ...findShadowed(pipeline),
-    ...findUnsetRegisters(pipeline),
+    ...findUnsetRegisters(pipeline, writes),
     ...conj.conjunctions.flatMap((c) =>
       c.problems.map((problem): Finding => ({ kind: 'conjunction', severity: problem.severity, table: c.table, flows: problem.flows, conjunction: c, problem })),
-    ),
+    ).filter((f) => !isSecondHalf(f) && !split.explains(f)),
+    ...split.findings,
     ...findEmptyTargets(pipeline),
+    ...findBucketsWithoutEndpoint(pipeline),
+    ...findForwardingLoops(pipeline),
     ...findUnreachableTables(pipeline),
     ...findDeadActions(pipeline),
     ...findDuplicates(pipeline),
   ];
   const release = options.profile ? (options.release ?? defaultRelease(options.profile)) : undefined;
-  if (options.profile && release) findings.push(...findMissingExpected(pipeline, options.profile, release));
+  if (options.profile && release) raw.push(...findMissingExpected(pipeline, options.profile, release));
+  const excerpt = findExcerpt(pipeline, options.profile, release);
+  const context = { writes, ...(options.profile ? { profile: options.profile } : {}), ...(release ? { release } : {}), ...(excerpt ? { excerpt } : {}) };
+  const findings = raw.map((f) => weigh(f, context));
   const order = new Map([...pipeline.tables.keys()].map((k, i) => [k, i]));
   const tableIndex = (f: Finding): number => {
     if (!f.table) return -1;
@@ -60,10 +85,16 @@ export function checkPipeline(pipeline: Pipeline, options: CheckOptions = {}): C
   };
   findings.sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] || tableIndex(a) - tableIndex(b) || firstLine(a) - firstLine(b));
   const counts = { error: 0, warning: 0, info: 0 };
-  for (const f of findings) counts[f.severity]++;
+  let known = 0;
+  for (const f of findings) {
+    if (isSilent(f)) known++;
+    else counts[f.severity]++;
+  }
   return {
     findings,
     counts,
+    known,
+    ...(excerpt ? { excerpt } : {}),
     flowCount: pipeline.flowCount,
     tableCount: pipeline.tables.size,
     ...(options.profile ? { profile: options.profile } : {}),
@@ -71,8 +102,32 @@ export function checkPipeline(pipeline: Pipeline, options: CheckOptions = {}): C
   };
 }
 
+/** A finding of a pattern the design produces on purpose: reported only when asked for. */
+export function isSilent(f: Finding): boolean {
+  return f.standing?.kind === 'redundant-miss' || (f.standing?.kind === 'known' && f.standing.silent);
+}
+
 /** The checks of a pipeline read by a profile: with that profile's documented flows, in the release it was read in. */
 export function checkAnnotated(read: AnnotatedPipeline): CheckReport {
-  const profile = profileById(read.profile.id);
+  // The annotator's profile: for a named pipeline dumped with numbers, the copy with the layout's numbers.
+  const profile = read.annotator.profile;
   return checkPipeline(read.pipeline, { ...(profile ? { profile } : {}), release: read.annotator.release });
+}
+
+/**
+ * What identifies a finding across two dumps of the same node: its kind, table and the
+ * classifier slots (table, priority, normalised match) of its flows, so that renumbered lines,
+ * other counters or another spelling of the same flows are the same finding.
+ */
+export function findingKey(f: Finding): string {
+  const slots = f.flows.map((x) => slotKey(x, {})).sort();
+  const detail =
+    f.kind === 'conjunction' ? `${f.problem.kind} ${f.conjunction.id}`
+    : f.kind === 'missing-expected' ? f.pattern.match
+    : f.kind === 'bucket-no-endpoint' ? `${f.group}:${f.bucket}`
+    : f.kind === 'forwarding-loop' ? `${f.loop.map(tableKey).join('>')} ${f.group ?? ''}`
+    : f.kind === 'conjunction-table' ? String(f.id)
+    : f.kind === 'empty-target' ? `${f.via} ${f.buckets.map((b) => `${b.group}:${b.bucket}`).join(',')}`
+    : '';
+  return [f.kind, f.table ? tableKey(f.table) : '', detail, ...slots].join('|');
 }

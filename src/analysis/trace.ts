@@ -64,6 +64,8 @@ export interface TraceOptions {
   readonly groupBuckets?: ReadonlyMap<number, number>;
   /** Keep the packet as the last lookup in each table saw it (TraceStep.packet). */
   readonly keepPackets?: boolean;
+  /** The table the first pass starts in, instead of the pipeline's first (to follow one flow's packets). */
+  readonly start?: TableRef;
 }
 
 export type Verdict = 'output' | 'drop' | 'normal' | 'controller';
@@ -269,7 +271,7 @@ export class Tracer {
     const run: Run = { outputs: [], normal: false, controller: false, queue: [], nextRecircId: 1, problems: [], steps: 0, stopped: false };
     const passes: TracePass[] = [];
     const ctNext = [...(options.ctNext ?? [])];
-    passes.push(new Pass(this, run, options, packet.clone(), [], undefined).execute(this.startTable, 'start', 0));
+    passes.push(new Pass(this, run, options, packet.clone(), [], undefined).execute(options.start ?? this.startTable, 'start', 0));
     let recirculations = 0;
     while (run.queue.length > 0 && !run.stopped) {
       if (recirculations++ > MAX_PASSES) {

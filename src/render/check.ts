@@ -4,7 +4,9 @@
  * does (the dump's names, else the profile's) and say the profile's miss behaviours, through the
  * caller's `Wording`.
  */
-import type { CheckReport, Finding, Severity } from '../analysis/check.ts';
+import { type CheckReport, type Excerpt, type Finding, findingKey, isSilent, type Severity, type Standing } from '../analysis/check.ts';
+import { SEVERITY_RANK } from '../analysis/checks/finding.ts';
+import type { SelectedFindings } from '../analysis/check-view.ts';
 import type { Wording } from '../analysis/describe-fields.ts';
 import type { Flow } from '../model/flow.ts';
 import type { TableRef } from '../model/tables.ts';
@@ -106,27 +108,123 @@ export function findingMessage(f: Finding, wording: Wording): string {
       const meaning = fillMeaning(f.pattern.meaning, { table, next: f.spec.next.map(wording.profileTable).join(' or ') || 'the next table' });
       return `missing the flow the profile says ${table} always holds (${f.pattern.match || 'any match'}): ${meaning}`;
     }
+    case 'bucket-no-endpoint': {
+      const writes = f.writes.map((w) => `${w.field.name}=${bitsHex(w.value)}${w.mask === ones(w.field.bits) ? '' : `/${bitsHex(w.mask)}`}`).join(',');
+      return `bucket ${f.bucket} of group ${f.group} selects the endpoint ${writes}, but ${tableWords(f.target, wording)} has no flow for it: packets that choose this bucket miss the endpoint's flow there`;
+    }
+    case 'forwarding-loop': {
+      const buckets = f.buckets ?? [];
+      const via = f.group === undefined ? '' : ` (through ${buckets.length === 1 ? 'bucket' : 'buckets'} ${buckets.join(', ')} of group ${f.group})`;
+      return `a packet this flow matches${via} goes round ${f.loop.map((t) => tableWords(t, wording)).join(' → ')} until OVS's resubmit limit, and is dropped`;
+    }
+    case 'conjunction-table':
+      return `conjunction ${f.id}: its conj_id flow is in ${f.actionTables.map((t) => tableWords(t, wording)).join(', ')} but its clause flows are in ${f.clauseTables.map((t) => tableWords(t, wording)).join(', ')}; OVS joins clauses only within a table, so it never matches`;
   }
 }
 
-function heading(report: CheckReport, profile: ProfileNote | undefined): string {
-  const c = report.counts;
+/** Why the finding is less than its kind says, in a clause appended to its reason. */
+export function standingWords(s: Standing): string {
+  switch (s.kind) {
+    case 'dormant':
+      return `dormant, not dead: a stock flow that waits for ${s.features.join(', or ')}`;
+    case 'known':
+      return s.silent ? `by design: ${s.why}` : `as configured: ${s.why}`;
+    case 'redundant-miss':
+      return 'by design: the table\'s miss flow under a catch-all flow, which decides';
+    case 'counted':
+      return `yet it has matched ${s.packets} packet${s.packets === 1n ? '' : 's'}, so a premise is wrong: the dump may not be whole or not one snapshot, or something it does not show (a flow added or removed since, the agent's packet-outs) made it match`;
+    case 'excerpt':
+      return 'this may only follow from what the excerpt leaves out';
+    case 'stale':
+      return 'the pipeline writes other values there, so this is a flow left for something no longer on the bridge';
+  }
+}
+
+/** The reason and, when evidence or knowledge lowered the severity, why. */
+export function fullMessage(f: Finding, wording: Wording): string {
+  const base = findingMessage(f, wording);
+  return f.standing ? `${base}; ${standingWords(f.standing)}` : base;
+}
+
+/** Why the dump is taken for an excerpt, in one sentence. */
+export function excerptWords(e: Excerpt, wording: Wording): string {
+  const signs = [
+    ...(e.noStartTable ? ['no flow in table 0, where every packet starts'] : []),
+    ...(e.oneTable ? [`every flow is in ${tableWords(e.oneTable, wording)}`] : []),
+    ...(e.oneCookie !== undefined ? [`every flow carries cookie 0x${e.oneCookie.toString(16)}`] : []),
+    ...(e.missingTargets ? [`flows continue in ${e.missingTargets.length} tables that hold no flow (${e.missingTargets.map((t) => tableWords(t, wording)).join(', ')})`] : []),
+    ...(e.missingTables ? [`${e.missingTables.length} tables every such node has are absent`] : []),
+  ];
+  return `this dump is an excerpt, not a whole bridge: ${signs.join('; ')}. Findings that may only follow from what it leaves out are notes.`;
+}
+
+/** What the user chose to see of a report. */
+export type CheckView = SelectedFindings;
+
+/** Every finding but the known ones. */
+export function defaultView(report: CheckReport): CheckView {
+  return { findings: report.findings.filter((f) => !isSilent(f)), hidden: report.known, inBaseline: 0 };
+}
+
+function countsOf(findings: readonly Finding[]): Record<Severity, number> {
+  const counts = { error: 0, warning: 0, info: 0 };
+  for (const f of findings) counts[f.severity]++;
+  return counts;
+}
+
+function heading(report: CheckReport, view: CheckView, profile: ProfileNote | undefined): string {
+  const c = countsOf(view.findings);
   const what = `${plural(report.flowCount, 'flow')} in ${plural(report.tableCount, 'table')}`;
   const prof = profile ? `, profile ${profile.id}${profile.release !== undefined ? ` ${profile.release}` : ''} (${profile.source})` : '';
-  return `${what}${prof}: ${plural(c.error, 'error')}, ${plural(c.warning, 'warning')}, ${plural(c.info, 'note')}`;
+  const left = [
+    ...(view.hidden > 0 ? [`${view.hidden} by design, shown with --all`] : []),
+    ...(view.inBaseline > 0 ? [`${view.inBaseline} in the baseline`] : []),
+  ];
+  return `${what}${prof}: ${plural(c.error, 'error')}, ${plural(c.warning, 'warning')}, ${plural(c.info, 'note')}${left.length > 0 ? ` (${left.join('; ')})` : ''}`;
+}
+
+interface KindGroup {
+  readonly kind: Finding['kind'];
+  readonly findings: Finding[];
+  readonly counts: Record<Severity, number>;
+}
+
+/** Findings by kind, the kind with the worst findings first (then the most of them). */
+function byKind(findings: readonly Finding[]): KindGroup[] {
+  const groups = new Map<Finding['kind'], KindGroup>();
+  for (const f of findings) {
+    let g = groups.get(f.kind);
+    if (!g) groups.set(f.kind, (g = { kind: f.kind, findings: [], counts: { error: 0, warning: 0, info: 0 } }));
+    g.findings.push(f);
+    g.counts[f.severity]++;
+  }
+  const worst = (g: KindGroup): number => Math.min(...g.findings.map((f) => SEVERITY_RANK[f.severity]));
+  return [...groups.values()].sort((a, b) => worst(a) - worst(b) || b.counts.error - a.counts.error || b.counts.warning - a.counts.warning || b.findings.length - a.findings.length);
 }
 
 /** Flows shown per finding; the JSON lists them all. */
 const FLOWS_SHOWN = 5;
 
-export function formatCheck(report: CheckReport, wording: Wording, profile: ProfileNote | undefined, style: CheckStyle): string {
-  const lines = [heading(report, profile)];
-  for (const f of report.findings) {
+export function formatCheck(report: CheckReport, wording: Wording, profile: ProfileNote | undefined, style: CheckStyle, view: CheckView = defaultView(report)): string {
+  const lines = [heading(report, view, profile)];
+  if (report.excerpt) lines.push(excerptWords(report.excerpt, wording));
+  const groups = byKind(view.findings);
+  if (groups.length > 1) {
     lines.push('');
-    const where = f.table ? `${tableWords(f.table, wording)}: ` : '';
-    lines.push(`${style.severity(f.severity, severityWord(f.severity))} [${f.kind}] ${where}${findingMessage(f, wording)}`);
-    for (const flow of f.flows.slice(0, FLOWS_SHOWN)) lines.push(style.dim(`  ${flowPosition(flow)}: ${flow.origin.text.trim()}`));
-    if (f.flows.length > FLOWS_SHOWN) lines.push(style.dim(`  … and ${f.flows.length - FLOWS_SHOWN} more`));
+    const width = Math.max(...groups.map((g) => g.kind.length));
+    for (const g of groups) {
+      const parts = (['error', 'warning', 'info'] as const).filter((s) => g.counts[s] > 0).map((s) => style.severity(s, plural(g.counts[s], severityWord(s))));
+      lines.push(`  ${g.kind.padEnd(width)}  ${parts.join(', ')}`);
+    }
+  }
+  for (const g of groups) {
+    lines.push('', `${g.kind} (${g.findings.length}):`);
+    for (const f of g.findings) {
+      const where = f.table ? `${tableWords(f.table, wording)}: ` : '';
+      lines.push(`${style.severity(f.severity, severityWord(f.severity))} ${where}${fullMessage(f, wording)}`);
+      for (const flow of f.flows.slice(0, FLOWS_SHOWN)) lines.push(style.dim(`  ${flowPosition(flow)}: ${flow.origin.text.trim()}`));
+      if (f.flows.length > FLOWS_SHOWN) lines.push(style.dim(`  … and ${f.flows.length - FLOWS_SHOWN} more`));
+    }
   }
   return lines.join('\n');
 }
@@ -136,19 +234,41 @@ function tableJson(ref: TableRef, wording: Wording): Record<string, unknown> {
   return ref.kind === 'number' ? { number: ref.number, ...(name !== `table ${ref.number}` ? { name } : {}) } : { name: ref.name };
 }
 
-export function checkJson(report: CheckReport, wording: Wording, profile: ProfileNote | undefined): Record<string, unknown> {
+function standingJson(s: Standing): Record<string, unknown> {
+  switch (s.kind) {
+    case 'dormant':
+      return { kind: s.kind, features: s.features };
+    case 'known':
+      return { kind: s.kind, why: s.why, silent: s.silent };
+    case 'counted':
+      return { kind: s.kind, packets: Number(s.packets) };
+    default:
+      return { kind: s.kind };
+  }
+}
+
+export function checkJson(report: CheckReport, wording: Wording, profile: ProfileNote | undefined, view: CheckView = defaultView(report)): Record<string, unknown> {
   return {
     schemaVersion: SCHEMA_VERSION,
     ...(profile ? { profile } : {}),
     flows: report.flowCount,
     tables: report.tableCount,
-    counts: report.counts,
-    findings: report.findings.map((f) => ({
+    counts: countsOf(view.findings),
+    hidden: view.hidden,
+    inBaseline: view.inBaseline,
+    ...(report.excerpt ? { excerpt: { message: excerptWords(report.excerpt, wording) } } : {}),
+    summary: byKind(view.findings).map((g) => ({ kind: g.kind, ...g.counts })),
+    findings: view.findings.map((f) => ({
       kind: f.kind,
       severity: f.severity,
       ...(f.table ? { table: tableJson(f.table, wording) } : {}),
       message: findingMessage(f, wording),
       ...(f.kind === 'conjunction' ? { conjunction: f.conjunction.id, problem: f.problem.kind } : {}),
+      ...(f.kind === 'bucket-no-endpoint' ? { group: f.group, bucket: f.bucket } : {}),
+      ...(f.kind === 'forwarding-loop' ? { loop: f.loop.map((t) => tableJson(t, wording)), ...(f.group !== undefined ? { group: f.group, buckets: f.buckets } : {}) } : {}),
+      ...(f.standing ? { standing: { ...standingJson(f.standing), message: standingWords(f.standing) } } : {}),
+      known: isSilent(f),
+      key: findingKey(f),
       flows: f.flows.map((x) => ({ file: x.origin.file, line: x.origin.line, text: x.origin.text.trim() })),
     })),
   };

@@ -10,8 +10,28 @@ export type Severity = 'error' | 'warning' | 'info';
 
 export const SEVERITY_RANK: Readonly<Record<Severity, number>> = { error: 0, warning: 1, info: 2 };
 
+/**
+ * Why a finding is less than its kind says, when it is: the evidence or knowledge that changed
+ * its severity (`note`, or hidden unless asked for when `known`).
+ */
+export type Standing =
+  /** A stock flow waiting for a feature not in use: the feature would wake it. */
+  | { readonly kind: 'dormant'; readonly features: readonly string[] }
+  /** A pattern the product's design produces on purpose (`note`: one a user's configuration produces). */
+  | { readonly kind: 'known'; readonly why: string; readonly silent: boolean }
+  /** A table's miss flow under a catch-all flow: the catch-all decides, as setups that install both intend. */
+  | { readonly kind: 'redundant-miss' }
+  /** The flow's packet counter says it has matched, so the premise of the finding is wrong. */
+  | { readonly kind: 'counted'; readonly packets: bigint }
+  /** The dump is an excerpt, and the finding follows from what it lacks. */
+  | { readonly kind: 'excerpt' }
+  /** The value is one the pipeline writes other values of: a flow for an object no longer there. */
+  | { readonly kind: 'stale' };
+
 interface Base {
   readonly severity: Severity;
+  /** Set when evidence or knowledge lowered the severity the kind alone would give. */
+  readonly standing?: Standing;
   /** The table the defect is in (for a jump, the table jumped to). */
   readonly table?: TableRef;
   /** The flows involved, the subject first. */
@@ -39,6 +59,15 @@ export type Finding = Base &
     | { readonly kind: 'duplicate'; readonly sameActions: boolean }
     /** A flow the profile says the pipeline always installs in this table is missing. */
     | { readonly kind: 'missing-expected'; readonly spec: TableSpec; readonly pattern: FlowPattern }
+    /**
+     * A select-group bucket writes an endpoint into registers and continues in `target`, where flows
+     * key on those registers, but none on this bucket's values: packets that choose it meet the miss.
+     */
+    | { readonly kind: 'bucket-no-endpoint'; readonly group: number; readonly bucket: number; readonly target: TableRef; readonly writes: readonly MatchField[] }
+    /** A packet the flow matches (through these buckets of a select group) goes round the same tables until OVS's resubmit limit, and is dropped. */
+    | { readonly kind: 'forwarding-loop'; readonly flow: Flow; readonly loop: readonly TableRef[]; readonly group?: number; readonly buckets?: readonly number[] }
+    /** Clause flows and the conj_id flow of one conjunction sit in different tables: OVS joins them only within a table. */
+    | { readonly kind: 'conjunction-table'; readonly id: number; readonly clauseTables: readonly TableRef[]; readonly actionTables: readonly TableRef[] }
   );
 
 export type FindingKind = Finding['kind'];

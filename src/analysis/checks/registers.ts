@@ -43,7 +43,7 @@ function zeroedParts(field: FieldDef): readonly ZeroedPart[] {
 }
 
 /** Bits that may be 1 in each slot, from everything that writes it. */
-class SlotWrites {
+export class SlotWrites {
   readonly mayBeOne = new Map<string, bigint>();
 
   /** A write of `value` under `mask`, both in the field's own bit positions. */
@@ -98,10 +98,15 @@ class SlotWrites {
   }
 }
 
-export function findUnsetRegisters(pipeline: Pipeline): Finding[] {
+/** Every register and metadata bit some flow, group bucket or learned flow of the pipeline may set. */
+export function pipelineWrites(pipeline: Pipeline): SlotWrites {
   const writes = new SlotWrites();
   for (const t of pipeline.tables.values()) for (const f of t.flows) writes.addActions(f.actions);
   for (const g of pipeline.groups.values()) for (const b of g.buckets) writes.addActions(b.actions);
+  return writes;
+}
+
+export function findUnsetRegisters(pipeline: Pipeline, writes: SlotWrites = pipelineWrites(pipeline)): Finding[] {
   const out: Finding[] = [];
   for (const t of pipeline.tables.values()) {
     for (const flow of t.flows) {

@@ -1,16 +1,28 @@
 /** `flowscope check`: pipeline defects for people and CI; exit 1 when any finding reaches --fail-on. */
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { checkAnnotated, type Severity } from '../../analysis/check.ts';
+import { checkAnnotated, type FindingKind, type Severity } from '../../analysis/check.ts';
+import { selectFindings } from '../../analysis/check-view.ts';
 import { SEVERITY_RANK } from '../../analysis/checks/finding.ts';
 import { checkJson, type CheckStyle, formatCheck } from '../../render/check.ts';
 import { stdoutChalk } from '../color.ts';
-import { type Io, writeOut, writeJson } from '../io.ts';
+import { readInput } from '../input.ts';
+import { type Io, UserError, writeOut, writeJson } from '../io.ts';
 import type { Outcome } from '../outcome.ts';
 import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
+import { repeatable } from './repeatable.ts';
 
 interface CheckCliOptions extends ProfileCliOptions {
   failOn: Severity;
+  all?: boolean;
+  kind?: string[][];
+  table?: string[];
+  baseline?: string;
 }
+
+const KINDS: readonly FindingKind[] = [
+  'shadowed', 'unset-register', 'conjunction', 'conjunction-table', 'empty-target', 'unreachable-table', 'no-table-miss',
+  'dead-actions', 'duplicate', 'missing-expected', 'bucket-no-endpoint', 'forwarding-loop',
+];
 
 /** The text report calls the least severity a note, the JSON info: either name is taken. */
 function severityOption(value: string): Severity {
@@ -19,25 +31,58 @@ function severityOption(value: string): Severity {
   return value;
 }
 
+function kindList(value: string): string[] {
+  const kinds = value.split(',').map((k) => k.trim());
+  for (const k of kinds) if (!(KINDS as readonly string[]).includes(k)) throw new InvalidArgumentError(`expected one of ${KINDS.join(', ')}`);
+  return kinds;
+}
+
+/** The finding keys of a saved `check --json` report. */
+async function baselineKeys(file: string, io: Io): Promise<Set<string>> {
+  const { text } = await readInput(file, io);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new UserError(`${file}: not a check --json report (not JSON)`);
+  }
+  const findings = (parsed as { findings?: unknown }).findings;
+  if (!Array.isArray(findings) || !findings.every((f) => typeof (f as { key?: unknown }).key === 'string')) {
+    throw new UserError(`${file}: not a check --json report (expected findings, each with a key)`);
+  }
+  return new Set(findings.map((f) => (f as { key: string }).key));
+}
+
 export function registerCheck(program: Command, io: Io, outcome: Outcome): void {
   const cmd = program
     .command('check')
-    .description('report pipeline defects: dead flows, conjunction problems, missing tables and miss flows, unreachable tables and actions, duplicates, missing documented flows')
+    .description('report pipeline defects: dead flows, conjunction problems, missing tables and miss flows, unreachable tables and actions, duplicates, missing documented flows, Service endpoints without flows, forwarding loops')
     .argument('[inputs...]', 'dump-flows output, add-flows file or support bundle; - (or nothing) for standard input');
   addProfileOptions(cmd)
     .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding of this severity or worse is reported: error, warning or note').argParser(severityOption).default('error'))
+    .option('--all', 'also report the findings the profile documents as by design')
+    .option('--kind <kind>', `only findings of this kind (repeatable, or comma-separated): ${KINDS.join(', ')}`, repeatable(kindList))
+    .option('--table <table>', 'only findings in this table, by number or name (repeatable)', repeatable((t) => t))
+    .option('--baseline <file>', 'a saved check --json report of the same node: report, and fail on, only findings it does not hold')
     .action(async (inputs: string[], opts: CheckCliOptions) => {
+      const baseline = opts.baseline === undefined ? undefined : await baselineKeys(opts.baseline, io);
       const read = await loadAnnotated(inputs, opts, io);
       const { annotator, profile } = read;
       const report = checkAnnotated(read);
+      const view = selectFindings(report, {
+        ...(opts.all ? { all: true } : {}),
+        ...(opts.kind ? { kinds: opts.kind.flat() } : {}),
+        ...(opts.table ? { tables: opts.table } : {}),
+        ...(baseline ? { baseline } : {}),
+      });
       const wording = annotator.wording;
-      if (opts.json) await writeJson(io, checkJson(report, wording, profile));
+      if (opts.json) await writeJson(io, checkJson(report, wording, profile, view));
       else {
         const chalk = stdoutChalk(io, opts.color);
         const colour = { error: chalk.red.bold, warning: chalk.yellow, info: chalk.cyan };
         const style: CheckStyle = { severity: (s, text) => colour[s](text), dim: chalk.dim };
-        writeOut(io, formatCheck(report, wording, profile, style));
+        writeOut(io, formatCheck(report, wording, profile, style, view));
       }
-      if (report.findings.some((f) => SEVERITY_RANK[f.severity] <= SEVERITY_RANK[opts.failOn])) outcome.status = 1;
+      if (view.findings.some((f) => SEVERITY_RANK[f.severity] <= SEVERITY_RANK[opts.failOn])) outcome.status = 1;
     });
 }
