@@ -130,6 +130,7 @@ test('an option that takes one value is refused when given twice; repeatable opt
     trace: ['--ct-next', '--bucket'],
     graph: ['--ct-next'],
     diff: ['--node'],
+    check: ['--kind', '--table'],
   };
   // Options a command reads once, though others share them: refused as given, saying why.
   const limited: Readonly<Record<string, Readonly<Record<string, string>>>> = {
@@ -142,6 +143,7 @@ test('an option that takes one value is refused when given twice; repeatable opt
     '--max-errors': ['1', '2'],
     '--bucket': ['1', '2'],
     '--fail-on': ['warning', 'error'],
+    '--kind': ['shadowed', 'duplicate'],
     '--format': ['dot', 'mermaid'],
     '--release': ['1.0', '1.1'],
   };
