@@ -14,6 +14,8 @@ import { type Excerpt, findExcerpt } from './checks/excerpt.ts';
 import { findConjunctionTables } from './checks/conjunction-tables.ts';
 import { findBucketsWithoutEndpoint } from './checks/endpoints.ts';
 import { findForwardingLoops } from './checks/loops.ts';
+import { findPodsWithoutSpoofGuard, findUnknownTunnelDestinations, findUnroutedPeers } from './checks/topology.ts';
+import { PortRoles } from './port-roles.ts';
 import { findUnsetRegisters, pipelineWrites } from './checks/registers.ts';
 import { weigh } from './checks/standing.ts';
 import { findShadowed } from './checks/shadowing.ts';
@@ -75,6 +77,10 @@ export function checkPipeline(pipeline: Pipeline, options: CheckOptions = {}): C
   ];
   const release = options.profile ? (options.release ?? defaultRelease(options.profile)) : undefined;
   if (options.profile && release) raw.push(...findMissingExpected(pipeline, options.profile, release));
+  // What a node says of its Pods and peers is read only where a product's pipeline is known.
+  if (options.profile && release && options.profile.tables.length > 0) {
+    raw.push(...findUnknownTunnelDestinations(pipeline), ...findUnroutedPeers(pipeline), ...findPodsWithoutSpoofGuard(pipeline, new PortRoles(options.profile, release, pipeline.ports)));
+  }
   const excerpt = findExcerpt(pipeline, options.profile, release);
   const context = { writes, ...(options.profile ? { profile: options.profile } : {}), ...(release ? { release } : {}), ...(excerpt ? { excerpt } : {}) };
   const findings = raw.map((f) => weigh(f, context));
@@ -126,6 +132,9 @@ export function findingKey(f: Finding): string {
     : f.kind === 'missing-expected' ? f.pattern.match
     : f.kind === 'bucket-no-endpoint' ? `${f.group}:${f.bucket}`
     : f.kind === 'forwarding-loop' ? `${f.loop.map(tableKey).join('>')} ${f.group ?? ''}`
+    : f.kind === 'no-spoof-guard' ? String(f.port)
+    : f.kind === 'unknown-tunnel-destination' ? f.destination
+    : f.kind === 'no-route' ? f.address
     : f.kind === 'conjunction-table' ? String(f.id)
     : f.kind === 'empty-target' ? `${f.via} ${f.buckets.map((b) => `${b.group}:${b.bucket}`).join(',')}`
     : '';

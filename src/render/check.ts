@@ -117,6 +117,14 @@ export function findingMessage(f: Finding, wording: Wording): string {
       const via = f.group === undefined ? '' : ` (through ${buckets.length === 1 ? 'bucket' : 'buckets'} ${buckets.join(', ')} of group ${f.group})`;
       return `a packet this flow matches${via} goes round ${f.loop.map((t) => tableWords(t, wording)).join(' → ')} until OVS's resubmit limit, and is dropped`;
     }
+    case 'unknown-tunnel-destination':
+      return `${plural(f.flows.length, 'flow')} tunnel to ${f.destination}, which no other flow names: not one of the ${plural(f.knownNodes, 'Node')} the dump knows, so the packets go to a wrong or gone Node`;
+    case 'no-route':
+      return f.node !== undefined
+        ? `ARP for ${f.address} is tunnelled to Node ${f.node}, but no IP flow routes ${f.address} there: the peer's IP traffic goes astray`
+        : `the bridge answers ARP for ${f.address}, but no IP flow routes it: the peer subnet has lost its route`;
+    case 'no-spoof-guard':
+      return `the Pod on ${wording.port(BigInt(f.port))} has no spoof-guard flow (its port matched with its source address) though other Pods have one: its packets are dropped, or go unchecked`;
     case 'conjunction-table':
       return `conjunction ${f.id}: its conj_id flow is in ${f.actionTables.map((t) => tableWords(t, wording)).join(', ')} but its clause flows are in ${f.clauseTables.map((t) => tableWords(t, wording)).join(', ')}; OVS joins clauses only within a table, so it never matches`;
   }

@@ -66,6 +66,12 @@ export type Finding = Base &
     | { readonly kind: 'bucket-no-endpoint'; readonly group: number; readonly bucket: number; readonly target: TableRef; readonly writes: readonly MatchField[] }
     /** A packet the flow matches (through these buckets of a select group) goes round the same tables until OVS's resubmit limit, and is dropped. */
     | { readonly kind: 'forwarding-loop'; readonly flow: Flow; readonly loop: readonly TableRef[]; readonly group?: number; readonly buckets?: readonly number[] }
+    /** Flows tunnel to an address no other flow names: not a Node the dump knows (`knownNodes` others are). */
+    | { readonly kind: 'unknown-tunnel-destination'; readonly destination: string; readonly knownNodes: number }
+    /** An address the bridge answers ARP for, or tunnels ARP towards (`node`), that no IP flow routes the same way. */
+    | { readonly kind: 'no-route'; readonly address: string; readonly node?: string }
+    /** A local Pod's port (delivered to by its address) without a spoof-guard flow, when other Pods have one. */
+    | { readonly kind: 'no-spoof-guard'; readonly port: number }
     /** Clause flows and the conj_id flow of one conjunction sit in different tables: OVS joins them only within a table. */
     | { readonly kind: 'conjunction-table'; readonly id: number; readonly clauseTables: readonly TableRef[]; readonly actionTables: readonly TableRef[] }
   );

@@ -22,7 +22,9 @@ export interface StandingContext {
 }
 
 /** Kinds whose finding may only say that something is missing from the dump. */
-const FOLLOWS_FROM_WHAT_IS_MISSING = new Set<Finding['kind']>(['empty-target', 'unreachable-table', 'unset-register', 'no-table-miss', 'missing-expected', 'bucket-no-endpoint']);
+const FOLLOWS_FROM_WHAT_IS_MISSING = new Set<Finding['kind']>([
+  'empty-target', 'unreachable-table', 'unset-register', 'no-table-miss', 'missing-expected', 'bucket-no-endpoint', 'unknown-tunnel-destination', 'no-route', 'no-spoof-guard',
+]);
 const MISSING_CLAUSES = new Set(['empty-dimension', 'no-action-flow', 'orphan-action-flow']);
 
 function packetsOf(flow: Flow): bigint {

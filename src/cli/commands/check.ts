@@ -21,7 +21,8 @@ interface CheckCliOptions extends ProfileCliOptions {
 
 const KINDS: readonly FindingKind[] = [
   'shadowed', 'unset-register', 'conjunction', 'conjunction-table', 'empty-target', 'unreachable-table', 'no-table-miss',
-  'dead-actions', 'duplicate', 'missing-expected', 'bucket-no-endpoint', 'forwarding-loop',
+  'dead-actions', 'duplicate', 'missing-expected', 'bucket-no-endpoint', 'forwarding-loop', 'unknown-tunnel-destination', 'no-route',
+  'no-spoof-guard',
 ];
 
 /** The text report calls the least severity a note, the JSON info: either name is taken. */
