@@ -169,3 +169,34 @@ test('a field write the packet lacks the headers for is ignored, and so is a mov
   assert.deepEqual(problemKinds(result, 0), ['unmet-prerequisites', 'unmet-prerequisites']);
   assert.deepEqual(result.traces[0]!.ours.outputs, [2]);
 });
+
+test('a select group without a selection method picks by dp_hash when its weights fit 256 hash values, else by the default hash', skipUnlessOvs, async () => {
+  const groups = [
+    // 16 hash values shared 1:1:3; bucket 2 of group 2 watches a port that is down, bucket 7 weighs nothing.
+    'group_id=1,type=select,bucket=bucket_id:0,actions=output:2,bucket=bucket_id:1,actions=output:3,bucket=bucket_id:2,weight:3,actions=output:4',
+    'group_id=2,type=select,bucket=bucket_id:0,weight:1,watch_port:8,actions=output:5,bucket=bucket_id:1,weight:20,actions=output:3,bucket=bucket_id:7,weight:0,actions=output:2,bucket=bucket_id:8,weight:7,actions=output:4',
+    // 301 of weight 1 need more than 256 values: the default hash of addresses and ports.
+    'group_id=3,type=select,bucket=bucket_id:0,weight:1,actions=output:5,bucket=bucket_id:1,weight:100,actions=output:2,bucket=bucket_id:2,weight:100,actions=output:3,bucket=bucket_id:3,weight:100,actions=output:4',
+    'group_id=4,type=select,selection_method=dp_hash,bucket=bucket_id:0,weight:5,actions=output:2,bucket=bucket_id:1,weight:9,actions=output:3',
+  ].join('\n');
+  const flows = [1, 2, 3, 4].map((g) => `table=0,ip,in_port=1,nw_dst=10.0.0.${g} actions=group:${g}`).join('\n');
+  const probes: Probe[] = [];
+  for (const g of [1, 2, 4]) for (const h of [1, 2, 3, 5, 16, 17, 31, 0x12345]) probes.push({ packet: `in_port=1,ip,nw_dst=10.0.0.${g},dp_hash=${h}` });
+  for (let i = 0; i < 12; i++) probes.push({ packet: `in_port=1,tcp,nw_src=10.1.${i}.${(i * 37) % 250},nw_dst=10.0.0.3,tp_src=${1000 + i},tp_dst=80` });
+  const result = await agree(flows, groups, probes);
+  // Every bucket of group 1 is taken by some dp_hash, and group 3 goes more than one way.
+  assert.deepEqual(new Set(result.traces.slice(0, 8).flatMap((t) => t.ours.outputs)), new Set([2, 3, 4]));
+  assert.ok(new Set(result.traces.slice(24).flatMap((t) => t.ours.outputs)).size > 1);
+  // Without dp_hash the switch leaves the choice to the datapath (ofproto/trace shows the hash
+  // and recirculation it asks for); the trace follows every live bucket, each labelled.
+  const ovs = await sw!.trace('in_port=1,ip,nw_dst=10.0.0.2');
+  assert.match(ovs, /Datapath actions: hash\(/);
+  const ours = (await tracerFor(sw!)).tracePacket('in_port=1,ip,nw_dst=10.0.0.2');
+  assert.deepEqual(ours.outputs, [3, 4]);
+  const problem = ours.problems.find((p) => p.kind === 'datapath-hash');
+  assert.ok(problem?.kind === 'datapath-hash');
+  // The dp_hash given for each bucket takes that bucket on the switch.
+  for (const { bucket, dpHash } of problem.choices) {
+    assert.match(await sw!.trace(`in_port=1,ip,nw_dst=10.0.0.2,dp_hash=${dpHash}`), new RegExp(`using bucket ${bucket}\\n`));
+  }
+});

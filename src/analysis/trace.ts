@@ -20,12 +20,14 @@ import type { Action, ActionOf, CtAction, LearnAction, NatAction, Subfield } fro
 import type { Bucket, Flow, Group, MatchField } from '../model/flow.ts';
 import { type Pipeline, tableKey } from '../model/pipeline.ts';
 import { RESERVED_PORT_NUMBERS, type PortRef } from '../model/ports.ts';
+import { fieldByName } from '../model/fields.ts';
 import { type TableRef, tableLabel, tableNumber } from '../model/tables.ts';
 import { ones } from '../model/values.ts';
 import { actionSetList, isControllerOutput } from './action-set.ts';
 import { Classifier, type ConjunctionMatch } from './classifier.ts';
 import { CT_STATE, ETH_TYPE, FIELD, isIp, Packet, PacketSpecError, parsePacketSpec, port16, port32, prerequisiteMet } from './packet.ts';
-import { bestLiveBucket, selectionHash } from './select-bucket.ts';
+import { bestLiveBucket, selectionHash, symmetricL4Hash } from './select-bucket.ts';
+import { dpHashBucket, dpHashMap, hashValuesByBucket } from './dp-hash.ts';
 import { type OutputPort, TracePorts } from './trace-ports.ts';
 
 /**
@@ -83,6 +85,11 @@ export type TraceProblem =
   | { readonly kind: 'output-to-in-port'; readonly table: TableRef; readonly port: OutputPort }
   /** `resubmit(,T,ct)` for a packet without a conntrack tuple: OVS looks nothing up. */
   | { readonly kind: 'no-ct-tuple'; readonly table: TableRef; readonly target: TableRef }
+  /**
+   * A select group that picks by the datapath's hash, for a packet without `dp_hash`: every live
+   * bucket was followed; `choices` gives a dp_hash that selects each.
+   */
+  | { readonly kind: 'datapath-hash'; readonly table: TableRef; readonly group: number; readonly choices: readonly { readonly bucket: number; readonly dpHash: number }[] }
   /** A field write OVS ignores: the packet lacks the headers the field belongs to. */
   | { readonly kind: 'unmet-prerequisites'; readonly table: TableRef; readonly field: string }
   /** The packet's in_port is a number the port list does not name (or none), and the flows of `table` match in_port by names without numbers. */
@@ -193,6 +200,7 @@ interface Run {
 
 /** Ports reserved in the 16-bit numbering that a packet can be sent to. */
 const LOCAL = RESERVED_PORT_NUMBERS.LOCAL;
+const DP_HASH = fieldByName('dp_hash')!;
 /** How far OVS follows watch groups watching groups (MAX_LIVENESS_RECURSION). */
 const MAX_LIVENESS_DEPTH = 128;
 
@@ -354,6 +362,8 @@ class Pass {
   private nesting = 0;
   /** Bytes of datapath actions yielded, against MAX_ACTION_BYTES. */
   private actionBytes = 0;
+  /** What a bucket followed as one alternative of several is labelled with. */
+  private readonly bucketLabels = new Map<Bucket, string>();
   /** Set by `exit`: nothing more runs in this pass, not even the action set (a bucket clears it). */
   private exited = false;
   /** Set when a limit is hit: translation stops altogether. */
@@ -848,10 +858,12 @@ class Pass {
     }
     if (!this.enter(nodes)) return;
     for (const bucket of this.chooseBuckets(group, nodes)) {
-      if (!this.takeStep(nodes)) break;
+      if (this.failure || !this.takeStep(nodes)) break;
       const saved = this.packet.clone();
       const bucketNodes: TraceNode[] = [];
       nodes.push({ kind: 'bucket', group: id, bucket: bucket.id, nodes: bucketNodes });
+      const label = this.bucketLabels.get(bucket);
+      if (label) bucketNodes.push({ kind: 'detail', text: label });
       // A bucket's actions are an action set, run one level deeper.
       this.depth++;
       this.actions(actionSetList(bucket.actions), bucketNodes);
@@ -922,16 +934,41 @@ class Pass {
           else nodes.push({ kind: 'detail', text: `using bucket ${bucket.id} (as the switch picks it, by the hash of ${group.fields?.length ? group.fields.map((f) => f.field.name).join(', ') : 'its addresses and ports'}; choose another with --bucket)` });
           return bucket ? [bucket] : [];
         }
-        let best: Bucket | undefined;
-        for (const b of group.buckets) {
-          const w = b.weight ?? 1;
-          if (this.live(group, b) && (!best || w > (best.weight ?? 1))) best = b;
-        }
-        if (!best) this.problem(nodes, { kind: 'no-live-bucket', table: this.table, group: group.id });
-        else nodes.push({ kind: 'detail', text: `using bucket ${best.id} (highest weight; choose another with --bucket)` });
-        return best ? [best] : [];
+        const map = dpHashMap(group);
+        if (map) return this.byDatapathHash(group, map, nodes);
+        // A group the datapath hash cannot serve falls back to OVS's default method.
+        const { bucket } = bestLiveBucket(group.buckets, symmetricL4Hash(this.packet), (b) => this.live(group, b));
+        if (!bucket) this.problem(nodes, { kind: 'no-live-bucket', table: this.table, group: group.id });
+        else nodes.push({ kind: 'detail', text: `using bucket ${bucket.id} (as the switch picks it, by the hash of the packet's addresses and ports: its weights need more than 256 datapath hash values; choose another with --bucket)` });
+        return bucket ? [bucket] : [];
       }
     }
+  }
+
+  /**
+   * A group that selects by the datapath's hash: the bucket the packet's `dp_hash` names, or,
+   * without one (the datapath computes it; no dump holds it), every live bucket, each labelled
+   * with the dp_hash values that select it.
+   */
+  private byDatapathHash(group: Group, map: readonly Bucket[], nodes: TraceNode[]): readonly Bucket[] {
+    const live = (b: Bucket): boolean => this.live(group, b);
+    const dpHash = this.packet.get(DP_HASH);
+    if (dpHash !== 0n) {
+      const b = dpHashBucket(map, dpHash, live);
+      if (!b) this.problem(nodes, { kind: 'no-live-bucket', table: this.table, group: group.id });
+      else nodes.push({ kind: 'detail', text: `using bucket ${b.id} (as the switch picks it, by dp_hash 0x${dpHash.toString(16)} among ${map.length} hash values; choose another with --bucket)` });
+      return b ? [b] : [];
+    }
+    const taken = hashValuesByBucket(group, map, live);
+    if (taken.size === 0) {
+      this.problem(nodes, { kind: 'no-live-bucket', table: this.table, group: group.id });
+      return [];
+    }
+    // A dp_hash of 0 means none was computed: the example for the value 0 is the one above the mask.
+    this.problem(nodes, { kind: 'datapath-hash', table: this.table, group: group.id, choices: [...taken].map(([b, hashes]) => ({ bucket: b.id, dpHash: hashes[0] || map.length })) });
+    const mask = `0x${(map.length - 1).toString(16)}`;
+    for (const [b, hashes] of taken) this.bucketLabels.set(b, `if the datapath hash selects it: dp_hash & ${mask} is ${hashes.map((h) => `0x${h.toString(16)}`).join(', ')}`);
+    return [...taken.keys()];
   }
 
   private ct(a: CtAction, nodes: TraceNode[]): void {

@@ -162,6 +162,8 @@ function problemLine(p: TraceProblem, pad: string, o: TraceRenderOptions): strin
       return `${pad} >>>> resubmit(ct) with non-tracked or non-IP packet! <<<<`;
     case 'unmet-prerequisites':
       return `${pad} >> unmet prerequisites for ${p.field}, set_field ignored`;
+    case 'datapath-hash':
+      return `${pad} >> the datapath's hash picks the bucket: following every live bucket (give dp_hash in the packet to follow one)`;
     default:
       return `${pad} >> ${problemText(p, o)}`;
   }
@@ -184,6 +186,8 @@ function problemText(p: TraceProblem, o: TraceRenderOptions): string {
       return `resubmit to ${tableName(p.target, o)} with the conntrack tuple looks nothing up: the packet has none (it is not tracked IP, or the trace is offline, where conntrack fills no tuple)`;
     case 'unmet-prerequisites':
       return `the write into ${p.field} is ignored: the packet lacks the headers ${p.field} belongs to`;
+    case 'datapath-hash':
+      return `group ${p.group} picks one bucket by the datapath's hash of the packet, which a dump does not tell: each live bucket was followed, so the packet takes only one of their paths (${p.choices.map((c) => `dp_hash=0x${c.dpHash.toString(16)} takes bucket ${c.bucket}`).join(', ')}); give dp_hash in the packet to follow one`;
     case 'unnumbered-in-ports': {
       const shown = firstFewPorts(p.names);
       const named = `name the port instead (in_port=${quotePortName(p.names[0]!)})`;
