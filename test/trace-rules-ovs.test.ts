@@ -5,8 +5,12 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { XLATE_ERRORS } from '../src/analysis/trace.ts';
 import { readPortDescriptions } from '../src/sources/port-map.ts';
+import { parseDump } from '../src/syntax/reader.ts';
+import { formatGroup } from '../src/render/group.ts';
 import { type OvsSwitch, OvsSwitch as Switch, skipUnlessOvs } from './support/ovs.ts';
 import { assertAgree, type Comparison, compare, type Probe, tracerFor } from './support/trace-compare.ts';
 
@@ -199,4 +203,35 @@ test('a select group without a selection method picks by dp_hash when its weight
   for (const { bucket, dpHash } of problem.choices) {
     assert.match(await sw!.trace(`in_port=1,ip,nw_dst=10.0.0.2,dp_hash=${dpHash}`), new RegExp(`using bucket ${bucket}\\n`));
   }
+});
+
+test('group text as openshift-sdn writes it, buckets joined by bucket= without a comma, reads as OVS reads it: in add-groups files and bundle files', skipUnlessOvs, async () => {
+  const s = sw!;
+  const egress = (id: number, ips: readonly string[]): string =>
+    `group_id=${id},type=select,bucket=${ips.map((ip) => `actions=move:NXM_NX_REG0[]->NXM_NX_TUN_ID[0..31],set_field:${ip}->tun_dst,output:1`).join('bucket=')}`;
+  const groupsOf = (text: string): string[] => {
+    const dump = parseDump(text, { file: 'groups' });
+    assert.equal(dump.badLines, 0, dump.diagnostics.map((d) => d.message).join('\n'));
+    return dump.groups.map((g) => formatGroup(g, 15)).sort();
+  };
+  await s.deleteFlows(15);
+  await s.deleteGroups(15);
+  const file = [egress(42, ['172.17.0.3', '172.17.0.4', '172.17.0.5']), egress(43, ['172.17.0.6'])].join('\n');
+  await s.addGroups(file, 15);
+  const added = groupsOf(await s.dumpGroups({ of: 15 }));
+  assert.equal(added.length, 2);
+  assert.equal(added[0]!.split('bucket=').length - 1, 3);
+  assert.deepEqual(groupsOf(file), added);
+  // The same groups through `ovs-ofctl bundle`, with the flow that uses them.
+  await s.deleteGroups(15);
+  const bundle = [`group add ${egress(44, ['172.17.0.7', '172.17.0.8'])}`, 'flow add table=0,priority=100,ip,reg0=0x44 actions=group:44'].join('\n');
+  const path = join(s.dir, 'bundle.txt');
+  writeFileSync(path, bundle + '\n');
+  await s.ofctl(['-O', 'OpenFlow14', 'bundle', s.bridge, path]);
+  assert.deepEqual(groupsOf(bundle), groupsOf(await s.dumpGroups({ of: 15 })));
+  const flows = parseDump(bundle, { file: 'bundle' }).flows;
+  assert.deepEqual(
+    flows.map((f) => f.actions),
+    parseDump(await s.dumpFlows({ of: 15 }), { file: 'dump' }).flows.map((f) => f.actions),
+  );
 });

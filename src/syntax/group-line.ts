@@ -101,10 +101,29 @@ function parseSelectionFields(text: string, offset: number, sink: ProblemSink): 
   return out;
 }
 
+/**
+ * Pieces split again wherever `bucket=` begins inside one: OVS starts a bucket at every
+ * `bucket=` (ofputil_parse_group_mod_str), and openshift-sdn joins its buckets with `bucket=`
+ * alone, no comma before it (`…,output:vxlan0bucket=actions=…`).
+ */
+function splitJoinedBuckets(pieces: readonly Piece[]): Piece[] {
+  const out: Piece[] = [];
+  for (const piece of pieces) {
+    let { text, offset } = piece;
+    for (let i = text.indexOf('bucket=', 1); i > 0; i = text.indexOf('bucket=', 1)) {
+      out.push({ text: text.slice(0, i), offset });
+      text = text.slice(i);
+      offset += i;
+    }
+    out.push({ text, offset });
+  }
+  return out;
+}
+
 /** Parses a group line into a fresh per-line sink; undefined when the line has errors. */
 export function parseGroupLine(text: string, origin: Origin, ctx: GroupLineContext): Group | undefined {
   const { sink } = ctx;
-  const pieces = splitTopLevel(text, 0, text.length, true);
+  const pieces = splitJoinedBuckets(splitTopLevel(text, 0, text.length, true));
   let id: number | undefined;
   let type: GroupType | undefined;
   let selectionMethod: 'hash' | 'dp_hash' | undefined;

@@ -42,6 +42,11 @@ const HEADER = /^(?:NXST|OFPST|ONFST|OFPT|NXT|ONFT)_[A-Z0-9_]+(?:\s|$)/;
 const HEADER_VERSION = /\(OF1\.([0-5])\)/;
 const PORT_DETAIL = /^\s+(?:config|state|current|advertised|supported|peer|speed):/;
 const FEATURES = /^(?:n_tables:|capabilities:|actions: )/;
+/**
+ * A line of an `ovs-ofctl bundle` file (what openshift-sdn feeds the switch) that adds a flow or
+ * a group: `flow add …`, `group add …`, the word `add` being the default.
+ */
+const BUNDLE_ADD = /^(flow|group)\s+(?:add\s+)?(?=[^\s=]+=)/;
 const HEX_DUMP = /^[0-9a-f]{8}  [0-9a-f]{2}/;
 
 function toDiagnostic(file: string, line: LogicalLine, p: { severity: 'error' | 'warning'; message: string; offset: number; length: number }): Diagnostic {
@@ -104,17 +109,24 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
       result.proseLines++;
       return;
     }
+    const bundled = BUNDLE_ADD.exec(body);
+    if (bundled) {
+      readItem(line, bundled[1] === 'group', line.text.length - body.length + bundled[0].length);
+      return;
+    }
     readItem(line, body.startsWith('group_id='));
   });
 
-  function readItem(line: LogicalLine, group: boolean): void {
+  /** Reads a flow or group from the line, its first `skip` characters blanked (columns stay true). */
+  function readItem(line: LogicalLine, group: boolean, skip = 0): void {
+    const text = skip === 0 ? line.text : ' '.repeat(skip) + line.text.slice(skip);
     if (group) {
       const origin: Origin = { file, line: line.line, text: line.text };
-      const g = parseGroupLine(line.text, origin, context);
+      const g = parseGroupLine(text, origin, context);
       if (g) result.groups.push(g);
       else result.badLines++;
     } else {
-      const flow = parseFlowLine(line.text, file, line.line, context);
+      const flow = parseFlowLine(text, file, line.line, context);
       if (flow) result.flows.push(flow);
       else result.badLines++;
     }
