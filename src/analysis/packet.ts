@@ -308,6 +308,10 @@ export function prerequisiteMet(field: FieldDef, p: Packet): boolean {
   }
 }
 
+const VLAN_PRESENT = 0x1000n;
+/** Fields that give a tag's ID or priority without its present bit. */
+const TAG_VIEWS: ReadonlySet<string> = new Set(['dl_vlan', 'dl_vlan_pcp', 'vlan_pcp']);
+
 /** Text that is no packet in ofproto/trace flow syntax; the message says why. */
 export class PacketSpecError extends Error {
   override readonly name = 'PacketSpecError';
@@ -318,7 +322,7 @@ export type PacketSpecResult = { readonly ok: true; readonly packet: Packet } | 
 /**
  * Parses a packet in `ofproto/trace` flow syntax: `in_port=…,tcp,nw_src=…,tp_dst=…`. Unlike
  * ofproto/trace, fields may come in any order and the generic names work for every protocol
- * (`tp_dst` on a udp packet); prerequisites are checked once the whole spec is read. Every field
+ * (`tp_dst` on a udp packet, `icmp_type` on an ICMPv6 one); prerequisites are checked once the whole spec is read. Every field
  * not given is zero. Port names resolve through `ports` (a Tracer's `ports.forPackets` knows the
  * names the flows use as well as those of the port map).
  */
@@ -345,12 +349,17 @@ export function parsePacketSpec(text: string, ports?: PortNumbers): PacketSpecRe
       return { ok: false, error: `${tok.key}=${tok.value}: wildcards not allowed in a packet` };
     }
     packet.set(field, field.format === 'port' && field.bits === 16 ? port16(r.value) : r.value);
+    // A VLAN ID or priority means a tagged packet, as OVS prints one (`dl_vlan=10,dl_vlan_pcp=0`).
+    if (TAG_VIEWS.has(field.name)) packet.set(FIELD.vlanTci, packet.get(FIELD.vlanTci) | VLAN_PRESENT);
     given.push(field);
   }
   for (const field of given) {
     // tp_src/tp_dst name TCP's ports but serve every transport protocol here.
     const l4 = field.prerequisite === 'tcp' && (field.storage === 'tp_src' || field.storage === 'tp_dst');
     if (l4 && isIp(packet) && [6n, 17n, 132n].includes(packet.get(FIELD.nwProto))) continue;
+    // icmp_type and icmp_code, as OVS prints ICMPv6's too.
+    const icmp = field.prerequisite === 'icmpv4' && packet.get(FIELD.ethType) === ETH_TYPE.ipv6 && packet.get(FIELD.nwProto) === 58n;
+    if (icmp) continue;
     if (!prerequisiteMet(field, packet)) return { ok: false, error: `prerequisites not met for setting ${field.name} (add the protocol, e.g. tcp, udp, ip, arp)` };
   }
   return { ok: true, packet };
