@@ -818,6 +818,8 @@ class Pass {
       case RESERVED_PORT_NUMBERS.FLOOD:
       case RESERVED_PORT_NUMBERS.ALL:
         for (const [port] of ports.entries()) if (port !== inPort) this.sent(port);
+        // The bridge's own port is one of its ports too, though port lists show it apart.
+        if (ports.size > 0 && inPort !== LOCAL) this.sent(LOCAL);
         if (ports.size === 0) nodes.push({ kind: 'warning', text: 'flooding needs the port list; give a dump with port descriptions' });
         return;
       case RESERVED_PORT_NUMBERS.NONE:
