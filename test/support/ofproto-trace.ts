@@ -10,8 +10,15 @@ export interface OfprotoStep {
   readonly priority: number | null;
 }
 
+export interface OfprotoPass {
+  readonly steps: readonly OfprotoStep[];
+  /** The packet the pass starts with and ends with, in flow syntax (`Flow:`, `Final flow:`). */
+  readonly flow?: string;
+  readonly final?: string;
+}
+
 export interface OfprotoTrace {
-  readonly passes: readonly { readonly steps: readonly OfprotoStep[] }[];
+  readonly passes: readonly OfprotoPass[];
   readonly outputs: readonly number[];
   readonly normal: boolean;
   readonly controller: boolean;
@@ -30,14 +37,18 @@ const NOT_SENT = /^ >> (?:skipping output to input port|Nonexistent output port|
 
 const RESERVED: Readonly<Record<string, number>> = { LOCAL: 0xfffe };
 
-export function parseOfprotoTrace(text: string, inPort: number): OfprotoTrace {
-  const passes: { steps: OfprotoStep[] }[] = [];
+/**
+ * `ports`: the bridge's ports (LOCAL included), which FLOOD and ALL send to, the input port
+ * excepted; ofproto/trace prints no line per port for them.
+ */
+export function parseOfprotoTrace(text: string, inPort: number, ports: readonly number[] = []): OfprotoTrace {
+  const passes: { steps: OfprotoStep[]; flow?: string; final?: string }[] = [];
   const outputs: number[] = [];
   const buckets: number[] = [];
   let normal = false;
   let controller = false;
   let failure: string | undefined;
-  let current: { steps: OfprotoStep[] } | undefined = { steps: [] };
+  let current: { steps: OfprotoStep[]; flow?: string; final?: string } | undefined = { steps: [] };
   passes.push(current);
   let inHeader = false;
   for (const raw of text.split('\n')) {
@@ -49,6 +60,13 @@ export function parseOfprotoTrace(text: string, inPort: number): OfprotoTrace {
     }
     if (inHeader || current === undefined) continue;
     const line = raw.trim();
+    if (raw.startsWith('Flow: ')) current.flow = raw.slice('Flow: '.length);
+    if (raw.startsWith('Final flow: ')) {
+      const final = raw.slice('Final flow: '.length);
+      const resolved = final === 'unchanged' ? current.flow : final;
+      if (resolved !== undefined) current.final = resolved;
+      continue;
+    }
     // IN_PORT sends to the port the packet is in on now, which a flow may have rewritten. The
     // packet a group bucket or clone rewrote is not restored here: tests rewrite in_port plainly.
     const rewritten = /^(?:Flow: .*?\bin_port=(\d+)|set_field:(\d+)->in_port|load:(0x[0-9a-f]+|\d+)->NXM_OF_IN_PORT\[\])(?:,|$)/.exec(line);
@@ -72,6 +90,7 @@ export function parseOfprotoTrace(text: string, inPort: number): OfprotoTrace {
     else if (line === 'IN_PORT') outputs.push(inPort);
     else if (line in RESERVED) outputs.push(RESERVED[line]!);
     else if (line === 'NORMAL') normal = true;
+    else if (line === 'FLOOD' || line === 'ALL') outputs.push(...ports.filter((p) => p !== inPort));
     else if (/^(?:CONTROLLER|controller)\b/.test(line) || /^>> .*TTL exception/.test(line)) controller = true;
     else if ((m = /^-> using bucket (\d+)$/.exec(line))) buckets.push(Number(m[1]));
     else if (NOT_SENT.test(' ' + line)) outputs.pop();
