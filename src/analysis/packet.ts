@@ -249,6 +249,54 @@ export const FIELD = {
   metadata: f('metadata'),
 } as const;
 
+/**
+ * Storage from the IP header on (struct flow from nw_src to its end): what a first MPLS label
+ * hides, so OVS clears it (lib/flow.c flow_push_mpls), with dp_hash.
+ */
+const BELOW_MPLS = [
+  'nw_src', 'nw_dst', 'ct_nw_src', 'ct_nw_dst', 'ipv6_src', 'ipv6_dst', 'ct_ipv6_src', 'ct_ipv6_dst', 'ipv6_label',
+  'ip_frag', 'nw_tos', 'nw_ttl', 'nw_proto', 'nd_target', 'arp_sha', 'arp_tha', 'tcp_flags', 'nd_reserved',
+  'nsh_flags', 'nsh_mdtype', 'nsh_np', 'nsh_spi', 'nsh_si', 'nsh_c1', 'nsh_c2', 'nsh_c3', 'nsh_c4', 'nsh_ttl',
+  'tp_src', 'tp_dst', 'ct_tp_src', 'ct_tp_dst', 'dp_hash',
+];
+const MPLS_SLOTS = ['mpls_label', 'mpls_tc', 'mpls_bos', 'mpls_ttl'];
+
+export function isMpls(p: Packet): boolean {
+  const t = p.get(FIELD.ethType);
+  return t === ETH_TYPE.mpls || t === ETH_TYPE.mplsm;
+}
+
+/**
+ * push_mpls as OVS applies it: on an MPLS packet the new label copies the top one (bottom of
+ * stack cleared; the packet model holds the top label only); otherwise a first label, explicit
+ * null (2 for IPv6), TC from the DSCP's low bits, TTL from the IP TTL (64 without one), and the
+ * headers below it cleared.
+ */
+export function pushMpls(p: Packet, ethertype: number): void {
+  if (isMpls(p)) {
+    p.setSlot('mpls_bos', 0n);
+  } else {
+    const ip = isIp(p);
+    const ttl = ip && p.slot('nw_ttl') !== 0n ? p.slot('nw_ttl') : 64n;
+    const tc = ip ? (p.slot('nw_tos') >> 2n) & 7n : 0n;
+    const label = p.get(FIELD.ethType) === ETH_TYPE.ipv6 ? 2n : 0n;
+    for (const slot of BELOW_MPLS) p.setSlot(slot, 0n);
+    p.setSlot('mpls_label', label);
+    p.setSlot('mpls_tc', tc);
+    p.setSlot('mpls_bos', 1n);
+    p.setSlot('mpls_ttl', ttl);
+  }
+  p.set(FIELD.ethType, BigInt(ethertype));
+}
+
+/** pop_mpls: the top label goes and the packet takes `ethertype`; false when there is no label. */
+export function popMpls(p: Packet, ethertype: number): boolean {
+  if (!isMpls(p)) return false;
+  for (const slot of MPLS_SLOTS) p.setSlot(slot, 0n);
+  p.set(FIELD.ethType, BigInt(ethertype));
+  return true;
+}
+
 export function isIp(p: Packet): boolean {
   const t = p.get(FIELD.ethType);
   return t === ETH_TYPE.ipv4 || t === ETH_TYPE.ipv6;

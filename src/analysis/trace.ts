@@ -25,7 +25,7 @@ import { type TableRef, tableLabel, tableNumber } from '../model/tables.ts';
 import { ones } from '../model/values.ts';
 import { actionSetList, isControllerOutput } from './action-set.ts';
 import { Classifier, type ConjunctionMatch } from './classifier.ts';
-import { CT_STATE, ETH_TYPE, FIELD, isIp, Packet, PacketSpecError, parsePacketSpec, port16, port32, prerequisiteMet } from './packet.ts';
+import { CT_STATE, ETH_TYPE, FIELD, isIp, Packet, PacketSpecError, parsePacketSpec, popMpls, port16, port32, prerequisiteMet, pushMpls } from './packet.ts';
 import { bestLiveBucket, selectionHash, symmetricL4Hash } from './select-bucket.ts';
 import { dpHashBucket, dpHashMap, hashValuesByBucket } from './dp-hash.ts';
 import { type OutputPort, TracePorts } from './trace-ports.ts';
@@ -620,8 +620,10 @@ class Pass {
         p.pushVlan();
         return;
       case 'push_mpls':
+        pushMpls(p, a.ethertype);
+        return;
       case 'pop_mpls':
-        p.set(FIELD.ethType, BigInt(a.ethertype));
+        popMpls(p, a.ethertype);
         return;
       case 'set_mpls_ttl':
         p.set(FIELD.mplsTtl, BigInt(a.ttl));
