@@ -127,7 +127,7 @@ function packetDiff(ovs: Packet, ours: Packet): string {
  * so are the zero link-layer addresses OVS prints for every neighbour discovery packet.
  */
 function ovsFlowText(text: string): string {
-  return text.replace(/,(?:vlan_tci1=0x0000|dl_vlan1=0|dl_vlan_pcp1=0|mpls_lse1=0|nd_sll=00:00:00:00:00:00|nd_tll=00:00:00:00:00:00)(?=,|$)/g, '');
+  return text.replace(/,(?:vlan_tci1=0x0000|dl_vlan1=0|dl_vlan_pcp1=0|mpls_lse[12]=0|nd_sll=00:00:00:00:00:00|nd_tll=00:00:00:00:00:00)(?=,|$)/g, '');
 }
 
 /** Compares one probe; undefined figures mean agreement. */
