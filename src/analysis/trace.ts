@@ -198,6 +198,9 @@ interface Run {
   stopped: boolean;
 }
 
+/** nw_frag's bit for any fragment, first or later. */
+const NW_FRAG_ANY = 0x1n;
+
 /** Ports reserved in the 16-bit numbering that a packet can be sent to. */
 const LOCAL = RESERVED_PORT_NUMBERS.LOCAL;
 const DP_HASH = fieldByName('dp_hash')!;
@@ -534,10 +537,12 @@ class Pass {
 
   /**
    * Temporarily changes what the classifier sees: resubmit's port, and for `resubmit(,T,ct)` the
-   * packet's 5-tuple swapped with its conntrack tuple (ofproto-dpif-xlate.c tuple_swap). Returns the undo.
+   * packet's 5-tuple swapped with its conntrack tuple (ofproto-dpif-xlate.c tuple_swap), and a
+   * fragment's transport ports hidden. Returns the undo.
    */
   private lookupView(inPort: number | undefined, ctTuple: boolean): (() => void) | undefined {
-    if (inPort === undefined && !ctTuple) return undefined;
+    const fragment = (this.packet.slot('ip_frag') & NW_FRAG_ANY) !== 0n;
+    if (inPort === undefined && !ctTuple && !fragment) return undefined;
     const before = this.packet.clone();
     const p = this.packet;
     if (inPort !== undefined) p.set(FIELD.inPort, BigInt(inPort));
@@ -549,6 +554,11 @@ class Pass {
         p.setSlot(a, p.slot(b));
         p.setSlot(b, va);
       }
+    }
+    if (fragment) {
+      // OVS looks a fragment up as if it had no transport ports (ofproto-dpif.c, fragment handling "normal").
+      this.packet.setSlot('tp_src', 0n);
+      this.packet.setSlot('tp_dst', 0n);
     }
     return () => {
       this.packet = before;
