@@ -14,8 +14,12 @@ import { skipUnlessOvs } from './support/ovs.ts';
 
 const SEED = 20261126;
 const PACKETS = 300;
-/** Packets of this seed that may disagree, per figure: the measured counts. */
-const ALLOWED: Readonly<Record<Figure, number>> = { path: 0, verdict: 5, outputs: 16, final: 19 };
+/**
+ * Packets of this seed that may disagree, per figure: the counts measured when the bound was set.
+ * They are select groups without a selection method or with dp_hash, which OVS 3.1 serves by
+ * recirculating with a datapath hash, where flowscope still takes the bucket of highest weight.
+ */
+const ALLOWED: Readonly<Record<Figure, number>> = { path: 0, verdict: 5, outputs: 16, final: 2 };
 
 test(`trace agrees with ofproto/trace on ${PACKETS} packets through generated pipelines`, { ...skipUnlessOvs, timeout: 30 * 60_000 }, async () => {
   const report = await runDifferential({ seed: SEED, packets: PACKETS });
