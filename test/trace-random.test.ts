@@ -16,10 +16,11 @@ const SEED = 20261126;
 const PACKETS = 300;
 /**
  * Packets of this seed that may disagree, per figure: the counts measured when the bound was set.
- * They are select groups without a selection method or with dp_hash, which OVS 3.1 serves by
- * recirculating with a datapath hash, where flowscope still takes the bucket of highest weight.
+ * The verdicts and output ports are select groups with dp_hash (or no selection method), which
+ * OVS 3.1 serves by recirculating with a datapath hash (`no live bucket` in its trace), where
+ * flowscope still takes the bucket of highest weight.
  */
-const ALLOWED: Readonly<Record<Figure, number>> = { path: 0, verdict: 5, outputs: 16, final: 2 };
+const ALLOWED: Readonly<Record<Figure, number>> = { path: 0, verdict: 2, outputs: 11, final: 2 };
 
 test(`trace agrees with ofproto/trace on ${PACKETS} packets through generated pipelines`, { ...skipUnlessOvs, timeout: 30 * 60_000 }, async () => {
   const report = await runDifferential({ seed: SEED, packets: PACKETS });
