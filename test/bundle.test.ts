@@ -354,7 +354,7 @@ test('a bundle piped to standard input reads as the same archive given as a file
     }
     // What the comparison above covers, said outright.
     const pick = await runCli(['tables', '-'], { stdin: whole });
-    assert.deepEqual([pick.status, pick.stderr], [2, 'flowscope: <stdin> holds 3 nodes (node-a, node-b, node-c): choose one with --node NAME\n']);
+    assert.deepEqual([pick.status, pick.stderr], [2, 'flowscope: error: <stdin> holds 3 nodes (node-a, node-b, node-c): choose one with --node NAME\n']);
     const cutNode = await runCli(['fmt', '-', '--node', 'node-c'], { stdin: whole });
     assert.equal(cutNode.status, 0, cutNode.stderr);
     assert.match(cutNode.stderr, /^flowscope: warning: the bundle could not collect node node-d \(failed_nodes\)$/m);
@@ -364,7 +364,7 @@ test('a bundle piped to standard input reads as the same archive given as a file
     const agent = await runCli(['fmt', '-'], { stdin: archives[1]![1] });
     assert.deepEqual([agent.status, agent.stdout.trim().split('\n').length], [0, 86]);
     const notBundle = await runCli(['parse', '-', '--node', 'node-a'], { stdin: example('antrea/dump-flows.of13.txt') });
-    assert.deepEqual([notBundle.status, notBundle.stderr], [2, 'flowscope: --node goes with --bundle (or a bundle given as input)\n']);
+    assert.deepEqual([notBundle.status, notBundle.stderr], [2, 'flowscope: error: --node goes with --bundle (or a bundle given as input)\n']);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -382,5 +382,5 @@ test('diff and verify take a bundle on standard input, its node chosen with --no
   const verified = await runCli(['verify', '--expect', saved, '-', '--node', 'node-a'], { stdin: whole });
   assert.equal(verified.status, 0, verified.stderr + verified.stdout);
   const ports = await runCli(['parse', '--bundle', '-', '--node', 'node-a', '--ports', '-'], { stdin: whole });
-  assert.deepEqual([ports.status, ports.stderr], [2, 'flowscope: the flows and --ports cannot both come from standard input\n']);
+  assert.deepEqual([ports.status, ports.stderr], [2, 'flowscope: error: the flows and --ports cannot both come from standard input\n']);
 });

@@ -26,7 +26,7 @@ test('no command shows the help on stderr and exits 2; help for a command exits 
   const unknown = await runCli(['help', 'fmtt']);
   assert.equal(unknown.status, 2);
   assert.equal(unknown.stdout, '');
-  assert.match(unknown.stderr, /^flowscope: unknown command 'fmtt' \(commands: parse, bundle, fmt, /);
+  assert.match(unknown.stderr, /^flowscope: error: unknown command 'fmtt' \(commands: parse, bundle, fmt, /);
 });
 
 test("no command's help shows an empty list as a default", async () => {
@@ -60,7 +60,7 @@ test('usage errors exit 2, not 1 (1 means differences)', async () => {
 test('a missing file is named in a clear message with exit 2', async () => {
   const r = await runCli(['parse', '/nonexistent/flows.txt']);
   assert.equal(r.status, 2);
-  assert.equal(r.stderr.trim(), 'flowscope: cannot read /nonexistent/flows.txt: no such file');
+  assert.equal(r.stderr.trim(), 'flowscope: error: cannot read /nonexistent/flows.txt: no such file');
 });
 
 test('a terminal on standard input is refused instead of waited on', async () => {
@@ -158,7 +158,7 @@ test('an option that takes one value is refused when given twice; repeatable opt
       const what = `${name} ${option}`;
       const refusal = limited[name]?.[option!];
       if (refusal !== undefined) {
-        assert.deepEqual([r.status, r.stderr, r.stdout], [2, `flowscope: ${refusal}\n`, ''], what);
+        assert.deepEqual([r.status, r.stderr, r.stdout], [2, `flowscope: error: ${refusal}\n`, ''], what);
         continue;
       }
       if (repeatable[name]?.includes(option!)) {
@@ -166,14 +166,14 @@ test('an option that takes one value is refused when given twice; repeatable opt
         continue;
       }
       assert.equal(r.status, 2, what);
-      assert.equal(r.stderr, `flowscope: ${option} was given twice: ${one}, ${two}; give it once\n`, what);
+      assert.equal(r.stderr, `flowscope: error: ${option} was given twice: ${one}, ${two}; give it once\n`, what);
       assert.equal(r.stdout, '', what);
       refused++;
     }
   }
   assert.ok(refused > 40, `every command's single-value options were tried (${refused})`);
   // A short flag is named by its long one; a default is no value given.
-  assert.equal((await runCli(['show', '-n', 'a', '--namespace', 'b', example])).stderr, 'flowscope: --namespace was given twice: a, b; give it once\n');
+  assert.equal((await runCli(['show', '-n', 'a', '--namespace', 'b', example])).stderr, 'flowscope: error: --namespace was given twice: a, b; give it once\n');
   const once = await runCli(['graph', '--format', 'mermaid', example]);
   assert.equal(once.status, 0, once.stderr);
   const tables = await runCli(['show', '-T', '0', '-T', '10', example]);

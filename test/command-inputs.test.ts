@@ -137,11 +137,11 @@ test('diff and verify refuse sides that do not add up', async () => {
   await withBundle(async ({ bundle }) => {
     const cases: [string[], RegExp][] = [
       [['diff', NUMBERED], /diff compares two dumps: got 1/],
-      [['diff', '--bundle', bundle, '--node', 'node-a', '--node', 'node-b', '--node', 'node-a'], /^flowscope: diff compares two dumps: give --node at most twice, once for each\n$/],
-      [['diff', bundle, bundle, '--node', 'node-a', '--node', 'node-b', '--node', 'node-a'], /^flowscope: diff compares two dumps: give --node at most twice, once for each\n$/],
+      [['diff', '--bundle', bundle, '--node', 'node-a', '--node', 'node-b', '--node', 'node-a'], /^flowscope: error: diff compares two dumps: give --node at most twice, once for each\n$/],
+      [['diff', bundle, bundle, '--node', 'node-a', '--node', 'node-b', '--node', 'node-a'], /^flowscope: error: diff compares two dumps: give --node at most twice, once for each\n$/],
       // verify checks one node: a second --node is refused as given, before any input is read.
-      [['verify', '--expect', NUMBERED, '--bundle', bundle, '--node', 'node-a', '--node', 'node-b'], /^flowscope: verify checks one dump against --expect: give --node once, for the node to check\n$/],
-      [['verify', '--expect', 'missing.txt', 'missing.tar.gz', '--node', 'node-a', '--node', 'node-a'], /^flowscope: verify checks one dump against --expect: give --node once, for the node to check\n$/],
+      [['verify', '--expect', NUMBERED, '--bundle', bundle, '--node', 'node-a', '--node', 'node-b'], /^flowscope: error: verify checks one dump against --expect: give --node once, for the node to check\n$/],
+      [['verify', '--expect', 'missing.txt', 'missing.tar.gz', '--node', 'node-a', '--node', 'node-a'], /^flowscope: error: verify checks one dump against --expect: give --node once, for the node to check\n$/],
       [['diff', NUMBERED, NAMED, NUMBERED], /too many arguments|got 3/],
       [['diff', NUMBERED, bundle, '--node', 'node-a', '--node', 'node-b'], /give one --node for every bundle input, or one for all \(2 for 1 bundle input\)/],
       [['diff', NUMBERED, NAMED, '--node', 'node-a'], /--node goes with --bundle \(or a bundle given as input\)/],
@@ -208,7 +208,7 @@ test('standard input feeds one thing: the flows, or --ports, or --groups', async
   for (const args of [['show', '--ports', '-'], ['show', '--ports', '-', '-'], ['tables', '--groups', '-']]) {
     const r = await runCli(args, { stdin: ports });
     assert.equal(r.status, 2, args.join(' '));
-    assert.match(r.stderr, /^flowscope: the flows and --(ports|groups) cannot both come from standard input\n$/, args.join(' '));
+    assert.match(r.stderr, /^flowscope: error: the flows and --(ports|groups) cannot both come from standard input\n$/, args.join(' '));
     assert.equal(r.stdout, '');
   }
   const named = await runCli(['show', '--ports', '-', NAMED, '--port', '3'], { stdin: ports });

@@ -339,7 +339,7 @@ test('flowscope conj: text, ids, JSON and --packet', async () => {
   const absent = await runCli(['conj', file, '3', '99', '--json']);
   assert.equal(absent.status, 2);
   assert.deepEqual((JSON.parse(absent.stdout) as { conjunctions: { id: number }[] }).conjunctions.map((x) => x.id), [3]);
-  assert.match(absent.stderr, /^flowscope: no conjunction 99 in the dump \(its conjunction ids: 1–6\)$/m);
+  assert.match(absent.stderr, /^flowscope: error: no conjunction 99 in the dump \(its conjunction ids: 1–6\)$/m);
   const none = await runCli(['conj', '-', '5', '7'], { stdin: 'table=0,priority=0 actions=drop\n' });
   assert.equal(none.status, 2);
   assert.match(none.stderr, /no conjunctions 5, 7 in the dump \(it has no conjunctions\)/);

@@ -242,7 +242,7 @@ test('CLI: --color and --no-color are refused, not ignored: every form of the gr
       const r = await runCli(['graph', ANTREA, flag, ...form], { env: { FORCE_COLOR: '1' } });
       assert.equal(r.status, 2, `${flag} ${form.join(' ')}`);
       assert.equal(r.stdout, '');
-      assert.equal(r.stderr, `flowscope: ${flag} does not apply to graph: it writes DOT, Mermaid, SVG or JSON for other programs to read, not text for a terminal; the drawing's own colours (such as the --packet path in red) are always in it\n`);
+      assert.equal(r.stderr, `flowscope: error: ${flag} does not apply to graph: it writes DOT, Mermaid, SVG or JSON for other programs to read, not text for a terminal; the drawing's own colours (such as the --packet path in red) are always in it\n`);
     }
   }
   // Nor are they offered; the drawing needs no terminal to be coloured, nor escapes to be plain.

@@ -110,7 +110,7 @@ test('a bridge that does not exist is a clear error', skipUnlessOvs, async () =>
     await withOvsSwitch(ANTREA.bridge, async (sw) => {
       const r = await runCli(['parse', '--local', '--bridge', 'br-nope'], { env: k.env(sw.dir) });
       assert.equal(r.status, 2);
-      assert.match(r.stderr, /^flowscope: ovs-ofctl -O OpenFlow15 --names -- dump-flows br-nope: .*br-nope/);
+      assert.match(r.stderr, /^flowscope: error: ovs-ofctl -O OpenFlow15 --names -- dump-flows br-nope: .*br-nope/);
     });
   } finally {
     rmSync(k.dir, { recursive: true, force: true });
@@ -122,15 +122,15 @@ test('a missing pod, a missing kubectl and a command that hangs are clear errors
   try {
     const missing = await runCli(['parse', '--pod', 'missing-pod'], { env: k.env() });
     assert.equal(missing.status, 2);
-    assert.equal(missing.stderr, 'flowscope: pod missing-pod not found in namespace kube-system\n');
+    assert.equal(missing.stderr, 'flowscope: error: pod missing-pod not found in namespace kube-system\n');
 
     const noKubectl = await runCli(['parse', '--pod', 'antrea-agent-1'], { env: { PATH: join(k.dir, 'empty') } });
     assert.equal(noKubectl.status, 2);
-    assert.equal(noKubectl.stderr, 'flowscope: kubectl not found: install it or add its directory to PATH\n');
+    assert.equal(noKubectl.stderr, 'flowscope: error: kubectl not found: install it or add its directory to PATH\n');
 
     const slow = await runCli(['parse', '--pod', 'sleepy-pod', '--timeout', '0.5'], { env: k.env() });
     assert.equal(slow.status, 2);
-    assert.match(slow.stderr, /^flowscope: kubectl exec --namespace=kube-system sleepy-pod .*: no answer within 0\.5 s/);
+    assert.match(slow.stderr, /^flowscope: error: kubectl exec --namespace=kube-system sleepy-pod .*: no answer within 0\.5 s/);
   } finally {
     rmSync(k.dir, { recursive: true, force: true });
   }
@@ -139,9 +139,9 @@ test('a missing pod, a missing kubectl and a command that hangs are clear errors
 test('live options are checked before anything runs', async () => {
   const both = await runCli(['parse', '--local', '--pod', 'p']);
   assert.equal(both.status, 2);
-  assert.equal(both.stderr, 'flowscope: give one source of flows, not --pod and --local\n');
+  assert.equal(both.stderr, 'flowscope: error: give one source of flows, not --pod and --local\n');
   const ns = await runCli(['parse', '-n', 'kube-system', 'x.txt']);
-  assert.equal(ns.stderr, 'flowscope: --namespace goes with --pod\n');
+  assert.equal(ns.stderr, 'flowscope: error: --namespace goes with --pod\n');
   const timeout = await runCli(['parse', '--local', '--timeout', '0']);
   assert.equal(timeout.status, 2);
   assert.match(timeout.stderr, /expected a positive number of seconds/);

@@ -51,7 +51,7 @@ test('show: --release takes the v1.2.0 form agentinfo prints, and one the profil
   assert.match(agentinfo.stdout, /^profile antrea-v1 \(release 0\.13\.0\), detected/);
   const later = await runCli(['show', dump, '--release', '2.0']);
   assert.equal(later.status, 2);
-  assert.match(later.stderr, /^flowscope: --release 2\.0: the detected profile antrea-v1 describes releases 0\.10–1\.5; give --profile for the pipeline of that release \(profiles: antrea, releases 1\.6 and later; /);
+  assert.match(later.stderr, /^flowscope: error: --release 2\.0: the detected profile antrea-v1 describes releases 0\.10–1\.5; give --profile for the pipeline of that release \(profiles: antrea, releases 1\.6 and later; /);
   assert.equal(later.stdout, '');
   const given = await runCli(['show', dump, '--profile', 'antrea', '--release', '1.2']);
   assert.equal(given.status, 2);
@@ -114,7 +114,7 @@ test('show: a value filter given twice selects flows of either value', async () 
 test('show: a selection that cannot match says why instead of printing an empty report in silence', async () => {
   const typo = await runCli(['show', dump, '-T', 'IngresRuleTable']);
   assert.equal(typo.status, 2);
-  assert.match(typo.stderr, /^flowscope: no table is named IngresRuleTable \(the dump's tables: ClassifierTable, SpoofGuardTable, /);
+  assert.match(typo.stderr, /^flowscope: error: no table is named IngresRuleTable \(the dump's tables: ClassifierTable, SpoofGuardTable, /);
   assert.equal(typo.stdout, '');
   assert.match((await runCli(['show', dump, '-T', '300'])).stderr, /table 300: table numbers go from 0 to 254/);
   // A table the profile knows, or a valid number, that this dump has no flows in: said, not refused.

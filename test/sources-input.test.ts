@@ -67,12 +67,12 @@ test('the wrong file is named with what it is, and nothing else is printed', asy
     writeFileSync(join(dir, 'shot.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]));
     const png = await runCli(['fmt', join(dir, 'shot.png')]);
     assert.equal(png.status, 2);
-    assert.equal(png.stderr, `flowscope: ${dir}/shot.png: not an ovs-ofctl dump (a PNG image); give dump-flows or dump-groups output, or a support bundle\n`);
+    assert.equal(png.stderr, `flowscope: error: ${dir}/shot.png: not an ovs-ofctl dump (a PNG image); give dump-flows or dump-groups output, or a support bundle\n`);
 
     writeFileSync(join(dir, 'antrea.yml'), 'apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: antrea-agent\n  namespace: kube-system\n');
     const yaml = await runCli(['fmt', join(dir, 'antrea.yml')]);
     assert.equal(yaml.status, 2);
-    assert.equal(yaml.stderr, `flowscope: ${dir}/antrea.yml: not an ovs-ofctl dump: it looks like YAML\n`);
+    assert.equal(yaml.stderr, `flowscope: error: ${dir}/antrea.yml: not an ovs-ofctl dump: it looks like YAML\n`);
 
     const dirAsFile = await runCli(['fmt', dir]);
     assert.equal(dirAsFile.status, 2);
@@ -98,13 +98,13 @@ test('a dump cut in the middle of a line: the rest is read, the cut is named', a
 test('input options that do not go together are refused', async () => {
   const node = await runCli(['parse', '--node', 'n1', exampleFile(ANTREA, 'dump-flows.of13.txt')]);
   assert.equal(node.status, 2);
-  assert.equal(node.stderr, 'flowscope: --node goes with --bundle (or a bundle given as input)\n');
+  assert.equal(node.stderr, 'flowscope: error: --node goes with --bundle (or a bundle given as input)\n');
   const two = await runCli(['parse', '--bundle', 'x', exampleFile(ANTREA, 'dump-flows.of13.txt')]);
-  assert.equal(two.stderr, 'flowscope: give one source of flows, not input files and --bundle\n');
+  assert.equal(two.stderr, 'flowscope: error: give one source of flows, not input files and --bundle\n');
   const stdin = await runCli(['parse', '-', '-']);
-  assert.equal(stdin.stderr, 'flowscope: only one input can be standard input (-)\n');
+  assert.equal(stdin.stderr, 'flowscope: error: only one input can be standard input (-)\n');
   const bridge = await runCli(['parse', '--bridge', 'br0', '-'], { stdin: '' });
-  assert.equal(bridge.stderr, 'flowscope: --bridge goes with --pod or --local\n');
+  assert.equal(bridge.stderr, 'flowscope: error: --bridge goes with --pod or --local\n');
 });
 
 test('a gzip-compressed dump is read as the dump, named as given; a damaged one is refused', async () => {
@@ -137,12 +137,12 @@ test('a gzip-compressed dump is read as the dump, named as given; a damaged one 
     const cut = join(dir, 'cut.txt.gz');
     writeFileSync(cut, packed.subarray(0, Math.floor(packed.length / 2)));
     const cutRun = await runCli(['fmt', cut]);
-    assert.deepEqual([cutRun.status, cutRun.stdout, cutRun.stderr], [2, '', `flowscope: cannot read ${cut}: it is truncated (the gzip stream ends early)\n`]);
+    assert.deepEqual([cutRun.status, cutRun.stdout, cutRun.stderr], [2, '', `flowscope: error: cannot read ${cut}: it is truncated (the gzip stream ends early)\n`]);
     const corrupt = Buffer.from(packed);
     corrupt.fill(0xff, 10, 200);
     const bad = await runCli(['fmt', '-'], { stdin: corrupt });
     assert.equal(bad.status, 2);
-    assert.match(bad.stderr, /^flowscope: cannot read <stdin>: it is corrupt \(.+\)\n$/);
+    assert.match(bad.stderr, /^flowscope: error: cannot read <stdin>: it is corrupt \(.+\)\n$/);
 
     // A .tar.gz is still a bundle, even cut short; a compressed dump is no bundle.
     const agent = await tarGz(antreaAgentFiles('node-a'));

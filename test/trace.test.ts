@@ -306,9 +306,9 @@ test('flowscope trace --batch: a batch without packets is refused, named; commen
     const comments = join(dir, 'comments.jsonl');
     writeFileSync(comments, '# packets of node-a\n\n  # none yet\n');
     for (const [args, stdin, message] of [
-      [['--batch', empty], '', `flowscope: ${empty} is empty: no packets to trace (--batch)\n`],
-      [['--batch', comments], '', `flowscope: ${comments} holds only comments: no packets to trace (--batch)\n`],
-      [['--batch', '-'], '\n', 'flowscope: nothing came in on standard input (did the command before the pipe fail?): no packets to trace (--batch)\n'],
+      [['--batch', empty], '', `flowscope: error: ${empty} is empty: no packets to trace (--batch)\n`],
+      [['--batch', comments], '', `flowscope: error: ${comments} holds only comments: no packets to trace (--batch)\n`],
+      [['--batch', '-'], '\n', 'flowscope: error: nothing came in on standard input (did the command before the pipe fail?): no packets to trace (--batch)\n'],
     ] as const) {
       const r = await runCli(['trace', flows, ...args], { stdin });
       assert.equal(r.status, 2, args.join(' '));

@@ -4,7 +4,7 @@
  * also given with --bundle), or a live switch (--pod, --local); a port map may come with --ports.
  */
 import { open, stat } from 'node:fs/promises';
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { PortMap } from '../model/ports.ts';
 import type { Diagnostic } from '../model/diagnostics.ts';
 import { capDiagnostics, DEFAULT_MAX_DIAGNOSTICS, formatDiagnostic } from '../render/diagnostics.ts';
@@ -17,6 +17,7 @@ import { type ParsedFiles, parseFiles } from '../sources/parse-files.ts';
 import { mergePortMaps, readPortDescriptions } from '../sources/port-map.ts';
 import type { ParseResult } from '../syntax/reader.ts';
 import { emptyInputReason, inputLabel, readInput, readInputBytes, readStdin } from './input.ts';
+import { INPUT_OPTIONS_HEADING } from './help-groups.ts';
 import { type Io, UserError, writeErr } from './io.ts';
 import { flowsFromStdin } from './commands/source-args.ts';
 
@@ -70,18 +71,22 @@ function seconds(value: string): number {
 
 /**
  * Declares the input options on a command: --bundle/--node, --ports, --pod (with -n, --container,
- * --kubeconfig, --context), --local, --bridge, --timeout. Options the command already declares
- * are left as they are.
+ * --kubeconfig, --context), --local, --bridge, --timeout, --strict. Options the command already
+ * declares are left as they are, but listed among the input options in its help.
  */
 export function addInputOptions(cmd: Command): Command {
   const has = (flag: string): boolean => cmd.options.some((o) => o.long === flag || o.short === flag);
   const add = (flags: string, description: string, parse?: (v: string) => unknown): void => {
     const long = /--[\w-]+/.exec(flags)![0];
-    if (has(long)) return;
+    const declared = cmd.options.find((o) => o.long === long);
+    if (declared !== undefined) {
+      declared.helpGroup(INPUT_OPTIONS_HEADING);
+      return;
+    }
     const short = /^-\w\b/.exec(flags)?.[0];
     const usable = short !== undefined && has(short) ? flags.replace(/^-\w, /, '') : flags;
-    if (parse) cmd.option(usable, description, parse);
-    else cmd.option(usable, description);
+    const option = new Option(usable, description).helpGroup(INPUT_OPTIONS_HEADING);
+    cmd.addOption(parse ? option.argParser(parse) : option);
   };
   add('--bundle <path>', 'read an Antrea support bundle or sosreport: directory, agent_<node>.tar.gz, or a tarball of either (- for one on standard input)');
   add('--node <name>', 'the node to read from a bundle of several nodes (a bridge name for a sosreport)');
@@ -95,6 +100,9 @@ export function addInputOptions(cmd: Command): Command {
   add('--bridge <name>', `bridge to dump with --pod or --local (default ${LIVE_DEFAULTS.bridge})`);
   add('--timeout <seconds>', `time allowed for each live command (default ${LIVE_DEFAULTS.timeoutSeconds})`, seconds);
   add('--max-errors <n>', `diagnostics shown per input file (default ${DEFAULT_MAX_DIAGNOSTICS}); the rest are counted`, count);
+  add('--strict', 'exit 2 when any line cannot be read');
+  // A groups file is read with the flows: an input too, where a command takes one.
+  cmd.options.find((o) => o.long === '--groups')?.helpGroup(INPUT_OPTIONS_HEADING);
   return cmd;
 }
 

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { onceOnly } from './commands/repeatable.ts';
+import { inputGroupLast } from './help-groups.ts';
 import { type Io, UserError, writeErr } from './io.ts';
 import { Outcome } from './outcome.ts';
 
@@ -54,7 +55,10 @@ export async function buildProgram(io: Io, outcome: Outcome = new Outcome(), com
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
+      // commander's own messages ("error: unknown option …") get the prefix every error has.
+      outputError: (s, write) => write(`flowscope: ${s}`),
     })
+    .configureHelp({ groupItems: inputGroupLast })
     .exitOverride();
   const registers = await Promise.all(COMMANDS.filter(([name]) => commands.includes(name)).map(([, load]) => load()));
   for (const register of registers) register(program, io, outcome);
@@ -65,6 +69,9 @@ export async function buildProgram(io: Io, outcome: Outcome = new Outcome(), com
   return program;
 }
 
+/** What every error message starts with, whichever part of the program found the error. */
+export const ERROR_PREFIX = 'flowscope: error: ';
+
 /** Runs the command line; resolves to the exit status. */
 export async function main(argv: readonly string[], io: Io): Promise<number> {
   const outcome = new Outcome();
@@ -72,7 +79,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   // `help <name>` of a command that does not exist would print the general help as if asked for.
   const [first, asked] = argv;
   if (first === 'help' && asked !== undefined && !asked.startsWith('-') && !program.commands.some((c) => c.name() === asked)) {
-    writeErr(io, `flowscope: unknown command '${asked}' (commands: ${program.commands.map((c) => c.name()).join(', ')})`);
+    writeErr(io, `${ERROR_PREFIX}unknown command '${asked}' (commands: ${program.commands.map((c) => c.name()).join(', ')})`);
     return 2;
   }
   try {
@@ -85,17 +92,17 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       return success ? 0 : 2;
     }
     if (err instanceof UserError) {
-      writeErr(io, `flowscope: ${err.message}`);
+      writeErr(io, `${ERROR_PREFIX}${err.message}`);
       return err.exitCode;
     }
     // --profile and --release name what the analysis is asked for: a request it refuses is a usage
     // error. Only the commands that read a profile load its module, so it is loaded here once needed.
     const { ProfileChoiceError } = await import('../analysis/profile-choice.ts');
     if (err instanceof ProfileChoiceError) {
-      writeErr(io, `flowscope: ${err.message}`);
+      writeErr(io, `${ERROR_PREFIX}${err.message}`);
       return 2;
     }
-    writeErr(io, `flowscope: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    writeErr(io, `${ERROR_PREFIX}internal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     return 2;
   }
   return outcome.status;

@@ -44,8 +44,7 @@ export function addCompareOptions(cmd: Command, nodeHelp: string, nodes: Repeats
     .option('--of <version>', 'OpenFlow version whose spelling to show actions in (default: that of the dumps, else 15)', ofOption)
     .option('--json', 'print JSON')
     .option('--color', 'colour the output even when it is not a terminal')
-    .option('--no-color', 'never colour the output')
-    .option('--strict', 'exit 2 when any line cannot be read');
+    .option('--no-color', 'never colour the output');
   return addInputOptions(cmd);
 }
 

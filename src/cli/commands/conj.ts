@@ -51,8 +51,7 @@ export function registerConj(program: Command, io: Io): void {
     .argument('[file]', 'dump-flows output, add-flows file or support bundle; - for standard input (with --bundle, --pod or --local: the first id)')
     .argument('[ids...]', 'only these conjunction ids')
     .option('--packet <flow>', "trace a packet and check, in the tables it reaches, which dimensions it satisfies, e.g. 'in_port=3,tcp,nw_src=10.0.0.1,nw_dst=10.0.0.2,tp_dst=80'")
-    .option('--json', 'print JSON')
-    .option('--strict', 'exit 2 when any line cannot be read');
+    .option('--json', 'print JSON');
   addProfileChoiceOptions(cmd);
   addInputOptions(cmd).action(async (file: string | undefined, rest: string[], opts: ConjOptions) => {
     // A wrong --profile or --release is refused before a large dump is read.

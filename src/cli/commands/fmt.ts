@@ -18,8 +18,7 @@ export function registerFmt(program: Command, io: Io): void {
     .command('fmt')
     .description('print each flow as `ovs-ofctl -O <version> parse-flow` prints it, and each group as dump-groups does')
     .argument('[inputs...]', 'dump, add-flows file or support bundle; - (or nothing) for standard input')
-    .option('--of <version>', 'OpenFlow version whose spelling to use: 10, 11, 12, 13, 14 or 15', ofOption, 10 as OfVersion)
-    .option('--strict', 'exit 2 when any line cannot be read');
+    .option('--of <version>', 'OpenFlow version whose spelling to use: 10, 11, 12, 13, 14 or 15', ofOption, 10 as OfVersion);
   addInputOptions(cmd).action(async (inputs: string[], opts: InputCliOptions & { of: OfVersion }) => {
     const result = await loadFromOptions(inputs, opts, io);
     await writeText(io, canonicalLines(result.flows, result.groups, opts.of));

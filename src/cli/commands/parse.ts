@@ -9,8 +9,7 @@ export function registerParse(program: Command, io: Io): void {
     .command('parse')
     .description('parse a dump and print the typed model as JSON')
     .argument('[inputs...]', 'dump-flows/dump-groups output, add-flows file or support bundle; - (or nothing) for standard input')
-    .option('--json', 'print JSON (the default and only form of this command)')
-    .option('--strict', 'exit 2 when any line cannot be read');
+    .option('--json', 'print JSON (the default and only form of this command)');
   addInputOptions(cmd).action(async (inputs: string[], opts: InputCliOptions) => {
     const result = await loadFromOptions(inputs, opts, io);
     await writeJson(io, {

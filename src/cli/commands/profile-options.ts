@@ -38,7 +38,7 @@ export function addProfileChoiceOptions(cmd: Command): Command {
 }
 
 /**
- * The profile options, --groups, --json, --strict, every input option, and --color/--no-color
+ * The profile options, --groups, --json, every input option, and --color/--no-color
  * unless the command writes no text to colour (`colour: false`).
  */
 export function addProfileOptions(cmd: Command, { colour = true }: { readonly colour?: boolean } = {}): Command {
@@ -46,7 +46,6 @@ export function addProfileOptions(cmd: Command, { colour = true }: { readonly co
     .option('--groups <file>', 'dump-groups output to use with the flows')
     .option('--json', 'print JSON (schemaVersion 1)');
   if (colour) cmd.option('--color', 'colour the output even when it is not a terminal').option('--no-color', 'never colour the output');
-  cmd.option('--strict', 'exit 2 when any line cannot be read');
   return addInputOptions(cmd);
 }
 

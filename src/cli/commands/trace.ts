@@ -174,8 +174,7 @@ export function registerTrace(program: Command, io: Io): void {
     .option('--ct-next <flags>', 'ct_state after the next conntrack recirculation (repeatable; default trk|new)', collectCtNext)
     .option('--bucket <id>', 'bucket_id every select group uses, or GROUP:ID for one group (repeatable, one per group; default: the one the switch picks for selection_method=hash, else the live bucket of highest weight)', collectBuckets)
     .option('--json', 'print JSON')
-    .option('--batch <file>', 'JSON Lines of {"packet", "ctNext", "bucket"}; one JSON result per line (- for standard input)')
-    .option('--strict', 'exit 2 when any line cannot be read');
+    .option('--batch <file>', 'JSON Lines of {"packet", "ctNext", "bucket"}; one JSON result per line (- for standard input)');
   addInputOptions(addProfileChoiceOptions(cmd)).action(async (args: string[], opts: TraceCommandOptions) => {
     const { inputs, packet: packetText } = splitArguments(args, opts);
     const buckets = bucketsOf(opts.bucket ?? []);
