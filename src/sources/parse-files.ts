@@ -8,6 +8,7 @@ import type { Flow, Group } from '../model/flow.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import type { PortMap } from '../model/ports.ts';
 import { type ParseResult, parseDump } from '../syntax/reader.ts';
+import { antctlFlowsText } from './antctl.ts';
 import type { NodeFile } from './node.ts';
 import { mergePortMaps, readPortDescriptions } from './port-map.ts';
 
@@ -80,7 +81,7 @@ export function parseFiles(files: readonly NodeFile[], options: ParseFilesOption
   let badLines = 0;
   let proseLines = 0;
   for (const f of files) {
-    const r = parseDump(f.text, { file: f.label, ...(ports.size > 0 ? { portMap: ports } : {}) });
+    const r = parseDump(antctlFlowsText(f.text) ?? f.text, { file: f.label, ...(ports.size > 0 ? { portMap: ports } : {}) });
     const readSomething = r.flows.length > 0 || r.groups.length > 0 || r.ports.size > 0 || r.protocols.length > 0;
     if (!readSomething && r.badLines + r.proseLines > 0) {
       // A document of another kind is named; else each line says what is wrong with it.

@@ -82,6 +82,8 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
     if (body === '' || body.startsWith('#')) return;
     if (inHexDump && HEX_DUMP.test(body)) return;
     inHexDump = false;
+    // antctl get ovsflows prints the flows as a table under this one heading.
+    if (body.trimEnd() === 'FLOW') return;
     if (HEADER.test(body)) {
       const v = HEADER_VERSION.exec(body);
       const version: OfVersion = v ? ((10 + Number(v[1])) as OfVersion) : 10;
