@@ -146,6 +146,8 @@ test('an option that takes one value is refused when given twice; repeatable opt
     '--kind': ['shadowed', 'duplicate'],
     '--format': ['dot', 'mermaid'],
     '--release': ['1.0', '1.1'],
+    '--output': ['json', 'yaml'],
+    '--expect': ['drop', 'output'],
   };
   const top = await runCli(['--help']);
   const commands = [...top.stdout.matchAll(/^ {2}([a-z]+) \[/gm)].map((m) => m[1]!);

@@ -171,25 +171,25 @@ test('an empty input is refused with exit 2 and the reason, by every command; a 
       const piped = await runCli(args, { stdin: '' });
       assert.equal(piped.status, 2, args.join(' '));
       assert.equal(piped.stdout, '', args.join(' '));
-      assert.match(piped.stderr, /^flowscope: nothing came in on standard input \(did the command before the pipe fail\?\): no flows or groups to read\n$/, args.join(' '));
+      assert.match(piped.stderr, /^flowscope: error: nothing came in on standard input \(did the command before the pipe fail\?\): no flows or groups to read\n$/, args.join(' '));
     }
     const file = await runCli(['check', empty]);
     assert.equal(file.status, 2, file.stderr);
-    assert.equal(file.stderr, `flowscope: ${empty} is empty: no flows or groups to read\n`);
+    assert.equal(file.stderr, `flowscope: error: ${empty} is empty: no flows or groups to read\n`);
     const comments = join(dir, 'comments.txt');
     writeFileSync(comments, '# flows of node-a\n\n# (none yet)\n');
-    assert.equal((await runCli(['check', comments])).stderr, `flowscope: ${comments} holds only comments: no flows or groups to read\n`);
+    assert.equal((await runCli(['check', comments])).stderr, `flowscope: error: ${comments} holds only comments: no flows or groups to read\n`);
     // The dump of a bridge without flows is no empty input, but holds nothing to check or trace.
     const bridge = join(dir, 'bridge.txt');
     writeFileSync(bridge, 'OFPST_FLOW reply (OF1.3) (xid=0x2):\n');
     for (const args of [['check', bridge], ['trace', bridge, 'in_port=1']]) {
       const r = await runCli(args);
       assert.equal(r.status, 2, args.join(' '));
-      assert.equal(r.stderr, `flowscope: no flows read from ${bridge}\n`);
+      assert.equal(r.stderr, `flowscope: error: no flows read from ${bridge}\n`);
     }
     const groups = join(dir, 'groups.txt');
     writeFileSync(groups, 'group_id=1,type=all,bucket=actions=output:1\n');
-    assert.equal((await runCli(['check', groups])).stderr, `flowscope: no flows read from ${groups} (only a group)\n`);
+    assert.equal((await runCli(['check', groups])).stderr, `flowscope: error: no flows read from ${groups} (only a group)\n`);
     assert.equal((await runCli(['fmt', groups])).status, 0);
     const nothing = await runCli(['verify', '--expect', empty, NUMBERED]);
     assert.equal(nothing.status, 2);

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { antreaAgentFiles, tarGz } from './support/bundle.ts';
 import { runCli } from './support/cli.ts';
 import { repoRoot } from './support/paths.ts';
 
@@ -37,4 +38,151 @@ test("each command's help lists its own options first, then the input options as
     for (const flag of ['--bundle', '--ports', '--pod', '--local', '--strict']) assert.match(inputPart, new RegExp(`^  ${flag}\\b`, 'm'), `${name} ${flag}`);
     assert.doesNotMatch(help.slice(own, input), /^ {2}--(bundle|ports|pod|strict)\b/m, name);
   }
+});
+
+const antrea = join(repoRoot, 'examples', 'antrea');
+const ports = join(antrea, 'show.of13.txt');
+const packet = 'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,dl_dst=aa:bb:cc:dd:ee:ff,nw_src=10.10.0.2,nw_dst=10.10.1.5,nw_ttl=64,tp_dst=80';
+
+/** Every command, with arguments that make it print a report. */
+const commands: Readonly<Record<string, readonly string[]>> = {
+  parse: [example],
+  fmt: [example],
+  show: ['-T', '0', example],
+  tables: [example],
+  check: [example],
+  graph: [example],
+  conj: [example],
+  trace: [example, packet],
+  diff: [example, join(antrea, 'dump-flows.of10.names.txt')],
+  verify: ['--expect', example, join(antrea, 'dump-flows.of10.names.txt')],
+};
+
+test('-o json and -o yaml on every command: the same document, schemaVersion first; --json is -o json', async () => {
+  const { parse: parseYaml } = await import('yaml');
+  for (const [name, args] of Object.entries(commands)) {
+    const json = await runCli([name, '-o', 'json', ...args]);
+    assert.ok(json.status === 0 || json.status === 1, `${name}: ${json.stderr}`);
+    const doc = JSON.parse(json.stdout) as Record<string, unknown>;
+    assert.equal(Object.keys(doc)[0], 'schemaVersion', name);
+    assert.ok(Number.isInteger(doc.schemaVersion) && (doc.schemaVersion as number) >= 1, name);
+    assert.equal((await runCli([name, '--json', ...args])).stdout, json.stdout, name);
+    const yaml = await runCli([name, '-o', 'yaml', ...args]);
+    assert.deepEqual(parseYaml(yaml.stdout), doc, name);
+  }
+  const both = await runCli(['show', '--json', '-o', 'yaml', example]);
+  assert.equal(both.status, 2);
+  assert.match(both.stderr, /^flowscope: error: give --json or -o yaml, not both/);
+  const bad = await runCli(['show', '-o', 'xml', example]);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /expected json, yaml, wide, name/);
+});
+
+test('-o name lists what each command reports, one a line, in forms other commands take', async () => {
+  const names = async (args: string[]): Promise<string[]> => {
+    const r = await runCli(args);
+    assert.ok(r.status === 0 || r.status === 1, r.stderr);
+    return r.stdout.trim().split('\n');
+  };
+  assert.deepEqual((await names(['show', '-o', 'name', '-T', '0', example])).slice(0, 2), ['table=0,priority=200,in_port=2', 'table=0,priority=200,in_port=1']);
+  assert.equal((await names(['parse', '-o', 'name', example])).length, 86);
+  const tables = await names(['tables', '-o', 'name', example]);
+  assert.deepEqual(tables.slice(0, 3), ['ClassifierTable', 'SpoofGuardTable', 'ARPResponderTable']);
+  // A table name -o name prints is one show -T takes.
+  assert.equal((await runCli(['show', '-T', tables[2]!, example])).status, 0);
+  assert.deepEqual((await names(['conj', '-o', 'name', example])).sort(), ['1', '2', '3', '4', '5', '6']);
+  assert.deepEqual((await names(['trace', '-o', 'name', example, packet])).slice(0, 3), ['ClassifierTable', 'SpoofGuardTable', 'ConntrackTable']);
+  assert.match((await names(['check', '-o', 'name', example]))[0]!, /^[a-z-]+\/table=\d+/);
+  const changed = await names(['diff', '-o', 'name', example, join(antrea, 'dump-flows.of13.names.txt')]);
+  assert.ok(changed.every((l) => /^[-+~]table=/.test(l)), changed.join('\n'));
+});
+
+test('--color and --no-color on every command that prints for people, trace, conj and bundle included', async () => {
+  const escape = /\u001b\[/;
+  for (const [name, args] of Object.entries(commands)) {
+    if (name === 'graph' || name === 'parse' || name === 'fmt') continue;
+    const coloured = await runCli([name, '--color', ...args]);
+    assert.match(coloured.stdout, escape, name);
+    const plain = await runCli([name, '--no-color', ...args], { env: { FORCE_COLOR: '1' } });
+    assert.doesNotMatch(plain.stdout, escape, name);
+  }
+  // A bundle whose node has a problem: its problem lines are coloured.
+  const bundle = await tarGz(antreaAgentFiles('node-a').map((f) => (f.name === 'ovsports' ? { name: 'ovsports', data: 'nothing here\n' } : f)));
+  const r = await runCli(['bundle', '--color', '-'], { stdin: bundle });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, escape);
+  assert.doesNotMatch((await runCli(['bundle', '--no-color', '-'], { stdin: bundle, env: { FORCE_COLOR: '1' } })).stdout, escape);
+});
+
+test('fmt prints a dump in its own OpenFlow version unless --of says otherwise', async () => {
+  const of13 = join(antrea, 'dump-flows.of13.txt');
+  const own = await runCli(['fmt', of13]);
+  assert.equal(own.stdout, (await runCli(['fmt', '--of', '13', of13])).stdout);
+  assert.notEqual(own.stdout, (await runCli(['fmt', '--of', '10', of13])).stdout);
+  // OpenFlow 1.0 spells goto_table as resubmit; 1.3 has goto_table.
+  assert.match(own.stdout, /goto_table:10/);
+  assert.match((await runCli(['fmt', join(antrea, 'dump-flows.of10.txt')])).stdout, /resubmit\(,10\)/);
+});
+
+test('show --ip takes a network: flows whose addresses overlap it', async () => {
+  const count = async (ip: string): Promise<number> => (await runCli(['show', '-o', 'name', '--ip', ip, example])).stdout.trim().split('\n').filter(Boolean).length;
+  const one = await count('10.10.1.2');
+  const network = await count('10.10.1.0/24');
+  assert.ok(network > one && one > 0, `${one} ${network}`);
+  assert.equal(await count('10.10.1.2/32'), one);
+  // Every flow with an IPv4 address field overlaps 0.0.0.0/0.
+  assert.ok((await count('0.0.0.0/0')) > network);
+  const bad = await runCli(['show', '--ip', '10.10.1.0/33', example]);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /a network such as 10\.10\.0\.0\/16/);
+});
+
+test('trace --brief: one line per table lookup, then the verdict', async () => {
+  const r = await runCli(['trace', '--brief', example, ports, packet]);
+  assert.equal(r.status, 0, r.stderr);
+  const lines = r.stdout.trim().split('\n');
+  assert.deepEqual(lines[0]!.split(/\s+/).filter(Boolean).slice(0, 3), ['0', 'ClassifierTable', '190']);
+  assert.match(lines.find((l) => l.startsWith('recirc(0x1)'))!, /resumed in table 31 with ct_state=new\|trk/);
+  assert.match(lines[lines.length - 1]!, /^Verdict: output to port 1 \(antrea-tun0\)/);
+  assert.equal(lines.length, 17);
+});
+
+test('trace --expect exits 1 when the packet ends otherwise, so that CI can assert a policy', async () => {
+  const expect = async (what: string): Promise<{ status: number; stderr: string }> => runCli(['trace', '--expect', what, example, ports, packet]);
+  for (const met of ['output', '1', 'antrea-tun0']) assert.deepEqual([(await expect(met)).status, (await expect(met)).stderr], [0, ''], met);
+  for (const unmet of ['drop', '2', 'controller']) {
+    const r = await expect(unmet);
+    assert.equal(r.status, 1, unmet);
+    assert.match(r.stderr, /^flowscope: expected .*, but the verdict is: output to port 1 \(antrea-tun0\)/, unmet);
+  }
+  const json = JSON.parse((await runCli(['trace', '-o', 'json', '--expect', 'drop', example, packet])).stdout) as { expect: unknown };
+  assert.deepEqual(json.expect, { expected: 'drop', met: false });
+});
+
+test('trace --batch: each result carries its line number and expectation; the summary counts failures', async () => {
+  const batch = [JSON.stringify({ packet, expect: 'output' }), '# a comment', '', JSON.stringify({ packet, expect: 'drop' }), JSON.stringify({ packet })].join('\n') + '\n';
+  const r = await runCli(['trace', '--batch', '-', example], { stdin: batch });
+  assert.equal(r.status, 1);
+  const results = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { line: number; expect?: { met: boolean } });
+  assert.deepEqual(results.map((x) => [x.line, x.expect?.met]), [[1, true], [4, false], [5, undefined]]);
+  assert.equal(r.stderr, 'flowscope: 3 packets traced, 1 not as expected\n');
+  // --expect on the command line stands for lines without their own.
+  const all = await runCli(['trace', '--batch', '-', '--expect', 'output', example], { stdin: batch });
+  assert.equal(all.stderr, 'flowscope: 3 packets traced, 1 not as expected\n');
+});
+
+test('the verdict of a packet sent to the controller for its TTL says so', async () => {
+  const r = await runCli(['trace', example, packet.replace('nw_ttl=64', 'nw_ttl=1')]);
+  assert.equal(r.status, 0, r.stderr);
+  const verdict = r.stdout.trim().split('\n').pop();
+  assert.equal(verdict, 'Verdict: sent to the controller from L3DecTTLTable (table 71): its TTL was 1, and dec_ttl sends a packet whose TTL runs out to the controller (invalid_ttl) instead of forwarding it');
+});
+
+test("conj --packet ends with the trace's verdict", async () => {
+  const conj = await runCli(['conj', '--packet', packet, '--ports', ports, example]);
+  const trace = await runCli(['trace', example, ports, packet]);
+  const verdict = trace.stdout.trim().split('\n').pop()!;
+  assert.equal(conj.stdout.trim().split('\n').pop(), verdict);
+  const json = JSON.parse((await runCli(['conj', '-o', 'json', '--packet', packet, '--ports', ports, example])).stdout) as { verdict: { verdict: string; text: string } };
+  assert.deepEqual([json.verdict.verdict, `Verdict: ${json.verdict.text}`], ['output', verdict]);
 });

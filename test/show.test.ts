@@ -29,15 +29,22 @@ function shownFlows(stdout: string): number {
 }
 
 test('show: the AntreaProxy Service tables with the groups, text golden', async () => {
-  const r = await runCli(['show', join(proxy, 'dump-flows.of15.txt'), '--groups', join(proxy, 'dump-groups.of15.txt'), '--ports', join(proxy, 'show.of13.txt'), '-T', '40', '-T', 'ServiceLBTable', '-T', 'EndpointDNAT', '--release', '1.4']);
+  const r = await runCli(['show', join(proxy, 'dump-flows.of15.txt'), '--groups', join(proxy, 'dump-groups.of15.txt'), '--ports', join(proxy, 'show.of13.txt'), '-T', '40', '-T', 'ServiceLBTable', '-T', 'EndpointDNAT', '--release', '1.4', '--explain-profile']);
   assert.equal(r.status, 0, r.stderr);
   assertGolden('show-antrea-proxy.txt', r.stdout);
 });
 
-test('show: says which profile it used and why; --profile overrides detection', async () => {
+test('show: says which profile it used in one line, and why under --explain-profile or -v; --profile overrides detection', async () => {
   const detected = await runCli(['show', dump, '-T', '0']);
-  assert.match(detected.stdout, /^profile antrea-v1 \(release 0\.13\), detected/);
-  assert.match(detected.stdout, /table 31 is used/);
+  const [first, second] = detected.stdout.split('\n');
+  assert.equal(first, 'profile antrea-v1 (release 0.13), detected from 19 tables: Antrea with kube-proxy (fixed table numbers 0–110)');
+  // Then the flows.
+  assert.deepEqual([second, detected.stdout.split('\n')[2]?.startsWith('table 0 ')], ['', true]);
+  assert.doesNotMatch(detected.stdout, /table 31 is used/);
+  for (const flag of ['--explain-profile', '-v', '--verbose']) {
+    const explained = await runCli(['show', dump, '-T', '0', flag]);
+    assert.match(explained.stdout, /^profile antrea-v1 \(release 0\.13\), detected from 19 tables: .*\n {2}- .*table 31 is used/s, flag);
+  }
   const given = await runCli(['show', dump, '-T', '0', '--profile', 'antrea-cnp']);
   assert.match(given.stdout, /^profile antrea-cnp .*given with --profile/);
   const bad = await runCli(['show', dump, '--profile', 'nope']);
@@ -65,10 +72,18 @@ test('show: table, port, address, conjunction and hit filters', async () => {
   // Table 90 by the name the profile gives it, and table 80 by the name the bridge registered.
   const byName = await runCli(['show', dump, '-T', 'IngressRuleTable', '-T', 'L2Forwarding']);
   assert.equal(shownFlows(byName.stdout), flowsTxtCount(90) + flowsTxtCount(80));
-  // coredns5-8ec607 is port 3: classifier, two spoof-guard flows.
-  const port = await runCli(['show', dump, ...ports, '--port', 'coredns5-8ec607']);
-  assert.equal(shownFlows(port.stdout), 3);
-  assert.equal(shownFlows((await runCli(['show', dump, '--port', '3'])).stdout), 3);
+  // coredns5-8ec607 is port 3: classifier, two spoof-guard flows; and through reg1, which table
+  // 110 outputs by: the L2 forwarding flow that sets reg1=3 and the ingress flows that match it.
+  const port = await runCli(['show', dump, ...ports, '--port', 'coredns5-8ec607', '-o', 'name']);
+  assert.deepEqual(port.stdout.trim().split('\n'), [
+    'table=0,priority=190,in_port="coredns5-8ec607"',
+    'table=10,priority=200,arp,in_port="coredns5-8ec607",arp_spa=10.10.0.2,arp_sha=12:9e:a6:47:d0:70',
+    'table=10,priority=200,ip,in_port="coredns5-8ec607",dl_src=12:9e:a6:47:d0:70,nw_src=10.10.0.2',
+    'table=80,priority=200,dl_dst=12:9e:a6:47:d0:70',
+    'table=90,priority=200,ip,reg1=0x3',
+    'table=100,priority=200,ip,reg1=0x3',
+  ]);
+  assert.equal(shownFlows((await runCli(['show', dump, '--port', '3'])).stdout), 6);
   // 10.10.1.2: egress rule source and destination, egress default, ingress rule source; plus 10.10.1.0/24 routes.
   const ip = await runCli(['show', dump, '--ip', '10.10.1.2']);
   assert.equal(shownFlows(ip.stdout), 5);
@@ -130,7 +145,7 @@ test('show: a selection that cannot match says why instead of printing an empty 
   assert.match(byNumber.stderr, /port 3: the flows name their ports and nothing gives their numbers; select by name, or give --ports/);
   const withPorts = await runCli(['show', join(antrea, 'dump-flows.of13.names.txt'), ...ports, '--port', '3']);
   assert.equal(withPorts.stderr, '');
-  assert.equal(shownFlows(withPorts.stdout), 3);
+  assert.equal(shownFlows(withPorts.stdout), 6);
   const noStats = await runCli(['show', join(antrea, 'dump-flows.of15.names.no-stats.txt'), '--hits']);
   assert.match(noStats.stderr, /--hits: the dump has no packet counts \(dumped with --no-stats\?\)/);
   // A dump with counts, none of them above zero, is a real answer.

@@ -215,7 +215,7 @@ test('flowscope trace --json follows the contract', async () => {
   const miss = await runCli(['trace', '--json', '-', 'in_port=1,ip'], { stdin: 'table=0,in_port=2 actions=output:1\n' });
   assert.equal(miss.status, 0, miss.stderr);
   // The only flow is for another input port: none would take the packet further.
-  assert.deepEqual(JSON.parse(miss.stdout), { verdict: 'drop', outputs: [], nearest: null, passes: [{ recircId: 0, steps: [{ table: 0, priority: null, match: '', actions: [] }], final: 'ip,in_port=1' }] });
+  assert.deepEqual(JSON.parse(miss.stdout), { schemaVersion: 1, verdict: 'drop', verdictText: 'dropped in table 0: no flow matched', outputs: [], nearest: null, passes: [{ recircId: 0, steps: [{ table: 0, priority: null, match: '', actions: [] }], final: 'ip,in_port=1' }] });
 });
 
 test('flowscope trace: a packet dropped by a table\'s miss is told the nearest flow of that table and what it lacks for it', async () => {
@@ -344,7 +344,8 @@ test('--ct-next takes blanks around its separators, in trace, graph and a batch 
   const batch = await runCli(['trace', flows, '--batch', '-'], { stdin: [JSON.stringify({ packet, ctNext: ['trk,inv'] }), JSON.stringify({ packet, ctNext: ['trk , inv'] })].join('\n') + '\n' });
   assert.equal(batch.status, 0, batch.stderr);
   const [first, second] = batch.stdout.trim().split('\n');
-  assert.equal(second, first);
+  // The same result, each with the line its packet came on.
+  assert.equal(second, first!.replace('{"line":1,', '{"line":2,'));
   assert.equal((JSON.parse(first!) as { verdict: string }).verdict, 'drop');
   const unknown = await runCli(['trace', flows, '--ct-next', 'trk, bogus', packet]);
   assert.equal(unknown.status, 2);
@@ -367,7 +368,7 @@ test('--ct-next without a flag is refused with the forms it takes, by trace, gra
   }
   const batch = await runCli(['trace', flows, '--batch', '-'], { stdin: '{"packet":"in_port=3,ip","ctNext":[""]}\n' });
   assert.equal(batch.status, 2);
-  assert.deepEqual(JSON.parse(batch.stdout), { error: `line 1: ${forms}` });
+  assert.deepEqual(JSON.parse(batch.stdout), { line: 1, error: `line 1: ${forms}` });
 });
 
 test('trace: flows listed lowest priority first still match in priority order, equal priorities in the order listed', () => {
@@ -580,7 +581,7 @@ test('trace: output to a port known only by name leaves by that name', async () 
   const listed = 'table=0,priority=10,in_port=p1 actions=output:3\ntable=0,priority=5,in_port=3 actions=output:4\n 3(p3): addr:aa:55:aa:55:00:03\n 4(p4): addr:aa:55:aa:55:00:04\n';
   const three = await runCli(['trace', '--json', '-', 'in_port=3'], { stdin: listed });
   assert.equal(three.status, 0, three.stderr);
-  assert.deepEqual(JSON.parse(three.stdout), { verdict: 'output', outputs: [4], passes: [{ recircId: 0, steps: [{ table: 0, priority: 5, match: 'in_port=p3', actions: ['output:4'] }], final: 'in_port=p3' }] });
+  assert.deepEqual(JSON.parse(three.stdout), { schemaVersion: 1, verdict: 'output', verdictText: 'output to port 4 (p4)', outputs: [4], passes: [{ recircId: 0, steps: [{ table: 0, priority: 5, match: 'in_port=p3', actions: ['output:4'] }], final: 'in_port=p3' }] });
 });
 
 test('trace --json and --batch give the final packet of every pass, as the text\'s Final flow', async () => {

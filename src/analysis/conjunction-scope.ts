@@ -9,7 +9,7 @@ import type { PortMap } from '../model/ports.ts';
 import { type ConjunctionReport, explainPacket, type PacketConjunction, type StorageReader } from './conjunctions.ts';
 import { type NearestFlow, nearestFlow } from './nearest-flow.ts';
 import { type Packet, storageReader } from './packet.ts';
-import type { TraceOptions, Tracer } from './trace.ts';
+import type { TraceOptions, Tracer, TraceResult } from './trace.ts';
 
 export interface ConjunctionScope {
   /**
@@ -30,6 +30,8 @@ export interface ConjunctionScope {
   readonly dropped?: { readonly nearest?: NearestFlow };
   /** The packet as `table` sees it; undefined for a table the trace does not reach. */
   readerFor(table: TableRef): StorageReader | undefined;
+  /** The packet's trace, whose verdict ends the report. */
+  readonly trace: TraceResult;
 }
 
 /**
@@ -55,7 +57,7 @@ export function conjunctionScope(tracer: Tracer, report: ConjunctionReport, pack
   const last = trace.last?.table;
   const ending = last ? { last } : {};
   if (reached.size > 0) {
-    return { traced: true, tables: [...reached.values()].map((r) => r.table), ...ending, readerFor: (t) => reached.get(tableKey(t))?.read };
+    return { traced: true, tables: [...reached.values()].map((r) => r.table), ...ending, readerFor: (t) => reached.get(tableKey(t))?.read, trace };
   }
   const asGiven = storageReader(packet);
   let dropped: ConjunctionScope['dropped'];
@@ -63,7 +65,7 @@ export function conjunctionScope(tracer: Tracer, report: ConjunctionReport, pack
     const nearest = trace.last && nearestFlow(tracer, trace.last);
     dropped = nearest ? { nearest } : {};
   }
-  return { traced: false, tables: [...withConjunctions.values()], ...ending, ...(dropped ? { dropped } : {}), readerFor: () => asGiven };
+  return { traced: false, tables: [...withConjunctions.values()], ...ending, ...(dropped ? { dropped } : {}), readerFor: () => asGiven, trace };
 }
 
 /** A packet against the conjunctions: the tables its trace reaches, and what each conjunction there makes of it. */

@@ -3,6 +3,7 @@
  * port, an address the match admits, conjunction id, and whether it was hit. Decided before a
  * flow is annotated, so that a narrow selection of a large dump costs little.
  */
+import type { Subfield } from '../model/actions.ts';
 import type { Flow } from '../model/flow.ts';
 import type { PortMap, PortRef } from '../model/ports.ts';
 import type { TableSpec } from '../profiles/types.ts';
@@ -15,9 +16,12 @@ export interface Cookie {
   readonly mask: bigint;
 }
 
+/** An address, or with a mask a network (`10.10.0.0/16`). */
 export interface IpAddress {
   readonly family: 4 | 6;
   readonly value: bigint;
+  /** All ones for one address. */
+  readonly mask: bigint;
 }
 
 /** Each criterion holds any of its values; a flow passes when it meets every criterion given. */
@@ -25,9 +29,14 @@ export interface FlowFilter {
   /** Table numbers or names. */
   readonly tables?: readonly string[];
   readonly cookies?: readonly Cookie[];
-  /** Port numbers or names the flow matches as input or outputs to. */
+  /**
+   * Port numbers or names the flow matches as input or outputs to, directly or through one of
+   * `portFields`: setting it to the port, or matching it holding the port.
+   */
   readonly ports?: readonly string[];
-  /** Addresses some address field of the match admits. */
+  /** Where the pipeline keeps the port a packet leaves by (`outputRegisters`). */
+  readonly portFields?: readonly Subfield[];
+  /** Addresses (or networks) some address field of the match admits some of. */
   readonly ips?: readonly IpAddress[];
   /** Conjunctions the flow completes (`conj_id=`) or contributes to (`conjunction(…)`). */
   readonly conjIds?: readonly number[];
@@ -65,7 +74,27 @@ export function tableSelected(table: TableInfo, filter: FlowFilter): boolean {
 }
 
 
-function portFits(flow: Flow, port: string, roles: PortRoles): boolean {
+/**
+ * The subfields `output:FIELD[…]` actions send packets by (Antrea's reg1, TargetOFPort): a flow
+ * that loads a port number there, or matches it there, is about packets leaving by that port.
+ */
+export function outputRegisters(flows: readonly Flow[]): Subfield[] {
+  const found = new Map<string, Subfield>();
+  for (const f of flows) {
+    for (const a of flattenActions(f.actions)) {
+      if (a.kind === 'output_field') found.set(`${a.src.field.storage}[${a.src.start}+${a.src.bits}]`, a.src);
+    }
+  }
+  return [...found.values()];
+}
+
+/** Whether value/mask, over a whole field, holds exactly `port` in the subfield. */
+function holdsPort(value: bigint, mask: bigint, sub: Subfield, port: number): boolean {
+  const bits = ((1n << BigInt(sub.bits)) - 1n) << BigInt(sub.start);
+  return (mask & bits) === bits && (value & bits) >> BigInt(sub.start) === BigInt(port);
+}
+
+function portFits(flow: Flow, port: string, roles: PortRoles, fields: readonly Subfield[]): boolean {
   const number = isNumber(port) ? Number(port) : undefined;
   const same = (p: PortRef | number): boolean => {
     const id = roles.identify(p);
@@ -73,12 +102,23 @@ function portFits(flow: Flow, port: string, roles: PortRoles): boolean {
   };
   const inPort = flow.match.fields.find((e) => e.field.storage === 'in_port');
   if (inPort && same(inPort.port?.kind === 'name' ? inPort.port : Number(inPort.value))) return true;
-  return flattenActions(flow.actions).some((a) => (a.kind === 'output' || a.kind === 'enqueue') && a.port.kind !== 'reserved' && same(a.port));
+  const actions = flattenActions(flow.actions);
+  if (actions.some((a) => (a.kind === 'output' || a.kind === 'enqueue') && a.port.kind !== 'reserved' && same(a.port))) return true;
+  // Through a register, the port is a number: a name is looked up in the port map.
+  const wanted = number ?? roles.identify({ kind: 'name', name: port }).number;
+  if (wanted === undefined || fields.length === 0) return false;
+  for (const sub of fields) {
+    const storage = sub.field.storage;
+    if (actions.some((a) => a.kind === 'set_field' && a.field.storage === storage && holdsPort(a.value, a.mask, sub, wanted))) return true;
+    if (flow.match.fields.some((e) => e.field.storage === storage && holdsPort(e.value, e.mask, sub, wanted))) return true;
+  }
+  return false;
 }
 
+/** Whether some address field of the match admits an address of the network: the two overlap. */
 function ipFits(flow: Flow, ip: IpAddress): boolean {
   const format = ip.family === 4 ? 'ipv4' : 'ipv6';
-  return flow.match.fields.some((e) => e.field.format === format && (ip.value & e.mask) === e.value);
+  return flow.match.fields.some((e) => e.field.format === format && ((ip.value ^ e.value) & e.mask & ip.mask) === 0n);
 }
 
 function conjFits(flow: Flow, id: number): boolean {
@@ -95,7 +135,7 @@ function anyOf<T>(values: readonly T[] | undefined, holds: (v: T) => boolean): b
 /** Whether a flow passes every given criterion but the table, which `tableSelected` decides for all of a table's flows. */
 export function passes(flow: Flow, filter: FlowFilter, roles: PortRoles): boolean {
   if (!anyOf(filter.cookies, (c) => (flow.cookie & c.mask) === (c.value & c.mask))) return false;
-  if (!anyOf(filter.ports, (p) => portFits(flow, p, roles))) return false;
+  if (!anyOf(filter.ports, (p) => portFits(flow, p, roles, filter.portFields ?? []))) return false;
   if (!anyOf(filter.ips, (ip) => ipFits(flow, ip))) return false;
   if (!anyOf(filter.conjIds, (id) => conjFits(flow, id))) return false;
   if (filter.hits && !((flow.stats?.packets ?? 0n) > 0n)) return false;

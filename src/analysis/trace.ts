@@ -155,8 +155,18 @@ export interface TracePass {
   readonly steps: readonly TraceStep[];
 }
 
+/** A packet whose IP (or MPLS) TTL ran out at a decrement goes to the controller (reason invalid_ttl). */
+export interface ControllerCause {
+  readonly kind: 'invalid_ttl';
+  readonly table: TableRef;
+  readonly ttl: number;
+  readonly mpls: boolean;
+}
+
 export interface TraceResult {
   readonly verdict: Verdict;
+  /** For a packet sent to the controller by a TTL that ran out: where, and its TTL. */
+  readonly controllerCause?: ControllerCause;
   /** Ports the packet leaves by, in order; IN_PORT resolved to the ingress port. */
   readonly outputs: readonly OutputPort[];
   readonly passes: readonly TracePass[];
@@ -189,6 +199,8 @@ interface Run {
   readonly outputs: OutputPort[];
   normal: boolean;
   controller: boolean;
+  /** Why the packet went to the controller, when an action sent it there on its own. */
+  controllerCause?: ControllerCause;
   readonly queue: Frozen[];
   nextRecircId: number;
   readonly problems: TraceProblem[];
@@ -308,7 +320,8 @@ export class Tracer {
     const last = steps[steps.length - 1];
     const verdict: Verdict = run.outputs.length > 0 ? 'output' : run.normal ? 'normal' : run.controller ? 'controller' : 'drop';
     const cause = verdict === 'drop' ? (run.problems.find((p) => p.kind === 'translation-failed' || p.kind === 'trace-cut') ?? run.problems[0]) : undefined;
-    return { verdict, outputs: run.outputs, passes, ...(last ? { last } : {}), problems: run.problems, ...(cause ? { cause } : {}) };
+    const controllerCause = verdict === 'controller' ? run.controllerCause : undefined;
+    return { verdict, ...(controllerCause ? { controllerCause } : {}), outputs: run.outputs, passes, ...(last ? { last } : {}), problems: run.problems, ...(cause ? { cause } : {}) };
   }
 }
 
@@ -645,6 +658,7 @@ class Pass {
           return;
         }
         this.run.controller = true;
+        this.run.controllerCause ??= { kind: 'invalid_ttl', table: this.table, ttl: Number(ttl), mpls: true };
         nodes.push({ kind: 'detail', text: 'MPLS TTL exceeded: packet sent to the controller (invalid_ttl)' });
         return 'stop-list';
       }
@@ -659,6 +673,7 @@ class Pass {
           return;
         }
         this.run.controller = true;
+        this.run.controllerCause ??= { kind: 'invalid_ttl', table: this.table, ttl: Number(ttl), mpls: false };
         const hint = ttl === 0n ? ' (the packet gave no nw_ttl, so it is 0; add nw_ttl=64)' : '';
         nodes.push({ kind: 'detail', text: `TTL ${ttl} exceeded: packet sent to the controller (invalid_ttl); the rest of this action list is skipped${hint}` });
         return 'stop-list';

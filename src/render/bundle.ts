@@ -24,17 +24,18 @@ function table(rows: readonly (readonly string[])[], rightAligned: ReadonlySet<n
   );
 }
 
-export function formatBundle(view: BundleView): string {
+/** `warn` marks the problems (colour, for a terminal). */
+export function formatBundle(view: BundleView, warn: (text: string) => string = (t) => t): string {
   const header = ['NODE', 'FLOWS', 'GROUPS', 'PORTS', 'PROFILE', 'PROBLEMS'];
   const rows = view.nodes.map((n) => [n.name, String(n.flows), String(n.groups), String(n.ports), profileText(n), n.problems.length === 0 ? '-' : String(n.problems.length)]);
   const out = [`${view.path}: ${view.nodes.length} node${view.nodes.length === 1 ? '' : 's'}`, ...table([header, ...rows], new Set([1, 2, 3, 5]))];
   for (const n of view.nodes.filter((x) => x.problems.length > 0)) {
     out.push('', `${n.name}:`);
-    for (const p of n.problems) out.push(`  ${p.severity}: ${p.message}`);
+    for (const p of n.problems) out.push(warn(`  ${p.severity}: ${p.message}`));
   }
   if (view.problems.length > 0) {
     out.push('', 'bundle:');
-    for (const p of view.problems) out.push(`  warning: ${p}`);
+    for (const p of view.problems) out.push(warn(`  warning: ${p}`));
   }
   return out.join('\n');
 }

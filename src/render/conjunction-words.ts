@@ -20,11 +20,14 @@ import {
   formatPacketReport,
   packetReportJson,
 } from './conjunctions.ts';
+import { SCHEMA_VERSION } from './json.ts';
 import { profileLine } from './show.ts';
-import { formatPacket } from './trace.ts';
+import { formatPacket, verdictLine } from './trace.ts';
+import { annotatorTraceWords } from './trace-words.ts';
 
-export function pipelineWords(annotator: Annotator): ConjunctionWords {
+export function pipelineWords(annotator: Annotator, heading?: (text: string) => string): ConjunctionWords {
   return {
+    ...(heading ? { heading } : {}),
     tableName: (ref) => annotator.tableInfo(ref).name,
     field: (field, table) => wholeFieldWords(annotator, field, table),
     actionFlow: (flow) => {
@@ -44,8 +47,8 @@ function wholeFieldWords(annotator: Annotator, field: FieldDef, table: TableRef)
 }
 
 /** The conjunctions as `flowscope conj` prints them: the profile line, then each conjunction in the pipeline's words. */
-export function conjunctionsText(report: ConjunctionReport, read: AnnotatedPipeline): string {
-  return `${profileLine(read.profile)}\n\n${formatConjunctionReport(report, pipelineWords(read.annotator))}`;
+export function conjunctionsText(report: ConjunctionReport, read: AnnotatedPipeline, heading?: (text: string) => string): string {
+  return `${profileLine(read.profile)}\n\n${formatConjunctionReport(report, pipelineWords(read.annotator, heading))}`;
 }
 
 /** The conjunctions as `flowscope conj --json` prints them. */
@@ -54,13 +57,21 @@ export function conjunctionsJson(report: ConjunctionReport, read: AnnotatedPipel
 }
 
 /** A packet against the conjunctions as `flowscope conj --packet` prints it. */
-export function packetConjunctionsText(p: PacketConjunctions, read: AnnotatedPipeline): string {
+export function packetConjunctionsText(p: PacketConjunctions, read: AnnotatedPipeline, heading?: (text: string) => string): string {
   const shown = formatPacket(p.packet, p.portNames);
-  return `${profileLine(read.profile)}\n${formatPacketReport(shown, p.scope, p.conjunctions, pipelineWords(read.annotator))}`;
+  const report = formatPacketReport(shown, p.scope, p.conjunctions, pipelineWords(read.annotator, heading));
+  return `${profileLine(read.profile)}\n${report}\n\n${packetVerdict(p, read)}`;
+}
+
+/** Where the packet's trace ends, as `flowscope trace` says it: the report's last line. */
+function packetVerdict(p: PacketConjunctions, read: AnnotatedPipeline): string {
+  return verdictLine(p.scope.trace, annotatorTraceWords(read.annotator, 15, p.portNames));
 }
 
 /** A packet against the conjunctions as `flowscope conj --packet --json` prints it. */
 export function packetConjunctionsJson(p: PacketConjunctions, read: AnnotatedPipeline): Record<string, unknown> {
   const shown = formatPacket(p.packet, p.portNames);
-  return { profile: read.profile, ...packetReportJson(shown, p.scope, p.conjunctions, pipelineWords(read.annotator)) };
+  const trace = p.scope.trace;
+  const verdict = { verdict: trace.verdict, outputs: trace.outputs, text: packetVerdict(p, read).replace(/^Verdict: /, '') };
+  return { schemaVersion: SCHEMA_VERSION, profile: read.profile, ...packetReportJson(shown, p.scope, p.conjunctions, pipelineWords(read.annotator)), verdict };
 }

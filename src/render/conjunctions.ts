@@ -84,6 +84,8 @@ export interface ConjunctionWords {
   field(field: FieldDef, table: TableRef): FieldWords | undefined;
   /** What an action flow does: its actions one after the other, and the pipeline's account of it. */
   actionFlow(flow: Flow): { readonly actions: string; readonly meaning?: string };
+  /** How a conjunction's heading line stands out (colour, for a terminal). */
+  readonly heading?: (text: string) => string;
 }
 
 export const PLAIN_WORDS: ConjunctionWords = {
@@ -197,7 +199,8 @@ function hitsText(c: Conjunction): string {
 function header(c: Conjunction, words: ConjunctionWords): string {
   const dims = c.n === 0 ? 'no clause flows' : plural(c.n, 'dimension');
   const name = words.tableName(c.table);
-  return `conjunction ${c.id}  table ${tableLabel(c.table)}${name !== undefined && name !== tableLabel(c.table) ? ` ${name}` : ''}  priority ${c.priority}  ${dims}`;
+  const text = `conjunction ${c.id}  table ${tableLabel(c.table)}${name !== undefined && name !== tableLabel(c.table) ? ` ${name}` : ''}  priority ${c.priority}  ${dims}`;
+  return words.heading ? words.heading(text) : text;
 }
 
 /** The pipeline's words for a term's field in the conjunction's table. */

@@ -32,3 +32,17 @@ export function formatFlowCanonical(flow: Flow, of: OfVersion): string {
   const table = flow.table.kind === 'number' && flow.table.number === 0 ? '' : `table=${tableLabel(flow.table)}, `;
   return table + parts.join(' ');
 }
+
+/**
+ * A flow's name for `-o name`: what tells it apart in its switch (table, priority, match), as
+ * `ovs-ofctl --strict del-flows` takes it: `table=10,priority=200,ip,in_port=2`.
+ */
+export function flowName(flow: Flow, portNames?: PortMap): string {
+  const head = formatPriorityAndMatch(flow, portNames);
+  const table = flow.table.kind === 'number' ? String(flow.table.number) : quoteTableName(flow.table.name);
+  return head === '' ? `table=${table}` : `table=${table},${head}`;
+}
+
+function quoteTableName(name: string): string {
+  return /^[\w-]+$/.test(name) ? name : JSON.stringify(name);
+}

@@ -30,23 +30,30 @@ export interface ShowReport {
   readonly annotate: (flow: Flow) => FlowAnnotation;
   /** Flows in the dump before filtering. */
   readonly totalFlows: number;
+  /** Tables in the dump before filtering. */
+  readonly totalTables?: number;
 }
 
 /** The flows of a pipeline read by its profile that `selection` takes (every flow by default), for showText or showJson. */
 export function showReport(read: AnnotatedPipeline, selection: Selection = {}): ShowReport {
   const { pipeline, annotator, profile } = read;
-  return { profile, tables: annotator.selectTables(pipeline, selection), annotate: (f) => annotator.annotate(f), totalFlows: pipeline.flowCount };
+  return { profile, tables: annotator.selectTables(pipeline, selection), annotate: (f) => annotator.annotate(f), totalFlows: pipeline.flowCount, totalTables: pipeline.tables.size };
 }
 
 export interface ShowTextOptions {
   /** Keep each flow's original line beside its explanation. */
   readonly raw: boolean;
+  /** List every reason the profile was detected for, under its line. */
+  readonly explainProfile?: boolean;
   readonly style: ShowStyle;
 }
 
-/** `profile antrea-v1 (release 0.13), detected: …`. */
-export function profileLine(p: ProfileNote): string {
-  const how = p.source === 'option' ? 'given with --profile' : 'detected';
+/**
+ * `profile antrea-v1 (release 0.13), detected: …`; with the number of tables it was detected
+ * from, `detected from 19 tables: …`.
+ */
+export function profileLine(p: ProfileNote, tables?: number): string {
+  const how = p.source === 'option' ? 'given with --profile' : tables === undefined ? 'detected' : `detected from ${plural(tables, 'table')}`;
   const release = releaseWords(p);
   return `profile ${p.id}${release ? ` (${release})` : ''}, ${how}: ${p.title}`;
 }
@@ -93,8 +100,8 @@ export function* showText(r: ShowReport, o: ShowTextOptions): Generator<string> 
   const s = o.style;
   if (r.profile) {
     const p = r.profile;
-    yield s.dim(profileLine(p));
-    for (const why of p.reasons) yield `\n${s.dim(`  - ${why}`)}`;
+    yield s.dim(profileLine(p, r.totalTables));
+    if (o.explainProfile) for (const why of p.reasons) yield `\n${s.dim(`  - ${why}`)}`;
   } else yield s.dim('no profile: flows are described generically');
   let shown = 0;
   let unknown = 0;

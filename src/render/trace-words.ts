@@ -9,6 +9,7 @@ import { Tracer } from '../analysis/trace.ts';
 import type { Annotator } from '../analysis/annotate.ts';
 import { explainVerdict } from '../analysis/trace-verdict.ts';
 import type { OfVersion } from '../model/openflow.ts';
+import type { PortMap } from '../model/ports.ts';
 import { Pipeline } from '../model/pipeline.ts';
 import type { TraceRenderOptions } from './trace.ts';
 
@@ -37,15 +38,19 @@ function sampleAnnotator(pipeline: Pipeline, request: ProfileRequest): Annotator
 }
 
 function renderOptions(tracer: Tracer, annotator: Annotator, of: OfVersion): TraceRenderOptions {
+  return { ...annotatorTraceWords(annotator, of, tracer.ports.names), missDrop: (result) => missDrop(tracer, result) };
+}
+
+/** Table names and the verdict's reason as `annotator` gives them. */
+export function annotatorTraceWords(annotator: Annotator, of: OfVersion, portNames: PortMap): TraceRenderOptions {
   return {
     of,
-    portNames: tracer.ports.names,
+    portNames,
     describeTable: (ref) => {
       const info = annotator.tableInfo(ref);
       if (ref.kind === 'name') return info.number === undefined ? undefined : `table ${info.number}`;
       return info.name;
     },
     explain: (result) => explainVerdict(result, annotator),
-    missDrop: (result) => missDrop(tracer, result),
   };
 }

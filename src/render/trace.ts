@@ -18,7 +18,7 @@ import type { MissDrop } from '../analysis/nearest-flow.ts';
 import { formatActions } from './actions.ts';
 import { firstFewPorts } from './lists.ts';
 import { formatMatch } from './match.ts';
-import { tableRefJson } from './json.ts';
+import { SCHEMA_VERSION, tableRefJson } from './json.ts';
 import { nearestJson, nearestLine } from './nearest.ts';
 
 export interface TraceRenderOptions {
@@ -264,8 +264,16 @@ export function verdictLine(result: TraceResult, o: TraceRenderOptions, why = o.
     }
     case 'normal':
       return `Verdict: handed to the NORMAL (L2 learning switch) pipeline${from}`;
-    case 'controller':
+    case 'controller': {
+      // A TTL that ran out says why by itself; the flow's usual purpose would mislead.
+      const ttl = result.controllerCause;
+      if (ttl) {
+        const which = ttl.mpls ? 'MPLS TTL' : 'TTL';
+        const given = !ttl.mpls && ttl.ttl === 0 ? ' (the packet gave no nw_ttl: add nw_ttl=64)' : '';
+        return `Verdict: sent to the controller from ${tableName(ttl.table, o)}: its ${which} was ${ttl.ttl}${given}, and ${ttl.mpls ? 'dec_mpls_ttl' : 'dec_ttl'} sends a packet whose TTL runs out to the controller (invalid_ttl) instead of forwarding it`;
+      }
       return `Verdict: sent to the controller${from}`;
+    }
     case 'drop': {
       const last = result.last;
       if (result.cause) return `Verdict: dropped in ${tableName(result.cause.table, o)}: ${problemText(result.cause, o)}`;
@@ -300,6 +308,34 @@ export function formatTrace(result: TraceResult, o: TraceRenderOptions): string 
   // Problems the verdict does not name, each once.
   const notes = new Set(result.problems.filter((p) => p !== result.cause).map((p) => `Also, in ${tableName(p.table, o)}: ${problemText(p, o)}`));
   out.push(...notes);
+  return out.join('\n') + '\n';
+}
+
+/**
+ * The trace in one line per table lookup, for long traces: table, priority and what the flow did
+ * (`--brief`), each recirculation on a line of its own, then the verdict.
+ */
+export function formatTraceBrief(result: TraceResult, o: TraceRenderOptions): string {
+  const rows: [string, string, string][] = [];
+  const out: string[] = [];
+  for (const pass of result.passes) {
+    if (pass.resume) rows.push([`recirc(0x${pass.recircId.toString(16)})`, '', `resumed in table ${tableLabel(pass.resume.table)} with ct_state=${ctStateText(pass.resume.ctState)}`]);
+    for (const step of pass.steps) {
+      const name = o.describeTable?.(step.table);
+      // Numbers aligned on the right, as ofproto/trace prints them.
+      const table = step.table.kind === 'number' ? `${String(step.table.number).padStart(3)}${name ? ` ${name}` : ''}` : tableLabel(step.table);
+      const did = step.flow ? formatActions(step.flow.actions, { of: o.of }) || 'drop' : 'no flow matched: drop';
+      rows.push([table, step.flow ? String(step.flow.priority) : '-', did]);
+    }
+  }
+  const width = Math.max(...rows.map((r) => r[0].length));
+  const prio = Math.max(...rows.map((r) => r[1].length));
+  for (const [table, priority, did] of rows) {
+    out.push(priority === '' ? `${table}: ${did}` : `${table.padEnd(width)}  ${priority.padStart(prio)}  ${did}`);
+  }
+  out.push(verdictLine(result, o));
+  const miss = o.missDrop?.(result);
+  if (miss) out.push(nearestLine(miss.nearest, o.portNames));
   return out.join('\n') + '\n';
 }
 
@@ -350,8 +386,12 @@ function problemJson(p: TraceProblem, o: TraceRenderOptions): Record<string, unk
 export function traceJson(result: TraceResult, o: TraceRenderOptions): Record<string, unknown> {
   const why = o.explain?.(result);
   const miss = o.missDrop?.(result);
+  const ttl = result.controllerCause;
   return {
+    schemaVersion: SCHEMA_VERSION,
     verdict: result.verdict,
+    verdictText: verdictLine(result, o, why).replace(/^Verdict: /, ''),
+    ...(ttl ? { controllerCause: { ...ttl, table: tableRefJson(ttl.table) } } : {}),
     outputs: result.outputs,
     ...(why ? { explanation: explanationJson(why) } : {}),
     ...(miss ? { nearest: miss.nearest ? nearestJson(miss.nearest) : null } : {}),

@@ -4,24 +4,28 @@ import { bundleJson, formatBundle } from '../../render/bundle.ts';
 import { SourceError } from '../../sources/node.ts';
 import { readNode } from '../../sources/node-dump.ts';
 import { summarizeNode } from '../../sources/node-summary.ts';
-import { type Io, UserError, writeOut, writeJson } from '../io.ts';
+import { stdoutChalk } from '../color.ts';
+import { type Io, UserError, writeOut } from '../io.ts';
+import { addOutputOptions, isDocumentForm, type OutputCliOptions, outputForm, writeDocument, writeNames } from '../output.ts';
 import { openBundleInput } from '../load.ts';
 
 export function registerBundle(program: Command, io: Io): void {
-  program
+  const cmd = program
     .command('bundle')
     .description('list the nodes of an Antrea support bundle or sosreport: flow, group and port counts, pipeline profile, problems')
     .argument('<path>', 'bundle directory, agent_<node>.tar.gz, a tarball of a bundle, or a sosreport directory; - for a tarball on standard input')
-    .option('--node <name>', 'only this node')
-    .option('--json', 'print JSON')
-    .action(async (path: string, opts: { node?: string; json?: boolean }) => {
+    .option('--node <name>', 'only this node');
+  addOutputOptions(cmd, 'the nodes')
+    .action(async (path: string, opts: OutputCliOptions & { node?: string }) => {
+      const form = outputForm(opts);
       const bundle = await openBundleInput(path, io).catch((err: unknown) => {
         throw err instanceof SourceError ? new UserError(err.message) : err;
       });
       const chosen = opts.node === undefined ? bundle.nodes : bundle.nodes.filter((n) => n.name === opts.node);
       if (chosen.length === 0) throw new UserError(`${bundle.path}: no node ${JSON.stringify(opts.node)} (nodes: ${bundle.nodes.map((n) => n.name).join(', ')})`);
       const view = { path: bundle.path, nodes: chosen.map((n) => summarizeNode(readNode(n))), problems: bundle.problems };
-      if (opts.json) await writeJson(io, bundleJson(view));
-      else writeOut(io, formatBundle(view));
+      if (isDocumentForm(form)) await writeDocument(io, form, bundleJson(view));
+      else if (form === 'name') await writeNames(io, view.nodes.map((n) => n.name));
+      else writeOut(io, formatBundle(view, stdoutChalk(io, opts.color).yellow));
     });
 }

@@ -6,7 +6,10 @@ import { SEVERITY_RANK } from '../../analysis/checks/finding.ts';
 import { checkJson, type CheckStyle, formatCheck } from '../../render/check.ts';
 import { stdoutChalk } from '../color.ts';
 import { readInput } from '../input.ts';
-import { type Io, UserError, writeOut, writeJson } from '../io.ts';
+import { flowName } from '../../render/flow.ts';
+import { tableLabel } from '../../model/tables.ts';
+import { type Io, UserError, writeOut } from '../io.ts';
+import { isDocumentForm, outputForm, writeDocument, writeNames } from '../output.ts';
 import type { Outcome } from '../outcome.ts';
 import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
 import { repeatable } from './repeatable.ts';
@@ -59,13 +62,14 @@ export function registerCheck(program: Command, io: Io, outcome: Outcome): void 
     .command('check')
     .description('report pipeline defects: dead flows, conjunction problems, missing tables and miss flows, unreachable tables and actions, duplicates, missing documented flows, Service endpoints without flows, forwarding loops')
     .argument('[inputs...]', 'dump-flows output, add-flows file or support bundle; - (or nothing) for standard input');
-  addProfileOptions(cmd)
+  addProfileOptions(cmd, 'each finding as KIND/FLOW, the flow as table, priority and match, or KIND/table=TABLE')
     .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding of this severity or worse is reported: error, warning or note').argParser(severityOption).default('error'))
     .option('--all', 'also report the findings the profile documents as by design')
     .option('--kind <kind>', `only findings of this kind (repeatable, or comma-separated): ${KINDS.join(', ')}`, repeatable(kindList))
     .option('--table <table>', 'only findings in this table, by number or name (repeatable)', repeatable((t) => t))
     .option('--baseline <file>', 'a saved check --json report of the same node: report, and fail on, only findings it does not hold')
     .action(async (inputs: string[], opts: CheckCliOptions) => {
+      const form = outputForm(opts);
       const baseline = opts.baseline === undefined ? undefined : await baselineKeys(opts.baseline, io);
       const read = await loadAnnotated(inputs, opts, io);
       const { annotator, profile } = read;
@@ -77,8 +81,15 @@ export function registerCheck(program: Command, io: Io, outcome: Outcome): void 
         ...(baseline ? { baseline } : {}),
       });
       const wording = annotator.wording;
-      if (opts.json) await writeJson(io, checkJson(report, wording, profile, view));
-      else {
+      if (isDocumentForm(form)) await writeDocument(io, form, checkJson(report, wording, profile, view));
+      else if (form === 'name') {
+        const subject = (f: (typeof report.findings)[number]): string => {
+          const flow = f.flows[0];
+          if (flow !== undefined) return flowName(flow, read.pipeline.ports);
+          return f.table === undefined ? '' : `table=${tableLabel(f.table)}`;
+        };
+        await writeNames(io, report.findings.map((f) => `${f.kind}/${subject(f)}`));
+      } else {
         const chalk = stdoutChalk(io, opts.color);
         const colour = { error: chalk.red.bold, warning: chalk.yellow, info: chalk.cyan };
         const style: CheckStyle = { severity: (s, text) => colour[s](text), dim: chalk.dim };

@@ -16,15 +16,14 @@ import { stdoutChalk } from '../color.ts';
 import { type Io, UserError } from '../io.ts';
 import { addInputOptions, type InputCliOptions, isBundleInput, type LoadedDump, loadFromOptions, readPortsOption } from '../load.ts';
 import { inputLabel } from '../input.ts';
+import { addOutputOptions, type OutputCliOptions } from '../output.ts';
 import { type Repeats, repeatable } from './repeatable.ts';
 
-export interface CompareCliOptions extends Omit<InputCliOptions, 'node'> {
+export interface CompareCliOptions extends Omit<InputCliOptions, 'node'>, OutputCliOptions {
   /** One node per bundle side, in order (a single one applies to every bundle side). */
   node?: string[];
   cookies?: boolean;
-  json?: boolean;
   of?: OfVersion;
-  color?: boolean;
 }
 
 function ofOption(value: string): OfVersion {
@@ -35,16 +34,14 @@ function ofOption(value: string): OfVersion {
 
 /**
  * `nodeHelp` says what --node picks, and `nodes` how often it may be given, which differ between
- * the commands: a node per dump compared.
+ * the commands: a node per dump compared. `names` says what -o name lists.
  */
-export function addCompareOptions(cmd: Command, nodeHelp: string, nodes: Repeats): Command {
+export function addCompareOptions(cmd: Command, nodeHelp: string, nodes: Repeats, names: string): Command {
   cmd
     .option('--cookies', 'also compare cookies (ignored by default)')
     .option('--node <name>', nodeHelp, repeatable((v) => v, nodes))
-    .option('--of <version>', 'OpenFlow version whose spelling to show actions in (default: that of the dumps, else 15)', ofOption)
-    .option('--json', 'print JSON')
-    .option('--color', 'colour the output even when it is not a terminal')
-    .option('--no-color', 'never colour the output');
+    .option('--of <version>', 'OpenFlow version whose spelling to show actions in (default: that of the dumps, else 15)', ofOption);
+  addOutputOptions(cmd, names);
   return addInputOptions(cmd);
 }
 
@@ -130,4 +127,17 @@ export function displayVersion(opts: CompareCliOptions, dumps: readonly ParseRes
 export function diffStyle(io: Io, opts: CompareCliOptions): DiffStyle {
   const c = stdoutChalk(io, opts.color);
   return { removed: (s) => c.red(s), added: (s) => c.green(s), header: (s) => c.cyan(s), dim: (s) => c.dim(s) };
+}
+
+/**
+ * Labels short enough for a column heading: each path's file name, with as many of its
+ * directories as it takes to tell the labels apart (`node-a/flows`, `node-b/flows`).
+ */
+export function shortLabels(labels: readonly [string, string]): [string, string] {
+  const parts = labels.map((l) => l.split('/').filter((p) => p !== ''));
+  for (let n = 1; ; n++) {
+    const short = parts.map((p, i) => (p.length === 0 ? labels[i]! : p.slice(-n).join('/')));
+    const whole = parts.every((p) => p.length <= n);
+    if (short[0] !== short[1] || whole) return [short[0]!, short[1]!];
+  }
 }

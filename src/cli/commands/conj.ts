@@ -8,7 +8,9 @@ import { annotatePipeline, givenProfile, type ProfileRequest } from '../../analy
 import { Tracer } from '../../analysis/trace.ts';
 import { conjunctionsJson, conjunctionsText, packetConjunctionsJson, packetConjunctionsText } from '../../render/conjunction-words.ts';
 import { addProfileChoiceOptions } from './profile-options.ts';
-import { type Io, UserError, writeOut, writeJson } from '../io.ts';
+import { stdoutChalk } from '../color.ts';
+import { type Io, UserError, writeOut } from '../io.ts';
+import { addOutputOptions, isDocumentForm, type OutputCliOptions, outputForm, writeDocument, writeNames } from '../output.ts';
 import { addInputOptions, type InputCliOptions, loadFromOptions, requireFlows } from '../load.ts';
 import { flowsFromOption } from './source-args.ts';
 import { packetArgument } from './trace.ts';
@@ -39,8 +41,7 @@ function conjId(value: string): number {
   return Number(value);
 }
 
-interface ConjOptions extends InputCliOptions, ProfileRequest {
-  json?: boolean;
+interface ConjOptions extends InputCliOptions, ProfileRequest, OutputCliOptions {
   packet?: string;
 }
 
@@ -50,10 +51,11 @@ export function registerConj(program: Command, io: Io): void {
     .description('explain conjunctive matches (NetworkPolicy rules): dimensions and their members, action flows, hits, problems')
     .argument('[file]', 'dump-flows output, add-flows file or support bundle; - for standard input (with --bundle, --pod or --local: the first id)')
     .argument('[ids...]', 'only these conjunction ids')
-    .option('--packet <flow>', "trace a packet and check, in the tables it reaches, which dimensions it satisfies, e.g. 'in_port=3,tcp,nw_src=10.0.0.1,nw_dst=10.0.0.2,tp_dst=80'")
-    .option('--json', 'print JSON');
+    .option('--packet <flow>', "trace a packet and check, in the tables it reaches, which dimensions it satisfies, e.g. 'in_port=3,tcp,nw_src=10.0.0.1,nw_dst=10.0.0.2,tp_dst=80'; the trace's verdict ends the report");
   addProfileChoiceOptions(cmd);
+  addOutputOptions(cmd, 'the conjunction ids');
   addInputOptions(cmd).action(async (file: string | undefined, rest: string[], opts: ConjOptions) => {
+    const form = outputForm(opts);
     // A wrong --profile or --release is refused before a large dump is read.
     givenProfile(opts);
     // The first positional is the dump unless an option names where the flows come from.
@@ -73,12 +75,14 @@ export function registerConj(program: Command, io: Io): void {
     }
     const report = findConjunctions(pipeline, ids.length > 0 ? { ids } : {});
     const missing = missingIds(ids, new Set(report.conjunctions.map((c) => c.id)), () => conjunctionIds(result.flows));
-    if (probe) {
+    const heading = stdoutChalk(io, opts.color).bold;
+    if (form === 'name') await writeNames(io, report.conjunctions.map((c) => String(c.id)));
+    else if (probe) {
       const against: PacketConjunctions = conjunctionsForPacket(probe.tracer, report, probe.packet);
-      if (opts.json) await writeJson(io, packetConjunctionsJson(against, read));
-      else writeOut(io, packetConjunctionsText(against, read));
-    } else if (opts.json) await writeJson(io, conjunctionsJson(report, read));
-    else writeOut(io, conjunctionsText(report, read));
+      if (isDocumentForm(form)) await writeDocument(io, form, packetConjunctionsJson(against, read));
+      else writeOut(io, packetConjunctionsText(against, read, heading));
+    } else if (isDocumentForm(form)) await writeDocument(io, form, conjunctionsJson(report, read));
+    else writeOut(io, conjunctionsText(report, read, heading));
     if (missing) throw missing;
   });
 }

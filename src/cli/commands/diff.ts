@@ -2,9 +2,11 @@
 import type { Command } from 'commander';
 import { diffDumps } from '../../analysis/diff.ts';
 import { dumpDiffJson, formatDumpDiff, formatPerTable, perTableJson, portNamingHint } from '../../render/diff.ts';
-import { type Io, writeErr, writeOut, writeJson } from '../io.ts';
+import { flowName } from '../../render/flow.ts';
+import { type Io, writeErr, writeOut } from '../io.ts';
+import { isDocumentForm, outputForm, writeDocument, writeNames } from '../output.ts';
 import type { Outcome } from '../outcome.ts';
-import { addCompareOptions, type CompareCliOptions, compareSides, diffStyle, displayVersion, loadSides } from './compare-options.ts';
+import { addCompareOptions, type CompareCliOptions, compareSides, diffStyle, displayVersion, loadSides, shortLabels } from './compare-options.ts';
 
 interface DiffCliOptions extends CompareCliOptions {
   perTable?: boolean;
@@ -19,7 +21,9 @@ export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
     .option('--per-table', 'print only counts: the flows of every table and the groups in both dumps, side by side, with those removed, added and changed');
   const nodeHelp = 'node of the bundle inputs (one for all, or one each in order), or of --bundle: repeat it there to compare two nodes';
   const nodes = { most: 2, refusal: 'diff compares two dumps: give --node at most twice, once for each' };
-  addCompareOptions(cmd, nodeHelp, nodes).action(async (before: string | undefined, after: string | undefined, opts: DiffCliOptions) => {
+  const names = 'the flows that differ, as table, priority and match, after - (removed), + (added) or ~ (changed)';
+  addCompareOptions(cmd, nodeHelp, nodes, names).action(async (before: string | undefined, after: string | undefined, opts: DiffCliOptions) => {
+    const form = outputForm(opts);
     const positional = [before, after].filter((p): p is string => p !== undefined);
     const sides = await compareSides(positional, opts, 2, 'diff compares two dumps', io);
     const { dumps, ports, labels } = await loadSides(sides, opts, io);
@@ -28,10 +32,19 @@ export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
     const of = displayVersion(opts, dumps);
     const pair = labels as [string, string];
     const style = diffStyle(io, opts);
-    if (opts.perTable) {
-      if (opts.json) await writeJson(io, perTableJson(diff));
-      else writeOut(io, formatPerTable(diff, { labels: pair, style }));
-    } else if (opts.json) await writeJson(io, dumpDiffJson(diff, of));
+    if (form === 'name') {
+      await writeNames(
+        io,
+        diff.tables.flatMap((t) => [
+          ...t.removed.map((f) => `-${flowName(f, a.ports)}`),
+          ...t.added.map((f) => `+${flowName(f, b.ports)}`),
+          ...t.changed.map((c) => `~${flowName(c.after, b.ports)}`),
+        ]),
+      );
+    } else if (opts.perTable) {
+      if (isDocumentForm(form)) await writeDocument(io, form, perTableJson(diff));
+      else writeOut(io, formatPerTable(diff, { labels: shortLabels(pair), style }));
+    } else if (isDocumentForm(form)) await writeDocument(io, form, dumpDiffJson(diff, of));
     else writeOut(io, formatDumpDiff(diff, { labels: pair, of, style }));
     if (diff.portNamingGap) writeErr(io, portNamingHint(diff.portNamingGap, pair));
     outcome.status = diff.equal ? 0 : 1;

@@ -2,8 +2,10 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { buildGraph, overlayTrace, type PipelineGraph } from '../../analysis/graph.ts';
 import { Tracer } from '../../analysis/trace.ts';
+import { tableLabel } from '../../model/tables.ts';
 import { formatDot, formatMermaid, graphJson, GraphvizMissingError, renderSvg } from '../../render/graph.ts';
-import { type Io, UserError, writeOut, writeJson } from '../io.ts';
+import { type Io, UserError, writeOut } from '../io.ts';
+import { isDocumentForm, outputForm, writeDocument, writeNames } from '../output.ts';
 import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
 import { collectCtNext, packetArgument } from './trace.ts';
 
@@ -37,7 +39,7 @@ export function registerGraph(program: Command, io: Io): void {
     .command('graph')
     .description('draw the pipeline: tables with flow counts and hits, goto/resubmit/ct/group edges weighted by flows, drop and output sinks')
     .argument('[inputs...]', 'dump-flows output (may include dump-groups output) or support bundle; - (or nothing) for standard input');
-  addProfileOptions(cmd, { colour: false })
+  addProfileOptions(cmd, 'the tables drawn', { colour: false })
     // Declared, out of the help, only to say why they do not apply (see the action).
     .addOption(new Option('--color').hideHelp())
     .addOption(new Option('--no-color').hideHelp())
@@ -51,14 +53,19 @@ export function registerGraph(program: Command, io: Io): void {
         throw new UserError(`${opts.color ? '--color' : '--no-color'} does not apply to graph: it writes DOT, Mermaid, SVG or JSON for other programs to read, not text for a terminal; the drawing's own colours (such as the --packet path in red) are always in it`);
       }
       if (opts.ctNext !== undefined && opts.packet === undefined) throw new UserError('--ct-next needs --packet: it sets the conntrack state of the traced packet');
-      if (opts.json && cmd.getOptionValueSource('format') === 'cli') throw new UserError('give --json or --format, not both: --json prints the graph itself, not a drawing');
+      const form = outputForm(opts);
+      if (form !== 'text' && form !== 'wide' && cmd.getOptionValueSource('format') === 'cli') {
+        const given = opts.json ? '--json' : `-o ${form}`;
+        throw new UserError(`give ${given} or --format, not both: ${given} prints the graph itself, not a drawing`);
+      }
       const { pipeline, annotator } = await loadAnnotated(inputs, opts, io);
       let graph = buildGraph(pipeline, (ref) => annotator.tableInfo(ref));
       if (opts.packet !== undefined) {
         const tracer = new Tracer(pipeline);
         graph = overlayTrace(graph, tracer.trace(packetArgument(tracer, opts.packet, '--packet'), { ctNext: opts.ctNext ?? [] }));
       }
-      if (opts.json) await writeJson(io, graphJson(graph));
+      if (isDocumentForm(form)) await writeDocument(io, form, graphJson(graph));
+      else if (form === 'name') await writeNames(io, graph.nodes.flatMap((n) => (n.kind === 'table' ? [n.name ?? String(n.number ?? tableLabel(n.table))] : [])));
       else writeOut(io, await render(graph, opts.format));
     });
 }

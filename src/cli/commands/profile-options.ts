@@ -10,15 +10,14 @@ import { Pipeline } from '../../model/pipeline.ts';
 import { listProfiles } from '../../profiles/index.ts';
 import { type Io, UserError } from '../io.ts';
 import { addInputOptions, type InputCliOptions, type LoadedDump, loadDump, loadFromOptions, requireFlows } from '../load.ts';
+import { addOutputOptions, type OutputCliOptions } from '../output.ts';
 import { flowsFromStdin } from './source-args.ts';
 
 /** --profile and --release, as commander hands them over: the request for a profile. */
 export type ProfileChoiceOptions = ProfileRequest;
 
-export interface ProfileCliOptions extends InputCliOptions, ProfileChoiceOptions {
+export interface ProfileCliOptions extends InputCliOptions, ProfileChoiceOptions, OutputCliOptions {
   groups?: string;
-  json?: boolean;
-  color?: boolean;
 }
 
 const RELEASE = /^\d+(?:\.\d+)*$/;
@@ -38,14 +37,12 @@ export function addProfileChoiceOptions(cmd: Command): Command {
 }
 
 /**
- * The profile options, --groups, --json, every input option, and --color/--no-color
- * unless the command writes no text to colour (`colour: false`).
+ * The profile options, --groups, the output options (`names`: what -o name lists), every input
+ * option, and --color/--no-color unless the command writes no text to colour (`colour: false`).
  */
-export function addProfileOptions(cmd: Command, { colour = true }: { readonly colour?: boolean } = {}): Command {
-  addProfileChoiceOptions(cmd)
-    .option('--groups <file>', 'dump-groups output to use with the flows')
-    .option('--json', 'print JSON (schemaVersion 1)');
-  if (colour) cmd.option('--color', 'colour the output even when it is not a terminal').option('--no-color', 'never colour the output');
+export function addProfileOptions(cmd: Command, names: string, { colour = true }: { readonly colour?: boolean } = {}): Command {
+  addProfileChoiceOptions(cmd).option('--groups <file>', 'dump-groups output to use with the flows');
+  addOutputOptions(cmd, names, { colour });
   return addInputOptions(cmd);
 }
 

@@ -1,10 +1,12 @@
 /** `flowscope show`: the dump grouped by table, every flow explained in the words of its pipeline. */
 import { type Command, InvalidArgumentError } from 'commander';
-import { type Cookie, type FlowFilter, filterProblems, type IpAddress, passes, tableSelected } from '../../analysis/flow-filter.ts';
+import { type Cookie, type FlowFilter, filterProblems, type IpAddress, outputRegisters, passes, tableSelected } from '../../analysis/flow-filter.ts';
 import { parseIpv4, parseIpv6, parseUnsigned } from '../../model/values.ts';
+import { flowName } from '../../render/flow.ts';
 import { showJson, showReport, showText, type ShowStyle } from '../../render/show.ts';
 import { stdoutChalk } from '../color.ts';
-import { type Io, UserError, writeErr, writeJson, writeText } from '../io.ts';
+import { type Io, UserError, writeErr, writeText } from '../io.ts';
+import { isDocumentForm, outputForm, writeDocument, writeNames } from '../output.ts';
 import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
 import { repeatable } from './repeatable.ts';
 
@@ -16,6 +18,8 @@ interface ShowCliOptions extends ProfileCliOptions {
   conjId?: number[];
   hits?: boolean;
   raw?: boolean;
+  explainProfile?: boolean;
+  verbose?: boolean;
 }
 
 function cookieOption(text: string): Cookie {
@@ -28,12 +32,20 @@ function cookieOption(text: string): Cookie {
   return { value, mask };
 }
 
+/** An address, or a network as `address/prefix-length`. */
 function ipOption(text: string): IpAddress {
-  const v4 = parseIpv4(text);
-  if (v4 !== undefined) return { family: 4, value: v4 };
-  const v6 = parseIpv6(text);
-  if (v6 !== undefined) return { family: 6, value: v6 };
-  throw new InvalidArgumentError('expected an IPv4 or IPv6 address');
+  const [address = '', prefix, extra] = text.split('/');
+  const v4 = parseIpv4(address);
+  const family = v4 !== undefined ? 4 : 6;
+  const value = v4 ?? parseIpv6(address);
+  const width = family === 4 ? 32 : 128;
+  const length = prefix === undefined ? width : /^\d+$/.test(prefix) ? Number(prefix) : NaN;
+  if (value === undefined || extra !== undefined || !(length >= 0 && length <= width)) {
+    throw new InvalidArgumentError('expected an IPv4 or IPv6 address, or a network such as 10.10.0.0/16 or fd00:10::/64');
+  }
+  const all = (1n << BigInt(width)) - 1n;
+  const mask = all ^ ((1n << BigInt(width - length)) - 1n);
+  return { family, value: value & mask, mask };
 }
 
 function conjIdOption(text: string): number {
@@ -49,18 +61,21 @@ export function registerShow(program: Command, io: Io): void {
     .argument('[inputs...]', 'dump-flows output, add-flows file or support bundle; - (or nothing) for standard input')
     .option('-T, --table <table>', 'only this table, by number or name (repeatable)', repeatable((v) => v))
     .option('--cookie <value[/mask]>', 'only flows with this cookie (repeatable)', repeatable(cookieOption))
-    .option('--port <port>', 'only flows that match this input port or output to it, by number or name (repeatable)', repeatable((v) => v))
-    .option('--ip <address>', 'only flows with an address field that this address matches (repeatable)', repeatable(ipOption))
+    .option('--port <port>', 'only flows that match this input port or send to it, by number or name: output to it, or set or match the register the pipeline outputs by (repeatable)', repeatable((v) => v))
+    .option('--ip <address>', 'only flows with an address field that admits this address, or some address of this network (10.10.0.0/16) (repeatable)', repeatable(ipOption))
     .option('--conj-id <id>', 'only flows of this conjunction: conj_id= or conjunction(id,…) (repeatable)', repeatable(conjIdOption))
     .option('--hits', 'only flows that matched packets (n_packets > 0)')
-    .option('--raw', 'print the original line under each explanation');
-  addProfileOptions(cmd).action(async (inputs: string[], opts: ShowCliOptions) => {
+    .option('--raw', 'print the original line under each explanation')
+    .option('--explain-profile', 'say every reason the profile was detected for, under its line')
+    .option('-v, --verbose', 'the same as --explain-profile');
+  addProfileOptions(cmd, 'the flows shown, as table, priority and match').action(async (inputs: string[], opts: ShowCliOptions) => {
+    const form = outputForm(opts);
     const read = await loadAnnotated(inputs, opts, io);
     const { pipeline, annotator } = read;
     const filter: FlowFilter = {
       ...(opts.table ? { tables: opts.table } : {}),
       ...(opts.cookie ? { cookies: opts.cookie } : {}),
-      ...(opts.port ? { ports: opts.port } : {}),
+      ...(opts.port ? { ports: opts.port, portFields: outputRegisters(pipeline.flows) } : {}),
       ...(opts.ip ? { ips: opts.ip } : {}),
       ...(opts.conjId ? { conjIds: opts.conjId } : {}),
       ...(opts.hits ? { hits: true } : {}),
@@ -71,12 +86,17 @@ export function registerShow(program: Command, io: Io): void {
     if (errors.length > 0) throw new UserError(errors.map((p) => p.message).join('\n'));
     for (const p of problems) writeErr(io, `flowscope: warning: ${p.message}`);
     const report = showReport(read, { table: (t) => tableSelected(t, filter), flow: (f) => passes(f, filter, annotator.ports) });
-    if (opts.json) {
-      await writeJson(io, showJson(report));
+    if (isDocumentForm(form)) {
+      await writeDocument(io, form, showJson(report));
+      return;
+    }
+    if (form === 'name') {
+      await writeNames(io, report.tables.flatMap((t) => t.flows.map((f) => flowName(f, pipeline.ports))));
       return;
     }
     const c = stdoutChalk(io, opts.color);
     const style: ShowStyle = { table: (s) => c.bold.cyan(s), meaning: (s) => c.green(s), unknown: (s) => c.yellow(s), dim: (s) => c.dim(s) };
-    await writeText(io, showText(report, { raw: opts.raw ?? false, style }));
+    const explainProfile = opts.explainProfile === true || opts.verbose === true;
+    await writeText(io, showText(report, { raw: opts.raw ?? false, explainProfile, style }));
   });
 }

@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 import { summarizeTables } from '../../analysis/tables-summary.ts';
 import { formatTables, tablesJson } from '../../render/tables.ts';
 import { stdoutChalk } from '../color.ts';
-import { type Io, writeOut, writeJson } from '../io.ts';
+import { type Io, writeOut } from '../io.ts';
+import { isDocumentForm, outputForm, writeDocument, writeNames } from '../output.ts';
 import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
 
 export function registerTables(program: Command, io: Io): void {
@@ -11,11 +12,19 @@ export function registerTables(program: Command, io: Io): void {
     .command('tables')
     .description('one row per table: name, flows, packets, bytes, next tables, miss behaviour; tables the profile expects but the dump lacks')
     .argument('[inputs...]', 'dump-flows output, add-flows file or support bundle; - (or nothing) for standard input');
-  addProfileOptions(cmd).action(async (inputs: string[], opts: ProfileCliOptions) => {
+  addProfileOptions(cmd, 'the tables of the dump, by name where they have one').action(async (inputs: string[], opts: ProfileCliOptions) => {
+    const form = outputForm(opts);
     const { pipeline, annotator, profile } = await loadAnnotated(inputs, opts, io);
     const summary = summarizeTables(pipeline, annotator);
-    if (opts.json) {
-      await writeJson(io, tablesJson(summary, profile));
+    if (isDocumentForm(form)) {
+      await writeDocument(io, form, tablesJson(summary, profile));
+      return;
+    }
+    if (form === 'name') {
+      await writeNames(io, [...pipeline.tables.values()].map((t) => {
+        const info = annotator.tableInfo(t.ref);
+        return info.name ?? String(info.number);
+      }));
       return;
     }
     const c = stdoutChalk(io, opts.color);

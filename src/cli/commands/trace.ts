@@ -2,13 +2,17 @@
 import { existsSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
 import { CT_STATE, type Packet, PacketSpecError } from '../../analysis/packet.ts';
-import type { TraceOptions, Tracer } from '../../analysis/trace.ts';
+import type { TraceOptions, Tracer, TraceResult } from '../../analysis/trace.ts';
+import { tableLabel } from '../../model/tables.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import { jsonReplacer } from '../../render/json.ts';
-import { formatTrace, traceJson } from '../../render/trace.ts';
+import { formatTrace, formatTraceBrief, traceJson } from '../../render/trace.ts';
 import { traceWithWords } from '../../render/trace-words.ts';
 import { emptyInputReason, isBlankOrComment, readInput } from '../input.ts';
-import { type Io, UserError, writeOut, writeJson } from '../io.ts';
+import { stdoutChalk } from '../color.ts';
+import { type Io, UserError, writeErr, writeOut } from '../io.ts';
+import { addOutputOptions, isDocumentForm, outputForm, writeDocument, writeNames } from '../output.ts';
+import type { Outcome } from '../outcome.ts';
 import { addInputOptions } from '../load.ts';
 import { addProfileChoiceOptions, loadFlows, type ProfileCliOptions } from './profile-options.ts';
 import { flowsFromOption, flowsFromStdin } from './source-args.ts';
@@ -117,12 +121,35 @@ interface TraceCommandOptions extends ProfileCliOptions {
   readonly ctNext?: bigint[];
   readonly bucket?: BucketArgument[];
   readonly batch?: string;
+  readonly brief?: boolean;
+  readonly expect?: string;
 }
 
 interface BatchLine {
   readonly packet: string;
   readonly ctNext?: readonly string[];
   readonly bucket?: Pick<TraceOptions, 'bucket' | 'groupBuckets'>;
+  readonly expect?: string;
+}
+
+const VERDICT_WORDS = ['output', 'drop', 'controller', 'normal'];
+
+/** An expected ending: a verdict word, or a port the packet must leave by (number or name). */
+function expectOption(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError(`expected ${VERDICT_WORDS.join(', ')} or a port`);
+  return value.trim();
+}
+
+/** Whether the trace ended as expected: with that verdict, or output to that port among others. */
+function meetsExpectation(result: TraceResult, expected: string, tracer: Tracer): boolean {
+  if (VERDICT_WORDS.includes(expected)) return result.verdict === expected;
+  const number = /^\d+$/.test(expected) ? Number(expected) : tracer.ports.names.number(expected);
+  return result.outputs.some((p) => (typeof p === 'number' ? p === number : p === expected));
+}
+
+/** `expected drop, but the verdict is: output to port 1 (antrea-tun0) …`. */
+function expectationMessage(expected: string, verdict: string): string {
+  return `expected ${VERDICT_WORDS.includes(expected) ? expected : `output to port ${expected}`}, but the verdict is: ${verdict.replace(/^Verdict: /, '')}`;
 }
 
 function parseBatchLine(line: string): BatchLine {
@@ -136,7 +163,13 @@ function parseBatchLine(line: string): BatchLine {
   const o = v as Record<string, unknown>;
   if (typeof o.packet !== 'string') throw new Error('"packet" must be a string');
   if (o.ctNext !== undefined && (!Array.isArray(o.ctNext) || !o.ctNext.every((s) => typeof s === 'string'))) throw new Error('"ctNext" must be an array of strings');
-  return { packet: o.packet, ...(o.ctNext !== undefined ? { ctNext: o.ctNext as string[] } : {}), ...(o.bucket !== undefined ? { bucket: batchBuckets(o.bucket) } : {}) };
+  if (o.expect !== undefined && (typeof o.expect !== 'string' || o.expect.trim() === '')) throw new Error(`"expect" must be ${VERDICT_WORDS.join(', ')} or a port`);
+  return {
+    packet: o.packet,
+    ...(o.ctNext !== undefined ? { ctNext: o.ctNext as string[] } : {}),
+    ...(o.bucket !== undefined ? { bucket: batchBuckets(o.bucket) } : {}),
+    ...(o.expect !== undefined ? { expect: (o.expect as string).trim() } : {}),
+  };
 }
 
 /** An argument that names no file and is written like a flow: a packet, not an input. */
@@ -164,7 +197,7 @@ function splitArguments(args: readonly string[], opts: TraceCommandOptions): { i
   return { inputs: args.slice(0, -1), packet };
 }
 
-export function registerTrace(program: Command, io: Io): void {
+export function registerTrace(program: Command, io: Io, outcome: Outcome): void {
   const cmd = program
     .command('trace')
     .usage('[options] [flows...] <packet>   (or: [options] --batch FILE [flows...])')
@@ -173,9 +206,15 @@ export function registerTrace(program: Command, io: Io): void {
     .option('--groups <file>', 'dump-groups output to use with the flows')
     .option('--ct-next <flags>', 'ct_state after the next conntrack recirculation (repeatable; default trk|new)', collectCtNext)
     .option('--bucket <id>', 'bucket_id every select group uses, or GROUP:ID for one group (repeatable, one per group; default: the one the switch picks for selection_method=hash, else the live bucket of highest weight)', collectBuckets)
-    .option('--json', 'print JSON')
-    .option('--batch <file>', 'JSON Lines of {"packet", "ctNext", "bucket"}; one JSON result per line (- for standard input)');
-  addInputOptions(addProfileChoiceOptions(cmd)).action(async (args: string[], opts: TraceCommandOptions) => {
+    .option('--brief', 'one line per table lookup: table, priority, what the flow did; then the verdict')
+    .option('--expect <verdict>', 'exit 1 unless the packet ends so: output, drop, controller, normal, or a port it must leave by (number or name)', expectOption)
+    .option('--batch <file>', 'JSON Lines of {"packet", "ctNext", "bucket", "expect"}; one JSON result per line, with its line number (- for standard input)');
+  addOutputOptions(addProfileChoiceOptions(cmd), 'the tables the packet is looked up in, in order');
+  addInputOptions(cmd).action(async (args: string[], opts: TraceCommandOptions) => {
+    const form = outputForm(opts);
+    if (opts.batch !== undefined && form !== 'json' && form !== 'text') throw new UserError(`--batch prints JSON Lines, one result per packet: -o ${form} does not apply`);
+    if (opts.batch !== undefined && opts.brief) throw new UserError('--batch prints JSON Lines, one result per packet: --brief does not apply');
+    if (opts.brief && form !== 'text' && form !== 'wide') throw new UserError(`--brief is a text form: give it or -o ${form}, not both`);
     const { inputs, packet: packetText } = splitArguments(args, opts);
     const buckets = bucketsOf(opts.bucket ?? []);
     if (opts.batch === '-' && flowsFromStdin(inputs, opts)) throw new UserError('the flows and --batch cannot both come from standard input');
@@ -185,8 +224,23 @@ export function registerTrace(program: Command, io: Io): void {
     if (packetText !== undefined) {
       const packet = packetArgument(tracer, packetText, 'bad packet');
       const result = tracer.trace(packet, traceOptions(opts.ctNext ?? [], buckets));
-      if (opts.json) await writeJson(io, traceJson(result, render));
-      else writeOut(io, formatTrace(result, render));
+      const met = opts.expect === undefined || meetsExpectation(result, opts.expect, tracer);
+      if (isDocumentForm(form)) {
+        const expectation = opts.expect === undefined ? {} : { expect: { expected: opts.expect, met } };
+        await writeDocument(io, form, { ...traceJson(result, render), ...expectation });
+      } else if (form === 'name') {
+        await writeNames(io, result.passes.flatMap((p) => p.steps.map((s) => render.describeTable?.(s.table) ?? tableLabel(s.table))));
+      } else {
+        const c = stdoutChalk(io, opts.color);
+        const colour = result.verdict === 'drop' ? c.red.bold : result.verdict === 'output' ? c.green.bold : c.yellow.bold;
+        const text = (opts.brief ? formatTraceBrief : formatTrace)(result, render);
+        writeOut(io, text.replace(/^Verdict: .*$/m, (line) => colour(line)));
+      }
+      if (!met) {
+        const verdict = /^Verdict: .*$/m.exec(formatTraceBrief(result, render))?.[0] ?? result.verdict;
+        writeErr(io, `flowscope: ${expectationMessage(opts.expect!, verdict)}`);
+        outcome.status = 1;
+      }
       return;
     }
 
@@ -195,23 +249,38 @@ export function registerTrace(program: Command, io: Io): void {
     const empty = emptyInputReason(input.name, input.text);
     if (empty !== undefined) throw new UserError(`${empty}: no packets to trace (--batch)`);
     let failures = 0;
+    let traced = 0;
+    let unmet = 0;
     const lines = input.text.split('\n');
     for (const [i, raw] of lines.entries()) {
       if (isBlankOrComment(raw)) continue;
+      const line = i + 1;
       try {
-        const line = parseBatchLine(raw);
-        const packet = packetArgument(tracer, line.packet, 'bad packet');
-        // A line's own ctNext and bucket win; the command line's stand for lines without them.
-        const ctNext = line.ctNext ? line.ctNext.map(parseCtNext) : (opts.ctNext ?? []);
-        const result = tracer.trace(packet, traceOptions(ctNext, line.bucket ?? buckets));
+        const entry = parseBatchLine(raw);
+        const packet = packetArgument(tracer, entry.packet, 'bad packet');
+        // A line's own ctNext, bucket and expect win; the command line's stand for lines without them.
+        const ctNext = entry.ctNext ? entry.ctNext.map(parseCtNext) : (opts.ctNext ?? []);
+        const result = tracer.trace(packet, traceOptions(ctNext, entry.bucket ?? buckets));
+        traced++;
+        const expected = entry.expect ?? opts.expect;
+        const met = expected === undefined || meetsExpectation(result, expected, tracer);
+        if (!met) unmet++;
+        const expectation = expected === undefined ? {} : { expect: { expected, met } };
         // On one line; the replacer writes the flows' bigints as decimal strings, as --json does.
-        writeOut(io, JSON.stringify(traceJson(result, render), jsonReplacer));
+        writeOut(io, JSON.stringify({ line, ...traceJson(result, render), ...expectation }, jsonReplacer));
       } catch (err) {
         failures++;
-        writeOut(io, JSON.stringify({ error: `line ${i + 1}: ${err instanceof Error ? err.message : String(err)}` }));
+        writeOut(io, JSON.stringify({ line, error: `line ${line}: ${err instanceof Error ? err.message : String(err)}` }));
       }
     }
-    if (failures > 0) throw new UserError(`${failures} batch line${failures === 1 ? '' : 's'} could not be traced`);
+    const summary = [`${traced} packet${traced === 1 ? '' : 's'} traced`];
+    if (unmet > 0) summary.push(`${unmet} not as expected`);
+    if (failures > 0) summary.push(`${failures} line${failures === 1 ? '' : 's'} could not be traced`);
+    if (failures > 0) throw new UserError(`${failures} batch line${failures === 1 ? '' : 's'} could not be traced (${summary.join(', ')})`);
+    if (unmet > 0) {
+      writeErr(io, `flowscope: ${summary.join(', ')}`);
+      outcome.status = 1;
+    }
   });
 }
 

@@ -2,7 +2,9 @@
 import type { Command } from 'commander';
 import { verifyDump } from '../../analysis/verify.ts';
 import { formatVerification, portNamingHint, verificationJson } from '../../render/diff.ts';
-import { type Io, UserError, writeErr, writeOut, writeJson } from '../io.ts';
+import { flowName } from '../../render/flow.ts';
+import { type Io, UserError, writeErr, writeOut } from '../io.ts';
+import { isDocumentForm, outputForm, writeDocument, writeNames } from '../output.ts';
 import type { Outcome } from '../outcome.ts';
 import { addCompareOptions, type CompareCliOptions, compareSides, diffStyle, displayVersion, loadSides } from './compare-options.ts';
 
@@ -19,7 +21,9 @@ export function registerVerify(program: Command, io: Io, outcome: Outcome): void
     .argument('[actual]', 'dump or support bundle to check; - for standard input (or --bundle, --pod, --local)')
     .option('--exact', 'also report flows of the dump, in the tables the expectation covers, that were not expected');
   const nodes = { most: 1, refusal: 'verify checks one dump against --expect: give --node once, for the node to check' };
-  addCompareOptions(cmd, 'node of the bundle to check (given as input, or with --bundle)', nodes).action(async (actual: string | undefined, opts: VerifyCliOptions) => {
+  const names = 'the expected flows not found as expected, as table, priority and match, after - (missing) or ~ (different); with --exact, + before those not expected';
+  addCompareOptions(cmd, 'node of the bundle to check (given as input, or with --bundle)', nodes, names).action(async (actual: string | undefined, opts: VerifyCliOptions) => {
+    const form = outputForm(opts);
     // --node and the source options choose the dump checked; the expectation is one file.
     const [checked] = await compareSides(actual === undefined ? [] : [actual], opts, 1, 'verify checks one dump', io);
     const expectation = { inputs: [opts.expect], opts: opts.strict === undefined ? {} : { strict: opts.strict } };
@@ -34,7 +38,16 @@ export function registerVerify(program: Command, io: Io, outcome: Outcome): void
     });
     const of = displayVersion(opts, dumps);
     const pair = labels as [string, string];
-    if (opts.json) await writeJson(io, verificationJson(verdict, of));
+    if (form === 'name') {
+      await writeNames(
+        io,
+        verdict.tables.flatMap((t) => [
+          ...t.missing.map((f) => `-${flowName(f, expected.ports)}`),
+          ...t.mismatched.map((c) => `~${flowName(c.before, expected.ports)}`),
+          ...t.unexpected.map((f) => `+${flowName(f, got.ports)}`),
+        ]),
+      );
+    } else if (isDocumentForm(form)) await writeDocument(io, form, verificationJson(verdict, of));
     else writeOut(io, formatVerification(verdict, { labels: pair, of, style: diffStyle(io, opts) }));
     if (verdict.portNamingGap) writeErr(io, portNamingHint(verdict.portNamingGap, pair));
     outcome.status = verdict.ok ? 0 : 1;
