@@ -186,3 +186,22 @@ test("conj --packet ends with the trace's verdict", async () => {
   const json = JSON.parse((await runCli(['conj', '-o', 'json', '--packet', packet, '--ports', ports, example])).stdout) as { verdict: { verdict: string; text: string } };
   assert.deepEqual([json.verdict.verdict, `Verdict: ${json.verdict.text}`], ['output', verdict]);
 });
+
+test('text for people fits the terminal: tables narrowed, long lines wrapped at a word; -o wide and pipes left whole', async () => {
+  const env = { NO_COLOR: '1' };
+  const widest = (text: string): number => Math.max(...text.split('\n').map((l) => [...l].length));
+  for (const args of [['tables', example], ['show', '-T', '10', example], ['conj', example], ['trace', example, packet], ['check', example]]) {
+    const narrow = await runCli(args, { columns: 80, env });
+    assert.ok(widest(narrow.stdout) <= 80, `${args[0]}: ${widest(narrow.stdout)}`);
+    const wide = await runCli([...args, '-o', 'wide'], { columns: 80, env });
+    assert.ok(widest(wide.stdout) > 80, args[0]);
+    assert.equal((await runCli(args, { env })).stdout, wide.stdout, `${args[0]}: a pipe gets the text whole`);
+  }
+  const tables = await runCli(['tables', example], { columns: 80, env });
+  assert.match(tables.stdout, /-o wide shows them/);
+  assert.match(tables.stdout, /│ AntreaPolicyIngressRuleTable │/);
+  // A wrapped flow line goes on under its sentence, not at the margin.
+  const show = (await runCli(['show', '-T', '10', example], { columns: 80, env })).stdout.split('\n');
+  const at = show.findIndex((l) => l.startsWith('  [200] ') && l.length > 70);
+  assert.match(show[at + 1]!, /^ {8}\S/);
+});

@@ -59,6 +59,16 @@ export async function writeDocument(io: Io, form: 'json' | 'yaml', doc: Record<s
   writeOut(io, stringify(JSON.parse(JSON.stringify(versioned, jsonReplacer)) as unknown, { lineWidth: 0 }));
 }
 
+/**
+ * The width text for people is fitted to: the terminal's, when standard output is one, except
+ * with -o wide; undefined for text as long as it needs (a pipe, a file, -o wide).
+ */
+export function textWidth(io: Io, form: OutputForm): number | undefined {
+  if (form !== 'text') return undefined;
+  const out = io.stdout as { readonly isTTY?: boolean; readonly columns?: number };
+  return out.isTTY && out.columns !== undefined && out.columns > 0 ? out.columns : undefined;
+}
+
 /** -o name: one name a line. */
 export async function writeNames(io: Io, names: Iterable<string>): Promise<void> {
   await writeText(io, lines(names));

@@ -20,17 +20,58 @@ function missCell(r: TableRow, style: TablesStyle): string {
   return r.missDiffers ? `${r.miss} ${style.warn(`(profile: ${r.expectedMiss ?? ''})`)}` : r.miss;
 }
 
-export function formatTables(s: TablesSummary, profile: ProfileNote | undefined, style: TablesStyle): string {
-  const table = new Table({
-    head: ['Table', 'Name', 'Flows', 'Packets', 'Bytes', 'Next tables', 'Miss'].map(style.head),
-    style: { head: [], border: [] },
-    // One line per table: no rule between rows.
-    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-  });
+const HEAD = ['Table', 'Name', 'Flows', 'Packets', 'Bytes', 'Next tables', 'Miss'];
+/** The columns of words, which wrap when the table is too wide; the others are numbers. */
+const WORDY = [1, 5, 6];
+/** Columns a narrow terminal goes without (-o wide shows them): the counters. */
+const COUNTERS = [3, 4];
+const ESCAPE = /\u001b\[[0-9;]*m/g;
+/** A cut column keeps at least this many characters. */
+const LEAST = 8;
+
+interface Layout {
+  /** The columns shown, by index into HEAD. */
+  readonly columns: readonly number[];
+  /** Their widths, cell padding included; undefined when they need not be fixed. */
+  readonly widths?: readonly number[];
+}
+
+/**
+ * The columns and widths that fit `width`: the table as it is when it fits (or no width is
+ * given); else without the counters, the wordy columns narrowed widest first down to their
+ * longest word (words wrap within their cells), and as a last resort below it (cut with …),
+ * the name column after the others.
+ */
+function layout(rows: readonly (readonly string[])[], width: number | undefined): Layout {
+  const all = HEAD.map((_, i) => i);
+  const cells = (i: number): string[] => rows.map((r) => (r[i] ?? '').replace(ESCAPE, ''));
+  const natural = (i: number): number => Math.max(...cells(i).map((c) => c.length)) + 2;
+  const longestWord = (i: number): number => Math.max(...cells(i).flatMap((c) => c.split(/[\s,]+/).map((w) => w.length + 1))) + 2;
+  // A border between and around the columns.
+  const total = (ws: readonly number[]): number => ws.reduce((a, b) => a + b, 0) + ws.length + 1;
+  if (width === undefined || total(all.map(natural)) <= width) return { columns: all };
+  const columns = all.filter((i) => !COUNTERS.includes(i));
+  const widths = columns.map(natural);
+  // The table's name is cut last: it says which row is which.
+  const others = (i: number): number => (i === 1 ? longestWord(i) : LEAST + 2);
+  for (const floor of [longestWord, others, (): number => LEAST + 2]) {
+    while (total(widths) > width) {
+      const candidates = columns.map((c, k) => [c, k] as const).filter(([c, k]) => WORDY.includes(c) && widths[k]! > floor(c));
+      const widest = candidates.sort((a, b) => widths[b[1]]! - widths[a[1]]!)[0];
+      if (widest === undefined) break;
+      widths[widest[1]]!--;
+    }
+  }
+  return { columns, widths };
+}
+
+/** `width`: the terminal's, to fit the table to (words wrap within their cells); undefined for a table as wide as it needs. */
+export function formatTables(s: TablesSummary, profile: ProfileNote | undefined, style: TablesStyle, width?: number): string {
+  const rows: string[][] = [];
   for (const r of s.rows) {
     const name = r.name ?? '';
     const notKnown = r.otherReleases === undefined ? '(not in profile)' : `(profile: only in ${r.otherReleases})`;
-    table.push([
+    rows.push([
       r.number === undefined ? '' : String(r.number),
       r.known || profile === undefined ? name : `${name} ${style.warn(notKnown)}`.trim(),
       String(r.flows),
@@ -40,10 +81,21 @@ export function formatTables(s: TablesSummary, profile: ProfileNote | undefined,
       missCell(r, style),
     ]);
   }
+  const fit = layout([HEAD, ...rows], width);
+  const pick = (r: readonly string[]): string[] => fit.columns.map((i) => r[i]!);
+  const table = new Table({
+    head: pick(HEAD).map(style.head),
+    style: { head: [], border: [] },
+    // One line per table: no rule between rows.
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+    ...(fit.widths ? { colWidths: [...fit.widths], wordWrap: true } : {}),
+  });
+  table.push(...rows.map(pick));
   const out: string[] = [];
   const release = profile && releaseWords(profile);
   if (profile) out.push(style.dim(`profile ${profile.id}${release ? ` (${release})` : ''}, ${profile.source === 'option' ? 'given with --profile' : 'detected'}`));
   out.push(table.toString());
+  if (fit.columns.length < HEAD.length) out.push(style.dim('(packets and bytes left out to fit the terminal: -o wide shows them)'));
   if (profile && s.missing.length > 0) {
     out.push('', style.warn(`Tables ${profile.id} expects that the dump lacks (${s.missing.length}):`));
     for (const m of s.missing) out.push(`  ${m.number === undefined ? '' : `${m.number} `}${m.name}`);

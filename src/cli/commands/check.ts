@@ -9,7 +9,8 @@ import { readInput } from '../input.ts';
 import { flowName } from '../../render/flow.ts';
 import { tableLabel } from '../../model/tables.ts';
 import { type Io, UserError, writeOut } from '../io.ts';
-import { isDocumentForm, outputForm, writeDocument, writeNames } from '../output.ts';
+import { wrapText } from '../../render/wrap.ts';
+import { isDocumentForm, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
 import type { Outcome } from '../outcome.ts';
 import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
 import { repeatable } from './repeatable.ts';
@@ -93,7 +94,7 @@ export function registerCheck(program: Command, io: Io, outcome: Outcome): void 
         const chalk = stdoutChalk(io, opts.color);
         const colour = { error: chalk.red.bold, warning: chalk.yellow, info: chalk.cyan };
         const style: CheckStyle = { severity: (s, text) => colour[s](text), dim: chalk.dim };
-        writeOut(io, formatCheck(report, wording, profile, style, view));
+        writeOut(io, wrapText(formatCheck(report, wording, profile, style, view), textWidth(io, form)));
       }
       if (view.findings.some((f) => SEVERITY_RANK[f.severity] <= SEVERITY_RANK[opts.failOn])) outcome.status = 1;
     });

@@ -10,7 +10,8 @@ import { conjunctionsJson, conjunctionsText, packetConjunctionsJson, packetConju
 import { addProfileChoiceOptions } from './profile-options.ts';
 import { stdoutChalk } from '../color.ts';
 import { type Io, UserError, writeOut } from '../io.ts';
-import { addOutputOptions, isDocumentForm, type OutputCliOptions, outputForm, writeDocument, writeNames } from '../output.ts';
+import { wrapText } from '../../render/wrap.ts';
+import { addOutputOptions, isDocumentForm, type OutputCliOptions, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
 import { addInputOptions, type InputCliOptions, loadFromOptions, requireFlows } from '../load.ts';
 import { flowsFromOption } from './source-args.ts';
 import { packetArgument } from './trace.ts';
@@ -80,9 +81,9 @@ export function registerConj(program: Command, io: Io): void {
     else if (probe) {
       const against: PacketConjunctions = conjunctionsForPacket(probe.tracer, report, probe.packet);
       if (isDocumentForm(form)) await writeDocument(io, form, packetConjunctionsJson(against, read));
-      else writeOut(io, packetConjunctionsText(against, read, heading));
+      else writeOut(io, wrapText(packetConjunctionsText(against, read, heading), textWidth(io, form)));
     } else if (isDocumentForm(form)) await writeDocument(io, form, conjunctionsJson(report, read));
-    else writeOut(io, conjunctionsText(report, read, heading));
+    else writeOut(io, wrapText(conjunctionsText(report, read, heading), textWidth(io, form)));
     if (missing) throw missing;
   });
 }

@@ -4,7 +4,8 @@ import { diffDumps } from '../../analysis/diff.ts';
 import { dumpDiffJson, formatDumpDiff, formatPerTable, perTableJson, portNamingHint } from '../../render/diff.ts';
 import { flowName } from '../../render/flow.ts';
 import { type Io, writeErr, writeOut } from '../io.ts';
-import { isDocumentForm, outputForm, writeDocument, writeNames } from '../output.ts';
+import { wrapText } from '../../render/wrap.ts';
+import { isDocumentForm, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
 import type { Outcome } from '../outcome.ts';
 import { addCompareOptions, type CompareCliOptions, compareSides, diffStyle, displayVersion, loadSides, shortLabels } from './compare-options.ts';
 
@@ -45,7 +46,7 @@ export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
       if (isDocumentForm(form)) await writeDocument(io, form, perTableJson(diff));
       else writeOut(io, formatPerTable(diff, { labels: shortLabels(pair), style }));
     } else if (isDocumentForm(form)) await writeDocument(io, form, dumpDiffJson(diff, of));
-    else writeOut(io, formatDumpDiff(diff, { labels: pair, of, style }));
+    else writeOut(io, wrapText(formatDumpDiff(diff, { labels: pair, of, style }), textWidth(io, form)));
     if (diff.portNamingGap) writeErr(io, portNamingHint(diff.portNamingGap, pair));
     outcome.status = diff.equal ? 0 : 1;
   });

@@ -6,7 +6,8 @@ import { flowName } from '../../render/flow.ts';
 import { showJson, showReport, showText, type ShowStyle } from '../../render/show.ts';
 import { stdoutChalk } from '../color.ts';
 import { type Io, UserError, writeErr, writeText } from '../io.ts';
-import { isDocumentForm, outputForm, writeDocument, writeNames } from '../output.ts';
+import { wrapText } from '../../render/wrap.ts';
+import { isDocumentForm, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
 import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
 import { repeatable } from './repeatable.ts';
 
@@ -97,6 +98,13 @@ export function registerShow(program: Command, io: Io): void {
     const c = stdoutChalk(io, opts.color);
     const style: ShowStyle = { table: (s) => c.bold.cyan(s), meaning: (s) => c.green(s), unknown: (s) => c.yellow(s), dim: (s) => c.dim(s) };
     const explainProfile = opts.explainProfile === true || opts.verbose === true;
-    await writeText(io, showText(report, { raw: opts.raw ?? false, explainProfile, style }));
+    const width = textWidth(io, form);
+    const pieces = showText(report, { raw: opts.raw ?? false, explainProfile, style });
+    await writeText(io, width === undefined ? pieces : fitted(pieces, width));
   });
+}
+
+/** Each piece (a line, or a flow's lines) wrapped to the terminal, as it is written. */
+function* fitted(pieces: Iterable<string>, width: number): Generator<string> {
+  for (const piece of pieces) yield wrapText(piece, width);
 }

@@ -4,7 +4,7 @@ import { summarizeTables } from '../../analysis/tables-summary.ts';
 import { formatTables, tablesJson } from '../../render/tables.ts';
 import { stdoutChalk } from '../color.ts';
 import { type Io, writeOut } from '../io.ts';
-import { isDocumentForm, outputForm, writeDocument, writeNames } from '../output.ts';
+import { isDocumentForm, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
 import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
 
 export function registerTables(program: Command, io: Io): void {
@@ -28,6 +28,6 @@ export function registerTables(program: Command, io: Io): void {
       return;
     }
     const c = stdoutChalk(io, opts.color);
-    writeOut(io, formatTables(summary, profile, { head: (s) => c.bold(s), warn: (s) => c.yellow(s), dim: (s) => c.dim(s) }));
+    writeOut(io, formatTables(summary, profile, { head: (s) => c.bold(s), warn: (s) => c.yellow(s), dim: (s) => c.dim(s) }, textWidth(io, form)));
   });
 }

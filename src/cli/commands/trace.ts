@@ -11,7 +11,8 @@ import { traceWithWords } from '../../render/trace-words.ts';
 import { emptyInputReason, isBlankOrComment, readInput } from '../input.ts';
 import { stdoutChalk } from '../color.ts';
 import { type Io, UserError, writeErr, writeOut } from '../io.ts';
-import { addOutputOptions, isDocumentForm, outputForm, writeDocument, writeNames } from '../output.ts';
+import { wrapText } from '../../render/wrap.ts';
+import { addOutputOptions, isDocumentForm, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
 import type { Outcome } from '../outcome.ts';
 import { addInputOptions } from '../load.ts';
 import { addProfileChoiceOptions, loadFlows, type ProfileCliOptions } from './profile-options.ts';
@@ -234,7 +235,7 @@ export function registerTrace(program: Command, io: Io, outcome: Outcome): void 
         const c = stdoutChalk(io, opts.color);
         const colour = result.verdict === 'drop' ? c.red.bold : result.verdict === 'output' ? c.green.bold : c.yellow.bold;
         const text = (opts.brief ? formatTraceBrief : formatTrace)(result, render);
-        writeOut(io, text.replace(/^Verdict: .*$/m, (line) => colour(line)));
+        writeOut(io, wrapText(text.replace(/^Verdict: .*$/m, (line) => colour(line)), textWidth(io, form)));
       }
       if (!met) {
         const verdict = /^Verdict: .*$/m.exec(formatTraceBrief(result, render))?.[0] ?? result.verdict;

@@ -4,7 +4,8 @@ import { verifyDump } from '../../analysis/verify.ts';
 import { formatVerification, portNamingHint, verificationJson } from '../../render/diff.ts';
 import { flowName } from '../../render/flow.ts';
 import { type Io, UserError, writeErr, writeOut } from '../io.ts';
-import { isDocumentForm, outputForm, writeDocument, writeNames } from '../output.ts';
+import { wrapText } from '../../render/wrap.ts';
+import { isDocumentForm, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
 import type { Outcome } from '../outcome.ts';
 import { addCompareOptions, type CompareCliOptions, compareSides, diffStyle, displayVersion, loadSides } from './compare-options.ts';
 
@@ -48,7 +49,7 @@ export function registerVerify(program: Command, io: Io, outcome: Outcome): void
         ]),
       );
     } else if (isDocumentForm(form)) await writeDocument(io, form, verificationJson(verdict, of));
-    else writeOut(io, formatVerification(verdict, { labels: pair, of, style: diffStyle(io, opts) }));
+    else writeOut(io, wrapText(formatVerification(verdict, { labels: pair, of, style: diffStyle(io, opts) }), textWidth(io, form)));
     if (verdict.portNamingGap) writeErr(io, portNamingHint(verdict.portNamingGap, pair));
     outcome.status = verdict.ok ? 0 : 1;
   });
