@@ -56,11 +56,11 @@ test('one bad flow piped in gets its positioned diagnostic before the refusal', 
   assert.equal(r.status, 2);
   assert.equal(
     r.stderr,
-    '<stdin>:1:22: error: 10.0.0.300: invalid IP address\n    priority=1,ip,nw_dst=10.0.0.300 actions=drop\n                         ^~~~~~~~~~\nflowscope: <stdin>: not an ovs-ofctl dump: no line could be read as a flow or group\n',
+    '<stdin>:1:22: error: 10.0.0.300: invalid IP address\n    priority=1,ip,nw_dst=10.0.0.300 actions=drop\n                         ^~~~~~~~~~\nflowscope: error: <stdin>: not an ovs-ofctl dump: no line could be read as a flow or group\n',
   );
   // A document of another kind is named, without a diagnostic per line.
   const yaml = await runCli(['fmt', '-'], { stdin: 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: x=1\n' });
-  assert.equal(yaml.stderr, 'flowscope: <stdin>: not an ovs-ofctl dump: it looks like YAML\n');
+  assert.equal(yaml.stderr, 'flowscope: error: <stdin>: not an ovs-ofctl dump: it looks like YAML\n');
 });
 
 test('prose around a pasted dump is skipped and counted in one line', async () => {
@@ -72,5 +72,5 @@ test('prose around a pasted dump is skipped and counted in one line', async () =
   assert.equal(r.stderr, 'flowscope: 603 lines of <stdin> are text, not flows, and were skipped\n');
   const only = await runCli(['fmt', '-'], { stdin: `${prose}\n` });
   assert.equal(only.status, 2);
-  assert.equal(only.stderr, 'flowscope: <stdin>: not an ovs-ofctl dump: it holds only text, no flow or group\n');
+  assert.equal(only.stderr, 'flowscope: error: <stdin>: not an ovs-ofctl dump: it holds only text, no flow or group\n');
 });

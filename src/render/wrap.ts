@@ -1,7 +1,7 @@
 /**
  * Text fitted to a terminal's width: a line longer than the width is broken at a blank or after a
  * comma, and its continuation lines are indented past the line's own indentation and any leading
- * marker (`[200] `, `- `, `✗ 1: `), so that a wrapped line still reads as one item. Colour escape
+ * marker (`[200] `, `- `, `✗ 1: `, a `trace --brief` row's table and priority), so that a wrapped line still reads as one item. Colour escape
  * sequences take no width and are never broken.
  */
 
@@ -11,8 +11,8 @@ function visibleLength(text: string): number {
   return text.replace(ESCAPE, '').length;
 }
 
-/** Leading blanks, then a marker that starts an item. */
-const HANGING = /^\s*(?:\[\d+\]\s+|[-•✓✗]\s+(?:\d+:\s+)?|\d+\.\s+|(?:if|and|then)\s+(?:\d+:\s+)?)?/;
+/** Leading blanks, then a marker that starts an item (a row of `trace --brief`: table, name, priority). */
+const HANGING = /^\s*(?:\[\d+\]\s+|[-•✓✗]\s+(?:\d+:\s+)?|\d+\.\s+|(?:if|and|then)\s+(?:\d+:\s+)?|\d+ \S+ +(?:\d+|-) {2})?/;
 
 /** Pieces that may end a line: each ends with a blank or a comma, or ends the text. */
 function pieces(line: string): string[] {
