@@ -151,7 +151,7 @@ test('a live name that is no Pod, namespace, container, context or bridge name i
   const k = kit();
   try {
     const cases: [string[], RegExp][] = [
-      [['--pod=--filename=/etc/passwd'], /^flowscope: --pod "--filename=\/etc\/passwd": a name cannot start with "-"\n$/],
+      [['--pod=--filename=/etc/passwd'], /^flowscope: error: --pod "--filename=\/etc\/passwd": a name cannot start with "-"\n$/],
       [['--pod', 'Antrea_Agent'], /--pod "Antrea_Agent": not a Pod name/],
       [['--pod', 'p', '-n', '--all-namespaces'], /--namespace "--all-namespaces": a name cannot start with "-"/],
       [['--pod', 'p', '--namespace', 'a.b'], /--namespace "a\.b": not a namespace name/],
