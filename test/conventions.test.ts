@@ -2,6 +2,7 @@
 // every command, output forms chosen with -o.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { antreaAgentFiles, tarGz } from './support/bundle.ts';
 import { runCli } from './support/cli.ts';
@@ -29,7 +30,7 @@ test('every error starts with the same prefix, whichever part of the program fou
 test("each command's help lists its own options first, then the input options as a group", async () => {
   const top = await runCli(['--help']);
   const commands = [...top.stdout.matchAll(/^ {2}([a-z]+) /gm)].map((m) => m[1]!).filter((c) => c !== 'help');
-  for (const name of commands.filter((c) => c !== 'bundle')) {
+  for (const name of commands.filter((c) => c !== 'bundle' && c !== 'completion')) {
     const help = (await runCli([name, '--help'])).stdout;
     const own = help.indexOf('\nOptions:\n');
     const input = help.indexOf('\nInput options:\n');
@@ -204,4 +205,20 @@ test('text for people fits the terminal: tables narrowed, long lines wrapped at 
   const show = (await runCli(['show', '-T', '10', example], { columns: 80, env })).stdout.split('\n');
   const at = show.findIndex((l) => l.startsWith('  [200] ') && l.length > 70);
   assert.match(show[at + 1]!, /^ {8}\S/);
+});
+
+test('flowscope completion bash|zsh|fish: every command and each of its options', async () => {
+  const bash = await runCli(['completion', 'bash']);
+  assert.equal(bash.status, 0, bash.stderr);
+  assert.match(bash.stdout, /complete -o filenames -F _flowscope flowscope/);
+  assert.match(bash.stdout, /compgen -W "parse bundle fmt show tables trace conj diff verify check graph help"/);
+  assert.match(bash.stdout, /^ {4}trace\) opts=".*--brief.*--expect.*--output -o.*--bundle/m);
+  const zsh = await runCli(['completion', 'zsh']);
+  assert.match(zsh.stdout, /bashcompinit/);
+  const fish = await runCli(['completion', 'fish']);
+  assert.match(fish.stdout, /^complete -c flowscope -n '__fish_seen_subcommand_from show' -l table -s T -d /m);
+  assert.equal((await runCli(['completion', 'tcsh'])).status, 2);
+  // bash itself reads the script, and completes an option of show from it.
+  const r = spawnSync('bash', ['-c', `${bash.stdout}\nCOMP_WORDS=(flowscope show --expl); COMP_CWORD=2; _flowscope; echo "\${COMPREPLY[@]}"`], { encoding: 'utf8' });
+  assert.equal(r.stdout.trim(), '--explain-profile');
 });

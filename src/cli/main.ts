@@ -27,6 +27,7 @@ const COMMANDS: readonly (readonly [string, () => Promise<Register>])[] = [
   ['verify', async () => (await import('./commands/verify.ts')).registerVerify],
   ['check', async () => (await import('./commands/check.ts')).registerCheck],
   ['graph', async () => (await import('./commands/graph.ts')).registerGraph],
+  ['completion', async () => (await import('./commands/completion.ts')).registerCompletion],
 ];
 
 /**
@@ -36,6 +37,8 @@ const COMMANDS: readonly (readonly [string, () => Promise<Register>])[] = [
 function commandsFor(argv: readonly string[]): readonly string[] {
   const [first] = argv;
   if (first === '-V' || first === '--version') return [];
+  // Completion lists every command.
+  if (first === 'completion') return COMMANDS.map(([name]) => name);
   if (first !== undefined && COMMANDS.some(([name]) => name === first)) return [first];
   return COMMANDS.map(([name]) => name);
 }
