@@ -55,8 +55,8 @@ const commands: Readonly<Record<string, readonly string[]>> = {
   graph: [example],
   conj: [example],
   trace: [example, packet],
-  diff: [example, join(antrea, 'dump-flows.of10.names.txt')],
-  verify: ['--expect', example, join(antrea, 'dump-flows.of10.names.txt')],
+  diff: [example, join(repoRoot, 'examples', 'antrea-proxy', 'dump-flows.of15.txt')],
+  verify: ['--expect', example, join(repoRoot, 'examples', 'antrea-proxy', 'dump-flows.of15.txt')],
 };
 
 test('-o json and -o yaml on every command: the same document, schemaVersion first; --json is -o json', async () => {
@@ -94,7 +94,7 @@ test('-o name lists what each command reports, one a line, in forms other comman
   assert.deepEqual((await names(['conj', '-o', 'name', example])).sort(), ['1', '2', '3', '4', '5', '6']);
   assert.deepEqual((await names(['trace', '-o', 'name', example, packet])).slice(0, 3), ['ClassifierTable', 'SpoofGuardTable', 'ConntrackTable']);
   assert.match((await names(['check', '-o', 'name', example]))[0]!, /^[a-z-]+\/table=\d+/);
-  const changed = await names(['diff', '-o', 'name', example, join(antrea, 'dump-flows.of13.names.txt')]);
+  const changed = await names(['diff', '-o', 'name', example, join(repoRoot, 'examples', 'antrea-proxy', 'dump-flows.of15.txt')]);
   assert.ok(changed.every((l) => /^[-+~]table=/.test(l)), changed.join('\n'));
 });
 
