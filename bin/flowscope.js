@@ -7,5 +7,9 @@ process.stdout.on('error', (err) => {
   if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   throw err;
 });
+process.stderr.on('error', (err) => {
+  // Messages no one reads any more change nothing of the outcome: exit 1 would mean "differences".
+  if (err.code !== 'EPIPE') throw err;
+});
 
 process.exitCode = await main(process.argv.slice(2), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });

@@ -1,6 +1,8 @@
 /** Reading what a command is given: a file, or `-` for standard input. */
-import { readFile } from 'node:fs/promises';
+import { fstatSync } from 'node:fs';
+import { open, readFile, stat } from 'node:fs/promises';
 import { gunzip, sniff } from '../sources/archive.ts';
+import { MAX_INPUT_BYTES, mebibytes } from '../sources/limits.ts';
 import { binaryKind } from '../sources/node.ts';
 import { type Io, UserError } from './io.ts';
 
@@ -34,9 +36,63 @@ async function readAll(io: Io): Promise<Buffer> {
   if (io.stdin.isTTY) {
     throw new UserError('no input: standard input is a terminal; give a file name, or pipe a dump in (kubectl exec … -- ovs-ofctl dump-flows br-int | flowscope <command> -)');
   }
+  // A directory given as standard input (`< dir`) reads as nothing at all: say what it is.
+  const fd = (io.stdin as { fd?: unknown }).fd;
+  if (typeof fd === 'number' && fstatSync(fd).isDirectory()) throw new UserError('cannot read standard input: is a directory');
   const chunks: Buffer[] = [];
-  for await (const chunk of io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  let size = 0;
+  try {
+    for await (const chunk of io.stdin) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+      size += bytes.length;
+      if (size > MAX_INPUT_BYTES) throw tooLarge('standard input');
+      chunks.push(bytes);
+    }
+  } catch (err) {
+    if (err instanceof UserError) throw err;
+    throw new UserError(`cannot read standard input: ${describeFsError(err)}`);
+  } finally {
+    // Nothing more is wanted of a stream that goes on without end.
+    if (size > MAX_INPUT_BYTES) io.stdin.destroy();
+  }
   return Buffer.concat(chunks);
+}
+
+function tooLarge(what: string): UserError {
+  return new UserError(`${what}: more than ${mebibytes(MAX_INPUT_BYTES)}, more than flowscope reads of one input`);
+}
+
+/** What a file that is no regular file (a FIFO, `<(command)`, a device) held, per run: it can be read once. */
+const streamed = new WeakMap<Io, Map<string, Promise<Buffer>>>();
+
+/** A file that is not a regular one, read once up to MAX_INPUT_BYTES, or undefined for a regular file. */
+export async function readSpecialFile(name: string, io: Io): Promise<Buffer | undefined> {
+  let files = streamed.get(io);
+  if (files === undefined) streamed.set(io, (files = new Map()));
+  const known = files.get(name);
+  if (known !== undefined) return known;
+  const st = await stat(name);
+  if (st.isFile() || st.isDirectory()) return undefined;
+  const data = readStream(name);
+  files.set(name, data);
+  return data;
+}
+
+async function readStream(name: string): Promise<Buffer> {
+  const file = await open(name, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for (;;) {
+      const { buffer, bytesRead } = await file.read(Buffer.alloc(1 << 20), 0, 1 << 20, null);
+      if (bytesRead === 0) return Buffer.concat(chunks);
+      size += bytesRead;
+      if (size > MAX_INPUT_BYTES) throw tooLarge(name);
+      chunks.push(buffer.subarray(0, bytesRead));
+    }
+  } finally {
+    await file.close();
+  }
 }
 
 export function describeFsError(err: unknown): string {
@@ -56,8 +112,12 @@ export function describeFsError(err: unknown): string {
 async function readBytes(name: string, io: Io): Promise<Buffer> {
   if (name === '-') return readStdin(io);
   try {
+    const special = await readSpecialFile(name, io);
+    if (special !== undefined) return special;
+    if ((await stat(name)).size > MAX_INPUT_BYTES) throw tooLarge(name);
     return await readFile(name);
   } catch (err) {
+    if (err instanceof UserError) throw err;
     throw new UserError(`cannot read ${name}: ${describeFsError(err)}`);
   }
 }
@@ -70,7 +130,8 @@ async function readBytes(name: string, io: Io): Promise<Buffer> {
 export async function readInputBytes(name: string, io: Io): Promise<InputBytes> {
   const data = await readBytes(name, io);
   if (sniff(data) !== 'gzip') return { name, data };
-  const inflated = await gunzip(data);
+  const inflated = await gunzip(data, MAX_INPUT_BYTES);
+  if (inflated.tooLarge) throw new UserError(`cannot read ${inputLabel(name)}: it decompresses to more than ${mebibytes(MAX_INPUT_BYTES)}, more than flowscope reads of one input`);
   if (inflated.problem !== undefined) throw new UserError(`cannot read ${inputLabel(name)}: it ${inflated.problem}`);
   return { name, data: inflated.data };
 }

@@ -16,7 +16,7 @@ import { type NodeDump, readNode } from '../sources/node-dump.ts';
 import { type ParsedFiles, parseFiles } from '../sources/parse-files.ts';
 import { mergePortMaps, readPortDescriptions } from '../sources/port-map.ts';
 import type { ParseResult } from '../syntax/reader.ts';
-import { emptyInputReason, inputLabel, readInput, readInputBytes, readStdin } from './input.ts';
+import { emptyInputReason, inputLabel, readInput, readInputBytes, readSpecialFile, readStdin } from './input.ts';
 import { INPUT_OPTIONS_HEADING } from './help-groups.ts';
 import { type Io, UserError, writeErr } from './io.ts';
 import { flowsFromStdin } from './commands/source-args.ts';
@@ -136,7 +136,8 @@ export async function readPortsOption(file: string, io: Io): Promise<PortMap> {
 
 /** A bundle given by path, or as an archive on standard input (`-`). */
 export async function openBundleInput(name: string, io: Io): Promise<Bundle> {
-  return name === '-' ? openBundleArchive(await readStdin(io), inputLabel(name)) : openBundle(name);
+  if (name === '-') return openBundleArchive(await readStdin(io), inputLabel(name));
+  return openBundle(name);
 }
 
 /** The node of a bundle, after saying what is wrong with the bundle as a whole. */
@@ -156,6 +157,8 @@ export async function isBundleInput(name: string, io: Io): Promise<boolean> {
   try {
     if (name === '-') return contentMagic(await readStdin(io)) === 'tar';
     if ((await stat(name)).isDirectory()) return true;
+    const special = await readSpecialFile(name, io);
+    if (special !== undefined) return false;
     const file = await open(name, 'r');
     try {
       const { buffer, bytesRead } = await file.read(Buffer.alloc(SNIFF_BYTES), 0, SNIFF_BYTES, 0);

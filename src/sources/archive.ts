@@ -60,12 +60,25 @@ export interface ArchiveContents {
 export interface ReadArchiveOptions {
   /** Entries to keep (by normalised path); the others are skipped unread. All when absent. */
   readonly wanted?: (path: string) => boolean;
-  /** Largest decompressed size accepted; past it the archive is read no further. */
+  /** Largest decompressed size accepted; past it the archive is refused (ArchiveTooLarge). */
   readonly maxBytes?: number;
+  /** Largest entry kept; a larger one is skipped with a problem. */
+  readonly maxEntryBytes?: number;
 }
 
 /** Guards against archives that inflate without bound (1 GiB is far above any real bundle). */
 const DEFAULT_MAX_BYTES = 1 << 30;
+
+/** An archive that inflates past what the reader was allowed: nothing of it is read. */
+export class ArchiveTooLarge extends Error {
+  readonly maxBytes: number;
+
+  constructor(maxBytes: number) {
+    super(`decompresses to more than ${maxBytes} bytes`);
+    this.name = 'ArchiveTooLarge';
+    this.maxBytes = maxBytes;
+  }
+}
 
 /**
  * A path made relative to the archive root, or undefined when it would leave it
@@ -91,12 +104,12 @@ const gunzipAsync = promisify(gunzipCallback);
  * Gunzips the data; a damaged stream is inflated again with sync flushing, which hands out
  * everything that came before the damage instead of failing, and the problem says what broke.
  */
-export async function gunzip(data: Buffer, maxBytes = DEFAULT_MAX_BYTES): Promise<{ data: Buffer; problem?: string }> {
+export async function gunzip(data: Buffer, maxBytes = DEFAULT_MAX_BYTES): Promise<{ data: Buffer; problem?: string; tooLarge?: true }> {
   try {
     return { data: await gunzipAsync(data, { maxOutputLength: maxBytes }) };
   } catch (err) {
     const code = (err as { code?: string }).code;
-    if (code === 'ERR_BUFFER_TOO_LARGE') return { data: Buffer.alloc(0), problem: `decompresses to more than ${maxBytes} bytes` };
+    if (code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) return { data: Buffer.alloc(0), problem: `decompresses to more than ${maxBytes} bytes`, tooLarge: true };
     const cut = code === 'Z_BUF_ERROR' || /unexpected end/i.test(message(err));
     const partial = await gunzipAsync(data, { maxOutputLength: maxBytes, finishFlush: zlibConstants.Z_SYNC_FLUSH }).catch(() => Buffer.alloc(0));
     return { data: partial, problem: cut ? 'is truncated (the gzip stream ends early)' : `is corrupt (${message(err)})` };
@@ -140,7 +153,7 @@ interface Extracted {
 }
 
 /** Runs tar-stream over data held in memory; never rejects. */
-async function extractEntries(tarData: Buffer, wanted: ((path: string) => boolean) | undefined): Promise<Extracted> {
+async function extractEntries(tarData: Buffer, wanted: ((path: string) => boolean) | undefined, maxEntryBytes: number): Promise<Extracted> {
   // Loaded only when an archive is read: a dump read from a file needs none of it.
   const { extract } = await import('tar-stream');
   return new Promise((resolve) => {
@@ -164,7 +177,9 @@ async function extractEntries(tarData: Buffer, wanted: ((path: string) => boolea
       const path = normaliseEntryPath(header.name);
       if (path === undefined && header.type !== 'directory') pathProblems.push(`entry ${JSON.stringify(header.name)} skipped: its path leaves the archive`);
       const keep = (header.type === 'file' || header.type === 'contiguous-file') && path !== undefined && (wanted?.(path) ?? true);
-      const entry: Pending | undefined = keep ? { path, size: header.size ?? 0, chunks: [] } : undefined;
+      const tooLarge = keep && (header.size ?? 0) > maxEntryBytes;
+      if (tooLarge) pathProblems.push(`entry ${path} skipped: ${header.size} bytes, more than flowscope reads of one file (${maxEntryBytes})`);
+      const entry: Pending | undefined = keep && !tooLarge ? { path, size: header.size ?? 0, chunks: [] } : undefined;
       current = entry;
       stream.on('data', (chunk: unknown) => {
         progress++;
@@ -191,16 +206,17 @@ async function extractEntries(tarData: Buffer, wanted: ((path: string) => boolea
   });
 }
 
-/** The regular files of a tar or tar.gz archive held in memory. */
+/** The regular files of a tar or tar.gz archive held in memory; throws ArchiveTooLarge past `maxBytes` inflated. */
 export async function readArchive(data: Buffer, options: ReadArchiveOptions = {}): Promise<ArchiveContents> {
   let tarData = data;
   let gzipProblem: string | undefined;
   if (sniff(data) === 'gzip') {
     const g = await gunzip(data, options.maxBytes ?? DEFAULT_MAX_BYTES);
+    if (g.tooLarge) throw new ArchiveTooLarge(options.maxBytes ?? DEFAULT_MAX_BYTES);
     tarData = g.data;
     gzipProblem = g.problem;
   }
-  const { entries, pathProblems, error } = await extractEntries(tarData, options.wanted);
+  const { entries, pathProblems, error } = await extractEntries(tarData, options.wanted, options.maxEntryBytes ?? Number.POSITIVE_INFINITY);
   const problems = [...pathProblems];
   // After a damaged gzip stream the tar reader only sees the consequence: report the cause.
   if (gzipProblem !== undefined) problems.unshift(gzipProblem);

@@ -11,9 +11,11 @@
 import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { parseAgentInfo } from './agentinfo.ts';
-import { contentMagic, MAGIC_DESCRIPTION, readArchive, sniff } from './archive.ts';
+import { ArchiveTooLarge, contentMagic, MAGIC_DESCRIPTION, readArchive, sniff } from './archive.ts';
+import { MAX_BUNDLE_BYTES, MAX_INPUT_BYTES, mebibytes, ReadBudget } from './limits.ts';
 import { decodeText, type NodeFile, type NodeFileKind, type NodeSource, POLICY_KINDS, SourceError } from './node.ts';
 import { isSosFile, sosNodes } from './sos.ts';
+import { ownEntry } from '../model/own-key.ts';
 
 export interface Bundle {
   /** The path given, or how standard input is named. */
@@ -52,7 +54,7 @@ function dirOf(path: string): string {
 
 function wanted(path: string): boolean {
   const base = baseOf(path);
-  return base in NODE_FILES || NODE_ARCHIVE.test(base) || base === FAILED_NODES || isSosFile(path);
+  return ownEntry(NODE_FILES, base) !== undefined || NODE_ARCHIVE.test(base) || base === FAILED_NODES || isSosFile(path);
 }
 
 function describeError(err: unknown): string {
@@ -63,7 +65,7 @@ function describeError(err: unknown): string {
 }
 
 /** The wanted files under a directory; symbolic links are neither followed nor read. */
-async function treeFromDirectory(dir: string, problems: string[]): Promise<Tree> {
+async function treeFromDirectory(dir: string, problems: string[], budget: ReadBudget): Promise<Tree> {
   const tree: Tree = new Map();
   const walk = async (rel: string, depth: number): Promise<void> => {
     let names: string[];
@@ -81,6 +83,11 @@ async function treeFromDirectory(dir: string, problems: string[]): Promise<Tree>
       if (st.isDirectory()) {
         if (depth < MAX_DEPTH && name !== 'logs') await walk(relPath, depth + 1);
       } else if (st.isFile() && wanted(relPath)) {
+        if (st.size > MAX_INPUT_BYTES) {
+          problems.push(`${full}: skipped: ${mebibytes(st.size)}, more than flowscope reads of one file (${mebibytes(MAX_INPUT_BYTES)})`);
+          continue;
+        }
+        budget.take(st.size, dir);
         try {
           tree.set(relPath, await readFile(full));
         } catch (err) {
@@ -93,8 +100,20 @@ async function treeFromDirectory(dir: string, problems: string[]): Promise<Tree>
   return tree;
 }
 
-async function treeFromArchive(data: Buffer, label: string, problems: string[]): Promise<Tree> {
-  const contents = await readArchive(data, { wanted });
+/**
+ * The wanted files of an archive, what it inflates to counted against the bundle's budget. Only
+ * agent archives are opened inside an archive, one level deep: their own contents are not.
+ */
+async function treeFromArchive(data: Buffer, label: string, problems: string[], budget: ReadBudget): Promise<Tree> {
+  let contents;
+  try {
+    contents = await readArchive(data, { wanted, maxBytes: budget.remaining, maxEntryBytes: MAX_INPUT_BYTES });
+  } catch (err) {
+    if (err instanceof ArchiveTooLarge) budget.take(err.maxBytes + 1, label);
+    throw err;
+  }
+  // What is kept is what stays in memory; what an archive inflates to on the way is capped by maxBytes.
+  budget.take(contents.entries.reduce((n, e) => n + e.data.length, 0), label);
   for (const p of contents.problems) problems.push(`${label} ${p}`);
   for (const e of contents.entries) {
     if (e.cutFrom !== undefined) problems.push(`${label}:${e.path} is cut short: ${e.data.length} of ${e.cutFrom} bytes`);
@@ -128,7 +147,7 @@ function rootNameOf(fileName: string): RootName {
 function directoryNodes(tree: Tree, origin: string, root: RootName, separator: string): NodeSource[] {
   const byDir = new Map<string, { files: Partial<Record<NodeFileKind, NodeFile>>; problems: string[] }>();
   for (const [path, data] of tree) {
-    const kind = NODE_FILES[baseOf(path)];
+    const kind = ownEntry(NODE_FILES, baseOf(path));
     if (kind === undefined || isSosFile(path)) continue;
     const dir = dirOf(path);
     let node = byDir.get(dir);
@@ -150,7 +169,7 @@ function directoryNodes(tree: Tree, origin: string, root: RootName, separator: s
 }
 
 /** Every node a tree holds: nested agent archives, node directories, sosreport bridges. */
-async function nodesOfTree(tree: Tree, origin: string, root: RootName, separator: string, problems: string[]): Promise<NodeSource[]> {
+async function nodesOfTree(tree: Tree, origin: string, root: RootName, separator: string, problems: string[], budget: ReadBudget): Promise<NodeSource[]> {
   const nodes: NodeSource[] = [];
   for (const [path, data] of tree) {
     const base = baseOf(path);
@@ -162,7 +181,7 @@ async function nodesOfTree(tree: Tree, origin: string, root: RootName, separator
     if (!NODE_ARCHIVE.test(base)) continue;
     const label = `${origin}${separator}${path}`;
     const own: string[] = [];
-    const inner = await treeFromArchive(data, label, own);
+    const inner = await treeFromArchive(data, label, own, budget);
     const name = rootNameOf(base);
     const found = directoryNodes(inner, label, name, ':');
     if (found.length === 0) nodes.push({ name: name.name, origin: label, files: {}, problems: own });
@@ -181,14 +200,18 @@ export async function openBundle(path: string): Promise<Bundle> {
     throw new SourceError(`cannot read ${path}: ${describeError(err)}`);
   });
   if (!st.isDirectory()) {
+    // A FIFO or a device would be read without end, or wait for a writer for ever.
+    if (!st.isFile()) throw new SourceError(`${path}: not a directory or a regular file; give a bundle directory or archive`);
+    if (st.size > MAX_INPUT_BYTES) throw new SourceError(`${path}: ${mebibytes(st.size)}, more than flowscope reads of one file (${mebibytes(MAX_INPUT_BYTES)})`);
     const data = await readFile(path).catch((err: unknown) => {
       throw new SourceError(`cannot read ${path}: ${describeError(err)}`);
     });
     return openBundleArchive(data, path, basename(path));
   }
   const problems: string[] = [];
-  const tree = await treeFromDirectory(path, problems);
-  const nodes = await nodesOfTree(tree, path, { name: basename(path), fromAgentArchive: false }, '/', problems);
+  const budget = new ReadBudget(MAX_BUNDLE_BYTES);
+  const tree = await treeFromDirectory(path, problems, budget);
+  const nodes = await nodesOfTree(tree, path, { name: basename(path), fromAgentArchive: false }, '/', problems, budget);
   return bundleOf(path, nodes, problems);
 }
 
@@ -212,9 +235,10 @@ export async function openBundleArchive(data: Buffer, label: string, fileName = 
   }
   const problems: string[] = [];
   const own: string[] = [];
-  const tree = await treeFromArchive(data, label, own);
+  const budget = new ReadBudget(MAX_BUNDLE_BYTES);
+  const tree = await treeFromArchive(data, label, own, budget);
   const root = rootNameOf(fileName);
-  let nodes = (await nodesOfTree(tree, label, root, ':', problems)).map((n) => ({ ...n, problems: [...own, ...n.problems] }));
+  let nodes = (await nodesOfTree(tree, label, root, ':', problems, budget)).map((n) => ({ ...n, problems: [...own, ...n.problems] }));
   // An agent's own archive is a node even when too damaged to show any file.
   if (root.fromAgentArchive && nodes.length === 0) nodes = [{ name: root.name, origin: label, files: {}, problems: own }];
   else if (nodes.length === 0) problems.push(...own);
