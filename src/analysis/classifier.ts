@@ -17,6 +17,7 @@ import type { TableRef } from '../model/tables.ts';
 import { ones } from '../model/values.ts';
 import { FIELD, fieldParts, type Packet, port16 } from './packet.ts';
 import type { TracePorts } from './trace-ports.ts';
+import { maxOf } from '../model/append.ts';
 
 /** A soft flow's `conjunction(id, clause/nClauses)` actions (clause is 1-based). */
 type Clause = ActionOf<'conjunction'>;
@@ -215,7 +216,7 @@ export class TableIndex {
     for (;;) {
       pending = pending.filter((s) => ruleOf(s).priority > hardPri);
       if (pending.length === 0) break;
-      const top = Math.max(...pending.map((s) => ruleOf(s).priority));
+      const top = maxOf(pending.map((s) => ruleOf(s).priority));
       const atTop = pending.filter((s) => ruleOf(s).priority === top);
       const result = this.complete(packet, atTop.map(ruleOf));
       if (result) return result;

@@ -12,6 +12,7 @@ import type { Flow, MatchField } from '../model/flow.ts';
 import { portNameOnly } from '../model/match.ts';
 import { fullMask } from '../syntax/field-value.ts';
 import { type ClauseFlow, compareEntries, exactKey, intervalOf, type SingleEntry, type ValueKey } from './clause-shape.ts';
+import { minOf } from '../model/append.ts';
 
 export interface OverlapSubject {
   /** Clause flows by dimension; every dimension non-empty. */
@@ -222,7 +223,7 @@ function commonPacket(dims: readonly (readonly ClauseFlow[])[], simple: (d: read
     else byStorage.set(s.storage, [s]);
   }
   // Fields whose smallest dimension is small first: most pairs that do not overlap fail there, cheaply.
-  const fields = sortedSmall([...byStorage.values()].map((g) => ({ g, min: Math.min(...g.map(sizeOf)) })), (a, b) => a.min - b.min);
+  const fields = sortedSmall([...byStorage.values()].map((g) => ({ g, min: minOf(g.map(sizeOf)) })), (a, b) => a.min - b.min);
   const slots: Option[][] = [];
   let truncated = false;
   for (const { g } of fields) {

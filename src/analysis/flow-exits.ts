@@ -5,6 +5,7 @@
 import type { Action } from '../model/actions.ts';
 import type { Bucket, Flow } from '../model/flow.ts';
 import type { TableRef } from '../model/tables.ts';
+import { append } from '../model/append.ts';
 
 /** How a packet moves from one table to another. */
 export type JumpKind = 'goto' | 'resubmit' | 'ct';
@@ -33,11 +34,11 @@ export function actionExits(actions: readonly Action[]): Exit[] {
         break;
       case 'ct':
         if (a.table) out.push({ kind: 'jump', via: 'ct', table: a.table });
-        out.push(...actionExits(a.actions));
+        append(out, actionExits(a.actions));
         break;
       case 'clone':
       case 'write_actions':
-        out.push(...actionExits(a.actions));
+        append(out, actionExits(a.actions));
         break;
       case 'group':
         out.push({ kind: 'group', group: a.id });

@@ -10,6 +10,7 @@ import type { PortNumbers } from '../model/ports.ts';
 import { ones } from '../model/values.ts';
 import { fullMask, parseFieldValue } from '../syntax/field-value.ts';
 import { scanKeyValues } from '../syntax/tokens.ts';
+import { ownEntry } from '../model/own-key.ts';
 
 /** A piece of a field: `bits` bits of the field starting at `fieldShift` live in `slot` at `slotShift`. */
 export interface SlotPart {
@@ -379,7 +380,7 @@ export function parsePacketSpec(text: string, ports?: PortNumbers): PacketSpecRe
   const given: FieldDef[] = [];
   const seen = new Set<string>();
   for (const tok of scanKeyValues(text, 0, text.length)) {
-    const proto = PROTOCOLS[tok.key];
+    const proto = ownEntry(PROTOCOLS, tok.key);
     if (proto && tok.value === undefined) {
       if (proto.ethType !== undefined) packet.set(FIELD.ethType, proto.ethType);
       if (proto.proto !== undefined) packet.set(FIELD.nwProto, proto.proto);

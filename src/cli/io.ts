@@ -69,6 +69,16 @@ export async function writeText(io: Io, pieces: Iterable<string>): Promise<void>
   await writePieces(io, withLineEnd(pieces));
 }
 
+/** Lines as pieces of a text: each but the last followed by a line end. */
+export function* lines(of: Iterable<string>): Generator<string> {
+  let first = true;
+  for (const line of of) {
+    if (!first) yield '\n';
+    first = false;
+    yield line;
+  }
+}
+
 /** The pieces, then a line end unless they end in one (or are empty, like writeOut's text). */
 function* withLineEnd(pieces: Iterable<string>): Generator<string> {
   let last = '';

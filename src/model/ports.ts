@@ -41,7 +41,7 @@ export function reservedPortByNumber(n: number): ReservedPortName | undefined {
 
 export function reservedPortByName(name: string): ReservedPortName | undefined {
   const up = name.toUpperCase();
-  return up in RESERVED_PORT_NUMBERS ? (up as ReservedPortName) : undefined;
+  return Object.hasOwn(RESERVED_PORT_NUMBERS, up) ? (up as ReservedPortName) : undefined;
 }
 
 /** Where a port name is turned into its number. */

@@ -18,6 +18,8 @@ import { SCHEMA_VERSION } from './json.ts';
 import type { ProfileNote } from '../analysis/profile-choice.ts';
 import { severityWord } from './severity.ts';
 import { plural } from './plural.ts';
+import { ownEntry } from '../model/own-key.ts';
+import { clip } from './clip.ts';
 
 export interface CheckStyle {
   readonly severity: (severity: Severity, text: string) => string;
@@ -56,7 +58,7 @@ function missWords(miss: TableMiss, wording: Wording): string {
 
 /** A profile sentence with its placeholders filled where the finding can fill them, others left out. */
 function fillMeaning(template: string, words: Readonly<Record<string, string>>): string {
-  return template.replace(/\{([^}]+)\}/g, (_m, key: string) => words[key] ?? '…');
+  return template.replace(/\{([^}]+)\}/g, (_m, key: string) => ownEntry(words, key) ?? '…');
 }
 
 function flowPosition(f: Flow): string {
@@ -206,35 +208,43 @@ function byKind(findings: readonly Finding[]): KindGroup[] {
     g.findings.push(f);
     g.counts[f.severity]++;
   }
-  const worst = (g: KindGroup): number => Math.min(...g.findings.map((f) => SEVERITY_RANK[f.severity]));
+  const worst = (g: KindGroup): number => g.findings.reduce((w, f) => Math.min(w, SEVERITY_RANK[f.severity]), Infinity);
   return [...groups.values()].sort((a, b) => worst(a) - worst(b) || b.counts.error - a.counts.error || b.counts.warning - a.counts.warning || b.findings.length - a.findings.length);
 }
 
 /** Flows shown per finding; the JSON lists them all. */
 const FLOWS_SHOWN = 5;
 
+/** A finding's message and flow as shown: the start of a very long one (the JSON has them whole). */
+const TEXT_SHOWN = 400;
+
 export function formatCheck(report: CheckReport, wording: Wording, profile: ProfileNote | undefined, style: CheckStyle, view: CheckView = defaultView(report)): string {
-  const lines = [heading(report, view, profile)];
-  if (report.excerpt) lines.push(excerptWords(report.excerpt, wording));
+  return [...checkLines(report, wording, profile, style, view)].join('\n');
+}
+
+/** The report line by line, to be written as it is made: a big dump's runs to many megabytes. */
+export function* checkLines(report: CheckReport, wording: Wording, profile: ProfileNote | undefined, style: CheckStyle, view: CheckView = defaultView(report)): Generator<string> {
+  yield heading(report, view, profile);
+  if (report.excerpt) yield excerptWords(report.excerpt, wording);
   const groups = byKind(view.findings);
   if (groups.length > 1) {
-    lines.push('');
+    yield '';
     const width = Math.max(...groups.map((g) => g.kind.length));
     for (const g of groups) {
       const parts = (['error', 'warning', 'info'] as const).filter((s) => g.counts[s] > 0).map((s) => style.severity(s, plural(g.counts[s], severityWord(s))));
-      lines.push(`  ${g.kind.padEnd(width)}  ${parts.join(', ')}`);
+      yield `  ${g.kind.padEnd(width)}  ${parts.join(', ')}`;
     }
   }
   for (const g of groups) {
-    lines.push('', `${g.kind} (${g.findings.length}):`);
+    yield '';
+    yield `${g.kind} (${g.findings.length}):`;
     for (const f of g.findings) {
       const where = f.table ? `${tableWords(f.table, wording)}: ` : '';
-      lines.push(`${style.severity(f.severity, severityWord(f.severity))} ${where}${fullMessage(f, wording)}`);
-      for (const flow of f.flows.slice(0, FLOWS_SHOWN)) lines.push(style.dim(`  ${flowPosition(flow)}: ${flow.origin.text.trim()}`));
-      if (f.flows.length > FLOWS_SHOWN) lines.push(style.dim(`  … and ${f.flows.length - FLOWS_SHOWN} more`));
+      yield `${style.severity(f.severity, severityWord(f.severity))} ${where}${clip(fullMessage(f, wording), TEXT_SHOWN)}`;
+      for (const flow of f.flows.slice(0, FLOWS_SHOWN)) yield style.dim(`  ${flowPosition(flow)}: ${clip(flow.origin.text.trim(), TEXT_SHOWN)}`);
+      if (f.flows.length > FLOWS_SHOWN) yield style.dim(`  … and ${f.flows.length - FLOWS_SHOWN} more`);
     }
   }
-  return lines.join('\n');
 }
 
 function tableJson(ref: TableRef, wording: Wording): Record<string, unknown> {

@@ -3,12 +3,12 @@
  * and a caret under the column.
  */
 import type { Diagnostic } from '../model/diagnostics.ts';
+import { clip, ELLIPSIS } from './clip.ts';
 
 /** How much of the line is shown: enough for a flow's match, never a whole 100 KB line. */
 const WINDOW = 100;
 /** Of the window, how much comes before the column. */
 const BEFORE = 40;
-const ELLIPSIS = '…';
 /** A message quotes the input at times (an unknown field's name): as long as that, no longer. */
 const MESSAGE = 200;
 
@@ -21,7 +21,7 @@ export function formatDiagnostic(d: Diagnostic): string {
   const tabsKept = (head ? ' ' : '') + d.lineText.slice(from, at).replace(/[^\t]/g, ' ');
   const width = Math.max(1, Math.min(d.length, to - at));
   const caret = '^' + (width > 1 ? '~'.repeat(width - 1) : '');
-  const message = d.message.length <= MESSAGE ? d.message : d.message.slice(0, MESSAGE) + ELLIPSIS;
+  const message = clip(d.message, MESSAGE);
   return `${d.file}:${d.line}:${d.column}: ${d.severity}: ${message}\n    ${shown}\n    ${tabsKept}${caret}`;
 }
 

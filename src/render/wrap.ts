@@ -47,3 +47,8 @@ export function wrapText(text: string, width: number | undefined): string {
     .flatMap((l) => wrapLine(l, width))
     .join('\n');
 }
+
+/** Each of `of`'s lines fitted to `width` columns, as they come: for reports written line by line. */
+export function* wrapLines(of: Iterable<string>, width: number | undefined): Generator<string> {
+  for (const line of of) yield wrapText(line, width);
+}

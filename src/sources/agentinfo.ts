@@ -4,6 +4,7 @@
  * by line from the shape `yaml.Marshal` writes (two-space indent, one key per line), so no
  * YAML library is needed; keys that are absent stay absent.
  */
+import { minOf } from '../model/append.ts';
 
 export interface AgentInfo {
   readonly nodeName?: string;
@@ -48,7 +49,7 @@ function block(lines: readonly YamlLine[], key: string): YamlLine[] {
 
 /** Direct children of a block (the least indented keys in it). */
 function children(lines: readonly YamlLine[]): YamlLine[] {
-  const indent = Math.min(...lines.map((l) => l.indent));
+  const indent = minOf(lines.map((l) => l.indent));
   return lines.filter((l) => l.indent === indent);
 }
 

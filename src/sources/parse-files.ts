@@ -3,6 +3,7 @@
  * (so `show` output may come after the flows), and a file that is not a dump at all, or that
  * looks cut short, is reported once by name instead of line by line.
  */
+import { append } from '../model/append.ts';
 import type { Diagnostic } from '../model/diagnostics.ts';
 import type { Flow, Group } from '../model/flow.ts';
 import type { OfVersion } from '../model/openflow.ts';
@@ -103,9 +104,4 @@ export function parseFiles(files: readonly NodeFile[], options: ParseFilesOption
     proseLines += r.proseLines;
   }
   return { flows, groups, diagnostics, ports, protocols, badLines, proseLines, rejected, problems };
-}
-
-/** `target.push(...items)` passes every item as an argument and overflows the stack on big dumps. */
-function append<T>(target: T[], items: readonly T[]): void {
-  for (const item of items) target.push(item);
 }

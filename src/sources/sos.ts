@@ -19,8 +19,9 @@ const KIND: Readonly<Record<string, NodeFileKind>> = {
 /** What proves a command's output is a reply (possibly empty) rather than an error message. */
 const HOLDS_DATA: Readonly<Record<string, RegExp>> = {
   flows: /\bactions?=|^(?:NXST|OFPST)_FLOW reply/m,
-  groups: /^\s*group_id=|^(?:NXST|OFPST)_GROUP_DESC reply/m,
-  ports: /^\s*\d+\(.+\): addr:/m,
+  // Blanks, not \s: \s crosses line ends, and on a run of blank lines each start would scan them all.
+  groups: /^[ \t]*group_id=|^(?:NXST|OFPST)_GROUP_DESC reply/m,
+  ports: /^[ \t]*\d+\([^\n]+\): addr:/m,
 };
 
 interface Candidate {

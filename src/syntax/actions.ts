@@ -31,6 +31,8 @@ import { DecimalRun, parseUint } from './numbers.ts';
 import { parseFieldValue } from './field-value.ts';
 import { parseLearn } from './learn.ts';
 import { parseSubfield } from './subfield.ts';
+import { ownEntry } from '../model/own-key.ts';
+import { append } from '../model/append.ts';
 
 export interface ActionContext {
   readonly sink: ProblemSink;
@@ -50,7 +52,12 @@ interface Env {
   readonly inCt: boolean;
   /** Shared by nested lists: set when the result depends on the flow's match. */
   readonly reads: { match: boolean };
+  /** Action lists this one is nested in (clone, ct exec, write_actions). */
+  readonly depth: number;
 }
+
+/** OVS refuses actions nested deeper (MAX_OFPACT_PARSE_DEPTH); so each level's parse stays bounded. */
+export const MAX_ACTION_NESTING = 100;
 
 /** Thrown inside one action's parser only; caught per action and turned into a problem. */
 class ActionError {
@@ -438,7 +445,7 @@ function parseCt(tok: ActionToken, env: Env): CtAction {
         break;
       }
       case 'alg': {
-        const port = ALG_PORTS[v] ?? parseSmall(v, 0xffff);
+        const port = ownEntry(ALG_PORTS, v) ?? parseSmall(v, 0xffff);
         if (port === undefined) fail(t, `${v}: unknown alg`);
         ct.alg = port;
         break;
@@ -453,7 +460,7 @@ function parseCt(tok: ActionToken, env: Env): CtAction {
             env.ctx.sink.error(`ct action doesn't support nested action ${a.kind}`, t.argOffset, v.length);
           }
         }
-        actions.push(...nested);
+        append(actions, nested);
         break;
       }
       default:
@@ -800,7 +807,9 @@ function parseOne(tok: ActionToken, env: Env): Action | undefined {
   throw new ActionError(`unknown action ${tok.name}`, tok.nameOffset, tok.name.length, 'warning');
 }
 
-function parseList(text: string, start: number, end: number, env: Env, nestedIn: string | undefined): Action[] {
+function parseList(text: string, start: number, end: number, outer: Env, nestedIn: string | undefined): Action[] {
+  if (nestedIn !== undefined && outer.depth + 1 >= MAX_ACTION_NESTING) throw new ActionError('Action nested too deeply', start, Math.max(1, end - start));
+  const env: Env = nestedIn === undefined ? outer : { ...outer, depth: outer.depth + 1 };
   const { sink } = env.ctx;
   const out: Action[] = [];
   let sawDrop = -1;
@@ -910,7 +919,7 @@ export function parseActionList(text: string, start: number, end: number, ctx: A
   const conjunctions = ctx.bucket ? undefined : plainConjunctions(text, start, end);
   if (conjunctions) return { actions: conjunctions, readsMatch: false };
   const tci = ctx.match?.fields.find((f) => f.field.name === 'vlan_tci');
-  const env: Env = { text, ctx, hasVlan: tci !== undefined && (tci.value & tci.mask & 0x1000n) !== 0n, inCt: false, reads: { match: false } };
+  const env: Env = { text, ctx, hasVlan: tci !== undefined && (tci.value & tci.mask & 0x1000n) !== 0n, inCt: false, reads: { match: false }, depth: 0 };
   try {
     return { actions: parseList(text, start, end, env, undefined), readsMatch: env.reads.match };
   } catch (e) {

@@ -41,27 +41,25 @@ export function findActions(text: string): { readonly keyword: number; readonly 
   return NO_ACTIONS;
 }
 
-/** Where `word` starts as a key of its own (after a separator) outside quotes, or -1. */
+/**
+ * Where `word` starts as a key of its own (after a separator) outside quotes, or -1. One pass
+ * forward over the occurrences and the quotes together: a long action list holds thousands.
+ */
 function keywordAt(text: string, word: string): number {
-  for (let from = 0; ; ) {
-    const at = indexOutsideQuotes(text, word, from);
-    if (at < 0) return -1;
+  let at = text.indexOf(word);
+  let quote = text.indexOf('"');
+  while (at >= 0) {
+    // Step over the quoted strings that open before this occurrence; one may hold it.
+    while (quote >= 0 && quote < at) {
+      const end = skipQuoted(text, quote, text.length);
+      if (at < end) at = text.indexOf(word, end);
+      if (at < 0) return -1;
+      quote = text.indexOf('"', end);
+    }
     if (at === 0 || isSeparator(text.charCodeAt(at - 1))) return at;
-    from = at + 1;
+    at = text.indexOf(word, at + 1);
   }
-}
-
-function indexOutsideQuotes(text: string, word: string, from: number): number {
-  let at = text.indexOf(word, from);
-  if (at < 0 || !text.includes('"')) return at;
-  for (let i = 0; i < text.length && at >= 0; ) {
-    const q = text.indexOf('"', i);
-    if (q < 0 || q > at) return at;
-    const end = skipQuoted(text, q, text.length);
-    if (at < end) at = text.indexOf(word, end);
-    i = end;
-  }
-  return at;
+  return -1;
 }
 
 interface Header {

@@ -10,6 +10,8 @@ import type { ProblemSink } from '../model/problems.ts';
 import { parseActions } from './actions.ts';
 import { parseFieldValue } from './field-value.ts';
 import { type Piece, splitTopLevel, unquoteName } from './tokens.ts';
+import { ownEntry } from '../model/own-key.ts';
+import { append } from '../model/append.ts';
 
 export interface GroupLineContext {
   readonly sink: ProblemSink;
@@ -75,7 +77,7 @@ function parseBucket(text: string, pieces: readonly Piece[], ctx: GroupLineConte
       continue;
     }
     const start = piece.text.startsWith('actions=') ? piece.offset + 'actions='.length : piece.offset;
-    b.actions.push(...parseActions(text, start, piece.offset + piece.text.length, { sink, bucket: true, ...(ctx.portMap ? { portMap: ctx.portMap } : {}) }));
+    append(b.actions, parseActions(text, start, piece.offset + piece.text.length, { sink, bucket: true, ...(ctx.portMap ? { portMap: ctx.portMap } : {}) }));
   }
   return b;
 }
@@ -158,7 +160,7 @@ export function parseGroupLine(text: string, origin: Origin, ctx: GroupLineConte
         break;
       }
       case 'type': {
-        type = TYPES[value];
+        type = ownEntry(TYPES, value);
         if (!type) sink.error(`${value}: unknown group type`, valueOffset, value.length);
         break;
       }

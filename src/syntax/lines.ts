@@ -48,11 +48,16 @@ class Logical implements LogicalLine {
   }
 
   position(offset: number): { line: number; column: number; lineText: string } {
-    let seg: Segment = { at: 0, line: this.line, column: this.column, physical: this.physical };
-    for (const s of this.rest) {
-      if (s.at <= offset) seg = s;
-      else break;
+    // The last segment starting at or before the offset, found by halving: a line of many
+    // continuations may have a diagnostic for each.
+    let lo = 0;
+    let hi = this.rest.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.rest[mid]!.at <= offset) lo = mid + 1;
+      else hi = mid;
     }
+    const seg: Segment = lo === 0 ? { at: 0, line: this.line, column: this.column, physical: this.physical } : this.rest[lo - 1]!;
     return { line: seg.line, column: seg.column + (offset - seg.at) + 1, lineText: seg.physical };
   }
 }
@@ -117,8 +122,8 @@ export function eachLogicalLine(text: string, visit: (line: LogicalLine) => void
     parts.push(body);
     length += body.length;
     if (!continued || i === physical.length - 1) {
-      const [first, ...rest] = segments;
-      visit(new Logical(parts.join(''), startLine, first!.column, first!.physical, rest));
+      const first = segments[0]!;
+      visit(new Logical(parts.join(''), startLine, first.column, first.physical, segments.slice(1)));
       parts = [];
       segments = [];
       length = 0;

@@ -3,13 +3,13 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { checkAnnotated, type FindingKind, type Severity } from '../../analysis/check.ts';
 import { selectFindings } from '../../analysis/check-view.ts';
 import { SEVERITY_RANK } from '../../analysis/checks/finding.ts';
-import { checkJson, type CheckStyle, formatCheck } from '../../render/check.ts';
+import { checkJson, checkLines, type CheckStyle } from '../../render/check.ts';
 import { stdoutChalk } from '../color.ts';
 import { readInput } from '../input.ts';
 import { flowName } from '../../render/flow.ts';
 import { tableLabel } from '../../model/tables.ts';
-import { type Io, UserError, writeOut } from '../io.ts';
-import { wrapText } from '../../render/wrap.ts';
+import { type Io, lines, UserError, writeText } from '../io.ts';
+import { wrapLines } from '../../render/wrap.ts';
 import { isDocumentForm, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
 import type { Outcome } from '../outcome.ts';
 import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
@@ -94,7 +94,7 @@ export function registerCheck(program: Command, io: Io, outcome: Outcome): void 
         const chalk = stdoutChalk(io, opts.color);
         const colour = { error: chalk.red.bold, warning: chalk.yellow, info: chalk.cyan };
         const style: CheckStyle = { severity: (s, text) => colour[s](text), dim: chalk.dim };
-        writeOut(io, wrapText(formatCheck(report, wording, profile, style, view), textWidth(io, form)));
+        await writeText(io, lines(wrapLines(checkLines(report, wording, profile, style, view), textWidth(io, form))));
       }
       if (view.findings.some((f) => SEVERITY_RANK[f.severity] <= SEVERITY_RANK[opts.failOn])) outcome.status = 1;
     });

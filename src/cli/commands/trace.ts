@@ -18,6 +18,7 @@ import { addInputOptions } from '../load.ts';
 import { addProfileChoiceOptions, loadFlows, type ProfileCliOptions } from './profile-options.ts';
 import { flowsFromOption, flowsFromStdin } from './source-args.ts';
 import { repeatable } from './repeatable.ts';
+import { ownEntry } from '../../model/own-key.ts';
 
 const CT_FLAGS = Object.keys(CT_STATE).join(', ');
 
@@ -46,7 +47,7 @@ export function parseCtNext(text: string): bigint {
   if (words.length === 0) throw new InvalidArgumentError(`expected one or more ct_state flags, as trk,est or est|trk or +trk+est (flags: ${CT_FLAGS})`);
   let value = 0n;
   for (const word of words) {
-    const bit = (CT_STATE as Readonly<Record<string, bigint>>)[word];
+    const bit = ownEntry<bigint>(CT_STATE, word);
     if (bit === undefined) throw new InvalidArgumentError(`${word}: unknown ct_state flag (${CT_FLAGS})`);
     value |= bit;
   }
