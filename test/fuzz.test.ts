@@ -10,6 +10,7 @@ import { formatGroup } from '../src/render/group.ts';
 import { corpusText, readJsonl } from './support/corpus.ts';
 import { repoRoot } from './support/paths.ts';
 import { Random } from '../bench/random.ts';
+import { fuzzCase, runCase, seedLines } from './support/fuzz.ts';
 
 /** A seeded source, so that a failure can be replayed. */
 function rng(seed: number): () => number {
@@ -107,4 +108,19 @@ test('a real dump cut off at any point still yields its complete lines', () => {
     // The last, cut line may or may not still be a valid flow; every complete one is.
     assert.ok(result.flows.length >= complete, `cut at ${cut}: ${result.flows.length} < ${complete}`);
   }
+});
+
+test('seeded mutated and composed inputs through every command: no exception, no internal error, output bounded by the input', async () => {
+  // The same cases as `npm run fuzz` with this seed, only fewer of them (and no clock).
+  const seeds = seedLines();
+  const failures: string[] = [];
+  const commands = new Set<string>();
+  for (let i = 0; i < 1200; i++) {
+    const c = fuzzCase(20261126, i, seeds);
+    commands.add(c.args[0]!);
+    const outcome = await runCase(c);
+    if (outcome.failure !== undefined) failures.push(`case ${i}: flowscope ${c.args.join(' ')} < ${JSON.stringify(c.stdin.slice(0, 300))}\n${outcome.failure}`);
+  }
+  assert.deepEqual(failures, []);
+  assert.deepEqual([...commands].sort(), ['check', 'conj', 'diff', 'fmt', 'graph', 'parse', 'show', 'tables', 'trace', 'verify']);
 });
