@@ -14,8 +14,11 @@ const BINARIES = ['ovsdb-tool', 'ovsdb-server', 'ovs-vswitchd', 'ovs-vsctl', 'ov
 type Binary = (typeof BINARIES)[number];
 
 const SCHEMA = '/usr/share/openvswitch/vswitch.ovsschema';
-/** Generous: a loaded CI machine can take seconds to start the daemons. */
-const COMMAND_TIMEOUT_MS = 30_000;
+/**
+ * Generous: on a loaded two-core machine loading thousands of flows or starting the daemons can
+ * take minutes. A command that runs out says how long it was waited for.
+ */
+const COMMAND_TIMEOUT_MS = 240_000;
 const STOP_TIMEOUT_MS = 5_000;
 
 /** Absolute path of an OVS binary; the daemons live in /usr/sbin, often outside a user's PATH. */
@@ -136,14 +139,14 @@ export class OvsSwitch {
       ...(input === undefined ? {} : { input }),
     });
     if (r.exitCode !== 0 || r.timedOut) {
-      const why = r.timedOut ? 'timed out' : `exit ${String(r.exitCode)}`;
+      const why = r.timedOut ? `no answer within ${COMMAND_TIMEOUT_MS / 1000} s` : `exit ${String(r.exitCode)}`;
       throw new Error(`${name} ${args.join(' ')}: ${why}\n${r.stderr}`);
     }
     return r.stdout;
   }
 
   private vsctl(args: readonly string[]): Promise<string> {
-    return this.run('ovs-vsctl', [`--db=unix:${this.path('db.sock')}`, '--timeout=20', ...args]);
+    return this.run('ovs-vsctl', [`--db=unix:${this.path('db.sock')}`, '--timeout=240', ...args]);
   }
 
   private async boot(options: OvsSwitchOptions): Promise<void> {
