@@ -25,9 +25,9 @@ function gzipBomb(members: number): Buffer {
 
 test('/dev/zero as an input or as --ports is refused past the size flowscope reads', { skip: !existsSync('/dev/zero') }, async () => {
   const input = await runCli(['fmt', '/dev/zero']);
-  assert.deepEqual([input.status, input.stderr], [2, 'flowscope: /dev/zero: more than 256 MiB, more than flowscope reads of one input\n']);
+  assert.deepEqual([input.status, input.stderr], [2, 'flowscope: error: /dev/zero: more than 256 MiB, more than flowscope reads of one input\n']);
   const ports = await runCli(['fmt', '--ports', '/dev/zero', '-'], { stdin: 'priority=1 actions=drop\n' });
-  assert.deepEqual([ports.status, ports.stderr], [2, 'flowscope: /dev/zero: more than 256 MiB, more than flowscope reads of one input\n']);
+  assert.deepEqual([ports.status, ports.stderr], [2, 'flowscope: error: /dev/zero: more than 256 MiB, more than flowscope reads of one input\n']);
 });
 
 test('standard input that never ends is refused past the size flowscope reads, and no more is read of it', async () => {
@@ -44,7 +44,7 @@ test('standard input that never ends is refused past the size flowscope reads, a
   stderr.on('data', (c: Buffer) => err.push(c));
   const status = await main(['fmt', '-'], { stdin, stdout: new PassThrough(), stderr, env: {} });
   assert.equal(status, 2);
-  assert.equal(Buffer.concat(err).toString(), 'flowscope: standard input: more than 256 MiB, more than flowscope reads of one input\n');
+  assert.equal(Buffer.concat(err).toString(), 'flowscope: error: standard input: more than 256 MiB, more than flowscope reads of one input\n');
   assert.ok(stdin.destroyed, 'the stream is let go');
   assert.ok(produced <= 260 * (1 << 20), `${produced} bytes read`);
 });
@@ -53,7 +53,7 @@ test('a FIFO as --bundle is refused without waiting for a writer', { skip: proce
   const fifo = join(dir, 'bundle.fifo');
   execFileSync('mkfifo', [fifo]);
   const r = await runCli(['show', '--bundle', fifo]);
-  assert.deepEqual([r.status, r.stderr], [2, `flowscope: ${fifo}: not a directory or a regular file; give a bundle directory or archive\n`]);
+  assert.deepEqual([r.status, r.stderr], [2, `flowscope: error: ${fifo}: not a directory or a regular file; give a bundle directory or archive\n`]);
 });
 
 test('a gzip bomb given as a dump is refused once it passes what one input may inflate to', async () => {
@@ -61,14 +61,14 @@ test('a gzip bomb given as a dump is refused once it passes what one input may i
   const file = join(dir, 'bomb.gz');
   writeFileSync(file, gzipBomb(160));
   const r = await runCli(['fmt', file]);
-  assert.deepEqual([r.status, r.stderr], [2, `flowscope: cannot read ${file}: it decompresses to more than 256 MiB, more than flowscope reads of one input\n`]);
+  assert.deepEqual([r.status, r.stderr], [2, `flowscope: error: cannot read ${file}: it decompresses to more than 256 MiB, more than flowscope reads of one input\n`]);
 });
 
 test('a directory as standard input is an error', () => {
   const fd = openSync(dir, 'r');
   try {
     const r = spawnSync(process.execPath, [join(repoRoot, 'bin', 'flowscope.js'), 'fmt'], { stdio: [fd, 'pipe', 'pipe'], encoding: 'utf8' });
-    assert.deepEqual([r.status, r.stderr], [2, 'flowscope: cannot read standard input: is a directory\n']);
+    assert.deepEqual([r.status, r.stderr], [2, 'flowscope: error: cannot read standard input: is a directory\n']);
   } finally {
     closeSync(fd);
   }
