@@ -107,3 +107,30 @@ test('a dump of Antrea before 0.10 is read as older than the first release antre
   const json = JSON.parse((await runCli(['show', '--json', '-'], { stdin: old })).stdout) as { profile: { release: string; olderThan: string } };
   assert.deepEqual([json.profile.release, json.profile.olderThan], ['0.9', '0.10']);
 });
+
+test('Antrea-native rules that reject, pass to the next tier or are logged say so, naming the table or group they continue in', async () => {
+  const r = await runCli(['show', '-', '-T', 'AntreaPolicyEgressRule', '-T', 'AntreaPolicyIngressRule'], { stdin: antrea2NamedFlows() });
+  assert.equal(r.status, 0, r.stderr);
+  assert.doesNotMatch(r.stdout, /\? no pattern/);
+  assert.match(r.stdout, /\n {2}\[14899\] Rule 8 rejects the packet: group 20 has the metric table count it and sends it to the Antrea agent, which answers the sender with a TCP reset or an ICMP unreachable\.\n/);
+  assert.match(r.stdout, /\n {2}\[44960\] Rule 32 passes the packet to the next tier: the Antrea-native rules below it are skipped, and the K8s NetworkPolicy rules of EgressRule decide\.\n/);
+  assert.match(r.stdout, /\n {2}\[24980\] Rule 40 drops the packet and logs it: group 21 has the metric table count and drop it, and sends a copy to the Antrea agent for the audit log\.\n/);
+  // A logged Pass goes through its group.
+  const logged = antrea2NamedFlows().replace(
+    /conj_id=32 actions=set_field:0x20->reg5,set_field:0x1800\/0x1800->reg0,goto_table:EgressRule/,
+    'conj_id=32 actions=set_field:0x20->reg5,set_field:0x1800/0x1800->reg0,set_field:0x2000000/0xfe000000->reg0,set_field:0xc/0xff->reg2,group:22',
+  );
+  const p = await runCli(['show', '-', '-T', 'AntreaPolicyEgressRule'], { stdin: logged });
+  assert.match(p.stdout, /\n {2}\[44960\] Rule 32 passes the packet to the next tier, the K8s NetworkPolicy rules, and logs it: group 22 continues there and sends a copy to the Antrea agent for the audit log\.\n/);
+});
+
+test('every flow of the generated 2.x pipeline and of Antrea\'s pipeline tests fits a pattern', async () => {
+  for (const [label, stdin] of [
+    ['generated', antrea2NamedFlows()],
+    ...['ipv4-encap', 'ipv4-encap-egresstrafficshaping', 'ipv4-externalnode', 'ipv4-noencap-bridging', 'ipv6-encap'].map((n) => [n, readFileSync(corpus(`antrea-pipeline_test-${n}.txt`), 'utf8')]),
+  ] as const) {
+    const r = await runCli(['show', '-'], { stdin });
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(r.stdout.split('\n').filter((l) => l.includes('? no pattern')), [], label);
+  }
+});

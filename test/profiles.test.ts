@@ -8,7 +8,7 @@ import { PROFILES, profileById } from '../src/profiles/index.ts';
 import { TEMPLATE_WORDS } from '../src/profiles/types.ts';
 import type { ActionHint, Versioned } from '../src/profiles/types.ts';
 import { compareVersions, inVersion, versionsOverlap } from '../src/profiles/versions.ts';
-import { fits, isTableMiss, jumpTargets, parsePattern, resolveTable, tableByKey } from '../src/analysis/pattern-fit.ts';
+import { fits, isTableMiss, jumpTargets, parsePattern, resolveTable, tableByKey, valueHint } from '../src/analysis/pattern-fit.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 import { corpusDir } from './support/paths.ts';
 import { flowsOutsideProfile } from './support/profile-edges.ts';
@@ -105,7 +105,9 @@ for (const profile of PROFILES) {
     const hints: ActionHint[] = [...profile.tables.flatMap((t) => t.patterns.flatMap((p) => p.actions ?? [])), ...(profile.groups ?? []).flatMap((g) => g.bucketActions)];
     for (const h of hints) {
       if (h.startsWith('goto:')) assert.ok(tableByKey(profile, h.slice(5)), h);
-      if (h.startsWith('set:')) assert.ok(fieldByName(h.slice(4)), h);
+      // `set:F`, or `set:F=V/M` whose value parses as a match on F.
+      if (h.startsWith('set:') && !h.includes('=')) assert.ok(fieldByName(h.slice(4)), h);
+      if (h.startsWith('set:') && h.includes('=')) assert.ok(valueHint(h) && parsePattern(h.slice(4)).problems.length === 0, h);
     }
     for (const t of profile.tables) {
       for (const p of t.patterns) {

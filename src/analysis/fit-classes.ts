@@ -12,7 +12,7 @@ import { fieldByName } from '../model/fields.ts';
 import type { Flow } from '../model/flow.ts';
 import { tableKey } from '../model/pipeline.ts';
 import type { Profile } from '../profiles/types.ts';
-import { flattenActions, parsePattern } from './pattern-fit.ts';
+import { flattenActions, parsePattern, valueHint } from './pattern-fit.ts';
 
 export interface FlowClass {
   /** Any of the flows: the one fitted for all. */
@@ -34,6 +34,20 @@ function patternBits(profile: Profile): Map<string, bigint> {
   return bits;
 }
 
+/** Per storage, every bit a `set:F=V/M` hint of the profile asks about the values written. */
+function writtenBits(profile: Profile): Map<string, bigint> {
+  const bits = new Map<string, bigint>();
+  for (const t of profile.tables) {
+    for (const p of t.patterns) {
+      for (const h of p.actions ?? []) {
+        const v = valueHint(h);
+        if (v) bits.set(v.field.storage, (bits.get(v.field.storage) ?? 0n) | v.mask);
+      }
+    }
+  }
+  return bits;
+}
+
 /** Bits per storage, as text: layouts of one profile share their patterns, hence their classes. */
 function bitsKey(bits: ReadonlyMap<string, bigint>): string {
   return [...bits].map(([s, m]) => `${s}/${m.toString(16)}`).join(',');
@@ -42,10 +56,11 @@ function bitsKey(bits: ReadonlyMap<string, bigint>): string {
 /**
  * What the hints of patterns (`hintHolds`) and the table edges (`jumpTargets`) read of an action
  * list: each action's kind, with the ports it outputs to, the storage it writes, and for `ct`
- * whether it commits, NATs and where it continues. Lists that differ elsewhere (addresses, values,
- * group and conjunction ids) fit alike; a new kind of hint must be told here too.
+ * whether it commits, NATs and where it continues, and the written values under the bits value
+ * hints ask about. Lists that differ elsewhere (addresses, other values, group and conjunction
+ * ids) fit alike; a new kind of hint must be told here too.
  */
-function actionsKey(actions: readonly Action[]): string {
+function actionsKey(actions: readonly Action[], written: ReadonlyMap<string, bigint>): string {
   let key = '';
   let last = '';
   for (const a of flattenActions(actions)) {
@@ -53,7 +68,11 @@ function actionsKey(actions: readonly Action[]): string {
     let jumps = false;
     if (a.kind === 'output') entry += a.port.kind === 'reserved' ? `:${a.port.name}` : ':port';
     // The mask too: a sentence's bit field placeholder reads only writes that cover its bits.
-    else if (a.kind === 'set_field') entry += `:${a.field.storage}/${a.mask.toString(16)}`;
+    else if (a.kind === 'set_field') {
+      entry += `:${a.field.storage}/${a.mask.toString(16)}`;
+      const w = written.get(a.field.storage);
+      if (w !== undefined) entry += `=${(a.value & w).toString(16)}/${(a.mask & w).toString(16)}`;
+    }
     else if (a.kind === 'move') entry += `:${a.dst.field.storage}`;
     else if (a.kind === 'goto_table' || a.kind === 'resubmit' || a.kind === 'ct') {
       if (a.table) entry += `:${tableKey(a.table)}`;
@@ -72,9 +91,9 @@ function actionsKey(actions: readonly Action[]): string {
  * What fitting reads of a flow: its table, priority and actions, each match field's presence and
  * named port, and its value and mask under the bits patterns match on.
  */
-function classKey(flow: Flow, bits: ReadonlyMap<string, bigint>, stateStorages: ReadonlySet<string>, actionKeys: Map<readonly Action[], string>): string {
+function classKey(flow: Flow, bits: ReadonlyMap<string, bigint>, written: ReadonlyMap<string, bigint>, stateStorages: ReadonlySet<string>, actionKeys: Map<readonly Action[], string>): string {
   let actions = actionKeys.get(flow.actions);
-  if (actions === undefined) actionKeys.set(flow.actions, (actions = actionsKey(flow.actions)));
+  if (actions === undefined) actionKeys.set(flow.actions, (actions = actionsKey(flow.actions, written)));
   let key = `${tableKey(flow.table)}|${flow.priority}|${actions}|${flow.match.fields.length}`;
   for (const e of flow.match.fields) {
     key += `|${e.field.storage}`;
@@ -92,8 +111,9 @@ const cache = new WeakMap<readonly Flow[], Map<string, readonly FlowClass[]>>();
 /** The flows in classes the profile's patterns cannot tell apart, in the order each class first appears. */
 export function fitClasses(profile: Profile, flows: readonly Flow[]): readonly FlowClass[] {
   const bits = patternBits(profile);
+  const written = writtenBits(profile);
   // Layouts of one profile share their bit fields as well as their patterns.
-  const signature = `${bitsKey(bits)}#${profile.id}`;
+  const signature = `${bitsKey(bits)};${bitsKey(written)}#${profile.id}`;
   let byBits = cache.get(flows);
   if (!byBits) cache.set(flows, (byBits = new Map()));
   const known = byBits.get(signature);
@@ -103,7 +123,7 @@ export function fitClasses(profile: Profile, flows: readonly Flow[]): readonly F
   const stateStorages = new Set(profile.bitFields.flatMap((b) => fieldByName(b.field)?.storage ?? []));
   const classes = new Map<string, { flow: Flow; count: number }>();
   for (const flow of flows) {
-    const key = classKey(flow, bits, stateStorages, actionKeys);
+    const key = classKey(flow, bits, written, stateStorages, actionKeys);
     const c = classes.get(key);
     if (c) c.count++;
     else classes.set(key, { flow, count: 1 });

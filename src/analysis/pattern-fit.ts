@@ -123,6 +123,15 @@ export function writesField(a: Action, field: string): boolean {
   return false;
 }
 
+const valueHints = new Map<string, MatchField | undefined>();
+
+/** The field, value and mask a `set:F=V/M` hint asks to be written; undefined for other hints. */
+export function valueHint(hint: ActionHint): MatchField | undefined {
+  if (!hint.startsWith('set:') || !hint.includes('=')) return undefined;
+  if (!valueHints.has(hint)) valueHints.set(hint, parsePattern(hint.slice(4)).match.fields[0]);
+  return valueHints.get(hint);
+}
+
 /** Whether one action hint of a pattern holds for the flow's actions (see `ActionHint`); what it reads of them, `fitClasses` keys flows by. */
 export function hintHolds(profile: Profile, hint: ActionHint, actions: readonly Action[], release: string): boolean {
   const all = flattenActions(actions);
@@ -131,7 +140,11 @@ export function hintHolds(profile: Profile, hint: ActionHint, actions: readonly 
     const want = tableByKey(profile, hint.slice(5));
     return jumpTargets(actions).some((t) => resolveTable(profile, t, release) === want);
   }
-  if (hint.startsWith('set:')) return all.some((a) => writesField(a, hint.slice(4)));
+  if (hint.startsWith('set:')) {
+    const value = valueHint(hint);
+    if (!value) return all.some((a) => writesField(a, hint.slice(4)));
+    return all.some((a) => a.kind === 'set_field' && a.field.storage === value.field.storage && (a.mask & value.mask) === value.mask && (a.value & value.mask) === value.value);
+  }
   switch (hint) {
     case 'drop':
       return actions.length === 0;

@@ -58,6 +58,67 @@ const INGRESS_METRIC_PATTERNS: readonly FlowPattern[] = [
   },
 ];
 
+/**
+ * What an Antrea-native rule does beyond allow and drop (pipeline.go conjunctionActionDenyFlow,
+ * conjunctionActionPassFlow, conjunctionActionFlow; fields.go from 1.13): a rule that rejects, or
+ * whose matches are logged or tracked, tells the agent through PacketInOperation (reg0 bits 25…:
+ * 1 log, 2 reject, 4 store deny) and a group whose first bucket continues in the metric table and
+ * whose second sends the packet to the agent. A Pass rule sets disposition Pass (reg0[11..12] = 3)
+ * when logged and leaves the Antrea-native tiers for the K8s NetworkPolicy tables.
+ */
+const NATIVE_RULE_ACTION_PATTERNS: readonly FlowPattern[] = [
+  {
+    match: '',
+    since: '1.13',
+    fields: ['conj_id'],
+    actions: ['set:reg0=0x4000000/0x4000000', 'group'],
+    meaning:
+      'Rule {conj_id} rejects the packet: group {group} has the metric table count it and sends it to the Antrea agent, which answers the sender with a TCP reset or an ICMP unreachable.',
+  },
+  {
+    match: '',
+    since: '1.13',
+    fields: ['conj_id'],
+    actions: ['set:reg0=0x1800/0x1800', 'group'],
+    meaning: 'Rule {conj_id} passes the packet to the next tier, the K8s NetworkPolicy rules, and logs it: group {group} continues there and sends a copy to the Antrea agent for the audit log.',
+  },
+  {
+    match: '',
+    since: '1.13',
+    fields: ['conj_id'],
+    actions: ['set:reg0=0x400/0x400', 'set:reg0=0x2000000/0x2000000', 'group'],
+    meaning: 'Rule {conj_id} drops the packet and logs it: group {group} has the metric table count and drop it, and sends a copy to the Antrea agent for the audit log.',
+  },
+  {
+    match: '',
+    since: '1.13',
+    fields: ['conj_id'],
+    actions: ['set:reg0=0x400/0x400', 'group'],
+    meaning: 'Rule {conj_id} drops the packet: group {group} has the metric table count and drop it, and tells the Antrea agent of the deny.',
+  },
+  {
+    match: '',
+    since: '1.13',
+    fields: ['conj_id'],
+    actions: ['ct(commit)', 'set:reg0=0x2000000/0x2000000'],
+    meaning: 'Rule {conj_id} allows the packet and logs it: the connection is committed in {zone} with the rule id in its label and continues in {next}; the packet also goes to the Antrea agent for the audit log.',
+  },
+  {
+    match: '',
+    fields: ['conj_id'],
+    actions: ['goto:EgressRule'],
+    meaning: 'Rule {conj_id} passes the packet to the next tier: the Antrea-native rules below it are skipped, and the K8s NetworkPolicy rules of {next} decide.',
+  },
+  {
+    match: '',
+    fields: ['conj_id'],
+    actions: ['goto:IngressRule'],
+    meaning: 'Rule {conj_id} passes the packet to the next tier: the Antrea-native rules below it are skipped, and the K8s NetworkPolicy rules of {next} decide.',
+  },
+];
+
+const NATIVE_POLICY_PATTERNS: readonly FlowPattern[] = [...NATIVE_RULE_ACTION_PATTERNS, ...POLICY_RULE_PATTERNS];
+
 const POLICY_SECURITY = 'AntreaPolicy feature gate';
 /** Tables only Pod connectivity asks for (framework.go featurePodConnectivity.getRequiredTables, 1.8 to 2.7): an ExternalNode (VM) agent has none. */
 const K8S_NODE = 'a Kubernetes Node (not an ExternalNode)';
@@ -344,7 +405,7 @@ const TABLES: readonly TableSpec[] = [
     purpose: 'Egress rules of Antrea-native policies in every tier but the baseline.',
     miss: NEXT,
     next: ['EgressRule', 'EgressMetric'],
-    patterns: POLICY_RULE_PATTERNS,
+    patterns: NATIVE_POLICY_PATTERNS,
   },
   {
     name: 'EgressRule',
@@ -367,6 +428,7 @@ const TABLES: readonly TableSpec[] = [
         actions: ['drop'],
         meaning: 'Pod {nw_src} is isolated for egress: packets no egress rule allowed are dropped.',
       },
+      ...NATIVE_RULE_ACTION_PATTERNS,
       ...RULE_PATTERNS,
     ],
   },
@@ -634,7 +696,7 @@ const TABLES: readonly TableSpec[] = [
     purpose: 'Ingress rules of Antrea-native policies in every tier but the baseline.',
     miss: NEXT,
     next: ['IngressRule', 'IngressMetric'],
-    patterns: POLICY_RULE_PATTERNS,
+    patterns: NATIVE_POLICY_PATTERNS,
   },
   {
     name: 'IngressRule',
@@ -657,6 +719,7 @@ const TABLES: readonly TableSpec[] = [
         actions: ['drop'],
         meaning: 'The Pod on port {reg.TargetOFPort} is isolated for ingress: packets no ingress rule allowed are dropped.',
       },
+      ...NATIVE_RULE_ACTION_PATTERNS,
       ...RULE_PATTERNS,
     ],
   },

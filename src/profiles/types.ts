@@ -43,6 +43,8 @@ export type TableMiss =
  * Plain words name action kinds; the prefixed forms narrow them:
  * - `goto:T`: `goto_table` or `resubmit(,T)` to table T (a TableKey of the profile);
  * - `set:F`: writes field F (set_field, load, mod_*, move into F), F a field registry name;
+ * - `set:F=V/M`: writes the constant V under the mask M into F (an Antrea rule's Reject disposition,
+ *   `set:reg0=0x1000/0x1800`), whatever else it writes into F's other bits;
  * - `ct(commit)` / `ct(nat)`: a `ct` with commit / with nat; `ct` matches any `ct`.
  */
 export type ActionHint =
