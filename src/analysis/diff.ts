@@ -4,7 +4,7 @@
  * groups by id. Statistics, durations and flow flags never count; cookies only when asked.
  */
 import type { Action } from '../model/actions.ts';
-import type { Bucket, Flow, Group } from '../model/flow.ts';
+import { type Bucket, type Flow, type Group, selectWeight } from '../model/flow.ts';
 import { PortMap } from '../model/ports.ts';
 import type { TableRef } from '../model/tables.ts';
 import { actionsKey, canonicalActions } from './action-equivalence.ts';
@@ -274,7 +274,7 @@ export function diffFlows(a: readonly Flow[], b: readonly Flow[], naming: Naming
 }
 
 function bucketKey(g: Group, b: Bucket, naming: Naming): string {
-  const weight = b.weight ?? (g.type === 'select' ? 1 : 0);
+  const weight = g.type === 'select' ? selectWeight(b) : (b.weight ?? 0);
   const watch = `${b.watchPort ? portKey(b.watchPort, naming) : ''}/${b.watchGroup ?? ''}`;
   return `${b.id}:${weight}:${watch}:${actionsKey(b.actions, { naming })}`;
 }

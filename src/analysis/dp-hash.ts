@@ -5,16 +5,12 @@
  * The hash values are shared out among the buckets by weight (Webster's method), and a packet's
  * `dp_hash`, masked, names one; when that bucket is not live, the next value's is tried.
  */
-import type { Bucket, Group } from '../model/flow.ts';
+import { type Bucket, type Group, selectWeight } from '../model/flow.ts';
+import { minOf } from '../model/append.ts';
 
 /** OVS's bound on the hash values of a group (MAX_SELECT_GROUP_HASH_VALUES). */
 const MAX_HASH_VALUES = 256;
 const MIN_HASH_VALUES = 16;
-
-/** A select bucket weighs 1 unless it says otherwise. */
-function weightOf(b: Bucket): number {
-  return b.weight ?? 1;
-}
 
 function roundUpPow2(n: number): number {
   let p = 1;
@@ -28,19 +24,19 @@ function roundUpPow2(n: number): number {
  */
 export function dpHashMap(group: Group): readonly Bucket[] | undefined {
   if (group.type !== 'select' || group.selectionMethod === 'hash' || group.buckets.length === 0) return undefined;
-  const total = group.buckets.reduce((sum, b) => sum + weightOf(b), 0);
+  const total = group.buckets.reduce((sum, b) => sum + selectWeight(b), 0);
   if (total === 0) return undefined;
-  const minWeight = Math.min(...group.buckets.map(weightOf).filter((w) => w > 0));
+  const minWeight = minOf(group.buckets.map(selectWeight).filter((w) => w > 0));
   const n = Math.max(MIN_HASH_VALUES, roundUpPow2(Math.ceil(total / minWeight)));
   // Without a selection method OVS asks for at most 256 values; with dp_hash, for any, capped the same.
   if (n > MAX_HASH_VALUES) return undefined;
-  const shares = group.buckets.map((bucket) => ({ bucket, divisor: 1, value: weightOf(bucket) }));
+  const shares = group.buckets.map((bucket) => ({ bucket, divisor: 1, value: selectWeight(bucket) }));
   const map: Bucket[] = [];
   for (let hash = 0; hash < n; hash++) {
     let winner = shares[0]!;
     for (const s of shares) if (s.value > winner.value) winner = s;
     winner.divisor += 2;
-    winner.value = weightOf(winner.bucket) / winner.divisor;
+    winner.value = selectWeight(winner.bucket) / winner.divisor;
     map.push(winner.bucket);
   }
   return map;

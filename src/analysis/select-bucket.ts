@@ -5,7 +5,7 @@
  * (hash without fields, or a group the datapath hash cannot serve) hashes the packet's
  * addresses symmetrically. Groups that select by `dp_hash` are not chosen here.
  */
-import type { Bucket, Group } from '../model/flow.ts';
+import { type Bucket, type Group, selectWeight } from '../model/flow.ts';
 import { FIELDS, type FieldDef } from '../model/fields.ts';
 import { ones } from '../model/values.ts';
 import { hashBoolean, hashBytes, hashInt, hashUint64, jhashBytes, networkBytes } from './ovs-hash.ts';
@@ -89,7 +89,7 @@ export function bestLiveBucket(buckets: readonly Bucket[], basis: number, live: 
   let bestScore = 0;
   const scores: BucketScore[] = [];
   for (const b of buckets) {
-    const weight = b.weight ?? 1;
+    const weight = selectWeight(b);
     if (weight === 0 || !live(b)) {
       scores.push({ bucket: b.id, score: null });
       continue;

@@ -124,6 +124,11 @@ export interface Bucket {
   readonly actions: readonly Action[];
 }
 
+/** A select group's bucket weighs 1 unless its text says otherwise. */
+export function selectWeight(b: Bucket): number {
+  return b.weight ?? 1;
+}
+
 export interface GroupSelectionField {
   readonly field: FieldDef;
   readonly mask?: bigint;
