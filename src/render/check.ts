@@ -20,6 +20,7 @@ import { severityWord } from './severity.ts';
 import { plural } from './plural.ts';
 import { ownEntry } from '../model/own-key.ts';
 import { clip } from './clip.ts';
+import { minOf } from '../model/append.ts';
 
 export interface CheckStyle {
   readonly severity: (severity: Severity, text: string) => string;
@@ -208,7 +209,7 @@ function byKind(findings: readonly Finding[]): KindGroup[] {
     g.findings.push(f);
     g.counts[f.severity]++;
   }
-  const worst = (g: KindGroup): number => g.findings.reduce((w, f) => Math.min(w, SEVERITY_RANK[f.severity]), Infinity);
+  const worst = (g: KindGroup): number => minOf(g.findings.map((f) => SEVERITY_RANK[f.severity]));
   return [...groups.values()].sort((a, b) => worst(a) - worst(b) || b.counts.error - a.counts.error || b.counts.warning - a.counts.warning || b.findings.length - a.findings.length);
 }
 

@@ -20,6 +20,7 @@ import { firstFewPorts } from './lists.ts';
 import { formatMatch } from './match.ts';
 import { SCHEMA_VERSION, tableRefJson } from './json.ts';
 import { nearestJson, nearestLine } from './nearest.ts';
+import { maxOf } from '../model/append.ts';
 
 export interface TraceRenderOptions {
   /** Spelling of actions (the dump's OpenFlow version). */
@@ -328,8 +329,8 @@ export function formatTraceBrief(result: TraceResult, o: TraceRenderOptions): st
       rows.push([table, step.flow ? String(step.flow.priority) : '-', did]);
     }
   }
-  const width = Math.max(...rows.map((r) => r[0].length));
-  const prio = Math.max(...rows.map((r) => r[1].length));
+  const width = maxOf(rows.map((r) => r[0].length));
+  const prio = maxOf(rows.map((r) => r[1].length));
   for (const [table, priority, did] of rows) {
     out.push(priority === '' ? `${table}: ${did}` : `${table.padEnd(width)}  ${priority.padStart(prio)}  ${did}`);
   }
