@@ -21,6 +21,7 @@ import { plural } from './plural.ts';
 import { ownEntry } from '../model/own-key.ts';
 import { clip } from './clip.ts';
 import { minOf } from '../model/append.ts';
+import { templateParts } from '../analysis/sentence-template.ts';
 
 export interface CheckStyle {
   readonly severity: (severity: Severity, text: string) => string;
@@ -57,9 +58,22 @@ function missWords(miss: TableMiss, wording: Wording): string {
   }
 }
 
-/** A profile sentence with its placeholders filled where the finding can fill them, others left out. */
+/**
+ * A profile sentence with its placeholders filled where the finding can fill them, read as the
+ * annotator reads templates: a run of alternatives takes the first filled, else the template's
+ * words for an absent value, else `…`.
+ */
 function fillMeaning(template: string, words: Readonly<Record<string, string>>): string {
-  return template.replace(/\{([^}]+)\}/g, (_m, key: string) => ownEntry(words, key) ?? '…');
+  return templateParts(template)
+    .map((part) => {
+      if ('text' in part) return part.text;
+      for (const p of part.run) {
+        const word = ownEntry(words, p.name);
+        if (word !== undefined) return word;
+      }
+      return part.run.find((p) => p.fallback !== undefined)?.fallback ?? '…';
+    })
+    .join('');
 }
 
 function flowPosition(f: Flow): string {
