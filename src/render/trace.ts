@@ -288,7 +288,7 @@ export function verdictLine(result: TraceResult, o: TraceRenderOptions, why = o.
 }
 
 /** `SpoofGuardTable (table 10)`; a dump that names its tables keeps its name: `SpoofGuard (table 10)`. */
-function tableName(ref: TableRef, o: TraceRenderOptions): string {
+export function tableName(ref: TableRef, o: TraceRenderOptions): string {
   const described = o.describeTable?.(ref);
   if (!described) return `table ${tableLabel(ref)}`;
   return ref.kind === 'name' ? `${ref.name} (${described})` : `${described} (table ${ref.number})`;
@@ -340,7 +340,8 @@ export function formatTraceBrief(result: TraceResult, o: TraceRenderOptions): st
   return out.join('\n') + '\n';
 }
 
-function stepJson(step: TraceStep, o: TraceRenderOptions): Record<string, unknown> {
+/** A table lookup as JSON: its table (and name), the flow's priority, match and actions, the conjunction it took. */
+export function stepJson(step: TraceStep, o: TraceRenderOptions): Record<string, unknown> {
   const table = tableRefJson(step.table);
   const described = o.describeTable?.(step.table);
   return {

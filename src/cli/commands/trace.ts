@@ -18,6 +18,7 @@ import { addInputOptions } from '../load.ts';
 import { addProfileChoiceOptions, loadFlows, type ProfileCliOptions } from './profile-options.ts';
 import { flowsFromOption, flowsFromStdin } from './source-args.ts';
 import { repeatable } from './repeatable.ts';
+import { type CompareSourceOptions, checkCompareOptions, loadCompared } from './trace-compare.ts';
 import { ownEntry } from '../../model/own-key.ts';
 
 const CT_FLAGS = Object.keys(CT_STATE).join(', ');
@@ -119,7 +120,7 @@ function batchBuckets(value: unknown): Pick<TraceOptions, 'bucket' | 'groupBucke
   return { groupBuckets };
 }
 
-interface TraceCommandOptions extends ProfileCliOptions {
+interface TraceCommandOptions extends ProfileCliOptions, CompareSourceOptions {
   readonly ctNext?: bigint[];
   readonly bucket?: BucketArgument[];
   readonly batch?: string;
@@ -210,19 +211,32 @@ export function registerTrace(program: Command, io: Io, outcome: Outcome): void 
     .option('--bucket <id>', 'bucket_id every select group uses, or GROUP:ID for one group (repeatable, one per group; default: the one the switch picks for selection_method=hash, else the live bucket of highest weight)', collectBuckets)
     .option('--brief', 'one line per table lookup: table, priority, what the flow did; then the verdict')
     .option('--expect <verdict>', 'exit 1 unless the packet ends so: output, drop, controller, normal, or a port it must leave by (number or name)', expectOption)
-    .option('--batch <file>', 'JSON Lines of {"packet", "ctNext", "bucket", "expect"}; one JSON result per line, with its line number (- for standard input)');
+    .option('--batch <file>', 'JSON Lines of {"packet", "ctNext", "bucket", "expect"}; one JSON result per line, with its line number (- for standard input)')
+    .option('--compare <input>', 'also trace the packet through this dump (file, support bundle, or - for standard input) and put both traces side by side: where the paths part and both verdicts; exit 1 when they differ')
+    .option('--compare-node <name>', 'the node of the --compare bundle');
   addOutputOptions(addProfileChoiceOptions(cmd), 'the tables the packet is looked up in, in order');
   addInputOptions(cmd).action(async (args: string[], opts: TraceCommandOptions) => {
     const form = outputForm(opts);
     if (opts.batch !== undefined && form !== 'json' && form !== 'text') throw new UserError(`--batch prints JSON Lines, one result per packet: -o ${form} does not apply`);
     if (opts.batch !== undefined && opts.brief) throw new UserError('--batch prints JSON Lines, one result per packet: --brief does not apply');
     if (opts.brief && form !== 'text' && form !== 'wide') throw new UserError(`--brief is a text form: give it or -o ${form}, not both`);
+    checkCompareOptions(opts, form);
     const { inputs, packet: packetText } = splitArguments(args, opts);
     const buckets = bucketsOf(opts.bucket ?? []);
     if (opts.batch === '-' && flowsFromStdin(inputs, opts)) throw new UserError('the flows and --batch cannot both come from standard input');
+    if (opts.compare === '-' && (opts.batch === '-' || flowsFromStdin(inputs, opts))) throw new UserError(`--compare and ${opts.batch === '-' ? '--batch' : 'the flows'} cannot both come from standard input`);
     const { dump, groups } = await loadFlows(inputs, opts, io);
     const { tracer, render } = traceWithWords(new Pipeline(dump.flows, groups, dump.ports), dump.protocols[0] ?? 10, opts);
 
+    const compared = opts.compare === undefined ? undefined : await loadCompared(opts, { tracer, render, dump }, io);
+
+    if (packetText !== undefined && compared) {
+      const c = compared.compare(packetArgument(tracer, packetText, 'bad packet'), packetArgument(compared.right.tracer, packetText, 'bad packet'), traceOptions(opts.ctNext ?? [], buckets));
+      if (isDocumentForm(form)) await writeDocument(io, form, compared.json(c));
+      else writeOut(io, wrapText(compared.text(c), textWidth(io, form)));
+      outcome.status = c.divergence === undefined && c.sameVerdict ? 0 : 1;
+      return;
+    }
     if (packetText !== undefined) {
       const packet = packetArgument(tracer, packetText, 'bad packet');
       const result = tracer.trace(packet, traceOptions(opts.ctNext ?? [], buckets));
@@ -253,30 +267,39 @@ export function registerTrace(program: Command, io: Io, outcome: Outcome): void 
     let failures = 0;
     let traced = 0;
     let unmet = 0;
+    // One line's packet traced, as the JSON line to print and whether it ended as expected (or alike on both sides).
+    const traceLine = (entry: BatchLine, options: TraceOptions): { readonly doc: Record<string, unknown>; readonly met: boolean } => {
+      if (compared) {
+        if (entry.expect !== undefined) throw new Error('"expect" does not apply with --compare, which says whether the two traces differ');
+        const c = compared.compare(packetArgument(tracer, entry.packet, 'bad packet'), packetArgument(compared.right.tracer, entry.packet, 'bad packet'), options);
+        return { doc: compared.json(c), met: c.divergence === undefined && c.sameVerdict };
+      }
+      const result = tracer.trace(packetArgument(tracer, entry.packet, 'bad packet'), options);
+      const expected = entry.expect ?? opts.expect;
+      const met = expected === undefined || meetsExpectation(result, expected, tracer);
+      const expectation = expected === undefined ? {} : { expect: { expected, met } };
+      return { doc: { ...traceJson(result, render), ...expectation }, met };
+    };
     const lines = input.text.split('\n');
     for (const [i, raw] of lines.entries()) {
       if (isBlankOrComment(raw)) continue;
       const line = i + 1;
       try {
         const entry = parseBatchLine(raw);
-        const packet = packetArgument(tracer, entry.packet, 'bad packet');
         // A line's own ctNext, bucket and expect win; the command line's stand for lines without them.
         const ctNext = entry.ctNext ? entry.ctNext.map(parseCtNext) : (opts.ctNext ?? []);
-        const result = tracer.trace(packet, traceOptions(ctNext, entry.bucket ?? buckets));
+        const { doc, met } = traceLine(entry, traceOptions(ctNext, entry.bucket ?? buckets));
         traced++;
-        const expected = entry.expect ?? opts.expect;
-        const met = expected === undefined || meetsExpectation(result, expected, tracer);
         if (!met) unmet++;
-        const expectation = expected === undefined ? {} : { expect: { expected, met } };
         // On one line; the replacer writes the flows' bigints as decimal strings, as --json does.
-        writeOut(io, JSON.stringify({ line, ...traceJson(result, render), ...expectation }, jsonReplacer));
+        writeOut(io, JSON.stringify({ line, ...doc }, jsonReplacer));
       } catch (err) {
         failures++;
         writeOut(io, JSON.stringify({ line, error: `line ${line}: ${err instanceof Error ? err.message : String(err)}` }));
       }
     }
     const summary = [`${traced} packet${traced === 1 ? '' : 's'} traced`];
-    if (unmet > 0) summary.push(`${unmet} not as expected`);
+    if (unmet > 0) summary.push(compared ? `${unmet} differ${unmet === 1 ? 's' : ''} between the two dumps` : `${unmet} not as expected`);
     if (failures > 0) summary.push(`${failures} line${failures === 1 ? '' : 's'} could not be traced`);
     if (failures > 0) throw new UserError(`${failures} batch line${failures === 1 ? '' : 's'} could not be traced (${summary.join(', ')})`);
     if (unmet > 0) {
