@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { Annotator } from '../src/analysis/annotate.ts';
 import { chooseProfile } from '../src/analysis/profile-choice.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
+import { profileLine } from '../src/render/show.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 import { OPENSHIFT_V7_BRIDGE, openshiftV7Flows } from './support/openshift-sdn-v7.ts';
 import { skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
@@ -40,6 +41,8 @@ function bridgeFor(text: string): { bridge: string; protocols: readonly string[]
 
 interface Reading {
   readonly release?: string;
+  /** The first line show prints: profile and release range. */
+  readonly headline: string;
   readonly reasons: readonly string[];
   /** Per flow, in dump order: table/priority and which pattern explained it. */
   readonly fits: readonly string[];
@@ -55,18 +58,20 @@ function readDump(text: string): Reading {
   const annotated = new Annotator(pipeline, choice).annotatePipeline(pipeline).flatMap((t) => t.flows);
   return {
     ...(choice.release !== undefined ? { release: choice.release } : {}),
+    headline: profileLine(choice.note),
     reasons: choice.note.reasons,
     fits: annotated.map((a) => `${a.table.number}/${a.flow.priority}/${a.flow.cookie}: ${a.explanation?.kind === 'pattern' ? a.explanation.index : (a.explanation?.kind ?? '-')}`),
     unexplained: annotated.filter((a) => a.explanation?.kind === 'unknown').map((a) => a.flow.origin.text.trim()),
   };
 }
 
-/** The range of rule versions detection says explain the flows (`releases 11–12 explain …`, `release 13 explains …`). */
-function explainedRange(r: Reading): [number, number] {
+/** The range of rule versions detection says explain the flows (`releases 11–12 explain …`, `release 13 explains …`), and whether it is open-ended. */
+function explainedRange(r: Reading): [number, number, boolean] {
   const why = r.reasons.find((x) => / explains? all/.test(x));
   assert.ok(why, r.reasons.join('\n'));
   const m = /releases? (\d+)(?:–(\d+)| and later)?/.exec(why)!;
-  return [Number(m[1]), m[2] !== undefined ? Number(m[2]) : why.includes('and later') ? 13 : Number(m[1])];
+  const open = why.includes('and later');
+  return [Number(m[1]), m[2] !== undefined ? Number(m[2]) : open ? 13 : Number(m[1]), open];
 }
 
 for (const p of PIPELINES) {
@@ -82,9 +87,12 @@ for (const p of PIPELINES) {
         .filter((l) => !/table=253\b/.test(l))
         .join('\n'),
     );
-    const [from, to] = explainedRange(bare);
+    const [from, to, open] = explainedRange(bare);
     assert.ok(from <= Number(p.version) && Number(p.version) <= to, `${p.version} in ${from}–${to}: ${bare.reasons.join('; ')}`);
     assert.ok(Number(bare.release) >= from && Number(bare.release) <= to);
+    // The headline gives the whole range, not only the release read in.
+    const range = from === to && !open ? `release ${from}` : `${open ? `releases ${from} and later` : `releases ${from}–${to}`}, read as ${bare.release}`;
+    assert.ok(bare.headline.startsWith(`profile openshift-sdn (${range}), detected`), `${bare.headline} — ${range}`);
     assert.deepEqual(bare.unexplained, []);
   });
 
@@ -101,6 +109,7 @@ for (const p of PIPELINES) {
       assert.deepEqual(numeric.unexplained, []);
       assert.ok(numeric.fits.length >= 20);
       assert.equal(named.release, numeric.release);
+      assert.equal(named.headline, numeric.headline);
       assert.deepEqual(named.fits, numeric.fits);
     });
   });

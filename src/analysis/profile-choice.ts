@@ -10,7 +10,7 @@ import { listProfiles, type Profile, profileById } from '../profiles/index.ts';
 import { inVersion, rangeText } from '../profiles/versions.ts';
 import type { Versioned } from '../profiles/types.ts';
 import { Annotator } from './annotate.ts';
-import { detectProfile, detectRelease } from './detect-profile.ts';
+import { detectProfile, detectRelease, type ReleaseChoice } from './detect-profile.ts';
 
 /** What is asked for: a profile by id and a release (`1.2`); what is left out is detected. */
 export interface ProfileRequest {
@@ -30,15 +30,37 @@ export function releaseWords(note: ProfileNote): string | undefined {
   return `${rangeText(range)}, read as ${note.release}`;
 }
 
-/** Which profile explained the dump, and why. */
-export interface ProfileNote {
-  readonly id: string;
-  readonly title: string;
+/**
+ * The release in a few characters, for a table cell or a heading: `0.13`, the range the evidence
+ * leaves open (`3–10`, `2.5+`), or `<0.10` for a dump older than the profile.
+ */
+export function releaseBrief(note: ReleaseNote): string | undefined {
+  if (note.release === undefined) return undefined;
+  if (note.olderThan !== undefined) return `<${note.olderThan}`;
+  const range = note.releases;
+  if (!range || (range.since === note.release && range.until === note.release)) return note.release;
+  return range.until === undefined ? `${range.since}+` : `${range.since ?? ''}–${range.until}`;
+}
+
+/** The release a dump is read in, and what the evidence leaves open. */
+export interface ReleaseNote {
   readonly release?: string;
   /** The releases the evidence cannot tell apart, of which `release` is the one read in (detected releases only). */
   readonly releases?: Versioned;
   /** The dump predates the profile: its first release, the nearest the profile describes. */
   readonly olderThan?: string;
+}
+
+/** What detection found of the release, as a note says it. */
+export function releaseNote(choice: ReleaseChoice | undefined): ReleaseNote {
+  if (!choice) return {};
+  return { release: choice.release, releases: choice.range, ...(choice.olderThan !== undefined ? { olderThan: choice.olderThan } : {}) };
+}
+
+/** Which profile explained the dump, and why. */
+export interface ProfileNote extends ReleaseNote {
+  readonly id: string;
+  readonly title: string;
   /** `option` when given with --profile, else `detected`. */
   readonly source: 'option' | 'detected';
   readonly reasons: readonly string[];
@@ -89,9 +111,7 @@ export function chooseProfile(flows: readonly Flow[], groups: readonly Group[], 
   const note: ProfileNote = {
     id: picked.id,
     title: picked.title,
-    ...(release !== undefined ? { release } : {}),
-    ...(releaseChoice && request.release === undefined ? { releases: releaseChoice.range } : {}),
-    ...(releaseChoice?.olderThan !== undefined && request.release === undefined ? { olderThan: releaseChoice.olderThan } : {}),
+    ...(request.release !== undefined ? { release: request.release } : releaseNote(releaseChoice)),
     source: chosen ? 'option' : 'detected',
     reasons: [...profileReasons, ...releaseReasons],
   };

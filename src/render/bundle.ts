@@ -1,4 +1,5 @@
 /** `flowscope bundle`: the nodes of a bundle as an aligned table, their problems below it, or JSON. */
+import { releaseBrief } from '../analysis/profile-choice.ts';
 import type { NodeSummary } from '../sources/node-summary.ts';
 import { SCHEMA_VERSION } from './json.ts';
 
@@ -11,7 +12,8 @@ export interface BundleView {
 
 function profileText(n: NodeSummary): string {
   if (!n.profile) return '-';
-  return n.profile.release === undefined ? n.profile.id : `${n.profile.id} ${n.profile.release}`;
+  const release = releaseBrief(n.profile);
+  return release === undefined ? n.profile.id : `${n.profile.id} ${release}`;
 }
 
 function table(rows: readonly (readonly string[])[], rightAligned: ReadonlySet<number>): string[] {

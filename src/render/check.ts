@@ -15,7 +15,7 @@ import type { TableMiss } from '../profiles/types.ts';
 import { formatActions } from './actions.ts';
 import { problemMessage } from './conjunctions.ts';
 import { SCHEMA_VERSION } from './json.ts';
-import type { ProfileNote } from '../analysis/profile-choice.ts';
+import { type ProfileNote, releaseBrief } from '../analysis/profile-choice.ts';
 import { severityWord } from './severity.ts';
 import { plural } from './plural.ts';
 import { ownEntry } from '../model/own-key.ts';
@@ -197,10 +197,17 @@ function countsOf(findings: readonly Finding[]): Record<Severity, number> {
   return counts;
 }
 
+/** `antrea-v1 0.13 (detected)`; a range the evidence leaves open also says the release read in: `openshift-sdn 3–10 (detected, read as 10)`. */
+function profileWords(profile: ProfileNote): string {
+  const brief = releaseBrief(profile);
+  const range = brief !== undefined && brief !== profile.release && profile.olderThan === undefined;
+  return `${profile.id}${brief !== undefined ? ` ${brief}` : ''} (${profile.source}${range ? `, read as ${profile.release}` : ''})`;
+}
+
 function heading(report: CheckReport, view: CheckView, profile: ProfileNote | undefined): string {
   const c = countsOf(view.findings);
   const what = `${plural(report.flowCount, 'flow')} in ${plural(report.tableCount, 'table')}`;
-  const prof = profile ? `, profile ${profile.id}${profile.release !== undefined ? ` ${profile.release}` : ''} (${profile.source})` : '';
+  const prof = profile ? `, profile ${profileWords(profile)}` : '';
   const left = [
     ...(view.hidden > 0 ? [`${view.hidden} by design, shown with --all`] : []),
     ...(view.inBaseline > 0 ? [`${view.inBaseline} in the baseline`] : []),

@@ -6,6 +6,7 @@
 import { findConjunctions } from '../analysis/conjunctions.ts';
 import { detectProfile } from '../analysis/detect-profile.ts';
 import { jumpTargets } from '../analysis/pattern-fit.ts';
+import { releaseNote, type ReleaseNote } from '../analysis/profile-choice.ts';
 import { Pipeline, tableKey } from '../model/pipeline.ts';
 import { tableLabel, type TableRef } from '../model/tables.ts';
 import type { NodeDump } from './node-dump.ts';
@@ -22,7 +23,7 @@ export interface NodeSummary {
   readonly groups: number;
   readonly ports: number;
   /** Absent when the node has no flows to judge by. */
-  readonly profile?: { readonly id: string; readonly release?: string };
+  readonly profile?: { readonly id: string } & ReleaseNote;
   readonly agentVersion?: string;
   readonly ovsVersion?: string;
   readonly problems: readonly NodeProblem[];
@@ -87,7 +88,7 @@ export function summarizeNode(dump: NodeDump): NodeSummary {
     flows: dump.flows.length,
     groups: dump.groups.length,
     ports: dump.ports.size,
-    ...(detection ? { profile: { id: detection.profile.id, ...(detection.release ? { release: detection.release.release } : {}) } } : {}),
+    ...(detection ? { profile: { id: detection.profile.id, ...releaseNote(detection.release) } } : {}),
     ...(info?.agentVersion ? { agentVersion: info.agentVersion } : {}),
     ...(info?.ovsVersion ? { ovsVersion: info.ovsVersion } : {}),
     problems,
