@@ -5,9 +5,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ANTREA2_TABLES, antrea2NamedFlows } from './support/antrea2-pipeline.ts';
+import { agentText, tarGz } from './support/bundle.ts';
 import { runCli } from './support/cli.ts';
 import { repoRoot, sharedDir } from './support/paths.ts';
 
@@ -68,6 +70,26 @@ test('the release is narrowed by the flows that changed between releases, not ta
   // FromLocal (reg4 bit 28, new in 2.0) nothing rules out 1.15.
   const v115 = v24.replace(/,set_field:0x10000000\/0x10000000->reg4/g, '');
   assert.equal(await releaseLine(v115), 'releases 1.15–2.4, read as 2.4');
+  // Up to 1.14 the Egress SNAT marks went on a connection's first packet only (+new); reg2's
+  // PacketInTable (1.13) rules out the releases before.
+  const v114 = v115.replace(/priority=200,ct_state=\+trk,ip,(tun_dst|in_port)=/g, 'priority=200,ct_state=+new+trk,ip,$1=');
+  assert.notEqual(v114, v115);
+  assert.equal(await releaseLine(v114), 'releases 1.13–1.14, read as 1.14');
+});
+
+test('check\'s heading and bundle\'s PROFILE column give the release range the evidence leaves open, as show does', async () => {
+  const v24 = antrea2NamedFlows().replace('ct_state=+new+trk,ct_mark=0/0x20,ip', 'ct_state=+new-snat+trk,ct_mark=0/0x10,ip');
+  const c = await runCli(['check', '-'], { stdin: v24 });
+  assert.match(c.stdout, /^161 flows in 30 tables, profile antrea 2\.0–2\.4 \(detected, read as 2\.4\): /);
+  const dir = mkdtempSync(join(tmpdir(), 'flowscope-release-'));
+  try {
+    writeFileSync(join(dir, 'agent_k8s-node-1.tar.gz'), await tarGz([{ name: 'flows', data: agentText(v24) }]));
+    const b = await runCli(['bundle', dir]);
+    assert.equal(b.status, 0, b.stderr);
+    assert.match(b.stdout, /\nk8s-node-1 +161 +0 +0 +antrea 2\.0–2\.4 /);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('Egress SNAT marks of 1.15 and later (ct_state=+trk) say which traffic gets which mark', async () => {

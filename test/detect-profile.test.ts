@@ -114,6 +114,8 @@ test('releases follow what the flows use: the table 71 of 0.13, whole-value ct_m
   // its ConntrackCommit flow (ct_mark bit 5, not bit 4 and -snat) is that of 2.5 and later.
   const doc = detectFile(join(corpusDir, 'antrea-ovs-pipeline-doc-HEAD.flows.txt'));
   assert.deepEqual(doc.release?.range, { since: '2.5' }, doc.reasons.join('\n'));
+  // Its EgressMark listing keeps the flows of 1.14 and before (ct_state=+new+trk): said, and outweighed.
+  assert.ok(doc.reasons.includes('a flow matching ct_state=+new+trk that does set:pkt_mark, which points to releases up to 1.14, but the rest of the dump outweighs it'), doc.reasons.join('\n'));
   const before25 = detectText(readFileSync(join(corpusDir, 'antrea-ovs-pipeline-doc-HEAD.flows.txt'), 'utf8').replace('ct_state=+new+trk,ct_mark=0x0/0x20,ip', 'ct_state=+new-snat+trk,ct_mark=0/0x10,ip'), 'doc');
   assert.deepEqual(before25.release?.range, { since: '2.0', until: '2.4' }, before25.reasons.join('\n'));
 });

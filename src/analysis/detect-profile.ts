@@ -294,8 +294,9 @@ function flowCount(facts: DumpFacts): string {
 }
 
 /**
- * The release of a profile that a dump reads best in: versioned signals that hold decide first,
- * then the fewest flows the release cannot explain; among equals the latest release is taken.
+ * The release of a profile that a dump reads best in: the weights of the versioned signals that
+ * hold in it, less the flows it cannot explain and the bits it has no names for; among equals the
+ * latest release is taken.
  */
 export function detectRelease(profile: Profile, flows: readonly Flow[], groups: readonly Group[], ports: PortMap): ReleaseChoice | undefined {
   const facts = gatherFacts(flows, groups, ports);
@@ -359,7 +360,7 @@ function chooseRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | unde
     // Register and mark bits a release has no name for (a flag added later) count like flows it cannot explain.
     strays: strayBits(profile, facts, release).length,
   }));
-  const better = (a: (typeof rated)[number], b: (typeof rated)[number]): number => b.signals - a.signals || a.misfits + a.strays - (b.misfits + b.strays);
+  const better = (a: (typeof rated)[number], b: (typeof rated)[number]): number => b.signals - b.misfits - b.strays - (a.signals - a.misfits - a.strays);
   const best = [...rated].sort(better)[0]!;
   const equal = rated.filter((r) => better(r, best) === 0).map((r) => r.release);
   const release = equal[equal.length - 1]!;
@@ -369,6 +370,8 @@ function chooseRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | unde
   const several = equal.length > 1 || openEnded;
   const reasons = [
     ...versioned.filter((h) => inVersion(h.s, release)).map((h) => `${h.finding}, which points to ${rangeText(h.s)}`),
+    // A listing put together by hand can mix releases: what points elsewhere is said, not hidden.
+    ...versioned.filter((h) => !inVersion(h.s, release)).map((h) => `${h.finding}, which points to ${rangeText(h.s)}, but the rest of the dump outweighs it`),
     ...(rated.some((r) => r.strays > best.strays) ? [`other releases lack names for register or mark bits in use, which ${rangeText(range)} ${several ? 'have' : 'has'}`] : []),
     `${rangeText(range)} ${several ? 'explain' : 'explains'} ${best.misfits === 0 ? 'all' : `all but ${best.misfits} of`} the ${flowCount(facts)}${several ? `; reading the dump as release ${release}` : ''}`,
   ];

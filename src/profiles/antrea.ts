@@ -1040,6 +1040,11 @@ export const antrea: Profile = {
     { kind: 'table-name', name: 'L2ForwardingCalc', weight: 2 },
     { kind: 'table-name', name: 'ConntrackZone', weight: 1 },
     { kind: 'port-name', pattern: 'antrea-(gw|tun)0', weight: 3 },
+    // pipeline.go (featureEgress snatRuleFlow, snatIPFromTunnelFlow), the only flows that write
+    // pkt_mark: to v1.14.x they mark a connection's first packet (ct_state=+new+trk) unless
+    // EgressTrafficShaping is on; from v1.15.0 every tracked packet. The 1.15 patterns fit the
+    // older flows too, so only this signal tells the older releases by them.
+    { kind: 'flow', match: 'ct_state=+new+trk', actions: ['set:pkt_mark'], until: '1.14', weight: 1 },
     // Numbered dumps: dense numbers from 0, which the fixed pipelines never use.
     { kind: 'table-number', number: 1, weight: 2 },
     { kind: 'table-number', number: 2, weight: 2 },
