@@ -3,10 +3,8 @@
  * process.exit, so pending writes to pipes are not cut off and tests can run it in-process.
  */
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError } from 'commander';
-import { onceOnly } from './commands/repeatable.ts';
-import { inputGroupLast } from './help-groups.ts';
-import { type Io, UserError, writeErr } from './io.ts';
+import type { Command } from 'commander';
+import { type Io, UserError, writeErr, writeOut } from './io.ts';
 import { Outcome } from './outcome.ts';
 
 type Register = (program: Command, io: Io, outcome: Outcome) => void;
@@ -50,6 +48,7 @@ function version(): string {
 
 /** The program with the commands named (all of them by default) registered. */
 export async function buildProgram(io: Io, outcome: Outcome = new Outcome(), commands: readonly string[] = COMMANDS.map(([name]) => name)): Promise<Command> {
+  const [{ Command }, { inputGroupLast }, { onceOnly }] = await Promise.all([import('commander'), import('./help-groups.ts'), import('./commands/repeatable.ts')]);
   const program = new Command('flowscope');
   program
     .description('Read, explain, diff and trace Open vSwitch flow dumps of Kubernetes pipelines, offline')
@@ -75,8 +74,18 @@ export async function buildProgram(io: Io, outcome: Outcome = new Outcome(), com
 /** What every error message starts with, whichever part of the program found the error. */
 export const ERROR_PREFIX = 'flowscope: error: ';
 
+/** Whether the command line asks for the version alone, which is answered without the command-line parser. */
+function versionOnly(argv: readonly string[]): boolean {
+  return argv.length === 1 && (argv[0] === '-V' || argv[0] === '--version');
+}
+
 /** Runs the command line; resolves to the exit status. */
 export async function main(argv: readonly string[], io: Io): Promise<number> {
+  // Asked by scripts and package managers, often: answered in the time node takes to start.
+  if (versionOnly(argv)) {
+    writeOut(io, `${version()}\n`);
+    return 0;
+  }
   const outcome = new Outcome();
   const program = await buildProgram(io, outcome, commandsFor(argv));
   // `help <name>` of a command that does not exist would print the general help as if asked for.
@@ -88,6 +97,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (err) {
+    const { CommanderError } = await import('commander');
     if (err instanceof CommanderError) {
       // Help asked for and the version are successes; help shown because no command was given
       // (commander's exit code 1) is a usage error like every other: 2, since 1 means "differences".

@@ -4,7 +4,6 @@
  * given; `--color`/`--no-color` for that text.
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { stringify } from 'yaml';
 import { jsonReplacer, SCHEMA_VERSION } from '../render/json.ts';
 import { type Io, UserError, writeJson, writeOut, writeText } from './io.ts';
 
@@ -56,6 +55,8 @@ export async function writeDocument(io: Io, form: 'json' | 'yaml', doc: Record<s
     await writeJson(io, versioned);
     return;
   }
+  // The YAML writer is loaded only when YAML is asked for: loading it costs more than many commands' work.
+  const { stringify } = await import('yaml');
   writeOut(io, stringify(JSON.parse(JSON.stringify(versioned, jsonReplacer)) as unknown, { lineWidth: 0 }));
 }
 
