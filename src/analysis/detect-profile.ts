@@ -59,6 +59,8 @@ export interface Detection {
 interface DumpFacts {
   /** The flows that patterns are fitted to: all of them, or a sample of each large table. */
   readonly flows: readonly Flow[];
+  /** The same flows by the number of their table. */
+  readonly byTable: ReadonlyMap<number, readonly Flow[]>;
   /** How many flows the dump has. */
   readonly total: number;
   /** Tables flows are written in or jump to, group buckets included. */
@@ -136,7 +138,20 @@ function gatherFacts(flows: readonly Flow[], groups: readonly Group[], ports: Po
       addPort(b.watchPort);
     }
   }
-  return { flows: sampleFlows(flows), total: flows.length, tableNumbers, tableNames, notes, portNames, fieldsUsed, bitsUsed };
+  const sample = sampleFlows(flows);
+  return { flows: sample, byTable: byTableNumber(sample), total: flows.length, tableNumbers, tableNames, notes, portNames, fieldsUsed, bitsUsed };
+}
+
+/** The numbered flows by table, in their order: a signal of one table is looked for among its flows only. */
+function byTableNumber(flows: readonly Flow[]): Map<number, Flow[]> {
+  const out = new Map<number, Flow[]>();
+  for (const f of flows) {
+    if (f.table.kind !== 'number') continue;
+    const list = out.get(f.table.number);
+    if (list) list.push(f);
+    else out.set(f.table.number, [f]);
+  }
+  return out;
 }
 
 
@@ -174,9 +189,9 @@ function signalFinding(profile: Profile, s: DetectionSignal, facts: DumpFacts): 
     case 'flow': {
       const pattern = parsePattern(s.match).match;
       const release = signalRelease(profile, s);
-      const hit = facts.flows.some(
+      const candidates = s.table === undefined ? facts.flows : (facts.byTable.get(s.table) ?? []);
+      const hit = candidates.some(
         (f) =>
-          (s.table === undefined || (f.table.kind === 'number' && f.table.number === s.table)) &&
           matchCovers(pattern, matchInProfilePorts(profile, f.match, release)) &&
           (s.actions ?? []).every((h) => hintHolds(profile, h, f.actions, release)),
       );
@@ -289,6 +304,24 @@ function misfits(profile: Profile, flows: readonly Flow[], release: string): num
   return count;
 }
 
+/**
+ * What fitting a flow reads of the profile in one release, as text: which of its tables, patterns,
+ * bit fields and port roles the release has. Releases with the same view explain the same flows,
+ * so the flows are fitted once per view rather than once per release.
+ */
+function releaseView(profile: Profile, release: string): string {
+  let view = '';
+  const mark = (items: readonly Versioned[]): void => {
+    for (const v of items) view += inVersion(v, release) ? '1' : '0';
+    view += '|';
+  };
+  mark(profile.tables);
+  for (const t of profile.tables) mark(t.patterns);
+  mark(profile.bitFields);
+  mark(profile.ports);
+  return view;
+}
+
 function flowCount(facts: DumpFacts): string {
   return facts.flows.length === facts.total ? `${facts.total} flows` : `${facts.flows.length} flows sampled from ${facts.total}`;
 }
@@ -353,10 +386,17 @@ function chooseRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | unde
     .filter((s) => s.since !== undefined || s.until !== undefined)
     .map((s) => ({ s, finding: signalFinding(profile, s, facts) }))
     .filter((h): h is { s: DetectionSignal; finding: string } => h.finding !== undefined);
+  const misfitsByView = new Map<string, number>();
+  const misfitsIn = (release: string): number => {
+    const view = releaseView(profile, release);
+    let n = misfitsByView.get(view);
+    if (n === undefined) misfitsByView.set(view, (n = misfits(profile, facts.flows, release)));
+    return n;
+  };
   const rated = points.map((release) => ({
     release,
     signals: versioned.filter((h) => inVersion(h.s, release)).reduce((sum, h) => sum + h.s.weight, 0),
-    misfits: misfits(profile, facts.flows, release),
+    misfits: misfitsIn(release),
     // Register and mark bits a release has no name for (a flag added later) count like flows it cannot explain.
     strays: strayBits(profile, facts, release).length,
   }));

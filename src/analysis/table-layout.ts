@@ -95,6 +95,9 @@ export function chooseLayout(profile: Profile, flows: readonly Flow[], release: 
   for (const layout of profile.layouts ?? []) {
     const c = judge(profile, layout, flows, release);
     if (!best || c.tablesFit - c.tablesAmiss > best.tablesFit - best.tablesAmiss || (c.tablesFit - c.tablesAmiss === best.tablesFit - best.tablesAmiss && c.misfits < best.misfits)) best = c;
+    // Every layout judges the same numbered tables: one that explains all of their flows cannot be
+    // beaten, and among equals the first is taken, so the layouts after it need no judging.
+    if (best.tablesAmiss === 0 && best.misfits === 0) break;
   }
   return best;
 }
