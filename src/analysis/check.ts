@@ -14,7 +14,7 @@ import { type Excerpt, findExcerpt } from './checks/excerpt.ts';
 import { findConjunctionTables } from './checks/conjunction-tables.ts';
 import { findBucketsWithoutEndpoint } from './checks/endpoints.ts';
 import { findForwardingLoops } from './checks/loops.ts';
-import { findPodsWithoutSpoofGuard, findUnknownTunnelDestinations, findUnroutedPeers } from './checks/topology.ts';
+import { findPodsWithoutSpoofGuard, findUnknownTunnelDestinations, findUnroutedPeers, NodeFacts } from './checks/topology.ts';
 import { PortRoles } from './port-roles.ts';
 import { findUnsetRegisters, pipelineWrites } from './checks/registers.ts';
 import { weigh } from './checks/standing.ts';
@@ -79,7 +79,8 @@ export function checkPipeline(pipeline: Pipeline, options: CheckOptions = {}): C
   if (options.profile && release) raw.push(...findMissingExpected(pipeline, options.profile, release));
   // What a node says of its Pods and peers is read only where a product's pipeline is known.
   if (options.profile && release && options.profile.tables.length > 0) {
-    raw.push(...findUnknownTunnelDestinations(pipeline), ...findUnroutedPeers(pipeline), ...findPodsWithoutSpoofGuard(pipeline, new PortRoles(options.profile, release, pipeline.ports)));
+    const facts = new NodeFacts(pipeline);
+    raw.push(...findUnknownTunnelDestinations(facts), ...findUnroutedPeers(facts), ...findPodsWithoutSpoofGuard(facts, new PortRoles(options.profile, release, pipeline.ports)));
   }
   const excerpt = findExcerpt(pipeline, options.profile, release);
   const context = { writes, ...(options.profile ? { profile: options.profile } : {}), ...(release ? { release } : {}), ...(excerpt ? { excerpt } : {}) };
