@@ -148,6 +148,7 @@ test('an option that takes one value is refused when given twice; repeatable opt
     '--release': ['1.0', '1.1'],
     '--output': ['json', 'yaml'],
     '--expect': ['drop', 'output'],
+    '--max-probes': ['1', '2'],
   };
   const top = await runCli(['--help']);
   const commands = [...top.stdout.matchAll(/^ {2}([a-z]+) \[/gm)].map((m) => m[1]!);

@@ -1,9 +1,17 @@
 /** `flowscope diff`: two dumps compared by meaning; exit 0 equal, 1 different, 2 trouble. */
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { diffDumps } from '../../analysis/diff.ts';
 import { dumpDiffJson, formatDumpDiff, formatPerTable, perTableJson, portNamingHint } from '../../render/diff.ts';
 import { flowName } from '../../render/flow.ts';
-import { type Io, writeErr, writeOut } from '../io.ts';
+import { type Io, UserError, writeErr, writeOut } from '../io.ts';
+import { DEFAULT_MAX_PROBES, diffImpact, type ImpactReport } from '../../analysis/impact.ts';
+import { annotatePipeline } from '../../analysis/profile-choice.ts';
+import type { DumpDiff } from '../../analysis/diff.ts';
+import { Pipeline } from '../../model/pipeline.ts';
+import type { OfVersion } from '../../model/openflow.ts';
+import { formatImpact, impactJson, type ImpactWords } from '../../render/impact.ts';
+import { traceWithWords } from '../../render/trace-words.ts';
+import type { LoadedDump } from '../load.ts';
 import { wrapText } from '../../render/wrap.ts';
 import { isDocumentForm, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
 import type { Outcome } from '../outcome.ts';
@@ -11,6 +19,14 @@ import { addCompareOptions, type CompareCliOptions, compareSides, diffStyle, dis
 
 interface DiffCliOptions extends CompareCliOptions {
   perTable?: boolean;
+  impact?: boolean;
+  maxProbes?: number;
+}
+
+function probeCount(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('expected a number of probes, 1 or more');
+  return n;
 }
 
 export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
@@ -19,12 +35,17 @@ export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
     .description('compare two dumps flow by flow (table, priority and match as the key), ignoring spelling, statistics and flow order')
     .argument('[before]', 'dump, add-flows file or support bundle; - for standard input')
     .argument('[after]', 'dump, add-flows file or support bundle; - for standard input (or --bundle, --pod, --local)')
-    .option('--per-table', 'print only counts: the flows of every table and the groups in both dumps, side by side, with those removed, added and changed');
+    .option('--per-table', 'print only counts: the flows of every table and the groups in both dumps, side by side, with those removed, added and changed')
+    .option('--impact', 'what the changes do to traffic: packets that reach each added, removed or changed flow or group, traced through both dumps; those whose path, verdict or output changed, by change, in the pipeline\'s words')
+    .option('--max-probes <n>', `with --impact, probes traced through both dumps per change (default ${DEFAULT_MAX_PROBES})`, probeCount);
   const nodeHelp = 'node of the bundle inputs (one for all, or one each in order), or of --bundle: repeat it there to compare two nodes';
   const nodes = { most: 2, refusal: 'diff compares two dumps: give --node at most twice, once for each' };
   const names = 'the flows that differ, as table, priority and match, after - (removed), + (added) or ~ (changed)';
   addCompareOptions(cmd, nodeHelp, nodes, names).action(async (before: string | undefined, after: string | undefined, opts: DiffCliOptions) => {
     const form = outputForm(opts);
+    if (opts.maxProbes !== undefined && !opts.impact) throw new UserError('--max-probes goes with --impact');
+    if (opts.impact && opts.perTable) throw new UserError('give --impact or --per-table, not both');
+    if (opts.impact && form === 'name') throw new UserError('--impact tells traffic, not flows: -o name does not apply');
     const positional = [before, after].filter((p): p is string => p !== undefined);
     const sides = await compareSides(positional, opts, 2, 'diff compares two dumps', io);
     const { dumps, ports, labels } = await loadSides(sides, opts, io);
@@ -33,7 +54,11 @@ export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
     const of = displayVersion(opts, dumps);
     const pair = labels as [string, string];
     const style = diffStyle(io, opts);
-    if (form === 'name') {
+    if (opts.impact) {
+      const { report, words } = traceImpact(diff, a, b, of, opts.maxProbes ?? DEFAULT_MAX_PROBES);
+      if (isDocumentForm(form)) await writeDocument(io, form, impactJson(report, words));
+      else writeOut(io, wrapText(formatImpact(report, words), textWidth(io, form)));
+    } else if (form === 'name') {
       await writeNames(
         io,
         diff.tables.flatMap((t) => [
@@ -50,4 +75,12 @@ export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
     if (diff.portNamingGap) writeErr(io, portNamingHint(diff.portNamingGap, pair));
     outcome.status = diff.equal ? 0 : 1;
   });
+}
+
+/** Each dump traced in its pipeline's words (profile detected), the changes' probes through both. */
+function traceImpact(diff: DumpDiff, a: LoadedDump, b: LoadedDump, of: OfVersion, maxProbes: number): { readonly report: ImpactReport; readonly words: ImpactWords } {
+  const [before, after] = [a, b].map((d) => traceWithWords(new Pipeline(d.flows, d.groups, d.ports), of)) as [ReturnType<typeof traceWithWords>, ReturnType<typeof traceWithWords>];
+  const annotator = annotatePipeline(before.tracer.pipeline).annotator;
+  const report = diffImpact(diff, before.tracer, after.tracer, { maxProbes });
+  return { report, words: { of, before: before.render, after: after.render, address: (field, value, mask) => annotator.addresses.tag(field, value, mask)?.label } };
 }

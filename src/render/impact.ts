@@ -1,0 +1,189 @@
+/**
+ * `flowscope diff A B --impact` as text and JSON: each change of the diff, the probes traced for
+ * it, and the traffic whose fate changed, in the pipeline's words ("traffic from local Pod client
+ * (10.10.0.26) to local Pod web (10.10.0.24) on TCP 80: was output to port 4, through
+ * conjunction 6 in AntreaPolicyIngressRule; now dropped in IngressMetric …").
+ */
+import type { ChangeImpact, ImpactChange, ImpactReport, ProbeOutcome } from '../analysis/impact.ts';
+import { FIELD } from '../analysis/packet.ts';
+import type { Probe } from '../analysis/probes.ts';
+import type { TraceResult } from '../analysis/trace.ts';
+import type { FieldDef } from '../model/fields.ts';
+import type { OfVersion } from '../model/openflow.ts';
+import { ones } from '../model/values.ts';
+import { formatFieldValue } from '../syntax/field-value.ts';
+import { formatFlowCanonical } from './flow.ts';
+import { formatGroup } from './group.ts';
+import { SCHEMA_VERSION } from './json.ts';
+import { plural } from './plural.ts';
+import { formatPacket, stepJson, tableName, type TraceRenderOptions, verdictLine } from './trace.ts';
+
+/** How each dump's traces are told, and who an address belongs to (a Pod, a Node's subnet). */
+export interface ImpactWords {
+  readonly of: OfVersion;
+  readonly before: TraceRenderOptions;
+  readonly after: TraceRenderOptions;
+  readonly address?: (field: FieldDef, value: bigint, mask: bigint) => string | undefined;
+}
+
+const PROTOCOLS: Readonly<Record<string, string>> = { '1': 'ICMP', '6': 'TCP', '17': 'UDP', '58': 'ICMPv6', '132': 'SCTP' };
+
+/** `local Pod web (10.10.0.24)`, `10.10.1.0/24`: the address the probe stands for (a block when the flow matched one), with its owner. */
+function addressText(probe: Probe, field: FieldDef, words: ImpactWords): string | undefined {
+  const scoped = probe.scope.find((e) => e.field.storage === field.storage);
+  const value = scoped ? scoped.value : probe.packet.get(field);
+  const mask = scoped ? scoped.mask : ones(field.bits);
+  if (value === 0n && !scoped) return undefined;
+  const text = formatFieldValue(field, value, mask);
+  const owner = words.address?.(field, value, mask);
+  if (!owner) return text;
+  // `10.10.0.26 (in local Pod subnet 10.10.0.0/24)`, `local Pod web (10.10.0.24)`.
+  return owner.startsWith('in ') ? `${text} (${owner})` : `${owner} (${text})`;
+}
+
+/** `traffic from X to Y on TCP 80`, in the terms the probe was derived from. */
+export function trafficText(probe: Probe, words: ImpactWords): string {
+  const p = probe.packet;
+  if (p.get(FIELD.ethType) === 0x806n) return `ARP on port ${p.get(FIELD.inPort)}`;
+  const src = addressText(probe, FIELD.ipSrc, words) ?? `port ${p.get(FIELD.inPort)}`;
+  const dst = addressText(probe, FIELD.ipDst, words);
+  const proto = PROTOCOLS[String(p.get(FIELD.nwProto))];
+  const port = probe.scope.some((e) => e.field.storage === 'tp_dst') ? p.get(FIELD.tpDst) : undefined;
+  const service = proto === undefined ? 'IP' : port === undefined ? proto : `${proto} ${port}`;
+  return `traffic from ${src}${dst === undefined ? '' : ` to ${dst}`} on ${service}`;
+}
+
+/** The conjunctions a path took, as `conjunction 6 in AntreaPolicyIngressRule`. */
+function conjunctionsTaken(result: TraceResult, o: TraceRenderOptions): string[] {
+  return result.passes.flatMap((pass) => pass.steps.flatMap((s) => (s.conjunction ? [`conjunction ${s.conjunction.id} in ${tableName(s.table, o)}`] : [])));
+}
+
+function sideText(result: TraceResult, o: TraceRenderOptions): string {
+  const verdict = verdictLine(result, o).replace(/^Verdict: /, '').replace(/\.$/, '');
+  const conj = conjunctionsTaken(result, o);
+  return conj.length === 0 ? verdict : `matched ${conj.join(' and ')}, then ${verdict}`;
+}
+
+/** What happened to the probe's traffic: was this, now that; or the same end by another path. */
+export function outcomeText(outcome: ProbeOutcome, words: ImpactWords): string {
+  const c = outcome.comparison;
+  if (outcome.effect === 'none') return `unchanged: ${sideText(c.left, words.before)}`;
+  if (outcome.effect === 'path') {
+    const d = c.divergence!;
+    const where = d.left ? tableName(d.left.table, words.before) : d.right ? tableName(d.right.table, words.after) : 'the end';
+    return `still ${sideText(c.right, words.after)}, by another path from ${where} on`;
+  }
+  return `was ${sideText(c.left, words.before)}; now ${sideText(c.right, words.after)}`;
+}
+
+/** The change in a line: what was removed, added or changed, as the dump would have it. */
+export function changeText(change: ImpactChange, of: OfVersion): string {
+  switch (change.kind) {
+    case 'removed':
+      return `removed: ${formatFlowCanonical(change.flow, of)}`;
+    case 'added':
+      return `added: ${formatFlowCanonical(change.flow, of)}`;
+    case 'changed':
+      return `changed: ${formatFlowCanonical(change.before, of)}\n     now: ${formatFlowCanonical(change.after, of)}`;
+    case 'group-removed':
+      return `removed: ${formatGroup(change.group, of)}`;
+    case 'group-added':
+      return `added: ${formatGroup(change.group, of)}`;
+    case 'group-changed':
+      return `changed: ${formatGroup(change.before, of)}\n     now: ${formatGroup(change.after, of)}`;
+  }
+}
+
+function ctText(states: readonly bigint[]): string {
+  return states.length === 0 ? '' : ` --ct-next ${formatFieldValue(FIELD.ctState, states[0]!, ones(FIELD.ctState.bits))}`;
+}
+
+function bucketText(buckets: ReadonlyMap<number, number>): string {
+  return [...buckets].map(([g, b]) => ` --bucket ${g}:${b}`).join('');
+}
+
+/** The probe as `flowscope trace` takes it: the packet, then the options it was traced with. */
+function probeCommand(probe: Probe, o: TraceRenderOptions): string {
+  return `${formatPacket(probe.packet, o.portNames)}${ctText(probe.ctNext)}${bucketText(probe.groupBuckets)}`;
+}
+
+const SHOWN_PER_OUTCOME = 3;
+
+function affected(c: ChangeImpact): ProbeOutcome[] {
+  return c.outcomes.filter((o) => o.effect !== 'none');
+}
+
+function changeLines(c: ChangeImpact, words: ImpactWords): string[] {
+  const out = [changeText(c.change, words.of)];
+  const hit = affected(c);
+  const tried = c.outcomes.length;
+  if (tried === 0) {
+    out.push(`  no probe reaches it (${plural(c.screened, 'candidate packet')} derived from it tried): its impact is not known`);
+    return out;
+  }
+  out.push(`  ${plural(tried, 'probe')} traced through both dumps: ${hit.length === 0 ? 'none affected' : `${hit.length} affected`}`);
+  // Probes that tell the same story are told once, with a few of their packets.
+  const stories = new Map<string, ProbeOutcome[]>();
+  for (const o of hit) {
+    const story = `${trafficText(o.probe, words)}: ${outcomeText(o, words)}`;
+    stories.set(story, [...(stories.get(story) ?? []), o]);
+  }
+  for (const [story, outcomes] of stories) {
+    out.push(`  - ${story}`);
+    for (const o of outcomes.slice(0, SHOWN_PER_OUTCOME)) out.push(`      probe: ${probeCommand(o.probe, words.before)}`);
+    if (outcomes.length > SHOWN_PER_OUTCOME) out.push(`      and ${plural(outcomes.length - SHOWN_PER_OUTCOME, 'more probe')}`);
+  }
+  return out;
+}
+
+export function formatImpact(report: ImpactReport, words: ImpactWords): string {
+  const tried = report.changes.reduce((n, c) => n + c.outcomes.length, 0);
+  const hit = report.changes.reduce((n, c) => n + affected(c).length, 0);
+  const screened = report.changes.reduce((n, c) => n + c.screened, 0);
+  const out = [`Impact of ${plural(report.changes.length, 'change')}: ${plural(tried, 'probe')} traced through both dumps (at most ${report.maxProbes} per change, found among ${plural(screened, 'candidate packet')}), ${hit} affected`];
+  for (const c of report.changes) out.push('', ...changeLines(c, words));
+  return out.join('\n') + '\n';
+}
+
+function traceSummary(result: TraceResult, o: TraceRenderOptions): Record<string, unknown> {
+  return {
+    verdict: result.verdict,
+    verdictText: verdictLine(result, o).replace(/^Verdict: /, ''),
+    outputs: result.outputs,
+    path: result.passes.flatMap((p) => p.steps.map((s) => stepJson(s, o))),
+  };
+}
+
+function outcomeJson(o: ProbeOutcome, words: ImpactWords): Record<string, unknown> {
+  const c = o.comparison;
+  const d = c.divergence;
+  return {
+    packet: formatPacket(o.probe.packet, words.before.portNames),
+    ctNext: o.probe.ctNext.map((s) => formatFieldValue(FIELD.ctState, s, ones(FIELD.ctState.bits))),
+    buckets: Object.fromEntries(o.probe.groupBuckets),
+    traffic: trafficText(o.probe, words),
+    effect: o.effect,
+    summary: outcomeText(o, words),
+    before: traceSummary(c.left, words.before),
+    after: traceSummary(c.right, words.after),
+    divergence: d ? { pass: d.pass, step: d.step, before: d.left ? stepJson(d.left, words.before) : null, after: d.right ? stepJson(d.right, words.after) : null } : null,
+  };
+}
+
+/** The JSON contract: every change with every probe tried for it and both traces' summaries. */
+export function impactJson(report: ImpactReport, words: ImpactWords): Record<string, unknown> {
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    maxProbes: report.maxProbes,
+    probesTried: report.changes.reduce((n, c) => n + c.outcomes.length, 0),
+    affected: report.changes.reduce((n, c) => n + affected(c).length, 0),
+    changes: report.changes.map((c) => ({
+      kind: c.change.kind,
+      change: changeText(c.change, words.of),
+      screened: c.screened,
+      tried: c.outcomes.length,
+      affected: affected(c).length,
+      probes: c.outcomes.map((o) => outcomeJson(o, words)),
+    })),
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * `flowscope diff A B --impact` on changes planted in a generated Antrea 2.x pipeline: a removed
+ * allow rule, a changed Service Endpoint, a new deny rule. Each change is reported with the probes
+ * it affects, and those are the traffic the change is about and nothing else.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { antrea2Groups, antrea2NamedFlows, PODS } from './support/antrea2-pipeline.ts';
+import { runCli } from './support/cli.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'flowscope-impact-'));
+let files = 0;
+const file = (text: string): string => {
+  const path = join(dir, `dump-${files++}.txt`);
+  writeFileSync(path, text);
+  return path;
+};
+
+const [CLIENT, WEB, DB] = PODS as [(typeof PODS)[0], (typeof PODS)[0], (typeof PODS)[0]];
+const flows = antrea2NamedFlows();
+const groups = antrea2Groups();
+const before = flows + groups;
+
+/** The Application-tier rule that lets the client reach the web Pod on TCP 80 (conjunction 6), gone. */
+const allowRemoved = flows
+  .split('\n')
+  .filter((l) => !/conjunction\(6,|conj_id=6,/.test(l))
+  .join('\n') + groups;
+/** The Service 10.101.255.29:80's remote Endpoint 10.10.1.6 replaced by 10.10.1.8: its bucket and its DNAT flow. */
+const endpointGroups = groups.replace('set_field:0xa0a0106->reg3', 'set_field:0xa0a0108->reg3');
+const endpointFlows = flows.replace('reg3=0xa0a0106,reg4=0x20050/0x7ffff actions=ct(commit,table=AntreaPolicyEgressRule,zone=65520,nat(dst=10.10.1.6:80)', 'reg3=0xa0a0108,reg4=0x20050/0x7ffff actions=ct(commit,table=AntreaPolicyEgressRule,zone=65520,nat(dst=10.10.1.8:80)');
+/** A new Emergency-tier rule dropping what the client sends the db Pod, with its metric flow. */
+const denyAdded = [
+  flows.trimEnd(),
+  `table=AntreaPolicyIngressRule,priority=64790,ip,nw_src=${CLIENT.ip} actions=conjunction(41,1/2)`,
+  `table=AntreaPolicyIngressRule,priority=64790,reg1=0x${DB.port.toString(16)} actions=conjunction(41,2/2)`,
+  'table=AntreaPolicyIngressRule,priority=64790,conj_id=41 actions=set_field:0x29->reg3,set_field:0x400/0x400->reg0,goto_table:IngressMetric',
+  'table=IngressMetric,priority=200,reg0=0x400/0x400,reg3=0x29 actions=drop',
+  groups,
+].join('\n');
+
+interface ProbeJson {
+  packet: string;
+  buckets: Record<string, number>;
+  traffic: string;
+  effect: 'verdict' | 'output' | 'path' | 'none';
+  summary: string;
+  before: { verdict: string; outputs: unknown[]; path: { table: string }[] };
+  after: { verdict: string; outputs: unknown[]; path: { table: string }[] };
+  divergence: { before: { table: string } | null; after: { table: string } | null } | null;
+}
+interface ImpactJson {
+  schemaVersion: number;
+  maxProbes: number;
+  probesTried: number;
+  affected: number;
+  changes: { kind: string; change: string; screened: number; tried: number; affected: number; probes: ProbeJson[] }[];
+}
+
+async function impact(after: string, extra: readonly string[] = []): Promise<ImpactJson> {
+  assert.notEqual(after, before, 'the plant changed nothing');
+  const run = await runCli(['diff', '--impact', '--json', ...extra, file(before), file(after)]);
+  assert.equal(run.status, 1, run.stderr);
+  return JSON.parse(run.stdout) as ImpactJson;
+}
+
+const field = (packet: string, name: string): string | undefined => new RegExp(`(?:^|,)${name}=([^,]+)`).exec(packet)?.[1];
+
+test('a removed allow rule: the client\'s TCP 80 to the web Pod, allowed by conjunction 6, is now dropped', async () => {
+  const j = await impact(allowRemoved);
+  assert.equal(j.changes.length, 4);
+  assert.ok(j.changes.every((c) => c.kind === 'removed' && /conjunction\(6,|conj_id=6/.test(c.change)));
+  for (const c of j.changes) {
+    assert.ok(c.affected > 0, c.change);
+    assert.ok(c.tried <= j.maxProbes);
+    for (const p of c.probes) {
+      // Every probe is the rule's traffic: from the client's address to the web Pod on TCP 80.
+      assert.equal(field(p.packet, 'nw_src'), CLIENT.ip, p.packet);
+      assert.equal(field(p.packet, 'nw_dst'), WEB.ip, p.packet);
+      assert.equal(field(p.packet, 'tp_dst'), '80', p.packet);
+      assert.equal(p.effect, 'verdict');
+      assert.equal(p.before.verdict, 'output');
+      assert.equal(p.after.verdict, 'drop');
+      assert.equal(p.divergence?.before?.table, 'AntreaPolicyIngressRule');
+    }
+  }
+  const text = await runCli(['diff', '--impact', file(before), file(allowRemoved)], { columns: 1000 });
+  assert.equal(text.status, 1);
+  assert.match(text.stdout, /^Impact of 4 changes: \d+ probes traced through both dumps/);
+  assert.match(text.stdout, /traffic from .*10\.10\.0\.26.* to .*10\.10\.0\.24.* on TCP 80: was matched conjunction 6 in AntreaPolicyIngressRule \(table 24\), then output to ports 4, 40 [^;\n]*; now matched conjunction 4 in AntreaPolicyIngressRule \(table 24\), then dropped in IngressMetric \(table 27\)/);
+});
+
+test('a changed Service Endpoint: the traffic to that Service through that bucket, and nothing else', async () => {
+  const j = await impact(endpointFlows + endpointGroups);
+  assert.deepEqual(j.changes.map((c) => c.kind).sort(), ['added', 'group-changed', 'removed']);
+  for (const c of j.changes) {
+    assert.ok(c.affected > 0, c.change);
+    for (const p of c.probes.filter((x) => x.effect !== 'none')) {
+      assert.equal(field(p.packet, 'nw_dst'), '10.101.255.29', p.packet);
+      assert.equal(field(p.packet, 'tp_dst'), '80', p.packet);
+      assert.deepEqual(p.buckets, { 9: 1 });
+      // The paths part where the Endpoint is chosen: the DNAT flow of the old Endpoint against that of the new.
+      assert.equal(p.divergence?.before?.table, 'EndpointDNAT');
+    }
+  }
+  // Probes that reach the Endpoint and leave the Node still leave by the tunnel: only the path changed.
+  const delivered = j.changes.flatMap((c) => c.probes).filter((p) => p.before.verdict === 'output');
+  assert.ok(delivered.length > 0);
+  assert.ok(delivered.every((p) => p.effect === 'path' && JSON.stringify(p.before.outputs) === JSON.stringify(p.after.outputs)));
+});
+
+test('a new deny rule: what the client sends the db Pod, delivered before, is dropped', async () => {
+  const j = await impact(denyAdded);
+  assert.equal(j.changes.length, 4);
+  assert.ok(j.changes.every((c) => c.kind === 'added'));
+  for (const c of j.changes) {
+    assert.ok(c.affected > 0, c.change);
+    for (const p of c.probes) {
+      assert.equal(field(p.packet, 'nw_src'), CLIENT.ip, p.packet);
+      assert.equal(field(p.packet, 'nw_dst'), DB.ip, p.packet);
+      assert.equal(p.effect, 'verdict');
+      assert.deepEqual([p.before.verdict, p.after.verdict], ['output', 'drop']);
+      assert.equal(p.divergence?.after?.table, 'AntreaPolicyIngressRule');
+    }
+  }
+});
+
+test('--max-probes bounds the probes traced per change; no change, no probe; the options that do not go with --impact', async () => {
+  const one = await impact(allowRemoved, ['--max-probes', '1']);
+  assert.equal(one.maxProbes, 1);
+  assert.ok(one.changes.every((c) => c.tried === 1));
+  const same = await runCli(['diff', '--impact', file(before), file(before)]);
+  assert.equal(same.status, 0, same.stderr);
+  assert.match(same.stdout, /^Impact of 0 changes: 0 probes traced/);
+  for (const [args, message] of [
+    [['--max-probes', '2'], /--max-probes goes with --impact/],
+    [['--impact', '--per-table'], /not both/],
+    [['--impact', '-o', 'name'], /-o name does not apply/],
+    [['--impact', '--max-probes', '0'], /expected a number of probes/],
+  ] as const) {
+    const run = await runCli(['diff', ...args, file(before), file(before)]);
+    assert.equal(run.status, 2, `${args.join(' ')}: ${run.stderr}`);
+    assert.match(run.stderr, message);
+  }
+});
