@@ -13,7 +13,7 @@ import type { PortMap, PortRef } from '../model/ports.ts';
 import { PROFILES } from '../profiles/index.ts';
 import type { DetectionSignal, Profile, TableLayout, TableSpec, Versioned } from '../profiles/types.ts';
 import { compareVersions, inVersion, rangeText } from '../profiles/versions.ts';
-import { defaultRelease, flattenActions, hintHolds, jumpTargets, matchInProfilePorts, misfitCount, parsePattern, tableByKey } from './pattern-fit.ts';
+import { defaultRelease, flattenActions, hintHolds, jumpTargets, matchInProfilePorts, misfitCount, parsePattern, resolveTable, tableByKey } from './pattern-fit.ts';
 import { chooseLayout, type LayoutChoice, readsNumbered } from './table-layout.ts';
 import { fitClasses } from './fit-classes.ts';
 import { sampleFlows } from './flow-sample.ts';
@@ -297,29 +297,38 @@ function releasePoints(profile: Profile): string[] {
   return [...points].filter((r) => inVersion(profile.versions, r)).sort(compareVersions);
 }
 
-/** Flows a release cannot explain: unknown tables, jumps off the documented edges, flows no pattern fits. */
-function misfits(profile: Profile, flows: readonly Flow[], release: string): number {
-  let count = 0;
-  for (const c of fitClasses(profile, flows)) count += misfitCount(profile, c.flow, release) * c.count;
-  return count;
+/** Which of `items` a release has, as text. */
+function inVersionMarks(items: readonly Versioned[], release: string): string {
+  let marks = '';
+  for (const v of items) marks += inVersion(v, release) ? '1' : '0';
+  return marks;
 }
 
 /**
- * What fitting a flow reads of the profile in one release, as text: which of its tables, patterns,
- * bit fields and port roles the release has. Releases with the same view explain the same flows,
- * so the flows are fitted once per view rather than once per release.
+ * What the flows cannot explain in each release (unknown tables, jumps off the documented edges,
+ * flows no pattern fits: `misfitCount`). A flow reads its own table's patterns, and of the rest
+ * only which tables, bit fields and port roles the release has: releases apart in other tables'
+ * patterns alone read it alike, so each kind of flow is fitted once for all of them.
  */
-function releaseView(profile: Profile, release: string): string {
-  let view = '';
-  const mark = (items: readonly Versioned[]): void => {
-    for (const v of items) view += inVersion(v, release) ? '1' : '0';
-    view += '|';
-  };
-  mark(profile.tables);
-  for (const t of profile.tables) mark(t.patterns);
-  mark(profile.bitFields);
-  mark(profile.ports);
-  return view;
+function misfitsByRelease(profile: Profile, flows: readonly Flow[], releases: readonly string[]): Map<string, number> {
+  const classes = fitClasses(profile, flows);
+  const fitted = new Map<Flow, Map<string, number>>();
+  const out = new Map<string, number>();
+  for (const release of releases) {
+    const shared = `${inVersionMarks(profile.tables, release)}|${inVersionMarks(profile.bitFields, release)}|${inVersionMarks(profile.ports, release)}`;
+    let count = 0;
+    for (const c of classes) {
+      const table = resolveTable(profile, c.flow.table, release);
+      const view = table === undefined ? shared : `${shared}|${table.name}|${inVersionMarks(table.patterns, release)}`;
+      let known = fitted.get(c.flow);
+      if (!known) fitted.set(c.flow, (known = new Map()));
+      let n = known.get(view);
+      if (n === undefined) known.set(view, (n = misfitCount(profile, c.flow, release)));
+      count += n * c.count;
+    }
+    out.set(release, count);
+  }
+  return out;
 }
 
 function flowCount(facts: DumpFacts): string {
@@ -386,17 +395,11 @@ function chooseRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | unde
     .filter((s) => s.since !== undefined || s.until !== undefined)
     .map((s) => ({ s, finding: signalFinding(profile, s, facts) }))
     .filter((h): h is { s: DetectionSignal; finding: string } => h.finding !== undefined);
-  const misfitsByView = new Map<string, number>();
-  const misfitsIn = (release: string): number => {
-    const view = releaseView(profile, release);
-    let n = misfitsByView.get(view);
-    if (n === undefined) misfitsByView.set(view, (n = misfits(profile, facts.flows, release)));
-    return n;
-  };
+  const misfits = misfitsByRelease(profile, facts.flows, points);
   const rated = points.map((release) => ({
     release,
     signals: versioned.filter((h) => inVersion(h.s, release)).reduce((sum, h) => sum + h.s.weight, 0),
-    misfits: misfitsIn(release),
+    misfits: misfits.get(release)!,
     // Register and mark bits a release has no name for (a flag added later) count like flows it cannot explain.
     strays: strayBits(profile, facts, release).length,
   }));
