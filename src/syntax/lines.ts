@@ -86,12 +86,14 @@ function mayBeNumbered(line: string): boolean {
 /** Calls `visit` with each logical line in order. */
 export function eachLogicalLine(text: string, visit: (line: LogicalLine) => void): void {
   const physical = physicalLines(text);
+  // Colour is looked for once in the whole text, not line by line: most dumps have none.
+  const coloured = text.includes('\x1b');
   let parts: string[] = [];
   let segments: Segment[] = [];
   let startLine = 0;
   let length = 0;
   for (let i = 0; i < physical.length; i++) {
-    const lineText = clean(physical[i]!);
+    const lineText = coloured ? clean(physical[i]!) : physical[i]!;
     let body = lineText;
     let column = 0;
     if (parts.length === 0) {
