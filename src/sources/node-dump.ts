@@ -1,8 +1,7 @@
 /** A node's files read into flows, groups and ports, with the node's facts and problems. */
-import type { PortMap } from '../model/ports.ts';
 import { type AgentInfo, parseAgentInfo } from './agentinfo.ts';
 import { type NodeFile, type NodeSource, POLICY_KINDS } from './node.ts';
-import { type ParsedFiles, parseFiles } from './parse-files.ts';
+import { type ParsedFiles, type ParseFilesOptions, parseFiles } from './parse-files.ts';
 
 export type PolicyKind = (typeof POLICY_KINDS)[number];
 
@@ -16,7 +15,7 @@ export interface NodeDump extends ParsedFiles {
   readonly nodeProblems: readonly string[];
 }
 
-export function readNode(node: NodeSource, options: { readonly portMap?: PortMap } = {}): NodeDump {
+export function readNode(node: NodeSource, options: Pick<ParseFilesOptions, 'portMap' | 'shared'> = {}): NodeDump {
   const { flows, groups, ports, agentinfo } = node.files;
   const parsed = parseFiles(
     [flows, groups].filter((f): f is NodeFile => f !== undefined),

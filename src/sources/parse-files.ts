@@ -9,6 +9,7 @@ import type { Flow, Group } from '../model/flow.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import type { PortMap } from '../model/ports.ts';
 import { type ParseResult, parseDump } from '../syntax/reader.ts';
+import type { RecurringParts } from '../syntax/recurring.ts';
 import { antctlFlowsText } from './antctl.ts';
 import type { NodeFile } from './node.ts';
 import { mergePortMaps, readPortDescriptions } from './port-map.ts';
@@ -62,6 +63,8 @@ function shown(label: string): string {
 
 export interface ParseFilesOptions {
   readonly portMap?: PortMap;
+  /** Parts read in other dumps without port names (see ParseOptions.shared). */
+  readonly shared?: RecurringParts;
   /** Port descriptions only (`ovsports`, whose trimmed detail lines are no dump lines). */
   readonly portFiles?: readonly NodeFile[];
 }
@@ -82,7 +85,7 @@ export function parseFiles(files: readonly NodeFile[], options: ParseFilesOption
   let badLines = 0;
   let proseLines = 0;
   for (const f of files) {
-    const r = parseDump(antctlFlowsText(f.text) ?? f.text, { file: f.label, ...(ports.size > 0 ? { portMap: ports } : {}) });
+    const r = parseDump(antctlFlowsText(f.text) ?? f.text, { file: f.label, ...(ports.size > 0 ? { portMap: ports } : {}), ...(options.shared ? { shared: options.shared } : {}) });
     const readSomething = r.flows.length > 0 || r.groups.length > 0 || r.ports.size > 0 || r.protocols.length > 0;
     if (!readSomething && r.badLines + r.proseLines > 0) {
       // A document of another kind is named; else each line says what is wrong with it.

@@ -12,6 +12,7 @@ import type { OfVersion } from '../../model/openflow.ts';
 import { parseOfVersion } from '../../model/openflow.ts';
 import { type DiffStyle, dumpsVersion } from '../../render/diff.ts';
 import type { ParseResult } from '../../syntax/reader.ts';
+import { RecurringParts } from '../../syntax/recurring.ts';
 import { stdoutChalk } from '../color.ts';
 import { type Io, UserError } from '../io.ts';
 import { addInputOptions, type InputCliOptions, isBundleInput, type LoadedDump, loadFromOptions, readPortsOption } from '../load.ts';
@@ -114,7 +115,9 @@ export async function loadSides(sides: readonly Side[], opts: CompareCliOptions,
   if (sides.flatMap((s) => s.inputs).filter((n) => n === '-').length > 1) throw new UserError('only one input can be standard input (-)');
   const ports = opts.ports === undefined ? undefined : await readPortsOption(opts.ports, io);
   const dumps: LoadedDump[] = [];
-  for (const side of sides) dumps.push(await loadFromOptions(side.inputs, side.opts, io, ports ? { portMap: ports } : {}));
+  // Dumps of one switch repeat most of their lines: each distinct line is read once for all sides.
+  const shared = new RecurringParts({ lines: true });
+  for (const side of sides) dumps.push(await loadFromOptions(side.inputs, side.opts, io, ports ? { portMap: ports, shared } : { shared }));
   const labels = dumps.map((d) => d.sources.map(inputLabel).join(', '));
   return ports ? { dumps, ports, labels } : { dumps, labels };
 }
