@@ -143,3 +143,19 @@ test('real switch tools: flows added over OpenFlow 1.0 dump with reset_counts in
     assert.deepEqual(printed.stdout.split('\n').slice(0, -1).sort(), expected.sort(), `--of ${of}`);
   }
 });
+
+test('real switch tools: a tunnel metadata option matched for its presence alone (no value, or a zero mask) is kept, as parse-flow keeps it', skipUnlessOvs, async () => {
+  const flows = ['table=0,tun_metadata0,actions=drop', 'table=0,priority=5,tun_metadata3=0/0,ip,actions=drop', 'table=0,tun_metadata2,tun_metadata1=0x1/0x1,actions=drop', 'table=0,tun_metadata7=*,actions=drop'];
+  // OpenFlow 1.1 and 1.2 have no way to send tunnel metadata.
+  for (const of of [10, 13, 14, 15] as const) {
+    const printed = await runCli(['fmt', '--of', String(of), '-'], { stdin: flows.join('\n') + '\n' });
+    assert.equal(printed.stderr, '', `--of ${of}`);
+    const expected: string[] = [];
+    for (const flow of flows) {
+      const real = await parseFlow(flow, of);
+      assert.ok(real.ok, real.ok ? '' : real.error);
+      expected.push(real.canonical);
+    }
+    assert.deepEqual(printed.stdout.split('\n').slice(0, -1), expected, `--of ${of}`);
+  }
+});

@@ -235,3 +235,19 @@ test('group text as openshift-sdn writes it, buckets joined by bucket= without a
     parseDump(await s.dumpFlows({ of: 15 }), { file: 'dump' }).flows.map((f) => f.actions),
   );
 });
+
+test('a tunnel metadata option matched for its presence alone matches a packet that carries it, even as 0, and no other', skipUnlessOvs, async () => {
+  await sw!.ofctl(['add-tlv-map', sw!.bridge, '{class=0xffff,type=0,len=4}->tun_metadata0,{class=0xffff,type=1,len=4}->tun_metadata1']);
+  try {
+    // A value as long as the option: a shorter one the switch's dump prints without its mask.
+    const flows = 'table=0,priority=10,tun_metadata0 actions=output:2\ntable=0,priority=8,tun_metadata1=0x12345678 actions=output:4\ntable=0,priority=5 actions=output:3\n';
+    const probes = ['in_port=1', 'in_port=1,tun_metadata0=0', 'in_port=1,tun_metadata0=0x5', 'in_port=1,tun_metadata1=0', 'in_port=1,tun_metadata1=0x12345678'].map((packet) => ({ packet }));
+    const result = await agree(flows, '', probes);
+    assert.deepEqual(result.traces.map((t) => t.ours.outputs), [[3], [2], [2], [3], [4]]);
+    // The switch's own dump keeps the bare name, and flowscope reads it back so.
+    assert.match(await sw!.dumpFlows({ of: 15 }), /priority=10,tun_metadata0 actions=output:2/);
+  } finally {
+    await sw!.deleteFlows(15);
+    await sw!.ofctl(['del-tlv-map', sw!.bridge]);
+  }
+});

@@ -15,7 +15,7 @@ import type { Flow, MatchField } from '../model/flow.ts';
 import { type Pipeline, tableKey } from '../model/pipeline.ts';
 import type { TableRef } from '../model/tables.ts';
 import { ones } from '../model/values.ts';
-import { FIELD, fieldParts, type Packet, port16 } from './packet.ts';
+import { FIELD, fieldParts, type Packet, port16, presenceBit, TUN_METADATA_PRESENT } from './packet.ts';
 import type { TracePorts } from './trace-ports.ts';
 import { maxOf } from '../model/append.ts';
 
@@ -65,7 +65,7 @@ export interface LookupResult {
  */
 interface Term {
   readonly id: number;
-  readonly parts: readonly { readonly slot: string; readonly mask: bigint; readonly fieldShift: bigint; readonly slotShift: bigint }[];
+  readonly parts: readonly { readonly slot: string; readonly mask: bigint; readonly fieldShift: bigint; readonly slotShift: bigint; readonly fixed?: bigint }[];
   /** in_port: the value is a port (16- or 32-bit numbering, or a name to resolve). */
   readonly port: boolean;
 }
@@ -79,11 +79,14 @@ function termOf(field: FieldDef, mask: bigint): Term {
   let term = byMask.get(mask);
   if (term) return term;
   const port = isInPortField(field);
-  const parts = port
+  const parts: Term['parts'][number][] = port
     ? [{ slot: FIELD.inPort.storage, mask: 0xffffn, fieldShift: 0n, slotShift: 0n }]
     : fieldParts(field)
         .map((p) => ({ slot: p.slot, mask: ((mask >> BigInt(p.fieldShift)) & ones(p.bits)) << BigInt(p.slotShift), fieldShift: BigInt(p.fieldShift), slotShift: BigInt(p.slotShift) }))
         .filter((p) => p.mask !== 0n);
+  // A tunnel metadata option matches only a packet that carries it, whatever the value asked.
+  const present = presenceBit(field);
+  if (present !== undefined) parts.push({ slot: TUN_METADATA_PRESENT, mask: present, fieldShift: 0n, slotShift: 0n, fixed: present });
   term = { id: termCount++, parts, port };
   byMask.set(mask, term);
   return term;
@@ -318,7 +321,7 @@ function slotValues(entries: Entries, shape: Shape, ports: TracePorts, unnumbere
     for (let j = 0; j < term.parts.length; j++) {
       const part = term.parts[j]!;
       const i = placement[j]!;
-      const v = ((value >> part.fieldShift) << part.slotShift) & part.mask;
+      const v = part.fixed ?? ((value >> part.fieldShift) << part.slotShift) & part.mask;
       // Two fields constraining the same bits differently (in_port written twice, say).
       if ((values[i]! & part.mask) !== (v & seen[i]!)) return undefined;
       values[i] = values[i]! | v;

@@ -270,6 +270,7 @@ export function describeMatchField(e: MatchField, w: Wording): string {
       return `packet type ${formatFieldValue(field, value, mask)}`;
     default:
       if (/^x{0,2}reg\d+$/.test(field.name)) return stateWords(field, value, mask, w);
+      if (field.presence && mask === 0n) return `carrying ${field.name}`;
       return `${field.name} ${exact ? '=' : 'matches'} ${formatFieldValue(field, value, exact ? undefined : mask)}`;
   }
 }

@@ -91,6 +91,18 @@ export const CT_STATE = {
  */
 export const INNER_VLAN = 'vlan_tci1';
 
+/**
+ * The tunnel metadata options a packet carries, a bit per option (OVS's present map): an option
+ * of value 0 is there all the same. Written with the option; no field names it.
+ */
+export const TUN_METADATA_PRESENT = 'tun_metadata_present';
+const PRESENCE_BITS = new Map<FieldDef, bigint>(FIELDS.filter((f) => f.presence).map((f) => [f, 1n << BigInt(/\d+$/.exec(f.name)?.[0] ?? 0)]));
+
+/** The bit of TUN_METADATA_PRESENT that says the packet carries `f`, for fields matched by presence. */
+export function presenceBit(f: FieldDef): bigint | undefined {
+  return f.presence ? PRESENCE_BITS.get(f) : undefined;
+}
+
 /** Fields the conntrack module fills and `ct` without `table=`/`ct_clear` empties. */
 const CT_SLOTS = ['ct_state', 'ct_zone', 'ct_mark', 'ct_label', 'ct_nw_proto', 'ct_nw_src', 'ct_nw_dst', 'ct_ipv6_src', 'ct_ipv6_dst', 'ct_tp_src', 'ct_tp_dst'];
 
@@ -134,6 +146,14 @@ export class Packet {
       const v = ((value >> BigInt(p.fieldShift)) & ones(p.bits)) << BigInt(p.slotShift);
       this.setSlot(p.slot, (this.slot(p.slot) & ~m) | (v & m));
     }
+    const present = presenceBit(f);
+    if (present !== undefined) this.setSlot(TUN_METADATA_PRESENT, this.slot(TUN_METADATA_PRESENT) | present);
+  }
+
+  /** Whether the packet carries a field matched by presence (a tunnel metadata option). */
+  carries(f: FieldDef): boolean {
+    const bit = presenceBit(f);
+    return bit !== undefined && (this.slot(TUN_METADATA_PRESENT) & bit) !== 0n;
   }
 
   getSubfield(sf: Subfield): bigint {

@@ -28,7 +28,7 @@ export function hashFieldsBasis(group: Group, packet: Packet): number | undefine
     const value = packet.get(field) & (mask ?? ones(field.bytes * 8));
     basis = hashBytes(networkBytes(value, field.bytes), basis);
     // Tunnel metadata also hashes whether the option is present.
-    if (field.name.startsWith('tun_metadata')) basis = hashBoolean(packet.get(field) !== 0n, basis);
+    if (field.presence) basis = hashBoolean(packet.carries(field), basis);
   }
   return basis;
 }

@@ -65,6 +65,11 @@ export interface FieldDef {
   readonly datapathOnly?: boolean;
   /** First OVS release that knows the field, when it is newer than 3.1. */
   readonly since?: string;
+  /**
+   * A match may ask only that the packet carry the field (a tunnel metadata option: `tun_metadata0`
+   * with no value); OVS keeps such a match, and a match with a value wants the option present too.
+   */
+  readonly presence?: boolean;
 }
 
 interface Row {
@@ -82,6 +87,7 @@ interface Row {
   storage?: string;
   datapathOnly?: boolean;
   since?: string;
+  presence?: boolean;
 }
 
 /** OVS holds values in u8/be16/be32/MAC/be64/be128 containers (tunnel metadata in whole bytes). */
@@ -105,6 +111,7 @@ function def(r: Row): FieldDef {
     storage: r.storage ?? r.name,
     ...(r.datapathOnly ? { datapathOnly: true } : {}),
     ...(r.since ? { since: r.since } : {}),
+    ...(r.presence ? { presence: true } : {}),
   };
   return f;
 }
@@ -135,6 +142,7 @@ const rows: Row[] = [
     bits: 992,
     format: 'hex',
     maskable: true,
+    presence: true,
     nxm: [`NXM_NX_TUN_METADATA${i}`],
   })),
   { name: 'metadata', bits: 64, format: 'hex', maskable: true, nxm: ['OXM_OF_METADATA'] },

@@ -328,7 +328,11 @@ function formatTunnel(w: MatchWriter): void {
   w.each('tun_gtpu_msgtype', 'gtpu_msgtype', decimal);
   // Only oam is settable from OpenFlow, but the printer compares against all four tunnel flags.
   w.each('tun_flags', 'tun_flags', tunnelFlags);
-  for (const name of TUN_METADATA) w.each(name, name, hexMasked);
+  // An option matched for its presence alone prints as its bare name (tun_metadata_match_format).
+  for (const name of TUN_METADATA) {
+    const e = w.get(name);
+    if (e) e.mask === 0n ? w.out.push(name) : w.put(name, hexMasked(e));
+  }
 }
 
 /** lib/match.c format_nsh_masked. */

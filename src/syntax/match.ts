@@ -161,7 +161,8 @@ function apply(slots: Map<string, Slot>, w: Write, at: Written): void {
   const keep = w.bits === full ? 0n : full ^ w.bits;
   const value = ((old?.value ?? 0n) & keep) | (w.value & w.bits);
   const mask = ((old?.mask ?? 0n) & keep) | (w.mask & w.bits);
-  if (mask === 0n) {
+  // No bits matched: no constraint, but for an option whose presence alone is asked.
+  if (mask === 0n && !w.storage.presence) {
     slots.delete(key);
     return;
   }
