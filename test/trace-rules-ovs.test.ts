@@ -7,7 +7,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { XLATE_ERRORS } from '../src/analysis/trace.ts';
+import { Tracer, XLATE_ERRORS } from '../src/analysis/trace.ts';
+import { Pipeline } from '../src/model/pipeline.ts';
+import { formatTrace } from '../src/render/trace.ts';
 import { readPortDescriptions } from '../src/sources/port-map.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 import { formatGroup } from '../src/render/group.ts';
@@ -249,5 +251,35 @@ test('a tunnel metadata option matched for its presence alone matches a packet t
   } finally {
     await sw!.deleteFlows(15);
     await sw!.ofctl(['del-tlv-map', sw!.bridge]);
+  }
+});
+
+test('a select group dumped in OpenFlow 1.1–1.4, which hides its selection method, is traced through every live bucket and said to be so; in 1.5 the switch\'s choice', skipUnlessOvs, async () => {
+  const s = sw!;
+  await s.deleteFlows(15);
+  await s.deleteGroups(15);
+  await s.addGroups('group_id=1,type=select,selection_method=hash,fields(ip_src,tcp_dst),bucket=bucket_id:0,actions=output:2,bucket=bucket_id:1,actions=output:3,bucket=bucket_id:2,watch_port:8,actions=output:4\n', 15);
+  await s.addFlows('table=0,in_port=1,ip actions=group:1\n', 15);
+  const packet = 'in_port=1,tcp,nw_src=10.0.0.7,nw_dst=10.0.0.1,tp_src=1000,tp_dst=80';
+  const chosen = Number(/-> using bucket (\d+)/.exec(await s.trace(packet))?.[1]);
+  const flows = await s.dumpFlows({ of: 15 });
+  const ports = await s.show(13);
+  for (const of of [11, 12, 13, 14, 15] as const) {
+    const groups = await s.dumpGroups({ of });
+    const dump = parseDump([flows, groups, ports].join('\n'), { file: 'dump' });
+    const result = new Tracer(new Pipeline(dump.flows, dump.groups, dump.ports)).tracePacket(packet);
+    const unknown = result.problems.find((p) => p.kind === 'selection-unknown');
+    if (of < 15) {
+      // The dump shows neither the method nor the bucket ids: both live buckets, labelled, and the reason.
+      assert.doesNotMatch(groups, /selection_method|bucket_id/);
+      assert.deepEqual(result.outputs, [2, 3], `OpenFlow 1.${of - 10}`);
+      assert.deepEqual(unknown?.kind === 'selection-unknown' ? unknown.buckets : [], [0, 1]);
+      const text = formatTrace(result, { of });
+      assert.match(text, /the dump does not show how the switch picks a bucket: following every live bucket/);
+      assert.equal(text.split('if the switch picks it: the dump does not show how it picks').length - 1, 2);
+    } else {
+      assert.equal(unknown, undefined);
+      assert.deepEqual(result.outputs, [chosen + 2]);
+    }
   }
 });

@@ -90,6 +90,11 @@ export type TraceProblem =
    * bucket was followed; `choices` gives a dp_hash that selects each.
    */
   | { readonly kind: 'datapath-hash'; readonly table: TableRef; readonly group: number; readonly choices: readonly { readonly bucket: number; readonly dpHash: number }[] }
+  /**
+   * A select group read from an OpenFlow 1.1–1.4 dump, which hides its selection method: every
+   * live bucket was followed, since which one the switch picks is not known.
+   */
+  | { readonly kind: 'selection-unknown'; readonly table: TableRef; readonly group: number; readonly buckets: readonly number[] }
   /** A field write OVS ignores: the packet lacks the headers the field belongs to. */
   | { readonly kind: 'unmet-prerequisites'; readonly table: TableRef; readonly field: string }
   /** The packet's in_port is a number the port list does not name (or none), and the flows of `table` match in_port by names without numbers. */
@@ -956,6 +961,7 @@ class Pass {
           else nodes.push({ kind: 'detail', text: `using bucket ${b.id} (as requested)` });
           return b ? [b] : [];
         }
+        if (group.selectionHidden) return this.unknownSelection(group, nodes);
         const hash = selectionHash(group, this.packet);
         if (hash !== undefined) {
           const { bucket } = bestLiveBucket(group.buckets, hash, (b) => this.live(group, b));
@@ -972,6 +978,21 @@ class Pass {
         return bucket ? [bucket] : [];
       }
     }
+  }
+
+  /**
+   * A select group whose selection method the dump does not show: the one live bucket, or every
+   * live bucket, labelled, rather than a choice made by a method the switch may not use.
+   */
+  private unknownSelection(group: Group, nodes: TraceNode[]): readonly Bucket[] {
+    const live = group.buckets.filter((b) => this.live(group, b));
+    if (live.length === 0) this.problem(nodes, { kind: 'no-live-bucket', table: this.table, group: group.id });
+    else if (live.length === 1) nodes.push({ kind: 'detail', text: `using bucket ${live[0]!.id} (the only live one)` });
+    else {
+      this.problem(nodes, { kind: 'selection-unknown', table: this.table, group: group.id, buckets: live.map((b) => b.id) });
+      for (const b of live) this.bucketLabels.set(b, 'if the switch picks it: the dump does not show how it picks');
+    }
+    return live;
   }
 
   /**

@@ -142,6 +142,11 @@ export interface Group {
   readonly fields?: readonly GroupSelectionField[];
   readonly buckets: readonly Bucket[];
   readonly origin: Origin;
+  /**
+   * Read from a dump in OpenFlow 1.1–1.4, which prints neither a group's selection method and
+   * fields nor its bucket ids: how the switch picks a select group's bucket is not known.
+   */
+  readonly selectionHidden?: boolean;
 }
 
 /**

@@ -165,6 +165,8 @@ function problemLine(p: TraceProblem, pad: string, o: TraceRenderOptions): strin
       return `${pad} >> unmet prerequisites for ${p.field}, set_field ignored`;
     case 'datapath-hash':
       return `${pad} >> the datapath's hash picks the bucket: following every live bucket (give dp_hash in the packet to follow one)`;
+    case 'selection-unknown':
+      return `${pad} >> the dump does not show how the switch picks a bucket: following every live bucket (dump the groups with -O OpenFlow15, or choose one with --bucket)`;
     default:
       return `${pad} >> ${problemText(p, o)}`;
   }
@@ -189,6 +191,8 @@ function problemText(p: TraceProblem, o: TraceRenderOptions): string {
       return `the write into ${p.field} is ignored: the packet lacks the headers ${p.field} belongs to`;
     case 'datapath-hash':
       return `group ${p.group} picks one bucket by the datapath's hash of the packet, which a dump does not tell: each live bucket was followed, so the packet takes only one of their paths (${p.choices.map((c) => `dp_hash=0x${c.dpHash.toString(16)} takes bucket ${c.bucket}`).join(', ')}); give dp_hash in the packet to follow one`;
+    case 'selection-unknown':
+      return `group ${p.group} picks one bucket by a selection method the dump does not show (OpenFlow 1.1–1.4 dumps leave it and the bucket ids out): each live bucket was followed (${p.buckets.join(', ')}), so the packet takes only one of their paths; dump the groups with -O OpenFlow15 to trace the switch's choice, or choose a bucket with --bucket`;
     case 'unnumbered-in-ports': {
       const shown = firstFewPorts(p.names);
       const named = `name the port instead (in_port=${quotePortName(p.names[0]!)})`;

@@ -45,6 +45,8 @@ export interface ParseResult {
 
 const HEADER = /^(?:NXST|OFPST|ONFST|OFPT|NXT|ONFT)_[A-Z0-9_]+(?:\s|$)/;
 const HEADER_VERSION = /\(OF1\.([0-5])\)/;
+/** A group description reply of OpenFlow 1.1–1.4, whose groups lack their selection method and bucket ids. */
+const GROUPS_WITHOUT_SELECTION = /^\S+_GROUP_DESC reply \(OF1\.[1-4]\)/;
 const PORT_DETAIL = /^\s+(?:config|state|current|advertised|supported|peer|speed):/;
 const FEATURES = /^(?:n_tables:|capabilities:|actions: )/;
 /**
@@ -77,6 +79,7 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
     ports.size > 0 ? { sink, portMap: ports, recurring: new RecurringParts() } : { sink, recurring: options.shared ?? new RecurringParts() };
   let context = freshContext();
   let inHexDump = false;
+  let selectionHidden = false;
   eachLogicalLine(text, (line) => {
     if (isDumpFlowLine(line.text)) {
       inHexDump = false;
@@ -93,6 +96,7 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
       const v = HEADER_VERSION.exec(body);
       const version: OfVersion = v ? ((10 + Number(v[1])) as OfVersion) : 10;
       if (result.protocols[result.protocols.length - 1] !== version) result.protocols.push(version);
+      selectionHidden = GROUPS_WITHOUT_SELECTION.test(body);
       return;
     }
     if (body.startsWith('***decode error')) {
@@ -130,7 +134,7 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
     if (group) {
       const origin: Origin = { file, line: line.line, text: line.text };
       const g = parseGroupLine(text, origin, context);
-      if (g) result.groups.push(g);
+      if (g) result.groups.push(selectionHidden && g.type === 'select' ? { ...g, selectionHidden } : g);
       else result.badLines++;
     } else {
       const flow = parseFlowLine(text, file, line.line, context);
