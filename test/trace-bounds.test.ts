@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 import { MAX_NESTING, MAX_PASSES, MAX_TRACE_STEPS, type TraceResult, Tracer } from '../src/analysis/trace.ts';
-import { formatTrace, traceJson } from '../src/render/trace.ts';
+import { formatTrace, TRACE_BYTES_PER_INPUT_BYTE, traceJson, traceOutputBudget } from '../src/render/trace.ts';
+import { runCli } from './support/cli.ts';
 
 function trace(text: string, spec = 'in_port=1,ip'): TraceResult {
   const dump = parseDump(text, { file: 'test' });
@@ -98,4 +99,44 @@ test('a trace keeps one packet per table, not one per lookup', () => {
   assert.equal(lookups(r), 1 + 64 + 64 * 32);
   assert.deepEqual(kept.map((s) => s.table.kind === 'number' && s.table.number).sort(), [0, 1, 2]);
   assert.ok(r.last?.packet, 'the last lookup keeps its packet');
+});
+
+/** The 2 KB chain of all-groups whose 32,768 steps would print 8 MB. */
+const DOUBLING_CHAIN = ['table=0,in_port=1 actions=group:1', ...Array.from({ length: 30 }, (_, i) => `group_id=${i + 1},type=all,bucket=actions=${i < 29 ? `group:${i + 2}` : 'output:2'},bucket=actions=${i < 29 ? `group:${i + 2}` : 'output:2'}`)].join('\n') + '\n';
+
+test('trace output stays within a fixed multiple of the flows and groups traced through, and says what it left out', async () => {
+  const input = Buffer.byteLength(DOUBLING_CHAIN);
+  const budget = TRACE_BYTES_PER_INPUT_BYTE * Math.max(input, 4096);
+  const dump = parseDump(DOUBLING_CHAIN, { file: 'test' });
+  assert.equal(traceOutputBudget(new Pipeline(dump.flows, dump.groups, dump.ports)), budget);
+  // Unbounded, the text would be 30 times the budget.
+  const full = formatTrace(trace(DOUBLING_CHAIN, 'in_port=1'), { of: 15 });
+  assert.ok(full.length > 20 * budget, `${full.length} bytes`);
+  const text = await runCli(['trace', '-', 'in_port=1'], { stdin: DOUBLING_CHAIN });
+  assert.equal(text.status, 0, text.stderr);
+  const verdict = /^Verdict: .*\n(?:Also, .*\n)*$/m.exec(text.stdout)?.[0] ?? '';
+  // The verdict lists the 8,192 outputs OVS's action buffer holds; the rest is within the budget.
+  assert.ok(text.stdout.length - verdict.length <= budget + 1024, `${text.stdout.length} bytes`);
+  assert.match(text.stdout, /\n… and \d+ more lines of this trace, not printed: its text reached \d+ bytes, the bound for flows and groups of this size \(64 bytes of trace per byte of them\)\. The verdict covers the whole trace\.\n\nVerdict: output to ports 2, 2,/);
+  for (const form of [['--brief'], ['--json']]) {
+    const r = await runCli(['trace', ...form, '-', 'in_port=1'], { stdin: DOUBLING_CHAIN });
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(r.stdout.length <= 4 * budget, `${form.join(' ')}: ${r.stdout.length} bytes`);
+  }
+  // ct(table=) fanning out: 40 bytes of flows, 4,098 passes; JSON says what it left out.
+  const fan = await runCli(['trace', '--json', '-', 'in_port=1'], { stdin: 'table=0 actions=ct(table=0),ct(table=0)\n' });
+  assert.ok(fan.stdout.length <= 4 * TRACE_BYTES_PER_INPUT_BYTE * 4096, `${fan.stdout.length} bytes`);
+  const omitted = (JSON.parse(fan.stdout) as { omitted?: { passes: number; steps: number } }).omitted;
+  assert.ok(omitted && omitted.passes > 1000 && omitted.steps >= omitted.passes, JSON.stringify(omitted));
+});
+
+test('a trace within its bound is printed whole', async () => {
+  const flows = [`table=0,in_port=1 actions=${'set_field:0x1->reg0,'.repeat(500)}resubmit(,1)`, `table=1 actions=${'set_field:0x2->reg1,'.repeat(500)}output:2`].join('\n') + '\n';
+  const r = await runCli(['trace', '-', 'in_port=1'], { stdin: flows });
+  assert.equal(r.status, 0, r.stderr);
+  assert.doesNotMatch(r.stdout, /more lines? of this trace/);
+  assert.equal(r.stdout.split('\n').filter((l) => /^\s+load:/.test(l)).length, 1000);
+  const json = JSON.parse((await runCli(['trace', '--json', '-', 'in_port=1'], { stdin: flows })).stdout) as { omitted?: unknown; passes: { steps: unknown[] }[] };
+  assert.equal(json.omitted, undefined);
+  assert.equal(json.passes[0]!.steps.length, 2);
 });

@@ -11,7 +11,7 @@ import { explainVerdict } from '../analysis/trace-verdict.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import type { PortMap } from '../model/ports.ts';
 import { Pipeline } from '../model/pipeline.ts';
-import type { TraceRenderOptions } from './trace.ts';
+import { type TraceRenderOptions, traceOutputBudget } from './trace.ts';
 
 /**
  * A tracer for the pipeline and how `flowscope trace` renders its traces, with actions spelt as
@@ -38,7 +38,7 @@ function sampleAnnotator(pipeline: Pipeline, request: ProfileRequest): Annotator
 }
 
 function renderOptions(tracer: Tracer, annotator: Annotator, of: OfVersion): TraceRenderOptions {
-  return { ...annotatorTraceWords(annotator, of, tracer.ports.names), missDrop: (result) => missDrop(tracer, result) };
+  return { ...annotatorTraceWords(annotator, of, tracer.ports.names), missDrop: (result) => missDrop(tracer, result), maxBytes: traceOutputBudget(tracer.pipeline) };
 }
 
 /** Table names and the verdict's reason as `annotator` gives them. */

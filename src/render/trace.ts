@@ -18,13 +18,37 @@ import type { MissDrop } from '../analysis/nearest-flow.ts';
 import { formatActions } from './actions.ts';
 import { firstFewPorts } from './lists.ts';
 import { formatMatch } from './match.ts';
-import { SCHEMA_VERSION, tableRefJson } from './json.ts';
+import { jsonReplacer, SCHEMA_VERSION, tableRefJson } from './json.ts';
 import { nearestJson, nearestLine } from './nearest.ts';
 import { maxOf } from '../model/append.ts';
+import type { Pipeline } from '../model/pipeline.ts';
+import { TextBudget } from './text-budget.ts';
+
+/**
+ * Trace output allowed per byte of the flows and groups traced through, over a floor: OVS's limits
+ * and flowscope's bound a trace's work, not what each step prints (a 2 KB chain of all-groups
+ * would print 8 MB for its 32,768 steps). Past it, a trace says how much it left out.
+ */
+export const TRACE_BYTES_PER_INPUT_BYTE = 64;
+/** Any pipeline may print as much as one of this many bytes. */
+const TRACE_INPUT_FLOOR = 4096;
+
+/** How many bytes the traces of `pipeline` may print (TraceRenderOptions.maxBytes). */
+export function traceOutputBudget(pipeline: Pipeline): number {
+  let bytes = 0;
+  for (const table of pipeline.tables.values()) for (const f of table.flows) bytes += f.origin.text.length;
+  for (const g of pipeline.groups.values()) bytes += g.origin.text.length;
+  return TRACE_BYTES_PER_INPUT_BYTE * Math.max(bytes, TRACE_INPUT_FLOOR);
+}
 
 export interface TraceRenderOptions {
   /** Spelling of actions (the dump's OpenFlow version). */
   readonly of: OfVersion;
+  /**
+   * Bytes the trace itself may take (text lines, or JSON's passes, steps and problems); the rest
+   * is left out and said to be. The verdict always covers the whole trace. Unbounded if absent.
+   */
+  readonly maxBytes?: number;
   readonly portNames?: PortMap;
   /** A name for a table (from a pipeline profile), shown beside its number. */
   readonly describeTable?: (ref: TableRef) => string | undefined;
@@ -82,7 +106,7 @@ function tableLine(node: Extract<TraceNode, { kind: 'table' }>, o: TraceRenderOp
   return `${label}. ${match === '' ? '' : match + ', '}priority ${node.flow.priority}${cookie}${suffix}`;
 }
 
-function renderTable(node: Extract<TraceNode, { kind: 'table' }>, indent: number, bodyIndent: number, o: TraceRenderOptions, out: string[]): void {
+function renderTable(node: Extract<TraceNode, { kind: 'table' }>, indent: number, bodyIndent: number, o: TraceRenderOptions, out: TextBudget): void {
   const pad = ' '.repeat(indent * 4);
   out.push(pad + tableLine(node, o));
   if (node.conjunction) {
@@ -96,7 +120,7 @@ function renderTable(node: Extract<TraceNode, { kind: 'table' }>, indent: number
   renderNodes(node.nodes, bodyIndent, o, out);
 }
 
-function renderNodes(nodes: readonly TraceNode[], indent: number, o: TraceRenderOptions, out: string[]): void {
+function renderNodes(nodes: readonly TraceNode[], indent: number, o: TraceRenderOptions, out: TextBudget): void {
   const pad = ' '.repeat(indent * 4);
   for (const [i, node] of nodes.entries()) {
     switch (node.kind) {
@@ -229,7 +253,7 @@ function ctStateText(v: bigint): string {
   return formatFlags(FIELD.ctState, v, 0xffn, 0xffn);
 }
 
-function renderPass(pass: TracePass, o: TraceRenderOptions, out: string[]): void {
+function renderPass(pass: TracePass, o: TraceRenderOptions, out: TextBudget): void {
   if (pass.resume) {
     out.push('', RULE);
     const state = ctStateText(pass.resume.ctState);
@@ -299,8 +323,10 @@ export function tableName(ref: TableRef, o: TraceRenderOptions): string {
 }
 
 export function formatTrace(result: TraceResult, o: TraceRenderOptions): string {
-  const out: string[] = [];
-  for (const pass of result.passes) renderPass(pass, o, out);
+  const body = new TextBudget(o.maxBytes ?? Infinity);
+  for (const pass of result.passes) renderPass(pass, o, body);
+  const out = body.lines;
+  if (body.omitted > 0) out.push('', omittedLines(body.omitted, o));
   out.push('');
   const why = o.explain?.(result);
   // A miss flow, or no flow, says little by itself: the table's purpose says what it was for.
@@ -335,13 +361,61 @@ export function formatTraceBrief(result: TraceResult, o: TraceRenderOptions): st
   }
   const width = maxOf(rows.map((r) => r[0].length));
   const prio = maxOf(rows.map((r) => r[1].length));
+  const body = new TextBudget(o.maxBytes ?? Infinity);
   for (const [table, priority, did] of rows) {
-    out.push(priority === '' ? `${table}: ${did}` : `${table.padEnd(width)}  ${priority.padStart(prio)}  ${did}`);
+    body.push(priority === '' ? `${table}: ${did}` : `${table.padEnd(width)}  ${priority.padStart(prio)}  ${did}`);
   }
+  out.push(...body.lines);
+  if (body.omitted > 0) out.push(omittedLines(body.omitted, o));
   out.push(verdictLine(result, o));
   const miss = o.missDrop?.(result);
   if (miss) out.push(nearestLine(miss.nearest, o.portNames));
   return out.join('\n') + '\n';
+}
+
+/** The line that ends a trace's text cut at its bound. */
+function omittedLines(lines: number, o: TraceRenderOptions): string {
+  return `… and ${lines} more line${lines === 1 ? '' : 's'} of this trace, not printed: its text reached ${o.maxBytes} bytes, the bound for flows and groups of this size (${TRACE_BYTES_PER_INPUT_BYTE} bytes of trace per byte of them). The verdict covers the whole trace.`;
+}
+
+/** What a JSON item takes in the text. */
+const jsonBytes = (item: unknown): number => JSON.stringify(item, jsonReplacer).length;
+
+/** JSON's passes, steps and problems, as many as `maxBytes` holds, and counts of those left out. */
+function boundedJson(result: TraceResult, o: TraceRenderOptions): { passes: Record<string, unknown>[]; problems: Record<string, unknown>[]; omitted?: Record<string, unknown> } {
+  const budget = new TextBudget(o.maxBytes ?? Infinity);
+  const omitted = { passes: 0, steps: 0, problems: 0 };
+  const passes: Record<string, unknown>[] = [];
+  for (const p of result.passes) {
+    const pass = {
+      recircId: p.recircId,
+      ...(p.resume ? { resumeTable: tableRefJson(p.resume.table), ctState: ctStateText(p.resume.ctState) } : {}),
+      steps: [] as Record<string, unknown>[],
+      final: formatPacket(p.final, o.portNames),
+    };
+    if (!budget.take(jsonBytes(pass))) {
+      omitted.passes++;
+      omitted.steps += p.steps.length;
+      continue;
+    }
+    passes.push(pass);
+    for (const [i, s] of p.steps.entries()) {
+      const step = stepJson(s, o);
+      if (!budget.take(jsonBytes(step) + 1)) {
+        omitted.steps += p.steps.length - i;
+        break;
+      }
+      pass.steps.push(step);
+    }
+  }
+  const problems: Record<string, unknown>[] = [];
+  for (const p of result.problems) {
+    const problem = problemJson(p, o);
+    if (budget.take(jsonBytes(problem) + 1)) problems.push(problem);
+    else omitted.problems++;
+  }
+  if (budget.omitted === 0) return { passes, problems };
+  return { passes, problems, omitted: { ...omitted, reason: `the trace reached ${o.maxBytes} bytes, the bound for flows and groups of this size (${TRACE_BYTES_PER_INPUT_BYTE} bytes of trace per byte of them); the verdict covers the whole trace` } };
 }
 
 /** A table lookup as JSON: its table (and name), the flow's priority, match and actions, the conjunction it took. */
@@ -393,6 +467,7 @@ export function traceJson(result: TraceResult, o: TraceRenderOptions): Record<st
   const why = o.explain?.(result);
   const miss = o.missDrop?.(result);
   const ttl = result.controllerCause;
+  const { passes, problems, omitted } = boundedJson(result, o);
   return {
     schemaVersion: SCHEMA_VERSION,
     verdict: result.verdict,
@@ -402,12 +477,8 @@ export function traceJson(result: TraceResult, o: TraceRenderOptions): Record<st
     ...(why ? { explanation: explanationJson(why) } : {}),
     ...(miss ? { nearest: miss.nearest ? nearestJson(miss.nearest) : null } : {}),
     ...(result.cause ? { cause: problemJson(result.cause, o) } : {}),
-    ...(result.problems.length > 0 ? { problems: result.problems.map((p) => problemJson(p, o)) } : {}),
-    passes: result.passes.map((p) => ({
-      recircId: p.recircId,
-      ...(p.resume ? { resumeTable: tableRefJson(p.resume.table), ctState: ctStateText(p.resume.ctState) } : {}),
-      steps: p.steps.map((s) => stepJson(s, o)),
-      final: formatPacket(p.final, o.portNames),
-    })),
+    ...(problems.length > 0 ? { problems } : {}),
+    passes,
+    ...(omitted ? { omitted } : {}),
   };
 }
