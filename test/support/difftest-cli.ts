@@ -1,6 +1,7 @@
 /**
- * `npm run difftest -- [--packets N] [--seed S] [--per-pipeline N] [--out DIR]`: the randomized
- * differential trace test at any size. Prints agreement per figure as it goes and at the end,
+ * `npm run difftest -- [--packets N] [--seed S] [--per-pipeline N] [--shard I/N] [--out DIR]`: the
+ * randomized differential trace test at any size (a shard traces pipelines I, I+N, … of the run,
+ * so N shards run side by side trace exactly the run's packets). Prints agreement per figure as it goes and at the end,
  * and saves each disagreement (pipeline, packet, both traces) as a file in DIR.
  */
 import { rmSync } from 'node:fs';
@@ -18,19 +19,31 @@ function option(name: string, fallback: number): number {
 const packets = option('packets', 1000);
 const seed = option('seed', 1);
 const perPipeline = option('per-pipeline', 20);
+const shardIndex = process.argv.indexOf('--shard');
+const shardText = shardIndex >= 0 ? (process.argv[shardIndex + 1] ?? '') : undefined;
+const shardMatch = shardText === undefined ? undefined : /^(\d+)\/(\d+)$/.exec(shardText);
+if (shardText !== undefined && (!shardMatch || Number(shardMatch[1]) >= Number(shardMatch[2]))) throw new Error(`--shard takes I/N with I < N, not ${shardText}`);
+const shard = shardMatch ? { index: Number(shardMatch[1]), count: Number(shardMatch[2]) } : undefined;
 const outIndex = process.argv.indexOf('--out');
 const out = resolve(outIndex >= 0 ? (process.argv[outIndex + 1] ?? 'difftest-out') : 'difftest-out');
 
-console.log(`difftest: ${packets} packets, seed ${seed}, ${perPipeline} per pipeline; disagreements to ${out}`);
+// Interrupted, it still stops its switch (the harness does on exit).
+process.on('SIGINT', () => process.exit(130));
+console.log(`difftest: ${packets} packets, seed ${seed}, ${perPipeline} per pipeline${shard ? `, shard ${shard.index}/${shard.count}` : ''}; disagreements to ${out}`);
+rmSync(out, { recursive: true, force: true });
 const report = await runDifferential({
   seed,
   packets,
   perPipeline,
+  ...(shard ? { shard } : {}),
   onPipeline: (done, r) => {
-    if (done % 25 === 0) console.log(summarize(r).join('\n'));
+    // Saved as it goes, so a long run can be studied before it ends.
+    if (done % 25 === 0) {
+      console.log(summarize(r).join('\n'));
+      saveDisagreements(out, r);
+    }
   },
 });
-rmSync(out, { recursive: true, force: true });
 saveDisagreements(out, report);
 console.log(summarize(report).join('\n'));
 console.log(`${report.disagreements.length} disagreements saved to ${out}`);

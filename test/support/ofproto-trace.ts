@@ -50,12 +50,17 @@ export function parseOfprotoTrace(text: string, inPort: number, ports: readonly 
   let failure: string | undefined;
   let current: { steps: OfprotoStep[]; flow?: string; final?: string } | undefined = { steps: [] };
   passes.push(current);
+  // What the pass found sent before it began: a pass whose translation fails sends nothing.
+  let before = { outputs: 0, normal, controller };
   let inHeader = false;
   for (const raw of text.split('\n')) {
     if (RULE.test(raw)) {
       // The recirculation header sits between two rules; the next pass starts after it.
       inHeader = !inHeader;
-      if (!inHeader) passes.push((current = { steps: [] }));
+      if (!inHeader) {
+        passes.push((current = { steps: [] }));
+        before = { outputs: outputs.length, normal, controller };
+      }
       continue;
     }
     if (inHeader || current === undefined) continue;
@@ -94,7 +99,11 @@ export function parseOfprotoTrace(text: string, inPort: number, ports: readonly 
     else if (/^(?:CONTROLLER|controller)\b/.test(line) || /^>> .*TTL exception/.test(line)) controller = true;
     else if ((m = /^-> using bucket (\d+)$/.exec(line))) buckets.push(Number(m[1]));
     else if (NOT_SENT.test(' ' + line)) outputs.pop();
-    else if ((m = /^Translation failed \((.+)\), packet is dropped\.$/.exec(line))) failure = m[1];
+    else if ((m = /^Translation failed \((.+)\), packet is dropped\.$/.exec(line))) {
+      failure = m[1];
+      outputs.length = before.outputs;
+      ({ normal, controller } = before);
+    }
   }
   const verdict = outputs.length > 0 ? 'output' : normal ? 'normal' : controller ? 'controller' : 'drop';
   return { passes, outputs, normal, controller, verdict, buckets, ...(failure === undefined ? {} : { failure }) };

@@ -515,6 +515,8 @@ export function generatePipeline(seed: number, packets: number): GeneratedPipeli
   const tables = r.int(3, 7);
   const base = { r, mode, tables };
   const { ids, lines: groups } = genGroups(base, r.int(0, 5));
+  // Select groups without a selection method pick by dp_hash when their weights allow it.
+  const dpHashGroups = groups.some((g) => g.includes('type=select') && !g.includes('selection_method=hash'));
   const ctx: Ctx = { ...base, groups: ids };
   const flows: GenFlow[] = [];
   const conjunctions: GenFlow[][] = [];
@@ -570,7 +572,11 @@ export function generatePipeline(seed: number, packets: number): GeneratedPipeli
       target.push(r.pick(flows.filter((f) => !f.fields.some((x) => x.startsWith('conj_id')))));
     }
     const ctNext = Array.from({ length: r.int(0, 2) }, () => r.pick(CT_STATES));
-    probes.push({ packet: derivePacket(r, target), ctNext });
+    let packet = derivePacket(r, target);
+    // A group that selects by the datapath's hash needs one: without it OVS 3.1 recirculates to
+    // compute it, and its trace stops at `no live bucket`. Other packets carry one at times.
+    if (dpHashGroups || r.chance(0.2)) packet = packet.replace(/^in_port=\d+/, (m) => `${m},dp_hash=0x${r.int(1, 0xffffffff).toString(16)}`);
+    probes.push({ packet, ctNext });
   }
   return { seed, flows: flows.map((f) => f.text), groups, probes };
 }
