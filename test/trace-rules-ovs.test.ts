@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tracer, XLATE_ERRORS } from '../src/analysis/trace.ts';
+import { FIELD } from '../src/analysis/packet.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { formatTrace } from '../src/render/trace.ts';
 import { readPortDescriptions } from '../src/sources/port-map.ts';
@@ -282,4 +283,36 @@ test('a select group dumped in OpenFlow 1.1–1.4, which hides its selection met
       assert.deepEqual(result.outputs, [chosen + 2]);
     }
   }
+});
+
+test('ct_clear clears only a packet that went through conntrack: tracked when the pass began, or resumed from it', skipUnlessOvs, async () => {
+  const flows = ['table=0,priority=10,in_port=1,ip actions=ct_clear,output:2', 'table=0,priority=10,in_port=3,ip actions=ct(table=1,zone=5)', 'table=1,priority=10,ip actions=ct_clear,output:2'].join('\n') + '\n';
+  const probes = ['in_port=1,ip,ct_state=trk|est,ct_zone=1,ct_mark=5', 'in_port=1,ip,ct_zone=1,ct_mark=5', 'in_port=3,ip,ct_zone=1,ct_mark=5'].map((packet) => ({ packet }));
+  const result = await agree(flows, '', probes);
+  const finals = result.traces.map((t) => t.ours.passes.map((p) => [p.final.get(FIELD.ctZone), p.final.get(FIELD.ctMark)]));
+  assert.deepEqual(finals, [[[0n, 0n]], [[1n, 5n]], [[0n, 0n], [0n, 0n]]]);
+  // OVS keeps the untracked packet's conntrack fields, and clears the tracked one's.
+  assert.match(result.traces[1]!.ovsText, /ct_clear\n    output:2\n\nFinal flow: unchanged\n/);
+  assert.doesNotMatch(/Final flow: .*/.exec(result.traces[0]!.ovsText)?.[0] ?? '', /ct_zone|ct_mark/);
+});
+
+test('push_mpls on a labelled packet keeps the labels under the new one (up to three), pop_mpls lifts them back, a fourth push fails the translation', skipUnlessOvs, async () => {
+  const flows = [
+    'table=0,priority=10,in_port=1,ip actions=set_field:5->nw_ttl,push_mpls:0x8847,set_field:7->mpls_label,push_mpls:0x8847,set_field:9->mpls_label,output:2',
+    'table=0,priority=10,in_port=2,ip actions=push_mpls:0x8847,set_field:7->mpls_label,push_mpls:0x8847,push_mpls:0x8847,set_field:3->mpls_tc,pop_mpls:0x8847,output:3',
+    'table=0,priority=10,in_port=3,ip actions=push_mpls:0x8847,push_mpls:0x8847,push_mpls:0x8847,push_mpls:0x8847,output:4',
+  ].join('\n') + '\n';
+  const probes = ['in_port=1,ip,nw_ttl=64', 'in_port=2,ip,nw_ttl=64', 'in_port=3,ip,nw_ttl=64'].map((packet) => ({ packet }));
+  const result = await agree(flows, '', probes);
+  // The packet OVS leaves, entry by entry: the top label's fields and the entries under it.
+  const stack = (text: string): string[] => (/Final flow: (.*)/.exec(text)?.[1] ?? '').split(',').filter((f) => /^mpls_(?:label|tc|ttl|bos|lse\d)=/.test(f) && !/^mpls_lse\d=0$/.test(f));
+  const ours = (i: number): string[] => {
+    const p = result.traces[i]!.ours.passes[0]!.final;
+    const under = ['mpls_lse1', 'mpls_lse2'].filter((s) => p.slot(s) !== 0n).map((s) => `${s}=${p.slot(s)}`);
+    return [`mpls_label=${p.slot('mpls_label')}`, `mpls_tc=${p.slot('mpls_tc')}`, `mpls_ttl=${p.slot('mpls_ttl')}`, `mpls_bos=${p.slot('mpls_bos')}`, ...under];
+  };
+  for (const i of [0, 1]) assert.deepEqual(ours(i), stack(result.traces[i]!.ovsText), probes[i]!.packet);
+  // Label 7 (TTL 5, bottom of stack) under label 9.
+  assert.deepEqual(stack(result.traces[0]!.ovsText).at(-1), `mpls_lse1=${(7 << 12) | (1 << 8) | 5}`);
+  assert.equal(result.traces[2]!.ovs.failure, 'Too many MPLS labels');
 });

@@ -508,7 +508,7 @@ test('flowscope trace: the verdict names what ended the path when the flows do n
   assert.match(looped, / >>>> over max translation depth 64 <<<<\n >>>> Translation failed \(Recursion too deep\), packet is dropped <<<<\n/);
   assert.match(
     looped,
-    /\n\nVerdict: dropped in ServiceLBTable \(table 41\): translation failed, over the maximum depth of 64 nested resubmits and groups; the path goes round ServiceLBTable \(table 41\) → EndpointDNATTable \(table 42\) → ServiceLBTable \(table 41\)\nAlso, in ServiceLBTable \(table 41\): group 5 picks one bucket by the datapath's hash of the packet/,
+    /\n\nVerdict: dropped in ServiceLBTable \(table 41\): translation failed, over the maximum depth of 64 nested resubmits and groups; the path goes round ServiceLBTable \(table 41\) → EndpointDNATTable \(table 42\) → ServiceLBTable \(table 41\)\nAlso, in ServiceLBTable \(table 41\): group 5 picks one bucket by a selection method the dump does not show \(OpenFlow 1\.1–1\.4 dumps leave it and the bucket ids out\)/,
   );
   const loop = (JSON.parse(await looping('--json', ...groups)) as { cause: Record<string, unknown> }).cause;
   assert.deepEqual([loop.kind, loop.limit, loop.loop], ['translation-failed', 'depth', [41, 42]]);

@@ -25,7 +25,7 @@ import { type TableRef, tableLabel, tableNumber } from '../model/tables.ts';
 import { ones } from '../model/values.ts';
 import { actionSetList, isControllerOutput } from './action-set.ts';
 import { Classifier, type ConjunctionMatch } from './classifier.ts';
-import { CT_STATE, ETH_TYPE, FIELD, isIp, Packet, PacketSpecError, parsePacketSpec, popMpls, port16, port32, prerequisiteMet, pushMpls } from './packet.ts';
+import { CT_STATE, ETH_TYPE, FIELD, isIp, MAX_MPLS_LABELS, mplsLabels, Packet, PacketSpecError, parsePacketSpec, popMpls, port16, port32, prerequisiteMet, pushMpls } from './packet.ts';
 import { bestLiveBucket, selectionHash, symmetricL4Hash } from './select-bucket.ts';
 import { dpHashBucket, dpHashMap, hashValuesByBucket } from './dp-hash.ts';
 import { type OutputPort, TracePorts } from './trace-ports.ts';
@@ -40,7 +40,7 @@ export const MAX_RESUBMITS = 4096;
 export const MAX_STACK_BYTES = 65536;
 export const MAX_ACTION_BYTES = 65535;
 /** How ofproto/trace names a translation that hit each limit (xlate_strerror). */
-export const XLATE_ERRORS = { depth: 'Recursion too deep', resubmits: 'Too many resubmits', stack: 'Stack too deep' } as const;
+export const XLATE_ERRORS = { depth: 'Recursion too deep', resubmits: 'Too many resubmits', stack: 'Stack too deep', mpls: 'Too many MPLS labels' } as const;
 export type XlateLimit = keyof typeof XLATE_ERRORS;
 /** ofproto/trace stops after this many recirculations. */
 export const MAX_PASSES = 4096;
@@ -387,6 +387,12 @@ class Pass {
   private readonly bucketLabels = new Map<Bucket, string>();
   /** Set by `exit`: nothing more runs in this pass, not even the action set (a bucket clears it). */
   private exited = false;
+  /**
+   * Whether the packet went through conntrack as far as this translation knows (OVS's
+   * ctx->conntracked): tracked when the pass began, or resumed from conntrack. `ct_clear` does
+   * nothing otherwise, leaving ct_zone, ct_mark and ct_label as the packet gave them.
+   */
+  private conntracked = false;
   /** Set when a limit is hit: translation stops altogether. */
   private failure: XlateLimit | undefined;
   private table: TableRef = tableNumber(0);
@@ -405,6 +411,7 @@ class Pass {
     const initial = this.packet.clone();
     const nodes: TraceNode[] = [];
     const before = { outputs: this.run.outputs.length, normal: this.run.normal, controller: this.run.controller };
+    this.conntracked = via === 'resume' || (this.packet.get(FIELD.ctState) & CT_STATE.trk) !== 0n;
     this.lookup(start, via, nodes);
     if (!this.failure && !this.run.stopped) this.executeActionSet(nodes);
     if (this.failure) {
@@ -648,7 +655,9 @@ class Pass {
         p.pushVlan();
         return;
       case 'push_mpls':
-        pushMpls(p, a.ethertype);
+        // A fourth label is more than OVS holds: the translation fails.
+        if (mplsLabels(p) >= MAX_MPLS_LABELS) this.fail('mpls', nodes);
+        else pushMpls(p, a.ethertype);
         return;
       case 'pop_mpls':
         popMpls(p, a.ethertype);
@@ -697,7 +706,8 @@ class Pass {
         this.ct(a, nodes);
         return;
       case 'ct_clear':
-        p.clearConntrack();
+        if (this.conntracked) p.clearConntrack();
+        this.conntracked = false;
         return;
       case 'learn':
         nodes.push({ kind: 'learned', flow: this.learn(a) });
@@ -707,9 +717,10 @@ class Pass {
         if (!this.enter(nodes)) return;
         // The copy runs its action set (its own copy of the set) when its actions end; then the
         // packet, action set and stack are as before. An `exit` in it ends the caller too, as in OVS.
-        const saved = { packet: p.clone(), actionSet: [...this.actionSet], hasGroup: this.actionSetHasGroup, stack: this.stack };
+        const saved = { packet: p.clone(), actionSet: [...this.actionSet], hasGroup: this.actionSetHasGroup, stack: this.stack, conntracked: this.conntracked };
         this.actions(a.actions, nodes);
         if (!this.failure) this.executeActionSet(nodes);
+        this.conntracked = saved.conntracked;
         this.packet = saved.packet;
         this.actionSet = saved.actionSet;
         this.actionSetHasGroup = saved.hasGroup;
@@ -894,6 +905,7 @@ class Pass {
     for (const bucket of this.chooseBuckets(group, nodes)) {
       if (this.failure || !this.takeStep(nodes)) break;
       const saved = this.packet.clone();
+      const conntracked = this.conntracked;
       const bucketNodes: TraceNode[] = [];
       nodes.push({ kind: 'bucket', group: id, bucket: bucket.id, nodes: bucketNodes });
       const label = this.bucketLabels.get(bucket);
@@ -905,6 +917,7 @@ class Pass {
       // A group leaves the packet as it found it, and `exit` ends only the bucket; the stack is
       // not restored (OVS does the same).
       this.packet = saved;
+      this.conntracked = conntracked;
       this.exited = false;
     }
     this.nesting--;
@@ -1040,6 +1053,8 @@ class Pass {
       nodes.push({ kind: 'detail', text: `A clone of the packet is forked to recirculate (recirc_id ${id}). The forked pipeline will be resumed at table ${tableLabel(a.table)}.` });
     }
     p.clearConntrack();
+    // Only the recirculation sees the connection: after ct without table= the packet is untracked.
+    this.conntracked = a.table !== undefined;
     nodes.push({ kind: 'detail', text: 'Sets the packet to an untracked state, and clears all the conntrack fields.' });
   }
 
