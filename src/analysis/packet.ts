@@ -280,21 +280,55 @@ const BELOW_MPLS = [
   'nsh_flags', 'nsh_mdtype', 'nsh_np', 'nsh_spi', 'nsh_si', 'nsh_c1', 'nsh_c2', 'nsh_c3', 'nsh_c4', 'nsh_ttl',
   'tp_src', 'tp_dst', 'ct_tp_src', 'ct_tp_dst', 'dp_hash',
 ];
-const MPLS_SLOTS = ['mpls_label', 'mpls_tc', 'mpls_bos', 'mpls_ttl'];
+/**
+ * The label stack entries under the top one (label << 12 | tc << 9 | bos << 8 | ttl), as OVS
+ * keeps them (FLOW_MAX_MPLS_LABELS is 3) and ofproto/trace prints them. No field matches them.
+ */
+export const MPLS_LSES_BELOW = ['mpls_lse1', 'mpls_lse2'] as const;
+/** OVS's bound on the labels a packet may carry. */
+export const MAX_MPLS_LABELS = 3;
+const MPLS_BOS = 0x100n;
 
 export function isMpls(p: Packet): boolean {
   const t = p.get(FIELD.ethType);
   return t === ETH_TYPE.mpls || t === ETH_TYPE.mplsm;
 }
 
+function topLse(p: Packet): bigint {
+  return (p.slot('mpls_label') << 12n) | (p.slot('mpls_tc') << 9n) | (p.slot('mpls_bos') << 8n) | p.slot('mpls_ttl');
+}
+
+function setTopLse(p: Packet, lse: bigint): void {
+  p.setSlot('mpls_label', lse >> 12n);
+  p.setSlot('mpls_tc', (lse >> 9n) & 7n);
+  p.setSlot('mpls_bos', (lse >> 8n) & 1n);
+  p.setSlot('mpls_ttl', lse & 0xffn);
+}
+
+/** flow_count_mpls_labels: down to the bottom of the stack, or the non-zero entries when none is marked. */
+export function mplsLabels(p: Packet): number {
+  if (!isMpls(p)) return 0;
+  const lses = [topLse(p), ...MPLS_LSES_BELOW.map((s) => p.slot(s))];
+  let count = 0;
+  for (const [i, lse] of lses.entries()) {
+    if ((lse & MPLS_BOS) !== 0n) return i + 1;
+    if (lse !== 0n) count++;
+  }
+  return count;
+}
+
 /**
- * push_mpls as OVS applies it: on an MPLS packet the new label copies the top one (bottom of
- * stack cleared; the packet model holds the top label only); otherwise a first label, explicit
- * null (2 for IPv6), TC from the DSCP's low bits, TTL from the IP TTL (64 without one), and the
- * headers below it cleared.
+ * push_mpls as OVS applies it (the caller checks MAX_MPLS_LABELS): on an MPLS packet the labels
+ * move down one and the new top copies the old top, its bottom-of-stack bit cleared; otherwise a
+ * first label, explicit null (2 for IPv6), TC from the DSCP's low bits, TTL from the IP TTL (64
+ * without one), and the headers below it cleared.
  */
 export function pushMpls(p: Packet, ethertype: number): void {
-  if (isMpls(p)) {
+  const n = mplsLabels(p);
+  if (n > 0) {
+    const top = topLse(p);
+    if (n > 1) p.setSlot('mpls_lse2', p.slot('mpls_lse1'));
+    p.setSlot('mpls_lse1', top);
     p.setSlot('mpls_bos', 0n);
   } else {
     const ip = isIp(p);
@@ -310,10 +344,17 @@ export function pushMpls(p: Packet, ethertype: number): void {
   p.set(FIELD.ethType, BigInt(ethertype));
 }
 
-/** pop_mpls: the top label goes and the packet takes `ethertype`; false when there is no label. */
+/**
+ * pop_mpls (flow_pop_mpls): the top label goes, those under it move up, and the packet takes
+ * `ethertype`; false when there is no label, or a full stack whose last entry is not its bottom.
+ */
 export function popMpls(p: Packet, ethertype: number): boolean {
-  if (!isMpls(p)) return false;
-  for (const slot of MPLS_SLOTS) p.setSlot(slot, 0n);
+  const n = mplsLabels(p);
+  if (n === 0) return false;
+  if (n === MAX_MPLS_LABELS && (p.slot('mpls_lse2') & MPLS_BOS) === 0n) return false;
+  setTopLse(p, p.slot('mpls_lse1'));
+  p.setSlot('mpls_lse1', p.slot('mpls_lse2'));
+  p.setSlot('mpls_lse2', 0n);
   p.set(FIELD.ethType, BigInt(ethertype));
   return true;
 }

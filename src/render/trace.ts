@@ -10,7 +10,7 @@ import type { PortMap } from '../model/ports.ts';
 import { type TableRef, tableLabel } from '../model/tables.ts';
 import { fieldByName } from '../model/fields.ts';
 import { formatFlags, fullMask, quotePortName } from '../syntax/field-value.ts';
-import { type Packet, FIELD, INNER_VLAN, slotField } from '../analysis/packet.ts';
+import { type Packet, FIELD, INNER_VLAN, MAX_MPLS_LABELS, MPLS_LSES_BELOW, slotField } from '../analysis/packet.ts';
 import type { OutputPort } from '../analysis/trace-ports.ts';
 import { MAX_DEPTH, MAX_NESTING, MAX_PASSES, MAX_RESUBMITS, MAX_TRACE_STEPS, type TraceNode, type TracePass, type TraceProblem, type TraceResult, type TraceStep } from '../analysis/trace.ts';
 import type { VerdictReason } from '../analysis/trace-verdict.ts';
@@ -62,14 +62,17 @@ const NW_ECN = fieldByName('nw_ecn')!;
 
 /**
  * The packet as a match on its non-zero fields (protocol folded into a keyword, as OVS prints
- * flows); a second VLAN tag, which no field matches, as ofproto/trace prints it.
+ * flows); a second VLAN tag and the MPLS labels under the top one, which no field matches, as
+ * ofproto/trace prints them.
  */
 export function formatPacket(packet: Packet, portNames?: PortMap): string {
   const match = formatMatch({ fields: packetFields(packet) }, portNames ? { portNames } : {});
+  const parts = [match];
   const inner = packet.slot(INNER_VLAN);
-  if (inner === 0n) return match;
-  const tag = (inner & 0x1000n) !== 0n ? `dl_vlan1=${inner & 0xfffn},dl_vlan_pcp1=${inner >> 13n}` : `vlan_tci1=0x${inner.toString(16).padStart(4, '0')}`;
-  return [match, tag].filter((s) => s !== '').join(',');
+  if (inner !== 0n) parts.push((inner & 0x1000n) !== 0n ? `dl_vlan1=${inner & 0xfffn},dl_vlan_pcp1=${inner >> 13n}` : `vlan_tci1=0x${inner.toString(16).padStart(4, '0')}`);
+  // Labels under the top one, as ofproto/trace prints them (the whole entry, in decimal).
+  for (const slot of MPLS_LSES_BELOW) if (packet.slot(slot) !== 0n) parts.push(`${slot}=${packet.slot(slot)}`);
+  return parts.filter((s) => s !== '').join(',');
 }
 
 function packetFields(packet: Packet): MatchField[] {
@@ -172,6 +175,7 @@ const OVS_LIMIT_WORDS = {
   depth: `over max translation depth ${MAX_DEPTH}`,
   resubmits: `over ${MAX_RESUBMITS} resubmit actions on bridge`,
   stack: 'resubmits yielded over 64 kB of stack',
+  mpls: `push_mpls onto ${MAX_MPLS_LABELS} labels, more than Open vSwitch holds`,
 } as const;
 
 /** A problem where it happened, in ofproto/trace's words where it has some. */
@@ -195,6 +199,14 @@ function problemLine(p: TraceProblem, pad: string, o: TraceRenderOptions): strin
       return `${pad} >> ${problemText(p, o)}`;
   }
 }
+
+/** Why a translation failed, after "translation failed, ". */
+const TRANSLATION_LIMIT_WORDS = {
+  depth: `over the maximum depth of ${MAX_DEPTH} nested resubmits and groups`,
+  resubmits: `over ${MAX_RESUBMITS} table lookups in one pass`,
+  stack: 'its stack (stack_push) passed 64 kB',
+  mpls: `push_mpls onto a packet of ${MAX_MPLS_LABELS} MPLS labels, the most Open vSwitch holds`,
+} as const;
 
 /** A problem in a sentence: for the verdict, the notes after it and JSON. */
 function problemText(p: TraceProblem, o: TraceRenderOptions): string {
@@ -227,7 +239,7 @@ function problemText(p: TraceProblem, o: TraceRenderOptions): string {
     case 'trace-cut':
       return traceCutText(p.limit, p.unprocessed);
     case 'translation-failed': {
-      const limit = p.limit === 'depth' ? `over the maximum depth of ${MAX_DEPTH} nested resubmits and groups` : p.limit === 'resubmits' ? `over ${MAX_RESUBMITS} table lookups in one pass` : 'its stack (stack_push) passed 64 kB';
+      const limit = TRANSLATION_LIMIT_WORDS[p.limit];
       const round = [...p.loop, ...p.loop.slice(0, 1)].map((t) => tableName(t, o));
       return `translation failed, ${limit}${round.length > 0 ? `; the path goes round ${round.join(' → ')}` : ''}`;
     }
