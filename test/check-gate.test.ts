@@ -93,6 +93,20 @@ test('OpenShift SDN: the by-design shadowing is silent unless --all; a policy ru
   assert.equal(broken.report.counts.error, 3);
 });
 
+test('-o name lists the findings the text report shows: the by-design ones only with --all, and as --kind selects', async () => {
+  const v12 = join(corpusDir, 'openshift-sdn-expectedFlows-v12.txt');
+  const names = async (...args: string[]): Promise<string[]> => (await runCli(['check', '-o', 'name', v12, ...args])).stdout.split('\n').filter((l) => l !== '');
+  const shown = await names();
+  const all = await names('--all');
+  const json = await checkJson([v12]);
+  assert.equal(shown.length, json.report.findings.length);
+  assert.equal(all.length, shown.length + json.report.hidden);
+  assert.ok(json.report.hidden > 0);
+  // The hidden ones are table 60's shadowed flows under the plugin's output to the tunnel.
+  assert.deepEqual(all.filter((n) => !shown.includes(n)).map((n) => n.replace(/\/.*/, '')), Array(json.report.hidden).fill('shadowed'));
+  assert.deepEqual(await names('--kind', 'unreachable-table'), []);
+});
+
 test('Antrea 2.x: flows for features not in use are dormant notes that name the feature', async () => {
   const { status, report } = await checkJson([join(corpusDir, 'antrea-ovs-pipeline-doc-HEAD.flows.txt'), '--kind', 'unset-register']);
   assert.equal(status, 0);

@@ -89,7 +89,7 @@ export function registerCheck(program: Command, io: Io, outcome: Outcome): void 
           if (flow !== undefined) return flowName(flow, read.pipeline.ports);
           return f.table === undefined ? '' : `table=${tableLabel(f.table)}`;
         };
-        await writeNames(io, report.findings.map((f) => `${f.kind}/${subject(f)}`));
+        await writeNames(io, view.findings.map((f) => `${f.kind}/${subject(f)}`));
       } else {
         const chalk = stdoutChalk(io, opts.color);
         const colour = { error: chalk.red.bold, warning: chalk.yellow, info: chalk.cyan };
