@@ -130,6 +130,25 @@ test('counters are evidence: a flow that has matched packets is no flow that nev
   assert.match(line75.standing!.message, /yet it has matched 12 packets, so a premise is wrong/);
 });
 
+test("check speaks in the pipeline's words: a port no flow sends to, the marks no flow sets, the registers after them", async () => {
+  const messages = async (file: string): Promise<string[]> => (await checkJson([file, '--all', '--kind', 'unset-register'])).report.findings.map((f) => f.message);
+  const v1 = await messages(ANTREA);
+  assert.ok(
+    v1.includes('never matches: it asks for TargetOFPort = port 412 (reg1=0x19c), but no port 412 exists for the pipeline: no flow, group bucket or learned flow sends packets to it by setting TargetOFPort (reg1 bits 0x198; registers start at 0)'),
+    v1.join('\n'),
+  );
+  const head = await messages(join(corpusDir, 'antrea-ovs-pipeline-doc-HEAD.flows.txt'));
+  assert.deepEqual(head.map((m) => m.replace(/^never matches: it asks for .*?, but /, '')), [
+    'no flow, group bucket or learned flow ever sets SvcNoEp (reg0 bit 0x4000; registers start at 0)',
+    'no flow, group bucket or learned flow ever sets PktDestination = ToUplink (reg0 bit 0x40; registers start at 0)',
+    'no flow, group bucket or learned flow ever sets OutputReg = OutputToController or PacketInOperation = Logging (reg0 bits 0x2400000; registers start at 0)',
+    'no flow, group bucket or learned flow ever sets OutputReg = OutputToController or PacketInOperation = Reject (reg0 bits 0x4400000; registers start at 0)',
+  ]);
+  // Without a profile, the registers are all there is to say.
+  const plain = await checkJson(['-', '--kind', 'unset-register'], 'table=0, priority=5,reg5=0x1 actions=output:1\n');
+  assert.deepEqual(plain.report.findings.map((f) => f.message), ['never matches: it asks for reg5=0x1, but no flow, group bucket or learned flow ever sets reg5 bit 0x1 (registers start at 0)']);
+});
+
 test('a conjunction whose clauses sit in another table than its conj_id flow is one error naming both', async () => {
   const split = antreaText.replace('table=50, n_packets=0, n_bytes=0, priority=190,conj_id=2,ip', 'table=60, n_packets=0, n_bytes=0, priority=190,conj_id=2,ip');
   const { status, report } = await checkJson(['-'], split);
@@ -209,5 +228,11 @@ test('a Service group whose endpoints have no DNAT flow: the loop it makes is an
   assert.match(loops[0]!.message, /^a packet this flow matches \(through buckets 0, 1, 2 of group 9\) goes round table 41 \(ServiceLBTable\) → table 42 \(EndpointDNATTable\) until OVS's resubmit limit/);
   assert.match(loops[0]!.flows[0]!.text, /nw_dst=10\.101\.112\.140,tp_dst=80 actions=.*group:9$/);
   const endpoints = report.findings.filter((f) => f.kind === 'bucket-no-endpoint').map((f) => f.message.replace(/:.*/, ''));
-  assert.deepEqual(endpoints, ['bucket 0 of group 9 selects the endpoint reg3=0xa0a0002,reg4=0x50/0xffff, but table 42 (EndpointDNATTable) has no flow for it', 'bucket 1 of group 9 selects the endpoint reg3=0xa0a0a03,reg4=0x50/0xffff, but table 42 (EndpointDNATTable) has no flow for it', 'bucket 2 of group 9 selects the endpoint reg3=0xa0a0a04,reg4=0x50/0xffff, but table 42 (EndpointDNATTable) has no flow for it', 'bucket 0 of group 10 selects the endpoint reg3=0xa0a0002,reg4=0x50/0xffff, but table 42 (EndpointDNATTable) has no flow for it']);
+  // The endpoint in the pipeline's words, its registers after them.
+  assert.deepEqual(endpoints, [
+    'bucket 0 of group 9 selects the endpoint EndpointIP = 10.10.0.2, EndpointPort = 80 (reg3=0xa0a0002,reg4=0x50/0xffff), but table 42 (EndpointDNATTable) has no flow for it',
+    'bucket 1 of group 9 selects the endpoint EndpointIP = 10.10.10.3, EndpointPort = 80 (reg3=0xa0a0a03,reg4=0x50/0xffff), but table 42 (EndpointDNATTable) has no flow for it',
+    'bucket 2 of group 9 selects the endpoint EndpointIP = 10.10.10.4, EndpointPort = 80 (reg3=0xa0a0a04,reg4=0x50/0xffff), but table 42 (EndpointDNATTable) has no flow for it',
+    'bucket 0 of group 10 selects the endpoint EndpointIP = 10.10.0.2, EndpointPort = 80 (reg3=0xa0a0002,reg4=0x50/0xffff), but table 42 (EndpointDNATTable) has no flow for it',
+  ]);
 });

@@ -171,6 +171,7 @@ export class Annotator {
       port: (p) => this.ports.words(typeof p === 'bigint' ? Number(p) : p),
       addressRole: (field, value, mask) => this.addresses.tag(field, value, mask)?.label,
       bits: (field, value, mask) => this.stateWords(field, value, mask),
+      states: (field, value, mask) => this.decode(field, value, mask, undefined),
       subfield: (sf) => {
         const b = this.bits.fieldsOf(sf.field).find((x) => x.start === sf.start && x.end === sf.start + sf.bits - 1);
         return b ? `${b.name} (${shortSubfield(sf)})` : shortSubfield(sf);
@@ -271,7 +272,7 @@ export class Annotator {
   /** The wording inside one table: shared register bits read as that table uses them. */
   private wordingIn(spec: TableSpec | undefined): Wording {
     let w = this.wordings.get(spec);
-    if (w === undefined) this.wordings.set(spec, (w = spec ? { ...this.wording, bits: (field, value, mask) => this.stateWords(field, value, mask, spec) } : this.wording));
+    if (w === undefined) this.wordings.set(spec, (w = spec ? { ...this.wording, bits: (field, value, mask) => this.stateWords(field, value, mask, spec), states: (field, value, mask) => this.decode(field, value, mask, spec) } : this.wording));
     return w;
   }
 

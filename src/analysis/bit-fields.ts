@@ -6,7 +6,7 @@
 import type { FieldDef } from '../model/fields.ts';
 import { fieldByName } from '../model/fields.ts';
 import { formatIpv4, formatIpv6, ones } from '../model/values.ts';
-import type { BitField, BitSpan, CookieSpan, NamedValue, Profile, TableSpec } from '../profiles/types.ts';
+import type { BitField, BitFieldFormat, BitSpan, CookieSpan, NamedValue, Profile, TableSpec } from '../profiles/types.ts';
 import { inVersion } from '../profiles/versions.ts';
 
 /** One piece of pipeline state found in a match or a write. */
@@ -16,6 +16,8 @@ export interface DecodedBits {
   readonly field: string;
   readonly start: number;
   readonly end: number;
+  /** How the bits' value reads (a flag, a port, an address…). */
+  readonly format: BitFieldFormat;
   /** The value of the bits, shifted down to bit 0; for bits only partly given, of those bits. */
   readonly value: bigint;
   /** The named value, when the bits hold one (`FromLocal`). */
@@ -119,7 +121,7 @@ export class BitFieldDecoder {
     const given = mask & spanMask;
     if (given === 0n) return undefined;
     const v = (value & spanMask) >> BigInt(b.start);
-    const base = { name: b.name, field, start: b.start, end: b.end };
+    const base = { name: b.name, field, start: b.start, end: b.end, format: b.format };
     if (given !== spanMask) {
       const bits = given >> BigInt(b.start);
       return { ...base, value: v, partial: true, text: `${b.name} bits 0x${bits.toString(16)} = 0x${v.toString(16)}` };

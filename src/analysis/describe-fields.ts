@@ -9,6 +9,7 @@ import type { Match, MatchField } from '../model/flow.ts';
 import type { PortRef } from '../model/ports.ts';
 import { reservedPortByNumber } from '../model/ports.ts';
 import type { TableRef } from '../model/tables.ts';
+import type { DecodedBits } from './bit-fields.ts';
 import { formatIpv4, formatIpv6, ones } from '../model/values.ts';
 import { formatFieldValue, formatFlags, formatFrag, fullMask } from '../syntax/field-value.ts';
 import { ETH_TYPE, IP_PROTO } from '../syntax/match.ts';
@@ -25,6 +26,8 @@ export interface Wording {
   addressRole(field: FieldDef, value: bigint, mask: bigint): string | undefined;
   /** Named pipeline state the bits stand for, when known: `PktSource = FromPod (sent by a local Pod)`. */
   bits(field: FieldDef, value: bigint, mask: bigint): string | undefined;
+  /** The same state piece by piece, each with its bits: for words about some of them. */
+  states(field: FieldDef, value: bigint, mask: bigint): readonly DecodedBits[];
   /** A subfield by its pipeline name when it has one, else `reg0[0..3]`. */
   subfield(sf: Subfield): string;
   /** A conntrack zone, with its pipeline name when it has one. */
@@ -55,6 +58,7 @@ export const PLAIN_WORDING: Wording = {
   port: plainPort,
   addressRole: () => undefined,
   bits: () => undefined,
+  states: () => [],
   subfield: shortSubfield,
   zone: (zone) => `zone ${zone}`,
 };

@@ -7,8 +7,9 @@
 import { type CheckReport, type Excerpt, type Finding, findingKey, isSilent, type Severity, type Standing } from '../analysis/check.ts';
 import { SEVERITY_RANK } from '../analysis/checks/finding.ts';
 import type { SelectedFindings } from '../analysis/check-view.ts';
+import type { DecodedBits } from '../analysis/bit-fields.ts';
 import type { Wording } from '../analysis/describe-fields.ts';
-import type { Flow } from '../model/flow.ts';
+import type { Flow, MatchField } from '../model/flow.ts';
 import type { TableRef } from '../model/tables.ts';
 import { ones } from '../model/values.ts';
 import type { TableMiss } from '../profiles/types.ts';
@@ -84,6 +85,27 @@ function bitsHex(bits: bigint): string {
   return `0x${bits.toString(16)}`;
 }
 
+/** `reg4=0x90000/0xf0000`, the mask left out when it is whole. */
+function fieldValueText(e: MatchField): string {
+  return `${e.field.name}=${bitsHex(e.value)}${e.mask === ones(e.field.bits) ? '' : `/${bitsHex(e.mask)}`}`;
+}
+
+/**
+ * What nothing in the pipeline sets, in the profile's words: a port no flow sends to, or the
+ * named state no flow writes. Undefined when the profile names none of the bits never set.
+ */
+function unsetWords(f: Finding & { kind: 'unset-register' }, wording: Wording): string | undefined {
+  // Named bits are read in their own register; a wider field's request is said in registers.
+  if (f.entry.field.name !== f.slot) return undefined;
+  const states = wording.states(f.entry.field, f.entry.value, f.entry.mask).filter((d) => ((ones(d.end - d.start + 1) << BigInt(d.start)) & f.bits) !== 0n);
+  if (states.length === 0) return undefined;
+  const nothing = 'no flow, group bucket or learned flow';
+  const port = states.find((d) => d.format === 'port' && !d.partial);
+  if (port) return `no port ${port.value} exists for the pipeline: ${nothing} sends packets to it by setting ${port.name}`;
+  const short = (d: DecodedBits): string => (d.partial ? d.text : d.format === 'flag' ? d.name : `${d.name} = ${d.valueName ?? `0x${d.value.toString(16)}`}`);
+  return `${nothing} ever sets ${states.map(short).join(' or ')}`;
+}
+
 /** Why the finding is a defect, in one or two sentences. */
 export function findingMessage(f: Finding, wording: Wording): string {
   switch (f.kind) {
@@ -93,11 +115,11 @@ export function findingMessage(f: Finding, wording: Wording): string {
         (f.sameActions ? ' and does the same, so this flow is redundant' : ', so its own actions never run')
       );
     case 'unset-register': {
+      const asked = wording.bits(f.entry.field, f.entry.value, f.entry.mask);
+      const raw = fieldValueText(f.entry);
       const several = (f.bits & (f.bits - 1n)) !== 0n;
-      const named = wording.bits(f.entry.field, f.entry.value, f.entry.mask);
-      const mask = f.entry.mask === ones(f.entry.field.bits) ? '' : `/${bitsHex(f.entry.mask)}`;
-      const asks = `${f.entry.field.name}=${bitsHex(f.entry.value)}${mask}${named ? ` (${named})` : ''}`;
-      return `never matches: it asks for ${asks}, but no flow, group bucket or learned flow ever sets ${f.slot} bit${several ? 's' : ''} ${bitsHex(f.bits)} (registers start at 0)`;
+      const unset = `${f.slot} bit${several ? 's' : ''} ${bitsHex(f.bits)}`;
+      return `never matches: it asks for ${asked ? `${asked} (${raw})` : raw}, but ${unsetWords(f, wording) ?? `no flow, group bucket or learned flow ever sets ${unset}`} (${asked ? `${unset}; ` : ''}registers start at 0)`;
     }
     case 'conjunction':
       return `conjunction ${f.conjunction.id}: ${problemMessage(f.conjunction, f.problem)}`;
@@ -126,7 +148,9 @@ export function findingMessage(f: Finding, wording: Wording): string {
       return `missing the flow the profile says ${table} always holds (${f.pattern.match || 'any match'}): ${meaning}`;
     }
     case 'bucket-no-endpoint': {
-      const writes = f.writes.map((w) => `${w.field.name}=${bitsHex(w.value)}${w.mask === ones(w.field.bits) ? '' : `/${bitsHex(w.mask)}`}`).join(',');
+      const raw = f.writes.map(fieldValueText).join(',');
+      const named = f.writes.map((w) => wording.bits(w.field, w.value, w.mask));
+      const writes = named.every((n) => n !== undefined) ? `${named.join(', ')} (${raw})` : raw;
       return `bucket ${f.bucket} of group ${f.group} selects the endpoint ${writes}, but ${tableWords(f.target, wording)} has no flow for it: packets that choose this bucket miss the endpoint's flow there`;
     }
     case 'forwarding-loop': {
