@@ -149,6 +149,24 @@ test("check speaks in the pipeline's words: a port no flow sends to, the marks n
   assert.deepEqual(plain.report.findings.map((f) => f.message), ['never matches: it asks for reg5=0x1, but no flow, group bucket or learned flow ever sets reg5 bit 0x1 (registers start at 0)']);
 });
 
+test("Antrea's documentation listing (HEAD) is samples, not a dump: one real defect, its flow 11 at another priority than its text gives", async () => {
+  const file = join(corpusDir, 'antrea-ovs-pipeline-doc-HEAD.flows.txt');
+  const { status, report } = await checkJson([file, '--groups', join(corpusDir, 'antrea-ovs-pipeline-doc-HEAD.groups.txt')]);
+  assert.equal(status, 1);
+  // No cookie on any flow: the document's samples of each table, so a Node it does not show is a note.
+  assert.match(report.excerpt?.message ?? '', /no flow carries the cookie the agent gives every flow it installs/);
+  assert.deepEqual(report.findings.filter((f) => f.kind === 'unknown-tunnel-destination').map((f) => [f.severity, f.standing?.kind]), [['info', 'excerpt']]);
+  // Table 0 is the named PipelineRootClassifier: it is where packets start, not a table nothing reaches.
+  assert.deepEqual(report.findings.filter((f) => f.kind === 'unreachable-table'), []);
+  // The document says flows 11-13 are at priority 14599, but prints flow 11 at 14600: conjunction 4 has a clause at each.
+  const errors = report.findings.filter((f) => f.severity === 'error');
+  assert.deepEqual(errors.map((f) => [f.kind, f.problem, f.flows.map((x) => x.line)]), [['conjunction', 'split-priority', [142]]]);
+  assert.match(errors[0]!.message, /^conjunction 4: clause flows are at priorities 14600, 14599: OVS treats each priority as a separate conjunction/);
+  const corrected = readFileSync(file, 'utf8').replace('priority=14600,ip actions=conjunction(4,1/2)', 'priority=14599,ip actions=conjunction(4,1/2)');
+  const fixed = await checkJson(['-'], corrected);
+  assert.deepEqual([fixed.status, fixed.report.counts.error, fixed.report.counts.warning], [0, 0, 0]);
+});
+
 test('a conjunction whose clauses sit in another table than its conj_id flow is one error naming both', async () => {
   const split = antreaText.replace('table=50, n_packets=0, n_bytes=0, priority=190,conj_id=2,ip', 'table=60, n_packets=0, n_bytes=0, priority=190,conj_id=2,ip');
   const { status, report } = await checkJson(['-'], split);

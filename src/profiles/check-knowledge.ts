@@ -40,6 +40,11 @@ export interface KnownPattern {
 export interface CheckKnowledge {
   readonly dormant: readonly DormantMark[];
   readonly known: readonly KnownPattern[];
+  /**
+   * The agent marks every flow it installs with a non-zero cookie, which ovs-ofctl prints even
+   * without statistics: flows without one were written or edited by hand (a document's samples).
+   */
+  readonly cookieOnEveryFlow?: boolean;
 }
 
 const NONE: CheckKnowledge = { dormant: [], known: [] };
@@ -104,7 +109,11 @@ const OPENSHIFT_SDN: CheckKnowledge = {
   ],
 };
 
+/** The flexible pipeline's agents (named tables) give each flow the cookie of its feature and round. */
+const ANTREA_FLEXIBLE: CheckKnowledge = { ...ANTREA, cookieOnEveryFlow: true };
+
 export function checkKnowledge(profile: Profile): CheckKnowledge {
+  if (profile.id === 'antrea') return ANTREA_FLEXIBLE;
   if (profile.product === 'Antrea') return ANTREA;
   if (profile.product === 'OpenShift SDN') return OPENSHIFT_SDN;
   return NONE;

@@ -201,6 +201,7 @@ export function excerptWords(e: Excerpt, wording: Wording): string {
     ...(e.noStartTable ? ['no flow in table 0, where every packet starts'] : []),
     ...(e.oneTable ? [`every flow is in ${tableWords(e.oneTable, wording)}`] : []),
     ...(e.oneCookie !== undefined ? [`every flow carries cookie 0x${e.oneCookie.toString(16)}`] : []),
+    ...(e.noCookies ? ['no flow carries the cookie the agent gives every flow it installs, so the flows were written or edited by hand'] : []),
     ...(e.missingTargets ? [`flows continue in ${e.missingTargets.length} tables that hold no flow (${e.missingTargets.map((t) => tableWords(t, wording)).join(', ')})`] : []),
     ...(e.missingTables ? [`${e.missingTables.length} tables every such node has are absent`] : []),
   ];

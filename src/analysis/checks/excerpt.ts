@@ -5,6 +5,7 @@
 import { type Pipeline, tableKey } from '../../model/pipeline.ts';
 import { type TableRef, tableNumber } from '../../model/tables.ts';
 import type { Profile } from '../../profiles/types.ts';
+import { checkKnowledge } from '../../profiles/check-knowledge.ts';
 import { inVersion } from '../../profiles/versions.ts';
 import { flowExits } from '../flow-exits.ts';
 import { resolveTable } from '../pattern-fit.ts';
@@ -17,6 +18,8 @@ export interface Excerpt {
   readonly oneTable?: TableRef;
   /** Every flow carries this one non-zero cookie. */
   readonly oneCookie?: bigint;
+  /** No flow carries a cookie, though the product's agent gives one to every flow: samples written or edited by hand. */
+  readonly noCookies?: boolean;
   /** Tables the dump's own flows continue in that hold no flow (two or more). */
   readonly missingTargets?: readonly TableRef[];
   /** Tables every configuration of the profile's release has that the dump lacks, when they are most of them. */
@@ -42,7 +45,10 @@ export function findExcerpt(pipeline: Pipeline, profile: Profile | undefined, re
     }
   }
   const [cookie] = cookies;
-  if (cookies.size === 1 && cookie !== undefined && cookie !== 0n && pipeline.flowCount > 1) signs.oneCookie = cookie;
+  if (cookies.size === 1 && cookie !== undefined && pipeline.flowCount > 1) {
+    if (cookie !== 0n) signs.oneCookie = cookie;
+    else if (checkKnowledge(profile).cookieOnEveryFlow) signs.noCookies = true;
+  }
   if (missing.size >= 2) signs.missingTargets = [...missing.values()];
   {
     // Tables that need a feature (`requires`) may be absent from a whole bridge.

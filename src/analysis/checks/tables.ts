@@ -11,8 +11,8 @@ import type { Finding } from './finding.ts';
 
 /** The table every packet starts in: table 0, or the first table of a dump that names its tables. */
 export function startTable(pipeline: Pipeline): TableRef | undefined {
-  if (pipeline.table(tableNumber(0))) return tableNumber(0);
-  return pipeline.tables.values().next().value?.ref;
+  // The table's own reference: a dump that names its tables holds table 0 under its name.
+  return (pipeline.table(tableNumber(0)) ?? pipeline.tables.values().next().value)?.ref;
 }
 
 interface EmptyTarget {
