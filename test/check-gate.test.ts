@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli } from './support/cli.ts';
+import { generatedAntrea2Node } from './support/generated-node.ts';
 import { corpusDir, repoRoot } from './support/paths.ts';
 
 const ANTREA = join(repoRoot, 'examples', 'antrea', 'dump-flows.of13.txt');
@@ -21,7 +22,7 @@ interface JsonFinding {
   known: boolean;
   key: string;
   problem?: string;
-  standing?: { kind: string; features?: string[]; packets?: number; message: string };
+  standing?: { kind: string; features?: string[]; packets?: number; cause?: string; message: string };
   flows: { line: number; text: string }[];
 }
 interface JsonReport {
@@ -126,8 +127,37 @@ test('counters are evidence: a flow that has matched packets is no flow that nev
   const { report } = await checkJson(['-', '--kind', 'unset-register'], counted);
   const line75 = report.findings.find((f) => f.flows[0]!.line === 75)!;
   assert.equal(line75.severity, 'info');
-  assert.deepEqual([line75.standing?.kind, line75.standing?.packets], ['counted', 12]);
-  assert.match(line75.standing!.message, /yet it has matched 12 packets, so a premise is wrong/);
+  assert.deepEqual([line75.standing?.kind, line75.standing?.packets, line75.standing?.cause], ['counted', 12, 'setter-removed']);
+  // The tables that send to a port are there, without a flow for port 11: the one that was went away since.
+  assert.match(line75.standing!.message, /^yet it has matched 12 packets, so a setter is gone: the flows of [^:]*L2ForwardingCalcTable set these bits, and none does now, so the one that did was removed after this flow matched$/);
+});
+
+/** The cause a counted finding of `kind` gets in the report of `text`, with its words. */
+async function countedCauses(text: string, kind: string, ...args: string[]): Promise<[string | undefined, string][]> {
+  const { report } = await checkJson(['-', '--all', '--kind', kind, ...args], text);
+  return report.findings.filter((f) => f.standing?.kind === 'counted').map((f) => [f.standing?.cause, f.standing!.message.replace(/^yet it has matched \d+ packets?, so /, '')]);
+}
+
+test('counters are evidence: which premise a matched flow proves wrong, the dump or the setter', async () => {
+  // No flow sets reg5; the dump gives no group its flows send to, whose buckets may.
+  const flows = 'table=0, duration=9s, n_packets=3, n_bytes=180, priority=5,reg5=0x1 actions=output:1\n';
+  assert.deepEqual(await countedCauses(`${flows}table=0, duration=9s, n_packets=0, n_bytes=0, priority=1 actions=group:7\n`, 'unset-register'), [
+    ['groups-not-given', 'the dump is partial: its flows send to 1 group the input does not hold, whose buckets may set the bits (give their dump-groups output with --groups)'],
+  ]);
+  // Every group there and nothing that sets it: the setter is outside the flows.
+  assert.deepEqual(await countedCauses(`${flows}table=0, duration=9s, n_packets=0, n_bytes=0, priority=1 actions=output:2\n`, 'unset-register'), [
+    ['unknown-setter', "the setter is unknown: no flow of the dump nor of the profile sets the bits, so something outside the flows does (the agent's packet-outs, another controller)"],
+  ]);
+  // The generated Antrea 2.x node lacks the NodePortMark table, yet its NodePort flows matched; its groups are not given.
+  const generated = await countedCauses(generatedAntrea2Node(), 'unset-register');
+  assert.deepEqual(new Set(generated.map(([cause, words]) => `${cause}: ${words}`)), new Set([
+    'setter-table-missing: the dump is partial: it lacks NodePortMark, whose flows set the bits',
+    'groups-not-given: the dump is partial: its flows send to 44 groups the input does not hold, whose buckets may set the bits (give their dump-groups output with --groups)',
+  ]));
+  // A shadowed flow that matched before the flow that hides it was added, and one that could not have.
+  const hidden = (hiderAge: number): string => `table=0, duration=${hiderAge}s, n_packets=0, n_bytes=0, priority=10 actions=drop\ntable=0, duration=500s, n_packets=7, n_bytes=420, priority=5,ip actions=output:1\n`;
+  assert.deepEqual(await countedCauses(hidden(100), 'shadowed'), [['hidden-later', 'it matched before the flow that hides it was added (that flow is 100 s old, this one 500 s)']]);
+  assert.deepEqual(await countedCauses(hidden(900), 'shadowed'), [['not-one-moment', 'the dump is not of one moment: the flow that hides it was there first, so the flows changed while they were read, or were edited']]);
 });
 
 test("check speaks in the pipeline's words: a port no flow sends to, the marks no flow sets, the registers after them", async () => {

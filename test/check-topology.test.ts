@@ -4,27 +4,16 @@
  * bench-generate.test.ts) and on OpenShift SDN rule version 13: quiet as generated, and an
  * error naming the flow and the cause for each breakage planted into it.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeDump } from '../bench/generate.ts';
 import { runCli } from './support/cli.ts';
+import { generatedAntrea2Node } from './support/generated-node.ts';
 import { skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
 import { corpusDir } from './support/paths.ts';
 
-function generated(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'flowscope-check-node-'));
-  try {
-    writeDump(join(dir, 'node.txt'), { flows: 4000, seed: 7 });
-    return readFileSync(join(dir, 'node.txt'), 'utf8');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-const antrea2 = generated();
+const antrea2 = generatedAntrea2Node();
 const v13 = readFileSync(join(corpusDir, 'openshift-sdn-expectedFlows-v13.txt'), 'utf8');
 
 interface Finding {

@@ -17,7 +17,7 @@ import { findForwardingLoops } from './checks/loops.ts';
 import { findPodsWithoutSpoofGuard, findUnknownTunnelDestinations, findUnroutedPeers, NodeFacts } from './checks/topology.ts';
 import { PortRoles } from './port-roles.ts';
 import { findUnsetRegisters, pipelineWrites } from './checks/registers.ts';
-import { weigh } from './checks/standing.ts';
+import { DumpFacts, weigh } from './checks/standing.ts';
 import { findShadowed } from './checks/shadowing.ts';
 import { findEmptyTargets, findUnreachableTables } from './checks/tables.ts';
 import { defaultRelease } from './pattern-fit.ts';
@@ -83,7 +83,7 @@ export function checkPipeline(pipeline: Pipeline, options: CheckOptions = {}): C
     raw.push(...findUnknownTunnelDestinations(facts), ...findUnroutedPeers(facts), ...findPodsWithoutSpoofGuard(facts, new PortRoles(options.profile, release, pipeline.ports)));
   }
   const excerpt = findExcerpt(pipeline, options.profile, release);
-  const context = { writes, ...(options.profile ? { profile: options.profile } : {}), ...(release ? { release } : {}), ...(excerpt ? { excerpt } : {}) };
+  const context = { writes, dump: new DumpFacts(pipeline), ...(options.profile ? { profile: options.profile } : {}), ...(release ? { release } : {}), ...(excerpt ? { excerpt } : {}) };
   const findings = raw.map((f) => weigh(f, context));
   const order = new Map([...pipeline.tables.keys()].map((k, i) => [k, i]));
   const tableIndex = (f: Finding): number => {

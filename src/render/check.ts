@@ -5,6 +5,7 @@
  * caller's `Wording`.
  */
 import { type CheckReport, type Excerpt, type Finding, findingKey, isSilent, type Severity, type Standing } from '../analysis/check.ts';
+import type { CountedCause } from '../analysis/checks/finding.ts';
 import { SEVERITY_RANK } from '../analysis/checks/finding.ts';
 import type { SelectedFindings } from '../analysis/check-view.ts';
 import type { DecodedBits } from '../analysis/bit-fields.ts';
@@ -171,6 +172,29 @@ export function findingMessage(f: Finding, wording: Wording): string {
   }
 }
 
+/** Which premise of the finding a flow's counter proves wrong, in a clause. */
+function countedCauseWords(c: CountedCause): string {
+  const tables = (names: readonly string[]): string => names.join(' or ');
+  switch (c.kind) {
+    case 'excerpt':
+      return 'the dump is partial: what sets the bits is among the flows the excerpt leaves out';
+    case 'groups-not-given':
+      return `the dump is partial: its flows send to ${plural(c.groups, 'group')} the input does not hold, whose buckets may set the bits (give their dump-groups output with --groups)`;
+    case 'setter-table-missing':
+      return `the dump is partial: it lacks ${tables(c.tables)}, whose flows set the bits`;
+    case 'setter-removed':
+      return c.tables.length > 0
+        ? `a setter is gone: the flows of ${tables(c.tables)} set these bits, and none does now, so the one that did was removed after this flow matched`
+        : 'a setter is gone: the pipeline writes other values there, so the flow that wrote this one was removed after this flow matched';
+    case 'unknown-setter':
+      return 'the setter is unknown: no flow of the dump nor of the profile sets the bits, so something outside the flows does (the agent\'s packet-outs, another controller)';
+    case 'hidden-later':
+      return `it matched before the flow that hides it was added (that flow is ${c.hiderAge} s old, this one ${c.age} s)`;
+    case 'not-one-moment':
+      return 'the dump is not of one moment: the flow that hides it was there first, so the flows changed while they were read, or were edited';
+  }
+}
+
 /** Why the finding is less than its kind says, in a clause appended to its reason. */
 export function standingWords(s: Standing): string {
   switch (s.kind) {
@@ -181,7 +205,7 @@ export function standingWords(s: Standing): string {
     case 'redundant-miss':
       return 'by design: the table\'s miss flow under a catch-all flow, which decides';
     case 'counted':
-      return `yet it has matched ${s.packets} packet${s.packets === 1n ? '' : 's'}, so a premise is wrong: the dump may not be whole or not one snapshot, or something it does not show (a flow added or removed since, the agent's packet-outs) made it match`;
+      return `yet it has matched ${s.packets} packet${s.packets === 1n ? '' : 's'}, so ${countedCauseWords(s.cause)}`;
     case 'excerpt':
       return 'this may only follow from what the excerpt leaves out';
     case 'stale':
@@ -306,7 +330,7 @@ function standingJson(s: Standing): Record<string, unknown> {
     case 'known':
       return { kind: s.kind, why: s.why, silent: s.silent };
     case 'counted':
-      return { kind: s.kind, packets: Number(s.packets) };
+      return { kind: s.kind, packets: Number(s.packets), cause: s.cause.kind, ...('tables' in s.cause ? { tables: s.cause.tables } : {}) };
     default:
       return { kind: s.kind };
   }

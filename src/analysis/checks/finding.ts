@@ -21,12 +21,29 @@ export type Standing =
   | { readonly kind: 'known'; readonly why: string; readonly silent: boolean }
   /** A table's miss flow under a catch-all flow: the catch-all decides, as setups that install both intend. */
   | { readonly kind: 'redundant-miss' }
-  /** The flow's packet counter says it has matched, so the premise of the finding is wrong. */
-  | { readonly kind: 'counted'; readonly packets: bigint }
+  /** The flow's packet counter says it has matched, so a premise of the finding is wrong: `cause` says which. */
+  | { readonly kind: 'counted'; readonly packets: bigint; readonly cause: CountedCause }
   /** The dump is an excerpt, and the finding follows from what it lacks. */
   | { readonly kind: 'excerpt' }
   /** The value is one the pipeline writes other values of: a flow for an object no longer there. */
   | { readonly kind: 'stale' };
+
+/**
+ * Which premise a flow's packet counter proves wrong. The dump is partial: it is an excerpt; the
+ * flows use groups the input does not hold; it lacks the table the profile says sets the bits;
+ * the flows that set them were removed after this one matched (the pipeline still writes other
+ * values there, or the setting table is there without them). Or the setter is unknown: nothing
+ * in the dump or the profile sets them. For a shadowed flow: the flow that hides it is younger
+ * and it matched before; or, when it is not, the dump is not of one moment.
+ */
+export type CountedCause =
+  | { readonly kind: 'excerpt' }
+  | { readonly kind: 'groups-not-given'; readonly groups: number }
+  | { readonly kind: 'setter-table-missing'; readonly tables: readonly string[] }
+  | { readonly kind: 'setter-removed'; readonly tables: readonly string[] }
+  | { readonly kind: 'unknown-setter' }
+  | { readonly kind: 'hidden-later'; readonly age: number; readonly hiderAge: number }
+  | { readonly kind: 'not-one-moment' };
 
 interface Base {
   readonly severity: Severity;

@@ -4,13 +4,15 @@
  * Each rule may lower the severity and says why in the finding's `standing`; none raises it.
  */
 import type { Flow } from '../../model/flow.ts';
+import type { Pipeline } from '../../model/pipeline.ts';
 import { ones } from '../../model/values.ts';
 import { checkKnowledge, type CheckKnowledge, type KnownPattern } from '../../profiles/check-knowledge.ts';
 import type { Profile } from '../../profiles/types.ts';
 import { inVersion } from '../../profiles/versions.ts';
+import { flowExits } from '../flow-exits.ts';
 import { resolveTable } from '../pattern-fit.ts';
 import type { Excerpt } from './excerpt.ts';
-import type { Finding, Standing } from './finding.ts';
+import type { CountedCause, Finding, Standing } from './finding.ts';
 import type { SlotWrites } from './registers.ts';
 
 export interface StandingContext {
@@ -19,6 +21,35 @@ export interface StandingContext {
   readonly excerpt?: Excerpt;
   /** The register bits every action of the dump may set. */
   readonly writes: SlotWrites;
+  /** What else the dump holds, read only when a counter needs explaining. */
+  readonly dump: DumpFacts;
+}
+
+/** Facts of the whole dump that only a flow with a telling counter needs, each worked out once. */
+export class DumpFacts {
+  private readonly pipeline: Pipeline;
+  private groups: number | undefined;
+  private tables: Set<string> | undefined;
+
+  constructor(pipeline: Pipeline) {
+    this.pipeline = pipeline;
+  }
+
+  /** How many groups the flows send to that the input does not hold. */
+  groupsNotGiven(): number {
+    if (this.groups === undefined) {
+      const ids = new Set<number>();
+      for (const flow of this.pipeline.flows) for (const x of flowExits(flow)) if (x.kind === 'group' && !this.pipeline.groups.has(x.group)) ids.add(x.group);
+      this.groups = ids.size;
+    }
+    return this.groups;
+  }
+
+  /** The profile's names of the tables the dump holds. */
+  profileTables(profile: Profile, release: string): ReadonlySet<string> {
+    this.tables ??= new Set([...this.pipeline.tables.values()].flatMap((t) => resolveTable(profile, t.ref, release)?.name ?? []));
+    return this.tables;
+  }
 }
 
 /** Kinds whose finding may only say that something is missing from the dump. */
@@ -40,7 +71,7 @@ export function weigh(f: Finding, ctx: StandingContext): Finding {
   // Counters are evidence: a flow that has matched packets is no flow that never matches.
   if (f.kind === 'shadowed' || f.kind === 'unset-register') {
     const packets = packetsOf(f.flow);
-    if (packets > 0n) return with_(f, { kind: 'counted', packets });
+    if (packets > 0n) return with_(f, { kind: 'counted', packets, cause: f.kind === 'shadowed' ? hiddenCause(f) : unsetCause(f, ctx) });
   }
   if (isShadowedMiss(f)) return { ...f, severity: 'info', standing: { kind: 'redundant-miss' } };
   const knowledge = ctx.profile && ctx.release ? checkKnowledge(ctx.profile) : undefined;
@@ -57,6 +88,55 @@ export function weigh(f: Finding, ctx: StandingContext): Finding {
   }
   if (f.kind === 'unset-register' && isOtherValue(f, ctx.writes)) return { ...f, severity: 'warning', standing: { kind: 'stale' } };
   return f;
+}
+
+/** Seconds a flow has been on the switch, as its statistics print it. */
+function age(flow: Flow): number | undefined {
+  const d = flow.stats?.duration;
+  return d === undefined ? undefined : Number(d);
+}
+
+/** A shadowed flow that matched: it did so before the flow that hides it was added, or the dump is not of one moment. */
+function hiddenCause(f: Finding & { kind: 'shadowed' }): CountedCause {
+  const own = age(f.flow);
+  const hider = age(f.by);
+  return own !== undefined && hider !== undefined && hider < own ? { kind: 'hidden-later', age: own, hiderAge: hider } : { kind: 'not-one-moment' };
+}
+
+/**
+ * Who set the bits a flow that matched asks for, when no flow of the dump does: what the dump
+ * lacks (its excerpt, its groups, the table the profile says sets them), a setter removed since,
+ * or a setter outside the flows.
+ */
+function unsetCause(f: Finding & { kind: 'unset-register' }, ctx: StandingContext): CountedCause {
+  if (ctx.excerpt) return { kind: 'excerpt' };
+  const setters = ctx.profile && ctx.release ? setterTables(f, ctx.profile, ctx.release) : [];
+  if (setters.length > 0) {
+    const present = ctx.dump.profileTables(ctx.profile!, ctx.release!);
+    const there = setters.filter((t) => present.has(t));
+    return there.length === 0 ? { kind: 'setter-table-missing', tables: setters } : { kind: 'setter-removed', tables: there };
+  }
+  const groups = ctx.dump.groupsNotGiven();
+  if (groups > 0) return { kind: 'groups-not-given', groups };
+  if (isOtherValue(f, ctx.writes)) return { kind: 'setter-removed', tables: [] };
+  return { kind: 'unknown-setter' };
+}
+
+/**
+ * The tables whose documented flows set the bits: a pattern that writes them by value and mask
+ * (`set:reg0=0x4000/0x4000`), or writes their register and names one of their bit fields.
+ */
+function setterTables(f: Finding & { kind: 'unset-register' }, profile: Profile, release: string): string[] {
+  const names = profile.bitFields.filter((b) => b.field === f.slot && inVersion(b, release) && ((ones(b.end - b.start + 1) << BigInt(b.start)) & f.bits) !== 0n).map((b) => b.name);
+  const sets = (hint: string, meaning: string): boolean => {
+    const m = /^set:([^=]+)(?:=(\w+)\/(\w+))?$/.exec(hint);
+    if (!m || m[1] !== f.slot) return false;
+    if (m[3] !== undefined) return (BigInt(m[2]!) & BigInt(m[3]) & f.bits) !== 0n;
+    return names.some((n) => new RegExp(`\\b${n}\\b`).test(meaning));
+  };
+  return profile.tables
+    .filter((t) => inVersion(t, release) && t.patterns.some((p) => inVersion(p, release) && (p.actions ?? []).some((a) => sets(a, p.meaning))))
+    .map((t) => t.name);
 }
 
 /**
