@@ -1,6 +1,7 @@
 /**
  * OpenShift SDN nodes as they are: pipelines of rule versions 7 (generated from openshift/sdn's
- * sources, both plugins), 12 and 13 (openshift/sdn's expected flows) and the real 3.x dump, each
+ * sources, both plugins), 12 and 13 (openshift/sdn's expected flows, 13 also with each plugin's
+ * flows) and the real 3.x dump, each
  * loaded into a real Open vSwitch bridge br0 and dumped as an operator would, with and without
  * port names. Every dump is recognised as OpenShift SDN with its rule version in the detected
  * range, with or without the table-253 note; every flow is explained, and a dump that names its
@@ -15,8 +16,10 @@ import { chooseProfile } from '../src/analysis/profile-choice.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { profileLine } from '../src/render/show.ts';
 import { parseDump } from '../src/syntax/reader.ts';
-import { OPENSHIFT_V7_BRIDGE, openshiftV7Flows } from './support/openshift-sdn-v7.ts';
-import { skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
+import { withSdnNode } from './support/openshift-sdn-bridge.ts';
+import { openshiftV7Flows } from './support/openshift-sdn-v7.ts';
+import { openshiftV13Flows } from './support/openshift-sdn-v13.ts';
+import { skipUnlessOvs } from './support/ovs.ts';
 import { corpusDir } from './support/paths.ts';
 
 const corpus = (file: string): string => readFileSync(join(corpusDir, file), 'utf8');
@@ -24,20 +27,12 @@ const corpus = (file: string): string => readFileSync(join(corpusDir, file), 'ut
 const PIPELINES: readonly { name: string; version: string; flows: () => string }[] = [
   { name: 'rule version 7, multitenant (no conntrack)', version: '7', flows: () => openshiftV7Flows('multitenant') },
   { name: 'rule version 7, networkpolicy', version: '7', flows: () => openshiftV7Flows('networkpolicy') },
+  { name: 'rule version 13, multitenant plugin on the expected flows', version: '13', flows: () => openshiftV13Flows('multitenant') },
+  { name: 'rule version 13, networkpolicy plugin on the expected flows', version: '13', flows: () => openshiftV13Flows('networkpolicy') },
   { name: 'rule version 12 (expected flows)', version: '12', flows: () => corpus('openshift-sdn-expectedFlows-v12.txt') },
   { name: 'rule version 13 (expected flows)', version: '13', flows: () => corpus('openshift-sdn-expectedFlows-v13.txt') },
   { name: 'rule version 3 (real 3.x dump)', version: '3', flows: () => corpus('openshift-sdn-3.x-multitenant-real-dump.txt').replace(/duration=[^,]*, |n_packets=\d+, n_bytes=\d+, /g, '') },
 ];
-
-/** The ports the SDN gives br0, and veths for every other port number the flows use. */
-function bridgeFor(text: string): { bridge: string; protocols: readonly string[]; ports: readonly { name: string; ofport: number }[] } {
-  const used = new Set<number>();
-  for (const m of text.matchAll(/(?:in_port=|output:)(\d+)/g)) used.add(Number(m[1]));
-  for (const m of text.matchAll(/load:(?:0x)?([0-9a-f]+)->NXM_NX_REG2\[\]/g)) used.add(Number.parseInt(m[1]!, m[0].includes('0x') ? 16 : 10));
-  const ports: { name: string; ofport: number }[] = OPENSHIFT_V7_BRIDGE.ports.filter((p) => p.ofport <= 2);
-  for (const n of [...used].sort((a, b) => a - b)) if (n > 2 && n < 0xff00) ports.push({ name: `veth${n.toString(16).padStart(8, '0')}`, ofport: n });
-  return { bridge: 'br0', protocols: ['OpenFlow13'], ports };
-}
 
 interface Reading {
   readonly release?: string;
@@ -98,11 +93,7 @@ for (const p of PIPELINES) {
 
   test(`OpenShift SDN ${p.name}: loaded into br0, dumped with and without port names, read flow for flow alike`, skipUnlessOvs, async () => {
     const text = p.flows();
-    await withOvsSwitch(bridgeFor(text), async (sw) => {
-      // Egress IP groups the flows send to (group id = VNID), tunnelling to the node holding the IP, as egressip.go sets them.
-      const groups = [...new Set([...text.matchAll(/group:(\d+)/g)].map((m) => m[1]))];
-      if (groups.length > 0) await sw.addGroups(groups.map((g) => `group_id=${g},type=select,bucket=actions=move:NXM_NX_REG0[]->NXM_NX_TUN_ID[0..31],set_field:192.168.1.12->tun_dst,output:1`).join('\n') + '\n', 13);
-      await sw.addFlows(text, 13);
+    await withSdnNode(text, async (sw) => {
       const numeric = readDump(await sw.dumpFlows({ of: 13 }));
       const named = readDump(await sw.dumpFlows({ of: 13, names: true }));
       assert.equal(numeric.release, p.version);

@@ -1,8 +1,8 @@
 /**
  * An OpenShift SDN node's br0 flows at rule version 7, as openshift/sdn's node controller of that
  * release writes them (pkg/network/node/ovscontroller.go at 2dd07976d, "setup sdn repo", 2019,
- * with multitenant.go and networkpolicy.go of the same commit): SetupOVS, a peer's HostSubnet
- * rules, two Pods, a Service, an egress IP, an egress firewall and multicast. The multitenant
+ * with multitenant.go and networkpolicy.go of the same commit): SetupOVS, two peers' HostSubnet
+ * rules, two Pods, a Service, an egress IP on the second peer, an egress firewall and multicast. The multitenant
  * plugin of that release works without conntrack (no table 25, per-Service flows in table 60);
  * the networkpolicy plugin tracks connections. The flows are written here as add-flows lines for
  * `ovs-ofctl -O OpenFlow13`, with the values of one imagined node.
@@ -15,8 +15,12 @@ const SERVICES = '172.30.0.0/16';
 const LOCAL = '10.129.0.0/23';
 const GATEWAY = '10.129.0.1';
 const NODE_IP = '192.168.1.10';
-const PEER = { ip: '192.168.1.11', subnet: '10.128.0.0/23', cookie: '0x5c2e11d0' };
-const EGRESS_NODE = '192.168.1.12';
+/** Peer Nodes with their HostSubnets; the second holds VNID 18's egress IP. */
+const PEERS = [
+  { ip: '192.168.1.11', subnet: '10.128.0.0/23', cookie: '0x5c2e11d0' },
+  { ip: '192.168.1.12', subnet: '10.130.0.0/23', cookie: '0x3b9f04a2' },
+];
+const EGRESS_NODE = PEERS[1]!.ip;
 const VXLAN_PORT = 4789;
 /** Pods: port, address, VNID. */
 const PODS = [
@@ -52,7 +56,7 @@ export function openshiftV7Flows(plugin: SdnPlugin): string {
   f.push('table=0, priority=100, ip, actions=goto_table:20');
   f.push('table=0, priority=0, actions=drop');
   // Table 10: tunnel traffic only from nodes with a HostSubnet.
-  f.push(`table=10, priority=100, cookie=${PEER.cookie}, tun_src=${PEER.ip}, actions=goto_table:30`);
+  for (const peer of PEERS) f.push(`table=10, priority=100, cookie=${peer.cookie}, tun_src=${peer.ip}, actions=goto_table:30`);
   f.push('table=10, priority=0, actions=drop');
   // Tables 20, 21, 25: from Pods.
   f.push(`table=20, priority=300, udp, udp_dst=${VXLAN_PORT}, actions=drop`);
@@ -82,7 +86,7 @@ export function openshiftV7Flows(plugin: SdnPlugin): string {
   // Tables 40, 50: ARP to local Pods and to the peer.
   for (const p of PODS) f.push(`table=40, priority=100, arp, nw_dst=${p.ip}, actions=output:${p.port}`);
   f.push('table=40, priority=0, actions=drop');
-  f.push(`table=50, priority=100, cookie=${PEER.cookie}, arp, nw_dst=${PEER.subnet}, actions=move:NXM_NX_REG0[]->NXM_NX_TUN_ID[0..31],set_field:${PEER.ip}->tun_dst,output:1`);
+  for (const peer of PEERS) f.push(`table=50, priority=100, cookie=${peer.cookie}, arp, nw_dst=${peer.subnet}, actions=move:NXM_NX_REG0[]->NXM_NX_TUN_ID[0..31],set_field:${peer.ip}->tun_dst,output:1`);
   f.push('table=50, priority=0, actions=drop');
   // Table 60: Services; without conntrack, one flow per Service port and one for later fragments.
   if (ct) f.push('table=60, priority=200, actions=output:2');
@@ -108,7 +112,7 @@ export function openshiftV7Flows(plugin: SdnPlugin): string {
   }
   f.push('table=80, priority=0, actions=drop');
   // Table 90: IP to the peer.
-  f.push(`table=90, priority=100, cookie=${PEER.cookie}, ip, nw_dst=${PEER.subnet}, actions=move:NXM_NX_REG0[]->NXM_NX_TUN_ID[0..31],set_field:${PEER.ip}->tun_dst,output:1`);
+  for (const peer of PEERS) f.push(`table=90, priority=100, cookie=${peer.cookie}, ip, nw_dst=${peer.subnet}, actions=move:NXM_NX_REG0[]->NXM_NX_TUN_ID[0..31],set_field:${peer.ip}->tun_dst,output:1`);
   f.push('table=90, priority=0, actions=drop');
   // Table 100: egress routing; VNID 18's egress IP is on another node.
   f.push(`table=100, priority=300,udp,udp_dst=${VXLAN_PORT},actions=drop`);
@@ -123,7 +127,7 @@ export function openshiftV7Flows(plugin: SdnPlugin): string {
   // Tables 110, 111, 120: multicast, enabled for VNID 18.
   f.push('table=110, reg0=18, actions=goto_table:111');
   f.push('table=110, priority=0, actions=drop');
-  f.push(`table=111, priority=100, actions=move:NXM_NX_REG0[]->NXM_NX_TUN_ID[0..31],set_field:${PEER.ip}->tun_dst,output:1,goto_table:120`);
+  f.push(`table=111, priority=100, actions=move:NXM_NX_REG0[]->NXM_NX_TUN_ID[0..31],${PEERS.map((peer) => `set_field:${peer.ip}->tun_dst,output:1`).join(',')},goto_table:120`);
   f.push('table=120, priority=100, reg0=18, actions=output:3');
   f.push('table=120, priority=0, actions=drop');
   f.push(`table=253, actions=note:${pluginId.toString(16).padStart(2, '0')}.07`);
