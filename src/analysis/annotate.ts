@@ -25,6 +25,7 @@ import { PortRoles } from './port-roles.ts';
 import { DumpTableNames } from './table-names.ts';
 import { chooseLayout, numberNamedTables, readsByNames, readsByNumbers } from './table-layout.ts';
 import { sampleFlows } from './flow-sample.ts';
+import { classKeyer } from './fit-classes.ts';
 import { templateParts } from './sentence-template.ts';
 import { expectedMissWords } from './tables-summary.ts';
 
@@ -137,6 +138,11 @@ export class Annotator {
   private readonly wordings = new Map<TableSpec | undefined, Wording>();
   private readonly decodings = new Map<TableSpec | undefined, Map<string, readonly DecodedBits[]>>();
   private readonly nodesBySpan = new Map<BitSpan, Map<bigint, string>>();
+  /**
+   * The pattern each class of flows fits (see fit-classes.ts), made when first asked: most flows of
+   * a dump are of a few kinds, and fitting one of a kind tells the pattern of all.
+   */
+  private patternHits: { readonly keyOf: (flow: Flow) => string; readonly hits: Map<string, ReturnType<typeof findPattern>> } | undefined;
 
   constructor(pipeline: Pipeline, options: AnnotateOptions = {}) {
     this.release = options.release ?? (options.profile ? defaultRelease(options.profile) : '9999');
@@ -347,9 +353,20 @@ export class Annotator {
     if (table.otherRelease) return { kind: 'unknown', reason: `table ${label} is a table of ${profile.id} only in ${rangeText(table.otherRelease)}` };
     if (!table.spec) return { kind: 'unknown', reason: `table ${label} is not a table of ${profile.id}` };
     if (isTableMiss(flow)) return { kind: 'miss', meaning: this.missWords(table.spec.miss, table.spec, flow) };
-    const hit = findPattern(profile, table.spec, flow, this.release);
+    const hit = this.patternOf(profile, table.spec, flow);
     if (!hit) return { kind: 'unknown', reason: `no pattern of table ${label} fits` };
     return { kind: 'pattern', index: hit.index, match: hit.pattern.match, meaning: this.fill(hit.pattern, flow, table.spec) };
+  }
+
+  /** The first pattern of the flow's table that it fits, found once per class of flows. */
+  private patternOf(profile: Profile, spec: TableSpec, flow: Flow): ReturnType<typeof findPattern> {
+    this.patternHits ??= { keyOf: classKeyer(profile), hits: new Map() };
+    const key = this.patternHits.keyOf(flow);
+    const { hits } = this.patternHits;
+    if (hits.has(key)) return hits.get(key);
+    const hit = findPattern(profile, spec, flow, this.release);
+    hits.set(key, hit);
+    return hit;
   }
 
   private missWords(miss: TableMiss, spec: TableSpec, flow: Flow): string {

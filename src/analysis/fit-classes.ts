@@ -106,24 +106,33 @@ function classKey(flow: Flow, bits: ReadonlyMap<string, bigint>, written: Readon
   return key;
 }
 
+/**
+ * The key of each flow's class under the profile's patterns: flows with one key fit the same
+ * patterns of the profile, in every release.
+ */
+export function classKeyer(profile: Profile): (flow: Flow) => string {
+  const bits = patternBits(profile);
+  const written = writtenBits(profile);
+  // Lists a dump repeats (shared by the parser) are read once.
+  const actionKeys = new Map<readonly Action[], string>();
+  const stateStorages = new Set(profile.bitFields.flatMap((b) => fieldByName(b.field)?.storage ?? []));
+  return (flow) => classKey(flow, bits, written, stateStorages, actionKeys);
+}
+
 const cache = new WeakMap<readonly Flow[], Map<string, readonly FlowClass[]>>();
 
 /** The flows in classes the profile's patterns cannot tell apart, in the order each class first appears. */
 export function fitClasses(profile: Profile, flows: readonly Flow[]): readonly FlowClass[] {
-  const bits = patternBits(profile);
-  const written = writtenBits(profile);
   // Layouts of one profile share their bit fields as well as their patterns.
-  const signature = `${bitsKey(bits)};${bitsKey(written)}#${profile.id}`;
+  const signature = `${bitsKey(patternBits(profile))};${bitsKey(writtenBits(profile))}#${profile.id}`;
   let byBits = cache.get(flows);
   if (!byBits) cache.set(flows, (byBits = new Map()));
   const known = byBits.get(signature);
   if (known) return known;
-  // Lists a dump repeats (shared by the parser) are read once.
-  const actionKeys = new Map<readonly Action[], string>();
-  const stateStorages = new Set(profile.bitFields.flatMap((b) => fieldByName(b.field)?.storage ?? []));
+  const keyOf = classKeyer(profile);
   const classes = new Map<string, { flow: Flow; count: number }>();
   for (const flow of flows) {
-    const key = classKey(flow, bits, written, stateStorages, actionKeys);
+    const key = keyOf(flow);
     const c = classes.get(key);
     if (c) c.count++;
     else classes.set(key, { flow, count: 1 });
