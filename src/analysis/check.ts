@@ -22,6 +22,7 @@ import { findShadowed } from './checks/shadowing.ts';
 import { findEmptyTargets, findUnreachableTables } from './checks/tables.ts';
 import { defaultRelease } from './pattern-fit.ts';
 import { slotKey } from './flow-key.ts';
+import type { PolicyMatching } from './policy-match.ts';
 
 export type { Finding, FindingKind, Severity, Standing } from './checks/finding.ts';
 export type { Excerpt } from './checks/excerpt.ts';
@@ -31,6 +32,8 @@ export interface CheckOptions {
   readonly profile?: Profile;
   /** Release of the profile's product; its latest when absent. */
   readonly release?: string;
+  /** The node's conjunctions matched to its NetworkPolicy rules (a support bundle's policy objects). */
+  readonly policies?: PolicyMatching;
 }
 
 export interface CheckReport {
@@ -50,6 +53,19 @@ export interface CheckReport {
 
 function firstLine(f: Finding): number {
   return f.flows[0]?.origin.line ?? 0;
+}
+
+/**
+ * Conjunctions no NetworkPolicy rule explains, and rules of this node's Pods that no conjunction
+ * implements. Unexplained conjunctions are told only when the policy objects explain some: objects
+ * that explain none are not this node's, or are cut short, and would make every conjunction a finding.
+ */
+function policyFindings(p: PolicyMatching): Finding[] {
+  const unexplained = p.matches.length > 0 ? p.unexplained : [];
+  return [
+    ...unexplained.map((c): Finding => ({ kind: 'policy-unexplained', severity: 'warning', table: c.table, flows: [...c.actionFlows, ...c.dimensions.flatMap((d) => d.flows)], conjunction: c })),
+    ...p.unimplemented.map((rule): Finding => ({ kind: 'policy-unimplemented', severity: 'warning', flows: [], rule })),
+  ];
 }
 
 /** A finding the check reports under its own kind, or as one of two symmetric halves already reported. */
@@ -75,6 +91,7 @@ export function checkPipeline(pipeline: Pipeline, options: CheckOptions = {}): C
     ...findDeadActions(pipeline),
     ...findDuplicates(pipeline),
   ];
+  if (options.policies) raw.push(...policyFindings(options.policies));
   const release = options.profile ? (options.release ?? defaultRelease(options.profile)) : undefined;
   if (options.profile && release) raw.push(...findMissingExpected(pipeline, options.profile, release));
   // What a node says of its Pods and peers is read only where a product's pipeline is known.
@@ -115,10 +132,10 @@ export function isSilent(f: Finding): boolean {
 }
 
 /** The checks of a pipeline read by a profile: with that profile's documented flows, in the release it was read in. */
-export function checkAnnotated(read: AnnotatedPipeline): CheckReport {
+export function checkAnnotated(read: AnnotatedPipeline, policies?: PolicyMatching): CheckReport {
   // The annotator's profile: for a named pipeline dumped with numbers, the copy with the layout's numbers.
   const profile = read.annotator.profile;
-  return checkPipeline(read.pipeline, { ...(profile ? { profile } : {}), release: read.annotator.release });
+  return checkPipeline(read.pipeline, { ...(profile ? { profile } : {}), release: read.annotator.release, ...(policies ? { policies } : {}) });
 }
 
 /**
@@ -137,6 +154,8 @@ export function findingKey(f: Finding): string {
     : f.kind === 'unknown-tunnel-destination' ? f.destination
     : f.kind === 'no-route' ? f.address
     : f.kind === 'conjunction-table' ? String(f.id)
+    : f.kind === 'policy-unexplained' ? String(f.conjunction.id)
+    : f.kind === 'policy-unimplemented' ? `${f.rule.policy.type} ${f.rule.policy.namespace ?? ''}/${f.rule.policy.name} ${f.rule.rule.direction} ${f.rule.index}`
     : f.kind === 'empty-target' ? `${f.via} ${f.buckets.map((b) => `${b.group}:${b.bucket}`).join(',')}`
     : '';
   return [f.kind, f.table ? tableKey(f.table) : '', detail, ...slots].join('|');

@@ -4,6 +4,7 @@
  * does (the dump's names, else the profile's) and say the profile's miss behaviours, through the
  * caller's `Wording`.
  */
+import { ruleName } from './policy-words.ts';
 import { type CheckReport, type Excerpt, type Finding, findingKey, isSilent, type Severity, type Standing } from '../analysis/check.ts';
 import type { CountedCause } from '../analysis/checks/finding.ts';
 import { SEVERITY_RANK } from '../analysis/checks/finding.ts';
@@ -167,6 +168,10 @@ export function findingMessage(f: Finding, wording: Wording): string {
         : `the bridge answers ARP for ${f.address}, but no IP flow routes it: the peer subnet has lost its route`;
     case 'no-spoof-guard':
       return `the Pod on ${wording.port(BigInt(f.port))} has no spoof-guard flow (its port matched with its source address) though other Pods have one: its packets are dropped, or go unchecked`;
+    case 'policy-unexplained':
+      return `conjunction ${f.conjunction.id}: no rule of the node's NetworkPolicies (the bundle's networkpolicies, addressgroups and appliedtogroups) has its addresses, Pods and services: a rule the agent no longer holds, or flows left behind`;
+    case 'policy-unimplemented':
+      return `${ruleName(f.rule)} applies to Pods on this node, but no conjunction has its addresses, Pods and services: the rule is not enforced here`;
     case 'conjunction-table':
       return `conjunction ${f.id}: its conj_id flow is in ${f.actionTables.map((t) => tableWords(t, wording)).join(', ')} but its clause flows are in ${f.clauseTables.map((t) => tableWords(t, wording)).join(', ')}; OVS joins clauses only within a table, so it never matches`;
   }

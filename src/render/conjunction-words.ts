@@ -5,7 +5,8 @@
  */
 import type { Annotator } from '../analysis/annotate.ts';
 import type { PacketConjunctions } from '../analysis/conjunction-scope.ts';
-import type { ConjunctionReport } from '../analysis/conjunctions.ts';
+import type { Conjunction, ConjunctionReport } from '../analysis/conjunctions.ts';
+import type { PolicyMatching } from '../analysis/policy-match.ts';
 import type { AnnotatedPipeline } from '../analysis/profile-choice.ts';
 import type { FieldDef } from '../model/fields.ts';
 import type { TableRef } from '../model/tables.ts';
@@ -25,9 +26,10 @@ import { profileLine } from './show.ts';
 import { formatPacket, verdictLine } from './trace.ts';
 import { annotatorTraceWords } from './trace-words.ts';
 
-export function pipelineWords(annotator: Annotator, heading?: (text: string) => string): ConjunctionWords {
+export function pipelineWords(annotator: Annotator, heading?: (text: string) => string, policies?: PolicyMatching): ConjunctionWords {
   return {
     ...(heading ? { heading } : {}),
+    ...(policies ? { policy: (c: Conjunction) => policies.byConjunction(c) } : {}),
     tableName: (ref) => annotator.tableInfo(ref).name,
     field: (field, table) => wholeFieldWords(annotator, field, table),
     actionFlow: (flow) => {
@@ -47,13 +49,13 @@ function wholeFieldWords(annotator: Annotator, field: FieldDef, table: TableRef)
 }
 
 /** The conjunctions as `flowscope conj` prints them: the profile line, then each conjunction in the pipeline's words. */
-export function conjunctionsText(report: ConjunctionReport, read: AnnotatedPipeline, heading?: (text: string) => string): string {
-  return `${profileLine(read.profile)}\n\n${formatConjunctionReport(report, pipelineWords(read.annotator, heading))}`;
+export function conjunctionsText(report: ConjunctionReport, read: AnnotatedPipeline, heading?: (text: string) => string, policies?: PolicyMatching): string {
+  return `${profileLine(read.profile)}\n\n${formatConjunctionReport(report, pipelineWords(read.annotator, heading, policies))}`;
 }
 
 /** The conjunctions as `flowscope conj --json` prints them. */
-export function conjunctionsJson(report: ConjunctionReport, read: AnnotatedPipeline): Record<string, unknown> {
-  return { schemaVersion: CONJUNCTIONS_SCHEMA_VERSION, profile: read.profile, ...conjunctionReportJson(report, pipelineWords(read.annotator)) };
+export function conjunctionsJson(report: ConjunctionReport, read: AnnotatedPipeline, policies?: PolicyMatching): Record<string, unknown> {
+  return { schemaVersion: CONJUNCTIONS_SCHEMA_VERSION, profile: read.profile, ...conjunctionReportJson(report, pipelineWords(read.annotator, undefined, policies)) };
 }
 
 /** A packet against the conjunctions as `flowscope conj --packet` prints it. */

@@ -2,6 +2,8 @@
  * Conjunctions as readable rules ("if source ∈ {…} and TCP destination port ∈ {80} then …")
  * and as JSON, plus the per-dimension verdicts for one packet.
  */
+import type { PolicyMatch } from '../analysis/policy-match.ts';
+import { policyLines, policyMatchJson } from './policy-words.ts';
 import type { FieldDef } from '../model/fields.ts';
 import type { Flow, Match } from '../model/flow.ts';
 import { matchesPacket } from '../model/match.ts';
@@ -86,6 +88,8 @@ export interface ConjunctionWords {
   actionFlow(flow: Flow): { readonly actions: string; readonly meaning?: string };
   /** How a conjunction's heading line stands out (colour, for a terminal). */
   readonly heading?: (text: string) => string;
+  /** The NetworkPolicy rule the conjunction implements, where the policy objects say it. */
+  readonly policy?: (c: Conjunction) => PolicyMatch | undefined;
 }
 
 export const PLAIN_WORDS: ConjunctionWords = {
@@ -226,7 +230,8 @@ function ruleLines(c: Conjunction, words: ConjunctionWords): string[] {
 }
 
 export function formatConjunction(c: Conjunction, words: ConjunctionWords = PLAIN_WORDS): string {
-  const lines = [header(c, words), ...ruleLines(c, words), `  hits: ${hitsText(c)}`];
+  const policy = words.policy?.(c);
+  const lines = [header(c, words), ...(policy ? policyLines(policy).map((l) => `  ${l}`) : []), ...ruleLines(c, words), `  hits: ${hitsText(c)}`];
   for (const p of c.problems) {
     lines.push(`  ${severityWord(p.severity)}: ${problemMessage(c, p)}`);
     if (p.kind === 'pre-empted') {
@@ -301,6 +306,7 @@ function firstFile(conjunctions: readonly Conjunction[]): string | undefined {
 
 export function conjunctionJson(c: Conjunction, words: ConjunctionWords = PLAIN_WORDS, refs = new LineRefs(firstFile([c]))): StreamedObject {
   const tableName = words.tableName(c.table);
+  const policy = words.policy?.(c);
   // Streamed member by member: its lists of clause flows may be long.
   return new StreamedObject({
     id: c.id,
@@ -308,6 +314,7 @@ export function conjunctionJson(c: Conjunction, words: ConjunctionWords = PLAIN_
     ...(tableName !== undefined ? { tableName } : {}),
     priority: c.priority,
     n: c.n,
+    ...(policy ? { policy: policyMatchJson(policy) } : {}),
     // Clause flows without their actions: a clause flow serves up to thousands of conjunctions (with
     // one conjunction action for each), so printing it whole in each made reports of big dumps quadratic.
     dimensions: new LazyList(c.dimensions, (d: Dimension) => {

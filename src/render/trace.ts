@@ -54,6 +54,8 @@ export interface TraceRenderOptions {
   readonly describeTable?: (ref: TableRef) => string | undefined;
   /** Why the path ended where it did, in the pipeline's words (from a pipeline profile). */
   readonly explain?: (result: TraceResult) => VerdictReason | undefined;
+  /** The NetworkPolicy rule a conjunction implements (`ingress rule 1 of NetworkPolicy prod/web`), where policy objects say it. */
+  readonly conjunctionRule?: (table: TableRef, id: number) => string | undefined;
   /** For a packet dropped by a table's miss: the flow of that table it came nearest to matching. */
   readonly missDrop?: (result: TraceResult) => MissDrop | undefined;
 }
@@ -117,6 +119,8 @@ function renderTable(node: Extract<TraceNode, { kind: 'table' }>, indent: number
       const m = matchText(c, o.portNames);
       out.push(`${pad}     -> conj. priority=${c.priority}${m ? ',' + m : ''}`);
     }
+    const rule = o.conjunctionRule?.(node.table, node.conjunction.id);
+    if (rule) out.push(`${pad}     -> conjunction ${node.conjunction.id} = ${rule}`);
   }
   // A miss, and a flow without actions, print as ofproto/trace prints them.
   if (!node.flow || node.flow.actions.length === 0) out.push(`${' '.repeat(bodyIndent * 4)}drop`);
@@ -434,6 +438,7 @@ function boundedJson(result: TraceResult, o: TraceRenderOptions): { passes: Reco
 export function stepJson(step: TraceStep, o: TraceRenderOptions): Record<string, unknown> {
   const table = tableRefJson(step.table);
   const described = o.describeTable?.(step.table);
+  const rule = step.conjunction ? o.conjunctionRule?.(step.table, step.conjunction.id) : undefined;
   return {
     table,
     ...(described ? { tableName: described } : {}),
@@ -441,6 +446,7 @@ export function stepJson(step: TraceStep, o: TraceRenderOptions): Record<string,
     match: step.flow ? matchText(step.flow, o.portNames) : '',
     actions: step.flow ? step.flow.actions.map((a) => formatActions([a], { of: o.of })) : [],
     ...(step.conjunction ? { conjunction: step.conjunction.id } : {}),
+    ...(rule ? { policyRule: rule } : {}),
   };
 }
 

@@ -4,15 +4,7 @@
  * quotes some, which only a real parser undoes. (Its table form, a `FLOW` heading over the raw
  * lines, is a dump already: the syntax reader skips the heading.)
  */
-import { createRequire } from 'node:module';
-
-/**
- * The YAML parser, loaded only for a text that opens like antctl's list: loading it costs more
- * than reading an everyday dump. Required, not imported, because the dump reader is synchronous.
- */
-function yaml(): typeof import('yaml') {
-  return createRequire(import.meta.url)('yaml') as typeof import('yaml');
-}
+import { yamlLibrary } from './yaml-library.ts';
 
 /** A list's opening: `[`, or a YAML item whose first key is `flow`. */
 const LIST_START = /^\s*(?:\[|-\s+["']?flow["']?\s*:)/;
@@ -24,7 +16,7 @@ const LIST_START = /^\s*(?:\[|-\s+["']?flow["']?\s*:)/;
 export function antctlFlowsText(text: string): string | undefined {
   const first = text.split('\n', 50).find((l) => l.trim() !== '' && !l.trimStart().startsWith('#'));
   if (first === undefined || !LIST_START.test(first)) return undefined;
-  const { isMap, isScalar, isSeq, LineCounter, parseDocument } = yaml();
+  const { isMap, isScalar, isSeq, LineCounter, parseDocument } = yamlLibrary();
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: false });
   if (doc.errors.length > 0 || !isSeq(doc.contents)) return undefined;

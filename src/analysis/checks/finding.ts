@@ -5,6 +5,7 @@ import type { TableRef } from '../../model/tables.ts';
 import type { FlowPattern, TableSpec } from '../../profiles/types.ts';
 import type { Conjunction, ConjunctionProblem } from '../conjunctions.ts';
 import type { JumpKind } from '../flow-exits.ts';
+import type { RuleRef } from '../policy-match.ts';
 
 export type Severity = 'error' | 'warning' | 'info';
 
@@ -91,6 +92,10 @@ export type Finding = Base &
     | { readonly kind: 'no-spoof-guard'; readonly port: number }
     /** Clause flows and the conj_id flow of one conjunction sit in different tables: OVS joins them only within a table. */
     | { readonly kind: 'conjunction-table'; readonly id: number; readonly clauseTables: readonly TableRef[]; readonly actionTables: readonly TableRef[] }
+    /** A conjunction of a NetworkPolicy table that no rule of the node's policy objects explains. */
+    | { readonly kind: 'policy-unexplained'; readonly conjunction: Conjunction }
+    /** A NetworkPolicy rule applied to Pods of this node that no conjunction implements. */
+    | { readonly kind: 'policy-unimplemented'; readonly rule: RuleRef }
   );
 
 export type FindingKind = Finding['kind'];

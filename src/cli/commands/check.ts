@@ -12,7 +12,11 @@ import { type Io, lines, UserError, writeText } from '../io.ts';
 import { wrapLines } from '../../render/wrap.ts';
 import { isDocumentForm, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
 import type { Outcome } from '../outcome.ts';
-import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
+import { addProfileOptions, loadFlows, type ProfileCliOptions } from './profile-options.ts';
+import { policyMatching } from './policies.ts';
+import { annotatePipeline } from '../../analysis/profile-choice.ts';
+import { findConjunctions } from '../../analysis/conjunctions.ts';
+import { Pipeline } from '../../model/pipeline.ts';
 import { repeatable } from './repeatable.ts';
 
 interface CheckCliOptions extends ProfileCliOptions {
@@ -26,7 +30,7 @@ interface CheckCliOptions extends ProfileCliOptions {
 const KINDS: readonly FindingKind[] = [
   'shadowed', 'unset-register', 'conjunction', 'conjunction-table', 'empty-target', 'unreachable-table', 'no-table-miss',
   'dead-actions', 'duplicate', 'missing-expected', 'bucket-no-endpoint', 'forwarding-loop', 'unknown-tunnel-destination', 'no-route',
-  'no-spoof-guard',
+  'no-spoof-guard', 'policy-unexplained', 'policy-unimplemented',
 ];
 
 /** The text report calls the least severity a note, the JSON info: either name is taken. */
@@ -72,9 +76,10 @@ export function registerCheck(program: Command, io: Io, outcome: Outcome): void 
     .action(async (inputs: string[], opts: CheckCliOptions) => {
       const form = outputForm(opts);
       const baseline = opts.baseline === undefined ? undefined : await baselineKeys(opts.baseline, io);
-      const read = await loadAnnotated(inputs, opts, io);
+      const { dump, groups } = await loadFlows(inputs, opts, io);
+      const read = annotatePipeline(new Pipeline(dump.flows, groups, dump.ports), opts);
       const { annotator, profile } = read;
-      const report = checkAnnotated(read);
+      const report = checkAnnotated(read, policyMatching(dump, io, () => ({ read, conjunctions: findConjunctions(read.pipeline).conjunctions })));
       const view = selectFindings(report, {
         ...(opts.all ? { all: true } : {}),
         ...(opts.kind ? { kinds: opts.kind.flat() } : {}),

@@ -15,6 +15,7 @@ import { addOutputOptions, isDocumentForm, type OutputCliOptions, outputForm, te
 import { addInputOptions, type InputCliOptions, loadFromOptions, requireFlows } from '../load.ts';
 import { flowsFromOption } from './source-args.ts';
 import { packetArgument } from './trace.ts';
+import { policyMatching } from './policies.ts';
 
 /** Ids as runs (`1–6, 9, 12–14`), the first dozen runs of them. */
 function idRuns(ids: readonly number[]): string {
@@ -82,8 +83,12 @@ export function registerConj(program: Command, io: Io): void {
       const against: PacketConjunctions = conjunctionsForPacket(probe.tracer, report, probe.packet);
       if (isDocumentForm(form)) await writeDocument(io, form, packetConjunctionsJson(against, read));
       else writeOut(io, wrapText(packetConjunctionsText(against, read, heading), textWidth(io, form)));
-    } else if (isDocumentForm(form)) await writeDocument(io, form, conjunctionsJson(report, read));
-    else writeOut(io, wrapText(conjunctionsText(report, read, heading), textWidth(io, form)));
+    } else {
+      // Every conjunction is matched, so that each rule goes to the conjunction that fits it best.
+      const policies = policyMatching(result, io, () => ({ read, conjunctions: ids.length > 0 ? findConjunctions(pipeline).conjunctions : report.conjunctions }));
+      if (isDocumentForm(form)) await writeDocument(io, form, conjunctionsJson(report, read, policies));
+      else writeOut(io, wrapText(conjunctionsText(report, read, heading, policies), textWidth(io, form)));
+    }
     if (missing) throw missing;
   });
 }

@@ -19,6 +19,7 @@ import { addProfileChoiceOptions, loadFlows, type ProfileCliOptions } from './pr
 import { flowsFromOption, flowsFromStdin } from './source-args.ts';
 import { repeatable } from './repeatable.ts';
 import { type CompareSourceOptions, checkCompareOptions, loadCompared } from './trace-compare.ts';
+import { withPolicyRules } from './policies.ts';
 import { ownEntry } from '../../model/own-key.ts';
 
 const CT_FLAGS = Object.keys(CT_STATE).join(', ');
@@ -226,7 +227,9 @@ export function registerTrace(program: Command, io: Io, outcome: Outcome): void 
     if (opts.batch === '-' && flowsFromStdin(inputs, opts)) throw new UserError('the flows and --batch cannot both come from standard input');
     if (opts.compare === '-' && (opts.batch === '-' || flowsFromStdin(inputs, opts))) throw new UserError(`--compare and ${opts.batch === '-' ? '--batch' : 'the flows'} cannot both come from standard input`);
     const { dump, groups } = await loadFlows(inputs, opts, io);
-    const { tracer, render } = traceWithWords(new Pipeline(dump.flows, groups, dump.ports), dump.protocols[0] ?? 10, opts);
+    const words = traceWithWords(new Pipeline(dump.flows, groups, dump.ports), dump.protocols[0] ?? 10, opts);
+    const { tracer } = words;
+    const render = withPolicyRules(words.render, dump, groups, opts, io);
 
     const compared = opts.compare === undefined ? undefined : await loadCompared(opts, { tracer, render, dump }, io);
 
