@@ -122,16 +122,29 @@ function unsetCause(f: Finding & { kind: 'unset-register' }, ctx: StandingContex
   return { kind: 'unknown-setter' };
 }
 
+/** The tables whose documented flows set the bits a finding asks for (see documentedSetters). */
+function setterTables(f: Finding & { kind: 'unset-register' }, profile: Profile, release: string): readonly string[] {
+  let byBits = settersCache.get(profile);
+  if (!byBits) settersCache.set(profile, (byBits = new Map()));
+  // Many flows of a big dump ask for the same bits: the profile is read once for them.
+  const key = `${release} ${f.slot} ${f.bits}`;
+  let tables = byBits.get(key);
+  if (!tables) byBits.set(key, (tables = documentedSetters(f.slot, f.bits, profile, release)));
+  return tables;
+}
+
+const settersCache = new WeakMap<Profile, Map<string, readonly string[]>>();
+
 /**
- * The tables whose documented flows set the bits: a pattern that writes them by value and mask
- * (`set:reg0=0x4000/0x4000`), or writes their register and names one of their bit fields.
+ * The tables whose documented flows set bits of a register: a pattern that writes them by value
+ * and mask (`set:reg0=0x4000/0x4000`), or writes their register and names one of their bit fields.
  */
-function setterTables(f: Finding & { kind: 'unset-register' }, profile: Profile, release: string): string[] {
-  const names = profile.bitFields.filter((b) => b.field === f.slot && inVersion(b, release) && ((ones(b.end - b.start + 1) << BigInt(b.start)) & f.bits) !== 0n).map((b) => b.name);
+function documentedSetters(slot: string, bits: bigint, profile: Profile, release: string): readonly string[] {
+  const names = profile.bitFields.filter((b) => b.field === slot && inVersion(b, release) && ((ones(b.end - b.start + 1) << BigInt(b.start)) & bits) !== 0n).map((b) => b.name);
   const sets = (hint: string, meaning: string): boolean => {
     const m = /^set:([^=]+)(?:=(\w+)\/(\w+))?$/.exec(hint);
-    if (!m || m[1] !== f.slot) return false;
-    if (m[3] !== undefined) return (BigInt(m[2]!) & BigInt(m[3]) & f.bits) !== 0n;
+    if (!m || m[1] !== slot) return false;
+    if (m[3] !== undefined) return (BigInt(m[2]!) & BigInt(m[3]) & bits) !== 0n;
     return names.some((n) => new RegExp(`\\b${n}\\b`).test(meaning));
   };
   return profile.tables
