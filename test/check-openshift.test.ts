@@ -1,20 +1,21 @@
 /**
  * `flowscope check` on OpenShift SDN nodes as a real switch holds them: rule version 7 (generated
- * from openshift/sdn's sources, each plugin) and rule version 13 with each plugin's flows on the
- * expected setup, loaded into br0 of a real Open vSwitch and dumped with their counters and
+ * from openshift/sdn's sources, each plugin), rule version 12 (its expected flows) and rule
+ * version 13 with each plugin's flows on the expected setup, loaded into br0 of a real Open vSwitch and dumped with their counters and
  * groups, as an operator would. Healthy, they pass; what openshift-sdn installs on purpose in
  * tables 27, 60 and 80 is known and silent unless --all; the same flows out of their design fail.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli } from './support/cli.ts';
 import { withSdnNode } from './support/openshift-sdn-bridge.ts';
-import { openshiftV7Flows, type SdnPlugin } from './support/openshift-sdn-v7.ts';
+import { openshiftV7Flows } from './support/openshift-sdn-v7.ts';
 import { openshiftV13Flows } from './support/openshift-sdn-v13.ts';
 import { skipUnlessOvs } from './support/ovs.ts';
+import { corpusDir } from './support/paths.ts';
 
 interface JsonFinding {
   kind: string;
@@ -50,11 +51,12 @@ async function checkNode(flows: string, ...args: string[]): Promise<CheckRun> {
   }
 }
 
-const NODES: readonly { name: string; version: string; plugin: SdnPlugin; flows: () => string }[] = [
-  { name: 'rule version 7, multitenant plugin', version: '7', plugin: 'multitenant', flows: () => openshiftV7Flows('multitenant') },
-  { name: 'rule version 7, networkpolicy plugin', version: '7', plugin: 'networkpolicy', flows: () => openshiftV7Flows('networkpolicy') },
-  { name: 'rule version 13, multitenant plugin', version: '13', plugin: 'multitenant', flows: () => openshiftV13Flows('multitenant') },
-  { name: 'rule version 13, networkpolicy plugin', version: '13', plugin: 'networkpolicy', flows: () => openshiftV13Flows('networkpolicy') },
+const NODES: readonly { name: string; version: string; flows: () => string }[] = [
+  { name: 'rule version 7, multitenant plugin', version: '7', flows: () => openshiftV7Flows('multitenant') },
+  { name: 'rule version 7, networkpolicy plugin', version: '7', flows: () => openshiftV7Flows('networkpolicy') },
+  { name: 'rule version 12, expected flows', version: '12', flows: () => readFileSync(join(corpusDir, 'openshift-sdn-expectedFlows-v12.txt'), 'utf8') },
+  { name: 'rule version 13, multitenant plugin', version: '13', flows: () => openshiftV13Flows('multitenant') },
+  { name: 'rule version 13, networkpolicy plugin', version: '13', flows: () => openshiftV13Flows('networkpolicy') },
 ];
 
 for (const node of NODES) {
