@@ -3,8 +3,12 @@
  * to disk and links are never followed, so an archive cannot reach outside itself. A cut or
  * corrupt archive yields the entries read before the damage plus a problem saying what broke.
  */
+import { once } from 'node:events';
+import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
-import { constants as zlibConstants, gunzip as gunzipCallback, gunzipSync } from 'node:zlib';
+import type { BundleLimit } from './limits.ts';
+import { TarFrames } from './tar-frames.ts';
+import { constants as zlibConstants, createGunzip, gunzip as gunzipCallback, gunzipSync } from 'node:zlib';
 
 /** Kinds of file recognised by their first bytes. */
 export type Magic = 'gzip' | 'xz' | 'bzip2' | 'zstd' | 'zip' | 'tar' | 'png' | 'jpeg' | 'gif' | 'pdf' | 'elf';
@@ -55,13 +59,19 @@ export interface ArchiveContents {
   readonly entries: readonly ArchiveEntry[];
   /** What was wrong with the archive; entries read before the damage are still there. */
   readonly problems: readonly string[];
+  /** Bytes of tar data read: what a gzip stream inflated to, or the tar itself. */
+  readonly bytes: number;
+  /** Entries read, of any kind. */
+  readonly entryCount: number;
 }
 
 export interface ReadArchiveOptions {
   /** Entries to keep (by normalised path); the others are skipped unread. All when absent. */
   readonly wanted?: (path: string) => boolean;
-  /** Largest decompressed size accepted; past it the archive is refused (ArchiveTooLarge). */
+  /** Most tar data read, once decompressed; past it the archive is refused (ArchiveTooLarge). */
   readonly maxBytes?: number;
+  /** Most entries read, of any kind; past it the archive is refused (ArchiveTooLarge). */
+  readonly maxEntries?: number;
   /** Largest entry kept; a larger one is skipped with a problem. */
   readonly maxEntryBytes?: number;
 }
@@ -69,14 +79,14 @@ export interface ReadArchiveOptions {
 /** Guards against archives that inflate without bound (1 GiB is far above any real bundle). */
 const DEFAULT_MAX_BYTES = 1 << 30;
 
-/** An archive that inflates past what the reader was allowed: nothing of it is read. */
+/** An archive that holds more than the reader was allowed (bytes of tar data, or entries): nothing of it is read. */
 export class ArchiveTooLarge extends Error {
-  readonly maxBytes: number;
+  readonly limit: BundleLimit;
 
-  constructor(maxBytes: number) {
-    super(`decompresses to more than ${maxBytes} bytes`);
+  constructor(limit: BundleLimit) {
+    super(`holds more ${limit} than allowed`);
     this.name = 'ArchiveTooLarge';
-    this.maxBytes = maxBytes;
+    this.limit = limit;
   }
 }
 
@@ -110,9 +120,8 @@ export async function gunzip(data: Buffer, maxBytes = DEFAULT_MAX_BYTES): Promis
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) return { data: Buffer.alloc(0), problem: `decompresses to more than ${maxBytes} bytes`, tooLarge: true };
-    const cut = code === 'Z_BUF_ERROR' || /unexpected end/i.test(message(err));
     const partial = await gunzipAsync(data, { maxOutputLength: maxBytes, finishFlush: zlibConstants.Z_SYNC_FLUSH }).catch(() => Buffer.alloc(0));
-    return { data: partial, problem: cut ? 'is truncated (the gzip stream ends early)' : `is corrupt (${message(err)})` };
+    return { data: partial, problem: gzipProblem(err) };
   }
 }
 
@@ -149,77 +158,135 @@ interface Pending {
 interface Extracted {
   readonly entries: ArchiveEntry[];
   readonly pathProblems: string[];
+  /** What broke the tar data, if anything. */
   readonly error?: unknown;
+  /** What broke the stream the tar data came from (a gzip stream), if anything. */
+  readonly sourceError?: unknown;
+  /** Bytes of tar data read. */
+  readonly bytes: number;
+  readonly entryCount: number;
 }
 
-/** Runs tar-stream over data held in memory; never rejects. */
-async function extractEntries(tarData: Buffer, wanted: ((path: string) => boolean) | undefined, maxEntryBytes: number): Promise<Extracted> {
+/** Input handed to the inflater at a time: on damage, only the output of the piece being inflated is lost. */
+const INFLATE_PIECE = 64 * 1024;
+
+/** The inflated stream of gzip data held in memory, read as it is made. */
+function inflatedStream(data: Buffer): AsyncIterable<Buffer> {
+  const pieces = function* (): Generator<Buffer> {
+    for (let at = 0; at < data.length; at += INFLATE_PIECE) yield data.subarray(at, at + INFLATE_PIECE);
+  };
+  return Readable.from(pieces()).pipe(createGunzip({ chunkSize: INFLATE_PIECE }));
+}
+
+/**
+ * Runs tar-stream over the chunks of tar data as they come, up to the archive's end. Past
+ * `maxBytes` (or at a header announcing more, or past `maxEntries` headers) ArchiveTooLarge is
+ * thrown and the source is read no further, so a bomb costs no more than the budget. Never
+ * rejects otherwise: damage to the source or to the tar data is returned with the entries read
+ * before it.
+ */
+async function extractEntries(source: AsyncIterable<Buffer> | Iterable<Buffer>, options: ReadArchiveOptions): Promise<Extracted> {
+  const { wanted, maxBytes = DEFAULT_MAX_BYTES, maxEntries = Number.POSITIVE_INFINITY, maxEntryBytes = Number.POSITIVE_INFINITY } = options;
   // Loaded only when an archive is read: a dump read from a file needs none of it.
   const { extract } = await import('tar-stream');
-  return new Promise((resolve) => {
-    const entries: ArchiveEntry[] = [];
-    const pathProblems: string[] = [];
-    let current: Pending | undefined;
-    let progress = 0;
-    let settled = false;
-    const finish = (error?: unknown): void => {
+  const entries: ArchiveEntry[] = [];
+  const pathProblems: string[] = [];
+  let current: Pending | undefined;
+  let progress = 0;
+  const frames = new TarFrames();
+  let bytes = 0;
+  let tooLarge: BundleLimit | undefined;
+  let error: unknown;
+  let settled = false;
+  const ex = extract();
+  const done = new Promise<void>((resolve) => {
+    const settle = (err?: unknown): void => {
       if (settled) return;
       settled = true;
       // The entry being read when the data ends: what arrived of it is kept, marked as cut.
-      if (error !== undefined && current !== undefined) entries.push({ path: current.path, data: Buffer.concat(current.chunks), cutFrom: current.size });
-      resolve(error === undefined ? { entries, pathProblems } : { entries, pathProblems, error });
+      if (err !== undefined && current !== undefined) entries.push({ path: current.path, data: Buffer.concat(current.chunks), cutFrom: current.size });
+      error = err;
+      resolve();
     };
-    const ex = extract();
-    ex.on('entry', (header, stream, next) => {
-      progress++;
-      // The extractor reports damage itself; the entry stream only repeats it.
-      stream.on('error', () => undefined);
-      const path = normaliseEntryPath(header.name);
-      if (path === undefined && header.type !== 'directory') pathProblems.push(`entry ${JSON.stringify(header.name)} skipped: its path leaves the archive`);
-      const keep = (header.type === 'file' || header.type === 'contiguous-file') && path !== undefined && (wanted?.(path) ?? true);
-      const tooLarge = keep && (header.size ?? 0) > maxEntryBytes;
-      if (tooLarge) pathProblems.push(`entry ${path} skipped: ${header.size} bytes, more than flowscope reads of one file (${maxEntryBytes})`);
-      const entry: Pending | undefined = keep && !tooLarge ? { path, size: header.size ?? 0, chunks: [] } : undefined;
-      current = entry;
-      stream.on('data', (chunk: unknown) => {
-        progress++;
-        entry?.chunks.push(chunk as Buffer);
-      });
-      stream.on('end', () => {
-        if (entry !== undefined) entries.push({ path: entry.path, data: Buffer.concat(entry.chunks) });
-        current = undefined;
-        next();
-      });
-    });
-    ex.on('error', finish);
-    ex.on('finish', () => finish());
-    ex.write(tarData);
-    // Tell the extractor the data ends only once it has handed out all it holds, so that a
-    // cut archive still yields the start of the entry it was cut in.
-    const endWhenIdle = (seen: number): void => {
-      setImmediate(() => {
-        if (progress === seen) ex.end(() => undefined);
-        else endWhenIdle(progress);
-      });
-    };
-    endWhenIdle(-1);
+    ex.on('error', settle);
+    ex.on('finish', () => settle());
+    ex.on('close', () => settle());
   });
+  ex.on('entry', (header, stream, next) => {
+    progress++;
+    // The extractor reports damage itself; the entry stream only repeats it.
+    stream.on('error', () => undefined);
+    const path = normaliseEntryPath(header.name);
+    if (path === undefined && header.type !== 'directory') pathProblems.push(`entry ${JSON.stringify(header.name)} skipped: its path leaves the archive`);
+    const keep = (header.type === 'file' || header.type === 'contiguous-file') && path !== undefined && (wanted?.(path) ?? true);
+    const tooLargeEntry = keep && (header.size ?? 0) > maxEntryBytes;
+    if (tooLargeEntry) pathProblems.push(`entry ${path} skipped: ${header.size} bytes, more than flowscope reads of one file (${maxEntryBytes})`);
+    const entry: Pending | undefined = keep && !tooLargeEntry ? { path, size: header.size ?? 0, chunks: [] } : undefined;
+    current = entry;
+    stream.on('data', (chunk: unknown) => {
+      progress++;
+      entry?.chunks.push(chunk as Buffer);
+    });
+    stream.on('end', () => {
+      if (entry !== undefined) entries.push({ path: entry.path, data: Buffer.concat(entry.chunks) });
+      current = undefined;
+      next();
+    });
+  });
+  let sourceError: unknown;
+  try {
+    for await (const chunk of source) {
+      const part = frames.pass(chunk);
+      bytes += part.length;
+      // A header announcing more than is left is refused before its data is inflated.
+      if (frames.reach > maxBytes) tooLarge = 'bytes';
+      else if (frames.headers > maxEntries) tooLarge = 'entries';
+      if (tooLarge !== undefined || settled) break;
+      if (!ex.write(part)) await Promise.race([once(ex, 'drain').catch(() => undefined), done]);
+      if (frames.ended || settled) break;
+    }
+  } catch (err) {
+    sourceError = err;
+  }
+  if (tooLarge !== undefined) {
+    ex.destroy();
+    throw new ArchiveTooLarge(tooLarge);
+  }
+  // Tell the extractor the data ends only once it has handed out all it holds, so that a
+  // cut archive still yields the start of the entry it was cut in.
+  const endWhenIdle = (seen: number): void => {
+    setImmediate(() => {
+      if (settled) return;
+      if (progress === seen) ex.end(() => undefined);
+      else endWhenIdle(progress);
+    });
+  };
+  endWhenIdle(-1);
+  await done;
+  return { entries, pathProblems, error, sourceError, bytes, entryCount: frames.headers };
 }
 
-/** The regular files of a tar or tar.gz archive held in memory; throws ArchiveTooLarge past `maxBytes` inflated. */
+function gzipProblem(err: unknown): string {
+  const code = (err as { code?: string }).code;
+  const cut = code === 'Z_BUF_ERROR' || /unexpected end/i.test(message(err));
+  return cut ? 'is truncated (the gzip stream ends early)' : `is corrupt (${message(err)})`;
+}
+
+/**
+ * The regular files of a tar or tar.gz archive held in memory. A gzip stream is inflated as the
+ * tar reader takes it; past `maxBytes` of tar data or `maxEntries` entries ArchiveTooLarge is thrown.
+ */
 export async function readArchive(data: Buffer, options: ReadArchiveOptions = {}): Promise<ArchiveContents> {
-  let tarData = data;
-  let gzipProblem: string | undefined;
-  if (sniff(data) === 'gzip') {
-    const g = await gunzip(data, options.maxBytes ?? DEFAULT_MAX_BYTES);
-    if (g.tooLarge) throw new ArchiveTooLarge(options.maxBytes ?? DEFAULT_MAX_BYTES);
-    tarData = g.data;
-    gzipProblem = g.problem;
-  }
-  const { entries, pathProblems, error } = await extractEntries(tarData, options.wanted, options.maxEntryBytes ?? Number.POSITIVE_INFINITY);
+  const gzip = sniff(data) === 'gzip';
+  const source = gzip ? inflatedStream(data) : [data];
+  const { entries, pathProblems, error, sourceError, bytes, entryCount } = await extractEntries(source, options);
   const problems = [...pathProblems];
   // After a damaged gzip stream the tar reader only sees the consequence: report the cause.
-  if (gzipProblem !== undefined) problems.unshift(gzipProblem);
-  else if (error !== undefined) problems.push(entries.length === 0 && sniff(tarData) !== 'tar' ? 'is not a tar archive' : tarProblem(error));
-  return { entries, problems };
+  if (sourceError !== undefined) problems.unshift(gzipProblem(sourceError));
+  else if (error !== undefined) problems.push(entries.length === 0 && !looksLikeTar(data, gzip) ? 'is not a tar archive' : tarProblem(error));
+  return { entries, problems, bytes, entryCount };
+}
+
+function looksLikeTar(data: Buffer, gzip: boolean): boolean {
+  return (gzip ? contentMagic(data) : sniff(data)) === 'tar';
 }

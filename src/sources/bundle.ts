@@ -12,7 +12,7 @@ import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { parseAgentInfo } from './agentinfo.ts';
 import { ArchiveTooLarge, contentMagic, MAGIC_DESCRIPTION, readArchive, sniff } from './archive.ts';
-import { MAX_BUNDLE_BYTES, MAX_INPUT_BYTES, mebibytes, ReadBudget } from './limits.ts';
+import { exceeded, MAX_INPUT_BYTES, mebibytes, ReadBudget } from './limits.ts';
 import { decodeText, type NodeFile, type NodeFileKind, type NodeSource, POLICY_KINDS, SourceError } from './node.ts';
 import { isSosFile, sosNodes } from './sos.ts';
 import { ownEntry } from '../model/own-key.ts';
@@ -87,7 +87,7 @@ async function treeFromDirectory(dir: string, problems: string[], budget: ReadBu
           problems.push(`${full}: skipped: ${mebibytes(st.size)}, more than flowscope reads of one file (${mebibytes(MAX_INPUT_BYTES)})`);
           continue;
         }
-        budget.take(st.size, dir);
+        budget.take(st.size, 1, dir);
         try {
           tree.set(relPath, await readFile(full));
         } catch (err) {
@@ -101,19 +101,18 @@ async function treeFromDirectory(dir: string, problems: string[], budget: ReadBu
 }
 
 /**
- * The wanted files of an archive, what it inflates to counted against the bundle's budget. Only
+ * The wanted files of an archive, all it inflates to counted against the bundle's budget. Only
  * agent archives are opened inside an archive, one level deep: their own contents are not.
  */
 async function treeFromArchive(data: Buffer, label: string, problems: string[], budget: ReadBudget): Promise<Tree> {
   let contents;
   try {
-    contents = await readArchive(data, { wanted, maxBytes: budget.remaining, maxEntryBytes: MAX_INPUT_BYTES });
+    contents = await readArchive(data, { wanted, maxBytes: budget.bytes, maxEntries: budget.entries, maxEntryBytes: MAX_INPUT_BYTES });
   } catch (err) {
-    if (err instanceof ArchiveTooLarge) budget.take(err.maxBytes + 1, label);
-    throw err;
+    throw err instanceof ArchiveTooLarge ? exceeded(err.limit, label) : err;
   }
-  // What is kept is what stays in memory; what an archive inflates to on the way is capped by maxBytes.
-  budget.take(contents.entries.reduce((n, e) => n + e.data.length, 0), label);
+  // Every byte an archive inflates to counts, kept or not: archives inside it share the budget.
+  budget.take(contents.bytes, contents.entryCount, label);
   for (const p of contents.problems) problems.push(`${label} ${p}`);
   for (const e of contents.entries) {
     if (e.cutFrom !== undefined) problems.push(`${label}:${e.path} is cut short: ${e.data.length} of ${e.cutFrom} bytes`);
@@ -209,7 +208,7 @@ export async function openBundle(path: string): Promise<Bundle> {
     return openBundleArchive(data, path, basename(path));
   }
   const problems: string[] = [];
-  const budget = new ReadBudget(MAX_BUNDLE_BYTES);
+  const budget = new ReadBudget();
   const tree = await treeFromDirectory(path, problems, budget);
   const nodes = await nodesOfTree(tree, path, { name: basename(path), fromAgentArchive: false }, '/', problems, budget);
   return bundleOf(path, nodes, problems);
@@ -235,7 +234,7 @@ export async function openBundleArchive(data: Buffer, label: string, fileName = 
   }
   const problems: string[] = [];
   const own: string[] = [];
-  const budget = new ReadBudget(MAX_BUNDLE_BYTES);
+  const budget = new ReadBudget();
   const tree = await treeFromArchive(data, label, own, budget);
   const root = rootNameOf(fileName);
   let nodes = (await nodesOfTree(tree, label, root, ':', problems, budget)).map((n) => ({ ...n, problems: [...own, ...n.problems] }));
