@@ -19,7 +19,7 @@ import type { ParseResult } from '../syntax/reader.ts';
 import type { RecurringParts } from '../syntax/recurring.ts';
 import { emptyInputReason, inputLabel, readInput, readInputBytes, readSpecialFile, readStdin } from './input.ts';
 import { INPUT_OPTIONS_HEADING } from './help-groups.ts';
-import { type Io, UserError, writeErr } from './io.ts';
+import { type Io, notice, UserError, writeErr } from './io.ts';
 import { flowsFromStdin } from './commands/source-args.ts';
 
 export interface LoadOptions {
@@ -114,19 +114,19 @@ function printCapped(diagnostics: readonly Diagnostic[], io: Io, options: LoadOp
   const wanted = options.quiet ? diagnostics.filter((d) => d.severity !== 'warning') : diagnostics;
   const { shown, left } = capDiagnostics(wanted, options.maxErrors ?? DEFAULT_MAX_DIAGNOSTICS);
   for (const d of shown) writeErr(io, formatDiagnostic(d));
-  for (const [file, n] of left) writeErr(io, `flowscope: and ${n} more diagnostic${n === 1 ? '' : 's'} of ${file} not shown (--max-errors N to show more)`);
+  for (const [file, n] of left) notice(io, `and ${n} more diagnostic${n === 1 ? '' : 's'} of ${file} not shown (--max-errors N to show more)`);
 }
 
 function printDiagnostics(result: ParsedFiles, label: string, io: Io, options: LoadOptions): void {
   printCapped(result.diagnostics, io, options);
   if (result.proseLines > 0 && !options.quiet) {
     const n = result.proseLines;
-    writeErr(io, `flowscope: ${n} line${n === 1 ? '' : 's'} of ${label} ${n === 1 ? 'is' : 'are'} text, not flows, and ${n === 1 ? 'was' : 'were'} skipped`);
+    notice(io, `${n} line${n === 1 ? '' : 's'} of ${label} ${n === 1 ? 'is' : 'are'} text, not flows, and ${n === 1 ? 'was' : 'were'} skipped`);
   }
   if (result.badLines > 0) {
     const what = `${result.badLines} line${result.badLines === 1 ? '' : 's'} of ${label} could not be read`;
     if (options.strict) throw new UserError(`${what} (--strict)`);
-    writeErr(io, `flowscope: ${what} and ${result.badLines === 1 ? 'was' : 'were'} skipped`);
+    notice(io, `${what} and ${result.badLines === 1 ? 'was' : 'were'} skipped`);
   }
 }
 
@@ -147,7 +147,7 @@ export async function openBundleInput(name: string, io: Io): Promise<Bundle> {
 async function openNode(path: string, node: string | undefined, io: Io): Promise<NodeSource> {
   const bundle = await openBundleInput(path, io);
   const chosen = selectNode(bundle, node);
-  for (const p of bundle.problems) writeErr(io, `flowscope: warning: ${p}`);
+  for (const p of bundle.problems) notice(io, p, 'warning');
   return chosen;
 }
 
@@ -215,7 +215,7 @@ function checkCombination(inputs: readonly string[], opts: InputCliOptions): voi
 }
 
 function reportNode(dump: NodeDump, io: Io, options: LoadOptions): void {
-  for (const p of dump.nodeProblems) writeErr(io, `flowscope: warning: ${p}`);
+  for (const p of dump.nodeProblems) notice(io, p, 'warning');
   printDiagnostics(dump, `node ${dump.name}`, io, options);
 }
 
@@ -267,7 +267,7 @@ export async function loadFromOptions(inputs: readonly string[], opts: InputCliO
       printCapped(result.rejected.flatMap((r) => r.diagnostics), io, load);
       throw new UserError(result.rejected.map((r) => r.message).join('\n'));
     }
-    for (const p of result.problems) writeErr(io, `flowscope: warning: ${p}`);
+    for (const p of result.problems) notice(io, p, 'warning');
     const label = names.length === 1 ? inputLabel(names[0]!) : 'the inputs';
     printDiagnostics(result, label, io, load);
     return { ...result, sources: names };

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { type Io, UserError, writeErr, writeOut } from './io.ts';
+import { ERROR_PREFIX, type Io, UserError, writeErr, writeOut } from './io.ts';
 import { Outcome } from './outcome.ts';
 
 type Register = (program: Command, io: Io, outcome: Outcome) => void;
@@ -70,9 +70,6 @@ export async function buildProgram(io: Io, outcome: Outcome = new Outcome(), com
   }
   return program;
 }
-
-/** What every error message starts with, whichever part of the program found the error. */
-export const ERROR_PREFIX = 'flowscope: error: ';
 
 /** Whether the command line asks for the version alone, which is answered without the command-line parser. */
 function versionOnly(argv: readonly string[]): boolean {

@@ -229,10 +229,10 @@ export function perTableJson(d: DumpDiff): Record<string, unknown> {
   return { schemaVersion: SCHEMA_VERSION, equal: d.equal, tables: d.tables.map(tableCountsJson), total: totals(d.tables), groups: groupCounts(d.groups) };
 }
 
-/** What to do when one dump names ports the other numbers (see `PortNamingGap`), for standard error. */
+/** What to do when one dump names ports the other numbers (see `PortNamingGap`), a hint for standard error. */
 export function portNamingHint(gap: PortNamingGap, labels: readonly [string, string]): string {
   return (
-    `flowscope: hint: ${labels[gap.named]} names ports (${firstFewPorts(gap.names)}) that ${labels[1 - gap.named]} gives by number, so the flows that use them` +
+    `${labels[gap.named]} names ports (${firstFewPorts(gap.names)}) that ${labels[1 - gap.named]} gives by number, so the flows that use them` +
     ' cannot be paired; give --ports with the output of ovs-ofctl show (or dump-ports-desc) of that switch'
   );
 }

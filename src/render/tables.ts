@@ -5,6 +5,7 @@
 import Table from 'cli-table3';
 import type { TableRow, TablesSummary } from '../analysis/tables-summary.ts';
 import { SCHEMA_VERSION } from './json.ts';
+import { maxOf } from '../model/append.ts';
 import { type ProfileNote, releaseWords } from '../analysis/profile-choice.ts';
 
 export interface TablesStyle {
@@ -45,8 +46,8 @@ interface Layout {
 function layout(rows: readonly (readonly string[])[], width: number | undefined): Layout {
   const all = HEAD.map((_, i) => i);
   const cells = (i: number): string[] => rows.map((r) => (r[i] ?? '').replace(ESCAPE, ''));
-  const natural = (i: number): number => Math.max(...cells(i).map((c) => c.length)) + 2;
-  const longestWord = (i: number): number => Math.max(...cells(i).flatMap((c) => c.split(/[\s,]+/).map((w) => w.length + 1))) + 2;
+  const natural = (i: number): number => maxOf(cells(i).map((c) => c.length)) + 2;
+  const longestWord = (i: number): number => maxOf(cells(i).flatMap((c) => c.split(/[\s,]+/).map((w) => w.length + 1))) + 2;
   // A border between and around the columns.
   const total = (ws: readonly number[]): number => ws.reduce((a, b) => a + b, 0) + ws.length + 1;
   if (width === undefined || total(all.map(natural)) <= width) return { columns: all };

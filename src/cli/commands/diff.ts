@@ -3,7 +3,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { diffDumps } from '../../analysis/diff.ts';
 import { dumpDiffJson, formatDumpDiff, formatPerTable, perTableJson, portNamingHint } from '../../render/diff.ts';
 import { flowName } from '../../render/flow.ts';
-import { type Io, UserError, writeErr, writeOut } from '../io.ts';
+import { type Io, notice, UserError, writeOut } from '../io.ts';
 import { DEFAULT_MAX_PROBES, diffImpact, type ImpactReport } from '../../analysis/impact.ts';
 import { annotatePipeline } from '../../analysis/profile-choice.ts';
 import type { DumpDiff } from '../../analysis/diff.ts';
@@ -72,7 +72,7 @@ export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
       else writeOut(io, formatPerTable(diff, { labels: shortLabels(pair), style }));
     } else if (isDocumentForm(form)) await writeDocument(io, form, dumpDiffJson(diff, of));
     else writeOut(io, wrapText(formatDumpDiff(diff, { labels: pair, of, style }), textWidth(io, form)));
-    if (diff.portNamingGap) writeErr(io, portNamingHint(diff.portNamingGap, pair));
+    if (diff.portNamingGap) notice(io, portNamingHint(diff.portNamingGap, pair), 'hint');
     outcome.status = diff.equal ? 0 : 1;
   });
 }

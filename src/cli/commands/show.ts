@@ -5,7 +5,7 @@ import { parseIpv4, parseIpv6, parseUnsigned } from '../../model/values.ts';
 import { flowName } from '../../render/flow.ts';
 import { showJson, showReport, showText, type ShowStyle } from '../../render/show.ts';
 import { stdoutChalk } from '../color.ts';
-import { type Io, UserError, writeErr, writeText } from '../io.ts';
+import { type Io, notice, UserError, writeText } from '../io.ts';
 import { wrapText } from '../../render/wrap.ts';
 import { isDocumentForm, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
 import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
@@ -85,7 +85,7 @@ export function registerShow(program: Command, io: Io): void {
     const problems = filterProblems(filter, dumpTables, annotator.profile?.tables ?? [], pipeline.flows, pipeline.ports);
     const errors = problems.filter((p) => p.error);
     if (errors.length > 0) throw new UserError(errors.map((p) => p.message).join('\n'));
-    for (const p of problems) writeErr(io, `flowscope: warning: ${p.message}`);
+    for (const p of problems) notice(io, p.message, 'warning');
     const report = showReport(read, { table: (t) => tableSelected(t, filter), flow: (f) => passes(f, filter, annotator.ports) });
     if (isDocumentForm(form)) {
       await writeDocument(io, form, showJson(report));

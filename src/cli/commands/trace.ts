@@ -10,7 +10,7 @@ import { formatTrace, formatTraceBrief, traceJson } from '../../render/trace.ts'
 import { traceWithWords } from '../../render/trace-words.ts';
 import { emptyInputReason, isBlankOrComment, readInput } from '../input.ts';
 import { stdoutChalk } from '../color.ts';
-import { type Io, UserError, writeErr, writeOut } from '../io.ts';
+import { type Io, notice, UserError, writeOut } from '../io.ts';
 import { wrapText } from '../../render/wrap.ts';
 import { addOutputOptions, isDocumentForm, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
 import type { Outcome } from '../outcome.ts';
@@ -257,7 +257,7 @@ export function registerTrace(program: Command, io: Io, outcome: Outcome): void 
       }
       if (!met) {
         const verdict = /^Verdict: .*$/m.exec(formatTraceBrief(result, render))?.[0] ?? result.verdict;
-        writeErr(io, `flowscope: ${expectationMessage(opts.expect!, verdict)}`);
+        notice(io, expectationMessage(opts.expect!, verdict));
         outcome.status = 1;
       }
       return;
@@ -306,7 +306,7 @@ export function registerTrace(program: Command, io: Io, outcome: Outcome): void 
     if (failures > 0) summary.push(`${failures} line${failures === 1 ? '' : 's'} could not be traced`);
     if (failures > 0) throw new UserError(`${failures} batch line${failures === 1 ? '' : 's'} could not be traced (${summary.join(', ')})`);
     if (unmet > 0) {
-      writeErr(io, `flowscope: ${summary.join(', ')}`);
+      notice(io, summary.join(', '));
       outcome.status = 1;
     }
   });

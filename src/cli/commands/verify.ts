@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { verifyDump } from '../../analysis/verify.ts';
 import { formatVerification, portNamingHint, verificationJson } from '../../render/diff.ts';
 import { flowName } from '../../render/flow.ts';
-import { type Io, UserError, writeErr, writeOut } from '../io.ts';
+import { type Io, notice, UserError, writeOut } from '../io.ts';
 import { wrapText } from '../../render/wrap.ts';
 import { isDocumentForm, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
 import type { Outcome } from '../outcome.ts';
@@ -50,7 +50,7 @@ export function registerVerify(program: Command, io: Io, outcome: Outcome): void
       );
     } else if (isDocumentForm(form)) await writeDocument(io, form, verificationJson(verdict, of));
     else writeOut(io, wrapText(formatVerification(verdict, { labels: pair, of, style: diffStyle(io, opts) }), textWidth(io, form)));
-    if (verdict.portNamingGap) writeErr(io, portNamingHint(verdict.portNamingGap, pair));
+    if (verdict.portNamingGap) notice(io, portNamingHint(verdict.portNamingGap, pair), 'hint');
     outcome.status = verdict.ok ? 0 : 1;
   });
 }
