@@ -34,6 +34,8 @@ export interface CheckOptions {
   readonly release?: string;
   /** The node's conjunctions matched to its NetworkPolicy rules (a support bundle's policy objects). */
   readonly policies?: PolicyMatching;
+  /** Told after each check how many of them have run: for a progress display. */
+  readonly onProgress?: (done: number, of: number) => void;
 }
 
 export interface CheckReport {
@@ -74,30 +76,40 @@ function isSecondHalf(f: Finding): boolean {
 }
 
 export function checkPipeline(pipeline: Pipeline, options: CheckOptions = {}): CheckReport {
-  const conj = findConjunctions(pipeline);
-  const writes = pipelineWrites(pipeline);
+  const release = options.profile ? (options.release ?? defaultRelease(options.profile)) : undefined;
+  const expected = options.profile !== undefined && release !== undefined;
+  // What a node says of its Pods and peers is read only where a product's pipeline is known.
+  const topology = expected && options.profile!.tables.length > 0;
+  const steps = 10 + (expected ? 1 : 0) + (topology ? 1 : 0);
+  let done = 0;
+  const step = <T>(work: () => T): T => {
+    const result = work();
+    options.onProgress?.(++done, steps);
+    return result;
+  };
+  const conj = step(() => findConjunctions(pipeline));
+  const writes = step(() => pipelineWrites(pipeline));
   const split = findConjunctionTables(conj.conjunctions);
   const raw: Finding[] = [
-    ...findShadowed(pipeline),
-    ...findUnsetRegisters(pipeline, writes),
+    ...step(() => findShadowed(pipeline)),
+    ...step(() => findUnsetRegisters(pipeline, writes)),
     ...conj.conjunctions.flatMap((c) =>
       c.problems.map((problem): Finding => ({ kind: 'conjunction', severity: problem.severity, table: c.table, flows: problem.flows, conjunction: c, problem })),
     ).filter((f) => !isSecondHalf(f) && !split.explains(f)),
     ...split.findings,
-    ...findEmptyTargets(pipeline),
-    ...findBucketsWithoutEndpoint(pipeline),
-    ...findForwardingLoops(pipeline),
-    ...findUnreachableTables(pipeline),
-    ...findDeadActions(pipeline),
-    ...findDuplicates(pipeline),
+    ...step(() => findEmptyTargets(pipeline)),
+    ...step(() => findBucketsWithoutEndpoint(pipeline)),
+    ...step(() => findForwardingLoops(pipeline)),
+    ...step(() => findUnreachableTables(pipeline)),
+    ...step(() => findDeadActions(pipeline)),
+    ...step(() => findDuplicates(pipeline)),
   ];
   if (options.policies) raw.push(...policyFindings(options.policies));
-  const release = options.profile ? (options.release ?? defaultRelease(options.profile)) : undefined;
-  if (options.profile && release) raw.push(...findMissingExpected(pipeline, options.profile, release));
-  // What a node says of its Pods and peers is read only where a product's pipeline is known.
-  if (options.profile && release && options.profile.tables.length > 0) {
+  if (expected) raw.push(...step(() => findMissingExpected(pipeline, options.profile!, release!)));
+  if (topology) {
     const facts = new NodeFacts(pipeline);
-    raw.push(...findUnknownTunnelDestinations(facts), ...findUnroutedPeers(facts), ...findPodsWithoutSpoofGuard(facts, new PortRoles(options.profile, release, pipeline.ports)));
+    const roles = new PortRoles(options.profile!, release!, pipeline.ports);
+    raw.push(...step(() => [...findUnknownTunnelDestinations(facts), ...findUnroutedPeers(facts), ...findPodsWithoutSpoofGuard(facts, roles)]));
   }
   const excerpt = findExcerpt(pipeline, options.profile, release);
   const context = { writes, dump: new DumpFacts(pipeline), ...(options.profile ? { profile: options.profile } : {}), ...(release ? { release } : {}), ...(excerpt ? { excerpt } : {}) };
@@ -132,10 +144,10 @@ export function isSilent(f: Finding): boolean {
 }
 
 /** The checks of a pipeline read by a profile: with that profile's documented flows, in the release it was read in. */
-export function checkAnnotated(read: AnnotatedPipeline, policies?: PolicyMatching): CheckReport {
+export function checkAnnotated(read: AnnotatedPipeline, policies?: PolicyMatching, options: Pick<CheckOptions, 'onProgress'> = {}): CheckReport {
   // The annotator's profile: for a named pipeline dumped with numbers, the copy with the layout's numbers.
   const profile = read.annotator.profile;
-  return checkPipeline(read.pipeline, { ...(profile ? { profile } : {}), release: read.annotator.release, ...(policies ? { policies } : {}) });
+  return checkPipeline(read.pipeline, { ...options, ...(profile ? { profile } : {}), release: read.annotator.release, ...(policies ? { policies } : {}) });
 }
 
 /**

@@ -28,15 +28,18 @@ export function writeErr(io: Io, text: string): void {
   io.stderr.write(text.endsWith('\n') ? text : text + '\n');
 }
 
+/** What every line flowscope writes of its own on standard error starts with. */
+export const PROGRAM_PREFIX = 'flowscope: ';
+
 /** What every error message starts with, whichever part of the program found the error. */
-export const ERROR_PREFIX = 'flowscope: error: ';
+export const ERROR_PREFIX = `${PROGRAM_PREFIX}error: `;
 
 /** What a notice is: a warning or a hint is labelled so, a plain notice (a count, a summary) is not. */
 export type NoticeKind = 'warning' | 'hint' | 'plain';
 
 /** A line on standard error that is not an error, with the program's name as errors have it. */
 export function notice(io: Io, text: string, kind: NoticeKind = 'plain'): void {
-  writeErr(io, `flowscope: ${kind === 'plain' ? '' : `${kind}: `}${text}`);
+  writeErr(io, `${PROGRAM_PREFIX}${kind === 'plain' ? '' : `${kind}: `}${text}`);
 }
 
 /** Bytes handed to the stream at once. */

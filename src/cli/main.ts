@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { ERROR_PREFIX, type Io, UserError, writeErr, writeOut } from './io.ts';
+import { ERROR_PREFIX, type Io, PROGRAM_PREFIX, UserError, writeErr, writeOut } from './io.ts';
 import { Outcome } from './outcome.ts';
 
 type Register = (program: Command, io: Io, outcome: Outcome) => void;
@@ -58,7 +58,7 @@ export async function buildProgram(io: Io, outcome: Outcome = new Outcome(), com
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
       // commander's own messages ("error: unknown option …") get the prefix every error has.
-      outputError: (s, write) => write(`flowscope: ${s}`),
+      outputError: (s, write) => write(`${PROGRAM_PREFIX}${s}`),
     })
     .configureHelp({ groupItems: inputGroupLast })
     .exitOverride();

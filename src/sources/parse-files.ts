@@ -67,6 +67,8 @@ export interface ParseFilesOptions {
   readonly shared?: RecurringParts;
   /** Port descriptions only (`ovsports`, whose trimmed detail lines are no dump lines). */
   readonly portFiles?: readonly NodeFile[];
+  /** Told now and then how far the reading of all the files is, in characters. */
+  readonly onProgress?: (done: number, of: number) => void;
 }
 
 export function parseFiles(files: readonly NodeFile[], options: ParseFilesOptions = {}): ParsedFiles {
@@ -84,8 +86,20 @@ export function parseFiles(files: readonly NodeFile[], options: ParseFilesOption
   const rejected: RejectedFile[] = [];
   let badLines = 0;
   let proseLines = 0;
+  const total = files.reduce((n, f) => n + f.text.length, 0);
+  let before = 0;
   for (const f of files) {
-    const r = parseDump(antctlFlowsText(f.text) ?? f.text, { file: f.label, ...(ports.size > 0 ? { portMap: ports } : {}), ...(options.shared ? { shared: options.shared } : {}) });
+    const { onProgress } = options;
+    const start = before;
+    // Lines are told in proportion to the file's share of all the text.
+    const progress = onProgress && ((lines: number, of: number): void => onProgress(start + (f.text.length * lines) / of, total));
+    before += f.text.length;
+    const r = parseDump(antctlFlowsText(f.text) ?? f.text, {
+      file: f.label,
+      ...(ports.size > 0 ? { portMap: ports } : {}),
+      ...(options.shared ? { shared: options.shared } : {}),
+      ...(progress ? { onProgress: progress } : {}),
+    });
     const readSomething = r.flows.length > 0 || r.groups.length > 0 || r.ports.size > 0 || r.protocols.length > 0;
     if (!readSomething && r.badLines + r.proseLines > 0) {
       // A document of another kind is named; else each line says what is wrong with it.

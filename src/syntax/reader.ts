@@ -24,6 +24,17 @@ export interface ParseOptions {
    * dump of the same switch repeats most of its lines.
    */
   readonly shared?: RecurringParts;
+  /** Told now and then how far the reading is, in lines: for a progress display. */
+  readonly onProgress?: (lines: number, of: number) => void;
+}
+
+/** Lines read between two calls of `onProgress`. */
+const PROGRESS_LINES = 4096;
+
+function lineCount(text: string): number {
+  let n = 1;
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) n++;
+  return n;
 }
 
 export interface ParseResult {
@@ -80,7 +91,14 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
   let context = freshContext();
   let inHexDump = false;
   let selectionHidden = false;
+  const { onProgress } = options;
+  const lines = onProgress === undefined ? 0 : lineCount(text);
+  let nextProgress = 0;
   eachLogicalLine(text, (line) => {
+    if (onProgress !== undefined && line.line >= nextProgress) {
+      onProgress(line.line, lines);
+      nextProgress = line.line + PROGRESS_LINES;
+    }
     if (isDumpFlowLine(line.text)) {
       inHexDump = false;
       readItem(line, false);

@@ -8,13 +8,17 @@ export interface CliRun {
 }
 
 /** Runs flowscope in-process with the given arguments and standard input. */
-/** `columns`: standard output is a terminal that wide. */
-export async function runCli(args: readonly string[], options: { stdin?: string | Buffer; stdinIsTTY?: boolean; env?: Record<string, string>; columns?: number } = {}): Promise<CliRun> {
+/** `columns`: standard output is a terminal that wide; `stderrIsTTY`: standard error is a terminal. */
+export async function runCli(
+  args: readonly string[],
+  options: { stdin?: string | Buffer; stdinIsTTY?: boolean; stderrIsTTY?: boolean; env?: Record<string, string>; columns?: number } = {},
+): Promise<CliRun> {
   const stdin = Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]) as Readable & { isTTY?: boolean };
   if (options.stdinIsTTY) stdin.isTTY = true;
   const stdout = new PassThrough() as PassThrough & { isTTY?: boolean; columns?: number };
   if (options.columns !== undefined) Object.assign(stdout, { isTTY: true, columns: options.columns });
-  const stderr = new PassThrough();
+  const stderr = new PassThrough() as PassThrough & { isTTY?: boolean };
+  if (options.stderrIsTTY) stderr.isTTY = true;
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   stdout.on('data', (c: Buffer) => out.push(c));

@@ -18,6 +18,7 @@ import { annotatePipeline } from '../../analysis/profile-choice.ts';
 import { findConjunctions } from '../../analysis/conjunctions.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import { repeatable } from './repeatable.ts';
+import { LARGE_CHECK_FLOWS, Progress } from '../progress.ts';
 
 interface CheckCliOptions extends ProfileCliOptions {
   failOn: Severity;
@@ -79,7 +80,9 @@ export function registerCheck(program: Command, io: Io, outcome: Outcome): void 
       const { dump, groups } = await loadFlows(inputs, opts, io);
       const read = annotatePipeline(new Pipeline(dump.flows, groups, dump.ports), opts);
       const { annotator, profile } = read;
-      const report = checkAnnotated(read, policyMatching(dump, io, () => ({ read, conjunctions: findConjunctions(read.pipeline).conjunctions })));
+      const policies = policyMatching(dump, io, () => ({ read, conjunctions: findConjunctions(read.pipeline).conjunctions }));
+      const progress = new Progress(io, read.pipeline.flowCount >= LARGE_CHECK_FLOWS);
+      const report = progress.around('checking', (onProgress) => checkAnnotated(read, policies, onProgress ? { onProgress } : {}));
       const view = selectFindings(report, {
         ...(opts.all ? { all: true } : {}),
         ...(opts.kind ? { kinds: opts.kind.flat() } : {}),
