@@ -129,7 +129,7 @@ test('show: a value filter given twice selects flows of either value', async () 
 test('show: a selection that cannot match says why instead of printing an empty report in silence', async () => {
   const typo = await runCli(['show', dump, '-T', 'IngresRuleTable']);
   assert.equal(typo.status, 2);
-  assert.match(typo.stderr, /^flowscope: error: no table is named IngresRuleTable \(the dump's tables: ClassifierTable, SpoofGuardTable, /);
+  assert.match(typo.stderr, /^flowscope: error: no table is named IngresRuleTable \(did you mean IngressRuleTable\?\) \(the dump's tables: ClassifierTable, SpoofGuardTable, /);
   assert.equal(typo.stdout, '');
   assert.match((await runCli(['show', dump, '-T', '300'])).stderr, /table 300: table numbers go from 0 to 254/);
   // A table the profile knows, or a valid number, that this dump has no flows in: said, not refused.

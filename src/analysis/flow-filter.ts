@@ -9,6 +9,7 @@ import type { PortMap, PortRef } from '../model/ports.ts';
 import type { TableSpec } from '../profiles/types.ts';
 import type { TableInfo } from './annotate.ts';
 import { flattenActions } from './pattern-fit.ts';
+import { didYouMean } from '../model/spelling.ts';
 import type { PortRoles } from './port-roles.ts';
 
 export interface Cookie {
@@ -174,7 +175,10 @@ export function filterProblems(filter: FlowFilter, tables: readonly TableInfo[],
     const inProfile = !isNumber(w) && profileTables.some((spec) => specNames(spec).some((n) => n.toLowerCase() === w.toLowerCase()));
     if (isNumber(w) && Number(w) > 254) out.push({ error: true, message: `table ${w}: table numbers go from 0 to 254` });
     else if (isNumber(w) || inProfile) out.push({ error: false, message: `table ${w} has no flows in the dump` });
-    else out.push({ error: true, message: `no table is named ${w} (the dump's tables: ${tables.map((t) => t.name ?? t.number).join(', ')})` });
+    else {
+      const names = [...tables.flatMap((t) => (t.name === undefined ? [] : [t.name])), ...profileTables.flatMap(specNames)];
+      out.push({ error: true, message: `no table is named ${w}${didYouMean(w, names)} (the dump's tables: ${tables.map((t) => t.name ?? t.number).join(', ')})` });
+    }
   }
   if ((filter.ports ?? []).length > 0) {
     const named = namedPorts(flows);
@@ -182,7 +186,8 @@ export function filterProblems(filter: FlowFilter, tables: readonly TableInfo[],
       if (isNumber(p) && ports.size === 0 && named.size > 0) {
         out.push({ error: false, message: `port ${p}: the flows name their ports and nothing gives their numbers; select by name, or give --ports (ovs-ofctl show output)` });
       } else if (!isNumber(p) && ports.number(p) === undefined && !named.has(p)) {
-        out.push({ error: false, message: `no port is named ${p} in the flows${ports.size > 0 ? ' or the port map' : ' (give --ports with ovs-ofctl show output to know port names)'}` });
+        const known = didYouMean(p, [...named, ...[...ports.entries()].map(([, name]) => name)]);
+        out.push({ error: false, message: `no port is named ${p}${known} in the flows${ports.size > 0 ? ' or the port map' : ' (give --ports with ovs-ofctl show output to know port names)'}` });
       }
     }
   }

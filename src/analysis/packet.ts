@@ -5,7 +5,8 @@
  * write through one name is seen through every other.
  */
 import type { Subfield } from '../model/actions.ts';
-import { FIELDS, type FieldDef, fieldByName } from '../model/fields.ts';
+import { FIELDS, type FieldDef, fieldByName, matchFieldNames } from '../model/fields.ts';
+import { didYouMean } from '../model/spelling.ts';
 import type { PortNumbers } from '../model/ports.ts';
 import { ones } from '../model/values.ts';
 import { fullMask, parseFieldValue } from '../syntax/field-value.ts';
@@ -448,7 +449,7 @@ export function parsePacketSpec(text: string, ports?: PortNumbers): PacketSpecRe
       continue;
     }
     const field = fieldByName(tok.key);
-    if (!field) return { ok: false, error: `${tok.key}: unknown field or protocol` };
+    if (!field) return { ok: false, error: `${tok.key}: unknown field or protocol${didYouMean(tok.key, [...matchFieldNames(), ...Object.keys(PROTOCOLS)])}` };
     if (tok.value === undefined) return { ok: false, error: `${tok.key}: missing value` };
     if (seen.has(field.name)) return { ok: false, error: `field ${tok.key} set multiple times` };
     seen.add(field.name);

@@ -262,6 +262,11 @@ for (const f of FIELDS) {
 // `tun_` prefix (`gtpu_flags=0x30`): its own parser refuses that name, but dumps carry it.
 for (const f of FIELDS) if (!byMatchName.has(f.printed)) byMatchName.set(f.printed, f);
 
+/** Every name a match may use for a field. */
+export function matchFieldNames(): Iterable<string> {
+  return byMatchName.keys();
+}
+
 /** A field by the name a match may use (`ip_src`, `nw_src`), not its NXM name. */
 export function fieldByName(name: string): FieldDef | undefined {
   return byMatchName.get(name);
