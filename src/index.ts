@@ -33,6 +33,7 @@ export {
   annotatePipeline,
   chooseProfile,
   ProfileChoiceError,
+  profileTableNames,
   type AnnotatedPipeline,
   type ProfileChoice,
   type ProfileNote,
@@ -93,9 +94,9 @@ export { formatJson } from './render/json-stream.ts';
 export { formatFlowCanonical, formatPriorityAndMatch } from './render/flow.ts';
 export { formatGroup } from './render/group.ts';
 export { formatDiagnostic } from './render/diagnostics.ts';
-export { PLAIN_SHOW, profileLine, showJson, showReport, showText, type ShowReport, type ShowStyle, type ShowTextOptions } from './render/show.ts';
-export { formatTables, PLAIN_TABLES, tablesJson, type TablesStyle } from './render/tables.ts';
-export { conjunctionsJson, conjunctionsText, packetConjunctionsJson, packetConjunctionsText } from './render/conjunction-words.ts';
+export { PLAIN_SHOW, profileHead, profileLine, showJson, showReport, showText, type ShowReport, type ShowStyle, type ShowTextOptions } from './render/show.ts';
+export { formatTables, PLAIN_TABLES, tablesJson, type TablesStyle, type TablesTextOptions } from './render/tables.ts';
+export { conjunctionsJson, conjunctionsText, type ConjunctionsTextOptions, packetConjunctionsJson, packetConjunctionsText } from './render/conjunction-words.ts';
 export {
   dumpDiffJson,
   dumpsVersion,

@@ -244,7 +244,7 @@ test('cli: exit 0 for equal dumps, 1 for differences, 2 for trouble', async () =
   const r = await runCli(['diff', of10, changed]);
   assert.equal(r.status, 1);
   assert.match(r.stdout, /^--- .*dump-flows\.of10\.txt\n\+\+\+ .*b\.txt\n/);
-  assert.match(r.stdout, /@@ table=10 @@ 1 removed\n-priority=200,/);
+  assert.match(r.stdout, /@@ table=10 \(SpoofGuardTable\) @@ 1 removed\n-priority=200,/);
   const missing = await runCli(['diff', of10, '/nonexistent/x.txt']);
   assert.equal(missing.status, 2);
   const twoStdin = await runCli(['diff', '-', '-'], { stdin: '' });
@@ -313,7 +313,7 @@ test('cli: the summary that ends a diff marks the counts that are not 0 (-2, +1,
   const summary = r.stdout.trimEnd().split('\n\n').at(-1)!.split('\n').map((l) => l.trim().split(/\s{2,}/));
   assert.deepEqual(summary, [
     ['table', 'before', 'after', 'removed', 'added', 'changed'],
-    ['table=42', '13', '12', '-2', '+1', '0'],
+    ['table=42 (EndpointDNATTable)', '13', '12', '-2', '+1', '0'],
     ['all 15 tables', '70', '69', '-2', '+1', '0'],
     ['groups', '3', '3', '0', '0', '~3'],
   ]);

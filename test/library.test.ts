@@ -32,6 +32,7 @@ import {
   PLAIN_CHECK,
   PLAIN_DIFF,
   PLAIN_SHOW,
+  profileTableNames,
   readPortDescriptions,
   ProfileChoiceError,
   showReport,
@@ -150,7 +151,8 @@ test('library: diff of two examples, and of the same switch dumped two ways', as
   assert.equal(of, 13);
   const cli = await runCli(['diff', ANTREA, proxyPath]);
   assert.equal(cli.status, 1);
-  assert.equal(printed(formatDumpDiff(diff, { labels: [ANTREA, proxyPath], of, style: PLAIN_DIFF })), cli.stdout);
+  // The headings name the tables as the detected profile does.
+  assert.equal(printed(formatDumpDiff(diff, { labels: [ANTREA, proxyPath], of, style: PLAIN_DIFF, tableName: profileTableNames(proxy) })), cli.stdout);
   const json = await runCli(['diff', '--json', ANTREA, proxyPath]);
   assert.equal(`${formatJson(dumpDiffJson(diff, of))}\n`, json.stdout);
 });
@@ -177,7 +179,7 @@ test('library: verify a dump against the flows it was loaded from, and against a
   const cli = await runCli(['verify', '--expect', proxyFlows, ANTREA]);
   assert.equal(cli.status, 1);
   const of = dumpsVersion([parse(proxyFlows), dump]);
-  assert.equal(printed(formatVerification(wrong, { labels: [proxyFlows, ANTREA], of, style: PLAIN_DIFF })), cli.stdout);
+  assert.equal(printed(formatVerification(wrong, { labels: [proxyFlows, ANTREA], of, style: PLAIN_DIFF, tableName: profileTableNames(dump) })), cli.stdout);
 });
 
 test('library: trace a packet to its verdict, with the words flowscope trace prints', async () => {

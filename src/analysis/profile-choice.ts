@@ -4,13 +4,15 @@
  * the pipeline's words and by the library.
  */
 import type { Flow, Group } from '../model/flow.ts';
-import type { Pipeline } from '../model/pipeline.ts';
+import { Pipeline } from '../model/pipeline.ts';
 import type { PortMap } from '../model/ports.ts';
+import type { TableRef } from '../model/tables.ts';
 import { listProfiles, type Profile, profileById } from '../profiles/index.ts';
 import { inVersion, rangeText } from '../profiles/versions.ts';
 import type { Versioned } from '../profiles/types.ts';
 import { Annotator } from './annotate.ts';
 import { detectProfile, detectRelease, type ReleaseChoice } from './detect-profile.ts';
+import { sampleFlows } from './flow-sample.ts';
 
 /** What is asked for: a profile by id and a release (`1.2`); what is left out is detected. */
 export interface ProfileRequest {
@@ -134,4 +136,14 @@ export function annotatePipeline(pipeline: Pipeline, request: ProfileRequest = {
   const annotator = new Annotator(pipeline, choice);
   const numbering = annotator.tableNumbering();
   return { pipeline: numbering.size > 0 ? pipeline.withNumbering(numbering) : pipeline, annotator, profile: choice.note };
+}
+
+/**
+ * The detected profile's names for the tables of a dump that gives them by number, for the
+ * headings of a report (diff, verify); detected from a sample of each table, so that a large
+ * dump costs little.
+ */
+export function profileTableNames(dump: { readonly flows: readonly Flow[]; readonly groups: readonly Group[]; readonly ports: PortMap }): (ref: TableRef) => string | undefined {
+  const { annotator } = annotatePipeline(new Pipeline(sampleFlows(dump.flows), dump.groups, dump.ports));
+  return (ref) => (ref.kind === 'number' ? annotator.tableInfo(ref).name : undefined);
 }

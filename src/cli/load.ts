@@ -13,12 +13,13 @@ import { type Bundle, openBundle, openBundleArchive, selectNode } from '../sourc
 import { collectLive, LIVE_DEFAULTS, type LiveTarget, MAX_TIMEOUT_SECONDS } from '../sources/live.ts';
 import { binaryKind, type NodeFile, type NodeSource, SourceError } from '../sources/node.ts';
 import { type NodeDump, readNode } from '../sources/node-dump.ts';
-import { type ParsedFiles, parseFiles } from '../sources/parse-files.ts';
+import { type ParsedFiles, parseFiles, type ParseFilesOptions } from '../sources/parse-files.ts';
 import { mergePortMaps, readPortDescriptions } from '../sources/port-map.ts';
 import type { ParseResult } from '../syntax/reader.ts';
 import type { RecurringParts } from '../syntax/recurring.ts';
 import { emptyInputReason, inputLabel, readInput, readInputBytes, readSpecialFile, readStdin } from './input.ts';
 import { INPUT_OPTIONS_HEADING } from './help-groups.ts';
+import { LARGE_INPUT_CHARS, Progress } from './progress.ts';
 import { type Io, notice, UserError, writeErr } from './io.ts';
 import { flowsFromStdin } from './commands/source-args.ts';
 
@@ -130,10 +131,10 @@ function printDiagnostics(result: ParsedFiles, label: string, io: Io, options: L
   }
 }
 
-/** The --ports file: its port descriptions, or an error when it holds none. */
-export async function readPortsOption(file: string, io: Io): Promise<PortMap> {
+/** The --ports file: its port descriptions, or an error when it holds none (`refusal`, when given, says it). */
+export async function readPortsOption(file: string, io: Io, refusal?: string): Promise<PortMap> {
   const ports = readPortDescriptions((await readInput(file, io)).text);
-  if (ports.size === 0) throw new UserError(`${file}: no ports found (expected ovs-ofctl show or dump-ports-desc output, or a bundle's ovsports)`);
+  if (ports.size === 0) throw new UserError(refusal ?? `${file}: no ports found (expected ovs-ofctl show or dump-ports-desc output, or a bundle's ovsports)`);
   return ports;
 }
 
@@ -214,6 +215,15 @@ function checkCombination(inputs: readonly string[], opts: InputCliOptions): voi
   if ((opts.bridge !== undefined || opts.timeout !== undefined) && !live) throw new UserError(`${opts.bridge !== undefined ? '--bridge' : '--timeout'} goes with --pod or --local`);
 }
 
+/**
+ * Reads files with `read`, showing on a terminal how far the reading is when they are large:
+ * `read` is handed the option that tells the progress, or nothing.
+ */
+function withReadingProgress<T>(io: Io, label: string, files: readonly (NodeFile | undefined)[], read: (progress: Pick<ParseFilesOptions, 'onProgress'>) => T): T {
+  const chars = files.reduce((n, f) => n + (f?.text.length ?? 0), 0);
+  return new Progress(io, chars > LARGE_INPUT_CHARS).around(`reading ${label}`, (onProgress) => read(onProgress ? { onProgress } : {}));
+}
+
 function reportNode(dump: NodeDump, io: Io, options: LoadOptions): void {
   for (const p of dump.nodeProblems) notice(io, p, 'warning');
   printDiagnostics(dump, `node ${dump.name}`, io, options);
@@ -244,7 +254,8 @@ export async function loadFromOptions(inputs: readonly string[], opts: InputCliO
       source = target.kind === 'pod' ? `pod ${target.namespace}/${target.pod}` : `local ${bridge}`;
     }
     if (node !== undefined && source !== undefined) {
-      const dump = readNode(node, parseOptions);
+      const chosen = node;
+      const dump = withReadingProgress(io, source, [chosen.files.flows, chosen.files.groups], (onProgress) => readNode(chosen, { ...parseOptions, ...onProgress }));
       reportNode(dump, io, load);
       return { ...dump, sources: [source], node: dump };
     }
@@ -255,20 +266,21 @@ export async function loadFromOptions(inputs: readonly string[], opts: InputCliO
     const nodes = read.filter((r): r is NodeSource => 'files' in r);
     if (opts.node !== undefined && nodes.length === 0) throw new UserError('--node goes with --bundle (or a bundle given as input)');
     if (read.length === 1 && nodes.length === 1) {
-      const dump = readNode(nodes[0]!, parseOptions);
+      const only = nodes[0]!;
+      const dump = withReadingProgress(io, inputLabel(names[0]!), [only.files.flows, only.files.groups], (onProgress) => readNode(only, { ...parseOptions, ...onProgress }));
       reportNode(dump, io, load);
       return { ...dump, sources: names, node: dump };
     }
     const defined = (f: NodeFile | undefined): f is NodeFile => f !== undefined;
     const files = read.flatMap((r) => ('files' in r ? [r.files.flows, r.files.groups].filter(defined) : [r]));
     const portFiles = nodes.map((n) => n.files.ports).filter(defined);
-    const result = parseFiles(files, { ...parseOptions, portFiles });
+    const label = names.length === 1 ? inputLabel(names[0]!) : 'the inputs';
+    const result = withReadingProgress(io, label, files, (onProgress) => parseFiles(files, { ...parseOptions, portFiles, ...onProgress }));
     if (result.rejected.length > 0) {
       printCapped(result.rejected.flatMap((r) => r.diagnostics), io, load);
       throw new UserError(result.rejected.map((r) => r.message).join('\n'));
     }
     for (const p of result.problems) notice(io, p, 'warning');
-    const label = names.length === 1 ? inputLabel(names[0]!) : 'the inputs';
     printDiagnostics(result, label, io, load);
     return { ...result, sources: names };
   } catch (err) {

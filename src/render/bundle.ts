@@ -1,6 +1,7 @@
 /** `flowscope bundle`: the nodes of a bundle as an aligned table, their problems below it, or JSON. */
 import { releaseBrief } from '../analysis/profile-choice.ts';
 import type { NodeSummary } from '../sources/node-summary.ts';
+import { alignColumns } from './columns.ts';
 import { SCHEMA_VERSION } from './json.ts';
 
 export interface BundleView {
@@ -16,21 +17,11 @@ function profileText(n: NodeSummary): string {
   return release === undefined ? n.profile.id : `${n.profile.id} ${release}`;
 }
 
-function table(rows: readonly (readonly string[])[], rightAligned: ReadonlySet<number>): string[] {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) =>
-    r
-      .map((cell, i) => (rightAligned.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd(),
-  );
-}
-
-/** `warn` marks the problems (colour, for a terminal). */
-export function formatBundle(view: BundleView, warn: (text: string) => string = (t) => t): string {
+/** `warn` marks the problems (colour, for a terminal); `width`, the terminal's, is what the table is fitted to. */
+export function formatBundle(view: BundleView, warn: (text: string) => string = (t) => t, width?: number): string {
   const header = ['NODE', 'FLOWS', 'GROUPS', 'PORTS', 'PROFILE', 'PROBLEMS'];
   const rows = view.nodes.map((n) => [n.name, String(n.flows), String(n.groups), String(n.ports), profileText(n), n.problems.length === 0 ? '-' : String(n.problems.length)]);
-  const out = [`${view.path}: ${view.nodes.length} node${view.nodes.length === 1 ? '' : 's'}`, ...table([header, ...rows], new Set([1, 2, 3, 5]))];
+  const out = [`${view.path}: ${view.nodes.length} node${view.nodes.length === 1 ? '' : 's'}`, ...alignColumns([header, ...rows], new Set([1, 2, 3, 5]), width)];
   for (const n of view.nodes.filter((x) => x.problems.length > 0)) {
     out.push('', `${n.name}:`);
     for (const p of n.problems) out.push(warn(`  ${p.severity}: ${p.message}`));

@@ -10,6 +10,8 @@ import type { Flow, Group } from '../model/flow.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import type { TableRef } from '../model/tables.ts';
 import { formatActions } from './actions.ts';
+import { maxOf } from '../model/append.ts';
+import { alignColumns } from './columns.ts';
 import { firstFewPorts } from './lists.ts';
 import { formatPriorityAndMatch } from './flow.ts';
 import { formatGroup } from './group.ts';
@@ -44,13 +46,19 @@ export interface DiffTextOptions {
   /** OpenFlow version whose spelling the actions are shown in. */
   readonly of: OfVersion;
   readonly style: DiffStyle;
+  /** The pipeline profile's name for a table the dumps give by number only. */
+  readonly tableName?: (ref: TableRef) => string | undefined;
 }
 
-/** `table=N (Name)` when the table's name is known, `table=N` or `table=Name` otherwise. */
-export function tableTitle(ref: TableRef, naming: Naming): string {
+/**
+ * `table=N (Name)` when the table's name is known (from a dump that names it, else from the
+ * profile), `table=N` or `table=Name` otherwise.
+ */
+export function tableTitle(ref: TableRef, naming: Naming, profileName?: (ref: TableRef) => string | undefined): string {
   if (ref.kind === 'name') return `table=${ref.name}`;
   for (const [name, n] of naming.tables ?? []) if (n === ref.number) return `table=${ref.number} (${name})`;
-  return `table=${ref.number}`;
+  const name = profileName?.(ref);
+  return name === undefined ? `table=${ref.number}` : `table=${ref.number} (${name})`;
 }
 
 /** The flow without table and statistics: priority and match, cookie, timeouts, actions. */
@@ -102,7 +110,7 @@ function tableSection(t: TableDiff, naming: Naming, o: DiffTextOptions): string[
     [t.changed.length, 'changed'],
   ]);
   return [
-    o.style.header(`@@ ${tableTitle(t.table, naming)} @@ ${summary}`),
+    o.style.header(`@@ ${tableTitle(t.table, naming, o.tableName)} @@ ${summary}`),
     ...t.removed.map((f) => o.style.removed(`-${flowText(f, o.of)}`)),
     ...t.added.map((f) => o.style.added(`+${flowText(f, o.of)}`)),
     ...t.changed.flatMap((c) => changeLines(c, o.of, o.style)),
@@ -119,14 +127,9 @@ function groupSection(removed: readonly Group[], added: readonly Group[], change
   ];
 }
 
-function pad(cells: readonly string[], widths: readonly number[]): string {
-  return cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
-}
-
-/** Rows as aligned columns, the first left-aligned, numbers right-aligned. */
-function columns(rows: readonly (readonly string[])[]): string[] {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => pad(r, widths));
+/** Rows as aligned columns, the first (the table) left-aligned, the counts right-aligned. */
+function columns(rows: readonly (readonly string[])[], width?: number): string[] {
+  return alignColumns(rows, new Set(rows[0]!.map((_, i) => i).filter((i) => i > 0)), width);
 }
 
 /** Flows of a table or of all tables, or the groups: how many each dump has, and how they differ. */
@@ -174,7 +177,7 @@ function summaryLines(d: DumpDiff, o: DiffTextOptions): string[] {
   const g = groupCounts(d.groups);
   const rows = [
     ['table', 'before', 'after', ...DIFFERENCE_HEADS],
-    ...d.tables.filter(tableHasChanges).map((t) => countCells(tableTitle(t.table, d.naming), tableCounts(t))),
+    ...d.tables.filter(tableHasChanges).map((t) => countCells(tableTitle(t.table, d.naming, o.tableName), tableCounts(t))),
     countCells(`all ${d.tables.length} tables`, totals(d.tables)),
     ...(differs(g) ? [countCells('groups', g)] : []),
   ];
@@ -197,8 +200,8 @@ export function formatDumpDiff(d: DumpDiff, o: DiffTextOptions): string {
 }
 
 /** The rows of the per-table summary: every table, all tables, and the groups when there are any. */
-function perTableRows(d: DumpDiff): [string, Counts][] {
-  const rows: [string, Counts][] = [...d.tables.map((t): [string, Counts] => [tableTitle(t.table, d.naming), tableCounts(t)]), [`all ${d.tables.length} tables`, totals(d.tables)]];
+function perTableRows(d: DumpDiff, profileName?: (ref: TableRef) => string | undefined): [string, Counts][] {
+  const rows: [string, Counts][] = [...d.tables.map((t): [string, Counts] => [tableTitle(t.table, d.naming, profileName), tableCounts(t)]), [`all ${d.tables.length} tables`, totals(d.tables)]];
   if (d.groups.before + d.groups.after > 0) rows.push(['groups', groupCounts(d.groups)]);
   return rows;
 }
@@ -208,16 +211,22 @@ function perTableRows(d: DumpDiff): [string, Counts][] {
  * (a table can lose one flow and gain another, or change flows, and keep its count), then all
  * tables and the groups. Rows without differences are dimmed.
  */
-export function formatPerTable(d: DumpDiff, o: Pick<DiffTextOptions, 'labels' | 'style'>): string {
-  const rows = perTableRows(d);
+export function formatPerTable(d: DumpDiff, o: Pick<DiffTextOptions, 'labels' | 'style' | 'tableName'> & { readonly width?: number }): string {
+  const rows = perTableRows(d, o.tableName);
   const paint = (line: string, c: Counts): string => {
     if (!differs(c)) return o.style.dim(line);
     if (c.after === c.before) return line;
     return c.after > c.before ? o.style.added(line) : o.style.removed(line);
   };
-  return columns([['table', o.labels[0], o.labels[1], ...DIFFERENCE_HEADS], ...rows.map(([title, c]) => countCells(title, c))])
-    .map((line, i) => (i === 0 ? o.style.header(line) : paint(line, rows[i - 1]![1])))
-    .join('\n');
+  const body = rows.map(([title, c]) => countCells(title, c));
+  let lines = columns([['table', o.labels[0], o.labels[1], ...DIFFERENCE_HEADS], ...body]);
+  // Inputs whose names make the table wider than the terminal are named above it instead.
+  const legend: string[] = [];
+  if (o.width !== undefined && maxOf(lines.map((l) => l.length)) > o.width) {
+    legend.push(`before: ${o.labels[0]}`, `after:  ${o.labels[1]}`);
+    lines = columns([['table', 'before', 'after', ...DIFFERENCE_HEADS], ...body], o.width);
+  }
+  return [...legend, ...lines.map((line, i) => (i === 0 ? o.style.header(line) : paint(line, rows[i - 1]![1])))].join('\n');
 }
 
 function tableCountsJson(t: TableDiff): Record<string, unknown> {
@@ -272,7 +281,7 @@ function verdictSection(t: TableVerdict, naming: Naming, o: DiffTextOptions): st
     [t.unexpected.length, 'unexpected'],
   ]);
   return [
-    o.style.header(`@@ ${tableTitle(t.table, naming)} @@ ${summary}`),
+    o.style.header(`@@ ${tableTitle(t.table, naming, o.tableName)} @@ ${summary}`),
     ...t.missing.map((f) => o.style.removed(`-${flowText(f, o.of)}`)),
     ...t.mismatched.flatMap((c) => changeLines(c, o.of, o.style)),
     ...t.unexpected.map((f) => o.style.added(`+${flowText(f, o.of)}`)),

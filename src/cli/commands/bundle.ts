@@ -6,7 +6,8 @@ import { readNode } from '../../sources/node-dump.ts';
 import { summarizeNode } from '../../sources/node-summary.ts';
 import { stdoutChalk } from '../color.ts';
 import { type Io, UserError, writeOut } from '../io.ts';
-import { addOutputOptions, isDocumentForm, type OutputCliOptions, outputForm, writeDocument, writeNames } from '../output.ts';
+import { addOutputOptions, isDocumentForm, type OutputCliOptions, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
+import { wrapText } from '../../render/wrap.ts';
 import { openBundleInput } from '../load.ts';
 
 export function registerBundle(program: Command, io: Io): void {
@@ -26,6 +27,9 @@ export function registerBundle(program: Command, io: Io): void {
       const view = { path: bundle.path, nodes: chosen.map((n) => summarizeNode(readNode(n))), problems: bundle.problems };
       if (isDocumentForm(form)) await writeDocument(io, form, bundleJson(view));
       else if (form === 'name') await writeNames(io, view.nodes.map((n) => n.name));
-      else writeOut(io, formatBundle(view, stdoutChalk(io, opts.color).yellow));
+      else {
+        const width = textWidth(io, form);
+        writeOut(io, wrapText(formatBundle(view, stdoutChalk(io, opts.color).yellow, width), width));
+      }
     });
 }

@@ -17,6 +17,7 @@ import { stdoutChalk } from '../color.ts';
 import { type Io, UserError } from '../io.ts';
 import { addInputOptions, type InputCliOptions, isBundleInput, type LoadedDump, loadFromOptions, readPortsOption } from '../load.ts';
 import { inputLabel } from '../input.ts';
+import { mergePortMaps } from '../../sources/port-map.ts';
 import { addOutputOptions, type OutputCliOptions } from '../output.ts';
 import { type Repeats, repeatable } from './repeatable.ts';
 
@@ -61,6 +62,21 @@ function liveOptions(opts: CompareCliOptions): InputCliOptions {
   return out as InputCliOptions;
 }
 
+/** How many sides the source options give: a node each of --bundle, or the live switch. */
+function optionSides(opts: CompareCliOptions): number {
+  if (opts.bundle !== undefined) return Math.max(1, opts.node?.length ?? 0);
+  return opts.pod !== undefined || opts.local === true ? 1 : 0;
+}
+
+/**
+ * The positional arguments split into the inputs of the sides the options leave to them (`want`
+ * sides in all), and what follows those: files read with them (port maps, groups).
+ */
+export function splitPositional(positional: readonly string[], opts: CompareCliOptions, want: number): [string[], string[]] {
+  const sides = Math.max(0, want - optionSides(opts));
+  return [positional.slice(0, sides), positional.slice(sides)];
+}
+
 /**
  * The sides, in order: positional inputs first, then the nodes of --bundle or the live switch.
  * `want` is how many sides the command compares; `what` names them for the error message.
@@ -69,7 +85,7 @@ export async function compareSides(positional: readonly string[], opts: CompareC
   const nodes = opts.node ?? [];
   const live = opts.pod !== undefined || opts.local === true;
   if (opts.bundle !== undefined && live) throw new UserError('give one source of flows, not --bundle and a live switch');
-  const got = positional.length + (opts.bundle !== undefined ? Math.max(1, nodes.length) : live ? 1 : 0);
+  const got = positional.length + optionSides(opts);
   if (got !== want) {
     throw new UserError(`${what}: got ${got} (give files or bundles, --bundle with --node for each node, or --pod/--local for the live switch)`);
   }
@@ -110,10 +126,27 @@ export interface LoadedSides {
   readonly labels: string[];
 }
 
-/** Reads every side; at most one of them may be standard input. */
-export async function loadSides(sides: readonly Side[], opts: CompareCliOptions, io: Io): Promise<LoadedSides> {
-  if (sides.flatMap((s) => s.inputs).filter((n) => n === '-').length > 1) throw new UserError('only one input can be standard input (-)');
-  const ports = opts.ports === undefined ? undefined : await readPortsOption(opts.ports, io);
+/** Port maps given among the inputs, after the dumps: the files, what the command compares (`diff compares two dumps`) and how many. */
+export interface PortFiles {
+  readonly files: readonly string[];
+  readonly what: string;
+  readonly dumps: number;
+}
+
+/**
+ * Reads every side, and the port maps that name the ports of all (--ports, and those given
+ * among the inputs); at most one of them may be standard input.
+ */
+export async function loadSides(sides: readonly Side[], opts: CompareCliOptions, io: Io, portFiles: PortFiles = { files: [], what: '', dumps: 0 }): Promise<LoadedSides> {
+  if ([...sides.flatMap((s) => s.inputs), ...portFiles.files].filter((n) => n === '-').length > 1) throw new UserError('only one input can be standard input (-)');
+  // A file after the dumps that names no port is most likely one dump too many.
+  const got = portFiles.dumps + portFiles.files.length;
+  const refusal = (f: string): string => `${portFiles.what}: got ${got} (${inputLabel(f)} names no ports; files after the dumps are port maps: ovs-ofctl show or dump-ports-desc output)`;
+  const maps = await Promise.all([
+    ...(opts.ports === undefined ? [] : [readPortsOption(opts.ports, io)]),
+    ...portFiles.files.map((f) => readPortsOption(f, io, refusal(f))),
+  ]);
+  const ports = maps.length === 0 ? undefined : mergePortMaps(maps);
   const dumps: LoadedDump[] = [];
   // Dumps of one switch repeat most of their lines: each distinct line is read once for all sides.
   const shared = new RecurringParts({ lines: true });

@@ -5,7 +5,7 @@ import { dumpDiffJson, formatDumpDiff, formatPerTable, perTableJson, portNamingH
 import { flowName } from '../../render/flow.ts';
 import { type Io, notice, UserError, writeOut } from '../io.ts';
 import { DEFAULT_MAX_PROBES, diffImpact, type ImpactReport } from '../../analysis/impact.ts';
-import { annotatePipeline } from '../../analysis/profile-choice.ts';
+import { annotatePipeline, profileTableNames } from '../../analysis/profile-choice.ts';
 import type { DumpDiff } from '../../analysis/diff.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import type { OfVersion } from '../../model/openflow.ts';
@@ -15,7 +15,7 @@ import type { LoadedDump } from '../load.ts';
 import { wrapText } from '../../render/wrap.ts';
 import { isDocumentForm, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
 import type { Outcome } from '../outcome.ts';
-import { addCompareOptions, type CompareCliOptions, compareSides, diffStyle, displayVersion, loadSides, shortLabels } from './compare-options.ts';
+import { addCompareOptions, type CompareCliOptions, compareSides, diffStyle, displayVersion, loadSides, shortLabels, splitPositional } from './compare-options.ts';
 
 interface DiffCliOptions extends CompareCliOptions {
   perTable?: boolean;
@@ -35,20 +35,22 @@ export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
     .description('compare two dumps flow by flow (table, priority and match as the key), ignoring spelling, statistics and flow order')
     .argument('[before]', 'dump, add-flows file or support bundle; - for standard input')
     .argument('[after]', 'dump, add-flows file or support bundle; - for standard input (or --bundle, --pod, --local)')
+    .argument('[port-maps...]', 'show or dump-ports-desc output naming the ports of both dumps, as --ports does')
     .option('--per-table', 'print only counts: the flows of every table and the groups in both dumps, side by side, with those removed, added and changed')
     .option('--impact', 'what the changes do to traffic: packets that reach each added, removed or changed flow or group, traced through both dumps; those whose path, verdict or output changed, by change, in the pipeline\'s words')
     .option('--max-probes <n>', `with --impact, probes traced through both dumps per change (default ${DEFAULT_MAX_PROBES})`, probeCount);
   const nodeHelp = 'node of the bundle inputs (one for all, or one each in order), or of --bundle: repeat it there to compare two nodes';
   const nodes = { most: 2, refusal: 'diff compares two dumps: give --node at most twice, once for each' };
   const names = 'the flows that differ, as table, priority and match, after - (removed), + (added) or ~ (changed)';
-  addCompareOptions(cmd, nodeHelp, nodes, names).action(async (before: string | undefined, after: string | undefined, opts: DiffCliOptions) => {
+  addCompareOptions(cmd, nodeHelp, nodes, names).action(async (before: string | undefined, after: string | undefined, portMaps: string[], opts: DiffCliOptions) => {
     const form = outputForm(opts);
     if (opts.maxProbes !== undefined && !opts.impact) throw new UserError('--max-probes goes with --impact');
     if (opts.impact && opts.perTable) throw new UserError('give --impact or --per-table, not both');
     if (opts.impact && form === 'name') throw new UserError('--impact tells traffic, not flows: -o name does not apply');
-    const positional = [before, after].filter((p): p is string => p !== undefined);
+    // What follows the dumps names the ports of both.
+    const [positional, portFiles] = splitPositional([before, after, ...portMaps].filter((p): p is string => p !== undefined), opts, 2);
     const sides = await compareSides(positional, opts, 2, 'diff compares two dumps', io);
-    const { dumps, ports, labels } = await loadSides(sides, opts, io);
+    const { dumps, ports, labels } = await loadSides(sides, opts, io, { files: portFiles, what: 'diff compares two dumps', dumps: 2 });
     const [a, b] = dumps as [(typeof dumps)[0], (typeof dumps)[0]];
     const diff = diffDumps(a, b, { ...(opts.cookies ? { cookies: true } : {}), ...(ports ? { ports } : {}) });
     const of = displayVersion(opts, dumps);
@@ -69,9 +71,13 @@ export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
       );
     } else if (opts.perTable) {
       if (isDocumentForm(form)) await writeDocument(io, form, perTableJson(diff));
-      else writeOut(io, formatPerTable(diff, { labels: shortLabels(pair), style }));
+      else {
+        const width = textWidth(io, form);
+        const text = formatPerTable(diff, { labels: shortLabels(pair), style, tableName: profileTableNames(b), ...(width === undefined ? {} : { width }) });
+        writeOut(io, wrapText(text, width));
+      }
     } else if (isDocumentForm(form)) await writeDocument(io, form, dumpDiffJson(diff, of));
-    else writeOut(io, wrapText(formatDumpDiff(diff, { labels: pair, of, style }), textWidth(io, form)));
+    else if (!diff.equal) writeOut(io, wrapText(formatDumpDiff(diff, { labels: pair, of, style, tableName: profileTableNames(b) }), textWidth(io, form)));
     if (diff.portNamingGap) notice(io, portNamingHint(diff.portNamingGap, pair), 'hint');
     outcome.status = diff.equal ? 0 : 1;
   });
