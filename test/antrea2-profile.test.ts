@@ -124,7 +124,7 @@ test('a dump of Antrea before 0.10 is read as older than the first release antre
     .replace(/(goto_table:|resubmit\(,)(45|61|71|85|101)\b/g, (_m, how: string, n: string) => `${how}${{ 45: 50, 61: 70, 71: 80, 85: 90, 101: 105 }[n]}`);
   const r = await runCli(['tables', '-'], { stdin: old });
   assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /^profile antrea-v1 \(older than 0\.10, the first release antrea-v1 describes\), detected\n/);
+  assert.match(r.stdout, /^profile antrea-v1 \(older than 0\.10, the first release antrea-v1 describes\), detected from 14 tables: Antrea with kube-proxy \(fixed table numbers 0–110\)\n/);
   assert.doesNotMatch(r.stdout, /expects that the dump lacks/);
   const json = JSON.parse((await runCli(['show', '--json', '-'], { stdin: old })).stdout) as { profile: { release: string; olderThan: string } };
   assert.deepEqual([json.profile.release, json.profile.olderThan], ['0.9', '0.10']);

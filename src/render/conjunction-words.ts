@@ -22,7 +22,7 @@ import {
   packetReportJson,
 } from './conjunctions.ts';
 import { SCHEMA_VERSION } from './json.ts';
-import { profileLine } from './show.ts';
+import { profileHead } from './show.ts';
 import { formatPacket, verdictLine } from './trace.ts';
 import { annotatorTraceWords } from './trace-words.ts';
 
@@ -48,9 +48,21 @@ function wholeFieldWords(annotator: Annotator, field: FieldDef, table: TableRef)
   return span ? { name: span.name, value: (v) => bits.valueWords(span, v) } : undefined;
 }
 
+/** What conj's text starts with: the profile line, and the reasons for the profile when asked for them. */
+export interface ConjunctionsTextOptions {
+  readonly heading?: (text: string) => string;
+  readonly explainProfile?: boolean;
+  /** The conjunctions matched to the node's NetworkPolicy rules, which then name them. */
+  readonly policies?: PolicyMatching;
+}
+
+function profileText(read: AnnotatedPipeline, o: ConjunctionsTextOptions): string {
+  return profileHead(read.profile, read.pipeline.tables.size, o.explainProfile ?? false).join('\n');
+}
+
 /** The conjunctions as `flowscope conj` prints them: the profile line, then each conjunction in the pipeline's words. */
-export function conjunctionsText(report: ConjunctionReport, read: AnnotatedPipeline, heading?: (text: string) => string, policies?: PolicyMatching): string {
-  return `${profileLine(read.profile)}\n\n${formatConjunctionReport(report, pipelineWords(read.annotator, heading, policies))}`;
+export function conjunctionsText(report: ConjunctionReport, read: AnnotatedPipeline, o: ConjunctionsTextOptions = {}): string {
+  return `${profileText(read, o)}\n\n${formatConjunctionReport(report, pipelineWords(read.annotator, o.heading, o.policies))}`;
 }
 
 /** The conjunctions as `flowscope conj --json` prints them. */
@@ -59,10 +71,10 @@ export function conjunctionsJson(report: ConjunctionReport, read: AnnotatedPipel
 }
 
 /** A packet against the conjunctions as `flowscope conj --packet` prints it. */
-export function packetConjunctionsText(p: PacketConjunctions, read: AnnotatedPipeline, heading?: (text: string) => string): string {
+export function packetConjunctionsText(p: PacketConjunctions, read: AnnotatedPipeline, o: ConjunctionsTextOptions = {}): string {
   const shown = formatPacket(p.packet, p.portNames);
-  const report = formatPacketReport(shown, p.scope, p.conjunctions, pipelineWords(read.annotator, heading));
-  return `${profileLine(read.profile)}\n${report}\n\n${packetVerdict(p, read)}`;
+  const report = formatPacketReport(shown, p.scope, p.conjunctions, pipelineWords(read.annotator, o.heading));
+  return `${profileText(read, o)}\n${report}\n\n${packetVerdict(p, read)}`;
 }
 
 /** Where the packet's trace ends, as `flowscope trace` says it: the report's last line. */

@@ -58,6 +58,11 @@ export function profileLine(p: ProfileNote, tables?: number): string {
   return `profile ${p.id}${release ? ` (${release})` : ''}, ${how}: ${p.title}`;
 }
 
+/** The profile line, and under it every reason the profile was chosen for when `explain` (--explain-profile, -v). */
+export function profileHead(p: ProfileNote, tables: number | undefined, explain: boolean): string[] {
+  return [profileLine(p, tables), ...(explain ? p.reasons.map((why) => `  - ${why}`) : [])];
+}
+
 /** `table 31 ConntrackStateTable`, `table Classifier`. */
 export function tableHeading(t: TableInfo): string {
   if (t.number !== undefined && t.name !== undefined) return `table ${t.number} ${t.name}`;
@@ -99,9 +104,9 @@ function tableDescription(t: TableInfo): string {
 export function* showText(r: ShowReport, o: ShowTextOptions): Generator<string> {
   const s = o.style;
   if (r.profile) {
-    const p = r.profile;
-    yield s.dim(profileLine(p, r.totalTables));
-    if (o.explainProfile) for (const why of p.reasons) yield `\n${s.dim(`  - ${why}`)}`;
+    yield profileHead(r.profile, r.totalTables, o.explainProfile ?? false)
+      .map((line) => s.dim(line))
+      .join('\n');
   } else yield s.dim('no profile: flows are described generically');
   let shown = 0;
   let unknown = 0;

@@ -6,7 +6,8 @@ import Table from 'cli-table3';
 import type { TableRow, TablesSummary } from '../analysis/tables-summary.ts';
 import { SCHEMA_VERSION } from './json.ts';
 import { maxOf } from '../model/append.ts';
-import { type ProfileNote, releaseWords } from '../analysis/profile-choice.ts';
+import type { ProfileNote } from '../analysis/profile-choice.ts';
+import { profileHead } from './show.ts';
 
 export interface TablesStyle {
   readonly head: (s: string) => string;
@@ -66,8 +67,14 @@ function layout(rows: readonly (readonly string[])[], width: number | undefined)
   return { columns, widths };
 }
 
-/** `width`: the terminal's, to fit the table to (words wrap within their cells); undefined for a table as wide as it needs. */
-export function formatTables(s: TablesSummary, profile: ProfileNote | undefined, style: TablesStyle, width?: number): string {
+export interface TablesTextOptions {
+  /** The terminal's, to fit the table to (words wrap within their cells); undefined for a table as wide as it needs. */
+  readonly width?: number;
+  /** Every reason for the profile under its line (--explain-profile). */
+  readonly explainProfile?: boolean;
+}
+
+export function formatTables(s: TablesSummary, profile: ProfileNote | undefined, style: TablesStyle, o: TablesTextOptions = {}): string {
   const rows: string[][] = [];
   for (const r of s.rows) {
     const name = r.name ?? '';
@@ -82,7 +89,7 @@ export function formatTables(s: TablesSummary, profile: ProfileNote | undefined,
       missCell(r, style),
     ]);
   }
-  const fit = layout([HEAD, ...rows], width);
+  const fit = layout([HEAD, ...rows], o.width);
   const pick = (r: readonly string[]): string[] => fit.columns.map((i) => r[i]!);
   const table = new Table({
     head: pick(HEAD).map(style.head),
@@ -93,8 +100,8 @@ export function formatTables(s: TablesSummary, profile: ProfileNote | undefined,
   });
   table.push(...rows.map(pick));
   const out: string[] = [];
-  const release = profile && releaseWords(profile);
-  if (profile) out.push(style.dim(`profile ${profile.id}${release ? ` (${release})` : ''}, ${profile.source === 'option' ? 'given with --profile' : 'detected'}`));
+  // One row per table of the dump: the count show gives on its profile line.
+  if (profile) out.push(...profileHead(profile, s.rows.length, o.explainProfile ?? false).map(style.dim));
   out.push(table.toString());
   if (fit.columns.length < HEAD.length) out.push(style.dim('(packets and bytes left out to fit the terminal: -o wide shows them)'));
   if (profile && s.missing.length > 0) {

@@ -7,7 +7,7 @@ import type { Packet } from '../../analysis/packet.ts';
 import { annotatePipeline, givenProfile, type ProfileRequest } from '../../analysis/profile-choice.ts';
 import { Tracer } from '../../analysis/trace.ts';
 import { conjunctionsJson, conjunctionsText, packetConjunctionsJson, packetConjunctionsText } from '../../render/conjunction-words.ts';
-import { addProfileChoiceOptions } from './profile-options.ts';
+import { addExplainProfileOptions, addProfileChoiceOptions, explainsProfile, type ExplainProfileOptions } from './profile-options.ts';
 import { stdoutChalk } from '../color.ts';
 import { type Io, UserError, writeOut } from '../io.ts';
 import { wrapText } from '../../render/wrap.ts';
@@ -38,12 +38,17 @@ function missingIds(asked: readonly number[], found: ReadonlySet<number>, all: (
   return new UserError(`no conjunction${missing.length === 1 ? '' : 's'} ${missing.join(', ')} in the dump (${has})`);
 }
 
+/** Whether a positional argument is written as a conjunction id (or a number too large for one). */
+function isConjIdText(value: string): boolean {
+  return /^(?:\d+|0x[0-9a-f]+)$/i.test(value);
+}
+
 function conjId(value: string): number {
-  if (!/^(?:\d+|0x[0-9a-f]+)$/i.test(value) || Number(value) > 0xffffffff) throw new UserError(`${value}: expected a conjunction id (0 to 4294967295)`);
+  if (!isConjIdText(value) || Number(value) > 0xffffffff) throw new UserError(`${value}: expected a conjunction id (0 to 4294967295)`);
   return Number(value);
 }
 
-interface ConjOptions extends InputCliOptions, ProfileRequest, OutputCliOptions {
+interface ConjOptions extends InputCliOptions, ProfileRequest, OutputCliOptions, ExplainProfileOptions {
   packet?: string;
 }
 
@@ -52,17 +57,18 @@ export function registerConj(program: Command, io: Io): void {
     .command('conj')
     .description('explain conjunctive matches (NetworkPolicy rules): dimensions and their members, action flows, hits, problems')
     .argument('[file]', 'dump-flows output, add-flows file or support bundle; - for standard input (with --bundle, --pod or --local: the first id)')
-    .argument('[ids...]', 'only these conjunction ids')
+    .argument('[ids...]', 'only these conjunction ids; files among them (a show or dump-ports-desc output, a dump-groups output) are read with the dump')
     .option('--packet <flow>', "trace a packet and check, in the tables it reaches, which dimensions it satisfies, e.g. 'in_port=3,tcp,nw_src=10.0.0.1,nw_dst=10.0.0.2,tp_dst=80'; the trace's verdict ends the report");
-  addProfileChoiceOptions(cmd);
+  addExplainProfileOptions(addProfileChoiceOptions(cmd));
   addOutputOptions(cmd, 'the conjunction ids');
   addInputOptions(cmd).action(async (file: string | undefined, rest: string[], opts: ConjOptions) => {
     const form = outputForm(opts);
     // A wrong --profile or --release is refused before a large dump is read.
     givenProfile(opts);
-    // The first positional is the dump unless an option names where the flows come from.
+    // The first positional is the dump unless an option names where the flows come from; after
+    // it, what is no id is a file read with it (a port map, groups), as other commands read theirs.
     const positional = file === undefined ? rest : [file, ...rest];
-    const [inputs, idTexts] = flowsFromOption(opts) ? [[], positional] : [positional.slice(0, 1), positional.slice(1)];
+    const [inputs, idTexts] = flowsFromOption(opts) ? [[], positional] : [[...positional.slice(0, 1), ...positional.slice(1).filter((p) => !isConjIdText(p))], positional.slice(1).filter(isConjIdText)];
     const ids = idTexts.map(conjId);
     const result = await loadFromOptions(inputs, opts, io);
     requireFlows(result);
@@ -78,16 +84,17 @@ export function registerConj(program: Command, io: Io): void {
     const report = findConjunctions(pipeline, ids.length > 0 ? { ids } : {});
     const missing = missingIds(ids, new Set(report.conjunctions.map((c) => c.id)), () => conjunctionIds(result.flows));
     const heading = stdoutChalk(io, opts.color).bold;
+    const explainProfile = explainsProfile(opts);
     if (form === 'name') await writeNames(io, report.conjunctions.map((c) => String(c.id)));
     else if (probe) {
       const against: PacketConjunctions = conjunctionsForPacket(probe.tracer, report, probe.packet);
       if (isDocumentForm(form)) await writeDocument(io, form, packetConjunctionsJson(against, read));
-      else writeOut(io, wrapText(packetConjunctionsText(against, read, heading), textWidth(io, form)));
+      else writeOut(io, wrapText(packetConjunctionsText(against, read, { heading, explainProfile }), textWidth(io, form)));
     } else {
       // Every conjunction is matched, so that each rule goes to the conjunction that fits it best.
       const policies = policyMatching(result, io, () => ({ read, conjunctions: ids.length > 0 ? findConjunctions(pipeline).conjunctions : report.conjunctions }));
       if (isDocumentForm(form)) await writeDocument(io, form, conjunctionsJson(report, read, policies));
-      else writeOut(io, wrapText(conjunctionsText(report, read, heading, policies), textWidth(io, form)));
+      else writeOut(io, wrapText(conjunctionsText(report, read, { heading, explainProfile, ...(policies ? { policies } : {}) }), textWidth(io, form)));
     }
     if (missing) throw missing;
   });

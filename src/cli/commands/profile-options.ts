@@ -36,6 +36,21 @@ export function addProfileChoiceOptions(cmd: Command): Command {
     .option('--release <version>', 'release of the product the dump comes from, e.g. 1.0 or v1.2.0 (default: detected)', releaseOption);
 }
 
+/** --explain-profile and -v, for the commands that print the profile line. */
+export interface ExplainProfileOptions {
+  explainProfile?: boolean;
+  verbose?: boolean;
+}
+
+/** --explain-profile, and -v for it: every reason for the profile, under the profile line. */
+export function addExplainProfileOptions(cmd: Command): Command {
+  return cmd.option('--explain-profile', 'say every reason the profile was chosen for, under its line').option('-v, --verbose', 'the same as --explain-profile');
+}
+
+export function explainsProfile(opts: ExplainProfileOptions): boolean {
+  return opts.explainProfile === true || opts.verbose === true;
+}
+
 /**
  * The profile options, --groups, the output options (`names`: what -o name lists), every input
  * option, and --color/--no-color unless the command writes no text to colour (`colour: false`).

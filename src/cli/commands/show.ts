@@ -8,10 +8,10 @@ import { stdoutChalk } from '../color.ts';
 import { type Io, notice, UserError, writeText } from '../io.ts';
 import { wrapText } from '../../render/wrap.ts';
 import { isDocumentForm, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
-import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
+import { addExplainProfileOptions, addProfileOptions, explainsProfile, type ExplainProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
 import { repeatable } from './repeatable.ts';
 
-interface ShowCliOptions extends ProfileCliOptions {
+interface ShowCliOptions extends ProfileCliOptions, ExplainProfileOptions {
   table?: string[];
   cookie?: Cookie[];
   port?: string[];
@@ -19,8 +19,6 @@ interface ShowCliOptions extends ProfileCliOptions {
   conjId?: number[];
   hits?: boolean;
   raw?: boolean;
-  explainProfile?: boolean;
-  verbose?: boolean;
 }
 
 function cookieOption(text: string): Cookie {
@@ -66,9 +64,8 @@ export function registerShow(program: Command, io: Io): void {
     .option('--ip <address>', 'only flows with an address field that admits this address, or some address of this network (10.10.0.0/16) (repeatable)', repeatable(ipOption))
     .option('--conj-id <id>', 'only flows of this conjunction: conj_id= or conjunction(id,…) (repeatable)', repeatable(conjIdOption))
     .option('--hits', 'only flows that matched packets (n_packets > 0)')
-    .option('--raw', 'print the original line under each explanation')
-    .option('--explain-profile', 'say every reason the profile was detected for, under its line')
-    .option('-v, --verbose', 'the same as --explain-profile');
+    .option('--raw', 'print the original line under each explanation');
+  addExplainProfileOptions(cmd);
   addProfileOptions(cmd, 'the flows shown, as table, priority and match').action(async (inputs: string[], opts: ShowCliOptions) => {
     const form = outputForm(opts);
     const read = await loadAnnotated(inputs, opts, io);
@@ -97,7 +94,7 @@ export function registerShow(program: Command, io: Io): void {
     }
     const c = stdoutChalk(io, opts.color);
     const style: ShowStyle = { table: (s) => c.bold.cyan(s), meaning: (s) => c.green(s), unknown: (s) => c.yellow(s), dim: (s) => c.dim(s) };
-    const explainProfile = opts.explainProfile === true || opts.verbose === true;
+    const explainProfile = explainsProfile(opts);
     const width = textWidth(io, form);
     const pieces = showText(report, { raw: opts.raw ?? false, explainProfile, style });
     await writeText(io, width === undefined ? pieces : fitted(pieces, width));
