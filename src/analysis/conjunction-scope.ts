@@ -7,7 +7,7 @@ import { tableKey } from '../model/pipeline.ts';
 import type { TableRef } from '../model/tables.ts';
 import type { PortMap } from '../model/ports.ts';
 import { type ConjunctionReport, explainPacket, type PacketConjunction, type StorageReader } from './conjunctions.ts';
-import { type NearestFlow, nearestFlow } from './nearest-flow.ts';
+import { lookupsBefore, type NearestFlow, nearestFlow } from './nearest-flow.ts';
 import { type Packet, storageReader } from './packet.ts';
 import type { TraceOptions, Tracer, TraceResult } from './trace.ts';
 
@@ -62,7 +62,7 @@ export function conjunctionScope(tracer: Tracer, report: ConjunctionReport, pack
   const asGiven = storageReader(packet);
   let dropped: ConjunctionScope['dropped'];
   if (trace.verdict === 'drop') {
-    const nearest = trace.last && nearestFlow(tracer, trace.last);
+    const nearest = trace.last && nearestFlow(tracer, trace.last, lookupsBefore(trace));
     dropped = nearest ? { nearest } : {};
   }
   return { traced: false, tables: [...withConjunctions.values()], ...ending, ...(dropped ? { dropped } : {}), readerFor: () => asGiven, trace };

@@ -10,7 +10,9 @@ import { fullMask } from '../syntax/field-value.ts';
 import { isInPortField, matchedInPort } from './classifier.ts';
 import { FIELD, type Packet, storageReader } from './packet.ts';
 import type { StorageReader } from './conjunctions.ts';
-import type { TableRef } from '../model/tables.ts';
+import { type TableRef } from '../model/tables.ts';
+import { tableKey } from '../model/pipeline.ts';
+import { flattenActions } from './pattern-fit.ts';
 import type { Tracer, TraceResult, TraceStep } from './trace.ts';
 
 /** A field the flow matches and the packet does not satisfy. */
@@ -18,6 +20,18 @@ export interface FieldMiss {
   readonly wanted: MatchField;
   /** The packet's value of the field, whole; undefined when it has none (0). */
   readonly has?: MatchField;
+  /** For a field the pipeline sets (a register): the flow that would have set what is wanted, and why it did not. */
+  readonly setBy?: Setter;
+}
+
+/** A flow of another table that writes what a nearest flow wants of a field the pipeline sets. */
+export interface Setter {
+  readonly flow: Flow;
+  /**
+   * What the packet met in the setter's table: the flow it took there instead (none: the table
+   * had no flow for it), and what it lacked for the setter. Absent when it never reached that table.
+   */
+  readonly reached?: { readonly took?: Flow; readonly misses: readonly FieldMiss[] };
 }
 
 export interface NearestFlow {
@@ -55,13 +69,61 @@ function misses(flow: Flow, { packet, read, port }: Held, tracer: Tracer): Field
   return out;
 }
 
-/** The flow `step`'s packet came nearest to matching in `step`'s table; undefined when no flow would have taken it further. */
-export function nearestFlow(tracer: Tracer, step: TraceStep): NearestFlow | undefined {
+/** What a packet carries in of its own is not set by the pipeline: registers, metadata and the marks are. */
+const PIPELINE_SET = /^(?:x{0,2}reg\d+|metadata|ct_mark|ct_label|pkt_mark)$/;
+
+/** Whether `flow` writes what `wanted` asks of the bits it writes, and writes some of them. */
+function writes(flow: Flow, wanted: MatchField): boolean {
+  return flattenActions(flow.actions).some((a) => {
+    if (a.kind !== 'set_field' || a.field.storage !== wanted.field.storage || a.field.bits !== wanted.field.bits) return false;
+    const both = a.mask & wanted.mask;
+    return both !== 0n && (a.value & both) === (wanted.value & both);
+  });
+}
+
+function heldOf(packet: Packet): Held {
+  return { packet, read: storageReader(packet), port: Number(packet.get(FIELD.inPort)) };
+}
+
+/**
+ * The flow that would have set what `wanted` asks, and why it did not: of the tables the packet
+ * went through before, the last with such a flow, and of those flows there the one it missed on
+ * fewest fields (with what it lacked for it); else one of a table the packet never reached.
+ */
+function setterOf(tracer: Tracer, wanted: MatchField, earlier: readonly TraceStep[], dropTable: string): Setter | undefined {
+  for (let i = earlier.length - 1; i >= 0; i--) {
+    const step = earlier[i]!;
+    const table = tracer.pipeline.table(step.table);
+    if (!table || !step.packet) continue;
+    const held = heldOf(step.packet);
+    let best: { readonly flow: Flow; readonly misses: FieldMiss[] } | undefined;
+    for (const flow of table.flows) {
+      if (flow === step.flow || !writes(flow, wanted)) continue;
+      const m = misses(flow, held, tracer);
+      if (!best || m.length < best.misses.length) best = { flow, misses: m };
+    }
+    if (best) return { flow: best.flow, reached: { ...(step.flow ? { took: step.flow } : {}), misses: best.misses } };
+  }
+  const visited = new Set(earlier.map((s) => tableKey(s.table)));
+  for (const [key, table] of tracer.pipeline.tables) {
+    if (key === dropTable || visited.has(key)) continue;
+    const flow = table.flows.find((f) => writes(f, wanted));
+    if (flow) return { flow };
+  }
+  return undefined;
+}
+
+/**
+ * The flow `step`'s packet came nearest to matching in `step`'s table; undefined when no flow
+ * would have taken it further. `earlier`: the lookups before it, where a register the flow wants
+ * could have been set.
+ */
+export function nearestFlow(tracer: Tracer, step: TraceStep, earlier: readonly TraceStep[] = []): NearestFlow | undefined {
   const packet = step.packet;
   const table = tracer.pipeline.table(step.table);
   if (!packet || !table) return undefined;
   const above = step.flow?.priority ?? -1;
-  const held: Held = { packet, read: storageReader(packet), port: Number(packet.get(FIELD.inPort)) };
+  const held = heldOf(packet);
   let best: NearestFlow | undefined;
   for (const flow of table.flows) {
     if (flow.priority <= above) break;
@@ -70,7 +132,20 @@ export function nearestFlow(tracer: Tracer, step: TraceStep): NearestFlow | unde
     if (m.length === 0 || m.some((x) => x.has !== undefined && KEPT.has(x.wanted.field.storage))) continue;
     if (!best || m.length < best.misses.length) best = { flow, misses: m };
   }
-  return best;
+  if (!best) return undefined;
+  const dropTable = tableKey(step.table);
+  const explained = best.misses.map((m) => {
+    if (!PIPELINE_SET.test(m.wanted.field.storage)) return m;
+    const setBy = setterOf(tracer, m.wanted, earlier, dropTable);
+    return setBy ? { ...m, setBy } : m;
+  });
+  return { flow: best.flow, misses: explained };
+}
+
+/** Every lookup of the trace before its last. */
+export function lookupsBefore(result: TraceResult): TraceStep[] {
+  const steps = result.passes.flatMap((p) => p.steps);
+  return result.last ? steps.filter((s) => s !== result.last) : steps;
 }
 
 /** A packet dropped by a table's miss, and the flow of that table it came nearest to matching. */
@@ -95,6 +170,6 @@ export function missDrop(tracer: Tracer, result: TraceResult): MissDrop | undefi
   const last = result.last;
   if (result.verdict !== 'drop' || result.cause || !last?.packet) return undefined;
   if (last.flow && !dropsEverything(last.flow)) return undefined;
-  const nearest = nearestFlow(tracer, last);
+  const nearest = nearestFlow(tracer, last, lookupsBefore(result));
   return { table: last.table, ...(nearest ? { nearest } : {}) };
 }

@@ -4,6 +4,7 @@
  */
 import type { PolicyMatch } from '../analysis/policy-match.ts';
 import { policyLines, policyMatchJson } from './policy-words.ts';
+import type { FieldMiss } from '../analysis/nearest-flow.ts';
 import type { FieldDef } from '../model/fields.ts';
 import type { Flow, Match } from '../model/flow.ts';
 import { matchesPacket } from '../model/match.ts';
@@ -25,7 +26,7 @@ import { formatFieldValue, fullMask } from '../syntax/field-value.ts';
 import { formatPriorityAndMatch } from './flow.ts';
 import { flowJson, tableRefJson } from './json.ts';
 import { formatMatch } from './match.ts';
-import { entryValue, NONE_NEAR, nearestJson } from './nearest.ts';
+import { entryValue, NONE_NEAR, nearestJson, setterClause } from './nearest.ts';
 import { JsonText, LazyList, StreamedObject } from './json-stream.ts';
 import { severityWord } from './severity.ts';
 import { plural } from './plural.ts';
@@ -363,7 +364,8 @@ export function scopeNote(scope: ConjunctionScope): string {
   if (!scope.dropped) return checked;
   const near = scope.dropped.nearest;
   if (!near) return `${checked} ${NONE_NEAR}`;
-  const wants = near.misses.map((m) => `${fieldWords(m.wanted.field)} ${entryValue(m.wanted)} (${m.has ? `the packet has ${entryValue(m.has)}` : 'the packet gives none'})`);
+  const why = (m: FieldMiss): string => (m.setBy ? setterClause(m.setBy) : m.has ? `the packet has ${entryValue(m.has)}` : 'the packet gives none');
+  const wants = near.misses.map((m) => `${fieldWords(m.wanted.field)} ${entryValue(m.wanted)} (${why(m)})`);
   return `${checked} The nearest flow there, line ${near.flow.origin.line} (${formatPriorityAndMatch(near.flow)}), would take the packet further with ${wants.join(' and ')}.`;
 }
 
