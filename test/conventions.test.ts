@@ -3,6 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { antreaAgentFiles, tarGz } from './support/bundle.ts';
 import { runCli } from './support/cli.ts';
@@ -221,4 +223,135 @@ test('flowscope completion bash|zsh|fish: every command and each of its options'
   // bash itself reads the script, and completes an option of show from it.
   const r = spawnSync('bash', ['-c', `${bash.stdout}\nCOMP_WORDS=(flowscope show --expl); COMP_CWORD=2; _flowscope; echo "\${COMPREPLY[@]}"`], { encoding: 'utf8' });
   assert.equal(r.stdout.trim(), '--explain-profile');
+});
+
+test('verify, conj and diff take a port map among their inputs, as every command does, the same as with --ports', async () => {
+  const named = join(antrea, 'dump-flows.of13.names.txt');
+  const expect = join(antrea, 'flows.txt');
+  const asInput = await runCli(['verify', '--expect', expect, named, ports]);
+  const asOption = await runCli(['verify', '--expect', expect, named, '--ports', ports]);
+  assert.deepEqual([asInput.status, asInput.stderr], [0, '']);
+  assert.match(asInput.stdout, /^86 of 86 expected flows present; all as expected\n$/);
+  assert.equal(asInput.stdout, asOption.stdout);
+
+  const conjInput = await runCli(['conj', named, ports, '4'], { env: { NO_COLOR: '1' } });
+  const conjOption = await runCli(['conj', named, '4', '--ports', ports], { env: { NO_COLOR: '1' } });
+  assert.deepEqual([conjInput.status, conjInput.stderr], [0, '']);
+  assert.equal(conjInput.stdout, conjOption.stdout);
+  assert.match(conjInput.stdout, /conjunction 4/);
+
+  const diffInput = await runCli(['diff', named, example, ports]);
+  const diffOption = await runCli(['diff', named, example, '--ports', ports]);
+  assert.deepEqual([diffInput.status, diffInput.stdout, diffInput.stderr], [diffOption.status, diffOption.stdout, diffOption.stderr]);
+  assert.equal(diffInput.status, 0);
+  // A dump where a port map is taken is most likely one dump too many.
+  const wrong = await runCli(['diff', named, example, join(antrea, 'flows.txt')]);
+  const refusal = `flowscope: error: diff compares two dumps: got 3 (${join(antrea, 'flows.txt')} names no ports; files after the dumps are port maps: ovs-ofctl show or dump-ports-desc output)\n`;
+  assert.deepEqual([wrong.status, wrong.stderr], [2, refusal]);
+});
+
+test('a mistyped field in a packet, or a table or port name in a filter, gets "did you mean …?"', async () => {
+  const field = await runCli(['trace', example, 'in_port=3,tcp,nw_dts=10.10.0.3']);
+  assert.deepEqual([field.status, field.stderr], [2, 'flowscope: error: bad packet: nw_dts: unknown field or protocol (did you mean nw_dst?)\n']);
+  const alias = await runCli(['trace', example, 'in_port=3,tcp,ip_dest=10.10.0.3']);
+  assert.match(alias.stderr, /ip_dest: unknown field or protocol \(did you mean ip_dst\?\)/);
+  const proto = await runCli(['conj', example, '--packet', 'in_port=3,tpc,nw_dst=10.10.0.3']);
+  assert.match(proto.stderr, /tpc: unknown field or protocol \(did you mean tcp\?\)/);
+  // A word that is no misspelling of any field is not guessed at.
+  const far = await runCli(['trace', example, 'in_port=3,tcp,destination=10.10.0.3']);
+  assert.match(far.stderr, /destination: unknown field or protocol\n$/);
+  const table = await runCli(['show', '-T', 'SpoofGaurd', join(antrea, 'dump-flows.of15.names.no-stats.txt')]);
+  assert.equal(table.status, 2);
+  assert.match(table.stderr, /^flowscope: error: no table is named SpoofGaurd \(did you mean SpoofGuard\?\)/);
+  const port = await runCli(['show', '--port', 'antrea-tun1', join(antrea, 'dump-flows.of13.names.txt')]);
+  assert.match(port.stderr, /no port is named antrea-tun1 \(did you mean antrea-tun0\?\)/);
+});
+
+test('the profile line is one line, the same in show, tables and conj; --explain-profile and -v list the reasons under it', async () => {
+  const env = { NO_COLOR: '1' };
+  const line = 'profile antrea-v1 (release 0.13), detected from 19 tables: Antrea with kube-proxy (fixed table numbers 0–110)';
+  for (const command of ['show', 'tables', 'conj']) {
+    const plain = await runCli([command, example], { env });
+    assert.equal(plain.stdout.split('\n')[0], line, command);
+    assert.doesNotMatch(plain.stdout.split('\n')[1]!, /^ {2}- /, command);
+    for (const flag of ['--explain-profile', '-v']) {
+      const explained = (await runCli([command, flag, example], { env })).stdout.split('\n');
+      assert.equal(explained[0], line, `${command} ${flag}`);
+      const reasons = explained.slice(1).filter((l) => l.startsWith('  - '));
+      assert.ok(reasons.length >= 2, `${command} ${flag}: ${reasons.length} reasons`);
+      assert.ok(explained.slice(1, 1 + reasons.length).every((l) => l.startsWith('  - ')), 'the reasons come right under the line');
+    }
+  }
+});
+
+test('diff --per-table names the inputs by short names; too wide for the terminal, it names them above the table instead', async () => {
+  const env = { NO_COLOR: '1' };
+  const a = join(antrea, 'dump-flows.of13.txt');
+  const b = join(antrea, 'dump-flows.of15.names.no-stats.txt');
+  const whole = await runCli(['diff', '--per-table', a, b], { env });
+  const head = whole.stdout.split('\n')[0]!;
+  assert.match(head, /^table +dump-flows\.of13\.txt +dump-flows\.of15\.names\.no-stats\.txt +removed +added +changed$/);
+  assert.ok(!whole.stdout.includes(antrea), 'no full paths');
+  // The dumps' names are the profile's: each row says its table by number and name.
+  assert.match(whole.stdout, /^table=10 \(SpoofGuard\) +7 +7 +0 +0 +0$/m);
+  const narrow = await runCli(['diff', '--per-table', a, b], { env, columns: 80 });
+  const lines = narrow.stdout.trimEnd().split('\n');
+  assert.deepEqual(lines.slice(0, 2), ['before: dump-flows.of13.txt', 'after:  dump-flows.of15.names.no-stats.txt']);
+  assert.match(lines[2]!, /^table +before +after +removed +added +changed$/);
+  assert.ok(lines.every((l) => l.length <= 80), lines.find((l) => l.length > 80));
+  assert.equal((await runCli(['diff', '--per-table', a, b, '-o', 'wide'], { env, columns: 80 })).stdout, whole.stdout);
+  // Dumps that give their tables by number only: the detected profile names them, in the report's headings too.
+  const numbered = await runCli(['diff', '--per-table', a, join(antrea, 'dump-flows.of10.txt')], { env });
+  assert.match(numbered.stdout, /^table=10 \(SpoofGuardTable\) +7 +7 +0 +0 +0$/m);
+  const moved = join(tmpdir(), `flowscope-moved-${process.pid}.txt`);
+  writeFileSync(moved, readFileSync(a, 'utf8').replace(/priority=200,in_port=2 /, 'priority=201,in_port=2 '));
+  try {
+    const text = await runCli(['diff', a, moved], { env });
+    assert.match(text.stdout, /^@@ table=0 \(ClassifierTable\) @@ 1 removed, 1 added$/m);
+  } finally {
+    rmSync(moved);
+  }
+});
+
+test('bundle output fits the terminal: long node names are cut with …, -o wide and pipes get them whole', async () => {
+  const env = { NO_COLOR: '1' };
+  const node = `worker-${'a'.repeat(70)}`;
+  const bundle = await tarGz(antreaAgentFiles(node).map((f) => ({ ...f, name: `agent_${node}/${f.name}` })));
+  const narrow = await runCli(['bundle', '-'], { stdin: bundle, columns: 80, env });
+  assert.equal(narrow.status, 0, narrow.stderr);
+  const lines = narrow.stdout.trimEnd().split('\n');
+  assert.ok(lines.every((l) => [...l].length <= 80), lines.find((l) => [...l].length > 80));
+  assert.match(lines[2]!, /^worker-a+… +86 +0 +4 +antrea-v1 0\.13 +-$/);
+  const whole = await runCli(['bundle', '-'], { stdin: bundle, env });
+  assert.ok(whole.stdout.includes(node));
+  assert.equal((await runCli(['bundle', '-', '-o', 'wide'], { stdin: bundle, columns: 80, env })).stdout, whole.stdout);
+});
+
+test('the nearest flow of a drop never blames the packet for a register: it names the flow that would have set it, and why the packet did not take it', async () => {
+  const dropped = 'in_port=2,tcp,dl_src=e2:e5:a4:9b:1c:b1,dl_dst=00:11:22:33:44:55,nw_src=10.10.0.1,nw_dst=192.168.9.9,tp_dst=80';
+  const text = await runCli(['trace', example, dropped], { env: { NO_COLOR: '1' } });
+  assert.equal(text.stdout.trimEnd().split('\n').pop(), 'Nearest flow (line 86): priority=200,ip,reg0=0x10000/0x10000 — reg0=0x10000/0x10000 is set by line 53 of table 80 (priority=200,dl_dst=aa:bb:cc:dd:ee:ff), but the packet took line 57 there instead: the packet has dl_dst=00:11:22:33:44:55');
+  const json = JSON.parse((await runCli(['trace', example, dropped, '-o', 'json'])).stdout) as {
+    nearest: { differs: { field: string; setBy?: { flow: { source: { line: number } }; reached: { took: { source: { line: number } } | null; differs: { field: string; has: string }[] } | null } }[] };
+  };
+  const [reg0] = json.nearest.differs;
+  assert.equal(reg0?.field, 'reg0');
+  assert.equal(reg0?.setBy?.flow.source.line, 53);
+  assert.equal(reg0?.setBy?.reached?.took?.source.line, 57);
+  assert.deepEqual(reg0?.setBy?.reached?.differs.map((d) => [d.field, d.has]), [['eth_dst', '00:11:22:33:44:55']]);
+
+  // A table the packet never went through sets the register.
+  const flows = [
+    'table=0,priority=10,in_port=1 actions=goto_table:20',
+    'table=0,priority=10,in_port=2 actions=goto_table:10',
+    'table=10,priority=10 actions=load:0x1->NXM_NX_REG0[0],goto_table:20',
+    'table=20,priority=10,reg0=0x1/0x1 actions=output:3',
+    'table=20,priority=0 actions=drop',
+    '',
+  ].join('\n');
+  const unreached = await runCli(['trace', '-', 'in_port=1,ip'], { stdin: flows, env: { NO_COLOR: '1' } });
+  assert.equal(unreached.stdout.trimEnd().split('\n').pop(), 'Nearest flow (line 4): priority=10,reg0=0x1/0x1 — reg0=0x1/0x1 is set by line 3 of table 10 (priority=10), a table the packet never reached');
+  // conj --packet says the same of a packet dropped before the conjunctions.
+  const conj = await runCli(['conj', '-', '--packet', 'in_port=1,ip'], { stdin: flows, env: { NO_COLOR: '1' } });
+  assert.match(conj.stdout, /reg0 0x1\/0x1 \(set by line 3 of table 10 \(priority=10\), a table the packet never reached\)/);
 });
