@@ -6,7 +6,7 @@
  * Port and table names (`--names` dumps) are resolved to numbers when a `Naming` knows them, so
  * that a dump with names and one without key the same.
  */
-import type { Action } from '../model/actions.ts';
+import { type Action, nestsActions } from '../model/actions.ts';
 import type { Flow, Match, MatchField } from '../model/flow.ts';
 import { portNameOnly } from '../model/match.ts';
 import type { PortMap, PortRef } from '../model/ports.ts';
@@ -227,7 +227,7 @@ function tableRefs(actions: readonly Action[], out: TableRef[] = []): TableRef[]
   for (const a of actions) {
     if ((a.kind === 'resubmit' || a.kind === 'ct') && a.table) out.push(a.table);
     else if (a.kind === 'goto_table' || a.kind === 'learn') out.push(a.table);
-    if (a.kind === 'ct' || a.kind === 'clone' || a.kind === 'write_actions') tableRefs(a.actions, out);
+    if (nestsActions(a)) tableRefs(a.actions, out);
   }
   return out;
 }

@@ -3,7 +3,7 @@
  * pattern of that table the flow fits (match fields implied, required fields present, priority
  * in range, action hints holding), for one release of the product.
  */
-import type { Action } from '../model/actions.ts';
+import { type Action, nestsActions } from '../model/actions.ts';
 import { fieldByName } from '../model/fields.ts';
 import type { Flow, Match, MatchField } from '../model/flow.ts';
 import { matchCovers, matchField, portNameOnly } from '../model/match.ts';
@@ -85,21 +85,18 @@ export function resolveTable(profile: Profile, ref: TableRef, release: string): 
  * parent. Most flows nest nothing and get their own list back: this runs for every flow of a dump.
  */
 export function flattenActions(actions: readonly Action[]): readonly Action[] {
-  if (!actions.some(nests)) return actions;
+  if (!actions.some(nestsActions)) return actions;
   const out: Action[] = [];
   const add = (list: readonly Action[]): void => {
     for (const a of list) {
       out.push(a);
-      if (nests(a)) add(a.actions);
+      if (nestsActions(a)) add(a.actions);
     }
   };
   add(actions);
   return out;
 }
 
-function nests(a: Action): a is Extract<Action, { kind: 'ct' | 'clone' | 'write_actions' }> {
-  return a.kind === 'ct' || a.kind === 'clone' || a.kind === 'write_actions';
-}
 
 const NO_TABLES: readonly TableRef[] = [];
 

@@ -223,3 +223,10 @@ export type ActionKind = Action['kind'];
 
 /** The action node of one kind. */
 export type ActionOf<K extends ActionKind> = Extract<Action, { readonly kind: K }>;
+
+/** Actions that hold actions of their own: ct's exec and nat, clone, write_actions. */
+export type NestingAction = ActionOf<'ct' | 'clone' | 'write_actions'>;
+
+export function nestsActions(a: Action): a is NestingAction {
+  return a.kind === 'ct' || a.kind === 'clone' || a.kind === 'write_actions';
+}

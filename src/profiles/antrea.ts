@@ -209,7 +209,7 @@ const TABLES: readonly TableSpec[] = [
     purpose: 'Sends IPv4 multicast to the multicast sub-pipeline.',
     miss: NEXT,
     next: ['UnSNAT', 'MulticastEgressRule'],
-    patterns: [{ match: 'ip,nw_dst=224.0.0.0/4', meaning: 'IPv4 multicast is handled by the multicast sub-pipeline ({next|MulticastEgressRule}).' }],
+    patterns: [{ match: 'ip,nw_dst=224.0.0.0/4', meaning: 'IPv4 multicast is handled by the multicast sub-pipeline ({next}).' }],
   },
   {
     name: 'UnSNAT',

@@ -10,6 +10,7 @@ import type { OfVersion } from '../model/openflow.ts';
 import type { PortMap } from '../model/ports.ts';
 import { type ParseResult, parseDump } from '../syntax/reader.ts';
 import type { RecurringParts } from '../syntax/recurring.ts';
+import { readTableResubmits } from '../syntax/table-resubmits.ts';
 import { antctlFlowsText } from './antctl.ts';
 import type { NodeFile } from './node.ts';
 import { mergePortMaps, readPortDescriptions } from './port-map.ts';
@@ -120,5 +121,7 @@ export function parseFiles(files: readonly NodeFile[], options: ParseFilesOption
     badLines += r.badLines;
     proseLines += r.proseLines;
   }
+  // A listing's groups may name tables its flows, in another file, hold.
+  if (files.length > 1) readTableResubmits(flows, groups, ports);
   return { flows, groups, diagnostics, ports, protocols, badLines, proseLines, rejected, problems };
 }

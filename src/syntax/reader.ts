@@ -13,6 +13,7 @@ import { parseGroupLine } from './group-line.ts';
 import { type LogicalLine, eachLogicalLine } from './lines.ts';
 import { PortDescriptionReader } from './port-description.ts';
 import { RecurringParts } from './recurring.ts';
+import { readTableResubmits } from './table-resubmits.ts';
 
 export interface ParseOptions {
   /** Name shown in diagnostics (`-` is shown as `<stdin>`). */
@@ -163,5 +164,6 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
     for (const p of sink.problems) result.diagnostics.push(toDiagnostic(file, line, p));
     sink.problems.length = 0;
   }
+  readTableResubmits(result.flows, result.groups, ports);
   return result satisfies ParseResult;
 }

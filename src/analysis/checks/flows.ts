@@ -1,5 +1,5 @@
 /** Checks on single flows and on flows written twice. */
-import type { Action } from '../../model/actions.ts';
+import { type Action, nestsActions } from '../../model/actions.ts';
 import type { Pipeline } from '../../model/pipeline.ts';
 import { equivalentActions } from '../action-equivalence.ts';
 import { SlotIndex } from '../slot-index.ts';
@@ -14,7 +14,7 @@ function deadAfterExit(actions: readonly Action[]): { after: Action; dead: Actio
   const i = actions.findIndex((a) => a.kind === 'exit');
   if (i >= 0 && i < actions.length - 1) return { after: actions[i]!, dead: actions.slice(i + 1) };
   for (const a of actions.slice(0, i < 0 ? actions.length : i)) {
-    if (a.kind === 'clone' || a.kind === 'write_actions' || a.kind === 'ct') {
+    if (nestsActions(a)) {
       const inner = deadAfterExit(a.actions);
       if (inner) return inner;
     }

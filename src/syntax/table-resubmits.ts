@@ -1,0 +1,81 @@
+/**
+ * `resubmit:NAME` resubmits to port NAME in ovs-ofctl's syntax, but Antrea's flow formatter
+ * (pkg/ovs/openflow/utils.go, nxActionResubmitTableToString) writes a resubmit to table NAME that
+ * way, and its listings (the agent's pipeline and client tests) get pasted as dumps. Where NAME is
+ * no port of the dump and the dump has a table of that name, the flow can only mean the table:
+ * it is read as `resubmit(,NAME)`.
+ */
+import { type Action, nestsActions } from '../model/actions.ts';
+import type { Flow, Group } from '../model/flow.ts';
+import type { PortMap } from '../model/ports.ts';
+
+/** Port names that `resubmit:NAME` actions give and the port map does not know. */
+function strangerNames(actions: readonly Action[], ports: PortMap, out: Set<string>): void {
+  for (const a of actions) {
+    if (a.kind === 'resubmit' && a.port?.kind === 'name' && a.table === undefined && ports.number(a.port.name) === undefined) out.add(a.port.name);
+    else if (nestsActions(a)) strangerNames(a.actions, ports, out);
+  }
+}
+
+/** Tables the dump names: those its flows are in and those its flows and buckets jump to. */
+function namedTables(flows: readonly Flow[], groups: readonly Group[]): Set<string> {
+  const names = new Set<string>();
+  const jumps = (actions: readonly Action[]): void => {
+    for (const a of actions) {
+      if ((a.kind === 'goto_table' || a.kind === 'resubmit' || a.kind === 'ct') && a.table?.kind === 'name') names.add(a.table.name);
+      if (nestsActions(a)) jumps(a.actions);
+    }
+  };
+  for (const f of flows) {
+    if (f.table.kind === 'name') names.add(f.table.name);
+    jumps(f.actions);
+  }
+  for (const g of groups) for (const b of g.buckets) jumps(b.actions);
+  return names;
+}
+
+/** The actions with each `resubmit:NAME` of a table in `tables` made a table resubmit; undefined when none is. */
+function rewritten(actions: readonly Action[], tables: ReadonlySet<string>): readonly Action[] | undefined {
+  let out: Action[] | undefined;
+  for (let i = 0; i < actions.length; i++) {
+    const a = actions[i]!;
+    let b: Action = a;
+    if (a.kind === 'resubmit' && a.port?.kind === 'name' && a.table === undefined && tables.has(a.port.name)) {
+      b = { kind: 'resubmit', table: { kind: 'name', name: a.port.name }, ct: a.ct };
+    } else if (nestsActions(a)) {
+      const inner = rewritten(a.actions, tables);
+      if (inner) b = { ...a, actions: inner };
+    }
+    if (b !== a) (out ??= actions.slice())[i] = b;
+  }
+  return out;
+}
+
+/**
+ * Reads `resubmit:NAME` as a resubmit to table NAME where NAME is no port the dump knows and a
+ * table it names, in place in `flows` and `groups`.
+ */
+export function readTableResubmits(flows: Flow[], groups: Group[], ports: PortMap): void {
+  const strangers = new Set<string>();
+  for (const f of flows) strangerNames(f.actions, ports, strangers);
+  for (const g of groups) for (const b of g.buckets) strangerNames(b.actions, ports, strangers);
+  if (strangers.size === 0) return;
+  const known = namedTables(flows, groups);
+  const tables = new Set([...strangers].filter((n) => known.has(n)));
+  if (tables.size === 0) return;
+  // Action lists recur across a dump: each is rewritten once.
+  const done = new Map<readonly Action[], readonly Action[] | undefined>();
+  const fix = (actions: readonly Action[]): readonly Action[] | undefined => {
+    if (!done.has(actions)) done.set(actions, rewritten(actions, tables));
+    return done.get(actions);
+  };
+  for (let i = 0; i < flows.length; i++) {
+    const actions = fix(flows[i]!.actions);
+    if (actions) flows[i] = { ...flows[i]!, actions };
+  }
+  for (let i = 0; i < groups.length; i++) {
+    const g = groups[i]!;
+    if (!g.buckets.some((b) => fix(b.actions))) continue;
+    groups[i] = { ...g, buckets: g.buckets.map((b) => ({ ...b, actions: fix(b.actions) ?? b.actions })) };
+  }
+}
