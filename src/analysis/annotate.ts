@@ -50,10 +50,14 @@ export interface TableInfo {
   readonly otherRelease?: TableSpec;
 }
 
-/** What the profile says a flow is. */
+/**
+ * What the profile says a flow is. `continuesIn` holds the tables the sentence says the packet
+ * continues in, as the flow's own actions name them: a sentence names a next table only from the
+ * flow, never from the documented path.
+ */
 export type Explanation =
-  | { readonly kind: 'pattern'; readonly index: number; readonly match: string; readonly meaning: string }
-  | { readonly kind: 'miss'; readonly meaning: string }
+  | { readonly kind: 'pattern'; readonly index: number; readonly match: string; readonly meaning: string; readonly continuesIn: readonly TableRef[] }
+  | { readonly kind: 'miss'; readonly meaning: string; readonly continuesIn: readonly TableRef[] }
   | { readonly kind: 'unknown'; readonly reason: string };
 
 /** A register, mark or label the flow tests or writes, read as the profile's named state. */
@@ -352,10 +356,11 @@ export class Annotator {
     const label = table.name ?? String(table.number);
     if (table.otherRelease) return { kind: 'unknown', reason: `table ${label} is a table of ${profile.id} only in ${rangeText(table.otherRelease)}` };
     if (!table.spec) return { kind: 'unknown', reason: `table ${label} is not a table of ${profile.id}` };
-    if (isTableMiss(flow)) return { kind: 'miss', meaning: this.missWords(table.spec.miss, table.spec, flow) };
+    if (isTableMiss(flow)) return { kind: 'miss', meaning: this.missWords(table.spec.miss, table.spec, flow), continuesIn: this.missContinuesIn(table.spec.miss, flow) };
     const hit = this.patternOf(profile, table.spec, flow);
     if (!hit) return { kind: 'unknown', reason: `no pattern of table ${label} fits` };
-    return { kind: 'pattern', index: hit.index, match: hit.pattern.match, meaning: this.fill(hit.pattern, flow, table.spec) };
+    const saysNext = templateParts(hit.pattern.meaning).some((p) => 'run' in p && p.run.some((ph) => ph.name === 'next'));
+    return { kind: 'pattern', index: hit.index, match: hit.pattern.match, meaning: this.fill(hit.pattern, flow, table.spec), continuesIn: saysNext ? jumpTargets(flow.actions) : [] };
   }
 
   /** The first pattern of the flow's table that it fits, found once per class of flows. */
@@ -391,6 +396,24 @@ export class Annotator {
         return `${lead}: ${miss.description}`;
       case 'none':
         return `${this.profileTableWords(spec.name)} usually has no miss flow; this one: ${describeActions(flow.actions, this.wordingIn(spec)).join(', ')}.`;
+    }
+  }
+
+  /**
+   * The tables a miss sentence says the packet continues in: the documented one where the flow
+   * goes there, else those the flow's actions (which the sentence then tells) go to.
+   */
+  private missContinuesIn(miss: TableMiss, flow: Flow): readonly TableRef[] {
+    const targets = jumpTargets(flow.actions);
+    if (this.missDiffers(miss, flow)) return targets;
+    switch (miss.action) {
+      case 'goto':
+        return targets.filter((t) => this.tableInfo(t).spec?.name === miss.table);
+      case 'next':
+      case 'none':
+        return targets;
+      default:
+        return [];
     }
   }
 
