@@ -4,7 +4,7 @@
  * AntreaProxy and policy-only variants. Each profile takes these and adds or overrides its own.
  */
 import { AP_DISPOSITIONS, CUSTOM_REASONS, ENDPOINT_PORT, SERVICE_EP_STATE } from './antrea-common.ts';
-import type { BitField, FlowPattern, NamedValue, TableSpec } from './types.ts';
+import type { BitField, DetectionSignal, FlowPattern, NamedValue, TableSpec } from './types.ts';
 
 const SOURCE_VALUES: readonly NamedValue[] = [
   { value: 0n, name: 'FromTunnel', meaning: 'arrived through the overlay tunnel from a peer Node' },
@@ -755,3 +755,19 @@ export const OUTPUT: TableSpec = {
   next: [],
   patterns: OUTPUT_PATTERNS,
 };
+
+/**
+ * What every fixed-number pipeline with kube-proxy shows (0.8 to 1.5): its table numbers, the
+ * tunnel and gateway ports, conntrack in table 30, Service traffic's output port chosen in table
+ * 40, the global virtual MAC.
+ */
+export const KUBE_PROXY_ERA_SIGNALS: readonly DetectionSignal[] = [
+  { kind: 'table-number', number: 0, weight: 1 },
+  { kind: 'table-number', number: 31, weight: 2 },
+  { kind: 'table-number', number: 105, weight: 2 },
+  { kind: 'table-number', number: 110, weight: 2 },
+  { kind: 'port-name', pattern: 'antrea-(gw|tun)0', weight: 3 },
+  { kind: 'flow', table: 30, match: 'ip', actions: ['ct'], weight: 2 },
+  { kind: 'flow', table: 40, match: 'ip', actions: ['set:reg1'], weight: 3 },
+  { kind: 'flow', match: 'dl_dst=aa:bb:cc:dd:ee:ff', weight: 2 },
+];

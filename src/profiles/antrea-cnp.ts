@@ -19,6 +19,7 @@ import {
   INGRESS_CONJ_ID,
   INGRESS_DEFAULT,
   INGRESS_RULE,
+  KUBE_PROXY_ERA_SIGNALS,
   L2_FORWARDING_CALC,
   L3_FORWARDING,
   OFPORT_FOUND,
@@ -77,11 +78,9 @@ export const antreaCnp: Profile = {
   addresses: [GLOBAL_VIRTUAL_MAC],
   ports: ANTREA_PORTS,
   detect: [
-    { kind: 'table-number', number: 31, weight: 2 },
+    ...KUBE_PROXY_ERA_SIGNALS,
     { kind: 'table-number', number: 45, weight: 2 },
     { kind: 'table-number', number: 85, weight: 2 },
-    { kind: 'table-number', number: 110, weight: 2 },
-    { kind: 'port-name', pattern: 'antrea-(gw|tun)0', weight: 3 },
     { kind: 'table-name', name: 'CnpEgressRuleTable', weight: 5 },
     // Metric, TTL and Service tables arrived after this layout.
     { kind: 'table-number', number: 61, weight: -4 },
