@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ANTREA2_TABLES, antrea2NamedFlows } from './support/antrea2-pipeline.ts';
+import { ANTREA2_TABLES, type Antrea2Table, antrea2Groups, antrea2NamedFlows } from './support/antrea2-pipeline.ts';
 import { agentText, tarGz } from './support/bundle.ts';
 import { runCli } from './support/cli.ts';
 import { repoRoot, sharedDir } from './support/paths.ts';
@@ -36,6 +36,24 @@ test('a --names dump of the flexible pipeline gets the numbers the agent gave it
   const doc = await tablesOf([corpus('antrea-ovs-pipeline-doc-HEAD.flows.txt')]);
   const docNumbers = new Map(doc.tables.map((t) => [t.name, t.number]));
   assert.deepEqual([docNumbers.get('PipelineRootClassifier'), docNumbers.get('NodePortMark'), docNumbers.get('EndpointDNAT'), docNumbers.get('TrafficControl'), docNumbers.get('Output')], [0, 9, 12, 23, 30]);
+});
+
+test('an excerpt of a --names dump is numbered by its numbered references (the rule\'s own table in reg2, the groups\' resubmit(,N)), not by its own tables alone', async () => {
+  const wanted = ['ServiceLB', 'EndpointDNAT', 'AntreaPolicyEgressRule', 'TrafficControl', 'Output'];
+  const excerpt = antrea2NamedFlows()
+    .split('\n')
+    .filter((l) => wanted.some((t) => l.includes(`table=${t},`)))
+    .join('\n');
+  // The groups as a bundle stores them: dumped by number.
+  const j = await tablesOf(['-'], `${excerpt}\n${antrea2Groups()}`);
+  const numbers = new Map(j.tables.map((t) => [t.name, t.number]));
+  assert.deepEqual(
+    wanted.map((t) => [t, numbers.get(t)]),
+    wanted.map((t) => [t, ANTREA2_TABLES.indexOf(t as Antrea2Table)]),
+  );
+  // Without any numbered reference the excerpt's tables are numbered densely, as a whole dump's are.
+  const alone = await tablesOf(['-'], excerpt.replace(/,set_field:0x[0-9a-f]+\/0xff->reg2/g, '').replace(/,group:\d+/g, ''));
+  assert.deepEqual(wanted.map((t) => alone.tables.find((x) => x.name === t)?.number), [0, 1, 2, 3, 4]);
 });
 
 test('tables of features that are off (IPv4, Multicast, DSR, TrafficControl, ExternalNode, …) are never missing', async () => {

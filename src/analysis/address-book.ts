@@ -8,7 +8,8 @@
  *   when it also holds a peer Node's subnet;
  * - a destination prefix sent to the gateway (kube-proxy), or to a table the profile says takes
  *   only Service traffic, is a Service CIDR (a table's name proves nothing);
- * - an exact destination sent to a group is a Service address;
+ * - an exact destination sent to a group is a Service address, unless it is a multicast group
+ *   (a group that replicates to the group's receivers proves no Service);
  * - the profile's well-known addresses (virtual MAC and IPs, multicast), read as flows' addresses are.
  * Entries are found by hash, per family and prefix length, never by a scan: a dump of a large
  * cluster names tens of thousands of addresses, and every address of every flow is looked up.
@@ -25,6 +26,11 @@ import { flattenActions, jumpTargets, resolveTable } from './pattern-fit.ts';
 import type { PortRoles } from './port-roles.ts';
 
 export type Family = 'mac' | 'ipv4' | 'ipv6';
+
+/** 224.0.0.0/4 and ff00::/8. */
+function isMulticast(family: 'ipv4' | 'ipv6', value: bigint): boolean {
+  return family === 'ipv4' ? value >> 28n === 0xen : value >> 120n === 0xffn;
+}
 
 export type InferredRole = 'local-pod' | 'gateway' | 'local-pod-subnet' | 'local-pods' | 'cluster-network' | 'peer-node-subnet' | 'peer-node' | 'service-cidr' | 'service';
 
@@ -233,7 +239,7 @@ export class AddressBook {
         this.add({ family: nodeFamily, value: tunnel.value, prefix: WIDTH[nodeFamily], role: 'peer-node', label: ROLE_LABEL['peer-node'] });
         continue;
       }
-      if (prefix === WIDTH[family] && actions.some((a) => a.kind === 'group')) {
+      if (prefix === WIDTH[family] && actions.some((a) => a.kind === 'group') && !isMulticast(family, e.value)) {
         this.add({ family, value: e.value, prefix, role: 'service', label: ROLE_LABEL.service });
         continue;
       }

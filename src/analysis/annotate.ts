@@ -23,7 +23,7 @@ import { describeActions, describeMatch, maskedBits, shortSubfield, type Wording
 import { defaultRelease, findPattern, flattenActions, isTableMiss, jumpTargets, resolveTable, tableByKey } from './pattern-fit.ts';
 import { PortRoles } from './port-roles.ts';
 import { DumpTableNames } from './table-names.ts';
-import { chooseLayout, numberNamedTables, readsByNames, readsByNumbers } from './table-layout.ts';
+import { chooseLayout, numberedReferences, numberNamedTables, readsByNames, readsByNumbers } from './table-layout.ts';
 import { sampleFlows } from './flow-sample.ts';
 import { classKeyer } from './fit-classes.ts';
 import { templateParts } from './sentence-template.ts';
@@ -161,7 +161,7 @@ export class Annotator {
       given && readsByNumbers(given, numberedBalance)
         ? (chooseLayout(given, sample, this.release)?.profile ?? given)
         : given && readsByNames(given, numberedBalance)
-          ? numberNamedTables(given, namesOf(pipeline, sample), this.release)
+          ? numberNamedTables(given, namesOf(pipeline, sample), this.release, numberedReferences(given, sample, pipeline.groups.values(), this.release))
           : given;
     this.dumpNames = new DumpTableNames(pipeline, (ref) => this.resolve(ref));
     this.ports = new PortRoles(this.profile, this.release, pipeline.ports, sample);

@@ -4,10 +4,14 @@
  * features; the profile's layouts are the usual numberings, and the one under which the most
  * flows land in a table that has a pattern for them is taken.
  */
-import type { Flow } from '../model/flow.ts';
+import type { Action } from '../model/actions.ts';
+import { fieldByName } from '../model/fields.ts';
+import type { Flow, Group } from '../model/flow.ts';
+import { ones } from '../model/values.ts';
 import type { Profile, TableLayout, TableSpec } from '../profiles/types.ts';
+import { inVersion } from '../profiles/versions.ts';
 import { fitClasses } from './fit-classes.ts';
-import { misfitCount, resolveTable } from './pattern-fit.ts';
+import { flattenActions, jumpTargets, misfitCount, resolveTable, tableByKey } from './pattern-fit.ts';
 
 /** A copy of the profile whose tables carry the layout's numbers; tables the layout leaves out get none. */
 export function numberTables(profile: Profile, layout: TableLayout): Profile {
@@ -20,20 +24,102 @@ export function numberTables(profile: Profile, layout: TableLayout): Profile {
 }
 
 /**
+ * What a `--names` dump says of its tables' numbers besides their names: a rule's own table
+ * number it hands the agent (a bit field that holds the flow's own table, Antrea's PacketInTable
+ * in reg2) and the numbers that group buckets and flows jump to (`resubmit(,11)` in a support
+ * bundle's groups).
+ */
+export interface NumberedReferences {
+  /** Number and the name of the table it is the number of. */
+  readonly own: readonly (readonly [number, string])[];
+  /** Numbers group buckets jump to. */
+  readonly buckets: readonly number[];
+  /** Numbers flows jump to. */
+  readonly jumps: readonly number[];
+}
+
+/** The numbered references of a dump, as the profile reads them. */
+export function numberedReferences(profile: Profile, flows: readonly Flow[], groups: Iterable<Group>, release: string): NumberedReferences {
+  const ownFields = profile.bitFields.filter((b) => b.ownTable && inVersion(b, release)).flatMap((b) => {
+    const f = fieldByName(b.field);
+    return f ? [{ storage: f.storage, start: b.start, span: ones(b.end - b.start + 1) << BigInt(b.start) }] : [];
+  });
+  const own = new Map<string, readonly [number, string]>();
+  const jumps = new Set<number>();
+  const numbers = (actions: readonly Action[], into: Set<number>): void => {
+    for (const t of jumpTargets(actions)) if (t.kind === 'number') into.add(t.number);
+  };
+  for (const f of flows) {
+    numbers(f.actions, jumps);
+    if (f.table.kind !== 'name' || ownFields.length === 0) continue;
+    for (const a of flattenActions(f.actions)) {
+      if (a.kind !== 'set_field') continue;
+      const o = ownFields.find((x) => x.storage === a.field.storage && (a.mask & x.span) === x.span);
+      if (o) own.set(f.table.name, [Number((a.value & o.span) >> BigInt(o.start)), f.table.name]);
+    }
+  }
+  const buckets = new Set<number>();
+  for (const g of groups) for (const b of g.buckets) numbers(b.actions, buckets);
+  return { own: [...own.values()], buckets: [...buckets], jumps: [...jumps] };
+}
+
+/** Tables numbered densely from 0 in the profile's order (Antrea's table declaration order). */
+function denseNumbers(profile: Profile, present: ReadonlySet<TableSpec>): Map<TableSpec, number> {
+  const numbers = new Map<TableSpec, number>();
+  for (const t of profile.tables) if (present.has(t)) numbers.set(t, numbers.size);
+  return numbers;
+}
+
+/** How many of the references a numbering bears out: own numbers equal, jumps to tables it has, bucket jumps to tables a group's buckets go to. */
+function referencesMet(profile: Profile, numbers: ReadonlyMap<TableSpec, number>, refs: NumberedReferences, release: string): number {
+  const byNumber = new Map([...numbers].map(([t, n]) => [n, t]));
+  const bucketTargets = new Set<TableSpec | undefined>(
+    (profile.groups ?? []).flatMap((g) => g.bucketActions.flatMap((h) => (h.startsWith('goto:') ? [tableByKey(profile, h.slice(5))].filter((t) => t !== undefined) : []))),
+  );
+  let met = 0;
+  for (const [n, name] of refs.own) {
+    const spec = resolveTable(profile, { kind: 'name', name }, release);
+    if (spec && numbers.get(spec) === n) met++;
+  }
+  for (const n of refs.buckets) if (bucketTargets.has(byNumber.get(n))) met++;
+  for (const n of refs.jumps) if (byNumber.has(n)) met++;
+  return met;
+}
+
+/**
  * The numbers the agent gave the tables of a `--names` dump: it numbers the tables its features
  * need densely from 0 in the profile's order (Antrea's table declaration order), and every table
- * it creates gets a miss flow, so the tables a whole dump names are those it numbered. The copy
- * of the profile keeps `numbering` unset: tables the dump lacks are still the profile's to report.
+ * it creates gets a miss flow, so the tables a whole dump names are those it numbered. An excerpt
+ * names only some of them: the tables of each of the profile's layouts are added in turn, and the
+ * numbering that bears out most of the dump's numbered references (see NumberedReferences) is
+ * taken; the dump's own tables alone where none does better. The copy of the profile keeps
+ * `numbering` unset: tables the dump lacks are still the profile's to report.
  */
-export function numberNamedTables(profile: Profile, names: Iterable<string>, release: string): Profile {
+export function numberNamedTables(profile: Profile, names: Iterable<string>, release: string, refs?: NumberedReferences): Profile {
   const present = new Set<TableSpec>();
   for (const name of names) {
     const spec = resolveTable(profile, { kind: 'name', name }, release);
     if (spec) present.add(spec);
   }
   if (present.size === 0) return profile;
-  let next = 0;
-  const tables = profile.tables.map((t) => (present.has(t) ? { ...t, number: next++ } : t));
+  let best = denseNumbers(profile, present);
+  if (refs && refs.own.length + refs.buckets.length + refs.jumps.length > 0) {
+    let bestMet = referencesMet(profile, best, refs, release);
+    for (const layout of profile.layouts ?? []) {
+      const withLayout = new Set(present);
+      for (const name of layout.tables) {
+        const spec = resolveTable(profile, { kind: 'name', name }, release);
+        if (spec) withLayout.add(spec);
+      }
+      const numbers = denseNumbers(profile, withLayout);
+      const met = referencesMet(profile, numbers, refs, release);
+      if (met > bestMet) [best, bestMet] = [numbers, met];
+    }
+  }
+  const tables = profile.tables.map((t) => {
+    const number = best.get(t);
+    return present.has(t) && number !== undefined ? { ...t, number } : t;
+  });
   return { ...profile, tables };
 }
 

@@ -117,11 +117,11 @@ const ESTABLISHED_MEANING = 'Packets of established connections skip the rules o
 
 export const RULE_PATTERNS: readonly FlowPattern[] = [
   {
-    match: 'ct_state=-new+est,ip',
+    match: 'ct_state=-new+est',
     meaning: ESTABLISHED_MEANING,
   },
   {
-    match: 'ct_state=-new+rel,ip',
+    match: 'ct_state=-new+rel',
     meaning: 'Packets related to established connections skip the rules of {table} and continue in {next}.',
   },
   {

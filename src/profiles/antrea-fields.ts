@@ -143,6 +143,8 @@ const REG1_TO_REG3: readonly BitField[] = [
     name: 'PacketInTable',
     meaning: 'table whose rule sent the packet to the agent',
     format: 'table',
+    // pipeline.go (conjunctionActionFlow, conjunctionActionDenyFlow, defaultDropFlow) loads the rule's own table id.
+    ownTable: true,
     since: '1.13',
     sharesBitsWith: ['Swap'],
   },

@@ -190,7 +190,11 @@ const TABLES: readonly TableSpec[] = [
     purpose: 'Rejects IP packets whose source addresses are not those Antrea gave the sending Pod.',
     miss: DROP,
     next: ['IPv6', 'PipelineIPClassifier', 'UnSNAT', 'ConntrackZone'],
-    patterns: SPOOF_GUARD_IP_PATTERNS,
+    patterns: [
+      ...SPOOF_GUARD_IP_PATTERNS,
+      // pipeline.go (featurePodConnectivity ipv6Flows).
+      { match: 'ipv6,ipv6_src=fe80::/10', meaning: 'IPv6 from link-local addresses (neighbour discovery, multicast listener reports) passes; it continues in {next}.' },
+    ],
   },
   {
     name: 'IPv6',
@@ -248,6 +252,13 @@ const TABLES: readonly TableSpec[] = [
     miss: NEXT,
     next: ['PreRoutingClassifier', 'EgressSecurityClassifier', 'AntreaPolicyEgressRule', 'EgressRule'],
     patterns: [
+      // pipeline.go (featureService conntrackStateFlows, v1.13.0 on): with DSR, invalid connections
+      // from outside may belong to a DSR Service whose Endpoint answers the client directly.
+      {
+        match: 'ct_state=+inv+trk,reg4=0x8000000/0x8000000',
+        since: '1.13',
+        meaning: 'Externally originated packets of connections conntrack finds invalid go on to {next}, in case they belong to a DSR Service.',
+      },
       { match: 'ct_state=+inv+trk', actions: ['drop'], meaning: 'Packets conntrack considers invalid are dropped.' },
       {
         match: 'ct_state=-new+trk,ct_mark=0x10/0x10',
@@ -347,7 +358,17 @@ const TABLES: readonly TableSpec[] = [
     purpose: 'Marks LoadBalancer connections served by direct server return.',
     miss: NEXT,
     next: ['EndpointDNAT'],
-    patterns: [{ match: '', actions: ['set:reg4'], meaning: 'The connection is marked as a direct-server-return Service connection.' }],
+    patterns: [
+      // pipeline.go (dsrServiceMarkFlow, conntrackStateFlows): the mark and a learned flow that keeps the Endpoint.
+      {
+        match: '',
+        fields: ['nw_dst', 'tp_dst'],
+        actions: ['learn', 'set:reg4'],
+        meaning: 'Connections from outside to DSR Service {nw_dst} port {tp_dst} with a remote Endpoint are marked for direct server return, and the Endpoint is learned into SessionAffinity; they continue in {next}.',
+      },
+      { match: 'ct_state=+inv+trk,reg4=0/0x2000000', actions: ['drop'], meaning: 'Invalid connections that are not DSR Service connections are dropped.' },
+      { match: '', actions: ['set:reg4'], meaning: 'The connection is marked as a direct-server-return Service connection.' },
+    ],
   },
   {
     name: 'EndpointDNAT',
@@ -361,6 +382,13 @@ const TABLES: readonly TableSpec[] = [
         match: 'reg0=0x4000/0x4000',
         actions: ['controller'],
         meaning: 'The Service has no Endpoints: the packet goes to the agent, which answers with a reject.',
+      },
+      // pipeline.go (dsrServiceNoDNATFlows, v1.13.0 on).
+      {
+        match: 'reg4=0x2000000/0x2000000',
+        since: '1.13',
+        actions: ['ct(commit)'],
+        meaning: 'DSR Service connections are committed in {zone} without DNAT, as the Endpoint answers the client itself; they continue in {next}.',
       },
       {
         match: 'reg4=0x20000/0x70000',
@@ -474,6 +502,14 @@ const TABLES: readonly TableSpec[] = [
       {
         match: 'reg0=0/0x200',
         meaning: 'Traffic for the local Pod subnet {nw_dst}{ipv6_dst} that needs no MAC rewrite is switched in {next}.',
+      },
+      // pipeline.go (l3FwdFlowToRemoteViaTun with DSR, v1.13.0 on): the Endpoint address in reg3, not the destination, picks the Node.
+      {
+        match: 'reg4=0x2000000/0x2000000',
+        since: '1.13',
+        fields: ['reg3'],
+        actions: ['set:tun_dst'],
+        meaning: 'DSR Service traffic whose Endpoint is in the peer Node subnet behind {set.tun_dst} goes into the tunnel without DNAT; it continues in {next}.',
       },
       {
         match: '',
@@ -803,8 +839,9 @@ const TABLES: readonly TableSpec[] = [
     since: '1.7',
     purpose: 'Egress rules of Antrea-native policies for multicast traffic.',
     miss: NEXT,
-    next: ['MulticastEgressMetric'],
-    patterns: RULE_PATTERNS,
+    next: ['MulticastEgressMetric', 'MulticastRouting'],
+    // pipeline.go (featureMulticast igmpEgressFlow).
+    patterns: [{ match: 'ip,nw_proto=2', actions: ['goto:MulticastRouting'], meaning: 'IGMP from local Pods skips the multicast egress rules and goes to {next}.' }, ...RULE_PATTERNS],
   },
   {
     name: 'MulticastEgressMetric',
@@ -824,7 +861,11 @@ const TABLES: readonly TableSpec[] = [
     purpose: 'Counts multicast packets sent by each local Pod.',
     miss: NEXT,
     next: ['MulticastRouting'],
-    patterns: [],
+    // multicast.go (multicastSkipIGMPMetricFlows, multicastPodMetricFlows).
+    patterns: [
+      { match: 'ip,nw_proto=2', meaning: 'IGMP is not counted; it continues in {next}.' },
+      { match: 'ip', fields: ['nw_src'], meaning: 'Multicast sent by local Pod {nw_src} is counted here; it continues in {next}.' },
+    ],
   },
   {
     name: 'MulticastRouting',
@@ -834,7 +875,10 @@ const TABLES: readonly TableSpec[] = [
     purpose: 'Replicates multicast packets to the receivers of their group.',
     miss: NEXT,
     next: ['MulticastIngressRule'],
+    // pipeline.go (featureMulticast igmpPktInFlows, localMulticastForwardFlows, externalMulticastReceiverFlow).
     patterns: [
+      { match: 'ip,nw_proto=2', actions: ['controller'], meaning: 'IGMP from {reg.PktSource} goes to the Antrea agent, which learns the members of each group.' },
+      { match: 'ip', actions: ['output'], meaning: 'Multicast for groups without local receivers leaves on {output} for receivers outside the cluster network.' },
       {
         match: 'ip',
         fields: ['nw_dst'],
@@ -871,7 +915,11 @@ const TABLES: readonly TableSpec[] = [
     purpose: 'Counts multicast packets received by each local Pod.',
     miss: NEXT,
     next: ['MulticastOutput'],
-    patterns: [],
+    // multicast.go (multicastSkipIGMPMetricFlows, multicastPodMetricFlows).
+    patterns: [
+      { match: 'ip,nw_proto=2', meaning: 'IGMP is not counted; it continues in {next}.' },
+      { match: 'ip', fields: ['reg1'], meaning: 'Multicast for the receiver on {reg.TargetOFPort} is counted here; it continues in {next}.' },
+    ],
   },
   {
     name: 'MulticastOutput',
@@ -881,7 +929,11 @@ const TABLES: readonly TableSpec[] = [
     purpose: 'Outputs replicated multicast packets to their receivers.',
     miss: DROP,
     next: [],
-    patterns: [{ match: '', actions: ['output'], meaning: 'The multicast copy leaves on {output}.' }],
+    // multicast.go (multicastOutputFlows): in encap mode a copy never goes back between tunnel and gateway.
+    patterns: [
+      { match: 'reg0=0x200000/0x600000', fields: ['reg1'], actions: ['drop'], meaning: 'A copy from {reg.PktSource} that would leave on {reg.TargetOFPort} is dropped: the sending Node already delivered it there.' },
+      { match: '', actions: ['output'], meaning: 'The multicast copy leaves on {output}.' },
+    ],
   },
   {
     name: 'NonIP',

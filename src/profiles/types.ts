@@ -223,6 +223,11 @@ export interface BitField extends BitSpan {
    * the unscoped readings it shares bits with; elsewhere, and in groups, it is not shown.
    */
   readonly tables?: readonly TableKey[];
+  /**
+   * For a `table` field: the value a flow writes is the number of the table the flow is in (a
+   * rule telling the agent where it matched), so a dump that names its tables gives their numbers.
+   */
+  readonly ownTable?: boolean;
 }
 
 /** Bits of the 64-bit flow cookie. */

@@ -1,34 +1,81 @@
 /**
  * An Antrea 2.x pipeline generated the way the agent builds it (antrea-io/antrea
- * pkg/agent/openflow/pipeline.go, network_policy.go, fields.go at v2.x): default features
- * (AntreaProxy, AntreaPolicy, Egress) plus TrafficControl, on an IPv4 encap Node. Tables are
- * numbered as the agent numbers them, densely in declaration order; the switch is given their
- * names, so that `ovs-ofctl --names` prints them as a support bundle stores them.
+ * pkg/agent/openflow/pipeline.go, network_policy.go, multicast.go, framework.go, fields.go at
+ * v2.4.0): default features (AntreaProxy, AntreaPolicy, Egress) plus TrafficControl, on an IPv4
+ * encap Node; optionally also dual-stack (IPv6), Multicast and LoadBalancer DSR. Tables are
+ * numbered as the agent numbers them, densely in declaration order over the tables the features
+ * need; the switch is given their names, so that `ovs-ofctl --names` prints them as a support
+ * bundle stores them.
  *
  * Services with Endpoint groups (one with ClientIP session affinity, one without Endpoints),
  * Antrea-native policy rules in several tiers (Allow, Drop, Reject with logging, Pass, baseline),
- * K8s NetworkPolicy rules, Egress SNAT marks, TrafficControl mirror and redirect.
+ * K8s NetworkPolicy rules, Egress SNAT marks, TrafficControl mirror and redirect; with the
+ * options, IPv6 Pod traffic and neighbour discovery, multicast replication and IGMP, and a DSR
+ * LoadBalancer Service.
  */
 
-/** The tables the features above need, in Antrea's declaration order: index = table number. */
-export const ANTREA2_TABLES = [
-  'PipelineRootClassifier', 'ARPSpoofGuard', 'ARPResponder', 'Classifier', 'SpoofGuard', 'UnSNAT', 'ConntrackZone',
-  'ConntrackState', 'PreRoutingClassifier', 'SessionAffinity', 'ServiceLB', 'EndpointDNAT', 'AntreaPolicyEgressRule',
-  'EgressRule', 'EgressDefaultRule', 'EgressMetric', 'L3Forwarding', 'EgressMark', 'L3DecTTL', 'SNATMark', 'SNAT',
-  'L2ForwardingCalc', 'TrafficControl', 'IngressSecurityClassifier', 'AntreaPolicyIngressRule', 'IngressRule',
-  'IngressDefaultRule', 'IngressMetric', 'ConntrackCommit', 'Output',
+/** Every table the generator can use, in Antrea's declaration order (pipeline.go newTable calls). */
+const ALL_TABLES = [
+  'PipelineRootClassifier', 'ARPSpoofGuard', 'ARPResponder', 'Classifier', 'SpoofGuard', 'IPv6', 'PipelineIPClassifier',
+  'UnSNAT', 'ConntrackZone', 'ConntrackState', 'PreRoutingClassifier', 'SessionAffinity', 'ServiceLB', 'DSRServiceMark',
+  'EndpointDNAT', 'AntreaPolicyEgressRule', 'EgressRule', 'EgressDefaultRule', 'EgressMetric', 'L3Forwarding', 'EgressMark',
+  'L3DecTTL', 'SNATMark', 'SNAT', 'L2ForwardingCalc', 'TrafficControl', 'IngressSecurityClassifier', 'AntreaPolicyIngressRule',
+  'IngressRule', 'IngressDefaultRule', 'IngressMetric', 'ConntrackCommit', 'Output', 'MulticastEgressRule',
+  'MulticastEgressMetric', 'MulticastEgressPodMetric', 'MulticastRouting', 'MulticastIngressRule', 'MulticastIngressMetric',
+  'MulticastIngressPodMetric', 'MulticastOutput',
 ] as const;
-export type Antrea2Table = (typeof ANTREA2_TABLES)[number];
+export type Antrea2Table = (typeof ALL_TABLES)[number];
 
-/** Table number → name, for the switch's Flow_Table rows. */
-export const ANTREA2_TABLE_NAMES: Readonly<Record<number, string>> = Object.fromEntries(ANTREA2_TABLES.map((n, i) => [i, n]));
-
-function t(name: Antrea2Table): number {
-  return ANTREA2_TABLES.indexOf(name);
+/** Features beyond the default ones (framework.go getRequiredTables). */
+export interface Antrea2Features {
+  /** Dual-stack Nodes: the IPv6 table and IPv6 Pod addresses. */
+  readonly ipv6?: boolean;
+  /** Multicast: PipelineIPClassifier and the multicast sub-pipeline. */
+  readonly multicast?: boolean;
+  /** LoadBalancer DSR mode: DSRServiceMark. */
+  readonly dsr?: boolean;
 }
 
-const goto = (name: Antrea2Table): string => `goto_table:${t(name)}`;
-const resubmit = (name: Antrea2Table): string => `resubmit(,${t(name)})`;
+export const ALL_FEATURES: Antrea2Features = { ipv6: true, multicast: true, dsr: true };
+
+const FEATURE_TABLES: Readonly<Record<keyof Antrea2Features, readonly Antrea2Table[]>> = {
+  ipv6: ['IPv6'],
+  multicast: ['PipelineIPClassifier', 'MulticastEgressRule', 'MulticastEgressMetric', 'MulticastEgressPodMetric', 'MulticastRouting', 'MulticastIngressRule', 'MulticastIngressMetric', 'MulticastIngressPodMetric', 'MulticastOutput'],
+  dsr: ['DSRServiceMark'],
+};
+
+/** The tables the features need, in declaration order: index = table number. */
+export function antrea2Tables(features: Antrea2Features = {}): readonly Antrea2Table[] {
+  const off = new Set((Object.keys(FEATURE_TABLES) as (keyof Antrea2Features)[]).filter((k) => !features[k]).flatMap((k) => FEATURE_TABLES[k]));
+  return ALL_TABLES.filter((n) => !off.has(n));
+}
+
+/** The tables of the default features: index = table number. */
+export const ANTREA2_TABLES = antrea2Tables();
+
+/** Table number → name, for the switch's Flow_Table rows. */
+export function antrea2TableNames(features: Antrea2Features = {}): Readonly<Record<number, string>> {
+  return Object.fromEntries(antrea2Tables(features).map((n, i) => [i, n]));
+}
+export const ANTREA2_TABLE_NAMES = antrea2TableNames();
+
+/** Numbers of the tables of one configuration, and jumps written with them. */
+class Numbering {
+  private readonly tables: readonly Antrea2Table[];
+  constructor(features: Antrea2Features) {
+    this.tables = antrea2Tables(features);
+  }
+  readonly has = (name: Antrea2Table): boolean => this.tables.includes(name);
+  readonly t = (name: Antrea2Table): number => {
+    const n = this.tables.indexOf(name);
+    if (n < 0) throw new Error(`${name} is not a table of this configuration`);
+    return n;
+  };
+  readonly goto = (name: Antrea2Table): string => `goto_table:${this.t(name)}`;
+  readonly resubmit = (name: Antrea2Table): string => `resubmit(,${this.t(name)})`;
+  /** The table after `name` in this configuration (the agent's NextTable and GetNext). */
+  readonly next = (name: Antrea2Table): Antrea2Table => this.tables[this.t(name) + 1]!;
+}
 
 export interface Antrea2Pod {
   readonly name: string;
@@ -78,7 +125,7 @@ export const SERVICES: readonly Antrea2Service[] = [
 ];
 
 /** The Endpoint flows of EndpointDNAT, one per Endpoint address and port. */
-function endpointFlows(): string[] {
+function endpointFlows({ t }: Numbering): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
   for (const s of SERVICES) {
@@ -94,7 +141,7 @@ function endpointFlows(): string[] {
   return out;
 }
 
-function serviceFlows(): string[] {
+function serviceFlows({ t, goto }: Numbering): string[] {
   const out: string[] = [];
   for (const s of SERVICES) {
     const match = `tcp,reg4=0x10000/0x70000,nw_dst=${s.ip},tp_dst=${s.port}`;
@@ -111,10 +158,12 @@ function serviceFlows(): string[] {
 }
 
 /** Service groups: hash-selected here so that ofproto/trace says which bucket it took. */
-export function antrea2Groups(): string {
+export function antrea2Groups(features: Antrea2Features = {}): string {
+  const { resubmit, next } = new Numbering(features);
   const lines: string[] = [];
-  for (const s of SERVICES) {
-    const target = s.affinity ? resubmit('ServiceLB') : resubmit('EndpointDNAT');
+  for (const s of features.dsr ? [...SERVICES, DSR_SERVICE] : SERVICES) {
+    // group.go: with affinity back to ServiceLB, else to the table after it (DSRServiceMark with DSR).
+    const target = s.affinity ? resubmit('ServiceLB') : resubmit(next('ServiceLB'));
     const buckets =
       s.endpoints.length === 0
         ? [`bucket=bucket_id:0,weight:100,actions=set_field:0x4000/0x4000->reg0,${resubmit('EndpointDNAT')}`]
@@ -131,6 +180,12 @@ export function antrea2Groups(): string {
   ] as const) {
     lines.push(`group_id=${id},type=all,bucket=bucket_id:0,actions=${resubmit(next)},bucket=bucket_id:1,actions=set_field:0x400000/0x600000->reg0,${resubmit('Output')}`);
   }
+  if (features.multicast) {
+    // multicast.go multicastReceiversGroup: local receivers through the ingress tables, a remote Node through the tunnel.
+    const local = [WEB, DB].map((p, i) => `bucket=bucket_id:${i},actions=set_field:0x200000/0x600000->reg0,set_field:${hex(p.port)}->reg1,${resubmit('MulticastIngressRule')}`);
+    const remote = `bucket=bucket_id:2,actions=set_field:0x200000/0x600000->reg0,set_field:${hex(TUNNEL.port)}->reg1,set_field:${REMOTE_NODE_IP}->tun_dst,${resubmit('MulticastOutput')}`;
+    lines.push(`group_id=${MCAST_GROUP.group},type=all,${[...local, remote].join(',')}`);
+  }
   return lines.join('\n') + '\n';
 }
 
@@ -140,7 +195,9 @@ function rulePriority(tier: number, policy: number, rule: number): number {
 }
 
 /** The flows, by table number, in add-flows syntax. */
-export function antrea2Flows(): string {
+export function antrea2Flows(features: Antrea2Features = {}): string {
+  const numbering = new Numbering(features);
+  const { t, goto, resubmit } = numbering;
   const f: string[] = [];
   const add = (table: Antrea2Table, rest: string): void => {
     f.push(`table=${t(table)},${rest}`);
@@ -166,8 +223,10 @@ export function antrea2Flows(): string {
   add('Classifier', `priority=200,in_port=${TC_TAP.port} actions=set_field:0x6/0xf->reg0,${goto('L3Forwarding')}`);
   for (const p of PODS) add('Classifier', `priority=190,in_port=${p.port} actions=set_field:0x3/0xf->reg0,set_field:0x10000000/0x10000000->reg4,${goto('SpoofGuard')}`);
   add('Classifier', 'priority=0 actions=drop');
-  add('SpoofGuard', `priority=200,ip,in_port=${GATEWAY.port} actions=${goto('UnSNAT')}`);
-  for (const p of PODS) add('SpoofGuard', `priority=200,ip,in_port=${p.port},dl_src=${p.mac},nw_src=${p.ip} actions=${goto('UnSNAT')}`);
+  // Dual-stack: IPv4 skips the IPv6 table (pipeline.go podIPSpoofGuard targetTables).
+  const ip4Next = numbering.has('IPv6') ? numbering.next('IPv6') : numbering.next('SpoofGuard');
+  add('SpoofGuard', `priority=200,ip,in_port=${GATEWAY.port} actions=${goto(ip4Next)}`);
+  for (const p of PODS) add('SpoofGuard', `priority=200,ip,in_port=${p.port},dl_src=${p.mac},nw_src=${p.ip} actions=${goto(ip4Next)}`);
   add('SpoofGuard', 'priority=0 actions=drop');
   // Conntrack.
   add('UnSNAT', `priority=200,ip,nw_dst=${VIRTUAL_SVC_IP} actions=ct(table=${t('ConntrackZone')},zone=65521,nat)`);
@@ -183,10 +242,10 @@ export function antrea2Flows(): string {
   add('PreRoutingClassifier', `priority=200,ip actions=${resubmit('SessionAffinity')},${resubmit('ServiceLB')}`);
   add('PreRoutingClassifier', `priority=0 actions=${goto('SessionAffinity')}`);
   add('SessionAffinity', 'priority=0 actions=set_field:0x10000/0x70000->reg4');
-  f.push(...serviceFlows());
+  f.push(...serviceFlows(numbering));
   add('ServiceLB', `priority=0 actions=${goto('EndpointDNAT')}`);
   add('EndpointDNAT', 'priority=200,reg0=0x4000/0x4000 actions=controller(reason=no_match,id=62373,userdata=04)');
-  f.push(...endpointFlows());
+  f.push(...endpointFlows(numbering));
   add('EndpointDNAT', `priority=190,reg4=0x20000/0x70000 actions=set_field:0x10000/0x70000->reg4,${resubmit('ServiceLB')}`);
   add('EndpointDNAT', `priority=0 actions=${goto('AntreaPolicyEgressRule')}`);
   // Antrea-native egress rules: an Emergency-tier Drop, a SecurityOps Pass, Application Allow and logged Reject.
@@ -311,11 +370,97 @@ export function antrea2Flows(): string {
   add('Output', 'priority=200,reg0=0x2400000/0xfe600000 actions=controller(reason=no_match,id=62373,userdata=01.01)');
   add('Output', 'priority=200,reg0=0x4400000/0xfe600000 actions=controller(reason=no_match,id=62373,userdata=01.02)');
   add('Output', 'priority=0 actions=drop');
+  f.push(...featureFlows(numbering, features));
   return f.map((l) => `cookie=0x1000000000000,${l}`).join('\n') + '\n';
 }
 
+/** IPv6 addresses of the gateway and Pods on a dual-stack Node. */
+const GATEWAY_V6 = 'fd00:10:10::1';
+const V6: Readonly<Record<string, string>> = { [CLIENT.name]: 'fd00:10:10::1a', [WEB.name]: 'fd00:10:10::18', [DB.name]: 'fd00:10:10::19' };
+const VIRTUAL_SVC_IP6 = 'fc01::aabb:ccdd:eeff';
+/** Multicast: a group two local Pods joined, and a remote Node with a receiver. */
+const MCAST_GROUP = { ip: '239.1.1.1', group: 30 } as const;
+/** A LoadBalancer Service in DSR mode with a remote and a local Endpoint. */
+const DSR_SERVICE: Antrea2Service = { ip: '192.168.77.150', port: 80, group: 12, endpoints: [{ ip: '10.10.1.8', remote: true }, { ip: WEB.ip, remote: false }] };
+
+/** The flows of the optional features, as pipeline.go and multicast.go build them. */
+function featureFlows(numbering: Numbering, features: Antrea2Features): string[] {
+  const { t, goto, resubmit, next } = numbering;
+  const f: string[] = [];
+  const add = (table: Antrea2Table, rest: string): void => {
+    f.push(`table=${t(table)},${rest}`);
+  };
+  if (features.ipv6) {
+    add('PipelineRootClassifier', `priority=200,ipv6 actions=${goto('Classifier')}`);
+    add('SpoofGuard', `priority=200,ipv6,in_port=${GATEWAY.port} actions=${goto('IPv6')}`);
+    for (const p of PODS) add('SpoofGuard', `priority=200,ipv6,in_port=${p.port},dl_src=${p.mac},ipv6_src=${V6[p.name]} actions=${goto('IPv6')}`);
+    // ipv6Flows: link-local sources pass; neighbour discovery and IPv6 multicast are switched normally.
+    add('SpoofGuard', `priority=200,ipv6,ipv6_src=fe80::/10 actions=${goto('IPv6')}`);
+    add('IPv6', 'priority=200,icmp6,icmp_type=135,icmp_code=0 actions=NORMAL');
+    add('IPv6', 'priority=200,icmp6,icmp_type=136,icmp_code=0 actions=NORMAL');
+    add('IPv6', 'priority=200,ipv6,ipv6_dst=ff00::/8 actions=NORMAL');
+    add('IPv6', `priority=0 actions=${goto(next('IPv6'))}`);
+    for (const dst of [VIRTUAL_SVC_IP6, GATEWAY_V6]) add('UnSNAT', `priority=200,ipv6,ipv6_dst=${dst} actions=ct(table=${t('ConntrackZone')},zone=65511,nat)`);
+    add('ConntrackZone', `priority=200,ipv6 actions=ct(table=${t('ConntrackState')},zone=65510,nat)`);
+    add('ConntrackState', 'priority=200,ct_state=+inv+trk,ipv6 actions=drop');
+    add('ConntrackState', `priority=190,ct_state=-new+trk,ct_mark=0/0x10,ipv6 actions=${goto('AntreaPolicyEgressRule')}`);
+    add('ConntrackState', `priority=190,ct_state=-new+trk,ct_mark=0x10/0x10,ipv6 actions=set_field:0x200/0x200->reg0,${goto('AntreaPolicyEgressRule')}`);
+    for (const state of ['est', 'rel']) {
+      add('AntreaPolicyEgressRule', `priority=64990,ct_state=-new+${state},ipv6 actions=${goto('EgressMetric')}`);
+      add('AntreaPolicyIngressRule', `priority=64990,ct_state=-new+${state},ipv6 actions=${goto('IngressMetric')}`);
+    }
+    add('L3Forwarding', `priority=210,ipv6,ipv6_dst=${GATEWAY_V6} actions=set_field:${GATEWAY.mac}->eth_dst,set_field:0x20/0xf0->reg0,${goto('L3DecTTL')}`);
+    add('L3Forwarding', `priority=200,ipv6,reg0=0/0x200,ipv6_dst=fd00:10:10::/64 actions=${goto('L2ForwardingCalc')}`);
+    for (const p of PODS) add('L3Forwarding', `priority=200,ipv6,reg0=0x200/0x200,ipv6_dst=${V6[p.name]} actions=set_field:${GATEWAY.mac}->eth_src,set_field:${p.mac}->eth_dst,${goto('L3DecTTL')}`);
+    add('L3DecTTL', `priority=210,ipv6,reg0=0x2/0xf actions=${goto('SNATMark')}`);
+    add('L3DecTTL', `priority=200,ipv6 actions=dec_ttl,${goto('SNATMark')}`);
+    add('ConntrackCommit', `priority=200,ct_state=+new+trk,ct_mark=0/0x20,ipv6 actions=ct(commit,table=${t('Output')},zone=65510,exec(move:NXM_NX_REG0[0..3]->NXM_NX_CT_MARK[0..3]))`);
+  }
+  if (features.multicast) {
+    // multicast.go: multicastPipelineClassifyFlow, multicastRemoteReportFlows, multicastOutputFlows,
+    // multicastSkipIGMPMetricFlows, multicastPodMetricFlows; pipeline.go: igmpEgressFlow,
+    // igmpPktInFlows, localMulticastForwardFlows, externalMulticastReceiverFlow.
+    add('Classifier', `priority=210,ip,in_port=${TUNNEL.port},nw_dst=224.0.0.0/4 actions=set_field:0x1/0xf->reg0,${goto('MulticastEgressRule')}`);
+    add('PipelineIPClassifier', `priority=210,ip,nw_dst=224.0.0.0/4 actions=${resubmit('MulticastEgressRule')}`);
+    add('PipelineIPClassifier', `priority=0 actions=${goto(next('PipelineIPClassifier'))}`);
+    add('MulticastEgressRule', `priority=64991,ip,nw_proto=2,reg0=0x3/0xf actions=${goto('MulticastRouting')}`);
+    for (const table of ['MulticastEgressRule', 'MulticastEgressMetric', 'MulticastEgressPodMetric', 'MulticastRouting', 'MulticastIngressRule', 'MulticastIngressMetric', 'MulticastIngressPodMetric'] as const) {
+      add(table, `priority=0 actions=${goto(next(table))}`);
+    }
+    add('MulticastEgressPodMetric', `priority=210,ip,nw_proto=2 actions=${goto('MulticastRouting')}`);
+    add('MulticastIngressPodMetric', `priority=210,ip,nw_proto=2 actions=${goto('MulticastOutput')}`);
+    for (const p of PODS) {
+      add('MulticastEgressPodMetric', `priority=200,ip,nw_src=${p.ip} actions=${goto('MulticastRouting')}`);
+      add('MulticastIngressPodMetric', `priority=200,ip,reg1=${hex(p.port)} actions=${goto('MulticastOutput')}`);
+    }
+    for (const source of ['0x3', '0x1']) add('MulticastRouting', `priority=210,ip,nw_proto=2,reg0=${source}/0xf actions=controller(reason=no_match,id=62373,userdata=03)`);
+    add('MulticastRouting', `priority=200,ip,nw_dst=${MCAST_GROUP.ip} actions=group:${MCAST_GROUP.group}`);
+    add('MulticastRouting', `priority=190,ip actions=output:${GATEWAY.port}`);
+    add('MulticastOutput', `priority=210,reg0=0x200001/0x60000f,reg1=${hex(GATEWAY.port)} actions=drop`);
+    add('MulticastOutput', `priority=210,reg0=0x200002/0x60000f,reg1=${hex(TUNNEL.port)} actions=drop`);
+    add('MulticastOutput', 'priority=200,reg0=0x200000/0x600000 actions=output:NXM_NX_REG1[]');
+    add('MulticastOutput', 'priority=0 actions=drop');
+  }
+  if (features.dsr) {
+    // pipeline.go: conntrackStateFlows (externally originated invalid connections back to
+    // stagePreRouting), dsrServiceMarkFlow, dsrServiceNoDNATFlows, l3FwdFlowToRemoteViaTun.
+    add('ConntrackState', `priority=210,ct_state=+inv+trk,reg4=0x8000000/0x8000000 actions=${goto('PreRoutingClassifier')}`);
+    const s = DSR_SERVICE;
+    add('ServiceLB', `priority=200,tcp,reg4=0x10000/0x70000,nw_dst=${s.ip},tp_dst=${s.port} actions=set_field:0x200/0x200->reg0,set_field:0x20000/0x70000->reg4,set_field:${hex(s.group)}->reg7,group:${s.group}`);
+    add(
+      'DSRServiceMark',
+      `priority=200,tcp,reg4=0xc000000/0xe000000,nw_dst=${s.ip},tp_dst=${s.port} actions=learn(table=${t('SessionAffinity')},idle_timeout=160,fin_idle_timeout=5,priority=210,delete_learned,cookie=0x1030000000000,eth_type=0x800,nw_proto=6,NXM_OF_TCP_SRC[],NXM_OF_TCP_DST[],NXM_OF_IP_SRC[],NXM_OF_IP_DST[],load:NXM_NX_REG4[0..15]->NXM_NX_REG4[0..15],load:0x2->NXM_NX_REG4[16..18],load:0x1->NXM_NX_REG4[25],load:NXM_NX_REG3[]->NXM_NX_REG3[]),set_field:0x2000000/0x2000000->reg4,${goto('EndpointDNAT')}`,
+    );
+    add('DSRServiceMark', `priority=190,ct_state=+inv+trk,reg4=0/0x2000000 actions=drop`);
+    add('DSRServiceMark', `priority=0 actions=${goto('EndpointDNAT')}`);
+    add('EndpointDNAT', `priority=210,ip,reg4=0x2000000/0x2000000 actions=ct(commit,table=${t('AntreaPolicyEgressRule')},zone=65520,exec(move:NXM_NX_REG0[0..3]->NXM_NX_CT_MARK[0..3]))`);
+    add('L3Forwarding', `priority=200,ip,reg3=0xa0a0100/0xffffff00,reg4=0x2000000/0x2000000 actions=set_field:${GATEWAY.mac}->eth_src,set_field:${VIRTUAL_MAC}->eth_dst,set_field:${REMOTE_NODE_IP}->tun_dst,set_field:0x10/0xf0->reg0,${goto('L3DecTTL')}`);
+  }
+  return f;
+}
+
 /** Packets that visit every part of the pipeline above: Services, policy tiers, Egress, TrafficControl. */
-export function antrea2Probes(): { readonly packet: string; readonly ctNext?: readonly string[] }[] {
+export function antrea2Probes(features: Antrea2Features = {}): { readonly packet: string; readonly ctNext?: readonly string[] }[] {
   const probes: { packet: string; ctNext?: string[] }[] = [];
   // The protocol comes first: ofproto/trace wants the prerequisites of nw_src before it.
   const from = (p: Antrea2Pod, rest: string): string => {
@@ -348,12 +493,34 @@ export function antrea2Probes(): { readonly packet: string; readonly ctNext?: re
   probes.push({ packet: `in_port=${TUNNEL.port},tcp,dl_dst=${VIRTUAL_MAC},nw_src=10.10.1.5,nw_dst=${WEB.ip},nw_ttl=64,tp_dst=80`, ctNext: ['trk,est'] });
   probes.push({ packet: `in_port=${TC_TAP.port},tcp,dl_dst=${WEB.mac},nw_src=${CLIENT.ip},nw_dst=${WEB.ip},nw_ttl=64,tp_dst=80` });
   probes.push({ packet: `in_port=${GATEWAY.port},tcp,dl_src=${GATEWAY.mac},dl_dst=${WEB.mac},nw_src=192.168.1.7,nw_dst=${WEB.ip},nw_ttl=64,tp_dst=80` });
+  if (features.ipv6) {
+    for (const q of [WEB, DB]) {
+      const packet = `in_port=${CLIENT.port},tcp6,dl_src=${CLIENT.mac},dl_dst=${q.mac},ipv6_src=${V6[CLIENT.name]},ipv6_dst=${V6[q.name]},nw_ttl=64,tp_dst=80`;
+      probes.push({ packet }, { packet, ctNext: ['trk,new'] }, { packet, ctNext: ['trk,est'] });
+    }
+    probes.push({ packet: `in_port=${CLIENT.port},icmp6,dl_src=${CLIENT.mac},ipv6_src=${V6[CLIENT.name]},ipv6_dst=ff02::1:ff00:18,icmp_type=135,icmp_code=0,nd_target=${V6[WEB.name]}` });
+    probes.push({ packet: `in_port=${CLIENT.port},tcp6,dl_src=00:00:00:00:00:01,ipv6_src=${V6[CLIENT.name]},ipv6_dst=${V6[WEB.name]},tp_dst=80` });
+  }
+  if (features.multicast) {
+    for (const dst of [MCAST_GROUP.ip, '239.2.2.2']) {
+      probes.push({ packet: `in_port=${CLIENT.port},udp,dl_src=${CLIENT.mac},nw_src=${CLIENT.ip},nw_dst=${dst},nw_ttl=64,udp_dst=5000` });
+      probes.push({ packet: `in_port=${TUNNEL.port},udp,nw_src=10.10.1.5,nw_dst=${dst},nw_ttl=64,udp_dst=5000` });
+    }
+    probes.push({ packet: `in_port=${CLIENT.port},ip,nw_proto=2,dl_src=${CLIENT.mac},nw_src=${CLIENT.ip},nw_dst=224.0.0.22` });
+  }
+  if (features.dsr) {
+    for (const sport of [1000, 2000, 3000, 4000]) {
+      const packet = `in_port=${GATEWAY.port},tcp,dl_src=${GATEWAY.mac},dl_dst=${GATEWAY.mac},nw_src=192.168.1.7,nw_dst=${DSR_SERVICE.ip},nw_ttl=64,tp_src=${sport},tp_dst=${DSR_SERVICE.port}`;
+      probes.push({ packet }, { packet, ctNext: ['trk,new', 'trk,new', 'trk,new'] }, { packet, ctNext: ['trk,inv', 'trk,inv', 'trk,inv'] });
+    }
+  }
   return probes;
 }
 
 /** The flows with their tables written by name, as `ovs-ofctl --names` prints them from the switch. */
-export function antrea2NamedFlows(flows = antrea2Flows()): string {
-  const name = (n: string): string => ANTREA2_TABLES[Number(n)]!;
+export function antrea2NamedFlows(flows = antrea2Flows(), features: Antrea2Features = {}): string {
+  const tables = antrea2Tables(features);
+  const name = (n: string): string => tables[Number(n)]!;
   return flows
     .replace(/\btable=(\d+)/g, (_m, n: string) => `table=${name(n)}`)
     .replace(/goto_table:(\d+)/g, (_m, n: string) => `goto_table:${name(n)}`)
