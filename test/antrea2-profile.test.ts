@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ANTREA2_TABLES, type Antrea2Table, antrea2Groups, antrea2NamedFlows } from './support/antrea2-pipeline.ts';
+import { ALL_FEATURES, ANTREA2_TABLES, type Antrea2Table, antrea2Flows, antrea2Groups, antrea2NamedFlows, antrea2Tables } from './support/antrea2-pipeline.ts';
 import { agentText, tarGz } from './support/bundle.ts';
 import { runCli } from './support/cli.ts';
 import { repoRoot, sharedDir } from './support/paths.ts';
@@ -51,9 +51,10 @@ test('an excerpt of a --names dump is numbered by its numbered references (the r
     wanted.map((t) => [t, numbers.get(t)]),
     wanted.map((t) => [t, ANTREA2_TABLES.indexOf(t as Antrea2Table)]),
   );
-  // Without any numbered reference the excerpt's tables are numbered densely, as a whole dump's are.
+  // Without any numbered reference the excerpt's tables, and those its flows jump to (EgressRule,
+  // EgressMetric, IngressSecurityClassifier), are numbered densely, as a whole dump's are.
   const alone = await tablesOf(['-'], excerpt.replace(/,set_field:0x[0-9a-f]+\/0xff->reg2/g, '').replace(/,group:\d+/g, ''));
-  assert.deepEqual(wanted.map((t) => alone.tables.find((x) => x.name === t)?.number), [0, 1, 2, 3, 4]);
+  assert.deepEqual(wanted.map((t) => alone.tables.find((x) => x.name === t)?.number), [0, 1, 2, 5, 8]);
 });
 
 test('tables of features that are off (IPv4, Multicast, DSR, TrafficControl, ExternalNode, …) are never missing', async () => {
@@ -61,6 +62,11 @@ test('tables of features that are off (IPv4, Multicast, DSR, TrafficControl, Ext
     const j = await tablesOf([corpus(name)]);
     assert.deepEqual(j.missing, [], name);
   }
+  // The generated pipeline with dual-stack, Multicast and DSR: every table numbered as the agent numbers it, none missing.
+  const all = await tablesOf(['-'], `${antrea2NamedFlows(antrea2Flows(ALL_FEATURES), ALL_FEATURES)}\n${antrea2Groups(ALL_FEATURES)}`);
+  assert.deepEqual(all.missing, []);
+  const numbers = new Map(all.tables.map((t) => [t.name, t.number]));
+  for (const [i, name] of antrea2Tables(ALL_FEATURES).entries()) assert.equal(numbers.get(name), i, name);
   // A table every configuration has still is.
   const without = antrea2NamedFlows()
     .split('\n')
@@ -93,6 +99,13 @@ test('the release is narrowed by the flows that changed between releases, not ta
   const v114 = v115.replace(/priority=200,ct_state=\+trk,ip,(tun_dst|in_port)=/g, 'priority=200,ct_state=+new+trk,ip,$1=');
   assert.notEqual(v114, v115);
   assert.equal(await releaseLine(v114), 'releases 1.13–1.14, read as 1.14');
+});
+
+test('a multicast group a flow hands to a group is no Service address', async () => {
+  const r = await runCli(['show', '-', '-T', 'MulticastRouting'], { stdin: antrea2NamedFlows(antrea2Flows(ALL_FEATURES), ALL_FEATURES) });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /IPv4, to 239\.1\.1\.1 \(in IPv4 multicast 224\.0\.0\.0\/4\): hand it to group 30\n/);
+  assert.doesNotMatch(r.stdout, /239\.1\.1\.1 \(Service address\)/);
 });
 
 test('check\'s heading and bundle\'s PROFILE column give the release range the evidence leaves open, as show does', async () => {
@@ -167,6 +180,7 @@ test('Antrea-native rules that reject, pass to the next tier or are logged say s
 test('every flow of the generated 2.x pipeline and of Antrea\'s pipeline tests fits a pattern', async () => {
   for (const [label, stdin] of [
     ['generated', antrea2NamedFlows()],
+    ['generated with dual-stack, Multicast and DSR', `${antrea2NamedFlows(antrea2Flows(ALL_FEATURES), ALL_FEATURES)}\n${antrea2Groups(ALL_FEATURES)}`],
     ...['ipv4-encap', 'ipv4-encap-egresstrafficshaping', 'ipv4-externalnode', 'ipv4-noencap-bridging', 'ipv6-encap'].map((n) => [n, readFileSync(corpus(`antrea-pipeline_test-${n}.txt`), 'utf8')]),
   ] as const) {
     const r = await runCli(['show', '-'], { stdin });

@@ -877,7 +877,7 @@ const TABLES: readonly TableSpec[] = [
     next: ['MulticastIngressRule'],
     // pipeline.go (featureMulticast igmpPktInFlows, localMulticastForwardFlows, externalMulticastReceiverFlow).
     patterns: [
-      { match: 'ip,nw_proto=2', actions: ['controller'], meaning: 'IGMP from {reg.PktSource} goes to the Antrea agent, which learns the members of each group.' },
+      { match: 'ip,nw_proto=2', actions: ['controller'], meaning: 'IGMP ({reg.PktSource}) goes to the Antrea agent, which learns the members of each group.' },
       { match: 'ip', actions: ['output'], meaning: 'Multicast for groups without local receivers leaves on {output} for receivers outside the cluster network.' },
       {
         match: 'ip',
@@ -918,7 +918,7 @@ const TABLES: readonly TableSpec[] = [
     // multicast.go (multicastSkipIGMPMetricFlows, multicastPodMetricFlows).
     patterns: [
       { match: 'ip,nw_proto=2', meaning: 'IGMP is not counted; it continues in {next}.' },
-      { match: 'ip', fields: ['reg1'], meaning: 'Multicast for the receiver on {reg.TargetOFPort} is counted here; it continues in {next}.' },
+      { match: 'ip', fields: ['reg1'], meaning: 'Multicast for the receiver on port {reg.TargetOFPort} is counted here; it continues in {next}.' },
     ],
   },
   {
@@ -931,7 +931,7 @@ const TABLES: readonly TableSpec[] = [
     next: [],
     // multicast.go (multicastOutputFlows): in encap mode a copy never goes back between tunnel and gateway.
     patterns: [
-      { match: 'reg0=0x200000/0x600000', fields: ['reg1'], actions: ['drop'], meaning: 'A copy from {reg.PktSource} that would leave on {reg.TargetOFPort} is dropped: the sending Node already delivered it there.' },
+      { match: 'reg0=0x200000/0x600000', fields: ['reg1'], actions: ['drop'], meaning: 'A copy ({reg.PktSource}) that would leave on port {reg.TargetOFPort} is dropped: the sending Node already delivered it there.' },
       { match: '', actions: ['output'], meaning: 'The multicast copy leaves on {output}.' },
     ],
   },
@@ -1073,6 +1073,12 @@ export const antrea: Profile = {
       type: 'select',
       bucketActions: ['set:reg3', 'set:reg4', 'goto:ServiceLB'],
       meaning: 'Endpoints of a Service with ClientIP affinity: the chosen Endpoint is loaded and ServiceLB learns it.',
+    },
+    {
+      type: 'select',
+      since: '1.13',
+      bucketActions: ['set:reg3', 'set:reg4', 'goto:DSRServiceMark'],
+      meaning: 'Endpoints of a Service with DSR enabled: each bucket loads one Endpoint and continues in DSRServiceMark (group.go, ServiceLB.GetNext()).',
     },
     {
       type: 'select',

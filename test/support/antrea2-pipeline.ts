@@ -498,7 +498,7 @@ export function antrea2Probes(features: Antrea2Features = {}): { readonly packet
       const packet = `in_port=${CLIENT.port},tcp6,dl_src=${CLIENT.mac},dl_dst=${q.mac},ipv6_src=${V6[CLIENT.name]},ipv6_dst=${V6[q.name]},nw_ttl=64,tp_dst=80`;
       probes.push({ packet }, { packet, ctNext: ['trk,new'] }, { packet, ctNext: ['trk,est'] });
     }
-    probes.push({ packet: `in_port=${CLIENT.port},icmp6,dl_src=${CLIENT.mac},ipv6_src=${V6[CLIENT.name]},ipv6_dst=ff02::1:ff00:18,icmp_type=135,icmp_code=0,nd_target=${V6[WEB.name]}` });
+    probes.push({ packet: `in_port=${CLIENT.port},icmp6,dl_src=${CLIENT.mac},ipv6_src=${V6[CLIENT.name]},ipv6_dst=ff02::1:ff00:18,icmpv6_type=135,icmpv6_code=0,nd_target=${V6[WEB.name]}` });
     probes.push({ packet: `in_port=${CLIENT.port},tcp6,dl_src=00:00:00:00:00:01,ipv6_src=${V6[CLIENT.name]},ipv6_dst=${V6[WEB.name]},tp_dst=80` });
   }
   if (features.multicast) {
