@@ -4,7 +4,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { matchKey } from '../src/model/match.ts';
 import { parseDump } from '../src/syntax/reader.ts';
-import { RecurringParts } from '../src/syntax/recurring.ts';
 import { corpusDir } from './support/paths.ts';
 
 // The reader shares the match and the action list of lines that repeat them verbatim. These tests
@@ -110,30 +109,4 @@ test('matches that differ only in their last address each hold their own address
       ['eth_type=800/ffff', 'ip_src=a000004/fffffffe'],
     ],
   );
-});
-
-test('a dump read with the lines of another reads as it reads alone, counters, tables and problems its own', () => {
-  const dump = (lines: readonly string[]): string => lines.map((l) => ` ${l}`).join('\n');
-  const first = dump([
-    'cookie=0x1, duration=5.1s, table=0, n_packets=3, n_bytes=180, priority=200,ip,nw_src=10.0.0.1 actions=goto_table:1',
-    'cookie=0x1, duration=5.1s, table=1, n_packets=0, n_bytes=0, priority=10,tcp,tp_dst=80 actions=ct(commit,table=2,zone=65520,nat(dst=10.96.0.1:8080))',
-    'cookie=0x1, duration=5.1s, table=1, n_packets=0, n_bytes=0, priority=10,tcp,nw_src=10.0.0.1,nw_src=10.0.0.2 actions=drop',
-    'cookie=0x1, duration=5.1s, table=2, n_packets=0, n_bytes=0, idle_timeout=5, priority=1,send_flow_rem actions=drop',
-    'cookie=0x1, duration=5.1s, table=2, n_packets=0, n_bytes=0, priority=1,n_packets=7 actions=drop',
-  ]);
-  // The same lines with other counters, in other tables and under other cookies, and one that now fails.
-  const second = dump([
-    'cookie=0x2, duration=9.9s, table=3, n_packets=8, n_bytes=480, priority=200,ip,nw_src=10.0.0.1 actions=goto_table:1',
-    'cookie=0x2, duration=9.9s, table=1, n_packets=1, n_bytes=60, priority=10,tcp,tp_dst=80 actions=ct(commit,table=2,zone=65520,nat(dst=10.96.0.1:8080))',
-    'cookie=0x2, duration=9.9s, table=1, n_packets=1, n_bytes=60, priority=10,tcp,nw_src=10.0.0.1,nw_src=10.0.0.2 actions=drop',
-    'cookie=0x2, duration=9.9s, table=2, n_packets=1, n_bytes=60, idle_timeout=5, priority=1,send_flow_rem actions=drop',
-    'cookie=0x2, duration=9.9s, table=2, n_packets=1, n_bytes=60, priority=1,n_packets=7 actions=drop',
-    'cookie=0x2, duration=9.9s, table=2, n_packets=1, n_bytes=60, priority=1,ip actions=goto_table:1,bad',
-  ]);
-  const shared = new RecurringParts({ lines: true });
-  const before = parseDump(first, { file: 'a', shared });
-  assert.deepEqual(before.diagnostics.map((d) => d.message), ['field nw_src set multiple times']);
-  const read = (r: ReturnType<typeof parseDump>) => ({ flows: r.flows, diagnostics: r.diagnostics, badLines: r.badLines });
-  assert.deepEqual(read(parseDump(second, { file: 'b', shared })), read(parseDump(second, { file: 'b' })));
-  assert.ok(shared.lines !== undefined && shared.lines.size === 3, 'only the clean lines that give no statistic again are kept');
 });

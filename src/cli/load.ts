@@ -16,7 +16,6 @@ import { type NodeDump, readNode } from '../sources/node-dump.ts';
 import { type ParsedFiles, parseFiles, type ParseFilesOptions } from '../sources/parse-files.ts';
 import { mergePortMaps, readPortDescriptions } from '../sources/port-map.ts';
 import type { ParseResult } from '../syntax/reader.ts';
-import type { RecurringParts } from '../syntax/recurring.ts';
 import { emptyInputReason, inputLabel, readInput, readInputBytes, readSpecialFile, readStdin } from './input.ts';
 import { INPUT_OPTIONS_HEADING } from './help-groups.ts';
 import { LARGE_INPUT_CHARS, Progress } from './progress.ts';
@@ -32,8 +31,6 @@ export interface LoadOptions {
   readonly portMap?: PortMap;
   /** Diagnostics shown per file (DEFAULT_MAX_DIAGNOSTICS unless given). */
   readonly maxErrors?: number;
-  /** Parts read in other dumps without port names, shared with this one (two dumps compared). */
-  readonly shared?: RecurringParts;
 }
 
 /** The options `addInputOptions` declares, as commander hands them to the action. */
@@ -239,7 +236,7 @@ export async function loadFromOptions(inputs: readonly string[], opts: InputCliO
   const load = { ...options, ...(opts.strict === undefined ? {} : { strict: opts.strict }), ...(opts.maxErrors === undefined ? {} : { maxErrors: opts.maxErrors }) };
   try {
     const maps = [options.portMap, opts.ports === undefined ? undefined : await readPortsOption(opts.ports, io)].filter((m): m is PortMap => m !== undefined);
-    const parseOptions = { ...(maps.length === 0 ? {} : { portMap: mergePortMaps(maps) }), ...(options.shared ? { shared: options.shared } : {}) };
+    const parseOptions = maps.length === 0 ? {} : { portMap: mergePortMaps(maps) };
 
     let node: NodeSource | undefined;
     let source: string | undefined;

@@ -9,7 +9,6 @@ import type { Flow, Group } from '../model/flow.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import type { PortMap } from '../model/ports.ts';
 import { type ParseResult, parseDump } from '../syntax/reader.ts';
-import type { RecurringParts } from '../syntax/recurring.ts';
 import { readTableResubmits } from '../syntax/table-resubmits.ts';
 import { antctlFlowsText } from './antctl.ts';
 import type { NodeFile } from './node.ts';
@@ -64,8 +63,6 @@ function shown(label: string): string {
 
 export interface ParseFilesOptions {
   readonly portMap?: PortMap;
-  /** Parts read in other dumps without port names (see ParseOptions.shared). */
-  readonly shared?: RecurringParts;
   /** Port descriptions only (`ovsports`, whose trimmed detail lines are no dump lines). */
   readonly portFiles?: readonly NodeFile[];
   /** Told now and then how far the reading of all the files is, in characters. */
@@ -98,7 +95,6 @@ export function parseFiles(files: readonly NodeFile[], options: ParseFilesOption
     const r = parseDump(antctlFlowsText(f.text) ?? f.text, {
       file: f.label,
       ...(ports.size > 0 ? { portMap: ports } : {}),
-      ...(options.shared ? { shared: options.shared } : {}),
       ...(progress ? { onProgress: progress } : {}),
     });
     const readSomething = r.flows.length > 0 || r.groups.length > 0 || r.ports.size > 0 || r.protocols.length > 0;

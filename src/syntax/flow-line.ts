@@ -17,7 +17,7 @@ import { FlowChecker } from './consistency.ts';
 import { bigintOf, NO_FLAGS, tableRefOf } from './interned.ts';
 import { buildMatch } from './match.ts';
 import { DecimalRun, decimalAt, plainNumberAt, smallUintAt, uintAt } from './numbers.ts';
-import type { LineReading, RecurringParts } from './recurring.ts';
+import type { RecurringParts } from './recurring.ts';
 import { isSeparator, KeyValueCursor, skipQuoted, unquoteName } from './tokens.ts';
 
 export interface FlowLineContext {
@@ -72,8 +72,6 @@ interface Header {
   flags: readonly FlowFlag[];
   /** Present once the line has shown a statistic, even an unreadable one. */
   stats: { -readonly [K in keyof FlowStats]: FlowStats[K] } | undefined;
-  /** A table, cookie or statistic was given after the printed statistics too. */
-  restatesStats: boolean;
 }
 
 /** The keys a flow line may hold besides its match, flags aside. */
@@ -187,7 +185,6 @@ const digits = new DecimalRun();
 function takeFlowKey(text: string, c: KeyValueCursor, h: Header, sink: ProblemSink): boolean {
   const key = flowKeyOf(c);
   if (key === undefined) return takeFlag(c, h);
-  if (key !== 'priority' && key !== 'idle_timeout' && key !== 'hard_timeout' && key !== 'importance' && key !== 'buf' && key !== 'out_port') h.restatesStats = true;
   switch (key) {
     case 'table': {
       const n = decimalAt(text, c.valueOffset, c.valueEnd);
@@ -349,13 +346,9 @@ export function parseFlowLine(text: string, file: string, line: number, ctx: Flo
     sink.error('must specify an action', Math.max(0, text.length - 1));
     return undefined;
   }
-  const h: Header = { table: TABLE_0, priority: DEFAULT_PRIORITY, cookie: 0n, idleTimeout: 0, hardTimeout: 0, importance: 0, flags: NO_FLAGS, stats: undefined, restatesStats: false };
+  const h: Header = { table: TABLE_0, priority: DEFAULT_PRIORITY, cookie: 0n, idleTimeout: 0, hardTimeout: 0, importance: 0, flags: NO_FLAGS, stats: undefined };
   // Flow-level keys lead the line in every layout ovs-ofctl prints; the match follows.
   const statsEnd = readPrintedStats(text, h);
-  const lines = statsEnd > 0 ? ctx.recurring?.lines : undefined;
-  const rest = lines && text.slice(statsEnd);
-  const known = rest === undefined ? undefined : lines?.get(rest);
-  if (known) return flowOf(h, known, { file, line, text, statsEnd });
   const cursor = new KeyValueCursor(text, readPlainPriority(text, statsEnd, keyword, h), keyword);
   let inMatch = false;
   while (cursor.next()) {
@@ -370,10 +363,7 @@ export function parseFlowLine(text: string, file: string, line: number, ctx: Flo
   const { actions } = acts;
   if (sink.problems.length > 0 && sink.hasErrors) return undefined;
   if (read.fresh || acts.checked !== false) check(text, keyword, read, acts, ctx);
-  const reading: LineReading = { priority: h.priority, match, actions, idleTimeout: h.idleTimeout, hardTimeout: h.hardTimeout, importance: h.importance, flags: h.flags };
-  // A line read clean says the same wherever it is met again, whatever its counters.
-  if (rest !== undefined && sink.problems.length === 0 && !h.restatesStats) lines?.set(rest, reading);
-  return flowOf(h, reading, { file, line, text, statsEnd });
+  return flowOf(h, match, actions, { file, line, text, statsEnd });
 }
 
 /** Checks the actions against the match, and the match itself when it is fresh; shares what proves clean. */
@@ -394,10 +384,8 @@ function check(text: string, keyword: number, read: ReadMatch, acts: ReadActions
   if (acts.key !== undefined) recurring?.actions.set(acts.key, { actions: acts.actions, checked });
 }
 
-/** The flow of a line: its table, cookie and counters from `h`, the rest from `reading`. */
-function flowOf(h: Header, reading: LineReading, origin: Origin): Flow {
-  const { table, cookie, stats } = h;
-  const { priority, match, actions, idleTimeout, hardTimeout, importance, flags } = reading;
+function flowOf(h: Header, match: Match, actions: readonly Action[], origin: Origin): Flow {
+  const { table, priority, cookie, idleTimeout, hardTimeout, importance, flags, stats } = h;
   return stats
     ? { table, priority, cookie, match, actions, idleTimeout, hardTimeout, importance, flags, stats, origin }
     : { table, priority, cookie, match, actions, idleTimeout, hardTimeout, importance, flags, origin };

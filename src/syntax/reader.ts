@@ -20,11 +20,6 @@ export interface ParseOptions {
   readonly file: string;
   /** Port numbers ↔ names known from elsewhere (a bundle's ovsports, `dump-ports-desc`). */
   readonly portMap?: PortMap;
-  /**
-   * Parts read in other dumps without port names, to share while this one names none: another
-   * dump of the same switch repeats most of its lines.
-   */
-  readonly shared?: RecurringParts;
   /** Told now and then how far the reading is, in lines: for a progress display. */
   readonly onProgress?: (lines: number, of: number) => void;
 }
@@ -88,7 +83,7 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
   const sink = new ProblemSink();
   // Port names change how later lines read: with each, the context and what it has cached start anew.
   const freshContext = (): FlowLineContext =>
-    ports.size > 0 ? { sink, portMap: ports, recurring: new RecurringParts() } : { sink, recurring: options.shared ?? new RecurringParts() };
+    ports.size > 0 ? { sink, portMap: ports, recurring: new RecurringParts() } : { sink, recurring: new RecurringParts() };
   let context = freshContext();
   let inHexDump = false;
   let selectionHidden = false;

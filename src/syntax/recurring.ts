@@ -6,7 +6,7 @@
  * port names change how both parts read, a set of recurring parts serves one port map only.
  */
 import type { Action } from '../model/actions.ts';
-import type { FlowFlag, Match } from '../model/flow.ts';
+import type { Match } from '../model/flow.ts';
 import type { AddressTemplate } from './address-variants.ts';
 
 /** An action list and whether flows holding it need their actions checked against their match. */
@@ -15,29 +15,7 @@ export interface SharedActions {
   readonly checked: boolean;
 }
 
-/** What a dump line says after its printed statistics, read clean: all of the flow but its table, cookie and counters. */
-export interface LineReading {
-  readonly priority: number;
-  readonly match: Match;
-  readonly actions: readonly Action[];
-  readonly idleTimeout: number;
-  readonly hardTimeout: number;
-  readonly importance: number;
-  readonly flags: readonly FlowFlag[];
-}
-
 export class RecurringParts {
-  /**
-   * Whole lines by their text after the printed statistics, kept only when asked for: two dumps
-   * of one switch (a diff) hold the same lines with other counters, while one dump seldom repeats
-   * a line, and a million-flow dump would hold a million of them for nothing.
-   */
-  readonly lines: Map<string, LineReading> | undefined;
-
-  constructor({ lines = false }: { readonly lines?: boolean } = {}) {
-    this.lines = lines ? new Map() : undefined;
-  }
-
   /** By the match text (from the first match element up to `actions=`). */
   readonly matches = new Map<string, Match>();
   /** Matches that end in an IPv4 address, by the match text before that address. */

@@ -12,7 +12,6 @@ import type { OfVersion } from '../../model/openflow.ts';
 import { parseOfVersion } from '../../model/openflow.ts';
 import { type DiffStyle, dumpsVersion } from '../../render/diff.ts';
 import type { ParseResult } from '../../syntax/reader.ts';
-import { RecurringParts } from '../../syntax/recurring.ts';
 import { stdoutChalk } from '../color.ts';
 import { type Io, UserError } from '../io.ts';
 import { addInputOptions, type InputCliOptions, isBundleInput, type LoadedDump, loadFromOptions, readPortsOption } from '../load.ts';
@@ -148,9 +147,7 @@ export async function loadSides(sides: readonly Side[], opts: CompareCliOptions,
   ]);
   const ports = maps.length === 0 ? undefined : mergePortMaps(maps);
   const dumps: LoadedDump[] = [];
-  // Dumps of one switch repeat most of their lines: each distinct line is read once for all sides.
-  const shared = new RecurringParts({ lines: true });
-  for (const side of sides) dumps.push(await loadFromOptions(side.inputs, side.opts, io, ports ? { portMap: ports, shared } : { shared }));
+  for (const side of sides) dumps.push(await loadFromOptions(side.inputs, side.opts, io, ports ? { portMap: ports } : {}));
   const labels = dumps.map((d) => d.sources.map(inputLabel).join(', '));
   return ports ? { dumps, ports, labels } : { dumps, labels };
 }
