@@ -38,6 +38,14 @@ test('a --names dump of the flexible pipeline gets the numbers the agent gave it
   assert.deepEqual([docNumbers.get('PipelineRootClassifier'), docNumbers.get('NodePortMark'), docNumbers.get('EndpointDNAT'), docNumbers.get('TrafficControl'), docNumbers.get('Output')], [0, 9, 12, 23, 30]);
 });
 
+test('a numbered dump of the flexible pipeline with TrafficControl on names its tables as the agent did', async () => {
+  const j = await tablesOf(['-'], antrea2Flows());
+  assert.deepEqual(
+    j.tables.map((t) => [t.number, t.name]),
+    ANTREA2_TABLES.map((name, i) => [i, name]),
+  );
+});
+
 test('an excerpt of a --names dump is numbered by its numbered references (the rule\'s own table in reg2, the groups\' resubmit(,N)), not by its own tables alone', async () => {
   const wanted = ['ServiceLB', 'EndpointDNAT', 'AntreaPolicyEgressRule', 'TrafficControl', 'Output'];
   const excerpt = antrea2NamedFlows()

@@ -1001,6 +1001,18 @@ export const antrea: Profile = {
         'IngressRule', 'IngressDefaultRule', 'IngressMetric', 'ConntrackCommit', 'Output',
       ],
     },
+    // TrafficControl's table is declared right after L2ForwardingCalc (pkg/agent/openflow/pipeline.go, v2.4.0).
+    {
+      id: 'ipv4-trafficcontrol',
+      description: 'the default configuration with TrafficControl or L7NetworkPolicy (its table after L2ForwardingCalc)',
+      tables: [
+        'PipelineRootClassifier', 'ARPSpoofGuard', 'ARPResponder', 'Classifier', 'SpoofGuard', 'UnSNAT', 'ConntrackZone',
+        'ConntrackState', 'PreRoutingClassifier', 'SessionAffinity', 'ServiceLB', 'EndpointDNAT', 'AntreaPolicyEgressRule',
+        'EgressRule', 'EgressDefaultRule', 'EgressMetric', 'L3Forwarding', 'EgressMark', 'L3DecTTL', 'SNATMark', 'SNAT',
+        'L2ForwardingCalc', 'TrafficControl', 'IngressSecurityClassifier', 'AntreaPolicyIngressRule', 'IngressRule',
+        'IngressDefaultRule', 'IngressMetric', 'ConntrackCommit', 'Output',
+      ],
+    },
     {
       id: 'ipv4-multicast',
       description: 'the default configuration with Multicast',
