@@ -12,7 +12,7 @@ import type { Flow, MatchField } from '../model/flow.ts';
 import { portNameOnly } from '../model/match.ts';
 import { fullMask } from '../syntax/field-value.ts';
 import { type ClauseFlow, compareEntries, exactKey, intervalOf, type SingleEntry, type ValueKey } from './clause-shape.ts';
-import { minOf } from '../model/append.ts';
+import { minOf, pushTo } from '../model/append.ts';
 
 export interface OverlapSubject {
   /** Clause flows by dimension; every dimension non-empty. */
@@ -218,9 +218,7 @@ function commonPacket(dims: readonly (readonly ClauseFlow[])[], simple: (d: read
       generic.push(d);
       continue;
     }
-    const list = byStorage.get(s.storage);
-    if (list) list.push(s);
-    else byStorage.set(s.storage, [s]);
+    pushTo(byStorage, s.storage, s);
   }
   // Fields whose smallest dimension is small first: most pairs that do not overlap fail there, cheaply.
   const fields = sortedSmall([...byStorage.values()].map((g) => ({ g, min: minOf(g.map(sizeOf)) })), (a, b) => a.min - b.min);
@@ -308,9 +306,7 @@ export function findOverlaps<S extends OverlapSubject>(group: readonly S[], limi
     if (!values) unpinned.push(s);
     else
       for (const v of values.keys()) {
-        const list = byValue.get(v);
-        if (list) list.push(s);
-        else byValue.set(v, [s]);
+        pushTo(byValue, v, s);
       }
   }
 

@@ -8,6 +8,7 @@
  * Everything is built from one pass over the flows plus hash lookups, so a dump of a million
  * flows is explained in seconds.
  */
+import { pushTo } from '../model/append.ts';
 import type { FieldDef } from '../model/fields.ts';
 import { type Flow, type Match, packetTotal } from '../model/flow.ts';
 import { matchCovers, matchesPacket } from '../model/match.ts';
@@ -167,9 +168,7 @@ class CoverIndex {
       if (!g) this.groups.set(sig, (g = { fields, top: f.priority, byKey: new Map() }));
       const byStorage = new Map(f.match.fields.map((e) => [e.field.storage, e]));
       const key = fields.map((x) => valueKey(byStorage.get(x.storage)!, x.mask)).join(',');
-      const list = g.byKey.get(key);
-      if (list) list.push(f);
-      else g.byKey.set(key, [f]);
+      pushTo(g.byKey, key, f);
     }
   }
 

@@ -6,6 +6,7 @@
  * pipeline profile has to beat.
  */
 import type { Action } from '../model/actions.ts';
+import { pushTo } from '../model/append.ts';
 import { fieldByName } from '../model/fields.ts';
 import type { Flow, Group } from '../model/flow.ts';
 import { matchCovers } from '../model/match.ts';
@@ -147,9 +148,7 @@ function byTableNumber(flows: readonly Flow[]): Map<number, Flow[]> {
   const out = new Map<number, Flow[]>();
   for (const f of flows) {
     if (f.table.kind !== 'number') continue;
-    const list = out.get(f.table.number);
-    if (list) list.push(f);
-    else out.set(f.table.number, [f]);
+    pushTo(out, f.table.number, f);
   }
   return out;
 }

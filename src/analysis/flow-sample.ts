@@ -3,6 +3,7 @@
  * which release and layout, who the addresses belong to) without reading a million-flow dump
  * whole. Tables no larger than the cap are kept entire, so small dumps are judged on every flow.
  */
+import { pushTo } from '../model/append.ts';
 import type { Flow } from '../model/flow.ts';
 import { tableKey } from '../model/pipeline.ts';
 
@@ -17,9 +18,7 @@ export function sampleFlows(flows: readonly Flow[], perTable = SAMPLE_PER_TABLE)
   const byTable = new Map<string, Flow[]>();
   for (const f of flows) {
     const key = tableKey(f.table);
-    const list = byTable.get(key);
-    if (list) list.push(f);
-    else byTable.set(key, [f]);
+    pushTo(byTable, key, f);
   }
   if ([...byTable.values()].every((l) => l.length <= perTable)) return flows;
   const out: Flow[] = [];

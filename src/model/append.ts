@@ -6,6 +6,13 @@ export function append<T>(target: T[], items: readonly T[]): void {
   for (const item of items) target.push(item);
 }
 
+/** Adds `value` to the list kept under `key`, starting the list when it is the first. */
+export function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
 /** The least of the numbers (Infinity for none), as Math.min would say. */
 export function minOf(values: Iterable<number>): number {
   let min = Number.POSITIVE_INFINITY;

@@ -4,6 +4,7 @@
  * never act. The conjunction analysis sees two halves (clauses without a conj_id flow, a conj_id
  * flow without clauses); this check reports them as the one defect they are.
  */
+import { pushTo } from '../../model/append.ts';
 import { tableKey } from '../../model/pipeline.ts';
 import type { TableRef } from '../../model/tables.ts';
 import type { Conjunction } from '../conjunctions.ts';
@@ -21,9 +22,7 @@ export function findConjunctionTables(conjunctions: readonly Conjunction[]): Con
   for (const c of conjunctions) {
     const into = c.problems.some((p) => p.kind === 'no-action-flow') ? clausesOnly : c.problems.some((p) => p.kind === 'orphan-action-flow') ? actionOnly : undefined;
     if (!into) continue;
-    const list = into.get(c.id);
-    if (list) list.push(c);
-    else into.set(c.id, [c]);
+    pushTo(into, c.id, c);
   }
   const halves = new Set<Conjunction>();
   const findings: Finding[] = [];

@@ -8,6 +8,7 @@
  *   (its port matched together with its source address) when other Pods have one.
  */
 import type { Action } from '../../model/actions.ts';
+import { pushTo } from '../../model/append.ts';
 import { fieldByName, type FieldDef } from '../../model/fields.ts';
 import type { Flow, MatchField } from '../../model/flow.ts';
 import { type Pipeline, tableKey } from '../../model/pipeline.ts';
@@ -42,12 +43,6 @@ function writes(actions: readonly Action[], field: FieldDef): bigint | undefined
 
 function ipText(v: bigint): string {
   return formatIpv4Masked(v, FULL32);
-}
-
-function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
 }
 
 /** What the IP routes of one destination prefix lead to. */
@@ -158,11 +153,11 @@ export class NodeFacts {
       if (((f === F.ipSrc || f === F.arpSpa) && e.mask === FULL32) || (f === F.ipv6Src && e.mask === FULL128)) sourcePinned = true;
     }
     const via = writes(actions, F.tunDst);
-    if (via !== undefined) push(this.tunnelSetters, via, flow);
+    if (via !== undefined) pushTo(this.tunnelSetters, via, flow);
     if (ipDst && flow.actions.length > 0) this.routes.add(ipDst, via);
     if (arpTpa && (via !== undefined || (arpTpa.mask === FULL32 && actions.some((a) => a.kind === 'set_field' && a.field === F.arpOp && a.value === 2n)))) this.arpFlows.push({ flow, tpa: arpTpa, tunnelled: via });
     if (port !== undefined) {
-      push(this.byInPort, port, flow);
+      pushTo(this.byInPort, port, flow);
       if (sourcePinned) this.guarded.add(port);
     }
     if (ethDst?.mask === FULL48 || ipDst?.mask === FULL32) {
