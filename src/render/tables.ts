@@ -8,6 +8,7 @@ import { SCHEMA_VERSION } from './json.ts';
 import { maxOf } from '../model/append.ts';
 import type { ProfileNote } from '../analysis/profile-choice.ts';
 import { profileHead } from './show.ts';
+import { withoutColour } from './wrap.ts';
 
 export interface TablesStyle {
   readonly head: (s: string) => string;
@@ -27,7 +28,6 @@ const HEAD = ['Table', 'Name', 'Flows', 'Packets', 'Bytes', 'Next tables', 'Miss
 const WORDY = [1, 5, 6];
 /** Columns a narrow terminal goes without (-o wide shows them): the counters. */
 const COUNTERS = [3, 4];
-const ESCAPE = /\u001b\[[0-9;]*m/g;
 /** A cut column keeps at least this many characters. */
 const LEAST = 8;
 
@@ -46,7 +46,7 @@ interface Layout {
  */
 function layout(rows: readonly (readonly string[])[], width: number | undefined): Layout {
   const all = HEAD.map((_, i) => i);
-  const cells = (i: number): string[] => rows.map((r) => (r[i] ?? '').replace(ESCAPE, ''));
+  const cells = (i: number): string[] => rows.map((r) => withoutColour(r[i] ?? ''));
   const natural = (i: number): number => maxOf(cells(i).map((c) => c.length)) + 2;
   const longestWord = (i: number): number => maxOf(cells(i).flatMap((c) => c.split(/[\s,]+/).map((w) => w.length + 1))) + 2;
   // A border between and around the columns.

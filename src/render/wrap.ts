@@ -7,8 +7,13 @@
 
 const ESCAPE = /\u001b\[[0-9;]*m/g;
 
+/** The text as a terminal shows it, without its colour sequences. */
+export function withoutColour(text: string): string {
+  return text.replace(ESCAPE, '');
+}
+
 function visibleLength(text: string): number {
-  return text.replace(ESCAPE, '').length;
+  return withoutColour(text).length;
 }
 
 /** Leading blanks, then a marker that starts an item (a row of `trace --brief`: table, name, priority). */
@@ -21,7 +26,7 @@ function pieces(line: string): string[] {
 
 function wrapLine(line: string, width: number): string[] {
   if (visibleLength(line) <= width) return [line];
-  const plain = line.replace(ESCAPE, '');
+  const plain = withoutColour(line);
   let indent = HANGING.exec(plain)?.[0].length ?? 0;
   // A marker so wide that little room is left does not set the indentation.
   if (indent > width / 2) indent = Math.min(4, Math.floor(width / 4));
