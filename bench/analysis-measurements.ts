@@ -4,7 +4,7 @@
  * only the modules its own work needs (peak RSS counts them).
  */
 import { readFileSync } from 'node:fs';
-import type { TraceResult } from '../src/analysis/trace.ts';
+import type { TraceResult } from '../src/analysis/trace/trace.ts';
 import type { ParseResult } from '../src/syntax/reader.ts';
 import type { Measurement, Tally } from './measurement.ts';
 import { tracePackets } from './packets.ts';
@@ -26,8 +26,8 @@ const STEADY_TRACES = 1000;
 
 async function tracing() {
   const { Pipeline } = await import('../src/model/pipeline.ts');
-  const { Tracer } = await import('../src/analysis/trace.ts');
-  const { parsePacketSpec } = await import('../src/analysis/packet.ts');
+  const { Tracer } = await import('../src/analysis/trace/trace.ts');
+  const { parsePacketSpec } = await import('../src/analysis/trace/packet.ts');
   const packet = (spec: string) => {
     const parsed = parsePacketSpec(spec);
     if (!parsed.ok) throw new Error(`bad packet ${spec}: ${parsed.error}`);

@@ -28,7 +28,7 @@ export { Pipeline, type PipelineTable } from './model/pipeline.ts';
 
 // ---- Profiles: which pipeline a dump comes from
 export { listProfiles, profileById, type Profile, type TableSpec } from './profiles/index.ts';
-export { detectProfile, detectRelease, type Detection, type DetectOptions, type ProfileScore, type ReleaseChoice } from './analysis/detect-profile.ts';
+export { detectProfile, detectRelease, type Detection, type DetectOptions, type ProfileScore, type ReleaseChoice } from './analysis/detect/detect-profile.ts';
 export {
   annotatePipeline,
   chooseProfile,
@@ -38,7 +38,7 @@ export {
   type ProfileChoice,
   type ProfileNote,
   type ProfileRequest,
-} from './analysis/profile-choice.ts';
+} from './analysis/detect/profile-choice.ts';
 
 // ---- Annotation: each flow and table in the profile's words (show, tables)
 export {
@@ -53,10 +53,10 @@ export {
   type Selection,
   type StateUse,
   type TableInfo,
-} from './analysis/annotate.ts';
-export type { DecodedBits } from './analysis/bit-fields.ts';
-export type { Wording } from './analysis/describe-fields.ts';
-export { summarizeTables, type MissingTable, type TableRow, type TablesSummary } from './analysis/tables-summary.ts';
+} from './analysis/annotate/annotate.ts';
+export type { DecodedBits } from './analysis/annotate/bit-fields.ts';
+export type { Wording } from './analysis/annotate/describe-fields.ts';
+export { summarizeTables, type MissingTable, type TableRow, type TablesSummary } from './analysis/annotate/tables-summary.ts';
 
 // ---- Conjunctions
 export {
@@ -71,23 +71,23 @@ export {
   type Member,
   type PacketConjunction,
   type PacketDimension,
-} from './analysis/conjunctions.ts';
-export { conjunctionsForPacket, type ConjunctionScope, type PacketConjunctions } from './analysis/conjunction-scope.ts';
+} from './analysis/conjunctions/conjunctions.ts';
+export { conjunctionsForPacket, type ConjunctionScope, type PacketConjunctions } from './analysis/conjunctions/conjunction-scope.ts';
 
 // ---- Diff and verify
-export { diffDumps, type CompareOptions, type DumpDiff, type DumpSide, type FlowChange, type GroupsDiff, type PortNamingGap, type TableDiff } from './analysis/diff.ts';
-export { verifyDump, type GroupVerdict, type TableVerdict, type Verification, type VerifyOptions } from './analysis/verify.ts';
+export { diffDumps, type CompareOptions, type DumpDiff, type DumpSide, type FlowChange, type GroupsDiff, type PortNamingGap, type TableDiff } from './analysis/diff/diff.ts';
+export { verifyDump, type GroupVerdict, type TableVerdict, type Verification, type VerifyOptions } from './analysis/diff/verify.ts';
 
 // ---- Trace
-export { CT_STATE, Packet, PacketSpecError, parsePacketSpec, type PacketSpecResult } from './analysis/packet.ts';
-export { Tracer, type TraceNode, type TraceOptions, type TracePass, type TraceProblem, type TraceResult, type TraceStep, type Verdict } from './analysis/trace.ts';
-export { explainVerdict, type VerdictReason } from './analysis/trace-verdict.ts';
+export { CT_STATE, Packet, PacketSpecError, parsePacketSpec, type PacketSpecResult } from './analysis/trace/packet.ts';
+export { Tracer, type TraceNode, type TraceOptions, type TracePass, type TraceProblem, type TraceResult, type TraceStep, type Verdict } from './analysis/trace/trace.ts';
+export { explainVerdict, type VerdictReason } from './analysis/trace/trace-verdict.ts';
 
 // ---- Check
-export { checkAnnotated, checkPipeline, type CheckOptions, type CheckReport, type Finding, type FindingKind, type Severity } from './analysis/check.ts';
+export { checkAnnotated, checkPipeline, type CheckOptions, type CheckReport, type Finding, type FindingKind, type Severity } from './analysis/check/check.ts';
 
 // ---- Graph
-export { buildGraph, overlayTrace, type GraphEdge, type GraphNode, type PipelineGraph } from './analysis/graph.ts';
+export { buildGraph, overlayTrace, type GraphEdge, type GraphNode, type PipelineGraph } from './analysis/graph/graph.ts';
 
 // ---- Renderers: the command line's output, made from the data above
 export { formatJson } from './render/json-stream.ts';

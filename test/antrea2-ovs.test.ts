@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseCtNext } from '../src/cli/commands/trace.ts';
-import type { Tracer } from '../src/analysis/trace.ts';
+import type { Tracer } from '../src/analysis/trace/trace.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { traceWithWords } from '../src/render/trace-words.ts';
 import { openBundleArchive, selectNode } from '../src/sources/bundle.ts';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkPipeline, type Finding, type FindingKind } from '../src/analysis/check.ts';
+import { checkPipeline, type Finding, type FindingKind } from '../src/analysis/check/check.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { profileById } from '../src/profiles/index.ts';
 import type { Profile } from '../src/profiles/types.ts';

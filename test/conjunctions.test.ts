@@ -10,21 +10,21 @@ import {
   explainPacket,
   findConjunctions,
   type StorageReader,
-} from '../src/analysis/conjunctions.ts';
-import { parsePacketSpec, storageReader } from '../src/analysis/packet.ts';
+} from '../src/analysis/conjunctions/conjunctions.ts';
+import { parsePacketSpec, storageReader } from '../src/analysis/trace/packet.ts';
 import { fieldByName } from '../src/model/fields.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { formatConjunction, formatMember, formatTerm } from '../src/render/conjunctions.ts';
 import { parseDump } from '../src/syntax/reader.ts';
-import { memberSet } from '../src/analysis/conjunctions.ts';
+import { memberSet } from '../src/analysis/conjunctions/conjunctions.ts';
 import { runCli } from './support/cli.ts';
 import { parseOfprotoTrace } from './support/ofproto-trace.ts';
 import { skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
 import { corpusText, readJsonl } from './support/corpus.ts';
 import { corpusDir, repoRoot } from './support/paths.ts';
 import { ANTREA, exampleFile } from './support/make-examples.ts';
-import { conjunctionScope } from '../src/analysis/conjunction-scope.ts';
-import { Tracer } from '../src/analysis/trace.ts';
+import { conjunctionScope } from '../src/analysis/conjunctions/conjunction-scope.ts';
+import { Tracer } from '../src/analysis/trace/trace.ts';
 
 function pipelineOf(text: string, file = 'test'): Pipeline {
   const r = parseDump(text, { file });

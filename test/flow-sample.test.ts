@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SAMPLE_PER_TABLE, sampleFlows } from '../src/analysis/flow-sample.ts';
+import { SAMPLE_PER_TABLE, sampleFlows } from '../src/analysis/detect/flow-sample.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 
 test('small tables are kept whole; a large one is cut to evenly spaced flows from first to last', () => {

@@ -11,7 +11,7 @@ import { MAX_ACTION_NESTING } from '../src/syntax/actions.ts';
 import { parseAgentInfo } from '../src/sources/agentinfo.ts';
 import { sosNodes } from '../src/sources/sos.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
-import { Tracer } from '../src/analysis/trace.ts';
+import { Tracer } from '../src/analysis/trace/trace.ts';
 import { runCli } from './support/cli.ts';
 
 const INHERITED = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];

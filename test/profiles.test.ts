@@ -8,7 +8,7 @@ import { PROFILES, profileById } from '../src/profiles/index.ts';
 import { TEMPLATE_WORDS } from '../src/profiles/types.ts';
 import type { ActionHint, Versioned } from '../src/profiles/types.ts';
 import { compareVersions, inVersion, versionsOverlap } from '../src/profiles/versions.ts';
-import { fits, isTableMiss, jumpTargets, parsePattern, resolveTable, tableByKey, valueHint } from '../src/analysis/pattern-fit.ts';
+import { fits, isTableMiss, jumpTargets, parsePattern, resolveTable, tableByKey, valueHint } from '../src/analysis/fit/pattern-fit.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 import { corpusDir } from './support/paths.ts';
 import { flowsOutsideProfile } from './support/profile-edges.ts';

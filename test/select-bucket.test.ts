@@ -7,9 +7,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { parseDump } from '../src/syntax/reader.ts';
-import { parsePacketSpec } from '../src/analysis/packet.ts';
-import { type TraceNode, Tracer } from '../src/analysis/trace.ts';
-import { bestLiveBucket, selectionHash } from '../src/analysis/select-bucket.ts';
+import { parsePacketSpec } from '../src/analysis/trace/packet.ts';
+import { type TraceNode, Tracer } from '../src/analysis/trace/trace.ts';
+import { bestLiveBucket, selectionHash } from '../src/analysis/trace/select-bucket.ts';
 import { skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
 import { Random } from '../bench/random.ts';
 

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Annotator, type FlowAnnotation } from '../src/analysis/annotate.ts';
+import { Annotator, type FlowAnnotation } from '../src/analysis/annotate/annotate.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { profileById } from '../src/profiles/index.ts';
 import type { Profile } from '../src/profiles/types.ts';

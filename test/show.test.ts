@@ -193,7 +193,7 @@ test('show: colour only on a terminal, and NO_COLOR, --no-color and FORCE_COLOR 
 test('show: the report is made flow by flow as it is written, each flow annotated when its turn comes', async () => {
   const { parseDump } = await import('../src/syntax/reader.ts');
   const { Pipeline } = await import('../src/model/pipeline.ts');
-  const { Annotator } = await import('../src/analysis/annotate.ts');
+  const { Annotator } = await import('../src/analysis/annotate/annotate.ts');
   const { showText, showJson, PLAIN_SHOW } = await import('../src/render/show.ts');
   const { jsonPieces } = await import('../src/render/json-stream.ts');
   const r = parseDump(readFileSync(dump, 'utf8'), { file: dump });

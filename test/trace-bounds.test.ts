@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { parseDump } from '../src/syntax/reader.ts';
-import { MAX_NESTING, MAX_PASSES, MAX_TRACE_STEPS, type TraceResult, Tracer } from '../src/analysis/trace.ts';
+import { MAX_NESTING, MAX_PASSES, MAX_TRACE_STEPS, type TraceResult, Tracer } from '../src/analysis/trace/trace.ts';
 import { formatTrace, TRACE_BYTES_PER_INPUT_BYTE, traceJson, traceOutputBudget } from '../src/render/trace.ts';
 import { runCli } from './support/cli.ts';
 

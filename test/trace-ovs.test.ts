@@ -6,9 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { parsePacketSpec } from '../src/analysis/packet.ts';
-import { XLATE_ERRORS } from '../src/analysis/trace.ts';
-import { missDrop } from '../src/analysis/nearest-flow.ts';
+import { parsePacketSpec } from '../src/analysis/trace/packet.ts';
+import { XLATE_ERRORS } from '../src/analysis/trace/trace.ts';
+import { missDrop } from '../src/analysis/trace/nearest-flow.ts';
 import { entryValue } from '../src/render/nearest.ts';
 import { type OvsSwitch, skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
 import { ANTREA, ANTREA_PROXY, type Example, exampleFile } from './support/make-examples.ts';

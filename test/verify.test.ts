@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { verifyDump } from '../src/analysis/verify.ts';
+import { verifyDump } from '../src/analysis/diff/verify.ts';
 import { formatActions } from '../src/render/actions.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 import { runCli } from './support/cli.ts';

@@ -107,7 +107,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     }
     // --profile and --release name what the analysis is asked for: a request it refuses is a usage
     // error. Only the commands that read a profile load its module, so it is loaded here once needed.
-    const { ProfileChoiceError } = await import('../analysis/profile-choice.ts');
+    const { ProfileChoiceError } = await import('../analysis/detect/profile-choice.ts');
     if (err instanceof ProfileChoiceError) {
       writeErr(io, `${ERROR_PREFIX}${err.message}`);
       return 2;

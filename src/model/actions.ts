@@ -230,3 +230,20 @@ export type NestingAction = ActionOf<'ct' | 'clone' | 'write_actions'>;
 export function nestsActions(a: Action): a is NestingAction {
   return a.kind === 'ct' || a.kind === 'clone' || a.kind === 'write_actions';
 }
+
+/**
+ * The actions, with those nested in `ct(exec(…))`, `clone(…)` and `write_actions(…)` after their
+ * parent. Most flows nest nothing and get their own list back: this runs for every flow of a dump.
+ */
+export function flattenActions(actions: readonly Action[]): readonly Action[] {
+  if (!actions.some(nestsActions)) return actions;
+  const out: Action[] = [];
+  const add = (list: readonly Action[]): void => {
+    for (const a of list) {
+      out.push(a);
+      if (nestsActions(a)) add(a.actions);
+    }
+  };
+  add(actions);
+  return out;
+}

@@ -1,5 +1,5 @@
 /** `flowscope bundle`: the nodes of a bundle as an aligned table, their problems below it, or JSON. */
-import { releaseBrief } from '../analysis/profile-choice.ts';
+import { releaseBrief } from '../analysis/detect/profile-choice.ts';
 import type { NodeSummary } from '../sources/node-summary.ts';
 import { alignColumns } from './columns.ts';
 import { SCHEMA_VERSION } from './json.ts';

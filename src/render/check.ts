@@ -5,12 +5,12 @@
  * caller's `Wording`.
  */
 import { ruleName } from './policy-words.ts';
-import { type CheckReport, type Excerpt, type Finding, findingKey, isSilent, type Severity, type Standing } from '../analysis/check.ts';
-import type { CountedCause } from '../analysis/checks/finding.ts';
-import { SEVERITY_RANK } from '../analysis/checks/finding.ts';
-import type { SelectedFindings } from '../analysis/check-view.ts';
-import type { DecodedBits } from '../analysis/bit-fields.ts';
-import type { Wording } from '../analysis/describe-fields.ts';
+import { type CheckReport, type Excerpt, type Finding, findingKey, isSilent, type Severity, type Standing } from '../analysis/check/check.ts';
+import type { CountedCause } from '../analysis/check/finding.ts';
+import { SEVERITY_RANK } from '../analysis/check/finding.ts';
+import type { SelectedFindings } from '../analysis/check/check-view.ts';
+import type { DecodedBits } from '../analysis/annotate/bit-fields.ts';
+import type { Wording } from '../analysis/annotate/describe-fields.ts';
 import type { Flow, MatchField } from '../model/flow.ts';
 import type { TableRef } from '../model/tables.ts';
 import { ones } from '../model/values.ts';
@@ -18,13 +18,13 @@ import type { TableMiss } from '../profiles/types.ts';
 import { formatActions } from './actions.ts';
 import { problemMessage } from './conjunctions.ts';
 import { SCHEMA_VERSION } from './json.ts';
-import { type ProfileNote, releaseBrief } from '../analysis/profile-choice.ts';
+import { type ProfileNote, releaseBrief } from '../analysis/detect/profile-choice.ts';
 import { severityWord } from './severity.ts';
 import { plural } from './plural.ts';
 import { ownEntry } from '../model/own-key.ts';
 import { clip } from './clip.ts';
 import { minOf } from '../model/append.ts';
-import { templateParts } from '../analysis/sentence-template.ts';
+import { templateParts } from '../analysis/fit/sentence-template.ts';
 
 export interface CheckStyle {
   readonly severity: (severity: Severity, text: string) => string;

@@ -3,11 +3,11 @@
  * profile names (a port register as the Pod on that port), and what action flows do as the
  * profile explains them.
  */
-import type { Annotator } from '../analysis/annotate.ts';
-import type { PacketConjunctions } from '../analysis/conjunction-scope.ts';
-import type { Conjunction, ConjunctionReport } from '../analysis/conjunctions.ts';
-import type { PolicyMatching } from '../analysis/policy-match.ts';
-import type { AnnotatedPipeline } from '../analysis/profile-choice.ts';
+import type { Annotator } from '../analysis/annotate/annotate.ts';
+import type { PacketConjunctions } from '../analysis/conjunctions/conjunction-scope.ts';
+import type { Conjunction, ConjunctionReport } from '../analysis/conjunctions/conjunctions.ts';
+import type { PolicyMatching } from '../analysis/conjunctions/policy-match.ts';
+import type { AnnotatedPipeline } from '../analysis/detect/profile-choice.ts';
 import type { FieldDef } from '../model/fields.ts';
 import type { TableRef } from '../model/tables.ts';
 import { fullMask } from '../syntax/field-value.ts';

@@ -2,9 +2,9 @@
  * Conjunctions as readable rules ("if source ∈ {…} and TCP destination port ∈ {80} then …")
  * and as JSON, plus the per-dimension verdicts for one packet.
  */
-import type { PolicyMatch } from '../analysis/policy-match.ts';
+import type { PolicyMatch } from '../analysis/conjunctions/policy-match.ts';
 import { policyLines, policyMatchJson } from './policy-words.ts';
-import type { FieldMiss } from '../analysis/nearest-flow.ts';
+import type { FieldMiss } from '../analysis/trace/nearest-flow.ts';
 import type { FieldDef } from '../model/fields.ts';
 import type { Flow, Match } from '../model/flow.ts';
 import { matchesPacket } from '../model/match.ts';
@@ -19,9 +19,9 @@ import type {
   Member,
   PacketConjunction,
   StorageReader,
-} from '../analysis/conjunctions.ts';
-import type { ConjunctionScope } from '../analysis/conjunction-scope.ts';
-import { describeActions, PLAIN_WORDING } from '../analysis/describe-fields.ts';
+} from '../analysis/conjunctions/conjunctions.ts';
+import type { ConjunctionScope } from '../analysis/conjunctions/conjunction-scope.ts';
+import { describeActions, PLAIN_WORDING } from '../analysis/annotate/describe-fields.ts';
 import { formatFieldValue, fullMask } from '../syntax/field-value.ts';
 import { formatPriorityAndMatch } from './flow.ts';
 import { flowJson, tableRefJson } from './json.ts';

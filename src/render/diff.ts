@@ -2,10 +2,10 @@
  * Diffs and verifications as text (unified-diff-like, grouped by table, with a summary) and as
  * JSON. Colour comes in through a `DiffStyle`, so this module stays free of terminal concerns.
  */
-import type { ActionEdit, DumpDiff, FlowAttribute, FlowChange, GroupChange, GroupsDiff, PortNamingGap, TableDiff } from '../analysis/diff.ts';
-import { FLOW_ATTRIBUTES, tableHasChanges } from '../analysis/diff.ts';
-import type { Naming } from '../analysis/flow-key.ts';
-import type { TableVerdict, Verification } from '../analysis/verify.ts';
+import type { ActionEdit, DumpDiff, FlowAttribute, FlowChange, GroupChange, GroupsDiff, PortNamingGap, TableDiff } from '../analysis/diff/diff.ts';
+import { FLOW_ATTRIBUTES, tableHasChanges } from '../analysis/diff/diff.ts';
+import type { Naming } from '../model/flow-key.ts';
+import type { TableVerdict, Verification } from '../analysis/diff/verify.ts';
 import type { Flow, Group } from '../model/flow.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import type { TableRef } from '../model/tables.ts';

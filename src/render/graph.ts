@@ -6,7 +6,7 @@
  * Edge styles tell the kinds apart: goto solid, resubmit dashed, conntrack recirculation bold
  * blue, group and bucket dotted. With a trace laid over, its path is red and the rest grey.
  */
-import type { EdgeKind, GraphEdge, GraphNode, PipelineGraph } from '../analysis/graph.ts';
+import type { EdgeKind, GraphEdge, GraphNode, PipelineGraph } from '../analysis/graph/graph.ts';
 import { tableLabel } from '../model/tables.ts';
 import { SCHEMA_VERSION } from './json.ts';
 import { plural } from './plural.ts';

@@ -4,10 +4,10 @@
  * (10.10.0.26) to local Pod web (10.10.0.24) on TCP 80: was output to port 4, through
  * conjunction 6 in AntreaPolicyIngressRule; now dropped in IngressMetric …").
  */
-import type { ChangeImpact, ImpactChange, ImpactReport, ProbeOutcome } from '../analysis/impact.ts';
-import { FIELD } from '../analysis/packet.ts';
-import type { Probe } from '../analysis/probes.ts';
-import type { TraceResult } from '../analysis/trace.ts';
+import type { ChangeImpact, ImpactChange, ImpactReport, ProbeOutcome } from '../analysis/impact/impact.ts';
+import { FIELD } from '../analysis/trace/packet.ts';
+import type { Probe } from '../analysis/impact/probes.ts';
+import type { TraceResult } from '../analysis/trace/trace.ts';
 import type { FieldDef } from '../model/fields.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import { ones } from '../model/values.ts';

@@ -1,8 +1,8 @@
 /**
- * The flow a dropped packet came nearest to matching (analysis/nearest-flow.ts), and what the
+ * The flow a dropped packet came nearest to matching (analysis/trace/nearest-flow.ts), and what the
  * packet lacks for it: in words for trace's verdict, and as JSON for trace and conj --packet.
  */
-import type { FieldMiss, NearestFlow, Setter } from '../analysis/nearest-flow.ts';
+import type { FieldMiss, NearestFlow, Setter } from '../analysis/trace/nearest-flow.ts';
 import type { Flow, MatchField } from '../model/flow.ts';
 import { tableLabel } from '../model/tables.ts';
 import type { PortMap } from '../model/ports.ts';

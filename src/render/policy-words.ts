@@ -1,5 +1,5 @@
 /** Conjunctions named by the NetworkPolicy rules they implement, in words and as JSON. */
-import type { DimensionEvidence, PolicyMatch, RuleRef } from '../analysis/policy-match.ts';
+import type { DimensionEvidence, PolicyMatch, RuleRef } from '../analysis/conjunctions/policy-match.ts';
 import type { ControlPlanePolicy } from '../sources/antrea-policies.ts';
 
 const KIND_WORDS: Readonly<Record<string, string>> = {

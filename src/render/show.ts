@@ -4,9 +4,9 @@
  * made piece by piece, each flow annotated as it is written: a dump of a million flows makes a
  * report larger than a string can hold, and its annotations would not fit in memory at once.
  */
-import type { FlowAnnotation, SelectedTable, Selection, TableInfo } from '../analysis/annotate.ts';
-import { type AnnotatedPipeline, type ProfileNote, releaseWords } from '../analysis/profile-choice.ts';
-import type { DecodedBits } from '../analysis/bit-fields.ts';
+import type { FlowAnnotation, SelectedTable, Selection, TableInfo } from '../analysis/annotate/annotate.ts';
+import { type AnnotatedPipeline, type ProfileNote, releaseWords } from '../analysis/detect/profile-choice.ts';
+import type { DecodedBits } from '../analysis/annotate/bit-fields.ts';
 import { formatActions } from './actions.ts';
 import { LazyList, SCHEMA_VERSION } from './json.ts';
 import { formatMatch } from './match.ts';

@@ -3,10 +3,10 @@
  * colour is only what the caller's `TablesStyle` adds) and as JSON (schemaVersion 1).
  */
 import Table from 'cli-table3';
-import type { TableRow, TablesSummary } from '../analysis/tables-summary.ts';
+import type { TableRow, TablesSummary } from '../analysis/annotate/tables-summary.ts';
 import { SCHEMA_VERSION } from './json.ts';
 import { maxOf } from '../model/append.ts';
-import type { ProfileNote } from '../analysis/profile-choice.ts';
+import type { ProfileNote } from '../analysis/detect/profile-choice.ts';
 import { profileHead } from './show.ts';
 import { withoutColour } from './wrap.ts';
 

@@ -2,8 +2,8 @@
  * Two traces of one packet side by side (`flowscope trace A --compare B`): the lookups of each,
  * row by row, the first where the paths part marked; then that step's flows, and both verdicts.
  */
-import type { TraceComparison, TraceDivergence } from '../analysis/trace-compare.ts';
-import type { TracePass, TraceStep } from '../analysis/trace.ts';
+import type { TraceComparison, TraceDivergence } from '../analysis/trace/trace-compare.ts';
+import type { TracePass, TraceStep } from '../analysis/trace/trace.ts';
 import { tableLabel } from '../model/tables.ts';
 import { maxOf } from '../model/append.ts';
 import { formatActions } from './actions.ts';

@@ -2,12 +2,12 @@
  * A trace in a pipeline's words: table names and the verdict's reason from the profile given or
  * detected, and the nearest flow of a drop by a table's miss.
  */
-import { sampleFlows } from '../analysis/flow-sample.ts';
-import { missDrop } from '../analysis/nearest-flow.ts';
-import { annotatePipeline, type ProfileRequest } from '../analysis/profile-choice.ts';
-import { Tracer } from '../analysis/trace.ts';
-import type { Annotator } from '../analysis/annotate.ts';
-import { explainVerdict } from '../analysis/trace-verdict.ts';
+import { sampleFlows } from '../analysis/detect/flow-sample.ts';
+import { missDrop } from '../analysis/trace/nearest-flow.ts';
+import { annotatePipeline, type ProfileRequest } from '../analysis/detect/profile-choice.ts';
+import { Tracer } from '../analysis/trace/trace.ts';
+import type { Annotator } from '../analysis/annotate/annotate.ts';
+import { explainVerdict } from '../analysis/trace/trace-verdict.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import type { PortMap } from '../model/ports.ts';
 import { Pipeline } from '../model/pipeline.ts';

@@ -3,10 +3,10 @@
  * and what is wrong — damaged files, unreadable lines, conjunctions that can never match,
  * tables that flows continue in but that hold no flow, and a bridge with only OVS's default flow.
  */
-import { findConjunctions } from '../analysis/conjunctions.ts';
-import { detectProfile } from '../analysis/detect-profile.ts';
-import { jumpTargets } from '../analysis/pattern-fit.ts';
-import { releaseNote, type ReleaseNote } from '../analysis/profile-choice.ts';
+import { findConjunctions } from '../analysis/conjunctions/conjunctions.ts';
+import { detectProfile } from '../analysis/detect/detect-profile.ts';
+import { jumpTargets } from '../analysis/fit/pattern-fit.ts';
+import { releaseNote, type ReleaseNote } from '../analysis/detect/profile-choice.ts';
 import { Pipeline, tableKey } from '../model/pipeline.ts';
 import { tableLabel, type TableRef } from '../model/tables.ts';
 import type { NodeDump } from './node-dump.ts';

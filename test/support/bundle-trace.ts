@@ -3,7 +3,7 @@
  * and the plain numbered dump — put side by side, step by step, with table names turned into
  * the numbers the tracer resolved them to.
  */
-import type { TraceResult, Tracer } from '../../src/analysis/trace.ts';
+import type { TraceResult, Tracer } from '../../src/analysis/trace/trace.ts';
 import type { TableRef } from '../../src/model/tables.ts';
 
 /** A table as its number: given, or the one the tracer's pipeline knows for its name. */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { jumpTargets, resolveTable } from '../../src/analysis/pattern-fit.ts';
+import { jumpTargets, resolveTable } from '../../src/analysis/fit/pattern-fit.ts';
 import type { Flow } from '../../src/model/flow.ts';
 import type { Profile } from '../../src/profiles/types.ts';
 import { inVersion } from '../../src/profiles/versions.ts';

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { Pipeline } from '../../src/model/pipeline.ts';
 import { parseDump } from '../../src/syntax/reader.ts';
-import { parsePacketSpec } from '../../src/analysis/packet.ts';
-import { type TraceResult, Tracer, XLATE_ERRORS } from '../../src/analysis/trace.ts';
+import { parsePacketSpec } from '../../src/analysis/trace/packet.ts';
+import { type TraceResult, Tracer, XLATE_ERRORS } from '../../src/analysis/trace/trace.ts';
 import { parseCtNext } from '../../src/cli/commands/trace.ts';
 import type { OvsSwitch } from './ovs.ts';
 import { type OfprotoTrace, parseOfprotoTrace } from './ofproto-trace.ts';

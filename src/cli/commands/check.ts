@@ -1,8 +1,8 @@
 /** `flowscope check`: pipeline defects for people and CI; exit 1 when any finding reaches --fail-on. */
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { checkAnnotated, type FindingKind, type Severity } from '../../analysis/check.ts';
-import { selectFindings } from '../../analysis/check-view.ts';
-import { SEVERITY_RANK } from '../../analysis/checks/finding.ts';
+import { checkAnnotated, type FindingKind, type Severity } from '../../analysis/check/check.ts';
+import { selectFindings } from '../../analysis/check/check-view.ts';
+import { SEVERITY_RANK } from '../../analysis/check/finding.ts';
 import { checkJson, checkLines, type CheckStyle } from '../../render/check.ts';
 import { stdoutChalk } from '../color.ts';
 import { readInput } from '../input.ts';
@@ -14,8 +14,8 @@ import { isDocumentForm, outputForm, textWidth, writeDocument, writeNames } from
 import type { Outcome } from '../outcome.ts';
 import { addProfileOptions, loadFlows, type ProfileCliOptions } from './profile-options.ts';
 import { policyMatching } from './policies.ts';
-import { annotatePipeline } from '../../analysis/profile-choice.ts';
-import { findConjunctions } from '../../analysis/conjunctions.ts';
+import { annotatePipeline } from '../../analysis/detect/profile-choice.ts';
+import { findConjunctions } from '../../analysis/conjunctions/conjunctions.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import { repeatable } from './repeatable.ts';
 import { LARGE_CHECK_FLOWS, Progress } from '../progress.ts';

@@ -1,11 +1,11 @@
 /** `flowscope conj`: conjunctive matches rebuilt into the rules they implement. */
 import type { Command } from 'commander';
-import { conjunctionIds, findConjunctions } from '../../analysis/conjunctions.ts';
+import { conjunctionIds, findConjunctions } from '../../analysis/conjunctions/conjunctions.ts';
 import { Pipeline } from '../../model/pipeline.ts';
-import { conjunctionsForPacket, type PacketConjunctions } from '../../analysis/conjunction-scope.ts';
-import type { Packet } from '../../analysis/packet.ts';
-import { annotatePipeline, givenProfile, type ProfileRequest } from '../../analysis/profile-choice.ts';
-import { Tracer } from '../../analysis/trace.ts';
+import { conjunctionsForPacket, type PacketConjunctions } from '../../analysis/conjunctions/conjunction-scope.ts';
+import type { Packet } from '../../analysis/trace/packet.ts';
+import { annotatePipeline, givenProfile, type ProfileRequest } from '../../analysis/detect/profile-choice.ts';
+import { Tracer } from '../../analysis/trace/trace.ts';
 import { conjunctionsJson, conjunctionsText, packetConjunctionsJson, packetConjunctionsText } from '../../render/conjunction-words.ts';
 import { addExplainProfileOptions, addProfileChoiceOptions, explainsProfile, type ExplainProfileOptions } from './profile-options.ts';
 import { stdoutChalk } from '../color.ts';

@@ -1,12 +1,12 @@
 /** `flowscope diff`: two dumps compared by meaning; exit 0 equal, 1 different, 2 trouble. */
 import { type Command, InvalidArgumentError } from 'commander';
-import { diffDumps } from '../../analysis/diff.ts';
+import { diffDumps } from '../../analysis/diff/diff.ts';
 import { dumpDiffJson, formatDumpDiff, formatPerTable, perTableJson, portNamingHint } from '../../render/diff.ts';
 import { flowName } from '../../render/flow.ts';
 import { type Io, notice, UserError, writeOut } from '../io.ts';
-import { DEFAULT_MAX_PROBES, diffImpact, type ImpactReport } from '../../analysis/impact.ts';
-import { annotatePipeline, profileTableNames } from '../../analysis/profile-choice.ts';
-import type { DumpDiff } from '../../analysis/diff.ts';
+import { DEFAULT_MAX_PROBES, diffImpact, type ImpactReport } from '../../analysis/impact/impact.ts';
+import { annotatePipeline, profileTableNames } from '../../analysis/detect/profile-choice.ts';
+import type { DumpDiff } from '../../analysis/diff/diff.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import type { OfVersion } from '../../model/openflow.ts';
 import { formatImpact, impactJson, type ImpactWords } from '../../render/impact.ts';

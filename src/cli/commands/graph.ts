@@ -1,7 +1,7 @@
 /** `flowscope graph`: the pipeline's tables and how packets move between them, as DOT, Mermaid or SVG. */
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { buildGraph, overlayTrace, type PipelineGraph } from '../../analysis/graph.ts';
-import { Tracer } from '../../analysis/trace.ts';
+import { buildGraph, overlayTrace, type PipelineGraph } from '../../analysis/graph/graph.ts';
+import { Tracer } from '../../analysis/trace/trace.ts';
 import { tableLabel } from '../../model/tables.ts';
 import { formatDot, formatMermaid, graphJson, GraphvizMissingError, renderSvg } from '../../render/graph.ts';
 import { type Io, UserError, writeOut } from '../io.ts';

@@ -2,12 +2,12 @@
  * The NetworkPolicy rules behind a node's conjunctions, for the commands that name them (conj,
  * trace, check): read from the policy objects of the node's support bundle, when it has them.
  */
-import type { Conjunction } from '../../analysis/conjunctions.ts';
-import { matchPolicies, NodePorts, type PolicyMatching } from '../../analysis/policy-match.ts';
-import type { AnnotatedPipeline } from '../../analysis/profile-choice.ts';
+import type { Conjunction } from '../../analysis/conjunctions/conjunctions.ts';
+import { matchPolicies, NodePorts, type PolicyMatching } from '../../analysis/conjunctions/policy-match.ts';
+import type { AnnotatedPipeline } from '../../analysis/detect/profile-choice.ts';
 import { readPolicyObjects } from '../../sources/antrea-policies.ts';
-import { findConjunctions } from '../../analysis/conjunctions.ts';
-import { annotatePipeline, type ProfileRequest } from '../../analysis/profile-choice.ts';
+import { findConjunctions } from '../../analysis/conjunctions/conjunctions.ts';
+import { annotatePipeline, type ProfileRequest } from '../../analysis/detect/profile-choice.ts';
 import type { Group } from '../../model/flow.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import type { TraceRenderOptions } from '../../render/trace.ts';

@@ -4,7 +4,7 @@
  * release to read the flows by — given, or detected.
  */
 import { type Command, InvalidArgumentError } from 'commander';
-import { type AnnotatedPipeline, annotatePipeline, givenProfile, type ProfileRequest } from '../../analysis/profile-choice.ts';
+import { type AnnotatedPipeline, annotatePipeline, givenProfile, type ProfileRequest } from '../../analysis/detect/profile-choice.ts';
 import type { Group } from '../../model/flow.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import { listProfiles } from '../../profiles/index.ts';

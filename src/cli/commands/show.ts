@@ -1,6 +1,6 @@
 /** `flowscope show`: the dump grouped by table, every flow explained in the words of its pipeline. */
 import { type Command, InvalidArgumentError } from 'commander';
-import { type Cookie, type FlowFilter, filterProblems, type IpAddress, outputRegisters, passes, tableSelected } from '../../analysis/flow-filter.ts';
+import { type Cookie, type FlowFilter, filterProblems, type IpAddress, outputRegisters, passes, tableSelected } from '../../analysis/show/flow-filter.ts';
 import { parseIpv4, parseIpv6, parseUnsigned } from '../../model/values.ts';
 import { flowName } from '../../render/flow.ts';
 import { showJson, showReport, showText, type ShowStyle } from '../../render/show.ts';

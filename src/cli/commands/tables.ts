@@ -1,6 +1,6 @@
 /** `flowscope tables`: one row per table, with the tables the profile expects and the dump lacks. */
 import type { Command } from 'commander';
-import { summarizeTables } from '../../analysis/tables-summary.ts';
+import { summarizeTables } from '../../analysis/annotate/tables-summary.ts';
 import { formatTables, tablesJson } from '../../render/tables.ts';
 import { stdoutChalk } from '../color.ts';
 import { type Io, writeOut } from '../io.ts';

@@ -2,10 +2,10 @@
  * `flowscope trace A --compare B`: the second dump read as every input is (a file, a bundle and
  * its node, standard input), traced with the profile of the first, and the two traces compared.
  */
-import type { Packet } from '../../analysis/packet.ts';
-import { namingFor } from '../../analysis/diff.ts';
-import { compareTraces, type TraceComparison } from '../../analysis/trace-compare.ts';
-import type { TraceOptions, Tracer } from '../../analysis/trace.ts';
+import type { Packet } from '../../analysis/trace/packet.ts';
+import { namingFor } from '../../analysis/diff/diff.ts';
+import { compareTraces, type TraceComparison } from '../../analysis/trace/trace-compare.ts';
+import type { TraceOptions, Tracer } from '../../analysis/trace/trace.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import { type ComparedSide, formatTraceComparison, traceComparisonJson } from '../../render/trace-compare.ts';
 import type { TraceRenderOptions } from '../../render/trace.ts';

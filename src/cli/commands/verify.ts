@@ -1,6 +1,6 @@
 /** `flowscope verify`: does a dump hold the expected flows? Exit 0 yes, 1 no, 2 trouble. */
 import type { Command } from 'commander';
-import { verifyDump } from '../../analysis/verify.ts';
+import { verifyDump } from '../../analysis/diff/verify.ts';
 import { formatVerification, portNamingHint, verificationJson } from '../../render/diff.ts';
 import { flowName } from '../../render/flow.ts';
 import { type Io, notice, UserError, writeOut } from '../io.ts';
@@ -8,7 +8,7 @@ import { wrapText } from '../../render/wrap.ts';
 import { isDocumentForm, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
 import type { Outcome } from '../outcome.ts';
 import { addCompareOptions, type CompareCliOptions, compareSides, diffStyle, displayVersion, loadSides, splitPositional } from './compare-options.ts';
-import { profileTableNames } from '../../analysis/profile-choice.ts';
+import { profileTableNames } from '../../analysis/detect/profile-choice.ts';
 
 interface VerifyCliOptions extends CompareCliOptions {
   expect: string;

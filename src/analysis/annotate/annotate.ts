@@ -1,0 +1,566 @@
+/**
+ * The annotation engine: every flow explained in the words of its pipeline. A profile (and one
+ * release of it) gives table names and purposes, the pattern a flow fits with its sentence,
+ * named register and mark bits, conntrack zones, cookie spans and port roles; the dump itself
+ * gives the roles of addresses. What no profile knows is said in generic words. A flow that fits
+ * no pattern is reported as such, never guessed.
+ */
+import { type Action, flattenActions } from '../../model/actions.ts';
+import type { FieldDef } from '../../model/fields.ts';
+import { fieldByName } from '../../model/fields.ts';
+import type { Flow } from '../../model/flow.ts';
+import { matchField } from '../../model/match.ts';
+import { type Pipeline, tableKey } from '../../model/pipeline.ts';
+import type { PortRef } from '../../model/ports.ts';
+import { type TableRef, TableNumbering, tableNumber } from '../../model/tables.ts';
+import { ones } from '../../model/values.ts';
+import type { BitSpan, FlowPattern, Profile, TableKey, TableMiss, TableSpec } from '../../profiles/types.ts';
+import { inVersion, rangeText } from '../../profiles/versions.ts';
+import { formatFieldValue } from '../../syntax/field-value.ts';
+import { AddressBook, type AddressTag } from './address-book.ts';
+import { BitFieldDecoder, type DecodedBits } from './bit-fields.ts';
+import { describeActions, describeMatch, maskedBits, shortSubfield, type Wording } from './describe-fields.ts';
+import { defaultRelease, findPattern, isTableMiss, jumpTargets, resolveTable, tableByKey } from '../fit/pattern-fit.ts';
+import { PortRoles } from '../fit/port-roles.ts';
+import { DumpTableNames } from '../fit/table-names.ts';
+import { chooseLayout, numberedReferences, numberNamedTables, readsByNames, readsByNumbers } from '../fit/table-layout.ts';
+import { sampleFlows } from '../detect/flow-sample.ts';
+import { classKeyer } from '../fit/fit-classes.ts';
+import { templateParts } from '../fit/sentence-template.ts';
+import { expectedMissWords } from './tables-summary.ts';
+
+export interface AnnotateOptions {
+  readonly profile?: Profile;
+  /** Release of the product the dump comes from; default: the latest the profile covers. */
+  readonly release?: string;
+}
+
+/** A table as the profile knows it. */
+export interface TableInfo {
+  readonly ref: TableRef;
+  /** The table's number, from the dump or from the profile. */
+  readonly number?: number;
+  /** The table's one name in reports: the dump's own when it prints names, else the profile's. */
+  readonly name?: string;
+  /** The profile's name for the table where the dump calls it otherwise (its `SpoofGuard` is `SpoofGuardTable`). */
+  readonly profileName?: string;
+  readonly purpose?: string;
+  readonly spec?: TableSpec;
+  /** The profile's table of the dump's name in other releases, when the release read in has none. */
+  readonly otherRelease?: TableSpec;
+}
+
+/**
+ * What the profile says a flow is. `continuesIn` holds the tables the sentence says the packet
+ * continues in, as the flow's own actions name them: a sentence names a next table only from the
+ * flow, never from the documented path.
+ */
+export type Explanation =
+  | { readonly kind: 'pattern'; readonly index: number; readonly match: string; readonly meaning: string; readonly continuesIn: readonly TableRef[] }
+  | { readonly kind: 'miss'; readonly meaning: string; readonly continuesIn: readonly TableRef[] }
+  | { readonly kind: 'unknown'; readonly reason: string };
+
+/** A register, mark or label the flow tests or writes, read as the profile's named state. */
+export interface StateUse {
+  readonly use: 'match' | 'write';
+  readonly bits: DecodedBits;
+}
+
+export interface AddressUse extends AddressTag {
+  readonly use: 'match' | 'write';
+  readonly field: string;
+}
+
+export interface PortUse {
+  readonly use: 'match' | 'output';
+  readonly port: string;
+}
+
+export interface FlowAnnotation {
+  readonly flow: Flow;
+  readonly table: TableInfo;
+  /** Absent when there is no profile with tables to explain the flow by. */
+  readonly explanation?: Explanation;
+  /** The match in words, one condition each. */
+  readonly conditions: readonly string[];
+  /** The actions in words, in order. */
+  readonly actions: readonly string[];
+  /** `conditions: actions` as one plain sentence. */
+  readonly sentence: string;
+  readonly state: readonly StateUse[];
+  readonly addresses: readonly AddressUse[];
+  readonly ports: readonly PortUse[];
+  readonly cookie: readonly DecodedBits[];
+}
+
+export interface AnnotatedTable {
+  readonly table: TableInfo;
+  readonly flows: readonly FlowAnnotation[];
+}
+
+/** A table and the flows of it chosen for a report, not annotated yet. */
+export interface SelectedTable {
+  readonly table: TableInfo;
+  readonly flows: readonly Flow[];
+}
+
+/** Which flows a report takes: tables chosen whole, then flows one by one within them. */
+export interface Selection {
+  /** Whether any flow of the table is wanted: asked once per table. */
+  readonly table?: (table: TableInfo) => boolean;
+  /** Whether a flow of a wanted table is wanted. */
+  readonly flow?: (flow: Flow) => boolean;
+}
+
+/** The table names a dump uses: its tables', and those its flows (a sample of them) and groups jump to. */
+function namesOf(pipeline: Pipeline, flows: readonly Flow[]): Set<string> {
+  const names = new Set<string>();
+  const note = (ref: TableRef): void => {
+    if (ref.kind === 'name') names.add(ref.name);
+  };
+  for (const t of pipeline.tables.values()) note(t.ref);
+  for (const f of flows) for (const t of jumpTargets(f.actions)) note(t);
+  for (const g of pipeline.groups.values()) for (const b of g.buckets) for (const t of jumpTargets(b.actions)) note(t);
+  return names;
+}
+
+export class Annotator {
+  readonly profile: Profile | undefined;
+  readonly release: string;
+  readonly ports: PortRoles;
+  readonly bits: BitFieldDecoder;
+  readonly wording: Wording;
+  /** What the dump shows of every flow's addresses: made when first asked, as it reads the whole dump. */
+  private addressBook: AddressBook | undefined;
+  private readonly pipeline: Pipeline;
+  private readonly dumpNames: DumpTableNames;
+  /**
+   * What every flow of a table shares, and registers and marks decoded by value: a dump repeats
+   * both across thousands of flows.
+   */
+  private readonly tableInfos = new Map<string, TableInfo>();
+  private readonly wordings = new Map<TableSpec | undefined, Wording>();
+  private readonly decodings = new Map<TableSpec | undefined, Map<string, readonly DecodedBits[]>>();
+  private readonly nodesBySpan = new Map<BitSpan, Map<bigint, string>>();
+  /**
+   * The pattern each class of flows fits (see fit-classes.ts), made when first asked: most flows of
+   * a dump are of a few kinds, and fitting one of a kind tells the pattern of all.
+   */
+  private patternHits: { readonly keyOf: (flow: Flow) => string; readonly hits: Map<string, ReturnType<typeof findPattern>> } | undefined;
+
+  constructor(pipeline: Pipeline, options: AnnotateOptions = {}) {
+    this.release = options.release ?? (options.profile ? defaultRelease(options.profile) : '9999');
+    const tables = [...pipeline.tables.values()];
+    // Counted per table: a million-flow dump is not walked flow by flow to learn how it names tables.
+    const numberedBalance = tables.reduce((n, t) => n + (t.ref.kind === 'number' ? t.flows.length : -t.flows.length), 0);
+    this.pipeline = pipeline;
+    // A named pipeline's numbered dump is read in the layout that fits it (detection may have chosen it already).
+    const given = options.profile;
+    const sample = sampleFlows(this.allFlows());
+    this.profile =
+      given && readsByNumbers(given, numberedBalance)
+        ? (chooseLayout(given, sample, this.release)?.profile ?? given)
+        : given && readsByNames(given, numberedBalance)
+          ? numberNamedTables(given, namesOf(pipeline, sample), this.release, numberedReferences(given, sample, pipeline.groups.values(), this.release))
+          : given;
+    this.dumpNames = new DumpTableNames(pipeline, (ref) => this.resolve(ref));
+    this.ports = new PortRoles(this.profile, this.release, pipeline.ports, sample);
+    this.bits = new BitFieldDecoder(
+      this.profile,
+      this.release,
+      (n) => this.ports.words(n),
+      (n) => {
+        const spec = this.resolve(tableNumber(n));
+        return spec && this.profileTableWords(spec.name);
+      },
+      (span, value) => this.nodeOf(span, value),
+    );
+    this.wording = {
+      table: (ref) => this.tableWords(ref),
+      profileTable: (key) => this.profileTableWords(key),
+      port: (p) => this.ports.words(typeof p === 'bigint' ? Number(p) : p),
+      addressRole: (field, value, mask) => this.addresses.tag(field, value, mask)?.label,
+      bits: (field, value, mask) => this.stateWords(field, value, mask),
+      states: (field, value, mask) => this.decode(field, value, mask, undefined),
+      subfield: (sf) => {
+        const b = this.bits.fieldsOf(sf.field).find((x) => x.start === sf.start && x.end === sf.start + sf.bits - 1);
+        return b ? `${b.name} (${shortSubfield(sf)})` : shortSubfield(sf);
+      },
+      zone: (zone) => {
+        const z = this.profile?.ctZones.find((c) => c.zone === zone && inVersion(c, this.release));
+        return z ? `zone ${zone} (${z.name})` : `zone ${zone}`;
+      },
+    };
+  }
+
+  /**
+   * The Node a cookie span's value stands for: the tunnel address that the flows carrying that
+   * value match (tun_src) or tunnel to (tun_dst). Worked out once per span, from the whole dump.
+   */
+  private nodeOf(span: BitSpan, value: bigint): string | undefined {
+    let nodes = this.nodesBySpan.get(span);
+    if (!nodes) {
+      this.nodesBySpan.set(span, (nodes = new Map()));
+      const mask = ones(span.end - span.start + 1);
+      for (const flow of this.allFlows()) {
+        const v = (flow.cookie >> BigInt(span.start)) & mask;
+        if (v === 0n || nodes.has(v)) continue;
+        const src = matchField(flow.match, 'tun_src');
+        const dst = flattenActions(flow.actions).find((a) => a.kind === 'set_field' && a.field.name === 'tun_dst');
+        const address = src ? formatFieldValue(src.field, src.value, src.mask) : dst?.kind === 'set_field' ? formatFieldValue(dst.field, dst.value, dst.mask) : undefined;
+        if (address !== undefined) nodes.set(v, address);
+      }
+    }
+    return nodes.get(value);
+  }
+
+  get addresses(): AddressBook {
+    return (this.addressBook ??= new AddressBook(this.allFlows(), this.profile, this.release, this.ports));
+  }
+
+  private allFlows(): Flow[] {
+    return [...this.pipeline.tables.values()].flatMap((t) => t.flows);
+  }
+
+  private resolve(ref: TableRef): TableSpec | undefined {
+    return this.profile ? resolveTable(this.profile, ref, this.release) : undefined;
+  }
+
+  tableInfo(ref: TableRef): TableInfo {
+    const key = tableKey(ref);
+    let info = this.tableInfos.get(key);
+    if (info === undefined) this.tableInfos.set(key, (info = this.readTableInfo(ref)));
+    return info;
+  }
+
+  private readTableInfo(ref: TableRef): TableInfo {
+    const spec = this.resolve(ref);
+    // A name the release lacks may still be a table of the profile in another release, whose number says which table it is.
+    const otherRelease = !spec && ref.kind === 'name' && this.profile ? tableByKey(this.profile, ref.name) : undefined;
+    const number = ref.kind === 'number' ? ref.number : (spec ?? otherRelease)?.number;
+    // A numbered flow's table takes the name the dump gives it elsewhere, as in every report.
+    const name = ref.kind === 'name' ? ref.name : spec && this.profileTableWords(spec.name);
+    return {
+      ref,
+      ...(number !== undefined ? { number } : {}),
+      ...(name !== undefined ? { name } : {}),
+      ...(spec && spec.name !== name ? { profileName: spec.name } : {}),
+      ...(spec ? { purpose: spec.purpose, spec } : {}),
+      ...(otherRelease ? { otherRelease } : {}),
+    };
+  }
+
+  /**
+   * The numbers of the tables the dump names (in its flows, their jumps and its groups), as the
+   * profile knows them: for a `--names` dump with numbered groups, or a numbered dump with named
+   * groups, so that both ways of writing a table reach the same one.
+   */
+  tableNumbering(): TableNumbering {
+    const pairs: [number, string][] = [];
+    for (const name of namesOf(this.pipeline, sampleFlows(this.allFlows()))) {
+      const n = this.tableInfo({ kind: 'name', name }).number;
+      if (n !== undefined) pairs.push([n, name]);
+    }
+    return new TableNumbering(pairs);
+  }
+
+  /**
+   * A table as every report names it: the dump's own name wherever the dump prints one, else
+   * the profile's, else `table N`.
+   */
+  private tableWords(ref: TableRef): string {
+    if (ref.kind === 'name') return ref.name;
+    const spec = this.resolve(ref);
+    return spec ? this.profileTableWords(spec.name) : `table ${ref.number}`;
+  }
+
+  /** A table of the profile, given by the profile's name for it, as the dump names it where it does. */
+  private profileTableWords(key: TableKey): string {
+    return this.dumpNames.of(key) ?? key;
+  }
+
+  /** The wording inside one table: shared register bits read as that table uses them. */
+  private wordingIn(spec: TableSpec | undefined): Wording {
+    let w = this.wordings.get(spec);
+    if (w === undefined) this.wordings.set(spec, (w = spec ? { ...this.wording, bits: (field, value, mask) => this.stateWords(field, value, mask, spec), states: (field, value, mask) => this.decode(field, value, mask, spec) } : this.wording));
+    return w;
+  }
+
+  /** Named state in the bits, pieces that share bits as alternatives, other bits generically. */
+  private stateWords(field: FieldDef, value: bigint, mask: bigint, table?: TableSpec): string | undefined {
+    const decoded = this.decode(field, value, mask, table);
+    if (decoded.length === 0) return undefined;
+    const groups: DecodedBits[][] = [];
+    for (const d of decoded) {
+      const g = groups.find((x) => x.some((y) => y.start <= d.end && d.start <= y.end));
+      if (g) g.push(d);
+      else groups.push([d]);
+    }
+    const words = groups.map((g) => g.map((d) => d.text).join(' or '));
+    const rest = this.bits.uncovered(field, mask);
+    if (rest !== 0n) words.push(maskedBits(field, value & rest, rest));
+    return words.join(', ');
+  }
+
+  annotate(flow: Flow): FlowAnnotation {
+    const table = this.tableInfo(flow.table);
+    const w = this.wordingIn(table.spec);
+    const conditions = describeMatch(flow.match, w);
+    const actions = describeActions(flow.actions, w);
+    const explanation = this.explain(flow, table);
+    return {
+      flow,
+      table,
+      ...(explanation ? { explanation } : {}),
+      conditions,
+      actions,
+      sentence: `${conditions.length > 0 ? conditions.join(', ') : 'every packet'}: ${actions.join(', ')}`,
+      state: this.stateUses(flow, table.spec),
+      addresses: this.addressUses(flow),
+      ports: this.portUses(flow),
+      cookie: this.bits.decodeCookie(flow.cookie),
+    };
+  }
+
+  /**
+   * What a flow does in the pipeline's words: the profile's explanation of it, when it has one,
+   * and its actions one by one (less than `annotate`, which also reads the match and the state).
+   */
+  describe(flow: Flow): { readonly explanation?: Exclude<Explanation, { kind: 'unknown' }>; readonly actions: readonly string[] } {
+    const table = this.tableInfo(flow.table);
+    const explanation = this.explain(flow, table);
+    const actions = describeActions(flow.actions, this.wordingIn(table.spec));
+    return explanation && explanation.kind !== 'unknown' ? { explanation, actions } : { actions };
+  }
+
+  /**
+   * Every table with its flows, only those `wanted` takes when given, to be annotated one by one
+   * (a report of a large dump annotates each flow as it writes it, and keeps none).
+   */
+  selectTables(pipeline: Pipeline, wanted: Selection = {}): SelectedTable[] {
+    return [...pipeline.tables.values()].map((t) => {
+      const table = this.tableInfo(t.ref);
+      const flows = wanted.table && !wanted.table(table) ? [] : wanted.flow ? t.flows.filter(wanted.flow) : t.flows;
+      return { table, flows };
+    });
+  }
+
+  /** Every table of the pipeline with its flows annotated, in pipeline order. */
+  annotatePipeline(pipeline: Pipeline): AnnotatedTable[] {
+    return this.selectTables(pipeline).map((t) => ({ table: t.table, flows: t.flows.map((f) => this.annotate(f)) }));
+  }
+
+  private explain(flow: Flow, table: TableInfo): Explanation | undefined {
+    const profile = this.profile;
+    if (!profile || profile.tables.length === 0) return undefined;
+    const label = table.name ?? String(table.number);
+    if (table.otherRelease) return { kind: 'unknown', reason: `table ${label} is a table of ${profile.id} only in ${rangeText(table.otherRelease)}` };
+    if (!table.spec) return { kind: 'unknown', reason: `table ${label} is not a table of ${profile.id}` };
+    if (isTableMiss(flow)) return { kind: 'miss', meaning: this.missWords(table.spec.miss, table.spec, flow), continuesIn: this.missContinuesIn(table.spec.miss, flow) };
+    const hit = this.patternOf(profile, table.spec, flow);
+    if (!hit) return { kind: 'unknown', reason: `no pattern of table ${label} fits` };
+    const saysNext = templateParts(hit.pattern.meaning).some((p) => 'run' in p && p.run.some((ph) => ph.name === 'next'));
+    return { kind: 'pattern', index: hit.index, match: hit.pattern.match, meaning: this.fill(hit.pattern, flow, table.spec), continuesIn: saysNext ? jumpTargets(flow.actions) : [] };
+  }
+
+  /** The first pattern of the flow's table that it fits, found once per class of flows. */
+  private patternOf(profile: Profile, spec: TableSpec, flow: Flow): ReturnType<typeof findPattern> {
+    this.patternHits ??= { keyOf: classKeyer(profile), hits: new Map() };
+    const key = this.patternHits.keyOf(flow);
+    const { hits } = this.patternHits;
+    if (hits.has(key)) return hits.get(key);
+    const hit = findPattern(profile, spec, flow, this.release);
+    hits.set(key, hit);
+    return hit;
+  }
+
+  private missWords(miss: TableMiss, spec: TableSpec, flow: Flow): string {
+    const lead = `Packets no other flow of ${this.profileTableWords(spec.name)} matches`;
+    // Said as the flow does it where it departs from the documented miss, never as documented.
+    if (this.missDiffers(miss, flow)) {
+      const does = describeActions(flow.actions, this.wordingIn(spec));
+      return `${lead}: ${does.length > 0 ? does.join(', ') : 'drop it'}. This differs from the documented miss (${expectedMissWords(miss, (key) => this.profileTableWords(key))}).`;
+    }
+    switch (miss.action) {
+      case 'drop':
+        return `${lead} are dropped.`;
+      case 'goto':
+        return `${lead} continue in ${this.profileTableWords(miss.table)}.`;
+      case 'next':
+        return `${lead} continue in the next table of the pipeline (here ${this.nextWords(flow)}).`;
+      case 'normal':
+        return `${lead} are switched normally.`;
+      case 'controller':
+        return `${lead} go to the controller.`;
+      case 'custom':
+        return `${lead}: ${miss.description}`;
+      case 'none':
+        return `${this.profileTableWords(spec.name)} usually has no miss flow; this one: ${describeActions(flow.actions, this.wordingIn(spec)).join(', ')}.`;
+    }
+  }
+
+  /**
+   * The tables a miss sentence says the packet continues in: the documented one where the flow
+   * goes there, else those the flow's actions (which the sentence then tells) go to.
+   */
+  private missContinuesIn(miss: TableMiss, flow: Flow): readonly TableRef[] {
+    const targets = jumpTargets(flow.actions);
+    if (this.missDiffers(miss, flow)) return targets;
+    switch (miss.action) {
+      case 'goto':
+        return targets.filter((t) => this.tableInfo(t).spec?.name === miss.table);
+      case 'next':
+      case 'none':
+        return targets;
+      default:
+        return [];
+    }
+  }
+
+  /**
+   * Whether a table's miss flow (or its absence) does something else than the profile's fixed
+   * miss behaviour: drop, goto, the next table, NORMAL or the controller.
+   */
+  missDiffers(miss: TableMiss, flow: Flow | undefined): boolean {
+    const actions = flow?.actions ?? [];
+    const only = actions.length === 1 ? actions[0] : undefined;
+    switch (miss.action) {
+      case 'drop':
+        // Without a miss flow OpenFlow 1.3+ switches drop as well.
+        return actions.length > 0;
+      case 'goto':
+        return !jumpTargets(actions).some((t) => this.tableInfo(t).spec?.name === miss.table);
+      case 'next':
+        return jumpTargets(actions).length === 0;
+      case 'normal':
+        return !(only?.kind === 'output' && only.port.kind === 'reserved' && only.port.name === 'NORMAL');
+      case 'controller':
+        return !actions.some((a) => a.kind === 'controller' || (a.kind === 'output' && a.port.kind === 'reserved' && a.port.name === 'CONTROLLER'));
+      default:
+        return false;
+    }
+  }
+
+  private nextWords(flow: Flow): string {
+    const names = [...new Set(jumpTargets(flow.actions).map((t) => this.tableWords(t)))];
+    return names.join(' and ');
+  }
+
+  /**
+   * The pattern's sentence with its placeholders filled from the flow (see `FlowPattern.meaning`):
+   * of placeholders written back to back, those with a value; when none has one, the words the
+   * template gives for its absence (a fitting pattern has either, see `fillable`).
+   */
+  private fill(pattern: FlowPattern, flow: Flow, spec: TableSpec): string {
+    const text = templateParts(pattern.meaning)
+      .map((part) => {
+        if ('text' in part) return part.text;
+        const value = part.run.map((ph) => this.placeholder(ph.name, flow, spec)).join('');
+        return value !== '' ? value : (part.run.find((ph) => ph.fallback !== undefined)?.fallback ?? '');
+      })
+      .join('');
+    return text.replace(/ {2,}/g, ' ').replace(/ ([.,;:])/g, '$1');
+  }
+
+  private placeholder(ph: string, flow: Flow, spec: TableSpec): string {
+    const all = flattenActions(flow.actions);
+    if (ph.startsWith('reg.')) return this.bitFieldValue(ph.slice(4), flow) ?? '';
+    if (ph.startsWith('set.')) {
+      const f = fieldByName(ph.slice(4));
+      const write = all.find((a): a is Extract<Action, { kind: 'set_field' }> => a.kind === 'set_field' && a.field.storage === f?.storage);
+      return write ? formatFieldValue(write.field, write.value, write.mask) : '';
+    }
+    switch (ph) {
+      case 'next':
+        return this.nextWords(flow);
+      case 'output':
+        return all
+          .flatMap((a) => (a.kind === 'output' ? [this.outputWords(a.port)] : a.kind === 'output_field' ? [`the port in ${this.wording.subfield(a.src)}`] : []))
+          .join(' and ');
+      case 'group':
+        return all.flatMap((a) => (a.kind === 'group' ? [String(a.id)] : [])).join(' and ');
+      case 'conj_id':
+        return matchField(flow.match, 'conj_id')?.value.toString() ?? '';
+      case 'conjunction':
+        return all.flatMap((a) => (a.kind === 'conjunction' ? [`${a.clause}/${a.nClauses} of conjunction ${a.id}`] : [])).join(', ');
+      case 'zone': {
+        // A ct action without zone= works in zone 0, the default zone.
+        const zone = all.find((a): a is Extract<Action, { kind: 'ct' }> => a.kind === 'ct')?.zone;
+        return zone === undefined ? 'the default zone' : zone.kind === 'value' ? `zone ${zone.value}` : `the zone in ${this.wording.subfield(zone.src)}`;
+      }
+      case 'priority':
+        return String(flow.priority);
+      case 'table':
+        return this.profileTableWords(spec.name);
+    }
+    const e = matchField(flow.match, ph);
+    if (!e) return '';
+    if (e.field.format === 'port') return this.ports.plainWords(e.port?.kind === 'name' ? e.port : Number(e.value));
+    return formatFieldValue(e.field, e.value, e.mask);
+  }
+
+  private outputWords(port: PortRef): string {
+    if (port.kind === 'reserved' && port.name === 'IN_PORT') return 'the port the packet came in on';
+    return this.ports.words(port);
+  }
+
+  /** A named bit field's value from the match, else from what the actions write into it. */
+  private bitFieldValue(name: string, flow: Flow): string | undefined {
+    const b = this.bits.byName(name);
+    const field = b && fieldByName(b.field);
+    if (!b || !field) return undefined;
+    const span = ones(b.end - b.start + 1) << BigInt(b.start);
+    const read = (value: bigint): string => {
+      const v = (value & span) >> BigInt(b.start);
+      // Inside a sentence a port reads best by its name alone.
+      return b.format === 'port' ? (this.ports.identify(Number(v)).name ?? String(v)) : this.bits.valueWords(b, v);
+    };
+    const e = flow.match.fields.find((x) => x.field.storage === field.storage && (x.mask & span) === span);
+    if (e) return read(e.value);
+    for (const a of flattenActions(flow.actions)) {
+      if (a.kind === 'set_field' && a.field.storage === field.storage && (a.mask & span) === span) return read(a.value);
+    }
+    return undefined;
+  }
+
+  private stateUses(flow: Flow, table: TableSpec | undefined): StateUse[] {
+    const out: StateUse[] = [];
+    for (const e of flow.match.fields) for (const bits of this.decode(e.field, e.value, e.mask, table)) out.push({ use: 'match', bits });
+    for (const a of flattenActions(flow.actions)) {
+      if (a.kind === 'set_field') for (const bits of this.decode(a.field, a.value, a.mask, table)) out.push({ use: 'write', bits });
+    }
+    return out;
+  }
+
+  /** The profile's named state in a field's bits, as `table` uses them: decoded once per value. */
+  private decode(field: FieldDef, value: bigint, mask: bigint, table: TableSpec | undefined): readonly DecodedBits[] {
+    let byValue = this.decodings.get(table);
+    if (byValue === undefined) this.decodings.set(table, (byValue = new Map()));
+    const key = `${field.storage}=${value.toString(16)}/${mask.toString(16)}`;
+    let decoded = byValue.get(key);
+    if (decoded === undefined) byValue.set(key, (decoded = this.bits.decode(field, value, mask, table)));
+    return decoded;
+  }
+
+  private addressUses(flow: Flow): AddressUse[] {
+    const out: AddressUse[] = [];
+    for (const e of flow.match.fields) {
+      const tag = this.addresses.tag(e.field, e.value, e.mask);
+      if (tag) out.push({ use: 'match', field: e.field.name, ...tag });
+    }
+    for (const a of flattenActions(flow.actions)) {
+      if (a.kind !== 'set_field') continue;
+      const tag = this.addresses.tag(a.field, a.value, a.mask);
+      if (tag) out.push({ use: 'write', field: a.field.name, ...tag });
+    }
+    return out;
+  }
+
+  private portUses(flow: Flow): PortUse[] {
+    const out: PortUse[] = [];
+    const inPort = matchField(flow.match, 'in_port');
+    if (inPort) out.push({ use: 'match', port: this.ports.words(inPort.port?.kind === 'name' ? inPort.port : Number(inPort.value)) });
+    for (const a of flattenActions(flow.actions)) if (a.kind === 'output') out.push({ use: 'output', port: this.outputWords(a.port) });
+    return out;
+  }
+}

@@ -1,0 +1,471 @@
+/**
+ * Generic words for every match field and every action, used when no profile knows better.
+ * What a profile can add (table names, port names, address roles, named register bits,
+ * conntrack zone names) comes in through a `Wording`, so these words stay pipeline-neutral.
+ */
+import type { Action, CtAction, LearnAction, NatAction, Subfield } from '../../model/actions.ts';
+import { type FieldDef, fieldByName } from '../../model/fields.ts';
+import type { Match, MatchField } from '../../model/flow.ts';
+import type { PortRef } from '../../model/ports.ts';
+import { reservedPortByNumber } from '../../model/ports.ts';
+import type { TableRef } from '../../model/tables.ts';
+import type { DecodedBits } from './bit-fields.ts';
+import { formatIpv4, formatIpv6, ones } from '../../model/values.ts';
+import { formatFieldValue, formatFlags, formatFrag, fullMask } from '../../syntax/field-value.ts';
+import { ETH_TYPE, IP_PROTO } from '../../syntax/match.ts';
+
+/** How names and pipeline knowledge enter the generic words. */
+export interface Wording {
+  /** A table: its name when known, else `table N`. */
+  table(ref: TableRef): string;
+  /** A table of the profile, given by the profile's name for it: the name the report uses for it. */
+  profileTable(key: string): string;
+  /** A port given by reference or by number. */
+  port(port: PortRef | bigint): string;
+  /** Who an address (value under mask) belongs to, when known: `local Pod coredns5-8ec607`. */
+  addressRole(field: FieldDef, value: bigint, mask: bigint): string | undefined;
+  /** Named pipeline state the bits stand for, when known: `PktSource = FromPod (sent by a local Pod)`. */
+  bits(field: FieldDef, value: bigint, mask: bigint): string | undefined;
+  /** The same state piece by piece, each with its bits: for words about some of them. */
+  states(field: FieldDef, value: bigint, mask: bigint): readonly DecodedBits[];
+  /** A subfield by its pipeline name when it has one, else `reg0[0..3]`. */
+  subfield(sf: Subfield): string;
+  /** A conntrack zone, with its pipeline name when it has one. */
+  zone(zone: number): string;
+}
+
+/** `reg0[16]`, `reg0[0..3]`, `reg1` (the whole field), with registry names rather than NXM names. */
+export function shortSubfield(sf: Subfield): string {
+  if (sf.start === 0 && sf.bits === sf.field.bits) return sf.field.name;
+  if (sf.bits === 1) return `${sf.field.name}[${sf.start}]`;
+  return `${sf.field.name}[${sf.start}..${sf.start + sf.bits - 1}]`;
+}
+
+function plainPort(port: PortRef | bigint): string {
+  if (typeof port === 'bigint') {
+    const reserved = reservedPortByNumber(Number(port));
+    return reserved ?? `port ${port}`;
+  }
+  if (port.kind === 'number') return `port ${port.number}`;
+  if (port.kind === 'name') return `port ${port.name}`;
+  return port.name;
+}
+
+/** Words without any pipeline knowledge. */
+export const PLAIN_WORDING: Wording = {
+  table: (ref) => (ref.kind === 'number' ? `table ${ref.number}` : ref.name),
+  profileTable: (key) => key,
+  port: plainPort,
+  addressRole: () => undefined,
+  bits: () => undefined,
+  states: () => [],
+  subfield: shortSubfield,
+  zone: (zone) => `zone ${zone}`,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Field nouns and values
+
+const NOUNS: Readonly<Record<string, string>> = {
+  in_port: 'input port',
+  eth_src: 'source MAC',
+  eth_dst: 'destination MAC',
+  eth_type: 'EtherType',
+  nw_src: 'source IP',
+  nw_dst: 'destination IP',
+  ipv6_src: 'source IPv6 address',
+  ipv6_dst: 'destination IPv6 address',
+  nw_proto: 'IP protocol',
+  nw_ttl: 'IP TTL',
+  nw_tos: 'IP TOS',
+  nw_ecn: 'IP ECN bits',
+  tp_src: 'source port',
+  tp_dst: 'destination port',
+  arp_sha: 'ARP sender MAC',
+  arp_tha: 'ARP target MAC',
+  tun_id: 'tunnel key',
+  tun_src: 'tunnel source',
+  tun_dst: 'tunnel destination',
+  tun_ipv6_src: 'tunnel IPv6 source',
+  tun_ipv6_dst: 'tunnel IPv6 destination',
+  pkt_mark: 'packet mark',
+  ct_mark: 'connection mark',
+  ct_label: 'connection label',
+  ct_zone: 'conntrack zone',
+  vlan_tci: 'VLAN TCI',
+  metadata: 'metadata',
+};
+
+/** ARP fields share storage with IP fields; their nouns differ. */
+const ARP_NOUNS: Readonly<Record<string, string>> = {
+  arp_op: 'ARP opcode',
+  arp_spa: 'ARP sender IP',
+  arp_tpa: 'ARP target IP',
+};
+
+/** What a field holds, in words (`source MAC`, `reg0`). */
+export function fieldNoun(field: FieldDef): string {
+  return ARP_NOUNS[field.name] ?? NOUNS[field.storage] ?? NOUNS[field.name] ?? field.name;
+}
+
+/** The value in the field's own syntax, with the role of an address when known. */
+function valueWords(field: FieldDef, value: bigint, mask: bigint, w: Wording): string {
+  if (field.format === 'port' && mask === ones(field.bits)) return w.port(value);
+  const text = formatFieldValue(field, value, mask);
+  const role = field.format === 'ipv4' || field.format === 'ipv6' || field.format === 'mac' ? w.addressRole(field, value, mask) : undefined;
+  return role === undefined ? text : `${text} (${role})`;
+}
+
+/** Bits under a contiguous mask as `reg0[16] = 1`; other masks as `reg0 & 0xf0f = 0x101`. */
+export function maskedBits(field: FieldDef, value: bigint, mask: bigint): string {
+  if (mask === ones(field.bits)) return `${field.name} = 0x${value.toString(16)}`;
+  const low = mask === 0n ? 0 : (mask & -mask).toString(2).length - 1;
+  const run = mask >> BigInt(low);
+  if ((run & (run + 1n)) === 0n) {
+    const bits = run.toString(2).length;
+    const v = value >> BigInt(low);
+    return `${shortSubfield({ field, start: low, bits })} = ${bits === 1 ? v.toString() : `0x${v.toString(16)}`}`;
+  }
+  return `${field.name} & 0x${mask.toString(16)} = 0x${value.toString(16)}`;
+}
+
+/** Words for a value written to or matched in a field that carries pipeline state. */
+function stateWords(field: FieldDef, value: bigint, mask: bigint, w: Wording): string {
+  return w.bits(field, value, mask) ?? maskedBits(field, value, mask);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Matches
+
+const CT_WORDS: readonly (readonly [bigint, string, string])[] = [
+  [0x01n, 'new', 'new'],
+  [0x02n, 'established', 'established'],
+  [0x04n, 'related', 'related'],
+  [0x40n, 'source-NATed', 'source-NATed'],
+  [0x80n, 'destination-NATed', 'destination-NATed'],
+];
+const TRK = 0x20n;
+const INV = 0x10n;
+const RPL = 0x08n;
+
+/** `+est+trk` → `an established connection`; `-new+trk` → `a connection that is not new`. */
+export function describeCtState(value: bigint, mask: bigint): string {
+  const on = (bit: bigint): boolean => (mask & bit) !== 0n && (value & bit) !== 0n;
+  const off = (bit: bigint): boolean => (mask & bit) !== 0n && (value & bit) === 0n;
+  if (off(TRK)) return 'not yet tracked by conntrack';
+  if (on(INV)) return 'a packet conntrack finds invalid';
+  const pos = CT_WORDS.filter(([bit]) => on(bit)).map(([, word]) => word);
+  const neg = CT_WORDS.filter(([bit]) => off(bit)).map(([, , word]) => word);
+  const head = pos.length === 0 ? (on(TRK) || off(INV) || neg.length > 0 || on(RPL) || off(RPL) ? 'a connection' : 'any connection state') : `${/^[aeiou]/.test(pos[0]!) ? 'an' : 'a'} ${pos.join(', ')} connection`;
+  const parts = [head];
+  if (neg.length > 0) parts.push(`that is not ${neg.join(' or ')}`);
+  if (on(RPL)) parts.push('(reply direction)');
+  if (off(RPL)) parts.push('(original direction)');
+  if (off(INV) && !on(TRK)) parts.push('(valid)');
+  return parts.join(' ');
+}
+
+const PROTOCOLS: readonly (readonly [bigint, bigint | undefined, string])[] = [
+  [ETH_TYPE.ip, IP_PROTO.tcp, 'TCP'],
+  [ETH_TYPE.ip, IP_PROTO.udp, 'UDP'],
+  [ETH_TYPE.ip, IP_PROTO.icmp, 'ICMP'],
+  [ETH_TYPE.ip, IP_PROTO.sctp, 'SCTP'],
+  [ETH_TYPE.ipv6, IP_PROTO.tcp, 'TCP over IPv6'],
+  [ETH_TYPE.ipv6, IP_PROTO.udp, 'UDP over IPv6'],
+  [ETH_TYPE.ipv6, IP_PROTO.icmpv6, 'ICMPv6'],
+  [ETH_TYPE.ipv6, IP_PROTO.sctp, 'SCTP over IPv6'],
+  [ETH_TYPE.ip, undefined, 'IPv4'],
+  [ETH_TYPE.ipv6, undefined, 'IPv6'],
+  [ETH_TYPE.arp, undefined, 'ARP'],
+  [ETH_TYPE.rarp, undefined, 'RARP'],
+  [ETH_TYPE.mpls, undefined, 'MPLS'],
+  [ETH_TYPE.mplsm, undefined, 'multicast MPLS'],
+  [ETH_TYPE.nsh, undefined, 'NSH'],
+];
+
+/** The protocol a match selects (`TCP`, `IPv4`, `ARP`), and whether nw_proto was folded into it. */
+function protocolWords(match: Match): { words?: string; protoFolded: boolean } {
+  const type = match.fields.find((e) => e.field.storage === 'eth_type')?.value;
+  if (type === undefined) return { protoFolded: false };
+  const proto = match.fields.find((e) => e.field.storage === 'nw_proto' && e.field.name === 'nw_proto')?.value;
+  const withProto = PROTOCOLS.find(([t, p]) => t === type && p !== undefined && p === proto);
+  if (withProto) return { words: withProto[2], protoFolded: true };
+  const plain = PROTOCOLS.find(([t, p]) => t === type && p === undefined);
+  return { words: plain?.[2] ?? `EtherType 0x${type.toString(16).padStart(4, '0')}`, protoFolded: false };
+}
+
+const TRANSPORT: Readonly<Record<string, string>> = { tcp: 'TCP', udp: 'UDP', sctp: 'SCTP' };
+
+/** One match entry in words (the protocol entries are described by `describeMatch`). */
+export function describeMatchField(e: MatchField, w: Wording): string {
+  const { field, value, mask } = e;
+  const exact = mask === fullMask(field) || mask === ones(field.bits);
+  const v = (): string => valueWords(field, value, mask, w);
+  switch (field.storage) {
+    case 'in_port':
+      return `arriving on ${e.port?.kind === 'name' ? w.port(e.port) : w.port(value)}`;
+    case 'eth_src':
+      return `from MAC ${v()}`;
+    case 'eth_dst':
+      return `to MAC ${v()}`;
+    case 'nw_src':
+      return field.name === 'arp_spa' ? `ARP sender ${v()}` : `from ${v()}`;
+    case 'nw_dst':
+      return field.name === 'arp_tpa' ? `ARP target ${v()}` : `to ${v()}`;
+    case 'ipv6_src':
+      return `from ${v()}`;
+    case 'ipv6_dst':
+      return `to ${v()}`;
+    case 'arp_sha':
+      return field.name === 'nd_sll' ? `neighbour source MAC ${v()}` : `ARP sender MAC ${v()}`;
+    case 'arp_tha':
+      return field.name === 'nd_tll' ? `neighbour target MAC ${v()}` : `ARP target MAC ${v()}`;
+    case 'nw_proto':
+      if (field.name === 'arp_op') return value === 1n ? 'ARP request' : value === 2n ? 'ARP reply' : `ARP opcode ${value}`;
+      return `IP protocol ${value}`;
+    case 'tp_src':
+    case 'tp_dst': {
+      const dir = field.storage === 'tp_src' ? 'from' : 'to';
+      const proto = TRANSPORT[field.name.split('_')[0]!];
+      if (field.name.startsWith('icmp')) return `${field.name.startsWith('icmpv6') ? 'ICMPv6' : 'ICMP'} ${field.storage === 'tp_src' ? 'type' : 'code'} ${value}`;
+      if (exact) return `${dir} ${proto ?? ''} port ${value}`.replace('  ', ' ');
+      return `${dir} ${proto ?? ''} ports ${value}–${value | (ones(16) ^ mask)}`.replace('  ', ' ');
+    }
+    case 'ct_state':
+      return describeCtState(value, mask);
+    case 'ct_zone':
+      return `in conntrack ${w.zone(Number(value))}`;
+    case 'ct_mark':
+    case 'ct_label':
+    case 'pkt_mark':
+    case 'metadata':
+      return `${fieldNoun(field)} ${stateWords(field, value, mask, w)}`;
+    case 'conj_id':
+      return `conjunction ${value} complete`;
+    case 'tun_id':
+      return `tunnel key ${formatFieldValue(field, value, mask)}`;
+    case 'tun_src':
+    case 'tun_ipv6_src':
+      return `tunnelled from ${v()}`;
+    case 'tun_dst':
+    case 'tun_ipv6_dst':
+      return `tunnelled to ${v()}`;
+    case 'vlan_tci':
+      if (field.name === 'vlan_tci' && mask === 0x1000n) return value === 0n ? 'without a VLAN tag' : 'with a VLAN tag';
+      if (field.name === 'vlan_tci' && value === 0n && exact) return 'without a VLAN tag';
+      return `${field.name === 'vlan_tci' ? 'VLAN TCI' : field.name.includes('pcp') ? 'VLAN priority' : 'VLAN'} ${formatFieldValue(field, value, mask)}`;
+    case 'nw_ttl':
+      return `TTL ${value}`;
+    case 'nw_tos':
+      return field.name === 'ip_dscp' ? `DSCP ${value}` : `TOS ${value}`;
+    case 'nw_ecn':
+      return `ECN ${value}`;
+    case 'ip_frag':
+      return `fragments: ${formatFrag(value, mask)}`;
+    case 'tcp_flags':
+      return `TCP flags ${formatFlags(field, value, mask, fullMask(field))}`;
+    case 'recirc_id':
+      return `recirculation ${value}`;
+    case 'dp_hash':
+      return `datapath hash ${formatFieldValue(field, value, mask)}`;
+    case 'actset_output':
+      return `action set output ${w.port(value)}`;
+    case 'packet_type':
+      return `packet type ${formatFieldValue(field, value, mask)}`;
+    default:
+      if (/^x{0,2}reg\d+$/.test(field.name)) return stateWords(field, value, mask, w);
+      if (field.presence && mask === 0n) return `carrying ${field.name}`;
+      return `${field.name} ${exact ? '=' : 'matches'} ${formatFieldValue(field, value, exact ? undefined : mask)}`;
+  }
+}
+
+/** The match as a list of conditions: the protocol first, then each field in match order. */
+export function describeMatch(match: Match, w: Wording): string[] {
+  const { words, protoFolded } = protocolWords(match);
+  const out = words === undefined ? [] : [words];
+  for (const e of match.fields) {
+    if (e.field.storage === 'eth_type') continue;
+    if (protoFolded && e.field.name === 'nw_proto') continue;
+    out.push(describeMatchField(e, w));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Actions
+
+function outputWords(port: PortRef, w: Wording): string {
+  if (port.kind === 'reserved') {
+    switch (port.name) {
+      case 'NORMAL':
+        return 'switch it like a normal L2 switch would (NORMAL)';
+      case 'IN_PORT':
+        return 'send it back out the port it came in on';
+      case 'CONTROLLER':
+        return 'send it to the controller';
+      case 'LOCAL':
+        return 'send it to the bridge’s LOCAL port';
+      case 'FLOOD':
+        return 'flood it out every port but the input port';
+      case 'ALL':
+        return 'send it out every port but the input port';
+      case 'TABLE':
+        return 'run it through the flow tables';
+      default:
+        return `output to ${port.name}`;
+    }
+  }
+  return `send it out ${w.port(port)}`;
+}
+
+function natWords(a: NatAction): string {
+  if (a.direction === undefined) return 'apply the connection’s existing NAT';
+  const r = a.range;
+  const addr = (v: bigint): string => (r?.family === 6 ? formatIpv6(v) : formatIpv4(v));
+  const range = r === undefined ? '' : ` to ${addr(r.addrMin)}${r.addrMax !== undefined ? `–${addr(r.addrMax)}` : ''}${r.portMin !== undefined ? ` port ${r.portMin}${r.portMax !== undefined ? `–${r.portMax}` : ''}` : ''}`;
+  return `${a.direction === 'src' ? 'source' : 'destination'}-NAT${range}`;
+}
+
+function ctWords(a: CtAction, w: Wording): string {
+  const zone = a.zone === undefined ? 'the default zone' : a.zone.kind === 'value' ? w.zone(a.zone.value) : `the zone in ${w.subfield(a.zone.src)}`;
+  const nat = a.actions.filter((x) => x.kind === 'nat').map(natWords);
+  const exec = a.actions.filter((x) => x.kind !== 'nat').map((x) => describeAction(x, w).replace(/^set /, ''));
+  const what = a.commit ? `${a.force ? 'force-commit' : 'commit'} the connection to conntrack in ${zone}` : `send it through conntrack in ${zone}`;
+  const parts = [what + (nat.length > 0 ? ` and ${nat.join(', ')}` : '')];
+  if (exec.length > 0) parts.push(`setting ${exec.join(' and ')}`);
+  if (a.alg !== undefined) parts.push(`with the ${a.alg === 21 ? 'FTP' : a.alg === 69 ? 'TFTP' : `port ${a.alg}`} helper`);
+  if (a.table) parts.push(`then continue in ${w.table(a.table)}`);
+  return parts.join(', ');
+}
+
+function learnWords(a: LearnAction, w: Wording): string {
+  const keys = a.specs.filter((s) => s.kind === 'match_field' || s.kind === 'match_value').map((s) => shortSubfield(s.dst));
+  const timeouts = [a.idleTimeout ? `idle timeout ${a.idleTimeout}s` : '', a.hardTimeout ? `hard timeout ${a.hardTimeout}s` : ''].filter((s) => s !== '');
+  return `learn a flow into ${w.table(a.table)}${keys.length ? ` keyed on ${keys.join(', ')}` : ''}${timeouts.length ? ` (${timeouts.join(', ')})` : ''}`;
+}
+
+function writeWords(field: FieldDef, value: bigint, mask: bigint, w: Wording): string {
+  const whole = mask === ones(field.bits) || mask === fullMask(field);
+  const named = w.bits(field, value, mask);
+  if (named !== undefined) return `set ${named}`;
+  if (/^x{0,2}reg\d+$/.test(field.name) || !whole) return `set ${maskedBits(field, value, mask)}`;
+  return `set the ${fieldNoun(field)} to ${valueWords(field, value, mask, w)}`;
+}
+
+function subfieldNoun(sf: Subfield, w: Wording): string {
+  const whole = sf.start === 0 && sf.bits === sf.field.bits;
+  const named = w.subfield(sf);
+  if (named !== shortSubfield(sf) || !whole) return named;
+  return fieldNoun(sf.field) === sf.field.name ? sf.field.name : `the ${fieldNoun(sf.field)}`;
+}
+
+/** One action in words. */
+export function describeAction(a: Action, w: Wording): string {
+  switch (a.kind) {
+    case 'output':
+      return outputWords(a.port, w);
+    case 'output_field':
+      return `send it out the port in ${w.subfield(a.src)}`;
+    case 'controller':
+      return `send it to the controller${a.reason !== 'action' ? ` (reason ${a.reason})` : ''}${a.userdata ? ' with user data' : ''}${a.pause ? ', pausing the pipeline' : ''}`;
+    case 'enqueue':
+      return `send it out ${w.port(a.port)} on queue ${a.queue}`;
+    case 'group':
+      return `hand it to group ${a.id}`;
+    case 'set_field':
+      return writeWords(a.field, a.value, a.mask, w);
+    case 'move':
+      return `copy ${subfieldNoun(a.src, w)} into ${subfieldNoun(a.dst, w)}`;
+    case 'set_vlan_vid':
+      return `set VLAN ${a.vid}${a.pushIfUntagged ? ' (tagging untagged packets)' : ''}`;
+    case 'set_vlan_pcp':
+      return `set VLAN priority ${a.pcp}`;
+    case 'strip_vlan':
+      return 'remove the VLAN tag';
+    case 'push_vlan':
+      return `push a VLAN tag (EtherType 0x${a.ethertype.toString(16)})`;
+    case 'push_mpls':
+      return `push an MPLS label (EtherType 0x${a.ethertype.toString(16)})`;
+    case 'pop_mpls':
+      return `pop the MPLS label (inner EtherType 0x${a.ethertype.toString(16)})`;
+    case 'set_mpls_ttl':
+      return `set the MPLS TTL to ${a.ttl}`;
+    case 'dec_mpls_ttl':
+      return 'decrement the MPLS TTL';
+    case 'set_ip_ttl':
+      return `set the IP TTL to ${a.ttl}`;
+    case 'dec_ttl':
+      return 'decrement the IP TTL';
+    case 'encap':
+      return `encapsulate in ${a.header.kind}`;
+    case 'decap':
+      return 'remove the outer header';
+    case 'dec_nsh_ttl':
+      return 'decrement the NSH TTL';
+    case 'set_queue':
+      return `use output queue ${a.queue}`;
+    case 'pop_queue':
+      return 'restore the output queue';
+    case 'delete_field':
+      return `delete ${a.field.name}`;
+    case 'fin_timeout':
+      return 'shorten the flow’s timeouts once TCP FIN or RST is seen';
+    case 'stack_push':
+      return `push ${w.subfield(a.src)} on the stack`;
+    case 'stack_pop':
+      return `pop the stack into ${w.subfield(a.dst)}`;
+    case 'resubmit': {
+      const from = a.port ? ` as if it came in on ${w.port(a.port)}` : '';
+      const to = a.table ? ` to ${w.table(a.table)}` : '';
+      return `resubmit${to}${from}${a.ct ? ' with the original connection tuple' : ''}`;
+    }
+    case 'goto_table':
+      return `go to ${w.table(a.table)}`;
+    case 'ct':
+      return ctWords(a, w);
+    case 'nat':
+      return natWords(a);
+    case 'ct_clear':
+      return 'clear its conntrack state';
+    case 'learn':
+      return learnWords(a, w);
+    case 'conjunction':
+      return `satisfy clause ${a.clause} of ${a.nClauses} of conjunction ${a.id}`;
+    case 'note':
+      return `carry a note (${a.bytes.length} bytes)`;
+    case 'clone':
+      return `on a copy: ${describeActions(a.actions, w).join(', ')}`;
+    case 'exit':
+      return 'stop processing actions';
+    case 'multipath':
+      return `choose one of ${a.nLinks} links into ${w.subfield(a.dst)} by hashing`;
+    case 'bundle':
+      return a.dst ? `choose one of ${a.members.length} ports into ${w.subfield(a.dst)}` : `send it out one of ${a.members.length} ports`;
+    case 'sample':
+      return `sample it (probability ${a.probability}/65535)`;
+    case 'check_pkt_larger':
+      return `set ${w.subfield(a.dst)} when the packet is longer than ${a.length} bytes`;
+    case 'meter':
+      return `rate-limit it with meter ${a.id}`;
+    case 'clear_actions':
+      return 'clear the action set';
+    case 'write_actions':
+      return `add to the action set: ${describeActions(a.actions, w).join(', ')}`;
+    case 'write_metadata':
+      return `set ${maskedBits(fieldByName('metadata')!, a.value, a.mask)}`;
+    case 'unroll_xlate':
+      return `(internal) return from table ${a.table}`;
+    case 'debug_recirc':
+      return 'recirculate (debugging)';
+    case 'debug_slow':
+      return 'use the slow path (debugging)';
+    case 'unknown':
+      return a.text;
+  }
+}
+
+/** The actions in words, in order; a flow without actions drops the packet. */
+export function describeActions(actions: readonly Action[], w: Wording): string[] {
+  if (actions.length === 0) return ['drop it'];
+  return actions.map((a) => describeAction(a, w));
+}

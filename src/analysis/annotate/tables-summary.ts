@@ -1,0 +1,161 @@
+/**
+ * One row per table of a dump — number, name, flow count, counters, the tables it continues
+ * in and what its miss flow does — plus the tables the profile expects in the release but the
+ * dump lacks, and the dump's tables the profile does not know.
+ */
+import type { Flow } from '../../model/flow.ts';
+import type { Pipeline } from '../../model/pipeline.ts';
+import { matchCovers } from '../../model/match.ts';
+import { type TableRef, tableLabel, tableNumber } from '../../model/tables.ts';
+import type { TableKey, TableMiss, TableSpec } from '../../profiles/types.ts';
+import { inVersion, rangeText } from '../../profiles/versions.ts';
+import type { Annotator } from './annotate.ts';
+import { describeActions } from './describe-fields.ts';
+import { hintHolds, isTableMiss, jumpTargets, parsePattern } from '../fit/pattern-fit.ts';
+
+export interface TableRow {
+  readonly number?: number;
+  /** The dump's name for the table when it prints names, else the profile's. */
+  readonly name?: string;
+  /** The profile's name for the table, where the dump calls it otherwise. */
+  readonly profileName?: string;
+  readonly purpose?: string;
+  /** The profile knows the table (in the release). */
+  readonly known: boolean;
+  /** For a table the profile has only in other releases: those releases, in words. */
+  readonly otherReleases?: string;
+  readonly flows: number;
+  /** Sums of the flows' counters; absent when no flow of the table has them. */
+  readonly packets?: bigint;
+  readonly bytes?: bigint;
+  /** Tables the flows continue in (goto_table, resubmit, ct(table=…), through groups too), by name. */
+  readonly next: readonly string[];
+  /** What the dump's miss flow (priority 0, empty match) does; `no miss flow` without one. */
+  readonly miss: string;
+  /** What the profile says the miss does. */
+  readonly expectedMiss?: string;
+  /** The dump's miss flow does something else than the profile's fixed miss behaviour (drop, goto, NORMAL, controller). */
+  readonly missDiffers: boolean;
+}
+
+export interface MissingTable {
+  readonly number?: number;
+  readonly name: string;
+}
+
+/** A table of the dump the release read in lacks but other releases of the profile have. */
+export interface OtherReleaseTable {
+  /** As the dump names it. */
+  readonly name: string;
+  /** Those releases, in words. */
+  readonly releases: string;
+}
+
+export interface TablesSummary {
+  readonly rows: readonly TableRow[];
+  /** Tables of the profile (in the release) with no flow in the dump, under no name nor number. */
+  readonly missing: readonly MissingTable[];
+  /** Tables of the dump the profile does not know in any release, as the dump names them. */
+  readonly unknown: readonly string[];
+  /** Tables of the dump the profile knows only in other releases than the one read in. */
+  readonly otherReleases: readonly OtherReleaseTable[];
+}
+
+/** A profile's miss behaviour in a few words, its tables named by `name`. */
+export function expectedMissWords(miss: TableMiss, name: (key: TableKey) => string): string {
+  switch (miss.action) {
+    case 'drop':
+      return 'drop';
+    case 'goto':
+      return `goto ${name(miss.table)}`;
+    case 'next':
+      return 'next table';
+    case 'normal':
+      return 'NORMAL';
+    case 'controller':
+      return 'controller';
+    case 'custom':
+      return miss.description;
+    case 'none':
+      return 'no miss flow';
+  }
+}
+
+function sum(flows: readonly Flow[], pick: (f: Flow) => bigint | null | undefined): bigint | undefined {
+  let total: bigint | undefined;
+  for (const f of flows) {
+    const v = pick(f);
+    if (v !== undefined && v !== null) total = (total ?? 0n) + v;
+  }
+  return total;
+}
+
+export function summarizeTables(pipeline: Pipeline, annotator: Annotator): TablesSummary {
+  const words = (ref: TableRef): string => annotator.wording.table(ref);
+  const rows: TableRow[] = [];
+  const seen = new Set<string>();
+  // Numbers of the dump's tables, given or known from their names: a table held under another name is not missing.
+  const numbers = new Set<number>();
+  const unknown: string[] = [];
+  const otherReleases: OtherReleaseTable[] = [];
+  for (const t of pipeline.tables.values()) {
+    const info = annotator.tableInfo(t.ref);
+    if (info.number !== undefined) numbers.add(info.number);
+    if (info.spec) seen.add(info.spec.name);
+    else if (info.otherRelease) otherReleases.push({ name: tableLabel(t.ref), releases: rangeText(info.otherRelease) });
+    else unknown.push(tableLabel(t.ref));
+    const next = new Set<string>();
+    for (const f of t.flows) {
+      for (const ref of jumpTargets(f.actions)) next.add(words(ref));
+      for (const a of f.actions) {
+        if (a.kind !== 'group') continue;
+        for (const b of pipeline.groups.get(a.id)?.buckets ?? []) for (const ref of jumpTargets(b.actions)) next.add(words(ref));
+      }
+    }
+    const missFlow = t.flows.find(isTableMiss);
+    const packets = sum(t.flows, (f) => f.stats?.packets);
+    const bytes = sum(t.flows, (f) => f.stats?.bytes);
+    rows.push({
+      ...(info.number !== undefined ? { number: info.number } : {}),
+      ...(info.name !== undefined ? { name: info.name } : {}),
+      ...(info.profileName !== undefined ? { profileName: info.profileName } : {}),
+      ...(info.purpose !== undefined ? { purpose: info.purpose } : {}),
+      known: info.spec !== undefined,
+      ...(info.otherRelease ? { otherReleases: rangeText(info.otherRelease) } : {}),
+      flows: t.flows.length,
+      ...(packets !== undefined ? { packets } : {}),
+      ...(bytes !== undefined ? { bytes } : {}),
+      next: [...next],
+      miss: missFlow ? missWords(missFlow, words, annotator) : 'no miss flow',
+      ...(info.spec ? { expectedMiss: expectedMissWords(info.spec.miss, annotator.wording.profileTable) } : {}),
+      missDiffers: info.spec !== undefined && annotator.missDiffers(info.spec.miss, missFlow),
+    });
+  }
+  const profile = annotator.profile;
+  const missing: MissingTable[] = (profile?.tables ?? [])
+    // A numbered reading knows only the tables its layout numbers. A table that exists only with a
+    // feature (IPv6, Multicast, TrafficControl, …) is absent whenever the feature is off: it is
+    // expected only where the flows show the feature on (expectedWith).
+    .filter((s) => (s.requires === undefined || s.expectedWith !== undefined) && inVersion(s, annotator.release) && !seen.has(s.name) && (s.number === undefined || !numbers.has(s.number)) && (profile?.numbering === undefined || s.number !== undefined))
+    .filter((s) => s.expectedWith === undefined || featureShows(pipeline, annotator, s.expectedWith))
+    .map((s) => ({ ...(s.number !== undefined ? { number: s.number } : {}), name: annotator.wording.profileTable(s.name) }));
+  return { rows, missing, unknown: profile && profile.tables.length > 0 ? unknown : [], otherReleases };
+}
+
+/** Whether some flow of the dump (in the given table, or anywhere) is of the kind that shows a feature. */
+function featureShows(pipeline: Pipeline, annotator: Annotator, kind: NonNullable<TableSpec['expectedWith']>): boolean {
+  const profile = annotator.profile!;
+  const pattern = parsePattern(kind.match).match;
+  const flows = kind.table === undefined ? pipeline.flows : (pipeline.table(tableNumber(kind.table))?.flows ?? []);
+  return flows.some((f) => matchCovers(pattern, f.match) && (kind.actions ?? []).every((h) => hintHolds(profile, h, f.actions, annotator.release)));
+}
+
+/** `drop`, `goto X`, `NORMAL`, or the actions in words. */
+function missWords(flow: Flow, words: (ref: TableRef) => string, annotator: Annotator): string {
+  if (flow.actions.length === 0) return 'drop';
+  const jumps = flow.actions.every((a) => a.kind === 'goto_table' || (a.kind === 'resubmit' && a.table && !a.port));
+  if (jumps) return `goto ${jumpTargets(flow.actions).map(words).join(', ')}`;
+  const only = flow.actions.length === 1 ? flow.actions[0] : undefined;
+  if (only?.kind === 'output' && only.port.kind === 'reserved') return only.port.name;
+  return describeActions(flow.actions, annotator.wording).join(', ');
+}

@@ -1,0 +1,52 @@
+/** Checks on single flows and on flows written twice. */
+import { type Action, nestsActions } from '../../model/actions.ts';
+import type { Pipeline } from '../../model/pipeline.ts';
+import { equivalentActions } from '../../model/action-equivalence.ts';
+import { SlotIndex } from '../../model/slot-index.ts';
+import type { Finding } from './finding.ts';
+
+/**
+ * `exit` ends the action list it is in, so what follows it never runs. (`drop` cannot be
+ * combined with other actions at all; OVS refuses such flows.) Nested lists are checked on
+ * their own, since an `exit` inside `clone(…)` ends the clone.
+ */
+function deadAfterExit(actions: readonly Action[]): { after: Action; dead: Action[] } | undefined {
+  const i = actions.findIndex((a) => a.kind === 'exit');
+  if (i >= 0 && i < actions.length - 1) return { after: actions[i]!, dead: actions.slice(i + 1) };
+  for (const a of actions.slice(0, i < 0 ? actions.length : i)) {
+    if (nestsActions(a)) {
+      const inner = deadAfterExit(a.actions);
+      if (inner) return inner;
+    }
+  }
+  return undefined;
+}
+
+export function findDeadActions(pipeline: Pipeline): Finding[] {
+  const out: Finding[] = [];
+  for (const t of pipeline.tables.values()) {
+    for (const flow of t.flows) {
+      const d = deadAfterExit(flow.actions);
+      if (d) out.push({ kind: 'dead-actions', severity: 'warning', table: flow.table, flows: [flow], flow, after: d.after, dead: d.dead });
+    }
+  }
+  return out;
+}
+
+/**
+ * Flows that occupy the same classifier slot (table, priority, normalised match) however they are
+ * spelled: the switch keeps only the last one added. Different actions make the result depend on
+ * the order the flows are added in.
+ */
+export function findDuplicates(pipeline: Pipeline): Finding[] {
+  const naming = { ports: pipeline.ports };
+  const out: Finding[] = [];
+  for (const t of pipeline.tables.values()) {
+    for (const flows of new SlotIndex(t.flows, naming).shared()) {
+      const first = flows[0]!;
+      const sameActions = flows.every((f) => equivalentActions(first.actions, f.actions, { naming, table: f.table }));
+      out.push({ kind: 'duplicate', severity: sameActions ? 'warning' : 'error', table: first.table, flows, sameActions });
+    }
+  }
+  return out;
+}

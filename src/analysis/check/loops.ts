@@ -1,0 +1,63 @@
+/**
+ * Forwarding loops through resubmits and groups. goto_table only moves forward, so a packet can
+ * only go round through a resubmit to the same or an earlier table, or through a group bucket
+ * that resubmits. Each flow that does so is followed with a packet it matches (its own match
+ * values), from its table, once per bucket of the select groups on the way: the tracer reports
+ * a path that goes round until OVS's resubmit limit, and the tables it went round.
+ */
+import type { Flow } from '../../model/flow.ts';
+import type { TableRef } from '../../model/tables.ts';
+import { type Pipeline, tableKey } from '../../model/pipeline.ts';
+import { Packet } from '../trace/packet.ts';
+import { Tracer } from '../trace/trace.ts';
+import type { Finding } from './finding.ts';
+
+/** The packet the flow's match describes: each matched field set to the value under its mask. */
+function packetOf(flow: Flow): Packet | undefined {
+  const p = new Packet();
+  for (const e of flow.match.fields) {
+    // A conj_id is no packet field: the flow matches only after its clauses, traced from their flows.
+    if (e.field.name === 'conj_id') return undefined;
+    p.set(e.field, e.value, e.mask);
+  }
+  return p;
+}
+
+export function findForwardingLoops(pipeline: Pipeline): Finding[] {
+  let tracer: Tracer | undefined;
+  const found = new Map<string, { flow: Flow; loop: readonly TableRef[]; group?: number; buckets: number[] }>();
+  const tracedGroups = new Set<number>();
+  for (const t of pipeline.tables.values()) {
+    for (const flow of t.flows) {
+      const groups = flow.actions.flatMap((a) => (a.kind === 'group' ? [a.id] : []));
+      const back = flow.actions.some((a) => a.kind === 'resubmit' && a.table !== undefined && (tracer ??= new Tracer(pipeline)).ordinal(a.table) <= tracer.ordinal(flow.table));
+      // One flow per group is enough: every flow that uses the group leads into the same buckets.
+      const fresh = groups.filter((g) => pipeline.groups.has(g) && !tracedGroups.has(g));
+      if (!back && fresh.length === 0) continue;
+      const packet = packetOf(flow);
+      if (!packet) continue;
+      for (const g of fresh) tracedGroups.add(g);
+      tracer ??= new Tracer(pipeline);
+      const group = fresh.map((g) => pipeline.groups.get(g)!).find((g) => g.type === 'select');
+      for (const bucket of group ? group.buckets.map((b) => b.id) : [undefined]) {
+        const result = tracer.trace(packet, { start: flow.table, ...(bucket === undefined ? {} : { bucket }) });
+        const failed = result.problems.find((p) => p.kind === 'translation-failed');
+        if (!failed || failed.kind !== 'translation-failed' || failed.loop.length === 0) continue;
+        // The buckets of one group that go round the same tables are one loop.
+        const key = `${failed.loop.map(tableKey).join('>')} ${group?.id ?? ''}`;
+        const loop = found.get(key) ?? { flow, loop: failed.loop, ...(group ? { group: group.id } : {}), buckets: [] };
+        found.set(key, loop);
+        if (bucket !== undefined) loop.buckets.push(bucket);
+      }
+    }
+  }
+  return [...found.values()].map(({ flow, loop, group, buckets }) => ({
+    kind: 'forwarding-loop',
+    severity: 'error',
+    table: flow.table,
+    flows: [flow],
+    flow,
+    loop,
+    ...(group !== undefined ? { group, buckets } : {}),
+  }));
+}

@@ -1,0 +1,129 @@
+/**
+ * Flows that need a register (or the metadata field) to hold bits no action ever sets. Registers
+ * and metadata start at zero for every packet, so a bit that no flow, group bucket or learned
+ * flow can write as 1 is always 0, and a flow matching it as 1 never matches.
+ *
+ * The writes are gathered over the whole dump, not per path: a finding is certain, but a flow
+ * whose bits are set only on paths that never reach it is not reported.
+ */
+import type { Action, Subfield } from '../../model/actions.ts';
+import { fieldByName, type FieldDef } from '../../model/fields.ts';
+import type { Flow } from '../../model/flow.ts';
+import type { Pipeline } from '../../model/pipeline.ts';
+import { ones } from '../../model/values.ts';
+import { fieldParts } from '../trace/packet.ts';
+import type { Finding } from './finding.ts';
+
+const METADATA = fieldByName('metadata');
+
+/** Slots that start every packet at zero and only actions change. */
+function isZeroedSlot(slot: string): boolean {
+  return slot === 'metadata' || /^reg\d+$/.test(slot);
+}
+
+interface ZeroedPart {
+  readonly slot: string;
+  readonly fieldShift: bigint;
+  readonly slotShift: bigint;
+  readonly bits: bigint;
+}
+
+const zeroedCache = new Map<FieldDef, readonly ZeroedPart[]>();
+
+/** The parts of a field that live in zeroed slots, with their shifts as bigints, worked out once per field. */
+function zeroedParts(field: FieldDef): readonly ZeroedPart[] {
+  let parts = zeroedCache.get(field);
+  if (!parts) {
+    parts = fieldParts(field)
+      .filter((p) => isZeroedSlot(p.slot))
+      .map((p) => ({ slot: p.slot, fieldShift: BigInt(p.fieldShift), slotShift: BigInt(p.slotShift), bits: ones(p.bits) }));
+    zeroedCache.set(field, parts);
+  }
+  return parts;
+}
+
+/** Bits that may be 1 in each slot, from everything that writes it. */
+export class SlotWrites {
+  readonly mayBeOne = new Map<string, bigint>();
+
+  /** A write of `value` under `mask`, both in the field's own bit positions. */
+  add(field: FieldDef, value: bigint, mask: bigint): void {
+    for (const p of zeroedParts(field)) {
+      const bits = (((value & mask) >> p.fieldShift) & p.bits) << p.slotShift;
+      if (bits !== 0n) this.mayBeOne.set(p.slot, (this.mayBeOne.get(p.slot) ?? 0n) | bits);
+    }
+  }
+
+  /** A write of values not known offline (a copy, a hash, a popped value). */
+  addUnknown(sf: Subfield): void {
+    const mask = ones(sf.bits) << BigInt(sf.start);
+    this.add(sf.field, mask, mask);
+  }
+
+  addActions(actions: readonly Action[]): void {
+    for (const a of actions) {
+      switch (a.kind) {
+        case 'set_field':
+          this.add(a.field, a.value, a.mask);
+          break;
+        case 'write_metadata':
+          if (METADATA) this.add(METADATA, a.value, a.mask);
+          break;
+        case 'move':
+        case 'stack_pop':
+        case 'multipath':
+        case 'check_pkt_larger':
+          this.addUnknown(a.dst);
+          break;
+        case 'bundle':
+          if (a.dst) this.addUnknown(a.dst);
+          break;
+        case 'learn':
+          if (a.resultDst) this.addUnknown(a.resultDst);
+          // The learned flow's own writes happen when it matches.
+          for (const s of a.specs) {
+            if (s.kind === 'load_value') this.add(s.dst.field, s.value << BigInt(s.dst.start), ones(s.dst.bits) << BigInt(s.dst.start));
+            else if (s.kind === 'load_field') this.addUnknown(s.dst);
+          }
+          break;
+        case 'ct':
+        case 'clone':
+        case 'write_actions':
+          this.addActions(a.actions);
+          break;
+        default:
+          break;
+      }
+    }
+  }
+}
+
+/** Every register and metadata bit some flow, group bucket or learned flow of the pipeline may set. */
+export function pipelineWrites(pipeline: Pipeline): SlotWrites {
+  const writes = new SlotWrites();
+  for (const t of pipeline.tables.values()) for (const f of t.flows) writes.addActions(f.actions);
+  for (const g of pipeline.groups.values()) for (const b of g.buckets) writes.addActions(b.actions);
+  return writes;
+}
+
+export function findUnsetRegisters(pipeline: Pipeline, writes: SlotWrites = pipelineWrites(pipeline)): Finding[] {
+  const out: Finding[] = [];
+  for (const t of pipeline.tables.values()) {
+    for (const flow of t.flows) {
+      const finding = check(flow, writes);
+      if (finding) out.push(finding);
+    }
+  }
+  return out;
+}
+
+function check(flow: Flow, writes: SlotWrites): Finding | undefined {
+  for (const e of flow.match.fields) {
+    for (const p of zeroedParts(e.field)) {
+      const need = ((e.value >> p.fieldShift) & p.bits) << p.slotShift;
+      const never = need & ~(writes.mayBeOne.get(p.slot) ?? 0n);
+      if (never !== 0n) return { kind: 'unset-register', severity: 'error', table: flow.table, flows: [flow], flow, entry: e, slot: p.slot, bits: never };
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,80 @@
+/**
+ * Checks on the shape of the pipeline: jumps into tables that hold no flow, and tables that no
+ * path from the first table reaches (through goto_table, resubmit, ct(table=…) and the buckets
+ * of the groups flows send to).
+ */
+import type { Flow } from '../../model/flow.ts';
+import { type Pipeline, tableKey } from '../../model/pipeline.ts';
+import { type TableRef, tableNumber } from '../../model/tables.ts';
+import { bucketExits, type Exit, flowExits, type JumpKind } from '../../model/flow-exits.ts';
+import type { Finding } from './finding.ts';
+
+/** The table every packet starts in: table 0, or the first table of a dump that names its tables. */
+export function startTable(pipeline: Pipeline): TableRef | undefined {
+  // The table's own reference: a dump that names its tables holds table 0 under its name.
+  return (pipeline.table(tableNumber(0)) ?? pipeline.tables.values().next().value)?.ref;
+}
+
+interface EmptyTarget {
+  readonly target: TableRef;
+  readonly via: JumpKind;
+  readonly flows: Flow[];
+  readonly buckets: { group: number; bucket: number }[];
+}
+
+/** goto_table and ct(table=…) into an empty table lose the packet (table miss); resubmit does nothing there. */
+export function findEmptyTargets(pipeline: Pipeline): Finding[] {
+  const found = new Map<string, EmptyTarget>();
+  const note = (exit: Exit, from: { flow?: Flow; group?: number; bucket?: number }): void => {
+    if (exit.kind !== 'jump' || pipeline.table(exit.table)) return;
+    const key = `${exit.via} ${tableKey(exit.table)}`;
+    let e = found.get(key);
+    if (!e) found.set(key, (e = { target: exit.table, via: exit.via, flows: [], buckets: [] }));
+    if (from.flow) e.flows.push(from.flow);
+    if (from.group !== undefined && from.bucket !== undefined) e.buckets.push({ group: from.group, bucket: from.bucket });
+  };
+  for (const t of pipeline.tables.values()) for (const flow of t.flows) for (const x of flowExits(flow)) note(x, { flow });
+  for (const g of pipeline.groups.values()) for (const b of g.buckets) for (const x of bucketExits(b)) note(x, { group: g.id, bucket: b.id });
+  return [...found.values()].map((e) => ({
+    kind: 'empty-target',
+    severity: e.via === 'resubmit' ? 'warning' : 'error',
+    table: e.target,
+    flows: e.flows,
+    target: e.target,
+    via: e.via,
+    buckets: e.buckets,
+  }));
+}
+
+export function findUnreachableTables(pipeline: Pipeline): Finding[] {
+  const start = startTable(pipeline);
+  if (!start) return [];
+  const reached = new Set<string>([tableKey(start)]);
+  const visitedGroups = new Set<number>();
+  const queue: TableRef[] = [start];
+  const follow = (exits: readonly Exit[]): void => {
+    for (const x of exits) {
+      if (x.kind === 'jump') {
+        const key = tableKey(x.table);
+        if (!reached.has(key)) {
+          reached.add(key);
+          queue.push(x.table);
+        }
+      } else if (x.kind === 'group' && !visitedGroups.has(x.group)) {
+        visitedGroups.add(x.group);
+        for (const b of pipeline.groups.get(x.group)?.buckets ?? []) follow(bucketExits(b));
+      }
+    }
+  };
+  while (queue.length > 0) {
+    const t = pipeline.table(queue.shift()!);
+    for (const flow of t?.flows ?? []) follow(flowExits(flow));
+  }
+  const out: Finding[] = [];
+  for (const [key, t] of pipeline.tables) {
+    // A table of notes only (OpenShift SDN's rule version) is bookkeeping, not part of any path.
+    if (reached.has(key) || t.flows.every((f) => f.actions.every((a) => a.kind === 'note'))) continue;
+    out.push({ kind: 'unreachable-table', severity: 'warning', table: t.ref, flows: t.flows.slice(0, 1), flowCount: t.flows.length });
+  }
+  return out;
+}

@@ -1,0 +1,210 @@
+/**
+ * What a node's flows say about its Pods and its peer Nodes, checked against itself:
+ * - a tunnel flow's destination should be a Node the dump knows from elsewhere (a tun_src it
+ *   accepts, an address it matches, a destination another table also tunnels to);
+ * - an address the bridge answers ARP for, or tunnels ARP towards, needs an IP route that goes
+ *   the same way (a peer subnet whose route was deleted still answers ARP);
+ * - a local Pod (a port the flows deliver to by its own MAC or IP) needs a spoof-guard flow
+ *   (its port matched together with its source address) when other Pods have one.
+ */
+import { type Action, flattenActions } from '../../model/actions.ts';
+import { pushTo } from '../../model/append.ts';
+import { fieldByName, type FieldDef } from '../../model/fields.ts';
+import type { Flow, MatchField } from '../../model/flow.ts';
+import { type Pipeline, tableKey } from '../../model/pipeline.ts';
+import { ones } from '../../model/values.ts';
+import { formatIpv4Masked } from '../../syntax/field-value.ts';
+import type { PortRoles } from '../fit/port-roles.ts';
+import type { Finding } from './finding.ts';
+
+const F = {
+  tunDst: fieldByName('tun_dst')!,
+  tunSrc: fieldByName('tun_src')!,
+  ipSrc: fieldByName('ip_src')!,
+  ipDst: fieldByName('ip_dst')!,
+  arpSpa: fieldByName('arp_spa')!,
+  arpTpa: fieldByName('arp_tpa')!,
+  arpOp: fieldByName('arp_op')!,
+  ethDst: fieldByName('eth_dst')!,
+  ethSrc: fieldByName('eth_src')!,
+  ipv6Src: fieldByName('ipv6_src')!,
+} as const;
+
+const FULL32 = ones(32);
+const FULL48 = ones(48);
+const FULL128 = ones(128);
+
+function writes(actions: readonly Action[], field: FieldDef): bigint | undefined {
+  const full = ones(field.bits);
+  for (const a of actions) if (a.kind === 'set_field' && a.field === field && a.mask === full) return a.value;
+  return undefined;
+}
+
+function ipText(v: bigint): string {
+  return formatIpv4Masked(v, FULL32);
+}
+
+/** What the IP routes of one destination prefix lead to. */
+interface RoutesOfPrefix {
+  /** Tunnel destinations the routes write. */
+  readonly vias: Set<bigint>;
+  /** Whether a route of the prefix makes an ARP answer good: one through a tunnel, or of one exact address. */
+  backsArpAnswer: boolean;
+}
+
+/** An IPv4 address or mask as a number: a map hashes numbers much faster than bigints. */
+const ipv4 = Number;
+
+/**
+ * The flows that route IPv4 destinations, by destination mask, then by the masked address: a
+ * prefix is routed by the routes of every mask within its own (few masks, each one map lookup),
+ * not by a walk over every route.
+ */
+class RouteIndex {
+  private readonly byMask = new Map<number, { readonly mask: bigint; readonly byValue: Map<number, RoutesOfPrefix> }>();
+
+  add(dst: MatchField, via: bigint | undefined): void {
+    // An ARP answer for an exact address may be for a local address the bridge routes itself.
+    const backsArpAnswer = via !== undefined || dst.mask === FULL32;
+    // A route to a prefix that neither tunnels nor names one address makes no answer good.
+    if (!backsArpAnswer) return;
+    let byMask = this.byMask.get(ipv4(dst.mask));
+    if (!byMask) this.byMask.set(ipv4(dst.mask), (byMask = { mask: dst.mask, byValue: new Map() }));
+    const key = ipv4(dst.value & dst.mask);
+    let routes = byMask.byValue.get(key);
+    if (!routes) byMask.byValue.set(key, (routes = { vias: new Set(), backsArpAnswer }));
+    if (via !== undefined) routes.vias.add(via);
+  }
+
+  /** Whether a route takes in every address of `value/mask`: through the tunnel to `via` when given. */
+  routes(value: bigint, mask: bigint, via: bigint | undefined): boolean {
+    for (const { mask: routeMask, byValue } of this.byMask.values()) {
+      if ((routeMask & mask) !== routeMask) continue;
+      const routes = byValue.get(ipv4(value & routeMask));
+      if (routes && (via !== undefined ? routes.vias.has(via) : routes.backsArpAnswer)) return true;
+    }
+    return false;
+  }
+}
+
+/** An ARP flow the bridge answers for one address, or tunnels towards a Node. */
+interface ArpFlow {
+  readonly flow: Flow;
+  readonly tpa: MatchField;
+  readonly tunnelled: bigint | undefined;
+}
+
+/**
+ * What the flows say of tunnels, addresses and ports, gathered in one pass: on a dump of a
+ * million flows, each walk over them all costs more than the checks themselves.
+ */
+export class NodeFacts {
+  /** Flows writing each tunnel destination, in dump order. */
+  readonly tunnelSetters = new Map<bigint, Flow[]>();
+  readonly arpFlows: ArpFlow[] = [];
+  readonly routes = new RouteIndex();
+  /** Ports matched together with an exact source address. */
+  readonly guarded = new Set<number>();
+  /** The flows matching each in_port, in dump order. */
+  readonly byInPort = new Map<number, Flow[]>();
+  /** For each port a flow delivers to by one MAC or IP (writing the port number), the first such flow. */
+  private readonly deliveries = new Map<number, Flow>();
+
+  private readonly pipeline: Pipeline;
+
+  constructor(pipeline: Pipeline) {
+    this.pipeline = pipeline;
+    for (const flow of pipeline.flows) this.read(flow);
+  }
+
+  /**
+   * The tunnel destinations some flow also names exactly (as a tunnel source, an IP or ARP
+   * address, or a tunnel destination matched): Nodes the dump knows from elsewhere. Looked for
+   * once the destinations are known, in a walk that stops when all are found.
+   */
+  namedDestinations(): Set<bigint> {
+    const pending = new Set(this.tunnelSetters.keys());
+    const named = new Set<bigint>();
+    for (const flow of this.pipeline.flows) {
+      if (pending.size === 0) break;
+      for (const e of flow.match.fields) {
+        const f = e.field;
+        // Fields compared before masks: a bigint comparison costs more than a reference one.
+        if ((f === F.tunSrc || f === F.ipDst || f === F.ipSrc || f === F.arpTpa || f === F.arpSpa || f === F.tunDst) && e.mask === FULL32 && pending.delete(e.value)) named.add(e.value);
+      }
+    }
+    return named;
+  }
+
+  private read(flow: Flow): void {
+    const actions = flattenActions(flow.actions);
+    let ipDst: MatchField | undefined;
+    let arpTpa: MatchField | undefined;
+    let ethDst: MatchField | undefined;
+    let port: number | undefined;
+    let sourcePinned = false;
+    for (const e of flow.match.fields) {
+      const f = e.field;
+      if (f.name === 'in_port' || f.name === 'in_port_oxm') port ??= Number(e.value);
+      else if (f === F.ipDst) ipDst ??= e;
+      else if (f === F.arpTpa) arpTpa ??= e;
+      else if (f === F.ethDst) ethDst ??= e;
+      if (((f === F.ipSrc || f === F.arpSpa) && e.mask === FULL32) || (f === F.ipv6Src && e.mask === FULL128)) sourcePinned = true;
+    }
+    const via = writes(actions, F.tunDst);
+    if (via !== undefined) pushTo(this.tunnelSetters, via, flow);
+    if (ipDst && flow.actions.length > 0) this.routes.add(ipDst, via);
+    if (arpTpa && (via !== undefined || (arpTpa.mask === FULL32 && actions.some((a) => a.kind === 'set_field' && a.field === F.arpOp && a.value === 2n)))) this.arpFlows.push({ flow, tpa: arpTpa, tunnelled: via });
+    if (port !== undefined) {
+      pushTo(this.byInPort, port, flow);
+      if (sourcePinned) this.guarded.add(port);
+    }
+    if (ethDst?.mask === FULL48 || ipDst?.mask === FULL32) {
+      for (const a of actions) {
+        const to = a.kind === 'set_field' && a.field.name.startsWith('reg') ? Number(a.value) : a.kind === 'output' && a.port.kind === 'number' ? a.port.number : undefined;
+        if (to !== undefined && !this.deliveries.has(to)) this.deliveries.set(to, flow);
+      }
+    }
+  }
+
+  /** Ports flows deliver to by a single MAC or IP (a Pod's own) that some flow takes packets in from, with the first such flow. */
+  *delivered(): Iterable<[number, Flow]> {
+    for (const entry of this.deliveries) if (this.byInPort.has(entry[0])) yield entry;
+  }
+}
+
+/** Tunnel destinations no other flow names: a Node the dump does not otherwise know. */
+export function findUnknownTunnelDestinations(facts: NodeFacts): Finding[] {
+  const setters = facts.tunnelSetters;
+  const named = facts.namedDestinations();
+  const known = new Set<bigint>();
+  for (const [dst, flows] of setters) {
+    // A destination two tables tunnel to (ARP and IP) is a Node too.
+    if (named.has(dst) || new Set(flows.map((f) => tableKey(f.table))).size > 1) known.add(dst);
+  }
+  // Without any Node the dump knows from elsewhere, there is nothing to compare with.
+  if (known.size === 0) return [];
+  return [...setters].filter(([d]) => !known.has(d)).map(([d, flows]) => ({ kind: 'unknown-tunnel-destination', severity: 'error', table: flows[0]!.table, flows, destination: ipText(d), knownNodes: known.size }));
+}
+
+/** Addresses the bridge answers ARP for, or tunnels ARP towards, without an IP route the same way. */
+export function findUnroutedPeers(facts: NodeFacts): Finding[] {
+  if (facts.tunnelSetters.size === 0) return [];
+  return facts.arpFlows
+    .filter(({ tpa, tunnelled }) => !facts.routes.routes(tpa.value, tpa.mask, tunnelled))
+    .map(({ flow, tpa, tunnelled }) => ({ kind: 'no-route', severity: 'error', table: flow.table, flows: [flow], address: formatIpv4Masked(tpa.value, tpa.mask), ...(tunnelled === undefined ? {} : { node: ipText(tunnelled) }) }));
+}
+
+/** Local Pods whose port has no spoof-guard flow, when other Pods' ports have one. */
+export function findPodsWithoutSpoofGuard(facts: NodeFacts, roles: PortRoles): Finding[] {
+  if (facts.guarded.size === 0) return [];
+  const out: Finding[] = [];
+  for (const [port, flow] of facts.delivered()) {
+    if (facts.guarded.has(port)) continue;
+    const role = roles.identify(port).role;
+    if (role !== undefined && role !== 'pod') continue;
+    const own = facts.byInPort.get(port) ?? [];
+    out.push({ kind: 'no-spoof-guard', severity: 'error', table: own[0]?.table ?? flow.table, flows: [...own, flow], port });
+  }
+  return out;
+}

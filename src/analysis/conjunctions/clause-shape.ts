@@ -1,0 +1,156 @@
+/**
+ * What the conjunction analyses need to know about one clause flow's match, computed once per
+ * flow: Antrea shares a clause flow between every rule that uses the same address or port, so a
+ * flow can serve thousands of conjunctions.
+ */
+import { FIELDS, type FieldDef } from '../../model/fields.ts';
+import type { Flow, Match, MatchField } from '../../model/flow.ts';
+import { portNameOnly } from '../../model/match.ts';
+import { ones, prefixLength } from '../../model/values.ts';
+import { fullMask } from '../../syntax/field-value.ts';
+
+/** Protocol fields: they qualify a term ("TCP port") rather than being its subject. */
+export const QUALIFIER_STORAGES: ReadonlySet<string> = new Set(['eth_type', 'nw_proto']);
+
+export interface Interval {
+  readonly first: bigint;
+  readonly last: bigint;
+}
+
+/**
+ * Flows with the same protocol values and the same other fields form one term. One object per
+ * shape, so flows are grouped by identity rather than by a key string.
+ */
+export interface TermShape {
+  /** Protocol fields of the match (the first flow's entries: the shape fixes their values). */
+  readonly qualifier: Match;
+  /** How many other fields the flows match. */
+  readonly keyCount: number;
+  /** The storage of every field the flows match. */
+  readonly storages: ReadonlySet<string>;
+}
+
+/** A match entry with its hash key and, for prefix masks, the interval it accepts. */
+export class SingleEntry {
+  readonly e: MatchField;
+  /** Matched on every bit. */
+  readonly exact: boolean;
+  /** Hash key of the value (see `exactKey`). */
+  readonly key: ValueKey;
+  /** Its value: the first it accepts. */
+  readonly first: bigint;
+  /**
+   * The last value it accepts when its mask is a prefix; undefined for other masks. Held here
+   * rather than in an interval object: sorting and merging millions of them read one object each.
+   */
+  readonly last: bigint | undefined;
+  /** `first` as a number, rounded past 2^53: sorts by a number compare, ties by the bigint. */
+  readonly order: number;
+
+  constructor(e: MatchField) {
+    this.e = e;
+    this.exact = e.mask === fullMask(e.field);
+    this.key = exactKey(e);
+    this.first = e.value;
+    this.last = this.exact ? e.value : intervalOf(e.field, e)?.last;
+    this.order = Number(e.value);
+  }
+}
+
+/** Stands in for the single entry of a clause flow that has none. */
+const NO_ENTRY: MatchField = { field: FIELDS[0]!, value: 0n, mask: 0n };
+
+/**
+ * A clause flow, with its single entry (when it has one) held in the same object: a large dump
+ * has a million clause flows, and one object each rather than two halves what they cost to make.
+ */
+export class ClauseFlow extends SingleEntry {
+  readonly flow: Flow;
+  readonly shape: TermShape;
+  /** The hard flow that always takes precedence over this one (null: none); set once asked. */
+  cover: Flow | null | undefined = undefined;
+
+  /** `key` is the one non-protocol entry, or undefined when the flow matches none or several. */
+  constructor(flow: Flow, shape: TermShape, key: MatchField | undefined) {
+    // Without a single entry the entry fields are never read (`single` is undefined).
+    super(key ?? NO_ENTRY);
+    this.flow = flow;
+    this.shape = shape;
+  }
+
+  /** Set when exactly one key field is matched. */
+  get single(): SingleEntry | undefined {
+    return this.e === NO_ENTRY ? undefined : this;
+  }
+}
+
+/** A match entry's value under `mask` as a hash key; a port known only by name keys by that name. */
+export function valueKey(e: MatchField, mask: bigint = e.mask): string {
+  const name = portNameOnly(e);
+  return name === undefined ? (e.value & mask).toString(16) : `"${name}"`;
+}
+
+/** A value as a hash key (see `exactKey`). */
+export type ValueKey = number | string;
+
+/**
+ * Hash key of an entry's value: the value itself when the field fits a number exactly (hashing a
+ * number costs less than making and hashing a string), else `valueKey`.
+ */
+export function exactKey(e: MatchField): ValueKey {
+  return e.field.bits <= 53 && portNameOnly(e) === undefined ? Number(e.value) : valueKey(e);
+}
+
+/** The values a prefix-masked entry accepts, or undefined for a mask with holes. */
+export function intervalOf(field: FieldDef, entry: { readonly value: bigint; readonly mask: bigint }): Interval | undefined {
+  const len = prefixLength(entry.mask & ones(field.bits), field.bits);
+  return len < 0 ? undefined : { first: entry.value, last: entry.value | ones(field.bits - len) };
+}
+
+
+/** Orders single entries by the first value they accept (their value when the mask has holes). */
+export function compareEntries(a: SingleEntry, b: SingleEntry): number {
+  if (a.order !== b.order) return a.order - b.order;
+  return a.first < b.first ? -1 : a.first > b.first ? 1 : 0;
+}
+
+/**
+ * A step of the shape trie: a field, then (for protocol fields) its value, as a number (protocol
+ * values are 16 bits at most, and a number hashes much faster than a bigint).
+ */
+class ShapeNode {
+  private next: Map<FieldDef | number, ShapeNode> | undefined;
+  shape: TermShape | undefined;
+
+  step(key: FieldDef | number): ShapeNode {
+    this.next ??= new Map();
+    let n = this.next.get(key);
+    if (!n) this.next.set(key, (n = new ShapeNode()));
+    return n;
+  }
+}
+
+/** Clause flows of one analysis, their shapes shared through a trie over the match's fields. */
+export class ClauseShapes {
+  private readonly root = new ShapeNode();
+
+  of(flow: Flow): ClauseFlow {
+    let node = this.root;
+    let keyCount = 0;
+    let key: MatchField | undefined;
+    for (const e of flow.match.fields) {
+      node = node.step(e.field);
+      if (QUALIFIER_STORAGES.has(e.field.storage)) node = node.step(Number(e.value));
+      else {
+        keyCount++;
+        key = e;
+      }
+    }
+    node.shape ??= {
+      qualifier: { fields: flow.match.fields.filter((e) => QUALIFIER_STORAGES.has(e.field.storage)) },
+      keyCount,
+      storages: new Set(flow.match.fields.map((e) => e.field.storage)),
+    };
+    return new ClauseFlow(flow, node.shape, keyCount === 1 ? key : undefined);
+  }
+}

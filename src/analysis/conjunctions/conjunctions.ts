@@ -1,0 +1,644 @@
+/**
+ * Conjunctive matches rebuilt into the rules they implement: for every (table, conjunction id),
+ * its clause flows by dimension, its `conj_id` action flows, the member sets each dimension
+ * accepts, and what is wrong with it. Semantics follow Open vSwitch's classifier
+ * (reference ovs-conjunction.md): ids are scoped per table, clause flows only take part at their
+ * own priority, a hard flow at the same or a higher priority wins.
+ *
+ * Everything is built from one pass over the flows plus hash lookups, so a dump of a million
+ * flows is explained in seconds.
+ */
+import { pushTo } from '../../model/append.ts';
+import type { FieldDef } from '../../model/fields.ts';
+import { type Flow, type Match, packetTotal } from '../../model/flow.ts';
+import { matchCovers, matchesPacket } from '../../model/match.ts';
+import { inMatchOrder, type Pipeline, tableKey } from '../../model/pipeline.ts';
+import type { TableRef } from '../../model/tables.ts';
+import { fullMask } from '../../syntax/field-value.ts';
+import { type ClauseFlow, ClauseShapes, compareEntries, type Interval, SingleEntry, type TermShape, type ValueKey, valueKey } from './clause-shape.ts';
+import { findOverlaps } from './conjunction-overlap.ts';
+
+/** One element of a dimension's accepted set, in the terms that read best for the field. */
+export type Member =
+  /** A single value (mask = the field's full mask) or an arbitrary bitwise-masked one. */
+  | { readonly kind: 'value'; readonly value: bigint; readonly mask: bigint }
+  /** An address block: `value/length`. */
+  | { readonly kind: 'prefix'; readonly value: bigint; readonly length: number }
+  /** Contiguous addresses or ports, both ends included. */
+  | { readonly kind: 'range'; readonly first: bigint; readonly last: bigint };
+
+/** What one group of a dimension's flows accepts. */
+export type DimensionTerm =
+  /** Flows that differ in one field only: the field must be in `members`. */
+  | {
+      readonly kind: 'set';
+      readonly field: FieldDef;
+      readonly members: readonly Member[];
+      /** Protocol fields (eth_type, nw_proto) every flow of the term also matches. */
+      readonly qualifier: Match;
+      readonly flows: readonly Flow[];
+    }
+  /** Flows that match only protocol fields (Antrea's "any" clause): any such packet. */
+  | { readonly kind: 'any'; readonly qualifier: Match; readonly flows: readonly Flow[] }
+  /** Flows that constrain several fields each: one of these matches. */
+  | { readonly kind: 'matches'; readonly qualifier: Match; readonly flows: readonly Flow[] };
+
+export interface Dimension {
+  /** 1-based clause index. */
+  readonly k: number;
+  readonly flows: readonly Flow[];
+  readonly terms: readonly DimensionTerm[];
+}
+
+export type ConjunctionProblem =
+  /** No flow carries clause k: the conjunction can never complete. */
+  | { readonly kind: 'empty-dimension'; readonly severity: 'error'; readonly k: number; readonly flows: readonly Flow[] }
+  /** No `conj_id=ID` flow in the table: a completed match falls to whatever hard flow matches. */
+  | { readonly kind: 'no-action-flow'; readonly severity: 'warning'; readonly flows: readonly Flow[] }
+  /** A `conj_id=ID` flow without clause flows. */
+  | { readonly kind: 'orphan-action-flow'; readonly severity: 'warning'; readonly flows: readonly Flow[] }
+  /** Clause flows name different numbers of dimensions: those never complete together. */
+  | { readonly kind: 'inconsistent-n'; readonly severity: 'error'; readonly counts: readonly number[]; readonly flows: readonly Flow[] }
+  /** Clause flows at several priorities: OVS treats each priority as a separate conjunction. */
+  | { readonly kind: 'split-priority'; readonly severity: 'error'; readonly priorities: readonly number[]; readonly flows: readonly Flow[] }
+  /** The action flow's priority differs from the clauses': it then only competes with hard flows. */
+  | { readonly kind: 'action-priority'; readonly severity: 'info'; readonly flows: readonly Flow[] }
+  /** Another conjunction at the same table and priority accepts a common packet: OVS does not define which wins. */
+  | {
+      readonly kind: 'overlap';
+      readonly severity: 'warning';
+      readonly otherId: number;
+      /** One clause flow per dimension of both conjunctions that a single packet satisfies. */
+      readonly flows: readonly Flow[];
+    }
+  /**
+   * Clause flows a hard flow at the same or a higher priority always takes precedence over
+   * (`flows`: the clause flow, then the hard flow). `dimensionDead` when no flow of the
+   * dimension escapes.
+   */
+  | {
+      readonly kind: 'pre-empted';
+      readonly severity: 'warning' | 'error';
+      readonly k: number;
+      readonly dimensionDead: boolean;
+      readonly flows: readonly Flow[];
+    };
+
+export interface Conjunction {
+  readonly id: number;
+  readonly table: TableRef;
+  /** The clause flows' priority (the most common one when they disagree). */
+  readonly priority: number;
+  /** Number of dimensions (the most common one when clause flows disagree); 0 for an orphan action flow. */
+  readonly n: number;
+  readonly dimensions: readonly Dimension[];
+  readonly actionFlows: readonly Flow[];
+  /** Packets counted on the action flows; null when a count is unknown, undefined when the dump has no statistics. */
+  readonly hits: bigint | null | undefined;
+  readonly problems: readonly ConjunctionProblem[];
+}
+
+export interface ConjunctionReport {
+  readonly conjunctions: readonly Conjunction[];
+  /** Conjunctions for which the overlap search gave up before checking every candidate. */
+  readonly overlapSearchIncomplete: number;
+}
+
+export interface ConjunctionOptions {
+  /** Only these conjunction ids (every table); all when absent. */
+  readonly ids?: readonly number[];
+}
+
+const PORT_STORAGES = new Set(['tp_src', 'tp_dst']);
+/**
+ * Overlap search bounds: a few partners make the point; candidates and steps keep a dump with
+ * thousands of rules at one priority (Antrea's K8s NetworkPolicy tables) within seconds.
+ */
+const OVERLAP_LIMITS = { maxFound: 2, maxCandidates: 20, maxSteps: 2000 } as const;
+
+interface Entry {
+  readonly table: TableRef;
+  readonly tableIndex: number;
+  readonly id: number;
+  /**
+   * Clause flows with, at the same index, the clause (k) and the number of clauses (n) their
+   * action names: parallel arrays rather than an object per action, of which a dump has millions.
+   */
+  readonly clauses: ClauseFlow[];
+  readonly ks: number[];
+  readonly ns: number[];
+  /** In the order given while gathering, then in match order. */
+  actionFlows: Flow[];
+  /**
+   * Where the entry's first flow in match order stands: its priority, and its place in the dump
+   * (see `placeOf`). Entries are searched for overlaps in that order, the order of the flows as
+   * the switch matches them, however the dump listed them.
+   */
+  topPriority: number;
+  topPlace: number;
+}
+
+function isActionFlow(f: Flow): number | undefined {
+  for (const e of f.match.fields) if (e.field.storage === 'conj_id') return Number(e.value);
+  return undefined;
+}
+
+/**
+ * Hard flows of one table grouped by the fields and masks they match (as the classifier's
+ * subtables do), so "which hard flow covers this clause flow" is one hash lookup per group.
+ */
+interface CoverGroup {
+  readonly fields: readonly { readonly storage: string; readonly mask: bigint }[];
+  /** The priority of its first flow, the highest (flows come in match order). */
+  readonly top: number;
+  readonly byKey: Map<string, Flow[]>;
+}
+
+class CoverIndex {
+  private readonly groups = new Map<string, CoverGroup>();
+  /** Per clause shape, the groups whose fields the shape matches too: no other group can cover its flows. */
+  private readonly byShape = new Map<TermShape, CoverGroup[]>();
+
+  constructor(hard: readonly Flow[]) {
+    for (const f of hard) {
+      if (isActionFlow(f) !== undefined) continue; // never matches the first lookup (conj_id is 0)
+      const fields = f.match.fields.map((e) => ({ storage: e.field.storage, mask: e.mask })).sort((a, b) => (a.storage < b.storage ? -1 : 1));
+      const sig = fields.map((x) => `${x.storage}/${x.mask.toString(16)}`).join(',');
+      let g = this.groups.get(sig);
+      if (!g) this.groups.set(sig, (g = { fields, top: f.priority, byKey: new Map() }));
+      const byStorage = new Map(f.match.fields.map((e) => [e.field.storage, e]));
+      const key = fields.map((x) => valueKey(byStorage.get(x.storage)!, x.mask)).join(',');
+      pushTo(g.byKey, key, f);
+    }
+  }
+
+  /**
+   * The highest-priority hard flow at the clause flow's priority or above that matches every
+   * packet it matches; kept on the clause flow, which several conjunctions may share.
+   */
+  coverOf(clause: ClauseFlow): Flow | undefined {
+    if (clause.cover === undefined) clause.cover = this.search(clause) ?? null;
+    return clause.cover ?? undefined;
+  }
+
+  private search(clause: ClauseFlow): Flow | undefined {
+    const { flow, shape } = clause;
+    let groups = this.byShape.get(shape);
+    if (!groups) this.byShape.set(shape, (groups = [...this.groups.values()].filter((g) => g.fields.every((x) => shape.storages.has(x.storage)))));
+    const fields = flow.match.fields;
+    let best: Flow | undefined;
+    for (const g of groups) {
+      if (g.top < flow.priority) continue;
+      const parts: string[] = [];
+      let possible = true;
+      for (const x of g.fields) {
+        const e = fields.find((f) => f.field.storage === x.storage);
+        if (!e || (e.mask & x.mask) !== x.mask) {
+          possible = false;
+          break;
+        }
+        parts.push(valueKey(e, x.mask));
+      }
+      if (!possible) continue;
+      // Lists are in match order, so the first qualifying flow is the best of its group.
+      const h = g.byKey.get(parts.join(','))?.find((c) => c.priority >= flow.priority && matchCovers(c.match, flow.match));
+      if (h && (!best || h.priority > best.priority)) best = h;
+    }
+    return best;
+  }
+}
+
+/** The most common value; ties go to the largest. */
+function mode(values: readonly number[]): number {
+  const counts = new Map<number, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  let best = values[0] ?? 0;
+  let bestCount = 0;
+  for (const [v, c] of counts) if (c > bestCount || (c === bestCount && v > best)) [best, bestCount] = [v, c];
+  return best;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Member sets
+
+function isAddress(field: FieldDef): boolean {
+  return field.format === 'ipv4' || field.format === 'ipv6';
+}
+
+/**
+ * An address interval as one CIDR block when it is one, otherwise as a range. (Plain bigint
+ * arithmetic: ip-num's range types go through binary strings and cost milliseconds per call
+ * on dumps with thousands of address sets.)
+ */
+function addressMember(field: FieldDef, first: bigint, last: bigint): Member {
+  if (first === last) return { kind: 'prefix', value: first, length: field.bits };
+  const size = last - first + 1n;
+  const aligned = (size & (size - 1n)) === 0n && (first & (size - 1n)) === 0n;
+  // A power of two converts to a number exactly, however wide.
+  if (aligned) return { kind: 'prefix', value: first, length: field.bits - Math.log2(Number(size)) };
+  return { kind: 'range', first, last };
+}
+
+/**
+ * The values a set of single-field entries accepts: prefix-masked addresses and ports become
+ * merged blocks and ranges; other masks (OVS allows any bit pattern) and other fields stay as
+ * listed values.
+ */
+export function memberSet(field: FieldDef, entries: readonly { value: bigint; mask: bigint }[]): Member[] {
+  return members(field, entries.map(({ value, mask }) => new SingleEntry({ field, value, mask })));
+}
+
+/** `memberSet` on entries keyed and measured already. */
+function members(field: FieldDef, entries: readonly SingleEntry[]): Member[] {
+  const address = isAddress(field);
+  const rangeable = address || PORT_STORAGES.has(field.storage);
+  const member = (first: bigint, last: bigint): Member => {
+    if (address) return addressMember(field, first, last);
+    return first === last ? { kind: 'value', value: first, mask: fullMask(field) } : { kind: 'range', first, last };
+  };
+  const runs: SingleEntry[] = [];
+  const listed = new Map<ValueKey, Member>();
+  for (const s of entries) {
+    if (rangeable && s.last !== undefined) runs.push(s);
+    else listed.set(s.exact ? s.key : `${valueKey(s.e)}/${s.e.mask.toString(16)}`, { kind: 'value', value: s.e.value, mask: s.e.mask });
+  }
+  const out: Member[] = [];
+  if (field.bits <= 53) {
+    const merged = mergedNumbers(runs);
+    for (let i = 0; i < merged.count; i++) {
+      const first = BigInt(merged.firsts[i]!);
+      out.push(member(first, merged.firsts[i] === merged.lasts[i] ? first : BigInt(merged.lasts[i]!)));
+    }
+  } else for (const iv of mergedBigints(runs)) out.push(member(iv.first, iv.last));
+  const rest = [...listed.values()].sort((a, b) => {
+    const av = a.kind === 'value' ? a.value : 0n;
+    const bv = b.kind === 'value' ? b.value : 0n;
+    return av < bv ? -1 : av > bv ? 1 : 0;
+  });
+  for (const m of rest) out.push(m);
+  return out;
+}
+
+/** Merged intervals, in ascending order: the first `count` of `firsts` and `lasts`. */
+interface MergedNumbers {
+  readonly firsts: Float64Array;
+  readonly lasts: Float64Array;
+  readonly count: number;
+}
+
+/** Intervals of values below 2^53, merged where they overlap or touch. */
+function mergedNumbers(runs: readonly SingleEntry[]): MergedNumbers {
+  // A native sort of the starting values: a large address set is mostly single addresses, and
+  // the few blocks among them are found by their start. The result is held in two arrays of
+  // numbers rather than an object per interval: a dimension may hold hundreds of thousands.
+  const starts = new Float64Array(runs.length);
+  let blocks: Map<number, number> | undefined;
+  for (let i = 0; i < runs.length; i++) {
+    const r = runs[i]!;
+    starts[i] = r.order;
+    if (r.last === r.first) continue;
+    const end = Number(r.last);
+    blocks ??= new Map();
+    if ((blocks.get(r.order) ?? -1) < end) blocks.set(r.order, end);
+  }
+  starts.sort();
+  const firsts = new Float64Array(runs.length);
+  const lasts = new Float64Array(runs.length);
+  let count = 0;
+  for (const start of starts) {
+    const end = blocks?.get(start) ?? start;
+    if (count > 0 && start <= lasts[count - 1]! + 1) lasts[count - 1] = Math.max(lasts[count - 1]!, end);
+    else {
+      firsts[count] = start;
+      lasts[count] = end;
+      count++;
+    }
+  }
+  return { firsts, lasts, count };
+}
+
+/** mergedNumbers for wider values (IPv6 addresses), in bigint arithmetic. */
+function mergedBigints(runs: readonly SingleEntry[]): Interval[] {
+  const out: { first: bigint; last: bigint }[] = [];
+  for (const r of [...runs].sort(compareEntries)) {
+    const open = out[out.length - 1];
+    if (open && r.first <= open.last + 1n) {
+      if (r.last! > open.last) open.last = r.last!;
+    } else out.push({ first: r.first, last: r.last! });
+  }
+  return out;
+}
+
+/** One term of flows that share a shape. */
+function term(group: readonly ClauseFlow[], flows: readonly Flow[]): DimensionTerm {
+  const { shape, single } = group[0]!;
+  const { qualifier } = shape;
+  if (shape.keyCount === 0) return { kind: 'any', qualifier, flows };
+  if (!single) return { kind: 'matches', qualifier, flows };
+  return { kind: 'set', field: single.e.field, members: members(single.e.field, group.map((c) => c.single!)), qualifier, flows };
+}
+
+/** Splits a dimension's flows into terms: by protocol qualifier and by which other fields they match. */
+function dimensionTerms(clauses: readonly ClauseFlow[], flows: readonly Flow[]): DimensionTerm[] {
+  const shape = clauses[0]?.shape;
+  // Most dimensions are one term: it shares the dimension's flow list.
+  if (clauses.every((c) => c.shape === shape)) return clauses.length === 0 ? [] : [term(clauses, flows)];
+  const groups = new Map<TermShape, ClauseFlow[]>();
+  for (const c of clauses) {
+    const g = groups.get(c.shape);
+    if (g) g.push(c);
+    else groups.set(c.shape, [c]);
+  }
+  return [...groups.values()].map((group) => term(group, group.map((c) => c.flow)));
+}
+
+interface Built {
+  readonly entry: Entry;
+  readonly priority: number;
+  readonly n: number;
+  /** Clause flows at `priority`, by dimension. */
+  readonly dims: ClauseFlow[][];
+  readonly problems: ConjunctionProblem[];
+  wanted: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** An entry's clause flows (and their k and n) into match order; nearly always they are in it already. */
+function sortClausesByPriority(e: Entry): void {
+  const { clauses, ks, ns } = e;
+  let sorted = true;
+  for (let i = 1; i < clauses.length && sorted; i++) sorted = clauses[i]!.flow.priority <= clauses[i - 1]!.flow.priority;
+  if (sorted) return;
+  const order = clauses.map((_, i) => i).sort((a, b) => clauses[b]!.flow.priority - clauses[a]!.flow.priority || a - b);
+  const [c, k, n] = [order.map((i) => clauses[i]!), order.map((i) => ks[i]!), order.map((i) => ns[i]!)];
+  for (let i = 0; i < order.length; i++) [clauses[i], ks[i], ns[i]] = [c[i]!, k[i]!, n[i]!];
+}
+
+function build(entry: Entry, cover: CoverIndex | undefined): Built {
+  const problems: ConjunctionProblem[] = [];
+  const { clauses, ks, ns } = entry;
+  if (clauses.length === 0) {
+    problems.push({ kind: 'orphan-action-flow', severity: 'warning', flows: entry.actionFlows });
+    const priority = entry.actionFlows[0]?.priority ?? 0;
+    return { entry, priority, n: 0, dims: [], problems, wanted: true };
+  }
+  // Nearly every conjunction is consistent: one pass tells, and only others pay for the modes.
+  const [p0, n0] = [clauses[0]!.flow.priority, ns[0]!];
+  let consistent = true;
+  // A loop, not Math.max(...): a conjunction may have more clause flows than a call takes arguments.
+  let width = 0;
+  for (let i = 0; i < clauses.length; i++) {
+    if (clauses[i]!.flow.priority !== p0 || ns[i] !== n0) consistent = false;
+    if (ks[i]! > width) width = ks[i]!;
+  }
+  // Made only where needed: a conjunction may have hundreds of thousands of clause flows.
+  const flows = (): Flow[] => clauses.map((c) => c.flow);
+  const priority = consistent ? p0 : mode(clauses.map((c) => c.flow.priority));
+  const n = consistent ? n0 : mode(ns);
+  if (!consistent) {
+    const counts = [...new Set(ns)].sort((a, b) => a - b);
+    if (counts.length > 1) problems.push({ kind: 'inconsistent-n', severity: 'error', counts, flows: flows().filter((_, i) => ns[i] !== n) });
+    const priorities = [...new Set(clauses.map((c) => c.flow.priority))].sort((a, b) => b - a);
+    if (priorities.length > 1) problems.push({ kind: 'split-priority', severity: 'error', priorities, flows: flows().filter((f) => f.priority !== priority) });
+  }
+  if (n > width) width = n;
+  const dims: ClauseFlow[][] = Array.from({ length: width }, () => []);
+  for (let i = 0; i < clauses.length; i++) if (consistent || clauses[i]!.flow.priority === priority) dims[ks[i]! - 1]!.push(clauses[i]!);
+  dims.forEach((dim, i) => {
+    if (dim.length === 0) {
+      const elsewhere = flows().filter((_, j) => ks[j] === i + 1);
+      problems.push({ kind: 'empty-dimension', severity: 'error', k: i + 1, flows: elsewhere });
+    } else if (cover) {
+      const hits: Flow[] = [];
+      for (const c of dim) {
+        const h = cover.coverOf(c);
+        if (h) hits.push(c.flow, h);
+      }
+      if (hits.length > 0) {
+        const dead = hits.length / 2 === dim.length;
+        problems.push({ kind: 'pre-empted', severity: dead ? 'error' : 'warning', k: i + 1, dimensionDead: dead, flows: hits });
+      }
+    }
+  });
+  if (entry.actionFlows.length === 0) problems.push({ kind: 'no-action-flow', severity: 'warning', flows: [] });
+  const offPriority = entry.actionFlows.filter((f) => f.priority !== priority);
+  if (offPriority.length > 0) problems.push({ kind: 'action-priority', severity: 'info', flows: offPriority });
+  return { entry, priority, n, dims, problems, wanted: true };
+}
+
+/** A dimension whose flows and terms are worked out when first read: `check` never reads the terms, the text report never the flows whole. */
+function dimension(k: number, clauses: readonly ClauseFlow[]): Dimension {
+  let flows: readonly Flow[] | undefined;
+  let terms: readonly DimensionTerm[] | undefined;
+  return {
+    k,
+    get flows() {
+      return (flows ??= clauses.map((c) => c.flow));
+    },
+    get terms() {
+      return (terms ??= dimensionTerms(clauses, this.flows));
+    },
+  };
+}
+
+/** A table's conjunction entries by id, its hard flows, and where it stands in the pipeline. */
+interface TableEntries {
+  readonly ref: TableRef;
+  readonly index: number;
+  readonly ids: Map<number, Entry>;
+  /** Flows without conjunction actions, in the order given. */
+  readonly hard: Flow[];
+}
+
+/** A flow's place in the dump, and the place of one of its actions among them, as one number. */
+function placeOf(flowIndex: number, actionIndex: number): number {
+  return flowIndex * 0x10000 + actionIndex;
+}
+
+/** The entry of conjunction `id` in the table, which the flow at `place` in the dump belongs to. */
+function entryFor(table: TableEntries, id: number, flow: Flow, place: number, entries: Entry[]): Entry {
+  let e = table.ids.get(id);
+  if (!e) {
+    const { ref, index } = table;
+    table.ids.set(id, (e = { table: ref, tableIndex: index, id, clauses: [], ks: [], ns: [], actionFlows: [], topPriority: flow.priority, topPlace: place }));
+    entries.push(e);
+  } else if (flow.priority > e.topPriority) {
+    e.topPriority = flow.priority;
+    e.topPlace = place;
+  }
+  return e;
+}
+
+/** Every conjunction of the pipeline (or the requested ids), in table order, then by priority and id. */
+/** Every conjunction id the flows name, in a clause's action or a conj_id match, ascending. */
+export function conjunctionIds(flows: readonly Flow[]): number[] {
+  const ids = new Set<number>();
+  for (const f of flows) {
+    for (const a of f.actions) if (a.kind === 'conjunction') ids.add(a.id);
+    const id = isActionFlow(f);
+    if (id !== undefined) ids.add(id);
+  }
+  return [...ids].sort((a, b) => a - b);
+}
+
+export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions = {}): ConjunctionReport {
+  const entries: Entry[] = [];
+  const tables: TableEntries[] = [];
+  const byKey = new Map<string, TableEntries>();
+  for (const t of pipeline.tables.values()) {
+    const table: TableEntries = { ref: t.ref, index: tables.length, ids: new Map(), hard: [] };
+    byKey.set(tableKey(t.ref), table);
+    tables.push(table);
+  }
+  const shapes = new ClauseShapes();
+  // In the order the flows were read, which is how they lie in memory (see Pipeline.flows);
+  // entries and hard flows are put in match order afterwards.
+  let lastRef: TableRef | undefined;
+  let table: TableEntries | undefined;
+  const { flows } = pipeline;
+  for (let place = 0; place < flows.length; place++) {
+    const f = flows[place]!;
+    if (f.table !== lastRef) {
+      table = byKey.get(tableKey(f.table));
+      lastRef = f.table;
+    }
+    if (!table) continue;
+    let clause: ClauseFlow | undefined;
+    const { actions } = f;
+    for (let i = 0; i < actions.length; i++) {
+      const a = actions[i]!;
+      if (a.kind !== 'conjunction') continue;
+      clause ??= shapes.of(f);
+      const e = entryFor(table, a.id, f, placeOf(place, i), entries);
+      // The same conjunction action twice on one flow counts once: this flow's clauses are the list's last.
+      let repeated = false;
+      for (let j = e.clauses.length - 1; j >= 0 && e.clauses[j] === clause && !repeated; j--) repeated = e.ks[j] === a.clause;
+      if (!repeated) {
+        e.clauses.push(clause);
+        e.ks.push(a.clause);
+        e.ns.push(a.nClauses);
+      }
+    }
+    if (clause) continue;
+    table.hard.push(f);
+    const id = isActionFlow(f);
+    if (id !== undefined) entryFor(table, id, f, placeOf(place, 0), entries).actionFlows.push(f);
+  }
+  for (const e of entries) {
+    sortClausesByPriority(e);
+    e.actionFlows = inMatchOrder(e.actionFlows);
+  }
+  entries.sort((a, b) => a.tableIndex - b.tableIndex || b.topPriority - a.topPriority || a.topPlace - b.topPlace);
+
+  const wanted = options.ids ? new Set(options.ids) : undefined;
+  const covers = new Map<number, CoverIndex>();
+  const built: Built[] = [];
+  for (const e of entries) {
+    let cover: CoverIndex | undefined;
+    if (e.clauses.length > 0 && (!wanted || wanted.has(e.id))) {
+      cover = covers.get(e.tableIndex);
+      if (!cover) covers.set(e.tableIndex, (cover = new CoverIndex(inMatchOrder(tables[e.tableIndex]!.hard))));
+    }
+    const b = build(e, cover);
+    b.wanted = !wanted || wanted.has(e.id);
+    built.push(b);
+  }
+
+  // Overlaps: conjunctions that can complete, grouped by table and priority.
+  const groups = new Map<string, Built[]>();
+  for (const b of built) {
+    if (b.n === 0 || b.dims.some((d) => d.length === 0) || b.problems.some((p) => p.kind === 'inconsistent-n')) continue;
+    const key = `${b.entry.tableIndex}/${b.priority}`;
+    const g = groups.get(key);
+    if (g) g.push(b);
+    else groups.set(key, [b]);
+  }
+  let overlapSearchIncomplete = 0;
+  for (const g of groups.values()) {
+    if (g.length < 2 || !g.some((b) => b.wanted)) continue;
+    const result = findOverlaps(g, OVERLAP_LIMITS);
+    for (const { a, b, witness } of result.pairs) {
+      a.problems.push({ kind: 'overlap', severity: 'warning', otherId: b.entry.id, flows: witness });
+      b.problems.push({ kind: 'overlap', severity: 'warning', otherId: a.entry.id, flows: witness });
+    }
+    overlapSearchIncomplete += result.incomplete.size;
+  }
+
+  const conjunctions = built
+    .filter((b) => b.wanted)
+    .sort((a, b) => a.entry.tableIndex - b.entry.tableIndex || b.priority - a.priority || a.entry.id - b.entry.id)
+    .map(
+      (b): Conjunction => ({
+        id: b.entry.id,
+        table: b.entry.table,
+        priority: b.priority,
+        n: b.n,
+        dimensions: b.dims.map((dim, i) => dimension(i + 1, dim)),
+        actionFlows: b.entry.actionFlows,
+        hits: packetTotal(b.entry.actionFlows),
+        problems: b.problems,
+      }),
+    );
+  return { conjunctions, overlapSearchIncomplete };
+}
+
+// ---------------------------------------------------------------------------------------------
+// A packet against the conjunctions
+
+export interface PacketDimension {
+  readonly k: number;
+  /** The dimension's clause flows the packet matches; empty when it fails the dimension. */
+  readonly matchedBy: readonly Flow[];
+}
+
+/** A packet's bits per storage, as `matchesPacket` reads them. */
+export type StorageReader = (storage: string) => bigint;
+
+export interface PacketConjunction {
+  readonly conjunction: Conjunction;
+  readonly dimensions: readonly PacketDimension[];
+  /** Every dimension has a matching clause flow. */
+  readonly satisfied: boolean;
+  /** A hard flow at the clauses' priority or above that matches the packet first (the conjunction is not consulted). */
+  readonly preemptedBy?: Flow;
+  /** What the `conj_id=ID` lookup returns when the conjunction completes: the action flow, or a higher hard flow. */
+  readonly result?: Flow;
+  /** The packet as the conjunction's table sees it. */
+  readonly read: StorageReader;
+}
+
+/**
+ * Which dimensions of each conjunction a packet satisfies, for the conjunctions of the tables
+ * `readerFor` gives the packet for (undefined: the packet does not reach the table).
+ */
+export function explainPacket(pipeline: Pipeline, report: ConjunctionReport, readerFor: (table: TableRef) => StorageReader | undefined): PacketConjunction[] {
+  // Per table, once: the hard flows that match the packet whatever conj_id it carries, in match order.
+  const candidates = new Map<string, { flow: Flow; conjId: bigint | undefined }[]>();
+  const candidatesOf = (table: TableRef, get: StorageReader): { flow: Flow; conjId: bigint | undefined }[] => {
+    const key = tableKey(table);
+    let list = candidates.get(key);
+    if (!list) {
+      list = [];
+      for (const f of pipeline.table(table)?.flows ?? []) {
+        if (f.actions.some((a) => a.kind === 'conjunction')) continue;
+        if (!f.match.fields.every((e) => e.field.storage === 'conj_id' || (get(e.field.storage) & e.mask) === e.value)) continue;
+        list.push({ flow: f, conjId: f.match.fields.find((e) => e.field.storage === 'conj_id')?.value });
+      }
+      candidates.set(key, list);
+    }
+    return list;
+  };
+  return report.conjunctions.flatMap((c): PacketConjunction[] => {
+    const read = readerFor(c.table);
+    if (!read) return [];
+    const dimensions = c.dimensions.map((d) => ({ k: d.k, matchedBy: d.flows.filter((f) => matchesPacket(f.match, read)) }));
+    const satisfied = c.n > 0 && dimensions.every((d) => d.matchedBy.length > 0);
+    if (!satisfied) return [{ conjunction: c, dimensions, satisfied, read }];
+    const list = candidatesOf(c.table, read);
+    // The first lookup sees conj_id 0; the second, after the conjunction completes, conj_id ID.
+    const preemptedBy = list.find((x) => x.flow.priority >= c.priority && (x.conjId ?? 0n) === 0n)?.flow;
+    const result = list.find((x) => x.conjId === undefined || x.conjId === BigInt(c.id))?.flow;
+    return [{ conjunction: c, dimensions, satisfied, read, ...(preemptedBy ? { preemptedBy } : {}), ...(result ? { result } : {}) }];
+  });
+}

@@ -1,0 +1,265 @@
+/**
+ * Conjunctions matched to the NetworkPolicy rules they implement, by content: Antrea keeps no map
+ * from conjunction id to rule in a support bundle, so each conjunction's dimensions are compared
+ * with each rule of the agent's policy objects:
+ * - its table says the direction (ingress, egress) and the kind (Antrea-native policy tables, the
+ *   K8s NetworkPolicy tables; the default-rule tables hold the baseline tier);
+ * - its address dimension (nw_src for ingress, nw_dst for egress) against the addresses of the
+ *   rule's peer (its address groups' members and IP blocks);
+ * - its Pod dimension (reg1, the output port, for ingress; nw_src for egress) against the rule's
+ *   applied-to members: their addresses, and for ports the port the dump's anti-spoofing flows
+ *   give each address, or whose name starts as the Pod's does (Antrea names a Pod's interface
+ *   after the first characters of the Pod's name);
+ * - its service dimension (tp_dst with the protocol) against the rule's services.
+ * A rule matches where every dimension is the same set (`exact`), or the best overlap (`partial`,
+ * with the dimensions that differ). Rules whose applied-to members are on this node and that no
+ * conjunction implements, and conjunctions no rule explains, are reported.
+ */
+import type { Flow } from '../../model/flow.ts';
+import { tableKey } from '../../model/pipeline.ts';
+import type { PortMap } from '../../model/ports.ts';
+import type { TableRef } from '../../model/tables.ts';
+import { formatIpv4, formatIpv6, ones } from '../../model/values.ts';
+import type { ControlPlanePolicy, PolicyDirection, PolicyMember, PolicyObjects, PolicyPeer, PolicyRule } from '../../sources/antrea-policies.ts';
+import type { Conjunction, Member } from './conjunctions.ts';
+
+/** The dimensions a rule's conjunction has, each compared on its own. */
+export type PolicyDimension = 'addresses' | 'pods' | 'services';
+
+export interface DimensionEvidence {
+  readonly dimension: PolicyDimension;
+  /** Same set, overlapping sets, or none in common. */
+  readonly agreement: 'same' | 'overlap' | 'different';
+  /** The values the rule gives and those the conjunction matches, as text. */
+  readonly rule: readonly string[];
+  readonly flows: readonly string[];
+}
+
+/** A rule of a policy, as reports name it. */
+export interface RuleRef {
+  readonly policy: ControlPlanePolicy;
+  readonly rule: PolicyRule;
+  /** 1-based, among the policy's rules of the same direction. */
+  readonly index: number;
+}
+
+export interface PolicyMatch {
+  readonly conjunction: Conjunction;
+  readonly rule: RuleRef;
+  readonly confidence: 'exact' | 'partial';
+  readonly evidence: readonly DimensionEvidence[];
+}
+
+export interface PolicyMatching {
+  readonly matches: readonly PolicyMatch[];
+  /** Conjunctions of policy tables that no rule explains. */
+  readonly unexplained: readonly Conjunction[];
+  /** Rules applied to Pods of this node that no conjunction implements. */
+  readonly unimplemented: readonly RuleRef[];
+  /** The match of a conjunction (of this matching's, or one equal to it). */
+  byConjunction(c: Conjunction): PolicyMatch | undefined;
+  /** The match of the conjunction `id` of `table`. */
+  byId(table: TableRef, id: number): PolicyMatch | undefined;
+}
+
+/** How a policy table tells its rules: direction, and whether Antrea-native or K8s NetworkPolicy. */
+interface TableRole {
+  readonly direction: PolicyDirection;
+  readonly native: boolean;
+  /** The default-rule tables, where the baseline tier's rules are. */
+  readonly baseline: boolean;
+}
+
+/** The priority of Antrea's baseline tier, whose rules sit after the K8s NetworkPolicy tables. */
+const BASELINE_TIER_PRIORITY = 253;
+
+/** The role of a table by its name in the pipeline (`AntreaPolicyIngressRule`, `EgressRuleTable`, `IngressDefaultRule`). */
+function tableRole(name: string | undefined): TableRole | undefined {
+  if (name === undefined) return undefined;
+  const direction = /ingress/i.test(name) ? 'In' : /egress/i.test(name) ? 'Out' : undefined;
+  if (direction === undefined || !/rule|default/i.test(name)) return undefined;
+  return { direction, native: /antreapolicy|default/i.test(name), baseline: /default/i.test(name) };
+}
+
+function isNative(p: ControlPlanePolicy): boolean {
+  return p.type !== 'K8sNetworkPolicy';
+}
+
+/** The values a conjunction's dimension matches on `storages`, as text (`10.10.0.26`, `10.10.1.0/24`, `4`, `tcp/80`). */
+function dimensionValues(c: Conjunction, storages: readonly string[]): string[] | undefined {
+  for (const d of c.dimensions) {
+    const values: string[] = [];
+    let found = false;
+    for (const t of d.terms) {
+      if (t.kind !== 'set' || !storages.includes(t.field.storage)) continue;
+      found = true;
+      for (const m of t.members) values.push(memberText(t.field.format, t.field.bits, m));
+    }
+    if (found) return values;
+  }
+  return undefined;
+}
+
+function addressText(format: string, v: bigint): string {
+  return format === 'ipv6' ? formatIpv6(v) : format === 'ipv4' ? formatIpv4(v) : String(v);
+}
+
+function memberText(format: string, bits: number, m: Member): string {
+  switch (m.kind) {
+    case 'value':
+      return m.mask === ones(bits) ? addressText(format, m.value) : `${addressText(format, m.value)}/${m.mask.toString(16)}`;
+    case 'prefix':
+      return m.length === bits ? addressText(format, m.value) : `${addressText(format, m.value)}/${m.length}`;
+    case 'range':
+      return `${addressText(format, m.first)}-${addressText(format, m.last)}`;
+  }
+}
+
+/** The service dimension: `tcp/80` for each port (a range as `tcp/8000-8080`), or the protocol alone. */
+function serviceValues(c: Conjunction): string[] | undefined {
+  for (const d of c.dimensions) {
+    const out: string[] = [];
+    for (const t of d.terms) {
+      const proto = t.qualifier.fields.find((e) => e.field.storage === 'nw_proto');
+      const name = proto === undefined ? undefined : PROTOCOL_NAMES[String(proto.value)];
+      if (t.kind === 'set' && t.field.storage === 'tp_dst') for (const m of t.members) out.push(`${name ?? 'tcp'}/${memberText('decimal', 16, m)}`);
+      else if (t.kind === 'any' && name !== undefined) out.push(name);
+    }
+    if (out.length > 0) return out;
+  }
+  return undefined;
+}
+
+const PROTOCOL_NAMES: Readonly<Record<string, string>> = { '6': 'tcp', '17': 'udp', '132': 'sctp', '1': 'icmp' };
+
+function compare(dimension: PolicyDimension, rule: readonly string[], flows: readonly string[]): DimensionEvidence {
+  const a = new Set(rule);
+  const b = new Set(flows);
+  const common = [...a].filter((x) => b.has(x)).length;
+  const agreement = common === a.size && common === b.size ? 'same' : common > 0 ? 'overlap' : 'different';
+  return { dimension, agreement, rule: [...a].sort(), flows: [...b].sort() };
+}
+
+/** Ports of the node's Pods: by address (anti-spoofing flows match a port with its Pod's address), and the port names. */
+export class NodePorts {
+  private readonly byAddress = new Map<string, number>();
+  private readonly names: PortMap;
+
+  constructor(flows: readonly Flow[], names: PortMap) {
+    this.names = names;
+    for (const f of flows) {
+      const port = f.match.fields.find((e) => e.field.storage === 'in_port' && e.mask === ones(e.field.bits));
+      const ip = f.match.fields.find((e) => (e.field.name === 'ip_src' || e.field.name === 'arp_spa') && e.mask === ones(32));
+      if (port && ip) this.byAddress.set(formatIpv4(ip.value), Number(port.value));
+    }
+  }
+
+  /** The port of a Pod on this node: by one of its addresses, else by its interface name. */
+  portOf(m: PolicyMember): number | undefined {
+    for (const ip of m.ips) {
+      const p = this.byAddress.get(ip);
+      if (p !== undefined) return p;
+    }
+    const pod = m.pod?.split('/')[1];
+    if (pod === undefined) return undefined;
+    for (const [n, name] of this.names.entries()) if (name.length > 8 && pod.startsWith(name.slice(0, name.lastIndexOf('-')))) return n;
+    return undefined;
+  }
+}
+
+function membersOf(groups: ReadonlyMap<string, readonly PolicyMember[]>, names: readonly string[]): PolicyMember[] {
+  return names.flatMap((n) => groups.get(n) ?? []);
+}
+
+function peerAddresses(peer: PolicyPeer, objects: PolicyObjects): string[] {
+  return [...membersOf(objects.addressGroups, peer.addressGroups).flatMap((m) => m.ips), ...peer.ipBlocks.map((b) => (/\/(32|128)$/.test(b) ? b.replace(/\/\d+$/, '') : b))];
+}
+
+function appliedTo(policy: ControlPlanePolicy, rule: PolicyRule, objects: PolicyObjects): PolicyMember[] {
+  return membersOf(objects.appliedToGroups, rule.appliedToGroups.length > 0 ? rule.appliedToGroups : policy.appliedToGroups);
+}
+
+/** The services of a rule as the conjunction's service dimension writes them; named ports through the applied-to members' ports. */
+function ruleServices(rule: PolicyRule, members: readonly PolicyMember[]): string[] {
+  return rule.services.flatMap((s) => {
+    const proto = s.protocol.toLowerCase();
+    if (s.port === undefined) return [proto];
+    if (typeof s.port === 'string') return members.flatMap((m) => m.ports.filter((p) => p.name === s.port && p.protocol.toLowerCase() === proto).map((p) => `${proto}/${p.port}`));
+    return [s.endPort !== undefined && s.endPort !== s.port ? `${proto}/${s.port}-${s.endPort}` : `${proto}/${s.port}`];
+  });
+}
+
+/** The evidence for `c` implementing `ref`: each dimension the conjunction or the rule has. */
+function evidenceFor(c: Conjunction, ref: RuleRef, objects: PolicyObjects, ports: NodePorts): DimensionEvidence[] {
+  const { rule, policy } = ref;
+  const members = appliedTo(policy, rule, objects);
+  const inbound = rule.direction === 'In';
+  const peer = peerAddresses(inbound ? rule.from : rule.to, objects);
+  const out: DimensionEvidence[] = [];
+  const addresses = dimensionValues(c, [inbound ? 'nw_src' : 'nw_dst', inbound ? 'ipv6_src' : 'ipv6_dst']);
+  if (addresses !== undefined || peer.length > 0) out.push(compare('addresses', peer, addresses ?? []));
+  const pods = inbound ? members.flatMap((m) => portOf(ports, m)) : members.flatMap((m) => m.ips);
+  const podValues = dimensionValues(c, inbound ? ['reg1'] : ['nw_src', 'ipv6_src']);
+  if (podValues !== undefined || pods.length > 0) out.push(compare('pods', pods, podValues ?? []));
+  const services = ruleServices(rule, members);
+  const flows = serviceValues(c);
+  if (flows !== undefined || services.length > 0) out.push(compare('services', services, flows ?? []));
+  return out;
+}
+
+function portOf(ports: NodePorts, m: PolicyMember): string[] {
+  const p = ports.portOf(m);
+  return p === undefined ? [] : [String(p)];
+}
+
+/** Agreement as a score: same sets count whole, overlaps half, a dimension with nothing in common against. */
+function score(evidence: readonly DimensionEvidence[]): number {
+  return evidence.reduce((n, e) => n + (e.agreement === 'same' ? 2 : e.agreement === 'overlap' ? 1 : -1), 0);
+}
+
+/** Every rule of every policy, with its index among its policy's rules of that direction. */
+function ruleRefs(objects: PolicyObjects): RuleRef[] {
+  return objects.policies.flatMap((policy) => {
+    const seen = { In: 0, Out: 0 };
+    return policy.rules.map((rule) => ({ policy, rule, index: ++seen[rule.direction] }));
+  });
+}
+
+/**
+ * Each conjunction of a policy table matched to the rule that implements it. `tableName` gives the
+ * pipeline's name of a table; `ports` the node's Pods' ports.
+ */
+export function matchPolicies(conjunctions: readonly Conjunction[], objects: PolicyObjects, tableName: (ref: TableRef) => string | undefined, ports: NodePorts): PolicyMatching {
+  const refs = ruleRefs(objects);
+  const matches: PolicyMatch[] = [];
+  const unexplained: Conjunction[] = [];
+  const taken = new Set<RuleRef>();
+  for (const c of conjunctions) {
+    const role = tableRole(tableName(c.table));
+    if (!role || c.n === 0) continue;
+    let best: { ref: RuleRef; evidence: DimensionEvidence[]; score: number } | undefined;
+    for (const ref of refs) {
+      if (ref.rule.direction !== role.direction || isNative(ref.policy) !== role.native) continue;
+      if (role.native && (ref.policy.tierPriority === BASELINE_TIER_PRIORITY) !== role.baseline) continue;
+      const evidence = evidenceFor(c, ref, objects, ports);
+      const s = score(evidence);
+      // A rule no other conjunction took wins a tie: each rule has its own conjunction.
+      if (!best || s > best.score || (s === best.score && taken.has(best.ref) && !taken.has(ref))) best = { ref, evidence, score: s };
+    }
+    const agreeing = best?.evidence.filter((e) => e.agreement !== 'different').length ?? 0;
+    if (!best || agreeing === 0 || best.evidence.every((e) => e.agreement !== 'same')) {
+      unexplained.push(c);
+      continue;
+    }
+    taken.add(best.ref);
+    const confidence = best.evidence.every((e) => e.agreement === 'same') ? 'exact' : 'partial';
+    matches.push({ conjunction: c, rule: best.ref, confidence, evidence: best.evidence });
+  }
+  // A rule is expected here when it applies to a Pod of this node (its port is known).
+  const local = (ref: RuleRef): boolean => appliedTo(ref.policy, ref.rule, objects).some((m) => ports.portOf(m) !== undefined);
+  const unimplemented = refs.filter((ref) => !taken.has(ref) && local(ref));
+  // By table and id: a report of some ids holds conjunctions of their own, equal to these.
+  const key = (table: TableRef, id: number): string => `${tableKey(table)}#${id}`;
+  const byConj = new Map(matches.map((m) => [key(m.conjunction.table, m.conjunction.id), m]));
+  return { matches, unexplained, unimplemented, byConjunction: (c) => byConj.get(key(c.table, c.id)), byId: (table, id) => byConj.get(key(table, id)) };
+}

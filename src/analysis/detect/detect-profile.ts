@@ -1,0 +1,455 @@
+/**
+ * Which pipeline a dump comes from, and which release of it, judged from the dump alone: the
+ * profiles' detection signals (table numbers and names, notes, port names, registers, telling
+ * flows), the table names a named dump shares with a profile, and for the release how well the
+ * flows fit each release's tables, edges and patterns. The generic profile's baseline is what a
+ * pipeline profile has to beat.
+ */
+import { type Action, flattenActions } from '../../model/actions.ts';
+import { pushTo } from '../../model/append.ts';
+import { fieldByName } from '../../model/fields.ts';
+import type { Flow, Group } from '../../model/flow.ts';
+import { matchCovers } from '../../model/match.ts';
+import type { PortMap, PortRef } from '../../model/ports.ts';
+import { PROFILES } from '../../profiles/index.ts';
+import type { DetectionSignal, Profile, TableLayout, TableSpec, Versioned } from '../../profiles/types.ts';
+import { compareVersions, inVersion, rangeText } from '../../profiles/versions.ts';
+import { defaultRelease, hintHolds, jumpTargets, matchInProfilePorts, misfitCount, parsePattern, resolveTable, tableByKey } from '../fit/pattern-fit.ts';
+import { chooseLayout, type LayoutChoice, readsNumbered } from '../fit/table-layout.ts';
+import { fitClasses } from '../fit/fit-classes.ts';
+import { sampleFlows } from './flow-sample.ts';
+
+export interface DetectOptions {
+  /** Profiles to choose among; all built-in ones by default. */
+  readonly profiles?: readonly Profile[];
+}
+
+export interface ProfileScore {
+  readonly id: string;
+  readonly score: number;
+}
+
+export interface ReleaseChoice {
+  /** The release the dump is read in: the latest of those that fit it best. */
+  readonly release: string;
+  /**
+   * Set when the dump predates the profile: its first release, the nearest one. `release` is then
+   * the one before it, in which the tables that release added do not exist.
+   */
+  readonly olderThan?: string;
+  /** Every release that fits equally well. */
+  readonly range: Versioned;
+  readonly reasons: readonly string[];
+}
+
+export interface Detection {
+  /** The profile chosen; for a named pipeline read from a numbered dump, numbered by `layout`. */
+  readonly profile: Profile;
+  readonly score: number;
+  /** Why the profile (and release) was chosen, one finding per entry. */
+  readonly reasons: readonly string[];
+  /** Every profile considered, best first. */
+  readonly candidates: readonly ProfileScore[];
+  /** Absent when the profile has no releases to tell apart. */
+  readonly release?: ReleaseChoice;
+  /** The numbering a named pipeline's numbered dump was read in. */
+  readonly layout?: TableLayout;
+}
+
+/** What the signals are checked against, gathered once per dump. */
+interface DumpFacts {
+  /** The flows that patterns are fitted to: all of them, or a sample of each large table. */
+  readonly flows: readonly Flow[];
+  /** The same flows by the number of their table. */
+  readonly byTable: ReadonlyMap<number, readonly Flow[]>;
+  /** How many flows the dump has. */
+  readonly total: number;
+  /** Tables flows are written in or jump to, group buckets included. */
+  readonly tableNumbers: ReadonlySet<number>;
+  readonly tableNames: ReadonlySet<string>;
+  /** Printed note bytes (`01.03.00.00.00.00`) by table number. */
+  readonly notes: ReadonlyMap<number, readonly string[]>;
+  readonly portNames: ReadonlySet<string>;
+  /** Storages of the fields flows match on or write. */
+  readonly fieldsUsed: ReadonlySet<string>;
+  /** Bits of each storage that flows and buckets match on or write, as masks. */
+  readonly bitsUsed: ReadonlyMap<string, ReadonlySet<bigint>>;
+}
+
+function portName(ref: PortRef | undefined, ports: PortMap): string | undefined {
+  if (!ref) return undefined;
+  if (ref.kind === 'name') return ref.name;
+  return ref.kind === 'number' ? ports.name(ref.number) : undefined;
+}
+
+function gatherFacts(flows: readonly Flow[], groups: readonly Group[], ports: PortMap): DumpFacts {
+  const tableNumbers = new Set<number>();
+  const tableNames = new Set<string>();
+  const notes = new Map<number, string[]>();
+  const portNames = new Set<string>([...ports.entries()].map(([, name]) => name));
+  const fieldsUsed = new Set<string>();
+  const bitsUsed = new Map<string, Set<bigint>>();
+  // Flow after flow repeats the masks of the one before: comparing with the last mask of each
+  // field is much cheaper than hashing a bigint into a set.
+  const lastMask = new Map<string, bigint>();
+  const use = (storage: string, mask: bigint): void => {
+    if (lastMask.get(storage) === mask) return;
+    lastMask.set(storage, mask);
+    fieldsUsed.add(storage);
+    const masks = bitsUsed.get(storage);
+    if (masks) masks.add(mask);
+    else bitsUsed.set(storage, new Set([mask]));
+  };
+  const addPort = (ref: PortRef | undefined): void => {
+    const name = portName(ref, ports);
+    if (name !== undefined) portNames.add(name);
+  };
+  // One pass over the actions, nested ones included; this runs for every flow of the dump. A list
+  // of conjunction actions alone (most lists of a large dump) says none of it.
+  const addActions = (actions: readonly Action[], noteTable?: number): void => {
+    if (actions.every((a) => a.kind === 'conjunction')) return;
+    for (const a of flattenActions(actions)) {
+      if (a.kind === 'set_field') use(a.field.storage, a.mask);
+      else if (a.kind === 'move') use(a.dst.field.storage, ((1n << BigInt(a.dst.bits)) - 1n) << BigInt(a.dst.start));
+      else if (a.kind === 'output' || a.kind === 'enqueue') addPort(a.port);
+      else if (a.kind === 'bundle') a.members.forEach(addPort);
+      else if (a.kind === 'note' && noteTable !== undefined) {
+        const text = a.bytes.map((b) => b.toString(16).padStart(2, '0')).join('.');
+        notes.set(noteTable, [...(notes.get(noteTable) ?? []), text]);
+      }
+    }
+    // A jump shows that its target table exists, which is all a groups-only dump can tell.
+    for (const t of jumpTargets(actions)) {
+      if (t.kind === 'name') tableNames.add(t.name);
+      else tableNumbers.add(t.number);
+    }
+  };
+  for (const flow of flows) {
+    if (flow.table.kind === 'number') tableNumbers.add(flow.table.number);
+    else tableNames.add(flow.table.name);
+    for (const f of flow.match.fields) {
+      use(f.field.storage, f.mask);
+      addPort(f.port);
+    }
+    addActions(flow.actions, flow.table.kind === 'number' ? flow.table.number : undefined);
+  }
+  for (const g of groups) {
+    for (const b of g.buckets) {
+      addActions(b.actions);
+      addPort(b.watchPort);
+    }
+  }
+  const sample = sampleFlows(flows);
+  return { flows: sample, byTable: byTableNumber(sample), total: flows.length, tableNumbers, tableNames, notes, portNames, fieldsUsed, bitsUsed };
+}
+
+/** The numbered flows by table, in their order: a signal of one table is looked for among its flows only. */
+function byTableNumber(flows: readonly Flow[]): Map<number, Flow[]> {
+  const out = new Map<number, Flow[]>();
+  for (const f of flows) {
+    if (f.table.kind !== 'number') continue;
+    pushTo(out, f.table.number, f);
+  }
+  return out;
+}
+
+
+/** A signal's anchored expression (port names must match whole), case-insensitive as hex digits are. */
+function wholeName(pattern: string): RegExp {
+  return new RegExp(`^(?:${pattern})$`, 'i');
+}
+
+/** The release a signal's action hints are read in: its own last release, else the profile's. */
+function signalRelease(profile: Profile, s: DetectionSignal): string {
+  return s.until ?? defaultRelease(profile);
+}
+
+/** What in the dump makes the signal hold, in words; undefined when it does not hold. */
+function signalFinding(profile: Profile, s: DetectionSignal, facts: DumpFacts): string | undefined {
+  switch (s.kind) {
+    case 'table-name':
+      return facts.tableNames.has(s.name) ? `a table named ${s.name}` : undefined;
+    case 'table-number':
+      return facts.tableNumbers.has(s.number) ? `table ${s.number} is used` : undefined;
+    case 'note': {
+      const re = new RegExp(s.pattern, 'i');
+      const note = (facts.notes.get(s.table) ?? []).find((n) => re.test(n));
+      return note === undefined ? undefined : `table ${s.table} holds the note ${note}`;
+    }
+    case 'port-name': {
+      const re = wholeName(s.pattern);
+      const port = [...facts.portNames].find((n) => re.test(n));
+      return port === undefined ? undefined : `a port named ${port}`;
+    }
+    case 'field-used': {
+      const f = fieldByName(s.field);
+      return f && facts.fieldsUsed.has(f.storage) ? `flows use ${s.field}` : undefined;
+    }
+    case 'flow': {
+      const pattern = parsePattern(s.match).match;
+      const release = signalRelease(profile, s);
+      const candidates = s.table === undefined ? facts.flows : (facts.byTable.get(s.table) ?? []);
+      const hit = candidates.some(
+        (f) =>
+          matchCovers(pattern, matchInProfilePorts(profile, f.match, release)) &&
+          (s.actions ?? []).every((h) => hintHolds(profile, h, f.actions, release)),
+      );
+      if (!hit) return undefined;
+      const where = s.table === undefined ? 'a flow' : `a flow in table ${s.table}`;
+      const what = s.match === '' ? '' : ` matching ${s.match}`;
+      const does = s.actions?.length ? ` that does ${s.actions.join(', ')}` : '';
+      return `${where}${what}${does}`;
+    }
+  }
+}
+
+function signed(weight: number): string {
+  return weight < 0 ? `−${-weight}` : `+${weight}`;
+}
+
+interface Evidence {
+  readonly score: number;
+  readonly reasons: string[];
+}
+
+/** Named dumps: each table name the profile knows counts for it, each it does not know against it. */
+function nameEvidence(profile: Profile, facts: DumpFacts): Evidence {
+  if (facts.tableNames.size === 0 || profile.tables.length === 0) return { score: 0, reasons: [] };
+  const names = [...facts.tableNames];
+  const known = names.filter((n) => tableByKey(profile, n) !== undefined).length;
+  const score = known - (names.length - known);
+  return { score, reasons: [`${known} of the ${names.length} table names are tables of this profile (${signed(score)})`] };
+}
+
+/**
+ * Register and mark bits in use that the profile's bit layout leaves undescribed count against
+ * it, one per distinct mask; fields it describes nothing of are not judged.
+ */
+function bitEvidence(profile: Profile, facts: DumpFacts): Evidence {
+  const strays = strayBits(profile, facts);
+  if (strays.length === 0) return { score: 0, reasons: [] };
+  return { score: -strays.length, reasons: [`bits the profile does not describe are in use: ${strays.join(', ')} (${signed(-strays.length)})`] };
+}
+
+/** Masks in use that reach beyond the bits the profile describes (in one release, when given), as `reg4/0x10000000`. */
+function strayBits(profile: Profile, facts: DumpFacts, release?: string): string[] {
+  const strays: string[] = [];
+  const declared = new Map<string, bigint>();
+  for (const b of profile.bitFields) {
+    const f = fieldByName(b.field);
+    if (!f || (release !== undefined && !inVersion(b, release))) continue;
+    const bits = ((1n << BigInt(b.end - b.start + 1)) - 1n) << BigInt(b.start);
+    declared.set(f.storage, (declared.get(f.storage) ?? 0n) | bits);
+  }
+  for (const [storage, known] of declared) {
+    for (const mask of facts.bitsUsed.get(storage) ?? []) if ((mask & ~known) !== 0n) strays.push(`${storage}/0x${mask.toString(16)}`);
+  }
+  return strays;
+}
+
+/** A numbered dump of a named pipeline: each table whose flows the chosen layout explains counts for it, each other against it. */
+function layoutEvidence(choice: LayoutChoice | undefined): Evidence {
+  if (!choice) return { score: 0, reasons: [] };
+  const score = choice.tablesFit - choice.tablesAmiss;
+  const tables = choice.tablesFit + choice.tablesAmiss;
+  return {
+    score,
+    reasons: [`read in layout ${choice.layout.id} (${choice.layout.description}), the flows of ${choice.tablesFit} of the ${tables} numbered tables fit their tables (${signed(score)})`],
+  };
+}
+
+function scoreProfile(profile: Profile, facts: DumpFacts, layout?: LayoutChoice): Evidence {
+  const held = profile.detect
+    .map((s) => ({ s, finding: signalFinding(profile, s, facts) }))
+    .filter((h): h is { s: DetectionSignal; finding: string } => h.finding !== undefined)
+    .sort((a, b) => Math.abs(b.s.weight) - Math.abs(a.s.weight));
+  const names = nameEvidence(profile, facts);
+  const numbers = layoutEvidence(layout);
+  const bits = bitEvidence(profile, facts);
+  return {
+    score: held.reduce((sum, h) => sum + h.s.weight, names.score + numbers.score + bits.score),
+    reasons: [...held.map((h) => `${h.finding} (${signed(h.s.weight)})`), ...names.reasons, ...numbers.reasons, ...bits.reasons],
+  };
+}
+
+/** The next release after a dotted one (`1.5` → `1.6`, `10` → `11`): where an `until` stops holding. */
+function successor(release: string): string {
+  const parts = release.split('.').map(Number);
+  parts[parts.length - 1] = (parts[parts.length - 1] ?? 0) + 1;
+  return parts.join('.');
+}
+
+/**
+ * Releases at which the profile can change: every bound its tables, patterns and signals name,
+ * and the release after each last one. Any release reads like one of these.
+ */
+function releasePoints(profile: Profile): string[] {
+  const items: Versioned[] = [profile.versions, ...profile.tables, ...profile.tables.flatMap((t) => t.patterns), ...profile.detect, ...profile.bitFields];
+  const points = new Set<string>();
+  for (const v of items) {
+    if (v.since !== undefined) points.add(v.since);
+    if (v.until !== undefined) {
+      points.add(v.until);
+      points.add(successor(v.until));
+    }
+  }
+  return [...points].filter((r) => inVersion(profile.versions, r)).sort(compareVersions);
+}
+
+/** Which of `items` a release has, as text. */
+function inVersionMarks(items: readonly Versioned[], release: string): string {
+  let marks = '';
+  for (const v of items) marks += inVersion(v, release) ? '1' : '0';
+  return marks;
+}
+
+/**
+ * What the flows cannot explain in each release (unknown tables, jumps off the documented edges,
+ * flows no pattern fits: `misfitCount`). A flow reads its own table's patterns, and of the rest
+ * only which tables, bit fields and port roles the release has: releases apart in other tables'
+ * patterns alone read it alike, so each kind of flow is fitted once for all of them.
+ */
+function misfitsByRelease(profile: Profile, flows: readonly Flow[], releases: readonly string[]): Map<string, number> {
+  const classes = fitClasses(profile, flows);
+  const fitted = new Map<Flow, Map<string, number>>();
+  const out = new Map<string, number>();
+  for (const release of releases) {
+    const shared = `${inVersionMarks(profile.tables, release)}|${inVersionMarks(profile.bitFields, release)}|${inVersionMarks(profile.ports, release)}`;
+    let count = 0;
+    for (const c of classes) {
+      const table = resolveTable(profile, c.flow.table, release);
+      const view = table === undefined ? shared : `${shared}|${table.name}|${inVersionMarks(table.patterns, release)}`;
+      let known = fitted.get(c.flow);
+      if (!known) fitted.set(c.flow, (known = new Map()));
+      let n = known.get(view);
+      if (n === undefined) known.set(view, (n = misfitCount(profile, c.flow, release)));
+      count += n * c.count;
+    }
+    out.set(release, count);
+  }
+  return out;
+}
+
+function flowCount(facts: DumpFacts): string {
+  return facts.flows.length === facts.total ? `${facts.total} flows` : `${facts.flows.length} flows sampled from ${facts.total}`;
+}
+
+/**
+ * The release of a profile that a dump reads best in: the weights of the versioned signals that
+ * hold in it, less the flows it cannot explain and the bits it has no names for; among equals the
+ * latest release is taken.
+ */
+export function detectRelease(profile: Profile, flows: readonly Flow[], groups: readonly Group[], ports: PortMap): ReleaseChoice | undefined {
+  const facts = gatherFacts(flows, groups, ports);
+  return chooseRelease(numberedReading(profile, facts)?.profile ?? profile, facts);
+}
+
+/** For a named pipeline and a numbered dump, the layout the flows read best in. */
+function numberedReading(profile: Profile, facts: DumpFacts): LayoutChoice | undefined {
+  return readsNumbered(profile, facts.flows) ? chooseLayout(profile, facts.flows, defaultRelease(profile)) : undefined;
+}
+
+/** The release just before a dotted one (`0.10` → `0.9`), when its last part can go down. */
+function predecessor(release: string): string | undefined {
+  const parts = release.split('.').map(Number);
+  const last = parts[parts.length - 1]!;
+  if (last === 0) return undefined;
+  parts[parts.length - 1] = last - 1;
+  return parts.join('.');
+}
+
+/** Tables of the dump that the profile knows in some release, by number or name. */
+function knownTables(profile: Profile, facts: DumpFacts): TableSpec[] {
+  return profile.tables.filter((t) => (t.number !== undefined && facts.tableNumbers.has(t.number)) || [t.name, ...(t.aliases ?? [])].some((n) => facts.tableNames.has(n)));
+}
+
+/**
+ * A whole dump of the pipeline that lacks every table the profile's first release added (tables
+ * every configuration has, such as Antrea 0.10's metric tables) comes from an older release.
+ */
+const WHOLE_DUMP_TABLES = 8;
+
+function olderRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | undefined {
+  const first = profile.versions.since;
+  const before = first === undefined ? undefined : predecessor(first);
+  if (first === undefined || before === undefined) return undefined;
+  const added = profile.tables.filter((t) => t.since === first && t.requires === undefined);
+  const held = knownTables(profile, facts);
+  if (added.length === 0 || held.length < WHOLE_DUMP_TABLES || held.some((t) => added.includes(t))) return undefined;
+  const names = added.map((t) => (t.number === undefined ? t.name : `${t.number} ${t.name}`));
+  return {
+    release: before,
+    olderThan: first,
+    range: { until: before },
+    reasons: [`the dump has none of the tables ${first} added (${names.join(', ')}): it comes from a release before ${first}, the first ${profile.id} describes, and is read without them`],
+  };
+}
+
+function chooseRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | undefined {
+  const older = olderRelease(profile, facts);
+  if (older) return older;
+  const points = releasePoints(profile);
+  if (points.length === 0) return undefined;
+  const versioned = profile.detect
+    .filter((s) => s.since !== undefined || s.until !== undefined)
+    .map((s) => ({ s, finding: signalFinding(profile, s, facts) }))
+    .filter((h): h is { s: DetectionSignal; finding: string } => h.finding !== undefined);
+  const misfits = misfitsByRelease(profile, facts.flows, points);
+  const rated = points.map((release) => ({
+    release,
+    signals: versioned.filter((h) => inVersion(h.s, release)).reduce((sum, h) => sum + h.s.weight, 0),
+    misfits: misfits.get(release)!,
+    // Register and mark bits a release has no name for (a flag added later) count like flows it cannot explain.
+    strays: strayBits(profile, facts, release).length,
+  }));
+  const better = (a: (typeof rated)[number], b: (typeof rated)[number]): number => b.signals - b.misfits - b.strays - (a.signals - a.misfits - a.strays);
+  const best = [...rated].sort(better)[0]!;
+  const equal = rated.filter((r) => better(r, best) === 0).map((r) => r.release);
+  const release = equal[equal.length - 1]!;
+  // The last point of a profile that is still current stands for every later release too.
+  const openEnded = profile.versions.until === undefined && release === points[points.length - 1];
+  const range: Versioned = openEnded ? { since: equal[0]! } : { since: equal[0]!, until: release };
+  const several = equal.length > 1 || openEnded;
+  const reasons = [
+    ...versioned.filter((h) => inVersion(h.s, release)).map((h) => `${h.finding}, which points to ${rangeText(h.s)}`),
+    // A listing put together by hand can mix releases: what points elsewhere is said, not hidden.
+    ...versioned.filter((h) => !inVersion(h.s, release)).map((h) => `${h.finding}, which points to ${rangeText(h.s)}, but the rest of the dump outweighs it`),
+    ...(rated.some((r) => r.strays > best.strays) ? [`other releases lack names for register or mark bits in use, which ${rangeText(range)} ${several ? 'have' : 'has'}`] : []),
+    `${rangeText(range)} ${several ? 'explain' : 'explains'} ${best.misfits === 0 ? 'all' : `all but ${best.misfits} of`} the ${flowCount(facts)}${several ? `; reading the dump as release ${release}` : ''}`,
+  ];
+  return { release, range, reasons };
+}
+
+/**
+ * Picks the profile whose signals the dump shows most strongly, with its release. The generic
+ * profile wins when nothing scores above its baseline; ties go to the profile listed first.
+ */
+export function detectProfile(flows: readonly Flow[], groups: readonly Group[], ports: PortMap, options: DetectOptions = {}): Detection {
+  const profiles = options.profiles ?? PROFILES;
+  const facts = gatherFacts(flows, groups, ports);
+  const scored = profiles.map((given) => {
+    const layout = numberedReading(given, facts);
+    const profile = layout?.profile ?? given;
+    return { profile, layout, ...scoreProfile(profile, facts, layout) };
+  });
+  const ranked = [...scored].sort((a, b) => b.score - a.score);
+  // With no evidence at all, the profile that claims no tables (the generic one) goes first.
+  const fallback = ranked.find((c) => c.profile.tables.length === 0);
+  if (fallback && ranked[0]!.score <= 0) {
+    ranked.splice(ranked.indexOf(fallback), 1);
+    ranked.unshift(fallback);
+  }
+  const best = ranked[0];
+  if (!best) throw new RangeError('detectProfile needs at least one profile to choose from');
+  const release = chooseRelease(best.profile, facts);
+  const runnerUp = ranked[1];
+  const margin = runnerUp ? [`next best: ${runnerUp.profile.id} with ${runnerUp.score}`] : [];
+  return {
+    profile: best.profile,
+    score: best.score,
+    reasons: [...best.reasons, ...margin, ...(release?.reasons ?? [])],
+    candidates: ranked.map((c) => ({ id: c.profile.id, score: c.score })),
+    ...(release ? { release } : {}),
+    ...(best.layout ? { layout: best.layout.layout } : {}),
+  };
+}

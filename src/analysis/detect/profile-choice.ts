@@ -1,0 +1,149 @@
+/**
+ * The profile and release a dump is read by: given by name, or detected from the dump, with the
+ * reasons for each; and the pipeline annotated by that choice. Shared by the commands that speak
+ * the pipeline's words and by the library.
+ */
+import type { Flow, Group } from '../../model/flow.ts';
+import { Pipeline } from '../../model/pipeline.ts';
+import type { PortMap } from '../../model/ports.ts';
+import type { TableRef } from '../../model/tables.ts';
+import { listProfiles, type Profile, profileById } from '../../profiles/index.ts';
+import { inVersion, rangeText } from '../../profiles/versions.ts';
+import type { Versioned } from '../../profiles/types.ts';
+import { Annotator } from '../annotate/annotate.ts';
+import { detectProfile, detectRelease, type ReleaseChoice } from './detect-profile.ts';
+import { sampleFlows } from './flow-sample.ts';
+
+/** What is asked for: a profile by id and a release (`1.2`); what is left out is detected. */
+export interface ProfileRequest {
+  readonly profile?: string;
+  readonly release?: string;
+}
+
+/**
+ * The release a dump is read in, in words: `release 1.0`, or the range the evidence leaves open
+ * and the one read in (`releases 1.15–2.4, read as 2.4`).
+ */
+export function releaseWords(note: ProfileNote): string | undefined {
+  if (note.release === undefined) return undefined;
+  if (note.olderThan !== undefined) return `older than ${note.olderThan}, the first release ${note.id} describes`;
+  const range = note.releases;
+  if (!range || (range.since === note.release && range.until === note.release)) return `release ${note.release}`;
+  return `${rangeText(range)}, read as ${note.release}`;
+}
+
+/**
+ * The release in a few characters, for a table cell or a heading: `0.13`, the range the evidence
+ * leaves open (`3–10`, `2.5+`), or `<0.10` for a dump older than the profile.
+ */
+export function releaseBrief(note: ReleaseNote): string | undefined {
+  if (note.release === undefined) return undefined;
+  if (note.olderThan !== undefined) return `<${note.olderThan}`;
+  const range = note.releases;
+  if (!range || (range.since === note.release && range.until === note.release)) return note.release;
+  return range.until === undefined ? `${range.since}+` : `${range.since ?? ''}–${range.until}`;
+}
+
+/** The release a dump is read in, and what the evidence leaves open. */
+export interface ReleaseNote {
+  readonly release?: string;
+  /** The releases the evidence cannot tell apart, of which `release` is the one read in (detected releases only). */
+  readonly releases?: Versioned;
+  /** The dump predates the profile: its first release, the nearest the profile describes. */
+  readonly olderThan?: string;
+}
+
+/** What detection found of the release, as a note says it. */
+export function releaseNote(choice: ReleaseChoice | undefined): ReleaseNote {
+  if (!choice) return {};
+  return { release: choice.release, releases: choice.range, ...(choice.olderThan !== undefined ? { olderThan: choice.olderThan } : {}) };
+}
+
+/** Which profile explained the dump, and why. */
+export interface ProfileNote extends ReleaseNote {
+  readonly id: string;
+  readonly title: string;
+  /** `option` when given with --profile, else `detected`. */
+  readonly source: 'option' | 'detected';
+  readonly reasons: readonly string[];
+}
+
+export interface ProfileChoice {
+  readonly profile: Profile;
+  readonly release?: string;
+  readonly note: ProfileNote;
+}
+
+/** An unknown profile, or a release the profile does not describe: the request cannot be met. */
+export class ProfileChoiceError extends Error {
+  override readonly name = 'ProfileChoiceError';
+}
+
+/** A release the profile does not describe would read the flows by no table layout at all. */
+function checkRelease(profile: Profile, release: string | undefined, how: 'given' | 'detected'): void {
+  if (release === undefined || inVersion(profile.versions, release)) return;
+  const fix = how === 'given' ? '' : '; give --profile for the pipeline of that release';
+  throw new ProfileChoiceError(`--release ${release}: the ${how} profile ${profile.id} describes ${rangeText(profile.versions)}${fix} (profiles: ${listProfiles().map((p) => `${p.id}, ${rangeText(p.versions)}`).join('; ')})`);
+}
+
+/** The profile the request names, after checking its release; undefined when it is to be detected. */
+export function givenProfile(request: ProfileRequest): Profile | undefined {
+  if (request.profile === undefined) return undefined;
+  const chosen = profileById(request.profile);
+  if (!chosen) throw new ProfileChoiceError(`unknown profile ${request.profile} (known: ${listProfiles().map((p) => p.id).join(', ')})`);
+  checkRelease(chosen, request.release, 'given');
+  return chosen;
+}
+
+/**
+ * The profile and release to read the flows by: those given, else detected from `flows` (all of
+ * the dump, or a sample of it when time matters), with the reasons for each. Throws
+ * ProfileChoiceError when the request cannot be met.
+ */
+export function chooseProfile(flows: readonly Flow[], groups: readonly Group[], ports: PortMap, request: ProfileRequest = {}): ProfileChoice {
+  const chosen = givenProfile(request);
+  const detected = chosen ? undefined : detectProfile(flows, groups, ports);
+  const picked = chosen ?? detected!.profile;
+  if (!chosen) checkRelease(picked, request.release, 'detected');
+  const releaseChoice = request.release === undefined ? (detected ? detected.release : detectRelease(picked, flows, groups, ports)) : undefined;
+  const release = request.release ?? releaseChoice?.release;
+  // Detection's reasons include those for its release, which a given release replaces.
+  const releaseReasons = request.release !== undefined ? [`--release ${request.release} was given`] : (releaseChoice?.reasons ?? []);
+  const profileReasons = (detected?.reasons ?? []).filter((r) => !(detected?.release?.reasons ?? []).includes(r));
+  const note: ProfileNote = {
+    id: picked.id,
+    title: picked.title,
+    ...(request.release !== undefined ? { release: request.release } : releaseNote(releaseChoice)),
+    source: chosen ? 'option' : 'detected',
+    reasons: [...profileReasons, ...releaseReasons],
+  };
+  return { profile: picked, ...(release !== undefined ? { release } : {}), note };
+}
+
+/** A pipeline with the annotator of its profile, and the note of which profile that is and why. */
+export interface AnnotatedPipeline {
+  readonly pipeline: Pipeline;
+  readonly annotator: Annotator;
+  readonly profile: ProfileNote;
+}
+
+/**
+ * The pipeline read by the profile and release requested, or detected from all of its flows; the
+ * pipeline returned knows the numbers of the tables it names (see Annotator.tableNumbering).
+ */
+export function annotatePipeline(pipeline: Pipeline, request: ProfileRequest = {}): AnnotatedPipeline {
+  const choice = chooseProfile(pipeline.flows, [...pipeline.groups.values()], pipeline.ports, request);
+  const annotator = new Annotator(pipeline, choice);
+  const numbering = annotator.tableNumbering();
+  return { pipeline: numbering.size > 0 ? pipeline.withNumbering(numbering) : pipeline, annotator, profile: choice.note };
+}
+
+/**
+ * The detected profile's names for the tables of a dump that gives them by number, for the
+ * headings of a report (diff, verify); detected from a sample of each table, so that a large
+ * dump costs little.
+ */
+export function profileTableNames(dump: { readonly flows: readonly Flow[]; readonly groups: readonly Group[]; readonly ports: PortMap }): (ref: TableRef) => string | undefined {
+  const { annotator } = annotatePipeline(new Pipeline(sampleFlows(dump.flows), dump.groups, dump.ports));
+  return (ref) => (ref.kind === 'number' ? annotator.tableInfo(ref).name : undefined);
+}

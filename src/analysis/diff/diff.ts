@@ -1,0 +1,355 @@
+/**
+ * Semantic diff of two dumps: flows compared as a set keyed by table, priority and normalised
+ * match (flow-key.ts), their actions by meaning rather than spelling (action-equivalence.ts),
+ * groups by id. Statistics, durations and flow flags never count; cookies only when asked.
+ */
+import type { Action } from '../../model/actions.ts';
+import { type Bucket, type Flow, type Group, selectWeight } from '../../model/flow.ts';
+import { PortMap } from '../../model/ports.ts';
+import type { TableRef } from '../../model/tables.ts';
+import { actionsKey, canonicalActions } from '../../model/action-equivalence.ts';
+import { type Naming, inferPortNumbers, inferTableNumbers, portKey, resolveTable, tableId } from '../../model/flow-key.ts';
+import { eachPortRef } from '../../model/port-refs.ts';
+import { SlotIndex } from '../../model/slot-index.ts';
+
+/** The parts of a parsed dump a comparison needs. */
+export interface DumpSide {
+  readonly flows: readonly Flow[];
+  readonly groups: readonly Group[];
+  /** Ports the dump itself described (`show` output concatenated with it). */
+  readonly ports?: PortMap;
+}
+
+export interface CompareOptions {
+  /** Compare cookies too (they change on every agent restart in some CNIs). */
+  readonly cookies?: boolean;
+  /** Port numbers ↔ names, for dumps made with `--names`. */
+  readonly ports?: PortMap;
+  /** Table name → number; names not given here are inferred by comparing the two dumps. */
+  readonly tables?: ReadonlyMap<string, number>;
+}
+
+/** What two flows of one slot may differ in, in the order reports list them. */
+export const FLOW_ATTRIBUTES = ['actions', 'cookie', 'idle_timeout', 'hard_timeout', 'importance'] as const;
+export type FlowAttribute = (typeof FLOW_ATTRIBUTES)[number];
+
+/** One step of an action-level edit script. */
+export interface ActionEdit {
+  readonly op: 'same' | 'removed' | 'added';
+  readonly action: Action;
+}
+
+export interface FlowChange {
+  readonly before: Flow;
+  readonly after: Flow;
+  readonly attributes: readonly FlowAttribute[];
+  /** The canonical actions of both, aligned (empty unless the actions differ). */
+  readonly actions: readonly ActionEdit[];
+}
+
+export interface TableDiff {
+  /** Number when known (or inferred from the other dump), else the name. */
+  readonly table: TableRef;
+  readonly before: number;
+  readonly after: number;
+  readonly removed: readonly Flow[];
+  readonly added: readonly Flow[];
+  readonly changed: readonly FlowChange[];
+}
+
+export type GroupAttribute = 'type' | 'selection' | 'buckets';
+
+export interface GroupChange {
+  readonly before: Group;
+  readonly after: Group;
+  readonly attributes: readonly GroupAttribute[];
+}
+
+export interface GroupsDiff {
+  /** How many groups each dump has. */
+  readonly before: number;
+  readonly after: number;
+  readonly removed: readonly Group[];
+  readonly added: readonly Group[];
+  readonly changed: readonly GroupChange[];
+}
+
+export interface DumpDiff {
+  /** Every table either dump has, in table order, differences or not. */
+  readonly tables: readonly TableDiff[];
+  readonly groups: GroupsDiff;
+  readonly naming: Naming;
+  readonly equal: boolean;
+  /** Set when the dumps differ and port names may be why (see `portNamingGap`). */
+  readonly portNamingGap?: PortNamingGap;
+}
+
+/**
+ * One dump names ports that nothing gives a number for, and the other gives ports by number: the
+ * flows that use them cannot be paired, and a port map would pair them.
+ */
+export interface PortNamingGap {
+  /** The dump that names them: 0 the first, 1 the second. */
+  readonly named: 0 | 1;
+  /** The names, in the order first met. */
+  readonly names: readonly string[];
+}
+
+function mergedPorts(...maps: (PortMap | undefined)[]): PortMap | undefined {
+  const present = maps.filter((m): m is PortMap => m !== undefined && m.size > 0);
+  if (present.length === 0) return undefined;
+  const out = new PortMap();
+  for (const m of present) for (const [n, name] of m.entries()) out.set(n, name);
+  return out;
+}
+
+/** Port and table names both sides may use, resolved as far as the inputs allow. */
+export function namingFor(a: DumpSide, b: DumpSide, options: CompareOptions): Naming {
+  const ports = mergedPorts(options.ports, a.ports, b.ports);
+  const base: Naming = ports ? { ports } : {};
+  const tables = new Map<string, number>();
+  for (const [named, numbered] of [
+    [a, b],
+    [b, a],
+  ] as const) {
+    for (const [name, n] of inferTableNumbers(named.flows, numbered.flows, base)) if (!tables.has(name)) tables.set(name, n);
+  }
+  for (const [name, n] of options.tables ?? []) tables.set(name, n);
+  const withTables = tables.size > 0 ? { ...base, tables } : base;
+  // Port names the inputs leave without numbers, from the flows the two dumps have in common.
+  const inferred = new PortMap();
+  for (const [named, numbered] of [
+    [a, b],
+    [b, a],
+  ] as const) {
+    for (const [name, n] of inferPortNumbers(named.flows, numbered.flows, withTables)) if (inferred.number(name) === undefined && inferred.name(n) === undefined) inferred.set(n, name);
+  }
+  if (inferred.size === 0) return withTables;
+  return { ...withTables, ports: mergedPorts(ports, inferred)! };
+}
+
+/** Longest-common-subsequence alignment of two canonical action lists. */
+function alignActions(before: readonly { key: string; action: Action }[], after: readonly { key: string; action: Action }[]): ActionEdit[] {
+  const n = before.length;
+  const m = after.length;
+  const lcs: number[][] = Array.from({ length: n + 1 }, () => Array<number>(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) {
+      lcs[i]![j] = before[i]!.key === after[j]!.key ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+    }
+  }
+  const out: ActionEdit[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && before[i]!.key === after[j]!.key) {
+      out.push({ op: 'same', action: after[j]!.action });
+      i++;
+      j++;
+    } else if (i < n && (j >= m || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) {
+      out.push({ op: 'removed', action: before[i++]!.action });
+    } else {
+      out.push({ op: 'added', action: after[j++]!.action });
+    }
+  }
+  return out;
+}
+
+/**
+ * The line from its first `actions=` keyword on. Two flows of one slot whose lines end the same
+ * from there have the same actions (read against the same match and names), which spares the
+ * canonical form in the common case of two dumps made the same way.
+ */
+function actionText(flow: Flow): string | undefined {
+  const text = flow.origin.text;
+  // The first `action=` or `actions=` at the start or after a space or comma (a search, not a
+  // pattern: this runs for every flow of both dumps).
+  for (let at = text.indexOf('action'); at >= 0; at = text.indexOf('action', at + 6)) {
+    const c = text[at - 1];
+    if (c !== undefined && c !== ' ' && c !== ',' && !/\s/.test(c)) continue;
+    const eq = text.charCodeAt(at + 6) === 0x73 ? at + 7 : at + 6;
+    if (text.charCodeAt(eq) === 0x3d) return text.slice(eq + 1).trimEnd();
+  }
+  return undefined;
+}
+
+export interface FlowCompareOptions {
+  readonly cookies?: boolean;
+  /** Compare timeouts only when the first flow sets them (an expectation that leaves them out accepts any). */
+  readonly timeoutsWhenSet?: boolean;
+  /** Both sides were read without port names, so that lines that say the same read the same (see sameLine). */
+  readonly readAlike?: boolean;
+}
+
+/** Whether both dumps were read without port names: then the same text reads the same way in both. */
+export function readAlike(a: DumpSide, b: DumpSide): boolean {
+  return (a.ports?.size ?? 0) === 0 && (b.ports?.size ?? 0) === 0;
+}
+
+/**
+ * Whether two flows of dumps read alike are one and the same: dump lines in the printed form that
+ * say the same after their statistics, in one table, with one cookie when cookies count. Two
+ * strings compared instead of two models: most flows of two dumps of one switch are unchanged,
+ * and the other dump's models lie scattered in memory, several cache misses each.
+ */
+function sameLine(a: Flow, b: Flow, cookies: boolean): boolean {
+  const { text: ta, statsEnd: ea } = a.origin;
+  const { text: tb, statsEnd: eb } = b.origin;
+  if (!ea || !eb || a.table !== b.table || (cookies && a.cookie !== b.cookie)) return false;
+  return ta.length - ea === tb.length - eb && ta.endsWith(tb.slice(eb));
+}
+
+/**
+ * How two flows of one slot differ, or undefined when they do not. Importance counts only when
+ * both carry one: dumps before OpenFlow 1.4 cannot show it.
+ */
+export function compareFlows(before: Flow, after: Flow, naming: Naming, options: FlowCompareOptions = {}): FlowChange | undefined {
+  const attributes: FlowAttribute[] = [];
+  const ctx = { naming, table: before.table };
+  const written = actionText(before);
+  const sameActions =
+    (written !== undefined && written === actionText(after)) || actionsKey(before.actions, ctx) === actionsKey(after.actions, { naming, table: after.table });
+  if (!sameActions) attributes.push('actions');
+  if (options.cookies && before.cookie !== after.cookie) attributes.push('cookie');
+  const timeout = (x: number, y: number): boolean => x !== y && (!options.timeoutsWhenSet || x !== 0);
+  if (timeout(before.idleTimeout, after.idleTimeout)) attributes.push('idle_timeout');
+  if (timeout(before.hardTimeout, after.hardTimeout)) attributes.push('hard_timeout');
+  if (before.importance !== 0 && after.importance !== 0 && before.importance !== after.importance) attributes.push('importance');
+  if (attributes.length === 0) return undefined;
+  const actions = sameActions ? [] : alignActions(canonicalActions(before.actions, ctx), canonicalActions(after.actions, { naming, table: after.table }));
+  return { before, after, attributes, actions };
+}
+
+interface TableAccumulator {
+  table: TableRef;
+  before: number;
+  after: number;
+  removed: Flow[];
+  added: Flow[];
+  changed: FlowChange[];
+}
+
+function byPriority<T>(list: T[], flowOf: (x: T) => Flow): T[] {
+  return list.sort((x, y) => flowOf(y).priority - flowOf(x).priority);
+}
+
+function compareTableRefs(a: TableRef, b: TableRef): number {
+  if (a.kind === 'number' && b.kind === 'number') return a.number - b.number;
+  if (a.kind === 'number') return -1;
+  if (b.kind === 'number') return 1;
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+export function diffFlows(a: readonly Flow[], b: readonly Flow[], naming: Naming, options: FlowCompareOptions = {}): TableDiff[] {
+  const tables = new Map<string, TableAccumulator>();
+  // Dumps share one TableRef object among a table's flows: the id string is made once per object.
+  const byRef = new Map<TableRef, TableAccumulator>();
+  const tableOf = (f: Flow): TableAccumulator => {
+    let t = byRef.get(f.table);
+    if (t) return t;
+    const id = tableId(f.table, naming);
+    t = tables.get(id);
+    if (!t) tables.set(id, (t = { table: resolveTable(f.table, naming), before: 0, after: 0, removed: [], added: [], changed: [] }));
+    byRef.set(f.table, t);
+    return t;
+  };
+  const rest = new SlotIndex(b, naming);
+  const cookies = options.cookies ?? false;
+  const alike = options.readAlike ? (x: Flow, y: Flow): boolean => sameLine(x, y, cookies) : undefined;
+  for (const f of b) tableOf(f).after++;
+  for (const f of a) {
+    const t = tableOf(f);
+    t.before++;
+    const other = rest.take(f, alike);
+    if (!other) t.removed.push(f);
+    else if (!alike?.(f, other)) {
+      const change = compareFlows(f, other, naming, options);
+      if (change) t.changed.push(change);
+    }
+  }
+  for (const f of rest.rest()) tableOf(f).added.push(f);
+  return [...tables.values()]
+    .map((t) => ({ ...t, removed: byPriority(t.removed, (f) => f), added: byPriority(t.added, (f) => f), changed: byPriority(t.changed, (c) => c.before) }))
+    .sort((x, y) => compareTableRefs(x.table, y.table));
+}
+
+function bucketKey(g: Group, b: Bucket, naming: Naming): string {
+  const weight = g.type === 'select' ? selectWeight(b) : (b.weight ?? 0);
+  const watch = `${b.watchPort ? portKey(b.watchPort, naming) : ''}/${b.watchGroup ?? ''}`;
+  return `${b.id}:${weight}:${watch}:${actionsKey(b.actions, { naming })}`;
+}
+
+function selectionKey(g: Group): string {
+  const fields = (g.fields ?? []).map((f) => `${f.field.name}${f.mask === undefined ? '' : '/' + f.mask.toString(16)}`).join(',');
+  return `${g.selectionMethod ?? ''}:${g.selectionMethodParam ?? ''}:${fields}`;
+}
+
+export function compareGroups(before: Group, after: Group, naming: Naming): GroupChange | undefined {
+  const attributes: GroupAttribute[] = [];
+  if (before.type !== after.type) attributes.push('type');
+  if (selectionKey(before) !== selectionKey(after)) attributes.push('selection');
+  const buckets = (g: Group): string => g.buckets.map((b) => bucketKey(g, b, naming)).join('|');
+  if (buckets(before) !== buckets(after)) attributes.push('buckets');
+  return attributes.length === 0 ? undefined : { before, after, attributes };
+}
+
+export function diffGroups(a: readonly Group[], b: readonly Group[], naming: Naming): GroupsDiff {
+  const rest = new Map(b.map((g) => [g.id, g]));
+  const removed: Group[] = [];
+  const changed: GroupChange[] = [];
+  for (const g of a) {
+    const other = rest.get(g.id);
+    if (!other) {
+      removed.push(g);
+      continue;
+    }
+    rest.delete(g.id);
+    const change = compareGroups(g, other, naming);
+    if (change) changed.push(change);
+  }
+  const byId = (x: Group, y: Group): number => x.id - y.id;
+  return {
+    before: a.length,
+    after: b.length,
+    removed: removed.sort(byId),
+    added: [...rest.values()].sort(byId),
+    changed: changed.sort((x, y) => x.before.id - y.before.id),
+  };
+}
+
+export function tableHasChanges(t: TableDiff): boolean {
+  return t.added.length + t.removed.length + t.changed.length > 0;
+}
+
+/** The port names of a dump that the naming has no number for, and whether it gives any port by number. */
+function portUse(side: DumpSide, naming: Naming): { readonly names: Set<string>; readonly numbered: boolean } {
+  const names = new Set<string>();
+  let numbered = false;
+  eachPortRef(side.flows, side.groups, (ref) => {
+    if (ref.kind === 'number') numbered = true;
+    else if (ref.kind === 'name' && naming.ports?.number(ref.name) === undefined) names.add(ref.name);
+  });
+  return { names, numbered };
+}
+
+/**
+ * Whether one dump names ports the naming cannot number while the other gives ports by number
+ * (a `--names` dump against a plain one, without a port map): the flows that use those ports
+ * then differ only in how they are spelled.
+ */
+export function portNamingGap(a: DumpSide, b: DumpSide, naming: Naming): PortNamingGap | undefined {
+  const [x, y] = [portUse(a, naming), portUse(b, naming)];
+  if (x.names.size > 0 && y.names.size === 0 && y.numbered) return { named: 0, names: [...x.names] };
+  if (y.names.size > 0 && x.names.size === 0 && x.numbered) return { named: 1, names: [...y.names] };
+  return undefined;
+}
+
+/** Compares dump `a` (before) with dump `b` (after). */
+export function diffDumps(a: DumpSide, b: DumpSide, options: CompareOptions = {}): DumpDiff {
+  const naming = namingFor(a, b, options);
+  const tables = diffFlows(a.flows, b.flows, naming, { ...(options.cookies ? { cookies: true } : {}), readAlike: readAlike(a, b) });
+  const groups = diffGroups(a.groups, b.groups, naming);
+  const equal = tables.every((t) => !tableHasChanges(t)) && groups.added.length + groups.removed.length + groups.changed.length === 0;
+  const gap = equal ? undefined : portNamingGap(a, b, naming);
+  return gap ? { tables, groups, naming, equal, portNamingGap: gap } : { tables, groups, naming, equal };
+}

@@ -1,0 +1,132 @@
+/**
+ * What a switch port is in a pipeline (gateway, tunnel, local Pod…), from the profile's port
+ * roles and the port's name, or from what the flows write for packets entering on it. A port known
+ * only by number otherwise gets a role from the profile's usual numbers only when the dump names
+ * no ports at all, and then it is said to be a usual number.
+ */
+import type { Flow } from '../../model/flow.ts';
+import { type PortMap, type PortRef, reservedPortByNumber } from '../../model/ports.ts';
+import type { PortRole, PortRoleKind, Profile } from '../../profiles/types.ts';
+import { inVersion } from '../../profiles/versions.ts';
+import { parsePattern } from './pattern-fit.ts';
+
+export interface PortIdentity {
+  /** As the user knows it: the name when known, else the number. */
+  readonly name?: string;
+  readonly number?: number;
+  readonly role?: PortRoleKind;
+  /** The role follows only from the port's number, which the pipeline usually gives that role. */
+  readonly roleFromNumber?: boolean;
+}
+
+const ROLE_WORDS: Readonly<Record<PortRoleKind, string>> = {
+  gateway: 'gateway',
+  tunnel: 'tunnel',
+  uplink: 'uplink',
+  host: 'host interface',
+  'bridge-local': 'bridge port',
+  pod: 'local Pod',
+  'traffic-control': 'traffic-control port',
+  other: '',
+};
+
+function fitsName(r: PortRole, name: string): boolean {
+  return (r.names ?? []).includes(name) || (r.namePattern !== undefined && new RegExp(`^(?:${r.namePattern})$`).test(name));
+}
+
+/**
+ * A port as a reference: a number OpenFlow reserves (`in_port=65534` is how a match on LOCAL
+ * prints) is that reserved port, so a match and an action on one port read alike.
+ */
+function asRef(port: PortRef | number): PortRef {
+  if (typeof port !== 'number') return port;
+  const reserved = reservedPortByNumber(port);
+  return reserved ? { kind: 'reserved', name: reserved } : { kind: 'number', number: port };
+}
+
+function reservedWords(name: string): string {
+  return name === 'LOCAL' ? 'the bridge’s LOCAL port' : name;
+}
+
+/**
+ * Port numbers whose role the flows show: a flow matching `in_port=P` that writes a role's mark
+ * (the gateway's source mark) makes P that role's port, so a Node that kept the port numbers of
+ * an older release is read right. A port two roles claim is left to its name and number.
+ */
+function rolesFromFlows(roles: readonly PortRole[], flows: readonly Flow[]): Map<number, PortRoleKind> {
+  const marks = roles.flatMap((r) => {
+    if (r.mark === undefined) return [];
+    const entry = parsePattern(r.mark).match.fields[0];
+    return entry ? [{ role: r.role, entry }] : [];
+  });
+  const found = new Map<number, PortRoleKind | undefined>();
+  if (marks.length === 0) return new Map();
+  for (const f of flows) {
+    const inPort = f.match.fields.find((e) => e.field.format === 'port' && e.field.name === 'in_port' && e.port === undefined);
+    if (!inPort) continue;
+    for (const a of f.actions) {
+      if (a.kind !== 'set_field') continue;
+      for (const m of marks) {
+        if (a.field.storage !== m.entry.field.storage || (a.mask & m.entry.mask) !== m.entry.mask || (a.value & m.entry.mask) !== m.entry.value) continue;
+        const port = Number(inPort.value);
+        found.set(port, found.has(port) && found.get(port) !== m.role ? undefined : m.role);
+      }
+    }
+  }
+  return new Map([...found].filter((e): e is [number, PortRoleKind] => e[1] !== undefined));
+}
+
+export class PortRoles {
+  private readonly roles: readonly PortRole[];
+  private readonly ports: PortMap;
+  private readonly shown: ReadonlyMap<number, PortRoleKind>;
+
+  /** `flows`: the dump's flows (a sample will do), whose writes may show which port has which role. */
+  constructor(profile: Profile | undefined, release: string, ports: PortMap, flows: readonly Flow[] = []) {
+    this.roles = (profile?.ports ?? []).filter((r) => inVersion(r, release));
+    this.ports = ports;
+    this.shown = rolesFromFlows(this.roles, flows);
+  }
+
+  identify(port: PortRef | number): PortIdentity {
+    const ref = asRef(port);
+    if (ref.kind === 'reserved') {
+      return { name: ref.name, ...(ref.name === 'LOCAL' ? { role: 'bridge-local' as const } : {}) };
+    }
+    const number = ref.kind === 'number' ? ref.number : this.ports.number(ref.name);
+    const name = ref.kind === 'name' ? ref.name : this.ports.name(ref.number);
+    const base = { ...(name !== undefined ? { name } : {}), ...(number !== undefined ? { number } : {}) };
+    if (name !== undefined) {
+      const byName = this.roles.find((r) => fitsName(r, name));
+      if (byName) return { ...base, role: byName.role };
+    }
+    const shown = number === undefined ? undefined : this.shown.get(number);
+    if (shown !== undefined) return { ...base, role: shown };
+    if (name !== undefined) return base;
+    if (this.ports.size === 0 && number !== undefined) {
+      const byNumber = this.roles.find((r) => (r.numbers ?? []).includes(number));
+      if (byNumber) return { ...base, role: byNumber.role, roleFromNumber: true };
+    }
+    return base;
+  }
+
+  /** `coredns5-8ec607 (port 3)`, `antrea-gw0`, `port 7`: the port without its role, for sentences that say the role. */
+  plainWords(port: PortRef | number): string {
+    const ref = asRef(port);
+    if (ref.kind === 'reserved') return reservedWords(ref.name);
+    const id = this.identify(ref);
+    if (id.name === undefined) return `port ${id.number}`;
+    return id.number === undefined ? id.name : `${id.name} (port ${id.number})`;
+  }
+
+  /** `local Pod coredns5-8ec607 (port 3)`, `gateway antrea-gw0`, `port 7 (usually the tunnel)`. */
+  words(port: PortRef | number): string {
+    const ref = asRef(port);
+    if (ref.kind === 'reserved') return reservedWords(ref.name);
+    const id = this.identify(ref);
+    const role = id.role ? ROLE_WORDS[id.role] : '';
+    if (id.roleFromNumber) return `port ${id.number} (usually the ${role})`;
+    const who = id.name !== undefined ? `${role === '' ? 'port ' : `${role} `}${id.name}` : `${role === '' ? '' : `${role} `}port ${id.number}`;
+    return id.name !== undefined && id.number !== undefined ? `${who} (port ${id.number})` : who;
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * What a diff does to traffic: for every flow added, removed or changed (and every group), probe
+ * packets that reach it (probes.ts) are traced through both dumps, and those whose path, verdict
+ * or output ports differ are the change's impact. At most `maxProbes` probes per change are traced
+ * through both; how many candidates were screened for them is kept, so that "no traffic affected"
+ * can be told from "no packet found that reaches the flow".
+ */
+import type { Flow, Group } from '../../model/flow.ts';
+import { actionsKey } from '../../model/action-equivalence.ts';
+import type { DumpDiff } from '../diff/diff.ts';
+import type { Naming } from '../../model/flow-key.ts';
+import { type Probe, probeOptions, ProbeSource, type ProbeTarget } from './probes.ts';
+import { compareTraces, type TraceComparison } from '../trace/trace-compare.ts';
+import type { Tracer, TraceResult } from '../trace/trace.ts';
+
+export type ImpactChange =
+  | { readonly kind: 'removed'; readonly flow: Flow }
+  | { readonly kind: 'added'; readonly flow: Flow }
+  | { readonly kind: 'changed'; readonly before: Flow; readonly after: Flow }
+  | { readonly kind: 'group-removed'; readonly group: Group }
+  | { readonly kind: 'group-added'; readonly group: Group }
+  | { readonly kind: 'group-changed'; readonly before: Group; readonly after: Group };
+
+/** How a probe's fate changed: its verdict, else its output ports, else only its path; or not at all. */
+export type ProbeEffect = 'verdict' | 'output' | 'path' | 'none';
+
+export interface ProbeOutcome {
+  readonly probe: Probe;
+  readonly comparison: TraceComparison;
+  readonly effect: ProbeEffect;
+}
+
+export interface ChangeImpact {
+  readonly change: ImpactChange;
+  /** Candidate packets traced to find probes that reach the change. */
+  readonly screened: number;
+  /** Probes traced through both dumps (at most maxProbes). */
+  readonly outcomes: readonly ProbeOutcome[];
+}
+
+export interface ImpactReport {
+  readonly changes: readonly ChangeImpact[];
+  readonly maxProbes: number;
+}
+
+export interface ImpactOptions {
+  /** Probes traced through both dumps per change. */
+  readonly maxProbes: number;
+}
+
+export const DEFAULT_MAX_PROBES = 8;
+/** Candidates screened per probe wanted: most derived packets do reach their flow, some are cut by an earlier table. */
+const SCREENED_PER_PROBE = 24;
+
+/** The changes of a diff, in its order: flows table by table, then groups. */
+export function impactChanges(diff: DumpDiff): ImpactChange[] {
+  const out: ImpactChange[] = [];
+  for (const t of diff.tables) {
+    for (const flow of t.removed) out.push({ kind: 'removed', flow });
+    for (const flow of t.added) out.push({ kind: 'added', flow });
+    for (const c of t.changed) if (c.attributes.includes('actions')) out.push({ kind: 'changed', before: c.before, after: c.after });
+  }
+  for (const group of diff.groups.removed) out.push({ kind: 'group-removed', group });
+  for (const group of diff.groups.added) out.push({ kind: 'group-added', group });
+  for (const c of diff.groups.changed) out.push({ kind: 'group-changed', before: c.before, after: c.after });
+  return out;
+}
+
+/** What the probes must reach, and in which dump: the one that holds the flow or group before the change, else after. */
+function targetOf(change: ImpactChange, naming: Naming): { readonly target: ProbeTarget; readonly side: 'before' | 'after' } {
+  switch (change.kind) {
+    case 'removed':
+      return { target: { kind: 'flow', flow: change.flow }, side: 'before' };
+    case 'added':
+      return { target: { kind: 'flow', flow: change.flow }, side: 'after' };
+    case 'changed':
+      return { target: { kind: 'flow', flow: change.before }, side: 'before' };
+    case 'group-removed':
+      return { target: { kind: 'group', group: change.group, buckets: bucketIds(change.group) }, side: 'before' };
+    case 'group-added':
+      return { target: { kind: 'group', group: change.group, buckets: bucketIds(change.group) }, side: 'after' };
+    case 'group-changed':
+      return { target: { kind: 'group', group: change.before, buckets: changedBuckets(change.before, change.after, naming) }, side: 'before' };
+  }
+}
+
+/** A select group's buckets, each to be asked for; other groups take their buckets as they are. */
+function bucketIds(group: Group): number[] {
+  if (group.type !== 'select') return [];
+  return group.buckets.map((b, i) => b.id ?? i);
+}
+
+/** The buckets of a select group whose actions a change rewrote, or that it added or removed; all when its type or selection changed. */
+function changedBuckets(before: Group, after: Group, naming: Naming): number[] {
+  const all = bucketIds(before);
+  if (before.type !== 'select' || after.type !== 'select' || before.selectionMethod !== after.selectionMethod) return all;
+  const key = (g: Group): Map<number, string> => new Map(g.buckets.map((b, i) => [b.id ?? i, actionsKey(b.actions, { naming })]));
+  const [x, y] = [key(before), key(after)];
+  const changed = all.filter((id) => x.get(id) !== y.get(id));
+  return changed.length > 0 ? changed : all;
+}
+
+function probeKey(p: Probe): string {
+  return `${p.packet.entries().map(([k, v]) => `${k}=${v}`).join(',')}|${p.ctNext.join(',')}|${[...p.groupBuckets].join(',')}`;
+}
+
+/** The impact of each change of `diff`, traced through the tracers of its two dumps. */
+export function diffImpact(diff: DumpDiff, before: Tracer, after: Tracer, options: ImpactOptions): ImpactReport {
+  const sources = { before: new ProbeSource(before), after: new ProbeSource(after) };
+  const changes = impactChanges(diff).map((change): ChangeImpact => {
+    const { target, side } = targetOf(change, diff.naming);
+    const source = sources[side];
+    const seen = new Set<string>();
+    const outcomes: ProbeOutcome[] = [];
+    let screened = 0;
+    for (const variants of source.candidates(target)) {
+      if (outcomes.length >= options.maxProbes || screened >= SCREENED_PER_PROBE * options.maxProbes) break;
+      for (const probe of variants) {
+        const key = probeKey(probe);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        screened++;
+        const reached = source.reaches(probe, target);
+        if (!reached) continue;
+        const other = (side === 'before' ? after : before).trace(probe.packet, probeOptions(probe));
+        const [b, a]: [TraceResult, TraceResult] = side === 'before' ? [reached, other] : [other, reached];
+        const comparison = compareTraces({ tracer: before, result: b }, { tracer: after, result: a }, diff.naming);
+        outcomes.push({ probe, comparison, effect: effectOf(comparison) });
+        break;
+      }
+    }
+    return { change, screened, outcomes };
+  });
+  return { changes, maxProbes: options.maxProbes };
+}
+
+function effectOf(c: TraceComparison): ProbeEffect {
+  if (c.left.verdict !== c.right.verdict) return 'verdict';
+  if (!c.sameVerdict) return 'output';
+  return c.divergence === undefined ? 'none' : 'path';
+}

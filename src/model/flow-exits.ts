@@ -1,0 +1,79 @@
+/**
+ * Where a flow sends a packet next: the tables it continues in (and how), the groups it hands the
+ * packet to, and the sinks it ends in. Shared by the pipeline checks and the table graph.
+ */
+import type { Action } from './actions.ts';
+import type { Bucket, Flow } from './flow.ts';
+import type { TableRef } from './tables.ts';
+import { append } from './append.ts';
+
+/** How a packet moves from one table to another. */
+export type JumpKind = 'goto' | 'resubmit' | 'ct';
+
+/** Where an action list ends for a packet: a port (NORMAL, IN_PORT, LOCAL… included), the controller, or nowhere. */
+export type SinkKind = 'output' | 'controller' | 'drop';
+
+export type Exit =
+  | { readonly kind: 'jump'; readonly via: JumpKind; readonly table: TableRef }
+  | { readonly kind: 'group'; readonly group: number }
+  | { readonly kind: 'sink'; readonly sink: Exclude<SinkKind, 'drop'> };
+
+/**
+ * The exits of an action list, nested lists (`clone`, `ct(exec)`, `write_actions`) included, in
+ * order. `resubmit(PORT)` without a table looks the same table up again and is not an exit.
+ */
+export function actionExits(actions: readonly Action[]): Exit[] {
+  const out: Exit[] = [];
+  for (const a of actions) {
+    switch (a.kind) {
+      case 'goto_table':
+        out.push({ kind: 'jump', via: 'goto', table: a.table });
+        break;
+      case 'resubmit':
+        if (a.table) out.push({ kind: 'jump', via: 'resubmit', table: a.table });
+        break;
+      case 'ct':
+        if (a.table) out.push({ kind: 'jump', via: 'ct', table: a.table });
+        append(out, actionExits(a.actions));
+        break;
+      case 'clone':
+      case 'write_actions':
+        append(out, actionExits(a.actions));
+        break;
+      case 'group':
+        out.push({ kind: 'group', group: a.id });
+        break;
+      case 'output':
+        out.push({ kind: 'sink', sink: a.port.kind === 'reserved' && a.port.name === 'CONTROLLER' ? 'controller' : 'output' });
+        break;
+      case 'output_field':
+      case 'enqueue':
+        out.push({ kind: 'sink', sink: 'output' });
+        break;
+      case 'bundle':
+        // bundle_load (with a destination) only stores the chosen port.
+        if (!a.dst) out.push({ kind: 'sink', sink: 'output' });
+        break;
+      case 'controller':
+        out.push({ kind: 'sink', sink: 'controller' });
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}
+
+/** A flow's exits; a flow with none drops the packet (unless it only contributes a conjunction clause). */
+export function flowExits(flow: Flow): Exit[] {
+  return actionExits(flow.actions);
+}
+
+export function bucketExits(bucket: Bucket): Exit[] {
+  return actionExits(bucket.actions);
+}
+
+/** A clause flow of a conjunction: it never takes a packet itself, so it has no exits and does not drop. */
+export function isClauseFlow(flow: Flow): boolean {
+  return flow.actions.length > 0 && flow.actions.every((a) => a.kind === 'conjunction' || a.kind === 'note');
+}

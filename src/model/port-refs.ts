@@ -1,0 +1,47 @@
+/**
+ * Every port a dump refers to: in the match fields that hold ports, in the actions of its flows and
+ * group buckets (output, enqueue, resubmit, bundle members) and as the buckets' watch ports.
+ */
+import { type Action, flattenActions } from './actions.ts';
+import type { Flow, Group } from './flow.ts';
+import { portNameOnly } from './match.ts';
+import type { PortRef } from './ports.ts';
+
+/** Ports the actions send to or resubmit from. */
+function actionPorts(actions: readonly Action[]): PortRef[] {
+  return flattenActions(actions).flatMap((a) => {
+    switch (a.kind) {
+      case 'output':
+      case 'enqueue':
+        return [a.port];
+      case 'resubmit':
+        return a.port ? [a.port] : [];
+      case 'bundle':
+        return a.members;
+      default:
+        return [];
+    }
+  });
+}
+
+/**
+ * Calls `visit` with each port reference of the flows and groups. A match entry that gives its
+ * port by a name without a number is that name; any other is its number or reserved port.
+ */
+export function eachPortRef(flows: Iterable<Flow>, groups: Iterable<Group>, visit: (ref: PortRef) => void): void {
+  for (const f of flows) {
+    for (const e of f.match.fields) {
+      if (e.field.format !== 'port') continue;
+      const name = portNameOnly(e);
+      if (name !== undefined) visit({ kind: 'name', name });
+      else visit(e.port?.kind === 'reserved' ? e.port : { kind: 'number', number: Number(e.value) });
+    }
+    for (const p of actionPorts(f.actions)) visit(p);
+  }
+  for (const g of groups) {
+    for (const b of g.buckets) {
+      if (b.watchPort) visit(b.watchPort);
+      for (const p of actionPorts(b.actions)) visit(p);
+    }
+  }
+}

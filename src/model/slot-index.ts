@@ -1,0 +1,184 @@
+/**
+ * Flows by classifier slot (table, priority and normalised match, as `flowKey` identifies them)
+ * without building a key string per flow: a million-flow dump spends most of a comparison
+ * building, hashing and comparing such strings. Flows are filed under a numeric hash of the
+ * slot; flows whose hashes collide are told apart by comparing their slots field by field.
+ */
+import type { Flow, Match, MatchField } from './flow.ts';
+import { portNameOnly } from './match.ts';
+import { type Naming, resolveMatchPorts, resolveTable } from './flow-key.ts';
+
+function stringHash(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h;
+}
+
+/** Final mixing, so that sums of entry hashes spread (murmur3's finaliser). */
+function mix(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return h ^ (h >>> 16);
+}
+
+const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+function bigintHash(v: bigint): number {
+  // Values up to 2^53 convert exactly; wider ones (IPv6, xxreg) are folded 32 bits at a time.
+  if (v <= SAFE) {
+    const n = Number(v);
+    return mix((n | 0) ^ Math.imul((n / 0x100000000) | 0, 0x9e3779b1));
+  }
+  let h = 0;
+  for (let x = v; x > 0n; x >>= 32n) h = mix(h ^ Number(x & 0xffffffffn));
+  return h;
+}
+
+const storageHashes = new Map<string, number>();
+
+function entryHash(e: MatchField): number {
+  const storage = e.field.storage;
+  let s = storageHashes.get(storage);
+  if (s === undefined) storageHashes.set(storage, (s = stringHash(storage)));
+  const name = portNameOnly(e);
+  const value = name === undefined ? bigintHash(e.value) : stringHash(name) ^ 0x2545f491;
+  return mix(s ^ Math.imul(value, 31) ^ Math.imul(bigintHash(e.mask), 0x27d4eb2d));
+}
+
+function tableHash(flow: Flow, naming: Naming): number {
+  const t = resolveTable(flow.table, naming);
+  return t.kind === 'number' ? t.number : stringHash(t.name) ^ 0x68e31da4;
+}
+
+function matchOf(flow: Flow, naming: Naming): Match {
+  return naming.ports ? resolveMatchPorts(flow.match, naming) : flow.match;
+}
+
+/**
+ * Equal for flows in one slot; entries add up, as the order a match lists them in does not count.
+ * Thirty bits, so that V8 keeps it as a small integer rather than a heap number per map key.
+ */
+export function slotHash(flow: Flow, naming: Naming): number {
+  let h = 0;
+  for (const e of matchOf(flow, naming).fields) h = (h + entryHash(e)) | 0;
+  return mix(h ^ Math.imul(tableHash(flow, naming), 0x9e3779b1) ^ Math.imul(flow.priority + 1, 0x85ebca6b)) & 0x3fffffff;
+}
+
+function sameEntry(a: MatchField, b: MatchField): boolean {
+  const name = portNameOnly(a);
+  return a.mask === b.mask && (name === undefined ? portNameOnly(b) === undefined && a.value === b.value : portNameOnly(b) === name);
+}
+
+/** Whether two flows occupy the same classifier slot: `flowKey(a) === flowKey(b)`, compared in place. */
+export function sameSlot(a: Flow, b: Flow, naming: Naming): boolean {
+  if (a.priority !== b.priority) return false;
+  const ta = resolveTable(a.table, naming);
+  const tb = resolveTable(b.table, naming);
+  if (ta.kind === 'number' ? tb.kind !== 'number' || ta.number !== tb.number : tb.kind !== 'name' || ta.name !== tb.name) return false;
+  const fa = matchOf(a, naming).fields;
+  const fb = matchOf(b, naming).fields;
+  if (fa.length !== fb.length) return false;
+  // A normalised match holds one entry per storage, so a one-way search is a bijection.
+  for (const ea of fa) {
+    const eb = fb.find((e) => e.field.storage === ea.field.storage);
+    if (!eb || !sameEntry(ea, eb)) return false;
+  }
+  return true;
+}
+
+/**
+ * The flows of one dump filed by slot, for taking them out one by one as the other dump's flows
+ * come, or for finding the slots several flows occupy; a dump may hold one slot twice
+ * (concatenated dumps), and then its flows are taken in order.
+ */
+export class SlotIndex {
+  private readonly flows: readonly Flow[];
+  private readonly naming: Naming;
+  private readonly hashes: Int32Array;
+  /**
+   * Open addressing over typed arrays (a million-entry Map costs several cache misses a lookup):
+   * slot s holds a hash at 2s and, at 2s + 1, 1 + the position of the first flow with that hash.
+   */
+  private readonly table: Int32Array;
+  private readonly mask: number;
+  /** 1 + the position of the next flow with the same hash, in dump order; 0 at the end. */
+  private readonly next: Int32Array;
+  private readonly taken: Uint8Array;
+
+  constructor(flows: readonly Flow[], naming: Naming) {
+    this.flows = flows;
+    this.naming = naming;
+    this.hashes = new Int32Array(flows.length);
+    this.next = new Int32Array(flows.length);
+    this.taken = new Uint8Array(flows.length);
+    let slots = 16;
+    while (slots < flows.length * 2) slots *= 2;
+    this.table = new Int32Array(slots * 2);
+    this.mask = slots - 1;
+    for (let i = 0; i < flows.length; i++) {
+      const h = (this.hashes[i] = slotHash(flows[i]!, naming));
+      const s = this.slotOf(h);
+      let j = this.table[2 * s + 1]! - 1;
+      if (j < 0) {
+        this.table[2 * s] = h;
+        this.table[2 * s + 1] = i + 1;
+        continue;
+      }
+      while (this.next[j] !== 0) j = this.next[j]! - 1;
+      this.next[j] = i + 1;
+    }
+  }
+
+  /** The slot holding hash `h`, or the empty slot where it would go. */
+  private slotOf(h: number): number {
+    let s = h & this.mask;
+    while (this.table[2 * s + 1] !== 0 && this.table[2 * s] !== h) s = (s + 1) & this.mask;
+    return s;
+  }
+
+  /**
+   * The first flow not taken yet in the slot of `flow` (from any dump), now taken. `alike`, when
+   * given, is a cheaper test tried first, which proves two flows to be in one slot when it holds.
+   */
+  take(flow: Flow, alike?: (candidate: Flow, flow: Flow) => boolean): Flow | undefined {
+    for (let i = this.table[2 * this.slotOf(slotHash(flow, this.naming)) + 1]! - 1; i >= 0; i = this.next[i]! - 1) {
+      if (this.taken[i] === 1) continue;
+      const candidate = this.flows[i]!;
+      if (!alike?.(candidate, flow) && !sameSlot(candidate, flow, this.naming)) continue;
+      this.taken[i] = 1;
+      return candidate;
+    }
+    return undefined;
+  }
+
+  /**
+   * The flows never taken, slot by slot in the order each slot first appears in the dump, and in
+   * dump order within a slot.
+   */
+  *rest(): Generator<Flow> {
+    for (const slot of this.slots()) for (const i of slot) if (this.taken[i] === 0) yield this.flows[i]!;
+  }
+
+  /** Flows that share their slot with another, slot by slot in order of first appearance. */
+  shared(): Flow[][] {
+    const out: Flow[][] = [];
+    for (const slot of this.slots()) if (slot.length > 1) out.push(slot.map((i) => this.flows[i]!));
+    return out;
+  }
+
+  /** The positions of each slot's flows, slots in order of first appearance. */
+  private *slots(): Generator<readonly number[]> {
+    const visited = new Uint8Array(this.flows.length);
+    for (let i = 0; i < this.flows.length; i++) {
+      if (visited[i] === 1) continue;
+      const slot = [i];
+      // Later flows of the same hash follow in the chain; those of the same slot go with this one.
+      for (let j = this.next[i]! - 1; j >= 0; j = this.next[j]! - 1) {
+        if (visited[j] === 1 || !sameSlot(this.flows[j]!, this.flows[i]!, this.naming)) continue;
+        visited[j] = 1;
+        slot.push(j);
+      }
+      yield slot;
+    }
+  }
+}
