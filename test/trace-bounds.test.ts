@@ -117,7 +117,7 @@ test('trace output stays within a fixed multiple of the flows and groups traced 
   const verdict = /^Verdict: .*\n(?:Also, .*\n)*$/m.exec(text.stdout)?.[0] ?? '';
   // The verdict lists the 8,192 outputs OVS's action buffer holds; the rest is within the budget.
   assert.ok(text.stdout.length - verdict.length <= budget + 1024, `${text.stdout.length} bytes`);
-  assert.match(text.stdout, /\n… and \d+ more lines of this trace, not printed: its text reached \d+ bytes, the bound for flows and groups of this size \(64 bytes of trace per byte of them\)\. The verdict covers the whole trace\.\n\nVerdict: output to ports 2, 2,/);
+  assert.match(text.stdout, /\n… and \d+ more lines of this trace, not printed: the text reached \d+ bytes, the bound for flows and groups of this size \(64 bytes of trace per byte of them\)\. The verdict covers the whole trace\.\n\nVerdict: output to ports 2, 2,/);
   for (const form of [['--brief'], ['--json']]) {
     const r = await runCli(['trace', ...form, '-', 'in_port=1'], { stdin: DOUBLING_CHAIN });
     assert.equal(r.status, 0, r.stderr);

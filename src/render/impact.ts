@@ -14,9 +14,10 @@ import { ones } from '../model/values.ts';
 import { formatFieldValue } from '../syntax/field-value.ts';
 import { formatFlowCanonical } from './flow.ts';
 import { formatGroup } from './group.ts';
-import { SCHEMA_VERSION } from './json.ts';
+import { jsonReplacer, SCHEMA_VERSION } from './json.ts';
+import { TextBudget } from './text-budget.ts';
 import { plural } from './plural.ts';
-import { formatPacket, stepJson, tableName, type TraceRenderOptions, verdictLine } from './trace.ts';
+import { formatPacket, stepJson, tableName, TRACE_BYTES_PER_INPUT_BYTE, type TraceRenderOptions, verdictLine } from './trace.ts';
 
 /** How each dump's traces are told, and who an address belongs to (a Pod, a Node's subnet). */
 export interface ImpactWords {
@@ -136,28 +137,56 @@ function changeLines(c: ChangeImpact, words: ImpactWords): string[] {
   return out;
 }
 
+/**
+ * What the report may take: what a trace of each dump may (a fixed multiple of the dump), so that
+ * many changes, each with its probes, print no more than the dumps could drive.
+ */
+function reportBudget(words: ImpactWords): number {
+  return (words.before.maxBytes ?? Infinity) + (words.after.maxBytes ?? Infinity);
+}
+
+function boundText(budget: number): string {
+  return `the report reached ${budget} bytes, the bound for dumps of this size (${TRACE_BYTES_PER_INPUT_BYTE} bytes per byte of them)`;
+}
+
 export function formatImpact(report: ImpactReport, words: ImpactWords): string {
   const tried = report.changes.reduce((n, c) => n + c.outcomes.length, 0);
   const hit = report.changes.reduce((n, c) => n + affected(c).length, 0);
   const screened = report.changes.reduce((n, c) => n + c.screened, 0);
   const out = [`Impact of ${plural(report.changes.length, 'change')}: ${plural(tried, 'probe')} traced through both dumps (at most ${report.maxProbes} per change, found among ${plural(screened, 'candidate packet')}), ${hit} affected`];
-  for (const c of report.changes) out.push('', ...changeLines(c, words));
+  const budget = reportBudget(words);
+  const body = new TextBudget(budget);
+  for (const c of report.changes) body.push('', ...changeLines(c, words));
+  out.push(...body.lines);
+  if (body.omitted > 0) out.push('', `… and ${plural(body.omitted, 'more line')}, not printed: ${boundText(budget)}.`);
   return out.join('\n') + '\n';
 }
 
-function traceSummary(result: TraceResult, o: TraceRenderOptions): Record<string, unknown> {
-  return {
-    verdict: result.verdict,
-    verdictText: verdictLine(result, o).replace(/^Verdict: /, ''),
-    outputs: result.outputs,
-    path: result.passes.flatMap((p) => p.steps.map((s) => stepJson(s, o))),
-  };
+const jsonBytes = (item: unknown): number => JSON.stringify(item, jsonReplacer).length;
+
+/** A trace in brief: its verdict and outputs; its path is added as the report's bound allows (tracePath). */
+function traceSummary(result: TraceResult, o: TraceRenderOptions): { [key: string]: unknown; path: Record<string, unknown>[] } {
+  return { verdict: result.verdict, verdictText: verdictLine(result, o).replace(/^Verdict: /, ''), outputs: result.outputs, path: [] };
 }
 
-function outcomeJson(o: ProbeOutcome, words: ImpactWords): Record<string, unknown> {
+/** The path of a trace into its summary, step by step while `budget` lasts; the steps left out counted. */
+function tracePath(summary: ReturnType<typeof traceSummary>, result: TraceResult, o: TraceRenderOptions, budget: TextBudget): void {
+  let left = 0;
+  for (const pass of result.passes) {
+    for (const s of pass.steps) {
+      const step = stepJson(s, o);
+      if (budget.take(jsonBytes(step) + 1)) summary.path.push(step);
+      else left++;
+    }
+  }
+  if (left > 0) summary.pathOmitted = left;
+}
+
+/** A probe as JSON, its traces' paths as far as `budget` goes; none when the budget is spent. */
+function outcomeJson(o: ProbeOutcome, words: ImpactWords, budget: TextBudget): Record<string, unknown> | undefined {
   const c = o.comparison;
   const d = c.divergence;
-  return {
+  const probe = {
     packet: formatPacket(o.probe.packet, words.before.portNames),
     ctNext: o.probe.ctNext.map((s) => formatFieldValue(FIELD.ctState, s, ones(FIELD.ctState.bits))),
     buckets: Object.fromEntries(o.probe.groupBuckets),
@@ -168,22 +197,38 @@ function outcomeJson(o: ProbeOutcome, words: ImpactWords): Record<string, unknow
     after: traceSummary(c.right, words.after),
     divergence: d ? { pass: d.pass, step: d.step, before: d.left ? stepJson(d.left, words.before) : null, after: d.right ? stepJson(d.right, words.after) : null } : null,
   };
+  if (!budget.take(jsonBytes(probe) + 1)) return undefined;
+  tracePath(probe.before, c.left, words.before, budget);
+  tracePath(probe.after, c.right, words.after, budget);
+  return probe;
 }
 
-/** The JSON contract: every change with every probe tried for it and both traces' summaries. */
+/**
+ * The JSON contract: every change with every probe tried for it and both traces' summaries; past
+ * the report's bound, the steps and probes left out are counted (`pathOmitted`, `omitted`).
+ */
 export function impactJson(report: ImpactReport, words: ImpactWords): Record<string, unknown> {
+  const bound = reportBudget(words);
+  const budget = new TextBudget(bound);
+  let left = 0;
+  const changes = report.changes.map((c) => {
+    // Every change is listed (its text is the dump's own); its probes as far as the bound goes.
+    const change = { kind: c.change.kind, change: changeText(c.change, words.of), screened: c.screened, tried: c.outcomes.length, affected: affected(c).length };
+    budget.take(JSON.stringify(change).length);
+    const probes: Record<string, unknown>[] = [];
+    for (const o of c.outcomes) {
+      const probe = outcomeJson(o, words, budget);
+      if (probe) probes.push(probe);
+      else left++;
+    }
+    return { ...change, probes };
+  });
   return {
     schemaVersion: SCHEMA_VERSION,
     maxProbes: report.maxProbes,
     probesTried: report.changes.reduce((n, c) => n + c.outcomes.length, 0),
     affected: report.changes.reduce((n, c) => n + affected(c).length, 0),
-    changes: report.changes.map((c) => ({
-      kind: c.change.kind,
-      change: changeText(c.change, words.of),
-      screened: c.screened,
-      tried: c.outcomes.length,
-      affected: affected(c).length,
-      probes: c.outcomes.map((o) => outcomeJson(o, words)),
-    })),
+    changes,
+    ...(left > 0 ? { omitted: { probes: left, reason: boundText(bound) } } : {}),
   };
 }

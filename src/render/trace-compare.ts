@@ -9,7 +9,8 @@ import { maxOf } from '../model/append.ts';
 import { formatActions } from './actions.ts';
 import { formatPriorityAndMatch } from './flow.ts';
 import { SCHEMA_VERSION } from './json.ts';
-import { stepJson, tableName, type TraceRenderOptions, traceJson, verdictLine } from './trace.ts';
+import { TextBudget } from './text-budget.ts';
+import { omittedLines, stepJson, tableName, type TraceRenderOptions, traceJson, verdictLine } from './trace.ts';
 
 /** How each side renders its trace, and what it was read from. */
 export interface ComparedSide {
@@ -61,13 +62,23 @@ export function formatTraceComparison(c: TraceComparison, left: ComparedSide, ri
   }
   const width = maxOf([left.label.length + 6, ...rows.map((r) => r[1].length)]);
   const out = [`  ${`left: ${left.label}`.padEnd(width)}  right: ${right.label}`, ''];
-  for (const [mark, l, r] of rows) out.push(`${mark} ${l.padEnd(width)}  ${r}`.trimEnd());
+  // Both traces' rows within the bound of both traces: a row holds a lookup of each.
+  const budget = comparisonBudget(left, right);
+  const body = new TextBudget(budget);
+  for (const [mark, l, r] of rows) body.push(`${mark} ${l.padEnd(width)}  ${r}`.trimEnd());
+  out.push(...body.lines);
+  if (body.omitted > 0) out.push('', omittedLines(body.omitted, budget, 'both traces'));
   out.push('');
   if (c.divergence) out.push(...divergenceWords(c, c.divergence, left, right));
   else out.push('The paths are the same, lookup for lookup.');
   out.push('', `Left ${lowerFirst(verdictLine(c.left, left.render))}`, `Right ${lowerFirst(verdictLine(c.right, right.render))}`);
   out.push(c.sameVerdict ? 'Both end the same way.' : 'The verdicts differ.');
   return out.join('\n') + '\n';
+}
+
+/** What the side-by-side rows may take: what each side's trace may. */
+function comparisonBudget(left: ComparedSide, right: ComparedSide): number {
+  return (left.render.maxBytes ?? Infinity) + (right.render.maxBytes ?? Infinity);
 }
 
 function lowerFirst(s: string): string {

@@ -30,6 +30,8 @@ import { TextBudget } from './text-budget.ts';
  * would print 8 MB for its 32,768 steps). Past it, a trace says how much it left out.
  */
 export const TRACE_BYTES_PER_INPUT_BYTE = 64;
+/** What the bound is, for the line that says a trace's text was cut at it. */
+export const BOUND_WORDS = `the bound for flows and groups of this size (${TRACE_BYTES_PER_INPUT_BYTE} bytes of trace per byte of them)`;
 /** Any pipeline may print as much as one of this many bytes. */
 const TRACE_INPUT_FLOOR = 4096;
 
@@ -342,7 +344,7 @@ export function formatTrace(result: TraceResult, o: TraceRenderOptions): string 
   const body = new TextBudget(o.maxBytes ?? Infinity);
   for (const pass of result.passes) renderPass(pass, o, body);
   const out = body.lines;
-  if (body.omitted > 0) out.push('', omittedLines(body.omitted, o));
+  if (body.omitted > 0) out.push('', omittedLines(body.omitted, o.maxBytes));
   out.push('');
   const why = o.explain?.(result);
   // A miss flow, or no flow, says little by itself: the table's purpose says what it was for.
@@ -382,16 +384,28 @@ export function formatTraceBrief(result: TraceResult, o: TraceRenderOptions): st
     body.push(priority === '' ? `${table}: ${did}` : `${table.padEnd(width)}  ${priority.padStart(prio)}  ${did}`);
   }
   out.push(...body.lines);
-  if (body.omitted > 0) out.push(omittedLines(body.omitted, o));
+  if (body.omitted > 0) out.push(omittedLines(body.omitted, o.maxBytes));
   out.push(verdictLine(result, o));
   const miss = o.missDrop?.(result);
   if (miss) out.push(nearestLine(miss.nearest, o.portNames));
   return out.join('\n') + '\n';
 }
 
-/** The line that ends a trace's text cut at its bound. */
-function omittedLines(lines: number, o: TraceRenderOptions): string {
-  return `… and ${lines} more line${lines === 1 ? '' : 's'} of this trace, not printed: its text reached ${o.maxBytes} bytes, the bound for flows and groups of this size (${TRACE_BYTES_PER_INPUT_BYTE} bytes of trace per byte of them). The verdict covers the whole trace.`;
+/** The line that ends a trace's text (`what` it is of: `this trace`, `both traces`) cut at its bound. */
+export function omittedLines(lines: number, maxBytes: number | undefined, what = 'this trace'): string {
+  return `… and ${lines} more line${lines === 1 ? '' : 's'} of ${what}, not printed: the text reached ${maxBytes} bytes, ${BOUND_WORDS}. The verdict covers the whole trace.`;
+}
+
+/** The tables a trace looks the packet up in, in order (`-o name`), as many as its bound holds; how many more it left out. */
+export function traceTableNames(result: TraceResult, o: TraceRenderOptions): { readonly names: readonly string[]; readonly omitted: number } {
+  const budget = new TextBudget(o.maxBytes ?? Infinity);
+  for (const pass of result.passes) for (const s of pass.steps) budget.push(o.describeTable?.(s.table) ?? tableLabel(s.table));
+  return { names: budget.lines, omitted: budget.omitted };
+}
+
+/** The notice that says a list of a trace's tables was cut at its bound. */
+export function omittedNames(omitted: number, o: TraceRenderOptions): string {
+  return `${omitted} more table lookup${omitted === 1 ? '' : 's'} of this trace not listed: the list reached ${o.maxBytes} bytes, ${BOUND_WORDS}`;
 }
 
 /** What a JSON item takes in the text. */
@@ -431,7 +445,7 @@ function boundedJson(result: TraceResult, o: TraceRenderOptions): { passes: Reco
     else omitted.problems++;
   }
   if (budget.omitted === 0) return { passes, problems };
-  return { passes, problems, omitted: { ...omitted, reason: `the trace reached ${o.maxBytes} bytes, the bound for flows and groups of this size (${TRACE_BYTES_PER_INPUT_BYTE} bytes of trace per byte of them); the verdict covers the whole trace` } };
+  return { passes, problems, omitted: { ...omitted, reason: `the trace reached ${o.maxBytes} bytes, ${BOUND_WORDS}; the verdict covers the whole trace` } };
 }
 
 /** A table lookup as JSON: its table (and name), the flow's priority, match and actions, the conjunction it took. */

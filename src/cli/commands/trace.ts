@@ -3,10 +3,9 @@ import { existsSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
 import { CT_STATE, type Packet, PacketSpecError } from '../../analysis/trace/packet.ts';
 import type { TraceOptions, Tracer, TraceResult } from '../../analysis/trace/trace.ts';
-import { tableLabel } from '../../model/tables.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import { jsonReplacer } from '../../render/json.ts';
-import { formatTrace, formatTraceBrief, traceJson } from '../../render/trace.ts';
+import { formatTrace, formatTraceBrief, omittedNames, traceJson, traceTableNames } from '../../render/trace.ts';
 import { traceWithWords } from '../../render/trace-words.ts';
 import { emptyInputReason, isBlankOrComment, readInput } from '../input.ts';
 import { stdoutChalk } from '../color.ts';
@@ -248,7 +247,9 @@ export function registerTrace(program: Command, io: Io, outcome: Outcome): void 
         const expectation = opts.expect === undefined ? {} : { expect: { expected: opts.expect, met } };
         await writeDocument(io, form, { ...traceJson(result, render), ...expectation });
       } else if (form === 'name') {
-        await writeNames(io, result.passes.flatMap((p) => p.steps.map((s) => render.describeTable?.(s.table) ?? tableLabel(s.table))));
+        const { names, omitted } = traceTableNames(result, render);
+        await writeNames(io, names);
+        if (omitted > 0) notice(io, omittedNames(omitted, render));
       } else {
         const c = stdoutChalk(io, opts.color);
         const colour = result.verdict === 'drop' ? c.red.bold : result.verdict === 'output' ? c.green.bold : c.yellow.bold;
