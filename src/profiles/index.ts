@@ -24,3 +24,4 @@ export function profileById(id: string): Profile | undefined {
 }
 
 export { compareVersions, inVersion, versionsOverlap } from './versions.ts';
+export { loadProfileFile, parseProfileText, type LoadOptions, type ProfileLoad, type ProfileProblem } from './load.ts';
