@@ -11,7 +11,7 @@ import { fieldByName } from '../../model/fields.ts';
 import type { Flow, Group } from '../../model/flow.ts';
 import { matchCovers } from '../../model/match.ts';
 import type { PortMap, PortRef } from '../../model/ports.ts';
-import { PROFILES } from '../../profiles/index.ts';
+import { listProfiles } from '../../profiles/index.ts';
 import type { DetectionSignal, Profile, TableLayout, TableSpec, Versioned } from '../../profiles/types.ts';
 import { compareVersions, inVersion, rangeText } from '../../profiles/versions.ts';
 import { defaultRelease, hintHolds, jumpTargets, matchInProfilePorts, misfitCount, parsePattern, resolveTable, tableByKey } from '../fit/pattern-fit.ts';
@@ -425,7 +425,7 @@ function chooseRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | unde
  * profile wins when nothing scores above its baseline; ties go to the profile listed first.
  */
 export function detectProfile(flows: readonly Flow[], groups: readonly Group[], ports: PortMap, options: DetectOptions = {}): Detection {
-  const profiles = options.profiles ?? PROFILES;
+  const profiles = options.profiles ?? listProfiles();
   const facts = gatherFacts(flows, groups, ports);
   const scored = profiles.map((given) => {
     const layout = numberedReading(given, facts);

@@ -7,7 +7,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { type AnnotatedPipeline, annotatePipeline, givenProfile, type ProfileRequest } from '../../analysis/detect/profile-choice.ts';
 import type { Group } from '../../model/flow.ts';
 import { Pipeline } from '../../model/pipeline.ts';
-import { listProfiles } from '../../profiles/index.ts';
+import { BUILTIN_IDS } from '../../profiles/index.ts';
 import { type Io, UserError } from '../io.ts';
 import { addInputOptions, type InputCliOptions, type LoadedDump, loadDump, loadFromOptions, requireFlows } from '../load.ts';
 import { addOutputOptions, type OutputCliOptions } from '../output.ts';
@@ -32,7 +32,7 @@ function releaseOption(text: string): string {
 /** --profile and --release. */
 export function addProfileChoiceOptions(cmd: Command): Command {
   return cmd
-    .option('--profile <id>', `pipeline profile to read the flows by (default: detected; ${listProfiles().map((p) => p.id).join(', ')})`)
+    .option('--profile <id>', `pipeline profile to read the flows by (default: detected; ${BUILTIN_IDS.join(', ')})`)
     .option('--release <version>', 'release of the product the dump comes from, e.g. 1.0 or v1.2.0 (default: detected)', releaseOption);
 }
 
