@@ -224,6 +224,18 @@ export type ActionKind = Action['kind'];
 /** The action node of one kind. */
 export type ActionOf<K extends ActionKind> = Extract<Action, { readonly kind: K }>;
 
+/**
+ * One entry per action kind. A table of this type, or a switch over `Action['kind']` ending in
+ * `assertNever`, stops compiling when a kind is added without its entry: every layer that gives
+ * actions a meaning (parser, printer, description, trace, check) says what the new kind does.
+ */
+export type PerActionKind<T> = { readonly [K in ActionKind]: T };
+
+/** The end of an exhaustive switch: reached only by a kind the switch forgot, which tsc refuses. */
+export function assertNever(a: never): never {
+  throw new Error(`action kind ${(a as { readonly kind?: unknown }).kind as string} has no entry here`);
+}
+
 /** Actions that hold actions of their own: ct's exec and nat, clone, write_actions. */
 export type NestingAction = ActionOf<'ct' | 'clone' | 'write_actions'>;
 

@@ -16,6 +16,7 @@ import type {
   NatAction,
   NatRange,
   NshTlv,
+  PerActionKind,
   SampleAction,
   Subfield,
 } from '../model/actions.ts';
@@ -677,114 +678,131 @@ const simple =
   () =>
     a;
 
-const PARSERS: ReadonlyMap<string, Parser> = new Map<string, Parser>([
-  ['output', parseOutput],
-  ['controller', (t) => parseController(t)],
-  ['enqueue', parseEnqueue],
-  ['group', (t) => ({ kind: 'group', id: num(t, argOf(t), 0xffffffff, 'group id') })],
-  ['set_field', parseSetField],
-  ['load', parseLoad],
-  ['move', parseMove],
-  ['mod_vlan_vid', (t, e) => parseVlanVid(t, e, true)],
-  ['set_vlan_vid', (t, e) => parseVlanVid(t, e, false)],
-  ['mod_vlan_pcp', (t, e) => parseVlanPcp(t, e, true)],
-  ['set_vlan_pcp', (t, e) => parseVlanPcp(t, e, false)],
-  ['strip_vlan', (_, e) => ((e.hasVlan = false), { kind: 'strip_vlan' })],
-  ['pop_vlan', (_, e) => ((e.hasVlan = false), { kind: 'strip_vlan' })],
-  [
-    'push_vlan',
-    (t, e) => {
+/**
+ * The keywords each action kind is read from. A kind without its entry does not compile; an empty
+ * entry says where else the kind comes from.
+ */
+const PARSERS_BY_KIND: PerActionKind<Readonly<Record<string, Parser>>> = {
+  output: { output: parseOutput }, // also a bare port name or number (parseOne)
+  output_field: {}, // output:FIELD[] (parseOutput)
+  controller: { controller: (t) => parseController(t) },
+  enqueue: { enqueue: parseEnqueue },
+  group: { group: (t) => ({ kind: 'group', id: num(t, argOf(t), 0xffffffff, 'group id') }) },
+  set_field: {
+    set_field: parseSetField,
+    load: parseLoad,
+    ...Object.fromEntries(
+      (
+        [
+          'mod_dl_src',
+          'mod_dl_dst',
+          'mod_nw_src',
+          'mod_nw_dst',
+          'mod_nw_tos',
+          'mod_nw_ecn',
+          'mod_tp_src',
+          'mod_tp_dst',
+          'set_tunnel',
+          'set_tunnel64',
+          'set_mpls_label',
+          'set_mpls_tc',
+        ] as const
+      ).map((w): [string, Parser] => [w, (t, e) => parseNative(t, e, w)]),
+    ),
+  },
+  move: { move: parseMove },
+  set_vlan_vid: {
+    mod_vlan_vid: (t, e) => parseVlanVid(t, e, true),
+    set_vlan_vid: (t, e) => parseVlanVid(t, e, false),
+  },
+  set_vlan_pcp: {
+    mod_vlan_pcp: (t, e) => parseVlanPcp(t, e, true),
+    set_vlan_pcp: (t, e) => parseVlanPcp(t, e, false),
+  },
+  strip_vlan: {
+    strip_vlan: (_, e) => ((e.hasVlan = false), { kind: 'strip_vlan' }),
+    pop_vlan: (_, e) => ((e.hasVlan = false), { kind: 'strip_vlan' }),
+  },
+  push_vlan: {
+    push_vlan: (t, e) => {
       const et = ethertype(t);
       if (et !== 0x8100 && et !== 0x88a8) fail(t, `${argOf(t)}: not a valid VLAN ethertype`);
       e.hasVlan = true;
       return { kind: 'push_vlan', ethertype: et };
     },
-  ],
-  ['push_mpls', (t) => ({ kind: 'push_mpls', ethertype: ethertype(t) })],
-  ['pop_mpls', (t) => ({ kind: 'pop_mpls', ethertype: ethertype(t) })],
-  ['set_mpls_ttl', (t) => ({ kind: 'set_mpls_ttl', ttl: num(t, argOf(t), 255, 'TTL') })],
-  ['dec_mpls_ttl', simple({ kind: 'dec_mpls_ttl' })],
-  ['mod_nw_ttl', (t) => ({ kind: 'set_ip_ttl', ttl: num(t, argOf(t), 255, 'TTL') })],
-  ['dec_ttl', parseDecTtl],
-  ['encap', parseEncap],
-  ['decap', parseDecap],
-  ['dec_nsh_ttl', simple({ kind: 'dec_nsh_ttl' })],
-  ['set_queue', (t) => ({ kind: 'set_queue', queue: num(t, argOf(t), 0xffffffff, 'queue') })],
-  ['pop_queue', simple({ kind: 'pop_queue' })],
-  [
-    'delete_field',
-    (t) => {
+  },
+  push_mpls: { push_mpls: (t) => ({ kind: 'push_mpls', ethertype: ethertype(t) }) },
+  pop_mpls: { pop_mpls: (t) => ({ kind: 'pop_mpls', ethertype: ethertype(t) }) },
+  set_mpls_ttl: { set_mpls_ttl: (t) => ({ kind: 'set_mpls_ttl', ttl: num(t, argOf(t), 255, 'TTL') }) },
+  dec_mpls_ttl: { dec_mpls_ttl: simple({ kind: 'dec_mpls_ttl' }) },
+  set_ip_ttl: { mod_nw_ttl: (t) => ({ kind: 'set_ip_ttl', ttl: num(t, argOf(t), 255, 'TTL') }) },
+  dec_ttl: { dec_ttl: parseDecTtl },
+  encap: { encap: parseEncap },
+  decap: { decap: parseDecap },
+  dec_nsh_ttl: { dec_nsh_ttl: simple({ kind: 'dec_nsh_ttl' }) },
+  set_queue: { set_queue: (t) => ({ kind: 'set_queue', queue: num(t, argOf(t), 0xffffffff, 'queue') }) },
+  pop_queue: { pop_queue: simple({ kind: 'pop_queue' }) },
+  delete_field: {
+    delete_field: (t) => {
       const f = fieldByName(argOf(t).trim());
       if (!f) fail(t, `${argOf(t)}: unknown field`);
       return { kind: 'delete_field', field: f };
     },
-  ],
-  ['fin_timeout', parseFinTimeout],
-  ['push', (t) => ({ kind: 'stack_push', src: subfield(t, argOf(t)) })],
-  [
-    'pop',
-    (t, e) => {
+  },
+  fin_timeout: { fin_timeout: parseFinTimeout },
+  stack_push: { push: (t) => ({ kind: 'stack_push', src: subfield(t, argOf(t)) }) },
+  stack_pop: {
+    pop: (t, e) => {
       const dst = subfield(t, argOf(t));
       checkWritable(t, e, dst.field);
       return { kind: 'stack_pop', dst };
     },
-  ],
-  ['resubmit', parseResubmit],
-  ['goto_table', (t) => ({ kind: 'goto_table', table: tableRef(t, argOf(t)) })],
-  ['ct', parseCt],
-  ['ct_clear', simple({ kind: 'ct_clear' })],
-  ['learn', (t, e) => parseLearn(t, e.ctx.portMap, fail)],
-  ['conjunction', parseConjunction],
-  [
-    'note',
-    (t) => {
+  },
+  resubmit: { resubmit: parseResubmit },
+  goto_table: { goto_table: (t) => ({ kind: 'goto_table', table: tableRef(t, argOf(t)) }) },
+  ct: { ct: parseCt },
+  nat: {}, // only inside ct(…) (parseCt)
+  ct_clear: { ct_clear: simple({ kind: 'ct_clear' }) },
+  learn: { learn: (t, e) => parseLearn(t, e.ctx.portMap, fail) },
+  conjunction: { conjunction: parseConjunction },
+  note: {
+    note: (t) => {
       const bytes = parseHexBytes(t.arg ?? '');
       if (!bytes) fail(t, "bad hex digit in `note' argument");
       return { kind: 'note', bytes };
     },
-  ],
-  ['clone', (t, e) => ({ kind: 'clone', actions: parseList(e.text, t.argOffset, t.argOffset + (t.arg ?? '').length, { ...e }, 'clone') })],
-  ['exit', simple({ kind: 'exit' })],
-  ['multipath', (t) => parseMultipath(t)],
-  ['bundle', (t, e) => parseBundle(t, e, false)],
-  ['bundle_load', (t, e) => parseBundle(t, e, true)],
-  ['sample', parseSample],
-  ['check_pkt_larger', (t) => parseCheckPktLarger(t)],
-  ['meter', (t) => ({ kind: 'meter', id: num(t, argOf(t), 0xffffffff, 'meter id') })],
-  ['clear_actions', simple({ kind: 'clear_actions' })],
-  [
-    'write_actions',
-    (t, e) => ({ kind: 'write_actions', actions: parseList(e.text, t.argOffset, t.argOffset + (t.arg ?? '').length, { ...e }, 'write_actions') }),
-  ],
-  ['write_metadata', (t) => parseWriteMetadata(t)],
-  ['debug_recirc', simple({ kind: 'debug_recirc' })],
-  ['debug_slow', simple({ kind: 'debug_slow' })],
-  [
-    'unroll_xlate',
-    (t) => {
+  },
+  clone: { clone: (t, e) => ({ kind: 'clone', actions: nestedList(t, e, 'clone') }) },
+  exit: { exit: simple({ kind: 'exit' }) },
+  multipath: { multipath: (t) => parseMultipath(t) },
+  bundle: { bundle: (t, e) => parseBundle(t, e, false), bundle_load: (t, e) => parseBundle(t, e, true) },
+  sample: { sample: parseSample },
+  check_pkt_larger: { check_pkt_larger: (t) => parseCheckPktLarger(t) },
+  meter: { meter: (t) => ({ kind: 'meter', id: num(t, argOf(t), 0xffffffff, 'meter id') }) },
+  clear_actions: { clear_actions: simple({ kind: 'clear_actions' }) },
+  write_actions: { write_actions: (t, e) => ({ kind: 'write_actions', actions: nestedList(t, e, 'write_actions') }) },
+  write_metadata: { write_metadata: (t) => parseWriteMetadata(t) },
+  unroll_xlate: {
+    unroll_xlate: (t) => {
       const arg = argOf(t);
       const m = /^\s*table=(\d+),\s*cookie=(\d+)\s*$/.exec(arg);
       if (!m) fail(t, `${arg}: invalid unroll_xlate`);
       return { kind: 'unroll_xlate', table: Number(m[1]), cookie: BigInt(m[2]!) };
     },
-  ],
-  ...(
-    [
-      'mod_dl_src',
-      'mod_dl_dst',
-      'mod_nw_src',
-      'mod_nw_dst',
-      'mod_nw_tos',
-      'mod_nw_ecn',
-      'mod_tp_src',
-      'mod_tp_dst',
-      'set_tunnel',
-      'set_tunnel64',
-      'set_mpls_label',
-      'set_mpls_tc',
-    ] as const
-  ).map((w): [string, Parser] => [w, (t, e) => parseNative(t, e, w)]),
-]);
+  },
+  debug_recirc: { debug_recirc: simple({ kind: 'debug_recirc' }) },
+  debug_slow: { debug_slow: simple({ kind: 'debug_slow' }) },
+  unknown: {}, // text no keyword reads, kept verbatim (parseList)
+};
+
+const PARSERS: ReadonlyMap<string, Parser> = new Map(
+  Object.values(PARSERS_BY_KIND).flatMap((byKeyword) => Object.entries(byKeyword)),
+);
+
+/** The actions inside `clone(…)` or `write_actions(…)`. */
+function nestedList(t: ActionToken, e: Env, keyword: string): Action[] {
+  return parseList(e.text, t.argOffset, t.argOffset + (t.arg ?? '').length, { ...e }, keyword);
+}
 
 /** OF1.1+ instructions in the order OVS requires them after the apply-actions. */
 const INSTRUCTION_ORDER: readonly string[] = ['meter', 'apply', 'clear_actions', 'write_actions', 'write_metadata', 'goto_table'];

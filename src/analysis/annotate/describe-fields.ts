@@ -3,7 +3,14 @@
  * What a profile can add (table names, port names, address roles, named register bits,
  * conntrack zone names) comes in through a `Wording`, so these words stay pipeline-neutral.
  */
-import type { Action, CtAction, LearnAction, NatAction, Subfield } from '../../model/actions.ts';
+import {
+  type Action,
+  assertNever,
+  type CtAction,
+  type LearnAction,
+  type NatAction,
+  type Subfield,
+} from '../../model/actions.ts';
 import { type FieldDef, fieldByName } from '../../model/fields.ts';
 import type { Match, MatchField } from '../../model/flow.ts';
 import type { PortRef } from '../../model/ports.ts';
@@ -461,6 +468,8 @@ export function describeAction(a: Action, w: Wording): string {
       return 'use the slow path (debugging)';
     case 'unknown':
       return a.text;
+    default:
+      return assertNever(a);
   }
 }
 

@@ -6,7 +6,7 @@
  * The writes are gathered over the whole dump, not per path: a finding is certain, but a flow
  * whose bits are set only on paths that never reach it is not reported.
  */
-import type { Action, Subfield } from '../../model/actions.ts';
+import { type Action, assertNever, type Subfield } from '../../model/actions.ts';
 import { fieldByName, type FieldDef } from '../../model/fields.ts';
 import type { Flow } from '../../model/flow.ts';
 import type { Pipeline } from '../../model/pipeline.ts';
@@ -91,8 +91,47 @@ export class SlotWrites {
         case 'write_actions':
           this.addActions(a.actions);
           break;
-        default:
+        // Kinds that write no register or metadata bit (set_field covers every field write).
+        case 'output':
+        case 'output_field':
+        case 'controller':
+        case 'enqueue':
+        case 'group':
+        case 'set_vlan_vid':
+        case 'set_vlan_pcp':
+        case 'strip_vlan':
+        case 'push_vlan':
+        case 'push_mpls':
+        case 'pop_mpls':
+        case 'set_mpls_ttl':
+        case 'dec_mpls_ttl':
+        case 'set_ip_ttl':
+        case 'dec_ttl':
+        case 'encap':
+        case 'decap':
+        case 'dec_nsh_ttl':
+        case 'set_queue':
+        case 'pop_queue':
+        case 'delete_field':
+        case 'fin_timeout':
+        case 'stack_push':
+        case 'resubmit':
+        case 'goto_table':
+        case 'nat':
+        case 'ct_clear':
+        case 'conjunction':
+        case 'note':
+        case 'exit':
+        case 'sample':
+        case 'meter':
+        case 'clear_actions':
+        case 'unroll_xlate':
+        case 'debug_recirc':
+        case 'debug_slow':
+        case 'unknown':
           break;
+        default:
+          assertNever(a);
       }
     }
   }

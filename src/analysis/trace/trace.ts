@@ -16,7 +16,15 @@
  * - `learn` reports the flow it would install and does not install it.
  * - `multipath` and `bundle` pick the first link/member; `check_pkt_larger` answers "not larger".
  */
-import type { Action, ActionOf, CtAction, LearnAction, NatAction, Subfield } from '../../model/actions.ts';
+import {
+  type Action,
+  type ActionOf,
+  assertNever,
+  type CtAction,
+  type LearnAction,
+  type NatAction,
+  type Subfield,
+} from '../../model/actions.ts';
 import type { Bucket, Flow, Group, MatchField } from '../../model/flow.ts';
 import { type Pipeline, tableKey } from '../../model/pipeline.ts';
 import { RESERVED_PORT_NUMBERS, type PortRef } from '../../model/ports.ts';
@@ -793,6 +801,8 @@ class Pass {
       case 'unknown':
         nodes.push({ kind: 'warning', text: `unknown action ${a.text} ignored` });
         return;
+      default:
+        assertNever(a);
     }
   }
 
