@@ -79,7 +79,8 @@ export { diffDumps, type CompareOptions, type DumpDiff, type DumpSide, type Flow
 export { verifyDump, type GroupVerdict, type TableVerdict, type Verification, type VerifyOptions } from './analysis/diff/verify.ts';
 
 // ---- Trace
-export { CT_STATE, Packet, PacketSpecError, parsePacketSpec, type PacketSpecResult } from './analysis/trace/packet.ts';
+export { CT_STATE } from './model/ct-state.ts';
+export { Packet, PacketSpecError, parsePacketSpec, type PacketSpecResult } from './analysis/trace/packet.ts';
 export { Tracer, type TraceNode, type TraceOptions, type TracePass, type TraceProblem, type TraceResult, type TraceStep, type Verdict } from './analysis/trace/trace.ts';
 export { explainVerdict, type VerdictReason } from './analysis/trace/trace-verdict.ts';
 

@@ -3,17 +3,8 @@
  * field write depends on the OpenFlow version and on how it was written (reference
  * ovs-actions.md §2, OVS lib/ofp-actions.c encode_* and format_* functions).
  */
-import {
-  type Action,
-  type ActionOf,
-  assertNever,
-  type CtAction,
-  type LearnAction,
-  type LearnSpec,
-  type NatAction,
-  type SampleAction,
-  type Subfield,
-} from '../model/actions.ts';
+import type { Action, ActionOf, CtAction, LearnAction, LearnSpec, NatAction, SampleAction, Subfield } from '../model/actions.ts';
+import { assertNever } from '../model/actions.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import type { PortMap, PortRef } from '../model/ports.ts';
 import { type TableRef, tableLabel } from '../model/tables.ts';

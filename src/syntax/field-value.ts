@@ -4,6 +4,7 @@
  * `learn(FIELD=VALUE)`. Parsing follows ovs-ofctl (lib/meta-flow.c `mf_parse`), including its
  * error texts; printing follows `mf_format`, the form OVS uses inside actions.
  */
+import { CT_STATE } from '../model/ct-state.ts';
 import type { FieldDef } from '../model/fields.ts';
 import { RESERVED_PORT_NUMBERS, reservedPortByName, reservedPortByNumber } from '../model/ports.ts';
 import type { PortMap, PortNumbers, PortRef } from '../model/ports.ts';
@@ -39,19 +40,10 @@ interface FlagSet {
   readonly names: ReadonlyMap<bigint, string>;
 }
 
-const CT_STATE: FlagSet = {
+const CT_STATE_FLAGS: FlagSet = {
   noun: 'ct_state',
   allowed: 0xffn,
-  names: new Map([
-    [0x01n, 'new'],
-    [0x02n, 'est'],
-    [0x04n, 'rel'],
-    [0x08n, 'rpl'],
-    [0x10n, 'inv'],
-    [0x20n, 'trk'],
-    [0x40n, 'snat'],
-    [0x80n, 'dnat'],
-  ]),
+  names: new Map(Object.entries(CT_STATE).map(([name, bit]) => [bit, name])),
 };
 
 const TCP_FLAGS: FlagSet = {
@@ -90,7 +82,7 @@ const TUN_FLAGS: FlagSet = {
 export function flagSetOf(field: FieldDef): FlagSet | undefined {
   switch (field.format) {
     case 'ct-state':
-      return CT_STATE;
+      return CT_STATE_FLAGS;
     case 'tcp-flags':
       return TCP_FLAGS;
     case 'tun-flags':

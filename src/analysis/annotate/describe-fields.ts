@@ -3,14 +3,9 @@
  * What a profile can add (table names, port names, address roles, named register bits,
  * conntrack zone names) comes in through a `Wording`, so these words stay pipeline-neutral.
  */
-import {
-  type Action,
-  assertNever,
-  type CtAction,
-  type LearnAction,
-  type NatAction,
-  type Subfield,
-} from '../../model/actions.ts';
+import { CT_STATE } from '../../model/ct-state.ts';
+import type { Action, CtAction, LearnAction, NatAction, Subfield } from '../../model/actions.ts';
+import { assertNever } from '../../model/actions.ts';
 import { type FieldDef, fieldByName } from '../../model/fields.ts';
 import type { Match, MatchField } from '../../model/flow.ts';
 import type { PortRef } from '../../model/ports.ts';
@@ -145,15 +140,13 @@ function stateWords(field: FieldDef, value: bigint, mask: bigint, w: Wording): s
 // Matches
 
 const CT_WORDS: readonly (readonly [bigint, string, string])[] = [
-  [0x01n, 'new', 'new'],
-  [0x02n, 'established', 'established'],
-  [0x04n, 'related', 'related'],
-  [0x40n, 'source-NATed', 'source-NATed'],
-  [0x80n, 'destination-NATed', 'destination-NATed'],
+  [CT_STATE.new, 'new', 'new'],
+  [CT_STATE.est, 'established', 'established'],
+  [CT_STATE.rel, 'related', 'related'],
+  [CT_STATE.snat, 'source-NATed', 'source-NATed'],
+  [CT_STATE.dnat, 'destination-NATed', 'destination-NATed'],
 ];
-const TRK = 0x20n;
-const INV = 0x10n;
-const RPL = 0x08n;
+const { trk: TRK, inv: INV, rpl: RPL } = CT_STATE;
 
 /** `+est+trk` → `an established connection`; `-new+trk` → `a connection that is not new`. */
 export function describeCtState(value: bigint, mask: bigint): string {

@@ -6,7 +6,8 @@
  * The writes are gathered over the whole dump, not per path: a finding is certain, but a flow
  * whose bits are set only on paths that never reach it is not reported.
  */
-import { type Action, assertNever, type Subfield } from '../../model/actions.ts';
+import type { Action, Subfield } from '../../model/actions.ts';
+import { assertNever } from '../../model/actions.ts';
 import { fieldByName, type FieldDef } from '../../model/fields.ts';
 import type { Flow } from '../../model/flow.ts';
 import type { Pipeline } from '../../model/pipeline.ts';

@@ -16,7 +16,8 @@ import { type Action, flattenActions } from '../../model/actions.ts';
 import { type FieldDef, fieldByName } from '../../model/fields.ts';
 import type { Flow, Group, MatchField } from '../../model/flow.ts';
 import { ones } from '../../model/values.ts';
-import { CT_STATE, FIELD, Packet } from '../trace/packet.ts';
+import { CT_STATE } from '../../model/ct-state.ts';
+import { FIELD, Packet } from '../trace/packet.ts';
 import type { Tracer, TraceOptions, TraceResult } from '../trace/trace.ts';
 
 /** A probe: the packet, how conntrack resumes it, the buckets it is sent through, and the fields it was derived from. */

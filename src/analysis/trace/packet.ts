@@ -4,6 +4,7 @@
  * `xreg0` and `reg0`/`reg1`, `ip_dscp` inside `nw_tos`) are views onto one storage slot, so a
  * write through one name is seen through every other.
  */
+import { CT_STATE } from '../../model/ct-state.ts';
 import type { Subfield } from '../../model/actions.ts';
 import { FIELDS, type FieldDef, fieldByName, matchFieldNames } from '../../model/fields.ts';
 import { didYouMean } from '../../model/spelling.ts';
@@ -74,17 +75,6 @@ export function port16(n: bigint): bigint {
 export function port32(n: bigint): bigint {
   return n >= 0xff00n ? n + 0xffff0000n : n;
 }
-
-export const CT_STATE = {
-  new: 0x01n,
-  est: 0x02n,
-  rel: 0x04n,
-  rpl: 0x08n,
-  inv: 0x10n,
-  trk: 0x20n,
-  snat: 0x40n,
-  dnat: 0x80n,
-} as const;
 
 /**
  * The TCI of a second (inner) VLAN tag, which only push_vlan on a tagged packet makes. No field

@@ -16,15 +16,8 @@
  * - `learn` reports the flow it would install and does not install it.
  * - `multipath` and `bundle` pick the first link/member; `check_pkt_larger` answers "not larger".
  */
-import {
-  type Action,
-  type ActionOf,
-  assertNever,
-  type CtAction,
-  type LearnAction,
-  type NatAction,
-  type Subfield,
-} from '../../model/actions.ts';
+import type { Action, ActionOf, CtAction, LearnAction, NatAction, Subfield } from '../../model/actions.ts';
+import { assertNever } from '../../model/actions.ts';
 import type { Bucket, Flow, Group, MatchField } from '../../model/flow.ts';
 import { type Pipeline, tableKey } from '../../model/pipeline.ts';
 import { RESERVED_PORT_NUMBERS, type PortRef } from '../../model/ports.ts';
@@ -33,7 +26,8 @@ import { type TableRef, tableLabel, tableNumber } from '../../model/tables.ts';
 import { ones } from '../../model/values.ts';
 import { actionSetList, isControllerOutput } from './action-set.ts';
 import { Classifier, type ConjunctionMatch } from './classifier.ts';
-import { CT_STATE, ETH_TYPE, FIELD, isIp, MAX_MPLS_LABELS, mplsLabels, Packet, PacketSpecError, parsePacketSpec, popMpls, port16, port32, prerequisiteMet, pushMpls } from './packet.ts';
+import { CT_STATE } from '../../model/ct-state.ts';
+import { ETH_TYPE, FIELD, isIp, MAX_MPLS_LABELS, mplsLabels, Packet, PacketSpecError, parsePacketSpec, popMpls, port16, port32, prerequisiteMet, pushMpls } from './packet.ts';
 import { bestLiveBucket, selectionHash, symmetricL4Hash } from './select-bucket.ts';
 import { dpHashBucket, dpHashMap, hashValuesByBucket } from './dp-hash.ts';
 import { type OutputPort, TracePorts } from './trace-ports.ts';

@@ -1,7 +1,8 @@
 /** `flowscope trace`: ofproto/trace from a dump, for one packet or a batch of them, in the pipeline's words. */
 import { existsSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
-import { CT_STATE, type Packet, PacketSpecError } from '../../analysis/trace/packet.ts';
+import { CT_STATE } from '../../model/ct-state.ts';
+import { type Packet, PacketSpecError } from '../../analysis/trace/packet.ts';
 import type { TraceOptions, Tracer, TraceResult } from '../../analysis/trace/trace.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import { jsonReplacer } from '../../render/json.ts';
