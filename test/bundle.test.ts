@@ -9,6 +9,9 @@ import { openBundle, selectNode } from '../src/sources/bundle.ts';
 import { readNode } from '../src/sources/node-dump.ts';
 import { summarizeNode } from '../src/sources/node-summary.ts';
 import { parseDump } from '../src/syntax/reader.ts';
+import { checkPipeline } from '../src/analysis/check/check.ts';
+import { Pipeline } from '../src/model/pipeline.ts';
+import { tableLabel } from '../src/model/tables.ts';
 import { agentInfo, agentText, antreaAgentFiles, antreaProxyAgentFiles, example, tar, tarGz } from './support/bundle.ts';
 import { runCli } from './support/cli.ts';
 import { ANTREA, exampleFile } from './support/make-examples.ts';
@@ -265,6 +268,47 @@ test('node summary: incomplete conjunctions, empty target tables, the bare defau
     bare.problems.map((p) => p.message),
     ['only the default NORMAL flow of OVS: the agent has not (re)installed its flows'],
   );
+});
+
+test('node summary and check name the same empty tables, a group bucket the only way there included', () => {
+  const flows = [
+    'table=0, priority=200,in_port=2 actions=group:1',
+    'table=0, priority=100,in_port=3 actions=resubmit(,30)',
+    'table=0, priority=0 actions=drop',
+  ].join('\n');
+  const groups = 'group_id=1,type=select,bucket=bucket_id:0,actions=resubmit(,20)';
+  const node = readNode({
+    name: 'n',
+    origin: 'mem',
+    files: { flows: { label: 'mem:flows', text: flows }, groups: { label: 'mem:groups', text: groups } },
+    problems: [],
+  });
+  const summary = summarizeNode(node).problems.map((p) => p.message);
+  assert.deepEqual(summary, [
+    'table 30 has no flows, but 1 flow continues there',
+    'table 20 has no flows, but 1 group bucket continues there',
+  ]);
+  const check = checkPipeline(new Pipeline(node.flows, node.groups, node.ports)).findings;
+  const empty = check.filter((f) => f.kind === 'empty-target').map((f) => (f.table ? tableLabel(f.table) : ''));
+  // The check orders its findings by table.
+  assert.deepEqual(empty, ['20', '30']);
+});
+
+test('node summary: a bucket that jumps by number to a table the dump holds by name finds its flows', () => {
+  // Antrea 2.x writes group buckets with table numbers; a --names dump holds the table by name.
+  const text = agentText(example('antrea-proxy/dump-flows.of15.names.no-stats.txt'));
+  const named = readNode({
+    name: 'n',
+    origin: 'mem',
+    files: {
+      flows: { label: 'mem:flows', text },
+      groups: { label: 'mem:groups', text: 'group_id=9,type=select,bucket=bucket_id:0,actions=resubmit(,70)' },
+    },
+    problems: [],
+  });
+  const messages = summarizeNode(named).problems.map((p) => p.message);
+  assert.ok(!messages.some((m) => m.startsWith('table 70 ')), messages.join('\n'));
+  assert.ok(messages.includes('table L2Forwarding has no flows, but 3 flows continue there'), messages.join('\n'));
 });
 
 test('flowscope bundle lists nodes with counts, profile and problems; --json', async () => {

@@ -4,6 +4,7 @@
  */
 import type { Action } from './actions.ts';
 import type { Bucket, Flow } from './flow.ts';
+import { type Pipeline, tableKey } from './pipeline.ts';
 import type { TableRef } from './tables.ts';
 import { append } from './append.ts';
 
@@ -76,4 +77,34 @@ export function bucketExits(bucket: Bucket): Exit[] {
 /** A clause flow of a conjunction: it never takes a packet itself, so it has no exits and does not drop. */
 export function isClauseFlow(flow: Flow): boolean {
   return flow.actions.length > 0 && flow.actions.every((a) => a.kind === 'conjunction' || a.kind === 'note');
+}
+
+/** A table that flows or group buckets continue in, one way (goto, resubmit, ct), but that holds no flow. */
+export interface EmptyTarget {
+  readonly table: TableRef;
+  readonly via: JumpKind;
+  readonly flows: readonly Flow[];
+  readonly buckets: readonly { readonly group: number; readonly bucket: number }[];
+}
+
+/**
+ * The tables flows and group buckets continue in that hold no flow, in the order first met (flows
+ * before buckets). A table the pipeline holds under its other spelling, a name for a number or
+ * the other way (see Pipeline.numbering), holds its flows.
+ */
+export function emptyTargets(pipeline: Pipeline): EmptyTarget[] {
+  const found = new Map<string, { table: TableRef; via: JumpKind; flows: Flow[]; buckets: { group: number; bucket: number }[] }>();
+  const note = (exit: Exit, from: { flow?: Flow; group?: number; bucket?: number }): void => {
+    if (exit.kind !== 'jump' || pipeline.table(exit.table)) return;
+    const key = `${exit.via} ${tableKey(exit.table)}`;
+    let e = found.get(key);
+    if (!e) found.set(key, (e = { table: exit.table, via: exit.via, flows: [], buckets: [] }));
+    if (from.flow) e.flows.push(from.flow);
+    if (from.group !== undefined && from.bucket !== undefined) e.buckets.push({ group: from.group, bucket: from.bucket });
+  };
+  for (const t of pipeline.tables.values()) for (const flow of t.flows) for (const x of flowExits(flow)) note(x, { flow });
+  for (const g of pipeline.groups.values()) {
+    for (const b of g.buckets) for (const x of bucketExits(b)) note(x, { group: g.id, bucket: b.id });
+  }
+  return [...found.values()];
 }

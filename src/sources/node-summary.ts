@@ -4,9 +4,8 @@
  * tables that flows continue in but that hold no flow, and a bridge with only OVS's default flow.
  */
 import { findConjunctions } from '../analysis/conjunctions/conjunctions.ts';
-import { detectProfile } from '../analysis/detect/detect-profile.ts';
-import { jumpTargets } from '../analysis/fit/pattern-fit.ts';
-import { releaseNote, type ReleaseNote } from '../analysis/detect/profile-choice.ts';
+import { annotatePipeline, type ProfileNote, type ReleaseNote } from '../analysis/detect/profile-choice.ts';
+import { emptyTargets } from '../model/flow-exits.ts';
 import { Pipeline, tableKey } from '../model/pipeline.ts';
 import { tableLabel, type TableRef } from '../model/tables.ts';
 import type { NodeDump } from './node-dump.ts';
@@ -29,19 +28,16 @@ export interface NodeSummary {
   readonly problems: readonly NodeProblem[];
 }
 
-/** Tables flows continue in (goto_table, resubmit, ct(table=…)) that hold no flow, with how many flows go there. */
-function emptyTargets(pipeline: Pipeline): { table: TableRef; from: number }[] {
-  const out = new Map<string, { table: TableRef; from: number }>();
-  for (const t of pipeline.tables.values()) {
-    for (const f of t.flows) {
-      for (const target of jumpTargets(f.actions)) {
-        const key = tableKey(target);
-        if (pipeline.tables.has(key)) continue;
-        const e = out.get(key);
-        if (e) e.from++;
-        else out.set(key, { table: target, from: 1 });
-      }
-    }
+/** Tables flows or group buckets continue in that hold no flow, with how many of each continue there. */
+function emptyTables(pipeline: Pipeline): { table: TableRef; flows: number; buckets: number }[] {
+  const out = new Map<string, { table: TableRef; flows: number; buckets: number }>();
+  for (const e of emptyTargets(pipeline)) {
+    const key = tableKey(e.table);
+    const t = out.get(key);
+    if (t) {
+      t.flows += e.flows.length;
+      t.buckets += e.buckets.length;
+    } else out.set(key, { table: e.table, flows: e.flows.length, buckets: e.buckets.length });
   }
   return [...out.values()];
 }
@@ -54,10 +50,25 @@ function onlyDefaultFlow(dump: NodeDump): boolean {
   return normal && f.priority === 0 && f.match.fields.length === 0 && tableLabel(f.table) === '0';
 }
 
+/** The profile as the summary gives it: its id and release, without the reasons. */
+function profileOf(note: ProfileNote): NodeSummary['profile'] & {} {
+  const { id, release, releases, olderThan } = note;
+  return {
+    id,
+    ...(release !== undefined ? { release } : {}),
+    ...(releases !== undefined ? { releases } : {}),
+    ...(olderThan !== undefined ? { olderThan } : {}),
+  };
+}
+
 export function summarizeNode(dump: NodeDump): NodeSummary {
   const problems: NodeProblem[] = dump.nodeProblems.map((message) => ({ severity: 'error', message }));
   if (dump.badLines > 0) problems.push({ severity: 'error', message: `${dump.badLines} line${dump.badLines === 1 ? '' : 's'} could not be read` });
-  const pipeline = new Pipeline(dump.flows, dump.groups, dump.ports);
+  const read = new Pipeline(dump.flows, dump.groups, dump.ports);
+  // Read by its profile, the pipeline knows the numbers of the tables it names: a bucket's jump to
+  // table 70 of a dump that holds that table as L3Forwarding goes to a table with flows.
+  const annotated = dump.flows.length === 0 ? undefined : annotatePipeline(read);
+  const pipeline = annotated?.pipeline ?? read;
   if (onlyDefaultFlow(dump)) {
     problems.push({ severity: 'error', message: 'only the default NORMAL flow of OVS: the agent has not (re)installed its flows' });
   }
@@ -77,10 +88,14 @@ export function summarizeNode(dump: NodeDump): NodeSummary {
       problems.push({ severity: 'error', message: `conjunction ${c.id} in table ${tableLabel(c.table)} is incomplete: ${why}` });
     }
   }
-  for (const t of emptyTargets(pipeline)) {
-    problems.push({ severity: 'warning', message: `table ${tableLabel(t.table)} has no flows, but ${t.from} flow${t.from === 1 ? ' continues' : 's continue'} there` });
+  for (const t of emptyTables(pipeline)) {
+    const from = [
+      ...(t.flows > 0 ? [`${t.flows} flow${t.flows === 1 ? '' : 's'}`] : []),
+      ...(t.buckets > 0 ? [`${t.buckets} group bucket${t.buckets === 1 ? '' : 's'}`] : []),
+    ];
+    const verb = t.flows + t.buckets === 1 ? 'continues' : 'continue';
+    problems.push({ severity: 'warning', message: `table ${tableLabel(t.table)} has no flows, but ${from.join(' and ')} ${verb} there` });
   }
-  const detection = dump.flows.length === 0 ? undefined : detectProfile(dump.flows, dump.groups, dump.ports);
   const info = dump.agentInfo;
   return {
     name: dump.name,
@@ -88,7 +103,7 @@ export function summarizeNode(dump: NodeDump): NodeSummary {
     flows: dump.flows.length,
     groups: dump.groups.length,
     ports: dump.ports.size,
-    ...(detection ? { profile: { id: detection.profile.id, ...releaseNote(detection.release) } } : {}),
+    ...(annotated ? { profile: profileOf(annotated.profile) } : {}),
     ...(info?.agentVersion ? { agentVersion: info.agentVersion } : {}),
     ...(info?.ovsVersion ? { ovsVersion: info.ovsVersion } : {}),
     problems,

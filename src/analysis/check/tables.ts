@@ -3,10 +3,9 @@
  * path from the first table reaches (through goto_table, resubmit, ct(table=…) and the buckets
  * of the groups flows send to).
  */
-import type { Flow } from '../../model/flow.ts';
 import { type Pipeline, tableKey } from '../../model/pipeline.ts';
 import { type TableRef, tableNumber } from '../../model/tables.ts';
-import { bucketExits, type Exit, flowExits, type JumpKind } from '../../model/flow-exits.ts';
+import { bucketExits, emptyTargets, type Exit, flowExits } from '../../model/flow-exits.ts';
 import type { Finding } from './finding.ts';
 
 /** The table every packet starts in: table 0, or the first table of a dump that names its tables. */
@@ -15,32 +14,14 @@ export function startTable(pipeline: Pipeline): TableRef | undefined {
   return (pipeline.table(tableNumber(0)) ?? pipeline.tables.values().next().value)?.ref;
 }
 
-interface EmptyTarget {
-  readonly target: TableRef;
-  readonly via: JumpKind;
-  readonly flows: Flow[];
-  readonly buckets: { group: number; bucket: number }[];
-}
-
 /** goto_table and ct(table=…) into an empty table lose the packet (table miss); resubmit does nothing there. */
 export function findEmptyTargets(pipeline: Pipeline): Finding[] {
-  const found = new Map<string, EmptyTarget>();
-  const note = (exit: Exit, from: { flow?: Flow; group?: number; bucket?: number }): void => {
-    if (exit.kind !== 'jump' || pipeline.table(exit.table)) return;
-    const key = `${exit.via} ${tableKey(exit.table)}`;
-    let e = found.get(key);
-    if (!e) found.set(key, (e = { target: exit.table, via: exit.via, flows: [], buckets: [] }));
-    if (from.flow) e.flows.push(from.flow);
-    if (from.group !== undefined && from.bucket !== undefined) e.buckets.push({ group: from.group, bucket: from.bucket });
-  };
-  for (const t of pipeline.tables.values()) for (const flow of t.flows) for (const x of flowExits(flow)) note(x, { flow });
-  for (const g of pipeline.groups.values()) for (const b of g.buckets) for (const x of bucketExits(b)) note(x, { group: g.id, bucket: b.id });
-  return [...found.values()].map((e) => ({
+  return emptyTargets(pipeline).map((e) => ({
     kind: 'empty-target',
     severity: e.via === 'resubmit' ? 'warning' : 'error',
-    table: e.target,
+    table: e.table,
     flows: e.flows,
-    target: e.target,
+    target: e.table,
     via: e.via,
     buckets: e.buckets,
   }));
