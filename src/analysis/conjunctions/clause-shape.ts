@@ -5,6 +5,7 @@
  */
 import { FIELDS, type FieldDef } from '../../model/fields.ts';
 import type { Flow, Match, MatchField } from '../../model/flow.ts';
+import { ShapeTrie } from '../../model/flow-index.ts';
 import { portNameOnly } from '../../model/match.ts';
 import { ones, prefixLength } from '../../model/values.ts';
 import { fullMask } from '../../syntax/field-value.ts';
@@ -26,8 +27,6 @@ export interface TermShape {
   readonly qualifier: Match;
   /** How many other fields the flows match. */
   readonly keyCount: number;
-  /** The storage of every field the flows match. */
-  readonly storages: ReadonlySet<string>;
 }
 
 /** A match entry with its hash key and, for prefix masks, the interval it accepts. */
@@ -114,25 +113,13 @@ export function compareEntries(a: SingleEntry, b: SingleEntry): number {
   return a.first < b.first ? -1 : a.first > b.first ? 1 : 0;
 }
 
-/**
- * A step of the shape trie: a field, then (for protocol fields) its value, as a number (protocol
- * values are 16 bits at most, and a number hashes much faster than a bigint).
- */
-class ShapeNode {
-  private next: Map<FieldDef | number, ShapeNode> | undefined;
-  shape: TermShape | undefined;
-
-  step(key: FieldDef | number): ShapeNode {
-    this.next ??= new Map();
-    let n = this.next.get(key);
-    if (!n) this.next.set(key, (n = new ShapeNode()));
-    return n;
-  }
-}
-
 /** Clause flows of one analysis, their shapes shared through a trie over the match's fields. */
 export class ClauseShapes {
-  private readonly root = new ShapeNode();
+  /**
+   * Steps: a field, then (for protocol fields) its value, as a number (protocol values are 16
+   * bits at most, and a number hashes much faster than a bigint).
+   */
+  private readonly root = new ShapeTrie<FieldDef | number, TermShape>();
 
   of(flow: Flow): ClauseFlow {
     let node = this.root;
@@ -146,11 +133,7 @@ export class ClauseShapes {
         key = e;
       }
     }
-    node.shape ??= {
-      qualifier: { fields: flow.match.fields.filter((e) => QUALIFIER_STORAGES.has(e.field.storage)) },
-      keyCount,
-      storages: new Set(flow.match.fields.map((e) => e.field.storage)),
-    };
-    return new ClauseFlow(flow, node.shape, keyCount === 1 ? key : undefined);
+    node.value ??= { qualifier: { fields: flow.match.fields.filter((e) => QUALIFIER_STORAGES.has(e.field.storage)) }, keyCount };
+    return new ClauseFlow(flow, node.value, keyCount === 1 ? key : undefined);
   }
 }

@@ -8,10 +8,10 @@
  * Everything is built from one pass over the flows plus hash lookups, so a dump of a million
  * flows is explained in seconds.
  */
-import { pushTo } from '../../model/append.ts';
 import type { FieldDef } from '../../model/fields.ts';
 import { type Flow, type Match, packetTotal } from '../../model/flow.ts';
-import { matchCovers, matchesPacket } from '../../model/match.ts';
+import { MatchIndex } from '../../model/flow-index.ts';
+import { matchesPacket } from '../../model/match.ts';
 import { inMatchOrder, type Pipeline, tableKey } from '../../model/pipeline.ts';
 import type { TableRef } from '../../model/tables.ts';
 import { fullMask } from '../../syntax/field-value.ts';
@@ -143,33 +143,14 @@ function isActionFlow(f: Flow): number | undefined {
   return undefined;
 }
 
-/**
- * Hard flows of one table grouped by the fields and masks they match (as the classifier's
- * subtables do), so "which hard flow covers this clause flow" is one hash lookup per group.
- */
-interface CoverGroup {
-  readonly fields: readonly { readonly storage: string; readonly mask: bigint }[];
-  /** The priority of its first flow, the highest (flows come in match order). */
-  readonly top: number;
-  readonly byKey: Map<string, Flow[]>;
-}
-
+/** Hard flows of one table in the model's match index: "which hard flow covers this clause flow". */
 class CoverIndex {
-  private readonly groups = new Map<string, CoverGroup>();
-  /** Per clause shape, the groups whose fields the shape matches too: no other group can cover its flows. */
-  private readonly byShape = new Map<TermShape, CoverGroup[]>();
+  private readonly index = new MatchIndex<Flow>();
 
+  /** `hard` in match order. */
   constructor(hard: readonly Flow[]) {
-    for (const f of hard) {
-      if (isActionFlow(f) !== undefined) continue; // never matches the first lookup (conj_id is 0)
-      const fields = f.match.fields.map((e) => ({ storage: e.field.storage, mask: e.mask })).sort((a, b) => (a.storage < b.storage ? -1 : 1));
-      const sig = fields.map((x) => `${x.storage}/${x.mask.toString(16)}`).join(',');
-      let g = this.groups.get(sig);
-      if (!g) this.groups.set(sig, (g = { fields, top: f.priority, byKey: new Map() }));
-      const byStorage = new Map(f.match.fields.map((e) => [e.field.storage, e]));
-      const key = fields.map((x) => valueKey(byStorage.get(x.storage)!, x.mask)).join(',');
-      pushTo(g.byKey, key, f);
-    }
+    // An action flow never matches the first lookup (conj_id is 0).
+    for (const f of hard) if (isActionFlow(f) === undefined) this.index.add(f);
   }
 
   /**
@@ -177,34 +158,8 @@ class CoverIndex {
    * packet it matches; kept on the clause flow, which several conjunctions may share.
    */
   coverOf(clause: ClauseFlow): Flow | undefined {
-    if (clause.cover === undefined) clause.cover = this.search(clause) ?? null;
+    if (clause.cover === undefined) clause.cover = this.index.covering(clause.flow.match, clause.flow.priority) ?? null;
     return clause.cover ?? undefined;
-  }
-
-  private search(clause: ClauseFlow): Flow | undefined {
-    const { flow, shape } = clause;
-    let groups = this.byShape.get(shape);
-    if (!groups) this.byShape.set(shape, (groups = [...this.groups.values()].filter((g) => g.fields.every((x) => shape.storages.has(x.storage)))));
-    const fields = flow.match.fields;
-    let best: Flow | undefined;
-    for (const g of groups) {
-      if (g.top < flow.priority) continue;
-      const parts: string[] = [];
-      let possible = true;
-      for (const x of g.fields) {
-        const e = fields.find((f) => f.field.storage === x.storage);
-        if (!e || (e.mask & x.mask) !== x.mask) {
-          possible = false;
-          break;
-        }
-        parts.push(valueKey(e, x.mask));
-      }
-      if (!possible) continue;
-      // Lists are in match order, so the first qualifying flow is the best of its group.
-      const h = g.byKey.get(parts.join(','))?.find((c) => c.priority >= flow.priority && matchCovers(c.match, flow.match));
-      if (h && (!best || h.priority > best.priority)) best = h;
-    }
-    return best;
   }
 }
 

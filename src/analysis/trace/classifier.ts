@@ -1,9 +1,8 @@
 /**
- * Flow lookup as the OVS classifier does it (lib/classifier.c): per table, flows are grouped into
- * subtables by the set of bits they match on, each subtable a hash map from masked values to the
- * flows with that exact match, highest priority first. A lookup probes subtables in decreasing
- * order of their best priority and stops once no subtable can beat the best match, so its cost
- * depends on the number of distinct masks, not on the number of flows.
+ * Flow lookup as the OVS classifier does it, on the model's flow index (model/flow-index.ts): a
+ * table's flows in subtables by the bits of the packet they match, each field's bits where the
+ * packet keeps them. A lookup probes subtables in decreasing order of their best priority and
+ * stops once no subtable can beat the best match.
  *
  * Conjunctive matches follow `classifier_lookup__` (see ovs-conjunction.md §2): flows whose only
  * actions are `conjunction(...)` are soft matches; once every clause of a conjunction matched at
@@ -18,6 +17,7 @@ import { ones } from '../../model/values.ts';
 import { FIELD, fieldParts, type Packet, port16, presenceBit, TUN_METADATA_PRESENT } from './packet.ts';
 import type { TracePorts } from './trace-ports.ts';
 import { maxOf } from '../../model/append.ts';
+import { FlowIndex, newTermId, type Subtable, type Term, type TermPart } from '../../model/flow-index.ts';
 
 /** A soft flow's `conjunction(id, clause/nClauses)` actions (clause is 1-based). */
 type Clause = ActionOf<'conjunction'>;
@@ -27,25 +27,6 @@ interface Rule {
   readonly priority: number;
   /** Set for soft (conjunction component) flows. */
   readonly clauses?: readonly Clause[];
-}
-
-interface Subtable {
-  readonly slots: readonly string[];
-  readonly masks: readonly bigint[];
-  /**
-   * 2^(bit length) of each mask when all of them fit in one exact JavaScript number together
-   * (most matches do: eth_type + nw_src is 48 bits); the key is then that number rather than a
-   * string, made with number arithmetic (exact below 2^53) rather than bigints.
-   */
-  readonly scales?: readonly number[];
-  maxPriority: number;
-  /**
-   * Where the subtable's first flow in match order was given (one at `maxPriority`): subtables of
-   * one priority are probed in that order.
-   */
-  firstPlace: number;
-  /** Masked values → flows with that match, highest priority first (dump order among equals). */
-  readonly buckets: Map<string | number, Rule[]>;
 }
 
 export interface ConjunctionMatch {
@@ -60,26 +41,24 @@ export interface LookupResult {
 }
 
 /**
- * How one matched field at one mask lands in storage slots. Flows of a table share a handful of
- * these, so the bit arithmetic is worked out once per (field, mask) rather than once per flow.
+ * How one matched field at one mask lands in the packet's storage slots. Flows of a table share a
+ * handful of these, so the bit arithmetic is worked out once per (field, mask) rather than once per flow.
  */
-interface Term {
-  readonly id: number;
-  readonly parts: readonly { readonly slot: string; readonly mask: bigint; readonly fieldShift: bigint; readonly slotShift: bigint; readonly fixed?: bigint }[];
+interface SlotTerm extends Term {
+  readonly parts: readonly (TermPart & { readonly fieldShift: bigint; readonly slotShift: bigint; readonly fixed?: bigint })[];
   /** in_port: the value is a port (16- or 32-bit numbering, or a name to resolve). */
   readonly port: boolean;
 }
 
-const terms = new Map<FieldDef, Map<bigint, Term>>();
-let termCount = 0;
+const terms = new Map<FieldDef, Map<bigint, SlotTerm>>();
 
-function termOf(field: FieldDef, mask: bigint): Term {
+function termOf(field: FieldDef, mask: bigint): SlotTerm {
   let byMask = terms.get(field);
   if (!byMask) terms.set(field, (byMask = new Map()));
   let term = byMask.get(mask);
   if (term) return term;
   const port = isInPortField(field);
-  const parts: Term['parts'][number][] = port
+  const parts: SlotTerm['parts'][number][] = port
     ? [{ slot: FIELD.inPort.storage, mask: 0xffffn, fieldShift: 0n, slotShift: 0n }]
     : fieldParts(field)
         .map((p) => ({ slot: p.slot, mask: ((mask >> BigInt(p.fieldShift)) & ones(p.bits)) << BigInt(p.slotShift), fieldShift: BigInt(p.fieldShift), slotShift: BigInt(p.slotShift) }))
@@ -87,62 +66,23 @@ function termOf(field: FieldDef, mask: bigint): Term {
   // A tunnel metadata option matches only a packet that carries it, whatever the value asked.
   const present = presenceBit(field);
   if (present !== undefined) parts.push({ slot: TUN_METADATA_PRESENT, mask: present, fieldShift: 0n, slotShift: 0n, fixed: present });
-  term = { id: termCount++, parts, port };
+  term = { id: newTermId(), parts, port };
   byMask.set(mask, term);
   return term;
 }
 
-/** A subtable and, per term of its flows (in id order), the slot index of each of the term's parts. */
-interface Shape {
-  readonly sub: Subtable;
-  readonly placement: readonly (readonly number[])[];
-}
-
-/** Shapes by the ids of their terms in order, one step per term: no key string per flow. */
-class ShapeNode {
-  shape: Shape | undefined;
-  private readonly next = new Map<number, ShapeNode>();
-
-  step(termId: number): ShapeNode {
-    let n = this.next.get(termId);
-    if (!n) this.next.set(termId, (n = new ShapeNode()));
-    return n;
-  }
-}
-
-function makeShape(sorted: readonly Term[], priority: number, place: number): Shape {
-  const slots: string[] = [];
-  const masks: bigint[] = [];
-  const placement = sorted.map((t) =>
-    t.parts.map((p) => {
-      let i = slots.indexOf(p.slot);
-      if (i < 0) {
-        i = slots.push(p.slot) - 1;
-        masks.push(0n);
-      }
-      masks[i] = masks[i]! | p.mask;
-      return i;
-    }),
-  );
-  const widths = masks.map((m) => m.toString(2).length);
-  const packed = widths.reduce((a, b) => a + b, 0) <= 53;
-  return { sub: { slots, masks, ...(packed ? { scales: widths.map((w) => 2 ** w) } : {}), maxPriority: priority, firstPlace: place, buckets: new Map() }, placement };
-}
-
 /** One table's index. */
 export class TableIndex {
-  private readonly subtables: Subtable[] = [];
+  private readonly index = new FlowIndex<Rule>();
   readonly size: number;
   /** Ports the flows match as in_port by a name the dump gives no number for. */
   readonly unnumberedInPorts = new Set<string>();
 
   /**
    * `flows` in the order given (a `PipelineTable`'s `given`), the order they lie in memory: read
-   * in match order instead, a large table costs a cache miss a flow. Buckets and subtables are
-   * put in match order as the flows come.
+   * in match order instead, a large table costs a cache miss a flow.
    */
   constructor(flows: readonly Flow[], ports: TracePorts) {
-    const shapes = new ShapeNode();
     // Each flow's entries in term id order, in arrays reused from flow to flow.
     const entries: Entries = { terms: [], fields: [], length: 0 };
     for (let place = 0; place < flows.length; place++) {
@@ -161,29 +101,15 @@ export class TableIndex {
         entries.terms[j] = term;
         entries.fields[j] = mf;
       }
-      let node = shapes;
-      for (let i = 0; i < entries.length; i++) node = node.step(entries.terms[i]!.id);
-      let shape = node.shape;
-      if (!shape) {
-        shape = node.shape = makeShape(entries.terms.slice(0, entries.length), flow.priority, place);
-        this.subtables.push(shape.sub);
+      const sub = this.index.subtable(entries.terms, entries.length);
+      const values = slotValues(entries, sub, ports, this.unnumberedInPorts);
+      if (!values) {
+        this.index.rank(sub, flow.priority, place); // no packet can match it
+        continue;
       }
-      const sub = shape.sub;
-      if (flow.priority > sub.maxPriority) {
-        sub.maxPriority = flow.priority;
-        sub.firstPlace = place;
-      }
-      const values = slotValues(entries, shape, ports, this.unnumberedInPorts);
-      if (!values) continue; // no packet can match it
-      const key = valuesKey(values, sub.scales);
       const clauses = conjunctionClauses(flow);
-      const rule: Rule = clauses ? { flow, priority: flow.priority, clauses } : { flow, priority: flow.priority };
-      const bucket = sub.buckets.get(key);
-      if (bucket) insertInMatchOrder(bucket, rule);
-      else sub.buckets.set(key, [rule]);
+      this.index.insert(sub, values, clauses ? { flow, priority: flow.priority, clauses } : { flow, priority: flow.priority }, place);
     }
-    // In match order: by best priority, then by where that flow was given.
-    this.subtables.sort((a, b) => b.maxPriority - a.maxPriority || a.firstPlace - b.firstPlace);
     this.size = flows.length;
   }
 
@@ -192,19 +118,14 @@ export class TableIndex {
     return this.find(packet, true);
   }
 
-  private probe(sub: Subtable, packet: Packet): Rule[] | undefined {
-    const values: bigint[] = [];
-    for (let i = 0; i < sub.slots.length; i++) values.push(packet.slot(sub.slots[i]!) & sub.masks[i]!);
-    return sub.buckets.get(valuesKey(values, sub.scales));
-  }
-
   private find(packet: Packet, allowSoft: boolean): LookupResult | undefined {
     let hard: Rule | undefined;
     let hardPri = -1;
-    const soft: { bucket: Rule[]; index: number }[] = [];
-    for (const sub of this.subtables) {
+    const soft: { bucket: readonly Rule[]; index: number }[] = [];
+    const read = (slot: string): bigint => packet.slot(slot);
+    for (const sub of this.index.inLookupOrder) {
       if (sub.maxPriority <= hardPri) break;
-      const bucket = this.probe(sub, packet);
+      const bucket = sub.probe(read);
       const rule = bucket?.[0];
       if (!bucket || !rule || rule.priority <= hardPri) continue;
       if (!rule.clauses) {
@@ -214,7 +135,7 @@ export class TableIndex {
         soft.push({ bucket, index: 0 });
       }
     }
-    const ruleOf = (s: { bucket: Rule[]; index: number }): Rule => s.bucket[s.index]!;
+    const ruleOf = (s: { bucket: readonly Rule[]; index: number }): Rule => s.bucket[s.index]!;
     let pending = soft;
     for (;;) {
       pending = pending.filter((s) => ruleOf(s).priority > hardPri);
@@ -265,24 +186,6 @@ export class TableIndex {
   }
 }
 
-/** Puts a rule after every rule of its priority or above (flows come in the order given). */
-function insertInMatchOrder(bucket: Rule[], rule: Rule): void {
-  let at = bucket.length;
-  while (at > 0 && bucket[at - 1]!.priority < rule.priority) at--;
-  bucket.splice(at, 0, rule);
-}
-
-function valuesKey(values: readonly bigint[], scales: readonly number[] | undefined): string | number {
-  if (scales) {
-    let packed = 0;
-    for (let i = 0; i < values.length; i++) packed = packed * scales[i]! + Number(values[i]!);
-    return packed;
-  }
-  let key = '';
-  for (const v of values) key += v.toString(16) + '/';
-  return key;
-}
-
 const isClause = (a: Action): a is Clause => a.kind === 'conjunction';
 
 /** `conjunction` actions of a component flow (only `note` may accompany them), else undefined. */
@@ -297,7 +200,7 @@ function conjunctionClauses(flow: Flow): readonly Clause[] | undefined {
 
 /** One flow's match entries with their terms, sorted by term id (the first `length` of each array). */
 interface Entries {
-  readonly terms: Term[];
+  readonly terms: SlotTerm[];
   readonly fields: MatchField[];
   length: number;
 }
@@ -306,9 +209,9 @@ interface Entries {
  * A flow's masked values in its subtable's slot order; undefined when no packet can match them.
  * An in_port known only by name takes its stand-in number, and joins `unnumbered`.
  */
-function slotValues(entries: Entries, shape: Shape, ports: TracePorts, unnumbered: Set<string>): bigint[] | undefined {
-  const values = new Array<bigint>(shape.sub.slots.length).fill(0n);
-  const seen = new Array<bigint>(shape.sub.slots.length).fill(0n);
+function slotValues(entries: Entries, sub: Subtable<Rule>, ports: TracePorts, unnumbered: Set<string>): bigint[] | undefined {
+  const values = new Array<bigint>(sub.slots.length).fill(0n);
+  const seen = new Array<bigint>(sub.slots.length).fill(0n);
   for (let k = 0; k < entries.length; k++) {
     const term = entries.terms[k]!;
     const mf = entries.fields[k]!;
@@ -317,7 +220,7 @@ function slotValues(entries: Entries, shape: Shape, ports: TracePorts, unnumbere
       value = matchedInPort(mf, ports);
       if (mf.port?.kind === 'name' && ports.isStandIn(Number(value))) unnumbered.add(mf.port.name);
     }
-    const placement = shape.placement[k]!;
+    const placement = sub.placement[k]!;
     for (let j = 0; j < term.parts.length; j++) {
       const part = term.parts[j]!;
       const i = placement[j]!;
