@@ -29,13 +29,22 @@ export function findForwardingLoops(pipeline: Pipeline): Finding[] {
   const tracedGroups = new Set<number>();
   for (const t of pipeline.tables.values()) {
     for (const flow of t.flows) {
-      const groups = flow.actions.flatMap((a) => (a.kind === 'group' ? [a.id] : []));
-      const back = flow.actions.some((a) => a.kind === 'resubmit' && a.table !== undefined && (tracer ??= new Tracer(pipeline)).ordinal(a.table) <= tracer.ordinal(flow.table));
-      // One flow per group is enough: every flow that uses the group leads into the same buckets.
-      const fresh = groups.filter((g) => pipeline.groups.has(g) && !tracedGroups.has(g));
-      if (!back && fresh.length === 0) continue;
+      // One pass over the actions, without a list per flow: a million flows reach here.
+      let fresh: number[] | undefined;
+      let back = false;
+      for (const a of flow.actions) {
+        // One flow per group is enough: every flow that uses the group leads into the same buckets.
+        if (a.kind === 'group') {
+          if (pipeline.groups.has(a.id) && !tracedGroups.has(a.id)) (fresh ??= []).push(a.id);
+        } else if (!back && a.kind === 'resubmit' && a.table !== undefined) {
+          tracer ??= new Tracer(pipeline);
+          back = tracer.ordinal(a.table) <= tracer.ordinal(flow.table);
+        }
+      }
+      if (!back && fresh === undefined) continue;
       const packet = packetOf(flow);
       if (!packet) continue;
+      fresh ??= [];
       for (const g of fresh) tracedGroups.add(g);
       tracer ??= new Tracer(pipeline);
       const group = fresh.map((g) => pipeline.groups.get(g)!).find((g) => g.type === 'select');
