@@ -119,7 +119,7 @@ test('a multicast group a flow hands to a group is no Service address', async ()
 test('check\'s heading and bundle\'s PROFILE column give the release range the evidence leaves open, as show does', async () => {
   const v24 = antrea2NamedFlows().replace('ct_state=+new+trk,ct_mark=0/0x20,ip', 'ct_state=+new-snat+trk,ct_mark=0/0x10,ip');
   const c = await runCli(['check', '-'], { stdin: v24 });
-  assert.match(c.stdout, /^161 flows in 30 tables, profile antrea 2\.0–2\.4 \(detected, read as 2\.4\): /);
+  assert.match(c.stdout, /^profile antrea \(releases 2\.0–2\.4, read as 2\.4\), detected from 30 tables: [^\n]*\n161 flows in 30 tables: /);
   const dir = mkdtempSync(join(tmpdir(), 'flowscope-release-'));
   try {
     writeFileSync(join(dir, 'agent_k8s-node-1.tar.gz'), await tarGz([{ name: 'flows', data: agentText(v24) }]));

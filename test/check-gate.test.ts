@@ -70,7 +70,7 @@ test('an excerpt is said once at the top, and what only follows from what it lac
   assert.ok(unreachable.length > 10);
   assert.ok(unreachable.every((f) => f.severity === 'info' && f.standing?.kind === 'excerpt'));
   const text = await runCli(['check', join(corpusDir, 'antrea-pipeline_test-ipv4-encap.txt')]);
-  assert.equal(text.stdout.split('\n')[1], 'this dump is an excerpt, not a whole bridge: every flow carries cookie 0x1000000000000. Findings that may only follow from what it leaves out are notes.');
+  assert.equal(text.stdout.split('\n')[2], 'this dump is an excerpt, not a whole bridge: every flow carries cookie 0x1000000000000. Findings that may only follow from what it leaves out are notes.');
   assert.equal(text.stdout.match(/this dump is an excerpt/g)?.length, 1, 'said once');
   // The whole example is no excerpt.
   assert.equal((await checkJson([ANTREA])).report.excerpt, undefined);
@@ -211,7 +211,7 @@ test('the text report opens with a summary by kind, the worst first, and groups 
   const text = (await runCli(['check', join(corpusDir, 'antrea-pipeline_test-ipv4-encap.txt')])).stdout;
   const lines = text.split('\n');
   const unreachable = (await checkJson([join(corpusDir, 'antrea-pipeline_test-ipv4-encap.txt'), '--kind', 'unreachable-table'])).report.findings.length;
-  assert.deepEqual(lines.slice(3, 5).map((l) => l.replace(/\s+/g, ' ').trim()), [`unreachable-table ${unreachable} notes`, 'missing-expected 2 notes']);
+  assert.deepEqual(lines.slice(4, 6).map((l) => l.replace(/\s+/g, ' ').trim()), [`unreachable-table ${unreachable} notes`, 'missing-expected 2 notes']);
   assert.match(text, new RegExp(`\n\nunreachable-table \\(${unreachable}\\):\nnote `));
   const byKind = await checkJson([join(corpusDir, 'antrea-pipeline_test-ipv4-encap.txt'), '--kind', 'missing-expected']);
   assert.deepEqual(byKind.report.summary, [{ kind: 'missing-expected', error: 0, warning: 0, info: 2 }]);

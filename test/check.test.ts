@@ -245,7 +245,7 @@ test('CLI: text and JSON, exit 1 on errors, --fail-on', async () => {
   // The example's flows for ports that are not on the bridge are stale, not errors: it passes.
   const text = await runCli(['check', ANTREA, '--profile', 'antrea-v1']);
   assert.equal(text.status, 0, text.stdout);
-  assert.match(text.stdout, /^86 flows in 19 tables, profile antrea-v1 [^\n]*: 0 errors, 4 warnings, 0 notes \(2 by design, shown with --all\)\n/);
+  assert.match(text.stdout, /^profile antrea-v1 \(release 0\.13\), given with --profile: [^\n]*\n86 flows in 19 tables: 0 errors, 4 warnings, 0 notes \(2 by design, shown with --all\)\n/);
   assert.match(text.stdout, /\nunset-register \(3\):\nwarning table 85 \(AntreaPolicyIngressRuleTable\): never matches: .*a flow left for something no longer on the bridge\n/);
   assert.equal((await runCli(['check', ANTREA, '--profile', 'antrea-v1', '--fail-on', 'warning'])).status, 1);
   const json = await runCli(['check', ANTREA, '--profile', 'antrea-v1', '--json']);

@@ -18,7 +18,8 @@ import type { TableMiss } from '../profiles/types.ts';
 import { formatActions } from './actions.ts';
 import { problemMessage } from './conjunctions.ts';
 import { SCHEMA_VERSION } from './json.ts';
-import { type ProfileNote, releaseBrief } from '../analysis/detect/profile-choice.ts';
+import type { ProfileNote } from '../analysis/detect/profile-choice.ts';
+import { profileLine } from './show.ts';
 import { severityWord } from './severity.ts';
 import { plural } from './plural.ts';
 import { ownEntry } from '../model/own-key.ts';
@@ -251,22 +252,19 @@ function countsOf(findings: readonly Finding[]): Record<Severity, number> {
   return counts;
 }
 
-/** `antrea-v1 0.13 (detected)`; a range the evidence leaves open also says the release read in: `openshift-sdn 3–10 (detected, read as 10)`. */
-function profileWords(profile: ProfileNote): string {
-  const brief = releaseBrief(profile);
-  const range = brief !== undefined && brief !== profile.release && profile.olderThan === undefined;
-  return `${profile.id}${brief !== undefined ? ` ${brief}` : ''} (${profile.source}${range ? `, read as ${profile.release}` : ''})`;
-}
-
-function heading(report: CheckReport, view: CheckView, profile: ProfileNote | undefined): string {
+/**
+ * The profile line every command that reads a profile begins with, then `86 flows in 19 tables:`
+ * and the counts of what is shown.
+ */
+function heading(report: CheckReport, view: CheckView, profile: ProfileNote | undefined, style: CheckStyle): string[] {
   const c = countsOf(view.findings);
   const what = `${plural(report.flowCount, 'flow')} in ${plural(report.tableCount, 'table')}`;
-  const prof = profile ? `, profile ${profileWords(profile)}` : '';
   const left = [
     ...(view.hidden > 0 ? [`${view.hidden} by design, shown with --all`] : []),
     ...(view.inBaseline > 0 ? [`${view.inBaseline} in the baseline`] : []),
   ];
-  return `${what}${prof}: ${plural(c.error, 'error')}, ${plural(c.warning, 'warning')}, ${plural(c.info, 'note')}${left.length > 0 ? ` (${left.join('; ')})` : ''}`;
+  const counts = `${what}: ${plural(c.error, 'error')}, ${plural(c.warning, 'warning')}, ${plural(c.info, 'note')}${left.length > 0 ? ` (${left.join('; ')})` : ''}`;
+  return [...(profile ? [style.dim(profileLine(profile, report.tableCount))] : []), counts];
 }
 
 interface KindGroup {
@@ -300,7 +298,7 @@ export function formatCheck(report: CheckReport, wording: Wording, profile: Prof
 
 /** The report line by line, to be written as it is made: a big dump's runs to many megabytes. */
 export function* checkLines(report: CheckReport, wording: Wording, profile: ProfileNote | undefined, style: CheckStyle, view: CheckView = defaultView(report)): Generator<string> {
-  yield heading(report, view, profile);
+  yield* heading(report, view, profile, style);
   if (report.excerpt) yield excerptWords(report.excerpt, wording);
   const groups = byKind(view.findings);
   if (groups.length > 1) {
