@@ -94,3 +94,16 @@ test('a subtable keeps the flows of one value in match order and finds them by v
   assert.deepEqual(a.probe((s) => packet.get(s) ?? 0n)?.map((i) => i.name), ['narrow']);
   assert.deepEqual(index.inLookupOrder, [b, a]);
 });
+
+test('a subtable of many values finds each of them, and none it was not given', () => {
+  const ethType: Term = { id: newTermId(), parts: [{ slot: 'eth_type', mask: 0xffffn }] };
+  const address: Term = { id: newTermId(), parts: [{ slot: 'nw_dst', mask: 0xffffffffn }] };
+  const index = new FlowIndex<Item>();
+  const sub = index.subtable([ethType, address]);
+  const addresses = Array.from({ length: 20_000 }, (_, i) => BigInt((0x0a000000 + i * 7919) >>> 0) | (BigInt(i & 1) << 31n));
+  addresses.forEach((a, i) => index.insert(sub, [0x800n, a], { priority: i % 7, name: a.toString(16) }, i));
+  for (const a of addresses) assert.deepEqual(sub.get([0x800n, a])?.map((x) => x.name), [a.toString(16)]);
+  assert.equal(sub.get([0x86ddn, addresses[0]!]), undefined);
+  assert.equal(sub.get([0x800n, 0xffffffffn]), undefined);
+  assert.equal(sub.maxPriority, 6);
+});

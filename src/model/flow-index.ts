@@ -50,6 +50,57 @@ export class ShapeTrie<K, S> {
   }
 }
 
+/**
+ * Lists by a whole-number key below 2^53, in open addressing over typed arrays: a Map holds such
+ * a key (past 2^31) as a heap number of its own, and a big table's subtable has hundreds of
+ * thousands of keys.
+ */
+class NumberBuckets<T> {
+  private keys = new Float64Array(16);
+  /** 1 + the index in `lists` of the key's list; 0 for an empty place. */
+  private heads = new Int32Array(16);
+  private readonly lists: T[][] = [];
+
+  get(key: number): T[] | undefined {
+    const at = this.placeOf(key, this.keys, this.heads);
+    const head = this.heads[at]!;
+    return head === 0 ? undefined : this.lists[head - 1];
+  }
+
+  set(key: number, list: T[]): void {
+    if ((this.lists.length + 1) * 2 > this.keys.length) this.grow();
+    const at = this.placeOf(key, this.keys, this.heads);
+    if (this.heads[at] !== 0) {
+      this.lists[this.heads[at]! - 1] = list;
+      return;
+    }
+    this.keys[at] = key;
+    this.heads[at] = this.lists.push(list);
+  }
+
+  /** Where `key` is, or the empty place where it would go. */
+  private placeOf(key: number, keys: Float64Array, heads: Int32Array): number {
+    const mask = keys.length - 1;
+    let h = Math.imul((key >>> 0) ^ Math.imul((key / 0x100000000) | 0, 0x9e3779b1), 0x85ebca6b);
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+    let at = (h ^ (h >>> 16)) & mask;
+    while (heads[at] !== 0 && keys[at] !== key) at = (at + 1) & mask;
+    return at;
+  }
+
+  private grow(): void {
+    const [keys, heads] = [this.keys, this.heads];
+    this.keys = new Float64Array(keys.length * 2);
+    this.heads = new Int32Array(keys.length * 2);
+    for (let i = 0; i < keys.length; i++) {
+      if (heads[i] === 0) continue;
+      const at = this.placeOf(keys[i]!, this.keys, this.heads);
+      this.keys[at] = keys[i]!;
+      this.heads[at] = heads[i]!;
+    }
+  }
+}
+
 /** A subtable: the flows with one set of terms, by their values under its masks. */
 export class Subtable<T extends Ranked> {
   readonly slots: readonly string[];
@@ -66,7 +117,9 @@ export class Subtable<T extends Ranked> {
   maxPriority = -1;
   /** Where the first flow at `maxPriority` was given: subtables of one priority are probed in that order. */
   firstPlace = 0;
-  private readonly buckets = new Map<string | number, T[]>();
+  /** Buckets by the packed key when the masks fit one number (`scales`), else by the joined key. */
+  private readonly numbers: NumberBuckets<T> | undefined;
+  private readonly strings: Map<string, T[]> | undefined;
 
   constructor(terms: readonly Term[]) {
     const slots: string[] = [];
@@ -86,16 +139,24 @@ export class Subtable<T extends Ranked> {
     this.masks = masks;
     const widths = masks.map((m) => m.toString(2).length);
     this.scales = widths.reduce((a, b) => a + b, 0) <= 53 ? widths.map((w) => 2 ** w) : undefined;
+    if (this.scales) this.numbers = new NumberBuckets();
+    else this.strings = new Map();
   }
 
-  /** The key of values given in slot order, each within its slot's mask. */
-  private key(values: readonly bigint[]): string | number {
-    const scales = this.scales;
-    if (scales) {
-      let packed = 0;
-      for (let i = 0; i < values.length; i++) packed = packed * scales[i]! + Number(values[i]!);
-      return packed;
-    }
+  /** The list of flows with these values, given in slot order each within its slot's mask. */
+  private bucket(values: readonly bigint[]): T[] | undefined {
+    if (this.numbers) return this.numbers.get(this.packed(values));
+    return this.strings!.get(this.joined(values));
+  }
+
+  private packed(values: readonly bigint[]): number {
+    const scales = this.scales!;
+    let packed = 0;
+    for (let i = 0; i < values.length; i++) packed = packed * scales[i]! + Number(values[i]!);
+    return packed;
+  }
+
+  private joined(values: readonly bigint[]): string {
     let key = '';
     for (const v of values) key += v.toString(16) + '/';
     return key;
@@ -104,10 +165,10 @@ export class Subtable<T extends Ranked> {
   /** Files `item` under `values` (slot order, within the masks) after every flow of its priority or above. */
   insert(values: readonly bigint[], item: T, place: number): void {
     this.rank(item.priority, place);
-    const key = this.key(values);
-    const bucket = this.buckets.get(key);
+    const bucket = this.bucket(values);
     if (!bucket) {
-      this.buckets.set(key, [item]);
+      if (this.numbers) this.numbers.set(this.packed(values), [item]);
+      else this.strings!.set(this.joined(values), [item]);
       return;
     }
     let at = bucket.length;
@@ -129,7 +190,7 @@ export class Subtable<T extends Ranked> {
 
   /** The flows with these values (slot order, within the masks), in match order. */
   get(values: readonly bigint[]): readonly T[] | undefined {
-    return this.buckets.get(this.key(values));
+    return this.bucket(values);
   }
 
   /** The flows whose values a packet has, in match order; `read` gives the packet's bits of a slot. */
