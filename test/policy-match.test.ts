@@ -9,16 +9,16 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { antrea2Groups, antrea2NamedFlows, PODS } from './support/antrea2-pipeline.ts';
-import { ANTREA2_POLICIES, ANTREA2_RULE_CONJUNCTIONS, antrea2PolicyFiles, antrea2PortsDesc } from './support/antrea2-policies.ts';
+import { antrea2Flows, antrea2Groups, antrea2NamedFlows, PODS, V6 } from './support/antrea2-pipeline.ts';
+import { ANTREA2_POLICIES, ANTREA2_RULE_CONJUNCTIONS, antrea2PolicyFiles, antrea2PortsDesc, type MemberShape } from './support/antrea2-policies.ts';
 import { agentInfo, agentText, tarGz } from './support/bundle.ts';
 import { runCli } from './support/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'flowscope-policies-'));
 let bundles = 0;
 
-async function bundle(flows: string, policies = ANTREA2_POLICIES): Promise<string> {
-  const files = antrea2PolicyFiles(policies);
+async function bundle(flows: string, policies = ANTREA2_POLICIES, shape: MemberShape = {}): Promise<string> {
+  const files = antrea2PolicyFiles(policies, shape);
   const path = join(dir, `agent_node-${bundles++}.tar.gz`);
   writeFileSync(
     path,
@@ -97,4 +97,118 @@ test('check: a rule whose flows are gone is not enforced; a conjunction whose po
   const whole = await runCli(['check', '--kind', 'policy-unimplemented,policy-unexplained', await bundle(antrea2NamedFlows())]);
   assert.equal(whole.status, 0, whole.stderr);
   assert.match(whole.stdout, /0 errors, 0 warnings, 0 notes/);
+});
+
+interface EvidenceJson {
+  dimension: string;
+  agreement: string;
+  rule: string[];
+  flows: string[];
+  both: string[];
+  ruleOnly: string[];
+  flowsOnly: string[];
+}
+interface MatchJson {
+  conjunctions: { id: number; policy?: { text: string; confidence: string; action?: string; evidence: EvidenceJson[] } }[];
+}
+
+async function conjJson(flows: string, policies = ANTREA2_POLICIES, shape: MemberShape = {}): Promise<MatchJson> {
+  const run = await runCli(['conj', '--json', await bundle(flows, policies, shape)]);
+  assert.equal(run.status, 0, run.stderr);
+  return JSON.parse(run.stdout) as MatchJson;
+}
+
+const evidenceOf = (j: MatchJson, id: number, dimension: string): EvidenceJson | undefined => j.conjunctions.find((c) => c.id === id)?.policy?.evidence.find((e) => e.dimension === dimension);
+
+test('the action of each Antrea-native rule is compared with what its conjunction does; a changed action is evidence against the match', async () => {
+  const j = await conjJson(antrea2NamedFlows());
+  // The disposition recorded (Pass, Reject, a logged Drop), a deny mark (Drop), else a commit (Allow).
+  for (const [id, action] of [[31, 'Drop'], [32, 'Pass'], [6, 'Allow'], [4, 'Drop'], [7, 'Allow'], [8, 'Reject'], [40, 'Drop'], [33, 'Drop']] as const) {
+    const e = evidenceOf(j, id, 'action');
+    assert.deepEqual(e && [e.agreement, e.rule, e.flows], ['same', [action], [action]], `conjunction ${id}`);
+  }
+  // K8s NetworkPolicies allow, and have no action to compare.
+  assert.equal(evidenceOf(j, 3, 'action'), undefined);
+  const changed = ANTREA2_POLICIES.map((p) => (p.name !== 'app-web' ? p : { ...p, rules: p.rules.map((r) => (r.name === 'deny-rest' ? { ...r, action: 'Reject' } : r)) }));
+  const c = await conjJson(antrea2NamedFlows(), changed);
+  const four = c.conjunctions.find((x) => x.id === 4)?.policy;
+  assert.equal(four?.confidence, 'partial');
+  assert.match(four?.text ?? '', /^ingress rule 2 \("deny-rest"\) of Antrea ClusterNetworkPolicy app-web$/);
+  const text = await runCli(['conj', await bundle(antrea2NamedFlows(), changed), '4']);
+  assert.match(text.stdout, /\n {2}rule: ingress rule 2 \("deny-rest"\) of Antrea ClusterNetworkPolicy app-web \(partial match: 1 of 2 dimensions the same\)\n {4}applied-to Pods the same \(4\)\n {4}action differs: the rule Reject, the flows Drop\n/);
+});
+
+test('partial evidence says which values both hold and which only the rule or only the flows have', async () => {
+  const extra = antrea2NamedFlows().replace(/(\n[^\n]*table=AntreaPolicyIngressRule,priority=14900,)ip,nw_src=10\.10\.0\.26 actions=conjunction\(6,1\/3\)/, '$&$1ip,nw_src=10.10.0.99 actions=conjunction(6,1/3)');
+  const j = await conjJson(extra);
+  const e = evidenceOf(j, 6, 'addresses');
+  assert.deepEqual(e && [e.agreement, e.both, e.ruleOnly, e.flowsOnly], ['overlap', ['10.10.0.26'], [], ['10.10.0.99']]);
+  const text = await runCli(['conj', await bundle(extra), '6']);
+  assert.match(text.stdout, /\(partial match: 3 of 4 dimensions the same\)\n {4}peer addresses overlap: both 10\.10\.0\.26; only the flows 10\.10\.0\.99\n/);
+});
+
+test('an egress rule whose Pods the flows match by input port is matched by the Pods\' ports', async () => {
+  const byPort = antrea2NamedFlows().replace(`ip,nw_src=${PODS[0]!.ip} actions=conjunction(8,1/2)`, `in_port=${PODS[0]!.port} actions=conjunction(8,1/2)`);
+  assert.notEqual(byPort, antrea2NamedFlows());
+  const j = await conjJson(byPort);
+  const eight = j.conjunctions.find((c) => c.id === 8)?.policy;
+  assert.equal(eight?.text, 'egress rule 2 ("reject-ssh") of Antrea ClusterNetworkPolicy app-web');
+  assert.equal(eight?.confidence, 'exact');
+  assert.deepEqual(evidenceOf(j, 8, 'pods')?.flows, [String(PODS[0]!.port)]);
+});
+
+/** Each clause flow that matches a Pod's IPv4 address, matching its IPv6 address too (`keep`), or instead. */
+function withIpv6Clauses(flows: string, keep: boolean): string {
+  const ip = new Map(PODS.map((p) => [p.ip, V6[p.name]!]));
+  return flows
+    .split('\n')
+    .flatMap((line) => {
+      const m = /,ip,nw_(src|dst)=([\d.]+) actions=conjunction\(/.exec(line);
+      const v6 = m && ip.get(m[2]!);
+      if (!m || !v6) return [line];
+      const six = line.replace(m[0], `,ipv6,ipv6_${m[1]}=${v6} actions=conjunction(`);
+      return keep ? [line, six] : [six];
+    })
+    .join('\n');
+}
+
+test('IPv6: dual-stack rules are matched by both families\' clauses, and IPv6-only Pods by their IPv6 addresses and ports', async () => {
+  const expected = expectedRules();
+  for (const [keep, family] of [[true, 'dual'], [false, 'ipv6']] as const) {
+    const flows = withIpv6Clauses(antrea2NamedFlows(antrea2Flows({ ipv6: true }), { ipv6: true }), keep);
+    // Unnamed members: a Pod's port is found by its address, not by its name.
+    const j = await conjJson(flows, ANTREA2_POLICIES, { family, named: false });
+    assert.equal(j.conjunctions.length, expected.size);
+    for (const c of j.conjunctions) {
+      assert.equal(c.policy?.confidence, 'exact', `${family}: conjunction ${c.id}: ${JSON.stringify(c.policy?.evidence)}`);
+    }
+    const web = evidenceOf(j, 7, 'pods');
+    assert.deepEqual(web?.flows, keep ? [PODS[1]!.ip, V6[PODS[1]!.name]!].sort() : [V6[PODS[1]!.name]!]);
+    assert.deepEqual(evidenceOf(j, 6, 'pods')?.flows, [String(PODS[1]!.port)]);
+  }
+});
+
+test('show names the rule behind each flow of a conjunction, and check the rule of a conjunction it finds a problem in', async () => {
+  const b = await bundle(antrea2NamedFlows());
+  const show = await runCli(['show', '--conj-id', '6', b]);
+  assert.equal(show.status, 0, show.stderr);
+  const rule = 'conjunction 6 = ingress rule 1 \\("allow-client-http"\\) of Antrea ClusterNetworkPolicy app-web';
+  // Each clause flow and the conj_id flow.
+  assert.equal(show.stdout.match(new RegExp(`\\n {6,}${rule}\\n`, 'g'))?.length, 4, show.stdout);
+  const json = JSON.parse((await runCli(['show', '--json', '--conj-id', '6', b])).stdout) as { flows: { policyRules?: string[] }[] };
+  assert.equal(json.flows.length, 4);
+  assert.ok(json.flows.every((f) => f.policyRules?.length === 1 && new RegExp(`^${rule}$`).test(f.policyRules[0]!)), JSON.stringify(json.flows.map((f) => f.policyRules)));
+  // Without policy objects, nothing is said of rules.
+  const plain = await runCli(['show', '--conj-id', '6', '-'], { stdin: antrea2NamedFlows() });
+  assert.doesNotMatch(plain.stdout, /= ingress rule/);
+
+  // The web Pod's clause gone: conjunction 6 never matches, and check says whose rule it was.
+  const broken = antrea2NamedFlows().replace(/\n[^\n]*reg1=0x4 actions=conjunction\(6,2\/3\)/, '');
+  const check = await runCli(['check', '--json', '--kind', 'conjunction', await bundle(broken)]);
+  const findings = (JSON.parse(check.stdout) as { findings: { conjunction?: number; message: string; policyRule?: string }[] }).findings.filter((f) => f.conjunction === 6);
+  assert.ok(findings.length > 0, check.stdout);
+  for (const f of findings) {
+    assert.match(f.message, new RegExp(`^${rule}(?: \\(partial match\\))?: `));
+    assert.match(f.policyRule ?? '', /^ingress rule 1 \("allow-client-http"\) of Antrea ClusterNetworkPolicy app-web/);
+  }
 });

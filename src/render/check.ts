@@ -4,7 +4,7 @@
  * does (the dump's names, else the profile's) and say the profile's miss behaviours, through the
  * caller's `Wording`.
  */
-import { ruleName } from './policy-words.ts';
+import { conjunctionRuleText, ruleName } from './policy-words.ts';
 import { type CheckReport, type Excerpt, type Finding, findingKey, isSilent, type Severity, type Standing } from '../analysis/check/check.ts';
 import type { CountedCause } from '../analysis/check/finding.ts';
 import { SEVERITY_RANK } from '../analysis/check/finding.ts';
@@ -125,7 +125,7 @@ export function findingMessage(f: Finding, wording: Wording): string {
       return `never matches: it asks for ${asked ? `${asked} (${raw})` : raw}, but ${unsetWords(f, wording) ?? `no flow, group bucket or learned flow ever sets ${unset}`} (${asked ? `${unset}; ` : ''}registers start at 0)`;
     }
     case 'conjunction':
-      return `conjunction ${f.conjunction.id}: ${problemMessage(f.conjunction, f.problem)}`;
+      return `conjunction ${f.conjunction.id}${f.policy ? ` = ${conjunctionRuleText(f.policy)}` : ''}: ${problemMessage(f.conjunction, f.problem)}`;
     case 'empty-target': {
       const from = [plural(f.flows.length, 'flow'), ...(f.buckets.length > 0 ? [plural(f.buckets.length, 'group bucket')] : [])].join(' and ');
       const target = tableWords(f.target, wording);
@@ -355,7 +355,7 @@ export function checkJson(report: CheckReport, wording: Wording, profile: Profil
       severity: f.severity,
       ...(f.table ? { table: tableJson(f.table, wording) } : {}),
       message: findingMessage(f, wording),
-      ...(f.kind === 'conjunction' ? { conjunction: f.conjunction.id, problem: f.problem.kind } : {}),
+      ...(f.kind === 'conjunction' ? { conjunction: f.conjunction.id, problem: f.problem.kind, ...(f.policy ? { policyRule: conjunctionRuleText(f.policy) } : {}) } : {}),
       ...(f.kind === 'bucket-no-endpoint' ? { group: f.group, bucket: f.bucket } : {}),
       ...(f.kind === 'forwarding-loop' ? { loop: f.loop.map((t) => tableJson(t, wording)), ...(f.group !== undefined ? { group: f.group, buckets: f.buckets } : {}) } : {}),
       ...(f.standing ? { standing: { ...standingJson(f.standing), message: standingWords(f.standing) } } : {}),

@@ -21,23 +21,36 @@ export function ruleName(ref: RuleRef): string {
   return `${ref.rule.direction === 'In' ? 'ingress' : 'egress'} rule ${ref.index}${named} of ${policyName(ref.policy)}`;
 }
 
-const DIMENSION_WORDS: Readonly<Record<DimensionEvidence['dimension'], string>> = { addresses: 'peer addresses', pods: 'applied-to Pods', services: 'services' };
+/** The rule a conjunction implements, as trace, show and check name it: `ingress rule 1 of …`, `(partial match)` when not every dimension agrees. */
+export function conjunctionRuleText(m: PolicyMatch): string {
+  return ruleName(m.rule) + (m.confidence === 'partial' ? ' (partial match)' : '');
+}
+
+const DIMENSION_WORDS: Readonly<Record<DimensionEvidence['dimension'], string>> = { addresses: 'peer addresses', pods: 'applied-to Pods', services: 'services', action: 'action' };
 
 function valuesText(values: readonly string[]): string {
   if (values.length === 0) return 'none';
   return values.length > 6 ? `${values.slice(0, 6).join(', ')}, … (${values.length})` : values.join(', ');
 }
 
-/** `peer addresses the same (10.10.0.26)`, `services differ: the rule tcp/80, the flows tcp/8080`. */
+/**
+ * `peer addresses the same (10.10.0.26)`; `services overlap: both tcp/80; only the rule tcp/443
+ * (no flow matches it); only the flows tcp/8080`; `action differs: the rule Drop, the flows Allow`.
+ */
 export function evidenceText(e: DimensionEvidence): string {
   const what = DIMENSION_WORDS[e.dimension];
   if (e.agreement === 'same') return `${what} the same (${valuesText(e.flows)})`;
-  return `${what} ${e.agreement === 'overlap' ? 'overlap' : 'differ'}: the rule ${valuesText(e.rule)}, the flows ${valuesText(e.flows)}`;
+  if (e.agreement === 'different') return `${what} differ${e.dimension === 'action' ? 's' : ''}: the rule ${valuesText(e.rule)}, the flows ${valuesText(e.flows)}`;
+  const parts = [`both ${valuesText(e.both)}`];
+  if (e.ruleOnly.length > 0) parts.push(`only the rule ${valuesText(e.ruleOnly)} (no flow matches ${e.ruleOnly.length === 1 ? 'it' : 'them'})`);
+  if (e.flowsOnly.length > 0) parts.push(`only the flows ${valuesText(e.flowsOnly)}`);
+  return `${what} overlap: ${parts.join('; ')}`;
 }
 
 /** `conjunction 6 = ingress rule 1 of …`, then how sure, and why. */
 export function policyLines(m: PolicyMatch): string[] {
-  const how = m.confidence === 'exact' ? 'every dimension matches' : 'partial match';
+  const agreeing = m.evidence.filter((e) => e.agreement === 'same').length;
+  const how = m.confidence === 'exact' ? 'every dimension matches' : `partial match: ${agreeing} of ${m.evidence.length} dimensions the same`;
   return [`rule: ${ruleName(m.rule)} (${how})`, ...m.evidence.map((e) => `  ${evidenceText(e)}`)];
 }
 
@@ -50,6 +63,7 @@ export function policyMatchJson(m: PolicyMatch): Record<string, unknown> {
     direction: m.rule.rule.direction,
     rule: m.rule.index,
     ...(m.rule.rule.name ? { ruleName: m.rule.rule.name } : {}),
+    ...(m.rule.rule.action ? { action: m.rule.rule.action } : {}),
     text: ruleName(m.rule),
     confidence: m.confidence,
     evidence: m.evidence.map((e) => ({ ...e, text: evidenceText(e) })),

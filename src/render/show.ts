@@ -32,12 +32,15 @@ export interface ShowReport {
   readonly totalFlows: number;
   /** Tables in the dump before filtering. */
   readonly totalTables?: number;
+  /** The NetworkPolicy rules behind the conjunctions a flow takes part in (`conjunction 6 = ingress rule 1 of …`), where policy objects say. */
+  readonly policyRules?: (flow: Flow) => readonly string[];
 }
 
 /** The flows of a pipeline read by its profile that `selection` takes (every flow by default), for showText or showJson. */
-export function showReport(read: AnnotatedPipeline, selection: Selection = {}): ShowReport {
+export function showReport(read: AnnotatedPipeline, selection: Selection = {}, policyRules?: (flow: Flow) => readonly string[]): ShowReport {
   const { pipeline, annotator, profile } = read;
-  return { profile, tables: annotator.selectTables(pipeline, selection), annotate: (f) => annotator.annotate(f), totalFlows: pipeline.flowCount, totalTables: pipeline.tables.size };
+  const report = { profile, tables: annotator.selectTables(pipeline, selection), annotate: (f: Flow) => annotator.annotate(f), totalFlows: pipeline.flowCount, totalTables: pipeline.tables.size };
+  return policyRules ? { ...report, policyRules } : report;
 }
 
 export interface ShowTextOptions {
@@ -73,7 +76,7 @@ function cookieWords(parts: readonly DecodedBits[]): string {
   return parts.map((p) => p.text).join(', ');
 }
 
-function flowLines(a: FlowAnnotation, o: ShowTextOptions): string[] {
+function flowLines(a: FlowAnnotation, o: ShowTextOptions, rules: readonly string[]): string[] {
   const s = o.style;
   const head = `  [${a.flow.priority}] `;
   const pad = ' '.repeat(head.length);
@@ -84,6 +87,7 @@ function flowLines(a: FlowAnnotation, o: ShowTextOptions): string[] {
     lines.push(head + (e.kind === 'unknown' ? s.unknown(`? ${e.reason}`) : s.meaning(e.meaning)));
     lines.push(pad + a.sentence);
   }
+  for (const rule of rules) lines.push(pad + s.meaning(rule));
   if (a.cookie.length > 0) lines.push(pad + s.dim(`cookie 0x${a.flow.cookie.toString(16)}: ${cookieWords(a.cookie)}`));
   const packets = a.flow.stats?.packets;
   if (packets !== undefined && packets !== null && packets > 0n) lines.push(pad + s.dim(`hit by ${plural(packets, 'packet')} (${a.flow.stats?.bytes === undefined || a.flow.stats.bytes === null ? '? bytes' : plural(a.flow.stats.bytes, 'byte')})`));
@@ -116,7 +120,7 @@ export function* showText(r: ShowReport, o: ShowTextOptions): Generator<string> 
     for (const f of t.flows) {
       const a = r.annotate(f);
       if (a.explanation?.kind === 'unknown') unknown++;
-      yield `\n${flowLines(a, o).join('\n')}`;
+      yield `\n${flowLines(a, o, r.policyRules?.(f) ?? []).join('\n')}`;
     }
     shown += t.flows.length;
   }
@@ -144,7 +148,7 @@ function tableJson(t: TableInfo): Record<string, unknown> {
   };
 }
 
-function flowAnnotationJson(a: FlowAnnotation): Record<string, unknown> {
+function flowAnnotationJson(a: FlowAnnotation, rules: readonly string[]): Record<string, unknown> {
   const f = a.flow;
   return {
     table: tableJson(a.table),
@@ -162,6 +166,7 @@ function flowAnnotationJson(a: FlowAnnotation): Record<string, unknown> {
     addresses: a.addresses,
     ports: a.ports,
     cookieFields: a.cookie.map(bitsJson),
+    ...(rules.length > 0 ? { policyRules: rules } : {}),
     source: { file: f.origin.file, line: f.origin.line, text: f.origin.text.trim() },
   };
 }
@@ -174,6 +179,6 @@ export function showJson(r: ShowReport): Record<string, unknown> {
     totalFlows: r.totalFlows,
     shownFlows: flows.length,
     // Annotated as written.
-    flows: new LazyList(flows, (f: Flow) => flowAnnotationJson(r.annotate(f))),
+    flows: new LazyList(flows, (f: Flow) => flowAnnotationJson(r.annotate(f), r.policyRules?.(f) ?? [])),
   };
 }

@@ -8,6 +8,7 @@
  * compared lower-cased and addresses taken in either form. Read with the `yaml` library: a
  * support bundle's YAML nests lists in maps several levels deep, which no line reader follows.
  */
+import { formatIpv6, parseIpv6 } from '../model/values.ts';
 import { yamlLibrary } from './yaml-library.ts';
 import type { NodeFile } from './node.ts';
 
@@ -90,9 +91,17 @@ function strings(v: unknown): string[] {
   return list(v).flatMap((x) => (typeof x === 'string' ? [x] : []));
 }
 
-/** An address as text: from its bytes (an IPv4 address in 16 bytes, `::ffff:a.b.c.d`, too), or as written. */
+/**
+ * An address as text: from its bytes (an IPv4 address in 16 bytes, `::ffff:a.b.c.d`, too), or as
+ * written; IPv6 in RFC 5952 form, as OVS prints it, so that the agent's spelling meets the flows'.
+ */
 export function addressText(v: unknown): string | undefined {
-  if (typeof v === 'string') return /^[\d.]+$|:/.test(v) ? v : bytesAddress([...Buffer.from(v, 'base64')]);
+  if (typeof v === 'string') {
+    if (/^[\d.]+$/.test(v)) return v;
+    if (!v.includes(':')) return bytesAddress([...Buffer.from(v, 'base64')]);
+    const v6 = parseIpv6(v);
+    return v6 === undefined ? v : formatIpv6(v6);
+  }
   if (Array.isArray(v) && v.every((b) => typeof b === 'number')) return bytesAddress(v as number[]);
   return undefined;
 }
@@ -100,9 +109,8 @@ export function addressText(v: unknown): string | undefined {
 function bytesAddress(b: readonly number[]): string | undefined {
   const v4 = b.length === 4 ? b : b.length === 16 && b.slice(0, 10).every((x) => x === 0) && b[10] === 255 && b[11] === 255 ? b.slice(12) : undefined;
   if (v4) return v4.join('.');
-  if (b.length !== 16) return undefined;
-  const words = Array.from({ length: 8 }, (_, i) => ((b[2 * i]! << 8) | b[2 * i + 1]!).toString(16));
-  return words.join(':').replace(/(^|:)0(:0)+(:|$)/, '::');
+  if (b.length !== 16 || !b.every((x) => Number.isInteger(x) && x >= 0 && x <= 255)) return undefined;
+  return formatIpv6(b.reduce((n, x) => (n << 8n) | BigInt(x), 0n));
 }
 
 function member(v: unknown): PolicyMember {

@@ -376,7 +376,7 @@ export function antrea2Flows(features: Antrea2Features = {}): string {
 
 /** IPv6 addresses of the gateway and Pods on a dual-stack Node. */
 const GATEWAY_V6 = 'fd00:10:10::1';
-const V6: Readonly<Record<string, string>> = { [CLIENT.name]: 'fd00:10:10::1a', [WEB.name]: 'fd00:10:10::18', [DB.name]: 'fd00:10:10::19' };
+export const V6: Readonly<Record<string, string>> = { [CLIENT.name]: 'fd00:10:10::1a', [WEB.name]: 'fd00:10:10::18', [DB.name]: 'fd00:10:10::19' };
 const VIRTUAL_SVC_IP6 = 'fc01::aabb:ccdd:eeff';
 /** Multicast: a group two local Pods joined, and a remote Node with a receiver. */
 const MCAST_GROUP = { ip: '239.1.1.1', group: 30 } as const;

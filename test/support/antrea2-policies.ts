@@ -6,7 +6,7 @@
  * are not indented under their key, an address is the list of its 16 bytes, a port an IntOrString.
  */
 import { stringify } from 'yaml';
-import { GATEWAY, PODS, TC_TAP, TUNNEL } from './antrea2-pipeline.ts';
+import { GATEWAY, PODS, TC_TAP, TUNNEL, V6 } from './antrea2-pipeline.ts';
 
 const [CLIENT, WEB, DB] = PODS as [(typeof PODS)[0], (typeof PODS)[0], (typeof PODS)[0]];
 
@@ -14,19 +14,33 @@ const [CLIENT, WEB, DB] = PODS as [(typeof PODS)[0], (typeof PODS)[0], (typeof P
 const POD_NAMES: Readonly<Record<string, string>> = { [CLIENT.name]: 'client-6d8f9-x2k4p', [WEB.name]: 'web-7975b-4m2nq', [DB.name]: 'db-755c6-9ptl7' };
 
 function ipBytes(ip: string): number[] {
+  if (ip.includes(':')) {
+    const [head = '', tail = ''] = ip.split('::');
+    const words = (t: string): number[] => (t === '' ? [] : t.split(':').map((w) => parseInt(w, 16)));
+    const all = [...words(head), ...Array<number>(8 - words(head).length - words(tail).length).fill(0), ...words(tail)];
+    return all.flatMap((w) => [w >> 8, w & 0xff]);
+  }
   return [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 255, 255, ...ip.split('.').map(Number)];
+}
+
+/** Which addresses group members carry: IPv4 (the default), both families, or IPv6 alone; `named`: whether members name their Pod. */
+export interface MemberShape {
+  readonly family?: 'ipv4' | 'dual' | 'ipv6';
+  readonly named?: boolean;
 }
 
 function meta(name: string, namespace = ''): Record<string, unknown> {
   return { name, generatename: '', namespace, selflink: '', uid: '', resourceversion: '', generation: 0, labels: {}, annotations: {}, ownerreferences: [], finalizers: [], managedfields: [] };
 }
 
-function member(pod: (typeof PODS)[0]): Record<string, unknown> {
-  return { pod: { name: POD_NAMES[pod.name], namespace: 'prod' }, externalentity: null, ips: [ipBytes(pod.ip)], ports: [], node: null };
+function member(pod: (typeof PODS)[0], shape: MemberShape): Record<string, unknown> {
+  const family = shape.family ?? 'ipv4';
+  const ips = [...(family === 'ipv6' ? [] : [pod.ip]), ...(family === 'ipv4' ? [] : [V6[pod.name]!])];
+  return { pod: shape.named === false ? null : { name: POD_NAMES[pod.name], namespace: 'prod' }, externalentity: null, ips: ips.map(ipBytes), ports: [], node: null };
 }
 
-function group(name: string, pods: readonly (typeof PODS)[0][]): Record<string, unknown> {
-  return { typemeta: { kind: '', apiversion: '' }, objectmeta: meta(name), groupmembers: pods.map(member) };
+function group(name: string, pods: readonly (typeof PODS)[0][], shape: MemberShape): Record<string, unknown> {
+  return { typemeta: { kind: '', apiversion: '' }, objectmeta: meta(name), groupmembers: pods.map((p) => member(p, shape)) };
 }
 
 interface RuleSpec {
@@ -93,7 +107,7 @@ export const ANTREA2_POLICIES: readonly PolicySpec[] = [
       { direction: 'Out', services: [{ protocol: 'TCP', port: 22 }], action: 'Reject', appliedTo: 'atg-client', name: 'reject-ssh' }, // 8
     ],
   },
-  { uid: 'p-platform', type: 'AntreaClusterNetworkPolicy', name: 'platform-remote-db', tierPriority: 200, priority: 1, rules: [{ direction: 'In', ipBlocks: ['10.10.1.0/24'], action: 'Reject', appliedTo: 'atg-db' }] }, // 40
+  { uid: 'p-platform', type: 'AntreaClusterNetworkPolicy', name: 'platform-remote-db', tierPriority: 200, priority: 1, rules: [{ direction: 'In', ipBlocks: ['10.10.1.0/24'], action: 'Drop', appliedTo: 'atg-db' }] }, // 40 (logged)
   { uid: 'p-baseline', type: 'AntreaClusterNetworkPolicy', name: 'baseline-dns', tierPriority: 253, priority: 1, rules: [{ direction: 'Out', services: [{ protocol: 'UDP', port: 53 }], action: 'Drop', appliedTo: 'atg-client' }] }, // 33
   { uid: 'p-web-in', type: 'K8sNetworkPolicy', name: 'web-ingress', namespace: 'prod', rules: [{ direction: 'In', peerGroups: ['ag-client'], services: [{ protocol: 'TCP', port: 80 }], appliedTo: 'atg-web' }] }, // 3
   { uid: 'p-web-out', type: 'K8sNetworkPolicy', name: 'web-egress', namespace: 'prod', rules: [{ direction: 'Out', peerGroups: ['ag-db'], services: [{ protocol: 'TCP', port: 3306 }], appliedTo: 'atg-web' }] }, // 2
@@ -121,11 +135,11 @@ function yamlV2(v: unknown): string {
 }
 
 /** The three files, as the agent writes them. */
-export function antrea2PolicyFiles(policies: readonly PolicySpec[] = ANTREA2_POLICIES): { networkpolicies: string; addressgroups: string; appliedtogroups: string } {
+export function antrea2PolicyFiles(policies: readonly PolicySpec[] = ANTREA2_POLICIES, shape: MemberShape = {}): { networkpolicies: string; addressgroups: string; appliedtogroups: string } {
   return {
     networkpolicies: yamlV2(policies.map(policy)),
-    addressgroups: yamlV2([group('ag-client', [CLIENT]), group('ag-db', [DB]), group('ag-web', [WEB])]),
-    appliedtogroups: yamlV2([group('atg-client', [CLIENT]), group('atg-db', [DB]), group('atg-web', [WEB])]),
+    addressgroups: yamlV2([group('ag-client', [CLIENT], shape), group('ag-db', [DB], shape), group('ag-web', [WEB], shape)]),
+    appliedtogroups: yamlV2([group('atg-client', [CLIENT], shape), group('atg-db', [DB], shape), group('atg-web', [WEB], shape)]),
   };
 }
 

@@ -93,9 +93,10 @@ export function checkPipeline(pipeline: Pipeline, options: CheckOptions = {}): C
   const raw: Finding[] = [
     ...step(() => findShadowed(pipeline)),
     ...step(() => findUnsetRegisters(pipeline, writes)),
-    ...conj.conjunctions.flatMap((c) =>
-      c.problems.map((problem): Finding => ({ kind: 'conjunction', severity: problem.severity, table: c.table, flows: problem.flows, conjunction: c, problem })),
-    ).filter((f) => !isSecondHalf(f) && !split.explains(f)),
+    ...conj.conjunctions.flatMap((c) => {
+      const policy = options.policies?.byConjunction(c);
+      return c.problems.map((problem): Finding => ({ kind: 'conjunction', severity: problem.severity, table: c.table, flows: problem.flows, conjunction: c, problem, ...(policy ? { policy } : {}) }));
+    }).filter((f) => !isSecondHalf(f) && !split.explains(f)),
     ...split.findings,
     ...step(() => findEmptyTargets(pipeline)),
     ...step(() => findBucketsWithoutEndpoint(pipeline)),

@@ -5,7 +5,7 @@ import type { TableRef } from '../../model/tables.ts';
 import type { FlowPattern, TableSpec } from '../../profiles/types.ts';
 import type { Conjunction, ConjunctionProblem } from '../conjunctions/conjunctions.ts';
 import type { JumpKind } from '../../model/flow-exits.ts';
-import type { RuleRef } from '../conjunctions/policy-match.ts';
+import type { PolicyMatch, RuleRef } from '../conjunctions/policy-match.ts';
 
 export type Severity = 'error' | 'warning' | 'info';
 
@@ -63,8 +63,8 @@ export type Finding = Base &
     /** The flow needs register/metadata bits set to 1 that no action anywhere sets. */
     /** `entry` is the match field that asks for them (`reg1=0x19c`, `xxreg0=…`); `bits` are in `slot`'s own positions. */
     | { readonly kind: 'unset-register'; readonly flow: Flow; readonly entry: MatchField; readonly slot: string; readonly bits: bigint }
-    /** A problem the conjunction analysis found. */
-    | { readonly kind: 'conjunction'; readonly conjunction: Conjunction; readonly problem: ConjunctionProblem }
+    /** A problem the conjunction analysis found; `policy`: the NetworkPolicy rule the conjunction implements, where the node's policy objects say. */
+    | { readonly kind: 'conjunction'; readonly conjunction: Conjunction; readonly problem: ConjunctionProblem; readonly policy?: PolicyMatch }
     /** Flows (or group buckets) continue in a table that holds no flow. */
     | { readonly kind: 'empty-target'; readonly target: TableRef; readonly via: JumpKind; readonly buckets: readonly { group: number; bucket: number }[] }
     /** A table with flows that no goto, resubmit, ct(table) or group bucket leads to. */

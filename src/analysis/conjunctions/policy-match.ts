@@ -6,25 +6,36 @@
  *   K8s NetworkPolicy tables; the default-rule tables hold the baseline tier);
  * - its address dimension (nw_src for ingress, nw_dst for egress) against the addresses of the
  *   rule's peer (its address groups' members and IP blocks);
- * - its Pod dimension (reg1, the output port, for ingress; nw_src for egress) against the rule's
- *   applied-to members: their addresses, and for ports the port the dump's anti-spoofing flows
- *   give each address, or whose name starts as the Pod's does (Antrea names a Pod's interface
- *   after the first characters of the Pod's name);
- * - its service dimension (tp_dst with the protocol) against the rule's services.
- * A rule matches where every dimension is the same set (`exact`), or the best overlap (`partial`,
- * with the dimensions that differ). Rules whose applied-to members are on this node and that no
- * conjunction implements, and conjunctions no rule explains, are reported.
+ * - its Pod dimension (reg1, the output port, for ingress; nw_src/ipv6_src, or in_port, for
+ *   egress) against the rule's applied-to members: their addresses (IPv4 and IPv6), and for ports
+ *   the port the dump's anti-spoofing flows give each address, or whose name starts as the Pod's
+ *   does (Antrea names a Pod's interface after the first characters of the Pod's name);
+ * - its service dimension (tp_dst with the protocol) against the rule's services;
+ * - for an Antrea-native rule, its action (Allow, Drop, Reject, Pass) against what the
+ *   conjunction's action flow decides: the disposition it records, a deny mark, a jump on to the
+ *   next tier's table, else an allow.
+ * A rule matches where every dimension is the same set (`exact`), or the best overlap (`partial`);
+ * each dimension's evidence says which values both hold and which only one does. Rules whose
+ * applied-to members are on this node and that no conjunction implements, and conjunctions no
+ * rule explains, are reported.
  */
+import { flattenActions } from '../../model/actions.ts';
 import type { Flow } from '../../model/flow.ts';
 import { tableKey } from '../../model/pipeline.ts';
 import type { PortMap } from '../../model/ports.ts';
 import type { TableRef } from '../../model/tables.ts';
 import { formatIpv4, formatIpv6, ones } from '../../model/values.ts';
+import type { BitFieldDecoder } from '../annotate/bit-fields.ts';
 import type { ControlPlanePolicy, PolicyDirection, PolicyMember, PolicyObjects, PolicyPeer, PolicyRule } from '../../sources/antrea-policies.ts';
 import type { Conjunction, Member } from './conjunctions.ts';
 
-/** The dimensions a rule's conjunction has, each compared on its own. */
-export type PolicyDimension = 'addresses' | 'pods' | 'services';
+/** The dimensions a rule's conjunction has, each compared on its own; the action is the conjunction's verdict. */
+export type PolicyDimension = 'addresses' | 'pods' | 'services' | 'action';
+
+/** What an Antrea-native rule does with the traffic it matches. */
+export type RuleAction = 'Allow' | 'Drop' | 'Reject' | 'Pass';
+
+const RULE_ACTIONS: readonly RuleAction[] = ['Allow', 'Drop', 'Reject', 'Pass'];
 
 export interface DimensionEvidence {
   readonly dimension: PolicyDimension;
@@ -33,6 +44,10 @@ export interface DimensionEvidence {
   /** The values the rule gives and those the conjunction matches, as text. */
   readonly rule: readonly string[];
   readonly flows: readonly string[];
+  /** Values both hold; values only the rule gives (the flows miss them); values only the flows match. */
+  readonly both: readonly string[];
+  readonly ruleOnly: readonly string[];
+  readonly flowsOnly: readonly string[];
 }
 
 /** A rule of a policy, as reports name it. */
@@ -135,12 +150,19 @@ const PROTOCOL_NAMES: Readonly<Record<string, string>> = { '6': 'tcp', '17': 'ud
 function compare(dimension: PolicyDimension, rule: readonly string[], flows: readonly string[]): DimensionEvidence {
   const a = new Set(rule);
   const b = new Set(flows);
-  const common = [...a].filter((x) => b.has(x)).length;
-  const agreement = common === a.size && common === b.size ? 'same' : common > 0 ? 'overlap' : 'different';
-  return { dimension, agreement, rule: [...a].sort(), flows: [...b].sort() };
+  const both = [...a].filter((x) => b.has(x)).sort();
+  const agreement = both.length === a.size && both.length === b.size ? 'same' : both.length > 0 ? 'overlap' : 'different';
+  const ruleOnly = [...a].filter((x) => !b.has(x)).sort();
+  const flowsOnly = [...b].filter((x) => !a.has(x)).sort();
+  return { dimension, agreement, rule: [...a].sort(), flows: [...b].sort(), both, ruleOnly, flowsOnly };
 }
 
-/** Ports of the node's Pods: by address (anti-spoofing flows match a port with its Pod's address), and the port names. */
+/** An address as the reports write it: IPv6 in RFC 5952 form, so that an agent's and a flow's spelling agree. */
+function addressKey(format: 'ipv4' | 'ipv6', value: bigint): string {
+  return format === 'ipv6' ? formatIpv6(value) : formatIpv4(value);
+}
+
+/** Ports of the node's Pods: by address (anti-spoofing flows match a port with its Pod's IPv4 or IPv6 address), and the port names. */
 export class NodePorts {
   private readonly byAddress = new Map<string, number>();
   private readonly names: PortMap;
@@ -149,8 +171,11 @@ export class NodePorts {
     this.names = names;
     for (const f of flows) {
       const port = f.match.fields.find((e) => e.field.storage === 'in_port' && e.mask === ones(e.field.bits));
-      const ip = f.match.fields.find((e) => (e.field.name === 'ip_src' || e.field.name === 'arp_spa') && e.mask === ones(32));
-      if (port && ip) this.byAddress.set(formatIpv4(ip.value), Number(port.value));
+      if (!port) continue;
+      for (const e of f.match.fields) {
+        if ((e.field.name === 'ip_src' || e.field.name === 'arp_spa') && e.mask === ones(32)) this.byAddress.set(addressKey('ipv4', e.value), Number(port.value));
+        else if (e.field.name === 'ipv6_src' && e.mask === ones(128)) this.byAddress.set(addressKey('ipv6', e.value), Number(port.value));
+      }
     }
   }
 
@@ -189,8 +214,16 @@ function ruleServices(rule: PolicyRule, members: readonly PolicyMember[]): strin
   });
 }
 
+/** What a policy table and the node's flows tell the matching: table names, Pods' ports, and the profile's bit fields. */
+export interface PolicyContext {
+  readonly tableName: (ref: TableRef) => string | undefined;
+  readonly ports: NodePorts;
+  /** Reads the disposition and deny marks a conjunction's action flow writes; without it, the action is read from the flow's actions alone. */
+  readonly bits?: BitFieldDecoder;
+}
+
 /** The evidence for `c` implementing `ref`: each dimension the conjunction or the rule has. */
-function evidenceFor(c: Conjunction, ref: RuleRef, objects: PolicyObjects, ports: NodePorts): DimensionEvidence[] {
+function evidenceFor(c: Conjunction, ref: RuleRef, objects: PolicyObjects, context: PolicyContext): DimensionEvidence[] {
   const { rule, policy } = ref;
   const members = appliedTo(policy, rule, objects);
   const inbound = rule.direction === 'In';
@@ -198,18 +231,50 @@ function evidenceFor(c: Conjunction, ref: RuleRef, objects: PolicyObjects, ports
   const out: DimensionEvidence[] = [];
   const addresses = dimensionValues(c, [inbound ? 'nw_src' : 'nw_dst', inbound ? 'ipv6_src' : 'ipv6_dst']);
   if (addresses !== undefined || peer.length > 0) out.push(compare('addresses', peer, addresses ?? []));
-  const pods = inbound ? members.flatMap((m) => portOf(ports, m)) : members.flatMap((m) => m.ips);
-  const podValues = dimensionValues(c, inbound ? ['reg1'] : ['nw_src', 'ipv6_src']);
+  const ports = (): string[] => members.flatMap((m) => portOf(context.ports, m));
+  // An egress rule's Pods are its sources: by address, or by the port they send from.
+  const egressByAddress = inbound ? undefined : dimensionValues(c, ['nw_src', 'ipv6_src']);
+  const egressByPort = inbound || egressByAddress !== undefined ? undefined : dimensionValues(c, ['in_port']);
+  const podValues = inbound ? dimensionValues(c, ['reg1']) : (egressByAddress ?? egressByPort);
+  const pods = inbound || egressByPort !== undefined ? ports() : members.flatMap((m) => m.ips);
   if (podValues !== undefined || pods.length > 0) out.push(compare('pods', pods, podValues ?? []));
   const services = ruleServices(rule, members);
   const flows = serviceValues(c);
   if (flows !== undefined || services.length > 0) out.push(compare('services', services, flows ?? []));
+  const ruleAction = RULE_ACTIONS.find((a) => a.toLowerCase() === rule.action?.toLowerCase());
+  const flowAction = ruleAction === undefined ? undefined : actionOf(c, context);
+  if (ruleAction !== undefined && flowAction !== undefined) out.push(compare('action', [ruleAction], [flowAction]));
   return out;
 }
 
 function portOf(ports: NodePorts, m: PolicyMember): string[] {
   const p = ports.portOf(m);
   return p === undefined ? [] : [String(p)];
+}
+
+/**
+ * What the conjunction's action flow does with the traffic: the disposition it records for the
+ * agent (APDisposition), a deny mark (APDeny) or no action is a Drop; a jump on to another policy
+ * rule table a Pass; anything else an Allow.
+ */
+function actionOf(c: Conjunction, context: PolicyContext): RuleAction | undefined {
+  const flow = c.actionFlows[0];
+  if (!flow) return undefined;
+  const actions = flattenActions(flow.actions);
+  let deny = false;
+  for (const a of actions) {
+    if (a.kind !== 'set_field') continue;
+    for (const d of context.bits?.decode(a.field, a.value, a.mask) ?? []) {
+      const named = RULE_ACTIONS.find((x) => x === d.valueName);
+      if (d.name === 'APDisposition' && named) return named;
+      if (/^(?:APDeny|CnpDeny)$/.test(d.name) && d.value !== 0n) deny = true;
+    }
+  }
+  // Writes alone send the packet nowhere: OVS drops it.
+  if (deny || actions.every((a) => a.kind === 'set_field' || a.kind === 'move' || a.kind === 'note')) return 'Drop';
+  const jumps = actions.flatMap((a) => (a.kind === 'goto_table' || (a.kind === 'resubmit' && a.table) ? [a.table!] : []));
+  if (jumps.some((t) => tableRole(context.tableName(t)) !== undefined)) return 'Pass';
+  return 'Allow';
 }
 
 /** Agreement as a score: same sets count whole, overlaps half, a dimension with nothing in common against. */
@@ -226,10 +291,11 @@ function ruleRefs(objects: PolicyObjects): RuleRef[] {
 }
 
 /**
- * Each conjunction of a policy table matched to the rule that implements it. `tableName` gives the
- * pipeline's name of a table; `ports` the node's Pods' ports.
+ * Each conjunction of a policy table matched to the rule that implements it, by what `context`
+ * tells of the node's tables, Pods' ports and bit fields.
  */
-export function matchPolicies(conjunctions: readonly Conjunction[], objects: PolicyObjects, tableName: (ref: TableRef) => string | undefined, ports: NodePorts): PolicyMatching {
+export function matchPolicies(conjunctions: readonly Conjunction[], objects: PolicyObjects, context: PolicyContext): PolicyMatching {
+  const { tableName, ports } = context;
   const refs = ruleRefs(objects);
   const matches: PolicyMatch[] = [];
   const unexplained: Conjunction[] = [];
@@ -241,7 +307,7 @@ export function matchPolicies(conjunctions: readonly Conjunction[], objects: Pol
     for (const ref of refs) {
       if (ref.rule.direction !== role.direction || isNative(ref.policy) !== role.native) continue;
       if (role.native && (ref.policy.tierPriority === BASELINE_TIER_PRIORITY) !== role.baseline) continue;
-      const evidence = evidenceFor(c, ref, objects, ports);
+      const evidence = evidenceFor(c, ref, objects, context);
       const s = score(evidence);
       // A rule no other conjunction took wins a tie: each rule has its own conjunction.
       if (!best || s > best.score || (s === best.score && taken.has(best.ref) && !taken.has(ref))) best = { ref, evidence, score: s };

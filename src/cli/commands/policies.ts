@@ -8,10 +8,10 @@ import type { AnnotatedPipeline } from '../../analysis/detect/profile-choice.ts'
 import { readPolicyObjects } from '../../sources/antrea-policies.ts';
 import { findConjunctions } from '../../analysis/conjunctions/conjunctions.ts';
 import { annotatePipeline, type ProfileRequest } from '../../analysis/detect/profile-choice.ts';
-import type { Group } from '../../model/flow.ts';
+import type { Flow, Group } from '../../model/flow.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import type { TraceRenderOptions } from '../../render/trace.ts';
-import { ruleName } from '../../render/policy-words.ts';
+import { conjunctionRuleText } from '../../render/policy-words.ts';
 import { type Io, writeErr } from '../io.ts';
 import type { LoadedDump } from '../load.ts';
 
@@ -22,7 +22,7 @@ export function policyMatching(dump: LoadedDump, io: Io, context: () => { readon
   if (!objects) return undefined;
   for (const p of objects.problems) writeErr(io, `flowscope: warning: ${p}`);
   const { read, conjunctions } = context();
-  return matchPolicies(conjunctions, objects, (ref) => read.annotator.tableInfo(ref).name, new NodePorts(dump.flows, read.pipeline.ports));
+  return matchPolicies(conjunctions, objects, { tableName: (ref) => read.annotator.tableInfo(ref).name, ports: new NodePorts(dump.flows, read.pipeline.ports), bits: read.annotator.bits });
 }
 
 /** How a trace renders, naming each conjunction it takes by its rule when the dump has policy objects. */
@@ -34,6 +34,22 @@ export function withPolicyRules(render: TraceRenderOptions, dump: LoadedDump, gr
   if (!policies) return render;
   return { ...render, conjunctionRule: (table, id) => {
     const m = policies.byId(table, id);
-    return m && ruleName(m.rule) + (m.confidence === 'partial' ? ' (partial match)' : '');
+    return m && conjunctionRuleText(m);
   } };
+}
+
+/**
+ * The rules behind the conjunctions a flow takes part in (a clause flow's `conjunction(id,…)`, a
+ * `conj_id=id` flow), as `conjunction 6 = ingress rule 1 of …`; none without policy objects.
+ */
+export function flowPolicyRules(policies: PolicyMatching | undefined): ((flow: Flow) => string[]) | undefined {
+  if (!policies || policies.matches.length === 0) return undefined;
+  return (flow) => {
+    const conj = flow.match.fields.find((e) => e.field.name === 'conj_id');
+    const ids = new Set(conj ? [Number(conj.value)] : flow.actions.flatMap((a) => (a.kind === 'conjunction' ? [a.id] : [])));
+    return [...ids].flatMap((id) => {
+      const m = policies.byId(flow.table, id);
+      return m ? [`conjunction ${id} = ${conjunctionRuleText(m)}`] : [];
+    });
+  };
 }

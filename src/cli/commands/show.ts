@@ -8,7 +8,11 @@ import { stdoutChalk } from '../color.ts';
 import { type Io, notice, UserError, writeText } from '../io.ts';
 import { wrapText } from '../../render/wrap.ts';
 import { isDocumentForm, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
-import { addExplainProfileOptions, addProfileOptions, explainsProfile, type ExplainProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
+import { addExplainProfileOptions, addProfileOptions, explainsProfile, type ExplainProfileOptions, loadFlows, type ProfileCliOptions } from './profile-options.ts';
+import { findConjunctions } from '../../analysis/conjunctions/conjunctions.ts';
+import { annotatePipeline } from '../../analysis/detect/profile-choice.ts';
+import { Pipeline } from '../../model/pipeline.ts';
+import { flowPolicyRules, policyMatching } from './policies.ts';
 import { repeatable } from './repeatable.ts';
 
 interface ShowCliOptions extends ProfileCliOptions, ExplainProfileOptions {
@@ -68,8 +72,10 @@ export function registerShow(program: Command, io: Io): void {
   addExplainProfileOptions(cmd);
   addProfileOptions(cmd, 'the flows shown, as table, priority and match').action(async (inputs: string[], opts: ShowCliOptions) => {
     const form = outputForm(opts);
-    const read = await loadAnnotated(inputs, opts, io);
+    const { dump, groups } = await loadFlows(inputs, opts, io);
+    const read = annotatePipeline(new Pipeline(dump.flows, groups, dump.ports), opts);
     const { pipeline, annotator } = read;
+    const policyRules = flowPolicyRules(policyMatching(dump, io, () => ({ read, conjunctions: findConjunctions(pipeline).conjunctions })));
     const filter: FlowFilter = {
       ...(opts.table ? { tables: opts.table } : {}),
       ...(opts.cookie ? { cookies: opts.cookie } : {}),
@@ -83,7 +89,7 @@ export function registerShow(program: Command, io: Io): void {
     const errors = problems.filter((p) => p.error);
     if (errors.length > 0) throw new UserError(errors.map((p) => p.message).join('\n'));
     for (const p of problems) notice(io, p.message, 'warning');
-    const report = showReport(read, { table: (t) => tableSelected(t, filter), flow: (f) => passes(f, filter, annotator.ports) });
+    const report = showReport(read, { table: (t) => tableSelected(t, filter), flow: (f) => passes(f, filter, annotator.ports) }, policyRules);
     if (isDocumentForm(form)) {
       await writeDocument(io, form, showJson(report));
       return;
