@@ -74,15 +74,46 @@ export {
 } from './analysis/conjunctions/conjunctions.ts';
 export { conjunctionsForPacket, type ConjunctionScope, type PacketConjunctions } from './analysis/conjunctions/conjunction-scope.ts';
 
+// ---- NetworkPolicy rules behind conjunctions (a support bundle's policy objects)
+export { readPolicyObjects, type ControlPlanePolicy, type PolicyMember, type PolicyObjects, type PolicyRule, type PolicyService } from './sources/antrea-policies.ts';
+export {
+  matchPipelinePolicies,
+  matchPolicies,
+  NodePorts,
+  type DimensionEvidence,
+  type PolicyContext,
+  type PolicyDimension,
+  type PolicyMatch,
+  type PolicyMatching,
+  type RuleAction,
+  type RuleRef,
+} from './analysis/conjunctions/policy-match.ts';
+
 // ---- Diff and verify
 export { diffDumps, type CompareOptions, type DumpDiff, type DumpSide, type FlowChange, type GroupsDiff, type PortNamingGap, type TableDiff } from './analysis/diff/diff.ts';
 export { verifyDump, type GroupVerdict, type TableVerdict, type Verification, type VerifyOptions } from './analysis/diff/verify.ts';
+export { namingFor } from './analysis/diff/diff.ts';
+export type { Naming } from './model/flow-key.ts';
+
+// ---- What a diff does to traffic (diff --impact)
+export {
+  diffImpact,
+  impactChanges,
+  type ChangeImpact,
+  type ImpactChange,
+  type ImpactOptions,
+  type ImpactReport,
+  type ProbeEffect,
+  type ProbeOutcome,
+} from './analysis/impact/impact.ts';
+export type { Probe } from './analysis/impact/probes.ts';
 
 // ---- Trace
 export { CT_STATE } from './model/ct-state.ts';
 export { Packet, PacketSpecError, parsePacketSpec, type PacketSpecResult } from './analysis/trace/packet.ts';
 export { Tracer, type TraceNode, type TraceOptions, type TracePass, type TraceProblem, type TraceResult, type TraceStep, type Verdict } from './analysis/trace/trace.ts';
 export { explainVerdict, type VerdictReason } from './analysis/trace/trace-verdict.ts';
+export { compareTraces, type TraceComparison, type TraceDivergence, type TracedSide } from './analysis/trace/trace-compare.ts';
 
 // ---- Check
 export { checkAnnotated, checkPipeline, type CheckOptions, type CheckReport, type Finding, type FindingKind, type Severity } from './analysis/check/check.ts';
@@ -115,3 +146,6 @@ export { formatPacket, formatTrace, traceJson, type TraceRenderOptions } from '.
 export { traceRenderOptions, traceWithWords } from './render/trace-words.ts';
 export { checkJson, formatCheck, PLAIN_CHECK, type CheckStyle } from './render/check.ts';
 export { formatDot, formatMermaid, graphJson } from './render/graph.ts';
+export { formatTraceComparison, traceComparisonJson, type ComparedSide } from './render/trace-compare.ts';
+export { formatImpact, impactJson, type ImpactWords } from './render/impact.ts';
+export { conjunctionRuleText, evidenceText, policyLines, policyMatchJson, ruleName } from './render/policy-words.ts';

@@ -2,12 +2,19 @@
 // bundled examples, its results checked against the examples' known facts and its renderers
 // against what the command line prints for the same input.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import {
   annotatePipeline,
   buildGraph,
+  compareTraces,
+  diffImpact,
+  impactJson,
+  namingFor,
+  traceComparisonJson,
+  traceWithWords,
   checkAnnotated,
   checkJson,
   conjunctionsForPacket,
@@ -248,4 +255,37 @@ test('library: the graph as data and as the DOT flowscope graph prints', async (
   assert.equal(printed(formatDot(graph)), cli.stdout);
   const json = await runCli(['graph', '--json', ANTREA]);
   assert.equal(`${formatJson(graphJson(graph))}\n`, json.stdout);
+});
+
+test('library: a packet through two dumps side by side, and what a diff does to traffic, as trace --compare and diff --impact print them', async () => {
+  const before = parse(ANTREA);
+  // The route to the other node's Pod subnet gone.
+  const text = readFileSync(ANTREA, 'utf8');
+  const route = text.split('\n').find((l) => /nw_dst=10\.10\.1\.0\/24/.test(l) && /table=70\b/.test(l));
+  assert.ok(route, 'the example routes 10.10.1.0/24 in table 70');
+  const path = join(mkdtempSync(join(tmpdir(), 'flowscope-library-')), 'unrouted.txt');
+  writeFileSync(path, text.replace(`${route}\n`, ''));
+  const after = parse(path);
+
+  const [left, right] = [before, after].map((d) => traceWithWords(pipelineOf(d), d.protocols[0] ?? 10)) as [ReturnType<typeof traceWithWords>, ReturnType<typeof traceWithWords>];
+  const options = { ctNext: [], keepPackets: true };
+  const traced = (side: typeof left) => ({ tracer: side.tracer, result: side.tracer.trace(side.tracer.parsePacket(TO_REMOTE_POD), options) });
+  const c = compareTraces(traced(left), traced(right), namingFor(before, after, {}));
+  // The paths part at the route; the tunnel's MAC still takes the packet to the tunnel port.
+  assert.deepEqual(c.divergence?.left?.table, { kind: 'number', number: 70 });
+  assert.equal(c.divergence?.right?.flow?.priority, 0);
+  const cli = await runCli(['trace', '--json', ANTREA, '--compare', path, TO_REMOTE_POD]);
+  assert.equal(cli.status, 1, cli.stderr);
+  assert.equal(`${formatJson(traceComparisonJson(c, { label: ANTREA, render: left.render }, { label: path, render: right.render }))}\n`, cli.stdout);
+
+  const of = dumpsVersion([before, after]);
+  const [b, a] = [before, after].map((d) => traceWithWords(pipelineOf(d), of)) as [typeof left, typeof left];
+  const report = diffImpact(diffDumps(before, after), b.tracer, a.tracer, { maxProbes: 8 });
+  assert.equal(report.changes.length, 1);
+  assert.ok(report.changes[0]!.outcomes.some((o) => o.effect !== 'none'));
+  const { annotator } = annotatePipeline(b.tracer.pipeline);
+  const words = { of, before: b.render, after: a.render, address: (...args: Parameters<typeof annotator.addresses.tag>) => annotator.addresses.tag(...args)?.label };
+  const impact = await runCli(['diff', '--impact', '--json', ANTREA, path]);
+  assert.equal(impact.status, 1, impact.stderr);
+  assert.equal(`${formatJson(impactJson(report, words))}\n`, impact.stdout);
 });

@@ -26,6 +26,8 @@ import type { PortMap } from '../../model/ports.ts';
 import type { TableRef } from '../../model/tables.ts';
 import { formatIpv4, formatIpv6, ones } from '../../model/values.ts';
 import type { BitFieldDecoder } from '../annotate/bit-fields.ts';
+import type { AnnotatedPipeline } from '../detect/profile-choice.ts';
+import { findConjunctions } from './conjunctions.ts';
 import type { ControlPlanePolicy, PolicyDirection, PolicyMember, PolicyObjects, PolicyPeer, PolicyRule } from '../../sources/antrea-policies.ts';
 import type { Conjunction, Member } from './conjunctions.ts';
 
@@ -328,4 +330,14 @@ export function matchPolicies(conjunctions: readonly Conjunction[], objects: Pol
   const key = (table: TableRef, id: number): string => `${tableKey(table)}#${id}`;
   const byConj = new Map(matches.map((m) => [key(m.conjunction.table, m.conjunction.id), m]));
   return { matches, unexplained, unimplemented, byConjunction: (c) => byConj.get(key(c.table, c.id)), byId: (table, id) => byConj.get(key(table, id)) };
+}
+
+/**
+ * The conjunctions of a pipeline read by its profile (all of them, or those given) matched to the
+ * rules of a node's policy objects: tables named by the profile, Pods' ports from the pipeline's
+ * anti-spoofing flows and port names, actions read through the profile's bit fields.
+ */
+export function matchPipelinePolicies(read: AnnotatedPipeline, objects: PolicyObjects, conjunctions: readonly Conjunction[] = findConjunctions(read.pipeline).conjunctions): PolicyMatching {
+  const flows = [...read.pipeline.tables.values()].flatMap((t) => t.flows);
+  return matchPolicies(conjunctions, objects, { tableName: (ref) => read.annotator.tableInfo(ref).name, ports: new NodePorts(flows, read.pipeline.ports), bits: read.annotator.bits });
 }

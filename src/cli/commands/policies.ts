@@ -3,7 +3,7 @@
  * trace, check): read from the policy objects of the node's support bundle, when it has them.
  */
 import type { Conjunction } from '../../analysis/conjunctions/conjunctions.ts';
-import { matchPolicies, NodePorts, type PolicyMatching } from '../../analysis/conjunctions/policy-match.ts';
+import { matchPipelinePolicies, type PolicyMatching } from '../../analysis/conjunctions/policy-match.ts';
 import type { AnnotatedPipeline } from '../../analysis/detect/profile-choice.ts';
 import { readPolicyObjects } from '../../sources/antrea-policies.ts';
 import { findConjunctions } from '../../analysis/conjunctions/conjunctions.ts';
@@ -22,7 +22,7 @@ export function policyMatching(dump: LoadedDump, io: Io, context: () => { readon
   if (!objects) return undefined;
   for (const p of objects.problems) writeErr(io, `flowscope: warning: ${p}`);
   const { read, conjunctions } = context();
-  return matchPolicies(conjunctions, objects, { tableName: (ref) => read.annotator.tableInfo(ref).name, ports: new NodePorts(dump.flows, read.pipeline.ports), bits: read.annotator.bits });
+  return matchPipelinePolicies(read, objects, conjunctions);
 }
 
 /** How a trace renders, naming each conjunction it takes by its rule when the dump has policy objects. */
