@@ -110,17 +110,21 @@ test('a real dump cut off at any point still yields its complete lines', () => {
   }
 });
 
-test('seeded mutated and composed inputs through every command: no exception, no internal error, output bounded by the input', async () => {
+test('seeded mutated and composed inputs through every command (trace --compare, diff --impact and policy matching too): no exception, no internal error, output bounded by the input', async () => {
   // The same cases as `npm run fuzz` with this seed, only fewer of them (and no clock).
   const seeds = seedLines();
   const failures: string[] = [];
   const commands = new Set<string>();
+  const forms = new Set<string>();
   for (let i = 0; i < 1200; i++) {
     const c = fuzzCase(20261126, i, seeds);
     commands.add(c.args[0]!);
+    for (const form of ['--compare', '--impact', '-o']) if (c.args.includes(form)) forms.add(`${c.args[0]} ${form}`);
     const outcome = await runCase(c);
     if (outcome.failure !== undefined) failures.push(`case ${i}: flowscope ${c.args.join(' ')} < ${JSON.stringify(c.stdin.slice(0, 300))}\n${outcome.failure}`);
   }
   assert.deepEqual(failures, []);
-  assert.deepEqual([...commands].sort(), ['check', 'conj', 'diff', 'fmt', 'graph', 'parse', 'show', 'tables', 'trace', 'verify']);
+  assert.deepEqual([...commands].sort(), ['check', 'conj', 'diff', 'fmt', 'graph', 'parse', 'policies', 'show', 'tables', 'trace', 'verify']);
+  // Two traces side by side, a diff's impact, the list of a trace's tables.
+  assert.deepEqual([...forms].sort(), ['diff --impact', 'trace --compare', 'trace -o']);
 });

@@ -14,13 +14,27 @@ import { capDiagnostics, DEFAULT_MAX_DIAGNOSTICS, formatDiagnostic } from '../..
 import { formatFlowCanonical } from '../../src/render/flow.ts';
 import { formatGroup } from '../../src/render/group.ts';
 import { parseDump } from '../../src/syntax/reader.ts';
+import { matchPipelinePolicies } from '../../src/analysis/conjunctions/policy-match.ts';
+import { annotatePipeline } from '../../src/analysis/detect/profile-choice.ts';
+import { Pipeline } from '../../src/model/pipeline.ts';
+import { conjunctionRuleText, policyLines, policyMatchJson, ruleName } from '../../src/render/policy-words.ts';
+import { readPolicyObjects } from '../../src/sources/antrea-policies.ts';
+import { antrea2NamedFlows } from './antrea2-pipeline.ts';
+import { antrea2PolicyFiles } from './antrea2-policies.ts';
 import { corpusText, readJsonl } from './corpus.ts';
 import { repoRoot } from './paths.ts';
 
 export interface FuzzCase {
   readonly args: readonly string[];
   readonly stdin: string;
+  /**
+   * A node's policy objects (mutated YAML) matched to the conjunctions of the dump on stdin through
+   * the library, as `conj`, `show`, `trace` and `check` on a bundle match them (`args` is `policies`).
+   */
+  readonly policies?: PolicyTexts;
 }
+
+type PolicyTexts = Readonly<Record<'networkpolicies' | 'addressgroups' | 'appliedtogroups', string>>;
 
 export interface FuzzOutcome {
   readonly status: number;
@@ -141,14 +155,41 @@ const COMMANDS: readonly ((r: Random) => string[])[] = [
   () => ['conj', '-'],
   (r) => ['trace', '-', r.chance(0.8) ? PACKETS[r.int(0, PACKETS.length - 1)]! : mutate(PACKETS[r.int(0, PACKETS.length - 1)]!, r)],
   (r) => ['trace', '--json', '-', PACKETS[r.int(0, PACKETS.length - 1)]!],
+  (r) => ['trace', '-o', 'name', '-', PACKETS[r.int(0, PACKETS.length - 1)]!],
+  (r) => ['trace', ...(r.chance(0.5) ? ['--json'] : []), '-', '--compare', EXAMPLE_DUMP, PACKETS[r.int(0, PACKETS.length - 1)]!],
+  (r) => ['trace', EXAMPLE_DUMP, '--compare', '-', PACKETS[r.int(0, PACKETS.length - 1)]!],
   () => ['diff', EXAMPLE_DUMP, '-'],
+  // One probe a change: the example's 86 flows each make a change against a fuzzed dump.
+  (r) => ['diff', '--impact', '--max-probes', '1', ...(r.chance(0.5) ? ['--json'] : []), ...(r.chance(0.5) ? [EXAMPLE_DUMP, '-'] : ['-', EXAMPLE_DUMP])],
   () => ['verify', '--expect', EXAMPLE_FLOWS, '-'],
 ];
+
+/** The generated Antrea pipeline and the policies behind its conjunctions, made once. */
+let policySeed: { readonly flows: string[]; readonly files: PolicyTexts } | undefined;
+
+/** Some lines of a text mutated, at `rate` a line. */
+function mutateLines(lines: readonly string[], rate: number, r: Random): string {
+  return lines.map((l) => (r.chance(rate) ? mutate(l, r) : l)).join('\n');
+}
+
+/** The generated pipeline and its policy objects, a few lines of each mutated (or the policies' shape broken). */
+function policyCase(r: Random): FuzzCase {
+  policySeed ??= { flows: antrea2NamedFlows().split('\n'), files: antrea2PolicyFiles() };
+  const { flows, files } = policySeed;
+  const yaml = (text: string): string => (r.chance(0.1) ? text.replace(/^(\s*)- /gm, (m, pad: string) => (r.chance(0.3) ? `${pad}` : m)) : mutateLines(text.split('\n'), 0.05, r));
+  return {
+    args: ['policies'],
+    stdin: mutateLines(flows, 0.02, r),
+    policies: { networkpolicies: yaml(files.networkpolicies), addressgroups: yaml(files.addressgroups), appliedtogroups: yaml(files.appliedtogroups) },
+  };
+}
 
 /** The `index`th case of the campaign seeded `seed`: the same pair always yields the same case. */
 export function fuzzCase(seed: number, index: number, seeds: readonly string[]): FuzzCase {
   const r = new Random((seed * 0x9e3779b1 + index * 0x85ebca6b) >>> 0);
   r.next();
+  // One case in 40 matches policy objects to conjunctions.
+  if (r.int(0, 39) === 0) return policyCase(r);
   let stdin: string;
   const kind = r.int(0, 9);
   if (kind < 5) {
@@ -201,10 +242,34 @@ export function readerFailure(input: string): string | undefined {
   }
 }
 
+/** The policy objects matched to the dump's conjunctions and rendered as the commands render them; the failure, if any. */
+function policyFailure(input: string, texts: PolicyTexts): string | undefined {
+  try {
+    const dump = parseDump(input, { file: 'fuzz' });
+    const read = annotatePipeline(new Pipeline(dump.flows, dump.groups, dump.ports));
+    const file = (name: keyof PolicyTexts): { label: string; text: string } => ({ label: name, text: texts[name] });
+    const objects = readPolicyObjects({ networkpolicies: file('networkpolicies'), addressgroups: file('addressgroups'), appliedtogroups: file('appliedtogroups') });
+    if (!objects) return 'the policy objects were not read';
+    const matching = matchPipelinePolicies(read, objects);
+    let printed = objects.problems.reduce((n, p) => n + p.length, 0);
+    for (const m of matching.matches) printed += policyLines(m).join('\n').length + JSON.stringify(policyMatchJson(m)).length + conjunctionRuleText(m).length;
+    for (const ref of matching.unimplemented) printed += ruleName(ref).length;
+    const size = input.length + Object.values(texts).reduce((n, t) => n + t.length, 0);
+    const allowed = OUTPUT_MULTIPLE * Math.max(size, OUTPUT_FLOOR);
+    return printed > allowed ? `policy matching printed ${printed} characters for ${size} of input` : undefined;
+  } catch (err) {
+    return `policy matching threw: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`;
+  }
+}
+
 /** Runs one case through the reader and its command. */
 export async function runCase(c: FuzzCase): Promise<FuzzOutcome> {
   const read = readerFailure(c.stdin);
   if (read !== undefined) return { status: -1, outBytes: 0, errBytes: 0, failure: read };
+  if (c.policies) {
+    const failure = policyFailure(c.stdin, c.policies);
+    return { status: 0, outBytes: 0, errBytes: 0, ...(failure === undefined ? {} : { failure }) };
+  }
   const out = counter(0);
   const err = counter(64 * 1024);
   let status: number;
