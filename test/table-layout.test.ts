@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Annotator, type FlowAnnotation } from '../src/analysis/annotate/annotate.ts';
-import { detectProfile } from '../src/analysis/detect/detect-profile.ts';
+import { detectProfile, QUICK_SAMPLE_PER_TABLE } from '../src/analysis/detect/detect-profile.ts';
+import { sampleFlows } from '../src/analysis/detect/flow-sample.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
 import type { PortMap } from '../src/model/ports.ts';
 import { profileById } from '../src/profiles/index.ts';
@@ -53,6 +54,21 @@ function countBy<T>(items: readonly T[], key: (x: T) => string): Map<string, num
 
 const meaning = (a: FlowAnnotation): string =>
   a.explanation === undefined ? '-' : a.explanation.kind === 'unknown' ? `? ${a.explanation.reason}` : a.explanation.meaning;
+
+test('detection of a large dump stops at the quick sample when it decides, and fits the larger one when it does not', () => {
+  const { path } = ensureDump({ flows: 20_000, seed: 1 });
+  const { flows, groups, ports } = parseDump(readFileSync(path, 'utf8'), { file: path });
+  const sampled = (d: ReturnType<typeof detectProfile>): number => Number(/ the (\d+) flows sampled from /.exec(d.reasons.at(-1)!)?.[1]);
+  const decided = detectProfile(flows, groups, ports);
+  assert.equal(sampled(decided), sampleFlows(flows, QUICK_SAMPLE_PER_TABLE).length, decided.reasons.at(-1));
+  // Two profiles alike lead each other by nothing: the quick sample cannot decide between them.
+  const antrea = profileById('antrea')!;
+  const undecided = detectProfile(flows, groups, ports, { profiles: [antrea, antrea] });
+  assert.equal(sampled(undecided), sampleFlows(flows).length, undecided.reasons.at(-1));
+  assert.ok(sampleFlows(flows).length > sampleFlows(flows, QUICK_SAMPLE_PER_TABLE).length);
+  assert.equal(undecided.release?.release, decided.release?.release);
+  assert.equal(undecided.layout?.id, decided.layout?.id);
+});
 
 const docText = readFileSync(join(corpusDir, 'antrea-ovs-pipeline-doc-HEAD.flows.txt'), 'utf8');
 const docGroups = readFileSync(join(corpusDir, 'antrea-ovs-pipeline-doc-HEAD.groups.txt'), 'utf8');

@@ -17,7 +17,7 @@ import { compareVersions, inVersion, rangeText } from '../../profiles/versions.t
 import { defaultRelease, hintHolds, jumpTargets, matchInProfilePorts, misfitCount, parsePattern, resolveTable, tableByKey } from '../fit/pattern-fit.ts';
 import { chooseLayout, type LayoutChoice, readsNumbered } from '../fit/table-layout.ts';
 import { fitClasses } from '../fit/fit-classes.ts';
-import { sampleFlows } from './flow-sample.ts';
+import { SAMPLE_PER_TABLE, sampleFlows } from './flow-sample.ts';
 
 export interface DetectOptions {
   /** Profiles to choose among; all built-in ones by default. */
@@ -82,7 +82,7 @@ function portName(ref: PortRef | undefined, ports: PortMap): string | undefined 
   return ref.kind === 'number' ? ports.name(ref.number) : undefined;
 }
 
-function gatherFacts(flows: readonly Flow[], groups: readonly Group[], ports: PortMap): DumpFacts {
+function gatherFacts(flows: readonly Flow[], groups: readonly Group[], ports: PortMap, perTable = SAMPLE_PER_TABLE): DumpFacts {
   const tableNumbers = new Set<number>();
   const tableNames = new Set<string>();
   const notes = new Map<number, string[]>();
@@ -139,8 +139,14 @@ function gatherFacts(flows: readonly Flow[], groups: readonly Group[], ports: Po
       addPort(b.watchPort);
     }
   }
-  const sample = sampleFlows(flows);
-  return { flows: sample, byTable: byTableNumber(sample), total: flows.length, tableNumbers, tableNames, notes, portNames, fieldsUsed, bitsUsed };
+  const facts = { flows, byTable: new Map(), total: flows.length, tableNumbers, tableNames, notes, portNames, fieldsUsed, bitsUsed };
+  return withSample(facts, flows, perTable);
+}
+
+/** The facts with the flows that patterns are fitted to: up to `perTable` flows of each table of `flows`. */
+function withSample(facts: DumpFacts, flows: readonly Flow[], perTable: number): DumpFacts {
+  const sample = sampleFlows(flows, perTable);
+  return { ...facts, flows: sample, byTable: byTableNumber(sample) };
 }
 
 /** The numbered flows by table, in their order: a signal of one table is looked for among its flows only. */
@@ -424,9 +430,23 @@ function chooseRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | unde
  * Picks the profile whose signals the dump shows most strongly, with its release. The generic
  * profile wins when nothing scores above its baseline; ties go to the profile listed first.
  */
-export function detectProfile(flows: readonly Flow[], groups: readonly Group[], ports: PortMap, options: DetectOptions = {}): Detection {
-  const profiles = options.profiles ?? listProfiles();
-  const facts = gatherFacts(flows, groups, ports);
+/**
+ * Flows of each table fitted first. A pipeline shows its shape in a few flows of each table: when
+ * they decide (see `decides`), the larger sample is not fitted at all. A dump whose tables are no
+ * larger is judged on every flow either way.
+ */
+export const QUICK_SAMPLE_PER_TABLE = 64;
+
+/** How far the best profile must lead the next for the quick sample's verdict to stand. */
+const DECISIVE_LEAD = 10;
+
+interface Candidate extends Evidence {
+  readonly profile: Profile;
+  readonly layout: LayoutChoice | undefined;
+}
+
+/** The profiles by their scores on `facts`, best first. */
+function rankProfiles(profiles: readonly Profile[], facts: DumpFacts): Candidate[] {
   const scored = profiles.map((given) => {
     const layout = numberedReading(given, facts);
     const profile = layout?.profile ?? given;
@@ -439,6 +459,31 @@ export function detectProfile(flows: readonly Flow[], groups: readonly Group[], 
     ranked.splice(ranked.indexOf(fallback), 1);
     ranked.unshift(fallback);
   }
+  return ranked;
+}
+
+/**
+ * Whether a ranking leaves nothing for more flows to overturn: the best profile leads by
+ * DECISIVE_LEAD or more and, read in a layout, explains every numbered table sampled.
+ */
+function decides(ranked: readonly Candidate[]): boolean {
+  const [best, runnerUp] = ranked;
+  if (!best || best.score - Math.max(runnerUp?.score ?? 0, 0) < DECISIVE_LEAD) return false;
+  return best.layout === undefined || best.layout.tablesAmiss === 0;
+}
+
+/**
+ * Picks the profile whose signals the dump shows most strongly, with its release. The generic
+ * profile wins when nothing scores above its baseline; ties go to the profile listed first.
+ */
+export function detectProfile(flows: readonly Flow[], groups: readonly Group[], ports: PortMap, options: DetectOptions = {}): Detection {
+  const profiles = options.profiles ?? listProfiles();
+  const quick = gatherFacts(flows, groups, ports, QUICK_SAMPLE_PER_TABLE);
+  const quickRanking = rankProfiles(profiles, quick);
+  // A dump with no table larger than the quick sample is its own sample, whichever is taken.
+  const whole = quick.flows === flows;
+  const facts = whole || decides(quickRanking) ? quick : withSample(quick, flows, SAMPLE_PER_TABLE);
+  const ranked = facts === quick ? quickRanking : rankProfiles(profiles, facts);
   const best = ranked[0];
   if (!best) throw new RangeError('detectProfile needs at least one profile to choose from');
   const release = chooseRelease(best.profile, facts);
