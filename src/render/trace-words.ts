@@ -2,7 +2,7 @@
  * A trace in a pipeline's words: table names and the verdict's reason from the profile given or
  * detected, and the nearest flow of a drop by a table's miss.
  */
-import { sampleFlows } from '../analysis/detect/flow-sample.ts';
+import { samplePipeline } from '../analysis/detect/flow-sample.ts';
 import { missDrop } from '../analysis/trace/nearest-flow.ts';
 import { annotatePipeline, type ProfileRequest } from '../analysis/detect/profile-choice.ts';
 import { Tracer } from '../analysis/trace/trace.ts';
@@ -33,7 +33,7 @@ export function traceRenderOptions(tracer: Tracer, of: OfVersion, request: Profi
 }
 
 function sampleAnnotator(pipeline: Pipeline, request: ProfileRequest): Annotator {
-  const flows = sampleFlows([...pipeline.tables.values()].flatMap((t) => t.flows));
+  const flows = samplePipeline(pipeline);
   return annotatePipeline(new Pipeline(flows, [...pipeline.groups.values()], pipeline.ports), request).annotator;
 }
 

@@ -24,7 +24,7 @@ import { defaultRelease, findPattern, isTableMiss, jumpTargets, resolveTable, ta
 import { PortRoles } from '../fit/port-roles.ts';
 import { DumpTableNames } from '../fit/table-names.ts';
 import { chooseLayout, numberedReferences, numberNamedTables, readsByNames, readsByNumbers } from '../fit/table-layout.ts';
-import { sampleFlows } from '../detect/flow-sample.ts';
+import { samplePipeline } from '../detect/flow-sample.ts';
 import { classKeyer } from '../fit/fit-classes.ts';
 import { templateParts } from '../fit/sentence-template.ts';
 import { expectedMissWords } from './tables-summary.ts';
@@ -156,7 +156,7 @@ export class Annotator {
     this.pipeline = pipeline;
     // A named pipeline's numbered dump is read in the layout that fits it (detection may have chosen it already).
     const given = options.profile;
-    const sample = sampleFlows(this.allFlows());
+    const sample = samplePipeline(pipeline);
     this.profile =
       given && readsByNumbers(given, numberedBalance)
         ? (chooseLayout(given, sample, this.release)?.profile ?? given)
@@ -257,7 +257,7 @@ export class Annotator {
    */
   tableNumbering(): TableNumbering {
     const pairs: [number, string][] = [];
-    for (const name of namesOf(this.pipeline, sampleFlows(this.allFlows()))) {
+    for (const name of namesOf(this.pipeline, samplePipeline(this.pipeline))) {
       const n = this.tableInfo({ kind: 'name', name }).number;
       if (n !== undefined) pairs.push([n, name]);
     }

@@ -3,9 +3,9 @@
  * which release and layout, who the addresses belong to) without reading a million-flow dump
  * whole. Tables no larger than the cap are kept entire, so small dumps are judged on every flow.
  */
-import { pushTo } from '../../model/append.ts';
 import type { Flow } from '../../model/flow.ts';
-import { tableKey } from '../../model/pipeline.ts';
+import { type Pipeline, tableKey } from '../../model/pipeline.ts';
+import type { TableRef } from '../../model/tables.ts';
 
 /**
  * Flows kept per table: the large tables of a big dump are policy and Service rules of a few
@@ -16,13 +16,29 @@ export const SAMPLE_PER_TABLE = 512;
 /** Up to `perTable` flows of each table, evenly spaced through the table's flows, in dump order. */
 export function sampleFlows(flows: readonly Flow[], perTable = SAMPLE_PER_TABLE): readonly Flow[] {
   const byTable = new Map<string, Flow[]>();
-  for (const f of flows) {
-    const key = tableKey(f.table);
-    pushTo(byTable, key, f);
+  // A dump lists each table's flows together: the table of the previous flow is kept at hand, so
+  // that a million flows are not each given a key.
+  let lastRef: TableRef | undefined;
+  let last: Flow[] = [];
+  for (let i = 0; i < flows.length; i++) {
+    const f = flows[i]!;
+    if (f.table !== lastRef) {
+      const key = tableKey(f.table);
+      const known = byTable.get(key);
+      if (known) last = known;
+      else byTable.set(key, (last = []));
+      lastRef = f.table;
+    }
+    last.push(f);
   }
-  if ([...byTable.values()].every((l) => l.length <= perTable)) return flows;
+  return sampleTables([...byTable.values()], perTable) ?? flows;
+}
+
+/** The flows of the tables sampled, in their order; undefined when every table is within the cap. */
+function sampleTables(tables: readonly (readonly Flow[])[], perTable: number): Flow[] | undefined {
+  if (tables.every((l) => l.length <= perTable)) return undefined;
   const out: Flow[] = [];
-  for (const list of byTable.values()) {
+  for (const list of tables) {
     if (list.length <= perTable) {
       for (const f of list) out.push(f);
       continue;
@@ -31,4 +47,19 @@ export function sampleFlows(flows: readonly Flow[], perTable = SAMPLE_PER_TABLE)
     for (let i = 0; i < perTable; i++) out.push(list[Math.floor(i * step)]!);
   }
   return out;
+}
+
+const pipelineSamples = new WeakMap<Pipeline['tables'], readonly Flow[]>();
+
+/**
+ * `sampleFlows` of the pipeline's flows table by table, in match order: made once per pipeline
+ * (its copies with table numbers known share it), from its tables as they are.
+ */
+export function samplePipeline(pipeline: Pipeline): readonly Flow[] {
+  let sample = pipelineSamples.get(pipeline.tables);
+  if (!sample) {
+    const tables = [...pipeline.tables.values()].map((t) => t.flows);
+    pipelineSamples.set(pipeline.tables, (sample = sampleTables(tables, SAMPLE_PER_TABLE) ?? tables.flat()));
+  }
+  return sample;
 }
