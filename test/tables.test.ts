@@ -17,7 +17,7 @@ const sdn = join(repoRoot, 'examples', 'openshift-sdn');
 interface TablesJson {
   schemaVersion: number;
   profile: { id: string; release: string };
-  tables: { number: number | null; name: string | null; profileName: string | null; known: boolean; otherReleases: string | null; flows: number; packets: string | null; next: string[]; miss: string; missDiffers: boolean }[];
+  tables: { number: number | null; name: string | null; profileName: string | null; known: boolean; otherReleases: string | null; flows: number; packets: string | null; bytes: string | null; next: string[]; miss: string; missDiffers: boolean }[];
   missing: { number: number | null; name: string }[];
   unknown: string[];
   otherReleases: { name: string; releases: string }[];
@@ -48,6 +48,24 @@ test('tables: one row per table with the flow counts of the add-flows input', as
   // Uplink and IPv6 tables exist only with an uplink on the bridge or IPv6 Pods: not missing here.
   assert.deepEqual(j.missing, []);
   assert.deepEqual(j.unknown, []);
+});
+
+test('tables: counters add up exactly past 2^53, and next tables are listed as match order first meets them', async () => {
+  const stats = (packets: string, bytes: string): string => `cookie=0x0, duration=1.0s, table=0, n_packets=${packets}, n_bytes=${bytes}, `;
+  const dump = [
+    // Dump order puts the low-priority flows first; match order puts the priority-300 flow's tables first.
+    `${stats('4503599627370497', '9007199254740993')}priority=100,ip actions=resubmit(,9),goto_table:5`,
+    `${stats('4503599627370497', '1')}priority=100,arp actions=goto_table:7`,
+    `${stats('1', '18446744073709551615')}priority=300,tcp actions=resubmit(,8),goto_table:5`,
+    `${stats('?', '?')}priority=0 actions=drop`,
+  ].join('\n');
+  const r = await runCli(['tables', '-', '--profile', 'generic', '--json'], { stdin: dump });
+  assert.equal(r.status, 0, r.stderr);
+  const t0 = (JSON.parse(r.stdout) as TablesJson).tables.find((t) => t.number === 0)!;
+  assert.equal(t0.packets, String(4503599627370497n * 2n + 1n));
+  assert.equal(t0.bytes, String(9007199254740993n + 1n + 18446744073709551615n));
+  assert.deepEqual(t0.next, ['table 8', 'table 5', 'table 9', 'table 7']);
+  assert.equal(t0.miss, 'drop');
 });
 
 test('tables: names from a --names dump, tables the profile does not know, miss flows that disagree', async () => {

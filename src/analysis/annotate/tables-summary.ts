@@ -4,7 +4,7 @@
  * dump lacks, and the dump's tables the profile does not know.
  */
 import type { Flow } from '../../model/flow.ts';
-import type { Pipeline } from '../../model/pipeline.ts';
+import type { Pipeline, PipelineTable } from '../../model/pipeline.ts';
 import { matchCovers } from '../../model/match.ts';
 import { type TableRef, tableLabel, tableNumber } from '../../model/tables.ts';
 import type { TableKey, TableMiss, TableSpec } from '../../profiles/types.ts';
@@ -81,13 +81,69 @@ export function expectedMissWords(miss: TableMiss, name: (key: TableKey) => stri
   }
 }
 
-function sum(flows: readonly Flow[], pick: (f: Flow) => bigint | null | undefined): bigint | undefined {
-  let total: bigint | undefined;
-  for (const f of flows) {
-    const v = pick(f);
-    if (v !== undefined && v !== null) total = (total ?? 0n) + v;
+/** Counters up to this are added as numbers, exactly: a million bigint additions cost more than the rest of a row. */
+const EXACT = 2n ** 52n;
+
+/** A sum of counters, exact; undefined until a counter is added. */
+class CounterSum {
+  private big: bigint | undefined;
+  private small = 0;
+
+  add(v: bigint | null | undefined): void {
+    if (v === undefined || v === null) return;
+    this.big ??= 0n;
+    if (v > EXACT) this.big += v;
+    else if ((this.small += Number(v)) > Number(EXACT)) {
+      this.big += BigInt(this.small);
+      this.small = 0;
+    }
   }
-  return total;
+
+  get total(): bigint | undefined {
+    return this.big === undefined ? undefined : this.big + BigInt(this.small);
+  }
+}
+
+/** What a table's row says of its flows. */
+interface TableWalk {
+  /** The tables the flows continue in (through groups too), in match order, first met first. */
+  readonly next: readonly TableRef[];
+  /** The first table-miss flow in match order. */
+  readonly missFlow: Flow | undefined;
+  readonly packets: bigint | undefined;
+  readonly bytes: bigint | undefined;
+}
+
+/**
+ * The table's flows walked once, in the order they lie in memory (see Pipeline.flows); what is
+ * told in match order (highest priority first, dump order among equals) is put in it afterwards.
+ */
+function walkTable(t: PipelineTable, pipeline: Pipeline): TableWalk {
+  // Each table jumped to, with the priority and place of the flow that first jumps there in match order.
+  const first = new Map<TableRef, { priority: number; seq: number }>();
+  let seq = 0;
+  let priority = 0;
+  const jump = (ref: TableRef): void => {
+    const known = first.get(ref);
+    if (!known || known.priority < priority) first.set(ref, { priority, seq });
+    seq++;
+  };
+  let missFlow: Flow | undefined;
+  const packets = new CounterSum();
+  const bytes = new CounterSum();
+  for (const f of t.given) {
+    priority = f.priority;
+    for (const ref of jumpTargets(f.actions)) jump(ref);
+    for (const a of f.actions) {
+      if (a.kind !== 'group') continue;
+      for (const b of pipeline.groups.get(a.id)?.buckets ?? []) for (const ref of jumpTargets(b.actions)) jump(ref);
+    }
+    if (missFlow === undefined && isTableMiss(f)) missFlow = f;
+    packets.add(f.stats?.packets);
+    bytes.add(f.stats?.bytes);
+  }
+  const next = [...first].sort(([, a], [, b]) => b.priority - a.priority || a.seq - b.seq).map(([ref]) => ref);
+  return { next, missFlow, packets: packets.total, bytes: bytes.total };
 }
 
 export function summarizeTables(pipeline: Pipeline, annotator: Annotator): TablesSummary {
@@ -104,17 +160,7 @@ export function summarizeTables(pipeline: Pipeline, annotator: Annotator): Table
     if (info.spec) seen.add(info.spec.name);
     else if (info.otherRelease) otherReleases.push({ name: tableLabel(t.ref), releases: rangeText(info.otherRelease) });
     else unknown.push(tableLabel(t.ref));
-    const next = new Set<string>();
-    for (const f of t.flows) {
-      for (const ref of jumpTargets(f.actions)) next.add(words(ref));
-      for (const a of f.actions) {
-        if (a.kind !== 'group') continue;
-        for (const b of pipeline.groups.get(a.id)?.buckets ?? []) for (const ref of jumpTargets(b.actions)) next.add(words(ref));
-      }
-    }
-    const missFlow = t.flows.find(isTableMiss);
-    const packets = sum(t.flows, (f) => f.stats?.packets);
-    const bytes = sum(t.flows, (f) => f.stats?.bytes);
+    const { next, missFlow, packets, bytes } = walkTable(t, pipeline);
     rows.push({
       ...(info.number !== undefined ? { number: info.number } : {}),
       ...(info.name !== undefined ? { name: info.name } : {}),
@@ -125,7 +171,7 @@ export function summarizeTables(pipeline: Pipeline, annotator: Annotator): Table
       flows: t.flows.length,
       ...(packets !== undefined ? { packets } : {}),
       ...(bytes !== undefined ? { bytes } : {}),
-      next: [...next],
+      next: [...new Set(next.map(words))],
       miss: missFlow ? missWords(missFlow, words, annotator) : 'no miss flow',
       ...(info.spec ? { expectedMiss: expectedMissWords(info.spec.miss, annotator.wording.profileTable) } : {}),
       missDiffers: info.spec !== undefined && annotator.missDiffers(info.spec.miss, missFlow),

@@ -8,7 +8,7 @@
 import { type Action, flattenActions } from '../../model/actions.ts';
 import { pushTo } from '../../model/append.ts';
 import { fieldByName } from '../../model/fields.ts';
-import type { Flow, Group } from '../../model/flow.ts';
+import type { Flow, Group, Match } from '../../model/flow.ts';
 import { matchCovers } from '../../model/match.ts';
 import type { PortMap, PortRef } from '../../model/ports.ts';
 import { listProfiles } from '../../profiles/index.ts';
@@ -105,19 +105,26 @@ function gatherFacts(flows: readonly Flow[], groups: readonly Group[], ports: Po
     if (name !== undefined) portNames.add(name);
   };
   // One pass over the actions, nested ones included; this runs for every flow of the dump. A list
-  // of conjunction actions alone (most lists of a large dump) says none of it.
+  // of conjunction actions alone (most lists of a large dump) says none of it. Lists and matches
+  // the parser shared between flows say the same each time: they are read once (lists with a note
+  // once per table, as the note counts for each).
+  const seen = new Set<Match | readonly Action[]>();
   const addActions = (actions: readonly Action[], noteTable?: number): void => {
-    if (actions.every((a) => a.kind === 'conjunction')) return;
+    if (seen.has(actions) || actions.every((a) => a.kind === 'conjunction')) return;
+    let noted = false;
     for (const a of flattenActions(actions)) {
       if (a.kind === 'set_field') use(a.field.storage, a.mask);
       else if (a.kind === 'move') use(a.dst.field.storage, ((1n << BigInt(a.dst.bits)) - 1n) << BigInt(a.dst.start));
       else if (a.kind === 'output' || a.kind === 'enqueue') addPort(a.port);
       else if (a.kind === 'bundle') a.members.forEach(addPort);
-      else if (a.kind === 'note' && noteTable !== undefined) {
+      else if (a.kind === 'note') {
+        noted = true;
+        if (noteTable === undefined) continue;
         const text = a.bytes.map((b) => b.toString(16).padStart(2, '0')).join('.');
         notes.set(noteTable, [...(notes.get(noteTable) ?? []), text]);
       }
     }
+    if (!noted) seen.add(actions);
     // A jump shows that its target table exists, which is all a groups-only dump can tell.
     for (const t of jumpTargets(actions)) {
       if (t.kind === 'name') tableNames.add(t.name);
@@ -127,9 +134,12 @@ function gatherFacts(flows: readonly Flow[], groups: readonly Group[], ports: Po
   for (const flow of flows) {
     if (flow.table.kind === 'number') tableNumbers.add(flow.table.number);
     else tableNames.add(flow.table.name);
-    for (const f of flow.match.fields) {
-      use(f.field.storage, f.mask);
-      addPort(f.port);
+    if (!seen.has(flow.match)) {
+      seen.add(flow.match);
+      for (const f of flow.match.fields) {
+        use(f.field.storage, f.mask);
+        addPort(f.port);
+      }
     }
     addActions(flow.actions, flow.table.kind === 'number' ? flow.table.number : undefined);
   }
