@@ -293,7 +293,15 @@ export function compareGroups(before: Group, after: Group, naming: Naming): Grou
   return attributes.length === 0 ? undefined : { before, after, attributes };
 }
 
-export function diffGroups(a: readonly Group[], b: readonly Group[], naming: Naming): GroupsDiff {
+/**
+ * The groups of `a` that `b` lacks and those it holds changed, in `a`'s order, and the groups of
+ * `b` that `a` lacks: what a diff and a verification of groups both report.
+ */
+export function pairGroups(
+  a: readonly Group[],
+  b: readonly Group[],
+  naming: Naming,
+): { removed: Group[]; changed: GroupChange[]; added: Group[] } {
   const rest = new Map(b.map((g) => [g.id, g]));
   const removed: Group[] = [];
   const changed: GroupChange[] = [];
@@ -307,12 +315,17 @@ export function diffGroups(a: readonly Group[], b: readonly Group[], naming: Nam
     const change = compareGroups(g, other, naming);
     if (change) changed.push(change);
   }
+  return { removed, changed, added: [...rest.values()] };
+}
+
+export function diffGroups(a: readonly Group[], b: readonly Group[], naming: Naming): GroupsDiff {
+  const { removed, changed, added } = pairGroups(a, b, naming);
   const byId = (x: Group, y: Group): number => x.id - y.id;
   return {
     before: a.length,
     after: b.length,
     removed: removed.sort(byId),
-    added: [...rest.values()].sort(byId),
+    added: added.sort(byId),
     changed: changed.sort((x, y) => x.before.id - y.before.id),
   };
 }

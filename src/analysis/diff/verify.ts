@@ -5,7 +5,7 @@
  */
 import type { Flow, Group } from '../../model/flow.ts';
 import type { TableRef } from '../../model/tables.ts';
-import { type CompareOptions, type DumpSide, FLOW_ATTRIBUTES, type FlowAttribute, type FlowChange, type GroupChange, compareGroups, diffFlows, namingFor, type PortNamingGap, portNamingGap, readAlike } from './diff.ts';
+import { type CompareOptions, type DumpSide, FLOW_ATTRIBUTES, type FlowAttribute, type FlowChange, type GroupChange, diffFlows, namingFor, pairGroups, type PortNamingGap, portNamingGap, readAlike } from './diff.ts';
 import { type Naming, tableId } from '../../model/flow-key.ts';
 
 export interface VerifyOptions extends CompareOptions {
@@ -76,17 +76,6 @@ export function verifyDump(expected: DumpSide, actual: DumpSide, options: Verify
 }
 
 function verifyGroups(expected: readonly Group[], actual: readonly Group[], naming: Naming, exact: boolean): GroupVerdict {
-  const byId = new Map(actual.map((g) => [g.id, g]));
-  const missing: Group[] = [];
-  const mismatched: GroupChange[] = [];
-  for (const g of expected) {
-    const found = byId.get(g.id);
-    byId.delete(g.id);
-    if (!found) missing.push(g);
-    else {
-      const change = compareGroups(g, found, naming);
-      if (change) mismatched.push(change);
-    }
-  }
-  return { missing, mismatched, unexpected: exact && expected.length > 0 ? [...byId.values()] : [] };
+  const { removed, changed, added } = pairGroups(expected, actual, naming);
+  return { missing: removed, mismatched: changed, unexpected: exact && expected.length > 0 ? added : [] };
 }
