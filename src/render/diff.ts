@@ -103,18 +103,31 @@ function counts(parts: readonly [number, string][]): string {
   return shown.length === 0 ? 'no differences' : shown.join(', ');
 }
 
+/** A table's section: its heading with the counts, then its lines. */
+function flowSection(
+  table: TableRef,
+  naming: Naming,
+  o: DiffTextOptions,
+  summary: readonly [number, string][],
+  lines: string[],
+): string[] {
+  return [o.style.header(`@@ ${tableTitle(table, naming, o.tableName)} @@ ${counts(summary)}`), ...lines];
+}
+
+const removedFlow = (f: Flow, o: DiffTextOptions): string => o.style.removed(`-${flowText(f, o.of)}`);
+const addedFlow = (f: Flow, o: DiffTextOptions): string => o.style.added(`+${flowText(f, o.of)}`);
+
 function tableSection(t: TableDiff, naming: Naming, o: DiffTextOptions): string[] {
-  const summary = counts([
+  const summary: [number, string][] = [
     [t.removed.length, 'removed'],
     [t.added.length, 'added'],
     [t.changed.length, 'changed'],
-  ]);
-  return [
-    o.style.header(`@@ ${tableTitle(t.table, naming, o.tableName)} @@ ${summary}`),
-    ...t.removed.map((f) => o.style.removed(`-${flowText(f, o.of)}`)),
-    ...t.added.map((f) => o.style.added(`+${flowText(f, o.of)}`)),
-    ...t.changed.flatMap((c) => changeLines(c, o.of, o.style)),
   ];
+  return flowSection(t.table, naming, o, summary, [
+    ...t.removed.map((f) => removedFlow(f, o)),
+    ...t.added.map((f) => addedFlow(f, o)),
+    ...t.changed.flatMap((c) => changeLines(c, o.of, o.style)),
+  ]);
 }
 
 function groupSection(removed: readonly Group[], added: readonly Group[], changed: readonly GroupChange[], summary: string, o: DiffTextOptions): string[] {
@@ -275,17 +288,16 @@ export function dumpDiffJson(d: DumpDiff, of: OfVersion): Record<string, unknown
 }
 
 function verdictSection(t: TableVerdict, naming: Naming, o: DiffTextOptions): string[] {
-  const summary = counts([
+  const summary: [number, string][] = [
     [t.missing.length, 'missing'],
     [t.mismatched.length, 'differ'],
     [t.unexpected.length, 'unexpected'],
-  ]);
-  return [
-    o.style.header(`@@ ${tableTitle(t.table, naming, o.tableName)} @@ ${summary}`),
-    ...t.missing.map((f) => o.style.removed(`-${flowText(f, o.of)}`)),
-    ...t.mismatched.flatMap((c) => changeLines(c, o.of, o.style)),
-    ...t.unexpected.map((f) => o.style.added(`+${flowText(f, o.of)}`)),
   ];
+  return flowSection(t.table, naming, o, summary, [
+    ...t.missing.map((f) => removedFlow(f, o)),
+    ...t.mismatched.flatMap((c) => changeLines(c, o.of, o.style)),
+    ...t.unexpected.map((f) => addedFlow(f, o)),
+  ]);
 }
 
 /** How the summary line counts expected flows found with another value of an attribute. */
