@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { jumpTargets } from '../src/analysis/fit/pattern-fit.ts';
+import { jumpTargets } from '../src/model/flow-exits.ts';
 import { annotatePipeline } from '../src/analysis/detect/profile-choice.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
 import type { TableRef } from '../src/model/tables.ts';

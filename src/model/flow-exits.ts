@@ -2,7 +2,7 @@
  * Where a flow sends a packet next: the tables it continues in (and how), the groups it hands the
  * packet to, and the sinks it ends in. Shared by the pipeline checks and the table graph.
  */
-import type { Action } from './actions.ts';
+import { type Action, flattenActions } from './actions.ts';
 import type { Bucket, Flow } from './flow.ts';
 import { type Pipeline, tableKey } from './pipeline.ts';
 import type { TableRef } from './tables.ts';
@@ -19,6 +19,20 @@ export type Exit =
   | { readonly kind: 'group'; readonly group: number }
   | { readonly kind: 'sink'; readonly sink: Exclude<SinkKind, 'drop'> };
 
+const JUMP_VIA = { goto_table: 'goto', resubmit: 'resubmit', ct: 'ct' } as const;
+
+const NO_TABLES: readonly TableRef[] = [];
+
+/** Tables the actions continue in: goto_table, resubmit(,T) and ct(table=T), nested ones included. */
+export function jumpTargets(actions: readonly Action[]): readonly TableRef[] {
+  let out: TableRef[] | undefined;
+  for (const a of flattenActions(actions)) {
+    if ((a.kind === 'goto_table' || a.kind === 'resubmit' || a.kind === 'ct') && a.table) (out ??= []).push(a.table);
+  }
+  // Most lists of a large dump (conjunctions, register writes) jump nowhere: nothing is made for them.
+  return out ?? NO_TABLES;
+}
+
 /**
  * The exits of an action list, nested lists (`clone`, `ct(exec)`, `write_actions`) included, in
  * order. `resubmit(PORT)` without a table looks the same table up again and is not an exit.
@@ -28,14 +42,10 @@ export function actionExits(actions: readonly Action[]): Exit[] {
   for (const a of actions) {
     switch (a.kind) {
       case 'goto_table':
-        out.push({ kind: 'jump', via: 'goto', table: a.table });
-        break;
       case 'resubmit':
-        if (a.table) out.push({ kind: 'jump', via: 'resubmit', table: a.table });
-        break;
       case 'ct':
-        if (a.table) out.push({ kind: 'jump', via: 'ct', table: a.table });
-        append(out, actionExits(a.actions));
+        if (a.table) out.push({ kind: 'jump', via: JUMP_VIA[a.kind], table: a.table });
+        if (a.kind === 'ct') append(out, actionExits(a.actions));
         break;
       case 'clone':
       case 'write_actions':

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { jumpTargets, resolveTable } from '../../src/analysis/fit/pattern-fit.ts';
+import { resolveTable } from '../../src/analysis/fit/pattern-fit.ts';
+import { jumpTargets } from '../../src/model/flow-exits.ts';
 import type { Flow } from '../../src/model/flow.ts';
 import type { Profile } from '../../src/profiles/types.ts';
 import { inVersion } from '../../src/profiles/versions.ts';

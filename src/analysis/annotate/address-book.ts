@@ -23,7 +23,8 @@ import { formatIpv4Masked, formatIpv6Masked } from '../../syntax/field-value.ts'
 import { formatMac, ones, parseIpv4, parseIpv6, parseMac, prefixLength } from '../../model/values.ts';
 import type { AddressRole, Profile } from '../../profiles/types.ts';
 import { inVersion } from '../../profiles/versions.ts';
-import { jumpTargets, resolveTable } from '../fit/pattern-fit.ts';
+import { resolveTable } from '../fit/pattern-fit.ts';
+import { jumpTargets } from '../../model/flow-exits.ts';
 import type { PortRoles } from '../fit/port-roles.ts';
 
 export type Family = 'mac' | 'ipv4' | 'ipv6';

@@ -11,7 +11,8 @@ import type { TableKey, TableMiss, TableSpec } from '../../profiles/types.ts';
 import { inVersion, rangeText } from '../../profiles/versions.ts';
 import type { Annotator } from './annotate.ts';
 import { describeActions } from './describe-fields.ts';
-import { hintHolds, isTableMiss, jumpTargets, parsePattern } from '../fit/pattern-fit.ts';
+import { hintHolds, isTableMiss, parsePattern } from '../fit/pattern-fit.ts';
+import { jumpTargets } from '../../model/flow-exits.ts';
 
 export interface TableRow {
   readonly number?: number;

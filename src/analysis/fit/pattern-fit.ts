@@ -9,6 +9,7 @@ import type { Flow, Match, MatchField } from '../../model/flow.ts';
 import { matchCovers, matchField, portNameOnly } from '../../model/match.ts';
 import { ProblemSink } from '../../model/problems.ts';
 import type { TableRef } from '../../model/tables.ts';
+import { jumpTargets } from '../../model/flow-exits.ts';
 import type { ActionHint, FlowPattern, Profile, TableSpec } from '../../profiles/types.ts';
 import { inVersion } from '../../profiles/versions.ts';
 import { buildMatch } from '../../syntax/match.ts';
@@ -78,19 +79,6 @@ export function resolveTable(profile: Profile, ref: TableRef, release: string): 
   let t = r.byNumber.get(ref.number);
   if (t === undefined) r.byNumber.set(ref.number, (t = profile.tables.find((x) => x.number === ref.number && inVersion(x, release)) ?? null));
   return t ?? undefined;
-}
-
-const NO_TABLES: readonly TableRef[] = [];
-
-/** Tables the actions continue in: goto_table, resubmit(,T) and ct(table=T). */
-export function jumpTargets(actions: readonly Action[]): readonly TableRef[] {
-  let out: TableRef[] | undefined;
-  for (const a of flattenActions(actions)) {
-    if (a.kind === 'goto_table') (out ??= []).push(a.table);
-    else if ((a.kind === 'resubmit' || a.kind === 'ct') && a.table) (out ??= []).push(a.table);
-  }
-  // Most lists of a large dump (conjunctions, register writes) jump nowhere: nothing is made for them.
-  return out ?? NO_TABLES;
 }
 
 /** Whether an action writes the storage of `field` (set_field/load/mod_*, or move into it). */

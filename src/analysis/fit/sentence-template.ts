@@ -11,7 +11,7 @@ import type { Flow } from '../../model/flow.ts';
 import { matchField } from '../../model/match.ts';
 import { ones } from '../../model/values.ts';
 import type { BitField } from '../../profiles/types.ts';
-import { jumpTargets } from './pattern-fit.ts';
+import { jumpTargets } from '../../model/flow-exits.ts';
 
 export interface Placeholder {
   /** What stands between the braces before any `|`: `nw_dst`, `reg.SourceVNID`, `next`. */

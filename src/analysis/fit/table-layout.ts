@@ -11,7 +11,8 @@ import { ones } from '../../model/values.ts';
 import type { Profile, TableLayout, TableSpec } from '../../profiles/types.ts';
 import { inVersion } from '../../profiles/versions.ts';
 import { fitClasses } from './fit-classes.ts';
-import { jumpTargets, misfitCount, resolveTable, tableByKey } from './pattern-fit.ts';
+import { misfitCount, resolveTable, tableByKey } from './pattern-fit.ts';
+import { jumpTargets } from '../../model/flow-exits.ts';
 
 /** A copy of the profile whose tables carry the layout's numbers; tables the layout leaves out get none. */
 export function numberTables(profile: Profile, layout: TableLayout): Profile {

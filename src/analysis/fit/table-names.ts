@@ -7,7 +7,7 @@
 import type { Pipeline } from '../../model/pipeline.ts';
 import type { TableRef } from '../../model/tables.ts';
 import type { TableKey, TableSpec } from '../../profiles/types.ts';
-import { jumpTargets } from './pattern-fit.ts';
+import { jumpTargets } from '../../model/flow-exits.ts';
 
 export class DumpTableNames {
   /** The dump's name by the profile's name of the table. */
