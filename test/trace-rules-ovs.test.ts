@@ -292,7 +292,7 @@ test('ct_clear clears only a packet that went through conntrack: tracked when th
   const finals = result.traces.map((t) => t.ours.passes.map((p) => [p.final.get(FIELD.ctZone), p.final.get(FIELD.ctMark)]));
   assert.deepEqual(finals, [[[0n, 0n]], [[1n, 5n]], [[0n, 0n], [0n, 0n]]]);
   // OVS keeps the untracked packet's conntrack fields, and clears the tracked one's.
-  assert.match(result.traces[1]!.ovsText, /ct_clear\n    output:2\n\nFinal flow: unchanged\n/);
+  assert.match(result.traces[1]!.ovsText, /ct_clear\n {4}output:2\n\nFinal flow: unchanged\n/);
   assert.doesNotMatch(/Final flow: .*/.exec(result.traces[0]!.ovsText)?.[0] ?? '', /ct_zone|ct_mark/);
 });
 

@@ -83,7 +83,7 @@ test('cli: verify exits 0 when every expected flow is there, 1 otherwise, and sa
   const bad = await runCli(['verify', '--expect', v12, v13]);
   assert.equal(bad.status, 1);
   assert.match(bad.stdout, /@@ table=21 @@ 1 missing\n-priority=0 actions=goto_table:30\n/);
-  assert.match(bad.stdout, /@@ table=253 \(RuleVersion\) @@ 1 differ\n priority=32768\n-    note:00\.0c\.00\.00\.00\.00\n\+    note:00\.0d\.00\.00\.00\.00\n/);
+  assert.match(bad.stdout, /@@ table=253 \(RuleVersion\) @@ 1 differ\n priority=32768\n- {4}note:00\.0c\.00\.00\.00\.00\n\+ {4}note:00\.0d\.00\.00\.00\.00\n/);
   const json = JSON.parse((await runCli(['verify', '--json', '--expect', v12, v13])).stdout) as { ok: boolean; missing: { table: number }[]; mismatched: unknown[] };
   assert.equal(json.ok, false);
   assert.ok(json.missing.some((f) => f.table === 21));

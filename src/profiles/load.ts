@@ -135,8 +135,10 @@ function resolveTables(
       report(where(entry, 'from'), `${path}.from`, parent ? `${parent.id} has no table ${from}` : 'from: names a table of the profile this one extends, and it extends none');
       return;
     }
-    const table: Record<string, unknown> = { ...baseTable, ...fields };
-    for (const [k, v] of Object.entries(table)) if (v === null) delete table[k];
+    // A member set to null in the YAML removes what the base table gives it.
+    const table: Record<string, unknown> = Object.fromEntries(
+      Object.entries({ ...baseTable, ...fields }).filter(([, v]) => v !== null),
+    );
     for (const key of TABLE_REQUIRED) if (table[key] === undefined) report(where(entry), path, `table ${entry.name} lacks ${key}${baseTable ? '' : ' (and starts from no table of a base)'}`);
     for (const key of TABLE_LISTS) table[key] ??= [];
     out.push(table as unknown as TableSpec);

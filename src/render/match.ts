@@ -331,7 +331,8 @@ function formatTunnel(w: MatchWriter): void {
   // An option matched for its presence alone prints as its bare name (tun_metadata_match_format).
   for (const name of TUN_METADATA) {
     const e = w.get(name);
-    if (e) e.mask === 0n ? w.out.push(name) : w.put(name, hexMasked(e));
+    if (e?.mask === 0n) w.out.push(name);
+    else if (e) w.put(name, hexMasked(e));
   }
 }
 

@@ -62,7 +62,6 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 /** A bridge is a network device: at most 15 bytes (IFNAMSIZ), no blank, `/` or `:` (which ovs-ofctl reads as a connection). */
 const BRIDGE = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}$/;
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /**

@@ -61,7 +61,7 @@ const FEATURES = /^(?:n_tables:|capabilities:|actions: )/;
  * a group: `flow add …`, `group add …`, the word `add` being the default.
  */
 const BUNDLE_ADD = /^(flow|group)\s+(?:add\s+)?(?=[^\s=]+=)/;
-const HEX_DUMP = /^[0-9a-f]{8}  [0-9a-f]{2}/;
+const HEX_DUMP = /^[0-9a-f]{8} {2}[0-9a-f]{2}/;
 
 function toDiagnostic(file: string, line: LogicalLine, p: { severity: 'error' | 'warning'; message: string; offset: number; length: number }): Diagnostic {
   const pos = line.position(Math.min(p.offset, Math.max(0, line.text.length - 1)));

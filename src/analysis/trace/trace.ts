@@ -603,7 +603,7 @@ class Pass {
   }
 
   /** Executes one action; 'stop-list' skips the rest of the current list. */
-  private action(a: Action, nodes: TraceNode[]): void | 'stop-list' {
+  private action(a: Action, nodes: TraceNode[]): 'stop-list' | undefined {
     const p = this.packet;
     switch (a.kind) {
       case 'output':
@@ -898,7 +898,7 @@ class Pass {
   }
 
   /** Runs group `id`; 'stop-list' when the dump lacks it, which ends the action list in OVS. */
-  private group(id: number, nodes: TraceNode[]): void | 'stop-list' {
+  private group(id: number, nodes: TraceNode[]): 'stop-list' | undefined {
     if (!this.withinLimits(nodes)) return;
     const group = this.tracer.pipeline.groups.get(id);
     if (!group) {
