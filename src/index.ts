@@ -40,6 +40,12 @@ export {
   type ProfileRequest,
 } from './analysis/detect/profile-choice.ts';
 
+// ---- Profiles of one's own: checking one, and fitting one to a dump (profile check, profile fit)
+export { checkProfile, flawIsError, type ProfileFlaw, type ProfileFlawKind, type ProfilePath } from './analysis/profile/profile-check.ts';
+export { profileFit, type Misfit, type MisfitReason, type PatternUse, type ProfileFit, type TableFit } from './analysis/profile/profile-fit.ts';
+export { flawMessage, profileCheckJson, profileCheckText, profileDiagnostics, type ProfileDiagnostic } from './render/profile-check.ts';
+export { profileFitJson, profileFitText, type FitStyle, type FitTextOptions } from './render/profile-fit.ts';
+
 // ---- Annotation: each flow and table in the profile's words (show, tables)
 export {
   Annotator,

@@ -25,6 +25,7 @@ const COMMANDS: readonly (readonly [string, () => Promise<Register>])[] = [
   ['verify', async () => (await import('./commands/verify.ts')).registerVerify],
   ['check', async () => (await import('./commands/check.ts')).registerCheck],
   ['graph', async () => (await import('./commands/graph.ts')).registerGraph],
+  ['profile', async () => (await import('./commands/profile.ts')).registerProfile],
   ['completion', async () => (await import('./commands/completion.ts')).registerCompletion],
 ];
 
@@ -65,9 +66,17 @@ export async function buildProgram(io: Io, outcome: Outcome = new Outcome(), com
   const registers = await Promise.all(COMMANDS.filter(([name]) => commands.includes(name)).map(([, load]) => load()));
   for (const register of registers) register(program, io, outcome);
   for (const cmd of program.commands) {
-    cmd.exitOverride();
-    onceOnly(cmd);
+    for (const each of [cmd, ...cmd.commands]) {
+      each.exitOverride();
+      onceOnly(each);
+    }
   }
+  // The user's profiles are read, and refused with their problems, before a command reads any input.
+  program.hook('preAction', async (_program, command) => {
+    if (!command.options.some((o) => o.long === '--profile-file')) return;
+    const { userProfiles } = await import('./profile-files.ts');
+    command.setOptionValue('profiles', await userProfiles((command.opts() as { profileFile?: string[] }).profileFile ?? [], io));
+  });
   return program;
 }
 

@@ -25,6 +25,8 @@ export interface ProfileLoad {
   /** The profile it extends, when it names one. */
   readonly extends?: string;
   readonly problems: readonly ProfileProblem[];
+  /** Where the values the profile was made from are in the text (see place.ts). */
+  readonly origins?: Origins;
 }
 
 export interface LoadOptions {
@@ -65,7 +67,7 @@ export function parseProfileText(text: string, file: string, options: LoadOption
   problems.push(...checker.problems.map((p) => at(p.offset, p.path, p.message)));
   if (draft === undefined || problems.length > 0) return { problems, ...(typeof draft?.extends === 'string' ? { extends: draft.extends } : {}) };
   const resolved = resolveDraft(draft, options.base ?? profileById, checker.origins, (o, p, m) => problems.push(at(o, p, m)));
-  return { ...(resolved && problems.length === 0 ? { profile: resolved } : {}), ...(draft.extends ? { extends: draft.extends } : {}), problems };
+  return { ...(resolved && problems.length === 0 ? { profile: resolved } : {}), ...(draft.extends ? { extends: draft.extends } : {}), problems, origins: checker.origins };
 }
 
 /** Reads a profile file; a file that cannot be read is a problem like any other. */
@@ -104,12 +106,20 @@ function resolveDraft(draft: Draft, base: (id: string) => Profile | undefined, o
   const { extends: _e, shared: _s, tables, ...own } = draft;
   const out: Record<string, unknown> = parent ? { ...parent, ...own } : { ...own };
   delete out.numbering;
-  if (tables !== undefined) out.tables = resolveTables(tables, parent, where, report);
+  if (tables !== undefined) out.tables = resolveTables(tables, parent, where, report, origins);
   else if (parent === undefined) out.tables = [];
   for (const key of REQUIRED) if (out[key] === undefined) report(where(draft), '', `the profile lacks ${key}${parent ? '' : ' (and extends none that gives it)'}`);
   for (const key of LISTS) out[key] ??= [];
   out.versions ??= {};
+  // The profile and its tables are placed where the file writes them, for diagnostics about them (place.ts).
+  copyOrigin(origins, draft, out);
+  if (tables !== undefined) copyOrigin(origins, tables, out.tables as object);
   return out as unknown as Profile;
+}
+
+function copyOrigin(origins: Origins, from: object, to: object): void {
+  const origin = origins.get(from);
+  if (origin !== undefined) origins.set(to, origin);
 }
 
 function resolveTables(
@@ -117,6 +127,7 @@ function resolveTables(
   parent: Profile | undefined,
   where: Where,
   report: Report,
+  origins: Origins,
 ): TableSpec[] {
   const parentTables = new Map(parent?.tables.map((t) => [t.name, t]));
   const out: TableSpec[] = [];
@@ -141,6 +152,7 @@ function resolveTables(
     );
     for (const key of TABLE_REQUIRED) if (table[key] === undefined) report(where(entry), path, `table ${entry.name} lacks ${key}${baseTable ? '' : ' (and starts from no table of a base)'}`);
     for (const key of TABLE_LISTS) table[key] ??= [];
+    copyOrigin(origins, entry, table);
     out.push(table as unknown as TableSpec);
   });
   return out;

@@ -288,6 +288,11 @@ export interface PortRole extends Versioned {
    * the role, whatever P's number.
    */
   readonly mark?: string;
+  /**
+   * How reports name a port of this role, before its name (`patch port to br-int patch-breth0_ov`),
+   * or instead of it for a reserved port (`LOCAL (the host)`); the role's own word when absent.
+   */
+  readonly label?: string;
   readonly meaning: string;
 }
 

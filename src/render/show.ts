@@ -56,7 +56,7 @@ export interface ShowTextOptions {
  * from, `detected from 19 tables: …`.
  */
 export function profileLine(p: ProfileNote, tables?: number): string {
-  const how = p.source === 'option' ? 'given with --profile' : tables === undefined ? 'detected' : `detected from ${plural(tables, 'table')}`;
+  const how = p.source === 'option' ? 'given with --profile' : p.source === 'file' ? 'given as a profile file' : tables === undefined ? 'detected' : `detected from ${plural(tables, 'table')}`;
   const release = releaseWords(p);
   return `profile ${p.id}${release ? ` (${release})` : ''}, ${how}: ${p.title}`;
 }

@@ -346,6 +346,11 @@ export class Annotator {
     });
   }
 
+  /** What the profile says of the flow alone (its pattern, its table's miss, or why it says nothing), as `annotate` says it. */
+  explanationOf(flow: Flow): Explanation | undefined {
+    return this.explain(flow, this.tableInfo(flow.table));
+  }
+
   /** Every table of the pipeline with its flows annotated, in pipeline order. */
   annotatePipeline(pipeline: Pipeline): AnnotatedTable[] {
     return this.selectTables(pipeline).map((t) => ({ table: t.table, flows: t.flows.map((f) => this.annotate(f)) }));

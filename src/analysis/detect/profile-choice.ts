@@ -7,17 +7,30 @@ import type { Flow, Group } from '../../model/flow.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import type { PortMap } from '../../model/ports.ts';
 import type { TableRef } from '../../model/tables.ts';
-import { listProfiles, type Profile, profileById } from '../../profiles/index.ts';
+import { listProfiles, type Profile } from '../../profiles/index.ts';
 import { inVersion, rangeText } from '../../profiles/versions.ts';
 import type { Versioned } from '../../profiles/types.ts';
 import { Annotator } from '../annotate/annotate.ts';
 import { detectProfile, detectRelease, type ReleaseChoice } from './detect-profile.ts';
 import { sampleFlows } from './flow-sample.ts';
 
-/** What is asked for: a profile by id and a release (`1.2`); what is left out is detected. */
+/**
+ * What is asked for: a profile by id and a release (`1.2`); what is left out is detected.
+ * `profiles` are the user's own, chosen among and detected like the built-in ones; one with a
+ * built-in profile's id stands in for it.
+ */
 export interface ProfileRequest {
   readonly profile?: string;
   readonly release?: string;
+  readonly profiles?: readonly Profile[];
+}
+
+/** The profiles a request chooses among: the user's first, then the built-in ones they do not replace. */
+export function candidateProfiles(request: ProfileRequest): readonly Profile[] {
+  const own = request.profiles ?? [];
+  if (own.length === 0) return listProfiles();
+  const ids = new Set(own.map((p) => p.id));
+  return [...own, ...listProfiles().filter((p) => !ids.has(p.id))];
 }
 
 /**
@@ -64,7 +77,7 @@ export interface ProfileNote extends ReleaseNote {
   readonly id: string;
   readonly title: string;
   /** `option` when given with --profile, else `detected`. */
-  readonly source: 'option' | 'detected';
+  readonly source: 'option' | 'file' | 'detected';
   readonly reasons: readonly string[];
 }
 
@@ -80,18 +93,19 @@ export class ProfileChoiceError extends Error {
 }
 
 /** A release the profile does not describe would read the flows by no table layout at all. */
-function checkRelease(profile: Profile, release: string | undefined, how: 'given' | 'detected'): void {
+function checkRelease(profile: Profile, release: string | undefined, how: 'given' | 'detected', among: readonly Profile[]): void {
   if (release === undefined || inVersion(profile.versions, release)) return;
   const fix = how === 'given' ? '' : '; give --profile for the pipeline of that release';
-  throw new ProfileChoiceError(`--release ${release}: the ${how} profile ${profile.id} describes ${rangeText(profile.versions)}${fix} (profiles: ${listProfiles().map((p) => `${p.id}, ${rangeText(p.versions)}`).join('; ')})`);
+  throw new ProfileChoiceError(`--release ${release}: the ${how} profile ${profile.id} describes ${rangeText(profile.versions)}${fix} (profiles: ${among.map((p) => `${p.id}, ${rangeText(p.versions)}`).join('; ')})`);
 }
 
 /** The profile the request names, after checking its release; undefined when it is to be detected. */
 export function givenProfile(request: ProfileRequest): Profile | undefined {
   if (request.profile === undefined) return undefined;
-  const chosen = profileById(request.profile);
-  if (!chosen) throw new ProfileChoiceError(`unknown profile ${request.profile} (known: ${listProfiles().map((p) => p.id).join(', ')})`);
-  checkRelease(chosen, request.release, 'given');
+  const among = candidateProfiles(request);
+  const chosen = among.find((p) => p.id === request.profile);
+  if (!chosen) throw new ProfileChoiceError(`unknown profile ${request.profile} (known: ${among.map((p) => p.id).join(', ')})`);
+  checkRelease(chosen, request.release, 'given', among);
   return chosen;
 }
 
@@ -102,9 +116,10 @@ export function givenProfile(request: ProfileRequest): Profile | undefined {
  */
 export function chooseProfile(flows: readonly Flow[], groups: readonly Group[], ports: PortMap, request: ProfileRequest = {}): ProfileChoice {
   const chosen = givenProfile(request);
-  const detected = chosen ? undefined : detectProfile(flows, groups, ports);
+  const among = candidateProfiles(request);
+  const detected = chosen ? undefined : detectProfile(flows, groups, ports, { profiles: among });
   const picked = chosen ?? detected!.profile;
-  if (!chosen) checkRelease(picked, request.release, 'detected');
+  if (!chosen) checkRelease(picked, request.release, 'detected', among);
   const releaseChoice = request.release === undefined ? (detected ? detected.release : detectRelease(picked, flows, groups, ports)) : undefined;
   const release = request.release ?? releaseChoice?.release;
   // Detection's reasons include those for its release, which a given release replaces.
@@ -114,7 +129,7 @@ export function chooseProfile(flows: readonly Flow[], groups: readonly Group[], 
     id: picked.id,
     title: picked.title,
     ...(request.release !== undefined ? { release: request.release } : releaseNote(releaseChoice)),
-    source: chosen ? 'option' : 'detected',
+    source: !chosen ? 'detected' : request.profiles?.includes(chosen) ? 'file' : 'option',
     reasons: [...profileReasons, ...releaseReasons],
   };
   return { profile: picked, ...(release !== undefined ? { release } : {}), note };

@@ -88,6 +88,17 @@ export class PortRoles {
     this.shown = rolesFromFlows(this.roles, flows);
   }
 
+  /** The role's label when the profile gives one (`patch port to br-int`), else its usual word. */
+  private roleWords(id: PortIdentity): string {
+    const label = this.roles.find((r) => r.role === id.role && r.label !== undefined && (id.name !== undefined ? fitsName(r, id.name) : (r.numbers ?? []).includes(id.number ?? -1)))?.label;
+    return label ?? (id.role ? ROLE_WORDS[id.role] : '');
+  }
+
+  /** A reserved port in words: the profile's label for it (`LOCAL (the host)`), else what OpenFlow makes it. */
+  private reservedWords(name: string): string {
+    return this.roles.find((r) => r.label !== undefined && (r.names ?? []).includes(name))?.label ?? reservedWords(name);
+  }
+
   identify(port: PortRef | number): PortIdentity {
     const ref = asRef(port);
     if (ref.kind === 'reserved') {
@@ -113,7 +124,7 @@ export class PortRoles {
   /** `coredns5-8ec607 (port 3)`, `antrea-gw0`, `port 7`: the port without its role, for sentences that say the role. */
   plainWords(port: PortRef | number): string {
     const ref = asRef(port);
-    if (ref.kind === 'reserved') return reservedWords(ref.name);
+    if (ref.kind === 'reserved') return this.reservedWords(ref.name);
     const id = this.identify(ref);
     if (id.name === undefined) return `port ${id.number}`;
     return id.number === undefined ? id.name : `${id.name} (port ${id.number})`;
@@ -122,9 +133,9 @@ export class PortRoles {
   /** `local Pod coredns5-8ec607 (port 3)`, `gateway antrea-gw0`, `port 7 (usually the tunnel)`. */
   words(port: PortRef | number): string {
     const ref = asRef(port);
-    if (ref.kind === 'reserved') return reservedWords(ref.name);
+    if (ref.kind === 'reserved') return this.reservedWords(ref.name);
     const id = this.identify(ref);
-    const role = id.role ? ROLE_WORDS[id.role] : '';
+    const role = this.roleWords(id);
     if (id.roleFromNumber) return `port ${id.number} (usually the ${role})`;
     const who = id.name !== undefined ? `${role === '' ? 'port ' : `${role} `}${id.name}` : `${role === '' ? '' : `${role} `}port ${id.number}`;
     return id.name !== undefined && id.number !== undefined ? `${who} (port ${id.number})` : who;

@@ -11,10 +11,17 @@ import { BUILTIN_IDS } from '../../profiles/index.ts';
 import { type Io, UserError } from '../io.ts';
 import { addInputOptions, type InputCliOptions, type LoadedDump, loadDump, loadFromOptions, requireFlows } from '../load.ts';
 import { addOutputOptions, type OutputCliOptions } from '../output.ts';
+import { PROFILES_VARIABLE } from '../profile-files.ts';
+import { repeatable } from './repeatable.ts';
 import { flowsFromStdin } from './source-args.ts';
 
-/** --profile and --release, as commander hands them over: the request for a profile. */
-export type ProfileChoiceOptions = ProfileRequest;
+/**
+ * --profile, --release and --profile-file as commander hands them over: the request for a
+ * profile, with the user's profiles read from their files before the command runs (main's hook).
+ */
+export interface ProfileChoiceOptions extends ProfileRequest {
+  profileFile?: string[];
+}
 
 export interface ProfileCliOptions extends InputCliOptions, ProfileChoiceOptions, OutputCliOptions {
   groups?: string;
@@ -29,11 +36,12 @@ function releaseOption(text: string): string {
   return release;
 }
 
-/** --profile and --release. */
+/** --profile, --release and --profile-file. */
 export function addProfileChoiceOptions(cmd: Command): Command {
   return cmd
-    .option('--profile <id>', `pipeline profile to read the flows by (default: detected; ${BUILTIN_IDS.join(', ')})`)
-    .option('--release <version>', 'release of the product the dump comes from, e.g. 1.0 or v1.2.0 (default: detected)', releaseOption);
+    .option('--profile <id>', `pipeline profile to read the flows by (default: detected; ${BUILTIN_IDS.join(', ')}, or one of --profile-file)`)
+    .option('--release <version>', 'release of the product the dump comes from, e.g. 1.0 or v1.2.0 (default: detected)', releaseOption)
+    .option('--profile-file <file>', `a profile of your own (YAML), detected like the built-in ones (repeatable; also every file of the directory ${PROFILES_VARIABLE} names)`, repeatable((f) => f));
 }
 
 /** --explain-profile and -v, for the commands that print the profile line. */
