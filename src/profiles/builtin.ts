@@ -9,7 +9,7 @@ import { loadProfileFile, type ProfileProblem } from './load.ts';
 import type { Profile } from './types.ts';
 
 /** Built-in profile ids, in the order detection reports ties; the generic fallback comes last. */
-export const BUILTIN_IDS = ['antrea', 'antrea-proxy', 'antrea-v1', 'antrea-cnp', 'antrea-policy-only', 'openshift-sdn', 'generic'] as const;
+export const BUILTIN_IDS = ['antrea', 'antrea-proxy', 'antrea-v1', 'antrea-cnp', 'antrea-policy-only', 'openshift-sdn', 'ovn-kubernetes-gateway', 'generic'] as const;
 
 export const BUILTIN_DIR = fileURLToPath(new URL('../../../profiles/', import.meta.url));
 export const COMPILED_FILE = fileURLToPath(new URL('./builtin.json', import.meta.url));
