@@ -126,11 +126,13 @@ test('the installed shim runs and survives a closed pipe', () => {
 
 test('an option that takes one value is refused when given twice; repeatable options collect', async () => {
   const repeatable: Readonly<Record<string, readonly string[]>> = {
-    show: ['--table', '--cookie', '--port', '--ip', '--conj-id'],
-    trace: ['--ct-next', '--bucket'],
-    graph: ['--ct-next'],
+    show: ['--table', '--cookie', '--port', '--ip', '--conj-id', '--profile-file'],
+    tables: ['--profile-file'],
+    trace: ['--ct-next', '--bucket', '--profile-file'],
+    graph: ['--ct-next', '--profile-file'],
+    conj: ['--profile-file'],
     diff: ['--node'],
-    check: ['--kind', '--table'],
+    check: ['--kind', '--table', '--profile-file'],
   };
   // Options a command reads once, though others share them: refused as given, saying why.
   const limited: Readonly<Record<string, Readonly<Record<string, string>>>> = {

@@ -32,8 +32,9 @@ test('every error starts with the same prefix, whichever part of the program fou
 test("each command's help lists its own options first, then the input options as a group", async () => {
   const top = await runCli(['--help']);
   const commands = [...top.stdout.matchAll(/^ {2}([a-z]+) /gm)].map((m) => m[1]!).filter((c) => c !== 'help');
-  for (const name of commands.filter((c) => c !== 'bundle' && c !== 'completion')) {
-    const help = (await runCli([name, '--help'])).stdout;
+  const names = [...commands.filter((c) => c !== 'bundle' && c !== 'completion' && c !== 'profile'), 'profile fit'];
+  for (const name of names) {
+    const help = (await runCli([...name.split(' '), '--help'])).stdout;
     const own = help.indexOf('\nOptions:\n');
     const input = help.indexOf('\nInput options:\n');
     assert.ok(own >= 0 && input > own, `${name}: ${help}`);
@@ -213,7 +214,9 @@ test('flowscope completion bash|zsh|fish: every command and each of its options'
   const bash = await runCli(['completion', 'bash']);
   assert.equal(bash.status, 0, bash.stderr);
   assert.match(bash.stdout, /complete -o filenames -F _flowscope flowscope/);
-  assert.match(bash.stdout, /compgen -W "parse bundle fmt show tables trace conj diff verify check graph help"/);
+  assert.match(bash.stdout, /compgen -W "parse bundle fmt show tables trace conj diff verify check graph profile help"/);
+  // A command with subcommands completes them, then their options.
+  assert.match(bash.stdout, /^ {4}profile\) opts=".*--profile-file.*"; subs="check fit" ;;$/m);
   assert.match(bash.stdout, /^ {4}trace\) opts=".*--brief.*--expect.*--output -o.*--bundle/m);
   const zsh = await runCli(['completion', 'zsh']);
   assert.match(zsh.stdout, /bashcompinit/);
@@ -223,6 +226,8 @@ test('flowscope completion bash|zsh|fish: every command and each of its options'
   // bash itself reads the script, and completes an option of show from it.
   const r = spawnSync('bash', ['-c', `${bash.stdout}\nCOMP_WORDS=(flowscope show --expl); COMP_CWORD=2; _flowscope; echo "\${COMPREPLY[@]}"`], { encoding: 'utf8' });
   assert.equal(r.stdout.trim(), '--explain-profile');
+  const sub = spawnSync('bash', ['-c', `${bash.stdout}\nCOMP_WORDS=(flowscope profile f); COMP_CWORD=2; _flowscope; echo "\${COMPREPLY[@]}"`], { encoding: 'utf8' });
+  assert.equal(sub.stdout.trim(), 'fit');
 });
 
 test('verify, conj and diff take a port map among their inputs, as every command does, the same as with --ports', async () => {

@@ -16,22 +16,28 @@ function shellArgument(value: string): Shell {
 interface CommandWords {
   readonly name: string;
   readonly description: string;
-  /** Long and short flags, e.g. `--table`, `-T`. */
+  /** Long and short flags, e.g. `--table`, `-T`: the command's, and those of its subcommands. */
   readonly flags: readonly { readonly long?: string; readonly short?: string; readonly description: string }[];
+  /** Subcommands (`profile check`, `profile fit`), completed as the word after the command. */
+  readonly subcommands: readonly string[];
 }
 
 function commandWords(program: Command): CommandWords[] {
   return program.commands
     .filter((c) => c.name() !== 'completion')
-    .map((c) => ({
-      name: c.name(),
-      description: c.description(),
-      flags: [...c.options.map((o) => ({ ...(o.long ? { long: o.long } : {}), ...(o.short ? { short: o.short } : {}), description: o.description })), { long: '--help', short: '-h', description: 'display help' }],
-    }));
+    .map((c) => {
+      const options = [...c.options, ...c.commands.flatMap((s) => s.options)].filter((o, i, all) => all.findIndex((x) => x.flags === o.flags) === i);
+      return {
+        name: c.name(),
+        description: c.description(),
+        flags: [...options.map((o) => ({ ...(o.long ? { long: o.long } : {}), ...(o.short ? { short: o.short } : {}), description: o.description })), { long: '--help', short: '-h', description: 'display help' }],
+        subcommands: c.commands.map((s) => s.name()),
+      };
+    });
 }
 
 function bash(commands: readonly CommandWords[]): string {
-  const cases = commands.map((c) => `    ${c.name}) opts="${c.flags.flatMap((f) => [f.long, f.short].filter((x) => x !== undefined)).join(' ')}" ;;`);
+  const cases = commands.map((c) => `    ${c.name}) opts="${c.flags.flatMap((f) => [f.long, f.short].filter((x) => x !== undefined)).join(' ')}"${c.subcommands.length > 0 ? `; subs="${c.subcommands.join(' ')}"` : ''} ;;`);
   return [
     '# flowscope completion for bash: eval "$(flowscope completion bash)"',
     '_flowscope() {',
@@ -40,10 +46,12 @@ function bash(commands: readonly CommandWords[]): string {
     `    COMPREPLY=($(compgen -W "${commands.map((c) => c.name).join(' ')} help" -- "$cur"))`,
     '    return',
     '  fi',
+    '  local subs=""',
     '  case "${COMP_WORDS[1]}" in',
     ...cases,
     '    *) opts="" ;;',
     '  esac',
+    '  if [ "$COMP_CWORD" -eq 2 ] && [ -n "$subs" ] && [[ $cur != -* ]]; then COMPREPLY=($(compgen -W "$subs" -- "$cur")); return; fi',
     '  if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "$opts" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi',
     '}',
     'complete -o filenames -F _flowscope flowscope',
@@ -63,6 +71,7 @@ function fishQuote(text: string): string {
 function fish(commands: readonly CommandWords[]): string {
   const lines = ['# flowscope completion for fish: flowscope completion fish | source', 'complete -c flowscope -f'];
   for (const c of commands) lines.push(`complete -c flowscope -n __fish_use_subcommand -a ${c.name} -d ${fishQuote(c.description)}`);
+  for (const c of commands) if (c.subcommands.length > 0) lines.push(`complete -c flowscope -n '__fish_seen_subcommand_from ${c.name}' -a ${fishQuote(c.subcommands.join(' '))}`);
   for (const c of commands) {
     for (const f of c.flags) {
       const long = f.long ? ` -l ${f.long.slice(2)}` : '';
