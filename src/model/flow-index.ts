@@ -280,9 +280,12 @@ export class MatchIndex<F extends Flow> {
   /** Per shape of a flow asked about: the subtables that fit it, among the first `seen`. */
   private readonly fitting = new ShapeTrie<number, { readonly subtables: Subtable<F>[]; seen: number }>();
   private added = 0;
+  /** The best priority added: asked for more, no flow need be looked at. */
+  private top = -1;
 
   /** Adds a flow, after every flow added before it of its priority or above. */
   add(flow: F): void {
+    if (flow.priority > this.top) this.top = flow.priority;
     const entries = this.read(flow.match);
     const sub = this.index.subtable(entries.terms, entries.length);
     this.index.insert(sub, entries.values.slice(0, entries.length), flow, this.added++);
@@ -293,6 +296,7 @@ export class MatchIndex<F extends Flow> {
    * matches; of several, the one in the subtable made first, then the first in match order.
    */
   covering(match: Match, minPriority: number): F | undefined {
+    if (minPriority > this.top) return undefined;
     const entries = this.read(match);
     let node = this.fitting;
     for (let i = 0; i < entries.length; i++) node = node.step(entries.terms[i]!.id);
