@@ -12,6 +12,7 @@ import { parseDump } from '../src/syntax/reader.ts';
 import { runCli } from './support/cli.ts';
 import { ANTREA, loadExample, OPENSHIFT_SDN } from './support/make-examples.ts';
 import { skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
+import { repoRoot } from './support/paths.ts';
 
 const STAND_IN = `#!/bin/sh
 printf '%s\\n' "$*" >> "$KUBECTL_LOG"
@@ -178,4 +179,48 @@ test('a --timeout past what a timer holds is refused', async () => {
   const r = await runCli(['parse', '--local', '--timeout', String(2 ** 31)]);
   assert.equal(r.status, 2);
   assert.match(r.stderr, /expected at most 2147483 seconds/);
+});
+
+test('trace --compare-local and --compare-pod trace the packet through the live switch beside a saved dump', skipUnlessOvs, async () => {
+  const k = kit();
+  const saved = join(k.dir, 'saved.txt');
+  const unrouted = join(k.dir, 'unrouted.txt');
+  const example = readFileSync(join(repoRoot, 'examples', 'antrea', 'dump-flows.of13.txt'), 'utf8');
+  writeFileSync(saved, example);
+  // The route to the other node's Pod subnet gone from the saved dump.
+  writeFileSync(unrouted, example.split('\n').filter((l) => !/table=70,.*nw_dst=10\.10\.1\.0\/24 /.test(l)).join('\n'));
+  const packet = 'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,dl_dst=aa:bb:cc:dd:ee:ff,nw_src=10.10.0.2,nw_dst=10.10.1.5,nw_ttl=64,tp_dst=80';
+  try {
+    await withOvsSwitch(ANTREA.bridge, async (sw) => {
+      await loadExample(sw, ANTREA);
+      const same = await runCli(['trace', saved, '--compare-local', packet], { env: k.env(sw.dir) });
+      assert.equal(same.status, 0, same.stderr);
+      assert.match(same.stdout, /right: local br-int\n[^]*The paths are the same, lookup for lookup\.\n/);
+      const parted = await runCli(['trace', '--json', unrouted, '--compare-pod', 'antrea-agent-x7k2p', '-n', 'kube-system', packet], { env: k.env(sw.dir) });
+      assert.equal(parted.status, 1, parted.stderr);
+      const j = JSON.parse(parted.stdout) as { right: { source: string }; divergence: { left: { table: number | string }; right: { table: number | string } } | null };
+      assert.match(j.right.source, /antrea-agent-x7k2p/);
+      // The live switch names its tables; the saved dump numbers them.
+      assert.equal(j.divergence?.left.table, 70);
+      assert.equal(j.divergence?.right.table, 'L3Forwarding');
+      const calls = readFileSync(k.log, 'utf8');
+      assert.match(calls, /exec --namespace=kube-system antrea-agent-x7k2p --container=antrea-ovs -- ovs-ofctl -O OpenFlow15 --names -- dump-flows br-int/);
+    });
+  } finally {
+    rmSync(k.dir, { recursive: true, force: true });
+  }
+});
+
+test('trace\'s compared dump: one source, its options checked before anything runs', async () => {
+  for (const [args, message] of [
+    [['--compare', 'x', '--compare-local'], /give one dump to compare with, not --compare and --compare-local/],
+    [['--compare-pod', 'p', '--compare-local'], /give one dump to compare with, not --compare-pod and --compare-local/],
+    [['--compare-groups', 'g'], /--compare-groups goes with --compare, --compare-pod or --compare-local/],
+    [['--compare-pod=--filename=/etc/passwd'], /a name cannot start with "-"/],
+    [['--compare-local', '--bridge=--log-file=/tmp/x'], /--bridge "--log-file=\/tmp\/x": a name cannot start with "-"/],
+  ] as const) {
+    const r = await runCli(['trace', ...args, 'in_port=1'], { stdin: 'table=0 actions=drop\n' });
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, message, args.join(' '));
+  }
 });

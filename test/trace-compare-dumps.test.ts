@@ -153,3 +153,19 @@ test('--compare refuses what names a single trace\'s form, and two standard inpu
   assert.equal(node.status, 2);
   assert.match(node.stderr, /--compare-node goes with --compare/);
 });
+
+test('--compare-groups gives the compared dump its groups, as --groups gives the first its own', async () => {
+  const flows = file('flows-only.txt', antrea2NamedFlows());
+  const groups = file('groups-only.txt', antrea2Groups());
+  const toService = `in_port=${CLIENT.port},tcp,dl_src=${CLIENT.mac},dl_dst=ba:5e:d1:55:aa:c0,nw_src=${CLIENT.ip},nw_dst=10.101.255.29,nw_ttl=64,tp_dst=80`;
+  // Without them the Service's group is missing on the right: the paths part where the packet is sent to it.
+  const { status, json } = await compareJson([flows, '--groups', groups, '--compare', flows, toService]);
+  assert.equal(status, 1);
+  assert.ok(json.divergence);
+  assert.equal(json.left.verdict, 'output');
+  assert.equal(json.right.verdict, 'drop');
+  const both = await compareJson([flows, '--groups', groups, '--compare', flows, '--compare-groups', groups, toService]);
+  assert.equal(both.status, 0);
+  assert.equal(both.json.divergence, null);
+  assert.equal(both.json.right.verdict, 'output');
+});

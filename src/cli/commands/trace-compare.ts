@@ -1,6 +1,7 @@
 /**
  * `flowscope trace A --compare B`: the second dump read as every input is (a file, a bundle and
- * its node, standard input), traced with the profile of the first, and the two traces compared.
+ * its node, standard input, or a live switch with --compare-pod or --compare-local, its groups
+ * with --compare-groups), traced with the profile of the first, and the two traces compared.
  */
 import type { Packet } from '../../analysis/trace/packet.ts';
 import { namingFor } from '../../analysis/diff/diff.ts';
@@ -19,8 +20,37 @@ import { loadFlows, type ProfileCliOptions } from './profile-options.ts';
 export interface CompareSourceOptions {
   compare?: string;
   compareNode?: string;
+  comparePod?: string;
+  compareLocal?: boolean;
+  compareGroups?: string;
   brief?: boolean;
   expect?: string;
+}
+
+/** The options that go with a live switch, for whichever side is live. */
+const LIVE_KEYS = ['namespace', 'container', 'kubeconfig', 'context', 'bridge', 'timeout'] as const;
+
+/** Whether a second dump is asked for: a file or bundle (--compare), or a live switch (--compare-pod, --compare-local). */
+export function comparing(opts: CompareSourceOptions): boolean {
+  return opts.compare !== undefined || opts.comparePod !== undefined || opts.compareLocal === true;
+}
+
+function liveOf(opts: ProfileCliOptions): ProfileCliOptions {
+  const out: Record<string, unknown> = {};
+  for (const k of LIVE_KEYS) if (opts[k] !== undefined) out[k] = opts[k];
+  return out as ProfileCliOptions;
+}
+
+/**
+ * The options the first dump is read with: all of them, but for a live --compare side the live
+ * options (--namespace, --bridge, …) go to the first dump only when it is live too.
+ */
+export function firstSideOptions<T extends ProfileCliOptions & CompareSourceOptions>(opts: T): T {
+  const liveCompare = opts.comparePod !== undefined || opts.compareLocal === true;
+  if (!liveCompare || opts.pod !== undefined || opts.local === true) return opts;
+  const out = { ...opts } as Record<string, unknown>;
+  for (const k of LIVE_KEYS) delete out[k];
+  return out as unknown as T;
 }
 
 /** A pipeline traced, with how its traces are rendered and what it was read from. */
@@ -40,8 +70,11 @@ export interface Compared {
 
 /** --compare-node without --compare; what --compare cannot go with, each naming a single trace's form. */
 export function checkCompareOptions(opts: CompareSourceOptions, form: OutputForm): void {
-  if (opts.compare === undefined) {
-    if (opts.compareNode !== undefined) throw new UserError('--compare-node goes with --compare');
+  const sources = [opts.compare !== undefined ? '--compare' : '', opts.comparePod !== undefined ? '--compare-pod' : '', opts.compareLocal ? '--compare-local' : ''].filter(Boolean);
+  if (sources.length > 1) throw new UserError(`give one dump to compare with, not ${sources.join(' and ')}`);
+  if (opts.compareNode !== undefined && opts.compare === undefined) throw new UserError('--compare-node goes with --compare');
+  if (!comparing(opts)) {
+    if (opts.compareGroups !== undefined) throw new UserError('--compare-groups goes with --compare, --compare-pod or --compare-local');
     return;
   }
   if (opts.brief) throw new UserError('--compare prints both traces side by side, one line per lookup: --brief does not apply');
@@ -55,14 +88,17 @@ function label(dump: LoadedDump): string {
 
 /** Reads the --compare dump (with --compare-node) and readies both sides for comparing. */
 export async function loadCompared(opts: ProfileCliOptions & CompareSourceOptions, left: TracedDump, io: Io): Promise<Compared> {
+  const live = opts.comparePod !== undefined ? { pod: opts.comparePod, ...liveOf(opts) } : opts.compareLocal ? { local: true, ...liveOf(opts) } : {};
   const rightOpts: ProfileCliOptions = {
     ...(opts.compareNode === undefined ? {} : { node: opts.compareNode }),
+    ...(opts.compareGroups === undefined ? {} : { groups: opts.compareGroups }),
+    ...live,
     ...(opts.strict === undefined ? {} : { strict: opts.strict }),
     ...(opts.maxErrors === undefined ? {} : { maxErrors: opts.maxErrors }),
     ...(opts.profile === undefined ? {} : { profile: opts.profile }),
     ...(opts.release === undefined ? {} : { release: opts.release }),
   };
-  const { dump, groups } = await loadFlows([opts.compare!], rightOpts, io);
+  const { dump, groups } = await loadFlows(opts.compare === undefined ? [] : [opts.compare], rightOpts, io);
   const right: TracedDump = { ...traceWithWords(new Pipeline(dump.flows, groups, dump.ports), dump.protocols[0] ?? 10, rightOpts), dump };
   const naming = namingFor(left.dump, dump, {});
   const sides: [ComparedSide, ComparedSide] = [

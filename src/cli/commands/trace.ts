@@ -18,7 +18,7 @@ import { addInputOptions } from '../load.ts';
 import { addProfileChoiceOptions, loadFlows, type ProfileCliOptions } from './profile-options.ts';
 import { flowsFromOption, flowsFromStdin } from './source-args.ts';
 import { repeatable } from './repeatable.ts';
-import { type CompareSourceOptions, checkCompareOptions, loadCompared } from './trace-compare.ts';
+import { type CompareSourceOptions, checkCompareOptions, comparing, firstSideOptions, loadCompared } from './trace-compare.ts';
 import { withPolicyRules } from './policies.ts';
 import { ownEntry } from '../../model/own-key.ts';
 
@@ -214,7 +214,10 @@ export function registerTrace(program: Command, io: Io, outcome: Outcome): void 
     .option('--expect <verdict>', 'exit 1 unless the packet ends so: output, drop, controller, normal, or a port it must leave by (number or name)', expectOption)
     .option('--batch <file>', 'JSON Lines of {"packet", "ctNext", "bucket", "expect"}; one JSON result per line, with its line number (- for standard input)')
     .option('--compare <input>', 'also trace the packet through this dump (file, support bundle, or - for standard input) and put both traces side by side: where the paths part and both verdicts; exit 1 when they differ')
-    .option('--compare-node <name>', 'the node of the --compare bundle');
+    .option('--compare-node <name>', 'the node of the --compare bundle')
+    .option('--compare-pod <pod>', 'compare with the switch dumped live from this Pod, as --pod dumps it (with -n, --container, --kubeconfig, --context, --bridge, --timeout)')
+    .option('--compare-local', 'compare with the switch of this host, dumped live with ovs-ofctl (with --bridge, --timeout)')
+    .option('--compare-groups <file>', 'dump-groups output to use with the dump compared with');
   addOutputOptions(addProfileChoiceOptions(cmd), 'the tables the packet is looked up in, in order');
   addInputOptions(cmd).action(async (args: string[], opts: TraceCommandOptions) => {
     const form = outputForm(opts);
@@ -226,12 +229,14 @@ export function registerTrace(program: Command, io: Io, outcome: Outcome): void 
     const buckets = bucketsOf(opts.bucket ?? []);
     if (opts.batch === '-' && flowsFromStdin(inputs, opts)) throw new UserError('the flows and --batch cannot both come from standard input');
     if (opts.compare === '-' && (opts.batch === '-' || flowsFromStdin(inputs, opts))) throw new UserError(`--compare and ${opts.batch === '-' ? '--batch' : 'the flows'} cannot both come from standard input`);
-    const { dump, groups } = await loadFlows(inputs, opts, io);
+    const stdinUsers = [opts.compare === '-', opts.compareGroups === '-', opts.groups === '-', opts.batch === '-', flowsFromStdin(inputs, opts)].filter(Boolean).length;
+    if (opts.compareGroups === '-' && stdinUsers > 1) throw new UserError('--compare-groups and another input cannot both come from standard input');
+    const { dump, groups } = await loadFlows(inputs, firstSideOptions(opts), io);
     const words = traceWithWords(new Pipeline(dump.flows, groups, dump.ports), dump.protocols[0] ?? 10, opts);
     const { tracer } = words;
     const render = withPolicyRules(words.render, dump, groups, opts, io);
 
-    const compared = opts.compare === undefined ? undefined : await loadCompared(opts, { tracer, render, dump }, io);
+    const compared = comparing(opts) ? await loadCompared(opts, { tracer, render, dump }, io) : undefined;
 
     if (packetText !== undefined && compared) {
       const c = compared.compare(packetArgument(tracer, packetText, 'bad packet'), packetArgument(compared.right.tracer, packetText, 'bad packet'), traceOptions(opts.ctNext ?? [], buckets));
