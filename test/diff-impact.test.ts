@@ -46,7 +46,7 @@ interface ProbeJson {
   packet: string;
   buckets: Record<string, number>;
   traffic: string;
-  effect: 'verdict' | 'output' | 'path' | 'none';
+  effect: 'verdict' | 'output' | 'path' | 'drop-moved' | 'none';
   summary: string;
   before: { verdict: string; outputs: unknown[]; path: { table: string }[] };
   after: { verdict: string; outputs: unknown[]; path: { table: string }[] };
@@ -145,4 +145,25 @@ test('--max-probes bounds the probes traced per change; no change, no probe; the
     assert.equal(run.status, 2, `${args.join(' ')}: ${run.stderr}`);
     assert.match(run.stderr, message);
   }
+});
+
+test('a rule of plain IP is probed with TCP and with UDP; a probe dropped in both dumps, only by another flow, is no change to traffic', async () => {
+  // The new deny rule matches IP from the client to the db Pod, whatever its protocol.
+  const deny = await impact(denyAdded);
+  const protocols = new Set(deny.changes.flatMap((c) => c.probes.map((p) => /^(tcp|udp),/.exec(p.packet)?.[1] ?? p.packet)));
+  assert.deepEqual([...protocols].sort(), ['tcp', 'udp']);
+
+  const before = 'table=0,ip,in_port=1 actions=resubmit(,1)\ntable=1,priority=10,ip,nw_dst=10.0.0.1 actions=drop\ntable=1,priority=0 actions=drop\n';
+  const after = before.replace('table=1,priority=10,ip,nw_dst=10.0.0.1 actions=drop\n', '');
+  const run = await runCli(['diff', '--impact', '--json', file(before), file(after)]);
+  assert.equal(run.status, 1, run.stderr);
+  const j = JSON.parse(run.stdout) as ImpactJson & { changes: { dropMoved: number }[] };
+  assert.equal(j.changes.length, 1);
+  const [c] = j.changes as [(typeof j.changes)[0]];
+  assert.equal(c.affected, 0);
+  assert.equal(j.affected, 0);
+  assert.ok(c.dropMoved >= 2, JSON.stringify(c));
+  assert.ok(c.probes.every((p) => p.effect === 'drop-moved' && p.before.verdict === 'drop' && p.after.verdict === 'drop'));
+  const text = await runCli(['diff', '--impact', file(before), file(after)]);
+  assert.match(text.stdout, /\n {2}\d+ probes traced through both dumps: none affected \(\d+ dropped in both, only by another flow: no change to traffic\)\n/);
 });

@@ -4,7 +4,7 @@
  * (10.10.0.26) to local Pod web (10.10.0.24) on TCP 80: was output to port 4, through
  * conjunction 6 in AntreaPolicyIngressRule; now dropped in IngressMetric …").
  */
-import type { ChangeImpact, ImpactChange, ImpactReport, ProbeOutcome } from '../analysis/impact/impact.ts';
+import { affectsTraffic, type ChangeImpact, type ImpactChange, type ImpactReport, type ProbeOutcome } from '../analysis/impact/impact.ts';
 import { FIELD } from '../analysis/trace/packet.ts';
 import type { Probe } from '../analysis/impact/probes.ts';
 import type { TraceResult } from '../analysis/trace/trace.ts';
@@ -69,6 +69,7 @@ function sideText(result: TraceResult, o: TraceRenderOptions): string {
 export function outcomeText(outcome: ProbeOutcome, words: ImpactWords): string {
   const c = outcome.comparison;
   if (outcome.effect === 'none') return `unchanged: ${sideText(c.left, words.before)}`;
+  if (outcome.effect === 'drop-moved') return `dropped before and after, no change to traffic: was ${sideText(c.left, words.before)}; now ${sideText(c.right, words.after)}`;
   if (outcome.effect === 'path') {
     const d = c.divergence!;
     const where = d.left ? tableName(d.left.table, words.before) : d.right ? tableName(d.right.table, words.after) : 'the end';
@@ -111,7 +112,12 @@ function probeCommand(probe: Probe, o: TraceRenderOptions): string {
 const SHOWN_PER_OUTCOME = 3;
 
 function affected(c: ChangeImpact): ProbeOutcome[] {
-  return c.outcomes.filter((o) => o.effect !== 'none');
+  return c.outcomes.filter((o) => affectsTraffic(o.effect));
+}
+
+/** Probes dropped in both dumps, by other flows: counted apart, as no change to traffic. */
+function dropMoved(c: ChangeImpact): number {
+  return c.outcomes.filter((o) => o.effect === 'drop-moved').length;
 }
 
 function changeLines(c: ChangeImpact, words: ImpactWords): string[] {
@@ -122,7 +128,9 @@ function changeLines(c: ChangeImpact, words: ImpactWords): string[] {
     out.push(`  no probe reaches it (${plural(c.screened, 'candidate packet')} derived from it tried): its impact is not known`);
     return out;
   }
-  out.push(`  ${plural(tried, 'probe')} traced through both dumps: ${hit.length === 0 ? 'none affected' : `${hit.length} affected`}`);
+  const moved = dropMoved(c);
+  const still = moved === 0 ? '' : ` (${moved} dropped in both, only by another flow: no change to traffic)`;
+  out.push(`  ${plural(tried, 'probe')} traced through both dumps: ${hit.length === 0 ? 'none affected' : `${hit.length} affected`}${still}`);
   // Probes that tell the same story are told once, with a few of their packets.
   const stories = new Map<string, ProbeOutcome[]>();
   for (const o of hit) {
@@ -213,7 +221,7 @@ export function impactJson(report: ImpactReport, words: ImpactWords): Record<str
   let left = 0;
   const changes = report.changes.map((c) => {
     // Every change is listed (its text is the dump's own); its probes as far as the bound goes.
-    const change = { kind: c.change.kind, change: changeText(c.change, words.of), screened: c.screened, tried: c.outcomes.length, affected: affected(c).length };
+    const change = { kind: c.change.kind, change: changeText(c.change, words.of), screened: c.screened, tried: c.outcomes.length, affected: affected(c).length, dropMoved: dropMoved(c) };
     budget.take(JSON.stringify(change).length);
     const probes: Record<string, unknown>[] = [];
     for (const o of c.outcomes) {

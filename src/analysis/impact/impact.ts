@@ -21,8 +21,16 @@ export type ImpactChange =
   | { readonly kind: 'group-added'; readonly group: Group }
   | { readonly kind: 'group-changed'; readonly before: Group; readonly after: Group };
 
-/** How a probe's fate changed: its verdict, else its output ports, else only its path; or not at all. */
-export type ProbeEffect = 'verdict' | 'output' | 'path' | 'none';
+/**
+ * How a probe's fate changed: its verdict, else its output ports, else only its path; or not at
+ * all. A probe dropped in both dumps, only by another flow (`drop-moved`), is no change to traffic.
+ */
+export type ProbeEffect = 'verdict' | 'output' | 'path' | 'drop-moved' | 'none';
+
+/** Whether a probe's traffic fares otherwise after the change: delivered or not, or elsewhere, or by another path. */
+export function affectsTraffic(effect: ProbeEffect): boolean {
+  return effect !== 'none' && effect !== 'drop-moved';
+}
 
 export interface ProbeOutcome {
   readonly probe: Probe;
@@ -137,5 +145,6 @@ export function diffImpact(diff: DumpDiff, before: Tracer, after: Tracer, option
 function effectOf(c: TraceComparison): ProbeEffect {
   if (c.left.verdict !== c.right.verdict) return 'verdict';
   if (!c.sameVerdict) return 'output';
-  return c.divergence === undefined ? 'none' : 'path';
+  if (c.divergence === undefined) return 'none';
+  return c.left.verdict === 'drop' ? 'drop-moved' : 'path';
 }

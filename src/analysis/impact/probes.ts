@@ -6,6 +6,8 @@
  * - a register or other metadata it matches is traced back to the flows (and select-group
  *   buckets) that write that value, whose own matches add their fields in turn, a few steps deep;
  *   a bucket is then asked for by the trace options;
+ * - an IP packet of no given protocol is sent as TCP and as UDP (real traffic is either, and
+ *   later tables may treat them apart), and a packet of no given type also as either over IPv4;
  * - ct_state becomes the state each conntrack recirculation resumes with;
  * - ports and source addresses come from the flows that match an in_port with them (anti-spoofing
  *   flows), and a destination MAC from the owner of the destination address.
@@ -17,7 +19,7 @@ import { type FieldDef, fieldByName } from '../../model/fields.ts';
 import type { Flow, Group, MatchField } from '../../model/flow.ts';
 import { ones } from '../../model/values.ts';
 import { CT_STATE } from '../../model/ct-state.ts';
-import { FIELD, Packet } from '../trace/packet.ts';
+import { ETH_TYPE, FIELD, Packet } from '../trace/packet.ts';
 import type { Tracer, TraceOptions, TraceResult } from '../trace/trace.ts';
 
 /** A probe: the packet, how conntrack resumes it, the buckets it is sent through, and the fields it was derived from. */
@@ -224,7 +226,10 @@ export class ProbeSource {
       for (const entry of this.entriesFor(hints.fields)) {
         const fields = merged({ fields: new Map(), buckets: new Map() }, [...scope, entry.inPort, ...entry.sources]);
         if (!fields) continue;
-        yield this.packetsFor(fields.fields).map((packet) => ({ packet, ctNext, groupBuckets: hints.buckets, scope }));
+        for (const protocol of protocolsFor(fields.fields)) {
+          const carried = merged(fields, protocol);
+          if (carried) yield this.packetsFor(carried.fields).map((packet) => ({ packet, ctNext, groupBuckets: hints.buckets, scope }));
+        }
       }
     }
   }
@@ -238,8 +243,9 @@ export class ProbeSource {
     const packet = new Packet();
     const order = [...fields].sort(([a], [b]) => prerequisiteRank(a) - prerequisiteRank(b));
     for (const [field, c] of order) packet.set(field, pick(field, c.value, c.mask));
-    const ip = packet.get(FIELD.ethType) === 0x800n;
-    if (!ip) return [packet];
+    const ethType = packet.get(FIELD.ethType);
+    if (ethType === ETH_TYPE.ipv6 && packet.get(FIELD.nwTtl) === 0n) packet.set(FIELD.nwTtl, 64n);
+    if (ethType !== ETH_TYPE.ipv4) return [packet];
     if (packet.get(FIELD.nwTtl) === 0n) packet.set(FIELD.nwTtl, 64n);
     if (fields.has(ETH_DST)) {
       const owner = this.ipOf.get(packet.get(ETH_DST));
@@ -297,6 +303,27 @@ function conjunctionClauses(flow: Flow, table: readonly Flow[]): Flow[][] {
     }
   }
   return clauses.filter((c) => c !== undefined);
+}
+
+/** Transport protocols a probe of a flow that leaves it open is sent with: real traffic is TCP or UDP, not bare IP. */
+const CARRIED = [6n, 17n];
+
+/**
+ * The protocols a probe with these fields is sent with, each a set of fields to add: for an IP
+ * packet of no given protocol, TCP and UDP (a rule of plain IP covers both, and later tables may
+ * treat them apart); for a packet of no given type whose fields need none, TCP and UDP over IPv4
+ * and the packet as it is; else the packet as it is.
+ */
+function protocolsFor(fields: Constraints): MatchField[][] {
+  const given = (field: FieldDef): boolean => (fields.get(field)?.mask ?? 0n) !== 0n;
+  const over = (ethType: bigint): MatchField[][] => CARRIED.map((proto) => [{ field: FIELD.ethType, value: ethType, mask: ones(16) }, { field: FIELD.nwProto, value: proto, mask: ones(8) }]);
+  if (given(FIELD.nwProto)) return [[]];
+  if (!given(FIELD.ethType)) {
+    const open = [...fields.keys()].every((f) => f.prerequisite === 'none' || f.prerequisite === 'ethernet' || f.prerequisite === 'vlan');
+    return open ? [...over(ETH_TYPE.ipv4), []] : [[]];
+  }
+  const ethType = fields.get(FIELD.ethType)!.value;
+  return ethType === ETH_TYPE.ipv4 || ethType === ETH_TYPE.ipv6 ? over(ethType) : [[]];
 }
 
 /** The ct_state every recirculation resumes with: what the flow asks for, tracked; new unless it asks otherwise. */
