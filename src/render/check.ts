@@ -25,7 +25,8 @@ import { plural } from './plural.ts';
 import { ownEntry } from '../model/own-key.ts';
 import { clip } from './clip.ts';
 import { minOf } from '../model/append.ts';
-import { templateParts } from '../analysis/fit/sentence-template.ts';
+import { missPredicate } from '../analysis/annotate/tables-summary.ts';
+import { fillTemplate } from '../analysis/fit/sentence-template.ts';
 
 export interface CheckStyle {
   readonly severity: (severity: Severity, text: string) => string;
@@ -46,15 +47,11 @@ export function tableWords(ref: TableRef, wording: Wording): string {
 function missWords(miss: TableMiss, wording: Wording): string {
   switch (miss.action) {
     case 'drop':
-      return 'are dropped';
     case 'goto':
-      return `continue in ${wording.profileTable(miss.table)}`;
     case 'next':
-      return 'continue in the next table of the pipeline';
     case 'normal':
-      return 'are switched normally';
     case 'controller':
-      return 'go to the controller';
+      return missPredicate(miss, (key) => wording.profileTable(key));
     case 'custom':
       return `are handled by a miss flow that ${miss.description}`;
     case 'none':
@@ -68,16 +65,7 @@ function missWords(miss: TableMiss, wording: Wording): string {
  * words for an absent value, else `…`.
  */
 function fillMeaning(template: string, words: Readonly<Record<string, string>>): string {
-  return templateParts(template)
-    .map((part) => {
-      if ('text' in part) return part.text;
-      for (const p of part.run) {
-        const word = ownEntry(words, p.name);
-        if (word !== undefined) return word;
-      }
-      return part.run.find((p) => p.fallback !== undefined)?.fallback ?? '…';
-    })
-    .join('');
+  return fillTemplate(template, (name) => ownEntry(words, name), 'first', '…');
 }
 
 function flowPosition(f: Flow): string {

@@ -27,8 +27,8 @@ import { DumpTableNames } from '../fit/table-names.ts';
 import { chooseLayout, numberedReferences, numberNamedTables, readsByNames, readsByNumbers } from '../fit/table-layout.ts';
 import { samplePipeline } from '../detect/flow-sample.ts';
 import { classKeyer } from '../fit/fit-classes.ts';
-import { templateParts } from '../fit/sentence-template.ts';
-import { expectedMissWords } from './tables-summary.ts';
+import { fillTemplate, templateParts } from '../fit/sentence-template.ts';
+import { expectedMissWords, missPredicate } from './tables-summary.ts';
 
 export interface AnnotateOptions {
   readonly profile?: Profile;
@@ -388,16 +388,13 @@ export class Annotator {
       return `${lead}: ${does.length > 0 ? does.join(', ') : 'drop it'}. This differs from the documented miss (${expectedMissWords(miss, (key) => this.profileTableWords(key))}).`;
     }
     switch (miss.action) {
-      case 'drop':
-        return `${lead} are dropped.`;
-      case 'goto':
-        return `${lead} continue in ${this.profileTableWords(miss.table)}.`;
       case 'next':
-        return `${lead} continue in the next table of the pipeline (here ${this.nextWords(flow)}).`;
+        return `${lead} ${missPredicate(miss, (key) => this.profileTableWords(key))} (here ${this.nextWords(flow)}).`;
+      case 'drop':
+      case 'goto':
       case 'normal':
-        return `${lead} are switched normally.`;
       case 'controller':
-        return `${lead} go to the controller.`;
+        return `${lead} ${missPredicate(miss, (key) => this.profileTableWords(key))}.`;
       case 'custom':
         return `${lead}: ${miss.description}`;
       case 'none':
@@ -458,13 +455,7 @@ export class Annotator {
    * template gives for its absence (a fitting pattern has either, see `fillable`).
    */
   private fill(pattern: FlowPattern, flow: Flow, spec: TableSpec): string {
-    const text = templateParts(pattern.meaning)
-      .map((part) => {
-        if ('text' in part) return part.text;
-        const value = part.run.map((ph) => this.placeholder(ph.name, flow, spec)).join('');
-        return value !== '' ? value : (part.run.find((ph) => ph.fallback !== undefined)?.fallback ?? '');
-      })
-      .join('');
+    const text = fillTemplate(pattern.meaning, (name) => this.placeholder(name, flow, spec), 'all', '');
     return text.replace(/ {2,}/g, ' ').replace(/ ([.,;:])/g, '$1');
   }
 

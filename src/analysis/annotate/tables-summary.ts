@@ -63,6 +63,25 @@ export interface TablesSummary {
 }
 
 /** A profile's miss behaviour in a few words, its tables named by `name`. */
+/** A fixed miss as a sentence's predicate for the packets that meet it: `are dropped`, `continue in X`. */
+export function missPredicate(
+  miss: Exclude<TableMiss, { action: 'custom' | 'none' }>,
+  name: (key: TableKey) => string,
+): string {
+  switch (miss.action) {
+    case 'drop':
+      return 'are dropped';
+    case 'goto':
+      return `continue in ${name(miss.table)}`;
+    case 'next':
+      return 'continue in the next table of the pipeline';
+    case 'normal':
+      return 'are switched normally';
+    case 'controller':
+      return 'go to the controller';
+  }
+}
+
 export function expectedMissWords(miss: TableMiss, name: (key: TableKey) => string): string {
   switch (miss.action) {
     case 'drop':
