@@ -21,7 +21,7 @@ import { assertNever } from '../../model/actions.ts';
 import type { Bucket, Flow, Group, MatchField } from '../../model/flow.ts';
 import { type Pipeline, tableKey } from '../../model/pipeline.ts';
 import { RESERVED_PORT_NUMBERS, type PortRef } from '../../model/ports.ts';
-import { fieldByName } from '../../model/fields.ts';
+import { type FieldDef, fieldByName } from '../../model/fields.ts';
 import { type TableRef, tableLabel, tableNumber } from '../../model/tables.ts';
 import { ones } from '../../model/values.ts';
 import { actionSetList, isControllerOutput } from './action-set.ts';
@@ -602,6 +602,24 @@ class Pass {
     }
   }
 
+  /** Decrements a TTL; one that would reach 0 sends the packet to the controller (invalid_ttl) instead. */
+  private decrementTtl(
+    field: FieldDef,
+    nodes: TraceNode[],
+    exceeded: (ttl: bigint) => string,
+  ): 'stop-list' | undefined {
+    const ttl = this.packet.get(field);
+    if (ttl > 1n) {
+      this.packet.set(field, ttl - 1n);
+      return undefined;
+    }
+    this.run.controller = true;
+    const mpls = field === FIELD.mplsTtl;
+    this.run.controllerCause ??= { kind: 'invalid_ttl', table: this.table, ttl: Number(ttl), mpls };
+    nodes.push({ kind: 'detail', text: exceeded(ttl) });
+    return 'stop-list';
+  }
+
   /** Executes one action; 'stop-list' skips the rest of the current list. */
   private action(a: Action, nodes: TraceNode[]): 'stop-list' | undefined {
     const p = this.packet;
@@ -667,33 +685,18 @@ class Pass {
       case 'set_mpls_ttl':
         p.set(FIELD.mplsTtl, BigInt(a.ttl));
         return;
-      case 'dec_mpls_ttl': {
-        const ttl = p.get(FIELD.mplsTtl);
-        if (ttl > 1n) {
-          p.set(FIELD.mplsTtl, ttl - 1n);
-          return;
-        }
-        this.run.controller = true;
-        this.run.controllerCause ??= { kind: 'invalid_ttl', table: this.table, ttl: Number(ttl), mpls: true };
-        nodes.push({ kind: 'detail', text: 'MPLS TTL exceeded: packet sent to the controller (invalid_ttl)' });
-        return 'stop-list';
-      }
+      case 'dec_mpls_ttl':
+        return this.decrementTtl(FIELD.mplsTtl, nodes, () => 'MPLS TTL exceeded: packet sent to the controller (invalid_ttl)');
       case 'set_ip_ttl':
         if (isIp(p)) p.set(FIELD.nwTtl, BigInt(a.ttl));
         return;
-      case 'dec_ttl': {
+      case 'dec_ttl':
         if (!isIp(p)) return;
-        const ttl = p.get(FIELD.nwTtl);
-        if (ttl > 1n) {
-          p.set(FIELD.nwTtl, ttl - 1n);
-          return;
-        }
-        this.run.controller = true;
-        this.run.controllerCause ??= { kind: 'invalid_ttl', table: this.table, ttl: Number(ttl), mpls: false };
-        const hint = ttl === 0n ? ' (the packet gave no nw_ttl, so it is 0; add nw_ttl=64)' : '';
-        nodes.push({ kind: 'detail', text: `TTL ${ttl} exceeded: packet sent to the controller (invalid_ttl); the rest of this action list is skipped${hint}` });
-        return 'stop-list';
-      }
+        return this.decrementTtl(FIELD.nwTtl, nodes, (ttl) => {
+          const hint = ttl === 0n ? ' (the packet gave no nw_ttl, so it is 0; add nw_ttl=64)' : '';
+          const exceeded = `TTL ${ttl} exceeded: packet sent to the controller (invalid_ttl);`;
+          return `${exceeded} the rest of this action list is skipped${hint}`;
+        });
       case 'resubmit': {
         const table = a.table ?? this.table;
         // resubmit(IN_PORT,T) looks up with the port the packet is in on.
