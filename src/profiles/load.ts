@@ -111,6 +111,7 @@ function resolveDraft(draft: Draft, base: (id: string) => Profile | undefined, o
   for (const key of REQUIRED) if (out[key] === undefined) report(where(draft), '', `the profile lacks ${key}${parent ? '' : ' (and extends none that gives it)'}`);
   for (const key of LISTS) out[key] ??= [];
   out.versions ??= {};
+  if (out.check !== undefined) out.check = { dormant: [], known: [], ...(out.check as object) };
   // The profile and its tables are placed where the file writes them, for diagnostics about them (place.ts).
   copyOrigin(origins, draft, out);
   if (tables !== undefined) copyOrigin(origins, tables, out.tables as object);

@@ -331,6 +331,47 @@ export type DetectionSignal = Versioned &
       }
   );
 
+/**
+ * Register bits that only a feature's own flows set: a flow that asks for them waits for the
+ * feature. `mark` is a bit field of the profile, `value` one of its named values (any non-zero
+ * value when absent).
+ */
+export interface DormantMark {
+  readonly mark: string;
+  readonly value?: string;
+  /** The feature that would set the bits, as a noun phrase. */
+  readonly feature: string;
+}
+
+/** A conjunction problem, or a shadowed flow, that the design produces in the given tables. */
+export interface KnownPattern {
+  readonly finding: 'shadowed' | 'conjunction-overlap' | 'conjunction-action-priority';
+  /** Profile table names (any release's); the pattern holds in any table when absent. */
+  readonly tables?: readonly TableKey[];
+  /** For `shadowed`: the covering flow has this priority. */
+  readonly byPriority?: number;
+  /** For `shadowed`: the covering flow has an empty match. */
+  readonly byCatchAll?: boolean;
+  /** For `shadowed`: the hidden flow drops. */
+  readonly hiddenDrops?: boolean;
+  /**
+   * `known`: silent unless asked for (the design wants it); `note`: reported as a note, since it
+   * follows from what a user configured (a policy rule an earlier rule of the same policy covers).
+   */
+  readonly standing: 'known' | 'note';
+  readonly why: string;
+}
+
+export interface CheckKnowledge {
+  readonly dormant: readonly DormantMark[];
+  readonly known: readonly KnownPattern[];
+  /**
+   * The agent marks every flow it installs with a non-zero cookie, which ovs-ofctl prints even
+   * without statistics: flows without one were written or edited by hand (a document's samples).
+   */
+  readonly cookieOnEveryFlow?: boolean;
+}
+
 export interface Profile {
   /** Short, stable identifier (`antrea-v1`, `openshift-sdn`). */
   readonly id: string;
@@ -357,4 +398,6 @@ export interface Profile {
   readonly ports: readonly PortRole[];
   readonly groups?: readonly GroupPattern[];
   readonly detect: readonly DetectionSignal[];
+  /** What `flowscope check` knows of the pipeline beyond its tables. */
+  readonly check?: CheckKnowledge;
 }
