@@ -1,13 +1,15 @@
 /**
  * Every output of flowscope that a pipeline profile shapes, run on each dump of the shared corpus
- * and reduced to a digest: the record of what the built-in profiles said before they became YAML
- * files, and what they must still say.
+ * twice: by this build, which reads the built-in profiles from their YAML files, and by a copy of
+ * it that reads the profiles as they were before they became files (test/golden/profiles-resolved.json).
+ * Only the profiles differ between the two, so the outputs must be the same.
  */
-import { createHash } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from './cli.ts';
-import { corpusDir } from './paths.ts';
+import { pathToFileURL } from 'node:url';
+import { type CliMain, type CliRun, runMain } from './cli.ts';
+import { corpusDir, repoRoot } from './paths.ts';
 
 /** Built-in profile ids, each forced on every dump besides the detected one. */
 const PROFILE_IDS = ['antrea', 'antrea-proxy', 'antrea-v1', 'antrea-cnp', 'antrea-policy-only', 'openshift-sdn', 'generic'];
@@ -52,17 +54,29 @@ export function profileCommands(): string[][] {
   return cmds;
 }
 
-/** The command line as a key: the arguments after the dump's path, joined by spaces. */
-export function commandKey(args: readonly string[]): string {
-  return args.join(' ');
+/** Runs one command on one corpus dump with a build's entry point. */
+export async function runOnDump(entry: CliMain, dump: string, args: readonly string[]): Promise<CliRun> {
+  const [command, ...rest] = args;
+  const path = join(corpusDir, dump);
+  const argv = command === 'trace' ? [command, ...rest.slice(0, -1), path, ...rest.slice(-1)] : [command!, path, ...rest];
+  return runMain(entry, argv, { env: { NO_COLOR: '1' } });
 }
 
-/** Runs one command on one corpus dump; the digest covers exit status, standard output and error. */
-export async function outputDigest(dump: string, args: readonly string[]): Promise<string> {
-  const [command, ...rest] = args;
-  const argv = command === 'trace' ? [command, ...rest.slice(0, -1), join(corpusDir, dump), ...rest.slice(-1)] : [command!, join(corpusDir, dump), ...rest];
-  const r = await runCli(argv, { env: { NO_COLOR: '1' } });
-  // The corpus's own path differs between checkouts: only what follows it is the output.
-  const text = `${r.status}\n${r.stdout}\n--\n${r.stderr}`.replaceAll(corpusDir, '<corpus>');
-  return createHash('sha256').update(text).digest('hex').slice(0, 24);
+/**
+ * A copy of this build (dist/src) whose compiled built-in profiles are the recorded ones (a
+ * built-in profile added since is kept as it is), in a directory of its own, with its entry
+ * point; `dispose` removes it.
+ */
+export async function buildWithRecordedProfiles(): Promise<{ readonly main: CliMain; readonly dispose: () => void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'flowscope-profiles-before-'));
+  cpSync(join(repoRoot, 'dist', 'src'), join(dir, 'dist', 'src'), { recursive: true });
+  cpSync(join(repoRoot, 'package.json'), join(dir, 'package.json'));
+  symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'));
+  const recorded = JSON.parse(readFileSync(join(repoRoot, 'test', 'golden', 'profiles-resolved.json'), 'utf8')) as { profiles: { id: string }[] };
+  const compiled = join(dir, 'dist', 'src', 'profiles', 'builtin.json');
+  const now = JSON.parse(readFileSync(compiled, 'utf8')) as { id: string }[];
+  const before = new Map(recorded.profiles.map((p) => [p.id, p]));
+  writeFileSync(compiled, JSON.stringify(now.map((p) => before.get(p.id) ?? p)));
+  const { main } = (await import(pathToFileURL(join(dir, 'dist', 'src', 'cli', 'main.js')).href)) as { main: CliMain };
+  return { main, dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
