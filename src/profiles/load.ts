@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { type Origins, SchemaChecker, type SchemaNode } from './schema-check.ts';
-import { yamlLib } from './yaml-lib.ts';
+import { yamlLibrary } from '../syntax/yaml-library.ts';
 import { profileById } from './index.ts';
 import type { Profile, TableSpec } from './types.ts';
 
@@ -51,7 +51,7 @@ const TABLE_LISTS = ['next', 'patterns'] as const;
 
 /** Reads a profile from YAML text; `file` names it in problems. */
 export function parseProfileText(text: string, file: string, options: LoadOptions = {}): ProfileLoad {
-  const { LineCounter, parseDocument } = yamlLib();
+  const { LineCounter, parseDocument } = yamlLibrary();
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, intAsBigInt: true, merge: true, uniqueKeys: false, prettyErrors: true });
   const at = (offset: number, path: string, message: string): ProfileProblem => {

@@ -8,12 +8,14 @@
  * aliases of anchored lists, are spliced in). YAML merge keys (`<<: *anchor`) are honoured.
  */
 import type { Alias, Document, Node, Scalar, YAMLMap, YAMLSeq } from 'yaml';
-import { yamlLib } from './yaml-lib.ts';
+import { yamlLibrary } from '../syntax/yaml-library.ts';
 
-const isAlias = (n: unknown): n is Alias => yamlLib().isAlias(n);
-const isMap = (n: unknown): n is YAMLMap => yamlLib().isMap(n);
-const isScalar = (n: unknown): n is Scalar => yamlLib().isScalar(n);
-const isSeq = (n: unknown): n is YAMLSeq => yamlLib().isSeq(n);
+let yaml: ReturnType<typeof yamlLibrary> | undefined;
+const lib = (): ReturnType<typeof yamlLibrary> => (yaml ??= yamlLibrary());
+const isAlias = (n: unknown): n is Alias => lib().isAlias(n);
+const isMap = (n: unknown): n is YAMLMap => lib().isMap(n);
+const isScalar = (n: unknown): n is Scalar => lib().isScalar(n);
+const isSeq = (n: unknown): n is YAMLSeq => lib().isSeq(n);
 
 export interface SchemaNode {
   readonly $ref?: string;
@@ -59,7 +61,7 @@ export class SchemaChecker {
 
   constructor(root: SchemaNode, doc: Document) {
     this.#root = root;
-    yamlLib().visit(doc, (_key, node) => {
+    lib().visit(doc, (_key, node) => {
       const n = node as (Node & { anchor?: string }) | null;
       if (typeof n?.anchor === 'string' && n.anchor !== '') {
         const list = this.#anchors.get(n.anchor) ?? [];

@@ -4,7 +4,7 @@
  * `yaml` library, every scalar as text (the failsafe schema: `1.10` stays `1.10`); keys that are
  * absent stay absent, and a file it cannot read whole gives what it could read.
  */
-import { yamlLibrary } from './yaml-library.ts';
+import { yamlLibrary } from '../syntax/yaml-library.ts';
 
 export interface AgentInfo {
   readonly nodeName?: string;

@@ -4,7 +4,7 @@
  * quotes some, which only a real parser undoes. (Its table form, a `FLOW` heading over the raw
  * lines, is a dump already: the syntax reader skips the heading.)
  */
-import { yamlLibrary } from './yaml-library.ts';
+import { yamlLibrary } from '../syntax/yaml-library.ts';
 
 /** A list's opening: `[`, or a YAML item whose first key is `flow`. */
 const LIST_START = /^\s*(?:\[|-\s+["']?flow["']?\s*:)/;

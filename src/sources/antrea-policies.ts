@@ -9,7 +9,7 @@
  * support bundle's YAML nests lists in maps several levels deep, which no line reader follows.
  */
 import { formatIpv6, parseIpv6 } from '../model/values.ts';
-import { yamlLibrary } from './yaml-library.ts';
+import { yamlLibrary } from '../syntax/yaml-library.ts';
 import type { NodeFile } from './node.ts';
 
 export interface PolicyPort {

@@ -1,6 +1,6 @@
 /**
  * The `yaml` library, loaded when a text needs it (antctl's YAML output, a bundle's policy
- * objects): loading it costs more than reading an everyday dump. Required, not imported, because
+ * objects, a profile file): loading it costs more than reading an everyday dump. Required, not imported, because
  * the readers that use it are synchronous.
  */
 import { createRequire } from 'node:module';
