@@ -212,3 +212,17 @@ test('show names the rule behind each flow of a conjunction, and check the rule 
     assert.match(f.policyRule ?? '', /^ingress rule 1 \("allow-client-http"\) of Antrea ClusterNetworkPolicy app-web/);
   }
 });
+
+test('trace --compare names the rules of both bundles\' conjunctions, each by its own policy objects', async () => {
+  const [client, web] = PODS as [(typeof PODS)[0], (typeof PODS)[0]];
+  const packet = `in_port=${client.port},tcp,dl_src=${client.mac},dl_dst=${web.mac},nw_src=${client.ip},nw_dst=${web.ip},nw_ttl=64,tp_dst=80`;
+  // The right bundle's agent knows the rule by another name.
+  const renamed = ANTREA2_POLICIES.map((p) => (p.name !== 'app-web' ? p : { ...p, name: 'app-web-v2' }));
+  const run = await runCli(['trace', '--json', await bundle(antrea2NamedFlows()), '--compare', await bundle(antrea2NamedFlows(), renamed), packet]);
+  assert.equal(run.status, 0, run.stderr);
+  type Side = { passes: { steps: { conjunction?: number; policyRule?: string }[] }[] };
+  const j = JSON.parse(run.stdout) as { left: Side; right: Side };
+  const rules = (side: Side): string[] => side.passes.flatMap((p) => p.steps.filter((s) => s.conjunction === 6).map((s) => s.policyRule ?? 'none'));
+  assert.deepEqual(rules(j.left), ['ingress rule 1 ("allow-client-http") of Antrea ClusterNetworkPolicy app-web']);
+  assert.deepEqual(rules(j.right), ['ingress rule 1 ("allow-client-http") of Antrea ClusterNetworkPolicy app-web-v2']);
+});

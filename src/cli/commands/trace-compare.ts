@@ -16,6 +16,7 @@ import { type Io, UserError } from '../io.ts';
 import type { LoadedDump } from '../load.ts';
 import type { OutputForm } from '../output.ts';
 import { loadFlows, type ProfileCliOptions } from './profile-options.ts';
+import { withPolicyRules } from './policies.ts';
 
 export interface CompareSourceOptions {
   compare?: string;
@@ -99,7 +100,9 @@ export async function loadCompared(opts: ProfileCliOptions & CompareSourceOption
     ...(opts.release === undefined ? {} : { release: opts.release }),
   };
   const { dump, groups } = await loadFlows(opts.compare === undefined ? [] : [opts.compare], rightOpts, io);
-  const right: TracedDump = { ...traceWithWords(new Pipeline(dump.flows, groups, dump.ports), dump.protocols[0] ?? 10, rightOpts), dump };
+  const words = traceWithWords(new Pipeline(dump.flows, groups, dump.ports), dump.protocols[0] ?? 10, rightOpts);
+  // A compared bundle node names its conjunctions' rules by its own policy objects.
+  const right: TracedDump = { tracer: words.tracer, render: withPolicyRules(words.render, dump, groups, rightOpts, io), dump };
   const naming = namingFor(left.dump, dump, {});
   const sides: [ComparedSide, ComparedSide] = [
     { label: label(left.dump), render: left.render },
