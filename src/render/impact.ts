@@ -124,10 +124,12 @@ function changeLines(c: ChangeImpact, words: ImpactWords): string[] {
   const out = [changeText(c.change, words.of)];
   const hit = affected(c);
   const tried = c.outcomes.length;
+  const bound = c.cut ? `, the search stopped at its bound of ${`${c.steps} table lookups and passes`}` : '';
   if (tried === 0) {
-    out.push(`  no probe reaches it (${plural(c.screened, 'candidate packet')} derived from it tried): its impact is not known`);
+    out.push(`  no probe reaches it (${plural(c.screened, 'candidate packet')} derived from it tried${bound}): its impact is not known`);
     return out;
   }
+  if (c.cut) out.push(`  the search for probes stopped at its bound of ${`${c.steps} table lookups and passes`} (${plural(c.screened, 'candidate packet')} tried)`);
   const moved = dropMoved(c);
   const still = moved === 0 ? '' : ` (${moved} dropped in both, only by another flow: no change to traffic)`;
   out.push(`  ${plural(tried, 'probe')} traced through both dumps: ${hit.length === 0 ? 'none affected' : `${hit.length} affected`}${still}`);
@@ -221,7 +223,7 @@ export function impactJson(report: ImpactReport, words: ImpactWords): Record<str
   let left = 0;
   const changes = report.changes.map((c) => {
     // Every change is listed (its text is the dump's own); its probes as far as the bound goes.
-    const change = { kind: c.change.kind, change: changeText(c.change, words.of), screened: c.screened, tried: c.outcomes.length, affected: affected(c).length, dropMoved: dropMoved(c) };
+    const change = { kind: c.change.kind, change: changeText(c.change, words.of), screened: c.screened, tried: c.outcomes.length, affected: affected(c).length, dropMoved: dropMoved(c), ...(c.cut ? { cut: true, steps: c.steps } : {}) };
     budget.take(JSON.stringify(change).length);
     const probes: Record<string, unknown>[] = [];
     for (const o of c.outcomes) {

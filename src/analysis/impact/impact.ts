@@ -3,7 +3,9 @@
  * packets that reach it (probes.ts) are traced through both dumps, and those whose path, verdict
  * or output ports differ are the change's impact. At most `maxProbes` probes per change are traced
  * through both; how many candidates were screened for them is kept, so that "no traffic affected"
- * can be told from "no packet found that reaches the flow".
+ * can be told from "no packet found that reaches the flow". A change's traces share a bound of
+ * table lookups, so that the work of a report grows with its changes, not with how far each trace
+ * of a looping pipeline runs.
  */
 import type { Flow, Group } from '../../model/flow.ts';
 import { actionsKey } from '../../model/action-equivalence.ts';
@@ -42,6 +44,10 @@ export interface ChangeImpact {
   readonly change: ImpactChange;
   /** Candidate packets traced to find probes that reach the change. */
   readonly screened: number;
+  /** Table lookups and passes of every trace made for the change: screening, and the probes through the other dump. */
+  readonly steps: number;
+  /** Set when the search stopped at its bound of lookups (traces that long, in a pipeline that loops) before it found its probes. */
+  readonly cut?: boolean;
   /** Probes traced through both dumps (at most maxProbes). */
   readonly outcomes: readonly ProbeOutcome[];
 }
@@ -59,6 +65,16 @@ export interface ImpactOptions {
 export const DEFAULT_MAX_PROBES = 8;
 /** Candidates screened per probe wanted: most derived packets do reach their flow, some are cut by an earlier table. */
 const SCREENED_PER_PROBE = 24;
+/**
+ * Table lookups and passes a change's traces may take per candidate screened: far more than a
+ * trace of an everyday pipeline makes (tens), far fewer than one that recirculates or loops to the
+ * trace's own bounds (4,096 passes, 32,768 lookups), so that a looping pipeline's many changes
+ * cannot multiply those bounds.
+ */
+const STEPS_PER_CANDIDATE = 512;
+
+/** A trace's work: its lookups, and its passes (each resumes a copy of the packet after a recirculation). */
+const lookups = (r: TraceResult): number => r.passes.reduce((n, p) => n + 1 + p.steps.length, 0);
 
 /** The changes of a diff, in its order: flows table by table, then groups. */
 export function impactChanges(diff: DumpDiff): ImpactChange[] {
@@ -120,24 +136,33 @@ export function diffImpact(diff: DumpDiff, before: Tracer, after: Tracer, option
     const source = sources[side];
     const seen = new Set<string>();
     const outcomes: ProbeOutcome[] = [];
+    const maxScreened = SCREENED_PER_PROBE * options.maxProbes;
+    const maxSteps = STEPS_PER_CANDIDATE * maxScreened;
     let screened = 0;
+    let steps = 0;
     for (const variants of source.candidates(target)) {
-      if (outcomes.length >= options.maxProbes || screened >= SCREENED_PER_PROBE * options.maxProbes) break;
+      if (outcomes.length >= options.maxProbes || screened >= maxScreened || steps >= maxSteps) break;
       for (const probe of variants) {
         const key = probeKey(probe);
         if (seen.has(key)) continue;
         seen.add(key);
         screened++;
-        const reached = source.reaches(probe, target);
-        if (!reached) continue;
+        const { result, reached } = source.reaches(probe, target);
+        steps += lookups(result);
+        if (!reached) {
+          if (steps >= maxSteps) break;
+          continue;
+        }
         const other = (side === 'before' ? after : before).trace(probe.packet, probeOptions(probe));
-        const [b, a]: [TraceResult, TraceResult] = side === 'before' ? [reached, other] : [other, reached];
+        steps += lookups(other);
+        const [b, a]: [TraceResult, TraceResult] = side === 'before' ? [result, other] : [other, result];
         const comparison = compareTraces({ tracer: before, result: b }, { tracer: after, result: a }, diff.naming);
         outcomes.push({ probe, comparison, effect: effectOf(comparison) });
         break;
       }
     }
-    return { change, screened, outcomes };
+    const cut = steps >= maxSteps && outcomes.length < options.maxProbes;
+    return { change, screened, steps, outcomes, ...(cut ? { cut } : {}) };
   });
   return { changes, maxProbes: options.maxProbes };
 }

@@ -271,8 +271,8 @@ export class ProbeSource {
     return this.entries;
   }
 
-  /** Traces the candidate; whether its path takes the target. */
-  reaches(probe: Probe, target: ProbeTarget): TraceResult | undefined {
+  /** Traces the candidate: its trace, and whether its path takes the target. */
+  reaches(probe: Probe, target: ProbeTarget): { readonly result: TraceResult; readonly reached: boolean } {
     const result = this.tracer.trace(probe.packet, probeOptions(probe));
     const took = result.passes.some((p) =>
       p.steps.some((s) => {
@@ -280,7 +280,7 @@ export class ProbeSource {
         return s.flow === target.flow || (s.conjunction?.components.includes(target.flow) ?? false);
       }),
     );
-    return took ? result : undefined;
+    return { result, reached: took };
   }
 }
 
