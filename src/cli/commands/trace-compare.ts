@@ -49,9 +49,8 @@ function liveOf(opts: ProfileCliOptions): ProfileCliOptions {
 export function firstSideOptions<T extends ProfileCliOptions & CompareSourceOptions>(opts: T): T {
   const liveCompare = opts.comparePod !== undefined || opts.compareLocal === true;
   if (!liveCompare || opts.pod !== undefined || opts.local === true) return opts;
-  const out = { ...opts } as Record<string, unknown>;
-  for (const k of LIVE_KEYS) delete out[k];
-  return out as unknown as T;
+  const live = new Set<string>(LIVE_KEYS);
+  return Object.fromEntries(Object.entries(opts).filter(([k]) => !live.has(k))) as T;
 }
 
 /** A pipeline traced, with how its traces are rendered and what it was read from. */
