@@ -13,7 +13,9 @@ import { tracePackets } from './packets.ts';
 export function parseNote(parsed: ParseResult): string | undefined {
   const errors = parsed.diagnostics.filter((d) => d.severity === 'error').length;
   const warnings = parsed.diagnostics.length - errors;
-  return errors + warnings + parsed.badLines === 0 ? undefined : `${errors} errors, ${warnings} warnings, ${parsed.badLines} unreadable lines`;
+  return errors + warnings + parsed.badLines === 0
+    ? undefined
+    : `${errors} errors, ${warnings} warnings, ${parsed.badLines} unreadable lines`;
 }
 
 async function parser(): Promise<(path: string) => ParseResult> {

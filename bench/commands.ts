@@ -26,11 +26,19 @@ export interface CommandDumps {
 export type FloorName = 'start-up' | 'everyday' | 'big' | 'big, both dumps';
 
 /** Floors, in the order they are measured: what any command at least does. */
-export const FLOORS: readonly { readonly name: FloorName; readonly label: string; readonly args: (d: CommandDumps) => string[] }[] = [
+export const FLOORS: readonly {
+  readonly name: FloorName;
+  readonly label: string;
+  readonly args: (d: CommandDumps) => string[];
+}[] = [
   { name: 'start-up', label: 'node -e 0', args: () => ['-e', '0'] },
   { name: 'everyday', label: 'node: read + split the everyday dump', args: (d) => readAndSplit([d.everyday.path]) },
   { name: 'big', label: 'node: read + split the big dump', args: (d) => readAndSplit([d.big.path]) },
-  { name: 'big, both dumps', label: 'node: read + split both big dumps', args: (d) => readAndSplit([d.big.path, d.big.changed]) },
+  {
+    name: 'big, both dumps',
+    label: 'node: read + split both big dumps',
+    args: (d) => readAndSplit([d.big.path, d.big.changed]),
+  },
 ];
 
 function readAndSplit(paths: readonly string[]): string[] {
@@ -56,16 +64,66 @@ const packet = (params: DumpParameters): string => tracePackets(params, 1)[0]!;
 
 export const COMMANDS: readonly CommandMeasurement[] = [
   { name: 'version', label: 'flowscope --version', floor: 'start-up', target: { ratio: 2 }, args: () => ['--version'] },
-  { name: 'tables', label: 'tables', floor: 'everyday', target: { ratio: 3 }, args: (d) => ['tables', d.everyday.path] },
-  { name: 'show', label: 'show | (pipe)', floor: 'everyday', target: { ratio: 3 }, pipe: true, args: (d) => ['show', d.everyday.path] },
+  {
+    name: 'tables',
+    label: 'tables',
+    floor: 'everyday',
+    target: { ratio: 3 },
+    args: (d) => ['tables', d.everyday.path],
+  },
+  {
+    name: 'show',
+    label: 'show | (pipe)',
+    floor: 'everyday',
+    target: { ratio: 3 },
+    pipe: true,
+    args: (d) => ['show', d.everyday.path],
+  },
   { name: 'check', label: 'check', floor: 'everyday', target: { ratio: 3 }, args: (d) => ['check', d.everyday.path] },
-  { name: 'trace', label: 'trace one packet', floor: 'everyday', target: { ratio: 3 }, args: (d) => ['trace', d.everyday.path, packet(d.everyday.params)] },
+  {
+    name: 'trace',
+    label: 'trace one packet',
+    floor: 'everyday',
+    target: { ratio: 3 },
+    args: (d) => ['trace', d.everyday.path, packet(d.everyday.params)],
+  },
   { name: 'conj', label: 'conj', floor: 'everyday', target: { ratio: 3 }, args: (d) => ['conj', d.everyday.path] },
-  { name: 'diff-self', label: 'diff of the dump with itself', floor: 'everyday', target: { ratio: 3 }, args: (d) => ['diff', d.everyday.path, d.everyday.path] },
-  { name: 'big-tables', label: 'tables', floor: 'big', target: { ratio: 4 }, maxRssBytes: 1024 ** 3, args: (d) => ['tables', d.big.path] },
-  { name: 'big-trace', label: 'trace one packet, cold', floor: 'big', target: { ratio: 5 }, args: (d) => ['trace', d.big.path, packet(d.big.params)] },
-  { name: 'big-diff', label: 'diff of two dumps of the node', floor: 'big, both dumps', target: { ratio: 3 }, args: (d) => ['diff', d.big.path, d.big.changed] },
-  { name: 'big-conj', label: 'conj --json', floor: 'big', target: { ratio: 8 }, args: (d) => ['conj', '--json', d.big.path] },
+  {
+    name: 'diff-self',
+    label: 'diff of the dump with itself',
+    floor: 'everyday',
+    target: { ratio: 3 },
+    args: (d) => ['diff', d.everyday.path, d.everyday.path],
+  },
+  {
+    name: 'big-tables',
+    label: 'tables',
+    floor: 'big',
+    target: { ratio: 4 },
+    maxRssBytes: 1024 ** 3,
+    args: (d) => ['tables', d.big.path],
+  },
+  {
+    name: 'big-trace',
+    label: 'trace one packet, cold',
+    floor: 'big',
+    target: { ratio: 5 },
+    args: (d) => ['trace', d.big.path, packet(d.big.params)],
+  },
+  {
+    name: 'big-diff',
+    label: 'diff of two dumps of the node',
+    floor: 'big, both dumps',
+    target: { ratio: 3 },
+    args: (d) => ['diff', d.big.path, d.big.changed],
+  },
+  {
+    name: 'big-conj',
+    label: 'conj --json',
+    floor: 'big',
+    target: { ratio: 8 },
+    args: (d) => ['conj', '--json', d.big.path],
+  },
   { name: 'big-check', label: 'check', floor: 'big', target: { cpuMs: 30_000 }, args: (d) => ['check', d.big.path] },
 ];
 
@@ -92,8 +150,10 @@ export function timeNode(args: readonly string[], pipe = false): ProcessSample |
       maxBuffer: 4 * 1024 ** 3,
       timeout: TIMEOUT_MS,
     });
-    if (child.error) return `${child.error.message}${(child.error as NodeJS.ErrnoException).code === 'ENOENT' ? ' (GNU time is needed: apt-get install time)' : ''}`;
-    if (child.status !== 0 && child.status !== 1) return `exit ${child.status ?? child.signal}: ${child.stderr.toString('utf8').trim().split('\n').pop() ?? ''}`;
+    if (child.error)
+      return `${child.error.message}${(child.error as NodeJS.ErrnoException).code === 'ENOENT' ? ' (GNU time is needed: apt-get install time)' : ''}`;
+    if (child.status !== 0 && child.status !== 1)
+      return `exit ${child.status ?? child.signal}: ${child.stderr.toString('utf8').trim().split('\n').pop() ?? ''}`;
     const [wall, user, system, rss] = readFileSync(report, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
     return { wallMs: wall! * 1000, cpuMs: (user! + system!) * 1000, maxRssKiB: rss! };
   } finally {

@@ -100,9 +100,16 @@ function applyChanges(tables: SyntheticFlow[][], n: number, rnd: Random): void {
   const all = tables.flatMap((flows, t) => flows.map((_, i) => ({ t, i })));
   const editable = all.filter(({ t, i }) => {
     const f = tables[t]![i]!;
-    return f.counted && f.match !== '' && !f.match.includes('conj_id') && f.actions[0] !== 'drop' && !f.actions[0]!.startsWith('meter:');
+    return (
+      f.counted &&
+      f.match !== '' &&
+      !f.match.includes('conj_id') &&
+      f.actions[0] !== 'drop' &&
+      !f.actions[0]!.startsWith('meter:')
+    );
   });
-  if (editable.length < 2 * n || all.length < 3 * n) throw new Error(`${n} changes are too many for ${all.length} flows`);
+  if (editable.length < 2 * n || all.length < 3 * n)
+    throw new Error(`${n} changes are too many for ${all.length} flows`);
   const touched = new Set<string>();
   const take = (from: readonly { t: number; i: number }[]): { t: number; i: number } => {
     for (;;) {
@@ -158,7 +165,8 @@ function formatFlowLine(flow: SyntheticFlow, stats: StatsSource): string {
   return ` cookie=0x${flow.cookie.toString(16)}, duration=${stats.duration()}, table=${flow.table}, n_packets=${packets}, n_bytes=${bytes}, ${timeout}priority=${flow.priority}${match} actions=${flow.actions.join(',')}\n`;
 }
 
-const FLOW_LINE = /^ cookie=(0x[0-9a-f]+), duration=[0-9.]+s, table=(\d+), n_packets=\d+, n_bytes=\d+, (hard_timeout=\d+, )?(priority=.*)$/;
+const FLOW_LINE =
+  /^ cookie=(0x[0-9a-f]+), duration=[0-9.]+s, table=(\d+), n_packets=\d+, n_bytes=\d+, (hard_timeout=\d+, )?(priority=.*)$/;
 
 /** A dump line of this generator as an add-flows line (statistics dropped, cookie and timeout kept). */
 export function flowModOf(line: string): string {

@@ -31,7 +31,8 @@ const collect = (): void => {
 async function main(): Promise<void> {
   const [name, contextJson] = process.argv.slice(2);
   const measurement = name === undefined ? undefined : measurementByName(name);
-  if (name === undefined || measurement === undefined || contextJson === undefined) throw new Error('usage: measure.js NAME CONTEXT');
+  if (name === undefined || measurement === undefined || contextJson === undefined)
+    throw new Error('usage: measure.js NAME CONTEXT');
   const context = JSON.parse(contextJson) as BenchContext;
   const work = await measurement.load(context);
   collect();

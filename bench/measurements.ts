@@ -46,7 +46,19 @@ const modelFloor: Measurement = {
           const match = { fields: [ethType, address] };
           const stats = { duration: text.slice(30, 40), packets: 0n, bytes: 0n };
           const origin = { file: dump, line: i + 1, text, statsEnd: 80 };
-          flows.push({ table: 0, priority: 200, cookie: 0n, match, actions, idleTimeout: 0, hardTimeout: 0, importance: 0, flags: actions, stats, origin });
+          flows.push({
+            table: 0,
+            priority: 200,
+            cookie: 0n,
+            match,
+            actions,
+            idleTimeout: 0,
+            hardTimeout: 0,
+            importance: 0,
+            flags: actions,
+            stats,
+            origin,
+          });
         }
         return flows;
       },

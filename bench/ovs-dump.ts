@@ -35,7 +35,10 @@ export async function ensureOvsDump(p: DumpParameters): Promise<EverydayDump> {
   if (!ovsAvailable()) return { path: synthetic.path, reused: synthetic.reused, fromOvs: false };
   const path = ovsDumpPath(p);
   if (existsSync(path)) return { path, reused: true, fromOvs: true };
-  const flowMods = readFileSync(synthetic.path, 'utf8').split('\n').filter((l) => l.startsWith(' cookie=')).map(flowModOf);
+  const flowMods = readFileSync(synthetic.path, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith(' cookie='))
+    .map(flowModOf);
   const dumped = await withOvsSwitch({ protocols: ['OpenFlow13'] }, async (sw) => {
     await sw.ofctl(['-O', 'OpenFlow13', 'add-meter', sw.bridge, 'meter=256,pktps,bands=type=drop,rate=100']);
     await sw.addGroups(groupsFor(flowMods), 13);

@@ -7,7 +7,16 @@
  * local Pods and Services; half arrive from the tunnel for a local Pod (through the ingress policy
  * tables). Ports come mostly from those NetworkPolicy rules name, so conjunctions match often.
  */
-import { localPodsOf, podIpOn, POLICY_PORTS, PODS_PER_NODE, SERVICE_PORTS, serviceIp, shapeFor, TUNNEL_PORT } from './antrea-flows.ts';
+import {
+  localPodsOf,
+  podIpOn,
+  POLICY_PORTS,
+  PODS_PER_NODE,
+  SERVICE_PORTS,
+  serviceIp,
+  shapeFor,
+  TUNNEL_PORT,
+} from './antrea-flows.ts';
 import type { DumpParameters } from './generate.ts';
 import { Random } from './random.ts';
 
@@ -23,10 +32,12 @@ export function tracePackets(params: DumpParameters, count: number): string[] {
   };
   return Array.from({ length: count }, () => {
     const pod = rnd.pick(pods);
-    if (rnd.chance(0.5)) return `in_port=${TUNNEL_PORT},${l4(POLICY_PORTS)},nw_src=${remotePodIp()},nw_dst=${pod.ip},nw_ttl=63`;
+    if (rnd.chance(0.5))
+      return `in_port=${TUNNEL_PORT},${l4(POLICY_PORTS)},nw_src=${remotePodIp()},nw_dst=${pod.ip},nw_ttl=63`;
     const from = `in_port=${pod.port},dl_src=${pod.mac}`;
     const r = rnd.next();
-    if (r < 0.2) return `${from},${l4(SERVICE_PORTS)},nw_src=${pod.ip},nw_dst=${serviceIp(rnd.int(0, shape.services - 1))},nw_ttl=64`;
+    if (r < 0.2)
+      return `${from},${l4(SERVICE_PORTS)},nw_src=${pod.ip},nw_dst=${serviceIp(rnd.int(0, shape.services - 1))},nw_ttl=64`;
     if (r < 0.4) {
       const peer = rnd.pick(pods);
       return `${from},dl_dst=${peer.mac},${l4(POLICY_PORTS)},nw_src=${pod.ip},nw_dst=${peer.ip},nw_ttl=64`;

@@ -10,7 +10,16 @@ import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { COMMANDS, type CommandDumps, type CommandMeasurement, FLOORS, type FloorName, type ProcessSample, timeCommand, timeNode } from './commands.ts';
+import {
+  COMMANDS,
+  type CommandDumps,
+  type CommandMeasurement,
+  FLOORS,
+  type FloorName,
+  type ProcessSample,
+  timeCommand,
+  timeNode,
+} from './commands.ts';
 import { DEFAULT_PARAMETERS, ensureDump, positiveInt, type DumpParameters } from './generate.ts';
 import type { MeasurementSample } from './measure.ts';
 import type { BenchContext } from './measurement.ts';
@@ -69,7 +78,14 @@ function parseArgs(argv: readonly string[]): Options | 'help' {
   }
   const unknown = only?.filter((n) => !NAMES.includes(n)) ?? [];
   if (unknown.length > 0) throw new Error(`unknown measurement ${unknown.join(', ')} (known: ${NAMES.join(', ')})`);
-  return { big: { flows, seed }, everyday: { flows: everyday, seed }, changes, runs, json, ...(only === undefined ? {} : { only }) };
+  return {
+    big: { flows, seed },
+    everyday: { flows: everyday, seed },
+    changes,
+    runs,
+    json,
+    ...(only === undefined ? {} : { only }),
+  };
 }
 
 const measureScript = fileURLToPath(new URL('./measure.js', import.meta.url));
@@ -79,11 +95,18 @@ const CHILD_TIMEOUT_MS = 10 * 60_000;
 
 /** One in-process measurement in a fresh process; a string is the reason it failed. */
 function sample(name: string, context: BenchContext): MeasurementSample | string {
-  const child = spawnSync(process.execPath, ['--expose-gc', measureScript, name, JSON.stringify(context)], { encoding: 'utf8', maxBuffer: 16 << 20, timeout: CHILD_TIMEOUT_MS });
-  if (child.error && (child.error as NodeJS.ErrnoException).code === 'ETIMEDOUT') return `stopped after ${CHILD_TIMEOUT_MS / 60_000} minutes`;
+  const child = spawnSync(process.execPath, ['--expose-gc', measureScript, name, JSON.stringify(context)], {
+    encoding: 'utf8',
+    maxBuffer: 16 << 20,
+    timeout: CHILD_TIMEOUT_MS,
+  });
+  if (child.error && (child.error as NodeJS.ErrnoException).code === 'ETIMEDOUT')
+    return `stopped after ${CHILD_TIMEOUT_MS / 60_000} minutes`;
   const last = child.stdout.trim().split('\n').pop() ?? '';
   if (child.status === 0 && last.startsWith('{')) return JSON.parse(last) as MeasurementSample;
-  const error = child.stderr.split('\n').find((l) => /^\w*Error\b|^Error \[|heap out of memory/.test(l)) ?? child.stderr.trim().split('\n').pop();
+  const error =
+    child.stderr.split('\n').find((l) => /^\w*Error\b|^Error \[|heap out of memory/.test(l)) ??
+    child.stderr.trim().split('\n').pop();
   return `exit ${child.status ?? child.signal}: ${error ?? 'no output'}`;
 }
 
@@ -122,20 +145,36 @@ function verdictsOf(row: CommandRow, dumps: string): Verdict[] {
   const t = m.target;
   if ('ratio' in t) {
     const ratio = row.ratio ?? Infinity;
-    out.push({ target: `${what} ≤ ${t.ratio}× ${m.floor === 'start-up' ? 'node -e 0' : 'the floor'}`, actual: `${ratio.toFixed(2)}×`, status: ratio <= t.ratio ? 'PASS' : 'MISS' });
+    out.push({
+      target: `${what} ≤ ${t.ratio}× ${m.floor === 'start-up' ? 'node -e 0' : 'the floor'}`,
+      actual: `${ratio.toFixed(2)}×`,
+      status: ratio <= t.ratio ? 'PASS' : 'MISS',
+    });
   } else {
-    out.push({ target: `${what} < ${t.cpuMs / 1000} s of CPU`, actual: `${fmtS(row.sample.cpuMs)} s`, status: row.sample.cpuMs < t.cpuMs ? 'PASS' : 'MISS' });
+    out.push({
+      target: `${what} < ${t.cpuMs / 1000} s of CPU`,
+      actual: `${fmtS(row.sample.cpuMs)} s`,
+      status: row.sample.cpuMs < t.cpuMs ? 'PASS' : 'MISS',
+    });
   }
   if (m.maxRssBytes !== undefined) {
     const rss = row.sample.maxRssKiB * 1024;
-    out.push({ target: `${what} peak RSS ≤ ${fmtMiB(m.maxRssBytes)}`, actual: fmtMiB(rss), status: rss <= m.maxRssBytes ? 'PASS' : 'MISS' });
+    out.push({
+      target: `${what} peak RSS ≤ ${fmtMiB(m.maxRssBytes)}`,
+      actual: fmtMiB(rss),
+      status: rss <= m.maxRssBytes ? 'PASS' : 'MISS',
+    });
   }
   return out;
 }
 
 function table(headers: readonly string[], body: readonly (readonly string[])[]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
-  const line = (cells: readonly string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
 
@@ -164,7 +203,9 @@ async function main(): Promise<void> {
   const wanted = (name: string): boolean => options.only === undefined || options.only.includes(name);
   const commands = COMMANDS.filter((c) => wanted(c.name));
   // The in-process floor is the yardstick of the model floor and the parse.
-  const context = MEASUREMENTS.filter((m) => wanted(m.name) || (m.name === 'floor' && MEASUREMENTS.some((x) => x.name !== 'floor' && wanted(x.name))));
+  const context = MEASUREMENTS.filter(
+    (m) => wanted(m.name) || (m.name === 'floor' && MEASUREMENTS.some((x) => x.name !== 'floor' && wanted(x.name))),
+  );
   const needsBig = context.length > 0 || commands.some((c) => floorSource(c.floor) === 'big');
 
   const everyday = await ensureOvsDump(options.everyday);
@@ -182,25 +223,47 @@ async function main(): Promise<void> {
   const rows: CommandRow[] = commands.map((m) => {
     const s = median(options.runs, () => timeCommand(m, dumps));
     const floor = floors.get(m.floor);
-    return typeof s === 'string' || floor === undefined || typeof floor === 'string' ? { measurement: m, sample: s } : { measurement: m, sample: s, ratio: s.cpuMs / floor.cpuMs };
+    return typeof s === 'string' || floor === undefined || typeof floor === 'string'
+      ? { measurement: m, sample: s }
+      : { measurement: m, sample: s, ratio: s.cpuMs / floor.cpuMs };
   });
   const benchContext: BenchContext = { params: options.big, dump: big?.path ?? '' };
   const contextRows = context.map((m) => ({ m, s: median(options.runs, () => sample(m.name, benchContext)) }));
   const contextFloor = contextRows.find((r) => r.m.name === 'floor')?.s;
   const loadAfter = loadavg();
 
-  const dumpsOf = (m: CommandMeasurement): string => (m.floor === 'start-up' ? 'start-up' : floorSource(m.floor) === 'everyday' ? `${fmtInt(options.everyday.flows)} flows` : `${fmtInt(options.big.flows)} flows`);
+  const dumpsOf = (m: CommandMeasurement): string =>
+    m.floor === 'start-up'
+      ? 'start-up'
+      : floorSource(m.floor) === 'everyday'
+        ? `${fmtInt(options.everyday.flows)} flows`
+        : `${fmtInt(options.big.flows)} flows`;
   const verdicts = rows.flatMap((r) => verdictsOf(r, dumpsOf(r.measurement)));
 
   if (options.json) {
-    const machine = { cpus: availableParallelism(), cpu: cpus()[0]?.model ?? 'unknown', node: process.version, loadAverage: { before: loadBefore, after: loadAfter } };
+    const machine = {
+      cpus: availableParallelism(),
+      cpu: cpus()[0]?.model ?? 'unknown',
+      node: process.version,
+      loadAverage: { before: loadBefore, after: loadAfter },
+    };
     const out = {
       params: { big: options.big, everyday: options.everyday, changes: options.changes },
       runs: options.runs,
-      dumps: { everyday: { ...everyday, bytes: statSync(everyday.path).size }, ...(big ? { big: { ...big, bytes: statSync(big.path).size } } : {}), ...(changed ? { changed } : {}) },
+      dumps: {
+        everyday: { ...everyday, bytes: statSync(everyday.path).size },
+        ...(big ? { big: { ...big, bytes: statSync(big.path).size } } : {}),
+        ...(changed ? { changed } : {}),
+      },
       machine,
       floors: Object.fromEntries(floors),
-      commands: rows.map((r) => ({ name: r.measurement.name, label: r.measurement.label, floor: r.measurement.floor, sample: r.sample, ...(r.ratio === undefined ? {} : { ratio: r.ratio }) })),
+      commands: rows.map((r) => ({
+        name: r.measurement.name,
+        label: r.measurement.label,
+        floor: r.measurement.floor,
+        sample: r.sample,
+        ...(r.ratio === undefined ? {} : { ratio: r.ratio }),
+      })),
       context: contextRows.map((r) => ({ name: r.m.name, label: r.m.label, sample: r.s })),
       targets: verdicts,
     };
@@ -208,40 +271,91 @@ async function main(): Promise<void> {
     return;
   }
   const origin = (d: { reused: boolean }): string => (d.reused ? 'reused' : 'generated');
-  console.log(`everyday dump: ${everyday.path} (${(statSync(everyday.path).size / 1024 ** 2).toFixed(1)} MiB, ${everyday.fromOvs ? 'dumped from a real Open vSwitch' : 'synthetic: Open vSwitch is not installed'}, ${origin(everyday)})`);
-  if (big) console.log(`big dump: ${big.path} (${(statSync(big.path).size / 1024 ** 2).toFixed(1)} MiB, ${origin(big)})`);
-  if (changed) console.log(`changed big dump (${options.changes} flows added, removed and changed): ${changed.path} (${origin(changed)})`);
-  console.log(`machine: ${availableParallelism()} CPUs, node ${process.version}; ${options.runs} run(s) per measurement, the median CPU time shown`);
+  console.log(
+    `everyday dump: ${everyday.path} (${(statSync(everyday.path).size / 1024 ** 2).toFixed(1)} MiB, ${everyday.fromOvs ? 'dumped from a real Open vSwitch' : 'synthetic: Open vSwitch is not installed'}, ${origin(everyday)})`,
+  );
+  if (big)
+    console.log(`big dump: ${big.path} (${(statSync(big.path).size / 1024 ** 2).toFixed(1)} MiB, ${origin(big)})`);
+  if (changed)
+    console.log(
+      `changed big dump (${options.changes} flows added, removed and changed): ${changed.path} (${origin(changed)})`,
+    );
+  console.log(
+    `machine: ${availableParallelism()} CPUs, node ${process.version}; ${options.runs} run(s) per measurement, the median CPU time shown`,
+  );
   const fmtLoad = (l: number[]): string => l.map((x) => x.toFixed(2)).join(' ');
   console.log(`load average (1, 5, 15 min): ${fmtLoad(loadBefore)} before, ${fmtLoad(loadAfter)} after`);
-  if (Math.max(loadBefore[0] ?? 0, loadAfter[0] ?? 0) > availableParallelism()) console.log('warning: the load average exceeds the CPU count; CPU times are inflated too (shared caches and cores), ratios less so');
+  if (Math.max(loadBefore[0] ?? 0, loadAfter[0] ?? 0) > availableParallelism())
+    console.log(
+      'warning: the load average exceeds the CPU count; CPU times are inflated too (shared caches and cores), ratios less so',
+    );
   console.log('');
-  const floorRows = [...floors].map(([name, s]) => [`floor: ${FLOORS.find((f) => f.name === name)!.label}`, typeof s === 'string' ? 'failed' : fmtS(s.cpuMs), typeof s === 'string' ? '' : fmtS(s.wallMs), typeof s === 'string' ? '' : fmtMiB(s.maxRssKiB * 1024), '']);
+  const floorRows = [...floors].map(([name, s]) => [
+    `floor: ${FLOORS.find((f) => f.name === name)!.label}`,
+    typeof s === 'string' ? 'failed' : fmtS(s.cpuMs),
+    typeof s === 'string' ? '' : fmtS(s.wallMs),
+    typeof s === 'string' ? '' : fmtMiB(s.maxRssKiB * 1024),
+    '',
+  ]);
   const commandRows = rows.map((r) => {
     const s = r.sample;
     const label = `${r.measurement.label} (${dumpsOf(r.measurement)})`;
     if (typeof s === 'string') return [label, 'failed', '', '', ''];
-    return [label, fmtS(s.cpuMs), fmtS(s.wallMs), fmtMiB(s.maxRssKiB * 1024), r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}×`];
+    return [
+      label,
+      fmtS(s.cpuMs),
+      fmtS(s.wallMs),
+      fmtMiB(s.maxRssKiB * 1024),
+      r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}×`,
+    ];
   });
-  console.log(table(['command (start-up included)', 'cpu s', 'wall s', 'peak RSS', '× floor'], [...floorRows, ...commandRows]));
+  console.log(
+    table(['command (start-up included)', 'cpu s', 'wall s', 'peak RSS', '× floor'], [...floorRows, ...commandRows]),
+  );
   for (const r of rows) if (typeof r.sample === 'string') console.log(`${r.measurement.label}: FAILED (${r.sample})`);
-  if (verdicts.length > 0) console.log(['', table(['target', 'actual', 'status'], verdicts.map((v) => [v.target, v.actual, v.status]))].join('\n'));
+  if (verdicts.length > 0)
+    console.log(
+      [
+        '',
+        table(
+          ['target', 'actual', 'status'],
+          verdicts.map((v) => [v.target, v.actual, v.status]),
+        ),
+      ].join('\n'),
+    );
   if (contextRows.length > 0) {
     const floorCpu = contextFloor === undefined || typeof contextFloor === 'string' ? undefined : contextFloor.cpuMs;
-    console.log(['', `context, in-process on the big dump, without targets (× the in-process read + split):`].join('\n'));
+    console.log(
+      ['', `context, in-process on the big dump, without targets (× the in-process read + split):`].join('\n'),
+    );
     console.log(
       table(
         ['measurement', 'flows', 'cpu s', 'peak RSS', 'heap kept', '× floor'],
         contextRows.map(({ m, s }) =>
           typeof s === 'string'
             ? [m.label, '', `failed: ${s}`, '', '', '']
-            : [m.label, fmtInt(s.flows), fmtS(s.cpuMs), fmtMiB(s.maxRssKiB * 1024), s.retainedHeapBytes === undefined ? '' : fmtMiB(s.retainedHeapBytes), floorCpu === undefined ? '' : `${(s.cpuMs / floorCpu).toFixed(2)}×`],
+            : [
+                m.label,
+                fmtInt(s.flows),
+                fmtS(s.cpuMs),
+                fmtMiB(s.maxRssKiB * 1024),
+                s.retainedHeapBytes === undefined ? '' : fmtMiB(s.retainedHeapBytes),
+                floorCpu === undefined ? '' : `${(s.cpuMs / floorCpu).toFixed(2)}×`,
+              ],
         ),
       ),
     );
-    for (const { m, s } of contextRows) if (typeof s !== 'string' && s.note !== undefined) console.log(`  ${m.name}: ${s.note}`);
+    for (const { m, s } of contextRows)
+      if (typeof s !== 'string' && s.note !== undefined) console.log(`  ${m.name}: ${s.note}`);
   }
-  console.log(['', 'Each row is a fresh node process. CPU time is user + system, GC threads included; the floors are run', 'the same way in the same bench run, so a ratio compares like with like even on a busy machine.', ...context.map((m) => `  ${m.name.padEnd(12)} ${m.covers}`)].join('\n'));
+  console.log(
+    [
+      '',
+      'Each row is a fresh node process. CPU time is user + system, GC threads included; the floors are run',
+      'the same way in the same bench run, so a ratio compares like with like even on a busy machine.',
+      ...context.map((m) => `  ${m.name.padEnd(12)} ${m.covers}`),
+    ].join('\n'),
+  );
 }
 
 await main();

@@ -12,4 +12,9 @@ process.stderr.on('error', (err) => {
   if (err.code !== 'EPIPE') throw err;
 });
 
-process.exitCode = await main(process.argv.slice(2), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+process.exitCode = await main(process.argv.slice(2), {
+  stdin: process.stdin,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+});

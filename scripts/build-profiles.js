@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { COMPILED_FILE, compileBuiltins, profilesJson } from '../dist/src/profiles/builtin.js';
 
 const { profiles, problems } = compileBuiltins();
-for (const p of problems) console.error(`${p.file}:${p.line}:${p.col}: error: ${p.path ? `${p.path}: ` : ''}${p.message}`);
+for (const p of problems)
+  console.error(`${p.file}:${p.line}:${p.col}: error: ${p.path ? `${p.path}: ` : ''}${p.message}`);
 if (problems.length > 0) process.exit(1);
 writeFileSync(COMPILED_FILE, profilesJson(profiles));

@@ -28,7 +28,14 @@ export { Pipeline, type PipelineTable } from './model/pipeline.ts';
 
 // ---- Profiles: which pipeline a dump comes from
 export { listProfiles, profileById, type Profile, type TableSpec } from './profiles/index.ts';
-export { detectProfile, detectRelease, type Detection, type DetectOptions, type ProfileScore, type ReleaseChoice } from './analysis/detect/detect-profile.ts';
+export {
+  detectProfile,
+  detectRelease,
+  type Detection,
+  type DetectOptions,
+  type ProfileScore,
+  type ReleaseChoice,
+} from './analysis/detect/detect-profile.ts';
 export {
   annotatePipeline,
   chooseProfile,
@@ -41,9 +48,28 @@ export {
 } from './analysis/detect/profile-choice.ts';
 
 // ---- Profiles of one's own: checking one, and fitting one to a dump (profile check, profile fit)
-export { checkProfile, flawIsError, type ProfileFlaw, type ProfileFlawKind, type ProfilePath } from './analysis/profile/profile-check.ts';
-export { profileFit, type Misfit, type MisfitReason, type PatternUse, type ProfileFit, type TableFit } from './analysis/profile/profile-fit.ts';
-export { flawMessage, profileCheckJson, profileCheckText, profileDiagnostics, type ProfileDiagnostic } from './render/profile-check.ts';
+export {
+  checkProfile,
+  flawIsError,
+  type ProfileFlaw,
+  type ProfileFlawKind,
+  type ProfilePath,
+} from './analysis/profile/profile-check.ts';
+export {
+  profileFit,
+  type Misfit,
+  type MisfitReason,
+  type PatternUse,
+  type ProfileFit,
+  type TableFit,
+} from './analysis/profile/profile-fit.ts';
+export {
+  flawMessage,
+  profileCheckJson,
+  profileCheckText,
+  profileDiagnostics,
+  type ProfileDiagnostic,
+} from './render/profile-check.ts';
 export { profileFitJson, profileFitText, type FitStyle, type FitTextOptions } from './render/profile-fit.ts';
 
 // ---- Annotation: each flow and table in the profile's words (show, tables)
@@ -62,7 +88,12 @@ export {
 } from './analysis/annotate/annotate.ts';
 export type { DecodedBits } from './analysis/annotate/bit-fields.ts';
 export type { Wording } from './analysis/annotate/describe-fields.ts';
-export { summarizeTables, type MissingTable, type TableRow, type TablesSummary } from './analysis/annotate/tables-summary.ts';
+export {
+  summarizeTables,
+  type MissingTable,
+  type TableRow,
+  type TablesSummary,
+} from './analysis/annotate/tables-summary.ts';
 
 // ---- Conjunctions
 export {
@@ -78,10 +109,21 @@ export {
   type PacketConjunction,
   type PacketDimension,
 } from './analysis/conjunctions/conjunctions.ts';
-export { conjunctionsForPacket, type ConjunctionScope, type PacketConjunctions } from './analysis/conjunctions/conjunction-scope.ts';
+export {
+  conjunctionsForPacket,
+  type ConjunctionScope,
+  type PacketConjunctions,
+} from './analysis/conjunctions/conjunction-scope.ts';
 
 // ---- NetworkPolicy rules behind conjunctions (a support bundle's policy objects)
-export { readPolicyObjects, type ControlPlanePolicy, type PolicyMember, type PolicyObjects, type PolicyRule, type PolicyService } from './sources/antrea-policies.ts';
+export {
+  readPolicyObjects,
+  type ControlPlanePolicy,
+  type PolicyMember,
+  type PolicyObjects,
+  type PolicyRule,
+  type PolicyService,
+} from './sources/antrea-policies.ts';
 export {
   matchPipelinePolicies,
   matchPolicies,
@@ -96,8 +138,23 @@ export {
 } from './analysis/conjunctions/policy-match.ts';
 
 // ---- Diff and verify
-export { diffDumps, type CompareOptions, type DumpDiff, type DumpSide, type FlowChange, type GroupsDiff, type PortNamingGap, type TableDiff } from './analysis/diff/diff.ts';
-export { verifyDump, type GroupVerdict, type TableVerdict, type Verification, type VerifyOptions } from './analysis/diff/verify.ts';
+export {
+  diffDumps,
+  type CompareOptions,
+  type DumpDiff,
+  type DumpSide,
+  type FlowChange,
+  type GroupsDiff,
+  type PortNamingGap,
+  type TableDiff,
+} from './analysis/diff/diff.ts';
+export {
+  verifyDump,
+  type GroupVerdict,
+  type TableVerdict,
+  type Verification,
+  type VerifyOptions,
+} from './analysis/diff/verify.ts';
 export { namingFor } from './analysis/diff/diff.ts';
 export type { Naming } from './model/flow-key.ts';
 
@@ -117,24 +174,68 @@ export type { Probe } from './analysis/impact/probes.ts';
 // ---- Trace
 export { CT_STATE } from './model/ct-state.ts';
 export { Packet, PacketSpecError, parsePacketSpec, type PacketSpecResult } from './analysis/trace/packet.ts';
-export { Tracer, type TraceNode, type TraceOptions, type TracePass, type TraceProblem, type TraceResult, type TraceStep, type Verdict } from './analysis/trace/trace.ts';
+export {
+  Tracer,
+  type TraceNode,
+  type TraceOptions,
+  type TracePass,
+  type TraceProblem,
+  type TraceResult,
+  type TraceStep,
+  type Verdict,
+} from './analysis/trace/trace.ts';
 export { explainVerdict, type VerdictReason } from './analysis/trace/trace-verdict.ts';
-export { compareTraces, type TraceComparison, type TraceDivergence, type TracedSide } from './analysis/trace/trace-compare.ts';
+export {
+  compareTraces,
+  type TraceComparison,
+  type TraceDivergence,
+  type TracedSide,
+} from './analysis/trace/trace-compare.ts';
 
 // ---- Check
-export { checkAnnotated, checkPipeline, type CheckOptions, type CheckReport, type Finding, type FindingKind, type Severity } from './analysis/check/check.ts';
+export {
+  checkAnnotated,
+  checkPipeline,
+  type CheckOptions,
+  type CheckReport,
+  type Finding,
+  type FindingKind,
+  type Severity,
+} from './analysis/check/check.ts';
 
 // ---- Graph
-export { buildGraph, overlayTrace, type GraphEdge, type GraphNode, type PipelineGraph } from './analysis/graph/graph.ts';
+export {
+  buildGraph,
+  overlayTrace,
+  type GraphEdge,
+  type GraphNode,
+  type PipelineGraph,
+} from './analysis/graph/graph.ts';
 
 // ---- Renderers: the command line's output, made from the data above
 export { formatJson } from './render/json-stream.ts';
 export { formatFlowCanonical, formatPriorityAndMatch } from './render/flow.ts';
 export { formatGroup } from './render/group.ts';
 export { formatDiagnostic } from './render/diagnostics.ts';
-export { PLAIN_SHOW, profileHead, profileLine, showJson, showReport, showText, type ShowReport, type ShowStyle, type ShowTextOptions } from './render/show.ts';
+export {
+  PLAIN_SHOW,
+  profileHead,
+  profileLine,
+  showJson,
+  showReport,
+  showText,
+  type ShowReport,
+  type ShowStyle,
+  type ShowTextOptions,
+} from './render/show.ts';
 export { formatTables, PLAIN_TABLES, tablesJson, type TablesStyle, type TablesTextOptions } from './render/tables.ts';
-export { conjunctionsJson, conjunctionsText, type ConjunctionsTextOptions, packetConjunctionsJson, packetConjunctionsText } from './render/conjunction-words.ts';
+export {
+  conjunctionsJson,
+  conjunctionsText,
+  type ConjunctionsTextOptions,
+  packetConjunctionsJson,
+  packetConjunctionsText,
+} from './render/conjunction-words.ts';
 export {
   dumpDiffJson,
   dumpsVersion,

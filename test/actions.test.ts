@@ -143,7 +143,10 @@ test('Antrea and OpenShift pipeline flows parse without problems', () => {
     for (const line of dumpLines(file)) {
       const p = parseLine(line, false);
       assert.deepEqual(p.sink.problems, [], `${file}: ${line}`);
-      assert.ok(p.actions.every((a) => a.kind !== 'unknown'), line);
+      assert.ok(
+        p.actions.every((a) => a.kind !== 'unknown'),
+        line,
+      );
     }
   }
 });
@@ -191,13 +194,21 @@ test('field writes carry typed, whole-field values and their spelling', () => {
   const [load, setField, mod] = parse('load:0x1->NXM_NX_REG0[5],set_field:0x2/0xf->reg0,mod_nw_tos:16').actions;
   assert.deepEqual(load, { kind: 'set_field', field: reg0, value: 0x20n, mask: 0x20n, written: 'load' });
   assert.deepEqual(setField, { kind: 'set_field', field: reg0, value: 0x2n, mask: 0xfn, written: 'set_field' });
-  assert.deepEqual(mod, { kind: 'set_field', field: fieldByName('ip_dscp')!, value: 4n, mask: 0x3fn, written: 'mod_nw_tos' });
+  assert.deepEqual(mod, {
+    kind: 'set_field',
+    field: fieldByName('ip_dscp')!,
+    value: 4n,
+    mask: 0x3fn,
+    written: 'mod_nw_tos',
+  });
   // The same write reads the same in every spelling once the version re-encodes it.
   assert.equal(formatActions([load!], { of: 15 }), 'set_field:0x20/0x20->reg0');
 });
 
 test('ct, nat and learn arguments are typed', () => {
-  const [ct] = parse('ct(commit,table=3,zone=NXM_NX_REG4[0..15],nat(dst=10.0.0.1-10.0.0.9:80-90,hash),exec(load:0x1->NXM_NX_CT_MARK[]))').actions;
+  const [ct] = parse(
+    'ct(commit,table=3,zone=NXM_NX_REG4[0..15],nat(dst=10.0.0.1-10.0.0.9:80-90,hash),exec(load:0x1->NXM_NX_CT_MARK[]))',
+  ).actions;
   assert.ok(ct?.kind === 'ct');
   assert.deepEqual(ct.table, { kind: 'number', number: 3 });
   assert.deepEqual(ct.zone, { kind: 'field', src: { field: fieldByName('reg4')!, start: 0, bits: 16 } });
@@ -211,14 +222,20 @@ test('ct, nat and learn arguments are typed', () => {
   });
   assert.equal(ct.actions[1]?.kind, 'set_field');
 
-  const [learn] = parse('learn(table=10,hard_timeout=300,NXM_OF_ETH_DST[]=NXM_OF_ETH_SRC[],ip_dst=10.0.0.1,load:NXM_NX_REG0[0..15]->NXM_NX_REG1[0..15],output:NXM_OF_IN_PORT[])').actions;
+  const [learn] = parse(
+    'learn(table=10,hard_timeout=300,NXM_OF_ETH_DST[]=NXM_OF_ETH_SRC[],ip_dst=10.0.0.1,load:NXM_NX_REG0[0..15]->NXM_NX_REG1[0..15],output:NXM_OF_IN_PORT[])',
+  ).actions;
   assert.ok(learn?.kind === 'learn');
   assert.equal(learn.hardTimeout, 300);
   assert.deepEqual(
     learn.specs.map((s) => s.kind),
     ['match_field', 'match_value', 'load_field', 'output'],
   );
-  assert.deepEqual(learn.specs[1], { kind: 'match_value', dst: { field: fieldByName('ip_dst')!, start: 0, bits: 32 }, value: 0x0a000001n });
+  assert.deepEqual(learn.specs[1], {
+    kind: 'match_value',
+    dst: { field: fieldByName('ip_dst')!, start: 0, bits: 32 },
+    value: 0x0a000001n,
+  });
 });
 
 test('bare ports are outputs; unknown actions are kept with a warning; bad arguments are errors', () => {
@@ -240,9 +257,18 @@ test('bare ports are outputs; unknown actions are kept with a warning; bad argum
 });
 
 test('subfield references accept names, aliases and NXM names, and check bit ranges', () => {
-  assert.deepEqual(parseSubfield('reg1[16..31]'), { ok: true, subfield: { field: fieldByName('reg1')!, start: 16, bits: 16 } });
-  assert.deepEqual(parseSubfield('NXM_OF_ETH_SRC[]'), { ok: true, subfield: { field: fieldByName('eth_src')!, start: 0, bits: 48 } });
-  assert.deepEqual(parseSubfield('NXM_NX_REG0[3]'), { ok: true, subfield: { field: fieldByName('reg0')!, start: 3, bits: 1 } });
+  assert.deepEqual(parseSubfield('reg1[16..31]'), {
+    ok: true,
+    subfield: { field: fieldByName('reg1')!, start: 16, bits: 16 },
+  });
+  assert.deepEqual(parseSubfield('NXM_OF_ETH_SRC[]'), {
+    ok: true,
+    subfield: { field: fieldByName('eth_src')!, start: 0, bits: 48 },
+  });
+  assert.deepEqual(parseSubfield('NXM_NX_REG0[3]'), {
+    ok: true,
+    subfield: { field: fieldByName('reg0')!, start: 3, bits: 1 },
+  });
   assert.equal(parseSubfield('reg0[0..32]').ok, false);
   assert.equal(parseSubfield('nosuchfield[]').ok, false);
 });
@@ -250,7 +276,10 @@ test('subfield references accept names, aliases and NXM names, and check bit ran
 test('OpenFlow 1.0 drops instructions it cannot carry and says so', () => {
   const p = parseLine('actions=meter:1,output:2,clear_actions,write_actions(output:3),goto_table:4');
   assert.deepEqual(p.sink.problems, []);
-  assert.equal(formatActions(p.actions, { of: 13 }), 'meter:1,output:2,clear_actions,write_actions(output:3),goto_table:4');
+  assert.equal(
+    formatActions(p.actions, { of: 13 }),
+    'meter:1,output:2,clear_actions,write_actions(output:3),goto_table:4',
+  );
   assert.equal(formatActions(p.actions, { of: 10 }), 'meter:1,output:2,resubmit(,4)');
   assert.equal(versionProblems(p.actions, 10).length, 3);
   assert.deepEqual(versionProblems(p.actions, 13), []);

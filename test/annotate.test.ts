@@ -9,7 +9,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AnnotateOptions, Annotator, type FlowAnnotation } from '../src/analysis/annotate/annotate.ts';
-import { describeAction, describeCtState, describeMatch, PLAIN_WORDING } from '../src/analysis/annotate/describe-fields.ts';
+import {
+  describeAction,
+  describeCtState,
+  describeMatch,
+  PLAIN_WORDING,
+} from '../src/analysis/annotate/describe-fields.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { profileById } from '../src/profiles/index.ts';
 import { parseDump } from '../src/syntax/reader.ts';
@@ -30,7 +35,10 @@ function annotateAll(p: Pipeline, options: AnnotateOptions): FlowAnnotation[] {
 function goldenText(flows: readonly FlowAnnotation[]): string {
   return flows
     .map((a) => {
-      const line = a.flow.origin.text.trim().replace(/^cookie=[^,]*, duration=[^,]*, /, '').replace(/n_packets=\d+, n_bytes=\d+, /, '');
+      const line = a.flow.origin.text
+        .trim()
+        .replace(/^cookie=[^,]*, duration=[^,]*, /, '')
+        .replace(/n_packets=\d+, n_bytes=\d+, /, '');
       const e = a.explanation;
       const meaning = e === undefined ? '-' : e.kind === 'unknown' ? `? ${e.reason}` : e.meaning;
       return `${line}\n  = ${meaning}\n  : ${a.sentence}\n`;
@@ -53,14 +61,21 @@ test('examples/antrea: every one of the 86 flows is explained by antrea-v1 0.13,
   for (const file of ['dump-flows.of10.txt', 'dump-flows.of13.names.txt', 'dump-flows.of15.names.no-stats.txt']) {
     const flows = annotateAll(load(join(antrea, file)), v1);
     assert.equal(flows.length, 86, file);
-    assert.deepEqual(flows.filter((a) => a.explanation?.kind === 'unknown').map((a) => a.flow.origin.text), [], file);
+    assert.deepEqual(
+      flows.filter((a) => a.explanation?.kind === 'unknown').map((a) => a.flow.origin.text),
+      [],
+      file,
+    );
   }
 });
 
 test('the flexible pipeline listing (release 2.5, whose ConntrackCommit flow it shows): classifier, L3 forwarding and Service load-balancing', () => {
   const p = load(join(corpusDir, 'antrea-ovs-pipeline-doc-HEAD.flows.txt'));
   const all = annotateAll(p, { profile: profileById('antrea')!, release: '2.5' });
-  assert.deepEqual(all.filter((a) => a.explanation?.kind === 'unknown').map((a) => a.flow.origin.text), []);
+  assert.deepEqual(
+    all.filter((a) => a.explanation?.kind === 'unknown').map((a) => a.flow.origin.text),
+    [],
+  );
   const flows = all.filter((a) => ['Classifier', 'L3Forwarding', 'ServiceLB'].includes(a.table.name ?? ''));
   assert.equal(flows.length, 30);
   assertGolden('annotate-antrea-flexible.txt', goldenText(flows));
@@ -89,7 +104,8 @@ test('addresses get the roles the dump shows them to have', () => {
 test('OpenShift SDN real dump: cluster network, local subnet, Service network and peer subnets', () => {
   const p = load(join(corpusDir, 'openshift-sdn-3.x-multitenant-real-dump.txt'));
   const a = new Annotator(p, { profile: profileById('openshift-sdn')!, release: '3' });
-  const role = (v: string): string | undefined => a.addresses.list().find((e) => `${e.value.toString(16)}/${e.prefix}` === v)?.role;
+  const role = (v: string): string | undefined =>
+    a.addresses.list().find((e) => `${e.value.toString(16)}/${e.prefix}` === v)?.role;
   assert.equal(role('a800000/14'), 'cluster-network'); // 10.128.0.0/14 holds the peer subnets
   assert.equal(role('a820000/23'), 'local-pod-subnet'); // 10.130.0.0/23 holds the local gateway
   assert.equal(role('a800000/23'), 'peer-node-subnet'); // tunnelled to 172.17.0.3 in table 90
@@ -101,19 +117,38 @@ test('registers, marks and labels are read as the profile names them', () => {
   const flows = annotateAll(p, v1);
   const output = flows.find((f) => f.table.number === 110 && f.flow.priority === 200)!;
   // reg0=0x10000/0x10000: reg0[16], the destination MAC is known.
-  assert.deepEqual(output.state.map((s) => [s.use, s.bits.name, s.bits.value]), [['match', 'OFPortFound', 1n]]);
+  assert.deepEqual(
+    output.state.map((s) => [s.use, s.bits.name, s.bits.value]),
+    [['match', 'OFPortFound', 1n]],
+  );
   assert.match(output.sentence, /OFPortFound \(the destination MAC is known/);
   const classifier = flows.find((f) => f.table.number === 0 && f.flow.priority === 190)!;
-  assert.equal(classifier.sentence, 'arriving on local Pod coredns5-8ec607 (port 3): set PktSource = FromLocal (sent by a local Pod), go to SpoofGuardTable');
+  assert.equal(
+    classifier.sentence,
+    'arriving on local Pod coredns5-8ec607 (port 3): set PktSource = FromLocal (sent by a local Pod), go to SpoofGuardTable',
+  );
   // conj_id=3 in table 90 keeps the rule id in reg6 and in ct_label[0..31].
   const rule = flows.find((f) => f.table.number === 90 && f.flow.priority === 190)!;
-  assert.deepEqual(rule.state.map((s) => `${s.use} ${s.bits.name}=${s.bits.value}`), ['write IngressConjID=3', 'write IngressRuleCTLabel=3']);
+  assert.deepEqual(
+    rule.state.map((s) => `${s.use} ${s.bits.name}=${s.bits.value}`),
+    ['write IngressConjID=3', 'write IngressRuleCTLabel=3'],
+  );
 });
 
 test('register bits with two readings are read as the table uses them', () => {
-  const flows = annotateAll(load(join(corpusDir, 'antrea-ovs-pipeline-doc-HEAD.flows.txt')), { profile: profileById('antrea')!, release: '2.0' });
+  const flows = annotateAll(load(join(corpusDir, 'antrea-ovs-pipeline-doc-HEAD.flows.txt')), {
+    profile: profileById('antrea')!,
+    release: '2.0',
+  });
   const reg3 = (table: string): string[] =>
-    flows.filter((a) => a.table.name === table && a.state.some((s) => s.bits.field === 'reg3')).map((a) => a.state.filter((s) => s.bits.field === 'reg3').map((s) => `${s.use} ${s.bits.name}`).join(' '));
+    flows
+      .filter((a) => a.table.name === table && a.state.some((s) => s.bits.field === 'reg3'))
+      .map((a) =>
+        a.state
+          .filter((s) => s.bits.field === 'reg3')
+          .map((s) => `${s.use} ${s.bits.name}`)
+          .join(' '),
+      );
   // The deny rule writes its conj_id, the metric table reads it back; EndpointDNAT reads the selected Endpoint.
   assert.deepEqual(reg3('AntreaPolicyEgressRule'), ['write APConjID']);
   assert.deepEqual(reg3('EgressMetric'), ['match APConjID']);
@@ -126,11 +161,15 @@ test('cookies are split into the profile’s spans', () => {
   const p = load(join(corpusDir, 'antrea-pipeline_test-ipv4-encap.txt'));
   const [first] = annotateAll(p, { profile: profileById('antrea')!, release: '2.7' });
   // 0x1000000000000: round 1, category 0 (Default).
-  assert.deepEqual(first!.cookie.map((c) => [c.name, c.value]), [['Round', 1n]]);
+  assert.deepEqual(
+    first!.cookie.map((c) => [c.name, c.value]),
+    [['Round', 1n]],
+  );
 });
 
 test('a flow no pattern fits is reported, not guessed', () => {
-  const text = 'table=31, priority=180,ct_state=+rpl+trk,ip actions=goto_table:40\ntable=31, priority=0 actions=goto_table:40\ntable=7, priority=5 actions=drop\n';
+  const text =
+    'table=31, priority=180,ct_state=+rpl+trk,ip actions=goto_table:40\ntable=31, priority=0 actions=goto_table:40\ntable=7, priority=5 actions=drop\n';
   const d = parseDump(text, { file: 'odd.txt' });
   // Pipeline order: table 7 first, then table 31 by descending priority.
   const flows = annotateAll(new Pipeline(d.flows), v1);
@@ -149,17 +188,33 @@ test('generic words: connection states, conntrack, protocols and registers', () 
   assert.equal(describeCtState(0x20n, 0x21n), 'a connection that is not new');
   assert.equal(describeCtState(0x30n, 0x30n), 'a packet conntrack finds invalid');
   assert.equal(describeCtState(0n, 0x20n), 'not yet tracked by conntrack');
-  const f = parse('priority=5,ct_state=+est+trk,tcp,nw_dst=10.0.0.0/8,tp_dst=443,reg0=0x10000/0x10000 actions=ct(commit,zone=65520),output:7');
-  assert.deepEqual(describeMatch(f.match, PLAIN_WORDING), ['TCP', 'an established connection', 'reg0[16] = 1', 'to 10.0.0.0/8', 'to TCP port 443']);
+  const f = parse(
+    'priority=5,ct_state=+est+trk,tcp,nw_dst=10.0.0.0/8,tp_dst=443,reg0=0x10000/0x10000 actions=ct(commit,zone=65520),output:7',
+  );
+  assert.deepEqual(describeMatch(f.match, PLAIN_WORDING), [
+    'TCP',
+    'an established connection',
+    'reg0[16] = 1',
+    'to 10.0.0.0/8',
+    'to TCP port 443',
+  ]);
   assert.deepEqual(
     f.actions.map((a) => describeAction(a, PLAIN_WORDING)),
     ['commit the connection to conntrack in zone 65520', 'send it out port 7'],
   );
-  const nat = parse('ip actions=ct(commit,table=42,zone=65520,nat(dst=10.96.0.10:53),exec(set_field:0x10/0x10->ct_mark))');
+  const nat = parse(
+    'ip actions=ct(commit,table=42,zone=65520,nat(dst=10.96.0.10:53),exec(set_field:0x10/0x10->ct_mark))',
+  );
   assert.equal(
     describeAction(nat.actions[0]!, PLAIN_WORDING),
     'commit the connection to conntrack in zone 65520 and destination-NAT to 10.96.0.10 port 53, setting ct_mark[4] = 1, then continue in table 42',
   );
-  assert.equal(describeAction(parse('actions=move:NXM_OF_ETH_SRC[]->NXM_OF_ETH_DST[]').actions[0]!, PLAIN_WORDING), 'copy the source MAC into the destination MAC');
-  assert.deepEqual(describeMatch(parse('udp,tp_src=0x100/0xff00 actions=drop').match, PLAIN_WORDING), ['UDP', 'from UDP ports 256–511']);
+  assert.equal(
+    describeAction(parse('actions=move:NXM_OF_ETH_SRC[]->NXM_OF_ETH_DST[]').actions[0]!, PLAIN_WORDING),
+    'copy the source MAC into the destination MAC',
+  );
+  assert.deepEqual(describeMatch(parse('udp,tp_src=0x100/0xff00 actions=drop').match, PLAIN_WORDING), [
+    'UDP',
+    'from UDP ports 256–511',
+  ]);
 });

@@ -9,7 +9,10 @@ import { repoRoot } from './support/paths.ts';
 
 const dumpText = readFileSync(join(repoRoot, 'examples', 'antrea', 'dump-flows.of13.txt'), 'utf8');
 // antctl drops the reply header: its rows are the flow lines, trimmed.
-const rows = dumpText.split('\n').filter((l) => l.includes('actions=')).map((l) => l.trim());
+const rows = dumpText
+  .split('\n')
+  .filter((l) => l.includes('actions='))
+  .map((l) => l.trim());
 const entries = rows.map((flow) => ({ flow }));
 
 /** In one OpenFlow version: the dump names its own in its reply header, antctl's forms do not. */
@@ -36,7 +39,10 @@ test('the forms antctl prints read as the same flows as the dump', async () => {
 });
 
 test('a bad flow in antctl YAML is reported at the line it is on in the file', async () => {
-  const text = stringify([{ flow: 'table=0, priority=0 actions=drop' }, { flow: 'table=0, priority=5,bogus_field=1 actions=drop' }]);
+  const text = stringify([
+    { flow: 'table=0, priority=0 actions=drop' },
+    { flow: 'table=0, priority=5,bogus_field=1 actions=drop' },
+  ]);
   const r = await runCli(['parse', '-'], { stdin: text });
   assert.equal(r.status, 0);
   const line = text.split('\n').findIndex((l) => l.includes('bogus_field')) + 1;

@@ -13,15 +13,34 @@ import { traceWithWords } from '../src/render/trace-words.ts';
 import { openBundleArchive, selectNode } from '../src/sources/bundle.ts';
 import { readNode } from '../src/sources/node-dump.ts';
 import { parseDump } from '../src/syntax/reader.ts';
-import { ALL_FEATURES, ANTREA2_PORTS, type Antrea2Features, antrea2Flows, antrea2Groups, antrea2Probes, antrea2TableNames, antrea2Tables } from './support/antrea2-pipeline.ts';
+import {
+  ALL_FEATURES,
+  ANTREA2_PORTS,
+  type Antrea2Features,
+  antrea2Flows,
+  antrea2Groups,
+  antrea2Probes,
+  antrea2TableNames,
+  antrea2Tables,
+} from './support/antrea2-pipeline.ts';
 import { agentText, tarGz } from './support/bundle.ts';
 import { traceOutline } from './support/bundle-trace.ts';
 import { parseOfprotoTrace } from './support/ofproto-trace.ts';
 import { skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
 
 /** Loads the pipeline of the features into a switch with the agent's table names and compares every probe's trace with ofproto/trace. */
-async function tracesLikeOvs(features: Antrea2Features, minimumViaGroups: number, verdictsWanted: readonly string[]): Promise<void> {
-  const bridge = { bridge: 'br-int', ports: ANTREA2_PORTS, tableNames: antrea2TableNames(features), datapathId: '0000a2c4e6f80202', hwaddr: 'a2:c4:e6:f8:02:02' };
+async function tracesLikeOvs(
+  features: Antrea2Features,
+  minimumViaGroups: number,
+  verdictsWanted: readonly string[],
+): Promise<void> {
+  const bridge = {
+    bridge: 'br-int',
+    ports: ANTREA2_PORTS,
+    tableNames: antrea2TableNames(features),
+    datapathId: '0000a2c4e6f80202',
+    hwaddr: 'a2:c4:e6:f8:02:02',
+  };
   await withOvsSwitch(bridge, async (sw) => {
     await sw.addGroups(antrea2Groups(features), 15);
     await sw.addFlows(antrea2Flows(features), 15);
@@ -41,7 +60,10 @@ async function tracesLikeOvs(features: Antrea2Features, minimumViaGroups: number
     const endpointDNAT = antrea2Tables(features).indexOf('EndpointDNAT');
     assert.ok(node.groups.some((g) => g.origin.text.includes(`resubmit(,${endpointDNAT})`)));
     const fromBundle = traceWithWords(new Pipeline(node.flows, node.groups, node.ports), 15).tracer;
-    const plain = parseDump([await sw.dumpFlows({ of: 15 }), await sw.dumpGroups({ of: 15 }), await sw.show(15)].join('\n'), { file: 'numbered' });
+    const plain = parseDump(
+      [await sw.dumpFlows({ of: 15 }), await sw.dumpGroups({ of: 15 }), await sw.show(15)].join('\n'),
+      { file: 'numbered' },
+    );
     assert.equal(plain.badLines, 0);
     const numbered = traceWithWords(new Pipeline(plain.flows, plain.groups, plain.ports), 15).tracer;
 
@@ -52,8 +74,14 @@ async function tracesLikeOvs(features: Antrea2Features, minimumViaGroups: number
     for (const probe of probes) {
       const inPort = Number(/in_port=(\d+)/.exec(probe.packet)![1]);
       const ovs = parseOfprotoTrace(await sw.trace(probe.packet, { ctNext: probe.ctNext ?? [] }), inPort);
-      const expected = [...ovs.passes.map((p) => p.steps.map((s) => `${s.table}:${s.priority ?? 'miss'}`).join(' ')), `${ovs.verdict} ${ovs.outputs.join(',')}`];
-      const options = { ctNext: (probe.ctNext ?? []).map(parseCtNext), ...(ovs.buckets[0] !== undefined ? { bucket: ovs.buckets[0] } : {}) };
+      const expected = [
+        ...ovs.passes.map((p) => p.steps.map((s) => `${s.table}:${s.priority ?? 'miss'}`).join(' ')),
+        `${ovs.verdict} ${ovs.outputs.join(',')}`,
+      ];
+      const options = {
+        ctNext: (probe.ctNext ?? []).map(parseCtNext),
+        ...(ovs.buckets[0] !== undefined ? { bucket: ovs.buckets[0] } : {}),
+      };
       if (ovs.buckets.length > 0) viaGroups++;
       verdicts.add(ovs.verdict);
       for (const [label, tracer] of [
@@ -62,7 +90,9 @@ async function tracesLikeOvs(features: Antrea2Features, minimumViaGroups: number
       ] as [string, Tracer][]) {
         const outline = traceOutline(tracer, tracer.trace(tracer.parsePacket(probe.packet), options));
         if (JSON.stringify(outline) !== JSON.stringify(expected)) {
-          mismatches.push(`${label}: ${probe.packet} ${probe.ctNext?.join(' ') ?? ''}\n  ovs:       ${expected.join(' | ')}\n  flowscope: ${outline.join(' | ')}`);
+          mismatches.push(
+            `${label}: ${probe.packet} ${probe.ctNext?.join(' ') ?? ''}\n  ovs:       ${expected.join(' | ')}\n  flowscope: ${outline.join(' | ')}`,
+          );
         }
       }
     }
@@ -72,10 +102,18 @@ async function tracesLikeOvs(features: Antrea2Features, minimumViaGroups: number
   });
 }
 
-test('an Antrea 2.x pipeline traces as ofproto/trace does, from its support bundle and from its numbered dump alike', { ...skipUnlessOvs, timeout: 600_000 }, async () => {
-  await tracesLikeOvs({}, 6, ['output', 'drop', 'controller']);
-});
+test(
+  'an Antrea 2.x pipeline traces as ofproto/trace does, from its support bundle and from its numbered dump alike',
+  { ...skipUnlessOvs, timeout: 600_000 },
+  async () => {
+    await tracesLikeOvs({}, 6, ['output', 'drop', 'controller']);
+  },
+);
 
-test('with dual-stack, Multicast and LoadBalancer DSR too, it traces as ofproto/trace does from both forms', { ...skipUnlessOvs, timeout: 600_000 }, async () => {
-  await tracesLikeOvs(ALL_FEATURES, 10, ['output', 'drop', 'controller']);
-});
+test(
+  'with dual-stack, Multicast and LoadBalancer DSR too, it traces as ofproto/trace does from both forms',
+  { ...skipUnlessOvs, timeout: 600_000 },
+  async () => {
+    await tracesLikeOvs(ALL_FEATURES, 10, ['output', 'drop', 'controller']);
+  },
+);

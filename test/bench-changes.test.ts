@@ -8,14 +8,17 @@ import { writeDump, type DumpParameters } from '../bench/generate.ts';
 import { tracePackets } from '../bench/packets.ts';
 import { skipUnlessOvs } from './support/ovs.ts';
 
-const FLOW_LINE = /^ cookie=(0x[0-9a-f]+), duration=[0-9.]+s, table=(\d+), n_packets=\d+, n_bytes=\d+, (hard_timeout=\d+, )?priority=(\d+)(,[^ ]*)? actions=(.*)$/;
+const FLOW_LINE =
+  /^ cookie=(0x[0-9a-f]+), duration=[0-9.]+s, table=(\d+), n_packets=\d+, n_bytes=\d+, (hard_timeout=\d+, )?priority=(\d+)(,[^ ]*)? actions=(.*)$/;
 
 function flowLines(p: DumpParameters): string[] {
   const dir = mkdtempSync(join(tmpdir(), 'flowscope-bench-test-'));
   try {
     const path = join(dir, 'dump.txt');
     writeDump(path, p);
-    return readFileSync(path, 'utf8').split('\n').filter((l) => l.startsWith(' '));
+    return readFileSync(path, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith(' '));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -51,10 +54,16 @@ test('exactly the requested number of flows are removed, added and changed', () 
   assert.equal(removed.length, 40);
   assert.equal(added.length, 40);
   assert.equal(changed.length, 40);
-  assert.ok(added.every((k) => /,priority=100\b/.test(k)), 'added flows have a priority of their own');
+  assert.ok(
+    added.every((k) => /,priority=100\b/.test(k)),
+    'added flows have a priority of their own',
+  );
   for (const [k, actions] of changed) {
     const now = after.get(k)!;
-    assert.ok(/^load:0x[0-9a-f]+->NXM_NX_REG2\[0\.\.15\],/.test(now) && now.endsWith(`,${actions}`), `${k}: ${actions} became ${now}`);
+    assert.ok(
+      /^load:0x[0-9a-f]+->NXM_NX_REG2\[0\.\.15\],/.test(now) && now.endsWith(`,${actions}`),
+      `${k}: ${actions} became ${now}`,
+    );
   }
 });
 
@@ -64,11 +73,14 @@ test('flow order and statistics differ as between two dumps of one switch', () =
     lines.flatMap((l) => {
       const m = FLOW_LINE.exec(l)!;
       const key = `table=${m[2]},priority=${m[4]}${m[5] ?? ''}`;
-      return before.get(key) === after.get(key) ? [l.replace(/duration=[0-9.]+s, |n_packets=\d+, n_bytes=\d+, /g, '')] : [];
+      return before.get(key) === after.get(key)
+        ? [l.replace(/duration=[0-9.]+s, |n_packets=\d+, n_bytes=\d+, /g, '')]
+        : [];
     });
   assert.notDeepEqual(order(later), order(base));
   assert.deepEqual([...order(later)].sort(), [...order(base)].sort());
-  const durations = (lines: readonly string[]): Set<string> => new Set(lines.map((l) => /duration=[0-9.]+s/.exec(l)![0]));
+  const durations = (lines: readonly string[]): Set<string> =>
+    new Set(lines.map((l) => /duration=[0-9.]+s/.exec(l)![0]));
   const earlier = durations(base);
   const common = [...durations(later)].filter((d) => earlier.has(d));
   assert.ok(common.length < later.length / 10, `${common.length} durations in common`);
@@ -84,7 +96,10 @@ test('added and changed flows read back from ovs-ofctl exactly as generated', sk
   const dir = mkdtempSync(join(tmpdir(), 'flowscope-bench-test-'));
   try {
     const input = join(dir, 'flows.in');
-    writeFileSync(input, `${fresh.map((l) => l.replace(FLOW_LINE, 'table=$2,cookie=$1,$3priority=$4$5 actions=$6').replace(', priority', ',priority')).join('\n')}\n`);
+    writeFileSync(
+      input,
+      `${fresh.map((l) => l.replace(FLOW_LINE, 'table=$2,cookie=$1,$3priority=$4$5 actions=$6').replace(', priority', ',priority')).join('\n')}\n`,
+    );
     const out = execFileSync('ovs-ofctl', ['-O', 'OpenFlow13', 'parse-flows', input], { encoding: 'utf8' });
     const printed = out.split('\n').filter((l) => l.startsWith('OFPT_FLOW_MOD'));
     assert.equal(printed.length, fresh.length);
@@ -101,7 +116,11 @@ test('trace packets come from Pods the dump has, or from the tunnel for one', ()
   const packets = tracePackets({ flows: 4000, seed: 5 }, 200);
   assert.deepEqual(tracePackets({ flows: 4000, seed: 5 }, 200), packets);
   // SpoofGuard (table 4) admits a local Pod's packets by port, MAC and address.
-  const spoofGuard = new Set(base.flatMap((l) => /table=4, .*priority=200,ip,(in_port=\d+,dl_src=[0-9a-f:]+,nw_src=[0-9.]+) /.exec(l)?.[1] ?? []));
+  const spoofGuard = new Set(
+    base.flatMap(
+      (l) => /table=4, .*priority=200,ip,(in_port=\d+,dl_src=[0-9a-f:]+,nw_src=[0-9.]+) /.exec(l)?.[1] ?? [],
+    ),
+  );
   const podIps = new Set([...spoofGuard].map((s) => /nw_src=(.*)$/.exec(s)![1]!));
   let fromPods = 0;
   for (const p of packets) {

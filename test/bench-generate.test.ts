@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { flowModOf, writeDump } from '../bench/generate.ts';
 import { skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
 
-const FLOW_LINE = /^ cookie=(0x[0-9a-f]+), duration=[0-9.]+s, table=(\d+), n_packets=\d+, n_bytes=\d+, (hard_timeout=\d+, )?(priority=.*)$/;
+const FLOW_LINE =
+  /^ cookie=(0x[0-9a-f]+), duration=[0-9.]+s, table=(\d+), n_packets=\d+, n_bytes=\d+, (hard_timeout=\d+, )?(priority=.*)$/;
 
 function generate(flows: number, seed: number): string {
   const dir = mkdtempSync(join(tmpdir(), 'flowscope-bench-test-'));
@@ -42,7 +43,11 @@ test('the dump is a chunked OpenFlow 1.3 reply of about the requested size', () 
   assert.ok(flowLines.every((l) => FLOW_LINE.test(l)));
   assert.ok(flowLines.length >= 4000 && flowLines.length < 6000, `${flowLines.length} flows`);
   const tables = flowLines.map((l) => Number(FLOW_LINE.exec(l)?.[2]));
-  assert.deepEqual(tables, [...tables].sort((a, b) => a - b), 'grouped by table in ascending order');
+  assert.deepEqual(
+    tables,
+    [...tables].sort((a, b) => a - b),
+    'grouped by table in ascending order',
+  );
 });
 
 test('no two flows share table, priority and match (a switch keeps only one)', () => {
@@ -80,7 +85,11 @@ test('NetworkPolicy conjunctions dominate and every one can complete', () => {
   for (const [key, { n, k }] of dims) {
     assert.equal(n.size, 1, `${key}: one clause count`);
     const [count] = [...n];
-    assert.deepEqual([...k].sort(), Array.from({ length: count! }, (_, i) => i + 1), `${key}: every dimension present`);
+    assert.deepEqual(
+      [...k].sort(),
+      Array.from({ length: count! }, (_, i) => i + 1),
+      `${key}: every dimension present`,
+    );
     const [table, , id] = key.split('/');
     assert.ok(actionFlows.has(`${table}/${id}`), `${key}: has a conj_id flow`);
   }
@@ -91,7 +100,10 @@ test('every flow reads back from ovs-ofctl exactly as generated', skipUnlessOvs,
   try {
     const input = join(dir, 'flows.in');
     writeFileSync(input, `${flowLines.map(flowModOf).join('\n')}\n`);
-    const out = execFileSync('ovs-ofctl', ['-O', 'OpenFlow13', 'parse-flows', input], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    const out = execFileSync('ovs-ofctl', ['-O', 'OpenFlow13', 'parse-flows', input], {
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    });
     const printed = out.split('\n').filter((l) => l.startsWith('OFPT_FLOW_MOD'));
     assert.equal(printed.length, flowLines.length);
     printed.forEach((mod, i) => {
@@ -107,7 +119,8 @@ test('every flow reads back from ovs-ofctl exactly as generated', skipUnlessOvs,
 test('flows loaded into a real switch dump back as the same lines', skipUnlessOvs, async () => {
   // Group and meter actions need those objects to exist; the rest loads as is.
   const loadable = flowLines.filter((l) => !/\bgroup:|\bmeter:/.test(l));
-  const stripStats = (l: string): string => l.replace(/duration=[0-9.]+s, /, '').replace(/n_packets=\d+, n_bytes=\d+, /, '');
+  const stripStats = (l: string): string =>
+    l.replace(/duration=[0-9.]+s, /, '').replace(/n_packets=\d+, n_bytes=\d+, /, '');
   const dumped = await withOvsSwitch({ protocols: ['OpenFlow13'] }, async (sw) => {
     await sw.addFlows(loadable.map(flowModOf).join('\n'), 13);
     return sw.dumpFlows({ of: 13 });

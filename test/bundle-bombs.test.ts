@@ -30,7 +30,11 @@ async function bigLogMember(): Promise<Buffer> {
 
 /** A node's agent archive whose log files add up to `logs` × 64 MiB, its dumps real. */
 async function agentArchive(node: string, logs: number, member: Buffer): Promise<Buffer> {
-  return Buffer.concat([gzipSync(await tarBody(antreaAgentFiles(node))), ...Array.from({ length: logs }, () => member), gzipSync(Buffer.alloc(1024))]);
+  return Buffer.concat([
+    gzipSync(await tarBody(antreaAgentFiles(node))),
+    ...Array.from({ length: logs }, () => member),
+    gzipSync(Buffer.alloc(1024)),
+  ]);
 }
 
 /** Peak resident memory of this process so far, in MiB. */
@@ -38,7 +42,8 @@ function peakMiB(): number {
   return process.resourceUsage().maxRSS / 1024;
 }
 
-const refusal = (what: string, much: string): string => `flowscope: error: ${what}: the bundle holds ${much}, more than flowscope reads\n`;
+const refusal = (what: string, much: string): string =>
+  `flowscope: error: ${what}: the bundle holds ${much}, more than flowscope reads\n`;
 
 test('a 10 GiB gzip bomb of log files is refused once 1 GiB is inflated, and never held in memory', async () => {
   const file = join(dir, 'agent_bomb.tar.gz');
@@ -77,15 +82,23 @@ test('the budget is the whole bundle: two agent archives each within it, togethe
   assert.ok(alone.stdout.length > 0);
   writeFileSync(join(bundle, 'agent_node-b.tar.gz'), await agentArchive('node-b', 9, member));
   const both = await runCli(['bundle', bundle]);
-  assert.deepEqual([both.status, both.stderr], [2, refusal(join(bundle, 'agent_node-b.tar.gz'), 'more than 1024 MiB once decompressed')]);
+  assert.deepEqual(
+    [both.status, both.stderr],
+    [2, refusal(join(bundle, 'agent_node-b.tar.gz'), 'more than 1024 MiB once decompressed')],
+  );
   assert.ok(peakMiB() < 512, `peak memory ${peakMiB()} MiB`);
 });
 
 test('a bomb of empty files is refused past 250,000 files', async () => {
   // 1,024 empty log files per gzip member, 250 members: 256,000 files from a few hundred KB.
-  const member = gzipSync(await tarBody(Array.from({ length: 1024 }, (_, i) => ({ name: `logs/${i}`, data: '' }))), { level: 9 });
+  const member = gzipSync(await tarBody(Array.from({ length: 1024 }, (_, i) => ({ name: `logs/${i}`, data: '' }))), {
+    level: 9,
+  });
   const file = join(dir, 'many.tar.gz');
-  writeFileSync(file, Buffer.concat([gzipSync(await tarBody(antreaAgentFiles('many'))), ...Array.from({ length: 250 }, () => member)]));
+  writeFileSync(
+    file,
+    Buffer.concat([gzipSync(await tarBody(antreaAgentFiles('many'))), ...Array.from({ length: 250 }, () => member)]),
+  );
   const r = await runCli(['show', '--bundle', file]);
   assert.deepEqual([r.status, r.stderr], [2, refusal(file, 'more than 250,000 files')]);
 });
@@ -93,7 +106,10 @@ test('a bomb of empty files is refused past 250,000 files', async () => {
 test('zeros after the end of the archive are not read: a bundle followed by 10 GiB of them reads as the bundle', async () => {
   const zeros = gzipSync(Buffer.alloc(64 * MiB), { level: 9 });
   const file = join(dir, 'agent_tail.tar.gz');
-  writeFileSync(file, Buffer.concat([gzipSync(await tar(antreaAgentFiles('tail'))), ...Array.from({ length: 160 }, () => zeros)]));
+  writeFileSync(
+    file,
+    Buffer.concat([gzipSync(await tar(antreaAgentFiles('tail'))), ...Array.from({ length: 160 }, () => zeros)]),
+  );
   const r = await runCli(['fmt', '--bundle', file]);
   assert.equal(r.status, 0, r.stderr);
   const flows = agentText(example('antrea/dump-flows.of13.names.txt'));

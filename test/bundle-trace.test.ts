@@ -29,19 +29,35 @@ test('a bundle (flows --names, groups by number, ovsports) traces step for step 
   const node = readNode(selectNode(bundle, undefined));
   assert.ok(node.flows.every((f) => f.table.kind === 'name'));
   const named = traceWithWords(new Pipeline(node.flows, node.groups, node.ports), 15).tracer;
-  const dump = parseDump([example('antrea-proxy/dump-flows.of15.txt'), example('antrea-proxy/dump-groups.of15.txt'), example('antrea-proxy/show.of13.txt')].join('\n'), { file: 'numbered' });
+  const dump = parseDump(
+    [
+      example('antrea-proxy/dump-flows.of15.txt'),
+      example('antrea-proxy/dump-groups.of15.txt'),
+      example('antrea-proxy/show.of13.txt'),
+    ].join('\n'),
+    { file: 'numbered' },
+  );
   const numbered = traceWithWords(new Pipeline(dump.flows, dump.groups, dump.ports), 15).tracer;
   let throughGroups = 0;
   for (const probe of PROBES) {
     const a = named.trace(named.parsePacket(probe));
     const b = numbered.trace(numbered.parsePacket(probe));
     assert.deepEqual(traceOutline(named, a), traceOutline(numbered, b), probe);
-    if (a.passes.some((p) => p.nodes.length > 0 && JSON.stringify(p.nodes, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)).includes('"kind":"bucket"'))) throughGroups++;
+    if (
+      a.passes.some(
+        (p) =>
+          p.nodes.length > 0 &&
+          JSON.stringify(p.nodes, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)).includes(
+            '"kind":"bucket"',
+          ),
+      )
+    )
+      throughGroups++;
   }
   assert.ok(throughGroups >= 2, `only ${throughGroups} probes went through a group`);
 });
 
-test('flowscope trace on a bundle: the bucket\'s resubmit(,42) continues in EndpointDNAT', async () => {
+test("flowscope trace on a bundle: the bucket's resubmit(,42) continues in EndpointDNAT", async () => {
   const data = await tarGz(antreaProxyAgentFiles('node-b'));
   const run = await runCli(['trace', '-', `${CLIENT},nw_dst=10.101.112.140,nw_ttl=64,tp_dst=80`], { stdin: data });
   assert.equal(run.status, 0, run.stderr);

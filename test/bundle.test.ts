@@ -12,7 +12,15 @@ import { parseDump } from '../src/syntax/reader.ts';
 import { checkPipeline } from '../src/analysis/check/check.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { tableLabel } from '../src/model/tables.ts';
-import { agentInfo, agentText, antreaAgentFiles, antreaProxyAgentFiles, example, tar, tarGz } from './support/bundle.ts';
+import {
+  agentInfo,
+  agentText,
+  antreaAgentFiles,
+  antreaProxyAgentFiles,
+  example,
+  tar,
+  tarGz,
+} from './support/bundle.ts';
 import { runCli } from './support/cli.ts';
 import { ANTREA, exampleFile } from './support/make-examples.ts';
 
@@ -75,7 +83,12 @@ test('bundles of two days in one directory: a node name they share is refused, n
     assert.ok(all.stderr.includes(`holds 3 nodes (node-a at ${monday}, node-a at ${tuesday}, node-b)`), all.stderr);
     const shared = await runCli(['show', dir, '--node', 'node-a']);
     assert.equal(shared.status, 2);
-    assert.ok(shared.stderr.includes(`holds 2 nodes named "node-a" (${monday}, ${tuesday}): give the one you mean instead of ${dir}`), shared.stderr);
+    assert.ok(
+      shared.stderr.includes(
+        `holds 2 nodes named "node-a" (${monday}, ${tuesday}): give the one you mean instead of ${dir}`,
+      ),
+      shared.stderr,
+    );
     assert.equal(shared.stdout, '');
     // Named by its own path, each is read.
     const one = await runCli(['show', tuesday, '-T', '0']);
@@ -96,14 +109,12 @@ test('ovsports makes port names and numbers interchangeable in a --names dump', 
     const named = readNode(selectNode(await openBundle(archive), undefined));
     // The same switch dumped without names: the port numbers each flow must carry.
     const numbered = parseDump(example('antrea/dump-flows.of13.txt'), { file: 'numbered' });
-    const inPort = (f: (typeof numbered.flows)[number]): bigint | undefined => f.match.fields.find((m) => m.field.name === 'in_port')?.value;
+    const inPort = (f: (typeof numbered.flows)[number]): bigint | undefined =>
+      f.match.fields.find((m) => m.field.name === 'in_port')?.value;
     assert.equal(named.flows.length, numbered.flows.length);
     const withPorts = named.flows.filter((f) => inPort(f) !== undefined);
     assert.ok(withPorts.length >= 10);
-    assert.deepEqual(
-      named.flows.map(inPort),
-      numbered.flows.map(inPort),
-    );
+    assert.deepEqual(named.flows.map(inPort), numbered.flows.map(inPort));
     assert.equal(named.ports.number('antrea-gw0'), 2);
     assert.equal(named.ports.name(3), 'coredns5-8ec607');
   } finally {
@@ -116,7 +127,10 @@ test('a tarball of the whole bundle and an in-Pod bundle_*.tar.gz are read in me
   try {
     const whole = await tarGz([
       { name: 'support-bundles_20240502T100000Z/agent_node-a.tar.gz', data: await tarGz(antreaAgentFiles('node-a')) },
-      { name: 'support-bundles_20240502T100000Z/agent_node-b.tar.gz', data: await tarGz(antreaProxyAgentFiles('node-b')) },
+      {
+        name: 'support-bundles_20240502T100000Z/agent_node-b.tar.gz',
+        data: await tarGz(antreaProxyAgentFiles('node-b')),
+      },
     ]);
     writeFileSync(join(dir, 'bundle.tar.gz'), whole);
     const bundle = await openBundle(join(dir, 'bundle.tar.gz'));
@@ -142,7 +156,13 @@ test('the wrong file in a bundle is named, and the rest of the bundle is read', 
   const dir = tempDir();
   try {
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
-    writeFileSync(join(dir, 'agent_yaml.tar.gz'), await tarGz([{ name: 'flows', data: agentInfo('yaml', {}) }, { name: 'groups', data: agentText(example('antrea-proxy/dump-groups.of15.txt')) }]));
+    writeFileSync(
+      join(dir, 'agent_yaml.tar.gz'),
+      await tarGz([
+        { name: 'flows', data: agentInfo('yaml', {}) },
+        { name: 'groups', data: agentText(example('antrea-proxy/dump-groups.of15.txt')) },
+      ]),
+    );
     writeFileSync(join(dir, 'agent_png.tar.gz'), await tarGz([{ name: 'flows', data: png }]));
     writeFileSync(join(dir, 'agent_good.tar.gz'), await tarGz(antreaAgentFiles('good')));
     const bundle = await openBundle(dir);
@@ -151,7 +171,10 @@ test('the wrong file in a bundle is named, and the rest of the bundle is read', 
     assert.equal(yaml.groups.length, 3, 'the other files of the node are still read');
     assert.equal(yaml.diagnostics.length, 0, 'no flood of per-line errors');
     const pngNode = readNode(selectNode(bundle, 'png'));
-    assert.deepEqual(pngNode.nodeProblems, [`${dir}/agent_png.tar.gz:flows: not text (a PNG image)`, `${dir}/agent_png.tar.gz: no flows file`]);
+    assert.deepEqual(pngNode.nodeProblems, [
+      `${dir}/agent_png.tar.gz:flows: not text (a PNG image)`,
+      `${dir}/agent_png.tar.gz: no flows file`,
+    ]);
     assert.equal(readNode(selectNode(bundle, 'good')).flows.length, 86);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -162,12 +185,19 @@ test('what is not a bundle is refused with the reason', async () => {
   const dir = tempDir();
   try {
     writeFileSync(join(dir, 'picture.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
-    await assert.rejects(openBundle(join(dir, 'picture.png')), { message: `${dir}/picture.png: not a support bundle (a PNG image); expected a bundle directory or a .tar.gz archive` });
+    await assert.rejects(openBundle(join(dir, 'picture.png')), {
+      message: `${dir}/picture.png: not a support bundle (a PNG image); expected a bundle directory or a .tar.gz archive`,
+    });
     writeFileSync(join(dir, 'sos.tar.xz'), Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00, 1, 2]));
-    await assert.rejects(openBundle(join(dir, 'sos.tar.xz')), /xz-compressed data; flowscope reads directories, \.tar and \.tar\.gz archives/);
+    await assert.rejects(
+      openBundle(join(dir, 'sos.tar.xz')),
+      /xz-compressed data; flowscope reads directories, \.tar and \.tar\.gz archives/,
+    );
     mkdirSync(join(dir, 'empty'));
     await assert.rejects(openBundle(join(dir, 'empty')), /no dumps found/);
-    await assert.rejects(openBundle(join(dir, 'missing')), { message: `cannot read ${dir}/missing: no such file or directory` });
+    await assert.rejects(openBundle(join(dir, 'missing')), {
+      message: `cannot read ${dir}/missing: no such file or directory`,
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -179,12 +209,16 @@ test('a sosreport: per bridge the newest OpenFlow version whose output holds flo
     const ovs = join(dir, 'sosreport-node1-2024-05-02', 'sos_commands', 'openvswitch');
     mkdirSync(ovs, { recursive: true });
     // br0 allows only OpenFlow 1.3: the other versions' files hold ovs-ofctl's complaint.
-    const refused = 'ovs-ofctl: br0: failed to connect to socket (Broken pipe)\n2024-05-02T10:00:00Z|00001|vconn|WARN|unix:/var/run/openvswitch/br0.mgmt: version negotiation failed (we support version 0x01, peer supports version 0x04)\n';
+    const refused =
+      'ovs-ofctl: br0: failed to connect to socket (Broken pipe)\n2024-05-02T10:00:00Z|00001|vconn|WARN|unix:/var/run/openvswitch/br0.mgmt: version negotiation failed (we support version 0x01, peer supports version 0x04)\n';
     writeFileSync(join(ovs, 'ovs-ofctl_dump-flows_br0'), refused);
     writeFileSync(join(ovs, 'ovs-ofctl_-O_OpenFlow15_dump-flows_br0'), refused);
     writeFileSync(join(ovs, 'ovs-ofctl_-O_OpenFlow13_dump-flows_br0'), example('openshift-sdn/dump-flows.of13.txt'));
     writeFileSync(join(ovs, 'ovs-ofctl_-O_OpenFlow13_show_br0'), example('openshift-sdn/show.of13.txt'));
-    writeFileSync(join(ovs, 'ovs-ofctl_-O_OpenFlow13_dump-ports-desc_br0'), example('openshift-sdn/dump-ports-desc.of13.txt'));
+    writeFileSync(
+      join(ovs, 'ovs-ofctl_-O_OpenFlow13_dump-ports-desc_br0'),
+      example('openshift-sdn/dump-ports-desc.of13.txt'),
+    );
     writeFileSync(join(ovs, 'ovs-ofctl_dump-flows_br-ex'), refused.replace(/br0/g, 'br-ex'));
     const bundle = await openBundle(dir);
     assert.deepEqual(
@@ -198,7 +232,10 @@ test('a sosreport: per bridge the newest OpenFlow version whose output holds flo
     assert.match(selectNode(bundle, 'br0').files.flows!.label, /ovs-ofctl_-O_OpenFlow13_dump-flows_br0$/);
     const brEx = readNode(selectNode(bundle, 'br-ex'));
     assert.equal(brEx.flows.length, 0);
-    assert.match(brEx.nodeProblems[0]!, /^no flows for br-ex: .*ovs-ofctl_dump-flows_br-ex says: ovs-ofctl: br-ex: failed to connect/);
+    assert.match(
+      brEx.nodeProblems[0]!,
+      /^no flows for br-ex: .*ovs-ofctl_dump-flows_br-ex says: ovs-ofctl: br-ex: failed to connect/,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -220,7 +257,9 @@ test('OpenShift debug-script directories: flows and ovs-show per node', async ()
     const w = readNode(selectNode(bundle, 'worker-1'));
     assert.equal(w.flows.length, 10);
     assert.equal(w.ports.number('tun0'), 2);
-    assert.throws(() => selectNode(bundle, undefined), { message: `${dir} holds 2 nodes (master-0, worker-1): choose one with --node NAME` });
+    assert.throws(() => selectNode(bundle, undefined), {
+      message: `${dir} holds 2 nodes (master-0, worker-1): choose one with --node NAME`,
+    });
     assert.throws(() => selectNode(bundle, 'worker-9'), /no node "worker-9" \(nodes: master-0, worker-1\)/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -233,19 +272,26 @@ test('agentinfo: node, versions, bridge and flow counts', () => {
   assert.equal(info.agentVersion, 'v1.2.0');
   assert.equal(info.ovsVersion, '2.17.7');
   assert.equal(info.bridgeName, 'br-int');
-  assert.deepEqual([...(info.flowTable ?? [])], [
-    ['0', 5],
-    ['Classification', 7],
-  ]);
+  assert.deepEqual(
+    [...(info.flowTable ?? [])],
+    [
+      ['0', 5],
+      ['Classification', 7],
+    ],
+  );
 });
 
 test('fewer flows than agentinfo counted is reported', async () => {
   const dir = tempDir();
   try {
-    const files = antreaAgentFiles('n').map((f) => (f.name === 'agentinfo' ? { ...f, data: agentInfo('n', { Classification: 80, SpoofGuard: 20 }) } : f));
+    const files = antreaAgentFiles('n').map((f) =>
+      f.name === 'agentinfo' ? { ...f, data: agentInfo('n', { Classification: 80, SpoofGuard: 20 }) } : f,
+    );
     writeFileSync(join(dir, 'agent_n.tar.gz'), await tarGz(files));
     const n = readNode(selectNode(await openBundle(join(dir, 'agent_n.tar.gz')), undefined));
-    assert.deepEqual(n.nodeProblems, [`${dir}/agent_n.tar.gz:flows: 86 flows, but agentinfo counted 100: the file may be incomplete`]);
+    assert.deepEqual(n.nodeProblems, [
+      `${dir}/agent_n.tar.gz:flows: 86 flows, but agentinfo counted 100: the file may be incomplete`,
+    ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -258,12 +304,29 @@ test('node summary: incomplete conjunctions, empty target tables, the bare defau
     'table=10, priority=100,conj_id=7,ip actions=goto_table:20',
     'table=10, priority=0 actions=drop',
   ].join('\n');
-  const s = summarizeNode(readNode({ name: 'n', origin: 'mem', files: { flows: { label: 'mem:flows', text: flows } }, problems: [] }));
+  const s = summarizeNode(
+    readNode({ name: 'n', origin: 'mem', files: { flows: { label: 'mem:flows', text: flows } }, problems: [] }),
+  );
   assert.deepEqual(
     s.problems.map((p) => p.message),
-    ['conjunction 7 in table 10 is incomplete: clause 2 of 2 has no flows', 'table 20 has no flows, but 1 flow continues there'],
+    [
+      'conjunction 7 in table 10 is incomplete: clause 2 of 2 has no flows',
+      'table 20 has no flows, but 1 flow continues there',
+    ],
   );
-  const bare = summarizeNode(readNode({ name: 'n', origin: 'mem', files: { flows: { label: 'f', text: 'cookie=0x0, duration=5.1s, table=0, n_packets=3, n_bytes=180, priority=0 actions=NORMAL' } }, problems: [] }));
+  const bare = summarizeNode(
+    readNode({
+      name: 'n',
+      origin: 'mem',
+      files: {
+        flows: {
+          label: 'f',
+          text: 'cookie=0x0, duration=5.1s, table=0, n_packets=3, n_bytes=180, priority=0 actions=NORMAL',
+        },
+      },
+      problems: [],
+    }),
+  );
   assert.deepEqual(
     bare.problems.map((p) => p.message),
     ['only the default NORMAL flow of OVS: the agent has not (re)installed its flows'],
@@ -326,7 +389,9 @@ test('flowscope bundle lists nodes with counts, profile and problems; --json', a
     assert.match(r.stdout, /\nbundle:\n {2}warning: the bundle could not collect node node-d \(failed_nodes\)\n$/);
 
     const j = await runCli(['bundle', '--json', dir]);
-    const json = JSON.parse(j.stdout) as { nodes: { name: string; flows: number; groups: number; profile?: { id: string } }[] };
+    const json = JSON.parse(j.stdout) as {
+      nodes: { name: string; flows: number; groups: number; profile?: { id: string } }[];
+    };
     assert.deepEqual(
       json.nodes.map((n) => [n.name, n.groups]),
       [
@@ -370,8 +435,14 @@ async function bundleTarball(): Promise<Buffer> {
   const cut = await tarGz(antreaAgentFiles('node-c'));
   return tarGz([
     { name: 'support-bundles_20240502T100000Z/agent_node-a.tar.gz', data: await tarGz(antreaAgentFiles('node-a')) },
-    { name: 'support-bundles_20240502T100000Z/agent_node-b.tar.gz', data: await tarGz(antreaProxyAgentFiles('node-b')) },
-    { name: 'support-bundles_20240502T100000Z/agent_node-c.tar.gz', data: cut.subarray(0, Math.floor(cut.length * 0.7)) },
+    {
+      name: 'support-bundles_20240502T100000Z/agent_node-b.tar.gz',
+      data: await tarGz(antreaProxyAgentFiles('node-b')),
+    },
+    {
+      name: 'support-bundles_20240502T100000Z/agent_node-c.tar.gz',
+      data: cut.subarray(0, Math.floor(cut.length * 0.7)),
+    },
     { name: 'support-bundles_20240502T100000Z/failed_nodes', data: 'node-d\n' },
   ]);
 }
@@ -389,26 +460,48 @@ test('a bundle piped to standard input reads as the same archive given as a file
     for (const [name, data] of archives) {
       const file = join(dir, name);
       writeFileSync(file, data);
-      for (const args of [['tables', '-'], ['tables', '-', '--node', 'node-a'], ['show', '-', '--node', 'node-c', '-T', '0'], ['parse', '-', '--node', 'node-b'], ['bundle', '-'], ['tables', '--bundle', '-', '--node', 'node-a']]) {
+      for (const args of [
+        ['tables', '-'],
+        ['tables', '-', '--node', 'node-a'],
+        ['show', '-', '--node', 'node-c', '-T', '0'],
+        ['parse', '-', '--node', 'node-b'],
+        ['bundle', '-'],
+        ['tables', '--bundle', '-', '--node', 'node-a'],
+      ]) {
         const piped = await runCli(args, { stdin: data });
         const given = await runCli(args.map((a) => (a === '-' ? file : a)));
         const named = (text: string): string => text.split(file).join('<stdin>');
-        assert.deepEqual([piped.status, piped.stdout, piped.stderr], [given.status, named(given.stdout), named(given.stderr)], `${name}: ${args.join(' ')}`);
+        assert.deepEqual(
+          [piped.status, piped.stdout, piped.stderr],
+          [given.status, named(given.stdout), named(given.stderr)],
+          `${name}: ${args.join(' ')}`,
+        );
       }
     }
     // What the comparison above covers, said outright.
     const pick = await runCli(['tables', '-'], { stdin: whole });
-    assert.deepEqual([pick.status, pick.stderr], [2, 'flowscope: error: <stdin> holds 3 nodes (node-a, node-b, node-c): choose one with --node NAME\n']);
+    assert.deepEqual(
+      [pick.status, pick.stderr],
+      [2, 'flowscope: error: <stdin> holds 3 nodes (node-a, node-b, node-c): choose one with --node NAME\n'],
+    );
     const cutNode = await runCli(['fmt', '-', '--node', 'node-c'], { stdin: whole });
     assert.equal(cutNode.status, 0, cutNode.stderr);
     assert.match(cutNode.stderr, /^flowscope: warning: the bundle could not collect node node-d \(failed_nodes\)$/m);
-    assert.match(cutNode.stderr, /^flowscope: warning: <stdin>:support-bundles_20240502T100000Z\/agent_node-c\.tar\.gz is truncated \(the gzip stream ends early\)$/m);
+    assert.match(
+      cutNode.stderr,
+      /^flowscope: warning: <stdin>:support-bundles_20240502T100000Z\/agent_node-c\.tar\.gz is truncated \(the gzip stream ends early\)$/m,
+    );
     const cutWhole = await runCli(['bundle', '-'], { stdin: archives[2]![1] });
     assert.match(cutWhole.stdout, /^ {2}error: <stdin> is truncated \(the gzip stream ends early\)$/m);
     const agent = await runCli(['fmt', '-'], { stdin: archives[1]![1] });
     assert.deepEqual([agent.status, agent.stdout.trim().split('\n').length], [0, 86]);
-    const notBundle = await runCli(['parse', '-', '--node', 'node-a'], { stdin: example('antrea/dump-flows.of13.txt') });
-    assert.deepEqual([notBundle.status, notBundle.stderr], [2, 'flowscope: error: --node goes with --bundle (or a bundle given as input)\n']);
+    const notBundle = await runCli(['parse', '-', '--node', 'node-a'], {
+      stdin: example('antrea/dump-flows.of13.txt'),
+    });
+    assert.deepEqual(
+      [notBundle.status, notBundle.stderr],
+      [2, 'flowscope: error: --node goes with --bundle (or a bundle given as input)\n'],
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -418,7 +511,11 @@ test('diff and verify take a bundle on standard input, its node chosen with --no
   const whole = await bundleTarball();
   const saved = exampleFile(ANTREA, 'dump-flows.of13.names.txt');
   const same = await runCli(['diff', '-', saved, '--node', 'node-a'], { stdin: whole });
-  assert.deepEqual([same.status, same.stderr], [0, 'flowscope: warning: the bundle could not collect node node-d (failed_nodes)\n'], same.stdout);
+  assert.deepEqual(
+    [same.status, same.stderr],
+    [0, 'flowscope: warning: the bundle could not collect node node-d (failed_nodes)\n'],
+    same.stdout,
+  );
   const nodes = await runCli(['diff', '--bundle', '-', '--node', 'node-a', '--node', 'node-b'], { stdin: whole });
   assert.equal(nodes.status, 1, nodes.stderr);
   assert.match(nodes.stdout, /<stdin>\[node-a\]/);
@@ -426,5 +523,8 @@ test('diff and verify take a bundle on standard input, its node chosen with --no
   const verified = await runCli(['verify', '--expect', saved, '-', '--node', 'node-a'], { stdin: whole });
   assert.equal(verified.status, 0, verified.stderr + verified.stdout);
   const ports = await runCli(['parse', '--bundle', '-', '--node', 'node-a', '--ports', '-'], { stdin: whole });
-  assert.deepEqual([ports.status, ports.stderr], [2, 'flowscope: error: the flows and --ports cannot both come from standard input\n']);
+  assert.deepEqual(
+    [ports.status, ports.stderr],
+    [2, 'flowscope: error: the flows and --ports cannot both come from standard input\n'],
+  );
 });

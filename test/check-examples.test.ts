@@ -22,7 +22,12 @@ const DUMPS: readonly { dump: string; groups?: string }[] = [
 
 test('every bundled example passes check, without errors', async () => {
   for (const { dump, groups } of DUMPS) {
-    const r = await runCli(['check', '--json', join(EXAMPLES, dump), ...(groups ? ['--groups', join(EXAMPLES, groups)] : [])]);
+    const r = await runCli([
+      'check',
+      '--json',
+      join(EXAMPLES, dump),
+      ...(groups ? ['--groups', join(EXAMPLES, groups)] : []),
+    ]);
     assert.equal(r.status, 0, `${dump}: ${r.stdout.slice(0, 400)}`);
     const report = JSON.parse(r.stdout) as { counts: { error: number } };
     assert.equal(report.counts.error, 0, dump);
@@ -30,10 +35,19 @@ test('every bundled example passes check, without errors', async () => {
 });
 
 /** A packet examples/README.md lists, with the words it uses for where it goes, and the verdict trace gives. */
-const PACKETS: readonly { dump: string; groups?: string; bucket?: number; packet: string; readme: string; verdict: RegExp; nat?: string }[] = [
+const PACKETS: readonly {
+  dump: string;
+  groups?: string;
+  bucket?: number;
+  packet: string;
+  readme: string;
+  verdict: RegExp;
+  nat?: string;
+}[] = [
   {
     dump: 'antrea/dump-flows.of13.txt',
-    packet: 'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,dl_dst=aa:bb:cc:dd:ee:ff,nw_src=10.10.0.2,nw_dst=10.10.1.5,nw_ttl=64,tp_dst=80',
+    packet:
+      'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,dl_dst=aa:bb:cc:dd:ee:ff,nw_src=10.10.0.2,nw_dst=10.10.1.5,nw_ttl=64,tp_dst=80',
     readme: 'leaves by port 1, the tunnel',
     verdict: /^Verdict: output to port 1 from /m,
   },
@@ -82,7 +96,13 @@ test('the packets examples/README.md lists trace where it says', async () => {
   for (const p of PACKETS) {
     assert.ok(readme.includes(`\`${p.packet}\``), `examples/README.md lists ${p.packet}`);
     assert.ok(readme.includes(p.readme), `examples/README.md says "${p.readme}"`);
-    const args = ['trace', join(EXAMPLES, p.dump), ...(p.groups ? ['--groups', join(EXAMPLES, p.groups)] : []), ...(p.bucket === undefined ? [] : ['--bucket', String(p.bucket)]), p.packet];
+    const args = [
+      'trace',
+      join(EXAMPLES, p.dump),
+      ...(p.groups ? ['--groups', join(EXAMPLES, p.groups)] : []),
+      ...(p.bucket === undefined ? [] : ['--bucket', String(p.bucket)]),
+      p.packet,
+    ];
     const r = await runCli(args);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, p.verdict, p.packet);

@@ -16,7 +16,10 @@ const antreaText = readFileSync(ANTREA, 'utf8');
 
 function pipelineOf(text: string): Pipeline {
   const r = parseDump(text, { file: 'test' });
-  assert.deepEqual(r.diagnostics.filter((d) => d.severity === 'error'), []);
+  assert.deepEqual(
+    r.diagnostics.filter((d) => d.severity === 'error'),
+    [],
+  );
   return new Pipeline(r.flows, r.groups, r.ports);
 }
 
@@ -75,16 +78,32 @@ test('shadowing: protocol keywords, masks and identical actions', () => {
   );
 });
 
-test('shadowing agrees with a real switch: the packet of a shadowed flow goes where the covering flow sends it', skipUnlessOvs, async () => {
-  const flows = ['table=0,priority=100,ip,nw_src=10.0.0.0/8 actions=output:1', 'table=0,priority=50,ip,nw_src=10.1.2.0/24 actions=output:2'];
-  assert.deepEqual(ofKind(check(flows.join('\n')), 'shadowed').map(lines), [[2, 1]]);
-  await withOvsSwitch({ ports: [{ name: 'p1', ofport: 1 }, { name: 'p2', ofport: 2 }, { name: 'p3', ofport: 3 }] }, async (sw) => {
-    await sw.addFlows(flows.join('\n') + '\n');
-    const trace = await sw.trace('in_port=3,ip,nw_src=10.1.2.3,nw_dst=10.9.9.9');
-    // The lookup in table 0 picks the /8 flow (ofproto/trace names the matching flow and its actions).
-    assert.match(trace, /^ 0\. ip,nw_src=10\.0\.0\.0\/8, priority 100\n\s+output:1$/m);
-  });
-});
+test(
+  'shadowing agrees with a real switch: the packet of a shadowed flow goes where the covering flow sends it',
+  skipUnlessOvs,
+  async () => {
+    const flows = [
+      'table=0,priority=100,ip,nw_src=10.0.0.0/8 actions=output:1',
+      'table=0,priority=50,ip,nw_src=10.1.2.0/24 actions=output:2',
+    ];
+    assert.deepEqual(ofKind(check(flows.join('\n')), 'shadowed').map(lines), [[2, 1]]);
+    await withOvsSwitch(
+      {
+        ports: [
+          { name: 'p1', ofport: 1 },
+          { name: 'p2', ofport: 2 },
+          { name: 'p3', ofport: 3 },
+        ],
+      },
+      async (sw) => {
+        await sw.addFlows(flows.join('\n') + '\n');
+        const trace = await sw.trace('in_port=3,ip,nw_src=10.1.2.3,nw_dst=10.9.9.9');
+        // The lookup in table 0 picks the /8 flow (ofproto/trace names the matching flow and its actions).
+        assert.match(trace, /^ 0\. ip,nw_src=10\.0\.0\.0\/8, priority 100\n\s+output:1$/m);
+      },
+    );
+  },
+);
 
 test('registers: a flow needing a bit no action sets never matches; moves and learned loads count as writes', () => {
   const findings = check(
@@ -111,10 +130,17 @@ test('registers: a flow needing a bit no action sets never matches; moves and le
 
 test('conjunction problems come from the conjunction analysis', () => {
   const incomplete = ofKind(
-    check(['table=0,priority=10,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2)', 'table=0,priority=10,conj_id=1,ip actions=output:1'].join('\n')),
+    check(
+      [
+        'table=0,priority=10,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2)',
+        'table=0,priority=10,conj_id=1,ip actions=output:1',
+      ].join('\n'),
+    ),
     'conjunction',
   );
-  assert.ok(incomplete.some((f) => f.kind === 'conjunction' && f.problem.kind === 'empty-dimension' && f.severity === 'error'));
+  assert.ok(
+    incomplete.some((f) => f.kind === 'conjunction' && f.problem.kind === 'empty-dimension' && f.severity === 'error'),
+  );
   const complete = ofKind(
     check(
       [
@@ -144,7 +170,9 @@ test('jumps into empty tables: goto and ct lose the packet, resubmit does nothin
     ),
     'empty-target',
   );
-  const summary = findings.map((f) => (f.kind === 'empty-target' ? [f.via, f.target, f.severity, lines(f), f.buckets.length] : []));
+  const summary = findings.map((f) =>
+    f.kind === 'empty-target' ? [f.via, f.target, f.severity, lines(f), f.buckets.length] : [],
+  );
   assert.deepEqual(
     summary.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
     [
@@ -158,26 +186,48 @@ test('jumps into empty tables: goto and ct lose the packet, resubmit does nothin
 });
 
 test('unreachable tables, and tables reached only through a group bucket', () => {
-  const unreachable = ofKind(check('table=0 actions=goto_table:1\ntable=1 actions=output:1\ntable=7 actions=output:2\n'), 'unreachable-table');
-  assert.deepEqual(unreachable.map((f) => f.table), [{ kind: 'number', number: 7 }]);
-  const viaGroup = check('table=0 actions=group:1\ntable=7 actions=output:2\ngroup_id=1,type=select,bucket=weight:1,actions=resubmit(,7)\n');
+  const unreachable = ofKind(
+    check('table=0 actions=goto_table:1\ntable=1 actions=output:1\ntable=7 actions=output:2\n'),
+    'unreachable-table',
+  );
+  assert.deepEqual(
+    unreachable.map((f) => f.table),
+    [{ kind: 'number', number: 7 }],
+  );
+  const viaGroup = check(
+    'table=0 actions=group:1\ntable=7 actions=output:2\ngroup_id=1,type=select,bucket=weight:1,actions=resubmit(,7)\n',
+  );
   assert.deepEqual(ofKind(viaGroup, 'unreachable-table'), []);
 });
 
 test('actions after exit never run', () => {
-  const findings = ofKind(check('table=0,priority=2 actions=exit,output:1\ntable=0,priority=1 actions=output:1,exit\ntable=0,priority=3 actions=clone(exit,output:2),output:3'), 'dead-actions');
+  const findings = ofKind(
+    check(
+      'table=0,priority=2 actions=exit,output:1\ntable=0,priority=1 actions=output:1,exit\ntable=0,priority=3 actions=clone(exit,output:2),output:3',
+    ),
+    'dead-actions',
+  );
   assert.deepEqual(findings.map(lines), [[1], [3]]);
 });
 
-const SPELLINGS = ['table=0,priority=5,tcp,tp_dst=80 actions=load:0x1->NXM_NX_REG0[]', 'table=0,priority=5,ip,nw_proto=6,tcp_dst=80 actions=set_field:0x1->reg0'] as const;
+const SPELLINGS = [
+  'table=0,priority=5,tcp,tp_dst=80 actions=load:0x1->NXM_NX_REG0[]',
+  'table=0,priority=5,ip,nw_proto=6,tcp_dst=80 actions=set_field:0x1->reg0',
+] as const;
 
 test('duplicates across OpenFlow spellings', () => {
   const [a, b] = SPELLINGS;
   const c = 'table=0,priority=5,ip,nw_proto=6,tcp_dst=80 actions=set_field:0x2->reg0';
   const same = ofKind(check([a, b].join('\n')), 'duplicate');
-  assert.deepEqual(same.map((f) => [lines(f), f.severity]), [[[1, 2], 'warning']]);
+  assert.deepEqual(
+    same.map((f) => [lines(f), f.severity]),
+    [[[1, 2], 'warning']],
+  );
   const different = ofKind(check([a, c].join('\n')), 'duplicate');
-  assert.deepEqual(different.map((f) => [lines(f), f.severity]), [[[1, 2], 'error']]);
+  assert.deepEqual(
+    different.map((f) => [lines(f), f.severity]),
+    [[[1, 2], 'error']],
+  );
   assert.deepEqual(ofKind(check([a, 'table=0,priority=6,tcp,tp_dst=80 actions=drop'].join('\n')), 'duplicate'), []);
 });
 
@@ -198,9 +248,19 @@ test('Antrea example: the flows for ports 11, 12 and 412 that do not exist, and 
     ['0x19c', '0xb', '0xc'],
   );
   const unreachable = ofKind(findings, 'unreachable-table');
-  assert.deepEqual(unreachable.map((f) => f.table), [{ kind: 'number', number: 85 }]);
+  assert.deepEqual(
+    unreachable.map((f) => f.table),
+    [{ kind: 'number', number: 85 }],
+  );
   assert.doesNotMatch(antreaText, /goto_table:85\b|resubmit\(,85\)/);
-  for (const kind of ['shadowed', 'empty-target', 'dead-actions', 'duplicate', 'no-table-miss', 'missing-expected'] as const) {
+  for (const kind of [
+    'shadowed',
+    'empty-target',
+    'dead-actions',
+    'duplicate',
+    'no-table-miss',
+    'missing-expected',
+  ] as const) {
     assert.deepEqual(ofKind(findings, kind), [], kind);
   }
 });
@@ -221,7 +281,10 @@ test('profile expectations: a missing miss flow and a missing established-connec
     ],
   );
   const noEst = ofKind(check(without(/table=45, .*ct_state=-new\+est/), antreaV1), 'missing-expected');
-  assert.deepEqual(noEst.map((f) => f.table), [{ kind: 'number', number: 45 }]);
+  assert.deepEqual(
+    noEst.map((f) => f.table),
+    [{ kind: 'number', number: 45 }],
+  );
   // Without a profile nothing is expected.
   assert.deepEqual(ofKind(check(without(/table=45, .*ct_state=-new\+est/)), 'missing-expected'), []);
 });
@@ -245,27 +308,53 @@ test('CLI: text and JSON, exit 1 on errors, --fail-on', async () => {
   // The example's flows for ports that are not on the bridge are stale, not errors: it passes.
   const text = await runCli(['check', ANTREA, '--profile', 'antrea-v1']);
   assert.equal(text.status, 0, text.stdout);
-  assert.match(text.stdout, /^profile antrea-v1 \(release 0\.13\), given with --profile: [^\n]*\n86 flows in 19 tables: 0 errors, 4 warnings, 0 notes \(2 by design, shown with --all\)\n/);
-  assert.match(text.stdout, /\nunset-register \(3\):\nwarning table 85 \(AntreaPolicyIngressRuleTable\): never matches: .*a flow left for something no longer on the bridge\n/);
+  assert.match(
+    text.stdout,
+    /^profile antrea-v1 \(release 0\.13\), given with --profile: [^\n]*\n86 flows in 19 tables: 0 errors, 4 warnings, 0 notes \(2 by design, shown with --all\)\n/,
+  );
+  assert.match(
+    text.stdout,
+    /\nunset-register \(3\):\nwarning table 85 \(AntreaPolicyIngressRuleTable\): never matches: .*a flow left for something no longer on the bridge\n/,
+  );
   assert.equal((await runCli(['check', ANTREA, '--profile', 'antrea-v1', '--fail-on', 'warning'])).status, 1);
   const json = await runCli(['check', ANTREA, '--profile', 'antrea-v1', '--json']);
-  const parsed = JSON.parse(json.stdout) as { counts: { warning: number }; hidden: number; findings: { kind: string; standing?: { kind: string }; flows: { line: number }[] }[] };
+  const parsed = JSON.parse(json.stdout) as {
+    counts: { warning: number };
+    hidden: number;
+    findings: { kind: string; standing?: { kind: string }; flows: { line: number }[] }[];
+  };
   assert.equal(json.status, 0);
   assert.equal(parsed.counts.warning, 4);
   assert.equal(parsed.hidden, 2);
   const stale = parsed.findings.filter((f) => f.kind === 'unset-register');
-  assert.deepEqual(stale.map((f) => [f.flows.map((x) => x.line), f.standing?.kind]), [[[61], 'stale'], [[75], 'stale'], [[76], 'stale']]);
+  assert.deepEqual(
+    stale.map((f) => [f.flows.map((x) => x.line), f.standing?.kind]),
+    [
+      [[61], 'stale'],
+      [[75], 'stale'],
+      [[76], 'stale'],
+    ],
+  );
   const clean = 'table=0,priority=0 actions=goto_table:1\ntable=1,priority=0 actions=output:1\n';
   assert.equal((await runCli(['check', '-', '--profile', 'generic'], { stdin: clean })).status, 0);
   const warningOnly = 'table=0,priority=1 actions=exit,output:1\n';
   assert.equal((await runCli(['check', '-', '--profile', 'generic'], { stdin: warningOnly })).status, 0);
-  assert.equal((await runCli(['check', '-', '--profile', 'generic', '--fail-on', 'warning'], { stdin: warningOnly })).status, 1);
+  assert.equal(
+    (await runCli(['check', '-', '--profile', 'generic', '--fail-on', 'warning'], { stdin: warningOnly })).status,
+    1,
+  );
   // Notes: so named in the text, info in the JSON; --fail-on takes either name.
-  const noteOnly = 'table=0,priority=200,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2)\ntable=0,priority=200,tcp,tp_dst=80 actions=conjunction(1,2/2)\ntable=0,priority=190,conj_id=1,ip actions=output:1\ntable=0,priority=0 actions=drop\n';
+  const noteOnly =
+    'table=0,priority=200,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2)\ntable=0,priority=200,tcp,tp_dst=80 actions=conjunction(1,2/2)\ntable=0,priority=190,conj_id=1,ip actions=output:1\ntable=0,priority=0 actions=drop\n';
   const notes = await runCli(['check', '-', '--profile', 'generic'], { stdin: noteOnly });
   assert.equal(notes.status, 0, notes.stderr);
   assert.match(notes.stdout, /: 0 errors, 0 warnings, 1 note\n\nconjunction \(1\):\nnote table 0: conjunction 1: /);
-  for (const name of ['note', 'info']) assert.equal((await runCli(['check', '-', '--profile', 'generic', '--fail-on', name], { stdin: noteOnly })).status, 1, name);
+  for (const name of ['note', 'info'])
+    assert.equal(
+      (await runCli(['check', '-', '--profile', 'generic', '--fail-on', name], { stdin: noteOnly })).status,
+      1,
+      name,
+    );
   const conj = await runCli(['conj', '-'], { stdin: noteOnly });
   assert.match(conj.stdout, /\n {2}note: conj_id flow at priority 190, clauses at 200/);
   const bad = await runCli(['check', '-', '--fail-on', 'notice'], { stdin: noteOnly });

@@ -11,7 +11,11 @@ function ioWriting(stdout: Writable): Io {
 
 test('writeJson: large output in chunks, with pieces larger than a chunk and characters beyond ASCII', async () => {
   const value = {
-    words: Array.from({ length: 40_000 }, (_, i) => ({ i, text: `address ∈ {10.0.${i >> 8}.${i & 255}}`, n: BigInt(i) * 1_000_000_007n })),
+    words: Array.from({ length: 40_000 }, (_, i) => ({
+      i,
+      text: `address ∈ {10.0.${i >> 8}.${i & 255}}`,
+      n: BigInt(i) * 1_000_000_007n,
+    })),
     // One element is one piece: this one is larger than a chunk on its own.
     huge: [{ text: 'é'.repeat(600_000) }],
   };

@@ -41,11 +41,15 @@ test("no command's help shows an empty list as a default", async () => {
 });
 
 test("--node's help says what it picks: verify checks one dump, diff compares two", async () => {
-  const help = async (command: string): Promise<string> => (await runCli([command, '--help'])).stdout.replace(/\s+/g, ' ');
+  const help = async (command: string): Promise<string> =>
+    (await runCli([command, '--help'])).stdout.replace(/\s+/g, ' ');
   const verify = await help('verify');
   assert.match(verify, /--node <name> node of the bundle to check \(given as input, or with --bundle\)/);
   assert.doesNotMatch(verify, /compare two nodes/);
-  assert.match(await help('diff'), /--node <name> node of the bundle inputs \(one for all, or one each in order\), or of --bundle: repeat it there to compare two nodes/);
+  assert.match(
+    await help('diff'),
+    /--node <name> node of the bundle inputs \(one for all, or one each in order\), or of --bundle: repeat it there to compare two nodes/,
+  );
 });
 
 test('usage errors exit 2, not 1 (1 means differences)', async () => {
@@ -70,7 +74,10 @@ test('a terminal on standard input is refused instead of waited on', async () =>
 });
 
 test('fmt reads standard input', async () => {
-  const r = await runCli(['fmt', '--of', '13', '-'], { stdin: ' cookie=0x0, duration=1.5s, table=3, n_packets=0, n_bytes=0, priority=5,ip,nw_src=10.0.0.1 actions=resubmit(,4)\n' });
+  const r = await runCli(['fmt', '--of', '13', '-'], {
+    stdin:
+      ' cookie=0x0, duration=1.5s, table=3, n_packets=0, n_bytes=0, priority=5,ip,nw_src=10.0.0.1 actions=resubmit(,4)\n',
+  });
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout, 'table=3, priority=5,ip,nw_src=10.0.0.1 actions=resubmit(,4)\n');
 });
@@ -88,9 +95,16 @@ test('bad lines are reported with file:line:col and a caret, skipped, and counte
 });
 
 test('parse --json gives the versioned model with 64-bit values as strings', async () => {
-  const r = await runCli(['parse', '--json', '-'], { stdin: 'cookie=0xffffffffffffffff,table=2,priority=7,reg0=0x1/0x1 actions=load:0x1->NXM_NX_REG1[]\n' });
+  const r = await runCli(['parse', '--json', '-'], {
+    stdin: 'cookie=0xffffffffffffffff,table=2,priority=7,reg0=0x1/0x1 actions=load:0x1->NXM_NX_REG1[]\n',
+  });
   assert.equal(r.status, 0, r.stderr);
-  const model = JSON.parse(r.stdout) as { schemaVersion: number; flows: Array<Record<string, unknown>>; groups: unknown[]; diagnostics: unknown[] };
+  const model = JSON.parse(r.stdout) as {
+    schemaVersion: number;
+    flows: Array<Record<string, unknown>>;
+    groups: unknown[];
+    diagnostics: unknown[];
+  };
   assert.equal(model.schemaVersion, 1);
   assert.equal(model.flows.length, 1);
   const flow = model.flows[0]!;
@@ -107,18 +121,23 @@ test('parse --json: a port known only by its name has the name as its value, nev
   const inPorts = async (args: string[]): Promise<Field[]> => {
     const r = await runCli(['parse', ...args]);
     assert.equal(r.status, 0, r.stderr);
-    return (JSON.parse(r.stdout) as { flows: { match: Field[] }[] }).flows.flatMap((f) => f.match).filter((m) => m.field === 'in_port');
+    return (JSON.parse(r.stdout) as { flows: { match: Field[] }[] }).flows
+      .flatMap((f) => f.match)
+      .filter((m) => m.field === 'in_port');
   };
   const alone = await inPorts([named]);
   assert.ok(alone.some((m) => m.port?.name === 'antrea-gw0'));
-  for (const m of alone) assert.deepEqual(m, { field: 'in_port', value: m.port!.name, port: { kind: 'name', name: m.port!.name } });
+  for (const m of alone)
+    assert.deepEqual(m, { field: 'in_port', value: m.port!.name, port: { kind: 'name', name: m.port!.name } });
   // With a port map the name has its number.
   const mapped = await inPorts(['--ports', join(repoRoot, 'examples', 'antrea', 'show.of13.txt'), named]);
   assert.deepEqual(mapped.find((m) => m.port?.name === 'antrea-gw0')?.value, '2');
 });
 
 test('the installed shim runs and survives a closed pipe', () => {
-  const r = spawnSync('sh', ['-c', `node ${join(repoRoot, 'bin', 'flowscope.js')} fmt ${example} | head -n 1`], { encoding: 'utf8' });
+  const r = spawnSync('sh', ['-c', `node ${join(repoRoot, 'bin', 'flowscope.js')} fmt ${example} | head -n 1`], {
+    encoding: 'utf8',
+  });
   assert.equal(r.status, 0);
   assert.equal(r.stdout.split('\n').filter(Boolean).length, 1);
   assert.doesNotMatch(r.stderr, /EPIPE|Error/);
@@ -178,7 +197,10 @@ test('an option that takes one value is refused when given twice; repeatable opt
   }
   assert.ok(refused > 40, `every command's single-value options were tried (${refused})`);
   // A short flag is named by its long one; a default is no value given.
-  assert.equal((await runCli(['show', '-n', 'a', '--namespace', 'b', example])).stderr, 'flowscope: error: --namespace was given twice: a, b; give it once\n');
+  assert.equal(
+    (await runCli(['show', '-n', 'a', '--namespace', 'b', example])).stderr,
+    'flowscope: error: --namespace was given twice: a, b; give it once\n',
+  );
   const once = await runCli(['graph', '--format', 'mermaid', example]);
   assert.equal(once.status, 0, once.stderr);
   const tables = await runCli(['show', '-T', '0', '-T', '10', example]);

@@ -88,7 +88,11 @@ test('Antrea v1.0.0 documentation: every NetworkPolicy rule rebuilt', () => {
     [['empty-dimension', 'error']],
   );
   // K8s NetworkPolicy puts the action flow at 190 under clauses at 200.
-  for (const id of [2, 3]) assert.deepEqual(conj(r, id).problems.map((p) => p.kind), ['action-priority']);
+  for (const id of [2, 3])
+    assert.deepEqual(
+      conj(r, id).problems.map((p) => p.kind),
+      ['action-priority'],
+    );
   for (const id of [1, 4, 6]) assert.deepEqual(conj(r, id).problems, []);
   assert.equal(five.hits, undefined, 'the doc listing has no statistics');
 });
@@ -108,7 +112,11 @@ test('Antrea HEAD documentation: named tables, the "any" clause and a split prio
     ],
   );
   assert.deepEqual(terms(conj(r, 5)), [['source address ∈ {10.10.0.24}'], ['any ip packet']]);
-  assert.deepEqual(terms(conj(r, 14)), [['source address ∈ {10.10.0.26}'], ['reg1 ∈ {0x7}'], ['TCP destination port ∈ {8080}']]);
+  assert.deepEqual(terms(conj(r, 14)), [
+    ['source address ∈ {10.10.0.26}'],
+    ['reg1 ∈ {0x7}'],
+    ['TCP destination port ∈ {8080}'],
+  ]);
   // Conjunction 4: clause 1/2 at 14600 (line 141) but 2/2 at 14599 (line 142): it can never complete.
   const four = conj(r, 4);
   assert.deepEqual(
@@ -163,9 +171,15 @@ test('OVS "multiple conjunctive match" flows: overlapping prefixes merge, TCP po
     ['destination address ∈ {10.1.0.0-10.2.255.255, 20.0.0.0/8}  [5 flows]'],
   ]);
   const three = conj(r, 3);
-  assert.deepEqual(terms(three)[2], ['TCP destination port ∈ {80, 443}  [2 flows]', 'TCP source port ∈ {80, 443}  [2 flows]']);
+  assert.deepEqual(terms(three)[2], [
+    'TCP destination port ∈ {80, 443}  [2 flows]',
+    'TCP source port ∈ {80, 443}  [2 flows]',
+  ]);
   // Conjunction 3's first dimension is not in the corpus excerpt.
-  assert.deepEqual(three.problems.map((p) => p.kind), ['empty-dimension', 'no-action-flow']);
+  assert.deepEqual(
+    three.problems.map((p) => p.kind),
+    ['empty-dimension', 'no-action-flow'],
+  );
 });
 
 test('members: port ranges from masks, arbitrary masks kept, registers listed', () => {
@@ -177,17 +191,26 @@ test('members: port ranges from masks, arbitrary masks kept, registers listed', 
     { value: 81n, mask: 0xffffn },
     { value: 0x1n, mask: 0x1n }, // odd ports: not a range
   ]);
-  assert.deepEqual(ports.map((m) => formatMember(tp, m)), ['80-81', '1024-2303', '1/0x1']);
+  assert.deepEqual(
+    ports.map((m) => formatMember(tp, m)),
+    ['80-81', '1024-2303', '1/0x1'],
+  );
   const src = fieldByName('nw_src')!;
   const addrs = memberSet(src, [
     { value: 0x0a000000n, mask: 0xff00ff00n },
     { value: 0x0a000004n, mask: 0xfffffffcn },
     { value: 0x0a000008n, mask: 0xfffffff8n },
   ]);
-  assert.deepEqual(addrs.map((m) => formatMember(src, m)), ['10.0.0.4-10.0.0.15', '10.0.0.0/255.0.255.0']);
+  assert.deepEqual(
+    addrs.map((m) => formatMember(src, m)),
+    ['10.0.0.4-10.0.0.15', '10.0.0.0/255.0.255.0'],
+  );
   const reg = fieldByName('reg1')!;
   assert.deepEqual(
-    memberSet(reg, [{ value: 4n, mask: 0xffffffffn }, { value: 3n, mask: 0xffffffffn }]).map((m) => formatMember(reg, m)),
+    memberSet(reg, [
+      { value: 4n, mask: 0xffffffffn },
+      { value: 3n, mask: 0xffffffffn },
+    ]).map((m) => formatMember(reg, m)),
     ['0x3', '0x4'],
   );
 });
@@ -200,7 +223,10 @@ priority=0 actions=output:1`;
 test('T1: no conj_id flow, so the catch-all answers the conj_id lookup', () => {
   const p = pipelineOf(T1);
   const r = findConjunctions(p);
-  assert.deepEqual(conj(r, 1).problems.map((x) => x.kind), ['no-action-flow']);
+  assert.deepEqual(
+    conj(r, 1).problems.map((x) => x.kind),
+    ['no-action-flow'],
+  );
   const [v] = explainPacket(p, r, packet('ip,nw_src=10.0.0.1,nw_dst=10.0.0.2'));
   assert.equal(v?.satisfied, true);
   assert.equal(v?.preemptedBy, undefined);
@@ -258,7 +284,10 @@ test('orphan conj_id flows are reported', () => {
   const r = report('table=3, priority=10,conj_id=9,ip actions=drop');
   const c = conj(r, 9);
   assert.equal(c.n, 0);
-  assert.deepEqual(c.problems.map((p) => p.kind), ['orphan-action-flow']);
+  assert.deepEqual(
+    c.problems.map((p) => p.kind),
+    ['orphan-action-flow'],
+  );
 });
 
 // tests/classifier.at "conjunctive match priority fallback", as ovs-conjunction.md §3 lists it.
@@ -285,7 +314,10 @@ test('--packet: which dimensions hold, pre-emption and the conj_id lookup (prior
   const verdicts = (pkt: string) => new Map(explainPacket(p, r, packet(pkt)).map((v) => [v.conjunction.id, v]));
   // .1 → .4: conjunction 1 fails its destination dimension; conjunction 3 completes → output 3.
   let v = verdicts('ip,nw_src=10.0.0.1,nw_dst=10.0.0.4');
-  assert.deepEqual(v.get(1)!.dimensions.map((d) => d.matchedBy.length > 0), [true, false]);
+  assert.deepEqual(
+    v.get(1)!.dimensions.map((d) => d.matchedBy.length > 0),
+    [true, false],
+  );
   assert.equal(v.get(3)!.satisfied, true);
   assert.equal(v.get(3)!.result?.origin.line, 2);
   // .3 → .2: conjunction 3 holds, but the priority-4 flow (output 2) matches first.
@@ -305,25 +337,63 @@ test('flowscope conj: text, ids, JSON and --packet', async () => {
   assert.equal(all.status, 0);
   assert.match(all.stdout, /^profile antrea-v1 \(releases 1\.0–1\.2, read as 1\.2\), detected/);
   // In the profile's words: the table's name, and which register and label the rule id goes to.
-  assert.match(all.stdout, /^conjunction 1 {2}table 45 AntreaPolicyEgressRuleTable {2}priority 14000 {2}3 dimensions$/m);
-  assert.match(all.stdout, /^ {2}then set EgressConjID = 1, commit the connection to conntrack in zone 65520 \(CtZone\), setting EgressRuleCTLabel = 1, then continue in EgressMetricTable$/m);
+  assert.match(
+    all.stdout,
+    /^conjunction 1 {2}table 45 AntreaPolicyEgressRuleTable {2}priority 14000 {2}3 dimensions$/m,
+  );
+  assert.match(
+    all.stdout,
+    /^ {2}then set EgressConjID = 1, commit the connection to conntrack in zone 65520 \(CtZone\), setting EgressRuleCTLabel = 1, then continue in EgressMetricTable$/m,
+  );
   assert.match(all.stdout, /^ {7}Rule 1 allows the packet: /m);
   assert.match(all.stdout, /error: dimension 2 has no clause flow/);
 
   const one = await runCli(['conj', file, '3', '--json']);
   assert.equal(one.status, 0);
-  const json = JSON.parse(one.stdout) as { schemaVersion: number; file: string; conjunctions: { id: number; table: number; priority: number; n: number; dimensions: { k: number; flows: number[] }[]; actionFlows: { source: { line: number } }[]; problems: { kind: string; flows: number[] }[] }[] };
+  const json = JSON.parse(one.stdout) as {
+    schemaVersion: number;
+    file: string;
+    conjunctions: {
+      id: number;
+      table: number;
+      priority: number;
+      n: number;
+      dimensions: { k: number; flows: number[] }[];
+      actionFlows: { source: { line: number } }[];
+      problems: { kind: string; flows: number[] }[];
+    }[];
+  };
   // Clause flows by their line in the file, which the report names once.
   assert.equal(json.schemaVersion, 2);
   assert.equal(json.file, file);
   assert.equal(json.conjunctions.length, 1);
   const c = json.conjunctions[0]!;
   assert.deepEqual([c.id, c.table, c.priority, c.n], [3, 90, 200, 3]);
-  assert.deepEqual(c.dimensions.map((d) => [d.k, d.flows]), [[1, [71, 72]], [2, [73, 74]], [3, [75]]]);
+  assert.deepEqual(
+    c.dimensions.map((d) => [d.k, d.flows]),
+    [
+      [1, [71, 72]],
+      [2, [73, 74]],
+      [3, [75]],
+    ],
+  );
   const fileLines = readFileSync(file, 'utf8').split('\n');
-  assert.ok(c.dimensions.every((d) => d.flows.every((line) => fileLines[line - 1]!.includes(`priority=${c.priority},`) && fileLines[line - 1]!.includes('conjunction(3,'))));
-  assert.deepEqual(c.actionFlows.map((f) => f.source.line), [76]);
-  assert.deepEqual(c.problems.map((p) => p.kind), ['action-priority']);
+  assert.ok(
+    c.dimensions.every((d) =>
+      d.flows.every(
+        (line) =>
+          fileLines[line - 1]!.includes(`priority=${c.priority},`) && fileLines[line - 1]!.includes('conjunction(3,'),
+      ),
+    ),
+  );
+  assert.deepEqual(
+    c.actionFlows.map((f) => f.source.line),
+    [76],
+  );
+  assert.deepEqual(
+    c.problems.map((p) => p.kind),
+    ['action-priority'],
+  );
 
   const pkt = await runCli(['conj', file, '2', '--packet', 'tcp,nw_src=10.10.1.2,nw_dst=10.10.1.9,tp_dst=80']);
   assert.equal(pkt.status, 0);
@@ -338,7 +408,10 @@ test('flowscope conj: text, ids, JSON and --packet', async () => {
   // An id the dump lacks is named, with the ids it has; the others are still reported.
   const absent = await runCli(['conj', file, '3', '99', '--json']);
   assert.equal(absent.status, 2);
-  assert.deepEqual((JSON.parse(absent.stdout) as { conjunctions: { id: number }[] }).conjunctions.map((x) => x.id), [3]);
+  assert.deepEqual(
+    (JSON.parse(absent.stdout) as { conjunctions: { id: number }[] }).conjunctions.map((x) => x.id),
+    [3],
+  );
   assert.match(absent.stderr, /^flowscope: error: no conjunction 99 in the dump \(its conjunction ids: 1–6\)$/m);
   const none = await runCli(['conj', '-', '5', '7'], { stdin: 'table=0,priority=0 actions=drop\n' });
   assert.equal(none.status, 2);
@@ -352,36 +425,40 @@ priority=100,conj_id=1,ip actions=output:1`);
   assert.deepEqual(lines(conj(r, 1).dimensions[0]!.flows), [1]);
 });
 
-test('--packet agrees with ofproto/trace of a real Open vSwitch on the priority fallback flows', skipUnlessOvs, async () => {
-  const p = pipelineOf(FALLBACK);
-  const r = findConjunctions(p);
-  const outputOf = (f: { actions: readonly { kind: string }[] }): number | undefined => {
-    const out = f.actions.find((a) => a.kind === 'output') as { port: { kind: string; number?: number } } | undefined;
-    return out?.port.number;
-  };
-  const ports = [1, 2, 3, 4, 5, 6, 7].map((n) => ({ name: `p${n}`, ofport: n }));
-  await withOvsSwitch({ bridge: 'br-conj', ports }, async (sw) => {
-    await sw.addFlows(FALLBACK);
-    let compared = 0;
-    for (const src of [0, 1, 2, 3]) {
-      for (const dst of [0, 1, 2, 3, 4, 5]) {
-        const flow = `ip,nw_src=10.0.0.${src},nw_dst=10.0.0.${dst}`;
-        // The highest-priority conjunction the packet satisfies decides, unless a flow at its priority or above matches first.
-        const first = explainPacket(p, r, packet(flow))
-          .filter((v) => v.satisfied)
-          .sort((a, b) => b.conjunction.priority - a.conjunction.priority)[0];
-        if (!first) continue;
-        const decider = first.preemptedBy ?? first.result;
-        assert.ok(decider, flow);
-        const trace = parseOfprotoTrace(await sw.trace(`in_port=7,${flow}`), 7);
-        assert.deepEqual(trace.outputs, [outputOf(decider)], `${flow}: OVS output ${trace.outputs.join()}`);
-        compared++;
+test(
+  '--packet agrees with ofproto/trace of a real Open vSwitch on the priority fallback flows',
+  skipUnlessOvs,
+  async () => {
+    const p = pipelineOf(FALLBACK);
+    const r = findConjunctions(p);
+    const outputOf = (f: { actions: readonly { kind: string }[] }): number | undefined => {
+      const out = f.actions.find((a) => a.kind === 'output') as { port: { kind: string; number?: number } } | undefined;
+      return out?.port.number;
+    };
+    const ports = [1, 2, 3, 4, 5, 6, 7].map((n) => ({ name: `p${n}`, ofport: n }));
+    await withOvsSwitch({ bridge: 'br-conj', ports }, async (sw) => {
+      await sw.addFlows(FALLBACK);
+      let compared = 0;
+      for (const src of [0, 1, 2, 3]) {
+        for (const dst of [0, 1, 2, 3, 4, 5]) {
+          const flow = `ip,nw_src=10.0.0.${src},nw_dst=10.0.0.${dst}`;
+          // The highest-priority conjunction the packet satisfies decides, unless a flow at its priority or above matches first.
+          const first = explainPacket(p, r, packet(flow))
+            .filter((v) => v.satisfied)
+            .sort((a, b) => b.conjunction.priority - a.conjunction.priority)[0];
+          if (!first) continue;
+          const decider = first.preemptedBy ?? first.result;
+          assert.ok(decider, flow);
+          const trace = parseOfprotoTrace(await sw.trace(`in_port=7,${flow}`), 7);
+          assert.deepEqual(trace.outputs, [outputOf(decider)], `${flow}: OVS output ${trace.outputs.join()}`);
+          compared++;
+        }
       }
-    }
-    // Cells of the matrix that some conjunction completes (the others end in plain flows).
-    assert.equal(compared, 10);
-  });
-});
+      // Cells of the matrix that some conjunction completes (the others end in plain flows).
+      assert.equal(compared, 10);
+    });
+  },
+);
 
 test('overlap through a CIDR clause and exact addresses, and none when the block misses them', () => {
   const flows = (block: string): string => `priority=100,ip,nw_src=${block} actions=conjunction(1,1/2)
@@ -404,14 +481,21 @@ const TUNNEL_TO_POD = 'in_port=1,tcp,dl_dst=12:9e:a6:47:d0:70,nw_src=10.10.1.7,n
 test('--packet follows a trace: only the tables the packet reaches, each with the packet as it is there', async () => {
   const r = await runCli(['conj', EXAMPLE_DUMP, '--ports', EXAMPLE_PORTS, '--packet', TUNNEL_TO_POD, '--json']);
   assert.equal(r.status, 0, r.stderr);
-  const json = JSON.parse(r.stdout) as { traced: boolean; tables: number[]; conjunctions: { id: number; dimensions: { satisfied: boolean }[] }[] };
+  const json = JSON.parse(r.stdout) as {
+    traced: boolean;
+    tables: number[];
+    conjunctions: { id: number; dimensions: { satisfied: boolean }[] }[];
+  };
   assert.equal(json.traced, true);
   // Table 85 (conjunction 4) is an ingress table the packet never reaches on this path.
   assert.deepEqual(json.tables, [45, 50, 60, 90, 100]);
   assert.deepEqual(json.conjunctions.map((c) => c.id).sort(), [1, 2, 3, 5, 6]);
   // Dimension 2 of conjunction 3 is reg1=0x3: it holds only with the register the trace loaded.
   const three = json.conjunctions.find((c) => c.id === 3)!;
-  assert.deepEqual(three.dimensions.map((d) => d.satisfied), [false, true, true]);
+  assert.deepEqual(
+    three.dimensions.map((d) => d.satisfied),
+    [false, true, true],
+  );
 
   const text = await runCli(['conj', EXAMPLE_DUMP, '--ports', EXAMPLE_PORTS, '--packet', TUNNEL_TO_POD]);
   assert.match(text.stdout, /^Conjunctions of the tables the packet reaches \(45, 50, 60, 90, 100\)/m);
@@ -436,9 +520,18 @@ test('--packet: a packet dropped before any table with conjunctions is told what
     /\(it ends in table 10\): .* The nearest flow there, line 11 \(priority=200,ip,in_port=3,dl_src=12:9e:a6:47:d0:70,nw_src=10\.10\.0\.2\), would take the packet further with source MAC 12:9e:a6:47:d0:70 \(the packet gives none\) and source address 10\.10\.0\.2 \(the packet has 10\.10\.1\.6\)\.$/,
   );
   // An ARP packet is told the ARP fields, not to become IP.
-  assert.match(await note('in_port=3,arp'), /with ARP source address 10\.10\.0\.2 \(the packet gives none\) and ARP source MAC 12:9e:a6:47:d0:70 \(the packet gives none\)\.$/);
-  assert.match(await note('ip,nw_src=10.10.1.6'), /\(it ends in table 0\): .* with input port 2 \(the packet gives none\)\.$/);
-  assert.match(await note('in_port=9,ip'), /\(it ends in table 0\): .* No flow there would take a packet of its input port and protocol further\.$/);
+  assert.match(
+    await note('in_port=3,arp'),
+    /with ARP source address 10\.10\.0\.2 \(the packet gives none\) and ARP source MAC 12:9e:a6:47:d0:70 \(the packet gives none\)\.$/,
+  );
+  assert.match(
+    await note('ip,nw_src=10.10.1.6'),
+    /\(it ends in table 0\): .* with input port 2 \(the packet gives none\)\.$/,
+  );
+  assert.match(
+    await note('in_port=9,ip'),
+    /\(it ends in table 0\): .* No flow there would take a packet of its input port and protocol further\.$/,
+  );
 
   // The same nearest flow as a field of its own: the flow, and each field the packet lacks for it.
   const nearest = async (packet: string): Promise<unknown> => {
@@ -446,7 +539,10 @@ test('--packet: a packet dropped before any table with conjunctions is told what
     assert.equal(r.status, 0, r.stderr);
     return (JSON.parse(r.stdout) as { nearest?: unknown }).nearest;
   };
-  const spoofed = (await nearest('in_port=3,ip,nw_src=10.10.1.6')) as { flow: { table: number; priority: number; source: { line: number } }; differs: unknown[] };
+  const spoofed = (await nearest('in_port=3,ip,nw_src=10.10.1.6')) as {
+    flow: { table: number; priority: number; source: { line: number } };
+    differs: unknown[];
+  };
   assert.deepEqual([spoofed.flow.table, spoofed.flow.priority, spoofed.flow.source.line], [10, 200, 11]);
   assert.deepEqual(spoofed.differs, [
     { field: 'eth_src', wanted: '12:9e:a6:47:d0:70', has: null },
@@ -459,52 +555,87 @@ test('--packet: a packet dropped before any table with conjunctions is told what
 
 test('--packet on a dump that names its ports without numbers: the packet names its port as the flows do', async () => {
   const named = join(repoRoot, 'examples', 'antrea', 'dump-flows.of13.names.txt');
-  const r = await runCli(['conj', named, '--packet', TUNNEL_TO_POD.replace('in_port=1', 'in_port=antrea-tun0'), '--json']);
+  const r = await runCli([
+    'conj',
+    named,
+    '--packet',
+    TUNNEL_TO_POD.replace('in_port=1', 'in_port=antrea-tun0'),
+    '--json',
+  ]);
   assert.equal(r.status, 0, r.stderr);
   const json = JSON.parse(r.stdout) as { packet: string; traced: boolean; tables: string[] };
   assert.match(json.packet, /in_port="antrea-tun0"/);
   assert.equal(json.traced, true);
-  assert.deepEqual(json.tables, ['AntreaPolicyEgressRule', 'EgressRule', 'EgressDefaultRule', 'IngressRule', 'IngressDefaultRule']);
+  assert.deepEqual(json.tables, [
+    'AntreaPolicyEgressRule',
+    'EgressRule',
+    'EgressDefaultRule',
+    'IngressRule',
+    'IngressDefaultRule',
+  ]);
 });
 
-test('--packet checks the tables with conjunctions that ofproto/trace of a real Open vSwitch passes through', skipUnlessOvs, async () => {
-  const dump = parseDump(readFileSync(EXAMPLE_DUMP, 'utf8') + readFileSync(EXAMPLE_PORTS, 'utf8'), { file: 'example' });
-  const pipeline = new Pipeline(dump.flows, dump.groups, dump.ports);
-  const tracer = new Tracer(pipeline);
-  const report = findConjunctions(pipeline);
-  const conjTables = new Set(report.conjunctions.map((c) => (c.table.kind === 'number' ? c.table.number : -1)));
-  await withOvsSwitch(ANTREA.bridge, async (sw) => {
-    await sw.addFlows(readFileSync(exampleFile(ANTREA, 'flows.txt'), 'utf8'), ANTREA.loadVersion);
-    const packets = [
-      TUNNEL_TO_POD,
-      'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,nw_src=10.10.0.2,nw_dst=10.10.1.7,nw_ttl=64,tp_dst=80',
-      'in_port=2,udp,dl_dst=ba:a8:13:ca:ed:cf,nw_src=10.10.0.1,nw_dst=10.10.0.3,nw_ttl=64,udp_dst=53',
-      // No port: the classifier table drops it before any policy table.
-      'tcp,nw_src=10.10.1.2,nw_dst=10.10.1.9,tp_dst=80',
-    ];
-    for (const text of packets) {
-      const spec = parsePacketSpec(text, tracer.ports.forPackets);
-      assert.ok(spec.ok, text);
-      const scope = conjunctionScope(tracer, report, spec.packet);
-      const ovs = parseOfprotoTrace(await sw.trace(text), Number(/in_port=(\d+)/.exec(text)?.[1] ?? 0));
-      const reached = [...new Set(ovs.passes.flatMap((p) => p.steps.map((s) => s.table)).filter((t) => conjTables.has(t)))];
-      assert.equal(scope.traced, reached.length > 0, text);
-      if (reached.length > 0) assert.deepEqual(scope.tables.map((t) => (t.kind === 'number' ? t.number : -1)), reached, text);
-    }
-  });
-});
+test(
+  '--packet checks the tables with conjunctions that ofproto/trace of a real Open vSwitch passes through',
+  skipUnlessOvs,
+  async () => {
+    const dump = parseDump(readFileSync(EXAMPLE_DUMP, 'utf8') + readFileSync(EXAMPLE_PORTS, 'utf8'), {
+      file: 'example',
+    });
+    const pipeline = new Pipeline(dump.flows, dump.groups, dump.ports);
+    const tracer = new Tracer(pipeline);
+    const report = findConjunctions(pipeline);
+    const conjTables = new Set(report.conjunctions.map((c) => (c.table.kind === 'number' ? c.table.number : -1)));
+    await withOvsSwitch(ANTREA.bridge, async (sw) => {
+      await sw.addFlows(readFileSync(exampleFile(ANTREA, 'flows.txt'), 'utf8'), ANTREA.loadVersion);
+      const packets = [
+        TUNNEL_TO_POD,
+        'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,nw_src=10.10.0.2,nw_dst=10.10.1.7,nw_ttl=64,tp_dst=80',
+        'in_port=2,udp,dl_dst=ba:a8:13:ca:ed:cf,nw_src=10.10.0.1,nw_dst=10.10.0.3,nw_ttl=64,udp_dst=53',
+        // No port: the classifier table drops it before any policy table.
+        'tcp,nw_src=10.10.1.2,nw_dst=10.10.1.9,tp_dst=80',
+      ];
+      for (const text of packets) {
+        const spec = parsePacketSpec(text, tracer.ports.forPackets);
+        assert.ok(spec.ok, text);
+        const scope = conjunctionScope(tracer, report, spec.packet);
+        const ovs = parseOfprotoTrace(await sw.trace(text), Number(/in_port=(\d+)/.exec(text)?.[1] ?? 0));
+        const reached = [
+          ...new Set(ovs.passes.flatMap((p) => p.steps.map((s) => s.table)).filter((t) => conjTables.has(t))),
+        ];
+        assert.equal(scope.traced, reached.length > 0, text);
+        if (reached.length > 0)
+          assert.deepEqual(
+            scope.tables.map((t) => (t.kind === 'number' ? t.number : -1)),
+            reached,
+            text,
+          );
+      }
+    });
+  },
+);
 
 test('conj speaks the profile: a port register as the Pods on those ports, the table by its name', async () => {
   const r = await runCli(['conj', EXAMPLE_DUMP, '--ports', EXAMPLE_PORTS, '3']);
   assert.equal(r.status, 0, r.stderr);
   // reg1 is TargetOFPort in the Antrea pipeline; ports 3 and 4 are the coredns Pods of show.of13.txt.
   assert.match(r.stdout, /^conjunction 3 {2}table 90 IngressRuleTable {2}priority 200 {2}3 dimensions$/m);
-  assert.match(r.stdout, /^ {2}and {2}2: TargetOFPort ∈ \{local Pod coredns5-8ec607 \(port 3\), local Pod coredns5-9d9530 \(port 4\)\} \(ip\) {2}\[2 flows\]$/m);
-  assert.match(r.stdout, /^ {2}then set IngressConjID = 3, commit the connection to conntrack in zone 65520 \(CtZone\), setting IngressRuleCTLabel = 3, then continue in IngressMetricTable$/m);
+  assert.match(
+    r.stdout,
+    /^ {2}and {2}2: TargetOFPort ∈ \{local Pod coredns5-8ec607 \(port 3\), local Pod coredns5-9d9530 \(port 4\)\} \(ip\) {2}\[2 flows\]$/m,
+  );
+  assert.match(
+    r.stdout,
+    /^ {2}then set IngressConjID = 3, commit the connection to conntrack in zone 65520 \(CtZone\), setting IngressRuleCTLabel = 3, then continue in IngressMetricTable$/m,
+  );
 
   const json = JSON.parse((await runCli(['conj', EXAMPLE_DUMP, '--ports', EXAMPLE_PORTS, '3', '--json'])).stdout) as {
     profile: { id: string; release: string };
-    conjunctions: { tableName: string; dimensions: { terms: { field?: string; members?: string[]; fieldName?: string; memberWords?: string[] }[] }[]; actionFlows: { description: string; meaning?: string }[] }[];
+    conjunctions: {
+      tableName: string;
+      dimensions: { terms: { field?: string; members?: string[]; fieldName?: string; memberWords?: string[] }[] }[];
+      actionFlows: { description: string; meaning?: string }[];
+    }[];
   };
   assert.deepEqual([json.profile.id, json.profile.release], ['antrea-v1', '0.13']);
   const [c] = json.conjunctions;

@@ -39,14 +39,16 @@ test("each command's help lists its own options first, then the input options as
     const input = help.indexOf('\nInput options:\n');
     assert.ok(own >= 0 && input > own, `${name}: ${help}`);
     const inputPart = help.slice(input);
-    for (const flag of ['--bundle', '--ports', '--pod', '--local', '--strict']) assert.match(inputPart, new RegExp(`^  ${flag}\\b`, 'm'), `${name} ${flag}`);
+    for (const flag of ['--bundle', '--ports', '--pod', '--local', '--strict'])
+      assert.match(inputPart, new RegExp(`^  ${flag}\\b`, 'm'), `${name} ${flag}`);
     assert.doesNotMatch(help.slice(own, input), /^ {2}--(bundle|ports|pod|strict)\b/m, name);
   }
 });
 
 const antrea = join(repoRoot, 'examples', 'antrea');
 const ports = join(antrea, 'show.of13.txt');
-const packet = 'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,dl_dst=aa:bb:cc:dd:ee:ff,nw_src=10.10.0.2,nw_dst=10.10.1.5,nw_ttl=64,tp_dst=80';
+const packet =
+  'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,dl_dst=aa:bb:cc:dd:ee:ff,nw_src=10.10.0.2,nw_dst=10.10.1.5,nw_ttl=64,tp_dst=80';
 
 /** Every command, with arguments that make it print a report. */
 const commands: Readonly<Record<string, readonly string[]>> = {
@@ -88,17 +90,33 @@ test('-o name lists what each command reports, one a line, in forms other comman
     assert.ok(r.status === 0 || r.status === 1, r.stderr);
     return r.stdout.trim().split('\n');
   };
-  assert.deepEqual((await names(['show', '-o', 'name', '-T', '0', example])).slice(0, 2), ['table=0,priority=200,in_port=2', 'table=0,priority=200,in_port=1']);
+  assert.deepEqual((await names(['show', '-o', 'name', '-T', '0', example])).slice(0, 2), [
+    'table=0,priority=200,in_port=2',
+    'table=0,priority=200,in_port=1',
+  ]);
   assert.equal((await names(['parse', '-o', 'name', example])).length, 86);
   const tables = await names(['tables', '-o', 'name', example]);
   assert.deepEqual(tables.slice(0, 3), ['ClassifierTable', 'SpoofGuardTable', 'ARPResponderTable']);
   // A table name -o name prints is one show -T takes.
   assert.equal((await runCli(['show', '-T', tables[2]!, example])).status, 0);
   assert.deepEqual((await names(['conj', '-o', 'name', example])).sort(), ['1', '2', '3', '4', '5', '6']);
-  assert.deepEqual((await names(['trace', '-o', 'name', example, packet])).slice(0, 3), ['ClassifierTable', 'SpoofGuardTable', 'ConntrackTable']);
+  assert.deepEqual((await names(['trace', '-o', 'name', example, packet])).slice(0, 3), [
+    'ClassifierTable',
+    'SpoofGuardTable',
+    'ConntrackTable',
+  ]);
   assert.match((await names(['check', '-o', 'name', example]))[0]!, /^[a-z-]+\/table=\d+/);
-  const changed = await names(['diff', '-o', 'name', example, join(repoRoot, 'examples', 'antrea-proxy', 'dump-flows.of15.txt')]);
-  assert.ok(changed.every((l) => /^[-+~]table=/.test(l)), changed.join('\n'));
+  const changed = await names([
+    'diff',
+    '-o',
+    'name',
+    example,
+    join(repoRoot, 'examples', 'antrea-proxy', 'dump-flows.of15.txt'),
+  ]);
+  assert.ok(
+    changed.every((l) => /^[-+~]table=/.test(l)),
+    changed.join('\n'),
+  );
 });
 
 test('--color and --no-color on every command that prints for people, trace, conj and bundle included', async () => {
@@ -111,11 +129,16 @@ test('--color and --no-color on every command that prints for people, trace, con
     assert.doesNotMatch(plain.stdout, escape, name);
   }
   // A bundle whose node has a problem: its problem lines are coloured.
-  const bundle = await tarGz(antreaAgentFiles('node-a').map((f) => (f.name === 'ovsports' ? { name: 'ovsports', data: 'nothing here\n' } : f)));
+  const bundle = await tarGz(
+    antreaAgentFiles('node-a').map((f) => (f.name === 'ovsports' ? { name: 'ovsports', data: 'nothing here\n' } : f)),
+  );
   const r = await runCli(['bundle', '--color', '-'], { stdin: bundle });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, escape);
-  assert.doesNotMatch((await runCli(['bundle', '--no-color', '-'], { stdin: bundle, env: { FORCE_COLOR: '1' } })).stdout, escape);
+  assert.doesNotMatch(
+    (await runCli(['bundle', '--no-color', '-'], { stdin: bundle, env: { FORCE_COLOR: '1' } })).stdout,
+    escape,
+  );
 });
 
 test('fmt prints a dump in its own OpenFlow version unless --of says otherwise', async () => {
@@ -129,7 +152,8 @@ test('fmt prints a dump in its own OpenFlow version unless --of says otherwise',
 });
 
 test('show --ip takes a network: flows whose addresses overlap it', async () => {
-  const count = async (ip: string): Promise<number> => (await runCli(['show', '-o', 'name', '--ip', ip, example])).stdout.trim().split('\n').filter(Boolean).length;
+  const count = async (ip: string): Promise<number> =>
+    (await runCli(['show', '-o', 'name', '--ip', ip, example])).stdout.trim().split('\n').filter(Boolean).length;
   const one = await count('10.10.1.2');
   const network = await count('10.10.1.0/24');
   assert.ok(network > one && one > 0, `${one} ${network}`);
@@ -146,29 +170,53 @@ test('trace --brief: one line per table lookup, then the verdict', async () => {
   assert.equal(r.status, 0, r.stderr);
   const lines = r.stdout.trim().split('\n');
   assert.deepEqual(lines[0]!.split(/\s+/).filter(Boolean).slice(0, 3), ['0', 'ClassifierTable', '190']);
-  assert.match(lines.find((l) => l.startsWith('recirc(0x1)'))!, /resumed in table 31 with ct_state=new\|trk/);
+  assert.match(
+    lines.find((l) => l.startsWith('recirc(0x1)'))!,
+    /resumed in table 31 with ct_state=new\|trk/,
+  );
   assert.match(lines[lines.length - 1]!, /^Verdict: output to port 1 \(antrea-tun0\)/);
   assert.equal(lines.length, 17);
 });
 
 test('trace --expect exits 1 when the packet ends otherwise, so that CI can assert a policy', async () => {
-  const expect = async (what: string): Promise<{ status: number; stderr: string }> => runCli(['trace', '--expect', what, example, ports, packet]);
-  for (const met of ['output', '1', 'antrea-tun0']) assert.deepEqual([(await expect(met)).status, (await expect(met)).stderr], [0, ''], met);
+  const expect = async (what: string): Promise<{ status: number; stderr: string }> =>
+    runCli(['trace', '--expect', what, example, ports, packet]);
+  for (const met of ['output', '1', 'antrea-tun0'])
+    assert.deepEqual([(await expect(met)).status, (await expect(met)).stderr], [0, ''], met);
   for (const unmet of ['drop', '2', 'controller']) {
     const r = await expect(unmet);
     assert.equal(r.status, 1, unmet);
     assert.match(r.stderr, /^flowscope: expected .*, but the verdict is: output to port 1 \(antrea-tun0\)/, unmet);
   }
-  const json = JSON.parse((await runCli(['trace', '-o', 'json', '--expect', 'drop', example, packet])).stdout) as { expect: unknown };
+  const json = JSON.parse((await runCli(['trace', '-o', 'json', '--expect', 'drop', example, packet])).stdout) as {
+    expect: unknown;
+  };
   assert.deepEqual(json.expect, { expected: 'drop', met: false });
 });
 
 test('trace --batch: each result carries its line number and expectation; the summary counts failures', async () => {
-  const batch = [JSON.stringify({ packet, expect: 'output' }), '# a comment', '', JSON.stringify({ packet, expect: 'drop' }), JSON.stringify({ packet })].join('\n') + '\n';
+  const batch =
+    [
+      JSON.stringify({ packet, expect: 'output' }),
+      '# a comment',
+      '',
+      JSON.stringify({ packet, expect: 'drop' }),
+      JSON.stringify({ packet }),
+    ].join('\n') + '\n';
   const r = await runCli(['trace', '--batch', '-', example], { stdin: batch });
   assert.equal(r.status, 1);
-  const results = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { line: number; expect?: { met: boolean } });
-  assert.deepEqual(results.map((x) => [x.line, x.expect?.met]), [[1, true], [4, false], [5, undefined]]);
+  const results = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { line: number; expect?: { met: boolean } });
+  assert.deepEqual(
+    results.map((x) => [x.line, x.expect?.met]),
+    [
+      [1, true],
+      [4, false],
+      [5, undefined],
+    ],
+  );
   assert.equal(r.stderr, 'flowscope: 3 packets traced, 1 not as expected\n');
   // --expect on the command line stands for lines without their own.
   const all = await runCli(['trace', '--batch', '-', '--expect', 'output', example], { stdin: batch });
@@ -179,7 +227,10 @@ test('the verdict of a packet sent to the controller for its TTL says so', async
   const r = await runCli(['trace', example, packet.replace('nw_ttl=64', 'nw_ttl=1')]);
   assert.equal(r.status, 0, r.stderr);
   const verdict = r.stdout.trim().split('\n').pop();
-  assert.equal(verdict, 'Verdict: sent to the controller from L3DecTTLTable (table 71): its TTL was 1, and dec_ttl sends a packet whose TTL runs out to the controller (invalid_ttl) instead of forwarding it');
+  assert.equal(
+    verdict,
+    'Verdict: sent to the controller from L3DecTTLTable (table 71): its TTL was 1, and dec_ttl sends a packet whose TTL runs out to the controller (invalid_ttl) instead of forwarding it',
+  );
 });
 
 test("conj --packet ends with the trace's verdict", async () => {
@@ -187,14 +238,22 @@ test("conj --packet ends with the trace's verdict", async () => {
   const trace = await runCli(['trace', example, ports, packet]);
   const verdict = trace.stdout.trim().split('\n').pop()!;
   assert.equal(conj.stdout.trim().split('\n').pop(), verdict);
-  const json = JSON.parse((await runCli(['conj', '-o', 'json', '--packet', packet, '--ports', ports, example])).stdout) as { verdict: { verdict: string; text: string } };
+  const json = JSON.parse(
+    (await runCli(['conj', '-o', 'json', '--packet', packet, '--ports', ports, example])).stdout,
+  ) as { verdict: { verdict: string; text: string } };
   assert.deepEqual([json.verdict.verdict, `Verdict: ${json.verdict.text}`], ['output', verdict]);
 });
 
 test('text for people fits the terminal: tables narrowed, long lines wrapped at a word; -o wide and pipes left whole', async () => {
   const env = { NO_COLOR: '1' };
   const widest = (text: string): number => Math.max(...text.split('\n').map((l) => [...l].length));
-  for (const args of [['tables', example], ['show', '-T', '10', example], ['conj', example], ['trace', example, packet], ['check', example]]) {
+  for (const args of [
+    ['tables', example],
+    ['show', '-T', '10', example],
+    ['conj', example],
+    ['trace', example, packet],
+    ['check', example],
+  ]) {
     const narrow = await runCli(args, { columns: 80, env });
     assert.ok(widest(narrow.stdout) <= 80, `${args[0]}: ${widest(narrow.stdout)}`);
     const wide = await runCli([...args, '-o', 'wide'], { columns: 80, env });
@@ -214,7 +273,10 @@ test('flowscope completion bash|zsh|fish: every command and each of its options'
   const bash = await runCli(['completion', 'bash']);
   assert.equal(bash.status, 0, bash.stderr);
   assert.match(bash.stdout, /complete -o filenames -F _flowscope flowscope/);
-  assert.match(bash.stdout, /compgen -W "parse bundle fmt show tables trace conj diff verify check graph profile help"/);
+  assert.match(
+    bash.stdout,
+    /compgen -W "parse bundle fmt show tables trace conj diff verify check graph profile help"/,
+  );
   // A command with subcommands completes them, then their options.
   assert.match(bash.stdout, /^ {4}profile\) opts=".*--profile-file.*"; subs="check fit" ;;$/m);
   assert.match(bash.stdout, /^ {4}trace\) opts=".*--brief.*--expect.*--output -o.*--bundle/m);
@@ -224,9 +286,17 @@ test('flowscope completion bash|zsh|fish: every command and each of its options'
   assert.match(fish.stdout, /^complete -c flowscope -n '__fish_seen_subcommand_from show' -l table -s T -d /m);
   assert.equal((await runCli(['completion', 'tcsh'])).status, 2);
   // bash itself reads the script, and completes an option of show from it.
-  const r = spawnSync('bash', ['-c', `${bash.stdout}\nCOMP_WORDS=(flowscope show --expl); COMP_CWORD=2; _flowscope; echo "\${COMPREPLY[@]}"`], { encoding: 'utf8' });
+  const r = spawnSync(
+    'bash',
+    ['-c', `${bash.stdout}\nCOMP_WORDS=(flowscope show --expl); COMP_CWORD=2; _flowscope; echo "\${COMPREPLY[@]}"`],
+    { encoding: 'utf8' },
+  );
   assert.equal(r.stdout.trim(), '--explain-profile');
-  const sub = spawnSync('bash', ['-c', `${bash.stdout}\nCOMP_WORDS=(flowscope profile f); COMP_CWORD=2; _flowscope; echo "\${COMPREPLY[@]}"`], { encoding: 'utf8' });
+  const sub = spawnSync(
+    'bash',
+    ['-c', `${bash.stdout}\nCOMP_WORDS=(flowscope profile f); COMP_CWORD=2; _flowscope; echo "\${COMPREPLY[@]}"`],
+    { encoding: 'utf8' },
+  );
   assert.equal(sub.stdout.trim(), 'fit');
 });
 
@@ -247,7 +317,10 @@ test('verify, conj and diff take a port map among their inputs, as every command
 
   const diffInput = await runCli(['diff', named, example, ports]);
   const diffOption = await runCli(['diff', named, example, '--ports', ports]);
-  assert.deepEqual([diffInput.status, diffInput.stdout, diffInput.stderr], [diffOption.status, diffOption.stdout, diffOption.stderr]);
+  assert.deepEqual(
+    [diffInput.status, diffInput.stdout, diffInput.stderr],
+    [diffOption.status, diffOption.stdout, diffOption.stderr],
+  );
   assert.equal(diffInput.status, 0);
   // A dump where a port map is taken is most likely one dump too many.
   const wrong = await runCli(['diff', named, example, join(antrea, 'flows.txt')]);
@@ -257,7 +330,10 @@ test('verify, conj and diff take a port map among their inputs, as every command
 
 test('a mistyped field in a packet, or a table or port name in a filter, gets "did you mean …?"', async () => {
   const field = await runCli(['trace', example, 'in_port=3,tcp,nw_dts=10.10.0.3']);
-  assert.deepEqual([field.status, field.stderr], [2, 'flowscope: error: bad packet: nw_dts: unknown field or protocol (did you mean nw_dst?)\n']);
+  assert.deepEqual(
+    [field.status, field.stderr],
+    [2, 'flowscope: error: bad packet: nw_dts: unknown field or protocol (did you mean nw_dst?)\n'],
+  );
   const alias = await runCli(['trace', example, 'in_port=3,tcp,ip_dest=10.10.0.3']);
   assert.match(alias.stderr, /ip_dest: unknown field or protocol \(did you mean ip_dst\?\)/);
   const proto = await runCli(['conj', example, '--packet', 'in_port=3,tpc,nw_dst=10.10.0.3']);
@@ -274,7 +350,8 @@ test('a mistyped field in a packet, or a table or port name in a filter, gets "d
 
 test('the profile line is one line, the same in show, tables and conj; --explain-profile and -v list the reasons under it', async () => {
   const env = { NO_COLOR: '1' };
-  const line = 'profile antrea-v1 (release 0.13), detected from 19 tables: Antrea with kube-proxy (fixed table numbers 0–110)';
+  const line =
+    'profile antrea-v1 (release 0.13), detected from 19 tables: Antrea with kube-proxy (fixed table numbers 0–110)';
   for (const command of ['show', 'tables', 'conj']) {
     const plain = await runCli([command, example], { env });
     assert.equal(plain.stdout.split('\n')[0], line, command);
@@ -284,7 +361,10 @@ test('the profile line is one line, the same in show, tables and conj; --explain
       assert.equal(explained[0], line, `${command} ${flag}`);
       const reasons = explained.slice(1).filter((l) => l.startsWith('  - '));
       assert.ok(reasons.length >= 2, `${command} ${flag}: ${reasons.length} reasons`);
-      assert.ok(explained.slice(1, 1 + reasons.length).every((l) => l.startsWith('  - ')), 'the reasons come right under the line');
+      assert.ok(
+        explained.slice(1, 1 + reasons.length).every((l) => l.startsWith('  - ')),
+        'the reasons come right under the line',
+      );
     }
   }
 });
@@ -303,7 +383,10 @@ test('diff --per-table names the inputs by short names; too wide for the termina
   const lines = narrow.stdout.trimEnd().split('\n');
   assert.deepEqual(lines.slice(0, 2), ['before: dump-flows.of13.txt', 'after:  dump-flows.of15.names.no-stats.txt']);
   assert.match(lines[2]!, /^table +before +after +removed +added +changed$/);
-  assert.ok(lines.every((l) => l.length <= 80), lines.find((l) => l.length > 80));
+  assert.ok(
+    lines.every((l) => l.length <= 80),
+    lines.find((l) => l.length > 80),
+  );
   assert.equal((await runCli(['diff', '--per-table', a, b, '-o', 'wide'], { env, columns: 80 })).stdout, whole.stdout);
   // Dumps that give their tables by number only: the detected profile names them, in the report's headings too.
   const numbered = await runCli(['diff', '--per-table', a, join(antrea, 'dump-flows.of10.txt')], { env });
@@ -325,7 +408,10 @@ test('bundle output fits the terminal: long node names are cut with …, -o wide
   const narrow = await runCli(['bundle', '-'], { stdin: bundle, columns: 80, env });
   assert.equal(narrow.status, 0, narrow.stderr);
   const lines = narrow.stdout.trimEnd().split('\n');
-  assert.ok(lines.every((l) => [...l].length <= 80), lines.find((l) => [...l].length > 80));
+  assert.ok(
+    lines.every((l) => [...l].length <= 80),
+    lines.find((l) => [...l].length > 80),
+  );
   assert.match(lines[2]!, /^worker-a+… +86 +0 +4 +antrea-v1 0\.13 +-$/);
   const whole = await runCli(['bundle', '-'], { stdin: bundle, env });
   assert.ok(whole.stdout.includes(node));
@@ -333,17 +419,32 @@ test('bundle output fits the terminal: long node names are cut with …, -o wide
 });
 
 test('the nearest flow of a drop never blames the packet for a register: it names the flow that would have set it, and why the packet did not take it', async () => {
-  const dropped = 'in_port=2,tcp,dl_src=e2:e5:a4:9b:1c:b1,dl_dst=00:11:22:33:44:55,nw_src=10.10.0.1,nw_dst=192.168.9.9,tp_dst=80';
+  const dropped =
+    'in_port=2,tcp,dl_src=e2:e5:a4:9b:1c:b1,dl_dst=00:11:22:33:44:55,nw_src=10.10.0.1,nw_dst=192.168.9.9,tp_dst=80';
   const text = await runCli(['trace', example, dropped], { env: { NO_COLOR: '1' } });
-  assert.equal(text.stdout.trimEnd().split('\n').pop(), 'Nearest flow (line 86): priority=200,ip,reg0=0x10000/0x10000 — reg0=0x10000/0x10000 is set by line 53 of table 80 (priority=200,dl_dst=aa:bb:cc:dd:ee:ff), but the packet took line 57 there instead: the packet has dl_dst=00:11:22:33:44:55');
+  assert.equal(
+    text.stdout.trimEnd().split('\n').pop(),
+    'Nearest flow (line 86): priority=200,ip,reg0=0x10000/0x10000 — reg0=0x10000/0x10000 is set by line 53 of table 80 (priority=200,dl_dst=aa:bb:cc:dd:ee:ff), but the packet took line 57 there instead: the packet has dl_dst=00:11:22:33:44:55',
+  );
   const json = JSON.parse((await runCli(['trace', example, dropped, '-o', 'json'])).stdout) as {
-    nearest: { differs: { field: string; setBy?: { flow: { source: { line: number } }; reached: { took: { source: { line: number } } | null; differs: { field: string; has: string }[] } | null } }[] };
+    nearest: {
+      differs: {
+        field: string;
+        setBy?: {
+          flow: { source: { line: number } };
+          reached: { took: { source: { line: number } } | null; differs: { field: string; has: string }[] } | null;
+        };
+      }[];
+    };
   };
   const [reg0] = json.nearest.differs;
   assert.equal(reg0?.field, 'reg0');
   assert.equal(reg0?.setBy?.flow.source.line, 53);
   assert.equal(reg0?.setBy?.reached?.took?.source.line, 57);
-  assert.deepEqual(reg0?.setBy?.reached?.differs.map((d) => [d.field, d.has]), [['eth_dst', '00:11:22:33:44:55']]);
+  assert.deepEqual(
+    reg0?.setBy?.reached?.differs.map((d) => [d.field, d.has]),
+    [['eth_dst', '00:11:22:33:44:55']],
+  );
 
   // A table the packet never went through sets the register.
   const flows = [
@@ -355,8 +456,14 @@ test('the nearest flow of a drop never blames the packet for a register: it name
     '',
   ].join('\n');
   const unreached = await runCli(['trace', '-', 'in_port=1,ip'], { stdin: flows, env: { NO_COLOR: '1' } });
-  assert.equal(unreached.stdout.trimEnd().split('\n').pop(), 'Nearest flow (line 4): priority=10,reg0=0x1/0x1 — reg0=0x1/0x1 is set by line 3 of table 10 (priority=10), a table the packet never reached');
+  assert.equal(
+    unreached.stdout.trimEnd().split('\n').pop(),
+    'Nearest flow (line 4): priority=10,reg0=0x1/0x1 — reg0=0x1/0x1 is set by line 3 of table 10 (priority=10), a table the packet never reached',
+  );
   // conj --packet says the same of a packet dropped before the conjunctions.
   const conj = await runCli(['conj', '-', '--packet', 'in_port=1,ip'], { stdin: flows, env: { NO_COLOR: '1' } });
-  assert.match(conj.stdout, /reg0 0x1\/0x1 \(set by line 3 of table 10 \(priority=10\), a table the packet never reached\)/);
+  assert.match(
+    conj.stdout,
+    /reg0 0x1\/0x1 \(set by line 3 of table 10 \(priority=10\), a table the packet never reached\)/,
+  );
 });

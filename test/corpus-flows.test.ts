@@ -24,14 +24,20 @@ test('accepted corpus flows print exactly as ovs-ofctl parse-flow printed them',
   for (const r of accepted) {
     const result = parseDump(r.input, { file: r.source });
     const flow = result.flows[0];
-    const got = flow ? formatFlowCanonical(flow, recordVersion(r)) : `(not parsed: ${result.diagnostics.map((d) => d.message).join('; ')})`;
+    const got = flow
+      ? formatFlowCanonical(flow, recordVersion(r))
+      : `(not parsed: ${result.diagnostics.map((d) => d.message).join('; ')})`;
     const want = expectedText(r.canonical!);
-    if (got !== want || result.flows.length !== 1) mismatches.push(`${r.source} [${r.of}]\n  input: ${r.input}\n  want:  ${want}\n  got:   ${got}`);
+    if (got !== want || result.flows.length !== 1)
+      mismatches.push(`${r.source} [${r.of}]\n  input: ${r.input}\n  want:  ${want}\n  got:   ${got}`);
   }
   const identical = accepted.length - mismatches.length;
   console.log(`corpus flows: ${identical}/${accepted.length} accepted flows print identically`);
   if (process.env.SHOW_MISMATCHES) console.log(mismatches.join('\n'));
-  assert.ok(identical >= MIN_IDENTICAL, `only ${identical} of ${accepted.length} identical; first mismatches:\n${mismatches.slice(0, 10).join('\n')}`);
+  assert.ok(
+    identical >= MIN_IDENTICAL,
+    `only ${identical} of ${accepted.length} identical; first mismatches:\n${mismatches.slice(0, 10).join('\n')}`,
+  );
 });
 
 test('what parse-flow printed reads back to the same flow: its idle:, hard:, cookie: and flag words included', () => {
@@ -43,14 +49,18 @@ test('what parse-flow printed reads back to the same flow: its idle:, hard:, coo
     // Only where fmt prints what OVS printed: the reader is tested here, not the printer.
     if (!first || formatFlowCanonical(first, recordVersion(r)) !== want) continue;
     const again = parseDump(want, { file: r.source });
-    const got = again.flows[0] ? formatFlowCanonical(again.flows[0], recordVersion(r)) : again.diagnostics.map((d) => d.message).join('; ');
+    const got = again.flows[0]
+      ? formatFlowCanonical(again.flows[0], recordVersion(r))
+      : again.diagnostics.map((d) => d.message).join('; ');
     if (got !== want) unread.push(`${r.source}\n  printed: ${want}\n  read as: ${got}`);
   }
   assert.deepEqual(unread, []);
 });
 
 test('flows OVS rejected produce a diagnostic', () => {
-  const rejected = records.filter((r) => r.error !== undefined && !NAME_ONLY_ERROR.test(r.error) && !PRINT_FORM_ONLY_ERROR.test(r.error));
+  const rejected = records.filter(
+    (r) => r.error !== undefined && !NAME_ONLY_ERROR.test(r.error) && !PRINT_FORM_ONLY_ERROR.test(r.error),
+  );
   const silent: string[] = [];
   for (const r of rejected) {
     const result = parseDump(r.input, { file: r.source });
@@ -59,13 +69,20 @@ test('flows OVS rejected produce a diagnostic', () => {
   const diagnosed = rejected.length - silent.length;
   console.log(`corpus flows: ${diagnosed}/${rejected.length} rejected flows produce a diagnostic`);
   if (process.env.SHOW_MISMATCHES) console.log(silent.join('\n'));
-  assert.ok(diagnosed >= MIN_REJECTED_DIAGNOSED, `only ${diagnosed} of ${rejected.length} diagnosed; first silent:\n${silent.slice(0, 10).join('\n')}`);
+  assert.ok(
+    diagnosed >= MIN_REJECTED_DIAGNOSED,
+    `only ${diagnosed} of ${rejected.length} diagnosed; first silent:\n${silent.slice(0, 10).join('\n')}`,
+  );
 });
 
 test('flows OVS accepted are not reported as flows OVS would refuse', () => {
   const flagged = records
     .filter((r) => r.canonical !== undefined)
-    .flatMap((r) => parseDump(r.input, { file: r.source }).diagnostics.filter((d) => /refuses|exists only in/.test(d.message)).map((d) => `${r.input}: ${d.message}`));
+    .flatMap((r) =>
+      parseDump(r.input, { file: r.source })
+        .diagnostics.filter((d) => /refuses|exists only in/.test(d.message))
+        .map((d) => `${r.input}: ${d.message}`),
+    );
   assert.deepEqual(flagged, []);
 });
 

@@ -15,8 +15,11 @@ test('accepted corpus groups print exactly as ovs-ofctl parse-group printed them
   for (const r of accepted) {
     const result = parseDump(r.input, { file: r.source });
     const group = result.groups[0];
-    const got = group ? formatGroup(group, recordVersion(r)) : `(not parsed: ${result.diagnostics.map((d) => d.message).join('; ')})`;
-    if (got !== r.canonical) mismatches.push(`${r.source}\n  input: ${r.input}\n  want:  ${r.canonical}\n  got:   ${got}`);
+    const got = group
+      ? formatGroup(group, recordVersion(r))
+      : `(not parsed: ${result.diagnostics.map((d) => d.message).join('; ')})`;
+    if (got !== r.canonical)
+      mismatches.push(`${r.source}\n  input: ${r.input}\n  want:  ${r.canonical}\n  got:   ${got}`);
   }
   const identical = accepted.length - mismatches.length;
   console.log(`corpus groups: ${identical}/${accepted.length} accepted groups print identically`);
@@ -25,7 +28,15 @@ test('accepted corpus groups print exactly as ovs-ofctl parse-group printed them
 });
 
 test('groups OVS rejected produce a diagnostic', () => {
-  const silent = records.filter((r) => r.error !== undefined && !NAME_ONLY_ERROR.test(r.error) && parseDump(r.input, { file: r.source }).diagnostics.length === 0);
+  const silent = records.filter(
+    (r) =>
+      r.error !== undefined &&
+      !NAME_ONLY_ERROR.test(r.error) &&
+      parseDump(r.input, { file: r.source }).diagnostics.length === 0,
+  );
   for (const r of silent) console.log(`silent: ${r.input} (ovs: ${r.error})`);
-  assert.deepEqual(silent.map((r) => r.input), []);
+  assert.deepEqual(
+    silent.map((r) => r.input),
+    [],
+  );
 });

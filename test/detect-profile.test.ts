@@ -34,7 +34,9 @@ const CORPUS: readonly { file: string; profile: string; release?: string }[] = [
 
 test('the corpus listings are detected as the pipelines they document, with reasons', () => {
   assert.deepEqual(
-    readdirSync(corpusDir).filter((f) => f.endsWith('.txt')).sort(),
+    readdirSync(corpusDir)
+      .filter((f) => f.endsWith('.txt'))
+      .sort(),
     CORPUS.map((c) => c.file).sort(),
     'every text listing of the corpus is covered',
   );
@@ -109,14 +111,28 @@ test('releases follow what the flows use: the table 71 of 0.13, whole-value ct_m
   // ct_mark=0x21 and load:0x21->NXM_NX_CT_MARK[]: 1.5 set single bits instead.
   const proxy = detectFile(join(repoRoot, 'examples', 'antrea-proxy', 'dump-flows.of13.txt'));
   assert.deepEqual(proxy.release?.range, { since: '1.4', until: '1.4' }, proxy.reasons.join('\n'));
-  assert.ok(proxy.reasons.includes('other releases lack names for register or mark bits in use, which release 1.4 has'), proxy.reasons.join('\n'));
+  assert.ok(
+    proxy.reasons.includes('other releases lack names for register or mark bits in use, which release 1.4 has'),
+    proxy.reasons.join('\n'),
+  );
   // reg4[28] (FromLocal) arrived in 2.0, the first release to ship the rewritten pipeline document;
   // its ConntrackCommit flow (ct_mark bit 5, not bit 4 and -snat) is that of 2.5 and later.
   const doc = detectFile(join(corpusDir, 'antrea-ovs-pipeline-doc-HEAD.flows.txt'));
   assert.deepEqual(doc.release?.range, { since: '2.5' }, doc.reasons.join('\n'));
   // Its EgressMark listing keeps the flows of 1.14 and before (ct_state=+new+trk): said, and outweighed.
-  assert.ok(doc.reasons.includes('a flow matching ct_state=+new+trk that does set:pkt_mark, which points to releases up to 1.14, but the rest of the dump outweighs it'), doc.reasons.join('\n'));
-  const before25 = detectText(readFileSync(join(corpusDir, 'antrea-ovs-pipeline-doc-HEAD.flows.txt'), 'utf8').replace('ct_state=+new+trk,ct_mark=0x0/0x20,ip', 'ct_state=+new-snat+trk,ct_mark=0/0x10,ip'), 'doc');
+  assert.ok(
+    doc.reasons.includes(
+      'a flow matching ct_state=+new+trk that does set:pkt_mark, which points to releases up to 1.14, but the rest of the dump outweighs it',
+    ),
+    doc.reasons.join('\n'),
+  );
+  const before25 = detectText(
+    readFileSync(join(corpusDir, 'antrea-ovs-pipeline-doc-HEAD.flows.txt'), 'utf8').replace(
+      'ct_state=+new+trk,ct_mark=0x0/0x20,ip',
+      'ct_state=+new-snat+trk,ct_mark=0/0x10,ip',
+    ),
+    'doc',
+  );
   assert.deepEqual(before25.release?.range, { since: '2.0', until: '2.4' }, before25.reasons.join('\n'));
 });
 
@@ -129,7 +145,11 @@ test('the dumps of one example read as the same profile and release, with table 
     });
     assert.ok(files.length >= 4 && files.some((f) => f.includes('.names.')), dir);
     const first = seen[0]!.split(': ')[1];
-    assert.deepEqual(seen, files.map((f) => `${f}: ${first}`), dir);
+    assert.deepEqual(
+      seen,
+      files.map((f) => `${f}: ${first}`),
+      dir,
+    );
   }
   // The name L3DecTTL is a table of 0.13 only, as table 71 with dec_ttl flows is: 1.x cannot explain those flows.
   const named = detectFile(join(repoRoot, 'examples', 'antrea', 'dump-flows.of13.names.txt'));

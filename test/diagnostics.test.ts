@@ -8,7 +8,15 @@ import { runCli } from './support/cli.ts';
 
 test('a long line is shown as a window around the column, with … where it is cut', () => {
   const lineText = 'a'.repeat(5000) + 'BAD' + 'b'.repeat(5000);
-  const text = formatDiagnostic({ severity: 'error', message: 'unknown keyword BAD', file: 'f', line: 3, column: 5001, length: 3, lineText });
+  const text = formatDiagnostic({
+    severity: 'error',
+    message: 'unknown keyword BAD',
+    file: 'f',
+    line: 3,
+    column: 5001,
+    length: 3,
+    lineText,
+  });
   const [head, shown, caret] = text.split('\n');
   assert.equal(head, 'f:3:5001: error: unknown keyword BAD');
   assert.ok(shown!.length < 120, `${shown!.length} characters`);
@@ -17,10 +25,28 @@ test('a long line is shown as a window around the column, with … where it is c
   assert.equal(caret!.indexOf('^'), shown!.indexOf('BAD'));
   assert.match(caret!, /\^~~$/);
   // A short line is shown whole, as before.
-  const short = formatDiagnostic({ severity: 'warning', message: 'm', file: 'f', line: 1, column: 3, length: 2, lineText: '\tab cd' });
+  const short = formatDiagnostic({
+    severity: 'warning',
+    message: 'm',
+    file: 'f',
+    line: 1,
+    column: 3,
+    length: 2,
+    lineText: '\tab cd',
+  });
   assert.equal(short, 'f:1:3: warning: m\n    \tab cd\n    \t ^~');
   // A message quoting a huge token is cut too.
-  assert.ok(formatDiagnostic({ severity: 'error', message: `unknown keyword ${'x'.repeat(50000)}`, file: 'f', line: 1, column: 1, length: 1, lineText: 'x' }).length < 500);
+  assert.ok(
+    formatDiagnostic({
+      severity: 'error',
+      message: `unknown keyword ${'x'.repeat(50000)}`,
+      file: 'f',
+      line: 1,
+      column: 1,
+      length: 1,
+      lineText: 'x',
+    }).length < 500,
+  );
 });
 
 test('a 20 KB line of bad fields makes a few diagnostics and a count, not megabytes', async () => {
@@ -30,7 +56,10 @@ test('a 20 KB line of bad fields makes a few diagnostics and a count, not megaby
   assert.equal(r.status, 0);
   assert.ok(r.stderr.length < 2000, `${r.stderr.length} bytes of stderr`);
   assert.equal(r.stderr.match(/^<stdin>:2:\d+: error: unknown keyword foo$/gm)?.length, 3);
-  assert.match(r.stderr, /^flowscope: and 3497 more diagnostics of <stdin> not shown \(--max-errors N to show more\)$/m);
+  assert.match(
+    r.stderr,
+    /^flowscope: and 3497 more diagnostics of <stdin> not shown \(--max-errors N to show more\)$/m,
+  );
 });
 
 test('diagnostics are capped per file, --max-errors sets the cap', async () => {
@@ -64,7 +93,10 @@ test('one bad flow piped in gets its positioned diagnostic before the refusal', 
 });
 
 test('prose around a pasted dump is skipped and counted in one line', async () => {
-  const prose = Array.from({ length: 600 }, (_, i) => `Sentence ${i} of the issue, explaining what the switch does: nothing useful here.`).join('\n');
+  const prose = Array.from(
+    { length: 600 },
+    (_, i) => `Sentence ${i} of the issue, explaining what the switch does: nothing useful here.`,
+  ).join('\n');
   const dump = ' cookie=0x0, duration=1s, table=0, n_packets=0, n_bytes=0, priority=1,ip actions=drop\n';
   const r = await runCli(['fmt', '-'], { stdin: `${prose}\n\`\`\`\n${dump}\`\`\`\n$ ovs-ofctl dump-flows br-int\n` });
   assert.equal(r.status, 0);

@@ -25,13 +25,17 @@ const groups = antrea2Groups();
 const before = flows + groups;
 
 /** The Application-tier rule that lets the client reach the web Pod on TCP 80 (conjunction 6), gone. */
-const allowRemoved = flows
-  .split('\n')
-  .filter((l) => !/conjunction\(6,|conj_id=6,/.test(l))
-  .join('\n') + groups;
+const allowRemoved =
+  flows
+    .split('\n')
+    .filter((l) => !/conjunction\(6,|conj_id=6,/.test(l))
+    .join('\n') + groups;
 /** The Service 10.101.255.29:80's remote Endpoint 10.10.1.6 replaced by 10.10.1.8: its bucket and its DNAT flow. */
 const endpointGroups = groups.replace('set_field:0xa0a0106->reg3', 'set_field:0xa0a0108->reg3');
-const endpointFlows = flows.replace('reg3=0xa0a0106,reg4=0x20050/0x7ffff actions=ct(commit,table=AntreaPolicyEgressRule,zone=65520,nat(dst=10.10.1.6:80)', 'reg3=0xa0a0108,reg4=0x20050/0x7ffff actions=ct(commit,table=AntreaPolicyEgressRule,zone=65520,nat(dst=10.10.1.8:80)');
+const endpointFlows = flows.replace(
+  'reg3=0xa0a0106,reg4=0x20050/0x7ffff actions=ct(commit,table=AntreaPolicyEgressRule,zone=65520,nat(dst=10.10.1.6:80)',
+  'reg3=0xa0a0108,reg4=0x20050/0x7ffff actions=ct(commit,table=AntreaPolicyEgressRule,zone=65520,nat(dst=10.10.1.8:80)',
+);
 /** A new Emergency-tier rule dropping what the client sends the db Pod, with its metric flow. */
 const denyAdded = [
   flows.trimEnd(),
@@ -67,9 +71,10 @@ async function impact(after: string, extra: readonly string[] = []): Promise<Imp
   return JSON.parse(run.stdout) as ImpactJson;
 }
 
-const field = (packet: string, name: string): string | undefined => new RegExp(`(?:^|,)${name}=([^,]+)`).exec(packet)?.[1];
+const field = (packet: string, name: string): string | undefined =>
+  new RegExp(`(?:^|,)${name}=([^,]+)`).exec(packet)?.[1];
 
-test('a removed allow rule: the client\'s TCP 80 to the web Pod, allowed by conjunction 6, is now dropped', async () => {
+test("a removed allow rule: the client's TCP 80 to the web Pod, allowed by conjunction 6, is now dropped", async () => {
   const j = await impact(allowRemoved);
   assert.equal(j.changes.length, 4);
   assert.ok(j.changes.every((c) => c.kind === 'removed' && /conjunction\(6,|conj_id=6/.test(c.change)));
@@ -90,7 +95,10 @@ test('a removed allow rule: the client\'s TCP 80 to the web Pod, allowed by conj
   const text = await runCli(['diff', '--impact', file(before), file(allowRemoved)], { columns: 1000 });
   assert.equal(text.status, 1);
   assert.match(text.stdout, /^Impact of 4 changes: \d+ probes traced through both dumps/);
-  assert.match(text.stdout, /traffic from .*10\.10\.0\.26.* to .*10\.10\.0\.24.* on TCP 80: was matched conjunction 6 in AntreaPolicyIngressRule \(table 24\), then output to ports 4, 40 [^;\n]*; now matched conjunction 4 in AntreaPolicyIngressRule \(table 24\), then dropped in IngressMetric \(table 27\)/);
+  assert.match(
+    text.stdout,
+    /traffic from .*10\.10\.0\.26.* to .*10\.10\.0\.24.* on TCP 80: was matched conjunction 6 in AntreaPolicyIngressRule \(table 24\), then output to ports 4, 40 [^;\n]*; now matched conjunction 4 in AntreaPolicyIngressRule \(table 24\), then dropped in IngressMetric \(table 27\)/,
+  );
 });
 
 test('a changed Service Endpoint: the traffic to that Service through that bucket, and nothing else', async () => {
@@ -109,7 +117,9 @@ test('a changed Service Endpoint: the traffic to that Service through that bucke
   // Probes that reach the Endpoint and leave the Node still leave by the tunnel: only the path changed.
   const delivered = j.changes.flatMap((c) => c.probes).filter((p) => p.before.verdict === 'output');
   assert.ok(delivered.length > 0);
-  assert.ok(delivered.every((p) => p.effect === 'path' && JSON.stringify(p.before.outputs) === JSON.stringify(p.after.outputs)));
+  assert.ok(
+    delivered.every((p) => p.effect === 'path' && JSON.stringify(p.before.outputs) === JSON.stringify(p.after.outputs)),
+  );
 });
 
 test('a new deny rule: what the client sends the db Pod, delivered before, is dropped', async () => {
@@ -150,10 +160,13 @@ test('--max-probes bounds the probes traced per change; no change, no probe; the
 test('a rule of plain IP is probed with TCP and with UDP; a probe dropped in both dumps, only by another flow, is no change to traffic', async () => {
   // The new deny rule matches IP from the client to the db Pod, whatever its protocol.
   const deny = await impact(denyAdded);
-  const protocols = new Set(deny.changes.flatMap((c) => c.probes.map((p) => /^(tcp|udp),/.exec(p.packet)?.[1] ?? p.packet)));
+  const protocols = new Set(
+    deny.changes.flatMap((c) => c.probes.map((p) => /^(tcp|udp),/.exec(p.packet)?.[1] ?? p.packet)),
+  );
   assert.deepEqual([...protocols].sort(), ['tcp', 'udp']);
 
-  const before = 'table=0,ip,in_port=1 actions=resubmit(,1)\ntable=1,priority=10,ip,nw_dst=10.0.0.1 actions=drop\ntable=1,priority=0 actions=drop\n';
+  const before =
+    'table=0,ip,in_port=1 actions=resubmit(,1)\ntable=1,priority=10,ip,nw_dst=10.0.0.1 actions=drop\ntable=1,priority=0 actions=drop\n';
   const after = before.replace('table=1,priority=10,ip,nw_dst=10.0.0.1 actions=drop\n', '');
   const run = await runCli(['diff', '--impact', '--json', file(before), file(after)]);
   assert.equal(run.status, 1, run.stderr);
@@ -163,7 +176,12 @@ test('a rule of plain IP is probed with TCP and with UDP; a probe dropped in bot
   assert.equal(c.affected, 0);
   assert.equal(j.affected, 0);
   assert.ok(c.dropMoved >= 2, JSON.stringify(c));
-  assert.ok(c.probes.every((p) => p.effect === 'drop-moved' && p.before.verdict === 'drop' && p.after.verdict === 'drop'));
+  assert.ok(
+    c.probes.every((p) => p.effect === 'drop-moved' && p.before.verdict === 'drop' && p.after.verdict === 'drop'),
+  );
   const text = await runCli(['diff', '--impact', file(before), file(after)]);
-  assert.match(text.stdout, /\n {2}\d+ probes traced through both dumps: none affected \(\d+ dropped in both, only by another flow: no change to traffic\)\n/);
+  assert.match(
+    text.stdout,
+    /\n {2}\d+ probes traced through both dumps: none affected \(\d+ dropped in both, only by another flow: no change to traffic\)\n/,
+  );
 });

@@ -30,7 +30,12 @@ function side(text: string, file = 'dump'): ReturnType<typeof parseDump> {
 }
 
 function differences(d: ReturnType<typeof diffDumps>): number {
-  return d.tables.reduce((n, t) => n + t.added.length + t.removed.length + t.changed.length, 0) + d.groups.added.length + d.groups.removed.length + d.groups.changed.length;
+  return (
+    d.tables.reduce((n, t) => n + t.added.length + t.removed.length + t.changed.length, 0) +
+    d.groups.added.length +
+    d.groups.removed.length +
+    d.groups.changed.length
+  );
 }
 
 for (const name of ['antrea', 'antrea-proxy', 'openshift-sdn']) {
@@ -55,7 +60,10 @@ for (const name of ['antrea', 'antrea-proxy', 'openshift-sdn']) {
 test('examples/antrea-proxy: groups dumped in OpenFlow 1.0, 1.3 and 1.5 with names compare equal', () => {
   const dir = join(examples, 'antrea-proxy');
   const ports = read(join(dir, 'show.of13.txt')).ports;
-  const load = (flows: string, groups: string): DumpSide => ({ flows: read(join(dir, flows)).flows, groups: read(join(dir, groups)).groups });
+  const load = (flows: string, groups: string): DumpSide => ({
+    flows: read(join(dir, flows)).flows,
+    groups: read(join(dir, groups)).groups,
+  });
   const of10 = load('dump-flows.of10.txt', 'dump-groups.of10.txt');
   assert.ok(of10.groups.length > 0);
   for (const [flows, groups] of [
@@ -80,14 +88,18 @@ test('without a port map, a --names dump and a numbered one of one switch compar
     assert.equal(differences(d), 0);
     // The numbers read from the flows are the switch's own.
     const show = read(join(dir, 'show.of10.txt')).ports;
-    for (const name of ['antrea-gw0', 'antrea-tun0', 'coredns5-8ec607', 'coredns5-9d9530']) assert.equal(d.naming.ports?.number(name), show.number(name), name);
+    for (const name of ['antrea-gw0', 'antrea-tun0', 'coredns5-8ec607', 'coredns5-9d9530'])
+      assert.equal(d.naming.ports?.number(name), show.number(name), name);
   }
 });
 
 test('without a port map, the flows that name ports and have no counterpart in the numbered dump stay unpaired', () => {
   const dir = join(examples, 'antrea');
   // The numbered dump's flows that match a port are moved to other priorities: nothing says which number a name is.
-  const moved = readFileSync(join(dir, 'dump-flows.of10.txt'), 'utf8').replace(/priority=(\d+),([^\n]*in_port=)/g, (_m, p: string, rest: string) => `priority=${Number(p) + 1},${rest}`);
+  const moved = readFileSync(join(dir, 'dump-flows.of10.txt'), 'utf8').replace(
+    /priority=(\d+),([^\n]*in_port=)/g,
+    (_m, p: string, rest: string) => `priority=${Number(p) + 1},${rest}`,
+  );
   const plain = parseDump(moved, { file: 'moved' });
   const named = read(join(dir, 'dump-flows.of10.names.txt'));
   const d = diffDumps({ flows: plain.flows, groups: [] }, named);
@@ -127,18 +139,25 @@ async function spellings(flow: string): Promise<Flow[]> {
   return out;
 }
 
-test('what ovs-ofctl prints for one flow in OpenFlow 1.0, 1.3 and 1.5 keys and compares equal', skipUnlessOvs, async () => {
-  for (const flow of SPELLINGS) {
-    const [of10, of13, of15] = await spellings(flow);
-    const texts = [of10!, of13!, of15!].map((f) => f.origin.text);
-    // The spellings really differ, so the test exercises the equivalences.
-    assert.ok(new Set(texts).size > 1 || /note:/.test(flow), `${flow}: ${texts.join(' | ')}`);
-    for (const other of [of13!, of15!]) {
-      assert.equal(flowKey(other, {}), flowKey(of10!, {}), flow);
-      assert.ok(equivalentActions(of10!.actions, other.actions, { naming: {}, table: of10!.table }), `${flow}: ${texts.join(' | ')}`);
+test(
+  'what ovs-ofctl prints for one flow in OpenFlow 1.0, 1.3 and 1.5 keys and compares equal',
+  skipUnlessOvs,
+  async () => {
+    for (const flow of SPELLINGS) {
+      const [of10, of13, of15] = await spellings(flow);
+      const texts = [of10!, of13!, of15!].map((f) => f.origin.text);
+      // The spellings really differ, so the test exercises the equivalences.
+      assert.ok(new Set(texts).size > 1 || /note:/.test(flow), `${flow}: ${texts.join(' | ')}`);
+      for (const other of [of13!, of15!]) {
+        assert.equal(flowKey(other, {}), flowKey(of10!, {}), flow);
+        assert.ok(
+          equivalentActions(of10!.actions, other.actions, { naming: {}, table: of10!.table }),
+          `${flow}: ${texts.join(' | ')}`,
+        );
+      }
     }
-  }
-});
+  },
+);
 
 test('different actions stay different', () => {
   const pairs: [string, string][] = [
@@ -181,46 +200,67 @@ test('match spelling never makes a difference: aliases, order, masks, number bas
   assert.equal(differences(d), 0);
 });
 
-test('real switch: dumps in every format diff empty; one modified, one deleted and one added flow are exactly the diff', skipUnlessOvs, async () => {
-  await withOvsSwitch(ANTREA.bridge, async (sw) => {
-    await loadExample(sw, ANTREA);
-    const ports = side(await sw.show()).ports;
-    const formats: { of?: OfVersion; names?: boolean; noStats?: boolean }[] = [
-      {},
-      { names: true },
-      { of: 13 },
-      { of: 13, names: true, noStats: true },
-      { of: 15 },
-      { of: 15, names: true },
-    ];
-    const dumps = [];
-    for (const f of formats) dumps.push(side(await sw.dumpFlows(f), JSON.stringify(f)));
-    const before = dumps[0]!;
-    for (const [i, d] of dumps.entries()) assert.equal(differences(diffDumps(before, d, { ports })), 0, JSON.stringify(formats[i]));
+test(
+  'real switch: dumps in every format diff empty; one modified, one deleted and one added flow are exactly the diff',
+  skipUnlessOvs,
+  async () => {
+    await withOvsSwitch(ANTREA.bridge, async (sw) => {
+      await loadExample(sw, ANTREA);
+      const ports = side(await sw.show()).ports;
+      const formats: { of?: OfVersion; names?: boolean; noStats?: boolean }[] = [
+        {},
+        { names: true },
+        { of: 13 },
+        { of: 13, names: true, noStats: true },
+        { of: 15 },
+        { of: 15, names: true },
+      ];
+      const dumps = [];
+      for (const f of formats) dumps.push(side(await sw.dumpFlows(f), JSON.stringify(f)));
+      const before = dumps[0]!;
+      for (const [i, d] of dumps.entries())
+        assert.equal(differences(diffDumps(before, d, { ports })), 0, JSON.stringify(formats[i]));
 
-    await sw.ofctl(['-O', 'OpenFlow13', 'mod-flows', '--strict', sw.bridge, 'table=0,priority=200,in_port=2 actions=load:0x3->NXM_NX_REG0[0..15],goto_table:10']);
-    await sw.ofctl(['-O', 'OpenFlow13', 'del-flows', '--strict', sw.bridge, 'table=0,priority=190,in_port=4']);
-    await sw.ofctl(['-O', 'OpenFlow13', 'add-flow', sw.bridge, 'table=0,priority=5,ip actions=drop']);
-    for (const f of [{ of: 15 as const, names: true, noStats: true }, { names: false }]) {
-      const after = side(await sw.dumpFlows(f), 'after');
-      const d = diffDumps(before, after, { ports });
-      assert.equal(differences(d), 3, JSON.stringify(f));
-      const t0 = d.tables.find((t) => t.table.kind === 'number' && t.table.number === 0)!;
-      assert.deepEqual(
-        t0.removed.map((x) => x.origin.text.replace(/.* priority=/, 'priority=')),
-        before.flows.filter((x) => / priority=190,in_port=4 /.test(x.origin.text)).map((x) => x.origin.text.replace(/.* priority=/, 'priority=')),
-      );
-      assert.deepEqual(t0.added.map((x) => [x.priority, x.match.fields.length]), [[5, 1]]);
-      assert.equal(t0.changed.length, 1);
-      const change = t0.changed[0]!;
-      assert.deepEqual(change.attributes, ['actions']);
-      const edits = change.actions.map((e) => `${e.op} ${formatActions([e.action], { of: 13 })}`);
-      // Unchanged actions are shown as the later dump spells them.
-      const target = f.names ? 'SpoofGuard' : '10';
-      assert.deepEqual(edits, ['removed load:0x1->NXM_NX_REG0[0..15]', 'added load:0x3->NXM_NX_REG0[0..15]', `same goto_table:${target}`]);
-    }
-  });
-});
+      await sw.ofctl([
+        '-O',
+        'OpenFlow13',
+        'mod-flows',
+        '--strict',
+        sw.bridge,
+        'table=0,priority=200,in_port=2 actions=load:0x3->NXM_NX_REG0[0..15],goto_table:10',
+      ]);
+      await sw.ofctl(['-O', 'OpenFlow13', 'del-flows', '--strict', sw.bridge, 'table=0,priority=190,in_port=4']);
+      await sw.ofctl(['-O', 'OpenFlow13', 'add-flow', sw.bridge, 'table=0,priority=5,ip actions=drop']);
+      for (const f of [{ of: 15 as const, names: true, noStats: true }, { names: false }]) {
+        const after = side(await sw.dumpFlows(f), 'after');
+        const d = diffDumps(before, after, { ports });
+        assert.equal(differences(d), 3, JSON.stringify(f));
+        const t0 = d.tables.find((t) => t.table.kind === 'number' && t.table.number === 0)!;
+        assert.deepEqual(
+          t0.removed.map((x) => x.origin.text.replace(/.* priority=/, 'priority=')),
+          before.flows
+            .filter((x) => / priority=190,in_port=4 /.test(x.origin.text))
+            .map((x) => x.origin.text.replace(/.* priority=/, 'priority=')),
+        );
+        assert.deepEqual(
+          t0.added.map((x) => [x.priority, x.match.fields.length]),
+          [[5, 1]],
+        );
+        assert.equal(t0.changed.length, 1);
+        const change = t0.changed[0]!;
+        assert.deepEqual(change.attributes, ['actions']);
+        const edits = change.actions.map((e) => `${e.op} ${formatActions([e.action], { of: 13 })}`);
+        // Unchanged actions are shown as the later dump spells them.
+        const target = f.names ? 'SpoofGuard' : '10';
+        assert.deepEqual(edits, [
+          'removed load:0x1->NXM_NX_REG0[0..15]',
+          'added load:0x3->NXM_NX_REG0[0..15]',
+          `same goto_table:${target}`,
+        ]);
+      }
+    });
+  },
+);
 
 const tempDir = mkdtempSync(join(tmpdir(), 'flowscope-diff-'));
 after(() => rmSync(tempDir, { recursive: true, force: true }));
@@ -258,24 +298,45 @@ test('cli: cookies are ignored unless --cookies', async () => {
   assert.equal((await runCli(['diff', of13, b])).status, 0);
   const r = await runCli(['diff', '--cookies', '--json', of13, b]);
   assert.equal(r.status, 1);
-  const json = JSON.parse(r.stdout) as { changed: { attributes: string[]; before: { cookie: string }; after: { cookie: string } }[]; added: unknown[]; removed: unknown[]; groups: Record<string, unknown[]> };
-  assert.deepEqual(json.changed.map((c) => [c.attributes, c.before.cookie, c.after.cookie]), [[['cookie'], '0x0', '0x1234']]);
+  const json = JSON.parse(r.stdout) as {
+    changed: { attributes: string[]; before: { cookie: string }; after: { cookie: string } }[];
+    added: unknown[];
+    removed: unknown[];
+    groups: Record<string, unknown[]>;
+  };
+  assert.deepEqual(
+    json.changed.map((c) => [c.attributes, c.before.cookie, c.after.cookie]),
+    [[['cookie'], '0x0', '0x1234']],
+  );
   assert.deepEqual([json.added, json.removed], [[], []]);
   assert.deepEqual(Object.keys(json.groups).sort(), ['added', 'changed', 'removed']);
 });
 
 test('cli: --per-table counts the flows removed, added and changed in every table, and the groups; its exit status follows them', async () => {
   const proxy = join(examples, 'antrea-proxy');
-  const before = readFileSync(join(proxy, 'dump-flows.of13.txt'), 'utf8') + readFileSync(join(proxy, 'dump-groups.of13.txt'), 'utf8');
+  const before =
+    readFileSync(join(proxy, 'dump-flows.of13.txt'), 'utf8') +
+    readFileSync(join(proxy, 'dump-groups.of13.txt'), 'utf8');
   const a = tempFile('fg.txt', before);
-  const row = (out: string, title: string): string[] => out.split('\n').find((l) => l.startsWith(`${title} `))!.trim().split(/\s+/).slice(-5);
+  const row = (out: string, title: string): string[] =>
+    out
+      .split('\n')
+      .find((l) => l.startsWith(`${title} `))!
+      .trim()
+      .split(/\s+/)
+      .slice(-5);
   const same = await runCli(['diff', '--per-table', a, a]);
   assert.equal(same.status, 0, same.stderr);
   assert.deepEqual(row(same.stdout, 'all 15 tables'), ['70', '70', '0', '0', '0']);
   assert.deepEqual(row(same.stdout, 'groups'), ['3', '3', '0', '0', '0']);
 
   // Bucket weights changed: the flows are the same, the groups are not.
-  const weights = await runCli(['diff', '--per-table', a, tempFile('fg2.txt', before.replaceAll('weight:100', 'weight:50'))]);
+  const weights = await runCli([
+    'diff',
+    '--per-table',
+    a,
+    tempFile('fg2.txt', before.replaceAll('weight:100', 'weight:50')),
+  ]);
   assert.equal(weights.status, 1, weights.stderr);
   assert.deepEqual(row(weights.stdout, 'all 15 tables'), ['70', '70', '0', '0', '0']);
   assert.deepEqual(row(weights.stdout, 'groups'), ['3', '3', '0', '0', '~3']);
@@ -284,10 +345,22 @@ test('cli: --per-table counts the flows removed, added and changed in every tabl
   const lines = before.split('\n');
   const learned = lines.find((l) => / table=40, .*priority=200,/.test(l))!;
   const gone = lines.find((l) => / table=42, /.test(l))!;
-  const b = tempFile('fg3.txt', before.replace(learned, learned.replace('load:0x1->NXM_NX_REG0[19]', 'load:0x0->NXM_NX_REG0[19]')).replace(gone + '\n', ''));
+  const b = tempFile(
+    'fg3.txt',
+    before
+      .replace(learned, learned.replace('load:0x1->NXM_NX_REG0[19]', 'load:0x0->NXM_NX_REG0[19]'))
+      .replace(gone + '\n', ''),
+  );
   const flows = await runCli(['diff', '--per-table', a, b]);
   assert.equal(flows.status, 1, flows.stderr);
-  assert.deepEqual(flows.stdout.split('\n')[0]!.split(/\s+/), ['table', 'fg.txt', 'fg3.txt', 'removed', 'added', 'changed']);
+  assert.deepEqual(flows.stdout.split('\n')[0]!.split(/\s+/), [
+    'table',
+    'fg.txt',
+    'fg3.txt',
+    'removed',
+    'added',
+    'changed',
+  ]);
   assert.deepEqual(row(flows.stdout, 'table=40'), ['2', '2', '0', '0', '~1']);
   assert.deepEqual(row(flows.stdout, 'table=42'), ['13', '12', '-1', '0', '0']);
   assert.deepEqual(row(flows.stdout, 'all 15 tables'), ['70', '69', '-1', '0', '~1']);
@@ -296,21 +369,38 @@ test('cli: --per-table counts the flows removed, added and changed in every tabl
   const json = JSON.parse((await runCli(['diff', '--per-table', '--json', a, b])).stdout) as Record<string, unknown>;
   assert.deepEqual(Object.keys(json), ['schemaVersion', 'equal', 'tables', 'total', 'groups']);
   assert.equal(json.equal, false);
-  assert.deepEqual((json.tables as { table: number }[]).find((t) => t.table === 40), { table: 40, before: 2, after: 2, removed: 0, added: 0, changed: 1 });
+  assert.deepEqual(
+    (json.tables as { table: number }[]).find((t) => t.table === 40),
+    { table: 40, before: 2, after: 2, removed: 0, added: 0, changed: 1 },
+  );
   assert.deepEqual(json.total, { before: 70, after: 69, removed: 1, added: 0, changed: 1 });
   assert.deepEqual(json.groups, { before: 3, after: 3, removed: 0, added: 0, changed: 0 });
 });
 
 test('cli: the summary that ends a diff marks the counts that are not 0 (-2, +1, ~3) and prints none as a signed 0', async () => {
   const proxy = join(examples, 'antrea-proxy');
-  const before = readFileSync(join(proxy, 'dump-flows.of13.txt'), 'utf8') + readFileSync(join(proxy, 'dump-groups.of13.txt'), 'utf8');
+  const before =
+    readFileSync(join(proxy, 'dump-flows.of13.txt'), 'utf8') +
+    readFileSync(join(proxy, 'dump-groups.of13.txt'), 'utf8');
   const lines = before.split('\n');
   const gone = lines.filter((l) => / table=42, /.test(l)).slice(0, 2);
-  const added = ' cookie=0x0, duration=1.0s, table=42, n_packets=0, n_bytes=0, priority=7,ip,nw_dst=10.9.9.9 actions=drop';
-  const changed = lines.filter((l) => !gone.includes(l)).join('\n').replaceAll('weight:100', 'weight:50') + added + '\n';
+  const added =
+    ' cookie=0x0, duration=1.0s, table=42, n_packets=0, n_bytes=0, priority=7,ip,nw_dst=10.9.9.9 actions=drop';
+  const changed =
+    lines
+      .filter((l) => !gone.includes(l))
+      .join('\n')
+      .replaceAll('weight:100', 'weight:50') +
+    added +
+    '\n';
   const r = await runCli(['diff', tempFile('summary-a.txt', before), tempFile('summary-b.txt', changed)]);
   assert.equal(r.status, 1, r.stderr);
-  const summary = r.stdout.trimEnd().split('\n\n').at(-1)!.split('\n').map((l) => l.trim().split(/\s{2,}/));
+  const summary = r.stdout
+    .trimEnd()
+    .split('\n\n')
+    .at(-1)!
+    .split('\n')
+    .map((l) => l.trim().split(/\s{2,}/));
   assert.deepEqual(summary, [
     ['table', 'before', 'after', 'removed', 'added', 'changed'],
     ['table=42 (EndpointDNATTable)', '13', '12', '-2', '+1', '0'],
@@ -319,11 +409,15 @@ test('cli: the summary that ends a diff marks the counts that are not 0 (-2, +1,
   ]);
 });
 
-test('cli: verify of the example\'s add-flows file (port names) against its own numbered dumps passes without a port map', async () => {
+test("cli: verify of the example's add-flows file (port names) against its own numbered dumps passes without a port map", async () => {
   const dir = join(examples, 'antrea');
   for (const dump of readdirSync(dir).filter((f) => f.startsWith('dump-flows.'))) {
     const r = await runCli(['verify', '--expect', join(dir, 'flows.txt'), join(dir, dump)]);
-    assert.deepEqual([r.status, r.stderr, r.stdout], [0, '', '86 of 86 expected flows present; all as expected\n'], dump);
+    assert.deepEqual(
+      [r.status, r.stderr, r.stdout],
+      [0, '', '86 of 86 expected flows present; all as expected\n'],
+      dump,
+    );
   }
 });
 
@@ -332,9 +426,17 @@ test('cli: diff and verify of a --names dump against a numbered one hint at --po
   const named = join(dir, 'dump-flows.of13.names.txt');
   const show = join(dir, 'show.of13.txt');
   // The flows that match a port moved to other priorities: the two dumps share none of them.
-  const moved = tempFile('moved.txt', readFileSync(of13, 'utf8').replace(/priority=(\d+),([^\n]*in_port=)/g, (_m, p: string, rest: string) => `priority=${Number(p) + 1},${rest}`));
+  const moved = tempFile(
+    'moved.txt',
+    readFileSync(of13, 'utf8').replace(
+      /priority=(\d+),([^\n]*in_port=)/g,
+      (_m, p: string, rest: string) => `priority=${Number(p) + 1},${rest}`,
+    ),
+  );
   const hint = (named: string, numbered: string): RegExp =>
-    new RegExp(`^flowscope: hint: ${named} names ports \\("antrea-gw0", "antrea-tun0", "coredns5-8ec607", …\\) that ${numbered} gives by number, so the flows that use them cannot be paired; give --ports with the output of ovs-ofctl show \\(or dump-ports-desc\\) of that switch\n$`);
+    new RegExp(
+      `^flowscope: hint: ${named} names ports \\("antrea-gw0", "antrea-tun0", "coredns5-8ec607", …\\) that ${numbered} gives by number, so the flows that use them cannot be paired; give --ports with the output of ovs-ofctl show \\(or dump-ports-desc\\) of that switch\n$`,
+    );
   const diff = await runCli(['diff', named, moved]);
   assert.equal(diff.status, 1);
   assert.match(diff.stderr, hint(named, moved));
@@ -346,7 +448,12 @@ test('cli: diff and verify of a --names dump against a numbered one hint at --po
   assert.equal(verify.status, 1);
   assert.match(verify.stderr, hint(expect, moved));
   // With the port map, or flows in common, the dumps are equal; names against names need none.
-  for (const args of [['diff', '--ports', show, named, of13], ['diff', named, of13], ['verify', '--ports', show, '--expect', expect, of13], ['diff', named, named]]) {
+  for (const args of [
+    ['diff', '--ports', show, named, of13],
+    ['diff', named, of13],
+    ['verify', '--ports', show, '--expect', expect, of13],
+    ['diff', named, named],
+  ]) {
     const r = await runCli(args);
     assert.deepEqual([r.status, r.stderr], [0, ''], args.join(' '));
   }
@@ -399,10 +506,19 @@ test('diff: dump lines that say the same after their statistics are one flow; an
   );
   assert.equal(of(11).removed.length, 1);
   assert.equal(of(21).added.length, 1);
-  assert.deepEqual(of(12).changed.map((c) => c.attributes), [['idle_timeout']]);
+  assert.deepEqual(
+    of(12).changed.map((c) => c.attributes),
+    [['idle_timeout']],
+  );
   assert.equal(differences({ ...d, tables: [of(13)] }), 0);
   // Cookies count when asked: the first flow then differs too.
   const withCookies = diffDumps(before, after, { cookies: true });
   const ten = withCookies.tables.find((t) => t.table.kind === 'number' && t.table.number === 10)!;
-  assert.deepEqual(ten.changed.map((c) => [c.before.origin.line, c.attributes]), [[1, ['cookie']], [2, ['actions']]]);
+  assert.deepEqual(
+    ten.changed.map((c) => [c.before.origin.line, c.attributes]),
+    [
+      [1, ['cookie']],
+      [2, ['actions']],
+    ],
+  );
 });

@@ -90,11 +90,15 @@ for (const { path, profile, release } of LISTINGS) {
         if (!e) problems.push(`no explanation: ${line}`);
         else if (e.kind === 'unknown') problems.push(`? ${e.reason}: ${line}`);
         else {
-          for (const re of EMPTY_PLACEHOLDER) if (re.test(e.meaning)) problems.push(`empty placeholder ${re}: “${e.meaning}” (${line})`);
+          for (const re of EMPTY_PLACEHOLDER)
+            if (re.test(e.meaning)) problems.push(`empty placeholder ${re}: “${e.meaning}” (${line})`);
           // The flow's exits: every table its actions (nested ones too) go to.
           const exits = new Set(jumpTargets(flow.actions).map(identity));
           for (const stated of e.continuesIn.map(identity)) {
-            if (!exits.has(stated)) problems.push(`states next table ${stated}, the flow goes to ${[...exits].join('/') || 'no table'}: “${e.meaning}” (${line})`);
+            if (!exits.has(stated))
+              problems.push(
+                `states next table ${stated}, the flow goes to ${[...exits].join('/') || 'no table'}: “${e.meaning}” (${line})`,
+              );
           }
         }
       }
@@ -110,7 +114,8 @@ test('no sentence template of a built-in profile names the table a packet contin
     const said = (where: string, template: string): void => {
       const words = template.replace(/\{[^}]*\}/g, '{}');
       for (const n of names) {
-        if (new RegExp(`\\b(?:in|to) ${n.replace(/[()]/g, '\\$&')}(?![\\w-])`).test(words)) problems.push(`${profile.id} ${where} names ${n}: “${template}”`);
+        if (new RegExp(`\\b(?:in|to) ${n.replace(/[()]/g, '\\$&')}(?![\\w-])`).test(words))
+          problems.push(`${profile.id} ${where} names ${n}: “${template}”`);
       }
     };
     for (const t of profile.tables) {

@@ -53,7 +53,10 @@ test('error texts are those of ovs-ofctl 3.1', () => {
     error('nw_frag', 'bogus'),
     'bogus: unknown fragment type (valid types are "no", "yes", "first", "later", "not_later"',
   );
-  assert.equal(error('nw_frag', '1/3'), '1/3: unknown fragment type (valid types are "no", "yes", "first", "later", "not_later"');
+  assert.equal(
+    error('nw_frag', '1/3'),
+    '1/3: unknown fragment type (valid types are "no", "yes", "first", "later", "not_later"',
+  );
 });
 
 test('numbers: 0x hex, leading-zero octal, decimal; masks default to the field width', () => {
@@ -71,7 +74,10 @@ test('addresses are normalised by their masks', () => {
   assert.deepEqual(parsed('nw_src', '10.0.0.1/255.0.255.0'), { value: 0x0a000000n, mask: 0xff00ff00n });
   assert.deepEqual(parsed('nw_src', '10.1.2.3/8'), { value: 0x0a000000n, mask: 0xff000000n });
   assert.deepEqual(parsed('nw_src', '10.1.2.3/0'), { value: 0n, mask: 0n });
-  assert.deepEqual(parsed('dl_src', 'aa:bb:cc:dd:ee:ff/ff:ff:ff:00:00:00'), { value: 0xaabbcc000000n, mask: 0xffffff000000n });
+  assert.deepEqual(parsed('dl_src', 'aa:bb:cc:dd:ee:ff/ff:ff:ff:00:00:00'), {
+    value: 0xaabbcc000000n,
+    mask: 0xffffff000000n,
+  });
   const v6 = parsed('ipv6_src', 'fe80::1/64');
   assert.equal(v6.value, 0xfe80n << 112n);
   assert.equal(v6.mask, ((1n << 64n) - 1n) << 64n);

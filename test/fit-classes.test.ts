@@ -22,7 +22,9 @@ const readings: readonly Profile[] = PROFILES.flatMap((p) => [p, ...(p.layouts ?
 
 /** The releases a profile is fitted in: its first, its last, and a few its items name. */
 function releases(p: Profile): string[] {
-  const named = [p.versions, ...p.tables].flatMap((v) => [v.since, v.until]).filter((r): r is string => r !== undefined);
+  const named = [p.versions, ...p.tables]
+    .flatMap((v) => [v.since, v.until])
+    .filter((r): r is string => r !== undefined);
   return [...new Set([...named, defaultRelease(p)])];
 }
 
@@ -35,7 +37,11 @@ function verdict(p: Profile, flow: Flow, release: string): string {
 function assertExact(flows: readonly Flow[], what: string): void {
   for (const p of readings) {
     const classes = fitClasses(p, flows);
-    assert.equal(classes.reduce((n, c) => n + c.count, 0), flows.length, `${what}: every flow is in a class`);
+    assert.equal(
+      classes.reduce((n, c) => n + c.count, 0),
+      flows.length,
+      `${what}: every flow is in a class`,
+    );
     for (const release of releases(p)) {
       // Each flow's verdict is that of its class's flow: the counts by verdict agree.
       const byFlow = new Map<string, number>();

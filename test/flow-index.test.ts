@@ -11,7 +11,10 @@ import { corpusDir } from './support/paths.ts';
 
 function flowsOf(text: string): Flow[] {
   const r = parseDump(text, { file: 'test' });
-  assert.deepEqual(r.diagnostics.filter((d) => d.severity === 'error'), []);
+  assert.deepEqual(
+    r.diagnostics.filter((d) => d.severity === 'error'),
+    [],
+  );
   return r.flows;
 }
 
@@ -49,7 +52,9 @@ test('the match index finds the covering flow a scan of every flow finds, on eve
 });
 
 test('a covering flow below the priority asked for is not taken; at it, it is', () => {
-  const [wide, narrow] = flowsOf(['priority=100,ip,nw_dst=10.0.0.0/8 actions=drop', 'priority=50,ip,nw_dst=10.1.2.3 actions=output:1'].join('\n'));
+  const [wide, narrow] = flowsOf(
+    ['priority=100,ip,nw_dst=10.0.0.0/8 actions=drop', 'priority=50,ip,nw_dst=10.1.2.3 actions=output:1'].join('\n'),
+  );
   const index = new MatchIndex<Flow>();
   index.add(wide!);
   assert.equal(index.covering(narrow!.match, 100), wide);
@@ -61,7 +66,15 @@ test('a covering flow below the priority asked for is not taken; at it, it is', 
 });
 
 test('a port known only by name meets the same name only, never a number', () => {
-  const flows = flowsOf(['priority=100,in_port="pod-a" actions=drop', 'priority=90,in_port=3 actions=drop', 'priority=10,in_port="pod-a",ip actions=output:2', 'priority=10,in_port="pod-b",ip actions=output:2', 'priority=10,in_port=3,ip actions=output:2'].join('\n'));
+  const flows = flowsOf(
+    [
+      'priority=100,in_port="pod-a" actions=drop',
+      'priority=90,in_port=3 actions=drop',
+      'priority=10,in_port="pod-a",ip actions=output:2',
+      'priority=10,in_port="pod-b",ip actions=output:2',
+      'priority=10,in_port=3,ip actions=output:2',
+    ].join('\n'),
+  );
   const index = new MatchIndex<Flow>();
   index.add(flows[0]!);
   index.add(flows[1]!);
@@ -88,10 +101,19 @@ test('a subtable keeps the flows of one value in match order and finds them by v
   index.insert(b, [7n, v6], { priority: 30, name: 'high' }, 1);
   index.insert(b, [7n, v6], { priority: 10, name: 'low, later' }, 2);
   index.insert(a, [7n], { priority: 20, name: 'narrow' }, 3);
-  assert.deepEqual(b.get([7n, v6])?.map((i) => i.name), ['high', 'low', 'low, later']);
+  assert.deepEqual(
+    b.get([7n, v6])?.map((i) => i.name),
+    ['high', 'low', 'low, later'],
+  );
   assert.equal(b.get([7n, 5n]), undefined);
-  const packet = new Map([['reg0', 0x1207n], ['ipv6_dst', v6]]);
-  assert.deepEqual(a.probe((s) => packet.get(s) ?? 0n)?.map((i) => i.name), ['narrow']);
+  const packet = new Map([
+    ['reg0', 0x1207n],
+    ['ipv6_dst', v6],
+  ]);
+  assert.deepEqual(
+    a.probe((s) => packet.get(s) ?? 0n)?.map((i) => i.name),
+    ['narrow'],
+  );
   assert.deepEqual(index.inLookupOrder, [b, a]);
 });
 
@@ -100,9 +122,16 @@ test('a subtable of many values finds each of them, and none it was not given', 
   const address: Term = { id: newTermId(), parts: [{ slot: 'nw_dst', mask: 0xffffffffn }] };
   const index = new FlowIndex<Item>();
   const sub = index.subtable([ethType, address]);
-  const addresses = Array.from({ length: 20_000 }, (_, i) => BigInt((0x0a000000 + i * 7919) >>> 0) | (BigInt(i & 1) << 31n));
+  const addresses = Array.from(
+    { length: 20_000 },
+    (_, i) => BigInt((0x0a000000 + i * 7919) >>> 0) | (BigInt(i & 1) << 31n),
+  );
   addresses.forEach((a, i) => index.insert(sub, [0x800n, a], { priority: i % 7, name: a.toString(16) }, i));
-  for (const a of addresses) assert.deepEqual(sub.get([0x800n, a])?.map((x) => x.name), [a.toString(16)]);
+  for (const a of addresses)
+    assert.deepEqual(
+      sub.get([0x800n, a])?.map((x) => x.name),
+      [a.toString(16)],
+    );
   assert.equal(sub.get([0x86ddn, addresses[0]!]), undefined);
   assert.equal(sub.get([0x800n, 0xffffffffn]), undefined);
   assert.equal(sub.maxPriority, 6);

@@ -9,7 +9,8 @@ import { parseDump } from '../src/syntax/reader.ts';
 
 test('small tables are kept whole; a large one is cut to evenly spaced flows from first to last', () => {
   const lines = ['table=0,priority=0 actions=goto_table:5'];
-  for (let i = 0; i < 2000; i++) lines.push(`table=5,priority=${1000 + i},ip,nw_dst=10.0.${i >> 8}.${i & 255} actions=drop`);
+  for (let i = 0; i < 2000; i++)
+    lines.push(`table=5,priority=${1000 + i},ip,nw_dst=10.0.${i >> 8}.${i & 255} actions=drop`);
   const { flows } = parseDump(lines.join('\n'), { file: 'big-table' });
   const sample = sampleFlows(flows);
   const table5 = sample.filter((f) => f.table.kind === 'number' && f.table.number === 5);
@@ -22,6 +23,8 @@ test('small tables are kept whole; a large one is cut to evenly spaced flows fro
 });
 
 test('a dump whose tables are all small is its own sample', () => {
-  const { flows } = parseDump('table=0,priority=1,ip actions=drop\ntable=1,priority=0 actions=drop\n', { file: 'small' });
+  const { flows } = parseDump('table=0,priority=1,ip actions=drop\ntable=1,priority=0 actions=drop\n', {
+    file: 'small',
+  });
   assert.equal(sampleFlows(flows), flows);
 });

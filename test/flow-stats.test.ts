@@ -12,7 +12,9 @@ const one = (line: string) => {
 };
 
 test('stats: the OpenFlow 1.3 print form, read in one pass', () => {
-  const f = one(' cookie=0x3010000000000, duration=275921.310s, table=16, n_packets=2148, n_bytes=768984, priority=210,ip actions=drop');
+  const f = one(
+    ' cookie=0x3010000000000, duration=275921.310s, table=16, n_packets=2148, n_bytes=768984, priority=210,ip actions=drop',
+  );
   assert.equal(f.stats?.duration, '275921.310');
   assert.equal(f.stats?.packets, 2148n);
   assert.equal(f.stats?.bytes, 768984n);
@@ -21,7 +23,9 @@ test('stats: the OpenFlow 1.3 print form, read in one pass', () => {
 });
 
 test('stats: the OpenFlow 1.0 form with ages, key by key', () => {
-  const f = one(' cookie=0x0, duration=12.5s, table=0, n_packets=3, n_bytes=180, idle_timeout=60, idle_age=7, hard_age=9, priority=5,ip actions=drop');
+  const f = one(
+    ' cookie=0x0, duration=12.5s, table=0, n_packets=3, n_bytes=180, idle_timeout=60, idle_age=7, hard_age=9, priority=5,ip actions=drop',
+  );
   assert.equal(f.stats?.duration, '12.5');
   assert.equal(f.stats?.packets, 3n);
   assert.equal(f.stats?.idleAge, 7);

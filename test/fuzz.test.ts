@@ -18,7 +18,37 @@ function rng(seed: number): () => number {
   return () => random.next();
 }
 
-const SPECIAL = [',', '=', '(', ')', '[', ']', '"', '\\', ':', '/', '-', '>', '.', ' ', '\t', '\r', '\n', '\u0000', '\u00e9', '\ud83d', 'x', '0', '9', 'ff', '..', '->', 'actions=', 'bucket=', '0x'];
+const SPECIAL = [
+  ',',
+  '=',
+  '(',
+  ')',
+  '[',
+  ']',
+  '"',
+  '\\',
+  ':',
+  '/',
+  '-',
+  '>',
+  '.',
+  ' ',
+  '\t',
+  '\r',
+  '\n',
+  '\u0000',
+  '\u00e9',
+  '\ud83d',
+  'x',
+  '0',
+  '9',
+  'ff',
+  '..',
+  '->',
+  'actions=',
+  'bucket=',
+  '0x',
+];
 
 function mutate(line: string, next: () => number): string {
   let s = line;
@@ -85,7 +115,9 @@ test('huge and deeply nested lines are handled', () => {
     'actions=ct(commit,exec(' + 'load:0x1->NXM_NX_CT_MARK[],'.repeat(20000) + '))',
     'group_id=1,type=all,' + 'bucket=output:1,'.repeat(20000),
     'x'.repeat(2_000_000),
-    ' cookie=0x0, duration=1s, table=0, n_packets=0, n_bytes=0, priority=1,nw_src=' + '1'.repeat(100000) + ' actions=drop',
+    ' cookie=0x0, duration=1s, table=0, n_packets=0, n_bytes=0, priority=1,nw_src=' +
+      '1'.repeat(100000) +
+      ' actions=drop',
   ];
   for (const input of cases) {
     const result = parseDump(input, { file: 'huge' });
@@ -121,10 +153,25 @@ test('seeded mutated and composed inputs through every command (trace --compare,
     commands.add(c.args[0]!);
     for (const form of ['--compare', '--impact', '-o']) if (c.args.includes(form)) forms.add(`${c.args[0]} ${form}`);
     const outcome = await runCase(c);
-    if (outcome.failure !== undefined) failures.push(`case ${i}: flowscope ${c.args.join(' ')} < ${JSON.stringify(c.stdin.slice(0, 300))}\n${outcome.failure}`);
+    if (outcome.failure !== undefined)
+      failures.push(
+        `case ${i}: flowscope ${c.args.join(' ')} < ${JSON.stringify(c.stdin.slice(0, 300))}\n${outcome.failure}`,
+      );
   }
   assert.deepEqual(failures, []);
-  assert.deepEqual([...commands].sort(), ['check', 'conj', 'diff', 'fmt', 'graph', 'parse', 'policies', 'show', 'tables', 'trace', 'verify']);
+  assert.deepEqual([...commands].sort(), [
+    'check',
+    'conj',
+    'diff',
+    'fmt',
+    'graph',
+    'parse',
+    'policies',
+    'show',
+    'tables',
+    'trace',
+    'verify',
+  ]);
   // Two traces side by side, a diff's impact, the list of a trace's tables.
   assert.deepEqual([...forms].sort(), ['diff --impact', 'trace --compare', 'trace -o']);
 });

@@ -22,7 +22,6 @@ function load(...files: string[]): Pipeline {
   return new Pipeline(r.flows, r.groups, r.ports);
 }
 
-
 async function graphvizInstalled(): Promise<boolean> {
   try {
     await renderSvg('digraph { a }');
@@ -58,11 +57,17 @@ test('Antrea example: one node per table with its flow count, goto edges weighte
     assert.equal(n.hits, 0n);
   }
   const gotos = new Map(
-    graph.edges.filter((e) => e.kind === 'goto').map((e): [string, number] => [`${e.from.slice(7)}->${e.to.slice(7)}`, e.count]),
+    graph.edges
+      .filter((e) => e.kind === 'goto')
+      .map((e): [string, number] => [`${e.from.slice(7)}->${e.to.slice(7)}`, e.count]),
   );
   assert.deepEqual(gotos, gotoEdgesFromText(text));
   // Conntrack recirculation: table 30 sends IP through ct(table=31).
-  assert.ok(graph.edges.some((e) => e.kind === 'ct' && e.from === tableNodeId(tableNumber(30)) && e.to === tableNodeId(tableNumber(31))));
+  assert.ok(
+    graph.edges.some(
+      (e) => e.kind === 'ct' && e.from === tableNodeId(tableNumber(30)) && e.to === tableNodeId(tableNumber(31)),
+    ),
+  );
   assert.ok(graph.edges.some((e) => e.to === 'sink:drop') && graph.edges.some((e) => e.to === 'sink:output'));
 });
 
@@ -78,7 +83,10 @@ test('AntreaProxy example: Service groups and their buckets; tables jumped to bu
     ],
   );
   const buckets = (g: number): GraphEdge[] => graph.edges.filter((e) => e.from === `group:${g}`);
-  assert.deepEqual(buckets(9).map((e) => [e.to, e.kind, e.count]), [['table:#42', 'bucket', 3]]);
+  assert.deepEqual(
+    buckets(9).map((e) => [e.to, e.kind, e.count]),
+    [['table:#42', 'bucket', 3]],
+  );
   const missing = graph.nodes.filter((n) => n.kind === 'table' && n.missing).map((n) => n.id);
   assert.ok(missing.includes('table:#50'), 'EgressRuleTable (50) is jumped to but not in the example');
   // Without the group dump, the groups show as not in the dump.
@@ -89,7 +97,9 @@ test('AntreaProxy example: Service groups and their buckets; tables jumped to bu
 test('--packet: the traced tables, edges and the drop sink are on the path, nothing else', () => {
   const pipeline = load(ANTREA);
   // A Pod-to-Pod packet that table 100 (IngressDefaultTable) drops: the destination Pod is isolated.
-  const packet = parsePacketSpec('in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,dl_dst=ba:a8:13:ca:ed:cf,nw_src=10.10.0.2,nw_dst=10.10.0.3,tp_dst=80');
+  const packet = parsePacketSpec(
+    'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,dl_dst=ba:a8:13:ca:ed:cf,nw_src=10.10.0.2,nw_dst=10.10.0.3,tp_dst=80',
+  );
   assert.ok(packet.ok);
   const trace = new Tracer(pipeline).trace(packet.packet);
   const graph = overlayTrace(buildGraph(pipeline), trace);
@@ -116,7 +126,11 @@ test('DOT lays out with Graphviz; Mermaid has one line per node and edge', async
   const svg = await renderSvg(dot);
   assert.match(svg, /<svg /);
   // Every table and group made it into the picture as a node.
-  for (const n of graph.nodes) assert.ok(svg.includes(`<title>${n.id.replace(/#/g, '&#35;')}</title>`) || svg.includes(`<title>${n.id}</title>`), n.id);
+  for (const n of graph.nodes)
+    assert.ok(
+      svg.includes(`<title>${n.id.replace(/#/g, '&#35;')}</title>`) || svg.includes(`<title>${n.id}</title>`),
+      n.id,
+    );
   const mermaid = formatMermaid(graph).split('\n');
   assert.equal(mermaid[0], 'flowchart LR');
   assert.equal(mermaid.filter((l) => /^ {2}n\d+[[({]/.test(l)).length, graph.nodes.length);
@@ -142,13 +156,19 @@ interface JsonEdge {
 }
 
 /** The graph of `graph --json`, its table nodes named by number (every table of the example has one). */
-async function graphByNumber(file: string): Promise<{ nodes: JsonNode[]; edges: string[]; byNumber: Map<number, JsonNode> }> {
+async function graphByNumber(
+  file: string,
+): Promise<{ nodes: JsonNode[]; edges: string[]; byNumber: Map<number, JsonNode> }> {
   const r = await runCli(['graph', file, '--profile', 'antrea-v1', '--json']);
   assert.equal(r.status, 0, r.stderr);
   const graph = JSON.parse(r.stdout) as { nodes: JsonNode[]; edges: JsonEdge[] };
   const key = new Map(graph.nodes.map((n) => [n.id, n.kind === 'table' ? `#${n.number ?? '?'}` : n.id]));
   const byNumber = new Map(graph.nodes.filter((n) => n.kind === 'table').map((n) => [n.number!, n]));
-  return { nodes: graph.nodes, edges: graph.edges.map((e) => `${key.get(e.from)} ${key.get(e.to)} ${e.kind} ${e.count}`), byNumber };
+  return {
+    nodes: graph.nodes,
+    edges: graph.edges.map((e) => `${key.get(e.from)} ${key.get(e.to)} ${e.kind} ${e.count}`),
+    byNumber,
+  };
 }
 
 /** The node lines of DOT text: id and label. */
@@ -156,12 +176,16 @@ function dotLabels(dot: string): Map<string, string> {
   return new Map([...dot.matchAll(/^ {2}"([^"]+)" \[label="([^"]*)"/gm)].map((m): [string, string] => [m[1]!, m[2]!]));
 }
 
-test('--names dump: the same nodes and edges as the numbered dump, tables labelled by number and the dump\'s name', async (t) => {
+test("--names dump: the same nodes and edges as the numbered dump, tables labelled by number and the dump's name", async (t) => {
   const numbered = await graphByNumber(ANTREA);
   const named = await graphByNumber(ANTREA_NAMES);
   // Every table node carries its number, from the dump or, for the --names dump, from the profile.
-  for (const form of [numbered, named]) for (const n of form.nodes) if (n.kind === 'table') assert.equal(typeof n.number, 'number', n.id);
-  assert.deepEqual([...named.byNumber.keys()].sort((a, b) => a - b), [...numbered.byNumber.keys()].sort((a, b) => a - b));
+  for (const form of [numbered, named])
+    for (const n of form.nodes) if (n.kind === 'table') assert.equal(typeof n.number, 'number', n.id);
+  assert.deepEqual(
+    [...named.byNumber.keys()].sort((a, b) => a - b),
+    [...numbered.byNumber.keys()].sort((a, b) => a - b),
+  );
   for (const [number, n] of named.byNumber) {
     const m = numbered.byNumber.get(number)!;
     assert.deepEqual([n.flows, n.hits, n.missing], [m.flows, m.hits, m.missing], `table ${number}`);
@@ -176,7 +200,10 @@ test('--names dump: the same nodes and edges as the numbered dump, tables labell
   // The drawings: "NUMBER NAME" on each table, the rest of the label alike in both forms.
   const dots = await Promise.all([ANTREA, ANTREA_NAMES].map((f) => runCli(['graph', f, '--profile', 'antrea-v1'])));
   const [numberedDot, namedDot] = dots.map((r) => dotLabels(r.stdout));
-  for (const [form, labels] of [[numbered, numberedDot!], [named, namedDot!]] as const) {
+  for (const [form, labels] of [
+    [numbered, numberedDot!],
+    [named, namedDot!],
+  ] as const) {
     for (const n of form.nodes) {
       if (n.kind !== 'table') continue;
       const label = labels.get(n.id);
@@ -210,14 +237,24 @@ test('a table no one numbers is labelled by its name alone', () => {
 });
 
 test('SVG without Graphviz says how to install it', async () => {
-  await assert.rejects(renderSvg('digraph { a }', '/nonexistent/dot'), (err: unknown) => err instanceof GraphvizMissingError && /apt-get install graphviz/.test(err.message));
+  await assert.rejects(
+    renderSvg('digraph { a }', '/nonexistent/dot'),
+    (err: unknown) => err instanceof GraphvizMissingError && /apt-get install graphviz/.test(err.message),
+  );
 });
 
 test('CLI: formats, profile names, --packet', async () => {
   const dot = await runCli(['graph', ANTREA, '--profile', 'antrea-v1']);
   assert.equal(dot.status, 0);
   assert.match(dot.stdout, /"table:#31" \[label="31 ConntrackStateTable\\n4 flows, 0 packets"\]/);
-  const mermaid = await runCli(['graph', ANTREA, '--format', 'mermaid', '--packet', 'in_port=3,ip,dl_src=12:9e:a6:47:d0:70,nw_src=10.10.0.2,nw_dst=10.10.0.3']);
+  const mermaid = await runCli([
+    'graph',
+    ANTREA,
+    '--format',
+    'mermaid',
+    '--packet',
+    'in_port=3,ip,dl_src=12:9e:a6:47:d0:70,nw_src=10.10.0.2,nw_dst=10.10.0.3',
+  ]);
   assert.equal(mermaid.status, 0);
   assert.match(mermaid.stdout, /classDef path/);
   assert.match(mermaid.stdout, /linkStyle \d+(,\d+)* stroke:/);
@@ -242,7 +279,10 @@ test('CLI: --color and --no-color are refused, not ignored: every form of the gr
       const r = await runCli(['graph', ANTREA, flag, ...form], { env: { FORCE_COLOR: '1' } });
       assert.equal(r.status, 2, `${flag} ${form.join(' ')}`);
       assert.equal(r.stdout, '');
-      assert.equal(r.stderr, `flowscope: error: ${flag} does not apply to graph: it writes DOT, Mermaid, SVG or JSON for other programs to read, not text for a terminal; the drawing's own colours (such as the --packet path in red) are always in it\n`);
+      assert.equal(
+        r.stderr,
+        `flowscope: error: ${flag} does not apply to graph: it writes DOT, Mermaid, SVG or JSON for other programs to read, not text for a terminal; the drawing's own colours (such as the --packet path in red) are always in it\n`,
+      );
     }
   }
   // Nor are they offered; the drawing needs no terminal to be coloured, nor escapes to be plain.

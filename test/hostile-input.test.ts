@@ -20,11 +20,19 @@ test('words every object inherits are no group type, ct alg, protocol, ct_state 
   for (const word of INHERITED) {
     const group = parseDump(`group_id=1,type=${word},bucket=output:1`, { file: 'g' });
     assert.equal(group.groups.length, 0, word);
-    assert.deepEqual(group.diagnostics.map((d) => d.message), [`${word}: unknown group type`]);
+    assert.deepEqual(
+      group.diagnostics.map((d) => d.message),
+      [`${word}: unknown group type`],
+    );
     const ct = parseDump(`priority=1,tcp actions=ct(commit,alg=${word})`, { file: 'f' });
     assert.equal(ct.flows.length, 0, word);
-    assert.deepEqual(ct.diagnostics.map((d) => d.message), [`${word}: unknown alg`]);
-    const tracer = new Tracer(new Pipeline(parseDump('priority=0 actions=drop', { file: 'p' }).flows, [], parseDump('', { file: 'p' }).ports));
+    assert.deepEqual(
+      ct.diagnostics.map((d) => d.message),
+      [`${word}: unknown alg`],
+    );
+    const tracer = new Tracer(
+      new Pipeline(parseDump('priority=0 actions=drop', { file: 'p' }).flows, [], parseDump('', { file: 'p' }).ports),
+    );
     assert.throws(() => tracer.parsePacket(`in_port=1,${word}`), /unknown field|not a field/i, word);
     const r = await runCli(['trace', '-', '--ct-next', word, 'in_port=1'], { stdin: 'priority=0 actions=drop\n' });
     assert.equal(r.status, 2, word);
@@ -42,7 +50,8 @@ test('words every object inherits are no group type, ct alg, protocol, ct_state 
   }
 });
 
-const nested = (n: number, inner = 'drop'): string => `priority=1 actions=${'clone('.repeat(n)}${inner}${')'.repeat(n)}`;
+const nested = (n: number, inner = 'drop'): string =>
+  `priority=1 actions=${'clone('.repeat(n)}${inner}${')'.repeat(n)}`;
 
 test('actions nest as deep as OVS allows them, no deeper, with a positioned diagnostic', async () => {
   const deepest = parseDump(nested(MAX_ACTION_NESTING - 1, 'output:1'), { file: 'f' });
@@ -50,7 +59,10 @@ test('actions nest as deep as OVS allows them, no deeper, with a positioned diag
   for (const n of [MAX_ACTION_NESTING, 1500, 40000]) {
     const r = parseDump(nested(n), { file: 'f' });
     assert.equal(r.flows.length, 0);
-    assert.deepEqual(r.diagnostics.map((d) => [d.message, d.line]), [['Action nested too deeply', 1]]);
+    assert.deepEqual(
+      r.diagnostics.map((d) => [d.message, d.line]),
+      [['Action nested too deeply', 1]],
+    );
   }
   const ct = parseDump(`priority=1,ip actions=${'ct(commit,exec('.repeat(40000)}${'))'.repeat(40000)}`, { file: 'f' });
   assert.equal(ct.flows.length, 0);
@@ -69,7 +81,13 @@ test('a line of 300,000 backslash continuations points each diagnostic at its ph
   const text = `priority=1,${parts.join('\n')}\nbogus=1 actions=drop\n`;
   const r = parseDump(text, { file: 'f' });
   const bogus = r.diagnostics.find((d) => d.message.includes('bogus'));
-  assert.ok(bogus, r.diagnostics.slice(0, 3).map((d) => d.message).join('\n'));
+  assert.ok(
+    bogus,
+    r.diagnostics
+      .slice(0, 3)
+      .map((d) => d.message)
+      .join('\n'),
+  );
   assert.deepEqual([bogus.line, bogus.column, bogus.lineText], [300001, 1, 'bogus=1 actions=drop']);
 });
 
@@ -86,13 +104,19 @@ test('a sosreport of blank lines and an agentinfo of 130,000 lines are read in o
   const blank = Buffer.from('\n'.repeat(200000));
   const nodes = sosNodes(
     new Map([
-      ['sos_commands/openvswitch/ovs-ofctl_dump-flows_br0', Buffer.from(' cookie=0x0, table=0, priority=0 actions=drop\n')],
+      [
+        'sos_commands/openvswitch/ovs-ofctl_dump-flows_br0',
+        Buffer.from(' cookie=0x0, table=0, priority=0 actions=drop\n'),
+      ],
       ['sos_commands/openvswitch/ovs-ofctl_dump-groups_br0', blank],
       ['sos_commands/openvswitch/ovs-ofctl_show_br0', blank],
     ]),
     'sos',
   );
-  assert.deepEqual(nodes.map((n) => [n.name, Object.keys(n.files).sort()]), [['br0', ['flows']]]);
+  assert.deepEqual(
+    nodes.map((n) => [n.name, Object.keys(n.files).sort()]),
+    [['br0', ['flows']]],
+  );
   const info = parseAgentInfo(`nodeRef:\n  name: worker-1\n${'  x: y\n'.repeat(130000)}`);
   assert.equal(info.nodeName, 'worker-1');
 });

@@ -23,12 +23,22 @@ function gzipBomb(members: number): Buffer {
   return Buffer.concat(Array.from({ length: members }, () => one));
 }
 
-test('/dev/zero as an input or as --ports is refused past the size flowscope reads', { skip: !existsSync('/dev/zero') }, async () => {
-  const input = await runCli(['fmt', '/dev/zero']);
-  assert.deepEqual([input.status, input.stderr], [2, 'flowscope: error: /dev/zero: more than 256 MiB, more than flowscope reads of one input\n']);
-  const ports = await runCli(['fmt', '--ports', '/dev/zero', '-'], { stdin: 'priority=1 actions=drop\n' });
-  assert.deepEqual([ports.status, ports.stderr], [2, 'flowscope: error: /dev/zero: more than 256 MiB, more than flowscope reads of one input\n']);
-});
+test(
+  '/dev/zero as an input or as --ports is refused past the size flowscope reads',
+  { skip: !existsSync('/dev/zero') },
+  async () => {
+    const input = await runCli(['fmt', '/dev/zero']);
+    assert.deepEqual(
+      [input.status, input.stderr],
+      [2, 'flowscope: error: /dev/zero: more than 256 MiB, more than flowscope reads of one input\n'],
+    );
+    const ports = await runCli(['fmt', '--ports', '/dev/zero', '-'], { stdin: 'priority=1 actions=drop\n' });
+    assert.deepEqual(
+      [ports.status, ports.stderr],
+      [2, 'flowscope: error: /dev/zero: more than 256 MiB, more than flowscope reads of one input\n'],
+    );
+  },
+);
 
 test('standard input that never ends is refused past the size flowscope reads, and no more is read of it', async () => {
   let produced = 0;
@@ -44,7 +54,10 @@ test('standard input that never ends is refused past the size flowscope reads, a
   stderr.on('data', (c: Buffer) => err.push(c));
   const status = await main(['fmt', '-'], { stdin, stdout: new PassThrough(), stderr, env: {} });
   assert.equal(status, 2);
-  assert.equal(Buffer.concat(err).toString(), 'flowscope: error: standard input: more than 256 MiB, more than flowscope reads of one input\n');
+  assert.equal(
+    Buffer.concat(err).toString(),
+    'flowscope: error: standard input: more than 256 MiB, more than flowscope reads of one input\n',
+  );
   assert.ok(stdin.destroyed, 'the stream is let go');
   assert.ok(produced <= 260 * (1 << 20), `${produced} bytes read`);
 });
@@ -53,7 +66,10 @@ test('a FIFO as --bundle is refused without waiting for a writer', { skip: proce
   const fifo = join(dir, 'bundle.fifo');
   execFileSync('mkfifo', [fifo]);
   const r = await runCli(['show', '--bundle', fifo]);
-  assert.deepEqual([r.status, r.stderr], [2, `flowscope: error: ${fifo}: not a directory or a regular file; give a bundle directory or archive\n`]);
+  assert.deepEqual(
+    [r.status, r.stderr],
+    [2, `flowscope: error: ${fifo}: not a directory or a regular file; give a bundle directory or archive\n`],
+  );
 });
 
 test('a gzip bomb given as a dump is refused once it passes what one input may inflate to', async () => {
@@ -61,13 +77,22 @@ test('a gzip bomb given as a dump is refused once it passes what one input may i
   const file = join(dir, 'bomb.gz');
   writeFileSync(file, gzipBomb(160));
   const r = await runCli(['fmt', file]);
-  assert.deepEqual([r.status, r.stderr], [2, `flowscope: error: cannot read ${file}: it decompresses to more than 256 MiB, more than flowscope reads of one input\n`]);
+  assert.deepEqual(
+    [r.status, r.stderr],
+    [
+      2,
+      `flowscope: error: cannot read ${file}: it decompresses to more than 256 MiB, more than flowscope reads of one input\n`,
+    ],
+  );
 });
 
 test('a directory as standard input is an error', () => {
   const fd = openSync(dir, 'r');
   try {
-    const r = spawnSync(process.execPath, [join(repoRoot, 'bin', 'flowscope.js'), 'fmt'], { stdio: [fd, 'pipe', 'pipe'], encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(repoRoot, 'bin', 'flowscope.js'), 'fmt'], {
+      stdio: [fd, 'pipe', 'pipe'],
+      encoding: 'utf8',
+    });
     assert.deepEqual([r.status, r.stderr], [2, 'flowscope: error: cannot read standard input: is a directory\n']);
   } finally {
     closeSync(fd);
@@ -75,7 +100,9 @@ test('a directory as standard input is an error', () => {
 });
 
 test('stderr closed early leaves the exit status as it was', async () => {
-  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'flowscope.js'), 'fmt', '-'], { stdio: ['pipe', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'flowscope.js'), 'fmt', '-'], {
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
   // The reader of stderr is gone before the first diagnostic is written.
   child.stderr!.destroy();
   child.stdin!.end('priority=1,bogus=1 actions=drop\npriority=1 actions=drop\n');

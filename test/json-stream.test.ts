@@ -13,7 +13,15 @@ test('pieces join to exactly what JSON.stringify gives', () => {
   const dump = readFileSync(join(repoRoot, 'examples', 'antrea-proxy', 'dump-flows.of15.txt'), 'utf8');
   const groups = readFileSync(join(repoRoot, 'examples', 'antrea-proxy', 'dump-groups.of15.txt'), 'utf8');
   const r = parseDump(dump + groups, { file: 'x' });
-  const report = { schemaVersion: 1, flows: r.flows.map(flowJson), groups: r.groups.map(groupJson), empty: [], none: {}, skipped: undefined, n: null };
+  const report = {
+    schemaVersion: 1,
+    flows: r.flows.map(flowJson),
+    groups: r.groups.map(groupJson),
+    empty: [],
+    none: {},
+    skipped: undefined,
+    n: null,
+  };
   assert.equal(text(report), JSON.stringify(report, jsonReplacer, 2));
   for (const v of [1, 'a\nb', null, [], {}, [undefined, 2n], { a: { b: [{ c: 1 }] } }, [[1, [2, [3]]]]]) {
     assert.equal(text(v), JSON.stringify(v, jsonReplacer, 2), JSON.stringify(v, jsonReplacer));
@@ -47,7 +55,9 @@ test('a lazy list inside an element written whole is made whole there', () => {
 
 test('JSON texts are copied as their one line, and parse back to the values they encode', () => {
   const refs = Array.from({ length: 5000 }, (_, i) => ({ line: i, match: `ip,nw_src=10.0.${i >> 8}.${i & 255}` }));
-  const report = { items: [new StreamedObject({ id: 1, flows: new LazyList(refs, (r) => new JsonText(JSON.stringify(r))) })] };
+  const report = {
+    items: [new StreamedObject({ id: 1, flows: new LazyList(refs, (r) => new JsonText(JSON.stringify(r))) })],
+  };
   const pieces = [...jsonPieces(report)];
   const out = pieces.join('');
   assert.deepEqual(JSON.parse(out), { items: [{ id: 1, flows: refs }] });

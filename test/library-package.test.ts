@@ -12,7 +12,10 @@ import { runCli } from './support/cli.ts';
 import { repoRoot } from './support/paths.ts';
 
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-const librarySection = readme.slice(readme.indexOf('## Library\n'), readme.indexOf('\n## ', readme.indexOf('## Library\n') + 1));
+const librarySection = readme.slice(
+  readme.indexOf('## Library\n'),
+  readme.indexOf('\n## ', readme.indexOf('## Library\n') + 1),
+);
 
 /** The exports the README lists, with the kind each must have: `f()` a function, `new C()` a class, `NAME` an object. */
 function documentedExports(): Map<string, 'function' | 'class' | 'object'> {
@@ -65,7 +68,11 @@ interface ProbeReport {
 
 test('importing the library prints nothing, reads and starts nothing, and leaves the process as it was', () => {
   const entry = pathToFileURL(join(repoRoot, 'dist', 'src', 'index.js')).href;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', PROBE, entry], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '1' } });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', PROBE, entry], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    env: { ...process.env, FORCE_COLOR: '1' },
+  });
   assert.equal(r.status, 0, String(r.stderr));
   assert.equal(String(r.stdout), '');
   assert.equal(String(r.stderr), '');
@@ -75,7 +82,10 @@ test('importing the library prints nothing, reads and starts nothing, and leaves
   assert.equal(report.after.exitCode, undefined);
   // Node's module loaders read the modules themselves through fs: those are no reads of the library's.
   const loading = (call: string): boolean => /^(?:fs\/promises\.readFile|fs\.readFileSync) \S+\.[cm]?js$/.test(call);
-  assert.deepEqual(report.calls.filter((c) => !loading(c)), []);
+  assert.deepEqual(
+    report.calls.filter((c) => !loading(c)),
+    [],
+  );
   assert.deepEqual(report.chalk, [report.chalk[0], report.chalk[0]]);
 
   // Every documented export is there with its kind, and nothing is exported undocumented.
@@ -97,18 +107,35 @@ function npm(args: readonly string[], cwd: string): string {
 }
 
 test('the packed package type-checks and runs the README example, which prints what the commands print', async () => {
-  const packed = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', work], repoRoot)) as { filename: string; files: { path: string }[] }[];
+  const packed = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', work], repoRoot)) as {
+    filename: string;
+    files: { path: string }[];
+  }[];
   const files = new Set(packed[0]!.files.map((f) => f.path));
-  for (const needed of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/render/trace-words.d.ts', 'package.json']) assert.ok(files.has(needed), needed);
-  assert.ok(![...files].some((f) => f.startsWith('dist/test/') || f.startsWith('src/')), 'only the built library ships');
+  for (const needed of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/render/trace-words.d.ts', 'package.json'])
+    assert.ok(files.has(needed), needed);
+  assert.ok(
+    ![...files].some((f) => f.startsWith('dist/test/') || f.startsWith('src/')),
+    'only the built library ships',
+  );
 
   // Installed as npm would: the package unpacked under node_modules, its dependencies beside it.
   const modules = join(work, 'node_modules');
   mkdirSync(join(modules, 'flowscope'), { recursive: true });
-  const untar = spawnSync('tar', ['-xzf', join(work, packed[0]!.filename), '-C', join(modules, 'flowscope'), '--strip-components=1']);
+  const untar = spawnSync('tar', [
+    '-xzf',
+    join(work, packed[0]!.filename),
+    '-C',
+    join(modules, 'flowscope'),
+    '--strip-components=1',
+  ]);
   assert.equal(untar.status, 0, String(untar.stderr));
-  const deps = Object.keys((JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies);
-  for (const dep of [...deps, '@types', 'typescript']) symlinkSync(join(repoRoot, 'node_modules', dep), join(modules, dep));
+  const deps = Object.keys(
+    (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { dependencies: Record<string, string> })
+      .dependencies,
+  );
+  for (const dep of [...deps, '@types', 'typescript'])
+    symlinkSync(join(repoRoot, 'node_modules', dep), join(modules, dep));
 
   const example = /```ts\n([\s\S]*?)```/.exec(librarySection)?.[1];
   assert.ok(example, 'the README has a TypeScript example under Library');
@@ -116,14 +143,42 @@ test('the packed package type-checks and runs the README example, which prints w
   writeFileSync(join(work, 'example.ts'), example);
   writeFileSync(
     join(work, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'ES2022', types: ['node'], outDir: 'out' }, files: ['example.ts'] }),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'ES2022',
+        types: ['node'],
+        outDir: 'out',
+      },
+      files: ['example.ts'],
+    }),
   );
-  const tsc = spawnSync(process.execPath, [join(modules, 'typescript', 'bin', 'tsc'), '-p', work], { encoding: 'utf8' });
+  const tsc = spawnSync(process.execPath, [join(modules, 'typescript', 'bin', 'tsc'), '-p', work], {
+    encoding: 'utf8',
+  });
   assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
 
   // A mistake in a consumer's types is caught against the package's declarations.
-  writeFileSync(join(work, 'wrong.ts'), "import { findConjunctions } from 'flowscope';\nconst n: string = findConjunctions(undefined as never).conjunctions.length;\nconsole.log(n);\n");
-  const wrong = spawnSync(process.execPath, [join(modules, 'typescript', 'bin', 'tsc'), '--noEmit', '--strict', '--module', 'nodenext', '--types', 'node', join(work, 'wrong.ts')], { encoding: 'utf8', cwd: work });
+  writeFileSync(
+    join(work, 'wrong.ts'),
+    "import { findConjunctions } from 'flowscope';\nconst n: string = findConjunctions(undefined as never).conjunctions.length;\nconsole.log(n);\n",
+  );
+  const wrong = spawnSync(
+    process.execPath,
+    [
+      join(modules, 'typescript', 'bin', 'tsc'),
+      '--noEmit',
+      '--strict',
+      '--module',
+      'nodenext',
+      '--types',
+      'node',
+      join(work, 'wrong.ts'),
+    ],
+    { encoding: 'utf8', cwd: work },
+  );
   assert.match(wrong.stdout, /wrong\.ts\(2,7\): error TS2322/);
 
   // Run from the repository, where the example's relative path names the bundled example.
@@ -138,7 +193,9 @@ test('the packed package type-checks and runs the README example, which prints w
     run.stdout.replace(/\n+$/, ''),
     [
       'antrea-v1 0.13',
-      ...[...conj.stdout.matchAll(/^conjunction (\d+) .* (\d+) dimensions$/gm)].map((m) => `conjunction ${m[1]}: ${m[2]} dimensions`),
+      ...[...conj.stdout.matchAll(/^conjunction (\d+) .* (\d+) dimensions$/gm)].map(
+        (m) => `conjunction ${m[1]}: ${m[2]} dimensions`,
+      ),
       conj.stdout.replace(/\n$/, ''),
       'output 1',
       trace.stdout.replace(/\n+$/, ''),

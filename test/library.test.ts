@@ -71,9 +71,11 @@ function printed(text: string): string {
 }
 
 /** Pod coredns5-8ec607 (port 3) to a Pod on another node (10.10.1.0/24, through the tunnel, port 1). */
-const TO_REMOTE_POD = 'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,dl_dst=aa:bb:cc:dd:ee:ff,nw_src=10.10.0.2,nw_dst=10.10.1.5,nw_ttl=64,tp_dst=80';
+const TO_REMOTE_POD =
+  'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,dl_dst=aa:bb:cc:dd:ee:ff,nw_src=10.10.0.2,nw_dst=10.10.1.5,nw_ttl=64,tp_dst=80';
 /** Pod coredns5-8ec607 to the other local Pod, coredns5-9d9530 (port 4), whose ingress isolation drops it. */
-const TO_ISOLATED_POD = 'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,dl_dst=ba:a8:13:ca:ed:cf,nw_src=10.10.0.2,nw_dst=10.10.0.3,nw_ttl=64,tp_dst=53';
+const TO_ISOLATED_POD =
+  'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,dl_dst=ba:a8:13:ca:ed:cf,nw_src=10.10.0.2,nw_dst=10.10.0.3,nw_ttl=64,tp_dst=53';
 
 test('library: parse, detect and annotate an example as the Antrea v1 pipeline, as show prints it', async () => {
   const dump = parse(ANTREA);
@@ -106,7 +108,10 @@ test('library: a profile asked for by name, and one that does not exist', () => 
   // From 1.0 on, table 71 is SNAT and TTL moves to 72.
   assert.equal(read.annotator.tableInfo({ kind: 'number', number: 71 }).name, 'SNATTable');
   assert.equal(read.annotator.tableInfo({ kind: 'number', number: 72 }).name, 'IPTTLDecTable');
-  assert.throws(() => annotatePipeline(pipeline, { profile: 'no-such-pipeline' }), (err: unknown) => err instanceof ProfileChoiceError && /unknown profile no-such-pipeline/.test(err.message));
+  assert.throws(
+    () => annotatePipeline(pipeline, { profile: 'no-such-pipeline' }),
+    (err: unknown) => err instanceof ProfileChoiceError && /unknown profile no-such-pipeline/.test(err.message),
+  );
 });
 
 test('library: conjunctions explained all at once, by id, and against a packet', async () => {
@@ -120,7 +125,11 @@ test('library: conjunctions explained all at once, by id, and against a packet',
   // conjunction(5,1/2) on two source addresses, conjunction(5,2/2) on one destination network.
   assert.deepEqual([five!.table, five!.priority, five!.n], [{ kind: 'number', number: 60 }, 80, 2]);
   assert.deepEqual(
-    five!.dimensions.map((d) => d.flows.map((f) => f.match.fields.find((m) => m.field.name.startsWith('nw_') || m.field.name.startsWith('ip_'))?.value)),
+    five!.dimensions.map((d) =>
+      d.flows.map(
+        (f) => f.match.fields.find((m) => m.field.name.startsWith('nw_') || m.field.name.startsWith('ip_'))?.value,
+      ),
+    ),
     [[0x0a0a010bn, 0x0a0a010an], [0x0a000a00n]],
   );
 
@@ -133,7 +142,10 @@ test('library: conjunctions explained all at once, by id, and against a packet',
   const tracer = new Tracer(pipeline);
   const spec = 'in_port=3,ip,dl_src=12:9e:a6:47:d0:70,nw_src=10.10.1.10,nw_dst=10.0.10.5';
   const against = conjunctionsForPacket(tracer, findConjunctions(pipeline, { ids: [5] }), tracer.parsePacket(spec));
-  assert.deepEqual(against.conjunctions.map((c) => [c.conjunction.id, c.satisfied]), [[5, true]]);
+  assert.deepEqual(
+    against.conjunctions.map((c) => [c.conjunction.id, c.satisfied]),
+    [[5, true]],
+  );
   const withPacket = await runCli(['conj', ANTREA, '5', '--packet', spec]);
   assert.equal(printed(packetConjunctionsText(against, read)), withPacket.stdout);
 });
@@ -148,8 +160,14 @@ test('library: diff of two examples, and of the same switch dumped two ways', as
   const diff = diffDumps(of13, proxy);
   assert.equal(diff.equal, false);
   // Each side's flows are counted whole, table by table.
-  assert.equal(diff.tables.reduce((n, t) => n + t.before, 0), of13.flows.length);
-  assert.equal(diff.tables.reduce((n, t) => n + t.after, 0), proxy.flows.length);
+  assert.equal(
+    diff.tables.reduce((n, t) => n + t.before, 0),
+    of13.flows.length,
+  );
+  assert.equal(
+    diff.tables.reduce((n, t) => n + t.after, 0),
+    proxy.flows.length,
+  );
   // The AntreaProxy fragment has no L2ForwardingOut table (110): its flows are removed.
   const t110 = diff.tables.find((t) => t.table.kind === 'number' && t.table.number === 110)!;
   assert.deepEqual([t110.after, t110.removed.length], [0, t110.before]);
@@ -159,7 +177,12 @@ test('library: diff of two examples, and of the same switch dumped two ways', as
   const cli = await runCli(['diff', ANTREA, proxyPath]);
   assert.equal(cli.status, 1);
   // The headings name the tables as the detected profile does.
-  assert.equal(printed(formatDumpDiff(diff, { labels: [ANTREA, proxyPath], of, style: PLAIN_DIFF, tableName: profileTableNames(proxy) })), cli.stdout);
+  assert.equal(
+    printed(
+      formatDumpDiff(diff, { labels: [ANTREA, proxyPath], of, style: PLAIN_DIFF, tableName: profileTableNames(proxy) }),
+    ),
+    cli.stdout,
+  );
   const json = await runCli(['diff', '--json', ANTREA, proxyPath]);
   assert.equal(`${formatJson(dumpDiffJson(diff, of))}\n`, json.stdout);
 });
@@ -177,7 +200,12 @@ test('library: verify a dump against the flows it was loaded from, and against a
   assert.deepEqual([ok.ok, ok.matched, ok.expectedFlows], [true, 86, 86]);
   const passed = await runCli(['verify', '--expect', flowsPath, '--ports', showPath, ANTREA]);
   assert.equal(passed.status, 0);
-  assert.equal(printed(formatVerification(ok, { labels: [flowsPath, ANTREA], of: dumpsVersion([expected, dump]), style: PLAIN_DIFF })), passed.stdout);
+  assert.equal(
+    printed(
+      formatVerification(ok, { labels: [flowsPath, ANTREA], of: dumpsVersion([expected, dump]), style: PLAIN_DIFF }),
+    ),
+    passed.stdout,
+  );
 
   const proxyFlows = example('antrea-proxy/flows.txt');
   const wrong = verifyDump(parse(proxyFlows), dump);
@@ -186,7 +214,17 @@ test('library: verify a dump against the flows it was loaded from, and against a
   const cli = await runCli(['verify', '--expect', proxyFlows, ANTREA]);
   assert.equal(cli.status, 1);
   const of = dumpsVersion([parse(proxyFlows), dump]);
-  assert.equal(printed(formatVerification(wrong, { labels: [proxyFlows, ANTREA], of, style: PLAIN_DIFF, tableName: profileTableNames(dump) })), cli.stdout);
+  assert.equal(
+    printed(
+      formatVerification(wrong, {
+        labels: [proxyFlows, ANTREA],
+        of,
+        style: PLAIN_DIFF,
+        tableName: profileTableNames(dump),
+      }),
+    ),
+    cli.stdout,
+  );
 });
 
 test('library: trace a packet to its verdict, with the words flowscope trace prints', async () => {
@@ -208,7 +246,10 @@ test('library: trace a packet to its verdict, with the words flowscope trace pri
   const json = await runCli(['trace', '--json', ANTREA, TO_ISOLATED_POD]);
   assert.equal(`${formatJson(traceJson(isolated, render))}\n`, json.stdout);
 
-  assert.throws(() => tracer.tracePacket('in_port=3,bogus=1'), (err: unknown) => err instanceof PacketSpecError && /bogus: unknown field/.test(err.message));
+  assert.throws(
+    () => tracer.tracePacket('in_port=3,bogus=1'),
+    (err: unknown) => err instanceof PacketSpecError && /bogus: unknown field/.test(err.message),
+  );
 });
 
 test('library: trace with groups and port names (AntreaProxy example)', async () => {
@@ -222,7 +263,8 @@ test('library: trace with groups and port names (AntreaProxy example)', async ()
   // The NodePort Service 10.101.112.140:80 (examples/README.md), sent by the client Pod, its port given by name.
   const spec = 'in_port="client-3c1f0a",tcp,dl_src=6e:c7:01:a0:a9:23,nw_src=10.10.0.18,nw_dst=10.101.112.140,tp_dst=80';
   const result = tracer.tracePacket(spec);
-  const buckets = (nodes: readonly TraceNode[]): number[] => nodes.flatMap((n) => [...(n.kind === 'bucket' ? [n.group] : []), ...('nodes' in n ? buckets(n.nodes) : [])]);
+  const buckets = (nodes: readonly TraceNode[]): number[] =>
+    nodes.flatMap((n) => [...(n.kind === 'bucket' ? [n.group] : []), ...('nodes' in n ? buckets(n.nodes) : [])]);
   // Its ClusterIP is load-balanced by group 9 (examples/antrea-proxy/flows.txt, table 41).
   const met = new Set(result.passes.flatMap((p) => buckets(p.nodes)));
   assert.deepEqual([...met], [9]);
@@ -231,12 +273,15 @@ test('library: trace with groups and port names (AntreaProxy example)', async ()
   assert.equal(printed(formatTrace(result, traceRenderOptions(tracer, dump.protocols[0] ?? 10))), cli.stdout);
 });
 
-test('library: check finds the example\'s flows for ports that do not exist, as flowscope check prints them', async () => {
+test("library: check finds the example's flows for ports that do not exist, as flowscope check prints them", async () => {
   const read = annotatePipeline(pipelineOf(parse(ANTREA)));
   const report = checkAnnotated(read);
   // examples/README.md: the document's policy examples refer to ports 11, 12 and 412 through reg1.
   const unset = report.findings.filter((f) => f.kind === 'unset-register');
-  assert.deepEqual(unset.map((f) => /reg1=(0x[0-9a-f]+)/.exec(f.flows[0]!.origin.text)?.[1]), ['0x19c', '0xb', '0xc']);
+  assert.deepEqual(
+    unset.map((f) => /reg1=(0x[0-9a-f]+)/.exec(f.flows[0]!.origin.text)?.[1]),
+    ['0x19c', '0xb', '0xc'],
+  );
   assert.equal(report.counts.warning, unset.length + 1);
   const cli = await runCli(['check', ANTREA]);
   assert.equal(cli.status, 0);
@@ -248,7 +293,8 @@ test('library: check finds the example\'s flows for ports that do not exist, as 
 test('library: the graph as data and as the DOT flowscope graph prints', async () => {
   const read = annotatePipeline(pipelineOf(parse(ANTREA)));
   const graph = buildGraph(read.pipeline, (ref) => read.annotator.tableInfo(ref));
-  const id = (n: number): string | undefined => graph.nodes.find((x) => x.kind === 'table' && x.table.kind === 'number' && x.table.number === n)?.id;
+  const id = (n: number): string | undefined =>
+    graph.nodes.find((x) => x.kind === 'table' && x.table.kind === 'number' && x.table.number === n)?.id;
   const edge = graph.edges.find((e) => e.from === id(0) && e.to === id(10));
   assert.ok(edge, 'table 0 goes on to table 10 (SpoofGuard)');
   const cli = await runCli(['graph', ANTREA]);
@@ -267,16 +313,25 @@ test('library: a packet through two dumps side by side, and what a diff does to 
   writeFileSync(path, text.replace(`${route}\n`, ''));
   const after = parse(path);
 
-  const [left, right] = [before, after].map((d) => traceWithWords(pipelineOf(d), d.protocols[0] ?? 10)) as [ReturnType<typeof traceWithWords>, ReturnType<typeof traceWithWords>];
+  const [left, right] = [before, after].map((d) => traceWithWords(pipelineOf(d), d.protocols[0] ?? 10)) as [
+    ReturnType<typeof traceWithWords>,
+    ReturnType<typeof traceWithWords>,
+  ];
   const options = { ctNext: [], keepPackets: true };
-  const traced = (side: typeof left) => ({ tracer: side.tracer, result: side.tracer.trace(side.tracer.parsePacket(TO_REMOTE_POD), options) });
+  const traced = (side: typeof left) => ({
+    tracer: side.tracer,
+    result: side.tracer.trace(side.tracer.parsePacket(TO_REMOTE_POD), options),
+  });
   const c = compareTraces(traced(left), traced(right), namingFor(before, after, {}));
   // The paths part at the route; the tunnel's MAC still takes the packet to the tunnel port.
   assert.deepEqual(c.divergence?.left?.table, { kind: 'number', number: 70 });
   assert.equal(c.divergence?.right?.flow?.priority, 0);
   const cli = await runCli(['trace', '--json', ANTREA, '--compare', path, TO_REMOTE_POD]);
   assert.equal(cli.status, 1, cli.stderr);
-  assert.equal(`${formatJson(traceComparisonJson(c, { label: ANTREA, render: left.render }, { label: path, render: right.render }))}\n`, cli.stdout);
+  assert.equal(
+    `${formatJson(traceComparisonJson(c, { label: ANTREA, render: left.render }, { label: path, render: right.render }))}\n`,
+    cli.stdout,
+  );
 
   const of = dumpsVersion([before, after]);
   const [b, a] = [before, after].map((d) => traceWithWords(pipelineOf(d), of)) as [typeof left, typeof left];
@@ -284,7 +339,12 @@ test('library: a packet through two dumps side by side, and what a diff does to 
   assert.equal(report.changes.length, 1);
   assert.ok(report.changes[0]!.outcomes.some((o) => o.effect !== 'none'));
   const { annotator } = annotatePipeline(b.tracer.pipeline);
-  const words = { of, before: b.render, after: a.render, address: (...args: Parameters<typeof annotator.addresses.tag>) => annotator.addresses.tag(...args)?.label };
+  const words = {
+    of,
+    before: b.render,
+    after: a.render,
+    address: (...args: Parameters<typeof annotator.addresses.tag>) => annotator.addresses.tag(...args)?.label,
+  };
   const impact = await runCli(['diff', '--impact', '--json', ANTREA, path]);
   assert.equal(impact.status, 1, impact.stderr);
   assert.equal(`${formatJson(impactJson(report, words))}\n`, impact.stdout);

@@ -5,7 +5,11 @@ import { logicalLines } from '../src/syntax/lines.ts';
 const texts = (input: string): string[] => [...logicalLines(input)].map((l) => l.text);
 
 test('CRLF, lone CR and a missing final newline all end lines', () => {
-  assert.deepEqual(texts('a=1 actions=drop\r\nb actions=drop\rc actions=drop'), ['a=1 actions=drop', 'b actions=drop', 'c actions=drop']);
+  assert.deepEqual(texts('a=1 actions=drop\r\nb actions=drop\rc actions=drop'), [
+    'a=1 actions=drop',
+    'b actions=drop',
+    'c actions=drop',
+  ]);
 });
 
 test('colour sequences of ovs-ofctl --color are removed', () => {
@@ -14,7 +18,11 @@ test('colour sequences of ovs-ofctl --color are removed', () => {
 });
 
 test('documentation numbering is dropped and continuations are joined, keeping positions', () => {
-  const doc = ['1. table=0, priority=200,ip \\', '      actions=goto_table:1', '12. table=1,priority=0 actions=drop'].join('\n');
+  const doc = [
+    '1. table=0, priority=200,ip \\',
+    '      actions=goto_table:1',
+    '12. table=1,priority=0 actions=drop',
+  ].join('\n');
   const lines = [...logicalLines(doc)];
   assert.deepEqual(
     lines.map((l) => l.text),
@@ -22,16 +30,15 @@ test('documentation numbering is dropped and continuations are joined, keeping p
   );
   // `actions` on the continuation line is reported on physical line 2, column 7.
   const at = lines[0]!.text.indexOf('actions');
-  assert.deepEqual(
-    (({ line, column }) => ({ line, column }))(lines[0]!.position(at)),
-    { line: 2, column: 7 },
-  );
+  assert.deepEqual((({ line, column }) => ({ line, column }))(lines[0]!.position(at)), { line: 2, column: 7 });
   assert.equal(lines[1]!.line, 3);
   assert.equal(lines[1]!.position(0).column, 5);
 });
 
 test('a backslash glued to the text joins without inserting a space', () => {
-  assert.deepEqual(texts('priority=1,nw_src=10.0.0.1,\\\n   nw_dst=10.0.0.2 actions=drop'), ['priority=1,nw_src=10.0.0.1,nw_dst=10.0.0.2 actions=drop']);
+  assert.deepEqual(texts('priority=1,nw_src=10.0.0.1,\\\n   nw_dst=10.0.0.2 actions=drop'), [
+    'priority=1,nw_src=10.0.0.1,nw_dst=10.0.0.2 actions=drop',
+  ]);
 });
 
 test('numbers that are values, not list numbering, are kept', () => {

@@ -38,7 +38,11 @@ function kit(): Kit {
   chmodSync(kubectl, 0o755);
   const log = join(dir, 'kubectl.log');
   const path = [dir, ...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/bin', '/bin'].join(delimiter);
-  return { dir, log, env: (rundir) => ({ PATH: path, KUBECTL_LOG: log, ...(rundir === undefined ? {} : { OVS_RUNDIR: rundir }) }) };
+  return {
+    dir,
+    log,
+    env: (rundir) => ({ PATH: path, KUBECTL_LOG: log, ...(rundir === undefined ? {} : { OVS_RUNDIR: rundir }) }),
+  };
 }
 
 type Parsed = { flows: { table: string | number; match: { field: string; value: string }[] }[]; groups: unknown[] };
@@ -47,41 +51,56 @@ function inPorts(p: Parsed): (string | undefined)[] {
   return p.flows.map((f) => f.match.find((m) => m.field === 'in_port')?.value);
 }
 
-test('--local dumps the switch with names; dump-ports-desc turns the names back into numbers', skipUnlessOvs, async () => {
-  const k = kit();
-  try {
-    await withOvsSwitch(ANTREA.bridge, async (sw) => {
-      await loadExample(sw, ANTREA);
-      const r = await runCli(['parse', '--local'], { env: k.env(sw.dir) });
-      assert.equal(r.status, 0, r.stderr);
-      assert.equal(r.stderr, '');
-      const live = JSON.parse(r.stdout) as Parsed;
-      // The oracle: the same switch dumped by number.
-      const numbered = parseDump(await sw.dumpFlows({ of: 15 }), { file: 'numbered' });
-      assert.equal(live.flows.length, numbered.flows.length);
-      assert.ok(live.flows.some((f) => f.table === 'SpoofGuard'), 'table names come with --names');
-      const expected = numbered.flows.map((f) => f.match.fields.find((m) => m.field.name === 'in_port')?.value);
-      assert.deepEqual(
-        [...inPorts(live)].sort(),
-        expected.map((v) => (v === undefined ? undefined : String(v))).sort(),
-      );
-    });
-  } finally {
-    rmSync(k.dir, { recursive: true, force: true });
-  }
-});
+test(
+  '--local dumps the switch with names; dump-ports-desc turns the names back into numbers',
+  skipUnlessOvs,
+  async () => {
+    const k = kit();
+    try {
+      await withOvsSwitch(ANTREA.bridge, async (sw) => {
+        await loadExample(sw, ANTREA);
+        const r = await runCli(['parse', '--local'], { env: k.env(sw.dir) });
+        assert.equal(r.status, 0, r.stderr);
+        assert.equal(r.stderr, '');
+        const live = JSON.parse(r.stdout) as Parsed;
+        // The oracle: the same switch dumped by number.
+        const numbered = parseDump(await sw.dumpFlows({ of: 15 }), { file: 'numbered' });
+        assert.equal(live.flows.length, numbered.flows.length);
+        assert.ok(
+          live.flows.some((f) => f.table === 'SpoofGuard'),
+          'table names come with --names',
+        );
+        const expected = numbered.flows.map((f) => f.match.fields.find((m) => m.field.name === 'in_port')?.value);
+        assert.deepEqual(
+          [...inPorts(live)].sort(),
+          expected.map((v) => (v === undefined ? undefined : String(v))).sort(),
+        );
+      });
+    } finally {
+      rmSync(k.dir, { recursive: true, force: true });
+    }
+  },
+);
 
 test('--pod runs kubectl exec with an argument vector, passing --kubeconfig and --context', skipUnlessOvs, async () => {
   const k = kit();
   try {
     await withOvsSwitch(ANTREA.bridge, async (sw) => {
       await loadExample(sw, ANTREA);
-      const r = await runCli(['fmt', '--pod', 'antrea-agent-x7k2p', '--kubeconfig', '/tmp/kube config', '--context', 'prod'], { env: k.env(sw.dir) });
+      const r = await runCli(
+        ['fmt', '--pod', 'antrea-agent-x7k2p', '--kubeconfig', '/tmp/kube config', '--context', 'prod'],
+        { env: k.env(sw.dir) },
+      );
       assert.equal(r.status, 0, r.stderr);
       assert.equal(r.stdout.trim().split('\n').length, 86);
       const calls = readFileSync(k.log, 'utf8').trim().split('\n');
-      const prefix = '--kubeconfig=/tmp/kube config --context=prod exec --namespace=kube-system antrea-agent-x7k2p --container=antrea-ovs -- ovs-ofctl -O OpenFlow15';
-      assert.deepEqual(calls, [`${prefix} --names -- dump-flows br-int`, `${prefix} -- dump-groups br-int`, `${prefix} -- dump-ports-desc br-int`]);
+      const prefix =
+        '--kubeconfig=/tmp/kube config --context=prod exec --namespace=kube-system antrea-agent-x7k2p --container=antrea-ovs -- ovs-ofctl -O OpenFlow15';
+      assert.deepEqual(calls, [
+        `${prefix} --names -- dump-flows br-int`,
+        `${prefix} -- dump-groups br-int`,
+        `${prefix} -- dump-ports-desc br-int`,
+      ]);
     });
   } finally {
     rmSync(k.dir, { recursive: true, force: true });
@@ -93,12 +112,20 @@ test('a bridge that allows only OpenFlow 1.3 is dumped with 1.3', skipUnlessOvs,
   try {
     await withOvsSwitch(OPENSHIFT_SDN.bridge, async (sw) => {
       await loadExample(sw, OPENSHIFT_SDN);
-      const r = await runCli(['parse', '--pod', 'ovs-abcde', '-n', 'openshift-sdn', '--container', 'openvswitch', '--bridge', 'br0'], { env: k.env(sw.dir) });
+      const r = await runCli(
+        ['parse', '--pod', 'ovs-abcde', '-n', 'openshift-sdn', '--container', 'openvswitch', '--bridge', 'br0'],
+        { env: k.env(sw.dir) },
+      );
       assert.equal(r.status, 0, r.stderr);
       const live = JSON.parse(r.stdout) as Parsed;
       assert.equal(live.flows.length, 10);
       const calls = readFileSync(k.log, 'utf8').trim().split('\n');
-      assert.ok(calls.includes('exec --namespace=openshift-sdn ovs-abcde --container=openvswitch -- ovs-ofctl -O OpenFlow13 --names -- dump-flows br0'), calls.join('\n'));
+      assert.ok(
+        calls.includes(
+          'exec --namespace=openshift-sdn ovs-abcde --container=openvswitch -- ovs-ofctl -O OpenFlow13 --names -- dump-flows br0',
+        ),
+        calls.join('\n'),
+      );
     });
   } finally {
     rmSync(k.dir, { recursive: true, force: true });
@@ -131,7 +158,10 @@ test('a missing pod, a missing kubectl and a command that hangs are clear errors
 
     const slow = await runCli(['parse', '--pod', 'sleepy-pod', '--timeout', '0.5'], { env: k.env() });
     assert.equal(slow.status, 2);
-    assert.match(slow.stderr, /^flowscope: error: kubectl exec --namespace=kube-system sleepy-pod .*: no answer within 0\.5 s/);
+    assert.match(
+      slow.stderr,
+      /^flowscope: error: kubectl exec --namespace=kube-system sleepy-pod .*: no answer within 0\.5 s/,
+    );
   } finally {
     rmSync(k.dir, { recursive: true, force: true });
   }
@@ -152,12 +182,18 @@ test('a live name that is no Pod, namespace, container, context or bridge name i
   const k = kit();
   try {
     const cases: [string[], RegExp][] = [
-      [['--pod=--filename=/etc/passwd'], /^flowscope: error: --pod "--filename=\/etc\/passwd": a name cannot start with "-"\n$/],
+      [
+        ['--pod=--filename=/etc/passwd'],
+        /^flowscope: error: --pod "--filename=\/etc\/passwd": a name cannot start with "-"\n$/,
+      ],
       [['--pod', 'Antrea_Agent'], /--pod "Antrea_Agent": not a Pod name/],
       [['--pod', 'p', '-n', '--all-namespaces'], /--namespace "--all-namespaces": a name cannot start with "-"/],
       [['--pod', 'p', '--namespace', 'a.b'], /--namespace "a\.b": not a namespace name/],
       [['--pod', 'p', '--container=-it'], /--container "-it": a name cannot start with "-"/],
-      [['--pod', 'p', '--context=--server=http://evil'], /--context "--server=http:\/\/evil": a name cannot start with "-"/],
+      [
+        ['--pod', 'p', '--context=--server=http://evil'],
+        /--context "--server=http:\/\/evil": a name cannot start with "-"/,
+      ],
       [['--pod', 'p', '--context', 'a\nb'], /--context "a\\nb": a control character/],
       [['--local', '--bridge=--log-file=/tmp/x'], /--bridge "--log-file=\/tmp\/x": a name cannot start with "-"/],
       [['--local', '--bridge', 'unix:/run/x.mgmt'], /--bridge "unix:\/run\/x\.mgmt": not a bridge name/],
@@ -181,37 +217,57 @@ test('a --timeout past what a timer holds is refused', async () => {
   assert.match(r.stderr, /expected at most 2147483 seconds/);
 });
 
-test('trace --compare-local and --compare-pod trace the packet through the live switch beside a saved dump', skipUnlessOvs, async () => {
-  const k = kit();
-  const saved = join(k.dir, 'saved.txt');
-  const unrouted = join(k.dir, 'unrouted.txt');
-  const example = readFileSync(join(repoRoot, 'examples', 'antrea', 'dump-flows.of13.txt'), 'utf8');
-  writeFileSync(saved, example);
-  // The route to the other node's Pod subnet gone from the saved dump.
-  writeFileSync(unrouted, example.split('\n').filter((l) => !/table=70,.*nw_dst=10\.10\.1\.0\/24 /.test(l)).join('\n'));
-  const packet = 'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,dl_dst=aa:bb:cc:dd:ee:ff,nw_src=10.10.0.2,nw_dst=10.10.1.5,nw_ttl=64,tp_dst=80';
-  try {
-    await withOvsSwitch(ANTREA.bridge, async (sw) => {
-      await loadExample(sw, ANTREA);
-      const same = await runCli(['trace', saved, '--compare-local', packet], { env: k.env(sw.dir) });
-      assert.equal(same.status, 0, same.stderr);
-      assert.match(same.stdout, /right: local br-int\n[^]*The paths are the same, lookup for lookup\.\n/);
-      const parted = await runCli(['trace', '--json', unrouted, '--compare-pod', 'antrea-agent-x7k2p', '-n', 'kube-system', packet], { env: k.env(sw.dir) });
-      assert.equal(parted.status, 1, parted.stderr);
-      const j = JSON.parse(parted.stdout) as { right: { source: string }; divergence: { left: { table: number | string }; right: { table: number | string } } | null };
-      assert.match(j.right.source, /antrea-agent-x7k2p/);
-      // The live switch names its tables; the saved dump numbers them.
-      assert.equal(j.divergence?.left.table, 70);
-      assert.equal(j.divergence?.right.table, 'L3Forwarding');
-      const calls = readFileSync(k.log, 'utf8');
-      assert.match(calls, /exec --namespace=kube-system antrea-agent-x7k2p --container=antrea-ovs -- ovs-ofctl -O OpenFlow15 --names -- dump-flows br-int/);
-    });
-  } finally {
-    rmSync(k.dir, { recursive: true, force: true });
-  }
-});
+test(
+  'trace --compare-local and --compare-pod trace the packet through the live switch beside a saved dump',
+  skipUnlessOvs,
+  async () => {
+    const k = kit();
+    const saved = join(k.dir, 'saved.txt');
+    const unrouted = join(k.dir, 'unrouted.txt');
+    const example = readFileSync(join(repoRoot, 'examples', 'antrea', 'dump-flows.of13.txt'), 'utf8');
+    writeFileSync(saved, example);
+    // The route to the other node's Pod subnet gone from the saved dump.
+    writeFileSync(
+      unrouted,
+      example
+        .split('\n')
+        .filter((l) => !/table=70,.*nw_dst=10\.10\.1\.0\/24 /.test(l))
+        .join('\n'),
+    );
+    const packet =
+      'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,dl_dst=aa:bb:cc:dd:ee:ff,nw_src=10.10.0.2,nw_dst=10.10.1.5,nw_ttl=64,tp_dst=80';
+    try {
+      await withOvsSwitch(ANTREA.bridge, async (sw) => {
+        await loadExample(sw, ANTREA);
+        const same = await runCli(['trace', saved, '--compare-local', packet], { env: k.env(sw.dir) });
+        assert.equal(same.status, 0, same.stderr);
+        assert.match(same.stdout, /right: local br-int\n[^]*The paths are the same, lookup for lookup\.\n/);
+        const parted = await runCli(
+          ['trace', '--json', unrouted, '--compare-pod', 'antrea-agent-x7k2p', '-n', 'kube-system', packet],
+          { env: k.env(sw.dir) },
+        );
+        assert.equal(parted.status, 1, parted.stderr);
+        const j = JSON.parse(parted.stdout) as {
+          right: { source: string };
+          divergence: { left: { table: number | string }; right: { table: number | string } } | null;
+        };
+        assert.match(j.right.source, /antrea-agent-x7k2p/);
+        // The live switch names its tables; the saved dump numbers them.
+        assert.equal(j.divergence?.left.table, 70);
+        assert.equal(j.divergence?.right.table, 'L3Forwarding');
+        const calls = readFileSync(k.log, 'utf8');
+        assert.match(
+          calls,
+          /exec --namespace=kube-system antrea-agent-x7k2p --container=antrea-ovs -- ovs-ofctl -O OpenFlow15 --names -- dump-flows br-int/,
+        );
+      });
+    } finally {
+      rmSync(k.dir, { recursive: true, force: true });
+    }
+  },
+);
 
-test('trace\'s compared dump: one source, its options checked before anything runs', async () => {
+test("trace's compared dump: one source, its options checked before anything runs", async () => {
   for (const [args, message] of [
     [['--compare', 'x', '--compare-local'], /give one dump to compare with, not --compare and --compare-local/],
     [['--compare-pod', 'p', '--compare-local'], /give one dump to compare with, not --compare-pod and --compare-local/],

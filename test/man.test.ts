@@ -13,10 +13,17 @@ const manPath = join(repoRoot, 'man', 'flowscope.1');
 // roff escapes hyphens; compare against the text with them undone.
 const man = readFileSync(manPath, 'utf8').replace(/\\-/g, '-');
 
-const program = await buildProgram({ stdin: Readable.from([]), stdout: new PassThrough(), stderr: new PassThrough(), env: {} });
+const program = await buildProgram({
+  stdin: Readable.from([]),
+  stdout: new PassThrough(),
+  stderr: new PassThrough(),
+  env: {},
+});
 
 test('every command is described in the man page', () => {
-  const missing = program.commands.map((c) => c.name()).filter((name) => !new RegExp(`^\\.BI? "?${name}\\b`, 'm').test(man));
+  const missing = program.commands
+    .map((c) => c.name())
+    .filter((name) => !new RegExp(`^\\.BI? "?${name}\\b`, 'm').test(man));
   assert.deepEqual(missing, []);
 });
 

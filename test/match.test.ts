@@ -12,9 +12,26 @@ import { parseFlow, skipUnlessOvs } from './support/ovs.ts';
 
 /** Keys that belong to the flow, not its match (the line reader takes them out). */
 const FLOW_KEYS = new Set([
-  'table', 'priority', 'cookie', 'duration', 'n_packets', 'n_bytes', 'idle_age', 'hard_age', 'idle_timeout',
-  'hard_timeout', 'importance', 'send_flow_rem', 'check_overlap', 'reset_counts', 'no_packet_counts',
-  'no_byte_counts', 'allow_hidden_fields', 'no_readonly_table', 'out_port', 'out_group',
+  'table',
+  'priority',
+  'cookie',
+  'duration',
+  'n_packets',
+  'n_bytes',
+  'idle_age',
+  'hard_age',
+  'idle_timeout',
+  'hard_timeout',
+  'importance',
+  'send_flow_rem',
+  'check_overlap',
+  'reset_counts',
+  'no_packet_counts',
+  'no_byte_counts',
+  'allow_hidden_fields',
+  'no_readonly_table',
+  'out_port',
+  'out_group',
 ]);
 const FLAG_WORDS = 'send_flow_rem|check_overlap|reset_counts|no_packet_counts|no_byte_counts';
 
@@ -123,9 +140,10 @@ test('fields whose prerequisites are missing are dropped with a warning', () => 
   const { match, sink } = build('tp_dst=80,in_port=1');
   assert.equal(formatMatch(match), 'in_port=1');
   assert.equal(sink.hasErrors, false);
-  assert.deepEqual(sink.problems.map((p) => [p.severity, p.message, p.offset]), [
-    ['warning', 'prerequisites not met for setting tp_dst; the field is ignored', 0],
-  ]);
+  assert.deepEqual(
+    sink.problems.map((p) => [p.severity, p.message, p.offset]),
+    [['warning', 'prerequisites not met for setting tp_dst; the field is ignored', 0]],
+  );
   assert.equal(print('ip,nw_proto=47,tp_dst=80'), 'ip,nw_proto=47');
   assert.equal(print('icmp6,icmp_type=136,nd_sll=00:11:22:33:44:55'), 'icmp6,icmp_type=136');
   assert.equal(print('ct_state=+trk-inv,ct_nw_proto=6'), 'ct_state=-inv+trk,ct_nw_proto=6');
@@ -135,13 +153,22 @@ test('fields whose prerequisites are missing are dropped with a warning', () => 
 test('unknown keywords and bad values are errors at their token', () => {
   const text = 'ip,foo=1,nw_src=1.2.3';
   const { sink } = build(text);
-  assert.deepEqual(sink.problems.map((p) => [p.message, text.slice(p.offset, p.offset + p.length)]), [
-    ['unknown keyword foo', 'foo'],
-    ['1.2.3: invalid IP address', '1.2.3'],
-  ]);
-  assert.deepEqual(build('bogus').sink.problems.map((p) => p.message), ['field bogus missing value']);
+  assert.deepEqual(
+    sink.problems.map((p) => [p.message, text.slice(p.offset, p.offset + p.length)]),
+    [
+      ['unknown keyword foo', 'foo'],
+      ['1.2.3: invalid IP address', '1.2.3'],
+    ],
+  );
+  assert.deepEqual(
+    build('bogus').sink.problems.map((p) => p.message),
+    ['field bogus missing value'],
+  );
   const repeated = build('reg0=1,reg0=2').sink.problems;
-  assert.deepEqual(repeated.map((p) => [p.severity, p.message]), [['warning', 'field reg0 set multiple times']]);
+  assert.deepEqual(
+    repeated.map((p) => [p.severity, p.message]),
+    [['warning', 'field reg0 set multiple times']],
+  );
 });
 
 test('port names print quoted as OVS prints them', () => {

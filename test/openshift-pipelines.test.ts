@@ -27,11 +27,35 @@ const corpus = (file: string): string => readFileSync(join(corpusDir, file), 'ut
 const PIPELINES: readonly { name: string; version: string; flows: () => string }[] = [
   { name: 'rule version 7, multitenant (no conntrack)', version: '7', flows: () => openshiftV7Flows('multitenant') },
   { name: 'rule version 7, networkpolicy', version: '7', flows: () => openshiftV7Flows('networkpolicy') },
-  { name: 'rule version 13, multitenant plugin on the expected flows', version: '13', flows: () => openshiftV13Flows('multitenant') },
-  { name: 'rule version 13, networkpolicy plugin on the expected flows', version: '13', flows: () => openshiftV13Flows('networkpolicy') },
-  { name: 'rule version 12 (expected flows)', version: '12', flows: () => corpus('openshift-sdn-expectedFlows-v12.txt') },
-  { name: 'rule version 13 (expected flows)', version: '13', flows: () => corpus('openshift-sdn-expectedFlows-v13.txt') },
-  { name: 'rule version 3 (real 3.x dump)', version: '3', flows: () => corpus('openshift-sdn-3.x-multitenant-real-dump.txt').replace(/duration=[^,]*, |n_packets=\d+, n_bytes=\d+, /g, '') },
+  {
+    name: 'rule version 13, multitenant plugin on the expected flows',
+    version: '13',
+    flows: () => openshiftV13Flows('multitenant'),
+  },
+  {
+    name: 'rule version 13, networkpolicy plugin on the expected flows',
+    version: '13',
+    flows: () => openshiftV13Flows('networkpolicy'),
+  },
+  {
+    name: 'rule version 12 (expected flows)',
+    version: '12',
+    flows: () => corpus('openshift-sdn-expectedFlows-v12.txt'),
+  },
+  {
+    name: 'rule version 13 (expected flows)',
+    version: '13',
+    flows: () => corpus('openshift-sdn-expectedFlows-v13.txt'),
+  },
+  {
+    name: 'rule version 3 (real 3.x dump)',
+    version: '3',
+    flows: () =>
+      corpus('openshift-sdn-3.x-multitenant-real-dump.txt').replace(
+        /duration=[^,]*, |n_packets=\d+, n_bytes=\d+, /g,
+        '',
+      ),
+  },
 ];
 
 interface Reading {
@@ -55,7 +79,10 @@ function readDump(text: string): Reading {
     ...(choice.release !== undefined ? { release: choice.release } : {}),
     headline: profileLine(choice.note),
     reasons: choice.note.reasons,
-    fits: annotated.map((a) => `${a.table.number}/${a.flow.priority}/${a.flow.cookie}: ${a.explanation?.kind === 'pattern' ? a.explanation.index : (a.explanation?.kind ?? '-')}`),
+    fits: annotated.map(
+      (a) =>
+        `${a.table.number}/${a.flow.priority}/${a.flow.cookie}: ${a.explanation?.kind === 'pattern' ? a.explanation.index : (a.explanation?.kind ?? '-')}`,
+    ),
     unexplained: annotated.filter((a) => a.explanation?.kind === 'unknown').map((a) => a.flow.origin.text.trim()),
   };
 }
@@ -83,25 +110,35 @@ for (const p of PIPELINES) {
         .join('\n'),
     );
     const [from, to, open] = explainedRange(bare);
-    assert.ok(from <= Number(p.version) && Number(p.version) <= to, `${p.version} in ${from}–${to}: ${bare.reasons.join('; ')}`);
+    assert.ok(
+      from <= Number(p.version) && Number(p.version) <= to,
+      `${p.version} in ${from}–${to}: ${bare.reasons.join('; ')}`,
+    );
     assert.ok(Number(bare.release) >= from && Number(bare.release) <= to);
     // The headline gives the whole range, not only the release read in.
-    const range = from === to && !open ? `release ${from}` : `${open ? `releases ${from} and later` : `releases ${from}–${to}`}, read as ${bare.release}`;
+    const range =
+      from === to && !open
+        ? `release ${from}`
+        : `${open ? `releases ${from} and later` : `releases ${from}–${to}`}, read as ${bare.release}`;
     assert.ok(bare.headline.startsWith(`profile openshift-sdn (${range}), detected`), `${bare.headline} — ${range}`);
     assert.deepEqual(bare.unexplained, []);
   });
 
-  test(`OpenShift SDN ${p.name}: loaded into br0, dumped with and without port names, read flow for flow alike`, skipUnlessOvs, async () => {
-    const text = p.flows();
-    await withSdnNode(text, async (sw) => {
-      const numeric = readDump(await sw.dumpFlows({ of: 13 }));
-      const named = readDump(await sw.dumpFlows({ of: 13, names: true }));
-      assert.equal(numeric.release, p.version);
-      assert.deepEqual(numeric.unexplained, []);
-      assert.ok(numeric.fits.length >= 20);
-      assert.equal(named.release, numeric.release);
-      assert.equal(named.headline, numeric.headline);
-      assert.deepEqual(named.fits, numeric.fits);
-    });
-  });
+  test(
+    `OpenShift SDN ${p.name}: loaded into br0, dumped with and without port names, read flow for flow alike`,
+    skipUnlessOvs,
+    async () => {
+      const text = p.flows();
+      await withSdnNode(text, async (sw) => {
+        const numeric = readDump(await sw.dumpFlows({ of: 13 }));
+        const named = readDump(await sw.dumpFlows({ of: 13, names: true }));
+        assert.equal(numeric.release, p.version);
+        assert.deepEqual(numeric.unexplained, []);
+        assert.ok(numeric.fits.length >= 20);
+        assert.equal(named.release, numeric.release);
+        assert.equal(named.headline, numeric.headline);
+        assert.deepEqual(named.fits, numeric.fits);
+      });
+    },
+  );
 }

@@ -15,13 +15,27 @@ import { flowsOutsideProfile } from './support/profile-edges.ts';
 
 const profile = profileById('openshift-sdn')!;
 const exampleDir = join(repoRoot, 'examples', 'openshift-sdn');
-const examplePorts = parseDump(readFileSync(join(exampleDir, 'show.of13.txt'), 'utf8'), { file: 'show.of13.txt' }).ports;
+const examplePorts = parseDump(readFileSync(join(exampleDir, 'show.of13.txt'), 'utf8'), {
+  file: 'show.of13.txt',
+}).ports;
 
 /** Real listings and the rule version each was produced by. */
 const LISTINGS: readonly { file: string; path: string; version: string }[] = [
-  { file: 'openshift-sdn-3.x-multitenant-real-dump.txt', path: join(corpusDir, 'openshift-sdn-3.x-multitenant-real-dump.txt'), version: '3' },
-  { file: 'openshift-sdn-expectedFlows-v12.txt', path: join(corpusDir, 'openshift-sdn-expectedFlows-v12.txt'), version: '12' },
-  { file: 'openshift-sdn-expectedFlows-v13.txt', path: join(corpusDir, 'openshift-sdn-expectedFlows-v13.txt'), version: '13' },
+  {
+    file: 'openshift-sdn-3.x-multitenant-real-dump.txt',
+    path: join(corpusDir, 'openshift-sdn-3.x-multitenant-real-dump.txt'),
+    version: '3',
+  },
+  {
+    file: 'openshift-sdn-expectedFlows-v12.txt',
+    path: join(corpusDir, 'openshift-sdn-expectedFlows-v12.txt'),
+    version: '12',
+  },
+  {
+    file: 'openshift-sdn-expectedFlows-v13.txt',
+    path: join(corpusDir, 'openshift-sdn-expectedFlows-v13.txt'),
+    version: '13',
+  },
   // The centralized SNAT note builds on the layout with egress routing in table 100 (before 11).
   ...readdirSync(exampleDir)
     .filter((f) => f.startsWith('dump-flows') || f === 'flows.txt')
@@ -64,7 +78,8 @@ function meaningOf(flows: readonly Flow[], version: string, text: string): strin
 }
 
 test('rule versions: routing moved from table 30 to 31 in version 13, the egress tables swapped in 4 and 11', () => {
-  const name = (n: number, v: string): string | undefined => resolveTable(profile, { kind: 'number', number: n }, v)?.name;
+  const name = (n: number, v: string): string | undefined =>
+    resolveTable(profile, { kind: 'number', number: n }, v)?.name;
   assert.equal(name(30, '12'), 'RoutingPre13');
   assert.equal(name(30, '13'), 'ConntrackCommit');
   assert.equal(name(31, '13'), 'Routing');
@@ -102,7 +117,10 @@ test('multitenant isolation and the egress IP flows get their own meanings', () 
   const v3 = load('openshift-sdn-3.x-multitenant-real-dump.txt');
   assert.match(meaningOf(v3, '3', 'priority=200,reg0=0 actions=output:NXM_NX_REG2[]')!, /from a global namespace/);
   assert.match(meaningOf(v3, '3', 'priority=200,reg1=0')!, /to a global namespace/);
-  assert.match(meaningOf(v3, '3', 'table=60, n_packets=0, n_bytes=0, priority=200,reg0=0')!, /Global namespaces may reach every Service/);
+  assert.match(
+    meaningOf(v3, '3', 'table=60, n_packets=0, n_bytes=0, priority=200,reg0=0')!,
+    /Global namespaces may reach every Service/,
+  );
   assert.match(meaningOf(v3, '3', 'note:bc.b5')!, /ARP from Pod/);
   const v13 = load('openshift-sdn-expectedFlows-v13.txt');
   assert.match(meaningOf(v13, '13', 'ct(commit),group:37')!, /egress IP: group \{group\}/);
@@ -123,7 +141,11 @@ test('tunnelled IP names source and destination apart when the flow matches both
     return new Annotator(pipeline, { profile, release: version })
       .annotatePipeline(pipeline)
       .flatMap((t) => t.flows)
-      .flatMap((a) => (a.explanation?.kind === 'pattern' && a.explanation.meaning.startsWith('IP through the tunnel') ? [a.explanation.meaning] : []));
+      .flatMap((a) =>
+        a.explanation?.kind === 'pattern' && a.explanation.meaning.startsWith('IP through the tunnel')
+          ? [a.explanation.meaning]
+          : [],
+      );
   };
   assert.deepEqual(meanings('openshift-sdn-3.x-multitenant-real-dump.txt', '3'), [
     'IP through the tunnel from 10.128.0.0/14 to 10.130.0.0/23: the sender’s VNID is taken from the tunnel key; it continues in VxlanIngress.',
@@ -142,13 +164,19 @@ test('flows that name their ports (in_port=tun0, in_port=vxlan0) read as the num
     return new Annotator(pipeline, { profile, release: '10' })
       .annotatePipeline(pipeline)
       .flatMap((t) => t.flows)
-      .map((a) => `${a.flow.table.kind === 'number' ? a.flow.table.number : ''}/${a.flow.priority}: ${a.explanation?.kind === 'pattern' ? a.explanation.index : (a.explanation?.kind ?? '-')}`);
+      .map(
+        (a) =>
+          `${a.flow.table.kind === 'number' ? a.flow.table.number : ''}/${a.flow.priority}: ${a.explanation?.kind === 'pattern' ? a.explanation.index : (a.explanation?.kind ?? '-')}`,
+      );
   };
   const numeric = read('dump-flows.of13.txt');
   assert.ok(numeric.some((l) => l.startsWith('0/200: ')));
   assert.deepEqual(read('dump-flows.of13.names.txt'), numeric);
   // The port-named flows of table 0 get the tunnel and host sentences, not the catch-all for Pods.
-  const d = parseDump(' cookie=0, table=0, priority=150, in_port=tun0, actions=drop\n cookie=0, table=0, priority=250, ip, in_port=tun0, nw_dst=224.0.0.0/4, actions=drop\n', { file: 'x' });
+  const d = parseDump(
+    ' cookie=0, table=0, priority=150, in_port=tun0, actions=drop\n cookie=0, table=0, priority=250, ip, in_port=tun0, nw_dst=224.0.0.0/4, actions=drop\n',
+    { file: 'x' },
+  );
   assert.deepEqual(
     d.flows.map((f) => findPattern(profile, resolveTable(profile, f.table, '13')!, f, '13')?.pattern.meaning),
     ['Anything else from the host is dropped.', 'Multicast from the host is dropped.'],
@@ -165,10 +193,16 @@ test('table 25 is expected only where the dump shows conntrack: rule versions an
   assert.equal(resolveTable(profile, { kind: 'number', number: 25 }, '3'), undefined);
   const v3 = readFileSync(join(corpusDir, 'openshift-sdn-3.x-multitenant-real-dump.txt'), 'utf8');
   assert.ok(!missing(v3, '3').includes('FromPodViaService'));
-  assert.ok(!missing(v3, '7').includes('FromPodViaService'), 'a multitenant node without conntrack in 4–7 has no table 25');
+  assert.ok(
+    !missing(v3, '7').includes('FromPodViaService'),
+    'a multitenant node without conntrack in 4–7 has no table 25',
+  );
   // A node that tracks connections (table 0's ct flow) and lacks table 25 does miss it.
   const v13 = readFileSync(join(corpusDir, 'openshift-sdn-expectedFlows-v13.txt'), 'utf8');
-  const without25 = v13.split('\n').filter((l) => !l.includes('table=25,')).join('\n');
+  const without25 = v13
+    .split('\n')
+    .filter((l) => !l.includes('table=25,'))
+    .join('\n');
   assert.ok(missing(without25, '13').includes('FromPodViaService'));
   assert.ok(!missing(v13, '13').includes('FromPodViaService'));
 });
@@ -182,7 +216,8 @@ test('node (HostSubnet) cookies are decoded as the Node whose subnet the flows t
   assert.deepEqual([...cookies], ['HostSubnet = Node 10.0.123.45 (0xf46ee1a)']);
   assert.equal(flows.filter((a) => a.cookie.length > 0).length, 3);
   const marker = new Annotator(pipeline, { profile, release: '13' }).annotate(
-    parseDump('cookie=0x4466b9eb, table=80, priority=500, ip, nw_dst=10.128.0.5, actions=drop\n', { file: 'x' }).flows[0]!,
+    parseDump('cookie=0x4466b9eb, table=80, priority=500, ip, nw_dst=10.128.0.5, actions=drop\n', { file: 'x' })
+      .flows[0]!,
   );
   assert.deepEqual(
     marker.cookie.map((c) => c.valueName),

@@ -13,7 +13,16 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli } from './support/cli.ts';
-import { type GatewayNode, gatewayBridgeFlows, gatewayBridgeSwitch, LOCAL_GATEWAY_NODE, OFPORT_PATCH, OFPORT_UPLINK, patchPortName, SHARED_GATEWAY_NODE } from './support/ovnk-gateway-bridge.ts';
+import {
+  type GatewayNode,
+  gatewayBridgeFlows,
+  gatewayBridgeSwitch,
+  LOCAL_GATEWAY_NODE,
+  OFPORT_PATCH,
+  OFPORT_UPLINK,
+  patchPortName,
+  SHARED_GATEWAY_NODE,
+} from './support/ovnk-gateway-bridge.ts';
 import { skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
 import { corpusDir } from './support/paths.ts';
 
@@ -52,7 +61,10 @@ async function assertExplained(dump: string, label: string): Promise<void> {
     assert.doesNotMatch(show.stdout, /\{[\w.|]+\}/);
     // LOCAL and the patch port are named for what they are, by name or by the number the agent usually gives.
     assert.match(show.stdout, /arriving on LOCAL \(the host\)/);
-    assert.match(show.stdout, /arriving on (?:patch port to br-int patch-|port 2 \(usually the patch port to br-int\))/);
+    assert.match(
+      show.stdout,
+      /arriving on (?:patch port to br-int patch-|port 2 \(usually the patch port to br-int\))/,
+    );
   });
 }
 
@@ -62,19 +74,23 @@ const NODES: readonly { name: string; node: GatewayNode }[] = [
 ];
 
 for (const { name, node } of NODES) {
-  test(`ovn-kubernetes ${name}: the switch's dumps, with and without port names, read by the gateway-bridge profile`, { ...skipUnlessOvs, ...OVS_TIMEOUT }, async () => {
-    const dumps = await withOvsSwitch(gatewayBridgeSwitch(node), async (sw) => {
-      await sw.addFlows(gatewayBridgeFlows(node), 15);
-      return { numbers: await sw.dumpFlows({ of: 15 }), names: await sw.dumpFlows({ of: 13, names: true }) };
-    });
-    // The switch holds the uplink and the patch port at their numbers, and prints the patch port's name cut to 15 characters.
-    assert.match(dumps.numbers, new RegExp(`in_port=${OFPORT_PATCH},`));
-    assert.match(dumps.names, new RegExp(`in_port="?${patchPortName(node).slice(0, 15)}"?,`));
-    assert.match(dumps.names, new RegExp(`output:${node.uplink}`));
-    assert.doesNotMatch(dumps.numbers, new RegExp(`in_port=${OFPORT_UPLINK + OFPORT_PATCH + 1}\\b`));
-    await assertExplained(dumps.numbers, `${name}, numbered ports`);
-    await assertExplained(dumps.names, `${name}, named ports`);
-  });
+  test(
+    `ovn-kubernetes ${name}: the switch's dumps, with and without port names, read by the gateway-bridge profile`,
+    { ...skipUnlessOvs, ...OVS_TIMEOUT },
+    async () => {
+      const dumps = await withOvsSwitch(gatewayBridgeSwitch(node), async (sw) => {
+        await sw.addFlows(gatewayBridgeFlows(node), 15);
+        return { numbers: await sw.dumpFlows({ of: 15 }), names: await sw.dumpFlows({ of: 13, names: true }) };
+      });
+      // The switch holds the uplink and the patch port at their numbers, and prints the patch port's name cut to 15 characters.
+      assert.match(dumps.numbers, new RegExp(`in_port=${OFPORT_PATCH},`));
+      assert.match(dumps.names, new RegExp(`in_port="?${patchPortName(node).slice(0, 15)}"?,`));
+      assert.match(dumps.names, new RegExp(`output:${node.uplink}`));
+      assert.doesNotMatch(dumps.numbers, new RegExp(`in_port=${OFPORT_UPLINK + OFPORT_PATCH + 1}\\b`));
+      await assertExplained(dumps.numbers, `${name}, numbered ports`);
+      await assertExplained(dumps.names, `${name}, named ports`);
+    },
+  );
 }
 
 /**
@@ -108,19 +124,27 @@ const DOCUMENTED_FLOWS = [
   'table=7, priority=100, actions=output:1',
 ].map((f) => `cookie=0xdeff105, ${f}`);
 
-test('the gateway-bridge flows of ovn-kubernetes\' design documents: OVS takes them, and the profile explains each one', { ...skipUnlessOvs, ...OVS_TIMEOUT }, async () => {
-  const listing = DOCUMENTED_FLOWS.join('\n') + '\n';
-  const dump = await withOvsSwitch(gatewayBridgeSwitch(SHARED_GATEWAY_NODE), async (sw) => {
-    await sw.addFlows(listing, 13);
-    return sw.dumpFlows({ of: 13, names: true });
-  });
-  assert.equal(dump.trim().split('\n').length, DOCUMENTED_FLOWS.length);
-  await assertExplained(listing, 'the documents\' listing as written');
-  await assertExplained(dump, 'the documents\' listing as the switch dumps it');
-});
+test(
+  "the gateway-bridge flows of ovn-kubernetes' design documents: OVS takes them, and the profile explains each one",
+  { ...skipUnlessOvs, ...OVS_TIMEOUT },
+  async () => {
+    const listing = DOCUMENTED_FLOWS.join('\n') + '\n';
+    const dump = await withOvsSwitch(gatewayBridgeSwitch(SHARED_GATEWAY_NODE), async (sw) => {
+      await sw.addFlows(listing, 13);
+      return sw.dumpFlows({ of: 13, names: true });
+    });
+    assert.equal(dump.trim().split('\n').length, DOCUMENTED_FLOWS.length);
+    await assertExplained(listing, "the documents' listing as written");
+    await assertExplained(dump, "the documents' listing as the switch dumps it");
+  },
+);
 
 test('the gateway-bridge profile is not detected for the Antrea and OpenShift SDN dumps of the corpus', async () => {
-  for (const file of ['antrea-ovs-pipeline-doc-HEAD.flows.txt', 'antrea-pipeline_test-ipv4-encap.txt', 'openshift-sdn-expectedFlows-v13.txt']) {
+  for (const file of [
+    'antrea-ovs-pipeline-doc-HEAD.flows.txt',
+    'antrea-pipeline_test-ipv4-encap.txt',
+    'openshift-sdn-expectedFlows-v13.txt',
+  ]) {
     const r = await runCli(['tables', '--json', join(corpusDir, file)]);
     const id = (JSON.parse(r.stdout) as { profile: { id: string } }).profile.id;
     assert.notEqual(id, PROFILE, file);

@@ -20,12 +20,16 @@ function read(example: Example, file: string, portMap?: PortMap): ParseResult {
 }
 
 function context(example: Example, ports: PortMap): KeyContext {
-  const tables = new Map(Object.entries(example.bridge.tableNames ?? {}).map(([n, name]) => [name, Number(n)] as const));
+  const tables = new Map(
+    Object.entries(example.bridge.tableNames ?? {}).map(([n, name]) => [name, Number(n)] as const),
+  );
   return { ports, tables };
 }
 
 function errors(r: ParseResult): string[] {
-  return r.diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.file}:${d.line}:${d.column}: ${d.message}`);
+  return r.diagnostics
+    .filter((d) => d.severity === 'error')
+    .map((d) => `${d.file}:${d.line}:${d.column}: ${d.message}`);
 }
 
 /** What a dump of this kind carries (ovs-dump-format.md §3): flags from OF1.3, importance from OF1.4. */
@@ -69,7 +73,8 @@ for (const example of EXAMPLES) {
         const parts = partsOf(output.of);
         assert.deepEqual(flowKeys(dump.flows, ctx, parts), flowKeys(source.flows, ctx, parts));
 
-        const headed = output.names !== true && output.noStats !== true && output.sort !== true && output.rsort !== true;
+        const headed =
+          output.names !== true && output.noStats !== true && output.sort !== true && output.rsort !== true;
         assert.deepEqual(dump.protocols, headed ? [output.of ?? 10] : []);
         for (const f of dump.flows) assert.equal(f.stats !== undefined, output.noStats !== true, f.origin.text);
         if (output.sort === true || output.rsort === true) {
@@ -96,47 +101,49 @@ for (const example of EXAMPLES) {
   });
 }
 
-describe('a real switch loaded with decorated Antrea flows dumps them identically in every format', skipUnlessOvs, () => {
-  let sw: OvsSwitch | undefined;
-  let input = '';
-  before(async () => {
-    sw = await OvsSwitch.start(ANTREA.bridge);
-    const original = flowLines(readFileSync(exampleFile(ANTREA, 'flows.txt'), 'utf8'));
-    input = [...original, ...decorated(original)].join('\n') + '\n';
-    await sw.addFlows(input, 15);
-  });
-  after(async () => {
-    await sw?.stop();
-  });
-
-  const formats: DumpFlowsOptions[] = [
-    {},
-    { of: 13 },
-    { of: 14 },
-    { of: 15 },
-    { noStats: true },
-    { of: 13, names: true },
-    { of: 15, names: true, noStats: true },
-    { of: 15, sort: true },
-  ];
-  for (const format of formats) {
-    test(`dump-flows ${JSON.stringify(format)}`, async () => {
-      assert.ok(sw);
-      const ports = parseDump(await sw.show(), { file: 'show' }).ports;
-      const ctx = context(ANTREA, ports);
-      const source = parseDump(input, { file: 'input', portMap: ports });
-      assert.deepEqual(errors(source), []);
-      const text = await sw.dumpFlows(format);
-      const dump = parseDump(text, { file: 'dump', portMap: ports });
-      assert.deepEqual(errors(dump), []);
-      assert.equal(dump.flows.length, flowLineCount(text));
-      const parts = partsOf(format.of);
-      assert.deepEqual(flowKeys(dump.flows, ctx, parts), flowKeys(source.flows, ctx, parts));
+describe(
+  'a real switch loaded with decorated Antrea flows dumps them identically in every format',
+  skipUnlessOvs,
+  () => {
+    let sw: OvsSwitch | undefined;
+    let input = '';
+    before(async () => {
+      sw = await OvsSwitch.start(ANTREA.bridge);
+      const original = flowLines(readFileSync(exampleFile(ANTREA, 'flows.txt'), 'utf8'));
+      input = [...original, ...decorated(original)].join('\n') + '\n';
+      await sw.addFlows(input, 15);
     });
-  }
+    after(async () => {
+      await sw?.stop();
+    });
 
-});
-
+    const formats: DumpFlowsOptions[] = [
+      {},
+      { of: 13 },
+      { of: 14 },
+      { of: 15 },
+      { noStats: true },
+      { of: 13, names: true },
+      { of: 15, names: true, noStats: true },
+      { of: 15, sort: true },
+    ];
+    for (const format of formats) {
+      test(`dump-flows ${JSON.stringify(format)}`, async () => {
+        assert.ok(sw);
+        const ports = parseDump(await sw.show(), { file: 'show' }).ports;
+        const ctx = context(ANTREA, ports);
+        const source = parseDump(input, { file: 'input', portMap: ports });
+        assert.deepEqual(errors(source), []);
+        const text = await sw.dumpFlows(format);
+        const dump = parseDump(text, { file: 'dump', portMap: ports });
+        assert.deepEqual(errors(dump), []);
+        assert.equal(dump.flows.length, flowLineCount(text));
+        const parts = partsOf(format.of);
+        assert.deepEqual(flowKeys(dump.flows, ctx, parts), flowKeys(source.flows, ctx, parts));
+      });
+    }
+  },
+);
 
 /** OpenFlow 1.0 cannot carry these flow flags, so OVS refuses such flows for it. */
 const OF13_ONLY_FLAGS = /\b(?:no_packet_counts|no_byte_counts)\b/;
@@ -162,9 +169,13 @@ test('canonical printing equals ovs-ofctl parse-flows for OpenFlow 1.0, 1.3 and 
       const parsed = parseDump(line, { file: 'flow' });
       const flow = parsed.flows[0];
       const expected = canonical[i]!.replace(/^table:(\d+) /, 'table=$1, ');
-      const actual = flow === undefined || errors(parsed).length > 0 ? `unreadable: ${errors(parsed).join('; ')}` : formatFlowCanonical(flow, of);
+      const actual =
+        flow === undefined || errors(parsed).length > 0
+          ? `unreadable: ${errors(parsed).join('; ')}`
+          : formatFlowCanonical(flow, of);
       compared++;
-      if (actual !== expected) mismatches.push(`OF1.${of - 10} ${line}\n  ovs:       ${expected}\n  flowscope: ${actual}`);
+      if (actual !== expected)
+        mismatches.push(`OF1.${of - 10} ${line}\n  ovs:       ${expected}\n  flowscope: ${actual}`);
     });
   }
   assert.ok(compared >= 2000, `only ${compared} cases`);

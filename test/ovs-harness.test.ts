@@ -82,5 +82,8 @@ test('parse-flow reports OVS errors without throwing', skipUnlessOvs, async () =
     canonical: 'in_port=1 actions=goto_table:2',
   });
   // parse-flow has no port map, so port names are unknown to it.
-  assert.deepEqual(await parseFlow('in_port=foo actions=drop'), { ok: false, error: 'foo: invalid or unknown port for in_port' });
+  assert.deepEqual(await parseFlow('in_port=foo actions=drop'), {
+    ok: false,
+    error: 'foo: invalid or unknown port for in_port',
+  });
 });

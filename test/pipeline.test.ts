@@ -19,7 +19,8 @@ test('pipeline: flows by descending priority, equal priorities in dump order, ac
     'table=3,priority=10,arp actions=drop',
   ].join('\n');
   const p = new Pipeline(flows(dump));
-  const lines = (n: number): number[] => [...p.tables.values()].find((t) => t.ref.kind === 'number' && t.ref.number === n)!.flows.map((f) => f.origin.line);
+  const lines = (n: number): number[] =>
+    [...p.tables.values()].find((t) => t.ref.kind === 'number' && t.ref.number === n)!.flows.map((f) => f.origin.line);
   assert.deepEqual([...p.tables.keys()], ['#0', '#3']);
   assert.deepEqual(lines(0), [8, 2, 5]);
   assert.deepEqual(lines(3), [3, 6, 1, 4, 9, 7]);
@@ -27,7 +28,12 @@ test('pipeline: flows by descending priority, equal priorities in dump order, ac
 });
 
 test('pipeline: numbered tables in numeric order before named tables in order of appearance', () => {
-  const dump = ['table="Zeta",priority=1 actions=drop', 'table=10,priority=1 actions=drop', 'table="Alpha",priority=1 actions=drop', 'table=2,priority=1 actions=drop'].join('\n');
+  const dump = [
+    'table="Zeta",priority=1 actions=drop',
+    'table=10,priority=1 actions=drop',
+    'table="Alpha",priority=1 actions=drop',
+    'table=2,priority=1 actions=drop',
+  ].join('\n');
   const p = new Pipeline(flows(dump));
   assert.deepEqual([...p.tables.keys()], ['#2', '#10', 'Zeta', 'Alpha']);
 });

@@ -21,7 +21,8 @@ test('profile files: each built-in profile read from its YAML file is the profil
   const { profiles, problems } = compileBuiltins();
   assert.deepEqual(problems, []);
   const now = new Map((JSON.parse(profilesJson(profiles)) as { id: string }[]).map((p) => [p.id, p]));
-  for (const p of before.profiles) assert.deepStrictEqual(now.get(p.id), p, `${p.id} differs from the profile at commit ${before.commit}`);
+  for (const p of before.profiles)
+    assert.deepStrictEqual(now.get(p.id), p, `${p.id} differs from the profile at commit ${before.commit}`);
   // What commands read, the compiled file, is the same again, bigints included.
   assert.deepStrictEqual(readBuiltins(), profiles);
   assert.equal(typeof profileById('antrea-v1')!.bitFields[0]!.values![0]!.value, 'bigint');

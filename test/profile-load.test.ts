@@ -88,12 +88,20 @@ tables:
   const egress = base.tables.find((t) => t.name === 'EgressRuleTable')!;
   assert.equal(mine.number, 51);
   assert.equal(mine.patterns, egress.patterns);
-  assert.deepEqual(p.tables[3], { name: 'Brand new', purpose: 'Its own.', miss: { action: 'none' }, next: [], patterns: [] });
+  assert.deepEqual(p.tables[3], {
+    name: 'Brand new',
+    purpose: 'Its own.',
+    miss: { action: 'none' },
+    next: [],
+    patterns: [],
+  });
 });
 
 test('profile files: anchors, merge keys and spliced lists are read as YAML means them', () => {
-  const shared = 'shared:\n  common: &common [{ match: ip, meaning: "IP packets continue in {next}." }]\n  base: &base { purpose: Shared., miss: { action: drop } }\n';
-  const third = '  - <<: *base\n    number: 2\n    name: Third\n    patterns: [{ match: tcp, meaning: TCP. }, *common]\n';
+  const shared =
+    'shared:\n  common: &common [{ match: ip, meaning: "IP packets continue in {next}." }]\n  base: &base { purpose: Shared., miss: { action: drop } }\n';
+  const third =
+    '  - <<: *base\n    number: 2\n    name: Third\n    patterns: [{ match: tcp, meaning: TCP. }, *common]\n';
   const text = MINIMAL.replace('tables:\n', `${shared}tables:\n`).replace('bitFields:\n', `${third}bitFields:\n`);
   const r = parseProfileText(text, 'anchors.yaml');
   assert.deepEqual(r.problems, []);
@@ -108,7 +116,9 @@ test('profile files: anchors, merge keys and spliced lists are read as YAML mean
 
 test('profile files: each kind of mistake is a problem at its line and column, and nothing throws', () => {
   const problem = (text: string): string[] =>
-    parseProfileText(text, 'bad.yaml').problems.map((p) => `${p.file}:${p.line}:${p.col}: ${p.path ? `${p.path}: ` : ''}${p.message}`);
+    parseProfileText(text, 'bad.yaml').problems.map(
+      (p) => `${p.file}:${p.line}:${p.col}: ${p.path ? `${p.path}: ` : ''}${p.message}`,
+    );
   // An unknown key, named at the key.
   assert.deepEqual(problem(MINIMAL.replace('    purpose: Forwards.', '    purpose: Forwards.\n    purpouse: typo')), [
     'bad.yaml:18:5: tables[1].purpouse: unknown key purpouse (known here: name, from, number, aliases, purpose, miss, next, stage, requires, servicesOnly, expectedWith, patterns, since, until)',
@@ -117,7 +127,9 @@ test('profile files: each kind of mistake is a problem at its line and column, a
   assert.deepEqual(problem(MINIMAL.replace('{ action: normal }', '{ action: flood }')), [
     'bad.yaml:18:11: tables[1].miss: expected action: drop, action: next, action: normal, action: controller, action: none, action: goto, action: custom',
   ]);
-  assert.deepEqual(problem(MINIMAL.replace('{ action: normal }', '{ action: goto }')), ['bad.yaml:18:11: tables[1].miss: table is missing']);
+  assert.deepEqual(problem(MINIMAL.replace('{ action: normal }', '{ action: goto }')), [
+    'bad.yaml:18:11: tables[1].miss: table is missing',
+  ]);
   // A missing key of a pattern, at its mapping.
   assert.deepEqual(problem(MINIMAL.replace('        meaning: Packets from the uplink continue in {next}.\n', '')), [
     'bad.yaml:13:9: tables[0].patterns[0]: meaning is missing',
@@ -128,7 +140,9 @@ test('profile files: each kind of mistake is a problem at its line and column, a
     'bad.yaml:25:20: versions.until: "1.x" does not have the form ^[0-9]+(\\.[0-9]+)*$',
   ]);
   // A missing key of the profile once nothing supplies it.
-  assert.deepEqual(problem(MINIMAL.replace('title: My pipeline\n', '')), ['bad.yaml:1:1: the profile lacks title (and extends none that gives it)']);
+  assert.deepEqual(problem(MINIMAL.replace('title: My pipeline\n', '')), [
+    'bad.yaml:1:1: the profile lacks title (and extends none that gives it)',
+  ]);
   // extends and from that name nothing.
   assert.deepEqual(problem('id: x\nextends: nowhere\n'), ['bad.yaml:2:10: extends: no profile nowhere to extend']);
   assert.deepEqual(problem('id: x\nextends: generic\ntables:\n  - Nowhere\n  - { name: T, from: Gone }\n'), [

@@ -64,7 +64,10 @@ const IPV6_PATTERN = `      - match: ipv6
         meaning: IPv6 leaves through {output}.
 `;
 
-async function inTemp<T>(files: Record<string, string>, fn: (path: (name: string) => string) => Promise<T>): Promise<T> {
+async function inTemp<T>(
+  files: Record<string, string>,
+  fn: (path: (name: string) => string) => Promise<T>,
+): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'flowscope-profiles-'));
   try {
     for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
@@ -75,7 +78,11 @@ async function inTemp<T>(files: Record<string, string>, fn: (path: (name: string
 }
 
 interface CheckReport {
-  files: { file: string; errors: number; problems: { kind: string; severity: string; message: string; line: number; column: number; path: string }[] }[];
+  files: {
+    file: string;
+    errors: number;
+    problems: { kind: string; severity: string; message: string; line: number; column: number; path: string }[];
+  }[];
 }
 
 /** The line and column where `text` first occurs, 1-based. */
@@ -96,15 +103,28 @@ test('profile check: a clean profile and every built-in profile file pass', asyn
   assert.deepEqual(builtins.sort(), BUILTIN_IDS.map((id) => `${id}.yaml`).sort());
   const r = await runCli(['profile', 'check', '--json', ...builtins.map((f) => join(repoRoot, 'profiles', f))]);
   const report = JSON.parse(r.stdout) as CheckReport;
-  assert.deepEqual(report.files.filter((f) => f.errors > 0).map((f) => `${f.file}: ${f.problems.map((p) => p.message).join('; ')}`), []);
+  assert.deepEqual(
+    report.files.filter((f) => f.errors > 0).map((f) => `${f.file}: ${f.problems.map((p) => p.message).join('; ')}`),
+    [],
+  );
   assert.equal(r.status, 0);
 });
 
 /** Each kind of error, planted by replacing a piece of the clean profile, and where it then is. */
 const PLANTED: readonly { kind: string; from: string; to: string; at: string }[] = [
-  { kind: 'schema', from: 'miss: { action: drop }\n    next: []', to: 'miss: { action: jump }\n    next: []', at: '{ action: jump }' },
+  {
+    kind: 'schema',
+    from: 'miss: { action: drop }\n    next: []',
+    to: 'miss: { action: jump }\n    next: []',
+    at: '{ action: jump }',
+  },
   { kind: 'placeholder', from: 'IP from {nw_src}', to: 'IP from {nw_source}', at: 'IP from {nw_source}' },
-  { kind: 'match-syntax', from: '      - match: ip\n        fields: [ nw_dst ]', to: '      - match: ip,nw_dst=10.0.0.300\n        fields: [ nw_dst ]', at: 'ip,nw_dst=10.0.0.300' },
+  {
+    kind: 'match-syntax',
+    from: '      - match: ip\n        fields: [ nw_dst ]',
+    to: '      - match: ip,nw_dst=10.0.0.300\n        fields: [ nw_dst ]',
+    at: 'ip,nw_dst=10.0.0.300',
+  },
   { kind: 'undefined-table', from: 'next: [ Egress ]', to: 'next: [ Egres ]', at: 'Egres ]' },
   { kind: 'unknown-field', from: 'fields: [ nw_src ]', to: 'fields: [ nw_source ]', at: 'nw_source ]' },
   { kind: 'duplicate-table', from: 'name: Egress', to: 'name: Ingress', at: 'Ingress\n    purpose: Sends' },
@@ -130,7 +150,8 @@ for (const p of PLANTED) {
       const want = placeOf(text, p.at);
       // The value itself (its line, and the column it starts at), or the mapping that holds it.
       assert.equal(found.line, want.line, found.message);
-      if (p.kind !== 'duplicate-table' && p.kind !== 'indistinguishable') assert.ok(Math.abs(found.column - want.column) <= 2, `column ${found.column}, planted at ${want.column}`);
+      if (p.kind !== 'duplicate-table' && p.kind !== 'indistinguishable')
+        assert.ok(Math.abs(found.column - want.column) <= 2, `column ${found.column}, planted at ${want.column}`);
       // The text form: file:line:col, the line, a caret.
       const t = await runCli(['profile', 'check', path('planted.yaml')]);
       assert.equal(t.status, 1);
@@ -171,7 +192,9 @@ test('a profile of FLOWSCOPE_PROFILES or --profile-file takes part in detection 
     const notDir = await runCli(['show', path('dump.txt')], { env: { FLOWSCOPE_PROFILES: path('lab.yaml') } });
     assert.equal(notDir.status, 2);
     assert.match(notDir.stderr, /FLOWSCOPE_PROFILES names .*lab\.yaml, which is not a directory/);
-    const twice = await runCli(['show', path('dump.txt'), '--profile-file', path('lab.yaml')], { env: { FLOWSCOPE_PROFILES: dir } });
+    const twice = await runCli(['show', path('dump.txt'), '--profile-file', path('lab.yaml')], {
+      env: { FLOWSCOPE_PROFILES: dir },
+    });
     assert.equal(twice.status, 2);
     assert.match(twice.stderr, /profile id my-sdn is also the id of/);
   });
@@ -183,7 +206,11 @@ interface FitReport {
   fitted: number;
   misses: number;
   unexplained: number;
-  tables: { number: number; unexplained: { reason: string; flow: { source: { line: number } } }[]; patterns: { index: number; flows: number }[] }[];
+  tables: {
+    number: number;
+    unexplained: { reason: string; flow: { source: { line: number } } }[];
+    patterns: { index: number; flows: number }[];
+  }[];
 }
 
 test('profile fit: the flows the profile does not explain yet, per table, until the pattern they need is written', async () => {
@@ -194,13 +221,25 @@ test('profile fit: the flows the profile does not explain yet, per table, until 
     assert.equal(fit.profile.id, 'my-sdn');
     assert.deepEqual([fit.flows, fit.fitted, fit.misses, fit.unexplained], [7, 4, 1, 2]);
     const t10 = fit.tables.find((t) => t.number === 10)!;
-    assert.deepEqual(t10.unexplained.map((u) => [u.reason, u.flow.source.line]), [['no-pattern', 6]]);
-    assert.deepEqual(t10.patterns.map((p) => p.flows), [2]);
+    assert.deepEqual(
+      t10.unexplained.map((u) => [u.reason, u.flow.source.line]),
+      [['no-pattern', 6]],
+    );
+    assert.deepEqual(
+      t10.patterns.map((p) => p.flows),
+      [2],
+    );
     const t20 = fit.tables.find((t) => t.number === 20)!;
-    assert.deepEqual(t20.unexplained.map((u) => u.reason), ['no-table']);
+    assert.deepEqual(
+      t20.unexplained.map((u) => u.reason),
+      ['no-table'],
+    );
     const text = await runCli(['profile', 'fit', path('dump.txt'), '--profile-file', path('lab.yaml')]);
     assert.match(text.stdout, /^5 of 7 flows explained \(4 by a pattern, 1 by their table's miss\); 2 unexplained$/m);
-    assert.match(text.stdout, /^table 10 Egress: 3 flows, 2 by a pattern, 1 unexplained\n {2}\? no pattern fits:\n {4}line 6: priority=50,ipv6 actions=output:4$/m);
+    assert.match(
+      text.stdout,
+      /^table 10 Egress: 3 flows, 2 by a pattern, 1 unexplained\n {2}\? no pattern fits:\n {4}line 6: priority=50,ipv6 actions=output:4$/m,
+    );
     assert.match(text.stdout, /^table 20: 1 flow, 0 by a pattern, 1 unexplained\n {2}\? not a table of the profile:/m);
     const names = await runCli(['profile', 'fit', '-o', 'name', path('dump.txt'), '--profile-file', path('lab.yaml')]);
     assert.equal(names.stdout, 'table=10,priority=50,ipv6\ntable=20,priority=10\n');

@@ -8,7 +8,14 @@ import { PROFILES, profileById } from '../src/profiles/index.ts';
 import { TEMPLATE_WORDS } from '../src/profiles/types.ts';
 import type { ActionHint, Versioned } from '../src/profiles/types.ts';
 import { compareVersions, inVersion, versionsOverlap } from '../src/profiles/versions.ts';
-import { fits, isTableMiss, parsePattern, resolveTable, tableByKey, valueHint } from '../src/analysis/fit/pattern-fit.ts';
+import {
+  fits,
+  isTableMiss,
+  parsePattern,
+  resolveTable,
+  tableByKey,
+  valueHint,
+} from '../src/analysis/fit/pattern-fit.ts';
 import { jumpTargets } from '../src/model/flow-exits.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 import { corpusDir } from './support/paths.ts';
@@ -21,7 +28,8 @@ function versionText(v: Versioned): string {
 test('registry: unique ids, lookup by id', () => {
   const ids = PROFILES.map((p) => p.id);
   assert.deepEqual([...new Set(ids)], ids);
-  for (const id of ['antrea', 'antrea-v1', 'antrea-cnp', 'antrea-proxy', 'antrea-policy-only']) assert.equal(profileById(id)?.id, id);
+  for (const id of ['antrea', 'antrea-v1', 'antrea-cnp', 'antrea-proxy', 'antrea-policy-only'])
+    assert.equal(profileById(id)?.id, id);
   assert.equal(profileById('nope'), undefined);
 });
 
@@ -35,24 +43,46 @@ test('versions compare numerically', () => {
 
 for (const profile of PROFILES) {
   test(`${profile.id}: version bounds are ordered`, () => {
-    const items: Versioned[] = [profile.versions, ...profile.tables, ...profile.bitFields, ...profile.tables.flatMap((t) => t.patterns)];
+    const items: Versioned[] = [
+      profile.versions,
+      ...profile.tables,
+      ...profile.bitFields,
+      ...profile.tables.flatMap((t) => t.patterns),
+    ];
     for (const v of items) if (v.since && v.until) assert.ok(compareVersions(v.since, v.until) <= 0, versionText(v));
   });
 
   test(`${profile.id}: table names and numbers are unique, references resolve`, () => {
     const keys = profile.tables.flatMap((t) => [t.name, ...(t.aliases ?? [])]);
-    assert.deepEqual(keys.filter((k, i) => keys.indexOf(k) !== i), [], 'names and aliases used twice');
+    assert.deepEqual(
+      keys.filter((k, i) => keys.indexOf(k) !== i),
+      [],
+      'names and aliases used twice',
+    );
     for (const [i, a] of profile.tables.entries()) {
       if (profile.tableNaming === 'number') assert.ok(a.number !== undefined, `${a.name} has no number`);
       for (const b of profile.tables.slice(i + 1)) {
-        if (a.number !== undefined && a.number === b.number) assert.ok(!versionsOverlap(a, b), `${a.name} and ${b.name} share number ${a.number}`);
+        if (a.number !== undefined && a.number === b.number)
+          assert.ok(!versionsOverlap(a, b), `${a.name} and ${b.name} share number ${a.number}`);
       }
-      for (const n of a.next) assert.ok(profile.tables.some((t) => t.name === n), `${a.name}: next ${n} is not a table`);
-      if (a.miss.action === 'goto') assert.ok(profile.tables.some((t) => t.name === (a.miss as { table: string }).table), `${a.name}: miss target`);
+      for (const n of a.next)
+        assert.ok(
+          profile.tables.some((t) => t.name === n),
+          `${a.name}: next ${n} is not a table`,
+        );
+      if (a.miss.action === 'goto')
+        assert.ok(
+          profile.tables.some((t) => t.name === (a.miss as { table: string }).table),
+          `${a.name}: miss target`,
+        );
     }
     for (const layout of profile.layouts ?? []) {
       assert.equal(new Set(layout.tables).size, layout.tables.length, `${layout.id} repeats a table`);
-      for (const t of layout.tables) assert.ok(profile.tables.some((s) => s.name === t), `${layout.id}: ${t} is not a table`);
+      for (const t of layout.tables)
+        assert.ok(
+          profile.tables.some((s) => s.name === t),
+          `${layout.id}: ${t} is not a table`,
+        );
     }
   });
 
@@ -61,14 +91,25 @@ for (const profile of PROFILES) {
     for (const [i, b] of profile.bitFields.entries()) {
       const def = fieldByName(b.field);
       assert.ok(def, `${b.name}: unknown field ${b.field}`);
-      assert.ok(b.start >= 0 && b.start <= b.end && b.end < def.bits, `${b.name}: ${b.field}[${b.start}..${b.end}] outside ${def.bits} bits`);
-      for (const v of b.values ?? []) assert.ok(v.value < 1n << BigInt(b.end - b.start + 1), `${b.name}: value ${v.name} too wide`);
+      assert.ok(
+        b.start >= 0 && b.start <= b.end && b.end < def.bits,
+        `${b.name}: ${b.field}[${b.start}..${b.end}] outside ${def.bits} bits`,
+      );
+      for (const v of b.values ?? [])
+        assert.ok(v.value < 1n << BigInt(b.end - b.start + 1), `${b.name}: value ${v.name} too wide`);
       for (const s of b.sharesBitsWith ?? []) assert.ok(names.has(s), `${b.name}: shares bits with unknown ${s}`);
       if (b.tables) {
         assert.ok(b.sharesBitsWith?.length, `${b.name}: only readings that share bits are scoped to tables`);
-        assert.ok(b.tables.some((t) => tableByKey(profile, t)), `${b.name}: none of its tables is a table of ${profile.id}`);
+        assert.ok(
+          b.tables.some((t) => tableByKey(profile, t)),
+          `${b.name}: none of its tables is a table of ${profile.id}`,
+        );
         const product = PROFILES.filter((p) => p.product === profile.product);
-        for (const t of b.tables) assert.ok(product.some((p) => tableByKey(p, t)), `${b.name}: ${t} is no ${profile.product} table`);
+        for (const t of b.tables)
+          assert.ok(
+            product.some((p) => tableByKey(p, t)),
+            `${b.name}: ${t} is no ${profile.product} table`,
+          );
       }
       for (const c of profile.bitFields.slice(i + 1)) {
         if (!versionsOverlap(b, c)) continue;
@@ -80,7 +121,8 @@ for (const profile of PROFILES) {
     }
     for (const [i, a] of (profile.cookie ?? []).entries()) {
       assert.ok(a.start <= a.end && a.end < 64, a.name);
-      for (const b of (profile.cookie ?? []).slice(i + 1)) assert.ok(a.end < b.start || b.end < a.start || !versionsOverlap(a, b), `${a.name}/${b.name}`);
+      for (const b of (profile.cookie ?? []).slice(i + 1))
+        assert.ok(a.end < b.start || b.end < a.start || !versionsOverlap(a, b), `${a.name}/${b.name}`);
     }
   });
 
@@ -103,12 +145,16 @@ for (const profile of PROFILES) {
 
   test(`${profile.id}: every pattern parses, names real fields, tables and placeholders`, () => {
     const bitNames = new Set(profile.bitFields.map((b) => b.name));
-    const hints: ActionHint[] = [...profile.tables.flatMap((t) => t.patterns.flatMap((p) => p.actions ?? [])), ...(profile.groups ?? []).flatMap((g) => g.bucketActions)];
+    const hints: ActionHint[] = [
+      ...profile.tables.flatMap((t) => t.patterns.flatMap((p) => p.actions ?? [])),
+      ...(profile.groups ?? []).flatMap((g) => g.bucketActions),
+    ];
     for (const h of hints) {
       if (h.startsWith('goto:')) assert.ok(tableByKey(profile, h.slice(5)), h);
       // `set:F`, or `set:F=V/M` whose value parses as a match on F.
       if (h.startsWith('set:') && !h.includes('=')) assert.ok(fieldByName(h.slice(4)), h);
-      if (h.startsWith('set:') && h.includes('=')) assert.ok(valueHint(h) && parsePattern(h.slice(4)).problems.length === 0, h);
+      if (h.startsWith('set:') && h.includes('='))
+        assert.ok(valueHint(h) && parsePattern(h.slice(4)).problems.length === 0, h);
     }
     for (const t of profile.tables) {
       for (const p of t.patterns) {
@@ -152,7 +198,8 @@ for (const { file, profile: id, version } of LISTINGS) {
     const unknown = flowsOutsideProfile(profile, dump.flows, version);
     assert.deepEqual(unknown, []);
     for (const g of dump.groups) {
-      for (const b of g.buckets) for (const ref of jumpTargets(b.actions)) assert.ok(resolveTable(profile, ref, version), `group ${g.id}`);
+      for (const b of g.buckets)
+        for (const ref of jumpTargets(b.actions)) assert.ok(resolveTable(profile, ref, version), `group ${g.id}`);
     }
   });
 

@@ -26,7 +26,11 @@ test('reading more than 50 MiB shows its progress on a terminal, and nothing whe
   assert.ok(seen.length >= 5, `${seen.length} updates`);
   assert.ok(seen.every((u) => u.what === 'reading <stdin>'));
   const percents = seen.map((u) => u.percent);
-  assert.deepEqual(percents, [...percents].sort((a, b) => a - b), 'the percentage only grows');
+  assert.deepEqual(
+    percents,
+    [...percents].sort((a, b) => a - b),
+    'the percentage only grows',
+  );
   assert.ok(percents[percents.length - 1]! >= 90);
   assert.ok(shown.stderr.endsWith(CLEAR), 'the line is cleared at the end');
   assert.equal(shown.stdout.trim().split('\n').length, 2);
@@ -41,7 +45,10 @@ test('a small input shows no progress, even on a terminal', async () => {
 });
 
 test('check of a big dump shows its progress on a terminal, and nothing otherwise; the report is the same', async () => {
-  const flows = Array.from({ length: 20_000 }, (_, i) => `table=0,priority=${100 + (i % 50)},ip,nw_dst=10.0.${(i >> 8) & 255}.${i & 255} actions=goto_table:1`);
+  const flows = Array.from(
+    { length: 20_000 },
+    (_, i) => `table=0,priority=${100 + (i % 50)},ip,nw_dst=10.0.${(i >> 8) & 255}.${i & 255} actions=goto_table:1`,
+  );
   const dump = [...flows, 'table=0,priority=0 actions=drop', 'table=1,priority=0 actions=output:1', ''].join('\n');
   const shown = await runCli(['check', '-'], { stdin: dump, stderrIsTTY: true });
   const seen = updates(shown.stderr).filter((u) => u.what === 'checking');

@@ -19,11 +19,14 @@ function words(line: string): string[] {
 }
 
 function tourSteps(readme: string): Step[] {
-  const tour = readme.slice(readme.indexOf('## A short tour'), readme.indexOf('\n## ', readme.indexOf('## A short tour') + 1));
+  const tour = readme.slice(
+    readme.indexOf('## A short tour'),
+    readme.indexOf('\n## ', readme.indexOf('## A short tour') + 1),
+  );
   const steps: Step[] = [];
   for (const [, block] of tour.matchAll(/```console\n([\s\S]*?)```/g)) {
     const lines = block!.split('\n');
-    for (let i = 0; i < lines.length; ) {
+    for (let i = 0; i < lines.length;) {
       let command = lines[i]!.replace(/^\$ /, '');
       while (command.endsWith('\\')) command = command.slice(0, -1) + ' ' + lines[++i]!.trim();
       const out: string[] = [];
@@ -31,7 +34,11 @@ function tourSteps(readme: string): Step[] {
       const [run, head] = command.split(/\s*\|\s*head -n\s*/);
       const args = words(run!);
       assert.equal(args.shift(), 'flowscope', command);
-      steps.push({ args, ...(head === undefined ? {} : { head: Number(head) }), expected: out.join('\n').replace(/\n+$/, '') });
+      steps.push({
+        args,
+        ...(head === undefined ? {} : { head: Number(head) }),
+        expected: out.join('\n').replace(/\n+$/, ''),
+      });
     }
   }
   return steps;

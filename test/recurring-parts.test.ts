@@ -26,12 +26,15 @@ test('flows of a real dump that repeat an action list share one list, equal to w
   }
   const gotos = flows.filter((f) => actionText(f.origin.text) === 'goto_table:ConntrackCommit');
   assert.equal(gotos.length, 7);
-  for (const f of gotos) assert.deepEqual(f.actions, [{ kind: 'goto_table', table: { kind: 'name', name: 'ConntrackCommit' } }]);
+  for (const f of gotos)
+    assert.deepEqual(f.actions, [{ kind: 'goto_table', table: { kind: 'name', name: 'ConntrackCommit' } }]);
 });
 
 test('a repeated line with a problem reports it on every line, at that line', () => {
   const line = 'priority=10,ip,nw_src=10.0.0.1,nw_src=10.0.0.2 actions=drop';
-  const { flows, diagnostics } = parseDump([line, line, 'priority=10,ip,nw_src=10.0.0.2 actions=drop'].join('\n'), { file: 'f' });
+  const { flows, diagnostics } = parseDump([line, line, 'priority=10,ip,nw_src=10.0.0.2 actions=drop'].join('\n'), {
+    file: 'f',
+  });
   assert.equal(flows.length, 3);
   // ovs-ofctl accepts the repeated field with a warning; the last value wins.
   const column = line.lastIndexOf('nw_src') + 1;
@@ -47,7 +50,9 @@ test('a repeated line with a problem reports it on every line, at that line', ()
 
 test('a repeated bad action list is an error on each line', () => {
   const bad = 'priority=1 actions=conjunction(7,3/2)';
-  const { flows, diagnostics, badLines } = parseDump([bad, 'priority=2 actions=conjunction(7,1/2)', bad].join('\n'), { file: 'f' });
+  const { flows, diagnostics, badLines } = parseDump([bad, 'priority=2 actions=conjunction(7,1/2)', bad].join('\n'), {
+    file: 'f',
+  });
   assert.equal(flows.length, 1);
   assert.equal(badLines, 2);
   assert.deepEqual(
@@ -60,7 +65,10 @@ test('a repeated bad action list is an error on each line', () => {
 });
 
 test('the same action text reads differently when the match decides (a VLAN write on a tagged flow)', () => {
-  const { flows } = parseDump(['priority=1,dl_vlan=5 actions=mod_vlan_vid:3', 'priority=1,ip actions=mod_vlan_vid:3'].join('\n'), { file: 'f' });
+  const { flows } = parseDump(
+    ['priority=1,dl_vlan=5 actions=mod_vlan_vid:3', 'priority=1,ip actions=mod_vlan_vid:3'].join('\n'),
+    { file: 'f' },
+  );
   assert.deepEqual(
     flows.map((f) => f.actions),
     [
@@ -72,17 +80,35 @@ test('the same action text reads differently when the match decides (a VLAN writ
 
 test('a line read again after the dump describes its ports uses the port numbers', () => {
   const line = 'priority=1,in_port=p1 actions=output:p1';
-  const text = [line, 'OFPT_FEATURES_REPLY (xid=0x2): dpid:0000000000000001', ' 1(p1): addr:aa:bb:cc:dd:ee:01', line].join('\n');
+  const text = [
+    line,
+    'OFPT_FEATURES_REPLY (xid=0x2): dpid:0000000000000001',
+    ' 1(p1): addr:aa:bb:cc:dd:ee:01',
+    line,
+  ].join('\n');
   const { flows, diagnostics } = parseDump(text, { file: 'f' });
   assert.deepEqual(diagnostics, []);
   const inPort = flows.map((f) => f.match.fields.find((m) => m.field.name === 'in_port'));
   // Without a port map the name is kept and the number is unknown (0); with it, port 1.
-  assert.deepEqual(inPort.map((m) => m?.value), [0n, 1n]);
-  assert.deepEqual(inPort.map((m) => m?.port), [{ kind: 'name', name: 'p1' }, { kind: 'name', name: 'p1' }]);
+  assert.deepEqual(
+    inPort.map((m) => m?.value),
+    [0n, 1n],
+  );
+  assert.deepEqual(
+    inPort.map((m) => m?.port),
+    [
+      { kind: 'name', name: 'p1' },
+      { kind: 'name', name: 'p1' },
+    ],
+  );
 });
 
 test('every flow of the real dumps reads as its line read alone', () => {
-  for (const name of ['antrea-ovs-pipeline-doc-HEAD.flows.txt', 'antrea-pipeline_test-ipv4-encap.txt', 'openshift-sdn-3.x-multitenant-real-dump.txt']) {
+  for (const name of [
+    'antrea-ovs-pipeline-doc-HEAD.flows.txt',
+    'antrea-pipeline_test-ipv4-encap.txt',
+    'openshift-sdn-3.x-multitenant-real-dump.txt',
+  ]) {
     const text = readFileSync(join(corpusDir, name), 'utf8');
     const whole = parseDump(text, { file: name });
     assert.ok(whole.flows.length > 40, name);
@@ -90,13 +116,22 @@ test('every flow of the real dumps reads as its line read alone', () => {
       // resubmit:NAME reads as a table only beside the dump's tables of that name.
       if (/resubmit:[A-Za-z]/.test(flow.origin.text)) continue;
       const alone = parseDump(flow.origin.text, { file: name, portMap: whole.ports });
-      assert.deepEqual(alone.flows.map((f) => [f.match, f.actions]), [[flow.match, flow.actions]], flow.origin.text);
+      assert.deepEqual(
+        alone.flows.map((f) => [f.match, f.actions]),
+        [[flow.match, flow.actions]],
+        flow.origin.text,
+      );
     }
   }
 });
 
 test('matches that differ only in their last address each hold their own address', () => {
-  const lines = ['priority=1,ip,nw_src=10.0.0.1 actions=drop', 'priority=2,ip,nw_src=10.0.0.2 actions=drop', 'priority=3,arp,arp_spa=10.0.0.3 actions=drop', 'priority=4,ip,nw_src=10.0.0.4/31 actions=drop'];
+  const lines = [
+    'priority=1,ip,nw_src=10.0.0.1 actions=drop',
+    'priority=2,ip,nw_src=10.0.0.2 actions=drop',
+    'priority=3,arp,arp_spa=10.0.0.3 actions=drop',
+    'priority=4,ip,nw_src=10.0.0.4/31 actions=drop',
+  ];
   const { flows, diagnostics } = parseDump(lines.join('\n'), { file: 'f' });
   assert.deepEqual(diagnostics, []);
   assert.deepEqual(

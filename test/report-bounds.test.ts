@@ -26,7 +26,13 @@ const file = (name: string, text: string): string => {
 
 const [A, B, C, D] = ['A', 'B', 'C', 'D'].map((c) => c + 'x'.repeat(36)) as [string, string, string, string];
 /** Each pass fans out 64 × 64 lookups of D and recirculates: over 16,000 lookups from 6 KB. */
-const FAN = [`table=${A},in_port=1 actions=ct(table=${A}),resubmit(,${B})`, `table=${B} actions=${`resubmit(,${C}),`.repeat(64)}`, `table=${C} actions=${`resubmit(,${D}),`.repeat(64)}`, `table=${D} actions=drop`].join('\n') + '\n';
+const FAN =
+  [
+    `table=${A},in_port=1 actions=ct(table=${A}),resubmit(,${B})`,
+    `table=${B} actions=${`resubmit(,${C}),`.repeat(64)}`,
+    `table=${C} actions=${`resubmit(,${D}),`.repeat(64)}`,
+    `table=${D} actions=drop`,
+  ].join('\n') + '\n';
 const FAN_OUT = FAN.replace(`table=${D} actions=drop`, `table=${D} actions=output:2`);
 /** The bound of each dump's traces (64 bytes per byte of its flows), summed. */
 const budgetOf = (...texts: string[]): number =>
@@ -39,7 +45,9 @@ const budgetOf = (...texts: string[]): number =>
 const PACKET = 'in_port=1';
 const fanDump = parseDump(FAN, { file: 'fan' });
 /** The lookups the packet makes through FAN, as the tracer counts them. */
-const LOOKUPS = new Tracer(new Pipeline(fanDump.flows, fanDump.groups, fanDump.ports)).tracePacket(PACKET).passes.reduce((n, p) => n + p.steps.length, 0);
+const LOOKUPS = new Tracer(new Pipeline(fanDump.flows, fanDump.groups, fanDump.ports))
+  .tracePacket(PACKET)
+  .passes.reduce((n, p) => n + p.steps.length, 0);
 
 test('trace -o name lists the lookups its bound holds and says on stderr how many it left out', async () => {
   const r = await runCli(['trace', '-o', 'name', file('fan.txt', FAN), PACKET]);
@@ -49,7 +57,9 @@ test('trace -o name lists the lookups its bound holds and says on stderr how man
   // Unbounded, the list would be 16,000 names of 37 characters: past the bound.
   assert.ok(r.stdout.length <= budget, `${r.stdout.length} bytes`);
   assert.ok(listed.length > 10_000 && listed.every((n) => [A, B, C, D].includes(n)), `${listed.length} names`);
-  const left = /flowscope: (\d+) more table lookups of this trace not listed: the list reached (\d+) bytes/.exec(r.stderr);
+  const left = /flowscope: (\d+) more table lookups of this trace not listed: the list reached (\d+) bytes/.exec(
+    r.stderr,
+  );
   assert.ok(left, r.stderr);
   assert.ok(LOOKUPS > 16_000, `${LOOKUPS} lookups`);
   assert.equal(listed.length + Number(left[1]), LOOKUPS);
@@ -64,23 +74,47 @@ test('trace --compare puts side by side the rows the bounds of both traces hold,
   assert.ok(verdicts.length > 0, r.stdout.slice(-2000));
   // The right side's verdict names its 8,192 outputs, as OVS's action buffer holds them; the rows stay within the bound.
   assert.ok(r.stdout.length - verdicts.length <= budget + 4096, `${r.stdout.length - verdicts.length} bytes`);
-  assert.match(r.stdout, /\n… and \d+ more lines of both traces, not printed: the text reached \d+ bytes, the bound for flows and groups of this size \(64 bytes of trace per byte of them\)\.[^\n]*\n\nThe paths part at lookup 4 of the packet as given:\n/);
+  assert.match(
+    r.stdout,
+    /\n… and \d+ more lines of both traces, not printed: the text reached \d+ bytes, the bound for flows and groups of this size \(64 bytes of trace per byte of them\)\.[^\n]*\n\nThe paths part at lookup 4 of the packet as given:\n/,
+  );
   assert.match(verdicts, /\nThe verdicts differ\.\n$/);
   // JSON: each side's trace within its own bound.
-  const json = await runCli(['trace', '--json', file('fan-c.txt', FAN), '--compare', file('fan-d.txt', FAN_OUT), PACKET]);
+  const json = await runCli([
+    'trace',
+    '--json',
+    file('fan-c.txt', FAN),
+    '--compare',
+    file('fan-d.txt', FAN_OUT),
+    PACKET,
+  ]);
   assert.equal(json.status, 1, json.stderr);
-  const j = JSON.parse(json.stdout) as { left: { omitted?: { steps: number } }; right: { omitted?: { steps: number } } };
-  assert.ok((j.left.omitted?.steps ?? 0) > 0 && (j.right.omitted?.steps ?? 0) > 0, JSON.stringify([j.left.omitted, j.right.omitted]));
+  const j = JSON.parse(json.stdout) as {
+    left: { omitted?: { steps: number } };
+    right: { omitted?: { steps: number } };
+  };
+  assert.ok(
+    (j.left.omitted?.steps ?? 0) > 0 && (j.right.omitted?.steps ?? 0) > 0,
+    JSON.stringify([j.left.omitted, j.right.omitted]),
+  );
   assert.ok(json.stdout.length <= 4 * budget, `${json.stdout.length} bytes`);
 });
 
-test('diff --impact --json cuts its probes\' paths at the bound of both dumps and counts the steps left out', async () => {
+test("diff --impact --json cuts its probes' paths at the bound of both dumps and counts the steps left out", async () => {
   const r = await runCli(['diff', '--impact', '--json', file('fan-e.txt', FAN), file('fan-f.txt', FAN_OUT)]);
   assert.equal(r.status, 1, r.stderr);
   const budget = budgetOf(FAN, FAN_OUT);
   // Pretty-printed JSON takes up to four times its compact form, as trace --json does.
   assert.ok(r.stdout.length <= 4 * budget, `${r.stdout.length} bytes`);
-  const j = JSON.parse(r.stdout) as { changes: { probes: { effect: string; before: { path: unknown[]; pathOmitted?: number }; after: { path: unknown[]; pathOmitted?: number } }[] }[] };
+  const j = JSON.parse(r.stdout) as {
+    changes: {
+      probes: {
+        effect: string;
+        before: { path: unknown[]; pathOmitted?: number };
+        after: { path: unknown[]; pathOmitted?: number };
+      }[];
+    }[];
+  };
   const probe = j.changes[0]?.probes[0];
   assert.ok(probe, r.stdout.slice(0, 2000));
   assert.equal(probe.effect, 'verdict');
@@ -94,26 +128,50 @@ test('diff --impact as text stops at its bound and says how many lines it left o
     ...Array.from({ length: 11 }, (_, i) => `group_id=${i + 1},type=all,bucket=group:${i + 2},bucket=group:${i + 2}`),
     `group_id=12,type=all,bucket=${leaf}`,
   ];
-  const flows = Array.from({ length: 40 }, (_, i) => `table=0,priority=${i + 1},ip,in_port=1,nw_dst=10.0.0.${i + 1} actions=group:1`);
+  const flows = Array.from(
+    { length: 40 },
+    (_, i) => `table=0,priority=${i + 1},ip,in_port=1,nw_dst=10.0.0.${i + 1} actions=group:1`,
+  );
   const before = parseDump([...flows, ...groups('output:2')].join('\n'), { file: 'before' });
-  const after = parseDump([...flows.map((f) => f.replace('group:1', 'group:1,output:3')), ...groups('output:2')].join('\n'), { file: 'after' });
-  const report = diffImpact(diffDumps(before, after), new Tracer(new Pipeline(before.flows, before.groups, before.ports)), new Tracer(new Pipeline(after.flows, after.groups, after.ports)), { maxProbes: 2 });
+  const after = parseDump(
+    [...flows.map((f) => f.replace('group:1', 'group:1,output:3')), ...groups('output:2')].join('\n'),
+    { file: 'after' },
+  );
+  const report = diffImpact(
+    diffDumps(before, after),
+    new Tracer(new Pipeline(before.flows, before.groups, before.ports)),
+    new Tracer(new Pipeline(after.flows, after.groups, after.ports)),
+    { maxProbes: 2 },
+  );
   assert.equal(report.changes.length, 40);
-  const words = (maxBytes: number) => ({ of: 15 as const, before: { of: 15 as const, maxBytes }, after: { of: 15 as const, maxBytes } });
+  const words = (maxBytes: number) => ({
+    of: 15 as const,
+    before: { of: 15 as const, maxBytes },
+    after: { of: 15 as const, maxBytes },
+  });
   const whole = formatImpact(report, words(Infinity));
   const bound = 50_000;
   assert.ok(whole.length > 4 * bound, `${whole.length} bytes unbounded`);
   const text = formatImpact(report, words(bound / 2));
   assert.ok(text.length <= bound + 1024, `${text.length} bytes`);
-  assert.match(text, /\n… and \d+ more lines, not printed: the report reached 50000 bytes, the bound for dumps of this size \(64 bytes per byte of them\)\.\n$/);
-  const json = impactJson(report, words(bound / 2)) as { changes: { probes: unknown[] }[]; omitted?: { probes: number } };
+  assert.match(
+    text,
+    /\n… and \d+ more lines, not printed: the report reached 50000 bytes, the bound for dumps of this size \(64 bytes per byte of them\)\.\n$/,
+  );
+  const json = impactJson(report, words(bound / 2)) as {
+    changes: { probes: unknown[] }[];
+    omitted?: { probes: number };
+  };
   assert.ok(JSON.stringify(json).length <= bound + 8192, `${JSON.stringify(json).length} bytes`);
   assert.equal(json.changes.length, 40);
-  assert.equal(json.changes.reduce((n, c) => n + c.probes.length, 0) + (json.omitted?.probes ?? 0), report.changes.reduce((n, c) => n + c.outcomes.length, 0));
+  assert.equal(
+    json.changes.reduce((n, c) => n + c.probes.length, 0) + (json.omitted?.probes ?? 0),
+    report.changes.reduce((n, c) => n + c.outcomes.length, 0),
+  );
   assert.ok((json.omitted?.probes ?? 0) > 0);
 });
 
-test('diff --impact: the traces of a change share a bound of lookups, so a looping pipeline\'s many changes do not multiply the trace bound', async () => {
+test("diff --impact: the traces of a change share a bound of lookups, so a looping pipeline's many changes do not multiply the trace bound", async () => {
   // The fuzz campaign's case 467001 (seed 20261126): 92 changes against a dump that recirculates
   // through ct(table=…), each candidate trace running to the 32,768-step bound.
   const c = fuzzCase(20261126, 467001, seedLines());
@@ -125,8 +183,14 @@ test('diff --impact: the traces of a change share a bound of lookups, so a loopi
   assert.ok(report.changes.length > 80, `${report.changes.length} changes`);
   // 24 candidates a probe, 512 lookups and passes a candidate; the last trace may run to its own bounds on each side.
   const bound = 24 * 512 + 2 * (MAX_TRACE_STEPS + MAX_PASSES + 2);
-  assert.ok(report.changes.every((x) => x.steps <= bound), String(Math.max(...report.changes.map((x) => x.steps))));
-  assert.ok(report.changes.some((x) => x.cut), 'some change stops at the bound');
+  assert.ok(
+    report.changes.every((x) => x.steps <= bound),
+    String(Math.max(...report.changes.map((x) => x.steps))),
+  );
+  assert.ok(
+    report.changes.some((x) => x.cut),
+    'some change stops at the bound',
+  );
   const text = formatImpact(report, { of: 15, before: { of: 15 }, after: { of: 15 } });
   assert.match(text, /the search (?:for probes )?stopped at its bound of \d+ table lookups and passes/);
   assert.equal((await runCase(c)).failure, undefined);

@@ -28,7 +28,8 @@ const FLOWS = [1, 2, 3, 4, 5, 6, 7].map((g) => `table=0,reg0=${g} actions=group:
 const octet = (r: Random): number => r.int(0, 255);
 const mac = (r: Random): string => Array.from({ length: 6 }, () => octet(r).toString(16).padStart(2, '0')).join(':');
 const ipv4 = (r: Random): string => `10.${octet(r)}.${octet(r)}.${octet(r)}`;
-const ipv6 = (r: Random): string => `fd00:${r.int(0, 0xffff).toString(16)}::${r.int(0, 0xffff).toString(16)}:${r.int(0, 0xffff).toString(16)}`;
+const ipv6 = (r: Random): string =>
+  `fd00:${r.int(0, 0xffff).toString(16)}::${r.int(0, 0xffff).toString(16)}:${r.int(0, 0xffff).toString(16)}`;
 
 /** A packet for group `g` in ofproto/trace syntax (prerequisites first). */
 function packetFor(g: number, r: Random): string {
@@ -67,8 +68,11 @@ function ours(tracer: Tracer, spec: string): { scores: string[]; used: number[] 
   const group = tracer.pipeline.groups.get(Number(/reg0=(\d+)/.exec(spec)![1]))!;
   const hash = selectionHash(group, parsed.packet);
   assert.ok(hash !== undefined);
-  const live = (b: { watchPort?: unknown }): boolean => b.watchPort === undefined || JSON.stringify(b.watchPort) !== '{"kind":"number","number":9}';
-  const scores = bestLiveBucket(group.buckets, hash, live).scores.filter((s) => s.score !== null).map((s) => `${s.bucket}:${s.score}`);
+  const live = (b: { watchPort?: unknown }): boolean =>
+    b.watchPort === undefined || JSON.stringify(b.watchPort) !== '{"kind":"number","number":9}';
+  const scores = bestLiveBucket(group.buckets, hash, live)
+    .scores.filter((s) => s.score !== null)
+    .map((s) => `${s.bucket}:${s.score}`);
   return { scores, used };
 }
 
@@ -78,35 +82,44 @@ function theirs(text: string): { scores: string[]; used: number[] } {
   return { scores, used };
 }
 
-test('a hash-selected group picks, for every packet, the bucket ofproto/trace picks, with the same scores', skipUnlessOvs, async () => {
-  const ports = [1, 2, 3, 4, 5].map((n) => ({ name: `p${n}`, ofport: n }));
-  await withOvsSwitch({ ports }, async (sw) => {
-    await sw.addGroups(GROUPS, 15);
-    await sw.addFlows(FLOWS, 13);
-    const dump = parseDump([await sw.dumpFlows({ of: 15 }), await sw.dumpGroups({ of: 15 }), await sw.show(13)].join('\n'), { file: 'live' });
-    assert.equal(dump.badLines, 0, dump.diagnostics.map((d) => d.message).join('\n'));
-    const tracer = new Tracer(new Pipeline(dump.flows, dump.groups, dump.ports));
-    const random = new Random(18);
-    const wrong: string[] = [];
-    const usedPerGroup = new Map<number, Set<number>>();
-    let packets = 0;
-    for (let i = 0; i < 40; i++) {
-      for (const g of [1, 2, 3, 4, 5, 6, 7]) {
-        const spec = packetFor(g, random);
-        const ovs = theirs(await sw.trace(spec));
-        const mine = ours(tracer, spec);
-        packets++;
-        assert.equal(ovs.used.length, 1, `ofproto/trace used no bucket for ${spec}`);
-        if (JSON.stringify(ovs) !== JSON.stringify(mine)) wrong.push(`${spec}\n  ovs:       ${JSON.stringify(ovs)}\n  flowscope: ${JSON.stringify(mine)}`);
-        const used = usedPerGroup.get(g) ?? new Set<number>();
-        usedPerGroup.set(g, used.add(ovs.used[0]!));
+test(
+  'a hash-selected group picks, for every packet, the bucket ofproto/trace picks, with the same scores',
+  skipUnlessOvs,
+  async () => {
+    const ports = [1, 2, 3, 4, 5].map((n) => ({ name: `p${n}`, ofport: n }));
+    await withOvsSwitch({ ports }, async (sw) => {
+      await sw.addGroups(GROUPS, 15);
+      await sw.addFlows(FLOWS, 13);
+      const dump = parseDump(
+        [await sw.dumpFlows({ of: 15 }), await sw.dumpGroups({ of: 15 }), await sw.show(13)].join('\n'),
+        { file: 'live' },
+      );
+      assert.equal(dump.badLines, 0, dump.diagnostics.map((d) => d.message).join('\n'));
+      const tracer = new Tracer(new Pipeline(dump.flows, dump.groups, dump.ports));
+      const random = new Random(18);
+      const wrong: string[] = [];
+      const usedPerGroup = new Map<number, Set<number>>();
+      let packets = 0;
+      for (let i = 0; i < 40; i++) {
+        for (const g of [1, 2, 3, 4, 5, 6, 7]) {
+          const spec = packetFor(g, random);
+          const ovs = theirs(await sw.trace(spec));
+          const mine = ours(tracer, spec);
+          packets++;
+          assert.equal(ovs.used.length, 1, `ofproto/trace used no bucket for ${spec}`);
+          if (JSON.stringify(ovs) !== JSON.stringify(mine))
+            wrong.push(`${spec}\n  ovs:       ${JSON.stringify(ovs)}\n  flowscope: ${JSON.stringify(mine)}`);
+          const used = usedPerGroup.get(g) ?? new Set<number>();
+          usedPerGroup.set(g, used.add(ovs.used[0]!));
+        }
       }
-    }
-    assert.deepEqual(wrong, [], `${wrong.length} of ${packets} packets differ`);
-    // The packets spread over the buckets, so agreement is not agreement on one bucket.
-    for (const [g, used] of usedPerGroup) assert.ok(used.size >= 2, `group ${g} used only bucket ${[...used].join()}`);
-  });
-});
+      assert.deepEqual(wrong, [], `${wrong.length} of ${packets} packets differ`);
+      // The packets spread over the buckets, so agreement is not agreement on one bucket.
+      for (const [g, used] of usedPerGroup)
+        assert.ok(used.size >= 2, `group ${g} used only bucket ${[...used].join()}`);
+    });
+  },
+);
 
 test('scores of a hash-selected group, as OVS 3.1 printed them for the same packet', () => {
   const tracer = new Tracer(

@@ -33,20 +33,38 @@ function meaning(a: FlowAnnotation | undefined): string {
 
 test('a miss flow that departs from the documented miss says what it does, and that the documentation differs', () => {
   const flows = annotate(
-    ['table=30, priority=0 actions=drop', 'table=31, priority=0,ip actions=goto_table:99', 'table=70, priority=0 actions=goto_table:80', 'table=99, priority=0 actions=goto_table:100'].join('\n') + '\n',
+    [
+      'table=30, priority=0 actions=drop',
+      'table=31, priority=0,ip actions=goto_table:99',
+      'table=70, priority=0 actions=goto_table:80',
+      'table=99, priority=0 actions=goto_table:100',
+    ].join('\n') + '\n',
     openshift,
     '13',
   );
   // ConntrackCommit is documented to continue in Routing; this one drops.
-  assert.equal(meaning(flows[0]), 'Packets no other flow of ConntrackCommit matches: drop it. This differs from the documented miss (goto Routing).');
+  assert.equal(
+    meaning(flows[0]),
+    'Packets no other flow of ConntrackCommit matches: drop it. This differs from the documented miss (goto Routing).',
+  );
   // ToLocalPod's documented miss is a drop; this one continues, and the sentence names where it really goes.
-  assert.equal(meaning(flows[2]), 'Packets no other flow of ToLocalPod matches: go to Isolation. This differs from the documented miss (drop).');
+  assert.equal(
+    meaning(flows[2]),
+    'Packets no other flow of ToLocalPod matches: go to Isolation. This differs from the documented miss (drop).',
+  );
   // Where flow and documentation agree, the documented words stand.
-  assert.equal(meaning(flows[3]), 'Packets no other flow of EgressPreliminaries matches continue in EgressNetworkPolicy.');
+  assert.equal(
+    meaning(flows[3]),
+    'Packets no other flow of EgressPreliminaries matches continue in EgressNetworkPolicy.',
+  );
 });
 
 test('a pattern whose sentence names the next table never explains a flow that goes nowhere', () => {
-  const [toPod, dropped] = annotate('table=0, priority=100,ip actions=goto_table:20\ntable=0, priority=100,arp actions=drop\n', openshift, '13');
+  const [toPod, dropped] = annotate(
+    'table=0, priority=100,ip actions=goto_table:20\ntable=0, priority=100,arp actions=drop\n',
+    openshift,
+    '13',
+  );
   assert.match(meaning(toPod), /source check in FromPod\.$/);
   // The documented pattern for ARP from a Pod continues in FromPod; this flow drops, so that sentence is not said.
   assert.doesNotMatch(meaning(dropped), /continue|goes to|FromPod/);
@@ -56,19 +74,30 @@ test('a pattern whose sentence names the next table never explains a flow that g
 test('the cluster network is not the Service CIDR: a prefix sent to a table named after Services proves nothing', () => {
   const flows = annotate(readFileSync(join(corpusDir, 'openshift-sdn-expectedFlows-v13.txt'), 'utf8'), openshift, '13');
   const roles = new Map<string, Set<string>>();
-  for (const a of flows) for (const u of a.addresses) (roles.get(u.address) ?? roles.set(u.address, new Set()).get(u.address)!).add(u.label);
+  for (const a of flows)
+    for (const u of a.addresses) (roles.get(u.address) ?? roles.set(u.address, new Set()).get(u.address)!).add(u.label);
   // Table 0 sends Pod traffic for 10.128.0.0/14 back from the host to FromPodViaService: not a Service.
   assert.deepEqual([...roles.get('10.128.0.0/14')!], ['cluster network']);
   // Routing sends 172.30.0.0/16 to ToService, whose flows only hand traffic to the host.
   assert.deepEqual([...roles.get('172.30.0.0/16')!], ['Service CIDR']);
   // The same prefix with a jump to a table of no Service role stays unlabelled.
-  const alone = annotate('table=0, priority=300,ip,in_port=2,nw_src=10.128.0.0/23,nw_dst=10.128.0.0/14 actions=goto_table:25\n', openshift, '13');
-  assert.deepEqual(alone[0]!.addresses.filter((u) => u.field === 'nw_dst'), []);
+  const alone = annotate(
+    'table=0, priority=300,ip,in_port=2,nw_src=10.128.0.0/23,nw_dst=10.128.0.0/14 actions=goto_table:25\n',
+    openshift,
+    '13',
+  );
+  assert.deepEqual(
+    alone[0]!.addresses.filter((u) => u.field === 'nw_dst'),
+    [],
+  );
 });
 
 test('no empty placeholder reaches a sentence: a ct action without a zone works in the default zone', () => {
   const [ct] = annotate('table=0, priority=1000,ip,ct_state=-trk actions=ct(table=0)\n', openshift, '13');
-  assert.equal(meaning(ct), 'IP packets not yet tracked go through conntrack in the default zone and come back to Classifier with their connection state.');
+  assert.equal(
+    meaning(ct),
+    'IP packets not yet tracked go through conntrack in the default zone and come back to Classifier with their connection state.',
+  );
   assert.match(ct!.sentence, /send it through conntrack in the default zone, then continue in Classifier/);
   const [commit] = annotate('table=101, priority=100,ip,reg0=0x25 actions=ct(commit),group:37\n', openshift, '13');
   assert.match(commit!.sentence, /commit the connection to conntrack in the default zone, hand it to group 37/);
@@ -110,10 +139,18 @@ test('no empty placeholder reaches a sentence: an absent value is said in the wo
 });
 
 test('in_port=LOCAL and the LOCAL action both read as the bridge’s LOCAL port, by name or by number, in every profile', () => {
-  const text = ['table=0, priority=100,in_port=LOCAL,ip actions=output:LOCAL', 'table=0, priority=90,in_port=65534,arp actions=LOCAL'].join('\n') + '\n';
+  const text =
+    [
+      'table=0, priority=100,in_port=LOCAL,ip actions=output:LOCAL',
+      'table=0, priority=90,in_port=65534,arp actions=LOCAL',
+    ].join('\n') + '\n';
   for (const profile of [undefined, openshift, profileById('antrea')!]) {
     for (const a of annotate(text, profile)) {
-      assert.match(a.sentence, /^(IPv4|ARP), arriving on the bridge’s LOCAL port: send it to the bridge’s LOCAL port$/, profile?.id);
+      assert.match(
+        a.sentence,
+        /^(IPv4|ARP), arriving on the bridge’s LOCAL port: send it to the bridge’s LOCAL port$/,
+        profile?.id,
+      );
       assert.deepEqual(
         a.ports.map((p) => p.port),
         ['the bridge’s LOCAL port', 'the bridge’s LOCAL port'],

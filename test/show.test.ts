@@ -19,7 +19,9 @@ const ports = ['--ports', join(antrea, 'show.of13.txt')];
 
 /** Lines of flows.txt (the add-flows input) in the given table, counted from the text. */
 function flowsTxtCount(table: number): number {
-  return readFileSync(join(antrea, 'flows.txt'), 'utf8').split('\n').filter((l) => l.startsWith(`table=${table},`)).length;
+  return readFileSync(join(antrea, 'flows.txt'), 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith(`table=${table},`)).length;
 }
 
 function shownFlows(stdout: string): number {
@@ -29,7 +31,23 @@ function shownFlows(stdout: string): number {
 }
 
 test('show: the AntreaProxy Service tables with the groups, text golden', async () => {
-  const r = await runCli(['show', join(proxy, 'dump-flows.of15.txt'), '--groups', join(proxy, 'dump-groups.of15.txt'), '--ports', join(proxy, 'show.of13.txt'), '-T', '40', '-T', 'ServiceLBTable', '-T', 'EndpointDNAT', '--release', '1.4', '--explain-profile']);
+  const r = await runCli([
+    'show',
+    join(proxy, 'dump-flows.of15.txt'),
+    '--groups',
+    join(proxy, 'dump-groups.of15.txt'),
+    '--ports',
+    join(proxy, 'show.of13.txt'),
+    '-T',
+    '40',
+    '-T',
+    'ServiceLBTable',
+    '-T',
+    'EndpointDNAT',
+    '--release',
+    '1.4',
+    '--explain-profile',
+  ]);
   assert.equal(r.status, 0, r.stderr);
   assertGolden('show-antrea-proxy.txt', r.stdout);
 });
@@ -37,13 +55,20 @@ test('show: the AntreaProxy Service tables with the groups, text golden', async 
 test('show: says which profile it used in one line, and why under --explain-profile or -v; --profile overrides detection', async () => {
   const detected = await runCli(['show', dump, '-T', '0']);
   const [first, second] = detected.stdout.split('\n');
-  assert.equal(first, 'profile antrea-v1 (release 0.13), detected from 19 tables: Antrea with kube-proxy (fixed table numbers 0–110)');
+  assert.equal(
+    first,
+    'profile antrea-v1 (release 0.13), detected from 19 tables: Antrea with kube-proxy (fixed table numbers 0–110)',
+  );
   // Then the flows.
   assert.deepEqual([second, detected.stdout.split('\n')[2]?.startsWith('table 0 ')], ['', true]);
   assert.doesNotMatch(detected.stdout, /table 31 is used/);
   for (const flag of ['--explain-profile', '-v', '--verbose']) {
     const explained = await runCli(['show', dump, '-T', '0', flag]);
-    assert.match(explained.stdout, /^profile antrea-v1 \(release 0\.13\), detected from 19 tables: .*\n {2}- .*table 31 is used/s, flag);
+    assert.match(
+      explained.stdout,
+      /^profile antrea-v1 \(release 0\.13\), detected from 19 tables: .*\n {2}- .*table 31 is used/s,
+      flag,
+    );
   }
   const given = await runCli(['show', dump, '-T', '0', '--profile', 'antrea-cnp']);
   assert.match(given.stdout, /^profile antrea-cnp .*given with --profile/);
@@ -58,7 +83,10 @@ test('show: --release takes the v1.2.0 form agentinfo prints, and one the profil
   assert.match(agentinfo.stdout, /^profile antrea-v1 \(release 0\.13\.0\), detected/);
   const later = await runCli(['show', dump, '--release', '2.0']);
   assert.equal(later.status, 2);
-  assert.match(later.stderr, /^flowscope: error: --release 2\.0: the detected profile antrea-v1 describes releases 0\.10–1\.5; give --profile for the pipeline of that release \(profiles: antrea, releases 1\.6 and later; /);
+  assert.match(
+    later.stderr,
+    /^flowscope: error: --release 2\.0: the detected profile antrea-v1 describes releases 0\.10–1\.5; give --profile for the pipeline of that release \(profiles: antrea, releases 1\.6 and later; /,
+  );
   assert.equal(later.stdout, '');
   const given = await runCli(['show', dump, '--profile', 'antrea', '--release', '1.2']);
   assert.equal(given.status, 2);
@@ -96,7 +124,7 @@ test('show: table, port, address, conjunction and hit filters', async () => {
   assert.equal(bad.status, 2);
 });
 
-test('show -T on a --names dump: a table by the dump\'s name, the profile\'s name or alias, or its number, in any case', async () => {
+test("show -T on a --names dump: a table by the dump's name, the profile's name or alias, or its number, in any case", async () => {
   const named = join(antrea, 'dump-flows.of13.names.txt');
   const shown = async (...tables: string[]): Promise<string> => {
     const r = await runCli(['show', named, ...tables.flatMap((t) => ['-T', t])]);
@@ -108,19 +136,31 @@ test('show -T on a --names dump: a table by the dump\'s name, the profile\'s nam
   const byDumpName = await shown('SpoofGuard');
   assert.equal(shownFlows(byDumpName), spoofGuard);
   assert.match(byDumpName, /\ntable 10 SpoofGuard /);
-  for (const given of ['SpoofGuardTable', '10', '010', 'spoofguard']) assert.equal(await shown(given), byDumpName, given);
+  for (const given of ['SpoofGuardTable', '10', '010', 'spoofguard'])
+    assert.equal(await shown(given), byDumpName, given);
   // One table given twice is shown once; tables given together are all shown.
   assert.equal(await shown('10', 'SpoofGuard'), byDumpName);
   // The dump's L3DecTTL and ConntrackZone by the profile's names for them.
-  assert.equal(shownFlows(await shown('SpoofGuard', 'L3DecTTLTable', 'ConntrackTable')), spoofGuard + flowsTxtCount(71) + flowsTxtCount(30));
+  assert.equal(
+    shownFlows(await shown('SpoofGuard', 'L3DecTTLTable', 'ConntrackTable')),
+    spoofGuard + flowsTxtCount(71) + flowsTxtCount(30),
+  );
 });
 
 test('show: a value filter given twice selects flows of either value', async () => {
   const one = (args: string[]) => runCli(['show', dump, ...args]).then((r) => shownFlows(r.stdout));
-  const [three, four, both] = await Promise.all([one(['--port', '3']), one(['--port', '4']), one(['--port', '3', '--port', '4'])]);
+  const [three, four, both] = await Promise.all([
+    one(['--port', '3']),
+    one(['--port', '4']),
+    one(['--port', '3', '--port', '4']),
+  ]);
   assert.ok(three > 0 && four > 0);
   assert.equal(both, three + four);
-  const [c1, c3, c13] = await Promise.all([one(['--conj-id', '1']), one(['--conj-id', '3']), one(['--conj-id', '1', '--conj-id', '3'])]);
+  const [c1, c3, c13] = await Promise.all([
+    one(['--conj-id', '1']),
+    one(['--conj-id', '3']),
+    one(['--conj-id', '1', '--conj-id', '3']),
+  ]);
   assert.equal(c13, c1 + c3);
   // Criteria of different kinds still all hold.
   assert.equal(await one(['--conj-id', '1', '--conj-id', '3', '-T', '90']), await one(['--conj-id', '3', '-T', '90']));
@@ -129,11 +169,17 @@ test('show: a value filter given twice selects flows of either value', async () 
 test('show: a selection that cannot match says why instead of printing an empty report in silence', async () => {
   const typo = await runCli(['show', dump, '-T', 'IngresRuleTable']);
   assert.equal(typo.status, 2);
-  assert.match(typo.stderr, /^flowscope: error: no table is named IngresRuleTable \(did you mean IngressRuleTable\?\) \(the dump's tables: ClassifierTable, SpoofGuardTable, /);
+  assert.match(
+    typo.stderr,
+    /^flowscope: error: no table is named IngresRuleTable \(did you mean IngressRuleTable\?\) \(the dump's tables: ClassifierTable, SpoofGuardTable, /,
+  );
   assert.equal(typo.stdout, '');
   assert.match((await runCli(['show', dump, '-T', '300'])).stderr, /table 300: table numbers go from 0 to 254/);
   // A table the profile knows, or a valid number, that this dump has no flows in: said, not refused.
-  for (const [table, said] of [['SNATTable', 'SNATTable'], ['200', '200']]) {
+  for (const [table, said] of [
+    ['SNATTable', 'SNATTable'],
+    ['200', '200'],
+  ]) {
     const r = await runCli(['show', dump, '-T', table!]);
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stderr, `flowscope: warning: table ${said} has no flows in the dump\n`);
@@ -142,7 +188,10 @@ test('show: a selection that cannot match says why instead of printing an empty 
   const noName = await runCli(['show', dump, '--port', 'coredns5']);
   assert.match(noName.stderr, /no port is named coredns5 in the flows \(give --ports/);
   const byNumber = await runCli(['show', join(antrea, 'dump-flows.of13.names.txt'), '--port', '3']);
-  assert.match(byNumber.stderr, /port 3: the flows name their ports and nothing gives their numbers; select by name, or give --ports/);
+  assert.match(
+    byNumber.stderr,
+    /port 3: the flows name their ports and nothing gives their numbers; select by name, or give --ports/,
+  );
   const withPorts = await runCli(['show', join(antrea, 'dump-flows.of13.names.txt'), ...ports, '--port', '3']);
   assert.equal(withPorts.stderr, '');
   assert.equal(shownFlows(withPorts.stdout), 6);
@@ -156,7 +205,9 @@ test('show --hits and --raw on a real dump with counters', async () => {
   const file = join(repoRoot, '..', 'shared', 'corpus', 'openshift-sdn-3.x-multitenant-real-dump.txt');
   const r = await runCli(['show', file, '--hits', '--raw']);
   assert.equal(r.status, 0);
-  const hit = readFileSync(file, 'utf8').split('\n').filter((l) => /n_packets=[1-9]/.test(l));
+  const hit = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => /n_packets=[1-9]/.test(l));
   assert.equal(shownFlows(r.stdout), hit.length);
   for (const l of hit) assert.ok(r.stdout.includes(l.trim()), l);
 });
@@ -168,7 +219,14 @@ test('show --json: schema version 1, every flow with its explanation and source 
     profile: { id: string; release: string; source: string; reasons: string[] };
     totalFlows: number;
     shownFlows: number;
-    flows: { table: { number: number; name: string }; priority: number; explanation: { kind: string; meaning: string }; state: { name: string; valueName?: string; use: string }[]; ports: { port: string }[]; source: { line: number } }[];
+    flows: {
+      table: { number: number; name: string };
+      priority: number;
+      explanation: { kind: string; meaning: string };
+      state: { name: string; valueName?: string; use: string }[];
+      ports: { port: string }[];
+      source: { line: number };
+    }[];
   };
   assert.equal(j.schemaVersion, 1);
   assert.equal(j.profile.id, 'antrea-v1');
@@ -178,15 +236,31 @@ test('show --json: schema version 1, every flow with its explanation and source 
   const pod = j.flows.find((f) => f.ports[0]?.port === 'local Pod coredns5-8ec607 (port 3)')!;
   assert.equal(pod.table.name, 'ClassifierTable');
   assert.equal(pod.explanation.kind, 'pattern');
-  assert.deepEqual(pod.state, [{ use: 'write', name: 'PktSource', field: 'reg0', bits: '0..15', value: '0x2', valueName: 'FromLocal', text: 'PktSource = FromLocal (sent by a local Pod)' }]);
+  assert.deepEqual(pod.state, [
+    {
+      use: 'write',
+      name: 'PktSource',
+      field: 'reg0',
+      bits: '0..15',
+      value: '0x2',
+      valueName: 'FromLocal',
+      text: 'PktSource = FromLocal (sent by a local Pod)',
+    },
+  ]);
 });
 
 test('show: colour only on a terminal, and NO_COLOR, --no-color and FORCE_COLOR are respected', async () => {
   const esc = /\u001b\[/;
   assert.doesNotMatch((await runCli(['show', dump, '-T', '0'])).stdout, esc);
   assert.match((await runCli(['show', dump, '-T', '0'], { env: { FORCE_COLOR: '1' } })).stdout, esc);
-  assert.doesNotMatch((await runCli(['show', dump, '-T', '0'], { env: { FORCE_COLOR: '1', NO_COLOR: '1' } })).stdout, esc);
-  assert.doesNotMatch((await runCli(['show', dump, '-T', '0', '--no-color'], { env: { FORCE_COLOR: '1' } })).stdout, esc);
+  assert.doesNotMatch(
+    (await runCli(['show', dump, '-T', '0'], { env: { FORCE_COLOR: '1', NO_COLOR: '1' } })).stdout,
+    esc,
+  );
+  assert.doesNotMatch(
+    (await runCli(['show', dump, '-T', '0', '--no-color'], { env: { FORCE_COLOR: '1' } })).stdout,
+    esc,
+  );
   assert.match((await runCli(['show', dump, '-T', '0', '--color'])).stdout, esc);
 });
 

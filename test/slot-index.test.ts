@@ -39,8 +39,14 @@ test('the corpus dumps hold every flow key the slot index tells apart', () => {
     // Flows of one key share a hash; sameSlot agrees with key equality on neighbours and on equal hashes.
     const byHash = new Map<number, Flow[]>();
     for (const f of flows) byHash.set(slotHash(f, naming), [...(byHash.get(slotHash(f, naming)) ?? []), f]);
-    for (const group of byHash.values()) for (const f of group) for (const g of group) assert.equal(sameSlot(f, g, naming), flowKey(f, naming) === flowKey(g, naming), name);
-    for (let i = 1; i < flows.length; i++) assert.equal(sameSlot(flows[i - 1]!, flows[i]!, naming), flowKey(flows[i - 1]!, naming) === flowKey(flows[i]!, naming));
+    for (const group of byHash.values())
+      for (const f of group)
+        for (const g of group) assert.equal(sameSlot(f, g, naming), flowKey(f, naming) === flowKey(g, naming), name);
+    for (let i = 1; i < flows.length; i++)
+      assert.equal(
+        sameSlot(flows[i - 1]!, flows[i]!, naming),
+        flowKey(flows[i - 1]!, naming) === flowKey(flows[i]!, naming),
+      );
     assert.ok(keys.size <= byHash.size + 1, `${name}: ${keys.size} keys, ${byHash.size} hashes`);
   }
 });

@@ -21,30 +21,55 @@ function withDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
   return fn(dir).finally(() => rmSync(dir, { recursive: true, force: true }));
 }
 
-test('port descriptions of show, dump-ports-desc and a bundle\'s trimmed ovsports give the bridge\'s ports', () => {
+test("port descriptions of show, dump-ports-desc and a bundle's trimmed ovsports give the bridge's ports", () => {
   for (const example of [ANTREA, OPENSHIFT_SDN]) {
     const expected = (example.bridge.ports ?? []).map((p) => [p.ofport, p.name]).sort();
-    for (const file of ['show.of13.txt', example === ANTREA ? 'dump-ports-desc.of10.txt' : 'dump-ports-desc.of13.txt']) {
+    for (const file of [
+      'show.of13.txt',
+      example === ANTREA ? 'dump-ports-desc.of10.txt' : 'dump-ports-desc.of13.txt',
+    ]) {
       const text = readExample(`${example.name}/${file}`);
       assert.deepEqual([...readPortDescriptions(text).entries()].sort(), expected, `${example.name}/${file}`);
-      assert.deepEqual([...readPortDescriptions(agentText(text)).entries()].sort(), expected, `${example.name}/${file} trimmed`);
+      assert.deepEqual(
+        [...readPortDescriptions(agentText(text)).entries()].sort(),
+        expected,
+        `${example.name}/${file} trimmed`,
+      );
     }
   }
 });
 
 test('--ports makes a --names dump carry the numbers of the plain dump', async () => {
   const plain = await runCli(['parse', exampleFile(ANTREA, 'dump-flows.of13.txt')]);
-  const named = await runCli(['parse', '--ports', exampleFile(ANTREA, 'show.of13.txt'), exampleFile(ANTREA, 'dump-flows.of13.names.txt')]);
+  const named = await runCli([
+    'parse',
+    '--ports',
+    exampleFile(ANTREA, 'show.of13.txt'),
+    exampleFile(ANTREA, 'dump-flows.of13.names.txt'),
+  ]);
   assert.equal(named.status, 0, named.stderr);
   assert.ok(inPorts(plain.stdout).filter(Boolean).length >= 4);
   assert.deepEqual(inPorts(named.stdout), inPorts(plain.stdout));
-  const none = await runCli(['parse', '--ports', exampleFile(ANTREA, 'dump-flows.of13.txt'), exampleFile(ANTREA, 'dump-flows.of13.txt')]);
+  const none = await runCli([
+    'parse',
+    '--ports',
+    exampleFile(ANTREA, 'dump-flows.of13.txt'),
+    exampleFile(ANTREA, 'dump-flows.of13.txt'),
+  ]);
   assert.equal(none.status, 2);
-  assert.match(none.stderr, /dump-flows\.of13\.txt: no ports found \(expected ovs-ofctl show or dump-ports-desc output/);
+  assert.match(
+    none.stderr,
+    /dump-flows\.of13\.txt: no ports found \(expected ovs-ofctl show or dump-ports-desc output/,
+  );
 });
 
 test('several files read as one dump; port descriptions among them apply to all', async () => {
-  const r = await runCli(['parse', exampleFile(ANTREA, 'dump-flows.of13.names.txt'), exampleFile(ANTREA_PROXY, 'dump-groups.of15.txt'), exampleFile(ANTREA, 'dump-ports-desc.of10.txt')]);
+  const r = await runCli([
+    'parse',
+    exampleFile(ANTREA, 'dump-flows.of13.names.txt'),
+    exampleFile(ANTREA_PROXY, 'dump-groups.of15.txt'),
+    exampleFile(ANTREA, 'dump-ports-desc.of10.txt'),
+  ]);
   assert.equal(r.status, 0, r.stderr);
   const parsed = JSON.parse(r.stdout) as Parsed;
   assert.equal(parsed.flows.length, 86);
@@ -64,12 +89,21 @@ test('no input file reads standard input; a terminal there is refused', async ()
 
 test('the wrong file is named with what it is, and nothing else is printed', async () => {
   await withDir(async (dir) => {
-    writeFileSync(join(dir, 'shot.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]));
+    writeFileSync(
+      join(dir, 'shot.png'),
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]),
+    );
     const png = await runCli(['fmt', join(dir, 'shot.png')]);
     assert.equal(png.status, 2);
-    assert.equal(png.stderr, `flowscope: error: ${dir}/shot.png: not an ovs-ofctl dump (a PNG image); give dump-flows or dump-groups output, or a support bundle\n`);
+    assert.equal(
+      png.stderr,
+      `flowscope: error: ${dir}/shot.png: not an ovs-ofctl dump (a PNG image); give dump-flows or dump-groups output, or a support bundle\n`,
+    );
 
-    writeFileSync(join(dir, 'antrea.yml'), 'apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: antrea-agent\n  namespace: kube-system\n');
+    writeFileSync(
+      join(dir, 'antrea.yml'),
+      'apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: antrea-agent\n  namespace: kube-system\n',
+    );
     const yaml = await runCli(['fmt', join(dir, 'antrea.yml')]);
     assert.equal(yaml.status, 2);
     assert.equal(yaml.stderr, `flowscope: error: ${dir}/antrea.yml: not an ovs-ofctl dump: it looks like YAML\n`);
@@ -88,8 +122,17 @@ test('a dump cut in the middle of a line: the rest is read, the cut is named', a
     const r = await runCli(['fmt', join(dir, 'cut.txt')]);
     assert.equal(r.status, 0);
     const lines = cut.split('\n');
-    assert.equal(r.stdout.trim().split('\n').length, lines.length - 2, 'every whole flow line (all but the header and the cut one)');
-    assert.match(r.stderr, new RegExp(`warning: ${dir}/cut\\.txt: line ${lines.length} could not be read and ends without a line end: the file looks cut short`));
+    assert.equal(
+      r.stdout.trim().split('\n').length,
+      lines.length - 2,
+      'every whole flow line (all but the header and the cut one)',
+    );
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `warning: ${dir}/cut\\.txt: line ${lines.length} could not be read and ends without a line end: the file looks cut short`,
+      ),
+    );
     const strict = await runCli(['fmt', '--strict', join(dir, 'cut.txt')]);
     assert.equal(strict.status, 2);
   });
@@ -121,11 +164,21 @@ test('a gzip-compressed dump is read as the dump, named as given; a damaged one 
     assert.deepEqual([piped.status, piped.stderr, piped.stdout], [0, '', plain.stdout]);
     // Flows and groups, as the text holds them; --ports too, and its diagnostics name the file given.
     const proxy = join(dir, 'proxy.txt.gz');
-    writeFileSync(proxy, gzipSync(readExample('antrea-proxy/dump-flows.of13.txt') + readExample('antrea-proxy/dump-groups.of13.txt') + 'table=0,priority=1,bogus=3 actions=drop\n'));
+    writeFileSync(
+      proxy,
+      gzipSync(
+        readExample('antrea-proxy/dump-flows.of13.txt') +
+          readExample('antrea-proxy/dump-groups.of13.txt') +
+          'table=0,priority=1,bogus=3 actions=drop\n',
+      ),
+    );
     const both = await runCli(['parse', proxy]);
     assert.equal(both.status, 0, both.stderr);
     const model = JSON.parse(both.stdout) as Parsed;
-    assert.ok(model.flows.length > 10 && model.groups.length > 0, `${model.flows.length} flows, ${model.groups.length} groups`);
+    assert.ok(
+      model.flows.length > 10 && model.groups.length > 0,
+      `${model.flows.length} flows, ${model.groups.length} groups`,
+    );
     assert.match(both.stderr, new RegExp(`^${proxy}:\\d+:\\d+: error: .*bogus`, 'm'));
     const ports = join(dir, 'show.txt.gz');
     writeFileSync(ports, gzipSync(readExample('antrea/show.of13.txt')));
@@ -137,7 +190,10 @@ test('a gzip-compressed dump is read as the dump, named as given; a damaged one 
     const cut = join(dir, 'cut.txt.gz');
     writeFileSync(cut, packed.subarray(0, Math.floor(packed.length / 2)));
     const cutRun = await runCli(['fmt', cut]);
-    assert.deepEqual([cutRun.status, cutRun.stdout, cutRun.stderr], [2, '', `flowscope: error: cannot read ${cut}: it is truncated (the gzip stream ends early)\n`]);
+    assert.deepEqual(
+      [cutRun.status, cutRun.stdout, cutRun.stderr],
+      [2, '', `flowscope: error: cannot read ${cut}: it is truncated (the gzip stream ends early)\n`],
+    );
     const corrupt = Buffer.from(packed);
     corrupt.fill(0xff, 10, 200);
     const bad = await runCli(['fmt', '-'], { stdin: corrupt });
@@ -153,6 +209,9 @@ test('a gzip-compressed dump is read as the dump, named as given; a damaged one 
     assert.match(fromBundle.stderr, /warning: .*agent_node-a\.tar\.gz is truncated/);
     const notBundle = await runCli(['fmt', '--bundle', gz]);
     assert.equal(notBundle.status, 2);
-    assert.match(notBundle.stderr, /dump\.txt\.gz: not a support bundle \(gzip-compressed, but not a tar archive\).*read as an input, without --bundle/);
+    assert.match(
+      notBundle.stderr,
+      /dump\.txt\.gz: not a support bundle \(gzip-compressed, but not a tar archive\).*read as an input, without --bundle/,
+    );
   });
 });

@@ -23,10 +23,37 @@ import { corpusDir } from './support/paths.ts';
  * as the reference derives it from the agent's table declarations (layout C).
  */
 const DOC_LAYOUT = [
-  'PipelineRootClassifier', 'ARPSpoofGuard', 'ARPResponder', 'Classifier', 'SpoofGuard', 'UnSNAT', 'ConntrackZone', 'ConntrackState',
-  'PreRoutingClassifier', 'NodePortMark', 'SessionAffinity', 'ServiceLB', 'EndpointDNAT', 'AntreaPolicyEgressRule', 'EgressRule',
-  'EgressDefaultRule', 'EgressMetric', 'L3Forwarding', 'EgressMark', 'L3DecTTL', 'SNATMark', 'SNAT', 'L2ForwardingCalc', 'TrafficControl',
-  'IngressSecurityClassifier', 'AntreaPolicyIngressRule', 'IngressRule', 'IngressDefaultRule', 'IngressMetric', 'ConntrackCommit', 'Output',
+  'PipelineRootClassifier',
+  'ARPSpoofGuard',
+  'ARPResponder',
+  'Classifier',
+  'SpoofGuard',
+  'UnSNAT',
+  'ConntrackZone',
+  'ConntrackState',
+  'PreRoutingClassifier',
+  'NodePortMark',
+  'SessionAffinity',
+  'ServiceLB',
+  'EndpointDNAT',
+  'AntreaPolicyEgressRule',
+  'EgressRule',
+  'EgressDefaultRule',
+  'EgressMetric',
+  'L3Forwarding',
+  'EgressMark',
+  'L3DecTTL',
+  'SNATMark',
+  'SNAT',
+  'L2ForwardingCalc',
+  'TrafficControl',
+  'IngressSecurityClassifier',
+  'AntreaPolicyIngressRule',
+  'IngressRule',
+  'IngressDefaultRule',
+  'IngressMetric',
+  'ConntrackCommit',
+  'Output',
 ];
 
 /** Table names in `table=`, `goto_table:` and `resubmit(,…)` replaced by their numbers. */
@@ -37,12 +64,19 @@ function numbered(text: string): string {
   });
 }
 
-function annotated(text: string, file: string, portMap?: PortMap): { detection: ReturnType<typeof detectProfile>; flows: FlowAnnotation[] } {
+function annotated(
+  text: string,
+  file: string,
+  portMap?: PortMap,
+): { detection: ReturnType<typeof detectProfile>; flows: FlowAnnotation[] } {
   const dump = parseDump(text, { file, ...(portMap ? { portMap } : {}) });
   const detection = detectProfile(dump.flows, dump.groups, dump.ports);
   const pipeline = new Pipeline(dump.flows, dump.groups, dump.ports);
   const release = detection.release?.release;
-  const annotator = new Annotator(pipeline, { profile: detection.profile, ...(release !== undefined ? { release } : {}) });
+  const annotator = new Annotator(pipeline, {
+    profile: detection.profile,
+    ...(release !== undefined ? { release } : {}),
+  });
   return { detection, flows: annotator.annotatePipeline(pipeline).flatMap((t) => t.flows) };
 }
 
@@ -53,12 +87,17 @@ function countBy<T>(items: readonly T[], key: (x: T) => string): Map<string, num
 }
 
 const meaning = (a: FlowAnnotation): string =>
-  a.explanation === undefined ? '-' : a.explanation.kind === 'unknown' ? `? ${a.explanation.reason}` : a.explanation.meaning;
+  a.explanation === undefined
+    ? '-'
+    : a.explanation.kind === 'unknown'
+      ? `? ${a.explanation.reason}`
+      : a.explanation.meaning;
 
 test('detection of a large dump stops at the quick sample when it decides, and fits the larger one when it does not', () => {
   const { path } = ensureDump({ flows: 20_000, seed: 1 });
   const { flows, groups, ports } = parseDump(readFileSync(path, 'utf8'), { file: path });
-  const sampled = (d: ReturnType<typeof detectProfile>): number => Number(/ the (\d+) flows sampled from /.exec(d.reasons.at(-1)!)?.[1]);
+  const sampled = (d: ReturnType<typeof detectProfile>): number =>
+    Number(/ the (\d+) flows sampled from /.exec(d.reasons.at(-1)!)?.[1]);
   const decided = detectProfile(flows, groups, ports);
   assert.equal(sampled(decided), sampleFlows(flows, QUICK_SAMPLE_PER_TABLE).length, decided.reasons.at(-1));
   // Two profiles alike lead each other by nothing: the quick sample cannot decide between them.
@@ -80,15 +119,31 @@ test('the benchmark’s synthetic Antrea Node (default features, tables 0–28) 
   assert.equal(detection.profile.id, 'antrea', detection.reasons.join('\n'));
   assert.equal(detection.layout?.id, 'ipv4-default');
   assert.ok(detection.candidates[1]!.score * 2 < detection.score, JSON.stringify(detection.candidates));
-  assert.ok(detection.reasons.some((r) => /^read in layout ipv4-default .*the flows of 29 of the 29 numbered tables fit/.test(r)), detection.reasons.join('\n'));
-  assert.ok(detection.reasons.at(-1)!.endsWith(` flows sampled from ${flows.length}; reading the dump as release ${detection.release?.release}`), detection.reasons.at(-1));
+  assert.ok(
+    detection.reasons.some((r) =>
+      /^read in layout ipv4-default .*the flows of 29 of the 29 numbered tables fit/.test(r),
+    ),
+    detection.reasons.join('\n'),
+  );
+  assert.ok(
+    detection.reasons
+      .at(-1)!
+      .endsWith(` flows sampled from ${flows.length}; reading the dump as release ${detection.release?.release}`),
+    detection.reasons.at(-1),
+  );
   // Numbers known from Antrea's own reports of a default Node: ConntrackState is 7, Output 28.
   const names = new Map(flows.map((a) => [a.table.number, a.table.name]));
   assert.equal(names.get(0), 'PipelineRootClassifier');
   assert.equal(names.get(7), 'ConntrackState');
   assert.equal(names.get(10), 'ServiceLB');
   assert.equal(names.get(28), 'Output');
-  assert.deepEqual(countBy(flows.filter((a) => a.explanation?.kind === 'unknown'), meaning), new Map());
+  assert.deepEqual(
+    countBy(
+      flows.filter((a) => a.explanation?.kind === 'unknown'),
+      meaning,
+    ),
+    new Map(),
+  );
 });
 
 test('the pipeline document’s flows with numbers for names are read in the document’s layout, table by table as with names', () => {
@@ -111,26 +166,51 @@ test('a named pipeline given by hand is numbered by the annotator itself', () =>
   assert.equal(annotator.tableInfo({ kind: 'number', number: 23 }).name, 'TrafficControl');
   // A named dump is left as it is.
   const named = parseDump(docText, { file: 'named' });
-  assert.equal(new Annotator(new Pipeline(named.flows, named.groups, named.ports), { profile: profileById('antrea')! }).profile?.numbering, undefined);
+  assert.equal(
+    new Annotator(new Pipeline(named.flows, named.groups, named.ports), { profile: profileById('antrea')! }).profile
+      ?.numbering,
+    undefined,
+  );
 });
 
-test('the document’s flows loaded into a real switch without table names and dumped read as with names', skipUnlessOvs, async () => {
-  const ports = ['antrea-tun0', 'antrea-gw0', 'client-6-3353ef', 'web-7975-274540', 'db-755c6-5080e3', 'antrea-tc-tap2', 'antrea-l7-tap0', 'antrea-l7-tap1'];
-  const defined = new Set([...docGroups.matchAll(/^group_id=(\d+)/gm)].map((m) => m[1]));
-  // Flows that send to groups the document does not list, or through meters, cannot be loaded.
-  const loadable = docText.split('\n').filter((l) => !/\bmeter:/.test(l) && [...l.matchAll(/group:(\d+)/g)].every((m) => defined.has(m[1])));
-  const [dumped, show] = await withOvsSwitch({ ports: ports.map((name, i) => ({ name, ofport: i + 1 })) }, async (sw) => {
-    await sw.addGroups(numbered(docGroups), 15);
-    await sw.addFlows(numbered(loadable.join('\n')), 15);
-    return [await sw.dumpFlows({ of: 15 }), await sw.show(15)];
-  });
-  assert.match(dumped, /table=23, /);
-  assert.doesNotMatch(dumped, /table=[A-Z]/);
-  const portMap = parseDump(show, { file: 'show' }).ports;
-  const plain = annotated(dumped, 'dump-flows', portMap);
-  const named = annotated(loadable.join('\n'), 'listing', portMap);
-  assert.equal(plain.detection.profile.id, 'antrea');
-  assert.equal(plain.detection.layout?.id, 'ipv4-proxyall-trafficcontrol', plain.detection.reasons.join('\n'));
-  assert.deepEqual(countBy(plain.flows, (a) => a.table.name ?? '?'), countBy(named.flows, (a) => a.table.name ?? '?'));
-  assert.deepEqual(countBy(plain.flows, meaning), countBy(named.flows, meaning));
-});
+test(
+  'the document’s flows loaded into a real switch without table names and dumped read as with names',
+  skipUnlessOvs,
+  async () => {
+    const ports = [
+      'antrea-tun0',
+      'antrea-gw0',
+      'client-6-3353ef',
+      'web-7975-274540',
+      'db-755c6-5080e3',
+      'antrea-tc-tap2',
+      'antrea-l7-tap0',
+      'antrea-l7-tap1',
+    ];
+    const defined = new Set([...docGroups.matchAll(/^group_id=(\d+)/gm)].map((m) => m[1]));
+    // Flows that send to groups the document does not list, or through meters, cannot be loaded.
+    const loadable = docText
+      .split('\n')
+      .filter((l) => !/\bmeter:/.test(l) && [...l.matchAll(/group:(\d+)/g)].every((m) => defined.has(m[1])));
+    const [dumped, show] = await withOvsSwitch(
+      { ports: ports.map((name, i) => ({ name, ofport: i + 1 })) },
+      async (sw) => {
+        await sw.addGroups(numbered(docGroups), 15);
+        await sw.addFlows(numbered(loadable.join('\n')), 15);
+        return [await sw.dumpFlows({ of: 15 }), await sw.show(15)];
+      },
+    );
+    assert.match(dumped, /table=23, /);
+    assert.doesNotMatch(dumped, /table=[A-Z]/);
+    const portMap = parseDump(show, { file: 'show' }).ports;
+    const plain = annotated(dumped, 'dump-flows', portMap);
+    const named = annotated(loadable.join('\n'), 'listing', portMap);
+    assert.equal(plain.detection.profile.id, 'antrea');
+    assert.equal(plain.detection.layout?.id, 'ipv4-proxyall-trafficcontrol', plain.detection.reasons.join('\n'));
+    assert.deepEqual(
+      countBy(plain.flows, (a) => a.table.name ?? '?'),
+      countBy(named.flows, (a) => a.table.name ?? '?'),
+    );
+    assert.deepEqual(countBy(plain.flows, meaning), countBy(named.flows, meaning));
+  },
+);

@@ -24,11 +24,17 @@ test('resubmit:NAME of a table the dump has, and no port, is a resubmit to that 
   assert.deepEqual(d.diagnostics, []);
   const [cloned, plain, port] = d.flows;
   assert.deepEqual(plain!.actions, [{ kind: 'resubmit', table: { kind: 'name', name: 'Next' }, ct: false }]);
-  assert.deepEqual(cloned!.actions[0], { kind: 'clone', actions: [{ kind: 'resubmit', table: { kind: 'name', name: 'Next' }, ct: false }] });
+  assert.deepEqual(cloned!.actions[0], {
+    kind: 'clone',
+    actions: [{ kind: 'resubmit', table: { kind: 'name', name: 'Next' }, ct: false }],
+  });
   // No table is called uplink: it stays the port resubmit OVS reads.
   assert.deepEqual(port!.actions, [{ kind: 'resubmit', port: { kind: 'name', name: 'uplink' }, ct: false }]);
   // A port the dump knows by that name wins, as it does in OVS.
-  for (const text of [` 2(Next): addr:aa:bb:cc:dd:ee:01\n${LISTING}`, `${LISTING}\n 2(Next): addr:aa:bb:cc:dd:ee:01\n`]) {
+  for (const text of [
+    ` 2(Next): addr:aa:bb:cc:dd:ee:01\n${LISTING}`,
+    `${LISTING}\n 2(Next): addr:aa:bb:cc:dd:ee:01\n`,
+  ]) {
     const a = parseDump(text, { file: 'listing' }).flows[1]!.actions[0]!;
     assert.ok(a.kind === 'resubmit' && a.table === undefined && a.port !== undefined, JSON.stringify(a));
   }
@@ -41,12 +47,15 @@ test('a dump whose table names no profile knows traces resubmit:NAME into the ta
   assert.match(r.stdout, /Verdict: output to port 2/);
 });
 
-test('Antrea\'s pipeline-test listings: the multicast flow of PipelineIPClassifier continues in MulticastEgressRule, and says so', async () => {
+test("Antrea's pipeline-test listings: the multicast flow of PipelineIPClassifier continues in MulticastEgressRule, and says so", async () => {
   const text = readFileSync(join(corpusDir, 'antrea-pipeline_test-ipv4-encap.txt'), 'utf8');
   assert.match(text, /actions=resubmit:MulticastEgressRule/);
   const r = await runCli(['show', '-', '-T', 'PipelineIPClassifier'], { stdin: text });
   assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /\[210\] IPv4 multicast is handled by the multicast sub-pipeline \(MulticastEgressRule\)\.\n\s+IPv4, to 224\.0\.0\.0\/4 \(IPv4 multicast\): resubmit to MulticastEgressRule\n/);
+  assert.match(
+    r.stdout,
+    /\[210\] IPv4 multicast is handled by the multicast sub-pipeline \(MulticastEgressRule\)\.\n\s+IPv4, to 224\.0\.0\.0\/4 \(IPv4 multicast\): resubmit to MulticastEgressRule\n/,
+  );
   const g = await runCli(['graph', '-'], { stdin: text });
   assert.match(g.stdout, /"table:PipelineIPClassifier" -> "table:MulticastEgressRule"/);
 });

@@ -17,7 +17,19 @@ const sdn = join(repoRoot, 'examples', 'openshift-sdn');
 interface TablesJson {
   schemaVersion: number;
   profile: { id: string; release: string };
-  tables: { number: number | null; name: string | null; profileName: string | null; known: boolean; otherReleases: string | null; flows: number; packets: string | null; bytes: string | null; next: string[]; miss: string; missDiffers: boolean }[];
+  tables: {
+    number: number | null;
+    name: string | null;
+    profileName: string | null;
+    known: boolean;
+    otherReleases: string | null;
+    flows: number;
+    packets: string | null;
+    bytes: string | null;
+    next: string[];
+    miss: string;
+    missDiffers: boolean;
+  }[];
   missing: { number: number | null; name: string }[];
   unknown: string[];
   otherReleases: { name: string; releases: string }[];
@@ -51,7 +63,8 @@ test('tables: one row per table with the flow counts of the add-flows input', as
 });
 
 test('tables: counters add up exactly past 2^53, and next tables are listed as match order first meets them', async () => {
-  const stats = (packets: string, bytes: string): string => `cookie=0x0, duration=1.0s, table=0, n_packets=${packets}, n_bytes=${bytes}, `;
+  const stats = (packets: string, bytes: string): string =>
+    `cookie=0x0, duration=1.0s, table=0, n_packets=${packets}, n_bytes=${bytes}, `;
   const dump = [
     // Dump order puts the low-priority flows first; match order puts the priority-300 flow's tables first.
     `${stats('4503599627370497', '9007199254740993')}priority=100,ip actions=resubmit(,9),goto_table:5`,
@@ -69,7 +82,9 @@ test('tables: counters add up exactly past 2^53, and next tables are listed as m
 });
 
 test('tables: names from a --names dump, tables the profile does not know, miss flows that disagree', async () => {
-  const text = readFileSync(join(antrea, 'dump-flows.of13.names.txt'), 'utf8') + ' cookie=0x0, table=7, priority=0 actions=drop\n table=ConntrackZone, priority=0 actions=drop\n';
+  const text =
+    readFileSync(join(antrea, 'dump-flows.of13.names.txt'), 'utf8') +
+    ' cookie=0x0, table=7, priority=0 actions=drop\n table=ConntrackZone, priority=0 actions=drop\n';
   const r = await runCli(['tables', '-', '--json', '--profile', 'antrea-v1', '--release', '0.13'], { stdin: text });
   const j = JSON.parse(r.stdout) as TablesJson;
   assert.deepEqual(j.unknown, ['7']);
@@ -86,10 +101,14 @@ test('a --names dump: every report calls each table by the name the dump gives i
   const j = JSON.parse((await runCli(['tables', named, '--json'])).stdout) as TablesJson;
   // The profile's names of the dump's tables, where the dump calls them otherwise (SpoofGuardTable for SpoofGuard).
   const profileNames = j.tables.flatMap((t) => (t.profileName === null ? [] : [t.profileName]));
-  assert.ok(profileNames.includes('SpoofGuardTable') && profileNames.includes('ConntrackTable'), profileNames.join(', '));
+  assert.ok(
+    profileNames.includes('SpoofGuardTable') && profileNames.includes('ConntrackTable'),
+    profileNames.join(', '),
+  );
   assert.deepEqual(j.tables.find((t) => t.name === 'Classification')!.next, ['SpoofGuard', 'ConntrackZone']);
   assert.equal(j.tables.find((t) => t.name === 'ConntrackState')!.miss, 'goto DNAT');
-  const packet = 'in_port=coredns5-8ec607,ip,dl_src=12:9e:a6:47:d0:70,nw_src=10.10.0.2,nw_dst=10.10.0.3,dl_dst=ba:a8:13:ca:ed:cf';
+  const packet =
+    'in_port=coredns5-8ec607,ip,dl_src=12:9e:a6:47:d0:70,nw_src=10.10.0.2,nw_dst=10.10.0.3,dl_dst=ba:a8:13:ca:ed:cf';
   const reports: Record<string, string[]> = {
     tables: ['tables', named],
     show: ['show', named],
@@ -116,7 +135,10 @@ test('a table the dump holds under a name of another release is not missing, and
   const j = JSON.parse(r.stdout) as TablesJson;
   // Release 1.2 has SNAT in table 71; the dump's table 71 is L3DecTTL, a table of 0.13.
   // Uplink and IPv6 exist only with an uplink on the bridge and IPv6 Pods: never missing.
-  assert.deepEqual(j.missing.map((m) => m.name), ['IPTTLDecTable']);
+  assert.deepEqual(
+    j.missing.map((m) => m.name),
+    ['IPTTLDecTable'],
+  );
   const t71 = j.tables.find((t) => t.name === 'L3DecTTL')!;
   assert.equal(t71.number, 71);
   assert.equal(t71.known, false);
@@ -126,23 +148,37 @@ test('a table the dump holds under a name of another release is not missing, and
   assert.deepEqual(j.otherReleases, [{ name: 'L3DecTTL', releases: t71.otherReleases }]);
   const text = (await runCli(['tables', join(antrea, 'dump-flows.of13.names.txt'), '--release', '1.2'])).stdout;
   assert.match(text, /│ 71 +│ L3DecTTL \(profile: only in release 0\.13\) +│/);
-  assert.match(text, /\nTables of the dump that antrea-v1 has only in other releases than 1\.2: L3DecTTL \(release 0\.13\)\n?$/);
+  assert.match(
+    text,
+    /\nTables of the dump that antrea-v1 has only in other releases than 1\.2: L3DecTTL \(release 0\.13\)\n?$/,
+  );
   assert.doesNotMatch(text, /does not know/);
-  const show = (await runCli(['show', join(antrea, 'dump-flows.of13.names.txt'), '--release', '1.2', '-T', 'L3DecTTL'])).stdout;
+  const show = (await runCli(['show', join(antrea, 'dump-flows.of13.names.txt'), '--release', '1.2', '-T', 'L3DecTTL']))
+    .stdout;
   assert.match(show, /\[200\] \? table L3DecTTL is a table of antrea-v1 only in release 0\.13\n/);
 });
 
 test('tables: tables the profile does not know apart from those it has only in other releases, in text and JSON', async () => {
-  const text = readFileSync(join(antrea, 'dump-flows.of13.names.txt'), 'utf8') + ' cookie=0x0, table=7, priority=0 actions=drop\n';
+  const text =
+    readFileSync(join(antrea, 'dump-flows.of13.names.txt'), 'utf8') + ' cookie=0x0, table=7, priority=0 actions=drop\n';
   const args = ['tables', '-', '--profile', 'antrea-v1', '--release', '1.2'];
   const j = JSON.parse((await runCli([...args, '--json'], { stdin: text })).stdout) as TablesJson;
   // Each table in the one list its row puts it in: not in the profile, or only in other releases.
   const rows = j.tables.filter((t) => !t.known);
-  assert.deepEqual(j.unknown, rows.filter((t) => t.otherReleases === null).map((t) => t.name ?? String(t.number)));
-  assert.deepEqual(j.otherReleases, rows.flatMap((t) => (t.otherReleases === null ? [] : [{ name: t.name!, releases: t.otherReleases }])));
+  assert.deepEqual(
+    j.unknown,
+    rows.filter((t) => t.otherReleases === null).map((t) => t.name ?? String(t.number)),
+  );
+  assert.deepEqual(
+    j.otherReleases,
+    rows.flatMap((t) => (t.otherReleases === null ? [] : [{ name: t.name!, releases: t.otherReleases }])),
+  );
   assert.deepEqual([j.unknown, j.otherReleases.map((t) => t.name)], [['7'], ['L3DecTTL']]);
   const lines = (await runCli(args, { stdin: text })).stdout.trimEnd().split('\n');
-  assert.deepEqual(lines.slice(-2), ['Tables of the dump that antrea-v1 does not know: 7', 'Tables of the dump that antrea-v1 has only in other releases than 1.2: L3DecTTL (release 0.13)']);
+  assert.deepEqual(lines.slice(-2), [
+    'Tables of the dump that antrea-v1 does not know: 7',
+    'Tables of the dump that antrea-v1 has only in other releases than 1.2: L3DecTTL (release 0.13)',
+  ]);
 });
 
 test('tables: the OpenShift SDN example, text golden', async () => {

@@ -68,11 +68,16 @@ test('a changed route: the paths part in L3Forwarding, at the route flow, and bo
   assert.ok(json.divergence);
   assert.equal(json.divergence.left?.table, 'L3Forwarding');
   assert.equal(json.divergence.right?.table, 'L3Forwarding');
-  assert.ok(json.divergence.left.actions.some((x) => x.includes('0xc0a84d67')), json.divergence.left.actions.join(','));
+  assert.ok(
+    json.divergence.left.actions.some((x) => x.includes('0xc0a84d67')),
+    json.divergence.left.actions.join(','),
+  );
   assert.ok(json.divergence.right.actions.some((x) => x.includes('0xc0a84d68')));
   // Every lookup before it is the same on both sides.
-  const steps = (side: ComparisonJson['left']): string[] => side.passes.flatMap((p) => p.steps.map((s) => `${String(s.table)}:${s.priority}`));
-  const at = json.left.passes.slice(0, json.divergence.pass).reduce((n, p) => n + p.steps.length, 0) + json.divergence.step;
+  const steps = (side: ComparisonJson['left']): string[] =>
+    side.passes.flatMap((p) => p.steps.map((s) => `${String(s.table)}:${s.priority}`));
+  const at =
+    json.left.passes.slice(0, json.divergence.pass).reduce((n, p) => n + p.steps.length, 0) + json.divergence.step;
   assert.deepEqual(steps(json.left).slice(0, at), steps(json.right).slice(0, at));
   assert.equal(json.sameVerdict, true);
   assert.deepEqual(json.left.outputs, json.right.outputs);
@@ -80,12 +85,20 @@ test('a changed route: the paths part in L3Forwarding, at the route flow, and bo
   const text = await runCli(['trace', a, '--compare', b, TO_REMOTE]);
   assert.equal(text.status, 1);
   assert.match(text.stdout, /^≠ L3Forwarding {2}200 +L3Forwarding {2}200$/m);
-  assert.match(text.stdout, /The paths part at lookup \d+ of recirculation 0x1:\n {2}left: {2}L3Forwarding \(table 16\): priority=200,ip,nw_dst=10\.10\.1\.0\/24 /);
+  assert.match(
+    text.stdout,
+    /The paths part at lookup \d+ of recirculation 0x1:\n {2}left: {2}L3Forwarding \(table 16\): priority=200,ip,nw_dst=10\.10\.1\.0\/24 /,
+  );
   assert.match(text.stdout, /Both end the same way\.$/m);
 });
 
 test('a removed route: the paths part in L3Forwarding and the verdicts differ', async () => {
-  const { status, json } = await compareJson([file('before2.txt', before), '--compare', file('unrouted.txt', unrouted), DB_TO_REMOTE]);
+  const { status, json } = await compareJson([
+    file('before2.txt', before),
+    '--compare',
+    file('unrouted.txt', unrouted),
+    DB_TO_REMOTE,
+  ]);
   assert.equal(status, 1);
   assert.equal(json.divergence?.left?.table, 'L3Forwarding');
   assert.equal(json.divergence?.left?.priority, 200);
@@ -97,7 +110,12 @@ test('a removed route: the paths part in L3Forwarding and the verdicts differ', 
 });
 
 test('a packet the change does not touch takes the same path: exit 0, no divergence', async () => {
-  const { status, json } = await compareJson([file('before3.txt', before), '--compare', file('moved3.txt', moved), TO_LOCAL]);
+  const { status, json } = await compareJson([
+    file('before3.txt', before),
+    '--compare',
+    file('moved3.txt', moved),
+    TO_LOCAL,
+  ]);
   assert.equal(status, 0);
   assert.equal(json.divergence, null);
   assert.equal(json.sameVerdict, true);
@@ -107,7 +125,10 @@ test('a numbered dump against its --names twin in a support bundle: table names 
   const bundle = file(
     'agent_node-a.tar.gz',
     await tarGz([
-      { name: 'flows', data: agentText(antrea2NamedFlows(antrea2Flows().replace(ROUTE, 'set_field:192.168.77.104->tun_dst'))) },
+      {
+        name: 'flows',
+        data: agentText(antrea2NamedFlows(antrea2Flows().replace(ROUTE, 'set_field:192.168.77.104->tun_dst'))),
+      },
       { name: 'groups', data: agentText(antrea2Groups()) },
       { name: 'agentinfo', data: agentInfo('node-a', {}) },
     ]),
@@ -124,18 +145,34 @@ test('a numbered dump against its --names twin in a support bundle: table names 
 });
 
 test('--compare with --batch: one comparison per line, exit 1 when any differ', async () => {
-  const batch = file('batch.jsonl', [JSON.stringify({ packet: TO_LOCAL }), JSON.stringify({ packet: TO_REMOTE })].join('\n'));
-  const run = await runCli(['trace', file('before4.txt', before), '--compare', file('moved4.txt', moved), '--batch', batch]);
-  assert.equal(run.status, 1, run.stderr);
-  const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as ComparisonJson & { line: number });
-  assert.deepEqual(lines.map((l) => [l.line, l.divergence === null]), [
-    [1, true],
-    [2, false],
+  const batch = file(
+    'batch.jsonl',
+    [JSON.stringify({ packet: TO_LOCAL }), JSON.stringify({ packet: TO_REMOTE })].join('\n'),
+  );
+  const run = await runCli([
+    'trace',
+    file('before4.txt', before),
+    '--compare',
+    file('moved4.txt', moved),
+    '--batch',
+    batch,
   ]);
+  assert.equal(run.status, 1, run.stderr);
+  const lines = run.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as ComparisonJson & { line: number });
+  assert.deepEqual(
+    lines.map((l) => [l.line, l.divergence === null]),
+    [
+      [1, true],
+      [2, false],
+    ],
+  );
   assert.match(run.stderr, /2 packets traced, 1 differs between the two dumps/);
 });
 
-test('--compare refuses what names a single trace\'s form, and two standard inputs', async () => {
+test("--compare refuses what names a single trace's form, and two standard inputs", async () => {
   const a = file('before5.txt', before);
   for (const [extra, message] of [
     [['--brief'], /--brief does not apply/],
@@ -164,7 +201,16 @@ test('--compare-groups gives the compared dump its groups, as --groups gives the
   assert.ok(json.divergence);
   assert.equal(json.left.verdict, 'output');
   assert.equal(json.right.verdict, 'drop');
-  const both = await compareJson([flows, '--groups', groups, '--compare', flows, '--compare-groups', groups, toService]);
+  const both = await compareJson([
+    flows,
+    '--groups',
+    groups,
+    '--compare',
+    flows,
+    '--compare-groups',
+    groups,
+    toService,
+  ]);
   assert.equal(both.status, 0);
   assert.equal(both.json.divergence, null);
   assert.equal(both.json.right.verdict, 'output');

@@ -26,7 +26,9 @@ const ANTREA_PROBES: readonly Probe[] = [
   // Pod to Pod on the node, both directions, with and without an established connection.
   { packet: `in_port=3,tcp,${POD3},dl_dst=${POD4_MAC},nw_dst=10.10.0.3,nw_ttl=64,tp_dst=80` },
   { packet: `in_port=3,tcp,${POD3},dl_dst=${POD4_MAC},nw_dst=10.10.0.3,nw_ttl=64,tp_dst=80`, ctNext: ['trk,est'] },
-  { packet: `in_port=4,udp,dl_src=${POD4_MAC},dl_dst=12:9e:a6:47:d0:70,nw_src=10.10.0.3,nw_dst=10.10.0.2,nw_ttl=64,udp_dst=53` },
+  {
+    packet: `in_port=4,udp,dl_src=${POD4_MAC},dl_dst=12:9e:a6:47:d0:70,nw_src=10.10.0.3,nw_dst=10.10.0.2,nw_ttl=64,udp_dst=53`,
+  },
   // To a Pod on another node: through L3Forwarding and L3DecTTL to the tunnel; TTL 1 and 0 hit the dec_ttl exception.
   { packet: `in_port=3,tcp,${POD3},dl_dst=${VIRTUAL_MAC},nw_dst=10.10.1.5,nw_ttl=64,tp_dst=443` },
   { packet: `in_port=3,tcp,${POD3},dl_dst=${VIRTUAL_MAC},nw_dst=10.10.1.5,nw_ttl=1,tp_dst=443` },
@@ -34,13 +36,21 @@ const ANTREA_PROBES: readonly Probe[] = [
   { packet: `in_port=3,icmp,${POD3},dl_dst=${VIRTUAL_MAC},nw_dst=10.10.1.9,nw_ttl=9` },
   // Service ClusterIP (kube-proxy: to the gateway), and external traffic.
   { packet: `in_port=3,tcp,${POD3},dl_dst=${GW_MAC},nw_dst=10.96.0.10,nw_ttl=64,tp_dst=443` },
-  { packet: `in_port=3,udp,${POD3},dl_dst=${GW_MAC},nw_dst=10.96.0.10,nw_ttl=64,udp_dst=53`, ctNext: ['trk,new', 'trk,new'] },
+  {
+    packet: `in_port=3,udp,${POD3},dl_dst=${GW_MAC},nw_dst=10.96.0.10,nw_ttl=64,udp_dst=53`,
+    ctNext: ['trk,new', 'trk,new'],
+  },
   { packet: `in_port=3,tcp,${POD3},dl_dst=${GW_MAC},nw_dst=8.8.8.8,nw_ttl=64,tp_dst=443` },
   { packet: `in_port=3,tcp,${POD3},dl_dst=${GW_MAC},nw_dst=8.8.8.8,nw_ttl=64,tp_dst=443`, ctNext: ['trk,inv'] },
   // From the gateway and from the tunnel.
-  { packet: `in_port=2,tcp,dl_src=${GW_MAC},dl_dst=12:9e:a6:47:d0:70,nw_src=10.10.0.1,nw_dst=10.10.0.2,nw_ttl=64,tp_dst=8080` },
+  {
+    packet: `in_port=2,tcp,dl_src=${GW_MAC},dl_dst=12:9e:a6:47:d0:70,nw_src=10.10.0.1,nw_dst=10.10.0.2,nw_ttl=64,tp_dst=8080`,
+  },
   { packet: `in_port=2,tcp,dl_dst=12:9e:a6:47:d0:70,nw_src=192.168.1.7,nw_dst=10.10.0.2,nw_ttl=64,tp_dst=80` },
-  { packet: `in_port=1,tcp,dl_dst=12:9e:a6:47:d0:70,nw_src=10.10.1.7,nw_dst=10.10.0.2,nw_ttl=64,tp_dst=80`, ctNext: ['trk,est'] },
+  {
+    packet: `in_port=1,tcp,dl_dst=12:9e:a6:47:d0:70,nw_src=10.10.1.7,nw_dst=10.10.0.2,nw_ttl=64,tp_dst=80`,
+    ctNext: ['trk,est'],
+  },
   { packet: `in_port=1,tcp,dl_dst=12:9e:a6:47:d0:70,nw_src=10.10.1.7,nw_dst=10.10.0.2,nw_ttl=64,tp_dst=80` },
   { packet: `in_port=1,tcp,dl_dst=${POD4_MAC},nw_src=10.10.1.2,nw_dst=10.10.0.3,nw_ttl=64,tp_dst=80` },
   { packet: `in_port=1,tcp,dl_dst=${POD4_MAC},nw_src=10.10.1.2,nw_dst=10.10.0.3,nw_ttl=64,tp_dst=81` },
@@ -50,8 +60,14 @@ const ANTREA_PROBES: readonly Probe[] = [
   { packet: `in_port=2,udp,dl_dst=${VIRTUAL_MAC},nw_src=10.10.1.6,nw_dst=10.10.1.8,nw_ttl=64,udp_dst=53` },
   { packet: `in_port=2,tcp,dl_dst=${VIRTUAL_MAC},nw_src=10.10.1.11,nw_dst=10.0.10.5,nw_ttl=64,tp_dst=80` },
   // ARP: answered by the responder (IN_PORT), handed to NORMAL, or spoofed.
-  { packet: 'in_port=3,arp,dl_src=12:9e:a6:47:d0:70,arp_spa=10.10.0.2,arp_tpa=10.10.1.1,arp_op=1,arp_sha=12:9e:a6:47:d0:70' },
-  { packet: 'in_port=3,arp,dl_src=12:9e:a6:47:d0:70,arp_spa=10.10.0.2,arp_tpa=10.10.0.1,arp_op=1,arp_sha=12:9e:a6:47:d0:70' },
+  {
+    packet:
+      'in_port=3,arp,dl_src=12:9e:a6:47:d0:70,arp_spa=10.10.0.2,arp_tpa=10.10.1.1,arp_op=1,arp_sha=12:9e:a6:47:d0:70',
+  },
+  {
+    packet:
+      'in_port=3,arp,dl_src=12:9e:a6:47:d0:70,arp_spa=10.10.0.2,arp_tpa=10.10.0.1,arp_op=1,arp_sha=12:9e:a6:47:d0:70',
+  },
   { packet: 'in_port=4,arp,arp_spa=10.10.0.2,arp_tpa=10.10.0.1,arp_op=1,arp_sha=12:9e:a6:47:d0:70' },
   // Spoofed sources, an unknown port, IPv6 the pipeline does not handle.
   { packet: `in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,nw_src=10.10.0.9,nw_dst=10.10.0.3,nw_ttl=64,tp_dst=80` },
@@ -59,7 +75,6 @@ const ANTREA_PROBES: readonly Probe[] = [
   { packet: `in_port=7,tcp,nw_src=10.10.0.3,nw_dst=10.10.0.2,tp_dst=80` },
   { packet: 'in_port=3,ipv6,ipv6_src=fe80::1,ipv6_dst=fe80::2' },
 ];
-
 
 /**
  * NetworkPolicy flows in Antrea's shape added to the example: per rule a conjunction over source
@@ -94,26 +109,41 @@ function policyVariation(seed: number): { flows: string; probes: Probe[] } {
     flows.push(`table=90,priority=${priority},ip,reg1=0x${target.port.toString(16)} actions=conjunction(${id},2/3)`);
     flows.push(`table=90,priority=${priority},${proto},tp_dst=${svc} actions=conjunction(${id},3/3)`);
     if (rnd() < 0.8) {
-      flows.push(`table=90,priority=${priority - 10},conj_id=${id},ip actions=load:0x${id.toString(16)}->NXM_NX_REG6[],ct(commit,table=101,zone=65520,exec(load:0x${id.toString(16)}->NXM_NX_CT_LABEL[0..31]))`);
+      flows.push(
+        `table=90,priority=${priority - 10},conj_id=${id},ip actions=load:0x${id.toString(16)}->NXM_NX_REG6[],ct(commit,table=101,zone=65520,exec(load:0x${id.toString(16)}->NXM_NX_CT_LABEL[0..31]))`,
+      );
     }
     if (rnd() < 0.4) {
       // An Antrea-native deny rule ahead of the NetworkPolicy tables.
       const denied = pick(peers);
       flows.push(`table=85,priority=${14000 + r},ip,nw_src=${denied} actions=conjunction(${id + 1000},1/2)`);
-      flows.push(`table=85,priority=${14000 + r},ip,reg1=0x${target.port.toString(16)} actions=conjunction(${id + 1000},2/2)`);
-      flows.push(`table=85,priority=${14000 + r},conj_id=${id + 1000},ip actions=load:0x${id.toString(16)}->NXM_NX_REG3[]`);
-      probes.push({ packet: `in_port=1,${proto},dl_dst=${target.mac},nw_src=${denied},nw_dst=${target.ip},nw_ttl=64,${dst}=${svc}` });
+      flows.push(
+        `table=85,priority=${14000 + r},ip,reg1=0x${target.port.toString(16)} actions=conjunction(${id + 1000},2/2)`,
+      );
+      flows.push(
+        `table=85,priority=${14000 + r},conj_id=${id + 1000},ip actions=load:0x${id.toString(16)}->NXM_NX_REG3[]`,
+      );
+      probes.push({
+        packet: `in_port=1,${proto},dl_dst=${target.mac},nw_src=${denied},nw_dst=${target.ip},nw_ttl=64,${dst}=${svc}`,
+      });
     }
     for (const s of [...sources, pick(peers)]) {
       for (const dport of [svc, svc + 1]) {
         const src = s.startsWith('10.10.0.') ? 2 : 1;
-        probes.push({ packet: `in_port=${src},${proto},dl_dst=${target.mac},nw_src=${s},nw_dst=${target.ip},nw_ttl=64,${dst}=${dport}` });
+        probes.push({
+          packet: `in_port=${src},${proto},dl_dst=${target.mac},nw_src=${s},nw_dst=${target.ip},nw_ttl=64,${dst}=${dport}`,
+        });
       }
     }
   }
-  for (const pod of pods) if (rnd() < 0.7) flows.push(`table=100,priority=150,ip,reg1=0x${pod.port.toString(16)},nw_src=10.10.2.0/24 actions=drop`);
+  for (const pod of pods)
+    if (rnd() < 0.7)
+      flows.push(`table=100,priority=150,ip,reg1=0x${pod.port.toString(16)},nw_src=10.10.2.0/24 actions=drop`);
   probes.push({ packet: `in_port=1,tcp,dl_dst=${POD4_MAC},nw_src=10.10.2.99,nw_dst=10.10.0.3,nw_ttl=64,tp_dst=80` });
-  probes.push({ packet: `in_port=1,tcp,dl_dst=${POD4_MAC},nw_src=10.10.2.99,nw_dst=10.10.0.3,nw_ttl=64,tp_dst=80`, ctNext: ['trk,est'] });
+  probes.push({
+    packet: `in_port=1,tcp,dl_dst=${POD4_MAC},nw_src=10.10.2.99,nw_dst=10.10.0.3,nw_ttl=64,tp_dst=80`,
+    ctNext: ['trk,est'],
+  });
   return { flows: flows.join('\n') + '\n', probes };
 }
 
@@ -123,7 +153,8 @@ test('trace agrees with ofproto/trace on the Antrea example', skipUnlessOvs, asy
     const result = await compare(sw, await tracerFor(sw), ANTREA_PROBES);
     assertAgree(result, ANTREA_PROBES.length);
     // The probes reach every kind of ending, so agreement covers each.
-    for (const v of ['output', 'drop', 'normal', 'controller']) assert.ok((result.verdicts.get(v) ?? 0) > 0, `no probe ended in ${v}`);
+    for (const v of ['output', 'drop', 'normal', 'controller'])
+      assert.ok((result.verdicts.get(v) ?? 0) > 0, `no probe ended in ${v}`);
   });
 });
 
@@ -146,32 +177,51 @@ test('trace agrees with ofproto/trace on generated NetworkPolicy variations', sk
 
 /** The AntreaProxy example with hash-selected groups, so ofproto/trace reports the bucket it uses. */
 async function loadProxyWithHashGroups(sw: OvsSwitch, example: Example): Promise<void> {
-  const groups = readFileSync(exampleFile(example, 'groups.txt'), 'utf8').replace(/type=select,/g, 'type=select,selection_method=hash,fields(ip_src,tcp_src),');
+  const groups = readFileSync(exampleFile(example, 'groups.txt'), 'utf8').replace(
+    /type=select,/g,
+    'type=select,selection_method=hash,fields(ip_src,tcp_src),',
+  );
   await sw.addGroups(groups, 15);
   await sw.addFlows(readFileSync(exampleFile(example, 'flows.txt'), 'utf8'), example.loadVersion);
 }
 
-test('trace agrees with ofproto/trace on Service groups, NAT and learn (AntreaProxy example)', skipUnlessOvs, async () => {
-  await withOvsSwitch(ANTREA_PROXY.bridge, async (sw) => {
-    await loadProxyWithHashGroups(sw, ANTREA_PROXY);
-    const client = 'in_port=19,tcp,dl_src=6e:c7:01:a0:a9:23,nw_src=10.10.0.18';
-    const probes: Probe[] = [];
-    for (const sport of [1000, 2000, 3000, 4000]) {
-      probes.push({ packet: `${client},nw_dst=10.101.112.140,nw_ttl=64,tp_src=${sport},tp_dst=80` });
-      probes.push({ packet: `${client},nw_dst=10.107.100.231,nw_ttl=64,tp_src=${sport},tp_dst=443` });
-      probes.push({ packet: `${client},nw_dst=10.107.100.231,nw_ttl=64,tp_src=${sport},tp_dst=443`, ctNext: ['trk,new', 'trk,est'] });
-      probes.push({ packet: `in_port=2,tcp,nw_src=10.10.0.1,nw_dst=10.107.100.231,nw_ttl=64,tp_src=${sport},tp_dst=443` });
-      probes.push({ packet: `in_port=1,tcp,nw_src=10.10.1.5,nw_dst=192.168.77.100,nw_ttl=64,tp_src=${sport},tp_dst=30001`, ctNext: ['trk,new', 'trk,new'] });
-    }
-    probes.push({ packet: 'in_port=18,arp,arp_spa=10.10.0.17,arp_tpa=169.254.169.253,arp_op=1,arp_sha=c2:6f:f8:a0:7e:a1' });
-    probes.push({ packet: `${client},nw_dst=169.254.169.252,nw_ttl=64,tp_dst=80` });
-    probes.push({ packet: 'in_port=18,tcp,dl_src=c2:6f:f8:a0:7e:a1,nw_src=10.10.0.17,nw_dst=10.107.100.231,tp_dst=443' });
-    const result = await compare(sw, await tracerFor(sw), probes);
-    assertAgree(result, probes.length);
-    // Every Endpoint the groups select has its EndpointDNAT flow: no packet goes round until the switch gives up.
-    assert.deepEqual([...result.failures], []);
-  });
-});
+test(
+  'trace agrees with ofproto/trace on Service groups, NAT and learn (AntreaProxy example)',
+  skipUnlessOvs,
+  async () => {
+    await withOvsSwitch(ANTREA_PROXY.bridge, async (sw) => {
+      await loadProxyWithHashGroups(sw, ANTREA_PROXY);
+      const client = 'in_port=19,tcp,dl_src=6e:c7:01:a0:a9:23,nw_src=10.10.0.18';
+      const probes: Probe[] = [];
+      for (const sport of [1000, 2000, 3000, 4000]) {
+        probes.push({ packet: `${client},nw_dst=10.101.112.140,nw_ttl=64,tp_src=${sport},tp_dst=80` });
+        probes.push({ packet: `${client},nw_dst=10.107.100.231,nw_ttl=64,tp_src=${sport},tp_dst=443` });
+        probes.push({
+          packet: `${client},nw_dst=10.107.100.231,nw_ttl=64,tp_src=${sport},tp_dst=443`,
+          ctNext: ['trk,new', 'trk,est'],
+        });
+        probes.push({
+          packet: `in_port=2,tcp,nw_src=10.10.0.1,nw_dst=10.107.100.231,nw_ttl=64,tp_src=${sport},tp_dst=443`,
+        });
+        probes.push({
+          packet: `in_port=1,tcp,nw_src=10.10.1.5,nw_dst=192.168.77.100,nw_ttl=64,tp_src=${sport},tp_dst=30001`,
+          ctNext: ['trk,new', 'trk,new'],
+        });
+      }
+      probes.push({
+        packet: 'in_port=18,arp,arp_spa=10.10.0.17,arp_tpa=169.254.169.253,arp_op=1,arp_sha=c2:6f:f8:a0:7e:a1',
+      });
+      probes.push({ packet: `${client},nw_dst=169.254.169.252,nw_ttl=64,tp_dst=80` });
+      probes.push({
+        packet: 'in_port=18,tcp,dl_src=c2:6f:f8:a0:7e:a1,nw_src=10.10.0.17,nw_dst=10.107.100.231,tp_dst=443',
+      });
+      const result = await compare(sw, await tracerFor(sw), probes);
+      assertAgree(result, probes.length);
+      // Every Endpoint the groups select has its EndpointDNAT flow: no packet goes round until the switch gives up.
+      assert.deepEqual([...result.failures], []);
+    });
+  },
+);
 
 /**
  * A small pipeline with one table-0 flow per feature (resubmit as a call, group types with the
@@ -243,12 +293,15 @@ test('trace agrees with ofproto/trace feature by feature', skipUnlessOvs, async 
     await sw.addGroups(FEATURE_GROUPS, 15);
     await sw.addFlows(FEATURE_FLOWS, 13);
     const probes: Probe[] = [];
-    for (let host = 1; host <= 21; host++) probes.push({ packet: `in_port=1,ip,nw_src=10.0.0.1,nw_dst=10.0.0.${host},nw_ttl=5` });
+    for (let host = 1; host <= 21; host++)
+      probes.push({ packet: `in_port=1,ip,nw_src=10.0.0.1,nw_dst=10.0.0.${host},nw_ttl=5` });
     probes.push({ packet: 'in_port=1,ip,nw_dst=10.0.0.16,nw_ttl=1' });
     probes.push({ packet: 'in_port=1,tcp,nw_dst=10.0.0.18,tp_dst=80' });
     probes.push({ packet: 'in_port=1,tcp,nw_dst=10.0.0.18,tp_dst=80', ctNext: ['trk,new'] });
     probes.push({ packet: 'in_port=2,ip,nw_dst=10.0.0.1' });
-    for (let src = 0; src <= 3; src++) for (let dst = 0; dst <= 5; dst++) probes.push({ packet: `in_port=7,ip,nw_src=10.0.0.${src},nw_dst=10.0.0.${dst}` });
+    for (let src = 0; src <= 3; src++)
+      for (let dst = 0; dst <= 5; dst++)
+        probes.push({ packet: `in_port=7,ip,nw_src=10.0.0.${src},nw_dst=10.0.0.${dst}` });
     const result = await compare(sw, await tracerFor(sw), probes);
     assertAgree(result, probes.length);
     // resubmit(,0) from table 0, to no end.
@@ -285,34 +338,47 @@ async function checkNearMisses(sw: OvsSwitch, cases: readonly NearMiss[]): Promi
     const ovs = parseOfprotoTrace(await sw.trace(packet), 0).passes.flatMap((p) => p.steps);
     const ovsLast = ovs.at(-1);
     if (ovsLast?.table !== table || ovsLast.priority !== (ours.last?.flow?.priority ?? null)) {
-      wrong.push(`${packet}: ofproto/trace ends in table ${ovsLast?.table} at ${ovsLast?.priority}, flowscope in table ${table} at ${ours.last?.flow?.priority ?? null}`);
+      wrong.push(
+        `${packet}: ofproto/trace ends in table ${ovsLast?.table} at ${ovsLast?.priority}, flowscope in table ${table} at ${ours.last?.flow?.priority ?? null}`,
+      );
     }
     const given = `${base},${near.misses.map((m) => `${m.wanted.field.name}=${entryValue(m.wanted)}`).join(',')}`;
     const taken = parseOfprotoTrace(await sw.trace(given), 0).passes.flatMap((p) => p.steps);
     if (!taken.some((step) => step.table === table && step.priority === near.flow.priority)) {
-      wrong.push(`${given}: ofproto/trace does not take the flow at priority ${near.flow.priority} of table ${table}: ${taken.map((x) => `${x.table}:${x.priority ?? 'miss'}`).join(' ')}`);
+      wrong.push(
+        `${given}: ofproto/trace does not take the flow at priority ${near.flow.priority} of table ${table}: ${taken.map((x) => `${x.table}:${x.priority ?? 'miss'}`).join(' ')}`,
+      );
     }
   }
   return wrong;
 }
 
-test('the nearest flow trace names for a drop by a table\'s miss is the flow ofproto/trace takes there once the packet has what it lacked', skipUnlessOvs, async () => {
-  await withOvsSwitch(ANTREA.bridge, async (sw) => {
-    await sw.addFlows(readFileSync(exampleFile(ANTREA, 'flows.txt'), 'utf8'), ANTREA.loadVersion);
-    const wrong = await checkNearMisses(sw, [
-      // SpoofGuard: another source address, and no MAC.
-      { base: 'in_port=3,ip', varied: 'nw_src=10.10.1.6' },
-      { base: 'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,nw_dst=10.10.0.3,tp_dst=80', varied: 'nw_src=10.10.0.9' },
-      // ARP without its addresses; a packet from no port.
-      { base: 'in_port=4,arp', varied: '' },
-      { base: 'ip,nw_src=10.10.1.6', varied: '' },
-    ]);
-    assert.deepEqual(wrong, []);
-  });
-  await withOvsSwitch(ANTREA_PROXY.bridge, async (sw) => {
-    await loadProxyWithHashGroups(sw, ANTREA_PROXY);
-    // ServiceLB: the Service's address on another TCP port.
-    const wrong = await checkNearMisses(sw, [{ base: 'in_port=18,tcp,dl_src=c2:6f:f8:a0:7e:a1,nw_src=10.10.0.17,nw_dst=10.101.112.140', varied: 'tp_dst=8080' }]);
-    assert.deepEqual(wrong, []);
-  });
-});
+test(
+  "the nearest flow trace names for a drop by a table's miss is the flow ofproto/trace takes there once the packet has what it lacked",
+  skipUnlessOvs,
+  async () => {
+    await withOvsSwitch(ANTREA.bridge, async (sw) => {
+      await sw.addFlows(readFileSync(exampleFile(ANTREA, 'flows.txt'), 'utf8'), ANTREA.loadVersion);
+      const wrong = await checkNearMisses(sw, [
+        // SpoofGuard: another source address, and no MAC.
+        { base: 'in_port=3,ip', varied: 'nw_src=10.10.1.6' },
+        { base: 'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,nw_dst=10.10.0.3,tp_dst=80', varied: 'nw_src=10.10.0.9' },
+        // ARP without its addresses; a packet from no port.
+        { base: 'in_port=4,arp', varied: '' },
+        { base: 'ip,nw_src=10.10.1.6', varied: '' },
+      ]);
+      assert.deepEqual(wrong, []);
+    });
+    await withOvsSwitch(ANTREA_PROXY.bridge, async (sw) => {
+      await loadProxyWithHashGroups(sw, ANTREA_PROXY);
+      // ServiceLB: the Service's address on another TCP port.
+      const wrong = await checkNearMisses(sw, [
+        {
+          base: 'in_port=18,tcp,dl_src=c2:6f:f8:a0:7e:a1,nw_src=10.10.0.17,nw_dst=10.101.112.140',
+          varied: 'tp_dst=8080',
+        },
+      ]);
+      assert.deepEqual(wrong, []);
+    });
+  },
+);

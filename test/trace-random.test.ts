@@ -19,14 +19,24 @@ const PACKETS = 300;
  */
 const ALLOWED: Readonly<Record<Figure, number>> = { path: 0, verdict: 0, outputs: 0, final: 0 };
 
-test(`trace agrees with ofproto/trace on ${PACKETS} packets through generated pipelines`, { ...skipUnlessOvs, timeout: 30 * 60_000 }, async () => {
-  const report = await runDifferential({ seed: SEED, packets: PACKETS });
-  const lines = summarize(report);
-  // Most packets must be compared: a generator whose packets OVS refuses would prove nothing.
-  assert.ok(report.compared >= PACKETS * 0.9, lines.join('\n'));
-  for (const f of FIGURES) {
-    const differ = report.compared - report.agree[f];
-    const examples = report.disagreements.filter((d) => d.figures.includes(f)).slice(0, 3).map((d) => `${d.probe.packet}\n    ${d.summary.join('\n    ')}`);
-    assert.ok(differ <= ALLOWED[f], `${f}: ${differ} packets differ, at most ${ALLOWED[f]} allowed\n${lines.join('\n')}\n  ${examples.join('\n  ')}`);
-  }
-});
+test(
+  `trace agrees with ofproto/trace on ${PACKETS} packets through generated pipelines`,
+  { ...skipUnlessOvs, timeout: 30 * 60_000 },
+  async () => {
+    const report = await runDifferential({ seed: SEED, packets: PACKETS });
+    const lines = summarize(report);
+    // Most packets must be compared: a generator whose packets OVS refuses would prove nothing.
+    assert.ok(report.compared >= PACKETS * 0.9, lines.join('\n'));
+    for (const f of FIGURES) {
+      const differ = report.compared - report.agree[f];
+      const examples = report.disagreements
+        .filter((d) => d.figures.includes(f))
+        .slice(0, 3)
+        .map((d) => `${d.probe.packet}\n    ${d.summary.join('\n    ')}`);
+      assert.ok(
+        differ <= ALLOWED[f],
+        `${f}: ${differ} packets differ, at most ${ALLOWED[f]} allowed\n${lines.join('\n')}\n  ${examples.join('\n  ')}`,
+      );
+    }
+  },
+);

@@ -26,7 +26,11 @@ function packet(spec: string, tracer?: Tracer): Packet {
 }
 
 function steps(result: TraceResult): string[] {
-  return result.passes.map((p) => p.steps.map((s) => `${s.table.kind === 'number' ? s.table.number : s.table.name}:${s.flow?.priority ?? 'miss'}`).join(' '));
+  return result.passes.map((p) =>
+    p.steps
+      .map((s) => `${s.table.kind === 'number' ? s.table.number : s.table.name}:${s.flow?.priority ?? 'miss'}`)
+      .join(' '),
+  );
 }
 
 function run(tracer: Tracer, spec: string, options: TraceOptions = {}): TraceResult {
@@ -73,8 +77,10 @@ test('conjunctive matches fall back through priorities as the OVS classifier doe
 test('the conj_id lookup takes the best hard flow, and a missing conj_id flow falls back (ovs-conjunction.md T1-T5, T7)', () => {
   const pkt = 'in_port=9,ip,nw_src=10.0.0.1,nw_dst=10.0.0.2';
   const prio = (flows: string): number | undefined => run(tracerOf(flows), pkt).passes[0]!.steps[0]!.flow?.priority;
-  const conj1 = 'priority=100,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2)\npriority=100,ip,nw_dst=10.0.0.2 actions=conjunction(1,2/2)\n';
-  const conj2 = 'priority=80,ip,nw_src=10.0.0.0/24 actions=conjunction(2,1/2)\npriority=80,ip,nw_dst=10.0.0.0/24 actions=conjunction(2,2/2)\npriority=80,conj_id=2,ip actions=output:2\n';
+  const conj1 =
+    'priority=100,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2)\npriority=100,ip,nw_dst=10.0.0.2 actions=conjunction(1,2/2)\n';
+  const conj2 =
+    'priority=80,ip,nw_src=10.0.0.0/24 actions=conjunction(2,1/2)\npriority=80,ip,nw_dst=10.0.0.0/24 actions=conjunction(2,2/2)\npriority=80,conj_id=2,ip actions=output:2\n';
   // T1: no conj_id flow; the conj_id lookup returns the catch-all.
   assert.equal(prio(conj1 + 'priority=0 actions=output:1\n'), 0);
   // T2: the hard p50 flow answers conjunction 1's lookup, so conjunction 2 is never tried.
@@ -84,8 +90,14 @@ test('the conj_id lookup takes the best hard flow, and a missing conj_id flow fa
   // T3: the conj_id lookup prefers a higher-priority hard flow.
   assert.equal(prio(conj1 + 'priority=10,conj_id=1,ip actions=output:1\npriority=50,ip actions=output:5\n'), 50);
   // T4: a hard flow at the components' priority wins.
-  assert.equal(prio(conj1 + 'priority=100,conj_id=1,ip actions=output:1\npriority=100,ip,nw_proto=0 actions=output:4\n'), 100);
-  const t4 = run(tracerOf(conj1 + 'priority=100,conj_id=1,ip actions=output:1\npriority=100,ip,nw_proto=0 actions=output:4\n'), pkt);
+  assert.equal(
+    prio(conj1 + 'priority=100,conj_id=1,ip actions=output:1\npriority=100,ip,nw_proto=0 actions=output:4\n'),
+    100,
+  );
+  const t4 = run(
+    tracerOf(conj1 + 'priority=100,conj_id=1,ip actions=output:1\npriority=100,ip,nw_proto=0 actions=output:4\n'),
+    pkt,
+  );
   assert.deepEqual(t4.outputs, [4]);
   // T5: dimension 2 of conjunction 1 misses; the p100 soft match gives way to its identical p90 flow.
   const t5 = `priority=100,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2)
@@ -98,11 +110,22 @@ priority=90,conj_id=2,ip actions=output:2
   assert.deepEqual(run(tracerOf(t5), pkt).outputs, [2]);
   assert.equal(run(tracerOf(t5), pkt).passes[0]!.steps[0]!.conjunction?.id, 2);
   // T7: mismatched clause counts never complete.
-  assert.deepEqual(run(tracerOf('priority=100,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2)\npriority=100,ip,nw_dst=10.0.0.2 actions=conjunction(1,2/3)\nconj_id=1,ip actions=output:1\npriority=0 actions=drop\n'), pkt).verdict, 'drop');
+  assert.deepEqual(
+    run(
+      tracerOf(
+        'priority=100,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2)\npriority=100,ip,nw_dst=10.0.0.2 actions=conjunction(1,2/3)\nconj_id=1,ip actions=output:1\npriority=0 actions=drop\n',
+      ),
+      pkt,
+    ).verdict,
+    'drop',
+  );
 });
 
 test('packet specs: friendlier spellings, port names, and errors', () => {
-  const tracer = tracerOf(readFileSync(exampleFile(ANTREA, 'dump-flows.of13.names.txt'), 'utf8') + readFileSync(exampleFile(ANTREA, 'show.of13.txt'), 'utf8'));
+  const tracer = tracerOf(
+    readFileSync(exampleFile(ANTREA, 'dump-flows.of13.names.txt'), 'utf8') +
+      readFileSync(exampleFile(ANTREA, 'show.of13.txt'), 'utf8'),
+  );
   const udp = packet('in_port="antrea-gw0",udp,nw_dst=10.0.0.1,tp_dst=53', tracer);
   assert.equal(udp.get(fieldByName('udp_dst')!), 53n);
   assert.equal(udp.get(fieldByName('in_port')!), 2n);
@@ -139,13 +162,30 @@ test('a dump with table names traces the same path as the numbered dump', () => 
 const EXAMPLE = join(repoRoot, 'examples', 'antrea');
 
 test('flowscope trace prints an ofproto/trace-like report with a verdict', async () => {
-  const r = await runCli(['trace', join(EXAMPLE, 'dump-flows.of13.txt'), '--ports', join(EXAMPLE, 'show.of13.txt'), '--ct-next', 'trk,est', 'in_port=1,tcp,dl_dst=12:9e:a6:47:d0:70,nw_src=10.10.1.7,nw_dst=10.10.0.2,nw_ttl=64,tp_dst=80']);
+  const r = await runCli([
+    'trace',
+    join(EXAMPLE, 'dump-flows.of13.txt'),
+    '--ports',
+    join(EXAMPLE, 'show.of13.txt'),
+    '--ct-next',
+    'trk,est',
+    'in_port=1,tcp,dl_dst=12:9e:a6:47:d0:70,nw_src=10.10.1.7,nw_dst=10.10.0.2,nw_ttl=64,tp_dst=80',
+  ]);
   assert.equal(r.status, 0, r.stderr);
   // The profile is detected (antrea-v1): tables carry its names beside their numbers.
-  assert.match(r.stdout, /^ 0\. in_port="antrea-tun0", priority 200 {2}\[ClassifierTable\]\n {4}load:0->NXM_NX_REG0\[0\.\.15\]\n {4}goto_table:30\n30\. ip, priority 200 {2}\[ConntrackTable\]\n/m);
+  assert.match(
+    r.stdout,
+    /^ 0\. in_port="antrea-tun0", priority 200 {2}\[ClassifierTable\]\n {4}load:0->NXM_NX_REG0\[0\.\.15\]\n {4}goto_table:30\n30\. ip, priority 200 {2}\[ConntrackTable\]\n/m,
+  );
   assert.match(r.stdout, /recirc\(0x1\) - resume conntrack with ct_state=est\|trk\n/);
-  assert.match(r.stdout, /\n110\. ip,reg0=0x10000\/0x10000, priority 200 {2}\[L2ForwardingOutTable\]\n {4}output:NXM_NX_REG1\[\]\n {5}-> output port is 3\n/);
-  assert.match(r.stdout, /\nVerdict: output to port 3 \(coredns5-8ec607\) from L2ForwardingOutTable \(table 110\): Packets whose destination was resolved leave on the port in reg1\.\n$/);
+  assert.match(
+    r.stdout,
+    /\n110\. ip,reg0=0x10000\/0x10000, priority 200 {2}\[L2ForwardingOutTable\]\n {4}output:NXM_NX_REG1\[\]\n {5}-> output port is 3\n/,
+  );
+  assert.match(
+    r.stdout,
+    /\nVerdict: output to port 3 \(coredns5-8ec607\) from L2ForwardingOutTable \(table 110\): Packets whose destination was resolved leave on the port in reg1\.\n$/,
+  );
 
   // Spoofed source address: the miss flow of SpoofGuardTable drops it; the table's purpose says why.
   const spoofed = 'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,nw_src=10.10.0.9,nw_dst=10.10.0.3,tp_dst=80';
@@ -160,7 +200,10 @@ test('flowscope trace prints an ofproto/trace-like report with a verdict', async
   const plain = await runCli(['trace', '--profile', 'generic', join(EXAMPLE, 'dump-flows.of13.txt'), spoofed]);
   assert.equal(plain.status, 0, plain.stderr);
   assert.match(plain.stdout, /\n10\. priority 0\n {4}drop\n\nFinal flow: /);
-  assert.match(plain.stdout, /\n\nVerdict: dropped in table 10 by the flow at priority 0 \(any packet\)\nNearest flow \(line 11\): .* — the packet has nw_src=10\.10\.0\.9\n$/);
+  assert.match(
+    plain.stdout,
+    /\n\nVerdict: dropped in table 10 by the flow at priority 0 \(any packet\)\nNearest flow \(line 11\): .* — the packet has nw_src=10\.10\.0\.9\n$/,
+  );
 
   const bad = await runCli(['trace', join(EXAMPLE, 'dump-flows.of13.txt'), 'in_port=3,tp_dst=80']);
   assert.equal(bad.status, 2);
@@ -169,23 +212,32 @@ test('flowscope trace prints an ofproto/trace-like report with a verdict', async
 
 test('flowscope trace: a packet NetworkPolicy isolation drops, said in the words of the pipeline', async () => {
   // From a peer Node to Pod coredns5-8ec607 (port 3), on a port no ingress rule allows.
-  const packet = 'in_port=antrea-tun0,tcp,dl_dst=12:9e:a6:47:d0:70,nw_src=10.10.1.5,nw_dst=10.10.0.2,nw_ttl=64,tp_dst=443';
+  const packet =
+    'in_port=antrea-tun0,tcp,dl_dst=12:9e:a6:47:d0:70,nw_src=10.10.1.5,nw_dst=10.10.0.2,nw_ttl=64,tp_dst=443';
   const args = ['trace', join(EXAMPLE, 'dump-flows.of13.txt'), '--ports', join(EXAMPLE, 'show.of13.txt'), packet];
   const text = await runCli(args);
   assert.equal(text.status, 0, text.stderr);
   assert.match(text.stdout, /\n100\. ip,reg1=0x3, priority 200 {2}\[IngressDefaultTable\]\n {4}drop\n/);
-  assert.match(text.stdout, /\n\nVerdict: dropped in IngressDefaultTable \(table 100\): The Pod on port coredns5-8ec607 is isolated for ingress: packets no ingress rule allowed are dropped\.\n$/);
+  assert.match(
+    text.stdout,
+    /\n\nVerdict: dropped in IngressDefaultTable \(table 100\): The Pod on port coredns5-8ec607 is isolated for ingress: packets no ingress rule allowed are dropped\.\n$/,
+  );
 
   const json = await runCli([...args, '--json']);
   assert.equal(json.status, 0, json.stderr);
-  const j = JSON.parse(json.stdout) as { verdict: string; explanation?: Record<string, unknown>; passes: { steps: { table: number; tableName?: string }[] }[] };
+  const j = JSON.parse(json.stdout) as {
+    verdict: string;
+    explanation?: Record<string, unknown>;
+    passes: { steps: { table: number; tableName?: string }[] }[];
+  };
   assert.equal(j.verdict, 'drop');
   assert.deepEqual(j.explanation, {
     table: 100,
     tableName: 'IngressDefaultTable',
     reason: 'The Pod on port coredns5-8ec607 is isolated for ingress: packets no ingress rule allowed are dropped.',
     source: 'pattern',
-    purpose: 'Drops traffic to Pods isolated by a NetworkPolicy that no ingress rule allowed; also holds baseline-tier rules.',
+    purpose:
+      'Drops traffic to Pods isolated by a NetworkPolicy that no ingress rule allowed; also holds baseline-tier rules.',
   });
   const lastStep = j.passes.at(-1)!.steps.at(-1)!;
   assert.deepEqual([lastStep.table, lastStep.tableName], [100, 'IngressDefaultTable']);
@@ -194,9 +246,18 @@ test('flowscope trace: a packet NetworkPolicy isolation drops, said in the words
 });
 
 test('flowscope trace --json follows the contract', async () => {
-  const r = await runCli(['trace', '--json', join(EXAMPLE, 'dump-flows.of13.txt'), 'in_port=3,arp,dl_src=12:9e:a6:47:d0:70,arp_spa=10.10.0.2,arp_tpa=10.10.1.1,arp_op=1,arp_sha=12:9e:a6:47:d0:70']);
+  const r = await runCli([
+    'trace',
+    '--json',
+    join(EXAMPLE, 'dump-flows.of13.txt'),
+    'in_port=3,arp,dl_src=12:9e:a6:47:d0:70,arp_spa=10.10.0.2,arp_tpa=10.10.1.1,arp_op=1,arp_sha=12:9e:a6:47:d0:70',
+  ]);
   assert.equal(r.status, 0, r.stderr);
-  const json = JSON.parse(r.stdout) as { verdict: string; outputs: number[]; passes: { steps: { table: number; priority: number | null; match: string; actions: string[] }[] }[] };
+  const json = JSON.parse(r.stdout) as {
+    verdict: string;
+    outputs: number[];
+    passes: { steps: { table: number; priority: number | null; match: string; actions: string[] }[] }[];
+  };
   // The ARP responder answers through IN_PORT: the ingress port.
   assert.equal(json.verdict, 'output');
   assert.deepEqual(json.outputs, [3]);
@@ -212,26 +273,48 @@ test('flowscope trace --json follows the contract', async () => {
   assert.equal(json.passes[0]!.steps[2]!.match, 'arp,arp_tpa=10.10.1.1,arp_op=1');
   assert.equal(json.passes[0]!.steps[2]!.actions.at(-1), 'IN_PORT');
 
-  const miss = await runCli(['trace', '--json', '-', 'in_port=1,ip'], { stdin: 'table=0,in_port=2 actions=output:1\n' });
+  const miss = await runCli(['trace', '--json', '-', 'in_port=1,ip'], {
+    stdin: 'table=0,in_port=2 actions=output:1\n',
+  });
   assert.equal(miss.status, 0, miss.stderr);
   // The only flow is for another input port: none would take the packet further.
-  assert.deepEqual(JSON.parse(miss.stdout), { schemaVersion: 1, verdict: 'drop', verdictText: 'dropped in table 0: no flow matched', outputs: [], nearest: null, passes: [{ recircId: 0, steps: [{ table: 0, priority: null, match: '', actions: [] }], final: 'ip,in_port=1' }] });
+  assert.deepEqual(JSON.parse(miss.stdout), {
+    schemaVersion: 1,
+    verdict: 'drop',
+    verdictText: 'dropped in table 0: no flow matched',
+    outputs: [],
+    nearest: null,
+    passes: [{ recircId: 0, steps: [{ table: 0, priority: null, match: '', actions: [] }], final: 'ip,in_port=1' }],
+  });
 });
 
-test('flowscope trace: a packet dropped by a table\'s miss is told the nearest flow of that table and what it lacks for it', async () => {
+test("flowscope trace: a packet dropped by a table's miss is told the nearest flow of that table and what it lacks for it", async () => {
   const flows = join(repoRoot, 'examples', 'antrea-proxy', 'dump-flows.of13.txt');
   // The Service 10.101.112.140 listens on TCP port 80; this packet asks for 8080.
   const service = 'in_port=18,tcp,dl_src=c2:6f:f8:a0:7e:a1,nw_src=10.10.0.17,nw_dst=10.101.112.140';
-  const wanted = readFileSync(flows, 'utf8').split('\n').findIndex((l) => / table=41, .*nw_dst=10\.101\.112\.140,tp_dst=80 /.test(l)) + 1;
+  const wanted =
+    readFileSync(flows, 'utf8')
+      .split('\n')
+      .findIndex((l) => / table=41, .*nw_dst=10\.101\.112\.140,tp_dst=80 /.test(l)) + 1;
   assert.ok(wanted > 0);
   const text = await runCli(['trace', flows, `${service},tp_dst=8080`]);
   assert.equal(text.status, 0, text.stderr);
   assert.match(
     text.stdout,
-    new RegExp(`\\nVerdict: dropped in ServiceLBTable \\(table 41\\): no flow matched\\nNearest flow \\(line ${wanted}\\): priority=200,tcp,reg4=0x10000/0x70000,nw_dst=10\\.101\\.112\\.140,tp_dst=80 — the packet has tp_dst=8080\\n$`),
+    new RegExp(
+      `\\nVerdict: dropped in ServiceLBTable \\(table 41\\): no flow matched\\nNearest flow \\(line ${wanted}\\): priority=200,tcp,reg4=0x10000/0x70000,nw_dst=10\\.101\\.112\\.140,tp_dst=80 — the packet has tp_dst=8080\\n$`,
+    ),
   );
-  type Nearest = { flow: { table: number; priority: number; source: { line: number } }; differs: { field: string; wanted: string; has: string | null }[] };
-  type Traced = { verdict: string; explanation?: unknown; nearest?: Nearest | null; passes: { steps: { table: number; priority: number | null }[] }[] };
+  type Nearest = {
+    flow: { table: number; priority: number; source: { line: number } };
+    differs: { field: string; wanted: string; has: string | null }[];
+  };
+  type Traced = {
+    verdict: string;
+    explanation?: unknown;
+    nearest?: Nearest | null;
+    passes: { steps: { table: number; priority: number | null }[] }[];
+  };
   const json = async (packet: string, file = flows): Promise<Traced> => {
     const r = await runCli(['trace', '--json', file, packet]);
     assert.equal(r.status, 0, r.stderr);
@@ -240,7 +323,10 @@ test('flowscope trace: a packet dropped by a table\'s miss is told the nearest f
   const missed = await json(`${service},tp_dst=8080`);
   assert.equal(missed.verdict, 'drop');
   assert.ok(missed.explanation, 'the explanation stays beside the nearest flow');
-  assert.deepEqual([missed.nearest?.flow.table, missed.nearest?.flow.priority, missed.nearest?.flow.source.line], [41, 200, wanted]);
+  assert.deepEqual(
+    [missed.nearest?.flow.table, missed.nearest?.flow.priority, missed.nearest?.flow.source.line],
+    [41, 200, wanted],
+  );
   assert.deepEqual(missed.nearest?.differs, [{ field: 'tcp_dst', wanted: '80', has: '8080' }]);
   // With what it lacked, the packet takes that flow (and is dropped further on, for the group the
   // dump of flows alone lacks: no miss, so nothing is near).
@@ -251,29 +337,46 @@ test('flowscope trace: a packet dropped by a table\'s miss is told the nearest f
   // A miss flow that drops every packet is a miss too; a field the packet does not give is named, not valued.
   const antrea = join(EXAMPLE, 'dump-flows.of13.txt');
   const spoofed = await runCli(['trace', antrea, 'in_port=3,ip,nw_src=10.10.1.6']);
-  assert.match(spoofed.stdout, /\nNearest flow \(line 11\): priority=200,ip,in_port=3,dl_src=12:9e:a6:47:d0:70,nw_src=10\.10\.0\.2 — the packet has nw_src=10\.10\.1\.6 and gives no dl_src\n$/);
+  assert.match(
+    spoofed.stdout,
+    /\nNearest flow \(line 11\): priority=200,ip,in_port=3,dl_src=12:9e:a6:47:d0:70,nw_src=10\.10\.0\.2 — the packet has nw_src=10\.10\.1\.6 and gives no dl_src\n$/,
+  );
   assert.deepEqual((await json('in_port=3,ip,nw_src=10.10.1.6', antrea)).nearest?.differs, [
     { field: 'eth_src', wanted: '12:9e:a6:47:d0:70', has: null },
     { field: 'ip_src', wanted: '10.10.0.2', has: '10.10.1.6' },
   ]);
   // ARP fields under their ARP names.
-  assert.match((await runCli(['trace', antrea, 'in_port=3,arp'])).stdout, /\nNearest flow \(line 9\): priority=200,arp,in_port=3,arp_spa=10\.10\.0\.2,arp_sha=12:9e:a6:47:d0:70 — the packet gives no arp_spa, arp_sha\n$/);
+  assert.match(
+    (await runCli(['trace', antrea, 'in_port=3,arp'])).stdout,
+    /\nNearest flow \(line 9\): priority=200,arp,in_port=3,arp_spa=10\.10\.0\.2,arp_sha=12:9e:a6:47:d0:70 — the packet gives no arp_spa, arp_sha\n$/,
+  );
   // No flow of ClassifierTable is for port 9: none is near, and the verdict says so.
-  assert.match((await runCli(['trace', antrea, 'in_port=9,ip'])).stdout, /\nVerdict: dropped in ClassifierTable \(table 0\): .*\nNo flow there would take a packet of its input port and protocol further\.\n$/);
+  assert.match(
+    (await runCli(['trace', antrea, 'in_port=9,ip'])).stdout,
+    /\nVerdict: dropped in ClassifierTable \(table 0\): .*\nNo flow there would take a packet of its input port and protocol further\.\n$/,
+  );
   assert.equal((await json('in_port=9,ip', antrea)).nearest, null);
 });
 
 test('flowscope trace --batch answers one JSON line per packet, in order', async () => {
   const lines = [
-    { packet: 'in_port=1,tcp,dl_dst=12:9e:a6:47:d0:70,nw_src=10.10.1.7,nw_dst=10.10.0.2,nw_ttl=64,tp_dst=80', ctNext: ['trk,est'] },
+    {
+      packet: 'in_port=1,tcp,dl_dst=12:9e:a6:47:d0:70,nw_src=10.10.1.7,nw_dst=10.10.0.2,nw_ttl=64,tp_dst=80',
+      ctNext: ['trk,est'],
+    },
     { packet: 'in_port=3,tcp,dl_src=12:9e:a6:47:d0:70,nw_src=10.10.0.9,nw_dst=10.10.0.3,tp_dst=80' },
     { packet: 'in_port=3,tp_dst=80' },
     { packet: 'in_port=3,arp,arp_spa=10.10.0.2,arp_tpa=10.10.0.1,arp_op=1,arp_sha=12:9e:a6:47:d0:70' },
   ];
-  const r = await runCli(['trace', join(EXAMPLE, 'dump-flows.of13.txt'), '--batch', '-'], { stdin: lines.map((l) => JSON.stringify(l)).join('\n') + '\n' });
+  const r = await runCli(['trace', join(EXAMPLE, 'dump-flows.of13.txt'), '--batch', '-'], {
+    stdin: lines.map((l) => JSON.stringify(l)).join('\n') + '\n',
+  });
   assert.equal(r.status, 2);
   assert.match(r.stderr, /1 batch line could not be traced/);
-  const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { verdict?: string; outputs?: number[]; error?: string });
+  const out = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { verdict?: string; outputs?: number[]; error?: string });
   assert.equal(out.length, 4);
   assert.deepEqual([out[0]!.verdict, out[0]!.outputs], ['output', [3]]);
   assert.equal(out[1]!.verdict, 'drop');
@@ -284,9 +387,14 @@ test('flowscope trace --batch answers one JSON line per packet, in order', async
 test('flowscope trace --batch: --ct-next on the command line stands for lines that do not set their own', async () => {
   const packet = 'in_port=1,tcp,dl_dst=12:9e:a6:47:d0:70,nw_src=10.10.1.7,nw_dst=10.10.0.2,nw_ttl=64,tp_dst=80';
   const stdin = [{ packet }, { packet, ctNext: ['trk,new'] }].map((l) => JSON.stringify(l)).join('\n') + '\n';
-  const r = await runCli(['trace', join(EXAMPLE, 'dump-flows.of13.txt'), '--batch', '-', '--ct-next', 'trk,inv'], { stdin });
+  const r = await runCli(['trace', join(EXAMPLE, 'dump-flows.of13.txt'), '--batch', '-', '--ct-next', 'trk,inv'], {
+    stdin,
+  });
   assert.equal(r.status, 0, r.stderr);
-  const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { verdict: string; explanation?: { tableName?: string } });
+  const out = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { verdict: string; explanation?: { tableName?: string } });
   // The first line takes the command line's invalid state, which conntrack's table drops; the second keeps its own.
   assert.deepEqual(
     out.map((o) => [o.verdict, o.explanation?.tableName]),
@@ -308,7 +416,11 @@ test('flowscope trace --batch: a batch without packets is refused, named; commen
     for (const [args, stdin, message] of [
       [['--batch', empty], '', `flowscope: error: ${empty} is empty: no packets to trace (--batch)\n`],
       [['--batch', comments], '', `flowscope: error: ${comments} holds only comments: no packets to trace (--batch)\n`],
-      [['--batch', '-'], '\n', 'flowscope: error: nothing came in on standard input (did the command before the pipe fail?): no packets to trace (--batch)\n'],
+      [
+        ['--batch', '-'],
+        '\n',
+        'flowscope: error: nothing came in on standard input (did the command before the pipe fail?): no packets to trace (--batch)\n',
+      ],
     ] as const) {
       const r = await runCli(['trace', flows, ...args], { stdin });
       assert.equal(r.status, 2, args.join(' '));
@@ -318,8 +430,14 @@ test('flowscope trace --batch: a batch without packets is refused, named; commen
     const stdin = '# one packet\n{"packet":"in_port=3,ip"}\n# then a bad one\n{"packet":3}\n';
     const r = await runCli(['trace', flows, '--batch', '-'], { stdin });
     assert.equal(r.status, 2);
-    const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { verdict?: string; error?: string });
-    assert.deepEqual([out.length, typeof out[0]!.verdict, out[1]!.error], [2, 'string', 'line 4: "packet" must be a string']);
+    const out = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { verdict?: string; error?: string });
+    assert.deepEqual(
+      [out.length, typeof out[0]!.verdict, out[1]!.error],
+      [2, 'string', 'line 4: "packet" must be a string'],
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -341,7 +459,11 @@ test('--ct-next takes blanks around its separators, in trace, graph and a batch 
   assert.equal(graph.status, 0, graph.stderr);
   const graphSpaced = await runCli(['graph', '--packet', packet, '--ct-next', 'est | trk', flows]);
   assert.deepEqual([graphSpaced.status, graphSpaced.stderr, graphSpaced.stdout], [0, '', graph.stdout]);
-  const batch = await runCli(['trace', flows, '--batch', '-'], { stdin: [JSON.stringify({ packet, ctNext: ['trk,inv'] }), JSON.stringify({ packet, ctNext: ['trk , inv'] })].join('\n') + '\n' });
+  const batch = await runCli(['trace', flows, '--batch', '-'], {
+    stdin:
+      [JSON.stringify({ packet, ctNext: ['trk,inv'] }), JSON.stringify({ packet, ctNext: ['trk , inv'] })].join('\n') +
+      '\n',
+  });
   assert.equal(batch.status, 0, batch.stderr);
   const [first, second] = batch.stdout.trim().split('\n');
   // The same result, each with the line its packet came on.
@@ -354,7 +476,8 @@ test('--ct-next takes blanks around its separators, in trace, graph and a batch 
 
 test('--ct-next without a flag is refused with the forms it takes, by trace, graph and a batch line', async () => {
   const flows = join(EXAMPLE, 'dump-flows.of13.txt');
-  const forms = 'expected one or more ct_state flags, as trk,est or est|trk or +trk+est (flags: new, est, rel, rpl, inv, trk, snat, dnat)';
+  const forms =
+    'expected one or more ct_state flags, as trk,est or est|trk or +trk+est (flags: new, est, rel, rpl, inv, trk, snat, dnat)';
   for (const args of [
     ['trace', '--ct-next', '', flows, 'in_port=3,ip'],
     ['trace', '--ct-next', ',', flows, 'in_port=3,ip'],
@@ -391,7 +514,8 @@ test('trace: flows listed lowest priority first still match in priority order, e
 
 test('flowscope trace: the packet alone reads the flows from standard input; what cannot be read so is refused', async () => {
   const flows = join(EXAMPLE, 'dump-flows.of13.txt');
-  const packet = 'in_port=3,arp,dl_src=12:9e:a6:47:d0:70,arp_spa=10.10.0.2,arp_tpa=10.10.1.1,arp_op=1,arp_sha=12:9e:a6:47:d0:70';
+  const packet =
+    'in_port=3,arp,dl_src=12:9e:a6:47:d0:70,arp_spa=10.10.0.2,arp_tpa=10.10.1.1,arp_op=1,arp_sha=12:9e:a6:47:d0:70';
   const fromFile = await runCli(['trace', flows, packet]);
   assert.equal(fromFile.status, 0, fromFile.stderr);
   const piped = await runCli(['trace', packet], { stdin: readFileSync(flows, 'utf8') });
@@ -399,13 +523,19 @@ test('flowscope trace: the packet alone reads the flows from standard input; wha
   assert.equal(piped.stdout, fromFile.stdout);
 
   // The flows without a packet, given as a file or as standard input.
-  for (const args of [['trace', flows], ['trace', '-']]) {
+  for (const args of [
+    ['trace', flows],
+    ['trace', '-'],
+  ]) {
     const r = await runCli(args, { stdin: '' });
     assert.equal(r.status, 2, args.join(' '));
     assert.match(r.stderr, /trace needs a packet: give it after the flows/);
   }
   // --batch from standard input while the flows come from there too, with or without `-`.
-  for (const args of [['trace', '--batch', '-'], ['trace', '--batch', '-', '-']]) {
+  for (const args of [
+    ['trace', '--batch', '-'],
+    ['trace', '--batch', '-', '-'],
+  ]) {
     const r = await runCli(args, { stdin: readFileSync(flows, 'utf8') });
     assert.equal(r.status, 2, args.join(' '));
     assert.equal(r.stdout, '');
@@ -425,7 +555,10 @@ test('flowscope trace: a bucket id is 32 bits', async () => {
   assert.equal((await runCli(['trace', '--bucket', '4294967295', flows, 'in_port=3,ip'])).status, 0);
   const batch = await runCli(['trace', flows, '--batch', '-'], { stdin: '{"packet":"in_port=3,ip","bucket":1e23}\n' });
   assert.equal(batch.status, 2);
-  assert.match((JSON.parse(batch.stdout) as { error: string }).error, /^line 1: "bucket" must be a bucket id \(0 to 4294967295\)/);
+  assert.match(
+    (JSON.parse(batch.stdout) as { error: string }).error,
+    /^line 1: "bucket" must be a bucket id \(0 to 4294967295\)/,
+  );
 });
 
 test('flowscope trace --bucket GROUP:ID gives each select group its bucket; a plain --bucket stays the one for every other', async () => {
@@ -449,16 +582,32 @@ test('flowscope trace --bucket GROUP:ID gives each select group its bucket; a pl
   const dir = mkdtempSync(join(tmpdir(), 'flowscope-buckets-'));
   try {
     writeFileSync(join(dir, 'flows.txt'), flows);
-    const lines = [{ packet: 'in_port=9,ip', bucket: { '1': 0, '2': 1 } }, { packet: 'in_port=9,ip', bucket: 1 }, { packet: 'in_port=9,ip' }, { packet: 'in_port=9,ip', bucket: { one: 1 } }];
-    const r = await runCli(['trace', join(dir, 'flows.txt'), '--bucket', '2:0', '--bucket', '1:1', '--batch', '-'], { stdin: lines.map((l) => JSON.stringify(l)).join('\n') + '\n' });
-    const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { outputs?: number[]; error?: string });
-    assert.deepEqual(out.slice(0, 3).map((o) => o.outputs), [[0x1021], [0x1121], [0x1120]]);
+    const lines = [
+      { packet: 'in_port=9,ip', bucket: { '1': 0, '2': 1 } },
+      { packet: 'in_port=9,ip', bucket: 1 },
+      { packet: 'in_port=9,ip' },
+      { packet: 'in_port=9,ip', bucket: { one: 1 } },
+    ];
+    const r = await runCli(['trace', join(dir, 'flows.txt'), '--bucket', '2:0', '--bucket', '1:1', '--batch', '-'], {
+      stdin: lines.map((l) => JSON.stringify(l)).join('\n') + '\n',
+    });
+    const out = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { outputs?: number[]; error?: string });
+    assert.deepEqual(
+      out.slice(0, 3).map((o) => o.outputs),
+      [[0x1021], [0x1121], [0x1120]],
+    );
     assert.match(out[3]!.error ?? '', /^line 4: "bucket" must be .* or an object of group ids to bucket ids/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
   for (const [args, message] of [
-    [['--bucket', '1', '--bucket', '2'], /--bucket without a group is the bucket of every select group, and 1 and 2 were given/],
+    [
+      ['--bucket', '1', '--bucket', '2'],
+      /--bucket without a group is the bucket of every select group, and 1 and 2 were given/,
+    ],
     [['--bucket', '1:0', '--bucket', '1:1'], /--bucket names group 1 twice: 1:0, 1:1/],
     [['--bucket', 'a:1'], /expected a bucket id .* or GROUP:ID/],
   ] as const) {
@@ -478,12 +627,24 @@ test('flowscope trace: the verdict names what ended the path when the flows do n
     assert.equal(r.status, 0, r.stderr);
     return r.stdout;
   };
-  const json = async (...args: string[]): Promise<{ verdict: string; cause?: Record<string, unknown>; problems?: Record<string, unknown>[] }> =>
-    JSON.parse(await trace('--json', ...args)) as { verdict: string; cause?: Record<string, unknown>; problems?: Record<string, unknown>[] };
+  const json = async (
+    ...args: string[]
+  ): Promise<{ verdict: string; cause?: Record<string, unknown>; problems?: Record<string, unknown>[] }> =>
+    JSON.parse(await trace('--json', ...args)) as {
+      verdict: string;
+      cause?: Record<string, unknown>;
+      problems?: Record<string, unknown>[];
+    };
 
   // ServiceLB selects an Endpoint through group 5, which a dump of flows alone does not have.
-  assert.match(await trace(), /\n {5}>> group 5 is not in the dump \(give the groups with --groups: ovs-ofctl dump-groups output\)\n/);
-  assert.match(await trace(), /\n\nVerdict: dropped in ServiceLBTable \(table 41\): group 5 is not in the dump \(give the groups with --groups: ovs-ofctl dump-groups output\)\n$/);
+  assert.match(
+    await trace(),
+    /\n {5}>> group 5 is not in the dump \(give the groups with --groups: ovs-ofctl dump-groups output\)\n/,
+  );
+  assert.match(
+    await trace(),
+    /\n\nVerdict: dropped in ServiceLBTable \(table 41\): group 5 is not in the dump \(give the groups with --groups: ovs-ofctl dump-groups output\)\n$/,
+  );
   const missing = await json();
   assert.equal(missing.verdict, 'drop');
   assert.deepEqual(missing.cause, {
@@ -498,14 +659,20 @@ test('flowscope trace: the verdict names what ended the path when the flows do n
 
   // With the groups, but without the example's DNAT flows for group 5's Endpoints (as the design
   // document lists the tables), EndpointDNAT sends the packet back to ServiceLB, without end.
-  const withoutEndpoints = readFileSync(flows, 'utf8').split('\n').filter((l) => !l.includes('reg4=0x223c1/0x7ffff')).join('\n');
+  const withoutEndpoints = readFileSync(flows, 'utf8')
+    .split('\n')
+    .filter((l) => !l.includes('reg4=0x223c1/0x7ffff'))
+    .join('\n');
   const looping = async (...args: string[]): Promise<string> => {
     const r = await runCli(['trace', ...args, packet], { stdin: withoutEndpoints });
     assert.equal(r.status, 0, r.stderr);
     return r.stdout;
   };
   const looped = await looping(...groups);
-  assert.match(looped, / >>>> over max translation depth 64 <<<<\n >>>> Translation failed \(Recursion too deep\), packet is dropped <<<<\n/);
+  assert.match(
+    looped,
+    / >>>> over max translation depth 64 <<<<\n >>>> Translation failed \(Recursion too deep\), packet is dropped <<<<\n/,
+  );
   assert.match(
     looped,
     /\n\nVerdict: dropped in ServiceLBTable \(table 41\): translation failed, over the maximum depth of 64 nested resubmits and groups; the path goes round ServiceLBTable \(table 41\) → EndpointDNATTable \(table 42\) → ServiceLBTable \(table 41\)\nAlso, in ServiceLBTable \(table 41\): group 5 picks one bucket by a selection method the dump does not show \(OpenFlow 1\.1–1\.4 dumps leave it and the bucket ids out\)/,
@@ -514,7 +681,10 @@ test('flowscope trace: the verdict names what ended the path when the flows do n
   assert.deepEqual([loop.kind, loop.limit, loop.loop], ['translation-failed', 'depth', [41, 42]]);
 
   // A bucket the group does not have.
-  assert.match(await trace(...groups, '--bucket', '7'), /\n\nVerdict: dropped in ServiceLBTable \(table 41\): group 5 has no bucket 7 \(its buckets: 0, 1, 2\)\n$/);
+  assert.match(
+    await trace(...groups, '--bucket', '7'),
+    /\n\nVerdict: dropped in ServiceLBTable \(table 41\): group 5 has no bucket 7 \(its buckets: 0, 1, 2\)\n$/,
+  );
   const bucket = (await json(...groups, '--bucket', '7')).cause!;
   assert.deepEqual([bucket.kind, bucket.group, bucket.bucket, bucket.buckets], ['missing-bucket', 5, 7, [0, 1, 2]]);
 });
@@ -529,26 +699,40 @@ test('trace: a problem the verdict does not name is noted after it', async () =>
   ].join('\n');
   const r = await runCli(['trace', '--profile', 'generic', '-', 'in_port=1,ip'], { stdin: flows + '\n' });
   assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /\nVerdict: output to port 2 \(p2\)\nAlso, in table 0: port 9 is not in the dump's port list: nothing is sent\n$/);
+  assert.match(
+    r.stdout,
+    /\nVerdict: output to port 2 \(p2\)\nAlso, in table 0: port 9 is not in the dump's port list: nothing is sent\n$/,
+  );
 });
 
 test('trace: a dump that names its ports without numbers is traced by port name; a packet port number cannot match those names, and the verdict says so', async () => {
   const named = readFileSync(exampleFile(ANTREA, 'dump-flows.of15.names.no-stats.txt'), 'utf8');
-  const numbered = tracerOf(readFileSync(exampleFile(ANTREA, 'dump-flows.of13.txt'), 'utf8') + readFileSync(exampleFile(ANTREA, 'show.of13.txt'), 'utf8'));
+  const numbered = tracerOf(
+    readFileSync(exampleFile(ANTREA, 'dump-flows.of13.txt'), 'utf8') +
+      readFileSync(exampleFile(ANTREA, 'show.of13.txt'), 'utf8'),
+  );
   const byName = tracerOf(named);
   assert.equal(byName.pipeline.ports.size, 0);
   const names = ANTREA.bridge.tableNames!;
   const rest = 'tcp,dl_dst=12:9e:a6:47:d0:70,nw_src=10.10.1.7,nw_dst=10.10.0.2,nw_ttl=64,tp_dst=80';
   const a = run(numbered, `in_port=1,${rest}`, { ctNext: [0x22n] });
   const b = run(byName, `in_port=antrea-tun0,${rest}`, { ctNext: [0x22n] });
-  assert.deepEqual(steps(b), steps(a).map((pass) => pass.replace(/(\d+):/g, (_, n: string) => `${names[Number(n)]}:`)));
+  assert.deepEqual(
+    steps(b),
+    steps(a).map((pass) => pass.replace(/(\d+):/g, (_, n: string) => `${names[Number(n)]}:`)),
+  );
   assert.deepEqual(b.outputs, [3]);
   assert.deepEqual(b.problems, []);
 
   // The same port by number: the flows name it, and nothing ties the number to the name.
   const numberOnly = run(byName, `in_port=1,${rest}`);
   assert.deepEqual(steps(numberOnly), ['Classification:0']);
-  assert.deepEqual(numberOnly.cause, { kind: 'unnumbered-in-ports', table: { kind: 'name', name: 'Classification' }, inPort: 1, names: ['antrea-gw0', 'antrea-tun0', 'coredns5-8ec607', 'coredns5-9d9530'] });
+  assert.deepEqual(numberOnly.cause, {
+    kind: 'unnumbered-in-ports',
+    table: { kind: 'name', name: 'Classification' },
+    inPort: 1,
+    names: ['antrea-gw0', 'antrea-tun0', 'coredns5-8ec607', 'coredns5-9d9530'],
+  });
 
   const file = exampleFile(ANTREA, 'dump-flows.of13.names.txt');
   const text = await runCli(['trace', file, 'in_port=2,ip']);
@@ -558,16 +742,25 @@ test('trace: a dump that names its ports without numbers is traced by port name;
     /\nVerdict: dropped in Classification \(table 0\): in_port=2 matches none of the flows that name their in_port \("antrea-gw0", "antrea-tun0", "coredns5-8ec607", …\): the dump gives no numbers for those ports; give them with --ports \(ovs-ofctl show output\), or name the port instead \(in_port="antrea-gw0"\)\n$/,
   );
   const portless = await runCli(['trace', file, 'ip']);
-  assert.match(portless.stdout, /\nVerdict: dropped in Classification \(table 0\): the packet gives no in_port, so it matches none of the flows that name their in_port \("antrea-gw0", "antrea-tun0", "coredns5-8ec607", …\): name the port instead \(in_port="antrea-gw0"\)\n$/);
+  assert.match(
+    portless.stdout,
+    /\nVerdict: dropped in Classification \(table 0\): the packet gives no in_port, so it matches none of the flows that name their in_port \("antrea-gw0", "antrea-tun0", "coredns5-8ec607", …\): name the port instead \(in_port="antrea-gw0"\)\n$/,
+  );
   const gateway = await runCli(['trace', file, 'in_port=antrea-gw0,ip']);
   assert.equal(gateway.status, 0, gateway.stderr);
-  assert.match(gateway.stdout, /^Flow: ip,in_port="antrea-gw0"\n\nClassification\. in_port="antrea-gw0", priority 200 {2}\[table 0\]\n/);
+  assert.match(
+    gateway.stdout,
+    /^Flow: ip,in_port="antrea-gw0"\n\nClassification\. in_port="antrea-gw0", priority 200 {2}\[table 0\]\n/,
+  );
   // With the port map, the number is the port.
   const mapped = await runCli(['trace', file, '--ports', exampleFile(ANTREA, 'show.of13.txt'), 'in_port=2,ip']);
   assert.equal(mapped.stdout, gateway.stdout);
   const unknown = await runCli(['trace', file, 'in_port=antrea-gw9,ip']);
   assert.equal(unknown.status, 2);
-  assert.match(unknown.stderr, /bad packet: antrea-gw9: unknown port name \(neither the port map nor the flows name it\)/);
+  assert.match(
+    unknown.stderr,
+    /bad packet: antrea-gw9: unknown port name \(neither the port map nor the flows name it\)/,
+  );
 });
 
 test('trace: output to a port known only by name leaves by that name', async () => {
@@ -578,13 +771,26 @@ test('trace: output to a port known only by name leaves by that name', async () 
   const back = await runCli(['trace', '-', 'in_port=p2'], { stdin: flows });
   assert.match(back.stdout, /\nVerdict: output to port p2\n$/);
   // A port the port list names is no port known only by name: nothing to say about those.
-  const listed = 'table=0,priority=10,in_port=p1 actions=output:3\ntable=0,priority=5,in_port=3 actions=output:4\n 3(p3): addr:aa:55:aa:55:00:03\n 4(p4): addr:aa:55:aa:55:00:04\n';
+  const listed =
+    'table=0,priority=10,in_port=p1 actions=output:3\ntable=0,priority=5,in_port=3 actions=output:4\n 3(p3): addr:aa:55:aa:55:00:03\n 4(p4): addr:aa:55:aa:55:00:04\n';
   const three = await runCli(['trace', '--json', '-', 'in_port=3'], { stdin: listed });
   assert.equal(three.status, 0, three.stderr);
-  assert.deepEqual(JSON.parse(three.stdout), { schemaVersion: 1, verdict: 'output', verdictText: 'output to port 4 (p4)', outputs: [4], passes: [{ recircId: 0, steps: [{ table: 0, priority: 5, match: 'in_port=p3', actions: ['output:4'] }], final: 'in_port=p3' }] });
+  assert.deepEqual(JSON.parse(three.stdout), {
+    schemaVersion: 1,
+    verdict: 'output',
+    verdictText: 'output to port 4 (p4)',
+    outputs: [4],
+    passes: [
+      {
+        recircId: 0,
+        steps: [{ table: 0, priority: 5, match: 'in_port=p3', actions: ['output:4'] }],
+        final: 'in_port=p3',
+      },
+    ],
+  });
 });
 
-test('trace --json and --batch give the final packet of every pass, as the text\'s Final flow', async () => {
+test("trace --json and --batch give the final packet of every pass, as the text's Final flow", async () => {
   const flows = [
     'table=0,ip,in_port=1 actions=set_field:10.9.9.9->ip_dst,push_vlan:0x8100,set_field:4101->vlan_vid,push_vlan:0x8100,ct(table=1)',
     'table=1,ip actions=set_field:0x7->reg3,output:2',
@@ -592,7 +798,9 @@ test('trace --json and --batch give the final packet of every pass, as the text\
   const packet = 'in_port=1,ip,nw_dst=10.0.0.1';
   const text = (await runCli(['trace', '-', packet], { stdin: flows })).stdout;
   const said = [...text.matchAll(/^Final flow: (.*)$/gm)].map((m) => m[1]);
-  const json = JSON.parse((await runCli(['trace', '--json', '-', packet], { stdin: flows })).stdout) as { passes: { final: string }[] };
+  const json = JSON.parse((await runCli(['trace', '--json', '-', packet], { stdin: flows })).stdout) as {
+    passes: { final: string }[];
+  };
   const finals = json.passes.map((p) => p.final);
   assert.deepEqual(finals, said);
   // Both tags are there, the inner one as ofproto/trace names it; the resumed pass adds its write.
@@ -601,8 +809,13 @@ test('trace --json and --batch give the final packet of every pass, as the text\
   const dir = mkdtempSync(join(tmpdir(), 'flowscope-final-'));
   try {
     writeFileSync(join(dir, 'flows.txt'), flows);
-    const batch = await runCli(['trace', join(dir, 'flows.txt'), '--batch', '-'], { stdin: JSON.stringify({ packet }) + '\n' });
-    assert.deepEqual((JSON.parse(batch.stdout) as { passes: { final: string }[] }).passes.map((p) => p.final), finals);
+    const batch = await runCli(['trace', join(dir, 'flows.txt'), '--batch', '-'], {
+      stdin: JSON.stringify({ packet }) + '\n',
+    });
+    assert.deepEqual(
+      (JSON.parse(batch.stdout) as { passes: { final: string }[] }).passes.map((p) => p.final),
+      finals,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -32,7 +32,10 @@ test('OpenShift SDN rule version 12 expectations against version 13: removed tab
   const table = (n: number) => v.tables.find((t) => t.table.kind === 'number' && t.table.number === n);
   // v13 has no table 21 at all, and none of v12's table-30 matches.
   assert.equal(linesOfTable(v13, 21).length, 0);
-  assert.deepEqual(table(21)!.missing.map((f) => f.origin.line), [21]);
+  assert.deepEqual(
+    table(21)!.missing.map((f) => f.origin.line),
+    [21],
+  );
   assert.equal(table(30)!.missing.length, linesOfTable(v12, 30).length);
   // The version note moved from 00.0C to 00.0D.
   const note = table(253)!.mismatched;
@@ -45,7 +48,9 @@ test('OpenShift SDN rule version 12 expectations against version 13: removed tab
   assert.ok(v.tables.every((t) => t.unexpected.length === 0));
   const exact = verifyDump(load(v12), load(v13), { exact: true });
   assert.deepEqual(
-    exact.tables.find((t) => t.table.kind === 'number' && t.table.number === 30)!.unexpected.map((f) => f.origin.text.trim()),
+    exact.tables
+      .find((t) => t.table.kind === 'number' && t.table.number === 30)!
+      .unexpected.map((f) => f.origin.text.trim()),
     linesOfTable(v13, 30).map((l) => l.trim()),
   );
 });
@@ -73,7 +78,10 @@ test('Antrea default flows: egress traffic shaping inserts EgressQoS after Egres
     ['removed goto_table:L3DecTTL', 'added goto_table:EgressQoS'],
   );
   // EgressQoS is a table the expectation does not mention, so even --exact leaves it alone.
-  assert.equal(v.tables.some((t) => t.table.kind === 'name' && t.table.name === 'EgressQoS'), false);
+  assert.equal(
+    v.tables.some((t) => t.table.kind === 'name' && t.table.name === 'EgressQoS'),
+    false,
+  );
 });
 
 test('cli: verify exits 0 when every expected flow is there, 1 otherwise, and says what is missing', async () => {
@@ -83,8 +91,15 @@ test('cli: verify exits 0 when every expected flow is there, 1 otherwise, and sa
   const bad = await runCli(['verify', '--expect', v12, v13]);
   assert.equal(bad.status, 1);
   assert.match(bad.stdout, /@@ table=21 @@ 1 missing\n-priority=0 actions=goto_table:30\n/);
-  assert.match(bad.stdout, /@@ table=253 \(RuleVersion\) @@ 1 differ\n priority=32768\n- {4}note:00\.0c\.00\.00\.00\.00\n\+ {4}note:00\.0d\.00\.00\.00\.00\n/);
-  const json = JSON.parse((await runCli(['verify', '--json', '--expect', v12, v13])).stdout) as { ok: boolean; missing: { table: number }[]; mismatched: unknown[] };
+  assert.match(
+    bad.stdout,
+    /@@ table=253 \(RuleVersion\) @@ 1 differ\n priority=32768\n- {4}note:00\.0c\.00\.00\.00\.00\n\+ {4}note:00\.0d\.00\.00\.00\.00\n/,
+  );
+  const json = JSON.parse((await runCli(['verify', '--json', '--expect', v12, v13])).stdout) as {
+    ok: boolean;
+    missing: { table: number }[];
+    mismatched: unknown[];
+  };
   assert.equal(json.ok, false);
   assert.ok(json.missing.some((f) => f.table === 21));
   const noExpect = await runCli(['verify', v13]);
@@ -93,7 +108,9 @@ test('cli: verify exits 0 when every expected flow is there, 1 otherwise, and sa
 
 test('cli: flows found with another cookie are counted as such, apart from those with other actions', async () => {
   const dump = join(repoRoot, 'examples', 'antrea', 'dump-flows.of13.txt');
-  const table10 = readFileSync(dump, 'utf8').split('\n').filter((l) => / table=10, /.test(l));
+  const table10 = readFileSync(dump, 'utf8')
+    .split('\n')
+    .filter((l) => / table=10, /.test(l));
   assert.equal(table10.length, 7);
   const expected = table10.map((l) => l.replace('cookie=0x0,', 'cookie=0x5,'));
   // One of them has another action too.
@@ -105,34 +122,47 @@ test('cli: flows found with another cookie are counted as such, apart from those
     const text = await runCli(['verify', '--cookies', '--expect', file, dump]);
     assert.equal(text.status, 1, text.stderr);
     assert.match(text.stdout, /\n0 of 7 expected flows present; 1 with other actions, 7 with another cookie\n$/);
-    const json = JSON.parse((await runCli(['verify', '--cookies', '--json', '--expect', file, dump])).stdout) as { mismatchedBy: Record<string, number>; mismatched: { attributes: string[] }[] };
+    const json = JSON.parse((await runCli(['verify', '--cookies', '--json', '--expect', file, dump])).stdout) as {
+      mismatchedBy: Record<string, number>;
+      mismatched: { attributes: string[] }[];
+    };
     assert.deepEqual(json.mismatchedBy, { actions: 1, cookie: 7, idle_timeout: 0, hard_timeout: 0, importance: 0 });
-    assert.deepEqual(json.mismatched.map((m) => m.attributes).sort(), [['actions', 'cookie'], ...Array<string[]>(6).fill(['cookie'])]);
+    assert.deepEqual(json.mismatched.map((m) => m.attributes).sort(), [
+      ['actions', 'cookie'],
+      ...Array<string[]>(6).fill(['cookie']),
+    ]);
     // Cookies count only when asked.
-    assert.match((await runCli(['verify', '--expect', file, dump])).stdout, /\n6 of 7 expected flows present; 1 with other actions\n$/);
+    assert.match(
+      (await runCli(['verify', '--expect', file, dump])).stdout,
+      /\n6 of 7 expected flows present; 1 with other actions\n$/,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
 
-test('real switch: the flows loaded from an expectation file verify, exactly; a deleted one is reported missing', skipUnlessOvs, async () => {
-  await withOvsSwitch({ bridge: 'br0', protocols: ['OpenFlow13', 'OpenFlow15'] }, async (sw) => {
-    // The multicast flow of table 101 sends to group 37, which must exist first.
-    await sw.addGroups('group_id=37,type=all,bucket=actions=output:1\n', 13);
-    await sw.addFlows(readFileSync(v12, 'utf8'), 13);
-    const expected = load(v12);
-    for (const of of [13, 15] as const) {
-      const dump = parseDump(await sw.dumpFlows({ of }), { file: `of${of}` });
-      const v = verifyDump(expected, dump, { exact: true, cookies: true });
-      assert.equal(v.ok, true, `OpenFlow ${of}`);
-      assert.equal(v.matched, expected.flows.length);
-    }
-    await sw.ofctl(['-O', 'OpenFlow13', 'del-flows', '--strict', sw.bridge, 'table=21,priority=0']);
-    const v = verifyDump(expected, parseDump(await sw.dumpFlows({ of: 13 }), { file: 'after' }));
-    assert.deepEqual(
-      v.tables.flatMap((t) => t.missing.map((f) => f.origin.line)),
-      [21],
-    );
-    assert.equal(v.matched, expected.flows.length - 1);
-  });
-});
+test(
+  'real switch: the flows loaded from an expectation file verify, exactly; a deleted one is reported missing',
+  skipUnlessOvs,
+  async () => {
+    await withOvsSwitch({ bridge: 'br0', protocols: ['OpenFlow13', 'OpenFlow15'] }, async (sw) => {
+      // The multicast flow of table 101 sends to group 37, which must exist first.
+      await sw.addGroups('group_id=37,type=all,bucket=actions=output:1\n', 13);
+      await sw.addFlows(readFileSync(v12, 'utf8'), 13);
+      const expected = load(v12);
+      for (const of of [13, 15] as const) {
+        const dump = parseDump(await sw.dumpFlows({ of }), { file: `of${of}` });
+        const v = verifyDump(expected, dump, { exact: true, cookies: true });
+        assert.equal(v.ok, true, `OpenFlow ${of}`);
+        assert.equal(v.matched, expected.flows.length);
+      }
+      await sw.ofctl(['-O', 'OpenFlow13', 'del-flows', '--strict', sw.bridge, 'table=21,priority=0']);
+      const v = verifyDump(expected, parseDump(await sw.dumpFlows({ of: 13 }), { file: 'after' }));
+      assert.deepEqual(
+        v.tables.flatMap((t) => t.missing.map((f) => f.origin.line)),
+        [21],
+      );
+      assert.equal(v.matched, expected.flows.length - 1);
+    });
+  },
+);

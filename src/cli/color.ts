@@ -9,7 +9,11 @@ import type { Io } from './io.ts';
 
 export type ColorLevel = 0 | 1 | 2 | 3;
 
-export function colorLevel(flag: boolean | undefined, env: Io['env'], stream: { readonly isTTY?: boolean }): ColorLevel {
+export function colorLevel(
+  flag: boolean | undefined,
+  env: Io['env'],
+  stream: { readonly isTTY?: boolean },
+): ColorLevel {
   if (flag !== undefined) return flag ? forcedLevel(env) : 0;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return 0;
   const force = env.FORCE_COLOR;

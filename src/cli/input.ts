@@ -34,11 +34,14 @@ export function readStdin(io: Io): Promise<Buffer> {
 
 async function readAll(io: Io): Promise<Buffer> {
   if (io.stdin.isTTY) {
-    throw new UserError('no input: standard input is a terminal; give a file name, or pipe a dump in (kubectl exec … -- ovs-ofctl dump-flows br-int | flowscope <command> -)');
+    throw new UserError(
+      'no input: standard input is a terminal; give a file name, or pipe a dump in (kubectl exec … -- ovs-ofctl dump-flows br-int | flowscope <command> -)',
+    );
   }
   // A directory given as standard input (`< dir`) reads as nothing at all: say what it is.
   const fd = (io.stdin as { fd?: unknown }).fd;
-  if (typeof fd === 'number' && fstatSync(fd).isDirectory()) throw new UserError('cannot read standard input: is a directory');
+  if (typeof fd === 'number' && fstatSync(fd).isDirectory())
+    throw new UserError('cannot read standard input: is a directory');
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -131,7 +134,10 @@ export async function readInputBytes(name: string, io: Io): Promise<InputBytes> 
   const data = await readBytes(name, io);
   if (sniff(data) !== 'gzip') return { name, data };
   const inflated = await gunzip(data, MAX_INPUT_BYTES);
-  if (inflated.tooLarge) throw new UserError(`cannot read ${inputLabel(name)}: it decompresses to more than ${mebibytes(MAX_INPUT_BYTES)}, more than flowscope reads of one input`);
+  if (inflated.tooLarge)
+    throw new UserError(
+      `cannot read ${inputLabel(name)}: it decompresses to more than ${mebibytes(MAX_INPUT_BYTES)}, more than flowscope reads of one input`,
+    );
   if (inflated.problem !== undefined) throw new UserError(`cannot read ${inputLabel(name)}: it ${inflated.problem}`);
   return { name, data: inflated.data };
 }

@@ -59,14 +59,16 @@ export interface LoadedDump extends ParseResult {
 
 function count(value: string): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new InvalidArgumentError('expected a number of diagnostics (0 for none)');
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n))
+    throw new InvalidArgumentError('expected a number of diagnostics (0 for none)');
   return n;
 }
 
 function seconds(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number of seconds');
-  if (n > MAX_TIMEOUT_SECONDS) throw new InvalidArgumentError(`expected at most ${MAX_TIMEOUT_SECONDS} seconds (24 days)`);
+  if (n > MAX_TIMEOUT_SECONDS)
+    throw new InvalidArgumentError(`expected at most ${MAX_TIMEOUT_SECONDS} seconds (24 days)`);
   return n;
 }
 
@@ -89,9 +91,12 @@ export function addInputOptions(cmd: Command): Command {
     const option = new Option(usable, description).helpGroup(INPUT_OPTIONS_HEADING);
     cmd.addOption(parse ? option.argParser(parse) : option);
   };
-  add('--bundle <path>', 'read an Antrea support bundle or sosreport: directory, agent_<node>.tar.gz, or a tarball of either (- for one on standard input)');
+  add(
+    '--bundle <path>',
+    'read an Antrea support bundle or sosreport: directory, agent_<node>.tar.gz, or a tarball of either (- for one on standard input)',
+  );
   add('--node <name>', 'the node to read from a bundle of several nodes (a bridge name for a sosreport)');
-  add('--ports <file>', 'port numbers and names: ovs-ofctl show, dump-ports-desc, or a bundle\'s ovsports');
+  add('--ports <file>', "port numbers and names: ovs-ofctl show, dump-ports-desc, or a bundle's ovsports");
   add('--pod <pod>', 'dump the switch live from this Pod with kubectl exec (e.g. an antrea-agent Pod)');
   add('-n, --namespace <namespace>', `namespace of --pod (default ${LIVE_DEFAULTS.namespace})`);
   add('--container <name>', `container of --pod that runs ovs-ofctl (default ${LIVE_DEFAULTS.container})`);
@@ -100,7 +105,11 @@ export function addInputOptions(cmd: Command): Command {
   add('--local', 'dump the switch of this host with ovs-ofctl');
   add('--bridge <name>', `bridge to dump with --pod or --local (default ${LIVE_DEFAULTS.bridge})`);
   add('--timeout <seconds>', `time allowed for each live command (default ${LIVE_DEFAULTS.timeoutSeconds})`, seconds);
-  add('--max-errors <n>', `diagnostics shown per input file (default ${DEFAULT_MAX_DIAGNOSTICS}); the rest are counted`, count);
+  add(
+    '--max-errors <n>',
+    `diagnostics shown per input file (default ${DEFAULT_MAX_DIAGNOSTICS}); the rest are counted`,
+    count,
+  );
   add('--strict', 'exit 2 when any line cannot be read');
   // A groups file is read with the flows: an input too, where a command takes one.
   cmd.options.find((o) => o.long === '--groups')?.helpGroup(INPUT_OPTIONS_HEADING);
@@ -112,14 +121,18 @@ function printCapped(diagnostics: readonly Diagnostic[], io: Io, options: LoadOp
   const wanted = options.quiet ? diagnostics.filter((d) => d.severity !== 'warning') : diagnostics;
   const { shown, left } = capDiagnostics(wanted, options.maxErrors ?? DEFAULT_MAX_DIAGNOSTICS);
   for (const d of shown) writeErr(io, formatDiagnostic(d));
-  for (const [file, n] of left) notice(io, `and ${n} more diagnostic${n === 1 ? '' : 's'} of ${file} not shown (--max-errors N to show more)`);
+  for (const [file, n] of left)
+    notice(io, `and ${n} more diagnostic${n === 1 ? '' : 's'} of ${file} not shown (--max-errors N to show more)`);
 }
 
 function printDiagnostics(result: ParsedFiles, label: string, io: Io, options: LoadOptions): void {
   printCapped(result.diagnostics, io, options);
   if (result.proseLines > 0 && !options.quiet) {
     const n = result.proseLines;
-    notice(io, `${n} line${n === 1 ? '' : 's'} of ${label} ${n === 1 ? 'is' : 'are'} text, not flows, and ${n === 1 ? 'was' : 'were'} skipped`);
+    notice(
+      io,
+      `${n} line${n === 1 ? '' : 's'} of ${label} ${n === 1 ? 'is' : 'are'} text, not flows, and ${n === 1 ? 'was' : 'were'} skipped`,
+    );
   }
   if (result.badLines > 0) {
     const what = `${result.badLines} line${result.badLines === 1 ? '' : 's'} of ${label} could not be read`;
@@ -131,7 +144,10 @@ function printDiagnostics(result: ParsedFiles, label: string, io: Io, options: L
 /** The --ports file: its port descriptions, or an error when it holds none (`refusal`, when given, says it). */
 export async function readPortsOption(file: string, io: Io, refusal?: string): Promise<PortMap> {
   const ports = readPortDescriptions((await readInput(file, io)).text);
-  if (ports.size === 0) throw new UserError(refusal ?? `${file}: no ports found (expected ovs-ofctl show or dump-ports-desc output, or a bundle's ovsports)`);
+  if (ports.size === 0)
+    throw new UserError(
+      refusal ?? `${file}: no ports found (expected ovs-ofctl show or dump-ports-desc output, or a bundle's ovsports)`,
+    );
   return ports;
 }
 
@@ -178,7 +194,9 @@ async function positional(name: string, opts: InputCliOptions, io: Io): Promise<
   const { data } = await readInputBytes(name, io);
   const kind = binaryKind(data);
   if (kind !== undefined) {
-    throw new UserError(`${inputLabel(name)}: not an ovs-ofctl dump (${kind}); give dump-flows or dump-groups output, or a support bundle`);
+    throw new UserError(
+      `${inputLabel(name)}: not an ovs-ofctl dump (${kind}); give dump-flows or dump-groups output, or a support bundle`,
+    );
   }
   return { label: name, text: data.toString('utf8') };
 }
@@ -196,10 +214,16 @@ function liveTarget(opts: InputCliOptions): LiveTarget {
 }
 
 function checkCombination(inputs: readonly string[], opts: InputCliOptions): void {
-  const given = [inputs.length > 0 ? 'input files' : '', opts.bundle ? '--bundle' : '', opts.pod ? '--pod' : '', opts.local ? '--local' : ''].filter(Boolean);
+  const given = [
+    inputs.length > 0 ? 'input files' : '',
+    opts.bundle ? '--bundle' : '',
+    opts.pod ? '--pod' : '',
+    opts.local ? '--local' : '',
+  ].filter(Boolean);
   if (given.length > 1) throw new UserError(`give one source of flows, not ${given.join(' and ')}`);
   if (inputs.filter((n) => n === '-').length > 1) throw new UserError('only one input can be standard input (-)');
-  if (opts.ports === '-' && flowsFromStdin(inputs, opts)) throw new UserError('the flows and --ports cannot both come from standard input');
+  if (opts.ports === '-' && flowsFromStdin(inputs, opts))
+    throw new UserError('the flows and --ports cannot both come from standard input');
   const live = opts.pod !== undefined || opts.local === true;
   for (const [flag, set] of [
     ['--namespace', opts.namespace],
@@ -209,16 +233,24 @@ function checkCombination(inputs: readonly string[], opts: InputCliOptions): voi
   ] as const) {
     if (set !== undefined && opts.pod === undefined) throw new UserError(`${flag} goes with --pod`);
   }
-  if ((opts.bridge !== undefined || opts.timeout !== undefined) && !live) throw new UserError(`${opts.bridge !== undefined ? '--bridge' : '--timeout'} goes with --pod or --local`);
+  if ((opts.bridge !== undefined || opts.timeout !== undefined) && !live)
+    throw new UserError(`${opts.bridge !== undefined ? '--bridge' : '--timeout'} goes with --pod or --local`);
 }
 
 /**
  * Reads files with `read`, showing on a terminal how far the reading is when they are large:
  * `read` is handed the option that tells the progress, or nothing.
  */
-function withReadingProgress<T>(io: Io, label: string, files: readonly (NodeFile | undefined)[], read: (progress: Pick<ParseFilesOptions, 'onProgress'>) => T): T {
+function withReadingProgress<T>(
+  io: Io,
+  label: string,
+  files: readonly (NodeFile | undefined)[],
+  read: (progress: Pick<ParseFilesOptions, 'onProgress'>) => T,
+): T {
   const chars = files.reduce((n, f) => n + (f?.text.length ?? 0), 0);
-  return new Progress(io, chars > LARGE_INPUT_CHARS).around(`reading ${label}`, (onProgress) => read(onProgress ? { onProgress } : {}));
+  return new Progress(io, chars > LARGE_INPUT_CHARS).around(`reading ${label}`, (onProgress) =>
+    read(onProgress ? { onProgress } : {}),
+  );
 }
 
 function reportNode(dump: NodeDump, io: Io, options: LoadOptions): void {
@@ -231,11 +263,22 @@ function reportNode(dump: NodeDump, io: Io, options: LoadOptions): void {
  * there are none), --bundle, --pod or --local — and --ports. Problems are written to stderr;
  * user errors throw UserError (exit 2).
  */
-export async function loadFromOptions(inputs: readonly string[], opts: InputCliOptions, io: Io, options: LoadOptions = {}): Promise<LoadedDump> {
+export async function loadFromOptions(
+  inputs: readonly string[],
+  opts: InputCliOptions,
+  io: Io,
+  options: LoadOptions = {},
+): Promise<LoadedDump> {
   checkCombination(inputs, opts);
-  const load = { ...options, ...(opts.strict === undefined ? {} : { strict: opts.strict }), ...(opts.maxErrors === undefined ? {} : { maxErrors: opts.maxErrors }) };
+  const load = {
+    ...options,
+    ...(opts.strict === undefined ? {} : { strict: opts.strict }),
+    ...(opts.maxErrors === undefined ? {} : { maxErrors: opts.maxErrors }),
+  };
   try {
-    const maps = [options.portMap, opts.ports === undefined ? undefined : await readPortsOption(opts.ports, io)].filter((m): m is PortMap => m !== undefined);
+    const maps = [options.portMap, opts.ports === undefined ? undefined : await readPortsOption(opts.ports, io)].filter(
+      (m): m is PortMap => m !== undefined,
+    );
     const parseOptions = maps.length === 0 ? {} : { portMap: mergePortMaps(maps) };
 
     let node: NodeSource | undefined;
@@ -247,12 +290,19 @@ export async function loadFromOptions(inputs: readonly string[], opts: InputCliO
       if (opts.node !== undefined) throw new UserError('--node goes with --bundle');
       const bridge = opts.bridge ?? LIVE_DEFAULTS.bridge;
       const target = liveTarget(opts);
-      node = await collectLive({ target, bridge, timeoutMs: (opts.timeout ?? LIVE_DEFAULTS.timeoutSeconds) * 1000, env: io.env });
+      node = await collectLive({
+        target,
+        bridge,
+        timeoutMs: (opts.timeout ?? LIVE_DEFAULTS.timeoutSeconds) * 1000,
+        env: io.env,
+      });
       source = target.kind === 'pod' ? `pod ${target.namespace}/${target.pod}` : `local ${bridge}`;
     }
     if (node !== undefined && source !== undefined) {
       const chosen = node;
-      const dump = withReadingProgress(io, source, [chosen.files.flows, chosen.files.groups], (onProgress) => readNode(chosen, { ...parseOptions, ...onProgress }));
+      const dump = withReadingProgress(io, source, [chosen.files.flows, chosen.files.groups], (onProgress) =>
+        readNode(chosen, { ...parseOptions, ...onProgress }),
+      );
       reportNode(dump, io, load);
       return { ...dump, sources: [source], node: dump };
     }
@@ -261,10 +311,13 @@ export async function loadFromOptions(inputs: readonly string[], opts: InputCliO
     const read = await Promise.all(names.map((n) => positional(n, opts, io)));
     for (const r of read) if (!('files' in r)) refuseEmpty(r);
     const nodes = read.filter((r): r is NodeSource => 'files' in r);
-    if (opts.node !== undefined && nodes.length === 0) throw new UserError('--node goes with --bundle (or a bundle given as input)');
+    if (opts.node !== undefined && nodes.length === 0)
+      throw new UserError('--node goes with --bundle (or a bundle given as input)');
     if (read.length === 1 && nodes.length === 1) {
       const only = nodes[0]!;
-      const dump = withReadingProgress(io, inputLabel(names[0]!), [only.files.flows, only.files.groups], (onProgress) => readNode(only, { ...parseOptions, ...onProgress }));
+      const dump = withReadingProgress(io, inputLabel(names[0]!), [only.files.flows, only.files.groups], (onProgress) =>
+        readNode(only, { ...parseOptions, ...onProgress }),
+      );
       reportNode(dump, io, load);
       return { ...dump, sources: names, node: dump };
     }
@@ -272,9 +325,15 @@ export async function loadFromOptions(inputs: readonly string[], opts: InputCliO
     const files = read.flatMap((r) => ('files' in r ? [r.files.flows, r.files.groups].filter(defined) : [r]));
     const portFiles = nodes.map((n) => n.files.ports).filter(defined);
     const label = names.length === 1 ? inputLabel(names[0]!) : 'the inputs';
-    const result = withReadingProgress(io, label, files, (onProgress) => parseFiles(files, { ...parseOptions, portFiles, ...onProgress }));
+    const result = withReadingProgress(io, label, files, (onProgress) =>
+      parseFiles(files, { ...parseOptions, portFiles, ...onProgress }),
+    );
     if (result.rejected.length > 0) {
-      printCapped(result.rejected.flatMap((r) => r.diagnostics), io, load);
+      printCapped(
+        result.rejected.flatMap((r) => r.diagnostics),
+        io,
+        load,
+      );
       throw new UserError(result.rejected.map((r) => r.message).join('\n'));
     }
     for (const p of result.problems) notice(io, p, 'warning');
@@ -303,7 +362,9 @@ function refuseEmpty(input: NodeFile): void {
 export function requireFlows(dump: LoadedDump, groups: number = dump.groups.length): void {
   if (dump.flows.length > 0) return;
   const from = dump.sources.map((s) => (s === '-' ? 'standard input' : s)).join(', ');
-  throw new UserError(`no flows read from ${from}${groups > 0 ? ` (only ${groups === 1 ? 'a group' : 'groups'})` : ''}`);
+  throw new UserError(
+    `no flows read from ${from}${groups > 0 ? ` (only ${groups === 1 ? 'a group' : 'groups'})` : ''}`,
+  );
 }
 
 /** One input (file, `-`, bundle directory or archive) — the form every command started with. */

@@ -43,13 +43,23 @@ function commandsFor(argv: readonly string[]): readonly string[] {
 }
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
   return pkg.version;
 }
 
 /** The program with the commands named (all of them by default) registered. */
-export async function buildProgram(io: Io, outcome: Outcome = new Outcome(), commands: readonly string[] = COMMANDS.map(([name]) => name)): Promise<Command> {
-  const [{ Command }, { inputGroupLast }, { onceOnly }] = await Promise.all([import('commander'), import('./help-groups.ts'), import('./commands/repeatable.ts')]);
+export async function buildProgram(
+  io: Io,
+  outcome: Outcome = new Outcome(),
+  commands: readonly string[] = COMMANDS.map(([name]) => name),
+): Promise<Command> {
+  const [{ Command }, { inputGroupLast }, { onceOnly }] = await Promise.all([
+    import('commander'),
+    import('./help-groups.ts'),
+    import('./commands/repeatable.ts'),
+  ]);
   const program = new Command('flowscope');
   program
     .description('Read, explain, diff and trace Open vSwitch flow dumps of Kubernetes pipelines, offline')
@@ -75,7 +85,10 @@ export async function buildProgram(io: Io, outcome: Outcome = new Outcome(), com
   program.hook('preAction', async (_program, command) => {
     if (!command.options.some((o) => o.long === '--profile-file')) return;
     const { userProfiles } = await import('./profile-files.ts');
-    command.setOptionValue('profiles', await userProfiles((command.opts() as { profileFile?: string[] }).profileFile ?? [], io));
+    command.setOptionValue(
+      'profiles',
+      await userProfiles((command.opts() as { profileFile?: string[] }).profileFile ?? [], io),
+    );
   });
   return program;
 }
@@ -96,8 +109,16 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   const program = await buildProgram(io, outcome, commandsFor(argv));
   // `help <name>` of a command that does not exist would print the general help as if asked for.
   const [first, asked] = argv;
-  if (first === 'help' && asked !== undefined && !asked.startsWith('-') && !program.commands.some((c) => c.name() === asked)) {
-    writeErr(io, `${ERROR_PREFIX}unknown command '${asked}' (commands: ${program.commands.map((c) => c.name()).join(', ')})`);
+  if (
+    first === 'help' &&
+    asked !== undefined &&
+    !asked.startsWith('-') &&
+    !program.commands.some((c) => c.name() === asked)
+  ) {
+    writeErr(
+      io,
+      `${ERROR_PREFIX}unknown command '${asked}' (commands: ${program.commands.map((c) => c.name()).join(', ')})`,
+    );
     return 2;
   }
   try {
@@ -107,7 +128,10 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     if (err instanceof CommanderError) {
       // Help asked for and the version are successes; help shown because no command was given
       // (commander's exit code 1) is a usage error like every other: 2, since 1 means "differences".
-      const success = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || (err.code === 'commander.help' && err.exitCode === 0);
+      const success =
+        err.code === 'commander.helpDisplayed' ||
+        err.code === 'commander.version' ||
+        (err.code === 'commander.help' && err.exitCode === 0);
       return success ? 0 : 2;
     }
     if (err instanceof UserError) {

@@ -18,7 +18,8 @@ export interface OutputCliOptions {
 }
 
 function outputOption(value: string): OutputForm {
-  if (!(OUTPUT_FORMATS as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected ${OUTPUT_FORMATS.join(', ')}`);
+  if (!(OUTPUT_FORMATS as readonly string[]).includes(value))
+    throw new InvalidArgumentError(`expected ${OUTPUT_FORMATS.join(', ')}`);
   return value as OutputForm;
 }
 
@@ -26,17 +27,30 @@ function outputOption(value: string): OutputForm {
  * -o/--output, --json, and --color/--no-color unless the command writes no text to colour
  * (`colour: false`). `name` says what -o name lists.
  */
-export function addOutputOptions(cmd: Command, name: string, { colour = true }: { readonly colour?: boolean } = {}): Command {
+export function addOutputOptions(
+  cmd: Command,
+  name: string,
+  { colour = true }: { readonly colour?: boolean } = {},
+): Command {
   cmd
-    .addOption(new Option('-o, --output <format>', `json, yaml (schemaVersion ${SCHEMA_VERSION}), wide (text not fitted to the terminal) or name (${name}, one a line)`).argParser(outputOption))
+    .addOption(
+      new Option(
+        '-o, --output <format>',
+        `json, yaml (schemaVersion ${SCHEMA_VERSION}), wide (text not fitted to the terminal) or name (${name}, one a line)`,
+      ).argParser(outputOption),
+    )
     .option('--json', 'the same as -o json');
-  if (colour) cmd.option('--color', 'colour the output even when it is not a terminal').option('--no-color', 'never colour the output');
+  if (colour)
+    cmd
+      .option('--color', 'colour the output even when it is not a terminal')
+      .option('--no-color', 'never colour the output');
   return cmd;
 }
 
 /** The form asked for; --json and another -o contradict each other. */
 export function outputForm(opts: OutputCliOptions): OutputForm {
-  if (opts.json && opts.output !== undefined && opts.output !== 'json') throw new UserError(`give --json or -o ${opts.output}, not both: --json is -o json`);
+  if (opts.json && opts.output !== undefined && opts.output !== 'json')
+    throw new UserError(`give --json or -o ${opts.output}, not both: --json is -o json`);
   return opts.json ? 'json' : (opts.output ?? 'text');
 }
 

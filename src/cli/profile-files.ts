@@ -17,20 +17,30 @@ const PROFILE_FILE = /\.ya?ml$/i;
 async function sharedFiles(io: Io): Promise<string[]> {
   const dir = io.env[PROFILES_VARIABLE];
   if (dir === undefined || dir === '') return [];
-  const isDir = await stat(dir).then((s) => s.isDirectory(), () => false);
+  const isDir = await stat(dir).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
   if (!isDir) throw new UserError(`${PROFILES_VARIABLE} names ${dir}, which is not a directory of profile files`);
-  return (await readdir(dir)).filter((f) => PROFILE_FILE.test(f)).sort().map((f) => join(dir, f));
+  return (await readdir(dir))
+    .filter((f) => PROFILE_FILE.test(f))
+    .sort()
+    .map((f) => join(dir, f));
 }
 
 /** A profile file's text; one that cannot be read is the user's to fix. */
 export async function profileText(file: string): Promise<string> {
   return readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    throw new UserError(`cannot read profile ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.code === 'EISDIR' ? 'it is a directory' : err.message}`);
+    throw new UserError(
+      `cannot read profile ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.code === 'EISDIR' ? 'it is a directory' : err.message}`,
+    );
   });
 }
 
 /** A profile file's profile and every problem of it, each at its place. */
-export async function readProfileFile(file: string): Promise<{ readonly profile?: Profile; readonly diagnostics: readonly ProfileDiagnostic[] }> {
+export async function readProfileFile(
+  file: string,
+): Promise<{ readonly profile?: Profile; readonly diagnostics: readonly ProfileDiagnostic[] }> {
   const text = await profileText(file);
   const { profileDiagnostics } = await import('../render/profile-check.ts');
   return profileDiagnostics(text, file);
@@ -42,7 +52,9 @@ async function readProfile(file: string): Promise<Profile> {
   if (errors.length === 0 && profile) return profile;
   const { formatDiagnostic } = await import('../render/diagnostics.ts');
   const shown = errors.map(formatDiagnostic).join('\n');
-  throw new UserError(`profile ${file} has ${errors.length === 1 ? 'an error' : `${errors.length} errors`} (flowscope profile check ${file} says more):\n${shown}`);
+  throw new UserError(
+    `profile ${file} has ${errors.length === 1 ? 'an error' : `${errors.length} errors`} (flowscope profile check ${file} says more):\n${shown}`,
+  );
 }
 
 /** The user's profiles, in the order given (shared ones first); two of one id are refused. */
@@ -53,7 +65,10 @@ export async function userProfiles(files: readonly string[], io: Io): Promise<Pr
   for (const file of all) {
     const profile = await readProfile(file);
     const before = from.get(profile.id);
-    if (before !== undefined) throw new UserError(`${file}: profile id ${profile.id} is also the id of ${before}; give each profile its own id`);
+    if (before !== undefined)
+      throw new UserError(
+        `${file}: profile id ${profile.id} is also the id of ${before}; give each profile its own id`,
+      );
     from.set(profile.id, file);
     profiles.push(profile);
   }

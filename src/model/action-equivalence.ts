@@ -110,7 +110,12 @@ function mergeWrites(list: readonly Action[]): Action[] {
   const out: Action[] = [];
   for (const a of list) {
     const prev = out[out.length - 1];
-    if (a.kind === 'set_field' && prev?.kind === 'set_field' && writeTarget(prev.field).field === writeTarget(a.field).field && sameShift(prev, a)) {
+    if (
+      a.kind === 'set_field' &&
+      prev?.kind === 'set_field' &&
+      writeTarget(prev.field).field === writeTarget(a.field).field &&
+      sameShift(prev, a)
+    ) {
       out[out.length - 1] = { ...prev, value: (prev.value & ~a.mask) | a.value, mask: prev.mask | a.mask };
     } else out.push(a);
   }
@@ -169,7 +174,8 @@ function genericKey(a: object, naming: Naming): string {
       if (PORT_KEYS.has(key)) return portKey(value as Parameters<typeof portKey>[0], naming);
       if (key === 'table') return tableId(value as Parameters<typeof tableId>[0], naming);
     }
-    if (key === 'members' && Array.isArray(value)) return value.map((p) => portKey(p as Parameters<typeof portKey>[0], naming));
+    if (key === 'members' && Array.isArray(value))
+      return value.map((p) => portKey(p as Parameters<typeof portKey>[0], naming));
     return value;
   });
 }
@@ -181,7 +187,9 @@ function keyOf(a: Action, naming: Naming): string {
       return `set ${t.field.name}=${hex(a.value << t.shift)}/${hex(a.mask << t.shift)}`;
     }
     case 'output':
-      return a.maxLen === undefined ? `output ${portKey(a.port, naming)}` : `output ${portKey(a.port, naming)} max_len=${a.maxLen}`;
+      return a.maxLen === undefined
+        ? `output ${portKey(a.port, naming)}`
+        : `output ${portKey(a.port, naming)} max_len=${a.maxLen}`;
     case 'goto_table':
       return `goto ${tableId(a.table, naming)}`;
     case 'resubmit':
@@ -189,7 +197,8 @@ function keyOf(a: Action, naming: Naming): string {
     case 'note':
       return `note ${paddedNote(a.bytes)}`;
     case 'ct': {
-      const zone = a.zone === undefined ? '' : a.zone.kind === 'value' ? String(a.zone.value) : genericKey(a.zone.src, naming);
+      const zone =
+        a.zone === undefined ? '' : a.zone.kind === 'value' ? String(a.zone.value) : genericKey(a.zone.src, naming);
       const table = a.table ? tableId(a.table, naming) : '';
       return `ct ${a.commit ? 'commit,' : ''}${a.force ? 'force,' : ''}${table},${zone},${a.alg ?? ''}[${nestedKeys(a.actions, naming)}]`;
     }
@@ -198,7 +207,9 @@ function keyOf(a: Action, naming: Naming): string {
       return `${a.kind}[${nestedKeys(a.actions, naming)}]`;
     case 'nat': {
       const r = a.range;
-      const range = r ? `${r.family}:${hex(r.addrMin)}-${r.addrMax === undefined ? '' : hex(r.addrMax)}:${r.portMin ?? ''}-${r.portMax ?? ''}` : '';
+      const range = r
+        ? `${r.family}:${hex(r.addrMin)}-${r.addrMax === undefined ? '' : hex(r.addrMax)}:${r.portMin ?? ''}-${r.portMax ?? ''}`
+        : '';
       return `nat ${a.direction ?? ''}=${range}${a.persistent ? ',persistent' : ''}${a.hash ? ',hash' : ''}${a.random ? ',random' : ''}`;
     }
     default:

@@ -34,13 +34,7 @@ export type FieldWriteSpelling =
   | 'set_mpls_label'
   | 'set_mpls_tc';
 
-export type ControllerReason =
-  | 'no_match'
-  | 'action'
-  | 'invalid_ttl'
-  | 'action_set'
-  | 'group'
-  | 'packet_out';
+export type ControllerReason = 'no_match' | 'action' | 'invalid_ttl' | 'action_set' | 'group' | 'packet_out';
 
 export interface NatRange {
   readonly family: 4 | 6;
@@ -91,7 +85,8 @@ export interface CtAction {
   readonly commit: boolean;
   readonly force: boolean;
   readonly table?: TableRef;
-  readonly zone?: { readonly kind: 'value'; readonly value: number } | { readonly kind: 'field'; readonly src: Subfield };
+  readonly zone?:
+    { readonly kind: 'value'; readonly value: number } | { readonly kind: 'field'; readonly src: Subfield };
   /** `nat(...)` and the `exec(...)` actions, in the order OVS keeps them. */
   readonly actions: readonly Action[];
   /** Application-layer gateway by its well-known port (21 ftp, 69 tftp). */
@@ -102,8 +97,10 @@ export interface SampleAction {
   readonly kind: 'sample';
   readonly probability: number;
   readonly collectorSetId: number;
-  readonly obsDomain: { readonly kind: 'value'; readonly value: number } | { readonly kind: 'field'; readonly src: Subfield };
-  readonly obsPoint: { readonly kind: 'value'; readonly value: number } | { readonly kind: 'field'; readonly src: Subfield };
+  readonly obsDomain:
+    { readonly kind: 'value'; readonly value: number } | { readonly kind: 'field'; readonly src: Subfield };
+  readonly obsPoint:
+    { readonly kind: 'value'; readonly value: number } | { readonly kind: 'field'; readonly src: Subfield };
   readonly samplingPort?: PortRef;
   readonly direction?: 'ingress' | 'egress';
 }
@@ -112,13 +109,7 @@ export type BundleAlgorithm = 'active_backup' | 'hrw';
 export type MultipathAlgorithm = 'modulo_n' | 'hash_threshold' | 'hrw' | 'iter_hash';
 /** Hash field sets of `bundle`, `multipath` (lib/flow.c `flow_hash_fields`). */
 export type HashFields =
-  | 'eth_src'
-  | 'symmetric_l4'
-  | 'symmetric_l3l4'
-  | 'symmetric_l3l4+udp'
-  | 'nw_src'
-  | 'nw_dst'
-  | 'symmetric_l3';
+  'eth_src' | 'symmetric_l4' | 'symmetric_l3l4' | 'symmetric_l3l4+udp' | 'nw_src' | 'nw_dst' | 'symmetric_l3';
 
 export type EncapHeader =
   | { readonly kind: 'ethernet' }
@@ -157,8 +148,18 @@ export type Action =
     }
   | { readonly kind: 'move'; readonly src: Subfield; readonly dst: Subfield }
   /** `mod_vlan_vid` (pushes a tag on an untagged packet) or `set_vlan_vid` (does not). */
-  | { readonly kind: 'set_vlan_vid'; readonly vid: number; readonly pushIfUntagged: boolean; readonly flowHasVlan: boolean }
-  | { readonly kind: 'set_vlan_pcp'; readonly pcp: number; readonly pushIfUntagged: boolean; readonly flowHasVlan: boolean }
+  | {
+      readonly kind: 'set_vlan_vid';
+      readonly vid: number;
+      readonly pushIfUntagged: boolean;
+      readonly flowHasVlan: boolean;
+    }
+  | {
+      readonly kind: 'set_vlan_pcp';
+      readonly pcp: number;
+      readonly pushIfUntagged: boolean;
+      readonly flowHasVlan: boolean;
+    }
   | { readonly kind: 'strip_vlan' }
   | { readonly kind: 'push_vlan'; readonly ethertype: number }
   | { readonly kind: 'push_mpls'; readonly ethertype: number }

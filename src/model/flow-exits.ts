@@ -55,7 +55,10 @@ export function actionExits(actions: readonly Action[]): Exit[] {
         out.push({ kind: 'group', group: a.id });
         break;
       case 'output':
-        out.push({ kind: 'sink', sink: a.port.kind === 'reserved' && a.port.name === 'CONTROLLER' ? 'controller' : 'output' });
+        out.push({
+          kind: 'sink',
+          sink: a.port.kind === 'reserved' && a.port.name === 'CONTROLLER' ? 'controller' : 'output',
+        });
         break;
       case 'output_field':
       case 'enqueue':
@@ -103,16 +106,21 @@ export interface EmptyTarget {
  * the other way (see Pipeline.numbering), holds its flows.
  */
 export function emptyTargets(pipeline: Pipeline): EmptyTarget[] {
-  const found = new Map<string, { table: TableRef; via: JumpKind; flows: Flow[]; buckets: { group: number; bucket: number }[] }>();
+  const found = new Map<
+    string,
+    { table: TableRef; via: JumpKind; flows: Flow[]; buckets: { group: number; bucket: number }[] }
+  >();
   const note = (exit: Exit, from: { flow?: Flow; group?: number; bucket?: number }): void => {
     if (exit.kind !== 'jump' || pipeline.table(exit.table)) return;
     const key = `${exit.via} ${tableKey(exit.table)}`;
     let e = found.get(key);
     if (!e) found.set(key, (e = { table: exit.table, via: exit.via, flows: [], buckets: [] }));
     if (from.flow) e.flows.push(from.flow);
-    if (from.group !== undefined && from.bucket !== undefined) e.buckets.push({ group: from.group, bucket: from.bucket });
+    if (from.group !== undefined && from.bucket !== undefined)
+      e.buckets.push({ group: from.group, bucket: from.bucket });
   };
-  for (const t of pipeline.tables.values()) for (const flow of t.flows) for (const x of flowExits(flow)) note(x, { flow });
+  for (const t of pipeline.tables.values())
+    for (const flow of t.flows) for (const x of flowExits(flow)) note(x, { flow });
   for (const g of pipeline.groups.values()) {
     for (const b of g.buckets) for (const x of bucketExits(b)) note(x, { group: g.id, bucket: b.id });
   }

@@ -236,7 +236,9 @@ export class FlowIndex<T extends Ranked> {
 
   /** Subtables in lookup order: by best priority, then by where that flow was given. */
   get inLookupOrder(): readonly Subtable<T>[] {
-    return (this.ordered ??= [...this.made].sort((a, b) => b.maxPriority - a.maxPriority || a.firstPlace - b.firstPlace));
+    return (this.ordered ??= [...this.made].sort(
+      (a, b) => b.maxPriority - a.maxPriority || a.firstPlace - b.firstPlace,
+    ));
   }
 }
 
@@ -256,7 +258,14 @@ class EntryTerms {
     let byMask = this.terms.get(owner);
     if (!byMask) this.terms.set(owner, (byMask = new Map()));
     let term = byMask.get(e.mask);
-    if (!term) byMask.set(e.mask, (term = { id: newTermId(), parts: [{ slot: typeof owner === 'string' ? owner : owner.storage, mask: e.mask }] }));
+    if (!term)
+      byMask.set(
+        e.mask,
+        (term = {
+          id: newTermId(),
+          parts: [{ slot: typeof owner === 'string' ? owner : owner.storage, mask: e.mask }],
+        }),
+      );
     return term;
   }
 }

@@ -112,7 +112,11 @@ export function flowKey(flow: Flow, naming: Naming): string {
  * go to the number that keeps names in the order of their first appearance, as unsorted dumps
  * list tables in ascending order.
  */
-export function inferTableNumbers(named: readonly Flow[], numbered: readonly Flow[], naming: Naming): Map<string, number> {
+export function inferTableNumbers(
+  named: readonly Flow[],
+  numbered: readonly Flow[],
+  naming: Naming,
+): Map<string, number> {
   if (!named.some((f) => f.table.kind === 'name')) return new Map();
   const slots = new Map<string, Set<number>>();
   for (const f of numbered) {
@@ -137,7 +141,8 @@ export function inferTableNumbers(named: readonly Flow[], numbered: readonly Flo
     for (const [other, m] of chosen) if (order.get(other)! < i !== m < n) return false;
     return true;
   });
-  for (const [name, n] of referencedTables(named, numbered, { ...naming, tables: out })) if (!out.has(name)) out.set(name, n);
+  for (const [name, n] of referencedTables(named, numbered, { ...naming, tables: out }))
+    if (!out.has(name)) out.set(name, n);
   return out;
 }
 
@@ -182,7 +187,10 @@ function openPortSlot(flow: Flow, naming: Naming): { readonly key: string; reado
   }
   if (!entry) return undefined;
   const rest = { fields: flow.match.fields.filter((e) => e !== entry) };
-  return { key: `${tableId(flow.table, naming)} ${flow.priority} ${entry.field.storage}=? ${compactMatchKey(resolveMatchPorts(rest, naming))}`, entry };
+  return {
+    key: `${tableId(flow.table, naming)} ${flow.priority} ${entry.field.storage}=? ${compactMatchKey(resolveMatchPorts(rest, naming))}`,
+    entry,
+  };
 }
 
 /**
@@ -192,7 +200,11 @@ function openPortSlot(flow: Flow, naming: Naming): { readonly key: string; reado
  * match give in its place (a Pod's spoof-guard flows name its port, MAC and address), a vote
  * weighing less the more numbers are candidates. Numbers the naming already knows are not given.
  */
-export function inferPortNumbers(named: readonly Flow[], numbered: readonly Flow[], naming: Naming): Map<string, number> {
+export function inferPortNumbers(
+  named: readonly Flow[],
+  numbered: readonly Flow[],
+  naming: Naming,
+): Map<string, number> {
   const unresolved = (e: MatchField): string | undefined => {
     const name = portNameOnly(e);
     return name !== undefined && naming.ports?.number(name) === undefined ? name : undefined;
@@ -238,7 +250,8 @@ function tableRefs(actions: readonly Action[], out: TableRef[] = []): TableRef[]
  * each unresolved name takes the number most counterparts give in its place.
  */
 function referencedTables(named: readonly Flow[], numbered: readonly Flow[], naming: Naming): Map<string, number> {
-  const unresolved = (t: TableRef): t is { kind: 'name'; name: string } => t.kind === 'name' && !naming.tables?.has(t.name);
+  const unresolved = (t: TableRef): t is { kind: 'name'; name: string } =>
+    t.kind === 'name' && !naming.tables?.has(t.name);
   const wanted = named.filter((f) => tableRefs(f.actions).some(unresolved));
   if (wanted.length === 0) return new Map();
   const byKey = new Map(numbered.map((f) => [flowKey(f, naming), f]));

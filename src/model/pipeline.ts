@@ -35,7 +35,12 @@ export class Pipeline {
    */
   readonly numbering: TableNumbering;
 
-  constructor(flows: readonly Flow[], groups: readonly Group[] = [], ports: PortMap = new PortMap(), numbering = new TableNumbering()) {
+  constructor(
+    flows: readonly Flow[],
+    groups: readonly Group[] = [],
+    ports: PortMap = new PortMap(),
+    numbering = new TableNumbering(),
+  ) {
     this.flows = flows;
     this.numbering = numbering;
     const byTable = new Map<string, { ref: TableRef; flows: Flow[] }>();
@@ -55,7 +60,9 @@ export class Pipeline {
       last.flows.push(f);
     }
     const ordered = [...byTable.values()].sort(compareTables);
-    this.tables = new Map(ordered.map((t) => [tableKey(t.ref), { ref: t.ref, flows: inMatchOrder(t.flows), given: t.flows }]));
+    this.tables = new Map(
+      ordered.map((t) => [tableKey(t.ref), { ref: t.ref, flows: inMatchOrder(t.flows), given: t.flows }]),
+    );
     this.groups = new Map(groups.map((g) => [g.id, g]));
     this.ports = ports;
   }

@@ -1,6 +1,7 @@
 /** OpenFlow port references: numbers, names from a port map, and the reserved ports. */
 
-export type ReservedPortName = 'IN_PORT' | 'TABLE' | 'NORMAL' | 'FLOOD' | 'ALL' | 'CONTROLLER' | 'LOCAL' | 'NONE' | 'ANY' | 'UNSET';
+export type ReservedPortName =
+  'IN_PORT' | 'TABLE' | 'NORMAL' | 'FLOOD' | 'ALL' | 'CONTROLLER' | 'LOCAL' | 'NONE' | 'ANY' | 'UNSET';
 
 export type PortRef =
   | { readonly kind: 'number'; readonly number: number }

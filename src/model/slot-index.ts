@@ -61,12 +61,17 @@ function matchOf(flow: Flow, naming: Naming): Match {
 export function slotHash(flow: Flow, naming: Naming): number {
   let h = 0;
   for (const e of matchOf(flow, naming).fields) h = (h + entryHash(e)) | 0;
-  return mix(h ^ Math.imul(tableHash(flow, naming), 0x9e3779b1) ^ Math.imul(flow.priority + 1, 0x85ebca6b)) & 0x3fffffff;
+  return (
+    mix(h ^ Math.imul(tableHash(flow, naming), 0x9e3779b1) ^ Math.imul(flow.priority + 1, 0x85ebca6b)) & 0x3fffffff
+  );
 }
 
 function sameEntry(a: MatchField, b: MatchField): boolean {
   const name = portNameOnly(a);
-  return a.mask === b.mask && (name === undefined ? portNameOnly(b) === undefined && a.value === b.value : portNameOnly(b) === name);
+  return (
+    a.mask === b.mask &&
+    (name === undefined ? portNameOnly(b) === undefined && a.value === b.value : portNameOnly(b) === name)
+  );
 }
 
 /** Whether two flows occupy the same classifier slot: `flowKey(a) === flowKey(b)`, compared in place. */
@@ -74,7 +79,10 @@ export function sameSlot(a: Flow, b: Flow, naming: Naming): boolean {
   if (a.priority !== b.priority) return false;
   const ta = resolveTable(a.table, naming);
   const tb = resolveTable(b.table, naming);
-  if (ta.kind === 'number' ? tb.kind !== 'number' || ta.number !== tb.number : tb.kind !== 'name' || ta.name !== tb.name) return false;
+  if (
+    ta.kind === 'number' ? tb.kind !== 'number' || ta.number !== tb.number : tb.kind !== 'name' || ta.name !== tb.name
+  )
+    return false;
   const fa = matchOf(a, naming).fields;
   const fb = matchOf(b, naming).fields;
   if (fa.length !== fb.length) return false;

@@ -1,7 +1,6 @@
 /** A table as a flow names it: by number, or by the name OVS prints with `--names`. */
 export type TableRef =
-  | { readonly kind: 'number'; readonly number: number }
-  | { readonly kind: 'name'; readonly name: string };
+  { readonly kind: 'number'; readonly number: number } | { readonly kind: 'name'; readonly name: string };
 
 export function tableNumber(n: number): TableRef {
   return { kind: 'number', number: n };

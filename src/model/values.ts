@@ -93,7 +93,9 @@ export function formatIpv4(value: bigint): string {
   // One conversion (no bigint arithmetic, which allocates, for a value that fits), then number
   // arithmetic and made octet texts: reports of big dumps print millions of addresses.
   const n = value <= 0xffffffffn ? Number(value) : Number(value & 0xffffffffn);
-  return OCTETS[n >>> 24]! + '.' + OCTETS[(n >>> 16) & 0xff]! + '.' + OCTETS[(n >>> 8) & 0xff]! + '.' + OCTETS[n & 0xff]!;
+  return (
+    OCTETS[n >>> 24]! + '.' + OCTETS[(n >>> 16) & 0xff]! + '.' + OCTETS[(n >>> 8) & 0xff]! + '.' + OCTETS[n & 0xff]!
+  );
 }
 
 export function parseIpv6(text: string): Ipv6Address | undefined {
@@ -133,11 +135,17 @@ export function formatIpv6(value: bigint): string {
   if (groups.slice(0, 6).every((g) => g === 0) && groups[6]! !== 0) return `::${v4Tail()}`;
   let bestStart = -1;
   let bestLen = 0;
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== 0) { i++; continue; }
+  for (let i = 0; i < 8;) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
     let j = i;
     while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLen && j - i >= 2) { bestStart = i; bestLen = j - i; }
+    if (j - i > bestLen && j - i >= 2) {
+      bestStart = i;
+      bestLen = j - i;
+    }
     i = j;
   }
   const hex = groups.map((g) => g.toString(16));

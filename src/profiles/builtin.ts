@@ -9,13 +9,25 @@ import { loadProfileFile, type ProfileProblem } from './load.ts';
 import type { Profile } from './types.ts';
 
 /** Built-in profile ids, in the order detection reports ties; the generic fallback comes last. */
-export const BUILTIN_IDS = ['antrea', 'antrea-proxy', 'antrea-v1', 'antrea-cnp', 'antrea-policy-only', 'openshift-sdn', 'ovn-kubernetes-gateway', 'generic'] as const;
+export const BUILTIN_IDS = [
+  'antrea',
+  'antrea-proxy',
+  'antrea-v1',
+  'antrea-cnp',
+  'antrea-policy-only',
+  'openshift-sdn',
+  'ovn-kubernetes-gateway',
+  'generic',
+] as const;
 
 export const BUILTIN_DIR = fileURLToPath(new URL('../../../profiles/', import.meta.url));
 export const COMPILED_FILE = fileURLToPath(new URL('./builtin.json', import.meta.url));
 
 /** Reads every built-in profile from its YAML file, resolving `extends:` among them. */
-export function compileBuiltins(): { readonly profiles: readonly Profile[]; readonly problems: readonly ProfileProblem[] } {
+export function compileBuiltins(): {
+  readonly profiles: readonly Profile[];
+  readonly problems: readonly ProfileProblem[];
+} {
   const done = new Map<string, Profile | undefined>();
   const problems: ProfileProblem[] = [];
   const load = (id: string): Profile | undefined => {

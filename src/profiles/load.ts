@@ -53,21 +53,38 @@ const TABLE_LISTS = ['next', 'patterns'] as const;
 export function parseProfileText(text: string, file: string, options: LoadOptions = {}): ProfileLoad {
   const { LineCounter, parseDocument } = yamlLibrary();
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, intAsBigInt: true, merge: true, uniqueKeys: false, prettyErrors: true });
+  const doc = parseDocument(text, {
+    lineCounter: lines,
+    intAsBigInt: true,
+    merge: true,
+    uniqueKeys: false,
+    prettyErrors: true,
+  });
   const at = (offset: number, path: string, message: string): ProfileProblem => {
     const { line, col } = lines.linePos(offset);
     return { file, line, col, path, message };
   };
   // The first syntax error is the one to fix: those after it mostly follow from it.
   const syntax = doc.errors[0];
-  if (syntax) return { problems: [at(syntax.pos[0], '', syntax.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''))] };
+  if (syntax)
+    return {
+      problems: [at(syntax.pos[0], '', syntax.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''))],
+    };
   const problems: ProfileProblem[] = [];
   const checker = new SchemaChecker(profileSchema(), doc);
   const draft = checker.check(doc.contents) as Draft | undefined;
   problems.push(...checker.problems.map((p) => at(p.offset, p.path, p.message)));
-  if (draft === undefined || problems.length > 0) return { problems, ...(typeof draft?.extends === 'string' ? { extends: draft.extends } : {}) };
-  const resolved = resolveDraft(draft, options.base ?? profileById, checker.origins, (o, p, m) => problems.push(at(o, p, m)));
-  return { ...(resolved && problems.length === 0 ? { profile: resolved } : {}), ...(draft.extends ? { extends: draft.extends } : {}), problems, origins: checker.origins };
+  if (draft === undefined || problems.length > 0)
+    return { problems, ...(typeof draft?.extends === 'string' ? { extends: draft.extends } : {}) };
+  const resolved = resolveDraft(draft, options.base ?? profileById, checker.origins, (o, p, m) =>
+    problems.push(at(o, p, m)),
+  );
+  return {
+    ...(resolved && problems.length === 0 ? { profile: resolved } : {}),
+    ...(draft.extends ? { extends: draft.extends } : {}),
+    problems,
+    origins: checker.origins,
+  };
 }
 
 /** Reads a profile file; a file that cannot be read is a problem like any other. */
@@ -83,14 +100,23 @@ export function loadProfileFile(path: string, options: LoadOptions = {}): Profil
 }
 
 /** A profile as its file gives it, before `extends:` is resolved. */
-type Draft = Record<string, unknown> & { readonly id: string; readonly extends?: string; readonly tables?: readonly DraftTable[] };
+type Draft = Record<string, unknown> & {
+  readonly id: string;
+  readonly extends?: string;
+  readonly tables?: readonly DraftTable[];
+};
 type DraftTable = string | (Record<string, unknown> & { readonly name: string; readonly from?: string });
 
 type Report = (offset: number, path: string, message: string) => void;
 /** The offset of an object made from the file, or of one of its values (by key or index). */
 type Where = (o: object, key?: string | number) => number;
 
-function resolveDraft(draft: Draft, base: (id: string) => Profile | undefined, origins: Origins, report: Report): Profile | undefined {
+function resolveDraft(
+  draft: Draft,
+  base: (id: string) => Profile | undefined,
+  origins: Origins,
+  report: Report,
+): Profile | undefined {
   const where: Where = (o, key) => {
     const origin = origins.get(o);
     return (key === undefined ? undefined : origin?.values.get(key)) ?? origin?.at ?? 0;
@@ -108,7 +134,9 @@ function resolveDraft(draft: Draft, base: (id: string) => Profile | undefined, o
   delete out.numbering;
   if (tables !== undefined) out.tables = resolveTables(tables, parent, where, report, origins);
   else if (parent === undefined) out.tables = [];
-  for (const key of REQUIRED) if (out[key] === undefined) report(where(draft), '', `the profile lacks ${key}${parent ? '' : ' (and extends none that gives it)'}`);
+  for (const key of REQUIRED)
+    if (out[key] === undefined)
+      report(where(draft), '', `the profile lacks ${key}${parent ? '' : ' (and extends none that gives it)'}`);
   for (const key of LISTS) out[key] ??= [];
   out.versions ??= {};
   if (out.check !== undefined) out.check = { dormant: [], known: [], ...(out.check as object) };
@@ -137,21 +165,40 @@ function resolveTables(
     if (typeof entry === 'string') {
       const t = parentTables.get(entry);
       if (t) out.push(t);
-      else report(where(entries, i), path, parent ? `${parent.id} has no table ${entry}` : `${entry}: a table is a mapping (name, purpose, miss, …) in a profile that extends none`);
+      else
+        report(
+          where(entries, i),
+          path,
+          parent
+            ? `${parent.id} has no table ${entry}`
+            : `${entry}: a table is a mapping (name, purpose, miss, …) in a profile that extends none`,
+        );
       return;
     }
     const { from, ...fields } = entry;
     const baseName = from ?? entry.name;
     const baseTable = parentTables.get(baseName);
     if (from !== undefined && baseTable === undefined) {
-      report(where(entry, 'from'), `${path}.from`, parent ? `${parent.id} has no table ${from}` : 'from: names a table of the profile this one extends, and it extends none');
+      report(
+        where(entry, 'from'),
+        `${path}.from`,
+        parent
+          ? `${parent.id} has no table ${from}`
+          : 'from: names a table of the profile this one extends, and it extends none',
+      );
       return;
     }
     // A member set to null in the YAML removes what the base table gives it.
     const table: Record<string, unknown> = Object.fromEntries(
       Object.entries({ ...baseTable, ...fields }).filter(([, v]) => v !== null),
     );
-    for (const key of TABLE_REQUIRED) if (table[key] === undefined) report(where(entry), path, `table ${entry.name} lacks ${key}${baseTable ? '' : ' (and starts from no table of a base)'}`);
+    for (const key of TABLE_REQUIRED)
+      if (table[key] === undefined)
+        report(
+          where(entry),
+          path,
+          `table ${entry.name} lacks ${key}${baseTable ? '' : ' (and starts from no table of a base)'}`,
+        );
     for (const key of TABLE_LISTS) table[key] ??= [];
     copyOrigin(origins, entry, table);
     out.push(table as unknown as TableSpec);

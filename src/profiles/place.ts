@@ -53,7 +53,10 @@ export class ProfilePlaces {
     const lineText = this.text.slice(start, end < 0 ? undefined : end).replace(/\r$/, '');
     // The value's text: up to the end of its line, or of the flow collection or quoted text it opens.
     const rest = lineText.slice(offset - start);
-    const length = Math.max(1, /^[[{"']/.test(rest) ? rest.length : (/^[^#]*?(?=\s*(?:#|$))/.exec(rest)?.[0].length ?? 1));
+    const length = Math.max(
+      1,
+      /^[[{"']/.test(rest) ? rest.length : (/^[^#]*?(?=\s*(?:#|$))/.exec(rest)?.[0].length ?? 1),
+    );
     return { line, column: offset - start + 1, length, lineText };
   }
 }

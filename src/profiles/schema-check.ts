@@ -102,7 +102,13 @@ export class SchemaChecker {
     return n;
   }
 
-  #check(raw: Node | null, schemaIn: SchemaNode, path: string, depth: number, into: NodeProblem[] = this.problems): Checked {
+  #check(
+    raw: Node | null,
+    schemaIn: SchemaNode,
+    path: string,
+    depth: number,
+    into: NodeProblem[] = this.problems,
+  ): Checked {
     const schema = this.#resolve(schemaIn);
     const node = this.#deref(raw, depth);
     if (depth > MAX_DEPTH) {
@@ -121,7 +127,13 @@ export class SchemaChecker {
     return this.#scalar(node as Scalar | null, schema, path, into);
   }
 
-  #oneOf(node: Node | null, branches: readonly SchemaNode[], path: string, depth: number, into: NodeProblem[]): Checked {
+  #oneOf(
+    node: Node | null,
+    branches: readonly SchemaNode[],
+    path: string,
+    depth: number,
+    into: NodeProblem[],
+  ): Checked {
     const tries = branches.map((b) => {
       const problems: NodeProblem[] = [];
       const value = this.#check(node, b, path, depth + 1, problems);
@@ -132,7 +144,9 @@ export class SchemaChecker {
     // Report the branch the value meant: the one its discriminating key (action, kind) selects, else
     // the one whose type it has; when no branch stands out, say what was expected.
     const discriminated = tries.filter((t) => discriminatorFits(t.branch, node, this.#resolve.bind(this)));
-    const typed = tries.filter((t) => t.branch.type === undefined || [t.branch.type].flat().some((ty) => fits(ty, nodeKind(node))));
+    const typed = tries.filter(
+      (t) => t.branch.type === undefined || [t.branch.type].flat().some((ty) => fits(ty, nodeKind(node))),
+    );
     const pick = discriminated.length === 1 ? discriminated[0] : typed.length === 1 ? typed[0] : undefined;
     if (pick) into.push(...pick.problems);
     else {
@@ -215,7 +229,9 @@ export class SchemaChecker {
           take(node.items as Node[], level + 1);
           continue;
         }
-        const v = schema.items ? this.#check(item, schema.items, `${path}[${out.length}]`, depth + 1, into) : plain(node);
+        const v = schema.items
+          ? this.#check(item, schema.items, `${path}[${out.length}]`, depth + 1, into)
+          : plain(node);
         if (v === INVALID) ok = false;
         values.set(out.length, item.range?.[0] ?? 0);
         out.push(v);
@@ -229,7 +245,8 @@ export class SchemaChecker {
 
   #scalar(node: Scalar | null, schema: SchemaNode, path: string, into: NodeProblem[]): Checked {
     let value: unknown = node === null ? null : node.value;
-    if (schema['x-release'] && (typeof value === 'number' || typeof value === 'bigint')) value = node?.source ?? String(value);
+    if (schema['x-release'] && (typeof value === 'number' || typeof value === 'bigint'))
+      value = node?.source ?? String(value);
     if (schema['x-bigint'] && value !== null) {
       if (typeof value === 'string' && !/^(0x[0-9a-fA-F]+|[0-9]+)$/.test(value)) {
         this.#report(node, path, `${JSON.stringify(value)} is no integer (write 32 or 0x20)`, into);
@@ -289,7 +306,13 @@ function fits(type: string, kind: Kind): boolean {
 }
 
 function typeWords(type: string): string {
-  return type === 'object' ? 'a mapping' : type === 'array' ? 'a list' : type === 'null' ? 'nothing (null)' : `a ${type}`;
+  return type === 'object'
+    ? 'a mapping'
+    : type === 'array'
+      ? 'a list'
+      : type === 'null'
+        ? 'nothing (null)'
+        : `a ${type}`;
 }
 
 function kindWords(kind: Kind): string {

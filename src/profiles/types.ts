@@ -241,15 +241,7 @@ export interface CtZone extends Versioned {
 }
 
 export type AddressRole =
-  | 'virtual-mac'
-  | 'virtual-ip'
-  | 'gateway'
-  | 'service'
-  | 'nodeport'
-  | 'hairpin'
-  | 'multicast'
-  | 'broadcast'
-  | 'other';
+  'virtual-mac' | 'virtual-ip' | 'gateway' | 'service' | 'nodeport' | 'hairpin' | 'multicast' | 'broadcast' | 'other';
 
 /** A constant address with a meaning in the pipeline. */
 export interface WellKnownAddress extends Versioned {
@@ -262,14 +254,7 @@ export interface WellKnownAddress extends Versioned {
 }
 
 export type PortRoleKind =
-  | 'gateway'
-  | 'tunnel'
-  | 'uplink'
-  | 'host'
-  | 'bridge-local'
-  | 'pod'
-  | 'traffic-control'
-  | 'other';
+  'gateway' | 'tunnel' | 'uplink' | 'host' | 'bridge-local' | 'pod' | 'traffic-control' | 'other';
 
 /**
  * How to recognise a port with a given role: by exact name, name pattern, or usual number.
@@ -310,8 +295,8 @@ export interface GroupPattern extends Versioned {
  * evidence for those releases: when it holds, detection prefers a release in its range.
  */
 export type DetectionSignal = Versioned &
+  /** A flow's table is written with this name. */
   (
-    /** A flow's table is written with this name. */
     | { readonly kind: 'table-name'; readonly name: string; readonly weight: number }
     /** Some flow lives in this table number. */
     | { readonly kind: 'table-number'; readonly number: number; readonly weight: number }

@@ -26,12 +26,16 @@ export function compareVersions(a: string, b: string): number {
 
 /** Whether an item exists in a release. */
 export function inVersion(item: Versioned, version: string): boolean {
-  return (item.since === undefined || compareVersions(item.since, version) <= 0) && (item.until === undefined || compareVersions(version, item.until) <= 0);
+  return (
+    (item.since === undefined || compareVersions(item.since, version) <= 0) &&
+    (item.until === undefined || compareVersions(version, item.until) <= 0)
+  );
 }
 
 /** Whether two items exist together in some release. */
 export function versionsOverlap(a: Versioned, b: Versioned): boolean {
-  const startsBeforeEnd = (x: Versioned, y: Versioned): boolean => x.since === undefined || y.until === undefined || compareVersions(x.since, y.until) <= 0;
+  const startsBeforeEnd = (x: Versioned, y: Versioned): boolean =>
+    x.since === undefined || y.until === undefined || compareVersions(x.since, y.until) <= 0;
   return startsBeforeEnd(a, b) && startsBeforeEnd(b, a);
 }
 

@@ -3,7 +3,16 @@
  * field write depends on the OpenFlow version and on how it was written (reference
  * ovs-actions.md §2, OVS lib/ofp-actions.c encode_* and format_* functions).
  */
-import type { Action, ActionOf, CtAction, LearnAction, LearnSpec, NatAction, SampleAction, Subfield } from '../model/actions.ts';
+import type {
+  Action,
+  ActionOf,
+  CtAction,
+  LearnAction,
+  LearnSpec,
+  NatAction,
+  SampleAction,
+  Subfield,
+} from '../model/actions.ts';
 import { assertNever } from '../model/actions.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import type { PortMap, PortRef } from '../model/ports.ts';
@@ -40,7 +49,7 @@ function outputTo(p: PortRef, o: ActionFormatOptions): string {
 /** NXAST_REG_LOAD pieces for a masked write: each contiguous run of mask bits, at most 64 bits. */
 function loads(f: Subfield['field'], value: bigint, mask: bigint): string[] {
   const out: string[] = [];
-  for (let i = 0; i < f.bits; ) {
+  for (let i = 0; i < f.bits;) {
     if (((mask >> BigInt(i)) & 1n) === 0n) {
       i++;
       continue;
@@ -109,7 +118,11 @@ function legacyWrite(a: ActionOf<'set_field'>, of: OfVersion): string | undefine
     case 'vlan_tci': {
       // A TCI write becomes VID + PCP writes when it sets the present bit, else a pop.
       const set = of === 10 ? 'mod' : 'set';
-      return v & 0x1000n ? `${set}_vlan_vid:${v & 0xfffn},${set}_vlan_pcp:${v >> 13n}` : of === 10 ? 'strip_vlan' : 'pop_vlan';
+      return v & 0x1000n
+        ? `${set}_vlan_vid:${v & 0xfffn},${set}_vlan_pcp:${v >> 13n}`
+        : of === 10
+          ? 'strip_vlan'
+          : 'pop_vlan';
     }
     default:
       return undefined;
@@ -120,12 +133,14 @@ function formatWrite(a: ActionOf<'set_field'>, o: ActionFormatOptions): string {
   const whole = a.mask === fullMask(a.field);
   if (o.of >= 15 || !loadable(a.field)) return setFieldText(a, o);
   if (a.written === 'load') return loads(a.field, a.value, a.mask).join(',');
-  if (o.of >= 12) return whole || a.written !== 'set_field' ? setFieldText(a, o) : loads(a.field, a.value, a.mask).join(',');
+  if (o.of >= 12)
+    return whole || a.written !== 'set_field' ? setFieldText(a, o) : loads(a.field, a.value, a.mask).join(',');
   return legacyWrite(a, o.of) ?? loads(a.field, a.value, a.mask).join(',');
 }
 
 function formatController(a: ActionOf<'controller'>): string {
-  if (a.reason === 'action' && a.id === 0 && !a.userdata && !a.pause && a.meterId === undefined) return `CONTROLLER:${a.maxLen}`;
+  if (a.reason === 'action' && a.id === 0 && !a.userdata && !a.pause && a.meterId === undefined)
+    return `CONTROLLER:${a.maxLen}`;
   const parts: string[] = [];
   if (a.reason !== 'action') parts.push(`reason=${a.reason}`);
   if (a.maxLen !== 0xffff) parts.push(`max_len=${a.maxLen}`);
@@ -253,7 +268,9 @@ function formatOne(a: Action, o: ActionFormatOptions): string | undefined {
     case 'controller':
       return formatController(a);
     case 'enqueue':
-      return of === 10 ? `enqueue:${port(a.port, o)}:${a.queue}` : `set_queue:${a.queue},${outputTo(a.port, o)},pop_queue`;
+      return of === 10
+        ? `enqueue:${port(a.port, o)}:${a.queue}`
+        : `set_queue:${a.queue},${outputTo(a.port, o)},pop_queue`;
     case 'group':
       return `group:${a.id}`;
     case 'set_field':

@@ -20,8 +20,18 @@ function profileText(n: NodeSummary): string {
 /** `warn` marks the problems (colour, for a terminal); `width`, the terminal's, is what the table is fitted to. */
 export function formatBundle(view: BundleView, warn: (text: string) => string = (t) => t, width?: number): string {
   const header = ['NODE', 'FLOWS', 'GROUPS', 'PORTS', 'PROFILE', 'PROBLEMS'];
-  const rows = view.nodes.map((n) => [n.name, String(n.flows), String(n.groups), String(n.ports), profileText(n), n.problems.length === 0 ? '-' : String(n.problems.length)]);
-  const out = [`${view.path}: ${view.nodes.length} node${view.nodes.length === 1 ? '' : 's'}`, ...alignColumns([header, ...rows], new Set([1, 2, 3, 5]), width)];
+  const rows = view.nodes.map((n) => [
+    n.name,
+    String(n.flows),
+    String(n.groups),
+    String(n.ports),
+    profileText(n),
+    n.problems.length === 0 ? '-' : String(n.problems.length),
+  ]);
+  const out = [
+    `${view.path}: ${view.nodes.length} node${view.nodes.length === 1 ? '' : 's'}`,
+    ...alignColumns([header, ...rows], new Set([1, 2, 3, 5]), width),
+  ];
   for (const n of view.nodes.filter((x) => x.problems.length > 0)) {
     out.push('', `${n.name}:`);
     for (const p of n.problems) out.push(warn(`  ${p.severity}: ${p.message}`));

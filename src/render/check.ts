@@ -5,7 +5,15 @@
  * caller's `Wording`.
  */
 import { conjunctionRuleText, ruleName } from './policy-words.ts';
-import { type CheckReport, type Excerpt, type Finding, findingKey, isSilent, type Severity, type Standing } from '../analysis/check/check.ts';
+import {
+  type CheckReport,
+  type Excerpt,
+  type Finding,
+  findingKey,
+  isSilent,
+  type Severity,
+  type Standing,
+} from '../analysis/check/check.ts';
 import type { CountedCause } from '../analysis/check/finding.ts';
 import { SEVERITY_RANK } from '../analysis/check/finding.ts';
 import type { SelectedFindings } from '../analysis/check/check-view.ts';
@@ -88,12 +96,16 @@ function fieldValueText(e: MatchField): string {
 function unsetWords(f: Finding & { kind: 'unset-register' }, wording: Wording): string | undefined {
   // Named bits are read in their own register; a wider field's request is said in registers.
   if (f.entry.field.name !== f.slot) return undefined;
-  const states = wording.states(f.entry.field, f.entry.value, f.entry.mask).filter((d) => ((ones(d.end - d.start + 1) << BigInt(d.start)) & f.bits) !== 0n);
+  const states = wording
+    .states(f.entry.field, f.entry.value, f.entry.mask)
+    .filter((d) => ((ones(d.end - d.start + 1) << BigInt(d.start)) & f.bits) !== 0n);
   if (states.length === 0) return undefined;
   const nothing = 'no flow, group bucket or learned flow';
   const port = states.find((d) => d.format === 'port' && !d.partial);
-  if (port) return `no port ${port.value} exists for the pipeline: ${nothing} sends packets to it by setting ${port.name}`;
-  const short = (d: DecodedBits): string => (d.partial ? d.text : d.format === 'flag' ? d.name : `${d.name} = ${d.valueName ?? `0x${d.value.toString(16)}`}`);
+  if (port)
+    return `no port ${port.value} exists for the pipeline: ${nothing} sends packets to it by setting ${port.name}`;
+  const short = (d: DecodedBits): string =>
+    d.partial ? d.text : d.format === 'flag' ? d.name : `${d.name} = ${d.valueName ?? `0x${d.value.toString(16)}`}`;
   return `${nothing} ever sets ${states.map(short).join(' or ')}`;
 }
 
@@ -115,7 +127,10 @@ export function findingMessage(f: Finding, wording: Wording): string {
     case 'conjunction':
       return `conjunction ${f.conjunction.id}${f.policy ? ` = ${conjunctionRuleText(f.policy)}` : ''}: ${problemMessage(f.conjunction, f.problem)}`;
     case 'empty-target': {
-      const from = [plural(f.flows.length, 'flow'), ...(f.buckets.length > 0 ? [plural(f.buckets.length, 'group bucket')] : [])].join(' and ');
+      const from = [
+        plural(f.flows.length, 'flow'),
+        ...(f.buckets.length > 0 ? [plural(f.buckets.length, 'group bucket')] : []),
+      ].join(' and ');
       const target = tableWords(f.target, wording);
       if (f.via === 'resubmit') return `${from} resubmit to ${target}, which holds no flow: the resubmit does nothing`;
       const how = f.via === 'goto' ? 'go to' : 'resume after conntrack in';
@@ -125,7 +140,9 @@ export function findingMessage(f: Finding, wording: Wording): string {
       return `no goto_table, resubmit, ct(table=…) or group bucket leads here from the first table: ${f.flowCount === 1 ? 'its flow never sees' : `its ${f.flowCount} flows never see`} a packet`;
     case 'no-table-miss': {
       const base = `no priority-0 miss flow, but the profile says packets that match nothing else in ${wording.profileTable(f.spec.name)} ${missWords(f.spec.miss, wording)}`;
-      return f.spec.miss.action === 'drop' ? `${base}; OpenFlow 1.3 switches drop them anyway, but the documented flow is missing` : `${base}; without the flow they are dropped`;
+      return f.spec.miss.action === 'drop'
+        ? `${base}; OpenFlow 1.3 switches drop them anyway, but the documented flow is missing`
+        : `${base}; without the flow they are dropped`;
     }
     case 'dead-actions':
       return `the actions after exit never run: ${formatActions(f.dead, { of: 15 })}`;
@@ -135,7 +152,10 @@ export function findingMessage(f: Finding, wording: Wording): string {
         : `${plural(f.flows.length, 'flow')} with the same table, priority and match but different actions: the switch keeps whichever is added last`;
     case 'missing-expected': {
       const table = wording.profileTable(f.spec.name);
-      const meaning = fillMeaning(f.pattern.meaning, { table, next: f.spec.next.map(wording.profileTable).join(' or ') || 'the next table' });
+      const meaning = fillMeaning(f.pattern.meaning, {
+        table,
+        next: f.spec.next.map(wording.profileTable).join(' or ') || 'the next table',
+      });
       return `missing the flow the profile says ${table} always holds (${f.pattern.match || 'any match'}): ${meaning}`;
     }
     case 'bucket-no-endpoint': {
@@ -146,7 +166,10 @@ export function findingMessage(f: Finding, wording: Wording): string {
     }
     case 'forwarding-loop': {
       const buckets = f.buckets ?? [];
-      const via = f.group === undefined ? '' : ` (through ${buckets.length === 1 ? 'bucket' : 'buckets'} ${buckets.join(', ')} of group ${f.group})`;
+      const via =
+        f.group === undefined
+          ? ''
+          : ` (through ${buckets.length === 1 ? 'bucket' : 'buckets'} ${buckets.join(', ')} of group ${f.group})`;
       return `a packet this flow matches${via} goes round ${f.loop.map((t) => tableWords(t, wording)).join(' → ')} until OVS's resubmit limit, and is dropped`;
     }
     case 'unknown-tunnel-destination':
@@ -181,7 +204,7 @@ function countedCauseWords(c: CountedCause): string {
         ? `a setter is gone: the flows of ${tables(c.tables)} set these bits, and none does now, so the one that did was removed after this flow matched`
         : 'a setter is gone: the pipeline writes other values there, so the flow that wrote this one was removed after this flow matched';
     case 'unknown-setter':
-      return 'the setter is unknown: no flow of the dump nor of the profile sets the bits, so something outside the flows does (the agent\'s packet-outs, another controller)';
+      return "the setter is unknown: no flow of the dump nor of the profile sets the bits, so something outside the flows does (the agent's packet-outs, another controller)";
     case 'hidden-later':
       return `it matched before the flow that hides it was added (that flow is ${c.hiderAge} s old, this one ${c.age} s)`;
     case 'not-one-moment':
@@ -197,7 +220,7 @@ export function standingWords(s: Standing): string {
     case 'known':
       return s.silent ? `by design: ${s.why}` : `as configured: ${s.why}`;
     case 'redundant-miss':
-      return 'by design: the table\'s miss flow under a catch-all flow, which decides';
+      return "by design: the table's miss flow under a catch-all flow, which decides";
     case 'counted':
       return `yet it has matched ${s.packets} packet${s.packets === 1n ? '' : 's'}, so ${countedCauseWords(s.cause)}`;
     case 'excerpt':
@@ -219,8 +242,16 @@ export function excerptWords(e: Excerpt, wording: Wording): string {
     ...(e.noStartTable ? ['no flow in table 0, where every packet starts'] : []),
     ...(e.oneTable ? [`every flow is in ${tableWords(e.oneTable, wording)}`] : []),
     ...(e.oneCookie !== undefined ? [`every flow carries cookie 0x${e.oneCookie.toString(16)}`] : []),
-    ...(e.noCookies ? ['no flow carries the cookie the agent gives every flow it installs, so the flows were written or edited by hand'] : []),
-    ...(e.missingTargets ? [`flows continue in ${e.missingTargets.length} tables that hold no flow (${e.missingTargets.map((t) => tableWords(t, wording)).join(', ')})`] : []),
+    ...(e.noCookies
+      ? [
+          'no flow carries the cookie the agent gives every flow it installs, so the flows were written or edited by hand',
+        ]
+      : []),
+    ...(e.missingTargets
+      ? [
+          `flows continue in ${e.missingTargets.length} tables that hold no flow (${e.missingTargets.map((t) => tableWords(t, wording)).join(', ')})`,
+        ]
+      : []),
     ...(e.missingTables ? [`${e.missingTables.length} tables every such node has are absent`] : []),
   ];
   return `this dump is an excerpt, not a whole bridge: ${signs.join('; ')}. Findings that may only follow from what it leaves out are notes.`;
@@ -271,7 +302,13 @@ function byKind(findings: readonly Finding[]): KindGroup[] {
     g.counts[f.severity]++;
   }
   const worst = (g: KindGroup): number => minOf(g.findings.map((f) => SEVERITY_RANK[f.severity]));
-  return [...groups.values()].sort((a, b) => worst(a) - worst(b) || b.counts.error - a.counts.error || b.counts.warning - a.counts.warning || b.findings.length - a.findings.length);
+  return [...groups.values()].sort(
+    (a, b) =>
+      worst(a) - worst(b) ||
+      b.counts.error - a.counts.error ||
+      b.counts.warning - a.counts.warning ||
+      b.findings.length - a.findings.length,
+  );
 }
 
 /** Flows shown per finding; the JSON lists them all. */
@@ -280,12 +317,24 @@ const FLOWS_SHOWN = 5;
 /** A finding's message and flow as shown: the start of a very long one (the JSON has them whole). */
 const TEXT_SHOWN = 400;
 
-export function formatCheck(report: CheckReport, wording: Wording, profile: ProfileNote | undefined, style: CheckStyle, view: CheckView = defaultView(report)): string {
+export function formatCheck(
+  report: CheckReport,
+  wording: Wording,
+  profile: ProfileNote | undefined,
+  style: CheckStyle,
+  view: CheckView = defaultView(report),
+): string {
   return [...checkLines(report, wording, profile, style, view)].join('\n');
 }
 
 /** The report line by line, to be written as it is made: a big dump's runs to many megabytes. */
-export function* checkLines(report: CheckReport, wording: Wording, profile: ProfileNote | undefined, style: CheckStyle, view: CheckView = defaultView(report)): Generator<string> {
+export function* checkLines(
+  report: CheckReport,
+  wording: Wording,
+  profile: ProfileNote | undefined,
+  style: CheckStyle,
+  view: CheckView = defaultView(report),
+): Generator<string> {
   yield* heading(report, view, profile, style);
   if (report.excerpt) yield excerptWords(report.excerpt, wording);
   const groups = byKind(view.findings);
@@ -293,7 +342,9 @@ export function* checkLines(report: CheckReport, wording: Wording, profile: Prof
     yield '';
     const width = Math.max(...groups.map((g) => g.kind.length));
     for (const g of groups) {
-      const parts = (['error', 'warning', 'info'] as const).filter((s) => g.counts[s] > 0).map((s) => style.severity(s, plural(g.counts[s], severityWord(s))));
+      const parts = (['error', 'warning', 'info'] as const)
+        .filter((s) => g.counts[s] > 0)
+        .map((s) => style.severity(s, plural(g.counts[s], severityWord(s))));
       yield `  ${g.kind.padEnd(width)}  ${parts.join(', ')}`;
     }
   }
@@ -303,7 +354,8 @@ export function* checkLines(report: CheckReport, wording: Wording, profile: Prof
     for (const f of g.findings) {
       const where = f.table ? `${tableWords(f.table, wording)}: ` : '';
       yield `${style.severity(f.severity, severityWord(f.severity))} ${where}${clip(fullMessage(f, wording), TEXT_SHOWN)}`;
-      for (const flow of f.flows.slice(0, FLOWS_SHOWN)) yield style.dim(`  ${flowPosition(flow)}: ${clip(flow.origin.text.trim(), TEXT_SHOWN)}`);
+      for (const flow of f.flows.slice(0, FLOWS_SHOWN))
+        yield style.dim(`  ${flowPosition(flow)}: ${clip(flow.origin.text.trim(), TEXT_SHOWN)}`);
       if (f.flows.length > FLOWS_SHOWN) yield style.dim(`  … and ${f.flows.length - FLOWS_SHOWN} more`);
     }
   }
@@ -311,7 +363,9 @@ export function* checkLines(report: CheckReport, wording: Wording, profile: Prof
 
 function tableJson(ref: TableRef, wording: Wording): Record<string, unknown> {
   const name = wording.table(ref);
-  return ref.kind === 'number' ? { number: ref.number, ...(name !== `table ${ref.number}` ? { name } : {}) } : { name: ref.name };
+  return ref.kind === 'number'
+    ? { number: ref.number, ...(name !== `table ${ref.number}` ? { name } : {}) }
+    : { name: ref.name };
 }
 
 function standingJson(s: Standing): Record<string, unknown> {
@@ -321,13 +375,23 @@ function standingJson(s: Standing): Record<string, unknown> {
     case 'known':
       return { kind: s.kind, why: s.why, silent: s.silent };
     case 'counted':
-      return { kind: s.kind, packets: Number(s.packets), cause: s.cause.kind, ...('tables' in s.cause ? { tables: s.cause.tables } : {}) };
+      return {
+        kind: s.kind,
+        packets: Number(s.packets),
+        cause: s.cause.kind,
+        ...('tables' in s.cause ? { tables: s.cause.tables } : {}),
+      };
     default:
       return { kind: s.kind };
   }
 }
 
-export function checkJson(report: CheckReport, wording: Wording, profile: ProfileNote | undefined, view: CheckView = defaultView(report)): Record<string, unknown> {
+export function checkJson(
+  report: CheckReport,
+  wording: Wording,
+  profile: ProfileNote | undefined,
+  view: CheckView = defaultView(report),
+): Record<string, unknown> {
   return {
     schemaVersion: SCHEMA_VERSION,
     ...(profile ? { profile } : {}),
@@ -343,9 +407,20 @@ export function checkJson(report: CheckReport, wording: Wording, profile: Profil
       severity: f.severity,
       ...(f.table ? { table: tableJson(f.table, wording) } : {}),
       message: findingMessage(f, wording),
-      ...(f.kind === 'conjunction' ? { conjunction: f.conjunction.id, problem: f.problem.kind, ...(f.policy ? { policyRule: conjunctionRuleText(f.policy) } : {}) } : {}),
+      ...(f.kind === 'conjunction'
+        ? {
+            conjunction: f.conjunction.id,
+            problem: f.problem.kind,
+            ...(f.policy ? { policyRule: conjunctionRuleText(f.policy) } : {}),
+          }
+        : {}),
       ...(f.kind === 'bucket-no-endpoint' ? { group: f.group, bucket: f.bucket } : {}),
-      ...(f.kind === 'forwarding-loop' ? { loop: f.loop.map((t) => tableJson(t, wording)), ...(f.group !== undefined ? { group: f.group, buckets: f.buckets } : {}) } : {}),
+      ...(f.kind === 'forwarding-loop'
+        ? {
+            loop: f.loop.map((t) => tableJson(t, wording)),
+            ...(f.group !== undefined ? { group: f.group, buckets: f.buckets } : {}),
+          }
+        : {}),
       ...(f.standing ? { standing: { ...standingJson(f.standing), message: standingWords(f.standing) } } : {}),
       known: isSilent(f),
       key: findingKey(f),

@@ -12,14 +12,19 @@ const GAP = '  ';
 const LEAST = 8;
 
 /** `rows[0]` is the heading; `numbers` are the columns aligned right. */
-export function alignColumns(rows: readonly (readonly string[])[], numbers: ReadonlySet<number>, width?: number): string[] {
+export function alignColumns(
+  rows: readonly (readonly string[])[],
+  numbers: ReadonlySet<number>,
+  width?: number,
+): string[] {
   const widths = rows[0]!.map((_, i) => maxOf(rows.map((r) => r[i]!.length)));
   if (width !== undefined) {
     const floor = (i: number): number => Math.max(LEAST, rows[0]![i]!.length);
     const total = (): number => widths.reduce((a, b) => a + b, 0) + GAP.length * (widths.length - 1);
     while (total() > width) {
       let widest = -1;
-      for (let i = 0; i < widths.length; i++) if (!numbers.has(i) && widths[i]! > floor(i) && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
+      for (let i = 0; i < widths.length; i++)
+        if (!numbers.has(i) && widths[i]! > floor(i) && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
       if (widest < 0) break;
       widths[widest]!--;
     }

@@ -26,7 +26,11 @@ import { profileHead } from './show.ts';
 import { formatPacket, verdictLine } from './trace.ts';
 import { annotatorTraceWords } from './trace-words.ts';
 
-export function pipelineWords(annotator: Annotator, heading?: (text: string) => string, policies?: PolicyMatching): ConjunctionWords {
+export function pipelineWords(
+  annotator: Annotator,
+  heading?: (text: string) => string,
+  policies?: PolicyMatching,
+): ConjunctionWords {
   return {
     ...(heading ? { heading } : {}),
     ...(policies ? { policy: (c: Conjunction) => policies.byConjunction(c) } : {}),
@@ -34,7 +38,9 @@ export function pipelineWords(annotator: Annotator, heading?: (text: string) => 
     field: (field, table) => wholeFieldWords(annotator, field, table),
     actionFlow: (flow) => {
       const { actions, explanation } = annotator.describe(flow);
-      return explanation ? { actions: actionsText(actions), meaning: explanation.meaning } : { actions: actionsText(actions) };
+      return explanation
+        ? { actions: actionsText(actions), meaning: explanation.meaning }
+        : { actions: actionsText(actions) };
     },
   };
 }
@@ -61,17 +67,33 @@ function profileText(read: AnnotatedPipeline, o: ConjunctionsTextOptions): strin
 }
 
 /** The conjunctions as `flowscope conj` prints them: the profile line, then each conjunction in the pipeline's words. */
-export function conjunctionsText(report: ConjunctionReport, read: AnnotatedPipeline, o: ConjunctionsTextOptions = {}): string {
+export function conjunctionsText(
+  report: ConjunctionReport,
+  read: AnnotatedPipeline,
+  o: ConjunctionsTextOptions = {},
+): string {
   return `${profileText(read, o)}\n\n${formatConjunctionReport(report, pipelineWords(read.annotator, o.heading, o.policies))}`;
 }
 
 /** The conjunctions as `flowscope conj --json` prints them. */
-export function conjunctionsJson(report: ConjunctionReport, read: AnnotatedPipeline, policies?: PolicyMatching): Record<string, unknown> {
-  return { schemaVersion: CONJUNCTIONS_SCHEMA_VERSION, profile: read.profile, ...conjunctionReportJson(report, pipelineWords(read.annotator, undefined, policies)) };
+export function conjunctionsJson(
+  report: ConjunctionReport,
+  read: AnnotatedPipeline,
+  policies?: PolicyMatching,
+): Record<string, unknown> {
+  return {
+    schemaVersion: CONJUNCTIONS_SCHEMA_VERSION,
+    profile: read.profile,
+    ...conjunctionReportJson(report, pipelineWords(read.annotator, undefined, policies)),
+  };
 }
 
 /** A packet against the conjunctions as `flowscope conj --packet` prints it. */
-export function packetConjunctionsText(p: PacketConjunctions, read: AnnotatedPipeline, o: ConjunctionsTextOptions = {}): string {
+export function packetConjunctionsText(
+  p: PacketConjunctions,
+  read: AnnotatedPipeline,
+  o: ConjunctionsTextOptions = {},
+): string {
   const shown = formatPacket(p.packet, p.portNames);
   const report = formatPacketReport(shown, p.scope, p.conjunctions, pipelineWords(read.annotator, o.heading));
   return `${profileText(read, o)}\n${report}\n\n${packetVerdict(p, read)}`;
@@ -86,6 +108,15 @@ function packetVerdict(p: PacketConjunctions, read: AnnotatedPipeline): string {
 export function packetConjunctionsJson(p: PacketConjunctions, read: AnnotatedPipeline): Record<string, unknown> {
   const shown = formatPacket(p.packet, p.portNames);
   const trace = p.scope.trace;
-  const verdict = { verdict: trace.verdict, outputs: trace.outputs, text: packetVerdict(p, read).replace(/^Verdict: /, '') };
-  return { schemaVersion: SCHEMA_VERSION, profile: read.profile, ...packetReportJson(shown, p.scope, p.conjunctions, pipelineWords(read.annotator)), verdict };
+  const verdict = {
+    verdict: trace.verdict,
+    outputs: trace.outputs,
+    text: packetVerdict(p, read).replace(/^Verdict: /, ''),
+  };
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    profile: read.profile,
+    ...packetReportJson(shown, p.scope, p.conjunctions, pipelineWords(read.annotator)),
+    verdict,
+  };
 }

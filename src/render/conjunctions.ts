@@ -124,7 +124,9 @@ function memberWords(field: FieldDef, m: Member, named: FieldWords | undefined):
 function memberList(field: FieldDef, members: readonly Member[], named?: FieldWords): string {
   const shown = members.length > MEMBERS_SHOWN ? members.slice(0, MEMBERS_WHEN_CUT) : members;
   const text = shown.map((m) => memberWords(field, m, named)).join(', ');
-  return members.length > shown.length ? `{${text}, … ${members.length - shown.length} more (${members.length} in all)}` : `{${text}}`;
+  return members.length > shown.length
+    ? `{${text}, … ${members.length - shown.length} more (${members.length} in all)}`
+    : `{${text}}`;
 }
 
 /** The protocol keyword of a qualifier when the term's field does not already imply it. */
@@ -217,7 +219,10 @@ function ruleLines(c: Conjunction, words: ConjunctionWords): string[] {
   const lines: string[] = [];
   c.dimensions.forEach((d, i) => {
     const word = i === 0 ? 'if  ' : 'and ';
-    const text = d.terms.length === 0 ? '(no flows: never satisfied)' : d.terms.map((t) => formatTerm(t, termWords(t, c, words))).join('  or  ');
+    const text =
+      d.terms.length === 0
+        ? '(no flows: never satisfied)'
+        : d.terms.map((t) => formatTerm(t, termWords(t, c, words))).join('  or  ');
     lines.push(`  ${word} ${d.k}: ${text}`);
   });
   if (c.actionFlows.length === 0) lines.push(`  then (no conj_id=${c.id} flow)`);
@@ -232,12 +237,18 @@ function ruleLines(c: Conjunction, words: ConjunctionWords): string[] {
 
 export function formatConjunction(c: Conjunction, words: ConjunctionWords = PLAIN_WORDS): string {
   const policy = words.policy?.(c);
-  const lines = [header(c, words), ...(policy ? policyLines(policy).map((l) => `  ${l}`) : []), ...ruleLines(c, words), `  hits: ${hitsText(c)}`];
+  const lines = [
+    header(c, words),
+    ...(policy ? policyLines(policy).map((l) => `  ${l}`) : []),
+    ...ruleLines(c, words),
+    `  hits: ${hitsText(c)}`,
+  ];
   for (const p of c.problems) {
     lines.push(`  ${severityWord(p.severity)}: ${problemMessage(c, p)}`);
     if (p.kind === 'pre-empted') {
       // Flows come in pairs: the clause flow, then the flow that takes precedence over it.
-      for (let i = 0; i + 1 < p.flows.length; i += 2) lines.push(`    ${flowRef(p.flows[i]!)}`, `      pre-empted by ${flowRef(p.flows[i + 1]!)}`);
+      for (let i = 0; i + 1 < p.flows.length; i += 2)
+        lines.push(`    ${flowRef(p.flows[i]!)}`, `      pre-empted by ${flowRef(p.flows[i + 1]!)}`);
     } else for (const f of p.flows) lines.push(`    ${flowRef(f)}`);
   }
   return lines.join('\n');
@@ -247,7 +258,9 @@ export function formatConjunctionReport(report: ConjunctionReport, words: Conjun
   if (report.conjunctions.length === 0) return 'no conjunctions';
   const blocks = report.conjunctions.map((c) => formatConjunction(c, words));
   if (report.overlapSearchIncomplete > 0) {
-    blocks.push(`note: the overlap search stopped early for ${plural(report.overlapSearchIncomplete, 'conjunction')}; more overlaps may exist`);
+    blocks.push(
+      `note: the overlap search stopped early for ${plural(report.overlapSearchIncomplete, 'conjunction')}; more overlaps may exist`,
+    );
   }
   return blocks.join('\n\n');
 }
@@ -255,7 +268,10 @@ export function formatConjunctionReport(report: ConjunctionReport, words: Conjun
 function termJson(t: DimensionTerm, named: FieldWords | undefined): Record<string, unknown> {
   const set = t.kind === 'set' ? { field: t.field.name, members: t.members.map((m) => formatMember(t.field, m)) } : {};
   // The pipeline's name for the field and its members, beside the values as OVS prints them.
-  const words = t.kind === 'set' && named ? { fieldName: named.name, memberWords: t.members.map((m) => memberWords(t.field, m, named)) } : {};
+  const words =
+    t.kind === 'set' && named
+      ? { fieldName: named.name, memberWords: t.members.map((m) => memberWords(t.field, m, named)) }
+      : {};
   return {
     kind: t.kind,
     ...set,
@@ -305,7 +321,11 @@ function firstFile(conjunctions: readonly Conjunction[]): string | undefined {
   return undefined;
 }
 
-export function conjunctionJson(c: Conjunction, words: ConjunctionWords = PLAIN_WORDS, refs = new LineRefs(firstFile([c]))): StreamedObject {
+export function conjunctionJson(
+  c: Conjunction,
+  words: ConjunctionWords = PLAIN_WORDS,
+  refs = new LineRefs(firstFile([c])),
+): StreamedObject {
   const tableName = words.tableName(c.table);
   const policy = words.policy?.(c);
   // Streamed member by member: its lists of clause flows may be long.
@@ -327,21 +347,26 @@ export function conjunctionJson(c: Conjunction, words: ConjunctionWords = PLAIN_
       return { ...flowJson(f), description: actions, ...(meaning !== undefined ? { meaning } : {}) };
     }),
     hits: c.hits === undefined ? null : c.hits,
-    problems: new LazyList(c.problems, (p: ConjunctionProblem) =>
-      new StreamedObject({
-        kind: p.kind,
-        severity: p.severity,
-        message: problemMessage(c, p),
-        ...(p.kind === 'overlap' ? { otherId: p.otherId } : {}),
-        ...('k' in p ? { k: p.k } : {}),
-        flows: refs.list(p.flows),
-      }),
+    problems: new LazyList(
+      c.problems,
+      (p: ConjunctionProblem) =>
+        new StreamedObject({
+          kind: p.kind,
+          severity: p.severity,
+          message: problemMessage(c, p),
+          ...(p.kind === 'overlap' ? { otherId: p.otherId } : {}),
+          ...('k' in p ? { k: p.k } : {}),
+          flows: refs.list(p.flows),
+        }),
     ),
   });
 }
 
 /** The report as JSON: the file the clause flows are given by line in, then every conjunction. */
-export function conjunctionReportJson(report: ConjunctionReport, words: ConjunctionWords = PLAIN_WORDS): Record<string, unknown> {
+export function conjunctionReportJson(
+  report: ConjunctionReport,
+  words: ConjunctionWords = PLAIN_WORDS,
+): Record<string, unknown> {
   const refs = new LineRefs(firstFile(report.conjunctions));
   return {
     ...(refs.file === undefined ? {} : { file: refs.file }),
@@ -364,14 +389,16 @@ export function scopeNote(scope: ConjunctionScope): string {
   if (!scope.dropped) return checked;
   const near = scope.dropped.nearest;
   if (!near) return `${checked} ${NONE_NEAR}`;
-  const why = (m: FieldMiss): string => (m.setBy ? setterClause(m.setBy) : m.has ? `the packet has ${entryValue(m.has)}` : 'the packet gives none');
+  const why = (m: FieldMiss): string =>
+    m.setBy ? setterClause(m.setBy) : m.has ? `the packet has ${entryValue(m.has)}` : 'the packet gives none';
   const wants = near.misses.map((m) => `${fieldWords(m.wanted.field)} ${entryValue(m.wanted)} (${why(m)})`);
   return `${checked} The nearest flow there, line ${near.flow.origin.line} (${formatPriorityAndMatch(near.flow)}), would take the packet further with ${wants.join(' and ')}.`;
 }
 
 /** Near misses first: satisfied conjunctions, then by the number of failed dimensions. */
 function byCloseness(a: PacketConjunction, b: PacketConjunction): number {
-  const failed = (x: PacketConjunction): number => (x.satisfied ? -1 : x.dimensions.filter((d) => d.matchedBy.length === 0).length);
+  const failed = (x: PacketConjunction): number =>
+    x.satisfied ? -1 : x.dimensions.filter((d) => d.matchedBy.length === 0).length;
   return failed(a) - failed(b);
 }
 
@@ -391,8 +418,10 @@ function verdict(r: PacketConjunction, words: ConjunctionWords): string {
     const failed = r.dimensions.filter((d) => d.matchedBy.length === 0).map((d) => d.k);
     return `does not match: fails dimension${failed.length === 1 ? '' : 's'} ${failed.join(', ')}`;
   }
-  if (r.preemptedBy) return `all dimensions hold, but a flow at priority ${r.preemptedBy.priority} matches the packet first (${flowRef(r.preemptedBy)})`;
-  if (!r.result) return 'all dimensions hold, but no flow answers the conj_id lookup: OVS goes on as if the conjunction had not matched';
+  if (r.preemptedBy)
+    return `all dimensions hold, but a flow at priority ${r.preemptedBy.priority} matches the packet first (${flowRef(r.preemptedBy)})`;
+  if (!r.result)
+    return 'all dimensions hold, but no flow answers the conj_id lookup: OVS goes on as if the conjunction had not matched';
   const isAction = r.conjunction.actionFlows.includes(r.result);
   return isAction
     ? `matches: ${words.actionFlow(r.result).actions}`
@@ -400,7 +429,12 @@ function verdict(r: PacketConjunction, words: ConjunctionWords): string {
 }
 
 /** `packet`: the packet as given, printed. */
-export function formatPacketReport(packet: string, scope: ConjunctionScope, results: readonly PacketConjunction[], words: ConjunctionWords = PLAIN_WORDS): string {
+export function formatPacketReport(
+  packet: string,
+  scope: ConjunctionScope,
+  results: readonly PacketConjunction[],
+  words: ConjunctionWords = PLAIN_WORDS,
+): string {
   const out = [`packet: ${packet}`, scopeNote(scope)];
   if (results.length === 0) out.push('', 'no conjunctions');
   for (const r of [...results].sort(byCloseness)) {
@@ -409,9 +443,14 @@ export function formatPacketReport(packet: string, scope: ConjunctionScope, resu
     for (const d of r.dimensions) {
       const dim = c.dimensions.find((x) => x.k === d.k);
       if (d.matchedBy.length > 0) {
-        out.push(`  ✓ ${d.k}: ${flowRef(d.matchedBy[0]!)}${d.matchedBy.length > 1 ? ` (+${d.matchedBy.length - 1} more)` : ''}`);
+        out.push(
+          `  ✓ ${d.k}: ${flowRef(d.matchedBy[0]!)}${d.matchedBy.length > 1 ? ` (+${d.matchedBy.length - 1} more)` : ''}`,
+        );
       } else {
-        const why = dim && dim.terms.length > 0 ? dim.terms.map((t) => failedTerm(t, r.read, termWords(t, c, words))).join('; ') : 'no clause flows';
+        const why =
+          dim && dim.terms.length > 0
+            ? dim.terms.map((t) => failedTerm(t, r.read, termWords(t, c, words))).join('; ')
+            : 'no clause flows';
         out.push(`  ✗ ${d.k}: ${why}`);
       }
     }
@@ -419,7 +458,12 @@ export function formatPacketReport(packet: string, scope: ConjunctionScope, resu
   return out.join('\n');
 }
 
-export function packetReportJson(packet: string, scope: ConjunctionScope, results: readonly PacketConjunction[], words: ConjunctionWords = PLAIN_WORDS): Record<string, unknown> {
+export function packetReportJson(
+  packet: string,
+  scope: ConjunctionScope,
+  results: readonly PacketConjunction[],
+  words: ConjunctionWords = PLAIN_WORDS,
+): Record<string, unknown> {
   return {
     packet,
     traced: scope.traced,
@@ -433,7 +477,11 @@ export function packetReportJson(packet: string, scope: ConjunctionScope, result
       priority: r.conjunction.priority,
       satisfied: r.satisfied,
       verdict: verdict(r, words),
-      dimensions: r.dimensions.map((d) => ({ k: d.k, satisfied: d.matchedBy.length > 0, matchedBy: d.matchedBy.map(flowJson) })),
+      dimensions: r.dimensions.map((d) => ({
+        k: d.k,
+        satisfied: d.matchedBy.length > 0,
+        matchedBy: d.matchedBy.map(flowJson),
+      })),
       ...(r.preemptedBy ? { preemptedBy: flowJson(r.preemptedBy) } : {}),
       ...(r.result ? { result: flowJson(r.result) } : {}),
     })),

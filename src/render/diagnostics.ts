@@ -34,7 +34,10 @@ export const MAX_DIAGNOSTICS_PER_LINE = 3;
  * and how many of each file's were left out: a file of bad lines reads as a few examples and a
  * count, not as megabytes of carets.
  */
-export function capDiagnostics(all: readonly Diagnostic[], max: number): { shown: Diagnostic[]; left: Map<string, number> } {
+export function capDiagnostics(
+  all: readonly Diagnostic[],
+  max: number,
+): { shown: Diagnostic[]; left: Map<string, number> } {
   const shown: Diagnostic[] = [];
   const left = new Map<string, number>();
   const perFile = new Map<string, number>();

@@ -2,7 +2,16 @@
  * Diffs and verifications as text (unified-diff-like, grouped by table, with a summary) and as
  * JSON. Colour comes in through a `DiffStyle`, so this module stays free of terminal concerns.
  */
-import type { ActionEdit, DumpDiff, FlowAttribute, FlowChange, GroupChange, GroupsDiff, PortNamingGap, TableDiff } from '../analysis/diff/diff.ts';
+import type {
+  ActionEdit,
+  DumpDiff,
+  FlowAttribute,
+  FlowChange,
+  GroupChange,
+  GroupsDiff,
+  PortNamingGap,
+  TableDiff,
+} from '../analysis/diff/diff.ts';
 import { FLOW_ATTRIBUTES, tableHasChanges } from '../analysis/diff/diff.ts';
 import type { Naming } from '../model/flow-key.ts';
 import type { TableVerdict, Verification } from '../analysis/diff/verify.ts';
@@ -130,13 +139,22 @@ function tableSection(t: TableDiff, naming: Naming, o: DiffTextOptions): string[
   ]);
 }
 
-function groupSection(removed: readonly Group[], added: readonly Group[], changed: readonly GroupChange[], summary: string, o: DiffTextOptions): string[] {
+function groupSection(
+  removed: readonly Group[],
+  added: readonly Group[],
+  changed: readonly GroupChange[],
+  summary: string,
+  o: DiffTextOptions,
+): string[] {
   if (removed.length + added.length + changed.length === 0) return [];
   return [
     o.style.header(`@@ groups @@ ${summary}`),
     ...removed.map((g) => o.style.removed(`-${formatGroup(g, o.of)}`)),
     ...added.map((g) => o.style.added(`+${formatGroup(g, o.of)}`)),
-    ...changed.flatMap((c) => [o.style.removed(`-${formatGroup(c.before, o.of)}`), o.style.added(`+${formatGroup(c.after, o.of)}`)]),
+    ...changed.flatMap((c) => [
+      o.style.removed(`-${formatGroup(c.before, o.of)}`),
+      o.style.added(`+${formatGroup(c.after, o.of)}`),
+    ]),
   ];
 }
 
@@ -155,17 +173,35 @@ interface Counts {
 }
 
 function tableCounts(t: TableDiff): Counts {
-  return { before: t.before, after: t.after, removed: t.removed.length, added: t.added.length, changed: t.changed.length };
+  return {
+    before: t.before,
+    after: t.after,
+    removed: t.removed.length,
+    added: t.added.length,
+    changed: t.changed.length,
+  };
 }
 
 function groupCounts(g: GroupsDiff): Counts {
-  return { before: g.before, after: g.after, removed: g.removed.length, added: g.added.length, changed: g.changed.length };
+  return {
+    before: g.before,
+    after: g.after,
+    removed: g.removed.length,
+    added: g.added.length,
+    changed: g.changed.length,
+  };
 }
 
 function totals(tables: readonly TableDiff[]): Counts {
   const all = tables.map(tableCounts);
   const sum = (f: (c: Counts) => number): number => all.reduce((n, c) => n + f(c), 0);
-  return { before: sum((c) => c.before), after: sum((c) => c.after), removed: sum((c) => c.removed), added: sum((c) => c.added), changed: sum((c) => c.changed) };
+  return {
+    before: sum((c) => c.before),
+    after: sum((c) => c.after),
+    removed: sum((c) => c.removed),
+    added: sum((c) => c.added),
+    changed: sum((c) => c.changed),
+  };
 }
 
 const differs = (c: Counts): boolean => c.removed + c.added + c.changed > 0;
@@ -182,7 +218,14 @@ function marked(mark: '-' | '+' | '~', n: number): string {
 }
 
 function countCells(title: string, c: Counts): string[] {
-  return [title, String(c.before), String(c.after), marked('-', c.removed), marked('+', c.added), marked('~', c.changed)];
+  return [
+    title,
+    String(c.before),
+    String(c.after),
+    marked('-', c.removed),
+    marked('+', c.added),
+    marked('~', c.changed),
+  ];
 }
 
 /** Flow counts of the tables that differ and of all tables, then the groups' when they differ. */
@@ -190,7 +233,9 @@ function summaryLines(d: DumpDiff, o: DiffTextOptions): string[] {
   const g = groupCounts(d.groups);
   const rows = [
     ['table', 'before', 'after', ...DIFFERENCE_HEADS],
-    ...d.tables.filter(tableHasChanges).map((t) => countCells(tableTitle(t.table, d.naming, o.tableName), tableCounts(t))),
+    ...d.tables
+      .filter(tableHasChanges)
+      .map((t) => countCells(tableTitle(t.table, d.naming, o.tableName), tableCounts(t))),
     countCells(`all ${d.tables.length} tables`, totals(d.tables)),
     ...(differs(g) ? [countCells('groups', g)] : []),
   ];
@@ -205,7 +250,17 @@ export function formatDumpDiff(d: DumpDiff, o: DiffTextOptions): string {
     o.style.removed(`--- ${o.labels[0]}`),
     o.style.added(`+++ ${o.labels[1]}`),
     ...d.tables.filter(tableHasChanges).flatMap((t) => tableSection(t, d.naming, o)),
-    ...groupSection(g.removed, g.added, g.changed, counts([[g.removed.length, 'removed'], [g.added.length, 'added'], [g.changed.length, 'changed']]), o),
+    ...groupSection(
+      g.removed,
+      g.added,
+      g.changed,
+      counts([
+        [g.removed.length, 'removed'],
+        [g.added.length, 'added'],
+        [g.changed.length, 'changed'],
+      ]),
+      o,
+    ),
     '',
     ...summaryLines(d, o),
   ];
@@ -214,7 +269,10 @@ export function formatDumpDiff(d: DumpDiff, o: DiffTextOptions): string {
 
 /** The rows of the per-table summary: every table, all tables, and the groups when there are any. */
 function perTableRows(d: DumpDiff, profileName?: (ref: TableRef) => string | undefined): [string, Counts][] {
-  const rows: [string, Counts][] = [...d.tables.map((t): [string, Counts] => [tableTitle(t.table, d.naming, profileName), tableCounts(t)]), [`all ${d.tables.length} tables`, totals(d.tables)]];
+  const rows: [string, Counts][] = [
+    ...d.tables.map((t): [string, Counts] => [tableTitle(t.table, d.naming, profileName), tableCounts(t)]),
+    [`all ${d.tables.length} tables`, totals(d.tables)],
+  ];
   if (d.groups.before + d.groups.after > 0) rows.push(['groups', groupCounts(d.groups)]);
   return rows;
 }
@@ -224,7 +282,10 @@ function perTableRows(d: DumpDiff, profileName?: (ref: TableRef) => string | und
  * (a table can lose one flow and gain another, or change flows, and keep its count), then all
  * tables and the groups. Rows without differences are dimmed.
  */
-export function formatPerTable(d: DumpDiff, o: Pick<DiffTextOptions, 'labels' | 'style' | 'tableName'> & { readonly width?: number }): string {
+export function formatPerTable(
+  d: DumpDiff,
+  o: Pick<DiffTextOptions, 'labels' | 'style' | 'tableName'> & { readonly width?: number },
+): string {
   const rows = perTableRows(d, o.tableName);
   const paint = (line: string, c: Counts): string => {
     if (!differs(c)) return o.style.dim(line);
@@ -239,7 +300,9 @@ export function formatPerTable(d: DumpDiff, o: Pick<DiffTextOptions, 'labels' | 
     legend.push(`before: ${o.labels[0]}`, `after:  ${o.labels[1]}`);
     lines = columns([['table', 'before', 'after', ...DIFFERENCE_HEADS], ...body], o.width);
   }
-  return [...legend, ...lines.map((line, i) => (i === 0 ? o.style.header(line) : paint(line, rows[i - 1]![1])))].join('\n');
+  return [...legend, ...lines.map((line, i) => (i === 0 ? o.style.header(line) : paint(line, rows[i - 1]![1])))].join(
+    '\n',
+  );
 }
 
 function tableCountsJson(t: TableDiff): Record<string, unknown> {
@@ -248,7 +311,13 @@ function tableCountsJson(t: TableDiff): Record<string, unknown> {
 
 /** The per-table summary as JSON: each table's counts, those of all tables, and the groups'. */
 export function perTableJson(d: DumpDiff): Record<string, unknown> {
-  return { schemaVersion: SCHEMA_VERSION, equal: d.equal, tables: d.tables.map(tableCountsJson), total: totals(d.tables), groups: groupCounts(d.groups) };
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    equal: d.equal,
+    tables: d.tables.map(tableCountsJson),
+    total: totals(d.tables),
+    groups: groupCounts(d.groups),
+  };
 }
 
 /** What to do when one dump names ports the other numbers (see `PortNamingGap`), a hint for standard error. */
@@ -264,7 +333,12 @@ function editJson(e: ActionEdit, of: OfVersion): { op: string; action: string } 
 }
 
 function changeJson(c: FlowChange, of: OfVersion): Record<string, unknown> {
-  return { before: flowJson(c.before), after: flowJson(c.after), attributes: c.attributes, actions: c.actions.map((e) => editJson(e, of)) };
+  return {
+    before: flowJson(c.before),
+    after: flowJson(c.after),
+    attributes: c.attributes,
+    actions: c.actions.map((e) => editJson(e, of)),
+  };
 }
 
 function groupChangeJson(c: GroupChange): Record<string, unknown> {
@@ -319,23 +393,39 @@ export function formatVerification(v: Verification, o: DiffTextOptions): string 
     : [
         o.style.removed(`--- ${o.labels[0]} (expected)`),
         o.style.added(`+++ ${o.labels[1]} (actual)`),
-        ...v.tables.filter((t) => t.missing.length + t.mismatched.length + t.unexpected.length > 0).flatMap((t) => verdictSection(t, v.naming, o)),
+        ...v.tables
+          .filter((t) => t.missing.length + t.mismatched.length + t.unexpected.length > 0)
+          .flatMap((t) => verdictSection(t, v.naming, o)),
         ...groupSection(
           g.missing,
           g.unexpected,
           g.mismatched,
-          counts([[g.missing.length, 'missing'], [g.mismatched.length, 'differ'], [g.unexpected.length, 'unexpected']]),
+          counts([
+            [g.missing.length, 'missing'],
+            [g.mismatched.length, 'differ'],
+            [g.unexpected.length, 'unexpected'],
+          ]),
           o,
         ),
         '',
       ];
   // A flow found with another cookie and other actions is counted under both.
-  const detail = counts([[missing, 'missing'], ...FLOW_ATTRIBUTES.map((a): [number, string] => [v.mismatchedBy[a], MISMATCH_WORDS[a]]), [unexpected, 'unexpected']]);
+  const detail = counts([
+    [missing, 'missing'],
+    ...FLOW_ATTRIBUTES.map((a): [number, string] => [v.mismatchedBy[a], MISMATCH_WORDS[a]]),
+    [unexpected, 'unexpected'],
+  ]);
   const groupDetail =
     g.missing.length + g.mismatched.length + g.unexpected.length > 0
-      ? `; groups: ${counts([[g.missing.length, 'missing'], [g.mismatched.length, 'differ'], [g.unexpected.length, 'unexpected']])}`
+      ? `; groups: ${counts([
+          [g.missing.length, 'missing'],
+          [g.mismatched.length, 'differ'],
+          [g.unexpected.length, 'unexpected'],
+        ])}`
       : '';
-  lines.push(`${v.matched} of ${v.expectedFlows} expected flows present; ${v.ok ? 'all as expected' : detail}${groupDetail}`);
+  lines.push(
+    `${v.matched} of ${v.expectedFlows} expected flows present; ${v.ok ? 'all as expected' : detail}${groupDetail}`,
+  );
   return lines.join('\n');
 }
 

@@ -31,7 +31,8 @@ const EDGE_WORDS: Readonly<Record<EdgeKind, string>> = {
  * printed either way; the name alone when no number is known, `table 50` when no name is.
  */
 function tableTitle(node: Extract<GraphNode, { kind: 'table' }>): string {
-  if (node.number !== undefined) return node.name !== undefined ? `${node.number} ${node.name}` : `table ${node.number}`;
+  if (node.number !== undefined)
+    return node.name !== undefined ? `${node.number} ${node.name}` : `table ${node.number}`;
   return node.name ?? tableLabel(node.table);
 }
 
@@ -41,11 +42,14 @@ export function nodeLines(node: GraphNode): string[] {
     case 'table': {
       const head = [tableTitle(node)];
       if (node.missing) return [...head, 'no flows'];
-      const hits = node.hits === undefined ? '' : node.hits === null ? ', ? packets' : `, ${plural(Number(node.hits), 'packet')}`;
+      const hits =
+        node.hits === undefined ? '' : node.hits === null ? ', ? packets' : `, ${plural(Number(node.hits), 'packet')}`;
       return [...head, `${plural(node.flows, 'flow')}${hits}`];
     }
     case 'group':
-      return node.type === 'missing' ? [`group ${node.group}`, 'not in the dump'] : [`group ${node.group}`, `${node.type}, ${plural(node.buckets, 'bucket')}`];
+      return node.type === 'missing'
+        ? [`group ${node.group}`, 'not in the dump']
+        : [`group ${node.group}`, `${node.type}, ${plural(node.buckets, 'bucket')}`];
     case 'sink':
       return [node.sink];
   }
@@ -80,10 +84,17 @@ function dotNodeAttrs(node: GraphNode, traced: boolean): string[] {
       attrs.push('shape=hexagon', 'style=""');
       break;
     case 'sink':
-      attrs.push('shape=oval', 'style=filled', `fillcolor=${node.sink === 'drop' ? '"#f4cccc"' : node.sink === 'output' ? '"#d9ead3"' : '"#fff2cc"'}`);
+      attrs.push(
+        'shape=oval',
+        'style=filled',
+        `fillcolor=${node.sink === 'drop' ? '"#f4cccc"' : node.sink === 'output' ? '"#d9ead3"' : '"#fff2cc"'}`,
+      );
       break;
   }
-  if (traced) attrs.push(node.onPath ? `color="${PATH_COLOUR}", penwidth=2.5` : `color="${DIM_COLOUR}", fontcolor="${DIM_COLOUR}"`);
+  if (traced)
+    attrs.push(
+      node.onPath ? `color="${PATH_COLOUR}", penwidth=2.5` : `color="${DIM_COLOUR}", fontcolor="${DIM_COLOUR}"`,
+    );
   return attrs;
 }
 
@@ -92,7 +103,8 @@ function dotEdgeAttrs(e: GraphEdge, traced: boolean): string[] {
   if (e.kind === 'resubmit') attrs.push('style=dashed');
   if (e.kind === 'ct') attrs.push('style=bold', 'color="#1f77b4"');
   if (e.kind === 'group' || e.kind === 'bucket') attrs.push('style=dotted');
-  if (traced) attrs.push(e.onPath ? `color="${PATH_COLOUR}", penwidth=2.5` : `color="${DIM_COLOUR}", fontcolor="${DIM_COLOUR}"`);
+  if (traced)
+    attrs.push(e.onPath ? `color="${PATH_COLOUR}", penwidth=2.5` : `color="${DIM_COLOUR}", fontcolor="${DIM_COLOUR}"`);
   return attrs;
 }
 
@@ -104,7 +116,10 @@ export function formatDot(graph: PipelineGraph): string {
     '  node [shape=box, style=rounded, fontname="Helvetica", fontsize=11];',
     '  edge [fontname="Helvetica", fontsize=9];',
   ];
-  for (const n of graph.nodes) lines.push(`  ${dotString(n.id)} [${[`label=${dotLabel(nodeLines(n))}`, ...dotNodeAttrs(n, graph.traced)].join(', ')}];`);
+  for (const n of graph.nodes)
+    lines.push(
+      `  ${dotString(n.id)} [${[`label=${dotLabel(nodeLines(n))}`, ...dotNodeAttrs(n, graph.traced)].join(', ')}];`,
+    );
   for (const e of graph.edges) {
     const label = edgeLabel(e, byId.get(e.from));
     const attrs = [...(label ? [`label=${dotString(label)}`] : []), ...dotEdgeAttrs(e, graph.traced)];
@@ -140,14 +155,21 @@ export function formatMermaid(graph: PipelineGraph): string {
   const pathLinks: number[] = [];
   graph.edges.forEach((e, i) => {
     const label = edgeLabel(e, byId.get(e.from));
-    lines.push(`  ${ids.get(e.from)!} ${MERMAID_ARROWS[e.kind]}${label ? `|"${mermaidText(label)}"|` : ''} ${ids.get(e.to)!}`);
+    lines.push(
+      `  ${ids.get(e.from)!} ${MERMAID_ARROWS[e.kind]}${label ? `|"${mermaidText(label)}"|` : ''} ${ids.get(e.to)!}`,
+    );
     if (e.onPath) pathLinks.push(i);
   });
   const missing = graph.nodes.filter((n) => n.kind === 'table' && n.missing).map((n) => ids.get(n.id)!);
-  if (missing.length > 0) lines.push('  classDef missing stroke:#c0392b,stroke-dasharray:4 3,color:#c0392b;', `  class ${missing.join(',')} missing;`);
+  if (missing.length > 0)
+    lines.push(
+      '  classDef missing stroke:#c0392b,stroke-dasharray:4 3,color:#c0392b;',
+      `  class ${missing.join(',')} missing;`,
+    );
   if (graph.traced) {
     const onPath = graph.nodes.filter((n) => n.onPath).map((n) => ids.get(n.id)!);
-    if (onPath.length > 0) lines.push(`  classDef path stroke:${PATH_COLOUR},stroke-width:3px;`, `  class ${onPath.join(',')} path;`);
+    if (onPath.length > 0)
+      lines.push(`  classDef path stroke:${PATH_COLOUR},stroke-width:3px;`, `  class ${onPath.join(',')} path;`);
     if (pathLinks.length > 0) lines.push(`  linkStyle ${pathLinks.join(',')} stroke:${PATH_COLOUR},stroke-width:3px;`);
   }
   return lines.join('\n');
@@ -156,7 +178,9 @@ export function formatMermaid(graph: PipelineGraph): string {
 /** Graphviz is not installed (or `dot` is not on the PATH). */
 export class GraphvizMissingError extends Error {
   constructor() {
-    super('SVG output needs Graphviz’s dot program, which was not found: install Graphviz (Debian/Ubuntu: apt-get install graphviz; Fedora: dnf install graphviz; macOS: brew install graphviz), or use --format dot or --format mermaid');
+    super(
+      'SVG output needs Graphviz’s dot program, which was not found: install Graphviz (Debian/Ubuntu: apt-get install graphviz; Fedora: dnf install graphviz; macOS: brew install graphviz), or use --format dot or --format mermaid',
+    );
     this.name = 'GraphvizMissingError';
   }
 }

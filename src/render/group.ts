@@ -30,7 +30,9 @@ export function formatGroup(g: Group, of: OfVersion): string {
     if (g.selectionMethod) parts.push(`selection_method=${g.selectionMethod}`);
     if (g.selectionMethodParam !== undefined) parts.push(`selection_method_param=${g.selectionMethodParam}`);
     if (g.fields) {
-      const f = g.fields.map((s) => (s.mask === undefined ? s.field.name : `${s.field.name}=${formatFieldValue(s.field, s.mask)}`));
+      const f = g.fields.map((s) =>
+        s.mask === undefined ? s.field.name : `${s.field.name}=${formatFieldValue(s.field, s.mask)}`,
+      );
       parts.push(`fields(${f.join(',')})`);
     }
   }

@@ -4,7 +4,13 @@
  * (10.10.0.26) to local Pod web (10.10.0.24) on TCP 80: was output to port 4, through
  * conjunction 6 in AntreaPolicyIngressRule; now dropped in IngressMetric …").
  */
-import { affectsTraffic, type ChangeImpact, type ImpactChange, type ImpactReport, type ProbeOutcome } from '../analysis/impact/impact.ts';
+import {
+  affectsTraffic,
+  type ChangeImpact,
+  type ImpactChange,
+  type ImpactReport,
+  type ProbeOutcome,
+} from '../analysis/impact/impact.ts';
 import { FIELD } from '../analysis/trace/packet.ts';
 import type { Probe } from '../analysis/impact/probes.ts';
 import type { TraceResult } from '../analysis/trace/trace.ts';
@@ -17,7 +23,14 @@ import { formatGroup } from './group.ts';
 import { jsonReplacer, SCHEMA_VERSION } from './json.ts';
 import { TextBudget } from './text-budget.ts';
 import { plural } from './plural.ts';
-import { formatPacket, stepJson, tableName, TRACE_BYTES_PER_INPUT_BYTE, type TraceRenderOptions, verdictLine } from './trace.ts';
+import {
+  formatPacket,
+  stepJson,
+  tableName,
+  TRACE_BYTES_PER_INPUT_BYTE,
+  type TraceRenderOptions,
+  verdictLine,
+} from './trace.ts';
 
 /** How each dump's traces are told, and who an address belongs to (a Pod, a Node's subnet). */
 export interface ImpactWords {
@@ -27,7 +40,13 @@ export interface ImpactWords {
   readonly address?: (field: FieldDef, value: bigint, mask: bigint) => string | undefined;
 }
 
-const PROTOCOLS: Readonly<Record<string, string>> = { '1': 'ICMP', '6': 'TCP', '17': 'UDP', '58': 'ICMPv6', '132': 'SCTP' };
+const PROTOCOLS: Readonly<Record<string, string>> = {
+  '1': 'ICMP',
+  '6': 'TCP',
+  '17': 'UDP',
+  '58': 'ICMPv6',
+  '132': 'SCTP',
+};
 
 /** `local Pod web (10.10.0.24)`, `10.10.1.0/24`: the address the probe stands for (a block when the flow matched one), with its owner. */
 function addressText(probe: Probe, field: FieldDef, words: ImpactWords): string | undefined {
@@ -56,11 +75,15 @@ export function trafficText(probe: Probe, words: ImpactWords): string {
 
 /** The conjunctions a path took, as `conjunction 6 in AntreaPolicyIngressRule`. */
 function conjunctionsTaken(result: TraceResult, o: TraceRenderOptions): string[] {
-  return result.passes.flatMap((pass) => pass.steps.flatMap((s) => (s.conjunction ? [`conjunction ${s.conjunction.id} in ${tableName(s.table, o)}`] : [])));
+  return result.passes.flatMap((pass) =>
+    pass.steps.flatMap((s) => (s.conjunction ? [`conjunction ${s.conjunction.id} in ${tableName(s.table, o)}`] : [])),
+  );
 }
 
 function sideText(result: TraceResult, o: TraceRenderOptions): string {
-  const verdict = verdictLine(result, o).replace(/^Verdict: /, '').replace(/\.$/, '');
+  const verdict = verdictLine(result, o)
+    .replace(/^Verdict: /, '')
+    .replace(/\.$/, '');
   const conj = conjunctionsTaken(result, o);
   return conj.length === 0 ? verdict : `matched ${conj.join(' and ')}, then ${verdict}`;
 }
@@ -69,10 +92,15 @@ function sideText(result: TraceResult, o: TraceRenderOptions): string {
 export function outcomeText(outcome: ProbeOutcome, words: ImpactWords): string {
   const c = outcome.comparison;
   if (outcome.effect === 'none') return `unchanged: ${sideText(c.left, words.before)}`;
-  if (outcome.effect === 'drop-moved') return `dropped before and after, no change to traffic: was ${sideText(c.left, words.before)}; now ${sideText(c.right, words.after)}`;
+  if (outcome.effect === 'drop-moved')
+    return `dropped before and after, no change to traffic: was ${sideText(c.left, words.before)}; now ${sideText(c.right, words.after)}`;
   if (outcome.effect === 'path') {
     const d = c.divergence!;
-    const where = d.left ? tableName(d.left.table, words.before) : d.right ? tableName(d.right.table, words.after) : 'the end';
+    const where = d.left
+      ? tableName(d.left.table, words.before)
+      : d.right
+        ? tableName(d.right.table, words.after)
+        : 'the end';
     return `still ${sideText(c.right, words.after)}, by another path from ${where} on`;
   }
   return `was ${sideText(c.left, words.before)}; now ${sideText(c.right, words.after)}`;
@@ -97,7 +125,9 @@ export function changeText(change: ImpactChange, of: OfVersion): string {
 }
 
 function ctText(states: readonly bigint[]): string {
-  return states.length === 0 ? '' : ` --ct-next ${formatFieldValue(FIELD.ctState, states[0]!, ones(FIELD.ctState.bits))}`;
+  return states.length === 0
+    ? ''
+    : ` --ct-next ${formatFieldValue(FIELD.ctState, states[0]!, ones(FIELD.ctState.bits))}`;
 }
 
 function bucketText(buckets: ReadonlyMap<number, number>): string {
@@ -126,13 +156,20 @@ function changeLines(c: ChangeImpact, words: ImpactWords): string[] {
   const tried = c.outcomes.length;
   const bound = c.cut ? `, the search stopped at its bound of ${`${c.steps} table lookups and passes`}` : '';
   if (tried === 0) {
-    out.push(`  no probe reaches it (${plural(c.screened, 'candidate packet')} derived from it tried${bound}): its impact is not known`);
+    out.push(
+      `  no probe reaches it (${plural(c.screened, 'candidate packet')} derived from it tried${bound}): its impact is not known`,
+    );
     return out;
   }
-  if (c.cut) out.push(`  the search for probes stopped at its bound of ${`${c.steps} table lookups and passes`} (${plural(c.screened, 'candidate packet')} tried)`);
+  if (c.cut)
+    out.push(
+      `  the search for probes stopped at its bound of ${`${c.steps} table lookups and passes`} (${plural(c.screened, 'candidate packet')} tried)`,
+    );
   const moved = dropMoved(c);
   const still = moved === 0 ? '' : ` (${moved} dropped in both, only by another flow: no change to traffic)`;
-  out.push(`  ${plural(tried, 'probe')} traced through both dumps: ${hit.length === 0 ? 'none affected' : `${hit.length} affected`}${still}`);
+  out.push(
+    `  ${plural(tried, 'probe')} traced through both dumps: ${hit.length === 0 ? 'none affected' : `${hit.length} affected`}${still}`,
+  );
   // Probes that tell the same story are told once, with a few of their packets.
   const stories = new Map<string, ProbeOutcome[]>();
   for (const o of hit) {
@@ -141,8 +178,10 @@ function changeLines(c: ChangeImpact, words: ImpactWords): string[] {
   }
   for (const [story, outcomes] of stories) {
     out.push(`  - ${story}`);
-    for (const o of outcomes.slice(0, SHOWN_PER_OUTCOME)) out.push(`      probe: ${probeCommand(o.probe, words.before)}`);
-    if (outcomes.length > SHOWN_PER_OUTCOME) out.push(`      and ${plural(outcomes.length - SHOWN_PER_OUTCOME, 'more probe')}`);
+    for (const o of outcomes.slice(0, SHOWN_PER_OUTCOME))
+      out.push(`      probe: ${probeCommand(o.probe, words.before)}`);
+    if (outcomes.length > SHOWN_PER_OUTCOME)
+      out.push(`      and ${plural(outcomes.length - SHOWN_PER_OUTCOME, 'more probe')}`);
   }
   return out;
 }
@@ -163,7 +202,9 @@ export function formatImpact(report: ImpactReport, words: ImpactWords): string {
   const tried = report.changes.reduce((n, c) => n + c.outcomes.length, 0);
   const hit = report.changes.reduce((n, c) => n + affected(c).length, 0);
   const screened = report.changes.reduce((n, c) => n + c.screened, 0);
-  const out = [`Impact of ${plural(report.changes.length, 'change')}: ${plural(tried, 'probe')} traced through both dumps (at most ${report.maxProbes} per change, found among ${plural(screened, 'candidate packet')}), ${hit} affected`];
+  const out = [
+    `Impact of ${plural(report.changes.length, 'change')}: ${plural(tried, 'probe')} traced through both dumps (at most ${report.maxProbes} per change, found among ${plural(screened, 'candidate packet')}), ${hit} affected`,
+  ];
   const budget = reportBudget(words);
   const body = new TextBudget(budget);
   for (const c of report.changes) body.push('', ...changeLines(c, words));
@@ -175,12 +216,25 @@ export function formatImpact(report: ImpactReport, words: ImpactWords): string {
 const jsonBytes = (item: unknown): number => JSON.stringify(item, jsonReplacer).length;
 
 /** A trace in brief: its verdict and outputs; its path is added as the report's bound allows (tracePath). */
-function traceSummary(result: TraceResult, o: TraceRenderOptions): { [key: string]: unknown; path: Record<string, unknown>[] } {
-  return { verdict: result.verdict, verdictText: verdictLine(result, o).replace(/^Verdict: /, ''), outputs: result.outputs, path: [] };
+function traceSummary(
+  result: TraceResult,
+  o: TraceRenderOptions,
+): { [key: string]: unknown; path: Record<string, unknown>[] } {
+  return {
+    verdict: result.verdict,
+    verdictText: verdictLine(result, o).replace(/^Verdict: /, ''),
+    outputs: result.outputs,
+    path: [],
+  };
 }
 
 /** The path of a trace into its summary, step by step while `budget` lasts; the steps left out counted. */
-function tracePath(summary: ReturnType<typeof traceSummary>, result: TraceResult, o: TraceRenderOptions, budget: TextBudget): void {
+function tracePath(
+  summary: ReturnType<typeof traceSummary>,
+  result: TraceResult,
+  o: TraceRenderOptions,
+  budget: TextBudget,
+): void {
   let left = 0;
   for (const pass of result.passes) {
     for (const s of pass.steps) {
@@ -205,7 +259,14 @@ function outcomeJson(o: ProbeOutcome, words: ImpactWords, budget: TextBudget): R
     summary: outcomeText(o, words),
     before: traceSummary(c.left, words.before),
     after: traceSummary(c.right, words.after),
-    divergence: d ? { pass: d.pass, step: d.step, before: d.left ? stepJson(d.left, words.before) : null, after: d.right ? stepJson(d.right, words.after) : null } : null,
+    divergence: d
+      ? {
+          pass: d.pass,
+          step: d.step,
+          before: d.left ? stepJson(d.left, words.before) : null,
+          after: d.right ? stepJson(d.right, words.after) : null,
+        }
+      : null,
   };
   if (!budget.take(jsonBytes(probe) + 1)) return undefined;
   tracePath(probe.before, c.left, words.before, budget);
@@ -223,7 +284,15 @@ export function impactJson(report: ImpactReport, words: ImpactWords): Record<str
   let left = 0;
   const changes = report.changes.map((c) => {
     // Every change is listed (its text is the dump's own); its probes as far as the bound goes.
-    const change = { kind: c.change.kind, change: changeText(c.change, words.of), screened: c.screened, tried: c.outcomes.length, affected: affected(c).length, dropMoved: dropMoved(c), ...(c.cut ? { cut: true, steps: c.steps } : {}) };
+    const change = {
+      kind: c.change.kind,
+      change: changeText(c.change, words.of),
+      screened: c.screened,
+      tried: c.outcomes.length,
+      affected: affected(c).length,
+      dropMoved: dropMoved(c),
+      ...(c.cut ? { cut: true, steps: c.steps } : {}),
+    };
     budget.take(JSON.stringify(change).length);
     const probes: Record<string, unknown>[] = [];
     for (const o of c.outcomes) {

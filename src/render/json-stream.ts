@@ -18,12 +18,19 @@ const RUN_CHARS = 1 << 14;
 function prepared(key: string, value: unknown): unknown {
   // Streamed here, member by member; the replacer would make them whole.
   if (value instanceof LazyList || value instanceof StreamedObject || value instanceof JsonText) return value;
-  const own = value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function' ? (value as { toJSON(k: string): unknown }).toJSON(key) : value;
+  const own =
+    value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function'
+      ? (value as { toJSON(k: string): unknown }).toJSON(key)
+      : value;
   return jsonReplacer(key, own);
 }
 
 function streamed(value: unknown, depth: number): value is object {
-  return value instanceof LazyList || value instanceof StreamedObject || (depth < STREAMED_DEPTH && value !== null && typeof value === 'object');
+  return (
+    value instanceof LazyList ||
+    value instanceof StreamedObject ||
+    (depth < STREAMED_DEPTH && value !== null && typeof value === 'object')
+  );
 }
 
 function* pieces(key: string, raw: unknown, pad: string, depth: number): Generator<string> {
@@ -48,7 +55,7 @@ function* pieces(key: string, raw: unknown, pad: string, depth: number): Generat
     // By index: a lazy list's elements are made here, without a generator step for each.
     const list = value as readonly unknown[] | LazyList<unknown, unknown>;
     const element = list instanceof LazyList ? (n: number): unknown => list.at(n) : (n: number): unknown => list[n];
-    for (; i < list.length; ) {
+    for (; i < list.length;) {
       const item = element(i);
       const before = i === 0 ? opening : separator;
       i++;

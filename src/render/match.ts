@@ -5,7 +5,13 @@
 import type { Match, MatchField } from '../model/flow.ts';
 import type { PortMap } from '../model/ports.ts';
 import { formatMac, ones } from '../model/values.ts';
-import { formatFlags, formatIpv4Masked, formatIpv6Masked, formatPacketType, formatPort } from '../syntax/field-value.ts';
+import {
+  formatFlags,
+  formatIpv4Masked,
+  formatIpv6Masked,
+  formatPacketType,
+  formatPort,
+} from '../syntax/field-value.ts';
 import { ETH_TYPE, IP_PROTO } from '../syntax/match.ts';
 
 export interface MatchFormatOptions {
@@ -44,7 +50,8 @@ const decimal = (e: MatchField): string => String(e.value);
 const hexValue = (e: MatchField): string => hex(e.value);
 const altHexValue = (e: MatchField): string => altHex(e.value);
 /** `ds_put_hex` value and, unless exact, mask. */
-const hexMasked = (e: MatchField): string => (e.mask === ones(e.field.bits) ? putHex(e.value) : `${putHex(e.value)}/${putHex(e.mask)}`);
+const hexMasked = (e: MatchField): string =>
+  e.mask === ones(e.field.bits) ? putHex(e.value) : `${putHex(e.value)}/${putHex(e.mask)}`;
 const ipv4Masked = (e: MatchField): string => formatIpv4Masked(e.value, e.mask);
 const ipv6Masked = (e: MatchField): string => formatIpv6Masked(e.value, e.mask);
 const decimalOrHex16 = (e: MatchField): string => decimalOrHexMasked(e, 0xffffn);
@@ -57,11 +64,23 @@ const tosBits = (e: MatchField): string => String(e.value & 0xfcn);
 const ecnBits = (e: MatchField): string => String(e.value & 3n);
 const fragText = (e: MatchField): string => fragWord(e.value, e.mask);
 const flowLabel = (e: MatchField): string =>
-  e.mask === ones(20) ? `0x${hex(e.value).padStart(5, '0')}` : `0x${hex(e.value).padStart(5, '0')}/0x${hex(e.mask).padStart(5, '0')}`;
+  e.mask === ones(20)
+    ? `0x${hex(e.value).padStart(5, '0')}`
+    : `0x${hex(e.value).padStart(5, '0')}/0x${hex(e.mask).padStart(5, '0')}`;
 
 /** Protocol keywords that fold an IP protocol into the Ethernet type's word. */
-const IPV4_WORDS = [['icmp', IP_PROTO.icmp], ['tcp', IP_PROTO.tcp], ['udp', IP_PROTO.udp], ['sctp', IP_PROTO.sctp]] as const;
-const IPV6_WORDS = [['icmp6', IP_PROTO.icmpv6], ['tcp6', IP_PROTO.tcp], ['udp6', IP_PROTO.udp], ['sctp6', IP_PROTO.sctp]] as const;
+const IPV4_WORDS = [
+  ['icmp', IP_PROTO.icmp],
+  ['tcp', IP_PROTO.tcp],
+  ['udp', IP_PROTO.udp],
+  ['sctp', IP_PROTO.sctp],
+] as const;
+const IPV6_WORDS = [
+  ['icmp6', IP_PROTO.icmpv6],
+  ['tcp6', IP_PROTO.tcp],
+  ['udp6', IP_PROTO.udp],
+  ['sctp6', IP_PROTO.sctp],
+] as const;
 
 /** A field printed under its own name, and how. */
 type Printed = readonly [storage: string, format: (e: MatchField) => string];
@@ -104,7 +123,15 @@ const MPLS_PRINTED: readonly Printed[] = [
 
 /** Families of fields that formatMatch prints together and can skip together. */
 const FAMILY = { metadata: 1, conntrack: 2, registers: 4, tunnel: 8, ipHeader: 16, mpls: 32 } as const;
-const METADATA_STORAGES = new Set(['pkt_mark', 'recirc_id', 'dp_hash', 'conj_id', 'skb_priority', 'actset_output', 'metadata']);
+const METADATA_STORAGES = new Set([
+  'pkt_mark',
+  'recirc_id',
+  'dp_hash',
+  'conj_id',
+  'skb_priority',
+  'actset_output',
+  'metadata',
+]);
 const IP_HEADER_STORAGES = new Set(['nw_tos', 'nw_ecn', 'nw_ttl', 'ip_frag']);
 
 function familyOf(storage: string): number {
@@ -243,7 +270,10 @@ export function formatMatch(match: Match, options: MatchFormatOptions = {}): str
   if (families & FAMILY.mpls) w.eachOf(MPLS_PRINTED);
   if (families & FAMILY.ipHeader) w.each('ip_frag', 'nw_frag', fragText);
 
-  if ((ethType === ETH_TYPE.ip && proto === IP_PROTO.icmp) || (ethType === ETH_TYPE.ipv6 && proto === IP_PROTO.icmpv6)) {
+  if (
+    (ethType === ETH_TYPE.ip && proto === IP_PROTO.icmp) ||
+    (ethType === ETH_TYPE.ipv6 && proto === IP_PROTO.icmpv6)
+  ) {
     w.each('tp_src', 'icmp_type', l4Value);
     w.each('tp_dst', 'icmp_code', l4Value);
     if (ethType === ETH_TYPE.ipv6) {
@@ -271,7 +301,9 @@ const PROTOCOL_STORAGES = new Set(['eth_type', 'nw_proto']);
  * (`arp_spa`, `icmp_type`, `tp_dst`), or, for a protocol entry, the keyword it makes (`tcp`).
  */
 export function formatMatchEntry(entry: MatchField, within: Match, options: MatchFormatOptions = {}): string {
-  const context = within.fields.filter((e) => PROTOCOL_STORAGES.has(e.field.storage) && e.field.storage !== entry.field.storage);
+  const context = within.fields.filter(
+    (e) => PROTOCOL_STORAGES.has(e.field.storage) && e.field.storage !== entry.field.storage,
+  );
   const alone = new Set(formatMatch({ fields: context }).split(','));
   return formatMatch({ fields: [...context, entry] }, options)
     .split(',')
@@ -341,7 +373,12 @@ function formatNsh(w: MatchWriter): void {
   const u8 = (storage: string, name: string): void => {
     const e = w.get(storage);
     if (!e) return;
-    w.put(name, e.mask === 0xffn ? String(e.value) : `0x${e.value.toString(16).padStart(2, '0')}/0x${e.mask.toString(16).padStart(2, '0')}`);
+    w.put(
+      name,
+      e.mask === 0xffn
+        ? String(e.value)
+        : `0x${e.value.toString(16).padStart(2, '0')}/0x${e.mask.toString(16).padStart(2, '0')}`,
+    );
   };
   const hex32 = (storage: string, name: string): void => {
     const e = w.get(storage);

@@ -23,7 +23,10 @@ function lacks(flow: Flow, misses: readonly FieldMiss[], portNames?: PortMap): s
   const has = misses.flatMap((m) => (m.has ? [entry(m.has)] : []));
   // Of a field the packet does not give, only the name: the flow beside it says the value.
   const none = misses.filter((m) => !m.has).map((m) => entry(m.wanted).split('=')[0]!);
-  const clauses = [...(has.length > 0 ? [`has ${has.join(', ')}`] : []), ...(none.length > 0 ? [`gives no ${none.join(', ')}`] : [])];
+  const clauses = [
+    ...(has.length > 0 ? [`has ${has.join(', ')}`] : []),
+    ...(none.length > 0 ? [`gives no ${none.join(', ')}`] : []),
+  ];
   return `the packet ${clauses.join(' and ')}`;
 }
 
@@ -40,7 +43,9 @@ function flowPlace(flow: Flow, portNames?: PortMap): string {
 export function setterClause(setter: Setter, portNames?: PortMap): string {
   const where = `set by ${flowPlace(setter.flow, portNames)}`;
   if (!setter.reached) return `${where}, a table the packet never reached`;
-  const took = setter.reached.took ? `took line ${setter.reached.took.origin.line} there instead` : 'matched no flow there';
+  const took = setter.reached.took
+    ? `took line ${setter.reached.took.origin.line} there instead`
+    : 'matched no flow there';
   const why = setter.reached.misses.length > 0 ? `: ${lacks(setter.flow, setter.reached.misses, portNames)}` : '';
   return `${where}, but the packet ${took}${why}`;
 }
@@ -50,7 +55,10 @@ function nearestWhy(near: NearestFlow, portNames?: PortMap): string {
   const own = near.misses.filter((m) => m.setBy === undefined);
   const set = near.misses.filter((m): m is FieldMiss & { readonly setBy: Setter } => m.setBy !== undefined);
   const field = (m: FieldMiss): string => formatMatchEntry(m.wanted, near.flow.match, portNames ? { portNames } : {});
-  return [...(own.length > 0 ? [lacks(near.flow, own, portNames)] : []), ...set.map((m) => `${field(m)} is ${setterClause(m.setBy, portNames)}`)].join('; ');
+  return [
+    ...(own.length > 0 ? [lacks(near.flow, own, portNames)] : []),
+    ...set.map((m) => `${field(m)} is ${setterClause(m.setBy, portNames)}`),
+  ].join('; ');
 }
 
 /** Said when no flow of the table would take the packet further. */
@@ -63,12 +71,22 @@ export function nearestLine(near: NearestFlow | undefined, portNames?: PortMap):
 }
 
 function missJson(m: FieldMiss): Record<string, unknown> {
-  return { field: m.wanted.field.name, wanted: entryValue(m.wanted), has: m.has ? entryValue(m.has) : null, ...(m.setBy ? { setBy: setterJson(m.setBy) } : {}) };
+  return {
+    field: m.wanted.field.name,
+    wanted: entryValue(m.wanted),
+    has: m.has ? entryValue(m.has) : null,
+    ...(m.setBy ? { setBy: setterJson(m.setBy) } : {}),
+  };
 }
 
 /** The flow that would have set a register the nearest flow wants; what the packet took in its table and lacked for it, or null when it never reached that table. */
 function setterJson(s: Setter): Record<string, unknown> {
-  return { flow: flowJson(s.flow), reached: s.reached ? { took: s.reached.took ? flowJson(s.reached.took) : null, differs: s.reached.misses.map(missJson) } : null };
+  return {
+    flow: flowJson(s.flow),
+    reached: s.reached
+      ? { took: s.reached.took ? flowJson(s.reached.took) : null, differs: s.reached.misses.map(missJson) }
+      : null,
+  };
 }
 
 /**

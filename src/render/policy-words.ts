@@ -26,7 +26,12 @@ export function conjunctionRuleText(m: PolicyMatch): string {
   return ruleName(m.rule) + (m.confidence === 'partial' ? ' (partial match)' : '');
 }
 
-const DIMENSION_WORDS: Readonly<Record<DimensionEvidence['dimension'], string>> = { addresses: 'peer addresses', pods: 'applied-to Pods', services: 'services', action: 'action' };
+const DIMENSION_WORDS: Readonly<Record<DimensionEvidence['dimension'], string>> = {
+  addresses: 'peer addresses',
+  pods: 'applied-to Pods',
+  services: 'services',
+  action: 'action',
+};
 
 function valuesText(values: readonly string[]): string {
   if (values.length === 0) return 'none';
@@ -40,9 +45,11 @@ function valuesText(values: readonly string[]): string {
 export function evidenceText(e: DimensionEvidence): string {
   const what = DIMENSION_WORDS[e.dimension];
   if (e.agreement === 'same') return `${what} the same (${valuesText(e.flows)})`;
-  if (e.agreement === 'different') return `${what} differ${e.dimension === 'action' ? 's' : ''}: the rule ${valuesText(e.rule)}, the flows ${valuesText(e.flows)}`;
+  if (e.agreement === 'different')
+    return `${what} differ${e.dimension === 'action' ? 's' : ''}: the rule ${valuesText(e.rule)}, the flows ${valuesText(e.flows)}`;
   const parts = [`both ${valuesText(e.both)}`];
-  if (e.ruleOnly.length > 0) parts.push(`only the rule ${valuesText(e.ruleOnly)} (no flow matches ${e.ruleOnly.length === 1 ? 'it' : 'them'})`);
+  if (e.ruleOnly.length > 0)
+    parts.push(`only the rule ${valuesText(e.ruleOnly)} (no flow matches ${e.ruleOnly.length === 1 ? 'it' : 'them'})`);
   if (e.flowsOnly.length > 0) parts.push(`only the flows ${valuesText(e.flowsOnly)}`);
   return `${what} overlap: ${parts.join('; ')}`;
 }
@@ -50,7 +57,10 @@ export function evidenceText(e: DimensionEvidence): string {
 /** `conjunction 6 = ingress rule 1 of …`, then how sure, and why. */
 export function policyLines(m: PolicyMatch): string[] {
   const agreeing = m.evidence.filter((e) => e.agreement === 'same').length;
-  const how = m.confidence === 'exact' ? 'every dimension matches' : `partial match: ${agreeing} of ${m.evidence.length} dimensions the same`;
+  const how =
+    m.confidence === 'exact'
+      ? 'every dimension matches'
+      : `partial match: ${agreeing} of ${m.evidence.length} dimensions the same`;
   return [`rule: ${ruleName(m.rule)} (${how})`, ...m.evidence.map((e) => `  ${evidenceText(e)}`)];
 }
 

@@ -17,10 +17,14 @@ export interface FlawPlace {
   readonly column: number;
 }
 
-const HINTS = 'drop, normal, in_port, output, controller, group, conjunction, learn, ct, ct(commit), ct(nat), ct_clear, dec_ttl, meter, note, move, goto:TABLE, set:FIELD, set:FIELD=VALUE/MASK';
+const HINTS =
+  'drop, normal, in_port, output, controller, group, conjunction, learn, ct, ct(commit), ct(nat), ct_clear, dec_ttl, meter, note, move, goto:TABLE, set:FIELD, set:FIELD=VALUE/MASK';
 
 /** What is wrong, in a sentence; `place` finds the line of another value the sentence points to. */
-export function flawMessage(f: ProfileFlaw, place: (path: readonly (string | number)[]) => FlawPlace | undefined): string {
+export function flawMessage(
+  f: ProfileFlaw,
+  place: (path: readonly (string | number)[]) => FlawPlace | undefined,
+): string {
   const lineOf = (path: readonly (string | number)[]): string => {
     const p = place(path);
     return p === undefined ? '' : ` (line ${p.line})`;
@@ -65,17 +69,28 @@ export function profileCheckText(diagnostics: readonly ProfileDiagnostic[], file
     const mine = diagnostics.filter((d) => d.file === file);
     const errors = mine.filter((d) => d.severity === 'error').length;
     const warnings = mine.length - errors;
-    lines.push(mine.length === 0 ? `${file}: no problems found` : `${file}: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}`);
+    lines.push(
+      mine.length === 0
+        ? `${file}: no problems found`
+        : `${file}: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}`,
+    );
   }
   return lines;
 }
 
-export function profileCheckJson(diagnostics: readonly ProfileDiagnostic[], files: readonly string[]): Record<string, unknown> {
+export function profileCheckJson(
+  diagnostics: readonly ProfileDiagnostic[],
+  files: readonly string[],
+): Record<string, unknown> {
   return {
     schemaVersion: SCHEMA_VERSION,
     files: files.map((file) => {
       const mine = diagnostics.filter((d) => d.file === file);
-      return { file, errors: mine.filter((d) => d.severity === 'error').length, problems: mine.map((d) => ({ kind: d.kind, path: d.path, ...diagnosticJson(d) })) };
+      return {
+        file,
+        errors: mine.filter((d) => d.severity === 'error').length,
+        problems: mine.map((d) => ({ kind: d.kind, path: d.path, ...diagnosticJson(d) })),
+      };
     }),
   };
 }
@@ -85,18 +100,39 @@ export function profileCheckJson(diagnostics: readonly ProfileDiagnostic[], file
  * schema, `extends:`), else the flaws of the profile it makes. The profile comes back when the
  * loader could make it, even with flaws.
  */
-export function profileDiagnostics(text: string, file: string, options: LoadOptions = {}): { readonly profile?: Profile; readonly diagnostics: readonly ProfileDiagnostic[] } {
+export function profileDiagnostics(
+  text: string,
+  file: string,
+  options: LoadOptions = {},
+): { readonly profile?: Profile; readonly diagnostics: readonly ProfileDiagnostic[] } {
   const load = parseProfileText(text, file, options);
   const lineText = (line: number): string => text.split('\n')[line - 1]?.replace(/\r$/, '') ?? '';
   if (!load.profile || !load.origins) {
     return {
-      diagnostics: load.problems.map((p) => ({ kind: 'schema', path: p.path, severity: 'error', message: p.path === '' ? p.message : `${p.path}: ${p.message}`, file, line: p.line, column: p.col, length: 1, lineText: lineText(p.line) })),
+      diagnostics: load.problems.map((p) => ({
+        kind: 'schema',
+        path: p.path,
+        severity: 'error',
+        message: p.path === '' ? p.message : `${p.path}: ${p.message}`,
+        file,
+        line: p.line,
+        column: p.col,
+        length: 1,
+        lineText: lineText(p.line),
+      })),
     };
   }
   const places = new ProfilePlaces(text, load.profile, load.origins);
   const diagnostics = checkProfile(load.profile).map((f): ProfileDiagnostic => {
     const at = places.place(f.path);
-    return { kind: f.kind, path: pathText(f.path), severity: flawSeverity(f), message: flawMessage(f, (p) => places.place(p)), file, ...at };
+    return {
+      kind: f.kind,
+      path: pathText(f.path),
+      severity: flawSeverity(f),
+      message: flawMessage(f, (p) => places.place(p)),
+      file,
+      ...at,
+    };
   });
   return { profile: load.profile, diagnostics };
 }

@@ -37,8 +37,19 @@ function flowText(m: Misfit): string {
 
 /** A pattern as its author wrote it, in short: priority, match, action hints, the sentence's start. */
 function patternText(p: FlowPattern): string {
-  const priority = p.priority === undefined ? [] : [typeof p.priority === 'number' ? `priority ${p.priority}` : `priority ${p.priority.min ?? 0}–${p.priority.max ?? 65535}`];
-  const parts = [...priority, p.match === '' ? 'any match' : p.match, ...(p.actions?.length ? [`actions ${p.actions.join(', ')}`] : [])];
+  const priority =
+    p.priority === undefined
+      ? []
+      : [
+          typeof p.priority === 'number'
+            ? `priority ${p.priority}`
+            : `priority ${p.priority.min ?? 0}–${p.priority.max ?? 65535}`,
+        ];
+  const parts = [
+    ...priority,
+    p.match === '' ? 'any match' : p.match,
+    ...(p.actions?.length ? [`actions ${p.actions.join(', ')}`] : []),
+  ];
   const meaning = p.meaning.length > SENTENCE_START ? `${p.meaning.slice(0, SENTENCE_START - 1)}…` : p.meaning;
   return `${parts.join('; ')}: “${meaning}”`;
 }
@@ -54,7 +65,12 @@ function tableLine(t: TableFit): string {
 }
 
 /** The report as lines of text. */
-export function profileFitText(fit: ProfileFit, profile: ProfileNote, style: FitStyle, o: FitTextOptions = {}): string[] {
+export function profileFitText(
+  fit: ProfileFit,
+  profile: ProfileNote,
+  style: FitStyle,
+  o: FitTextOptions = {},
+): string[] {
   const explained = fit.fitted + fit.misses;
   const lines = profileHead(profile, fit.tables.length, o.explainProfile ?? false).map((l) => style.dim(l));
   const summary = `${explained} of ${plural(fit.flows, 'flow')} explained (${fit.fitted} by a pattern, ${fit.misses} by their table's miss)`;
@@ -67,7 +83,8 @@ export function profileFitText(fit: ProfileFit, profile: ProfileNote, style: Fit
       lines.push(`  ${style.warn(`? ${REASON_WORDS[reason]}`)}:`);
       const shown = o.perTable === undefined ? misfits : misfits.slice(0, o.perTable);
       for (const m of shown) lines.push(`    ${flowText(m)}`);
-      if (shown.length < misfits.length) lines.push(style.dim(`    … and ${misfits.length - shown.length} more (-o wide shows every one)`));
+      if (shown.length < misfits.length)
+        lines.push(style.dim(`    … and ${misfits.length - shown.length} more (-o wide shows every one)`));
     }
     const unused = t.patterns.filter((p) => p.flows === 0);
     if (unused.length > 0) {

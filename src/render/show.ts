@@ -37,9 +37,19 @@ export interface ShowReport {
 }
 
 /** The flows of a pipeline read by its profile that `selection` takes (every flow by default), for showText or showJson. */
-export function showReport(read: AnnotatedPipeline, selection: Selection = {}, policyRules?: (flow: Flow) => readonly string[]): ShowReport {
+export function showReport(
+  read: AnnotatedPipeline,
+  selection: Selection = {},
+  policyRules?: (flow: Flow) => readonly string[],
+): ShowReport {
   const { pipeline, annotator, profile } = read;
-  const report = { profile, tables: annotator.selectTables(pipeline, selection), annotate: (f: Flow) => annotator.annotate(f), totalFlows: pipeline.flowCount, totalTables: pipeline.tables.size };
+  const report = {
+    profile,
+    tables: annotator.selectTables(pipeline, selection),
+    annotate: (f: Flow) => annotator.annotate(f),
+    totalFlows: pipeline.flowCount,
+    totalTables: pipeline.tables.size,
+  };
   return policyRules ? { ...report, policyRules } : report;
 }
 
@@ -56,7 +66,14 @@ export interface ShowTextOptions {
  * from, `detected from 19 tables: …`.
  */
 export function profileLine(p: ProfileNote, tables?: number): string {
-  const how = p.source === 'option' ? 'given with --profile' : p.source === 'file' ? 'given as a profile file' : tables === undefined ? 'detected' : `detected from ${plural(tables, 'table')}`;
+  const how =
+    p.source === 'option'
+      ? 'given with --profile'
+      : p.source === 'file'
+        ? 'given as a profile file'
+        : tables === undefined
+          ? 'detected'
+          : `detected from ${plural(tables, 'table')}`;
   const release = releaseWords(p);
   return `profile ${p.id}${release ? ` (${release})` : ''}, ${how}: ${p.title}`;
 }
@@ -90,7 +107,13 @@ function flowLines(a: FlowAnnotation, o: ShowTextOptions, rules: readonly string
   for (const rule of rules) lines.push(pad + s.meaning(rule));
   if (a.cookie.length > 0) lines.push(pad + s.dim(`cookie 0x${a.flow.cookie.toString(16)}: ${cookieWords(a.cookie)}`));
   const packets = a.flow.stats?.packets;
-  if (packets !== undefined && packets !== null && packets > 0n) lines.push(pad + s.dim(`hit by ${plural(packets, 'packet')} (${a.flow.stats?.bytes === undefined || a.flow.stats.bytes === null ? '? bytes' : plural(a.flow.stats.bytes, 'byte')})`));
+  if (packets !== undefined && packets !== null && packets > 0n)
+    lines.push(
+      pad +
+        s.dim(
+          `hit by ${plural(packets, 'packet')} (${a.flow.stats?.bytes === undefined || a.flow.stats.bytes === null ? '? bytes' : plural(a.flow.stats.bytes, 'byte')})`,
+        ),
+    );
   if (o.raw) lines.push(pad + s.dim(a.flow.origin.text.trim()));
   return lines;
 }

@@ -48,7 +48,8 @@ function layout(rows: readonly (readonly string[])[], width: number | undefined)
   const all = HEAD.map((_, i) => i);
   const cells = (i: number): string[] => rows.map((r) => withoutColour(r[i] ?? ''));
   const natural = (i: number): number => maxOf(cells(i).map((c) => c.length)) + 2;
-  const longestWord = (i: number): number => maxOf(cells(i).flatMap((c) => c.split(/[\s,]+/).map((w) => w.length + 1))) + 2;
+  const longestWord = (i: number): number =>
+    maxOf(cells(i).flatMap((c) => c.split(/[\s,]+/).map((w) => w.length + 1))) + 2;
   // A border between and around the columns.
   const total = (ws: readonly number[]): number => ws.reduce((a, b) => a + b, 0) + ws.length + 1;
   if (width === undefined || total(all.map(natural)) <= width) return { columns: all };
@@ -58,7 +59,9 @@ function layout(rows: readonly (readonly string[])[], width: number | undefined)
   const others = (i: number): number => (i === 1 ? longestWord(i) : LEAST + 2);
   for (const floor of [longestWord, others, (): number => LEAST + 2]) {
     while (total(widths) > width) {
-      const candidates = columns.map((c, k) => [c, k] as const).filter(([c, k]) => WORDY.includes(c) && widths[k]! > floor(c));
+      const candidates = columns
+        .map((c, k) => [c, k] as const)
+        .filter(([c, k]) => WORDY.includes(c) && widths[k]! > floor(c));
       const widest = candidates.sort((a, b) => widths[b[1]]! - widths[a[1]]!)[0];
       if (widest === undefined) break;
       widths[widest[1]]!--;
@@ -74,7 +77,12 @@ export interface TablesTextOptions {
   readonly explainProfile?: boolean;
 }
 
-export function formatTables(s: TablesSummary, profile: ProfileNote | undefined, style: TablesStyle, o: TablesTextOptions = {}): string {
+export function formatTables(
+  s: TablesSummary,
+  profile: ProfileNote | undefined,
+  style: TablesStyle,
+  o: TablesTextOptions = {},
+): string {
   const rows: string[][] = [];
   for (const r of s.rows) {
     const name = r.name ?? '';
@@ -103,17 +111,23 @@ export function formatTables(s: TablesSummary, profile: ProfileNote | undefined,
   // One row per table of the dump: the count show gives on its profile line.
   if (profile) out.push(...profileHead(profile, s.rows.length, o.explainProfile ?? false).map(style.dim));
   out.push(table.toString());
-  if (fit.columns.length < HEAD.length) out.push(style.dim('(packets and bytes left out to fit the terminal: -o wide shows them)'));
+  if (fit.columns.length < HEAD.length)
+    out.push(style.dim('(packets and bytes left out to fit the terminal: -o wide shows them)'));
   if (profile && s.missing.length > 0) {
     out.push('', style.warn(`Tables ${profile.id} expects that the dump lacks (${s.missing.length}):`));
     for (const m of s.missing) out.push(`  ${m.number === undefined ? '' : `${m.number} `}${m.name}`);
   }
   // Said apart, as each row says it: a table of another release is no stranger to the profile.
   const notes: string[] = [];
-  if (profile && s.unknown.length > 0) notes.push(style.warn(`Tables of the dump that ${profile.id} does not know: ${s.unknown.join(', ')}`));
+  if (profile && s.unknown.length > 0)
+    notes.push(style.warn(`Tables of the dump that ${profile.id} does not know: ${s.unknown.join(', ')}`));
   if (profile && s.otherReleases.length > 0) {
     const list = s.otherReleases.map((t) => `${t.name} (${t.releases})`).join(', ');
-    notes.push(style.warn(`Tables of the dump that ${profile.id} has only in other releases${profile.release ? ` than ${profile.release}` : ''}: ${list}`));
+    notes.push(
+      style.warn(
+        `Tables of the dump that ${profile.id} has only in other releases${profile.release ? ` than ${profile.release}` : ''}: ${list}`,
+      ),
+    );
   }
   if (notes.length > 0) out.push('', ...notes);
   return out.join('\n');

@@ -28,7 +28,9 @@ function stepCell(step: TraceStep | undefined, o: TraceRenderOptions): string {
 
 function passHeading(pass: TracePass | undefined): string {
   if (!pass) return '';
-  return pass.resume ? `recirc(0x${pass.recircId.toString(16)}) in table ${tableLabel(pass.resume.table)}` : 'packet as given';
+  return pass.resume
+    ? `recirc(0x${pass.recircId.toString(16)}) in table ${tableLabel(pass.resume.table)}`
+    : 'packet as given';
 }
 
 /** The flow a side chose at the divergence, in one line: table, priority, match and actions. */
@@ -43,7 +45,11 @@ function chosen(step: TraceStep | undefined, o: TraceRenderOptions): string {
 function divergenceWords(c: TraceComparison, d: TraceDivergence, left: ComparedSide, right: ComparedSide): string[] {
   const recirc = (c.left.passes[d.pass] ?? c.right.passes[d.pass])?.recircId ?? 0;
   const pass = recirc === 0 ? 'the packet as given' : `recirculation 0x${recirc.toString(16)}`;
-  return [`The paths part at lookup ${d.step + 1} of ${pass}:`, `  left:  ${chosen(d.left, left.render)}`, `  right: ${chosen(d.right, right.render)}`];
+  return [
+    `The paths part at lookup ${d.step + 1} of ${pass}:`,
+    `  left:  ${chosen(d.left, left.render)}`,
+    `  right: ${chosen(d.right, right.render)}`,
+  ];
 }
 
 export function formatTraceComparison(c: TraceComparison, left: ComparedSide, right: ComparedSide): string {
@@ -71,7 +77,11 @@ export function formatTraceComparison(c: TraceComparison, left: ComparedSide, ri
   out.push('');
   if (c.divergence) out.push(...divergenceWords(c, c.divergence, left, right));
   else out.push('The paths are the same, lookup for lookup.');
-  out.push('', `Left ${lowerFirst(verdictLine(c.left, left.render))}`, `Right ${lowerFirst(verdictLine(c.right, right.render))}`);
+  out.push(
+    '',
+    `Left ${lowerFirst(verdictLine(c.left, left.render))}`,
+    `Right ${lowerFirst(verdictLine(c.right, right.render))}`,
+  );
   out.push(c.sameVerdict ? 'Both end the same way.' : 'The verdicts differ.');
   return out.join('\n') + '\n';
 }
@@ -86,7 +96,11 @@ function lowerFirst(s: string): string {
 }
 
 /** The JSON contract: both traces whole, where they part (null when they do not), and whether they end alike. */
-export function traceComparisonJson(c: TraceComparison, left: ComparedSide, right: ComparedSide): Record<string, unknown> {
+export function traceComparisonJson(
+  c: TraceComparison,
+  left: ComparedSide,
+  right: ComparedSide,
+): Record<string, unknown> {
   const d = c.divergence;
   return {
     schemaVersion: SCHEMA_VERSION,

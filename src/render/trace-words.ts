@@ -20,7 +20,11 @@ import { type TraceRenderOptions, traceOutputBudget } from './trace.ts';
  * annotator's address roles read a per-table sample, so a dump of a million flows starts as fast
  * as without them; a table small enough is read whole.
  */
-export function traceWithWords(pipeline: Pipeline, of: OfVersion, request: ProfileRequest = {}): { readonly tracer: Tracer; readonly render: TraceRenderOptions } {
+export function traceWithWords(
+  pipeline: Pipeline,
+  of: OfVersion,
+  request: ProfileRequest = {},
+): { readonly tracer: Tracer; readonly render: TraceRenderOptions } {
   const annotator = sampleAnnotator(pipeline, request);
   const numbering = annotator.tableNumbering();
   const tracer = new Tracer(numbering.size > 0 ? pipeline.withNumbering(numbering) : pipeline);
@@ -38,7 +42,11 @@ function sampleAnnotator(pipeline: Pipeline, request: ProfileRequest): Annotator
 }
 
 function renderOptions(tracer: Tracer, annotator: Annotator, of: OfVersion): TraceRenderOptions {
-  return { ...annotatorTraceWords(annotator, of, tracer.ports.names), missDrop: (result) => missDrop(tracer, result), maxBytes: traceOutputBudget(tracer.pipeline) };
+  return {
+    ...annotatorTraceWords(annotator, of, tracer.ports.names),
+    missDrop: (result) => missDrop(tracer, result),
+    maxBytes: traceOutputBudget(tracer.pipeline),
+  };
 }
 
 /** Table names and the verdict's reason as `annotator` gives them. */

@@ -10,9 +10,27 @@ import type { PortMap } from '../model/ports.ts';
 import { type TableRef, tableLabel } from '../model/tables.ts';
 import { fieldByName } from '../model/fields.ts';
 import { formatFlags, fullMask, quotePortName } from '../syntax/field-value.ts';
-import { type Packet, FIELD, INNER_VLAN, MAX_MPLS_LABELS, MPLS_LSES_BELOW, slotField } from '../analysis/trace/packet.ts';
+import {
+  type Packet,
+  FIELD,
+  INNER_VLAN,
+  MAX_MPLS_LABELS,
+  MPLS_LSES_BELOW,
+  slotField,
+} from '../analysis/trace/packet.ts';
 import type { OutputPort } from '../analysis/trace/trace-ports.ts';
-import { MAX_DEPTH, MAX_NESTING, MAX_PASSES, MAX_RESUBMITS, MAX_TRACE_STEPS, type TraceNode, type TracePass, type TraceProblem, type TraceResult, type TraceStep } from '../analysis/trace/trace.ts';
+import {
+  MAX_DEPTH,
+  MAX_NESTING,
+  MAX_PASSES,
+  MAX_RESUBMITS,
+  MAX_TRACE_STEPS,
+  type TraceNode,
+  type TracePass,
+  type TraceProblem,
+  type TraceResult,
+  type TraceStep,
+} from '../analysis/trace/trace.ts';
 import type { VerdictReason } from '../analysis/trace/trace-verdict.ts';
 import type { MissDrop } from '../analysis/trace/nearest-flow.ts';
 import { formatActions } from './actions.ts';
@@ -73,7 +91,12 @@ export function formatPacket(packet: Packet, portNames?: PortMap): string {
   const match = formatMatch({ fields: packetFields(packet) }, portNames ? { portNames } : {});
   const parts = [match];
   const inner = packet.slot(INNER_VLAN);
-  if (inner !== 0n) parts.push((inner & 0x1000n) !== 0n ? `dl_vlan1=${inner & 0xfffn},dl_vlan_pcp1=${inner >> 13n}` : `vlan_tci1=0x${inner.toString(16).padStart(4, '0')}`);
+  if (inner !== 0n)
+    parts.push(
+      (inner & 0x1000n) !== 0n
+        ? `dl_vlan1=${inner & 0xfffn},dl_vlan_pcp1=${inner >> 13n}`
+        : `vlan_tci1=0x${inner.toString(16).padStart(4, '0')}`,
+    );
   // Labels under the top one, as ofproto/trace prints them (the whole entry, in decimal).
   for (const slot of MPLS_LSES_BELOW) if (packet.slot(slot) !== 0n) parts.push(`${slot}=${packet.slot(slot)}`);
   return parts.filter((s) => s !== '').join(',');
@@ -113,7 +136,13 @@ function tableLine(node: Extract<TraceNode, { kind: 'table' }>, o: TraceRenderOp
   return `${label}. ${match === '' ? '' : match + ', '}priority ${node.flow.priority}${cookie}${suffix}`;
 }
 
-function renderTable(node: Extract<TraceNode, { kind: 'table' }>, indent: number, bodyIndent: number, o: TraceRenderOptions, out: TextBudget): void {
+function renderTable(
+  node: Extract<TraceNode, { kind: 'table' }>,
+  indent: number,
+  bodyIndent: number,
+  o: TraceRenderOptions,
+  out: TextBudget,
+): void {
   const pad = ' '.repeat(indent * 4);
   out.push(pad + tableLine(node, o));
   if (node.conjunction) {
@@ -157,7 +186,9 @@ function renderNodes(nodes: readonly TraceNode[], indent: number, o: TraceRender
         const match = formatMatch(f.match, o.portNames ? { portNames: o.portNames } : {});
         const prio = f.priority === DEFAULT_PRIORITY ? '' : `priority=${f.priority}`;
         const head = [prio, match].filter((s) => s !== '').join(',');
-        out.push(`${pad} -> learned: table=${tableLabel(f.table)}${head ? ', ' + head : ''} actions=${formatActions(f.actions, { of: o.of })}`);
+        out.push(
+          `${pad} -> learned: table=${tableLabel(f.table)}${head ? ', ' + head : ''} actions=${formatActions(f.actions, { of: o.of })}`,
+        );
         break;
       }
       case 'problem':
@@ -190,7 +221,9 @@ function problemLine(p: TraceProblem, pad: string, o: TraceRenderOptions): strin
     case 'translation-failed':
       return `${pad} >>>> ${OVS_LIMIT_WORDS[p.limit]} <<<<`;
     case 'trace-cut':
-      return p.limit === 'actions' ? `${pad} >>>> resubmits yielded over 64 kB of actions <<<<` : `${pad} >> ${problemText(p, o)}`;
+      return p.limit === 'actions'
+        ? `${pad} >>>> resubmits yielded over 64 kB of actions <<<<`
+        : `${pad} >> ${problemText(p, o)}`;
     case 'output-to-in-port':
       return `${pad} >> skipping output to input port`;
     case 'no-ct-tuple':
@@ -218,7 +251,9 @@ const TRANSLATION_LIMIT_WORDS = {
 function problemText(p: TraceProblem, o: TraceRenderOptions): string {
   switch (p.kind) {
     case 'missing-group':
-      return p.dumpHasGroups ? `group ${p.group} is not among the groups given` : `group ${p.group} is not in the dump (give the groups with --groups: ovs-ofctl dump-groups output)`;
+      return p.dumpHasGroups
+        ? `group ${p.group} is not among the groups given`
+        : `group ${p.group} is not in the dump (give the groups with --groups: ovs-ofctl dump-groups output)`;
     case 'missing-bucket':
       return `group ${p.group} has no bucket ${p.bucket} (its buckets: ${p.buckets.join(', ')})`;
     case 'no-live-bucket':
@@ -323,7 +358,8 @@ export function verdictLine(result: TraceResult, o: TraceRenderOptions, why = o.
     }
     case 'drop': {
       const last = result.last;
-      if (result.cause) return `Verdict: dropped in ${tableName(result.cause.table, o)}: ${problemText(result.cause, o)}`;
+      if (result.cause)
+        return `Verdict: dropped in ${tableName(result.cause.table, o)}: ${problemText(result.cause, o)}`;
       if (!last) return 'Verdict: dropped (no table to look up)';
       const where = tableName(last.table, o);
       if (said) return `Verdict: dropped in ${where}: ${said.reason}`;
@@ -355,7 +391,11 @@ export function formatTrace(result: TraceResult, o: TraceRenderOptions): string 
   const miss = o.missDrop?.(result);
   if (miss) out.push(nearestLine(miss.nearest, o.portNames));
   // Problems the verdict does not name, each once.
-  const notes = new Set(result.problems.filter((p) => p !== result.cause).map((p) => `Also, in ${tableName(p.table, o)}: ${problemText(p, o)}`));
+  const notes = new Set(
+    result.problems
+      .filter((p) => p !== result.cause)
+      .map((p) => `Also, in ${tableName(p.table, o)}: ${problemText(p, o)}`),
+  );
   out.push(...notes);
   return out.join('\n') + '\n';
 }
@@ -368,11 +408,19 @@ export function formatTraceBrief(result: TraceResult, o: TraceRenderOptions): st
   const rows: [string, string, string][] = [];
   const out: string[] = [];
   for (const pass of result.passes) {
-    if (pass.resume) rows.push([`recirc(0x${pass.recircId.toString(16)})`, '', `resumed in table ${tableLabel(pass.resume.table)} with ct_state=${ctStateText(pass.resume.ctState)}`]);
+    if (pass.resume)
+      rows.push([
+        `recirc(0x${pass.recircId.toString(16)})`,
+        '',
+        `resumed in table ${tableLabel(pass.resume.table)} with ct_state=${ctStateText(pass.resume.ctState)}`,
+      ]);
     for (const step of pass.steps) {
       const name = o.describeTable?.(step.table);
       // Numbers aligned on the right, as ofproto/trace prints them.
-      const table = step.table.kind === 'number' ? `${String(step.table.number).padStart(3)}${name ? ` ${name}` : ''}` : tableLabel(step.table);
+      const table =
+        step.table.kind === 'number'
+          ? `${String(step.table.number).padStart(3)}${name ? ` ${name}` : ''}`
+          : tableLabel(step.table);
       const did = step.flow ? formatActions(step.flow.actions, { of: o.of }) || 'drop' : 'no flow matched: drop';
       rows.push([table, step.flow ? String(step.flow.priority) : '-', did]);
     }
@@ -397,9 +445,13 @@ export function omittedLines(lines: number, maxBytes: number | undefined, what =
 }
 
 /** The tables a trace looks the packet up in, in order (`-o name`), as many as its bound holds; how many more it left out. */
-export function traceTableNames(result: TraceResult, o: TraceRenderOptions): { readonly names: readonly string[]; readonly omitted: number } {
+export function traceTableNames(
+  result: TraceResult,
+  o: TraceRenderOptions,
+): { readonly names: readonly string[]; readonly omitted: number } {
   const budget = new TextBudget(o.maxBytes ?? Infinity);
-  for (const pass of result.passes) for (const s of pass.steps) budget.push(o.describeTable?.(s.table) ?? tableLabel(s.table));
+  for (const pass of result.passes)
+    for (const s of pass.steps) budget.push(o.describeTable?.(s.table) ?? tableLabel(s.table));
   return { names: budget.lines, omitted: budget.omitted };
 }
 
@@ -412,7 +464,10 @@ export function omittedNames(omitted: number, o: TraceRenderOptions): string {
 const jsonBytes = (item: unknown): number => JSON.stringify(item, jsonReplacer).length;
 
 /** JSON's passes, steps and problems, as many as `maxBytes` holds, and counts of those left out. */
-function boundedJson(result: TraceResult, o: TraceRenderOptions): { passes: Record<string, unknown>[]; problems: Record<string, unknown>[]; omitted?: Record<string, unknown> } {
+function boundedJson(
+  result: TraceResult,
+  o: TraceRenderOptions,
+): { passes: Record<string, unknown>[]; problems: Record<string, unknown>[]; omitted?: Record<string, unknown> } {
   const budget = new TextBudget(o.maxBytes ?? Infinity);
   const omitted = { passes: 0, steps: 0, problems: 0 };
   const passes: Record<string, unknown>[] = [];
@@ -445,7 +500,14 @@ function boundedJson(result: TraceResult, o: TraceRenderOptions): { passes: Reco
     else omitted.problems++;
   }
   if (budget.omitted === 0) return { passes, problems };
-  return { passes, problems, omitted: { ...omitted, reason: `the trace reached ${o.maxBytes} bytes, ${BOUND_WORDS}; the verdict covers the whole trace` } };
+  return {
+    passes,
+    problems,
+    omitted: {
+      ...omitted,
+      reason: `the trace reached ${o.maxBytes} bytes, ${BOUND_WORDS}; the verdict covers the whole trace`,
+    },
+  };
 }
 
 /** A table lookup as JSON: its table (and name), the flow's priority, match and actions, the conjunction it took. */

@@ -17,7 +17,8 @@ function visibleLength(text: string): number {
 }
 
 /** Leading blanks, then a marker that starts an item (a row of `trace --brief`: table, name, priority). */
-const HANGING = /^\s*(?:\[\d+\]\s+|[-•✓✗]\s+(?:\d+:\s+)?|\d+\.\s+|(?:if|and|then)\s+(?:\d+:\s+)?|\d+ \S+ +(?:\d+|-) {2})?/;
+const HANGING =
+  /^\s*(?:\[\d+\]\s+|[-•✓✗]\s+(?:\d+:\s+)?|\d+\.\s+|(?:if|and|then)\s+(?:\d+:\s+)?|\d+ \S+ +(?:\d+|-) {2})?/;
 
 /** Pieces that may end a line: each ends with a blank or a comma, or ends the text. */
 function pieces(line: string): string[] {

@@ -107,7 +107,12 @@ export function addressText(v: unknown): string | undefined {
 }
 
 function bytesAddress(b: readonly number[]): string | undefined {
-  const v4 = b.length === 4 ? b : b.length === 16 && b.slice(0, 10).every((x) => x === 0) && b[10] === 255 && b[11] === 255 ? b.slice(12) : undefined;
+  const v4 =
+    b.length === 4
+      ? b
+      : b.length === 16 && b.slice(0, 10).every((x) => x === 0) && b[10] === 255 && b[11] === 255
+        ? b.slice(12)
+        : undefined;
   if (v4) return v4.join('.');
   if (b.length !== 16 || !b.every((x) => Number.isInteger(x) && x >= 0 && x <= 255)) return undefined;
   return formatIpv6(b.reduce((n, x) => (n << 8n) | BigInt(x), 0n));
@@ -120,7 +125,9 @@ function member(v: unknown): PolicyMember {
   const ports = list(m.ports).flatMap((p): PolicyPort[] => {
     const o = lower(p);
     const port = Number(o.port);
-    return Number.isInteger(port) && port > 0 ? [{ port, ...(text(o.name) ? { name: text(o.name)! } : {}), protocol: text(o.protocol) ?? 'TCP' }] : [];
+    return Number.isInteger(port) && port > 0
+      ? [{ port, ...(text(o.name) ? { name: text(o.name)! } : {}), protocol: text(o.protocol) ?? 'TCP' }]
+      : [];
   });
   return {
     ...(name ? { pod: `${text(pod.namespace) ?? 'default'}/${name}` } : {}),
@@ -154,7 +161,11 @@ function service(v: unknown): PolicyService {
   const s = lower(v);
   const port = portOf(s.port);
   const end = Number(s.endport);
-  return { protocol: text(s.protocol) ?? 'TCP', ...(port === undefined ? {} : { port }), ...(Number.isInteger(end) && end > 0 ? { endPort: end } : {}) };
+  return {
+    protocol: text(s.protocol) ?? 'TCP',
+    ...(port === undefined ? {} : { port }),
+    ...(Number.isInteger(end) && end > 0 ? { endPort: end } : {}),
+  };
 }
 
 function rule(v: unknown): PolicyRule {
@@ -223,9 +234,18 @@ function groups(file: NodeFile | undefined, problems: string[]): Map<string, Pol
 }
 
 /** The policy objects of a bundle's node; undefined when it has none of the three files. */
-export function readPolicyObjects(files: { readonly networkpolicies?: NodeFile; readonly addressgroups?: NodeFile; readonly appliedtogroups?: NodeFile }): PolicyObjects | undefined {
+export function readPolicyObjects(files: {
+  readonly networkpolicies?: NodeFile;
+  readonly addressgroups?: NodeFile;
+  readonly appliedtogroups?: NodeFile;
+}): PolicyObjects | undefined {
   if (!files.networkpolicies) return undefined;
   const problems: string[] = [];
   const policies = items(files.networkpolicies, problems).flatMap((p) => policy(p) ?? []);
-  return { policies, addressGroups: groups(files.addressgroups, problems), appliedToGroups: groups(files.appliedtogroups, problems), problems };
+  return {
+    policies,
+    addressGroups: groups(files.addressgroups, problems),
+    appliedToGroups: groups(files.appliedtogroups, problems),
+    problems,
+  };
 }

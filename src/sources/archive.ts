@@ -114,13 +114,20 @@ const gunzipAsync = promisify(gunzipCallback);
  * Gunzips the data; a damaged stream is inflated again with sync flushing, which hands out
  * everything that came before the damage instead of failing, and the problem says what broke.
  */
-export async function gunzip(data: Buffer, maxBytes = DEFAULT_MAX_BYTES): Promise<{ data: Buffer; problem?: string; tooLarge?: true }> {
+export async function gunzip(
+  data: Buffer,
+  maxBytes = DEFAULT_MAX_BYTES,
+): Promise<{ data: Buffer; problem?: string; tooLarge?: true }> {
   try {
     return { data: await gunzipAsync(data, { maxOutputLength: maxBytes }) };
   } catch (err) {
     const code = (err as { code?: string }).code;
-    if (code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) return { data: Buffer.alloc(0), problem: `decompresses to more than ${maxBytes} bytes`, tooLarge: true };
-    const partial = await gunzipAsync(data, { maxOutputLength: maxBytes, finishFlush: zlibConstants.Z_SYNC_FLUSH }).catch(() => Buffer.alloc(0));
+    if (code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError)
+      return { data: Buffer.alloc(0), problem: `decompresses to more than ${maxBytes} bytes`, tooLarge: true };
+    const partial = await gunzipAsync(data, {
+      maxOutputLength: maxBytes,
+      finishFlush: zlibConstants.Z_SYNC_FLUSH,
+    }).catch(() => Buffer.alloc(0));
     return { data: partial, problem: gzipProblem(err) };
   }
 }
@@ -185,8 +192,16 @@ function inflatedStream(data: Buffer): AsyncIterable<Buffer> {
  * rejects otherwise: damage to the source or to the tar data is returned with the entries read
  * before it.
  */
-async function extractEntries(source: AsyncIterable<Buffer> | Iterable<Buffer>, options: ReadArchiveOptions): Promise<Extracted> {
-  const { wanted, maxBytes = DEFAULT_MAX_BYTES, maxEntries = Number.POSITIVE_INFINITY, maxEntryBytes = Number.POSITIVE_INFINITY } = options;
+async function extractEntries(
+  source: AsyncIterable<Buffer> | Iterable<Buffer>,
+  options: ReadArchiveOptions,
+): Promise<Extracted> {
+  const {
+    wanted,
+    maxBytes = DEFAULT_MAX_BYTES,
+    maxEntries = Number.POSITIVE_INFINITY,
+    maxEntryBytes = Number.POSITIVE_INFINITY,
+  } = options;
   // Loaded only when an archive is read: a dump read from a file needs none of it.
   const { extract } = await import('tar-stream');
   const entries: ArchiveEntry[] = [];
@@ -204,7 +219,8 @@ async function extractEntries(source: AsyncIterable<Buffer> | Iterable<Buffer>, 
       if (settled) return;
       settled = true;
       // The entry being read when the data ends: what arrived of it is kept, marked as cut.
-      if (err !== undefined && current !== undefined) entries.push({ path: current.path, data: Buffer.concat(current.chunks), cutFrom: current.size });
+      if (err !== undefined && current !== undefined)
+        entries.push({ path: current.path, data: Buffer.concat(current.chunks), cutFrom: current.size });
       error = err;
       resolve();
     };
@@ -217,11 +233,17 @@ async function extractEntries(source: AsyncIterable<Buffer> | Iterable<Buffer>, 
     // The extractor reports damage itself; the entry stream only repeats it.
     stream.on('error', () => undefined);
     const path = normaliseEntryPath(header.name);
-    if (path === undefined && header.type !== 'directory') pathProblems.push(`entry ${JSON.stringify(header.name)} skipped: its path leaves the archive`);
-    const keep = (header.type === 'file' || header.type === 'contiguous-file') && path !== undefined && (wanted?.(path) ?? true);
+    if (path === undefined && header.type !== 'directory')
+      pathProblems.push(`entry ${JSON.stringify(header.name)} skipped: its path leaves the archive`);
+    const keep =
+      (header.type === 'file' || header.type === 'contiguous-file') && path !== undefined && (wanted?.(path) ?? true);
     const tooLargeEntry = keep && (header.size ?? 0) > maxEntryBytes;
-    if (tooLargeEntry) pathProblems.push(`entry ${path} skipped: ${header.size} bytes, more than flowscope reads of one file (${maxEntryBytes})`);
-    const entry: Pending | undefined = keep && !tooLargeEntry ? { path, size: header.size ?? 0, chunks: [] } : undefined;
+    if (tooLargeEntry)
+      pathProblems.push(
+        `entry ${path} skipped: ${header.size} bytes, more than flowscope reads of one file (${maxEntryBytes})`,
+      );
+    const entry: Pending | undefined =
+      keep && !tooLargeEntry ? { path, size: header.size ?? 0, chunks: [] } : undefined;
     current = entry;
     stream.on('data', (chunk: unknown) => {
       progress++;
@@ -283,7 +305,8 @@ export async function readArchive(data: Buffer, options: ReadArchiveOptions = {}
   const problems = [...pathProblems];
   // After a damaged gzip stream the tar reader only sees the consequence: report the cause.
   if (sourceError !== undefined) problems.unshift(gzipProblem(sourceError));
-  else if (error !== undefined) problems.push(entries.length === 0 && !looksLikeTar(data, gzip) ? 'is not a tar archive' : tarProblem(error));
+  else if (error !== undefined)
+    problems.push(entries.length === 0 && !looksLikeTar(data, gzip) ? 'is not a tar archive' : tarProblem(error));
   return { entries, problems, bytes, entryCount };
 }
 

@@ -54,7 +54,9 @@ function dirOf(path: string): string {
 
 function wanted(path: string): boolean {
   const base = baseOf(path);
-  return ownEntry(NODE_FILES, base) !== undefined || NODE_ARCHIVE.test(base) || base === FAILED_NODES || isSosFile(path);
+  return (
+    ownEntry(NODE_FILES, base) !== undefined || NODE_ARCHIVE.test(base) || base === FAILED_NODES || isSosFile(path)
+  );
 }
 
 function describeError(err: unknown): string {
@@ -84,7 +86,9 @@ async function treeFromDirectory(dir: string, problems: string[], budget: ReadBu
         if (depth < MAX_DEPTH && name !== 'logs') await walk(relPath, depth + 1);
       } else if (st.isFile() && wanted(relPath)) {
         if (st.size > MAX_INPUT_BYTES) {
-          problems.push(`${full}: skipped: ${mebibytes(st.size)}, more than flowscope reads of one file (${mebibytes(MAX_INPUT_BYTES)})`);
+          problems.push(
+            `${full}: skipped: ${mebibytes(st.size)}, more than flowscope reads of one file (${mebibytes(MAX_INPUT_BYTES)})`,
+          );
           continue;
         }
         budget.take(st.size, 1, dir);
@@ -107,7 +111,12 @@ async function treeFromDirectory(dir: string, problems: string[], budget: ReadBu
 async function treeFromArchive(data: Buffer, label: string, problems: string[], budget: ReadBudget): Promise<Tree> {
   let contents;
   try {
-    contents = await readArchive(data, { wanted, maxBytes: budget.bytes, maxEntries: budget.entries, maxEntryBytes: MAX_INPUT_BYTES });
+    contents = await readArchive(data, {
+      wanted,
+      maxBytes: budget.bytes,
+      maxEntries: budget.entries,
+      maxEntryBytes: MAX_INPUT_BYTES,
+    });
   } catch (err) {
     throw err instanceof ArchiveTooLarge ? exceeded(err.limit, label) : err;
   }
@@ -115,7 +124,8 @@ async function treeFromArchive(data: Buffer, label: string, problems: string[], 
   budget.take(contents.bytes, contents.entryCount, label);
   for (const p of contents.problems) problems.push(`${label} ${p}`);
   for (const e of contents.entries) {
-    if (e.cutFrom !== undefined) problems.push(`${label}:${e.path} is cut short: ${e.data.length} of ${e.cutFrom} bytes`);
+    if (e.cutFrom !== undefined)
+      problems.push(`${label}:${e.path} is cut short: ${e.data.length} of ${e.cutFrom} bytes`);
   }
   return new Map(contents.entries.map((e) => [e.path, e.data]));
 }
@@ -155,10 +165,17 @@ function directoryNodes(tree: Tree, origin: string, root: RootName, separator: s
     const decoded = decodeText(data);
     // `ovsports` wins over `ovs-show` should both be there; both describe the same ports.
     if ('notText' in decoded) node.problems.push(`${label}: not text (${decoded.notText})`);
-    else if (node.files[kind] === undefined || baseOf(path) === 'ovsports') node.files[kind] = { label, text: decoded.text };
+    else if (node.files[kind] === undefined || baseOf(path) === 'ovsports')
+      node.files[kind] = { label, text: decoded.text };
   }
   return [...byDir.entries()]
-    .filter(([, n]) => n.files.flows !== undefined || n.files.groups !== undefined || n.files.agentinfo !== undefined || n.problems.length > 0)
+    .filter(
+      ([, n]) =>
+        n.files.flows !== undefined ||
+        n.files.groups !== undefined ||
+        n.files.agentinfo !== undefined ||
+        n.problems.length > 0,
+    )
     .map(([dir, n]) => ({
       name: nodeName(n.files, dir, root),
       origin: dir === '' ? origin : `${origin}${separator}${dir}`,
@@ -168,13 +185,23 @@ function directoryNodes(tree: Tree, origin: string, root: RootName, separator: s
 }
 
 /** Every node a tree holds: nested agent archives, node directories, sosreport bridges. */
-async function nodesOfTree(tree: Tree, origin: string, root: RootName, separator: string, problems: string[], budget: ReadBudget): Promise<NodeSource[]> {
+async function nodesOfTree(
+  tree: Tree,
+  origin: string,
+  root: RootName,
+  separator: string,
+  problems: string[],
+  budget: ReadBudget,
+): Promise<NodeSource[]> {
   const nodes: NodeSource[] = [];
   for (const [path, data] of tree) {
     const base = baseOf(path);
     if (base === FAILED_NODES) {
       const failed = data.toString('utf8').split(/\s+/).filter(Boolean);
-      if (failed.length > 0) problems.push(`the bundle could not collect ${failed.length === 1 ? 'node' : 'nodes'} ${failed.join(', ')} (${FAILED_NODES})`);
+      if (failed.length > 0)
+        problems.push(
+          `the bundle could not collect ${failed.length === 1 ? 'node' : 'nodes'} ${failed.join(', ')} (${FAILED_NODES})`,
+        );
       continue;
     }
     if (!NODE_ARCHIVE.test(base)) continue;
@@ -200,8 +227,12 @@ export async function openBundle(path: string): Promise<Bundle> {
   });
   if (!st.isDirectory()) {
     // A FIFO or a device would be read without end, or wait for a writer for ever.
-    if (!st.isFile()) throw new SourceError(`${path}: not a directory or a regular file; give a bundle directory or archive`);
-    if (st.size > MAX_INPUT_BYTES) throw new SourceError(`${path}: ${mebibytes(st.size)}, more than flowscope reads of one file (${mebibytes(MAX_INPUT_BYTES)})`);
+    if (!st.isFile())
+      throw new SourceError(`${path}: not a directory or a regular file; give a bundle directory or archive`);
+    if (st.size > MAX_INPUT_BYTES)
+      throw new SourceError(
+        `${path}: ${mebibytes(st.size)}, more than flowscope reads of one file (${mebibytes(MAX_INPUT_BYTES)})`,
+      );
     const data = await readFile(path).catch((err: unknown) => {
       throw new SourceError(`cannot read ${path}: ${describeError(err)}`);
     });
@@ -222,24 +253,33 @@ export async function openBundle(path: string): Promise<Bundle> {
 export async function openBundleArchive(data: Buffer, label: string, fileName = label): Promise<Bundle> {
   const magic = sniff(data);
   if (magic === 'xz' || magic === 'bzip2' || magic === 'zstd' || magic === 'zip') {
-    throw new SourceError(`${label}: ${MAGIC_DESCRIPTION[magic]}; flowscope reads directories, .tar and .tar.gz archives: unpack it and give the directory`);
+    throw new SourceError(
+      `${label}: ${MAGIC_DESCRIPTION[magic]}; flowscope reads directories, .tar and .tar.gz archives: unpack it and give the directory`,
+    );
   }
   if (magic !== 'gzip' && magic !== 'tar') {
-    const what = magic === undefined ? ('notText' in decodeText(data) ? 'binary data' : 'a text file') : MAGIC_DESCRIPTION[magic];
+    const what =
+      magic === undefined ? ('notText' in decodeText(data) ? 'binary data' : 'a text file') : MAGIC_DESCRIPTION[magic];
     throw new SourceError(`${label}: not a support bundle (${what}); expected a bundle directory or a .tar.gz archive`);
   }
   const inner = magic === 'gzip' ? contentMagic(data) : magic;
   if (inner !== 'tar' && inner !== 'gzip') {
-    throw new SourceError(`${label}: not a support bundle (gzip-compressed, but not a tar archive); expected a bundle directory or a .tar.gz archive (a compressed dump is read as an input, without --bundle)`);
+    throw new SourceError(
+      `${label}: not a support bundle (gzip-compressed, but not a tar archive); expected a bundle directory or a .tar.gz archive (a compressed dump is read as an input, without --bundle)`,
+    );
   }
   const problems: string[] = [];
   const own: string[] = [];
   const budget = new ReadBudget();
   const tree = await treeFromArchive(data, label, own, budget);
   const root = rootNameOf(fileName);
-  let nodes = (await nodesOfTree(tree, label, root, ':', problems, budget)).map((n) => ({ ...n, problems: [...own, ...n.problems] }));
+  let nodes = (await nodesOfTree(tree, label, root, ':', problems, budget)).map((n) => ({
+    ...n,
+    problems: [...own, ...n.problems],
+  }));
   // An agent's own archive is a node even when too damaged to show any file.
-  if (root.fromAgentArchive && nodes.length === 0) nodes = [{ name: root.name, origin: label, files: {}, problems: own }];
+  if (root.fromAgentArchive && nodes.length === 0)
+    nodes = [{ name: root.name, origin: label, files: {}, problems: own }];
   else if (nodes.length === 0) problems.push(...own);
   return bundleOf(label, nodes, problems);
 }
@@ -266,13 +306,18 @@ function nodeList(nodes: readonly NodeSource[]): string {
 export function selectNode(bundle: Bundle, name: string | undefined): NodeSource {
   if (name !== undefined) {
     const named = bundle.nodes.filter((n) => n.name === name);
-    if (named.length === 0) throw new SourceError(`${bundle.path}: no node ${JSON.stringify(name)} (nodes: ${nodeList(bundle.nodes)})`);
+    if (named.length === 0)
+      throw new SourceError(`${bundle.path}: no node ${JSON.stringify(name)} (nodes: ${nodeList(bundle.nodes)})`);
     if (named.length > 1) {
       const where = named.map((n) => n.origin).join(', ');
-      throw new SourceError(`${bundle.path} holds ${named.length} nodes named ${JSON.stringify(name)} (${where}): give the one you mean instead of ${bundle.path}`);
+      throw new SourceError(
+        `${bundle.path} holds ${named.length} nodes named ${JSON.stringify(name)} (${where}): give the one you mean instead of ${bundle.path}`,
+      );
     }
     return named[0]!;
   }
   if (bundle.nodes.length === 1) return bundle.nodes[0]!;
-  throw new SourceError(`${bundle.path} holds ${bundle.nodes.length} nodes (${nodeList(bundle.nodes)}): choose one with --node NAME`);
+  throw new SourceError(
+    `${bundle.path} holds ${bundle.nodes.length} nodes (${nodeList(bundle.nodes)}): choose one with --node NAME`,
+  );
 }

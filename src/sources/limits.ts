@@ -48,6 +48,9 @@ export class ReadBudget {
 
 /** The refusal of a bundle past one of its limits. */
 export function exceeded(limit: BundleLimit, what: string): SourceError {
-  const much = limit === 'bytes' ? `more than ${mebibytes(MAX_BUNDLE_BYTES)} once decompressed` : `more than ${MAX_BUNDLE_ENTRIES.toLocaleString('en-US')} files`;
+  const much =
+    limit === 'bytes'
+      ? `more than ${mebibytes(MAX_BUNDLE_BYTES)} once decompressed`
+      : `more than ${MAX_BUNDLE_ENTRIES.toLocaleString('en-US')} files`;
   return new SourceError(`${what}: the bundle holds ${much}, more than flowscope reads`);
 }

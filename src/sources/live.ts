@@ -28,7 +28,12 @@ export interface LiveOptions {
 /** Node's timers hold at most 2^31 − 1 ms (24.8 days); a longer one would fire at once. */
 export const MAX_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 
-export const LIVE_DEFAULTS = { namespace: 'kube-system', container: 'antrea-ovs', bridge: 'br-int', timeoutSeconds: 30 } as const;
+export const LIVE_DEFAULTS = {
+  namespace: 'kube-system',
+  container: 'antrea-ovs',
+  bridge: 'br-int',
+  timeoutSeconds: 30,
+} as const;
 
 /** Antrea's own choice since v1.8; a bridge limited to older versions (OpenShift's br0) falls back to 1.3. */
 const VERSIONS = ['OpenFlow15', 'OpenFlow13'] as const;
@@ -69,18 +74,27 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
  * Checked before anything runs: a value starting with `-` would otherwise become an option of
  * kubectl or ovs-ofctl (`--pod=--filename=/etc/passwd`).
  */
-export function liveNameProblem(what: 'pod' | 'namespace' | 'container' | 'context' | 'kubeconfig' | 'bridge', value: string): string | undefined {
+export function liveNameProblem(
+  what: 'pod' | 'namespace' | 'container' | 'context' | 'kubeconfig' | 'bridge',
+  value: string,
+): string | undefined {
   const quoted = JSON.stringify(value);
   if (value === '') return `--${what}: an empty name`;
   if (value.startsWith('-')) return `--${what} ${quoted}: a name cannot start with "-"`;
   switch (what) {
     case 'pod':
-      return value.length <= 253 && DNS_SUBDOMAIN.test(value) ? undefined : `--pod ${quoted}: not a Pod name (lower-case letters, digits, "-" and ".", at most 253, starting and ending with a letter or digit)`;
+      return value.length <= 253 && DNS_SUBDOMAIN.test(value)
+        ? undefined
+        : `--pod ${quoted}: not a Pod name (lower-case letters, digits, "-" and ".", at most 253, starting and ending with a letter or digit)`;
     case 'namespace':
     case 'container':
-      return value.length <= 63 && DNS_LABEL.test(value) ? undefined : `--${what} ${quoted}: not a ${what} name (lower-case letters, digits and "-", at most 63, starting and ending with a letter or digit)`;
+      return value.length <= 63 && DNS_LABEL.test(value)
+        ? undefined
+        : `--${what} ${quoted}: not a ${what} name (lower-case letters, digits and "-", at most 63, starting and ending with a letter or digit)`;
     case 'bridge':
-      return BRIDGE.test(value) ? undefined : `--bridge ${quoted}: not a bridge name (letters, digits, "_", "-" and ".", at most 15)`;
+      return BRIDGE.test(value)
+        ? undefined
+        : `--bridge ${quoted}: not a bridge name (letters, digits, "_", "-" and ".", at most 15)`;
     case 'context':
     case 'kubeconfig':
       return CONTROL.test(value) ? `--${what} ${quoted}: a control character in the name` : undefined;
@@ -91,7 +105,14 @@ export function liveNameProblem(what: 'pod' | 'namespace' | 'container' | 'conte
 function checkNames(options: LiveOptions): void {
   const t = options.target;
   const given: [Parameters<typeof liveNameProblem>[0], string | undefined][] = [['bridge', options.bridge]];
-  if (t.kind === 'pod') given.push(['pod', t.pod], ['namespace', t.namespace], ['container', t.container], ['context', t.context], ['kubeconfig', t.kubeconfig]);
+  if (t.kind === 'pod')
+    given.push(
+      ['pod', t.pod],
+      ['namespace', t.namespace],
+      ['container', t.container],
+      ['context', t.context],
+      ['kubeconfig', t.kubeconfig],
+    );
   for (const [what, value] of given) {
     const problem = value === undefined ? undefined : liveNameProblem(what, value);
     if (problem !== undefined) throw new SourceError(problem);
@@ -107,15 +128,29 @@ function argv(target: LiveTarget, ofctl: readonly string[]): { file: string; arg
   const args: string[] = [];
   if (target.kubeconfig !== undefined) args.push(`--kubeconfig=${target.kubeconfig}`);
   if (target.context !== undefined) args.push(`--context=${target.context}`);
-  args.push('exec', `--namespace=${target.namespace}`, target.pod, `--container=${target.container}`, '--', 'ovs-ofctl', ...ofctl);
+  args.push(
+    'exec',
+    `--namespace=${target.namespace}`,
+    target.pod,
+    `--container=${target.container}`,
+    '--',
+    'ovs-ofctl',
+    ...ofctl,
+  );
   return { file: 'kubectl', args };
 }
 
 /** What went wrong with kubectl itself, in the user's terms, or undefined when ovs-ofctl failed. */
 function kubectlTrouble(target: LiveTarget & { kind: 'pod' }, stderr: string): string | undefined {
-  if (/pods? "[^"]*" not found|NotFound/.test(stderr)) return `pod ${target.pod} not found in namespace ${target.namespace}`;
-  if (/container[^\n]*not found|not valid for pod|is not a container/i.test(stderr)) return `pod ${target.pod} has no container ${target.container} (choose one with --container)`;
-  if (/Unable to connect to the server|couldn't get current server API|connection refused|context .* does not exist|no configuration has been provided/i.test(stderr)) {
+  if (/pods? "[^"]*" not found|NotFound/.test(stderr))
+    return `pod ${target.pod} not found in namespace ${target.namespace}`;
+  if (/container[^\n]*not found|not valid for pod|is not a container/i.test(stderr))
+    return `pod ${target.pod} has no container ${target.container} (choose one with --container)`;
+  if (
+    /Unable to connect to the server|couldn't get current server API|connection refused|context .* does not exist|no configuration has been provided/i.test(
+      stderr,
+    )
+  ) {
     return `kubectl cannot reach the cluster: ${lastLine(stderr)}`;
   }
   return undefined;
@@ -139,14 +174,23 @@ async function run(options: LiveOptions, ofctl: readonly string[]): Promise<Ran>
   if ((r as { code?: string }).code === 'ENOENT') {
     throw new SourceError(`${file} not found: install it or add its directory to PATH`);
   }
-  if (r.timedOut) throw new SourceError(`${shown}: no answer within ${options.timeoutMs / 1000} s (--timeout SECONDS to wait longer)`);
+  if (r.timedOut)
+    throw new SourceError(
+      `${shown}: no answer within ${options.timeoutMs / 1000} s (--timeout SECONDS to wait longer)`,
+    );
   const stderr = String(r.stderr);
   if (options.target.kind === 'pod') {
     const trouble = kubectlTrouble(options.target, stderr);
     if (trouble !== undefined) throw new SourceError(trouble);
   }
-  const why = lastLine(stderr) || (r.exitCode === undefined ? (r.shortMessage ?? 'failed') : `exit status ${r.exitCode}`);
-  return { ok: false, stdout: '', message: `${shown}: ${why}`, versionRefused: /version negotiation failed/i.test(stderr) };
+  const why =
+    lastLine(stderr) || (r.exitCode === undefined ? (r.shortMessage ?? 'failed') : `exit status ${r.exitCode}`);
+  return {
+    ok: false,
+    stdout: '',
+    message: `${shown}: ${why}`,
+    versionRefused: /version negotiation failed/i.test(stderr),
+  };
 }
 
 /** Runs one ovs-ofctl command, falling back to OpenFlow 1.3 when the bridge refuses 1.5. */
@@ -167,7 +211,9 @@ export async function collectLive(options: LiveOptions): Promise<NodeSource> {
   const label = (cmd: string): string => `${where}:${cmd} ${options.bridge}`;
   const flows = await dump(options, 'dump-flows', ['--names']);
   if (!flows.ok) throw new SourceError(flows.message);
-  const files: Partial<Record<'flows' | 'groups' | 'ports', NodeFile>> = { flows: { label: label('dump-flows'), text: flows.stdout } };
+  const files: Partial<Record<'flows' | 'groups' | 'ports', NodeFile>> = {
+    flows: { label: label('dump-flows'), text: flows.stdout },
+  };
   const problems: string[] = [];
   for (const [kind, cmd] of [
     ['groups', 'dump-groups'],

@@ -29,11 +29,22 @@ export function readNode(node: NodeSource, options: Pick<ParseFilesOptions, 'por
   }
   const nodeProblems = [...node.problems, ...parsed.rejected.map((r) => r.message), ...parsed.problems];
   if (flows === undefined) nodeProblems.push(`${node.origin}: no flows file`);
-  else if (parsed.flows.length === 0 && !parsed.rejected.some((r) => r.label === flows.label)) nodeProblems.push(`${flows.label}: holds no flows`);
+  else if (parsed.flows.length === 0 && !parsed.rejected.some((r) => r.label === flows.label))
+    nodeProblems.push(`${flows.label}: holds no flows`);
   // The agent counts flows per table when the bundle is taken; far fewer in the file means it was cut.
-  const counted = agentInfo?.flowTable === undefined ? undefined : [...agentInfo.flowTable.values()].reduce((a, b) => a + b, 0);
+  const counted =
+    agentInfo?.flowTable === undefined ? undefined : [...agentInfo.flowTable.values()].reduce((a, b) => a + b, 0);
   if (counted !== undefined && flows !== undefined && parsed.flows.length < counted) {
-    nodeProblems.push(`${flows.label}: ${parsed.flows.length} flows, but agentinfo counted ${counted}: the file may be incomplete`);
+    nodeProblems.push(
+      `${flows.label}: ${parsed.flows.length} flows, but agentinfo counted ${counted}: the file may be incomplete`,
+    );
   }
-  return { ...parsed, name: node.name, origin: node.origin, ...(agentInfo ? { agentInfo } : {}), policies, nodeProblems };
+  return {
+    ...parsed,
+    name: node.name,
+    origin: node.origin,
+    ...(agentInfo ? { agentInfo } : {}),
+    policies,
+    nodeProblems,
+  };
 }

@@ -46,7 +46,11 @@ function emptyTables(pipeline: Pipeline): { table: TableRef; flows: number; buck
 function onlyDefaultFlow(dump: NodeDump): boolean {
   const f = dump.flows[0];
   if (dump.flows.length !== 1 || f === undefined) return false;
-  const normal = f.actions.length === 1 && f.actions[0]?.kind === 'output' && f.actions[0].port.kind === 'reserved' && f.actions[0].port.name === 'NORMAL';
+  const normal =
+    f.actions.length === 1 &&
+    f.actions[0]?.kind === 'output' &&
+    f.actions[0].port.kind === 'reserved' &&
+    f.actions[0].port.name === 'NORMAL';
   return normal && f.priority === 0 && f.match.fields.length === 0 && tableLabel(f.table) === '0';
 }
 
@@ -63,14 +67,21 @@ function profileOf(note: ProfileNote): NodeSummary['profile'] & {} {
 
 export function summarizeNode(dump: NodeDump): NodeSummary {
   const problems: NodeProblem[] = dump.nodeProblems.map((message) => ({ severity: 'error', message }));
-  if (dump.badLines > 0) problems.push({ severity: 'error', message: `${dump.badLines} line${dump.badLines === 1 ? '' : 's'} could not be read` });
+  if (dump.badLines > 0)
+    problems.push({
+      severity: 'error',
+      message: `${dump.badLines} line${dump.badLines === 1 ? '' : 's'} could not be read`,
+    });
   const read = new Pipeline(dump.flows, dump.groups, dump.ports);
   // Read by its profile, the pipeline knows the numbers of the tables it names: a bucket's jump to
   // table 70 of a dump that holds that table as L3Forwarding goes to a table with flows.
   const annotated = dump.flows.length === 0 ? undefined : annotatePipeline(read);
   const pipeline = annotated?.pipeline ?? read;
   if (onlyDefaultFlow(dump)) {
-    problems.push({ severity: 'error', message: 'only the default NORMAL flow of OVS: the agent has not (re)installed its flows' });
+    problems.push({
+      severity: 'error',
+      message: 'only the default NORMAL flow of OVS: the agent has not (re)installed its flows',
+    });
   }
   for (const c of findConjunctions(pipeline).conjunctions) {
     const broken = c.problems.filter((p) => p.severity === 'error');
@@ -85,7 +96,10 @@ export function summarizeNode(dump: NodeDump): NodeSummary {
               : p.kind === 'pre-empted'
                 ? `clause ${p.k} is always pre-empted by a higher-priority flow`
                 : p.kind;
-      problems.push({ severity: 'error', message: `conjunction ${c.id} in table ${tableLabel(c.table)} is incomplete: ${why}` });
+      problems.push({
+        severity: 'error',
+        message: `conjunction ${c.id} in table ${tableLabel(c.table)} is incomplete: ${why}`,
+      });
     }
   }
   for (const t of emptyTables(pipeline)) {
@@ -94,7 +108,10 @@ export function summarizeNode(dump: NodeDump): NodeSummary {
       ...(t.buckets > 0 ? [`${t.buckets} group bucket${t.buckets === 1 ? '' : 's'}`] : []),
     ];
     const verb = t.flows + t.buckets === 1 ? 'continues' : 'continue';
-    problems.push({ severity: 'warning', message: `table ${tableLabel(t.table)} has no flows, but ${from.join(' and ')} ${verb} there` });
+    problems.push({
+      severity: 'warning',
+      message: `table ${tableLabel(t.table)} has no flows, but ${from.join(' and ')} ${verb} there`,
+    });
   }
   const info = dump.agentInfo;
   return {

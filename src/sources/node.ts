@@ -5,10 +5,15 @@
 import { MAGIC_DESCRIPTION, sniff } from './archive.ts';
 
 /** The files flowscope reads for a node; `ports` is `ovsports`, `dump-ports-desc` or `show` output. */
-export type NodeFileKind = 'flows' | 'groups' | 'ports' | 'agentinfo' | 'networkpolicies' | 'addressgroups' | 'appliedtogroups';
+export type NodeFileKind =
+  'flows' | 'groups' | 'ports' | 'agentinfo' | 'networkpolicies' | 'addressgroups' | 'appliedtogroups';
 
 /** Antrea's policy objects, as the agent's bundle stores them (YAML). */
-export const POLICY_KINDS = ['networkpolicies', 'addressgroups', 'appliedtogroups'] as const satisfies readonly NodeFileKind[];
+export const POLICY_KINDS = [
+  'networkpolicies',
+  'addressgroups',
+  'appliedtogroups',
+] as const satisfies readonly NodeFileKind[];
 
 export interface NodeFile {
   /** Where the text came from, as diagnostics name it: `dir/flows`, `agent_n1.tar.gz:flows`. */

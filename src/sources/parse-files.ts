@@ -76,7 +76,11 @@ export function parseFiles(files: readonly NodeFile[], options: ParseFilesOption
     if (map.size === 0 && f.text.trim() !== '') problems.push(`${f.label}: no port descriptions found`);
     return map;
   });
-  const ports = mergePortMaps([...(options.portMap ? [options.portMap] : []), ...described, ...files.map((f) => readPortDescriptions(f.text))]);
+  const ports = mergePortMaps([
+    ...(options.portMap ? [options.portMap] : []),
+    ...described,
+    ...files.map((f) => readPortDescriptions(f.text)),
+  ]);
   const flows: Flow[] = [];
   const groups: Group[] = [];
   const diagnostics: Diagnostic[] = [];
@@ -90,7 +94,8 @@ export function parseFiles(files: readonly NodeFile[], options: ParseFilesOption
     const { onProgress } = options;
     const start = before;
     // Lines are told in proportion to the file's share of all the text.
-    const progress = onProgress && ((lines: number, of: number): void => onProgress(start + (f.text.length * lines) / of, total));
+    const progress =
+      onProgress && ((lines: number, of: number): void => onProgress(start + (f.text.length * lines) / of, total));
     before += f.text.length;
     const r = parseDump(antctlFlowsText(f.text) ?? f.text, {
       file: f.label,
@@ -101,13 +106,20 @@ export function parseFiles(files: readonly NodeFile[], options: ParseFilesOption
     if (!readSomething && r.badLines + r.proseLines > 0) {
       // A document of another kind is named; else each line says what is wrong with it.
       const kind = guessKind(f.text);
-      const why = kind ?? (r.badLines > 0 ? `no line could be read as a flow or group` : 'it holds only text, no flow or group');
-      rejected.push({ label: f.label, message: `${shown(f.label)}: not an ovs-ofctl dump: ${why}`, diagnostics: kind === undefined ? r.diagnostics : [] });
+      const why =
+        kind ?? (r.badLines > 0 ? `no line could be read as a flow or group` : 'it holds only text, no flow or group');
+      rejected.push({
+        label: f.label,
+        message: `${shown(f.label)}: not an ovs-ofctl dump: ${why}`,
+        diagnostics: kind === undefined ? r.diagnostics : [],
+      });
       continue;
     }
     const last = unterminatedLastLine(f.text);
     if (last !== undefined && r.diagnostics.some((d) => d.severity === 'error' && d.line === last)) {
-      problems.push(`${shown(f.label)}: line ${last} could not be read and ends without a line end: the file looks cut short`);
+      problems.push(
+        `${shown(f.label)}: line ${last} could not be read and ends without a line end: the file looks cut short`,
+      );
     }
     append(flows, r.flows);
     append(groups, r.groups);

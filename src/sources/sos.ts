@@ -71,17 +71,22 @@ export function sosNodes(tree: ReadonlyMap<string, Buffer>, origin: string): Nod
     const files: Partial<Record<NodeFileKind, NodeFile>> = {};
     const problems: string[] = [];
     for (const kind of ['flows', 'groups', 'ports'] as const) {
-      const mine = candidates.filter((c) => c.bridge === bridge && c.kind === kind).sort((a, b) => b.version - a.version || b.rank - a.rank);
+      const mine = candidates
+        .filter((c) => c.bridge === bridge && c.kind === kind)
+        .sort((a, b) => b.version - a.version || b.rank - a.rank);
       const best = mine.find((c) => c.text !== undefined && HOLDS_DATA[kind]!.test(c.text));
       if (best?.text !== undefined) {
         files[kind] = { label: `${origin}/${best.path}`, text: best.text };
         continue;
       }
-      for (const c of mine.filter((x) => x.notText !== undefined)) problems.push(`${origin}/${c.path}: not text (${c.notText})`);
+      for (const c of mine.filter((x) => x.notText !== undefined))
+        problems.push(`${origin}/${c.path}: not text (${c.notText})`);
       // Say which output was looked at and what it holds instead of flows.
       if (kind === 'flows' && mine[0] !== undefined) {
         const shown = mine.find((c) => c.text !== undefined);
-        problems.push(`no ${kind} for ${bridge}: ${shown ? `${shown.path} says: ${firstLine(shown.text!)}` : 'no readable dump-flows output'}`);
+        problems.push(
+          `no ${kind} for ${bridge}: ${shown ? `${shown.path} says: ${firstLine(shown.text!)}` : 'no readable dump-flows output'}`,
+        );
       }
     }
     return { name: bridge, origin, files, problems };

@@ -24,7 +24,8 @@ export interface ActionToken {
   readonly unbalanced: boolean;
 }
 
-const isSeparator = (c: number): boolean => c === COMMA || c === SPACE || c === TAB || c === CARRIAGE_RETURN || c === LINE_FEED;
+const isSeparator = (c: number): boolean =>
+  c === COMMA || c === SPACE || c === TAB || c === CARRIAGE_RETURN || c === LINE_FEED;
 
 /**
  * Splits `text[start, end)` the way OVS's `ofputil_parse_key_value` does: elements separated by
@@ -61,7 +62,16 @@ export function scanActionTokens(text: string, start: number, end: number): Acti
     } else if (i < end && (c === EQUALS || c === COLON)) {
       const argOffset = i + 1;
       i = scanValue(text, argOffset, end, isSeparator);
-      out.push({ name, nameOffset, arg: text.slice(argOffset, i), argOffset, paren: false, tail: '', end: i, unbalanced: false });
+      out.push({
+        name,
+        nameOffset,
+        arg: text.slice(argOffset, i),
+        argOffset,
+        paren: false,
+        tail: '',
+        end: i,
+        unbalanced: false,
+      });
     } else {
       out.push({ name, nameOffset, argOffset: i, paren: false, tail: '', end: i, unbalanced: false });
     }

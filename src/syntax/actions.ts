@@ -135,7 +135,8 @@ function setField(f: FieldDef, value: bigint, written: FieldWriteSpelling, mask 
 
 function checkWritable(tok: ActionToken, env: Env, f: FieldDef): void {
   if (!f.writable) fail(tok, `destination field ${f.name} is not writable`);
-  if (!env.inCt && (f.name === 'ct_mark' || f.name === 'ct_label')) fail(tok, 'cannot set CT fields outside of ct action');
+  if (!env.inCt && (f.name === 'ct_mark' || f.name === 'ct_label'))
+    fail(tok, 'cannot set CT fields outside of ct action');
 }
 
 function parseSetField(tok: ActionToken, env: Env): Action {
@@ -211,7 +212,11 @@ function parseNative(tok: ActionToken, env: Env, written: FieldWriteSpelling): A
     }
     case 'mod_tp_src':
     case 'mod_tp_dst':
-      return setField(l4Field(env, written === 'mod_tp_src' ? 'src' : 'dst'), BigInt(num(tok, arg, 0xffff, 'port')), written);
+      return setField(
+        l4Field(env, written === 'mod_tp_src' ? 'src' : 'dst'),
+        BigInt(num(tok, arg, 0xffff, 'port')),
+        written,
+      );
     case 'set_tunnel':
     case 'set_tunnel64': {
       const v = parseUint(arg, ones(64));
@@ -229,7 +234,13 @@ function parseNative(tok: ActionToken, env: Env, written: FieldWriteSpelling): A
 }
 
 /** `controller` without arguments, also what output to the CONTROLLER port means. */
-const DEFAULT_CONTROLLER: ActionOf<'controller'> = { kind: 'controller', maxLen: 0xffff, reason: 'action', id: 0, pause: false };
+const DEFAULT_CONTROLLER: ActionOf<'controller'> = {
+  kind: 'controller',
+  maxLen: 0xffff,
+  reason: 'action',
+  id: 0,
+  pause: false,
+};
 
 function parseController(tok: ActionToken): Action {
   const base = DEFAULT_CONTROLLER;
@@ -269,7 +280,14 @@ function parseController(tok: ActionToken): Action {
   return out;
 }
 
-const CONTROLLER_REASONS: readonly ControllerReason[] = ['no_match', 'action', 'invalid_ttl', 'action_set', 'group', 'packet_out'];
+const CONTROLLER_REASONS: readonly ControllerReason[] = [
+  'no_match',
+  'action',
+  'invalid_ttl',
+  'action_set',
+  'group',
+  'packet_out',
+];
 
 function parseOutput(tok: ActionToken, env: Env): Action {
   const arg = argOf(tok);
@@ -315,7 +333,8 @@ function parseEnqueue(tok: ActionToken, env: Env): Action {
 
 function parseResubmit(tok: ActionToken, env: Env): Action {
   const arg = argOf(tok);
-  if (!tok.paren && !arg.includes(',')) return { kind: 'resubmit', port: portRef(tok, env, arg, 'resubmit to unknown port'), ct: false };
+  if (!tok.paren && !arg.includes(','))
+    return { kind: 'resubmit', port: portRef(tok, env, arg, 'resubmit to unknown port'), ct: false };
   const parts = arg.split(',').map((s) => s.trim());
   if (parts.length > 3) fail(tok, `${arg}: too many arguments to resubmit`);
   const [portText = '', tableText = '', ctText] = parts;
@@ -394,14 +413,14 @@ function parseNat(tok: ActionToken): NatAction {
       case 'src':
       case 'dst':
         if (nat.direction) fail(tok, 'nat: only one of "src" or "dst" may be specified');
-      {
-        const range = t.arg !== undefined && t.arg !== '' ? parseNatRange(tok, t.arg) : undefined;
-        // OVS treats an all-zero address without ports as no range at all.
-        const empty = !range || (range.addrMin === 0n && range.addrMax === undefined && range.portMin === undefined);
-        nat.direction = t.name;
-        if (!empty) nat.range = range;
-        break;
-      }
+        {
+          const range = t.arg !== undefined && t.arg !== '' ? parseNatRange(tok, t.arg) : undefined;
+          // OVS treats an all-zero address without ports as no range at all.
+          const empty = !range || (range.addrMin === 0n && range.addrMax === undefined && range.portMin === undefined);
+          nat.direction = t.name;
+          if (!empty) nat.range = range;
+          break;
+        }
       case 'persistent':
       case 'hash':
       case 'random':
@@ -475,7 +494,15 @@ function parseCt(tok: ActionToken, env: Env): CtAction {
   return ct;
 }
 
-const HASH_FIELDS: readonly HashFields[] = ['eth_src', 'symmetric_l4', 'symmetric_l3l4', 'symmetric_l3l4+udp', 'nw_src', 'nw_dst', 'symmetric_l3'];
+const HASH_FIELDS: readonly HashFields[] = [
+  'eth_src',
+  'symmetric_l4',
+  'symmetric_l3l4',
+  'symmetric_l3l4+udp',
+  'nw_src',
+  'nw_dst',
+  'symmetric_l3',
+];
 const MULTIPATH_ALGS: readonly MultipathAlgorithm[] = ['modulo_n', 'hash_threshold', 'hrw', 'iter_hash'];
 const BUNDLE_ALGS: readonly BundleAlgorithm[] = ['active_backup', 'hrw'];
 
@@ -493,7 +520,11 @@ function parseMultipath(tok: ActionToken): Action {
   const n = num(tok, nLinks, 0xffffffff, 'number of links');
   if (n < 1 || n > 65536) fail(tok, `${arg}: n_links ${n} is not in valid range 1 to 65536`);
   const dstSf = subfield(tok, dst);
-  if (2 ** Math.min(dstSf.bits, 31) < n) fail(tok, `${arg}: ${dstSf.bits}-bit destination field has ${2 ** dstSf.bits} possible values, less than specified n_links ${n}`);
+  if (2 ** Math.min(dstSf.bits, 31) < n)
+    fail(
+      tok,
+      `${arg}: ${dstSf.bits}-bit destination field has ${2 ** dstSf.bits} possible values, less than specified n_links ${n}`,
+    );
   return {
     kind: 'multipath',
     fields: hashFields(tok, arg, fields),
@@ -518,7 +549,9 @@ function parseBundle(tok: ActionToken, env: Env, load: boolean): Action {
   if (delimName !== 'members' && delimName !== 'slaves') {
     fail(tok, `${arg}: missing member delimiter, expected \`members', got \`${delimName}'`);
   }
-  const memberTexts = [colon < 0 ? '' : delim.slice(colon + 1), ...parts.slice(membersAt + 1)].map((s) => s.replace(/^\[|\]$/g, '')).filter((s) => s !== '');
+  const memberTexts = [colon < 0 ? '' : delim.slice(colon + 1), ...parts.slice(membersAt + 1)]
+    .map((s) => s.replace(/^\[|\]$/g, ''))
+    .filter((s) => s !== '');
   const h = hashFields(tok, arg, fields);
   if (!BUNDLE_ALGS.includes(alg as BundleAlgorithm)) fail(tok, `${arg}: unknown algorithm \`${alg}'`);
   if (type !== 'ofport') fail(tok, `${arg}: unknown member_type \`${type}'`);
@@ -591,7 +624,12 @@ function parseEncap(tok: ActionToken): Action {
       const [cls = '', type = '', value = ''] = (t.arg ?? '').split(',').map((s) => s.trim());
       const v = parseUint(value, ones(128));
       if (v === undefined || !/^0x/i.test(value)) fail(tok, `${value}: invalid tlv value`);
-      tlvs.push({ tlvClass: num(tok, cls, 0xffff, 'tlv class'), type: num(tok, type, 0xff, 'tlv type'), value: v, length: Math.ceil((value.length - 2) / 2) });
+      tlvs.push({
+        tlvClass: num(tok, cls, 0xffff, 'tlv class'),
+        type: num(tok, type, 0xff, 'tlv type'),
+        value: v,
+        length: Math.ceil((value.length - 2) / 2),
+      });
     } else fail(tok, `${t.name}: invalid nsh property`);
   }
   const header: EncapHeader = { kind: 'nsh', ...(mdType === undefined ? {} : { mdType }), tlvs };
@@ -603,7 +641,10 @@ function parseDecap(tok: ActionToken): Action {
   if (arg === '') return { kind: 'decap' };
   const m = /^packet_type\(ns=(\w+),type=(\w+)\)$/.exec(arg.replace(/\s/g, ''));
   if (!m) fail(tok, `${arg}: invalid decap argument`);
-  return { kind: 'decap', packetType: { ns: num(tok, m[1]!, 0xffff, 'namespace'), type: num(tok, m[2]!, 0xffff, 'type') } };
+  return {
+    kind: 'decap',
+    packetType: { ns: num(tok, m[1]!, 0xffff, 'namespace'), type: num(tok, m[2]!, 0xffff, 'type') },
+  };
 }
 
 function parseDecTtl(tok: ActionToken): Action {
@@ -632,7 +673,8 @@ function parseConjunction(tok: ActionToken): Action {
   const clause = Number(m[2]);
   const nClauses = Number(m[3]);
   if (nClauses < 2 || nClauses > 64) fail(tok, `number of conjunctive clauses must be between 2 and 64`);
-  if (clause < 1 || clause > nClauses) fail(tok, `clause index must be positive and no greater than the number of clauses`);
+  if (clause < 1 || clause > nClauses)
+    fail(tok, `clause index must be positive and no greater than the number of clauses`);
   return { kind: 'conjunction', id, clause, nClauses };
 }
 
@@ -805,7 +847,14 @@ function nestedList(t: ActionToken, e: Env, keyword: string): Action[] {
 }
 
 /** OF1.1+ instructions in the order OVS requires them after the apply-actions. */
-const INSTRUCTION_ORDER: readonly string[] = ['meter', 'apply', 'clear_actions', 'write_actions', 'write_metadata', 'goto_table'];
+const INSTRUCTION_ORDER: readonly string[] = [
+  'meter',
+  'apply',
+  'clear_actions',
+  'write_actions',
+  'write_metadata',
+  'goto_table',
+];
 
 function instructionOf(a: Action): string {
   return INSTRUCTION_ORDER.includes(a.kind) ? a.kind : 'apply';
@@ -826,7 +875,8 @@ function parseOne(tok: ActionToken, env: Env): Action | undefined {
 }
 
 function parseList(text: string, start: number, end: number, outer: Env, nestedIn: string | undefined): Action[] {
-  if (nestedIn !== undefined && outer.depth + 1 >= MAX_ACTION_NESTING) throw new ActionError('Action nested too deeply', start, Math.max(1, end - start));
+  if (nestedIn !== undefined && outer.depth + 1 >= MAX_ACTION_NESTING)
+    throw new ActionError('Action nested too deeply', start, Math.max(1, end - start));
   const env: Env = nestedIn === undefined ? outer : { ...outer, depth: outer.depth + 1 };
   const { sink } = env.ctx;
   const out: Action[] = [];
@@ -845,8 +895,13 @@ function parseList(text: string, start: number, end: number, outer: Env, nestedI
       } else if (!nestedIn) {
         const rank = INSTRUCTION_ORDER.indexOf(instructionOf(a));
         if (rank < lastInstruction || (rank === lastInstruction && rank !== 1)) {
-          const before = INSTRUCTION_ORDER[lastInstruction] === 'apply' ? 'apply actions' : INSTRUCTION_ORDER[lastInstruction];
-          sink.error(`invalid instruction ordering: ${a.kind} must not follow ${before}`, tok.nameOffset, tok.end - tok.nameOffset);
+          const before =
+            INSTRUCTION_ORDER[lastInstruction] === 'apply' ? 'apply actions' : INSTRUCTION_ORDER[lastInstruction];
+          sink.error(
+            `invalid instruction ordering: ${a.kind} must not follow ${before}`,
+            tok.nameOffset,
+            tok.end - tok.nameOffset,
+          );
         }
         lastInstruction = Math.max(lastInstruction, rank);
       } else if (instructionOf(a) !== 'apply' && a.kind !== 'meter') {
@@ -915,7 +970,7 @@ function conjunctionOf(id: number, clause: number, nClauses: number): Action {
  */
 export function plainConjunctions(text: string, start: number, end: number): Action[] | undefined {
   const out: Action[] = [];
-  for (let i = start; ; ) {
+  for (let i = start; ;) {
     if (!text.startsWith('conjunction(', i)) return undefined;
     if (!run.read(text, i + 12) || text.charCodeAt(run.end) !== 0x2c) return undefined;
     const id = run.value;
@@ -933,11 +988,23 @@ export function plainConjunctions(text: string, start: number, end: number): Act
 }
 
 /** parseActions, also telling whether the result depends on `ctx.match` (or is the same for any match). */
-export function parseActionList(text: string, start: number, end: number, ctx: ActionContext): { actions: Action[]; readsMatch: boolean } {
+export function parseActionList(
+  text: string,
+  start: number,
+  end: number,
+  ctx: ActionContext,
+): { actions: Action[]; readsMatch: boolean } {
   const conjunctions = ctx.bucket ? undefined : plainConjunctions(text, start, end);
   if (conjunctions) return { actions: conjunctions, readsMatch: false };
   const tci = ctx.match?.fields.find((f) => f.field.name === 'vlan_tci');
-  const env: Env = { text, ctx, hasVlan: tci !== undefined && (tci.value & tci.mask & 0x1000n) !== 0n, inCt: false, reads: { match: false }, depth: 0 };
+  const env: Env = {
+    text,
+    ctx,
+    hasVlan: tci !== undefined && (tci.value & tci.mask & 0x1000n) !== 0n,
+    inCt: false,
+    reads: { match: false },
+    depth: 0,
+  };
   try {
     return { actions: parseList(text, start, end, env, undefined), readsMatch: env.reads.match };
   } catch (e) {

@@ -36,7 +36,12 @@ function lastAddress(text: string, start: number, end: number): LastAddress | un
 }
 
 /** The match of `text[start, end)` made from a template of its shape, if there is one. */
-export function matchFromTemplate(text: string, start: number, end: number, templates: ReadonlyMap<string, AddressTemplate>): Match | undefined {
+export function matchFromTemplate(
+  text: string,
+  start: number,
+  end: number,
+  templates: ReadonlyMap<string, AddressTemplate>,
+): Match | undefined {
   if (templates.size === 0) return undefined;
   const last = lastAddress(text, start, end);
   const template = last && templates.get(text.slice(start, last.prefixEnd));

@@ -65,8 +65,13 @@ export class FlowChecker {
   private prerequisite(field: FieldDef, verb: 'write' | 'read', match: Match = this.match): void {
     this.release(field);
     if (field.prerequisite === 'none' || this.unknownProtocol) return;
-    if (!matchAllows(match, field)) this.warn(`${verb} of ${field.name} needs a match on its protocol (${field.prerequisite}); ${REFUSED}`);
-    else if (verb === 'write' && (field.storage === 'tp_src' || field.storage === 'tp_dst') && laterFragmentsOnly(match)) {
+    if (!matchAllows(match, field))
+      this.warn(`${verb} of ${field.name} needs a match on its protocol (${field.prerequisite}); ${REFUSED}`);
+    else if (
+      verb === 'write' &&
+      (field.storage === 'tp_src' || field.storage === 'tp_dst') &&
+      laterFragmentsOnly(match)
+    ) {
       this.warn(`write of ${field.name} in later IP fragments, which have no L4 header; ${REFUSED}`);
     }
   }
@@ -74,7 +79,8 @@ export class FlowChecker {
   checkMatch(): void {
     for (const m of this.match.fields) {
       this.release(m.field);
-      if (m.field.datapathOnly) this.warn(`${m.field.name} can be matched only in datapath flows, not in OpenFlow; ${REFUSED}`);
+      if (m.field.datapathOnly)
+        this.warn(`${m.field.name} can be matched only in datapath flows, not in OpenFlow; ${REFUSED}`);
     }
   }
 
@@ -126,15 +132,23 @@ export class FlowChecker {
         this.unknownProtocol = true;
         break;
       case 'resubmit':
-        if (a.ct && !matchAllows(this.match, CT_VALID)) this.warn(`resubmit with ct needs a match on an established conntrack state; ${REFUSED}`);
+        if (a.ct && !matchAllows(this.match, CT_VALID))
+          this.warn(`resubmit with ct needs a match on an established conntrack state; ${REFUSED}`);
         break;
       case 'ct': {
         if (this.unknownProtocol) break;
         const et = ethType(this.match);
         if (et !== IP && et !== IPV6) this.warn(`ct needs a match on ip or ipv6; ${REFUSED}`);
         for (const inner of a.actions) {
-          if (inner.kind === 'nat' && inner.range && et !== undefined && et !== (inner.range.family === 4 ? IP : IPV6)) {
-            this.warn(`nat to an IPv${inner.range.family} address needs a match on ${inner.range.family === 4 ? 'ip' : 'ipv6'}; ${REFUSED}`);
+          if (
+            inner.kind === 'nat' &&
+            inner.range &&
+            et !== undefined &&
+            et !== (inner.range.family === 4 ? IP : IPV6)
+          ) {
+            this.warn(
+              `nat to an IPv${inner.range.family} address needs a match on ${inner.range.family === 4 ? 'ip' : 'ipv6'}; ${REFUSED}`,
+            );
           }
         }
         break;

@@ -107,7 +107,11 @@ function parseCInteger(text: string): bigint | undefined {
   const m = /^([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)$/.exec(text);
   if (!m) return undefined;
   const body = m[2]!;
-  const v = /^0[xX]/.test(body) ? BigInt(body.toLowerCase()) : body.length > 1 && body.startsWith('0') ? BigInt('0o' + body.slice(1)) : BigInt(body);
+  const v = /^0[xX]/.test(body)
+    ? BigInt(body.toLowerCase())
+    : body.length > 1 && body.startsWith('0')
+      ? BigInt('0o' + body.slice(1))
+      : BigInt(body);
   return m[1] === '-' ? -v : v;
 }
 
@@ -228,7 +232,11 @@ function parseIntString(text: string, bytes: number): IntResult {
 function parseInteger(field: FieldDef, text: string): FieldValueResult {
   const slash = text.indexOf('/');
   const invalid = (r: { readonly err: 'range' | 'syntax' }, what: 'value' | 'mask'): FieldValueResult =>
-    fail(r.err === 'range' ? `${text}: ${what} too large for ${field.bytes}-byte field ${field.name}` : `${text}: bad syntax for ${field.name} ${what}`);
+    fail(
+      r.err === 'range'
+        ? `${text}: ${what} too large for ${field.bytes}-byte field ${field.name}`
+        : `${text}: bad syntax for ${field.name} ${what}`,
+    );
   const value = parseIntString(slash < 0 ? text : text.slice(0, slash), field.bytes);
   if ('err' in value) return invalid(value, 'value');
   if (slash < 0) return { ok: true, value: value.v, mask: ones(field.bytes * 8) };
@@ -251,7 +259,9 @@ function parsePort(text: string, portMap: PortNumbers | undefined): { number: nu
     }
     if (n >= 0xffffff00 && n <= 0xffffffff) {
       const reserved = reservedPortByNumber(n);
-      return reserved ? { number: n - 0xffff0000, port: { kind: 'reserved', name: reserved } } : { number: n - 0xffff0000 };
+      return reserved
+        ? { number: n - 0xffff0000, port: { kind: 'reserved', name: reserved } }
+        : { number: n - 0xffff0000 };
     }
     return undefined;
   }
@@ -269,7 +279,11 @@ function parsePort(text: string, portMap: PortNumbers | undefined): { number: nu
 function portResult(field: FieldDef, text: string, portMap: PortNumbers | undefined): FieldValueResult {
   const p = parsePort(text, portMap);
   if (!p) {
-    return fail(field.bits === 16 ? `${text}: invalid or unknown port for ${field.name}` : `${text}: port value out of range for ${field.name}`);
+    return fail(
+      field.bits === 16
+        ? `${text}: invalid or unknown port for ${field.name}`
+        : `${text}: port value out of range for ${field.name}`,
+    );
   }
   // 32-bit port fields hold OF1.1+ numbers: reserved ports live at 0xffffff00 and up.
   const value = field.bits === 32 && p.number >= 0xff00 ? BigInt(p.number) + 0xffff0000n : BigInt(p.number);

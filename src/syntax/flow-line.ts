@@ -5,7 +5,15 @@
  * collected, never thrown.
  */
 import type { Action } from '../model/actions.ts';
-import { DEFAULT_PRIORITY, FLOW_FLAGS, type Flow, type FlowFlag, type FlowStats, type Match, type Origin } from '../model/flow.ts';
+import {
+  DEFAULT_PRIORITY,
+  FLOW_FLAGS,
+  type Flow,
+  type FlowFlag,
+  type FlowStats,
+  type Match,
+  type Origin,
+} from '../model/flow.ts';
 import { EMPTY_MATCH } from '../model/match.ts';
 import type { PortMap } from '../model/ports.ts';
 import type { ProblemSink } from '../model/problems.ts';
@@ -75,7 +83,19 @@ interface Header {
 }
 
 /** The keys a flow line may hold besides its match, flags aside. */
-const FLOW_KEYS = ['cookie', 'duration', 'table', 'n_packets', 'n_bytes', 'priority', 'idle_timeout', 'hard_timeout', 'importance', 'idle_age', 'hard_age'] as const;
+const FLOW_KEYS = [
+  'cookie',
+  'duration',
+  'table',
+  'n_packets',
+  'n_bytes',
+  'priority',
+  'idle_timeout',
+  'hard_timeout',
+  'importance',
+  'idle_age',
+  'hard_age',
+] as const;
 type FlowKey = (typeof FLOW_KEYS)[number] | 'buf' | 'out_port';
 
 /**
@@ -207,7 +227,8 @@ function takeFlowKey(text: string, c: KeyValueCursor, h: Header, sink: ProblemSi
     case 'cookie': {
       const v = c.hasValue ? uintAt(text, c.valueOffset, c.valueEnd, 64) : undefined;
       if (v !== undefined) h.cookie = v;
-      else if (c.value?.includes('/')) sink.error('flow additions cannot use a cookie mask', c.keyOffset, c.end - c.keyOffset);
+      else if (c.value?.includes('/'))
+        sink.error('flow additions cannot use a cookie mask', c.keyOffset, c.end - c.keyOffset);
       else bad(c, sink, 'cookie');
       return true;
     }
@@ -326,7 +347,8 @@ function readActions(text: string, start: number, match: Match, ctx: FlowLineCon
   // Long conjunction lists are read faster than they are found among the lists met before: most
   // are unique (one per address, naming every rule that uses it), and would only swell that table.
   const long = text.length - start > LONG_LIST;
-  const conjunctions = long && text.startsWith('conjunction(', start) ? plainConjunctions(text, start, text.length) : undefined;
+  const conjunctions =
+    long && text.startsWith('conjunction(', start) ? plainConjunctions(text, start, text.length) : undefined;
   if (conjunctions) return { actions: conjunctions, checked: CONJUNCTIONS_CHECKED };
   const recurring = ctx.recurring;
   const key = recurring ? text.slice(start) : undefined;
@@ -334,7 +356,12 @@ function readActions(text: string, start: number, match: Match, ctx: FlowLineCon
   if (known) return known;
   const { sink, portMap } = ctx;
   const before = sink.problems.length;
-  const { actions, readsMatch } = parseActionList(text, start, text.length, portMap ? { sink, match, portMap } : { sink, match });
+  const { actions, readsMatch } = parseActionList(
+    text,
+    start,
+    text.length,
+    portMap ? { sink, match, portMap } : { sink, match },
+  );
   return key !== undefined && !readsMatch && sink.problems.length === before ? { actions, key } : { actions };
 }
 
@@ -346,7 +373,16 @@ export function parseFlowLine(text: string, file: string, line: number, ctx: Flo
     sink.error('must specify an action', Math.max(0, text.length - 1));
     return undefined;
   }
-  const h: Header = { table: TABLE_0, priority: DEFAULT_PRIORITY, cookie: 0n, idleTimeout: 0, hardTimeout: 0, importance: 0, flags: NO_FLAGS, stats: undefined };
+  const h: Header = {
+    table: TABLE_0,
+    priority: DEFAULT_PRIORITY,
+    cookie: 0n,
+    idleTimeout: 0,
+    hardTimeout: 0,
+    importance: 0,
+    flags: NO_FLAGS,
+    stats: undefined,
+  };
   // Flow-level keys lead the line in every layout ovs-ofctl prints; the match follows.
   const statsEnd = readPrintedStats(text, h);
   const cursor = new KeyValueCursor(text, readPlainPriority(text, statsEnd, keyword, h), keyword);

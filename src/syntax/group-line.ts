@@ -21,7 +21,13 @@ export interface GroupLineContext {
 /** Largest group id an OpenFlow switch accepts (OFPG_MAX). */
 const GROUP_MAX = 0xffffff00;
 
-const TYPES: Record<string, GroupType> = { all: 'all', select: 'select', indirect: 'indirect', ff: 'ff', fast_failover: 'ff' };
+const TYPES: Record<string, GroupType> = {
+  all: 'all',
+  select: 'select',
+  indirect: 'indirect',
+  ff: 'ff',
+  fast_failover: 'ff',
+};
 
 const BUCKET_PARAM = /^(bucket_id|weight|watch_port|watch_group)[:=](.*)$/s;
 
@@ -77,7 +83,14 @@ function parseBucket(text: string, pieces: readonly Piece[], ctx: GroupLineConte
       continue;
     }
     const start = piece.text.startsWith('actions=') ? piece.offset + 'actions='.length : piece.offset;
-    append(b.actions, parseActions(text, start, piece.offset + piece.text.length, { sink, bucket: true, ...(ctx.portMap ? { portMap: ctx.portMap } : {}) }));
+    append(
+      b.actions,
+      parseActions(text, start, piece.offset + piece.text.length, {
+        sink,
+        bucket: true,
+        ...(ctx.portMap ? { portMap: ctx.portMap } : {}),
+      }),
+    );
   }
   return b;
 }
@@ -170,7 +183,8 @@ export function parseGroupLine(text: string, origin: Origin, ctx: GroupLineConte
         break;
       case 'selection_method_param': {
         const n = parseNumber(value);
-        if (n === undefined || n > 0xffffffffffffffffn) sink.error(`${value}: invalid selection method parameter`, valueOffset, value.length);
+        if (n === undefined || n > 0xffffffffffffffffn)
+          sink.error(`${value}: invalid selection method parameter`, valueOffset, value.length);
         else selectionMethodParam = n;
         break;
       }
@@ -192,12 +206,16 @@ export function parseGroupLine(text: string, origin: Origin, ctx: GroupLineConte
   flush();
   if (id === undefined && !sink.hasErrors) sink.error('must specify a group_id', 0, text.length);
   if (type === undefined && !sink.hasErrors) sink.error('must specify a type', 0, text.length);
-  if (fields && selectionMethod !== 'hash') sink.error('fields may only be specified with "selection_method=hash"', 0, text.length);
-  if (selectionMethodParam !== undefined && !selectionMethod) sink.error('selection_method_param is only allowed with "selection_method"', 0, text.length);
-  if (type === 'indirect' && drafts.length > 1) sink.error('Indirect groups can have at most one bucket.', drafts[1]!.offset);
+  if (fields && selectionMethod !== 'hash')
+    sink.error('fields may only be specified with "selection_method=hash"', 0, text.length);
+  if (selectionMethodParam !== undefined && !selectionMethod)
+    sink.error('selection_method_param is only allowed with "selection_method"', 0, text.length);
+  if (type === 'indirect' && drafts.length > 1)
+    sink.error('Indirect groups can have at most one bucket.', drafts[1]!.offset);
   if (type === 'ff') {
     for (const d of drafts) {
-      if (!d.watchPort && d.watchGroup === undefined) sink.error('fast failover bucket requires watch_port or watch_group', d.offset);
+      if (!d.watchPort && d.watchGroup === undefined)
+        sink.error('fast failover bucket requires watch_port or watch_group', d.offset);
     }
   }
   if (sink.hasErrors || id === undefined || type === undefined) return undefined;

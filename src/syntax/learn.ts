@@ -75,7 +75,10 @@ function parseSpec(tok: ActionToken, t: ActionToken, portMap: PortMap | undefine
   if (!r.ok) {
     const asField = parseSubfield(t.arg);
     const why = asField.ok ? '' : asField.error;
-    fail(tok, `${where}: ${t.name} value ${t.arg} cannot be parsed as a subfield (${why}) or an immediate value (${r.error})`);
+    fail(
+      tok,
+      `${where}: ${t.name} value ${t.arg} cannot be parsed as a subfield (${why}) or an immediate value (${r.error})`,
+    );
   }
   return { kind: 'match_value', dst, value: r.value };
 }
@@ -133,7 +136,7 @@ export function parseLearn(tok: ActionToken, portMap: PortMap | undefined, fail:
       case 'result_dst': {
         const r = parseSubfield(t.arg ?? '');
         if (!r.ok) fail(tok, r.error);
-        if (r.subfield.bits !== 1) fail(tok, 'result_dst in \'learn\' action must be a single bit');
+        if (r.subfield.bits !== 1) fail(tok, "result_dst in 'learn' action must be a single bit");
         learn = { ...learn, resultDst: r.subfield };
         break;
       }
@@ -143,4 +146,3 @@ export function parseLearn(tok: ActionToken, portMap: PortMap | undefined, fail:
   }
   return { ...learn, table, specs };
 }
-

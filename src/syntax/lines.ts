@@ -17,7 +17,8 @@ export interface LogicalLine {
 // Colour and erase-line sequences as ovs-ofctl --color prints them.
 const ANSI = /\x1b\[[0-9;]*[mK]/g;
 // `12. ` numbering of documentation listings, only when a flow-like word follows.
-const NUMBERING = /^(\s*)\d{1,4}\.\s+(?=(?:cookie|table|priority|duration|n_packets|group_id|[a-z_]+=|[a-z_0-9]+,|actions))/;
+const NUMBERING =
+  /^(\s*)\d{1,4}\.\s+(?=(?:cookie|table|priority|duration|n_packets|group_id|[a-z_]+=|[a-z_0-9]+,|actions))/;
 
 interface Segment {
   /** Offset in the logical text where this segment starts. */
@@ -57,7 +58,8 @@ class Logical implements LogicalLine {
       if (this.rest[mid]!.at <= offset) lo = mid + 1;
       else hi = mid;
     }
-    const seg: Segment = lo === 0 ? { at: 0, line: this.line, column: this.column, physical: this.physical } : this.rest[lo - 1]!;
+    const seg: Segment =
+      lo === 0 ? { at: 0, line: this.line, column: this.column, physical: this.physical } : this.rest[lo - 1]!;
     return { line: seg.line, column: seg.column + (offset - seg.at) + 1, lineText: seg.physical };
   }
 }

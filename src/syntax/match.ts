@@ -22,7 +22,15 @@ export interface MatchContext {
 }
 
 /** Ethertypes and IP protocols the printer folds into keywords. */
-export const ETH_TYPE = { ip: 0x0800n, arp: 0x0806n, rarp: 0x8035n, ipv6: 0x86ddn, mpls: 0x8847n, mplsm: 0x8848n, nsh: 0x894fn } as const;
+export const ETH_TYPE = {
+  ip: 0x0800n,
+  arp: 0x0806n,
+  rarp: 0x8035n,
+  ipv6: 0x86ddn,
+  mpls: 0x8847n,
+  mplsm: 0x8848n,
+  nsh: 0x894fn,
+} as const;
 export const IP_PROTO = { icmp: 1n, tcp: 6n, udp: 17n, sctp: 132n, icmpv6: 58n } as const;
 
 /** Protocol keywords: the eth_type they set and, for L4 keywords, the nw_proto. */
@@ -92,7 +100,10 @@ const WIDE_REGISTERS: ReadonlyMap<FieldDef, readonly { readonly reg: FieldDef; r
     // xregN is reg2N (high half) and reg2N+1; xxregN is reg4N (most significant) .. reg4N+3.
     const parts = m[1] === 'x' ? 2 : 4;
     const first = Number(m[2]) * parts;
-    const regs = Array.from({ length: parts }, (_, i) => ({ reg: fieldByName(`reg${first + i}`), shift: BigInt(32 * (parts - 1 - i)) }));
+    const regs = Array.from({ length: parts }, (_, i) => ({
+      reg: fieldByName(`reg${first + i}`),
+      shift: BigInt(32 * (parts - 1 - i)),
+    }));
     return [[f, regs.flatMap(({ reg, shift }) => (reg ? [{ reg, shift }] : []))] as const];
   }),
 );
@@ -118,7 +129,9 @@ function writesFor(field: FieldDef, value: bigint, mask: bigint, port: PortRef |
       const tci = F('vlan_tci');
       if (!exact) return [{ storage: tci, bits: VLAN_VID | VLAN_CFI, value: 0n, mask: 0n }];
       if (value === OFP10_VLAN_NONE) return [whole(field, tci, 0n, 0xffffn, port)];
-      return [{ storage: tci, bits: VLAN_VID | VLAN_CFI, value: VLAN_CFI | (value & VLAN_VID), mask: VLAN_VID | VLAN_CFI }];
+      return [
+        { storage: tci, bits: VLAN_VID | VLAN_CFI, value: VLAN_CFI | (value & VLAN_VID), mask: VLAN_VID | VLAN_CFI },
+      ];
     }
     case 'vlan_vid': {
       const m = mask & (VLAN_VID | VLAN_CFI);
@@ -133,7 +146,14 @@ function writesFor(field: FieldDef, value: bigint, mask: bigint, port: PortRef |
     case 'nw_tos':
       return [{ storage: field, bits: IP_DSCP, value: value & IP_DSCP & mask, mask: exact ? IP_DSCP : 0n }];
     case 'ip_dscp':
-      return [{ storage: F('nw_tos'), bits: IP_DSCP, value: ((value & 0x3fn) << 2n) & (exact ? IP_DSCP : 0n), mask: exact ? IP_DSCP : 0n }];
+      return [
+        {
+          storage: F('nw_tos'),
+          bits: IP_DSCP,
+          value: ((value & 0x3fn) << 2n) & (exact ? IP_DSCP : 0n),
+          mask: exact ? IP_DSCP : 0n,
+        },
+      ];
     case 'ct_state':
       return [whole(field, field, value, mask & 0xffn, port)];
     default:
@@ -141,7 +161,9 @@ function writesFor(field: FieldDef, value: bigint, mask: bigint, port: PortRef |
   }
   const regs = WIDE_REGISTERS.get(field);
   if (regs) {
-    return regs.map(({ reg, shift }) => whole(field, reg, (value >> shift) & 0xffffffffn, (mask >> shift) & 0xffffffffn, port));
+    return regs.map(({ reg, shift }) =>
+      whole(field, reg, (value >> shift) & 0xffffffffn, (mask >> shift) & 0xffffffffn, port),
+    );
   }
   const storage = field.storage === field.name ? field : (fieldByName(field.storage) ?? field);
   return [whole(field, storage, value, mask, port)];
@@ -166,7 +188,14 @@ function apply(slots: Map<string, Slot>, w: Write, at: Written): void {
     slots.delete(key);
     return;
   }
-  const slot: Slot = { field: w.storage, value: value & mask, mask, offset: at.offset, length: at.length, written: at.written };
+  const slot: Slot = {
+    field: w.storage,
+    value: value & mask,
+    mask,
+    offset: at.offset,
+    length: at.length,
+    written: at.written,
+  };
   const port = w.port ?? (w.bits === full ? undefined : old?.port);
   if (port) slot.port = port;
   slots.set(key, slot);
@@ -192,7 +221,8 @@ function protocolOf(slots: Map<string, Slot>): Protocol {
   // A packet_type of (1, ethertype) names the ethertype of a non-Ethernet packet.
   const ethType = ethernet ? exactValue(slots, 'eth_type') : pt.value >> 16n === 1n ? pt.value & 0xffffn : undefined;
   const isIp = ethType === ETH_TYPE.ip || ethType === ETH_TYPE.ipv6;
-  const proto = isIp || ethType === ETH_TYPE.arp || ethType === ETH_TYPE.rarp ? exactValue(slots, 'nw_proto') : undefined;
+  const proto =
+    isIp || ethType === ETH_TYPE.arp || ethType === ETH_TYPE.rarp ? exactValue(slots, 'nw_proto') : undefined;
   const icmpv6Type = ethType === ETH_TYPE.ipv6 && proto === IP_PROTO.icmpv6 ? exactValue(slots, 'tp_src') : undefined;
   return { ethernet, ethType, proto, icmpv6Type };
 }
@@ -229,8 +259,16 @@ function allowed(storage: string, p: Protocol, slots: Map<string, Slot>): boolea
     case 'tp_src':
     case 'tp_dst':
       return (
-        (ip4 && (p.proto === IP_PROTO.tcp || p.proto === IP_PROTO.udp || p.proto === IP_PROTO.sctp || p.proto === IP_PROTO.icmp)) ||
-        (ip6 && (p.proto === IP_PROTO.tcp || p.proto === IP_PROTO.udp || p.proto === IP_PROTO.sctp || p.proto === IP_PROTO.icmpv6))
+        (ip4 &&
+          (p.proto === IP_PROTO.tcp ||
+            p.proto === IP_PROTO.udp ||
+            p.proto === IP_PROTO.sctp ||
+            p.proto === IP_PROTO.icmp)) ||
+        (ip6 &&
+          (p.proto === IP_PROTO.tcp ||
+            p.proto === IP_PROTO.udp ||
+            p.proto === IP_PROTO.sctp ||
+            p.proto === IP_PROTO.icmpv6))
       );
     case 'tcp_flags':
       return ((ip4 || ip6) && p.proto === IP_PROTO.tcp) || nd;
@@ -267,7 +305,10 @@ const CS_ENTRY = 0x01n | 0x02n | 0x04n | 0x08n | 0x40n | 0x80n;
 /** ct_nw_* and ct_tp_* need a ct_state that guarantees a conntrack entry (lib/flow.h is_ct_valid). */
 function ctValid(ct: Slot | undefined): boolean {
   if (!ct) return false;
-  return (ct.value & CS_ENTRY) !== 0n || ((ct.value & CS_TRACKED) !== 0n && (ct.mask & CS_INVALID) !== 0n && (ct.value & CS_INVALID) === 0n);
+  return (
+    (ct.value & CS_ENTRY) !== 0n ||
+    ((ct.value & CS_TRACKED) !== 0n && (ct.mask & CS_INVALID) !== 0n && (ct.value & CS_INVALID) === 0n)
+  );
 }
 
 /** The field OVS names a shared storage by, given the protocol (what it prints). */
@@ -333,7 +374,8 @@ export function buildMatch(tokens: readonly KeyValueToken[], ctx: MatchContext):
     const keyword = t.value === undefined ? PROTOCOL_KEYWORDS.get(t.key) : undefined;
     if (keyword) {
       apply(slots, { storage: ETH_TYPE_FIELD, bits: 0xffffn, value: keyword.ethType, mask: 0xffffn }, at);
-      if (keyword.proto !== undefined) apply(slots, { storage: NW_PROTO_FIELD, bits: 0xffn, value: keyword.proto, mask: 0xffn }, at);
+      if (keyword.proto !== undefined)
+        apply(slots, { storage: NW_PROTO_FIELD, bits: 0xffn, value: keyword.proto, mask: 0xffn }, at);
       slots.delete('packet_type');
       continue;
     }
@@ -347,7 +389,8 @@ export function buildMatch(tokens: readonly KeyValueToken[], ctx: MatchContext):
         subfieldMatch(t, slots, ctx, at);
         continue;
       }
-      if (t.value === undefined || t.value === '') ctx.sink.error(`field ${t.key} missing value`, t.keyOffset, t.key.length);
+      if (t.value === undefined || t.value === '')
+        ctx.sink.error(`field ${t.key} missing value`, t.keyOffset, t.key.length);
       else ctx.sink.error(`unknown keyword ${t.key}`, t.keyOffset, t.key.length);
       continue;
     }
@@ -359,7 +402,11 @@ export function buildMatch(tokens: readonly KeyValueToken[], ctx: MatchContext):
     const text = t.value === undefined || t.value === '' ? '*' : t.value;
     const r = parseFieldValue(field, text, ctx.portMap);
     if (!r.ok) {
-      ctx.sink.error(r.error, t.value === undefined ? t.keyOffset : t.valueOffset, t.value === undefined ? t.key.length : t.value.length);
+      ctx.sink.error(
+        r.error,
+        t.value === undefined ? t.keyOffset : t.valueOffset,
+        t.value === undefined ? t.key.length : t.value.length,
+      );
       continue;
     }
     if (seen.has(field)) ctx.sink.warning(`field ${t.key} set multiple times`, t.keyOffset, t.key.length);
@@ -375,7 +422,11 @@ export function buildMatch(tokens: readonly KeyValueToken[], ctx: MatchContext):
   const order: number[] = [];
   slots.forEach((slot, storage) => {
     if (!allowed(storage, p, slots)) {
-      ctx.sink.warning(`prerequisites not met for setting ${slot.written}; the field is ignored`, slot.offset, slot.written.length);
+      ctx.sink.warning(
+        `prerequisites not met for setting ${slot.written}; the field is ignored`,
+        slot.offset,
+        slot.written.length,
+      );
       return;
     }
     const e = entry(slot, canonicalField(slot, p));
@@ -420,6 +471,14 @@ function subfieldMatch(t: KeyValueToken, slots: Map<string, Slot>, ctx: MatchCon
  */
 export function matchAllows(match: Match, field: FieldDef): boolean {
   const slots = new Map<string, Slot>();
-  for (const f of match.fields) slots.set(f.field.storage, { field: f.field, value: f.value, mask: f.mask, offset: 0, length: 0, written: f.field.name });
+  for (const f of match.fields)
+    slots.set(f.field.storage, {
+      field: f.field,
+      value: f.value,
+      mask: f.mask,
+      offset: 0,
+      length: 0,
+      written: f.field.name,
+    });
   return allowed(field.storage, protocolOf(slots), slots);
 }

@@ -63,9 +63,21 @@ const FEATURES = /^(?:n_tables:|capabilities:|actions: )/;
 const BUNDLE_ADD = /^(flow|group)\s+(?:add\s+)?(?=[^\s=]+=)/;
 const HEX_DUMP = /^[0-9a-f]{8} {2}[0-9a-f]{2}/;
 
-function toDiagnostic(file: string, line: LogicalLine, p: { severity: 'error' | 'warning'; message: string; offset: number; length: number }): Diagnostic {
+function toDiagnostic(
+  file: string,
+  line: LogicalLine,
+  p: { severity: 'error' | 'warning'; message: string; offset: number; length: number },
+): Diagnostic {
   const pos = line.position(Math.min(p.offset, Math.max(0, line.text.length - 1)));
-  return { severity: p.severity, message: p.message, file, line: pos.line, column: pos.column, length: p.length, lineText: pos.lineText };
+  return {
+    severity: p.severity,
+    message: p.message,
+    file,
+    line: pos.line,
+    column: pos.column,
+    length: p.length,
+    lineText: pos.lineText,
+  };
 }
 
 /** The usual flow line of a dump: the reader goes straight to the flow parser. */
@@ -78,12 +90,22 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
   const ports = new PortMap();
   if (options.portMap) ports.addAll(options.portMap);
   const portLines = new PortDescriptionReader(ports);
-  const result = { flows: [] as Flow[], groups: [] as Group[], diagnostics: [] as Diagnostic[], ports, protocols: [] as OfVersion[], badLines: 0, proseLines: 0 };
+  const result = {
+    flows: [] as Flow[],
+    groups: [] as Group[],
+    diagnostics: [] as Diagnostic[],
+    ports,
+    protocols: [] as OfVersion[],
+    badLines: 0,
+    proseLines: 0,
+  };
   // One sink serves every line: it is emptied after each, once its problems are diagnostics.
   const sink = new ProblemSink();
   // Port names change how later lines read: with each, the context and what it has cached start anew.
   const freshContext = (): FlowLineContext =>
-    ports.size > 0 ? { sink, portMap: ports, recurring: new RecurringParts() } : { sink, recurring: new RecurringParts() };
+    ports.size > 0
+      ? { sink, portMap: ports, recurring: new RecurringParts() }
+      : { sink, recurring: new RecurringParts() };
   let context = freshContext();
   let inHexDump = false;
   let selectionHidden = false;
@@ -119,7 +141,8 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
       result.diagnostics.push(
         toDiagnostic(file, line, {
           severity: 'error',
-          message: 'ovs-ofctl could not decode the rest of this reply: the flows it held are missing from the dump (dump again with -O OpenFlow13 or later)',
+          message:
+            'ovs-ofctl could not decode the rest of this reply: the flows it held are missing from the dump (dump again with -O OpenFlow13 or later)',
           offset: line.text.length - body.length,
           length: body.length,
         }),

@@ -2,7 +2,8 @@
 import type { Subfield } from '../model/actions.ts';
 import { fieldBySubfieldName, subfieldName } from '../model/fields.ts';
 
-export type SubfieldResult = { readonly ok: true; readonly subfield: Subfield } | { readonly ok: false; readonly error: string };
+export type SubfieldResult =
+  { readonly ok: true; readonly subfield: Subfield } | { readonly ok: false; readonly error: string };
 
 const SUBFIELD_RE = /^([A-Za-z_][A-Za-z0-9_]*)(?:\[(?:(\d+)(?:\.\.(\d+))?)?\])?$/;
 
@@ -17,10 +18,16 @@ export function parseSubfield(text: string): SubfieldResult {
   const start = Number(m[2]);
   const last = m[3] === undefined ? start : Number(m[3]);
   if (start >= field.bits) {
-    return { ok: false, error: `${text}: starting bit ${start} is not valid because field is only ${field.bits} bits wide` };
+    return {
+      ok: false,
+      error: `${text}: starting bit ${start} is not valid because field is only ${field.bits} bits wide`,
+    };
   }
   if (last >= field.bits) {
-    return { ok: false, error: `${text}: ending bit ${last} is not valid because field is only ${field.bits} bits wide` };
+    return {
+      ok: false,
+      error: `${text}: ending bit ${last} is not valid because field is only ${field.bits} bits wide`,
+    };
   }
   if (last < start) return { ok: false, error: `${text}: starting bit ${start} is greater than ending bit ${last}` };
   return { ok: true, subfield: { field, start, bits: last - start + 1 } };

@@ -12,7 +12,13 @@ import type { PortMap } from '../model/ports.ts';
 /** Port names that `resubmit:NAME` actions give and the port map does not know. */
 function strangerNames(actions: readonly Action[], ports: PortMap, out: Set<string>): void {
   for (const a of actions) {
-    if (a.kind === 'resubmit' && a.port?.kind === 'name' && a.table === undefined && ports.number(a.port.name) === undefined) out.add(a.port.name);
+    if (
+      a.kind === 'resubmit' &&
+      a.port?.kind === 'name' &&
+      a.table === undefined &&
+      ports.number(a.port.name) === undefined
+    )
+      out.add(a.port.name);
     else if (nestsActions(a)) strangerNames(a.actions, ports, out);
   }
 }
@@ -22,7 +28,8 @@ function namedTables(flows: readonly Flow[], groups: readonly Group[]): Set<stri
   const names = new Set<string>();
   const jumps = (actions: readonly Action[]): void => {
     for (const a of actions) {
-      if ((a.kind === 'goto_table' || a.kind === 'resubmit' || a.kind === 'ct') && a.table?.kind === 'name') names.add(a.table.name);
+      if ((a.kind === 'goto_table' || a.kind === 'resubmit' || a.kind === 'ct') && a.table?.kind === 'name')
+        names.add(a.table.name);
       if (nestsActions(a)) jumps(a.actions);
     }
   };

@@ -2,7 +2,19 @@
  * The key/value scanner for the part of a flow line before `actions=`, and the comma splitter
  * used inside action lists. Both are position-preserving and never throw: they only cut text.
  */
-import { BACKSLASH, CLOSE_BRACKET, CLOSE_PAREN, COLON, COMMA, EQUALS, OPEN_BRACKET, OPEN_PAREN, QUOTE, SPACE, TAB } from './char-codes.ts';
+import {
+  BACKSLASH,
+  CLOSE_BRACKET,
+  CLOSE_PAREN,
+  COLON,
+  COMMA,
+  EQUALS,
+  OPEN_BRACKET,
+  OPEN_PAREN,
+  QUOTE,
+  SPACE,
+  TAB,
+} from './char-codes.ts';
 
 /** `key`, `key=value` or `key:value`, with offsets into the line. */
 export interface KeyValueToken {
@@ -100,7 +112,9 @@ export class KeyValueCursor {
   /** The current element as a token. */
   token(): KeyValueToken {
     const { key, keyOffset, valueOffset, end, colon } = this;
-    return this.hasValue ? { key, value: this.text.slice(valueOffset, this.valueEnd), colon, keyOffset, valueOffset, end } : { key, colon, keyOffset, valueOffset, end };
+    return this.hasValue
+      ? { key, value: this.text.slice(valueOffset, this.valueEnd), colon, keyOffset, valueOffset, end }
+      : { key, colon, keyOffset, valueOffset, end };
   }
 }
 
@@ -116,7 +130,12 @@ export function scanKeyValues(text: string, start: number, end: number): KeyValu
  * End of a value starting at `i`: up to the next top-level separator (by default those of a flow's
  * key/value part), honouring quotes and brackets.
  */
-export function scanValue(text: string, i: number, end: number, separates: (c: number) => boolean = isSeparator): number {
+export function scanValue(
+  text: string,
+  i: number,
+  end: number,
+  separates: (c: number) => boolean = isSeparator,
+): number {
   let depth = 0;
   while (i < end) {
     const c = text.charCodeAt(i);

@@ -11,7 +11,11 @@ import { GATEWAY, PODS, TC_TAP, TUNNEL, V6 } from './antrea2-pipeline.ts';
 const [CLIENT, WEB, DB] = PODS as [(typeof PODS)[0], (typeof PODS)[0], (typeof PODS)[0]];
 
 /** The Pods' names, as their interface names begin (Antrea names an interface after the Pod). */
-const POD_NAMES: Readonly<Record<string, string>> = { [CLIENT.name]: 'client-6d8f9-x2k4p', [WEB.name]: 'web-7975b-4m2nq', [DB.name]: 'db-755c6-9ptl7' };
+const POD_NAMES: Readonly<Record<string, string>> = {
+  [CLIENT.name]: 'client-6d8f9-x2k4p',
+  [WEB.name]: 'web-7975b-4m2nq',
+  [DB.name]: 'db-755c6-9ptl7',
+};
 
 function ipBytes(ip: string): number[] {
   if (ip.includes(':')) {
@@ -30,17 +34,40 @@ export interface MemberShape {
 }
 
 function meta(name: string, namespace = ''): Record<string, unknown> {
-  return { name, generatename: '', namespace, selflink: '', uid: '', resourceversion: '', generation: 0, labels: {}, annotations: {}, ownerreferences: [], finalizers: [], managedfields: [] };
+  return {
+    name,
+    generatename: '',
+    namespace,
+    selflink: '',
+    uid: '',
+    resourceversion: '',
+    generation: 0,
+    labels: {},
+    annotations: {},
+    ownerreferences: [],
+    finalizers: [],
+    managedfields: [],
+  };
 }
 
 function member(pod: (typeof PODS)[0], shape: MemberShape): Record<string, unknown> {
   const family = shape.family ?? 'ipv4';
   const ips = [...(family === 'ipv6' ? [] : [pod.ip]), ...(family === 'ipv4' ? [] : [V6[pod.name]!])];
-  return { pod: shape.named === false ? null : { name: POD_NAMES[pod.name], namespace: 'prod' }, externalentity: null, ips: ips.map(ipBytes), ports: [], node: null };
+  return {
+    pod: shape.named === false ? null : { name: POD_NAMES[pod.name], namespace: 'prod' },
+    externalentity: null,
+    ips: ips.map(ipBytes),
+    ports: [],
+    node: null,
+  };
 }
 
 function group(name: string, pods: readonly (typeof PODS)[0][], shape: MemberShape): Record<string, unknown> {
-  return { typemeta: { kind: '', apiversion: '' }, objectmeta: meta(name), groupmembers: pods.map((p) => member(p, shape)) };
+  return {
+    typemeta: { kind: '', apiversion: '' },
+    objectmeta: meta(name),
+    groupmembers: pods.map((p) => member(p, shape)),
+  };
 }
 
 interface RuleSpec {
@@ -71,7 +98,11 @@ function rule(r: RuleSpec, index: number, native: boolean): Record<string, unkno
     direction: r.direction,
     from: r.direction === 'In' ? there : peer(),
     to: r.direction === 'Out' ? there : peer(),
-    services: (r.services ?? []).map((s) => ({ protocol: s.protocol, port: { type: 0, intval: s.port, strval: '' }, endport: null })),
+    services: (r.services ?? []).map((s) => ({
+      protocol: s.protocol,
+      port: { type: 0, intval: s.port, strval: '' },
+      endport: null,
+    })),
     priority: index,
     action: native ? (r.action ?? 'Allow') : null,
     enablelogging: false,
@@ -92,8 +123,22 @@ interface PolicySpec {
 
 /** One policy per rule group of the pipeline; the conjunction each rule became is noted beside it. */
 export const ANTREA2_POLICIES: readonly PolicySpec[] = [
-  { uid: 'p-emergency', type: 'AntreaClusterNetworkPolicy', name: 'emergency-quarantine', tierPriority: 50, priority: 1, rules: [{ direction: 'Out', ipBlocks: ['10.10.1.66/32'], action: 'Drop', appliedTo: 'atg-client' }] }, // 31
-  { uid: 'p-secops', type: 'AntreaClusterNetworkPolicy', name: 'secops-postgres', tierPriority: 100, priority: 2, rules: [{ direction: 'Out', services: [{ protocol: 'TCP', port: 5432 }], action: 'Pass', appliedTo: 'atg-web' }] }, // 32
+  {
+    uid: 'p-emergency',
+    type: 'AntreaClusterNetworkPolicy',
+    name: 'emergency-quarantine',
+    tierPriority: 50,
+    priority: 1,
+    rules: [{ direction: 'Out', ipBlocks: ['10.10.1.66/32'], action: 'Drop', appliedTo: 'atg-client' }],
+  }, // 31
+  {
+    uid: 'p-secops',
+    type: 'AntreaClusterNetworkPolicy',
+    name: 'secops-postgres',
+    tierPriority: 100,
+    priority: 2,
+    rules: [{ direction: 'Out', services: [{ protocol: 'TCP', port: 5432 }], action: 'Pass', appliedTo: 'atg-web' }],
+  }, // 32
   {
     uid: 'p-app',
     type: 'AntreaClusterNetworkPolicy',
@@ -101,16 +146,66 @@ export const ANTREA2_POLICIES: readonly PolicySpec[] = [
     tierPriority: 250,
     priority: 5,
     rules: [
-      { direction: 'In', peerGroups: ['ag-client'], services: [{ protocol: 'TCP', port: 80 }], action: 'Allow', appliedTo: 'atg-web', name: 'allow-client-http' }, // 6
+      {
+        direction: 'In',
+        peerGroups: ['ag-client'],
+        services: [{ protocol: 'TCP', port: 80 }],
+        action: 'Allow',
+        appliedTo: 'atg-web',
+        name: 'allow-client-http',
+      }, // 6
       { direction: 'In', action: 'Drop', appliedTo: 'atg-web', name: 'deny-rest' }, // 4
-      { direction: 'Out', peerGroups: ['ag-db'], services: [{ protocol: 'TCP', port: 3306 }], action: 'Allow', appliedTo: 'atg-web', name: 'allow-mysql' }, // 7
-      { direction: 'Out', services: [{ protocol: 'TCP', port: 22 }], action: 'Reject', appliedTo: 'atg-client', name: 'reject-ssh' }, // 8
+      {
+        direction: 'Out',
+        peerGroups: ['ag-db'],
+        services: [{ protocol: 'TCP', port: 3306 }],
+        action: 'Allow',
+        appliedTo: 'atg-web',
+        name: 'allow-mysql',
+      }, // 7
+      {
+        direction: 'Out',
+        services: [{ protocol: 'TCP', port: 22 }],
+        action: 'Reject',
+        appliedTo: 'atg-client',
+        name: 'reject-ssh',
+      }, // 8
     ],
   },
-  { uid: 'p-platform', type: 'AntreaClusterNetworkPolicy', name: 'platform-remote-db', tierPriority: 200, priority: 1, rules: [{ direction: 'In', ipBlocks: ['10.10.1.0/24'], action: 'Drop', appliedTo: 'atg-db' }] }, // 40 (logged)
-  { uid: 'p-baseline', type: 'AntreaClusterNetworkPolicy', name: 'baseline-dns', tierPriority: 253, priority: 1, rules: [{ direction: 'Out', services: [{ protocol: 'UDP', port: 53 }], action: 'Drop', appliedTo: 'atg-client' }] }, // 33
-  { uid: 'p-web-in', type: 'K8sNetworkPolicy', name: 'web-ingress', namespace: 'prod', rules: [{ direction: 'In', peerGroups: ['ag-client'], services: [{ protocol: 'TCP', port: 80 }], appliedTo: 'atg-web' }] }, // 3
-  { uid: 'p-web-out', type: 'K8sNetworkPolicy', name: 'web-egress', namespace: 'prod', rules: [{ direction: 'Out', peerGroups: ['ag-db'], services: [{ protocol: 'TCP', port: 3306 }], appliedTo: 'atg-web' }] }, // 2
+  {
+    uid: 'p-platform',
+    type: 'AntreaClusterNetworkPolicy',
+    name: 'platform-remote-db',
+    tierPriority: 200,
+    priority: 1,
+    rules: [{ direction: 'In', ipBlocks: ['10.10.1.0/24'], action: 'Drop', appliedTo: 'atg-db' }],
+  }, // 40 (logged)
+  {
+    uid: 'p-baseline',
+    type: 'AntreaClusterNetworkPolicy',
+    name: 'baseline-dns',
+    tierPriority: 253,
+    priority: 1,
+    rules: [{ direction: 'Out', services: [{ protocol: 'UDP', port: 53 }], action: 'Drop', appliedTo: 'atg-client' }],
+  }, // 33
+  {
+    uid: 'p-web-in',
+    type: 'K8sNetworkPolicy',
+    name: 'web-ingress',
+    namespace: 'prod',
+    rules: [
+      { direction: 'In', peerGroups: ['ag-client'], services: [{ protocol: 'TCP', port: 80 }], appliedTo: 'atg-web' },
+    ],
+  }, // 3
+  {
+    uid: 'p-web-out',
+    type: 'K8sNetworkPolicy',
+    name: 'web-egress',
+    namespace: 'prod',
+    rules: [
+      { direction: 'Out', peerGroups: ['ag-db'], services: [{ protocol: 'TCP', port: 3306 }], appliedTo: 'atg-web' },
+    ],
+  }, // 2
 ];
 
 /** Each rule's conjunction in the pipeline, in the order of ANTREA2_POLICIES' rules. */
@@ -135,15 +230,31 @@ function yamlV2(v: unknown): string {
 }
 
 /** The three files, as the agent writes them. */
-export function antrea2PolicyFiles(policies: readonly PolicySpec[] = ANTREA2_POLICIES, shape: MemberShape = {}): { networkpolicies: string; addressgroups: string; appliedtogroups: string } {
+export function antrea2PolicyFiles(
+  policies: readonly PolicySpec[] = ANTREA2_POLICIES,
+  shape: MemberShape = {},
+): { networkpolicies: string; addressgroups: string; appliedtogroups: string } {
   return {
     networkpolicies: yamlV2(policies.map(policy)),
-    addressgroups: yamlV2([group('ag-client', [CLIENT], shape), group('ag-db', [DB], shape), group('ag-web', [WEB], shape)]),
-    appliedtogroups: yamlV2([group('atg-client', [CLIENT], shape), group('atg-db', [DB], shape), group('atg-web', [WEB], shape)]),
+    addressgroups: yamlV2([
+      group('ag-client', [CLIENT], shape),
+      group('ag-db', [DB], shape),
+      group('ag-web', [WEB], shape),
+    ]),
+    appliedtogroups: yamlV2([
+      group('atg-client', [CLIENT], shape),
+      group('atg-db', [DB], shape),
+      group('atg-web', [WEB], shape),
+    ]),
   };
 }
 
 /** The bridge's ports as `ovs-ofctl dump-ports-desc` prints them, for the bundle's `ovsports`. */
 export function antrea2PortsDesc(): string {
-  return [TUNNEL, GATEWAY, TC_TAP, ...PODS].map((p, i) => ` ${p.port}(${p.name}): addr:02:00:00:00:00:${(i + 1).toString(16).padStart(2, '0')}\n     config:     0\n     state:      0\n     speed: 0 Mbps now, 0 Mbps max`).join('\n');
+  return [TUNNEL, GATEWAY, TC_TAP, ...PODS]
+    .map(
+      (p, i) =>
+        ` ${p.port}(${p.name}): addr:02:00:00:00:00:${(i + 1).toString(16).padStart(2, '0')}\n     config:     0\n     state:      0\n     speed: 0 Mbps now, 0 Mbps max`,
+    )
+    .join('\n');
 }

@@ -16,7 +16,9 @@ function tableNumberOf(tracer: Tracer, ref: TableRef): string {
 /** Per pass, `table:priority` of each lookup (`miss` where no flow matched), then the verdict and outputs. */
 export function traceOutline(tracer: Tracer, result: TraceResult): string[] {
   return [
-    ...result.passes.map((p) => p.steps.map((s) => `${tableNumberOf(tracer, s.table)}:${s.flow?.priority ?? 'miss'}`).join(' ')),
+    ...result.passes.map((p) =>
+      p.steps.map((s) => `${tableNumberOf(tracer, s.table)}:${s.flow?.priority ?? 'miss'}`).join(' '),
+    ),
     `${result.verdict} ${result.outputs.join(',')}`,
   ];
 }

@@ -14,7 +14,10 @@ export function agentText(output: string): string {
   return output
     .split('\n')
     .map((l) => l.trim())
-    .filter((l) => l !== '' && !/^(?:NXST|OFPST|OFPT)_\w+ reply|^OFPT_FEATURES_REPLY|^n_tables:|^capabilities:|^actions: /.test(l))
+    .filter(
+      (l) =>
+        l !== '' && !/^(?:NXST|OFPST|OFPT)_\w+ reply|^OFPT_FEATURES_REPLY|^n_tables:|^capabilities:|^actions: /.test(l),
+    )
     .join('\n');
 }
 
@@ -43,7 +46,8 @@ export async function tar(files: readonly TarFile[]): Promise<Buffer> {
   });
   for (const f of files) {
     const type = f.type ?? 'file';
-    if (type === 'file') p.entry({ name: f.name, mode: 0o644 }, typeof f.data === 'string' ? Buffer.from(f.data) : f.data);
+    if (type === 'file')
+      p.entry({ name: f.name, mode: 0o644 }, typeof f.data === 'string' ? Buffer.from(f.data) : f.data);
     else p.entry({ name: f.name, type, ...(f.linkname === undefined ? {} : { linkname: f.linkname }) });
   }
   p.finalize();

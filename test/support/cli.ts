@@ -26,7 +26,9 @@ export type CliMain = typeof main;
 
 /** Runs a given build's entry point in-process, as `runCli` runs this one's. */
 export async function runMain(entry: CliMain, args: readonly string[], options: CliRunOptions = {}): Promise<CliRun> {
-  const stdin = Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]) as Readable & { isTTY?: boolean };
+  const stdin = Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]) as Readable & {
+    isTTY?: boolean;
+  };
   if (options.stdinIsTTY) stdin.isTTY = true;
   const stdout = new PassThrough() as PassThrough & { isTTY?: boolean; columns?: number };
   if (options.columns !== undefined) Object.assign(stdout, { isTTY: true, columns: options.columns });

@@ -9,7 +9,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pipeline } from '../../src/model/pipeline.ts';
 import { parseDump } from '../../src/syntax/reader.ts';
-import { INNER_VLAN, MPLS_LSES_BELOW, type Packet, PacketSpecError, slotField } from '../../src/analysis/trace/packet.ts';
+import {
+  INNER_VLAN,
+  MPLS_LSES_BELOW,
+  type Packet,
+  PacketSpecError,
+  slotField,
+} from '../../src/analysis/trace/packet.ts';
 import { type TraceResult, Tracer, XLATE_ERRORS } from '../../src/analysis/trace/trace.ts';
 import { formatTrace } from '../../src/render/trace.ts';
 import { parseCtNext } from '../../src/cli/commands/trace.ts';
@@ -101,14 +107,23 @@ async function load(sw: OvsSwitch, p: GeneratedPipeline): Promise<{ tracer: Trac
   refused += await loadLines(p.flows, (t) => sw.addFlows(t, 13));
   const text = [await sw.dumpFlows({ of: 15 }), await sw.dumpGroups({ of: 15 }), await sw.show(13)].join('\n');
   const dump = parseDump(text, { file: 'switch' });
-  if (dump.badLines > 0) throw new Error(`flowscope cannot read the switch's dump:\n${dump.diagnostics.map((d) => d.message).join('\n')}`);
+  if (dump.badLines > 0)
+    throw new Error(`flowscope cannot read the switch's dump:\n${dump.diagnostics.map((d) => d.message).join('\n')}`);
   return { tracer: new Tracer(new Pipeline(dump.flows, dump.groups, dump.ports)), refused };
 }
 
-const stepsText = (steps: readonly { table: number | string; priority: number | null | undefined }[]): string => steps.map((s) => `${s.table}:${s.priority ?? 'miss'}`).join(' ');
+const stepsText = (steps: readonly { table: number | string; priority: number | null | undefined }[]): string =>
+  steps.map((s) => `${s.table}:${s.priority ?? 'miss'}`).join(' ');
 
 function oursPath(r: TraceResult): string[] {
-  return r.passes.map((p) => stepsText(p.steps.map((s) => ({ table: s.table.kind === 'number' ? s.table.number : s.table.name, priority: s.flow?.priority }))));
+  return r.passes.map((p) =>
+    stepsText(
+      p.steps.map((s) => ({
+        table: s.table.kind === 'number' ? s.table.number : s.table.name,
+        priority: s.flow?.priority,
+      })),
+    ),
+  );
 }
 
 function oursVerdict(r: TraceResult): string {
@@ -121,7 +136,8 @@ function packetDiff(ovs: Packet, ours: Packet): string {
   const slots = new Set([...ovs.entries().map(([k]) => k), ...ours.entries().map(([k]) => k)]);
   const out: string[] = [];
   for (const s of slots) {
-    if (ovs.slot(s) !== ours.slot(s)) out.push(`${slotField(s)?.name ?? s}: 0x${ovs.slot(s).toString(16)} ≠ 0x${ours.slot(s).toString(16)}`);
+    if (ovs.slot(s) !== ours.slot(s))
+      out.push(`${slotField(s)?.name ?? s}: 0x${ovs.slot(s).toString(16)} ≠ 0x${ours.slot(s).toString(16)}`);
   }
   return out.join(', ');
 }
@@ -144,7 +160,10 @@ function ovsFlowText(text: string): { text: string; innerVlan: bigint; lses: Map
   const pcp = /,dl_vlan_pcp1=(\d+)(?=,|$)/.exec(text);
   // dl_vlan1 and dl_vlan_pcp1 are how OVS prints a present tag: VID 0 and PCP 0 included.
   if (vid || pcp) innerVlan = 0x1000n | BigInt(vid?.[1] ?? 0) | (BigInt(pcp?.[1] ?? 0) << 13n);
-  const cleaned = text.replace(/,(?:vlan_tci1=0x[0-9a-f]+|dl_vlan1=\d+|dl_vlan_pcp1=\d+|mpls_lse[12]=\d+|nd_sll=00:00:00:00:00:00|nd_tll=00:00:00:00:00:00)(?=,|$)/g, '');
+  const cleaned = text.replace(
+    /,(?:vlan_tci1=0x[0-9a-f]+|dl_vlan1=\d+|dl_vlan_pcp1=\d+|mpls_lse[12]=\d+|nd_sll=00:00:00:00:00:00|nd_tll=00:00:00:00:00:00)(?=,|$)/g,
+    '',
+  );
   return { text: cleaned, innerVlan, lses };
 }
 
@@ -173,7 +192,8 @@ function compare(tracer: Tracer, ovs: OfprotoTrace, ours: TraceResult): { figure
     summary.push(`outputs: ovs ${ovs.outputs.join(',') || 'none'}; flowscope ${ours.outputs.join(',') || 'none'}`);
   }
   const finals: string[] = [];
-  if (ovs.passes.length !== ours.passes.length) finals.push(`${ovs.passes.length} passes against ${ours.passes.length}`);
+  if (ovs.passes.length !== ours.passes.length)
+    finals.push(`${ovs.passes.length} passes against ${ours.passes.length}`);
   else {
     // The switch numbers recirculations from ids other traces left: pass by pass, its id is ours.
     const recircIds = new Map<bigint, bigint>();
@@ -197,9 +217,12 @@ function compare(tracer: Tracer, ovs: OfprotoTrace, ours: TraceResult): { figure
         if (recirc !== undefined) theirs.setSlot('recirc_id', recirc);
         // OVS's flow text leaves tun_id out (its megaflow shows it): take it as equal.
         if (!/\btun_id=/.test(p.final)) theirs.setSlot('tun_id', mine.slot('tun_id'));
-        if (LATER_FRAGMENT.test(p.final)) for (const slot of ['tp_src', 'tp_dst']) theirs.setSlot(slot, mine.slot(slot));
+        if (LATER_FRAGMENT.test(p.final))
+          for (const slot of ['tp_src', 'tp_dst']) theirs.setSlot(slot, mine.slot(slot));
       } catch (err) {
-        finals.push(`pass ${i}: flowscope cannot read OVS's final flow (${err instanceof PacketSpecError ? err.message : String(err)})`);
+        finals.push(
+          `pass ${i}: flowscope cannot read OVS's final flow (${err instanceof PacketSpecError ? err.message : String(err)})`,
+        );
         return;
       }
       if (!theirs.equals(mine)) finals.push(`pass ${i}: ${packetDiff(theirs, mine)}`);
@@ -213,9 +236,12 @@ function compare(tracer: Tracer, ovs: OfprotoTrace, ours: TraceResult): { figure
 }
 
 /** A problem that ends a trace at one of flowscope's own bounds, past which OVS goes on. */
-const BEYOND_FLOWSCOPE = (r: TraceResult): boolean => r.problems.some((p) => p.kind === 'trace-cut' && (p.limit === 'steps' || p.limit === 'nesting'));
+const BEYOND_FLOWSCOPE = (r: TraceResult): boolean =>
+  r.problems.some((p) => p.kind === 'trace-cut' && (p.limit === 'steps' || p.limit === 'nesting'));
 
-const ovsGone = (err: unknown): boolean => /ovs-vswitchd\.ctl|Connection refused|No such file|connection dropped|exit 1\b/.test(String(err)) && !/Bad openflow flow syntax|prerequisites not met/.test(String(err));
+const ovsGone = (err: unknown): boolean =>
+  /ovs-vswitchd\.ctl|Connection refused|No such file|connection dropped|exit 1\b/.test(String(err)) &&
+  !/Bad openflow flow syntax|prerequisites not met/.test(String(err));
 
 /** Runs the differential test; starts and stops its own switch (restarted if OVS crashes). */
 export async function runDifferential(options: DiffOptions): Promise<DiffReport> {
@@ -227,7 +253,14 @@ export async function runDifferential(options: DiffOptions): Promise<DiffReport>
   let compared = 0;
   let refused = 0;
   let pipelines = 0;
-  const report = (): DiffReport => ({ compared, agree: { ...agree }, skipped: new Map(skipped), refused, pipelines, disagreements: [...disagreements] });
+  const report = (): DiffReport => ({
+    compared,
+    agree: { ...agree },
+    skipped: new Map(skipped),
+    refused,
+    pipelines,
+    disagreements: [...disagreements],
+  });
   let sw = await startSwitch();
   try {
     let left = options.packets;
@@ -242,7 +275,10 @@ export async function runDifferential(options: DiffOptions): Promise<DiffReport>
       for (const probe of pipeline.probes) {
         let ours: TraceResult;
         try {
-          ours = loaded.tracer.trace(loaded.tracer.parsePacket(probe.packet), { ctNext: probe.ctNext.map(parseCtNext), keepPackets: false });
+          ours = loaded.tracer.trace(loaded.tracer.parsePacket(probe.packet), {
+            ctNext: probe.ctNext.map(parseCtNext),
+            keepPackets: false,
+          });
         } catch (err) {
           if (!(err instanceof PacketSpecError)) throw err;
           skip(`packet refused by flowscope: ${err.message}`);
@@ -283,7 +319,14 @@ export async function runDifferential(options: DiffOptions): Promise<DiffReport>
         const { figures, summary } = compare(loaded.tracer, ovs, ours);
         for (const f of FIGURES) if (!figures.includes(f)) agree[f]++;
         if (figures.length > 0) {
-          disagreements.push({ pipeline, probe, figures, summary, ovsText, flowscopeText: formatTrace(ours, { of: 15 }) });
+          disagreements.push({
+            pipeline,
+            probe,
+            figures,
+            summary,
+            ovsText,
+            flowscopeText: formatTrace(ours, { of: 15 }),
+          });
         }
       }
       options.onPipeline?.(pipelines, report());
@@ -325,8 +368,11 @@ export function saveDisagreements(dir: string, report: DiffReport): void {
 
 /** The report as lines: agreement per figure, what was left out, the commonest differences. */
 export function summarize(report: DiffReport): string[] {
-  const lines = [`${report.compared} packets compared over ${report.pipelines} pipelines (${report.refused} flows or groups refused by the switch)`];
-  for (const f of FIGURES) lines.push(`  ${f.padEnd(8)} ${percent(report, f).toFixed(2)}% (${report.compared - report.agree[f]} differ)`);
+  const lines = [
+    `${report.compared} packets compared over ${report.pipelines} pipelines (${report.refused} flows or groups refused by the switch)`,
+  ];
+  for (const f of FIGURES)
+    lines.push(`  ${f.padEnd(8)} ${percent(report, f).toFixed(2)}% (${report.compared - report.agree[f]} differ)`);
   for (const [why, n] of report.skipped) lines.push(`  left out: ${n} (${why})`);
   return lines;
 }

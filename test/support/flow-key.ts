@@ -98,7 +98,13 @@ export function groupKey(group: Group, ctx: KeyContext, selection = true): strin
   return JSON.stringify({
     id: group.id,
     type: group.type,
-    ...(selection ? { method: group.selectionMethod, param: normalise(group.selectionMethodParam, 'param', ctx), fields: normalise(group.fields, 'fields', ctx) } : {}),
+    ...(selection
+      ? {
+          method: group.selectionMethod,
+          param: normalise(group.selectionMethodParam, 'param', ctx),
+          fields: normalise(group.fields, 'fields', ctx),
+        }
+      : {}),
     buckets: group.buckets.map((b, i) => ({
       id: b.id ?? i,
       weight: b.weight,

@@ -27,7 +27,9 @@ export function decorated(lines: readonly string[]): string[] {
 export function numberPorts(line: string, example: Example): string {
   let out = line;
   for (const p of example.bridge.ports ?? []) {
-    out = out.replaceAll(`"${p.name}"`, String(p.ofport)).replace(new RegExp(`([=:])${p.name}(?=[,\\s]|$)`, 'g'), `$1${p.ofport}`);
+    out = out
+      .replaceAll(`"${p.name}"`, String(p.ofport))
+      .replace(new RegExp(`([=:])${p.name}(?=[,\\s]|$)`, 'g'), `$1${p.ofport}`);
   }
   return out;
 }
@@ -35,8 +37,15 @@ export function numberPorts(line: string, example: Example): string {
 /** Other spellings of the same flow: aliases, expanded protocol keywords, default priority. */
 export function respelled(line: string): string[] {
   const out = [
-    line.replace(/\bnw_src=/g, 'ip_src=').replace(/\bnw_dst=/g, 'ip_dst=').replace(/\bdl_dst=/g, 'eth_dst=').replace(/\bdl_src=/g, 'eth_src='),
-    line.replace(/,tcp,/, ',ip,nw_proto=6,').replace(/,udp,/, ',dl_type=0x0800,nw_proto=17,').replace(/,arp,/, ',dl_type=0x0806,'),
+    line
+      .replace(/\bnw_src=/g, 'ip_src=')
+      .replace(/\bnw_dst=/g, 'ip_dst=')
+      .replace(/\bdl_dst=/g, 'eth_dst=')
+      .replace(/\bdl_src=/g, 'eth_src='),
+    line
+      .replace(/,tcp,/, ',ip,nw_proto=6,')
+      .replace(/,udp,/, ',dl_type=0x0800,nw_proto=17,')
+      .replace(/,arp,/, ',dl_type=0x0806,'),
     line.replace(/priority=\d+,?\s*/, ''),
     line.replace(/(nw_(?:src|dst)=\d+\.\d+\.\d+\.\d+)(?=[,\s])/, '$1/255.255.255.255'),
   ];

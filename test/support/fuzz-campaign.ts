@@ -51,14 +51,28 @@ const { values } = parseArgs({
 const jobs = Math.max(1, Number(values.jobs));
 if (jobs > 1 && values.shard === undefined) {
   // The parent: one worker per job, then the sum of what they did.
-  const args = [`--count=${values.count}`, `--seed=${values.seed}`, `--every=${values.every}`, `--state=${values.state}`, `--failures=${values.failures}`, ...(values.restart ? ['--restart'] : [])];
-  const workers = Array.from({ length: jobs }, (_, k) => fork(process.argv[1]!, [...args, `--jobs=${jobs}`, `--shard=${k}`]));
+  const args = [
+    `--count=${values.count}`,
+    `--seed=${values.seed}`,
+    `--every=${values.every}`,
+    `--state=${values.state}`,
+    `--failures=${values.failures}`,
+    ...(values.restart ? ['--restart'] : []),
+  ];
+  const workers = Array.from({ length: jobs }, (_, k) =>
+    fork(process.argv[1]!, [...args, `--jobs=${jobs}`, `--shard=${k}`]),
+  );
   const codes = await Promise.all(workers.map(async (w) => ((await once(w, 'exit')) as [number | null])[0]));
-  const states = Array.from({ length: jobs }, (_, k) => JSON.parse(readFileSync(`${values.state}.${k}`, 'utf8')) as State);
+  const states = Array.from(
+    { length: jobs },
+    (_, k) => JSON.parse(readFileSync(`${values.state}.${k}`, 'utf8')) as State,
+  );
   const total = states.reduce((n, st) => n + st.done, 0);
   const failures = states.reduce((n, st) => n + st.failures, 0);
   const commands = states.reduce((n, st) => n + st.commands, 0);
-  console.log(`fuzz: ${total} cases run with seed ${values.seed} in ${jobs} processes (${commands} through a whole command): ${failures} failures`);
+  console.log(
+    `fuzz: ${total} cases run with seed ${values.seed} in ${jobs} processes (${commands} through a whole command): ${failures} failures`,
+  );
   process.exitCode = failures === 0 && codes.every((c) => c === 0) ? 0 : 1;
 } else {
   await campaign(values.shard === undefined ? 0 : Number(values.shard));
@@ -78,7 +92,9 @@ async function campaign(shard: number): Promise<void> {
   const started = Date.now();
   const from = state.next;
   const name = jobs > 1 ? `fuzz[${shard}]` : 'fuzz';
-  console.log(`${name}: seed ${seed}, cases ${from} to ${count - 1}${jobs > 1 ? ` (every ${jobs}th)` : ''} (state in ${stateFile}, failures to ${values.failures}/)`);
+  console.log(
+    `${name}: seed ${seed}, cases ${from} to ${count - 1}${jobs > 1 ? ` (every ${jobs}th)` : ''} (state in ${stateFile}, failures to ${values.failures}/)`,
+  );
 
   const save = (): void => writeFileSync(stateFile, JSON.stringify(state) + '\n');
   const fail = (index: number, args: readonly string[], stdin: string, why: string): void => {
@@ -104,16 +120,21 @@ async function campaign(shard: number): Promise<void> {
     const ms = performance.now() - t0;
     if (failure !== undefined) fail(i, whole ? c.args : ['parse'], c.stdin, failure);
     else if (ms > TIME_BOUND_MS) fail(i, c.args, c.stdin, `ran ${Math.round(ms)} ms, over ${TIME_BOUND_MS}`);
-    else if (state.done % 256 === 0 && process.memoryUsage().rss > MEMORY_BOUND_BYTES) fail(i, c.args, c.stdin, `${process.memoryUsage().rss} bytes resident, over ${MEMORY_BOUND_BYTES}`);
+    else if (state.done % 256 === 0 && process.memoryUsage().rss > MEMORY_BOUND_BYTES)
+      fail(i, c.args, c.stdin, `${process.memoryUsage().rss} bytes resident, over ${MEMORY_BOUND_BYTES}`);
     state.next = i + jobs;
     state.done++;
     if (state.done % 10000 === 0) {
       save();
       const rate = (state.next - from) / jobs / ((Date.now() - started) / 1000);
-      console.log(`${name}: ${state.done} cases (${state.commands} through a whole command), ${state.failures} failures, ${Math.round(rate)} cases/s`);
+      console.log(
+        `${name}: ${state.done} cases (${state.commands} through a whole command), ${state.failures} failures, ${Math.round(rate)} cases/s`,
+      );
     }
   }
   save();
-  console.log(`${name}: ${state.done} cases run with seed ${seed} (${state.commands} through a whole command): ${state.failures} failures`);
+  console.log(
+    `${name}: ${state.done} cases run with seed ${seed} (${state.commands} through a whole command): ${state.failures} failures`,
+  );
   process.exitCode = state.failures === 0 ? 0 : 1;
 }

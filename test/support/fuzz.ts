@@ -53,7 +53,14 @@ export const EXAMPLE_FLOWS = join(repoRoot, 'examples', 'antrea', 'flows.txt');
 
 /** The lines inputs are made from. */
 export function seedLines(): string[] {
-  const examples = ['antrea/dump-flows.of13.txt', 'antrea/dump-groups.of13.txt', 'antrea-proxy/dump-flows.of15.txt', 'antrea-proxy/dump-groups.of15.txt', 'openshift-sdn/dump-flows.of13.names.txt', 'antrea/show.of13.txt']
+  const examples = [
+    'antrea/dump-flows.of13.txt',
+    'antrea/dump-groups.of13.txt',
+    'antrea-proxy/dump-flows.of15.txt',
+    'antrea-proxy/dump-groups.of15.txt',
+    'openshift-sdn/dump-flows.of13.names.txt',
+    'antrea/show.of13.txt',
+  ]
     .map((f) => {
       try {
         return readFileSync(join(repoRoot, 'examples', f), 'utf8');
@@ -70,7 +77,50 @@ export function seedLines(): string[] {
   ].filter((l) => l.trim() !== '');
 }
 
-const SPECIAL = [',', '=', '(', ')', '[', ']', '"', '\\', ':', '/', '-', '>', '.', ' ', '\t', '\r', '\n', '\\\n', '\u0000', '\u00e9', '\ud83d', 'x', '0', '9', 'ff', '..', '->', 'actions=', 'bucket=', '0x', 'constructor', '__proto__', 'toString', 'resubmit(,0)', 'ct(table=0)', 'clone(', 'group:1', 'goto_table:1', 'exit', 'push:NXM_NX_REG0[]', 'learn(', 'exec('];
+const SPECIAL = [
+  ',',
+  '=',
+  '(',
+  ')',
+  '[',
+  ']',
+  '"',
+  '\\',
+  ':',
+  '/',
+  '-',
+  '>',
+  '.',
+  ' ',
+  '\t',
+  '\r',
+  '\n',
+  '\\\n',
+  '\u0000',
+  '\u00e9',
+  '\ud83d',
+  'x',
+  '0',
+  '9',
+  'ff',
+  '..',
+  '->',
+  'actions=',
+  'bucket=',
+  '0x',
+  'constructor',
+  '__proto__',
+  'toString',
+  'resubmit(,0)',
+  'ct(table=0)',
+  'clone(',
+  'group:1',
+  'goto_table:1',
+  'exit',
+  'push:NXM_NX_REG0[]',
+  'learn(',
+  'exec(',
+];
 
 /** One to four edits: deletions, insertions of syntax, splices and stray characters. */
 export function mutate(line: string, r: Random): string {
@@ -109,7 +159,8 @@ const ACTIONS = [
   (r: Random) => `resubmit(,${TABLES[r.int(0, TABLES.length - 1)]})`,
   (r: Random) => `goto_table:${TABLES[r.int(1, TABLES.length - 1)]}`,
   (r: Random) => `group:${r.int(1, 4)}`,
-  (r: Random) => `ct(table=${TABLES[r.int(0, TABLES.length - 1)]},zone=${r.int(0, 3)}${r.chance(0.3) ? ',commit,exec(set_field:0x1->ct_mark)' : ''})`,
+  (r: Random) =>
+    `ct(table=${TABLES[r.int(0, TABLES.length - 1)]},zone=${r.int(0, 3)}${r.chance(0.3) ? ',commit,exec(set_field:0x1->ct_mark)' : ''})`,
   (r: Random) => `clone(${r.chance(0.5) ? 'output:2' : `resubmit(,${r.int(0, 3)})`})`,
   (r: Random) => `set_field:${r.int(0, 9)}->reg${r.int(0, 3)}`,
   () => 'push:NXM_NX_REG0[]',
@@ -121,7 +172,16 @@ const ACTIONS = [
   () => 'CONTROLLER:65535',
   () => 'NORMAL',
 ];
-const MATCHES = ['', 'ip,', 'tcp,tp_dst=80,', 'reg0=0x1,', 'ct_state=+trk+new,', 'in_port=1,', 'conj_id=7,', 'nw_dst=10.0.0.0/8,'];
+const MATCHES = [
+  '',
+  'ip,',
+  'tcp,tp_dst=80,',
+  'reg0=0x1,',
+  'ct_state=+trk+new,',
+  'in_port=1,',
+  'conj_id=7,',
+  'nw_dst=10.0.0.0/8,',
+];
 
 /** A small pipeline of flows and groups that resubmit, recirculate, fan out and nest. */
 export function composedDump(r: Random): string {
@@ -129,7 +189,9 @@ export function composedDump(r: Random): string {
   const flows = r.int(1, 12);
   for (let i = 0; i < flows; i++) {
     const actions = Array.from({ length: r.int(1, 5) }, () => ACTIONS[r.int(0, ACTIONS.length - 1)]!(r)).join(',');
-    lines.push(`table=${TABLES[r.int(0, TABLES.length - 2)]},priority=${r.int(0, 3)},${MATCHES[r.int(0, MATCHES.length - 1)]}actions=${actions}`);
+    lines.push(
+      `table=${TABLES[r.int(0, TABLES.length - 2)]},priority=${r.int(0, 3)},${MATCHES[r.int(0, MATCHES.length - 1)]}actions=${actions}`,
+    );
   }
   for (let g = 1; g <= r.int(0, 4); g++) {
     const type = ['all', 'select', 'indirect', 'ff'][r.int(0, 3)]!;
@@ -139,7 +201,14 @@ export function composedDump(r: Random): string {
   return lines.join('\n') + '\n';
 }
 
-const PACKETS = ['in_port=1', 'in_port=1,ip,nw_src=10.0.0.1,nw_dst=10.0.0.2,nw_ttl=64', 'in_port=2,tcp,tp_dst=80,nw_ttl=2', 'in_port=3,ct_state=+trk,reg0=1', 'in_port=1,ipv6', 'in_port=LOCAL,arp'];
+const PACKETS = [
+  'in_port=1',
+  'in_port=1,ip,nw_src=10.0.0.1,nw_dst=10.0.0.2,nw_ttl=64',
+  'in_port=2,tcp,tp_dst=80,nw_ttl=2',
+  'in_port=3,ct_state=+trk,reg0=1',
+  'in_port=1,ipv6',
+  'in_port=LOCAL,arp',
+];
 
 /** Commands and arguments an input is run through; `-` is where the input goes. */
 const COMMANDS: readonly ((r: Random) => string[])[] = [
@@ -153,14 +222,32 @@ const COMMANDS: readonly ((r: Random) => string[])[] = [
   () => ['graph', '-'],
   (r) => ['graph', '--format', r.chance(0.5) ? 'dot' : 'mermaid', '-'],
   () => ['conj', '-'],
-  (r) => ['trace', '-', r.chance(0.8) ? PACKETS[r.int(0, PACKETS.length - 1)]! : mutate(PACKETS[r.int(0, PACKETS.length - 1)]!, r)],
+  (r) => [
+    'trace',
+    '-',
+    r.chance(0.8) ? PACKETS[r.int(0, PACKETS.length - 1)]! : mutate(PACKETS[r.int(0, PACKETS.length - 1)]!, r),
+  ],
   (r) => ['trace', '--json', '-', PACKETS[r.int(0, PACKETS.length - 1)]!],
   (r) => ['trace', '-o', 'name', '-', PACKETS[r.int(0, PACKETS.length - 1)]!],
-  (r) => ['trace', ...(r.chance(0.5) ? ['--json'] : []), '-', '--compare', EXAMPLE_DUMP, PACKETS[r.int(0, PACKETS.length - 1)]!],
+  (r) => [
+    'trace',
+    ...(r.chance(0.5) ? ['--json'] : []),
+    '-',
+    '--compare',
+    EXAMPLE_DUMP,
+    PACKETS[r.int(0, PACKETS.length - 1)]!,
+  ],
   (r) => ['trace', EXAMPLE_DUMP, '--compare', '-', PACKETS[r.int(0, PACKETS.length - 1)]!],
   () => ['diff', EXAMPLE_DUMP, '-'],
   // One probe a change: the example's 86 flows each make a change against a fuzzed dump.
-  (r) => ['diff', '--impact', '--max-probes', '1', ...(r.chance(0.5) ? ['--json'] : []), ...(r.chance(0.5) ? [EXAMPLE_DUMP, '-'] : ['-', EXAMPLE_DUMP])],
+  (r) => [
+    'diff',
+    '--impact',
+    '--max-probes',
+    '1',
+    ...(r.chance(0.5) ? ['--json'] : []),
+    ...(r.chance(0.5) ? [EXAMPLE_DUMP, '-'] : ['-', EXAMPLE_DUMP]),
+  ],
   () => ['verify', '--expect', EXAMPLE_FLOWS, '-'],
 ];
 
@@ -176,11 +263,18 @@ function mutateLines(lines: readonly string[], rate: number, r: Random): string 
 function policyCase(r: Random): FuzzCase {
   policySeed ??= { flows: antrea2NamedFlows().split('\n'), files: antrea2PolicyFiles() };
   const { flows, files } = policySeed;
-  const yaml = (text: string): string => (r.chance(0.1) ? text.replace(/^(\s*)- /gm, (m, pad: string) => (r.chance(0.3) ? `${pad}` : m)) : mutateLines(text.split('\n'), 0.05, r));
+  const yaml = (text: string): string =>
+    r.chance(0.1)
+      ? text.replace(/^(\s*)- /gm, (m, pad: string) => (r.chance(0.3) ? `${pad}` : m))
+      : mutateLines(text.split('\n'), 0.05, r);
   return {
     args: ['policies'],
     stdin: mutateLines(flows, 0.02, r),
-    policies: { networkpolicies: yaml(files.networkpolicies), addressgroups: yaml(files.addressgroups), appliedtogroups: yaml(files.appliedtogroups) },
+    policies: {
+      networkpolicies: yaml(files.networkpolicies),
+      addressgroups: yaml(files.addressgroups),
+      appliedtogroups: yaml(files.appliedtogroups),
+    },
   };
 }
 
@@ -248,11 +342,17 @@ function policyFailure(input: string, texts: PolicyTexts): string | undefined {
     const dump = parseDump(input, { file: 'fuzz' });
     const read = annotatePipeline(new Pipeline(dump.flows, dump.groups, dump.ports));
     const file = (name: keyof PolicyTexts): { label: string; text: string } => ({ label: name, text: texts[name] });
-    const objects = readPolicyObjects({ networkpolicies: file('networkpolicies'), addressgroups: file('addressgroups'), appliedtogroups: file('appliedtogroups') });
+    const objects = readPolicyObjects({
+      networkpolicies: file('networkpolicies'),
+      addressgroups: file('addressgroups'),
+      appliedtogroups: file('appliedtogroups'),
+    });
     if (!objects) return 'the policy objects were not read';
     const matching = matchPipelinePolicies(read, objects);
     let printed = objects.problems.reduce((n, p) => n + p.length, 0);
-    for (const m of matching.matches) printed += policyLines(m).join('\n').length + JSON.stringify(policyMatchJson(m)).length + conjunctionRuleText(m).length;
+    for (const m of matching.matches)
+      printed +=
+        policyLines(m).join('\n').length + JSON.stringify(policyMatchJson(m)).length + conjunctionRuleText(m).length;
     for (const ref of matching.unimplemented) printed += ruleName(ref).length;
     const size = input.length + Object.values(texts).reduce((n, t) => n + t.length, 0);
     const allowed = OUTPUT_MULTIPLE * Math.max(size, OUTPUT_FLOOR);
@@ -274,9 +374,19 @@ export async function runCase(c: FuzzCase): Promise<FuzzOutcome> {
   const err = counter(64 * 1024);
   let status: number;
   try {
-    status = await main(c.args, { stdin: Readable.from([Buffer.from(c.stdin)]), stdout: out.stream, stderr: err.stream, env: {} });
+    status = await main(c.args, {
+      stdin: Readable.from([Buffer.from(c.stdin)]),
+      stdout: out.stream,
+      stderr: err.stream,
+      env: {},
+    });
   } catch (e) {
-    return { status: -1, outBytes: out.bytes(), errBytes: err.bytes(), failure: `main threw: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}` };
+    return {
+      status: -1,
+      outBytes: out.bytes(),
+      errBytes: err.bytes(),
+      failure: `main threw: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`,
+    };
   }
   // Let the sinks take what was written.
   await new Promise<void>((resolve) => setImmediate(resolve));
@@ -285,6 +395,10 @@ export async function runCase(c: FuzzCase): Promise<FuzzOutcome> {
   if (/internal error/.test(stderr)) return { ...outcome, failure: stderr.slice(0, 4000) };
   if (![0, 1, 2].includes(status)) return { ...outcome, failure: `exit status ${status}` };
   const allowed = OUTPUT_MULTIPLE * Math.max(Buffer.byteLength(c.stdin), OUTPUT_FLOOR);
-  if (outcome.outBytes + outcome.errBytes > allowed) return { ...outcome, failure: `${outcome.outBytes + outcome.errBytes} bytes of output for ${Buffer.byteLength(c.stdin)} of input` };
+  if (outcome.outBytes + outcome.errBytes > allowed)
+    return {
+      ...outcome,
+      failure: `${outcome.outBytes + outcome.errBytes} bytes of output for ${Buffer.byteLength(c.stdin)} of input`,
+    };
   return outcome;
 }

@@ -12,7 +12,8 @@ export function assertGolden(name: string, actual: string): void {
   const path = join(repoRoot, 'test', 'golden', name);
   if (process.env.FLOWSCOPE_UPDATE_GOLDEN === '1' || !existsSync(path)) {
     writeFileSync(path, actual);
-    if (process.env.FLOWSCOPE_UPDATE_GOLDEN !== '1') assert.fail(`${name}: golden file was missing and has been written; review it`);
+    if (process.env.FLOWSCOPE_UPDATE_GOLDEN !== '1')
+      assert.fail(`${name}: golden file was missing and has been written; review it`);
     return;
   }
   assert.equal(actual, readFileSync(path, 'utf8'));

@@ -74,7 +74,10 @@ export function parseOfprotoTrace(text: string, inPort: number, ports: readonly 
     }
     // IN_PORT sends to the port the packet is in on now, which a flow may have rewritten. The
     // packet a group bucket or clone rewrote is not restored here: tests rewrite in_port plainly.
-    const rewritten = /^(?:Flow: .*?\bin_port=(\d+)|set_field:(\d+)->in_port|load:(0x[0-9a-f]+|\d+)->NXM_OF_IN_PORT\[\])(?:,|$)/.exec(line);
+    const rewritten =
+      /^(?:Flow: .*?\bin_port=(\d+)|set_field:(\d+)->in_port|load:(0x[0-9a-f]+|\d+)->NXM_OF_IN_PORT\[\])(?:,|$)/.exec(
+        line,
+      );
     if (rewritten) {
       inPort = Number(rewritten[1] ?? rewritten[2] ?? rewritten[3]);
       continue;

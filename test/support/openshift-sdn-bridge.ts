@@ -10,9 +10,11 @@ import { type OvsSwitch, type OvsSwitchOptions, withOvsSwitch } from './ovs.ts';
 export function sdnBridgeFor(text: string): OvsSwitchOptions {
   const used = new Set<number>();
   for (const m of text.matchAll(/(?:in_port=|output:)(\d+)/g)) used.add(Number(m[1]));
-  for (const m of text.matchAll(/load:(?:0x)?([0-9a-f]+)->NXM_NX_REG2\[\]/g)) used.add(Number.parseInt(m[1]!, m[0].includes('0x') ? 16 : 10));
+  for (const m of text.matchAll(/load:(?:0x)?([0-9a-f]+)->NXM_NX_REG2\[\]/g))
+    used.add(Number.parseInt(m[1]!, m[0].includes('0x') ? 16 : 10));
   const ports: { name: string; ofport: number }[] = OPENSHIFT_V7_BRIDGE.ports.filter((p) => p.ofport <= 2);
-  for (const n of [...used].sort((a, b) => a - b)) if (n > 2 && n < 0xff00) ports.push({ name: `veth${n.toString(16).padStart(8, '0')}`, ofport: n });
+  for (const n of [...used].sort((a, b) => a - b))
+    if (n > 2 && n < 0xff00) ports.push({ name: `veth${n.toString(16).padStart(8, '0')}`, ofport: n });
   return { bridge: 'br0', protocols: ['OpenFlow13'], ports };
 }
 
@@ -20,7 +22,16 @@ export function sdnBridgeFor(text: string): OvsSwitchOptions {
 export async function withSdnNode<T>(text: string, fn: (sw: OvsSwitch) => Promise<T>): Promise<T> {
   return withOvsSwitch(sdnBridgeFor(text), async (sw) => {
     const groups = [...new Set([...text.matchAll(/group:(\d+)/g)].map((m) => m[1]))];
-    if (groups.length > 0) await sw.addGroups(groups.map((g) => `group_id=${g},type=select,bucket=actions=move:NXM_NX_REG0[]->NXM_NX_TUN_ID[0..31],set_field:192.168.1.12->tun_dst,output:1`).join('\n') + '\n', 13);
+    if (groups.length > 0)
+      await sw.addGroups(
+        groups
+          .map(
+            (g) =>
+              `group_id=${g},type=select,bucket=actions=move:NXM_NX_REG0[]->NXM_NX_TUN_ID[0..31],set_field:192.168.1.12->tun_dst,output:1`,
+          )
+          .join('\n') + '\n',
+        13,
+      );
     await sw.addFlows(text, 13);
     return fn(sw);
   });

@@ -38,6 +38,11 @@ export function openshiftV13Flows(plugin: SdnPlugin): string {
   const setup = readFileSync(join(corpusDir, 'openshift-sdn-expectedFlows-v13.txt'), 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')
-    .map((l) => l.trim().replace(/^cookie=0, /, '').replace(/note:00\.0D$/, `note:0${plugin === 'networkpolicy' ? 2 : 1}.0D`));
+    .map((l) =>
+      l
+        .trim()
+        .replace(/^cookie=0, /, '')
+        .replace(/note:00\.0D$/, `note:0${plugin === 'networkpolicy' ? 2 : 1}.0D`),
+    );
   return [...setup, ...pluginFlows(plugin)].join('\n') + '\n';
 }

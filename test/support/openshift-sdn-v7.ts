@@ -40,9 +40,15 @@ export function openshiftV7Flows(plugin: SdnPlugin): string {
   const f: string[] = [];
   // Table 0: classification by input port.
   if (ct) f.push('table=0, priority=300, ip, ct_state=-trk, actions=ct(table=0)');
-  f.push(`table=0, priority=200, in_port=1, arp, nw_src=${CLUSTER}, nw_dst=${LOCAL}, actions=move:NXM_NX_TUN_ID[0..31]->NXM_NX_REG0[],goto_table:10`);
-  f.push(`table=0, priority=200, in_port=1, ip, nw_src=${CLUSTER}, actions=move:NXM_NX_TUN_ID[0..31]->NXM_NX_REG0[],goto_table:10`);
-  f.push(`table=0, priority=200, in_port=1, ip, nw_dst=${CLUSTER}, actions=move:NXM_NX_TUN_ID[0..31]->NXM_NX_REG0[],goto_table:10`);
+  f.push(
+    `table=0, priority=200, in_port=1, arp, nw_src=${CLUSTER}, nw_dst=${LOCAL}, actions=move:NXM_NX_TUN_ID[0..31]->NXM_NX_REG0[],goto_table:10`,
+  );
+  f.push(
+    `table=0, priority=200, in_port=1, ip, nw_src=${CLUSTER}, actions=move:NXM_NX_TUN_ID[0..31]->NXM_NX_REG0[],goto_table:10`,
+  );
+  f.push(
+    `table=0, priority=200, in_port=1, ip, nw_dst=${CLUSTER}, actions=move:NXM_NX_TUN_ID[0..31]->NXM_NX_REG0[],goto_table:10`,
+  );
   f.push('table=0, priority=150, in_port=1, actions=drop');
   if (ct) {
     f.push(`table=0, priority=400, in_port=2, ip, nw_src=${GATEWAY}, actions=goto_table:30`);
@@ -56,13 +62,18 @@ export function openshiftV7Flows(plugin: SdnPlugin): string {
   f.push('table=0, priority=100, ip, actions=goto_table:20');
   f.push('table=0, priority=0, actions=drop');
   // Table 10: tunnel traffic only from nodes with a HostSubnet.
-  for (const peer of PEERS) f.push(`table=10, priority=100, cookie=${peer.cookie}, tun_src=${peer.ip}, actions=goto_table:30`);
+  for (const peer of PEERS)
+    f.push(`table=10, priority=100, cookie=${peer.cookie}, tun_src=${peer.ip}, actions=goto_table:30`);
   f.push('table=10, priority=0, actions=drop');
   // Tables 20, 21, 25: from Pods.
   f.push(`table=20, priority=300, udp, udp_dst=${VXLAN_PORT}, actions=drop`);
   for (const p of PODS) {
-    f.push(`table=20, priority=100, in_port=${p.port}, arp, nw_src=${p.ip}, arp_sha=${podMac(p.ip)}/00:00:ff:ff:ff:ff, actions=load:${p.vnid}->NXM_NX_REG0[], goto_table:21`);
-    f.push(`table=20, priority=100, in_port=${p.port}, ip, nw_src=${p.ip}, actions=load:${p.vnid}->NXM_NX_REG0[], goto_table:21`);
+    f.push(
+      `table=20, priority=100, in_port=${p.port}, arp, nw_src=${p.ip}, arp_sha=${podMac(p.ip)}/00:00:ff:ff:ff:ff, actions=load:${p.vnid}->NXM_NX_REG0[], goto_table:21`,
+    );
+    f.push(
+      `table=20, priority=100, in_port=${p.port}, ip, nw_src=${p.ip}, actions=load:${p.vnid}->NXM_NX_REG0[], goto_table:21`,
+    );
     if (ct) f.push(`table=25, priority=100, ip, nw_src=${p.ip}, actions=load:${p.vnid}->NXM_NX_REG0[], goto_table:30`);
   }
   f.push('table=20, priority=0, actions=drop');
@@ -86,18 +97,28 @@ export function openshiftV7Flows(plugin: SdnPlugin): string {
   // Tables 40, 50: ARP to local Pods and to the peer.
   for (const p of PODS) f.push(`table=40, priority=100, arp, nw_dst=${p.ip}, actions=output:${p.port}`);
   f.push('table=40, priority=0, actions=drop');
-  for (const peer of PEERS) f.push(`table=50, priority=100, cookie=${peer.cookie}, arp, nw_dst=${peer.subnet}, actions=move:NXM_NX_REG0[]->NXM_NX_TUN_ID[0..31],set_field:${peer.ip}->tun_dst,output:1`);
+  for (const peer of PEERS)
+    f.push(
+      `table=50, priority=100, cookie=${peer.cookie}, arp, nw_dst=${peer.subnet}, actions=move:NXM_NX_REG0[]->NXM_NX_TUN_ID[0..31],set_field:${peer.ip}->tun_dst,output:1`,
+    );
   f.push('table=50, priority=0, actions=drop');
   // Table 60: Services; without conntrack, one flow per Service port and one for later fragments.
   if (ct) f.push('table=60, priority=200, actions=output:2');
   else {
     f.push('table=60, priority=200, reg0=0, actions=output:2');
-    f.push('table=60, priority=100, ip, nw_dst=172.30.44.10, ip_frag=later, actions=load:18->NXM_NX_REG1[], load:2->NXM_NX_REG2[], goto_table:80');
-    f.push('table=60, priority=100, tcp, nw_dst=172.30.44.10, tp_dst=8080, actions=load:18->NXM_NX_REG1[], load:2->NXM_NX_REG2[], goto_table:80');
+    f.push(
+      'table=60, priority=100, ip, nw_dst=172.30.44.10, ip_frag=later, actions=load:18->NXM_NX_REG1[], load:2->NXM_NX_REG2[], goto_table:80',
+    );
+    f.push(
+      'table=60, priority=100, tcp, nw_dst=172.30.44.10, tp_dst=8080, actions=load:18->NXM_NX_REG1[], load:2->NXM_NX_REG2[], goto_table:80',
+    );
   }
   f.push('table=60, priority=0, actions=drop');
   // Tables 70, 80: to local Pods, through the isolation check.
-  for (const p of PODS) f.push(`table=70, priority=100, ip, nw_dst=${p.ip}, actions=load:${p.vnid}->NXM_NX_REG1[], load:${p.port}->NXM_NX_REG2[], goto_table:80`);
+  for (const p of PODS)
+    f.push(
+      `table=70, priority=100, ip, nw_dst=${p.ip}, actions=load:${p.vnid}->NXM_NX_REG1[], load:${p.port}->NXM_NX_REG2[], goto_table:80`,
+    );
   f.push('table=70, priority=0, actions=drop');
   f.push(`table=80, priority=300, ip, nw_src=${GATEWAY}/32, actions=output:NXM_NX_REG2[]`);
   if (ct) {
@@ -112,13 +133,18 @@ export function openshiftV7Flows(plugin: SdnPlugin): string {
   }
   f.push('table=80, priority=0, actions=drop');
   // Table 90: IP to the peer.
-  for (const peer of PEERS) f.push(`table=90, priority=100, cookie=${peer.cookie}, ip, nw_dst=${peer.subnet}, actions=move:NXM_NX_REG0[]->NXM_NX_TUN_ID[0..31],set_field:${peer.ip}->tun_dst,output:1`);
+  for (const peer of PEERS)
+    f.push(
+      `table=90, priority=100, cookie=${peer.cookie}, ip, nw_dst=${peer.subnet}, actions=move:NXM_NX_REG0[]->NXM_NX_TUN_ID[0..31],set_field:${peer.ip}->tun_dst,output:1`,
+    );
   f.push('table=90, priority=0, actions=drop');
   // Table 100: egress routing; VNID 18's egress IP is on another node.
   f.push(`table=100, priority=300,udp,udp_dst=${VXLAN_PORT},actions=drop`);
   f.push(`table=100, priority=200,tcp,tcp_dst=53,nw_dst=${NODE_IP},actions=output:2`);
   f.push(`table=100, priority=200,udp,udp_dst=53,nw_dst=${NODE_IP},actions=output:2`);
-  f.push(`table=100, priority=100, reg0=18, ip, actions=move:NXM_NX_REG0[]->NXM_NX_TUN_ID[0..31],set_field:${EGRESS_NODE}->tun_dst,output:1`);
+  f.push(
+    `table=100, priority=100, reg0=18, ip, actions=move:NXM_NX_REG0[]->NXM_NX_TUN_ID[0..31],set_field:${EGRESS_NODE}->tun_dst,output:1`,
+  );
   f.push('table=100, priority=0, actions=goto_table:101');
   // Table 101: VNID 18's egress firewall (allow one network, deny the rest).
   f.push('table=101, reg0=18, priority=2, ip, nw_dst=192.168.0.0/16, actions=output:2');
@@ -127,7 +153,9 @@ export function openshiftV7Flows(plugin: SdnPlugin): string {
   // Tables 110, 111, 120: multicast, enabled for VNID 18.
   f.push('table=110, reg0=18, actions=goto_table:111');
   f.push('table=110, priority=0, actions=drop');
-  f.push(`table=111, priority=100, actions=move:NXM_NX_REG0[]->NXM_NX_TUN_ID[0..31],${PEERS.map((peer) => `set_field:${peer.ip}->tun_dst,output:1`).join(',')},goto_table:120`);
+  f.push(
+    `table=111, priority=100, actions=move:NXM_NX_REG0[]->NXM_NX_TUN_ID[0..31],${PEERS.map((peer) => `set_field:${peer.ip}->tun_dst,output:1`).join(',')},goto_table:120`,
+  );
   f.push('table=120, priority=100, reg0=18, actions=output:3');
   f.push('table=120, priority=0, actions=drop');
   f.push(`table=253, actions=note:${pluginId.toString(16).padStart(2, '0')}.07`);

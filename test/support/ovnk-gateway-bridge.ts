@@ -83,10 +83,28 @@ interface Family {
 function families(node: GatewayNode): Family[] {
   const out: Family[] = [];
   if (node.ipv4 !== undefined) {
-    out.push({ ip: 'ip', src: 'nw_src', dst: 'nw_dst', udp: 'udp', nodeIp: node.ipv4, ovnMasq: '169.254.169.1', hostMasq: '169.254.169.2', masqSubnet: '169.254.169.0/29' });
+    out.push({
+      ip: 'ip',
+      src: 'nw_src',
+      dst: 'nw_dst',
+      udp: 'udp',
+      nodeIp: node.ipv4,
+      ovnMasq: '169.254.169.1',
+      hostMasq: '169.254.169.2',
+      masqSubnet: '169.254.169.0/29',
+    });
   }
   if (node.ipv6 !== undefined) {
-    out.push({ ip: 'ipv6', src: 'ipv6_src', dst: 'ipv6_dst', udp: 'udp6', nodeIp: node.ipv6, ovnMasq: 'fd69::1', hostMasq: 'fd69::2', masqSubnet: 'fd69::/125' });
+    out.push({
+      ip: 'ipv6',
+      src: 'ipv6_src',
+      dst: 'ipv6_dst',
+      udp: 'udp6',
+      nodeIp: node.ipv6,
+      ovnMasq: 'fd69::1',
+      hostMasq: 'fd69::2',
+      masqSubnet: 'fd69::/125',
+    });
   }
   return out;
 }
@@ -117,7 +135,8 @@ function flow(cookie: string, table: number, priority: number | undefined, match
   return `cookie=${cookie}, table=${table}, ${pri}${match}${match === '' ? '' : ', '}actions=${actions}`;
 }
 
-const dft = (table: number, priority: number | undefined, match: string, actions: string): string => flow(COOKIE_DEFAULT, table, priority, match, actions);
+const dft = (table: number, priority: number | undefined, match: string, actions: string): string =>
+  flow(COOKIE_DEFAULT, table, priority, match, actions);
 
 /** The flows of the default bridge: Geneve past conntrack, host-to-Service masquerading and its hairpins. */
 function defaultBridgeFlows(node: GatewayNode): string[] {
@@ -130,23 +149,52 @@ function defaultBridgeFlows(node: GatewayNode): string[] {
     out.push(dft(0, 200, `in_port=${up}, ${f.udp}, udp_dst=${GENEVE}`, 'NORMAL'));
     out.push(dft(0, 200, `in_port=LOCAL, ${f.udp}, udp_dst=${GENEVE}`, `output:${up}`));
     // A Service the host reached that OVN load-balanced back to the host itself.
-    out.push(dft(0, 500, `in_port=${patch}, ${f.ip}, ${f.dst}=${f.hostMasq}, ${f.src}=${f.nodeIp}`, `ct(commit,zone=${ZONE_HOST_MASQ},nat(dst=${f.nodeIp}),table=4)`));
+    out.push(
+      dft(
+        0,
+        500,
+        `in_port=${patch}, ${f.ip}, ${f.dst}=${f.hostMasq}, ${f.src}=${f.nodeIp}`,
+        `ct(commit,zone=${ZONE_HOST_MASQ},nat(dst=${f.nodeIp}),table=4)`,
+      ),
+    );
     for (const extra of node.extraIPs ?? []) {
       if (isV6(extra) !== (f.ip === 'ipv6') || extra === f.nodeIp) continue;
-      out.push(dft(0, 500, `in_port=${patch}, ${f.ip}, ${f.dst}=${extra}, ${f.src}=${f.nodeIp}`, `ct(commit,zone=${ZONE_HOST_MASQ},table=4)`));
+      out.push(
+        dft(
+          0,
+          500,
+          `in_port=${patch}, ${f.ip}, ${f.dst}=${extra}, ${f.src}=${f.nodeIp}`,
+          `ct(commit,zone=${ZONE_HOST_MASQ},table=4)`,
+        ),
+      );
     }
     out.push(dft(0, 500, `in_port=LOCAL, ${f.ip}, ${f.dst}=${f.ovnMasq}`, `ct(zone=${ZONE_OVN_MASQ},nat,table=5)`));
   }
   for (const cidr of node.serviceCidrs) {
     const f = familyOf(node, cidr);
     if (!f) continue;
-    out.push(dft(0, 500, `in_port=LOCAL, ${f.ip}, ${f.dst}=${cidr}`, `ct(commit,zone=${ZONE_HOST_MASQ},nat(src=${f.hostMasq}),table=2)`));
-    out.push(dft(0, 500, `in_port=${patch}, ${f.ip}, ${f.src}=${cidr}, ${f.dst}=${f.hostMasq}`, `ct(zone=${ZONE_HOST_MASQ},nat,table=3)`));
+    out.push(
+      dft(
+        0,
+        500,
+        `in_port=LOCAL, ${f.ip}, ${f.dst}=${cidr}`,
+        `ct(commit,zone=${ZONE_HOST_MASQ},nat(src=${f.hostMasq}),table=2)`,
+      ),
+    );
+    out.push(
+      dft(
+        0,
+        500,
+        `in_port=${patch}, ${f.ip}, ${f.src}=${cidr}, ${f.dst}=${f.hostMasq}`,
+        `ct(zone=${ZONE_HOST_MASQ},nat,table=3)`,
+      ),
+    );
     // A reply from a Service address that OVN did not translate has no business outside.
     out.push(dft(0, 105, `in_port=${patch}, ${f.ip}, ${f.dst}=${cidr}`, 'drop'));
   }
   if (node.mode === 'shared') {
-    for (const f of families(node)) out.push(dft(0, 110, `in_port=${up}, ${f.ip}, nw_frag=yes`, `ct(table=0,zone=${ZONE_REASSEMBLY})`));
+    for (const f of families(node))
+      out.push(dft(0, 110, `in_port=${up}, ${f.ip}, nw_frag=yes`, `ct(table=0,zone=${ZONE_REASSEMBLY})`));
   }
   const toOvn = node.mode === 'local' ? `check_pkt_larger(${MAX_FRAME})->reg0[0],resubmit(,11)` : `output:${patch}`;
   for (const f of families(node)) {
@@ -159,8 +207,11 @@ function defaultBridgeFlows(node: GatewayNode): string[] {
   }
   out.push(dft(1, 10, `dl_dst=${node.mac}`, 'output:LOCAL'));
   out.push(dft(2, 100, '', `set_field:${node.mac}->eth_dst,output:${patch}`));
-  out.push(dft(3, undefined, '', `move:NXM_OF_ETH_DST[]->NXM_OF_ETH_SRC[],set_field:${node.mac}->eth_dst,output:LOCAL`));
-  for (const f of families(node)) out.push(dft(4, undefined, f.ip, `ct(commit,zone=${ZONE_OVN_MASQ},nat(src=${f.ovnMasq}),table=3)`));
+  out.push(
+    dft(3, undefined, '', `move:NXM_OF_ETH_DST[]->NXM_OF_ETH_SRC[],set_field:${node.mac}->eth_dst,output:LOCAL`),
+  );
+  for (const f of families(node))
+    out.push(dft(4, undefined, f.ip, `ct(commit,zone=${ZONE_OVN_MASQ},nat(src=${f.ovnMasq}),table=3)`));
   for (const f of families(node)) out.push(dft(5, undefined, f.ip, `ct(commit,zone=${ZONE_HOST_MASQ},nat,table=2)`));
   return out;
 }
@@ -174,13 +225,35 @@ function commonFlows(node: GatewayNode): string[] {
   out.push(dft(0, 10, `in_port=${patch}, dl_src=${node.mac}`, 'NORMAL'));
   out.push(dft(0, 9, `in_port=${patch}`, 'drop'));
   for (const f of families(node)) {
-    out.push(dft(0, 105, `in_port=${patch}, dl_src=${node.mac}, ${f.ip}, pkt_mark=${SNAT_PKT_MARK}`, `ct(commit,zone=${ZONE},nat(src=${f.nodeIp}),exec(set_field:${MARK_OVN}->ct_mark)),output:${up}`));
-    out.push(dft(0, 100, `in_port=${patch}, dl_src=${node.mac}, ${f.ip}`, `ct(commit,zone=${ZONE},exec(set_field:${MARK_OVN}->ct_mark)),output:${up}`));
-    out.push(dft(0, 100, `in_port=LOCAL, ${f.ip}`, `ct(commit,zone=${ZONE},exec(set_field:${MARK_HOST}->ct_mark)),output:${up}`));
+    out.push(
+      dft(
+        0,
+        105,
+        `in_port=${patch}, dl_src=${node.mac}, ${f.ip}, pkt_mark=${SNAT_PKT_MARK}`,
+        `ct(commit,zone=${ZONE},nat(src=${f.nodeIp}),exec(set_field:${MARK_OVN}->ct_mark)),output:${up}`,
+      ),
+    );
+    out.push(
+      dft(
+        0,
+        100,
+        `in_port=${patch}, dl_src=${node.mac}, ${f.ip}`,
+        `ct(commit,zone=${ZONE},exec(set_field:${MARK_OVN}->ct_mark)),output:${up}`,
+      ),
+    );
+    out.push(
+      dft(
+        0,
+        100,
+        `in_port=LOCAL, ${f.ip}`,
+        `ct(commit,zone=${ZONE},exec(set_field:${MARK_HOST}->ct_mark)),output:${up}`,
+      ),
+    );
     if (node.mode === 'local') {
       // In the local gateway the host routes OVN's traffic out itself.
       const l4 = f.ip === 'ip' ? ['tcp', 'udp', 'sctp'] : ['tcp6', 'udp6', 'sctp6'];
-      for (const p of l4) out.push(dft(0, 175, `in_port=${patch}, ${p}, ${f.src}=${f.nodeIp}`, `ct(table=4,zone=${ZONE_HOST_MASQ})`));
+      for (const p of l4)
+        out.push(dft(0, 175, `in_port=${patch}, ${p}, ${f.src}=${f.nodeIp}`, `ct(table=4,zone=${ZONE_HOST_MASQ})`));
       out.push(dft(0, 650, `in_port=${patch}, dl_src=${node.mac}, ${f.udp}, tp_dst=3784`, `output:${up}`));
     }
     out.push(dft(0, 50, `in_port=${up}, ${f.ip}`, `ct(zone=${ZONE},nat,table=1)`));
@@ -192,7 +265,15 @@ function commonFlows(node: GatewayNode): string[] {
     }
     for (const subnet of node.nodeSubnets) {
       const f = familyOf(node, subnet);
-      if (f) out.push(dft(0, 109, `in_port=${patch}, dl_src=${node.mac}, ${f.ip}, ${f.src}=${subnet}`, `ct(commit,zone=${ZONE},exec(set_field:${MARK_OVN}->ct_mark)),output:${up}`));
+      if (f)
+        out.push(
+          dft(
+            0,
+            109,
+            `in_port=${patch}, dl_src=${node.mac}, ${f.ip}, ${f.src}=${subnet}`,
+            `ct(commit,zone=${ZONE},exec(set_field:${MARK_OVN}->ct_mark)),output:${up}`,
+          ),
+        );
     }
   }
   if (node.disableSnatMultipleGws) {
@@ -241,13 +322,37 @@ function serviceFlows(node: GatewayNode, svc: GatewayService): string[] {
       const cookie = serviceCookie(svc.namespace, svc.name, proto, svc.nodePort);
       const nat = f.ip === 'ip' ? `${f.nodeIp}:${svc.targetPort}` : `[${f.nodeIp}]:${svc.targetPort}`;
       if (toHost) {
-        out.push(flow(cookie, 0, 110, `in_port=${up}, ${proto}, tp_dst=${svc.nodePort}`, `ct(commit,zone=${ZONE_NODEPORT},nat(dst=${nat}),table=6)`));
+        out.push(
+          flow(
+            cookie,
+            0,
+            110,
+            `in_port=${up}, ${proto}, tp_dst=${svc.nodePort}`,
+            `ct(commit,zone=${ZONE_NODEPORT},nat(dst=${nat}),table=6)`,
+          ),
+        );
         out.push(flow(COOKIE_ETP, 6, 110, '', 'output:LOCAL'));
-        out.push(flow(cookie, 0, 110, `in_port=LOCAL, ${proto}, tp_src=${svc.targetPort}`, `ct(zone=${ZONE_NODEPORT},nat,table=7)`));
+        out.push(
+          flow(
+            cookie,
+            0,
+            110,
+            `in_port=LOCAL, ${proto}, tp_src=${svc.targetPort}`,
+            `ct(zone=${ZONE_NODEPORT},nat,table=7)`,
+          ),
+        );
         out.push(flow(COOKIE_ETP, 7, 110, '', `output:${up}`));
       } else if (node.mode === 'shared') {
         out.push(flow(cookie, 0, 110, `in_port=${up}, ${proto}, tp_dst=${svc.nodePort}`, `output:${patch}`));
-        out.push(flow(cookie, 0, 110, `in_port=${patch}, dl_src=${node.mac}, ${proto}, tp_src=${svc.nodePort}`, `output:${up}`));
+        out.push(
+          flow(
+            cookie,
+            0,
+            110,
+            `in_port=${patch}, dl_src=${node.mac}, ${proto}, tp_src=${svc.nodePort}`,
+            `output:${up}`,
+          ),
+        );
       }
     }
   }
@@ -258,20 +363,48 @@ function serviceFlows(node: GatewayNode, svc: GatewayService): string[] {
     const proto = v6 ? `${svc.protocol}6` : svc.protocol;
     const cookie = serviceCookie(svc.namespace, svc.name, address, svc.port);
     // Address resolution for the Service address is the host's to answer, never OVN's.
-    const resolve = v6 ? `icmp6, icmp_type=135, icmp_code=0, nd_target=${address}` : `arp, arp_op=1, arp_tpa=${address}`;
+    const resolve = v6
+      ? `icmp6, icmp_type=135, icmp_code=0, nd_target=${address}`
+      : `arp, arp_op=1, arp_tpa=${address}`;
     out.push(flow(cookie, 0, 110, `in_port=${up}, ${resolve}`, 'output:LOCAL'));
     if (toHost) {
       const nat = v6 ? `[${f.nodeIp}]:${svc.targetPort}` : `${f.nodeIp}:${svc.targetPort}`;
-      out.push(flow(cookie, 0, 110, `in_port=${up}, ${proto}, ${f.dst}=${address}, tp_dst=${svc.port}`, `ct(commit,zone=${ZONE_NODEPORT},nat(dst=${nat}),table=6)`));
+      out.push(
+        flow(
+          cookie,
+          0,
+          110,
+          `in_port=${up}, ${proto}, ${f.dst}=${address}, tp_dst=${svc.port}`,
+          `ct(commit,zone=${ZONE_NODEPORT},nat(dst=${nat}),table=6)`,
+        ),
+      );
       out.push(flow(COOKIE_ETP, 6, 110, '', 'output:LOCAL'));
-      out.push(flow(cookie, 0, 110, `in_port=LOCAL, ${proto}, tp_src=${svc.targetPort}`, `ct(commit,zone=${ZONE_NODEPORT},nat,table=7)`));
+      out.push(
+        flow(
+          cookie,
+          0,
+          110,
+          `in_port=LOCAL, ${proto}, tp_src=${svc.targetPort}`,
+          `ct(commit,zone=${ZONE_NODEPORT},nat,table=7)`,
+        ),
+      );
       out.push(flow(COOKIE_ETP, 7, 110, '', `output:${up}`));
     } else if (node.mode === 'shared') {
       // Path MTU discovery: "fragmentation needed" for the Service address belongs to OVN too.
       const icmp = v6 ? 'icmp6, icmp_type=2, icmp_code=0' : 'icmp, icmp_type=3, icmp_code=4';
       out.push(flow(cookie, 0, 110, `in_port=${up}, ${icmp}, ${f.dst}=${address}`, `output:${patch}`));
-      out.push(flow(cookie, 0, 110, `in_port=${up}, ${proto}, ${f.dst}=${address}, tp_dst=${svc.port}`, `output:${patch}`));
-      out.push(flow(cookie, 0, 110, `in_port=${patch}, dl_src=${node.mac}, ${proto}, ${f.src}=${address}, tp_src=${svc.port}`, `output:${up}`));
+      out.push(
+        flow(cookie, 0, 110, `in_port=${up}, ${proto}, ${f.dst}=${address}, tp_dst=${svc.port}`, `output:${patch}`),
+      );
+      out.push(
+        flow(
+          cookie,
+          0,
+          110,
+          `in_port=${patch}, dl_src=${node.mac}, ${proto}, ${f.src}=${address}, tp_src=${svc.port}`,
+          `output:${up}`,
+        ),
+      );
     }
   }
   return out;
@@ -283,7 +416,12 @@ function serviceFlows(node: GatewayNode, svc: GatewayService): string[] {
  * and 7) are written once, as the switch keeps them.
  */
 export function gatewayBridgeFlows(node: GatewayNode): string {
-  const flows = [...defaultBridgeFlows(node), ...commonFlows(node), ...node.services.flatMap((s) => serviceFlows(node, s)), 'table=0, priority=0, actions=NORMAL'];
+  const flows = [
+    ...defaultBridgeFlows(node),
+    ...commonFlows(node),
+    ...node.services.flatMap((s) => serviceFlows(node, s)),
+    'table=0, priority=0, actions=NORMAL',
+  ];
   return [...new Set(flows)].join('\n') + '\n';
 }
 
@@ -301,8 +439,25 @@ export function gatewayBridgeSwitch(node: GatewayNode): OvsSwitchOptions {
 }
 
 const SERVICES: readonly GatewayService[] = [
-  { namespace: 'default', name: 'web', protocol: 'tcp', port: 80, targetPort: 8080, nodePort: 30080, externalIPs: ['172.18.0.100'] },
-  { namespace: 'ingress', name: 'router', protocol: 'tcp', port: 443, targetPort: 8443, nodePort: 31443, ingressIPs: ['172.18.0.200'], localHostEndpoint: true },
+  {
+    namespace: 'default',
+    name: 'web',
+    protocol: 'tcp',
+    port: 80,
+    targetPort: 8080,
+    nodePort: 30080,
+    externalIPs: ['172.18.0.100'],
+  },
+  {
+    namespace: 'ingress',
+    name: 'router',
+    protocol: 'tcp',
+    port: 443,
+    targetPort: 8443,
+    nodePort: 31443,
+    ingressIPs: ['172.18.0.200'],
+    localHostEndpoint: true,
+  },
   { namespace: 'kube-system', name: 'dns-ext', protocol: 'udp', port: 53, targetPort: 5353, nodePort: 30053 },
 ];
 

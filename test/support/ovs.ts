@@ -188,7 +188,17 @@ export class OvsSwitch {
     // One port per transaction: dummy ports get MACs aa:55:aa:55:00:NN in creation order,
     // so a fixed order keeps `show` output identical between runs.
     for (const p of options.ports ?? []) {
-      await this.vsctl(['add-port', br, p.name, '--', 'set', 'Interface', p.name, 'type=dummy', `ofport_request=${p.ofport}`]);
+      await this.vsctl([
+        'add-port',
+        br,
+        p.name,
+        '--',
+        'set',
+        'Interface',
+        p.name,
+        'type=dummy',
+        `ofport_request=${p.ofport}`,
+      ]);
     }
     await this.checkPorts(options.ports ?? []);
   }
@@ -245,7 +255,12 @@ export class OvsSwitch {
   }
 
   dumpGroups(options: { readonly of?: OfVersion; readonly names?: boolean } = {}): Promise<string> {
-    return this.ofctl([...versionArgs(options.of), options.names === true ? '--names' : '--no-names', 'dump-groups', this.bridge]);
+    return this.ofctl([
+      ...versionArgs(options.of),
+      options.names === true ? '--names' : '--no-names',
+      'dump-groups',
+      this.bridge,
+    ]);
   }
 
   dumpPortsDesc(of?: OfVersion): Promise<string> {
@@ -374,7 +389,10 @@ export async function parseFlows(flows: readonly string[], of: OfVersion): Promi
   try {
     const file = join(dir, 'flows.txt');
     writeFileSync(file, flows.join('\n') + '\n');
-    const r = await execa(binary('ovs-ofctl'), [...versionArgs(of), 'parse-flows', file], { timeout: COMMAND_TIMEOUT_MS, reject: false });
+    const r = await execa(binary('ovs-ofctl'), [...versionArgs(of), 'parse-flows', file], {
+      timeout: COMMAND_TIMEOUT_MS,
+      reject: false,
+    });
     if (r.exitCode !== 0) throw new Error(`ovs-ofctl parse-flows: ${r.stderr}`);
     const out = r.stdout.split('\n').flatMap((l) => {
       const m = /^\S+ .*?\(xid=0x[0-9a-f]+\): ADD (.*)$/.exec(l);

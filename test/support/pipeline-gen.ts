@@ -58,7 +58,10 @@ const PROTOS: readonly Proto[] = [
 ];
 const proto = (keyword: string): Proto => PROTOS.find((p) => p.keyword === keyword && p.l4 !== 'nd')!;
 /** Protocols a packet can be: every one but the wildcards. */
-const PACKET_PROTOS = PROTOS.filter((p) => p.keyword !== '' && p.keyword !== 'ip' && p.keyword !== 'ipv6').concat([proto('ip'), proto('ipv6')]);
+const PACKET_PROTOS = PROTOS.filter((p) => p.keyword !== '' && p.keyword !== 'ip' && p.keyword !== 'ipv6').concat([
+  proto('ip'),
+  proto('ipv6'),
+]);
 
 const isIp = (p: Proto): boolean => p.l3 === 'ip4' || p.l3 === 'ip6';
 const hasPorts = (p: Proto): boolean => p.l4 === 'tcp' || p.l4 === 'udp' || p.l4 === 'sctp';
@@ -89,7 +92,13 @@ interface FieldGen {
 }
 
 /** A field whose packet value, given a match `v/m`, is `v` (the pool keeps masked values matchable). */
-function pooled(name: string, on: (p: Proto) => boolean, values: readonly string[], masks: readonly string[] = [], packetName = name): FieldGen {
+function pooled(
+  name: string,
+  on: (p: Proto) => boolean,
+  values: readonly string[],
+  masks: readonly string[] = [],
+  packetName = name,
+): FieldGen {
   return {
     name,
     on,
@@ -97,12 +106,14 @@ function pooled(name: string, on: (p: Proto) => boolean, values: readonly string
       const v = r.pick(values);
       return masks.length > 0 && r.chance(0.3) ? `${name}=${v}/${r.pick(masks)}` : `${name}=${v}`;
     },
-    packet: (r, matched) => `${packetName}=${matched !== undefined ? matched.slice(matched.indexOf('=') + 1).replace(/\/.*$/, '') : r.pick(values)}`,
+    packet: (r, matched) =>
+      `${packetName}=${matched !== undefined ? matched.slice(matched.indexOf('=') + 1).replace(/\/.*$/, '') : r.pick(values)}`,
   };
 }
 
 const any = (): boolean => true;
-const l4Name = (p: Proto, side: 'src' | 'dst'): string => `${p.l4 === 'tcp' ? 'tcp' : p.l4 === 'udp' ? 'udp' : 'sctp'}_${side}`;
+const l4Name = (p: Proto, side: 'src' | 'dst'): string =>
+  `${p.l4 === 'tcp' ? 'tcp' : p.l4 === 'udp' ? 'udp' : 'sctp'}_${side}`;
 
 const FIELD_GENS: readonly FieldGen[] = [
   pooled('dl_src', any, MACS, MAC_MASKS),
@@ -110,7 +121,15 @@ const FIELD_GENS: readonly FieldGen[] = [
   {
     name: 'vlan_tci',
     on: (p) => p.l3 !== 'mpls',
-    match: (r) => r.pick(['vlan_tci=0x1000/0x1000', 'vlan_tci=0', 'dl_vlan=10', 'vlan_tci=0x100a/0x1fff', 'dl_vlan_pcp=3', 'vlan_tci=0x0000/0x1000']),
+    match: (r) =>
+      r.pick([
+        'vlan_tci=0x1000/0x1000',
+        'vlan_tci=0',
+        'dl_vlan=10',
+        'vlan_tci=0x100a/0x1fff',
+        'dl_vlan_pcp=3',
+        'vlan_tci=0x0000/0x1000',
+      ]),
     packet: (r, m) => {
       if (m === undefined) return `vlan_tci=${r.pick(['0', '0x100a', '0x6014', '0x1000'])}`;
       if (/dl_vlan=10|0x100a/.test(m)) return `vlan_tci=${r.pick(['0x100a', '0x700a'])}`;
@@ -128,7 +147,8 @@ const FIELD_GENS: readonly FieldGen[] = [
     name: 'nw_frag',
     on: (p) => isIp(p) && !hasPorts(p),
     match: (r) => `nw_frag=${r.pick(['no', 'first', 'later', 'not_later', 'yes'])}`,
-    packet: (r, m) => `nw_frag=${m === undefined ? r.pick(['no', 'first', 'later']) : m === 'nw_frag=yes' ? 'first' : m === 'nw_frag=not_later' ? 'no' : m.slice('nw_frag='.length)}`,
+    packet: (r, m) =>
+      `nw_frag=${m === undefined ? r.pick(['no', 'first', 'later']) : m === 'nw_frag=yes' ? 'first' : m === 'nw_frag=not_later' ? 'no' : m.slice('nw_frag='.length)}`,
   },
   {
     name: 'tp_src',
@@ -146,7 +166,8 @@ const FIELD_GENS: readonly FieldGen[] = [
     name: 'tcp_flags',
     on: (p) => p.l4 === 'tcp',
     match: (r) => r.pick(['tcp_flags=+syn', 'tcp_flags=+syn-ack', 'tcp_flags=0x012/0x012', 'tcp_flags=+ack']),
-    packet: (r, m) => `tcp_flags=${m === undefined ? r.pick(['0x002', '0x012', '0x010', '0']) : m.includes('-ack') ? '0x002' : m.includes('+ack') ? '0x010' : m.includes('syn') ? '0x002' : '0x012'}`,
+    packet: (r, m) =>
+      `tcp_flags=${m === undefined ? r.pick(['0x002', '0x012', '0x010', '0']) : m.includes('-ack') ? '0x002' : m.includes('+ack') ? '0x010' : m.includes('syn') ? '0x002' : '0x012'}`,
   },
   pooled('icmp_type', (p) => p.l4 === 'icmp4', ['0', '3', '8']),
   pooled('icmp_code', (p) => p.l4 === 'icmp4', ['0', '1']),
@@ -179,7 +200,8 @@ const FIELD_GENS: readonly FieldGen[] = [
   {
     name: 'ct_state',
     on: any,
-    match: (r) => `ct_state=${r.pick(['+trk', '-trk', '+trk+new', '+trk+est', '+trk+est-rpl', '+trk+inv', '+trk-new'])}`,
+    match: (r) =>
+      `ct_state=${r.pick(['+trk', '-trk', '+trk+new', '+trk+est', '+trk+est-rpl', '+trk+inv', '+trk-new'])}`,
     packet: (r, m) => {
       if (m === undefined) return `ct_state=${r.pick(['0', 'trk|new', 'trk|est'])}`;
       if (m.endsWith('-trk')) return 'ct_state=0';
@@ -207,7 +229,8 @@ function writable(p: Proto): readonly (readonly [string, readonly string[]])[] {
     ['eth_dst', MACS],
     ['tun_id', ['0x5']],
   ];
-  if (p.l3 === 'ip4') out.push(['ip_src', IPS], ['ip_dst', IPS], ['nw_ttl', ['1', '64']], ['ip_dscp', ['0', '8']], ['nw_ecn', ['1']]);
+  if (p.l3 === 'ip4')
+    out.push(['ip_src', IPS], ['ip_dst', IPS], ['nw_ttl', ['1', '64']], ['ip_dscp', ['0', '8']], ['nw_ecn', ['1']]);
   if (p.l3 === 'ip6') out.push(['ipv6_src', IP6S], ['ipv6_dst', IP6S], ['ipv6_label', ['0x7']]);
   if (p.l3 === 'arp') out.push(['arp_op', ['2']], ['arp_spa', IPS], ['arp_tha', MACS]);
   if (p.l4 === 'tcp') out.push(['tcp_dst', ['80', '443']], ['tcp_src', ['1234']]);
@@ -218,7 +241,17 @@ function writable(p: Proto): readonly (readonly [string, readonly string[]])[] {
 
 /** NXM names of fields that `move`, `push` and learn may read or write, by protocol. */
 function subfields(p: Proto): string[] {
-  const out = ['NXM_NX_REG0[]', 'NXM_NX_REG1[0..15]', 'NXM_NX_REG2[]', 'NXM_NX_REG3[8..23]', 'NXM_OF_ETH_SRC[]', 'NXM_OF_ETH_DST[0..31]', 'NXM_OF_IN_PORT[]', 'OXM_OF_METADATA[0..31]', 'NXM_NX_PKT_MARK[]'];
+  const out = [
+    'NXM_NX_REG0[]',
+    'NXM_NX_REG1[0..15]',
+    'NXM_NX_REG2[]',
+    'NXM_NX_REG3[8..23]',
+    'NXM_OF_ETH_SRC[]',
+    'NXM_OF_ETH_DST[0..31]',
+    'NXM_OF_IN_PORT[]',
+    'OXM_OF_METADATA[0..31]',
+    'NXM_NX_PKT_MARK[]',
+  ];
   if (p.l3 === 'ip4') out.push('NXM_OF_IP_SRC[]', 'NXM_OF_IP_DST[]', 'NXM_NX_IP_TTL[]');
   if (p.l4 === 'tcp') out.push('NXM_OF_TCP_DST[]');
   return out;
@@ -274,14 +307,28 @@ function output(ctx: Ctx): string {
 
 /** An output an action set may hold (not to a register, a queue or the controller action). */
 function setOutput(ctx: Ctx): string {
-  return ctx.r.pick([`output:${ctx.r.pick(GEN_PORTS)}`, `output:${ctx.r.pick(GEN_PORTS)}`, 'IN_PORT', 'LOCAL', `output:${MISSING_PORT}`, 'CONTROLLER:65535']);
+  return ctx.r.pick([
+    `output:${ctx.r.pick(GEN_PORTS)}`,
+    `output:${ctx.r.pick(GEN_PORTS)}`,
+    'IN_PORT',
+    'LOCAL',
+    `output:${MISSING_PORT}`,
+    'CONTROLLER:65535',
+  ]);
 }
 
 /** An edit an action set may hold. */
 function setAction(ctx: Ctx, site: Site): string {
   const r = ctx.r;
   const write = r.pick(writable(site.proto));
-  return r.pick([`set_field:${r.pick(write[1])}->${write[0]}`, 'strip_vlan', 'push_vlan:0x8100', `mod_vlan_vid:${r.pick([10, 20])}`, 'set_queue:2', ...(isIp(site.proto) ? ['dec_ttl', 'mod_nw_ttl:7'] : [])]);
+  return r.pick([
+    `set_field:${r.pick(write[1])}->${write[0]}`,
+    'strip_vlan',
+    'push_vlan:0x8100',
+    `mod_vlan_vid:${r.pick([10, 20])}`,
+    'set_queue:2',
+    ...(isIp(site.proto) ? ['dec_ttl', 'mod_nw_ttl:7'] : []),
+  ]);
 }
 
 /** A table after `table` to go to; undefined from the last. */
@@ -303,14 +350,19 @@ function ctAction(ctx: Ctx, site: Site): string {
     const addr = ip ? r.pick(['10.1.1.1', '10.2.0.9']) : '[fd00::9]';
     parts.push(commit ? `nat(${r.pick(['src', 'dst'])}=${addr}${port})` : 'nat');
   }
-  if (commit && r.chance(0.5)) parts.push(`exec(${r.pick(['set_field:0x5->ct_mark', 'load:0x1->NXM_NX_CT_LABEL[0..7]', 'set_field:0x1/0x1->ct_mark'])})`);
+  if (commit && r.chance(0.5))
+    parts.push(
+      `exec(${r.pick(['set_field:0x5->ct_mark', 'load:0x1->NXM_NX_CT_LABEL[0..7]', 'set_field:0x1/0x1->ct_mark'])})`,
+    );
   return `ct(${parts.join(',')})`;
 }
 
 function learnAction(ctx: Ctx, site: Site): string {
   const r = ctx.r;
   const specs = [`table=${r.int(0, ctx.tables - 1)}`, `priority=${r.pick([5, 100])}`, 'idle_timeout=60'];
-  specs.push(r.pick(['NXM_OF_ETH_DST[]=NXM_OF_ETH_SRC[]', 'NXM_NX_REG1[0..15]=NXM_OF_IN_PORT[]', 'NXM_OF_VLAN_TCI[0..11]']));
+  specs.push(
+    r.pick(['NXM_OF_ETH_DST[]=NXM_OF_ETH_SRC[]', 'NXM_NX_REG1[0..15]=NXM_OF_IN_PORT[]', 'NXM_OF_VLAN_TCI[0..11]']),
+  );
   if (site.proto.l3 === 'ip4' && r.chance(0.5)) specs.push('eth_type=0x800', 'NXM_OF_IP_DST[]=NXM_OF_IP_SRC[]');
   specs.push(r.pick(['load:NXM_NX_REG0[]->NXM_NX_REG2[]', 'load:0x7->NXM_NX_REG3[0..7]', 'output:NXM_OF_IN_PORT[]']));
   return `learn(${specs.join(',')})`;
@@ -340,11 +392,24 @@ function editAction(ctx: Ctx, site: Site): string {
       return `pop:NXM_NX_REG${r.pick([2, 3])}[]`;
     case 7:
       // OpenFlow 1.3 pops a VLAN tag only where the match has one; buckets are not checked so.
-      return p.l3 === 'mpls' ? 'set_mpls_ttl(5)' : r.pick(['push_vlan:0x8100', site.bucket ? 'strip_vlan' : 'push_vlan:0x8100', `mod_vlan_vid:${r.pick([10, 20])}`, `mod_vlan_pcp:${r.int(0, 7)}`]);
+      return p.l3 === 'mpls'
+        ? 'set_mpls_ttl(5)'
+        : r.pick([
+            'push_vlan:0x8100',
+            site.bucket ? 'strip_vlan' : 'push_vlan:0x8100',
+            `mod_vlan_vid:${r.pick([10, 20])}`,
+            `mod_vlan_pcp:${r.int(0, 7)}`,
+          ]);
     case 8:
       return isIp(p) ? r.pick(['dec_ttl', 'dec_ttl(1,2)', 'mod_nw_ttl:9']) : 'set_field:0x2->reg1';
     case 9:
-      return r.pick(['set_queue:1', 'pop_queue', 'note:aa.bb', 'fin_timeout(idle_timeout=10)', 'sample(probability=65535,collector_set_id=1,obs_domain_id=2,obs_point_id=3)']);
+      return r.pick([
+        'set_queue:1',
+        'pop_queue',
+        'note:aa.bb',
+        'fin_timeout(idle_timeout=10)',
+        'sample(probability=65535,collector_set_id=1,obs_domain_id=2,obs_point_id=3)',
+      ]);
     case 10:
       return 'set_field:0x3->reg2';
     case 11:
@@ -352,7 +417,13 @@ function editAction(ctx: Ctx, site: Site): string {
     case 12:
       return `bundle_load(eth_src,0,active_backup,ofport,NXM_NX_REG2[],members:${r.pick([2, 3])},${r.pick([4, 6])})`;
     case 13:
-      return isIp(p) ? r.pick(['mod_nw_tos:32', 'mod_nw_ecn:2', ...(p.l3 === 'ip4' ? ['mod_nw_src:10.9.9.9', 'mod_nw_dst:10.0.0.2'] : [])]) : 'mod_dl_src:00:00:00:00:00:02';
+      return isIp(p)
+        ? r.pick([
+            'mod_nw_tos:32',
+            'mod_nw_ecn:2',
+            ...(p.l3 === 'ip4' ? ['mod_nw_src:10.9.9.9', 'mod_nw_dst:10.0.0.2'] : []),
+          ])
+        : 'mod_dl_src:00:00:00:00:00:02';
     case 14:
       return hasPorts(p) && !site.bucket ? `mod_tp_dst:${r.pick(L4_PORTS)}` : 'mod_dl_dst:aa:bb:cc:dd:ee:ff';
     case 15:
@@ -386,7 +457,14 @@ function actionList(ctx: Ctx, site: Site): string[] {
       const back = r.chance(0.1);
       const to = back ? r.int(0, site.table) : later(ctx, site.table);
       // resubmit(,T,ct) needs a tracked connection in a flow's match; buckets are not checked so.
-      if (to !== undefined) out.push(r.chance(0.15) ? `resubmit(${r.pick(GEN_PORTS)},${to})` : site.bucket && r.chance(0.2) ? `resubmit(,${to},ct)` : `resubmit(,${to})`);
+      if (to !== undefined)
+        out.push(
+          r.chance(0.15)
+            ? `resubmit(${r.pick(GEN_PORTS)},${to})`
+            : site.bucket && r.chance(0.2)
+              ? `resubmit(,${to},ct)`
+              : `resubmit(,${to})`,
+        );
     } else if (kind === 7 && ctx.groups.length > 0) {
       out.push(`group:${r.pick(ctx.groups)}`);
     } else if (kind === 8 && site.depth < 2) {
@@ -403,7 +481,9 @@ function actionList(ctx: Ctx, site: Site): string[] {
   if (ctx.mode === 'actset' && r.chance(0.4)) {
     if (r.chance(0.2)) out.push('clear_actions');
     const setSite = mpls ? { ...site, proto: proto('') } : site;
-    out.push(`write_actions(${[setAction(ctx, setSite), r.chance(0.7) ? setOutput(ctx) : ctx.groups.length > 0 ? `group:${r.pick(ctx.groups)}` : 'output:3'].join(',')})`);
+    out.push(
+      `write_actions(${[setAction(ctx, setSite), r.chance(0.7) ? setOutput(ctx) : ctx.groups.length > 0 ? `group:${r.pick(ctx.groups)}` : 'output:3'].join(',')})`,
+    );
   }
   if (r.chance(0.1)) out.push(`write_metadata:0x${r.int(1, 0xff).toString(16)}/0xff`);
   const next = later(ctx, site.table);
@@ -428,7 +508,14 @@ interface GenFlow {
 
 function flowText(f: Omit<GenFlow, 'text'>, actions: readonly string[]): string {
   const nd = f.proto.l4 === 'nd' ? ['icmpv6_type=135', 'icmpv6_code=0'] : [];
-  const match = [`table=${f.table}`, `priority=${f.priority}`, ...(f.inPort !== undefined ? [`in_port=${f.inPort}`] : []), ...(f.proto.keyword ? [f.proto.keyword] : []), ...nd, ...f.fields];
+  const match = [
+    `table=${f.table}`,
+    `priority=${f.priority}`,
+    ...(f.inPort !== undefined ? [`in_port=${f.inPort}`] : []),
+    ...(f.proto.keyword ? [f.proto.keyword] : []),
+    ...nd,
+    ...f.fields,
+  ];
   return `${match.join(',')} actions=${actions.length > 0 ? actions.join(',') : 'drop'}`;
 }
 
@@ -450,7 +537,10 @@ function genGroups(ctx: Omit<Ctx, 'groups'>, count: number): { ids: number[]; li
       if (method.startsWith('hash')) head.push('selection_method=hash');
       if (method === 'dp_hash') head.push('selection_method=dp_hash');
       if (method !== 'none' && r.chance(0.3)) head.push(`selection_method_param=${r.int(1, 100)}`);
-      if (method === 'hash-fields') head.push(`fields(${r.shuffle(['ip_src', 'ip_dst=255.255.255.0', 'tcp_src', 'udp_dst', 'eth_dst', 'nw_proto', 'in_port', 'ipv6_src']).slice(0, r.int(1, 3)).join(',')})`);
+      if (method === 'hash-fields')
+        head.push(
+          `fields(${r.shuffle(['ip_src', 'ip_dst=255.255.255.0', 'tcp_src', 'udp_dst', 'eth_dst', 'nw_proto', 'in_port', 'ipv6_src']).slice(0, r.int(1, 3)).join(',')})`,
+        );
     }
     // Buckets may chain only to later groups, so chains end.
     const sub = { ...ctx, groups: ids.slice(i + 1) };
@@ -461,9 +551,15 @@ function genGroups(ctx: Omit<Ctx, 'groups'>, count: number): { ids: number[]; li
       const params = [`bucket_id:${bucketId}`];
       bucketId += r.int(1, 5);
       if (type === 'select' && r.chance(0.6)) params.push(`weight:${r.pick([0, 1, 50, 100, 100, 200])}`);
-      if (type === 'ff' || (type === 'select' && r.chance(0.15))) params.push(`watch_port:${r.pick([...GEN_PORTS, MISSING_PORT])}`);
+      if (type === 'ff' || (type === 'select' && r.chance(0.15)))
+        params.push(`watch_port:${r.pick([...GEN_PORTS, MISSING_PORT])}`);
       // Bucket actions are not checked against a match: any protocol's fields may be written.
-      const actions = actionList(sub, { table: r.int(0, ctx.tables - 1), proto: r.pick(PROTOS), bucket: true, depth: 0 });
+      const actions = actionList(sub, {
+        table: r.int(0, ctx.tables - 1),
+        proto: r.pick(PROTOS),
+        bucket: true,
+        depth: 0,
+      });
       if (actions.length === 0 || r.chance(0.5)) actions.push(output(sub));
       buckets.push(`bucket=${params.join(',')},actions=${actions.join(',')}`);
     }
@@ -494,7 +590,8 @@ function derivePacket(r: Random, flows: readonly GenFlow[]): string {
     if (m === undefined && !r.chance(0.5)) continue;
     let text = g.packet(r, m);
     // ofproto/trace wants each protocol's own name for the ports and ICMP fields.
-    if (g.name === 'tp_src' || g.name === 'tp_dst') text = text.replace(/^tp_(src|dst)/, (_s, side: 'src' | 'dst') => l4Name(pp, side));
+    if (g.name === 'tp_src' || g.name === 'tp_dst')
+      text = text.replace(/^tp_(src|dst)/, (_s, side: 'src' | 'dst') => l4Name(pp, side));
     if (/^(reg|xreg|metadata|pkt_mark|tun_|ct_)/.test(g.name)) meta.push(text);
     else if (/^(dl_|vlan_)/.test(g.name)) l2.push(text);
     else rest.push(text);
@@ -540,7 +637,9 @@ export function generatePipeline(seed: number, packets: number): GeneratedPipeli
       // A conjunction: clauses over different fields of one protocol, each one or more flows.
       const cp = r.pick([proto('ip'), proto('tcp'), proto('udp')]);
       const priority = r.pick(priorities);
-      const names = r.shuffle(FIELD_GENS.filter((g) => g.on(cp) && !['ct_state', 'vlan_tci', 'nw_frag'].includes(g.name))).slice(0, r.int(2, 3));
+      const names = r
+        .shuffle(FIELD_GENS.filter((g) => g.on(cp) && !['ct_state', 'vlan_tci', 'nw_frag'].includes(g.name)))
+        .slice(0, r.int(2, 3));
       const id = conjId++;
       const clauseFlows: GenFlow[] = [];
       names.forEach((g, k) => {
@@ -557,7 +656,13 @@ export function generatePipeline(seed: number, packets: number): GeneratedPipeli
     }
     if (r.chance(0.7)) {
       const miss = { table, priority: 0, proto: proto(''), fields: [] };
-      flows.push({ ...miss, text: flowText(miss, r.chance(0.5) ? [] : actionList(ctx, { table, proto: proto(''), bucket: false, depth: 0 })) });
+      flows.push({
+        ...miss,
+        text: flowText(
+          miss,
+          r.chance(0.5) ? [] : actionList(ctx, { table, proto: proto(''), bucket: false, depth: 0 }),
+        ),
+      });
     }
   }
   const probes: Probe[] = [];
@@ -566,7 +671,9 @@ export function generatePipeline(seed: number, packets: number): GeneratedPipeli
     if (conjunctions.length > 0 && r.chance(0.2)) {
       const clauses = r.pick(conjunctions);
       const byClause = new Map<string, GenFlow>();
-      for (const f of clauses) if (!byClause.has(f.text.replace(/.*conjunction\(\d+,(\d+)\/.*/, '$1')) || r.chance(0.5)) byClause.set(f.text.replace(/.*conjunction\(\d+,(\d+)\/.*/, '$1'), f);
+      for (const f of clauses)
+        if (!byClause.has(f.text.replace(/.*conjunction\(\d+,(\d+)\/.*/, '$1')) || r.chance(0.5))
+          byClause.set(f.text.replace(/.*conjunction\(\d+,(\d+)\/.*/, '$1'), f);
       target.push(...byClause.values());
     } else {
       target.push(r.pick(flows.filter((f) => !f.fields.some((x) => x.startsWith('conj_id')))));
@@ -575,7 +682,8 @@ export function generatePipeline(seed: number, packets: number): GeneratedPipeli
     let packet = derivePacket(r, target);
     // A group that selects by the datapath's hash needs one: without it OVS 3.1 recirculates to
     // compute it, and its trace stops at `no live bucket`. Other packets carry one at times.
-    if (dpHashGroups || r.chance(0.2)) packet = packet.replace(/^in_port=\d+/, (m) => `${m},dp_hash=0x${r.int(1, 0xffffffff).toString(16)}`);
+    if (dpHashGroups || r.chance(0.2))
+      packet = packet.replace(/^in_port=\d+/, (m) => `${m},dp_hash=0x${r.int(1, 0xffffffff).toString(16)}`);
     probes.push({ packet, ctNext });
   }
   return { seed, flows: flows.map((f) => f.text), groups, probes };

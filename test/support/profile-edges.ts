@@ -22,7 +22,8 @@ export function flowsOutsideProfile(profile: Profile, flows: readonly Flow[], ve
     for (const ref of jumpTargets(flow.actions)) {
       const to = resolveTable(profile, ref, version);
       assert.ok(to, `${flow.origin.text}: jump to unknown table`);
-      const edge = table.next.includes(to.name) || (table.miss.action === 'goto' && table.miss.table === to.name) || to === table;
+      const edge =
+        table.next.includes(to.name) || (table.miss.action === 'goto' && table.miss.table === to.name) || to === table;
       assert.ok(edge, `${table.name} → ${to.name} is not a documented edge (${flow.origin.text})`);
     }
   }

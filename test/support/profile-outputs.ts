@@ -12,7 +12,15 @@ import { type CliMain, type CliRun, runMain } from './cli.ts';
 import { corpusDir, repoRoot } from './paths.ts';
 
 /** Built-in profile ids, each forced on every dump besides the detected one. */
-const PROFILE_IDS = ['antrea', 'antrea-proxy', 'antrea-v1', 'antrea-cnp', 'antrea-policy-only', 'openshift-sdn', 'generic'];
+const PROFILE_IDS = [
+  'antrea',
+  'antrea-proxy',
+  'antrea-v1',
+  'antrea-cnp',
+  'antrea-policy-only',
+  'openshift-sdn',
+  'generic',
+];
 
 /** Packets for trace: Pod-to-Pod and Pod-to-Service TCP, ARP, IPv6, from the first ports and the gateways. */
 const PACKETS = [
@@ -58,7 +66,8 @@ export function profileCommands(): string[][] {
 export async function runOnDump(entry: CliMain, dump: string, args: readonly string[]): Promise<CliRun> {
   const [command, ...rest] = args;
   const path = join(corpusDir, dump);
-  const argv = command === 'trace' ? [command, ...rest.slice(0, -1), path, ...rest.slice(-1)] : [command!, path, ...rest];
+  const argv =
+    command === 'trace' ? [command, ...rest.slice(0, -1), path, ...rest.slice(-1)] : [command!, path, ...rest];
   return runMain(entry, argv, { env: { NO_COLOR: '1' } });
 }
 
@@ -72,7 +81,9 @@ export async function buildWithRecordedProfiles(): Promise<{ readonly main: CliM
   cpSync(join(repoRoot, 'dist', 'src'), join(dir, 'dist', 'src'), { recursive: true });
   cpSync(join(repoRoot, 'package.json'), join(dir, 'package.json'));
   symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'));
-  const recorded = JSON.parse(readFileSync(join(repoRoot, 'test', 'golden', 'profiles-resolved.json'), 'utf8')) as { profiles: { id: string }[] };
+  const recorded = JSON.parse(readFileSync(join(repoRoot, 'test', 'golden', 'profiles-resolved.json'), 'utf8')) as {
+    profiles: { id: string }[];
+  };
   const compiled = join(dir, 'dist', 'src', 'profiles', 'builtin.json');
   const now = JSON.parse(readFileSync(compiled, 'utf8')) as { id: string }[];
   const before = new Map(recorded.profiles.map((p) => [p.id, p]));

@@ -65,15 +65,23 @@ export async function compare(sw: OvsSwitch, tracer: Tracer, probes: readonly Pr
     // No bucket is given: the hash-selected groups pick theirs as the switch does.
     const ours = tracer.trace(spec.packet, { ctNext: (probe.ctNext ?? []).map(parseCtNext) });
     traces.push({ probe, ovsText, ovs, ours });
-    const oursPasses = ours.passes.map((p) => p.steps.map((s) => `${s.table.kind === 'number' ? s.table.number : s.table.name}:${s.flow?.priority ?? 'miss'}`).join(' '));
+    const oursPasses = ours.passes.map((p) =>
+      p.steps
+        .map((s) => `${s.table.kind === 'number' ? s.table.number : s.table.name}:${s.flow?.priority ?? 'miss'}`)
+        .join(' '),
+    );
     const ovsPasses = ovs.passes.map((p) => p.steps.map((s) => `${s.table}:${s.priority ?? 'miss'}`).join(' '));
     const what = `${probe.packet}${probe.ctNext ? ` --ct-next ${probe.ctNext.join(' ')}` : ''}`;
     if (JSON.stringify(oursPasses) !== JSON.stringify(ovsPasses)) {
       mismatches.push(`${what}\n  ovs:       ${ovsPasses.join(' | ')}\n  flowscope: ${oursPasses.join(' | ')}`);
     } else if (ours.verdict !== ovs.verdict || JSON.stringify(ours.outputs) !== JSON.stringify(ovs.outputs)) {
-      mismatches.push(`${what}\n  ovs:       ${ovs.verdict} ${ovs.outputs.join(',')}\n  flowscope: ${ours.verdict} ${ours.outputs.join(',')}`);
+      mismatches.push(
+        `${what}\n  ovs:       ${ovs.verdict} ${ovs.outputs.join(',')}\n  flowscope: ${ours.verdict} ${ours.outputs.join(',')}`,
+      );
     } else if (failureOf(ours) !== ovs.failure) {
-      mismatches.push(`${what}\n  ovs:       translation failed: ${ovs.failure ?? 'no'}\n  flowscope: translation failed: ${failureOf(ours) ?? 'no'}`);
+      mismatches.push(
+        `${what}\n  ovs:       translation failed: ${ovs.failure ?? 'no'}\n  flowscope: translation failed: ${failureOf(ours) ?? 'no'}`,
+      );
     }
     verdicts.set(ours.verdict, (verdicts.get(ours.verdict) ?? 0) + 1);
     if (ovs.failure !== undefined) failures.set(ovs.failure, (failures.get(ovs.failure) ?? 0) + 1);
@@ -82,5 +90,9 @@ export async function compare(sw: OvsSwitch, tracer: Tracer, probes: readonly Pr
 }
 
 export function assertAgree(result: { readonly mismatches: readonly string[] }, total: number): void {
-  assert.equal(result.mismatches.length, 0, `${result.mismatches.length} of ${total} traces differ:\n${result.mismatches.join('\n')}`);
+  assert.equal(
+    result.mismatches.length,
+    0,
+    `${result.mismatches.length} of ${total} traces differ:\n${result.mismatches.join('\n')}`,
+  );
 }

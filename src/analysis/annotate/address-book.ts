@@ -34,7 +34,16 @@ function isMulticast(family: 'ipv4' | 'ipv6', value: bigint): boolean {
   return family === 'ipv4' ? value >> 28n === 0xen : value >> 120n === 0xffn;
 }
 
-export type InferredRole = 'local-pod' | 'gateway' | 'local-pod-subnet' | 'local-pods' | 'cluster-network' | 'peer-node-subnet' | 'peer-node' | 'service-cidr' | 'service';
+export type InferredRole =
+  | 'local-pod'
+  | 'gateway'
+  | 'local-pod-subnet'
+  | 'local-pods'
+  | 'cluster-network'
+  | 'peer-node-subnet'
+  | 'peer-node'
+  | 'service-cidr'
+  | 'service';
 
 export interface AddressEntry {
   readonly family: Family;
@@ -59,7 +68,13 @@ export interface AddressTag {
 const WIDTH: Readonly<Record<Family, number>> = { mac: 48, ipv4: 32, ipv6: 128 };
 
 function familyOf(field: FieldDef): Family | undefined {
-  return field.format === 'mac' ? 'mac' : field.format === 'ipv4' ? 'ipv4' : field.format === 'ipv6' ? 'ipv6' : undefined;
+  return field.format === 'mac'
+    ? 'mac'
+    : field.format === 'ipv4'
+      ? 'ipv4'
+      : field.format === 'ipv6'
+        ? 'ipv6'
+        : undefined;
 }
 
 function text(family: Family, value: bigint, prefix: number): string {
@@ -184,7 +199,13 @@ export class AddressBook {
         const family = e && familyOf(e.field);
         if (!e || !family || family === 'mac') continue;
         const prefix = prefixLength(e.mask, WIDTH[family]);
-        if (prefix <= 0 || prefix === WIDTH[family] || this.find(family, e.value, prefix) || weighed.get(family, e.value, prefix)) continue;
+        if (
+          prefix <= 0 ||
+          prefix === WIDTH[family] ||
+          this.find(family, e.value, prefix) ||
+          weighed.get(family, e.value, prefix)
+        )
+          continue;
         const c: AddressEntry = { family, value: e.value, prefix, role: 'local-pods', label: ROLE_LABEL['local-pods'] };
         weighed.add(c);
         if (local.some((l) => holds(c, l.family, l.value, l.prefix))) candidates.push(c);
@@ -193,8 +214,10 @@ export class AddressBook {
     const peers = this.entries.filter((e) => e.role === 'peer-node-subnet');
     const narrowest = Math.max(...candidates.map((c) => c.prefix));
     for (const c of candidates) {
-      if (peers.some((p) => holds(c, p.family, p.value, p.prefix))) this.add({ ...c, role: 'cluster-network', label: ROLE_LABEL['cluster-network'] });
-      else if (c.prefix === narrowest && peers.some((p) => p.family === c.family && p.prefix === c.prefix)) this.add({ ...c, role: 'local-pod-subnet', label: ROLE_LABEL['local-pod-subnet'] });
+      if (peers.some((p) => holds(c, p.family, p.value, p.prefix)))
+        this.add({ ...c, role: 'cluster-network', label: ROLE_LABEL['cluster-network'] });
+      else if (c.prefix === narrowest && peers.some((p) => p.family === c.family && p.prefix === c.prefix))
+        this.add({ ...c, role: 'local-pod-subnet', label: ROLE_LABEL['local-pod-subnet'] });
       else this.add(c);
     }
   }
@@ -209,7 +232,13 @@ export class AddressBook {
     return this.index.get(family, value, prefix);
   }
 
-  private learnFromFlow(flow: Flow, profile: Profile | undefined, release: string, ports: PortRoles, local: AddressEntry[]): void {
+  private learnFromFlow(
+    flow: Flow,
+    profile: Profile | undefined,
+    release: string,
+    ports: PortRoles,
+    local: AddressEntry[],
+  ): void {
     const inPort = matchField(flow.match, 'in_port');
     if (inPort) {
       const id = ports.identify(inPort.port?.kind === 'name' ? inPort.port : Number(inPort.value));
@@ -220,7 +249,13 @@ export class AddressBook {
           const e = matchField(flow.match, name);
           const family = e && familyOf(e.field);
           if (!e || !family || e.mask !== ones(WIDTH[family])) continue;
-          const entry: AddressEntry = { family, value: e.value, prefix: WIDTH[family], role: id.role === 'gateway' ? 'gateway' : 'local-pod', label };
+          const entry: AddressEntry = {
+            family,
+            value: e.value,
+            prefix: WIDTH[family],
+            role: id.role === 'gateway' ? 'gateway' : 'local-pod',
+            label,
+          };
           this.add(entry);
           if (family !== 'mac') local.push(entry);
         }
@@ -233,12 +268,27 @@ export class AddressBook {
       if (!e || !family || family === 'mac') continue;
       const prefix = prefixLength(e.mask, WIDTH[family]);
       if (prefix < 0) continue;
-      const tunnel = actions.find((a) => a.kind === 'set_field' && (a.field.name === 'tun_dst' || a.field.name === 'tun_ipv6_dst'));
+      const tunnel = actions.find(
+        (a) => a.kind === 'set_field' && (a.field.name === 'tun_dst' || a.field.name === 'tun_ipv6_dst'),
+      );
       if (tunnel?.kind === 'set_field' && prefix < WIDTH[family]) {
         const node = tunnel.field.name === 'tun_dst' ? text('ipv4', tunnel.value, 32) : text('ipv6', tunnel.value, 128);
-        this.add({ family, value: e.value, prefix, role: 'peer-node-subnet', label: ROLE_LABEL['peer-node-subnet'], via: node });
+        this.add({
+          family,
+          value: e.value,
+          prefix,
+          role: 'peer-node-subnet',
+          label: ROLE_LABEL['peer-node-subnet'],
+          via: node,
+        });
         const nodeFamily: Family = tunnel.field.name === 'tun_dst' ? 'ipv4' : 'ipv6';
-        this.add({ family: nodeFamily, value: tunnel.value, prefix: WIDTH[nodeFamily], role: 'peer-node', label: ROLE_LABEL['peer-node'] });
+        this.add({
+          family: nodeFamily,
+          value: tunnel.value,
+          prefix: WIDTH[nodeFamily],
+          role: 'peer-node',
+          label: ROLE_LABEL['peer-node'],
+        });
         continue;
       }
       if (prefix === WIDTH[family] && actions.some((a) => a.kind === 'group') && !isMulticast(family, e.value)) {
@@ -255,7 +305,8 @@ export class AddressBook {
   private toGatewayOrService(flow: Flow, profile: Profile | undefined, release: string, ports: PortRoles): boolean {
     for (const a of flattenActions(flow.actions)) {
       if (a.kind === 'output' && ports.identify(a.port).role === 'gateway') return true;
-      if (a.kind === 'set_field' && a.field.name === 'reg1' && ports.identify(Number(a.value)).role === 'gateway') return true;
+      if (a.kind === 'set_field' && a.field.name === 'reg1' && ports.identify(Number(a.value)).role === 'gateway')
+        return true;
     }
     if (!profile) return false;
     return jumpTargets(flow.actions).some((t) => resolveTable(profile, t, release)?.servicesOnly === true);
@@ -273,7 +324,11 @@ export class AddressBook {
     if (same) return { address, role: same.role, label: same.label + via(same) };
     const best = this.index.holder(family, value, prefix);
     if (!best) return undefined;
-    return { address, role: best.role, label: `in ${best.label} ${text(best.family, best.value, best.prefix)}${via(best)}` };
+    return {
+      address,
+      role: best.role,
+      label: `in ${best.label} ${text(best.family, best.value, best.prefix)}${via(best)}`,
+    };
   }
 
   get size(): number {

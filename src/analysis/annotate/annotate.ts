@@ -24,7 +24,13 @@ import { defaultRelease, findPattern, isTableMiss, resolveTable, tableByKey } fr
 import { jumpTargets } from '../../model/flow-exits.ts';
 import { PortRoles } from '../fit/port-roles.ts';
 import { DumpTableNames } from '../fit/table-names.ts';
-import { chooseLayout, numberedReferences, numberNamedTables, readsByNames, readsByNumbers } from '../fit/table-layout.ts';
+import {
+  chooseLayout,
+  numberedReferences,
+  numberNamedTables,
+  readsByNames,
+  readsByNumbers,
+} from '../fit/table-layout.ts';
 import { samplePipeline } from '../detect/flow-sample.ts';
 import { classKeyer } from '../fit/fit-classes.ts';
 import { fillTemplate, templateParts } from '../fit/sentence-template.ts';
@@ -57,7 +63,13 @@ export interface TableInfo {
  * flow, never from the documented path.
  */
 export type Explanation =
-  | { readonly kind: 'pattern'; readonly index: number; readonly match: string; readonly meaning: string; readonly continuesIn: readonly TableRef[] }
+  | {
+      readonly kind: 'pattern';
+      readonly index: number;
+      readonly match: string;
+      readonly meaning: string;
+      readonly continuesIn: readonly TableRef[];
+    }
   | { readonly kind: 'miss'; readonly meaning: string; readonly continuesIn: readonly TableRef[] }
   | { readonly kind: 'unknown'; readonly reason: string };
 
@@ -147,13 +159,17 @@ export class Annotator {
    * The pattern each class of flows fits (see fit-classes.ts), made when first asked: most flows of
    * a dump are of a few kinds, and fitting one of a kind tells the pattern of all.
    */
-  private patternHits: { readonly keyOf: (flow: Flow) => string; readonly hits: Map<string, ReturnType<typeof findPattern>> } | undefined;
+  private patternHits:
+    { readonly keyOf: (flow: Flow) => string; readonly hits: Map<string, ReturnType<typeof findPattern>> } | undefined;
 
   constructor(pipeline: Pipeline, options: AnnotateOptions = {}) {
     this.release = options.release ?? (options.profile ? defaultRelease(options.profile) : '9999');
     const tables = [...pipeline.tables.values()];
     // Counted per table: a million-flow dump is not walked flow by flow to learn how it names tables.
-    const numberedBalance = tables.reduce((n, t) => n + (t.ref.kind === 'number' ? t.flows.length : -t.flows.length), 0);
+    const numberedBalance = tables.reduce(
+      (n, t) => n + (t.ref.kind === 'number' ? t.flows.length : -t.flows.length),
+      0,
+    );
     this.pipeline = pipeline;
     // A named pipeline's numbered dump is read in the layout that fits it (detection may have chosen it already).
     const given = options.profile;
@@ -162,7 +178,12 @@ export class Annotator {
       given && readsByNumbers(given, numberedBalance)
         ? (chooseLayout(given, sample, this.release)?.profile ?? given)
         : given && readsByNames(given, numberedBalance)
-          ? numberNamedTables(given, namesOf(pipeline, sample), this.release, numberedReferences(given, sample, pipeline.groups.values(), this.release))
+          ? numberNamedTables(
+              given,
+              namesOf(pipeline, sample),
+              this.release,
+              numberedReferences(given, sample, pipeline.groups.values(), this.release),
+            )
           : given;
     this.dumpNames = new DumpTableNames(pipeline, (ref) => this.resolve(ref));
     this.ports = new PortRoles(this.profile, this.release, pipeline.ports, sample);
@@ -208,7 +229,11 @@ export class Annotator {
         if (v === 0n || nodes.has(v)) continue;
         const src = matchField(flow.match, 'tun_src');
         const dst = flattenActions(flow.actions).find((a) => a.kind === 'set_field' && a.field.name === 'tun_dst');
-        const address = src ? formatFieldValue(src.field, src.value, src.mask) : dst?.kind === 'set_field' ? formatFieldValue(dst.field, dst.value, dst.mask) : undefined;
+        const address = src
+          ? formatFieldValue(src.field, src.value, src.mask)
+          : dst?.kind === 'set_field'
+            ? formatFieldValue(dst.field, dst.value, dst.mask)
+            : undefined;
         if (address !== undefined) nodes.set(v, address);
       }
     }
@@ -283,7 +308,17 @@ export class Annotator {
   /** The wording inside one table: shared register bits read as that table uses them. */
   private wordingIn(spec: TableSpec | undefined): Wording {
     let w = this.wordings.get(spec);
-    if (w === undefined) this.wordings.set(spec, (w = spec ? { ...this.wording, bits: (field, value, mask) => this.stateWords(field, value, mask, spec), states: (field, value, mask) => this.decode(field, value, mask, spec) } : this.wording));
+    if (w === undefined)
+      this.wordings.set(
+        spec,
+        (w = spec
+          ? {
+              ...this.wording,
+              bits: (field, value, mask) => this.stateWords(field, value, mask, spec),
+              states: (field, value, mask) => this.decode(field, value, mask, spec),
+            }
+          : this.wording),
+      );
     return w;
   }
 
@@ -327,7 +362,10 @@ export class Annotator {
    * What a flow does in the pipeline's words: the profile's explanation of it, when it has one,
    * and its actions one by one (less than `annotate`, which also reads the match and the state).
    */
-  describe(flow: Flow): { readonly explanation?: Exclude<Explanation, { kind: 'unknown' }>; readonly actions: readonly string[] } {
+  describe(flow: Flow): {
+    readonly explanation?: Exclude<Explanation, { kind: 'unknown' }>;
+    readonly actions: readonly string[];
+  } {
     const table = this.tableInfo(flow.table);
     const explanation = this.explain(flow, table);
     const actions = describeActions(flow.actions, this.wordingIn(table.spec));
@@ -360,13 +398,30 @@ export class Annotator {
     const profile = this.profile;
     if (!profile || profile.tables.length === 0) return undefined;
     const label = table.name ?? String(table.number);
-    if (table.otherRelease) return { kind: 'unknown', reason: `table ${label} is a table of ${profile.id} only in ${rangeText(table.otherRelease)}` };
+    if (table.otherRelease)
+      return {
+        kind: 'unknown',
+        reason: `table ${label} is a table of ${profile.id} only in ${rangeText(table.otherRelease)}`,
+      };
     if (!table.spec) return { kind: 'unknown', reason: `table ${label} is not a table of ${profile.id}` };
-    if (isTableMiss(flow)) return { kind: 'miss', meaning: this.missWords(table.spec.miss, table.spec, flow), continuesIn: this.missContinuesIn(table.spec.miss, flow) };
+    if (isTableMiss(flow))
+      return {
+        kind: 'miss',
+        meaning: this.missWords(table.spec.miss, table.spec, flow),
+        continuesIn: this.missContinuesIn(table.spec.miss, flow),
+      };
     const hit = this.patternOf(profile, table.spec, flow);
     if (!hit) return { kind: 'unknown', reason: `no pattern of table ${label} fits` };
-    const saysNext = templateParts(hit.pattern.meaning).some((p) => 'run' in p && p.run.some((ph) => ph.name === 'next'));
-    return { kind: 'pattern', index: hit.index, match: hit.pattern.match, meaning: this.fill(hit.pattern, flow, table.spec), continuesIn: saysNext ? jumpTargets(flow.actions) : [] };
+    const saysNext = templateParts(hit.pattern.meaning).some(
+      (p) => 'run' in p && p.run.some((ph) => ph.name === 'next'),
+    );
+    return {
+      kind: 'pattern',
+      index: hit.index,
+      match: hit.pattern.match,
+      meaning: this.fill(hit.pattern, flow, table.spec),
+      continuesIn: saysNext ? jumpTargets(flow.actions) : [],
+    };
   }
 
   /** The first pattern of the flow's table that it fits, found once per class of flows. */
@@ -438,7 +493,11 @@ export class Annotator {
       case 'normal':
         return !(only?.kind === 'output' && only.port.kind === 'reserved' && only.port.name === 'NORMAL');
       case 'controller':
-        return !actions.some((a) => a.kind === 'controller' || (a.kind === 'output' && a.port.kind === 'reserved' && a.port.name === 'CONTROLLER'));
+        return !actions.some(
+          (a) =>
+            a.kind === 'controller' ||
+            (a.kind === 'output' && a.port.kind === 'reserved' && a.port.name === 'CONTROLLER'),
+        );
       default:
         return false;
     }
@@ -464,7 +523,9 @@ export class Annotator {
     if (ph.startsWith('reg.')) return this.bitFieldValue(ph.slice(4), flow) ?? '';
     if (ph.startsWith('set.')) {
       const f = fieldByName(ph.slice(4));
-      const write = all.find((a): a is Extract<Action, { kind: 'set_field' }> => a.kind === 'set_field' && a.field.storage === f?.storage);
+      const write = all.find(
+        (a): a is Extract<Action, { kind: 'set_field' }> => a.kind === 'set_field' && a.field.storage === f?.storage,
+      );
       return write ? formatFieldValue(write.field, write.value, write.mask) : '';
     }
     switch (ph) {
@@ -472,18 +533,30 @@ export class Annotator {
         return this.nextWords(flow);
       case 'output':
         return all
-          .flatMap((a) => (a.kind === 'output' ? [this.outputWords(a.port)] : a.kind === 'output_field' ? [`the port in ${this.wording.subfield(a.src)}`] : []))
+          .flatMap((a) =>
+            a.kind === 'output'
+              ? [this.outputWords(a.port)]
+              : a.kind === 'output_field'
+                ? [`the port in ${this.wording.subfield(a.src)}`]
+                : [],
+          )
           .join(' and ');
       case 'group':
         return all.flatMap((a) => (a.kind === 'group' ? [String(a.id)] : [])).join(' and ');
       case 'conj_id':
         return matchField(flow.match, 'conj_id')?.value.toString() ?? '';
       case 'conjunction':
-        return all.flatMap((a) => (a.kind === 'conjunction' ? [`${a.clause}/${a.nClauses} of conjunction ${a.id}`] : [])).join(', ');
+        return all
+          .flatMap((a) => (a.kind === 'conjunction' ? [`${a.clause}/${a.nClauses} of conjunction ${a.id}`] : []))
+          .join(', ');
       case 'zone': {
         // A ct action without zone= works in zone 0, the default zone.
         const zone = all.find((a): a is Extract<Action, { kind: 'ct' }> => a.kind === 'ct')?.zone;
-        return zone === undefined ? 'the default zone' : zone.kind === 'value' ? `zone ${zone.value}` : `the zone in ${this.wording.subfield(zone.src)}`;
+        return zone === undefined
+          ? 'the default zone'
+          : zone.kind === 'value'
+            ? `zone ${zone.value}`
+            : `the zone in ${this.wording.subfield(zone.src)}`;
       }
       case 'priority':
         return String(flow.priority);
@@ -522,9 +595,11 @@ export class Annotator {
 
   private stateUses(flow: Flow, table: TableSpec | undefined): StateUse[] {
     const out: StateUse[] = [];
-    for (const e of flow.match.fields) for (const bits of this.decode(e.field, e.value, e.mask, table)) out.push({ use: 'match', bits });
+    for (const e of flow.match.fields)
+      for (const bits of this.decode(e.field, e.value, e.mask, table)) out.push({ use: 'match', bits });
     for (const a of flattenActions(flow.actions)) {
-      if (a.kind === 'set_field') for (const bits of this.decode(a.field, a.value, a.mask, table)) out.push({ use: 'write', bits });
+      if (a.kind === 'set_field')
+        for (const bits of this.decode(a.field, a.value, a.mask, table)) out.push({ use: 'write', bits });
     }
     return out;
   }
@@ -556,8 +631,13 @@ export class Annotator {
   private portUses(flow: Flow): PortUse[] {
     const out: PortUse[] = [];
     const inPort = matchField(flow.match, 'in_port');
-    if (inPort) out.push({ use: 'match', port: this.ports.words(inPort.port?.kind === 'name' ? inPort.port : Number(inPort.value)) });
-    for (const a of flattenActions(flow.actions)) if (a.kind === 'output') out.push({ use: 'output', port: this.outputWords(a.port) });
+    if (inPort)
+      out.push({
+        use: 'match',
+        port: this.ports.words(inPort.port?.kind === 'name' ? inPort.port : Number(inPort.value)),
+      });
+    for (const a of flattenActions(flow.actions))
+      if (a.kind === 'output') out.push({ use: 'output', port: this.outputWords(a.port) });
     return out;
   }
 }

@@ -6,7 +6,15 @@
 import type { FieldDef } from '../../model/fields.ts';
 import { fieldByName } from '../../model/fields.ts';
 import { formatIpv4, formatIpv6, ones } from '../../model/values.ts';
-import type { BitField, BitFieldFormat, BitSpan, CookieSpan, NamedValue, Profile, TableSpec } from '../../profiles/types.ts';
+import type {
+  BitField,
+  BitFieldFormat,
+  BitSpan,
+  CookieSpan,
+  NamedValue,
+  Profile,
+  TableSpec,
+} from '../../profiles/types.ts';
 import { inVersion } from '../../profiles/versions.ts';
 
 /** One piece of pipeline state found in a match or a write. */
@@ -49,7 +57,13 @@ export class BitFieldDecoder {
 
   private readonly nodeWords: NodeWords;
 
-  constructor(profile: Profile | undefined, release: string, portWords: PortWords, tableWords: TableWords, nodeWords: NodeWords = () => undefined) {
+  constructor(
+    profile: Profile | undefined,
+    release: string,
+    portWords: PortWords,
+    tableWords: TableWords,
+    nodeWords: NodeWords = () => undefined,
+  ) {
     this.release = release;
     this.portWords = portWords;
     this.tableWords = tableWords;
@@ -61,7 +75,11 @@ export class BitFieldDecoder {
   /** The bit fields of the profile that live in `field`'s storage (worked out once per storage). */
   fieldsOf(field: FieldDef): readonly BitField[] {
     let found = this.byStorage.get(field.storage);
-    if (!found) this.byStorage.set(field.storage, (found = this.fields.filter((b) => fieldByName(b.field)?.storage === field.storage)));
+    if (!found)
+      this.byStorage.set(
+        field.storage,
+        (found = this.fields.filter((b) => fieldByName(b.field)?.storage === field.storage)),
+      );
     return found;
   }
 
@@ -76,10 +94,13 @@ export class BitFieldDecoder {
    * scoped to the table win; readings scoped to other tables are left out.
    */
   decode(field: FieldDef, value: bigint, mask: bigint, table?: TableSpec): DecodedBits[] {
-    const applies = (b: BitField): boolean => b.tables === undefined || (table !== undefined && b.tables.some((k) => k === table.name || (table.aliases ?? []).includes(k)));
+    const applies = (b: BitField): boolean =>
+      b.tables === undefined ||
+      (table !== undefined && b.tables.some((k) => k === table.name || (table.aliases ?? []).includes(k)));
     const here = this.fieldsOf(field).filter(applies);
     const scoped = here.filter((b) => b.tables !== undefined);
-    const hidden = (b: BitField): boolean => b.tables === undefined && scoped.some((s) => s.start <= b.end && b.start <= s.end);
+    const hidden = (b: BitField): boolean =>
+      b.tables === undefined && scoped.some((s) => s.start <= b.end && b.start <= s.end);
     const out: DecodedBits[] = [];
     for (const b of here) {
       if (hidden(b)) continue;
@@ -127,7 +148,13 @@ export class BitFieldDecoder {
       return { ...base, value: v, partial: true, text: `${b.name} bits 0x${bits.toString(16)} = 0x${v.toString(16)}` };
     }
     const named = this.namedValue(b, v);
-    return { ...base, value: v, partial: false, ...(named ? { valueName: named.name } : {}), text: this.valueText(b, v, named) };
+    return {
+      ...base,
+      value: v,
+      partial: false,
+      ...(named ? { valueName: named.name } : {}),
+      text: this.valueText(b, v, named),
+    };
   }
 
   private namedValue(b: BitSpan, v: bigint): NamedValue | undefined {
@@ -142,7 +169,9 @@ export class BitFieldDecoder {
       case 'flag':
         return named?.name ?? String(v);
       case 'bitmask': {
-        const names = (b.values ?? []).filter((n) => n.value !== 0n && (v & n.value) === n.value && inVersion(n, this.release)).map((n) => n.name);
+        const names = (b.values ?? [])
+          .filter((n) => n.value !== 0n && (v & n.value) === n.value && inVersion(n, this.release))
+          .map((n) => n.name);
         return names.length > 0 ? names.join('|') : `0x${v.toString(16)}`;
       }
       case 'port':

@@ -114,7 +114,10 @@ export function fieldNoun(field: FieldDef): string {
 function valueWords(field: FieldDef, value: bigint, mask: bigint, w: Wording): string {
   if (field.format === 'port' && mask === ones(field.bits)) return w.port(value);
   const text = formatFieldValue(field, value, mask);
-  const role = field.format === 'ipv4' || field.format === 'ipv6' || field.format === 'mac' ? w.addressRole(field, value, mask) : undefined;
+  const role =
+    field.format === 'ipv4' || field.format === 'ipv6' || field.format === 'mac'
+      ? w.addressRole(field, value, mask)
+      : undefined;
   return role === undefined ? text : `${text} (${role})`;
 }
 
@@ -156,7 +159,12 @@ export function describeCtState(value: bigint, mask: bigint): string {
   if (on(INV)) return 'a packet conntrack finds invalid';
   const pos = CT_WORDS.filter(([bit]) => on(bit)).map(([, word]) => word);
   const neg = CT_WORDS.filter(([bit]) => off(bit)).map(([, , word]) => word);
-  const head = pos.length === 0 ? (on(TRK) || off(INV) || neg.length > 0 || on(RPL) || off(RPL) ? 'a connection' : 'any connection state') : `${/^[aeiou]/.test(pos[0]!) ? 'an' : 'a'} ${pos.join(', ')} connection`;
+  const head =
+    pos.length === 0
+      ? on(TRK) || off(INV) || neg.length > 0 || on(RPL) || off(RPL)
+        ? 'a connection'
+        : 'any connection state'
+      : `${/^[aeiou]/.test(pos[0]!) ? 'an' : 'a'} ${pos.join(', ')} connection`;
   const parts = [head];
   if (neg.length > 0) parts.push(`that is not ${neg.join(' or ')}`);
   if (on(RPL)) parts.push('(reply direction)');
@@ -221,13 +229,15 @@ export function describeMatchField(e: MatchField, w: Wording): string {
     case 'arp_tha':
       return field.name === 'nd_tll' ? `neighbour target MAC ${v()}` : `ARP target MAC ${v()}`;
     case 'nw_proto':
-      if (field.name === 'arp_op') return value === 1n ? 'ARP request' : value === 2n ? 'ARP reply' : `ARP opcode ${value}`;
+      if (field.name === 'arp_op')
+        return value === 1n ? 'ARP request' : value === 2n ? 'ARP reply' : `ARP opcode ${value}`;
       return `IP protocol ${value}`;
     case 'tp_src':
     case 'tp_dst': {
       const dir = field.storage === 'tp_src' ? 'from' : 'to';
       const proto = TRANSPORT[field.name.split('_')[0]!];
-      if (field.name.startsWith('icmp')) return `${field.name.startsWith('icmpv6') ? 'ICMPv6' : 'ICMP'} ${field.storage === 'tp_src' ? 'type' : 'code'} ${value}`;
+      if (field.name.startsWith('icmp'))
+        return `${field.name.startsWith('icmpv6') ? 'ICMPv6' : 'ICMP'} ${field.storage === 'tp_src' ? 'type' : 'code'} ${value}`;
       if (exact) return `${dir} ${proto ?? ''} port ${value}`.replace('  ', ' ');
       return `${dir} ${proto ?? ''} ports ${value}–${value | (ones(16) ^ mask)}`.replace('  ', ' ');
     }
@@ -322,25 +332,41 @@ function natWords(a: NatAction): string {
   if (a.direction === undefined) return 'apply the connection’s existing NAT';
   const r = a.range;
   const addr = (v: bigint): string => (r?.family === 6 ? formatIpv6(v) : formatIpv4(v));
-  const range = r === undefined ? '' : ` to ${addr(r.addrMin)}${r.addrMax !== undefined ? `–${addr(r.addrMax)}` : ''}${r.portMin !== undefined ? ` port ${r.portMin}${r.portMax !== undefined ? `–${r.portMax}` : ''}` : ''}`;
+  const range =
+    r === undefined
+      ? ''
+      : ` to ${addr(r.addrMin)}${r.addrMax !== undefined ? `–${addr(r.addrMax)}` : ''}${r.portMin !== undefined ? ` port ${r.portMin}${r.portMax !== undefined ? `–${r.portMax}` : ''}` : ''}`;
   return `${a.direction === 'src' ? 'source' : 'destination'}-NAT${range}`;
 }
 
 function ctWords(a: CtAction, w: Wording): string {
-  const zone = a.zone === undefined ? 'the default zone' : a.zone.kind === 'value' ? w.zone(a.zone.value) : `the zone in ${w.subfield(a.zone.src)}`;
+  const zone =
+    a.zone === undefined
+      ? 'the default zone'
+      : a.zone.kind === 'value'
+        ? w.zone(a.zone.value)
+        : `the zone in ${w.subfield(a.zone.src)}`;
   const nat = a.actions.filter((x) => x.kind === 'nat').map(natWords);
   const exec = a.actions.filter((x) => x.kind !== 'nat').map((x) => describeAction(x, w).replace(/^set /, ''));
-  const what = a.commit ? `${a.force ? 'force-commit' : 'commit'} the connection to conntrack in ${zone}` : `send it through conntrack in ${zone}`;
+  const what = a.commit
+    ? `${a.force ? 'force-commit' : 'commit'} the connection to conntrack in ${zone}`
+    : `send it through conntrack in ${zone}`;
   const parts = [what + (nat.length > 0 ? ` and ${nat.join(', ')}` : '')];
   if (exec.length > 0) parts.push(`setting ${exec.join(' and ')}`);
-  if (a.alg !== undefined) parts.push(`with the ${a.alg === 21 ? 'FTP' : a.alg === 69 ? 'TFTP' : `port ${a.alg}`} helper`);
+  if (a.alg !== undefined)
+    parts.push(`with the ${a.alg === 21 ? 'FTP' : a.alg === 69 ? 'TFTP' : `port ${a.alg}`} helper`);
   if (a.table) parts.push(`then continue in ${w.table(a.table)}`);
   return parts.join(', ');
 }
 
 function learnWords(a: LearnAction, w: Wording): string {
-  const keys = a.specs.filter((s) => s.kind === 'match_field' || s.kind === 'match_value').map((s) => shortSubfield(s.dst));
-  const timeouts = [a.idleTimeout ? `idle timeout ${a.idleTimeout}s` : '', a.hardTimeout ? `hard timeout ${a.hardTimeout}s` : ''].filter((s) => s !== '');
+  const keys = a.specs
+    .filter((s) => s.kind === 'match_field' || s.kind === 'match_value')
+    .map((s) => shortSubfield(s.dst));
+  const timeouts = [
+    a.idleTimeout ? `idle timeout ${a.idleTimeout}s` : '',
+    a.hardTimeout ? `hard timeout ${a.hardTimeout}s` : '',
+  ].filter((s) => s !== '');
   return `learn a flow into ${w.table(a.table)}${keys.length ? ` keyed on ${keys.join(', ')}` : ''}${timeouts.length ? ` (${timeouts.join(', ')})` : ''}`;
 }
 
@@ -440,7 +466,9 @@ export function describeAction(a: Action, w: Wording): string {
     case 'multipath':
       return `choose one of ${a.nLinks} links into ${w.subfield(a.dst)} by hashing`;
     case 'bundle':
-      return a.dst ? `choose one of ${a.members.length} ports into ${w.subfield(a.dst)}` : `send it out one of ${a.members.length} ports`;
+      return a.dst
+        ? `choose one of ${a.members.length} ports into ${w.subfield(a.dst)}`
+        : `send it out one of ${a.members.length} ports`;
     case 'sample':
       return `sample it (probability ${a.probability}/65535)`;
     case 'check_pkt_larger':

@@ -202,9 +202,19 @@ export function summarizeTables(pipeline: Pipeline, annotator: Annotator): Table
     // A numbered reading knows only the tables its layout numbers. A table that exists only with a
     // feature (IPv6, Multicast, TrafficControl, …) is absent whenever the feature is off: it is
     // expected only where the flows show the feature on (expectedWith).
-    .filter((s) => (s.requires === undefined || s.expectedWith !== undefined) && inVersion(s, annotator.release) && !seen.has(s.name) && (s.number === undefined || !numbers.has(s.number)) && (profile?.numbering === undefined || s.number !== undefined))
+    .filter(
+      (s) =>
+        (s.requires === undefined || s.expectedWith !== undefined) &&
+        inVersion(s, annotator.release) &&
+        !seen.has(s.name) &&
+        (s.number === undefined || !numbers.has(s.number)) &&
+        (profile?.numbering === undefined || s.number !== undefined),
+    )
     .filter((s) => s.expectedWith === undefined || featureShows(pipeline, annotator, s.expectedWith))
-    .map((s) => ({ ...(s.number !== undefined ? { number: s.number } : {}), name: annotator.wording.profileTable(s.name) }));
+    .map((s) => ({
+      ...(s.number !== undefined ? { number: s.number } : {}),
+      name: annotator.wording.profileTable(s.name),
+    }));
   return { rows, missing, unknown: profile && profile.tables.length > 0 ? unknown : [], otherReleases };
 }
 
@@ -213,7 +223,11 @@ function featureShows(pipeline: Pipeline, annotator: Annotator, kind: NonNullabl
   const profile = annotator.profile!;
   const pattern = parsePattern(kind.match).match;
   const flows = kind.table === undefined ? pipeline.flows : (pipeline.table(tableNumber(kind.table))?.flows ?? []);
-  return flows.some((f) => matchCovers(pattern, f.match) && (kind.actions ?? []).every((h) => hintHolds(profile, h, f.actions, annotator.release)));
+  return flows.some(
+    (f) =>
+      matchCovers(pattern, f.match) &&
+      (kind.actions ?? []).every((h) => hintHolds(profile, h, f.actions, annotator.release)),
+  );
 }
 
 /** `drop`, `goto X`, `NORMAL`, or the actions in words. */

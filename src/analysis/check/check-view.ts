@@ -24,7 +24,12 @@ export interface SelectedFindings {
   readonly inBaseline: number;
 }
 
-function inTables(f: Finding, tables: readonly string[], profile: Profile | undefined, release: string | undefined): boolean {
+function inTables(
+  f: Finding,
+  tables: readonly string[],
+  profile: Profile | undefined,
+  release: string | undefined,
+): boolean {
   if (!f.table) return false;
   const ref = f.table;
   const names = [ref.kind === 'number' ? String(ref.number) : ref.name];

@@ -65,7 +65,13 @@ function firstLine(f: Finding): number {
 function policyFindings(p: PolicyMatching): Finding[] {
   const unexplained = p.matches.length > 0 ? p.unexplained : [];
   return [
-    ...unexplained.map((c): Finding => ({ kind: 'policy-unexplained', severity: 'warning', table: c.table, flows: [...c.actionFlows, ...c.dimensions.flatMap((d) => d.flows)], conjunction: c })),
+    ...unexplained.map((c): Finding => ({
+      kind: 'policy-unexplained',
+      severity: 'warning',
+      table: c.table,
+      flows: [...c.actionFlows, ...c.dimensions.flatMap((d) => d.flows)],
+      conjunction: c,
+    })),
     ...p.unimplemented.map((rule): Finding => ({ kind: 'policy-unimplemented', severity: 'warning', flows: [], rule })),
   ];
 }
@@ -93,10 +99,20 @@ export function checkPipeline(pipeline: Pipeline, options: CheckOptions = {}): C
   const raw: Finding[] = [
     ...step(() => findShadowed(pipeline)),
     ...step(() => findUnsetRegisters(pipeline, writes)),
-    ...conj.conjunctions.flatMap((c) => {
-      const policy = options.policies?.byConjunction(c);
-      return c.problems.map((problem): Finding => ({ kind: 'conjunction', severity: problem.severity, table: c.table, flows: problem.flows, conjunction: c, problem, ...(policy ? { policy } : {}) }));
-    }).filter((f) => !isSecondHalf(f) && !split.explains(f)),
+    ...conj.conjunctions
+      .flatMap((c) => {
+        const policy = options.policies?.byConjunction(c);
+        return c.problems.map((problem): Finding => ({
+          kind: 'conjunction',
+          severity: problem.severity,
+          table: c.table,
+          flows: problem.flows,
+          conjunction: c,
+          problem,
+          ...(policy ? { policy } : {}),
+        }));
+      })
+      .filter((f) => !isSecondHalf(f) && !split.explains(f)),
     ...split.findings,
     ...step(() => findEmptyTargets(pipeline)),
     ...step(() => findBucketsWithoutEndpoint(pipeline)),
@@ -110,17 +126,34 @@ export function checkPipeline(pipeline: Pipeline, options: CheckOptions = {}): C
   if (topology) {
     const facts = new NodeFacts(pipeline);
     const roles = new PortRoles(options.profile!, release!, pipeline.ports);
-    raw.push(...step(() => [...findUnknownTunnelDestinations(facts), ...findUnroutedPeers(facts), ...findPodsWithoutSpoofGuard(facts, roles)]));
+    raw.push(
+      ...step(() => [
+        ...findUnknownTunnelDestinations(facts),
+        ...findUnroutedPeers(facts),
+        ...findPodsWithoutSpoofGuard(facts, roles),
+      ]),
+    );
   }
   const excerpt = findExcerpt(pipeline, options.profile, release);
-  const context = { writes, dump: new DumpFacts(pipeline), ...(options.profile ? { profile: options.profile } : {}), ...(release ? { release } : {}), ...(excerpt ? { excerpt } : {}) };
+  const context = {
+    writes,
+    dump: new DumpFacts(pipeline),
+    ...(options.profile ? { profile: options.profile } : {}),
+    ...(release ? { release } : {}),
+    ...(excerpt ? { excerpt } : {}),
+  };
   const findings = raw.map((f) => weigh(f, context));
   const order = new Map([...pipeline.tables.keys()].map((k, i) => [k, i]));
   const tableIndex = (f: Finding): number => {
     if (!f.table) return -1;
     return order.get(tableKey(f.table)) ?? order.size;
   };
-  findings.sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] || tableIndex(a) - tableIndex(b) || firstLine(a) - firstLine(b));
+  findings.sort(
+    (a, b) =>
+      SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] ||
+      tableIndex(a) - tableIndex(b) ||
+      firstLine(a) - firstLine(b),
+  );
   const counts = { error: 0, warning: 0, info: 0 };
   let known = 0;
   for (const f of findings) {
@@ -145,10 +178,19 @@ export function isSilent(f: Finding): boolean {
 }
 
 /** The checks of a pipeline read by a profile: with that profile's documented flows, in the release it was read in. */
-export function checkAnnotated(read: AnnotatedPipeline, policies?: PolicyMatching, options: Pick<CheckOptions, 'onProgress'> = {}): CheckReport {
+export function checkAnnotated(
+  read: AnnotatedPipeline,
+  policies?: PolicyMatching,
+  options: Pick<CheckOptions, 'onProgress'> = {},
+): CheckReport {
   // The annotator's profile: for a named pipeline dumped with numbers, the copy with the layout's numbers.
   const profile = read.annotator.profile;
-  return checkPipeline(read.pipeline, { ...options, ...(profile ? { profile } : {}), release: read.annotator.release, ...(policies ? { policies } : {}) });
+  return checkPipeline(read.pipeline, {
+    ...options,
+    ...(profile ? { profile } : {}),
+    release: read.annotator.release,
+    ...(policies ? { policies } : {}),
+  });
 }
 
 /**
@@ -159,17 +201,28 @@ export function checkAnnotated(read: AnnotatedPipeline, policies?: PolicyMatchin
 export function findingKey(f: Finding): string {
   const slots = f.flows.map((x) => slotKey(x, {})).sort();
   const detail =
-    f.kind === 'conjunction' ? `${f.problem.kind} ${f.conjunction.id}`
-    : f.kind === 'missing-expected' ? f.pattern.match
-    : f.kind === 'bucket-no-endpoint' ? `${f.group}:${f.bucket}`
-    : f.kind === 'forwarding-loop' ? `${f.loop.map(tableKey).join('>')} ${f.group ?? ''}`
-    : f.kind === 'no-spoof-guard' ? String(f.port)
-    : f.kind === 'unknown-tunnel-destination' ? f.destination
-    : f.kind === 'no-route' ? f.address
-    : f.kind === 'conjunction-table' ? String(f.id)
-    : f.kind === 'policy-unexplained' ? String(f.conjunction.id)
-    : f.kind === 'policy-unimplemented' ? `${f.rule.policy.type} ${f.rule.policy.namespace ?? ''}/${f.rule.policy.name} ${f.rule.rule.direction} ${f.rule.index}`
-    : f.kind === 'empty-target' ? `${f.via} ${f.buckets.map((b) => `${b.group}:${b.bucket}`).join(',')}`
-    : '';
+    f.kind === 'conjunction'
+      ? `${f.problem.kind} ${f.conjunction.id}`
+      : f.kind === 'missing-expected'
+        ? f.pattern.match
+        : f.kind === 'bucket-no-endpoint'
+          ? `${f.group}:${f.bucket}`
+          : f.kind === 'forwarding-loop'
+            ? `${f.loop.map(tableKey).join('>')} ${f.group ?? ''}`
+            : f.kind === 'no-spoof-guard'
+              ? String(f.port)
+              : f.kind === 'unknown-tunnel-destination'
+                ? f.destination
+                : f.kind === 'no-route'
+                  ? f.address
+                  : f.kind === 'conjunction-table'
+                    ? String(f.id)
+                    : f.kind === 'policy-unexplained'
+                      ? String(f.conjunction.id)
+                      : f.kind === 'policy-unimplemented'
+                        ? `${f.rule.policy.type} ${f.rule.policy.namespace ?? ''}/${f.rule.policy.name} ${f.rule.rule.direction} ${f.rule.index}`
+                        : f.kind === 'empty-target'
+                          ? `${f.via} ${f.buckets.map((b) => `${b.group}:${b.bucket}`).join(',')}`
+                          : '';
   return [f.kind, f.table ? tableKey(f.table) : '', detail, ...slots].join('|');
 }

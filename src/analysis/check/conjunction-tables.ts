@@ -20,7 +20,11 @@ export function findConjunctionTables(conjunctions: readonly Conjunction[]): Con
   const clausesOnly = new Map<number, Conjunction[]>();
   const actionOnly = new Map<number, Conjunction[]>();
   for (const c of conjunctions) {
-    const into = c.problems.some((p) => p.kind === 'no-action-flow') ? clausesOnly : c.problems.some((p) => p.kind === 'orphan-action-flow') ? actionOnly : undefined;
+    const into = c.problems.some((p) => p.kind === 'no-action-flow')
+      ? clausesOnly
+      : c.problems.some((p) => p.kind === 'orphan-action-flow')
+        ? actionOnly
+        : undefined;
     if (!into) continue;
     pushTo(into, c.id, c);
   }
@@ -30,12 +34,17 @@ export function findConjunctionTables(conjunctions: readonly Conjunction[]): Con
     const actions = actionOnly.get(id);
     if (!actions) continue;
     for (const c of [...clauses, ...actions]) halves.add(c);
-    const tables = (list: Conjunction[]): TableRef[] => [...new Map(list.map((c) => [tableKey(c.table), c.table])).values()];
+    const tables = (list: Conjunction[]): TableRef[] => [
+      ...new Map(list.map((c) => [tableKey(c.table), c.table])).values(),
+    ];
     findings.push({
       kind: 'conjunction-table',
       severity: 'error',
       table: actions[0]!.table,
-      flows: [...actions.flatMap((c) => c.actionFlows), ...clauses.flatMap((c) => c.dimensions.flatMap((d) => d.flows))],
+      flows: [
+        ...actions.flatMap((c) => c.actionFlows),
+        ...clauses.flatMap((c) => c.dimensions.flatMap((d) => d.flows)),
+      ],
       id,
       clauseTables: tables(clauses),
       actionTables: tables(actions),
@@ -43,6 +52,9 @@ export function findConjunctionTables(conjunctions: readonly Conjunction[]): Con
   }
   return {
     findings,
-    explains: (f) => f.kind === 'conjunction' && halves.has(f.conjunction) && (f.problem.kind === 'no-action-flow' || f.problem.kind === 'orphan-action-flow'),
+    explains: (f) =>
+      f.kind === 'conjunction' &&
+      halves.has(f.conjunction) &&
+      (f.problem.kind === 'no-action-flow' || f.problem.kind === 'orphan-action-flow'),
   };
 }

@@ -16,7 +16,9 @@ type Write = MatchField;
 /** The constant register-like writes of a bucket, at its top level. */
 function constantWrites(actions: readonly Action[]): Write[] {
   const out: Write[] = [];
-  for (const a of actions) if (a.kind === 'set_field' && a.field.name.startsWith('reg')) out.push({ field: a.field, value: a.value & a.mask, mask: a.mask });
+  for (const a of actions)
+    if (a.kind === 'set_field' && a.field.name.startsWith('reg'))
+      out.push({ field: a.field, value: a.value & a.mask, mask: a.mask });
   return out;
 }
 
@@ -26,7 +28,10 @@ function registerShape(flow: Flow): readonly MatchField[] {
 }
 
 /** The pairs of a shape's entry and a bucket's write that share bits. */
-function overlaps(shape: readonly MatchField[], writes: readonly Write[]): { readonly at: number; readonly write: Write }[] {
+function overlaps(
+  shape: readonly MatchField[],
+  writes: readonly Write[],
+): { readonly at: number; readonly write: Write }[] {
   const out: { at: number; write: Write }[] = [];
   shape.forEach((e, at) => {
     for (const w of writes) if (w.field === e.field && (e.mask & w.mask) !== 0n) out.push({ at, write: w });
@@ -68,7 +73,13 @@ class RegisterKeyedTable {
       const layout = `${shapeKey} ${pairs.map((p) => `${p.at}:${p.write.field.name}/${p.write.mask}`).join(',')}`;
       let held = this.values.get(layout);
       if (!held) {
-        const of = (flow: Flow): string => pairs.map(({ at, write }) => flow.match.fields.find((e) => e.field === shape[at]!.field)!.value & shape[at]!.mask & write.mask).join(',');
+        const of = (flow: Flow): string =>
+          pairs
+            .map(
+              ({ at, write }) =>
+                flow.match.fields.find((e) => e.field === shape[at]!.field)!.value & shape[at]!.mask & write.mask,
+            )
+            .join(',');
         this.values.set(layout, (held = new Set(flows.map(of))));
       }
       if (held.has(pairs.map(({ at, write }) => write.value & shape[at]!.mask & write.mask).join(','))) return true;
@@ -92,7 +103,16 @@ export function findBucketsWithoutEndpoint(pipeline: Pipeline): Finding[] {
       let keyed = tables.get(key);
       if (!keyed) tables.set(key, (keyed = new RegisterKeyedTable(table.flows)));
       if (keyed.endpointOf(writes) !== false) continue;
-      out.push({ kind: 'bucket-no-endpoint', severity: 'error', table: jump.table, flows: [], group: group.id, bucket: bucket.id, target: jump.table, writes });
+      out.push({
+        kind: 'bucket-no-endpoint',
+        severity: 'error',
+        table: jump.table,
+        flows: [],
+        group: group.id,
+        bucket: bucket.id,
+        target: jump.table,
+        writes,
+      });
     }
   }
   return out;

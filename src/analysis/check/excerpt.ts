@@ -30,7 +30,11 @@ export interface Excerpt {
  * Only for a product's pipeline: what a whole bridge holds is known there, while a dump of any
  * other switch may well be one table, one cookie, or jump into tables it leaves empty.
  */
-export function findExcerpt(pipeline: Pipeline, profile: Profile | undefined, release: string | undefined): Excerpt | undefined {
+export function findExcerpt(
+  pipeline: Pipeline,
+  profile: Profile | undefined,
+  release: string | undefined,
+): Excerpt | undefined {
   if (pipeline.flowCount === 0 || !profile || !release || profile.tables.length === 0) return undefined;
   const signs: { -readonly [K in keyof Excerpt]: Excerpt[K] } = {};
   const tables = [...pipeline.tables.values()];
@@ -41,7 +45,8 @@ export function findExcerpt(pipeline: Pipeline, profile: Profile | undefined, re
   for (const t of pipeline.tables.values()) {
     for (const f of t.flows) {
       if (cookies.size < 2) cookies.add(f.cookie);
-      for (const x of flowExits(f)) if (x.kind === 'jump' && !pipeline.table(x.table)) missing.set(tableKey(x.table), x.table);
+      for (const x of flowExits(f))
+        if (x.kind === 'jump' && !pipeline.table(x.table)) missing.set(tableKey(x.table), x.table);
     }
   }
   const [cookie] = cookies;
@@ -52,7 +57,9 @@ export function findExcerpt(pipeline: Pipeline, profile: Profile | undefined, re
   if (missing.size >= 2) signs.missingTargets = [...missing.values()];
   {
     // Tables that need a feature (`requires`) may be absent from a whole bridge.
-    const always = profile.tables.filter((t) => !t.requires && inVersion(t, release) && t.patterns.length + t.next.length > 0);
+    const always = profile.tables.filter(
+      (t) => !t.requires && inVersion(t, release) && t.patterns.length + t.next.length > 0,
+    );
     const present = new Set(tables.map((d) => resolveTable(profile, d.ref, release)?.name));
     const absent = always.filter((t) => !present.has(t.name));
     if (always.length > 0 && absent.length * 2 > always.length) signs.missingTables = absent.map((t) => t.name);

@@ -16,10 +16,18 @@ export function findMissingExpected(pipeline: Pipeline, profile: Profile, releas
     // A miss described in words may be several priority-0 flows (one per protocol, as in OpenShift SDN).
     // A flow with an empty match at any priority leaves no packet to a miss flow.
     const catchAll = table.flows.some((f) => f.match.fields.length === 0);
-    const hasMiss = catchAll || (spec.miss.action === 'custom' ? table.flows.some((f) => f.priority === 0) : table.flows.some(isTableMiss));
+    const hasMiss =
+      catchAll ||
+      (spec.miss.action === 'custom' ? table.flows.some((f) => f.priority === 0) : table.flows.some(isTableMiss));
     if (spec.miss.action !== 'none' && !hasMiss) {
       // Without a miss flow an OpenFlow 1.3+ switch drops, so a documented drop only loses the explicit flow.
-      out.push({ kind: 'no-table-miss', severity: spec.miss.action === 'drop' ? 'warning' : 'error', table: table.ref, flows: [], spec });
+      out.push({
+        kind: 'no-table-miss',
+        severity: spec.miss.action === 'drop' ? 'warning' : 'error',
+        table: table.ref,
+        flows: [],
+        spec,
+      });
     }
     for (const pattern of spec.patterns) {
       if (!pattern.expected || !inVersion(pattern, release)) continue;

@@ -57,16 +57,32 @@ interface Base {
 }
 
 export type Finding = Base &
+  /** A higher-priority flow of the same table matches every packet this one matches. */
   (
-    /** A higher-priority flow of the same table matches every packet this one matches. */
     | { readonly kind: 'shadowed'; readonly flow: Flow; readonly by: Flow; readonly sameActions: boolean }
     /** The flow needs register/metadata bits set to 1 that no action anywhere sets. */
     /** `entry` is the match field that asks for them (`reg1=0x19c`, `xxreg0=…`); `bits` are in `slot`'s own positions. */
-    | { readonly kind: 'unset-register'; readonly flow: Flow; readonly entry: MatchField; readonly slot: string; readonly bits: bigint }
+    | {
+        readonly kind: 'unset-register';
+        readonly flow: Flow;
+        readonly entry: MatchField;
+        readonly slot: string;
+        readonly bits: bigint;
+      }
     /** A problem the conjunction analysis found; `policy`: the NetworkPolicy rule the conjunction implements, where the node's policy objects say. */
-    | { readonly kind: 'conjunction'; readonly conjunction: Conjunction; readonly problem: ConjunctionProblem; readonly policy?: PolicyMatch }
+    | {
+        readonly kind: 'conjunction';
+        readonly conjunction: Conjunction;
+        readonly problem: ConjunctionProblem;
+        readonly policy?: PolicyMatch;
+      }
     /** Flows (or group buckets) continue in a table that holds no flow. */
-    | { readonly kind: 'empty-target'; readonly target: TableRef; readonly via: JumpKind; readonly buckets: readonly { group: number; bucket: number }[] }
+    | {
+        readonly kind: 'empty-target';
+        readonly target: TableRef;
+        readonly via: JumpKind;
+        readonly buckets: readonly { group: number; bucket: number }[];
+      }
     /** A table with flows that no goto, resubmit, ct(table) or group bucket leads to. */
     | { readonly kind: 'unreachable-table'; readonly flowCount: number }
     /** The profile gives the table a miss behaviour but the dump has no priority-0 catch-all flow. */
@@ -81,9 +97,21 @@ export type Finding = Base &
      * A select-group bucket writes an endpoint into registers and continues in `target`, where flows
      * key on those registers, but none on this bucket's values: packets that choose it meet the miss.
      */
-    | { readonly kind: 'bucket-no-endpoint'; readonly group: number; readonly bucket: number; readonly target: TableRef; readonly writes: readonly MatchField[] }
+    | {
+        readonly kind: 'bucket-no-endpoint';
+        readonly group: number;
+        readonly bucket: number;
+        readonly target: TableRef;
+        readonly writes: readonly MatchField[];
+      }
     /** A packet the flow matches (through these buckets of a select group) goes round the same tables until OVS's resubmit limit, and is dropped. */
-    | { readonly kind: 'forwarding-loop'; readonly flow: Flow; readonly loop: readonly TableRef[]; readonly group?: number; readonly buckets?: readonly number[] }
+    | {
+        readonly kind: 'forwarding-loop';
+        readonly flow: Flow;
+        readonly loop: readonly TableRef[];
+        readonly group?: number;
+        readonly buckets?: readonly number[];
+      }
     /** Flows tunnel to an address no other flow names: not a Node the dump knows (`knownNodes` others are). */
     | { readonly kind: 'unknown-tunnel-destination'; readonly destination: string; readonly knownNodes: number }
     /** An address the bridge answers ARP for, or tunnels ARP towards (`node`), that no IP flow routes the same way. */
@@ -91,7 +119,12 @@ export type Finding = Base &
     /** A local Pod's port (delivered to by its address) without a spoof-guard flow, when other Pods have one. */
     | { readonly kind: 'no-spoof-guard'; readonly port: number }
     /** Clause flows and the conj_id flow of one conjunction sit in different tables: OVS joins them only within a table. */
-    | { readonly kind: 'conjunction-table'; readonly id: number; readonly clauseTables: readonly TableRef[]; readonly actionTables: readonly TableRef[] }
+    | {
+        readonly kind: 'conjunction-table';
+        readonly id: number;
+        readonly clauseTables: readonly TableRef[];
+        readonly actionTables: readonly TableRef[];
+      }
     /** A conjunction of a NetworkPolicy table that no rule of the node's policy objects explains. */
     | { readonly kind: 'policy-unexplained'; readonly conjunction: Conjunction }
     /** A NetworkPolicy rule applied to Pods of this node that no conjunction implements. */

@@ -27,7 +27,16 @@ export function findDeadActions(pipeline: Pipeline): Finding[] {
   for (const t of pipeline.tables.values()) {
     for (const flow of t.flows) {
       const d = deadAfterExit(flow.actions);
-      if (d) out.push({ kind: 'dead-actions', severity: 'warning', table: flow.table, flows: [flow], flow, after: d.after, dead: d.dead });
+      if (d)
+        out.push({
+          kind: 'dead-actions',
+          severity: 'warning',
+          table: flow.table,
+          flows: [flow],
+          flow,
+          after: d.after,
+          dead: d.dead,
+        });
     }
   }
   return out;
@@ -45,7 +54,13 @@ export function findDuplicates(pipeline: Pipeline): Finding[] {
     for (const flows of new SlotIndex(t.flows, naming).shared()) {
       const first = flows[0]!;
       const sameActions = flows.every((f) => equivalentActions(first.actions, f.actions, { naming, table: f.table }));
-      out.push({ kind: 'duplicate', severity: sameActions ? 'warning' : 'error', table: first.table, flows, sameActions });
+      out.push({
+        kind: 'duplicate',
+        severity: sameActions ? 'warning' : 'error',
+        table: first.table,
+        flows,
+        sameActions,
+      });
     }
   }
   return out;

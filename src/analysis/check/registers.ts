@@ -37,7 +37,12 @@ function zeroedParts(field: FieldDef): readonly ZeroedPart[] {
   if (!parts) {
     parts = fieldParts(field)
       .filter((p) => isZeroedSlot(p.slot))
-      .map((p) => ({ slot: p.slot, fieldShift: BigInt(p.fieldShift), slotShift: BigInt(p.slotShift), bits: ones(p.bits) }));
+      .map((p) => ({
+        slot: p.slot,
+        fieldShift: BigInt(p.fieldShift),
+        slotShift: BigInt(p.slotShift),
+        bits: ones(p.bits),
+      }));
     zeroedCache.set(field, parts);
   }
   return parts;
@@ -83,7 +88,8 @@ export class SlotWrites {
           if (a.resultDst) this.addUnknown(a.resultDst);
           // The learned flow's own writes happen when it matches.
           for (const s of a.specs) {
-            if (s.kind === 'load_value') this.add(s.dst.field, s.value << BigInt(s.dst.start), ones(s.dst.bits) << BigInt(s.dst.start));
+            if (s.kind === 'load_value')
+              this.add(s.dst.field, s.value << BigInt(s.dst.start), ones(s.dst.bits) << BigInt(s.dst.start));
             else if (s.kind === 'load_field') this.addUnknown(s.dst);
           }
           break;
@@ -162,7 +168,17 @@ function check(flow: Flow, writes: SlotWrites): Finding | undefined {
     for (const p of zeroedParts(e.field)) {
       const need = ((e.value >> p.fieldShift) & p.bits) << p.slotShift;
       const never = need & ~(writes.mayBeOne.get(p.slot) ?? 0n);
-      if (never !== 0n) return { kind: 'unset-register', severity: 'error', table: flow.table, flows: [flow], flow, entry: e, slot: p.slot, bits: never };
+      if (never !== 0n)
+        return {
+          kind: 'unset-register',
+          severity: 'error',
+          table: flow.table,
+          flows: [flow],
+          flow,
+          entry: e,
+          slot: p.slot,
+          bits: never,
+        };
     }
   }
   return undefined;

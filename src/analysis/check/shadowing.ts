@@ -32,7 +32,15 @@ export function findShadowed(pipeline: Pipeline): Finding[] {
           const by = index.covering(flow.match, priority + 1);
           if (!by) continue;
           const sameActions = equivalentActions(flow.actions, by.actions, { naming, table: flow.table });
-          out.push({ kind: 'shadowed', severity: sameActions ? 'warning' : 'error', table: flow.table, flows: [flow, by], flow, by, sameActions });
+          out.push({
+            kind: 'shadowed',
+            severity: sameActions ? 'warning' : 'error',
+            table: flow.table,
+            flows: [flow, by],
+            flow,
+            by,
+            sameActions,
+          });
         }
       }
       for (const flow of group) index.add(flow);

@@ -39,7 +39,8 @@ export class DumpFacts {
   groupsNotGiven(): number {
     if (this.groups === undefined) {
       const ids = new Set<number>();
-      for (const flow of this.pipeline.flows) for (const x of flowExits(flow)) if (x.kind === 'group' && !this.pipeline.groups.has(x.group)) ids.add(x.group);
+      for (const flow of this.pipeline.flows)
+        for (const x of flowExits(flow)) if (x.kind === 'group' && !this.pipeline.groups.has(x.group)) ids.add(x.group);
       this.groups = ids.size;
     }
     return this.groups;
@@ -47,14 +48,24 @@ export class DumpFacts {
 
   /** The profile's names of the tables the dump holds. */
   profileTables(profile: Profile, release: string): ReadonlySet<string> {
-    this.tables ??= new Set([...this.pipeline.tables.values()].flatMap((t) => resolveTable(profile, t.ref, release)?.name ?? []));
+    this.tables ??= new Set(
+      [...this.pipeline.tables.values()].flatMap((t) => resolveTable(profile, t.ref, release)?.name ?? []),
+    );
     return this.tables;
   }
 }
 
 /** Kinds whose finding may only say that something is missing from the dump. */
 const FOLLOWS_FROM_WHAT_IS_MISSING = new Set<Finding['kind']>([
-  'empty-target', 'unreachable-table', 'unset-register', 'no-table-miss', 'missing-expected', 'bucket-no-endpoint', 'unknown-tunnel-destination', 'no-route', 'no-spoof-guard',
+  'empty-target',
+  'unreachable-table',
+  'unset-register',
+  'no-table-miss',
+  'missing-expected',
+  'bucket-no-endpoint',
+  'unknown-tunnel-destination',
+  'no-route',
+  'no-spoof-guard',
 ]);
 const MISSING_CLAUSES = new Set(['empty-dimension', 'no-action-flow', 'orphan-action-flow']);
 
@@ -71,22 +82,32 @@ export function weigh(f: Finding, ctx: StandingContext): Finding {
   // Counters are evidence: a flow that has matched packets is no flow that never matches.
   if (f.kind === 'shadowed' || f.kind === 'unset-register') {
     const packets = packetsOf(f.flow);
-    if (packets > 0n) return with_(f, { kind: 'counted', packets, cause: f.kind === 'shadowed' ? hiddenCause(f) : unsetCause(f, ctx) });
+    if (packets > 0n)
+      return with_(f, { kind: 'counted', packets, cause: f.kind === 'shadowed' ? hiddenCause(f) : unsetCause(f, ctx) });
   }
   if (isShadowedMiss(f)) return { ...f, severity: 'info', standing: { kind: 'redundant-miss' } };
   const knowledge = ctx.profile && ctx.release ? checkKnowledge(ctx.profile) : undefined;
   if (knowledge) {
     const known = knownPattern(f, knowledge, ctx.profile!, ctx.release!);
-    if (known) return { ...f, severity: 'info', standing: { kind: 'known', why: known.why, silent: known.standing === 'known' } };
+    if (known)
+      return {
+        ...f,
+        severity: 'info',
+        standing: { kind: 'known', why: known.why, silent: known.standing === 'known' },
+      };
     if (f.kind === 'unset-register') {
       const features = dormantFeatures(f, knowledge, ctx.profile!, ctx.release!);
       if (features) return with_(f, { kind: 'dormant', features });
     }
   }
-  if (ctx.excerpt && (FOLLOWS_FROM_WHAT_IS_MISSING.has(f.kind) || (f.kind === 'conjunction' && MISSING_CLAUSES.has(f.problem.kind)))) {
+  if (
+    ctx.excerpt &&
+    (FOLLOWS_FROM_WHAT_IS_MISSING.has(f.kind) || (f.kind === 'conjunction' && MISSING_CLAUSES.has(f.problem.kind)))
+  ) {
     return with_(f, { kind: 'excerpt' });
   }
-  if (f.kind === 'unset-register' && isOtherValue(f, ctx.writes)) return { ...f, severity: 'warning', standing: { kind: 'stale' } };
+  if (f.kind === 'unset-register' && isOtherValue(f, ctx.writes))
+    return { ...f, severity: 'warning', standing: { kind: 'stale' } };
   return f;
 }
 
@@ -100,7 +121,9 @@ function age(flow: Flow): number | undefined {
 function hiddenCause(f: Finding & { kind: 'shadowed' }): CountedCause {
   const own = age(f.flow);
   const hider = age(f.by);
-  return own !== undefined && hider !== undefined && hider < own ? { kind: 'hidden-later', age: own, hiderAge: hider } : { kind: 'not-one-moment' };
+  return own !== undefined && hider !== undefined && hider < own
+    ? { kind: 'hidden-later', age: own, hiderAge: hider }
+    : { kind: 'not-one-moment' };
 }
 
 /**
@@ -114,7 +137,9 @@ function unsetCause(f: Finding & { kind: 'unset-register' }, ctx: StandingContex
   if (setters.length > 0) {
     const present = ctx.dump.profileTables(ctx.profile!, ctx.release!);
     const there = setters.filter((t) => present.has(t));
-    return there.length === 0 ? { kind: 'setter-table-missing', tables: setters } : { kind: 'setter-removed', tables: there };
+    return there.length === 0
+      ? { kind: 'setter-table-missing', tables: setters }
+      : { kind: 'setter-removed', tables: there };
   }
   const groups = ctx.dump.groupsNotGiven();
   if (groups > 0) return { kind: 'groups-not-given', groups };
@@ -140,7 +165,12 @@ const settersCache = new WeakMap<Profile, Map<string, readonly string[]>>();
  * and mask (`set:reg0=0x4000/0x4000`), or writes their register and names one of their bit fields.
  */
 function documentedSetters(slot: string, bits: bigint, profile: Profile, release: string): readonly string[] {
-  const names = profile.bitFields.filter((b) => b.field === slot && inVersion(b, release) && ((ones(b.end - b.start + 1) << BigInt(b.start)) & bits) !== 0n).map((b) => b.name);
+  const names = profile.bitFields
+    .filter(
+      (b) =>
+        b.field === slot && inVersion(b, release) && ((ones(b.end - b.start + 1) << BigInt(b.start)) & bits) !== 0n,
+    )
+    .map((b) => b.name);
   const sets = (hint: string, meaning: string): boolean => {
     const m = /^set:([^=]+)(?:=(\w+)\/(\w+))?$/.exec(hint);
     if (!m || m[1] !== slot) return false;
@@ -148,7 +178,11 @@ function documentedSetters(slot: string, bits: bigint, profile: Profile, release
     return names.some((n) => new RegExp(`\\b${n}\\b`).test(meaning));
   };
   return profile.tables
-    .filter((t) => inVersion(t, release) && t.patterns.some((p) => inVersion(p, release) && (p.actions ?? []).some((a) => sets(a, p.meaning))))
+    .filter(
+      (t) =>
+        inVersion(t, release) &&
+        t.patterns.some((p) => inVersion(p, release) && (p.actions ?? []).some((a) => sets(a, p.meaning))),
+    )
     .map((t) => t.name);
 }
 
@@ -167,8 +201,22 @@ function profileTableName(profile: Profile, f: Finding, release: string): string
   return f.table ? resolveTable(profile, f.table, release)?.name : undefined;
 }
 
-function knownPattern(f: Finding, knowledge: CheckKnowledge, profile: Profile, release: string): KnownPattern | undefined {
-  const kind = f.kind === 'conjunction' ? (f.problem.kind === 'overlap' ? 'conjunction-overlap' : f.problem.kind === 'action-priority' ? 'conjunction-action-priority' : undefined) : f.kind === 'shadowed' ? 'shadowed' : undefined;
+function knownPattern(
+  f: Finding,
+  knowledge: CheckKnowledge,
+  profile: Profile,
+  release: string,
+): KnownPattern | undefined {
+  const kind =
+    f.kind === 'conjunction'
+      ? f.problem.kind === 'overlap'
+        ? 'conjunction-overlap'
+        : f.problem.kind === 'action-priority'
+          ? 'conjunction-action-priority'
+          : undefined
+      : f.kind === 'shadowed'
+        ? 'shadowed'
+        : undefined;
   if (!kind) return undefined;
   const table = profileTableName(profile, f, release);
   return knowledge.known.find((k) => {
@@ -185,7 +233,12 @@ function knownPattern(f: Finding, knowledge: CheckKnowledge, profile: Profile, r
  * The features that would set the bits no flow sets, when every such bit belongs to a register
  * mark the profile says only a feature's own flows set.
  */
-function dormantFeatures(f: Finding & { kind: 'unset-register' }, knowledge: CheckKnowledge, profile: Profile, release: string): string[] | undefined {
+function dormantFeatures(
+  f: Finding & { kind: 'unset-register' },
+  knowledge: CheckKnowledge,
+  profile: Profile,
+  release: string,
+): string[] | undefined {
   if (f.entry.field.name !== f.slot) return undefined;
   let uncovered = f.bits;
   const features: string[] = [];

@@ -55,7 +55,13 @@ export function findUnreachableTables(pipeline: Pipeline): Finding[] {
   for (const [key, t] of pipeline.tables) {
     // A table of notes only (OpenShift SDN's rule version) is bookkeeping, not part of any path.
     if (reached.has(key) || t.flows.every((f) => f.actions.every((a) => a.kind === 'note'))) continue;
-    out.push({ kind: 'unreachable-table', severity: 'warning', table: t.ref, flows: t.flows.slice(0, 1), flowCount: t.flows.length });
+    out.push({
+      kind: 'unreachable-table',
+      severity: 'warning',
+      table: t.ref,
+      flows: t.flows.slice(0, 1),
+      flowCount: t.flows.length,
+    });
   }
   return out;
 }

@@ -130,7 +130,12 @@ export class NodeFacts {
       for (const e of flow.match.fields) {
         const f = e.field;
         // Fields compared before masks: a bigint comparison costs more than a reference one.
-        if ((f === F.tunSrc || f === F.ipDst || f === F.ipSrc || f === F.arpTpa || f === F.arpSpa || f === F.tunDst) && e.mask === FULL32 && pending.delete(e.value)) named.add(e.value);
+        if (
+          (f === F.tunSrc || f === F.ipDst || f === F.ipSrc || f === F.arpTpa || f === F.arpSpa || f === F.tunDst) &&
+          e.mask === FULL32 &&
+          pending.delete(e.value)
+        )
+          named.add(e.value);
       }
     }
     return named;
@@ -149,19 +154,31 @@ export class NodeFacts {
       else if (f === F.ipDst) ipDst ??= e;
       else if (f === F.arpTpa) arpTpa ??= e;
       else if (f === F.ethDst) ethDst ??= e;
-      if (((f === F.ipSrc || f === F.arpSpa) && e.mask === FULL32) || (f === F.ipv6Src && e.mask === FULL128)) sourcePinned = true;
+      if (((f === F.ipSrc || f === F.arpSpa) && e.mask === FULL32) || (f === F.ipv6Src && e.mask === FULL128))
+        sourcePinned = true;
     }
     const via = writes(actions, F.tunDst);
     if (via !== undefined) pushTo(this.tunnelSetters, via, flow);
     if (ipDst && flow.actions.length > 0) this.routes.add(ipDst, via);
-    if (arpTpa && (via !== undefined || (arpTpa.mask === FULL32 && actions.some((a) => a.kind === 'set_field' && a.field === F.arpOp && a.value === 2n)))) this.arpFlows.push({ flow, tpa: arpTpa, tunnelled: via });
+    if (
+      arpTpa &&
+      (via !== undefined ||
+        (arpTpa.mask === FULL32 &&
+          actions.some((a) => a.kind === 'set_field' && a.field === F.arpOp && a.value === 2n)))
+    )
+      this.arpFlows.push({ flow, tpa: arpTpa, tunnelled: via });
     if (port !== undefined) {
       pushTo(this.byInPort, port, flow);
       if (sourcePinned) this.guarded.add(port);
     }
     if (ethDst?.mask === FULL48 || ipDst?.mask === FULL32) {
       for (const a of actions) {
-        const to = a.kind === 'set_field' && a.field.name.startsWith('reg') ? Number(a.value) : a.kind === 'output' && a.port.kind === 'number' ? a.port.number : undefined;
+        const to =
+          a.kind === 'set_field' && a.field.name.startsWith('reg')
+            ? Number(a.value)
+            : a.kind === 'output' && a.port.kind === 'number'
+              ? a.port.number
+              : undefined;
         if (to !== undefined && !this.deliveries.has(to)) this.deliveries.set(to, flow);
       }
     }
@@ -184,7 +201,16 @@ export function findUnknownTunnelDestinations(facts: NodeFacts): Finding[] {
   }
   // Without any Node the dump knows from elsewhere, there is nothing to compare with.
   if (known.size === 0) return [];
-  return [...setters].filter(([d]) => !known.has(d)).map(([d, flows]) => ({ kind: 'unknown-tunnel-destination', severity: 'error', table: flows[0]!.table, flows, destination: ipText(d), knownNodes: known.size }));
+  return [...setters]
+    .filter(([d]) => !known.has(d))
+    .map(([d, flows]) => ({
+      kind: 'unknown-tunnel-destination',
+      severity: 'error',
+      table: flows[0]!.table,
+      flows,
+      destination: ipText(d),
+      knownNodes: known.size,
+    }));
 }
 
 /** Addresses the bridge answers ARP for, or tunnels ARP towards, without an IP route the same way. */
@@ -192,7 +218,14 @@ export function findUnroutedPeers(facts: NodeFacts): Finding[] {
   if (facts.tunnelSetters.size === 0) return [];
   return facts.arpFlows
     .filter(({ tpa, tunnelled }) => !facts.routes.routes(tpa.value, tpa.mask, tunnelled))
-    .map(({ flow, tpa, tunnelled }) => ({ kind: 'no-route', severity: 'error', table: flow.table, flows: [flow], address: formatIpv4Masked(tpa.value, tpa.mask), ...(tunnelled === undefined ? {} : { node: ipText(tunnelled) }) }));
+    .map(({ flow, tpa, tunnelled }) => ({
+      kind: 'no-route',
+      severity: 'error',
+      table: flow.table,
+      flows: [flow],
+      address: formatIpv4Masked(tpa.value, tpa.mask),
+      ...(tunnelled === undefined ? {} : { node: ipText(tunnelled) }),
+    }));
 }
 
 /** Local Pods whose port has no spoof-guard flow, when other Pods' ports have one. */
@@ -204,7 +237,13 @@ export function findPodsWithoutSpoofGuard(facts: NodeFacts, roles: PortRoles): F
     const role = roles.identify(port).role;
     if (role !== undefined && role !== 'pod') continue;
     const own = facts.byInPort.get(port) ?? [];
-    out.push({ kind: 'no-spoof-guard', severity: 'error', table: own[0]?.table ?? flow.table, flows: [...own, flow], port });
+    out.push({
+      kind: 'no-spoof-guard',
+      severity: 'error',
+      table: own[0]?.table ?? flow.table,
+      flows: [...own, flow],
+      port,
+    });
   }
   return out;
 }

@@ -101,11 +101,13 @@ export function exactKey(e: MatchField): ValueKey {
 }
 
 /** The values a prefix-masked entry accepts, or undefined for a mask with holes. */
-export function intervalOf(field: FieldDef, entry: { readonly value: bigint; readonly mask: bigint }): Interval | undefined {
+export function intervalOf(
+  field: FieldDef,
+  entry: { readonly value: bigint; readonly mask: bigint },
+): Interval | undefined {
   const len = prefixLength(entry.mask & ones(field.bits), field.bits);
   return len < 0 ? undefined : { first: entry.value, last: entry.value | ones(field.bits - len) };
 }
-
 
 /** Orders single entries by the first value they accept (their value when the mask has holes). */
 export function compareEntries(a: SingleEntry, b: SingleEntry): number {
@@ -133,7 +135,10 @@ export class ClauseShapes {
         key = e;
       }
     }
-    node.value ??= { qualifier: { fields: flow.match.fields.filter((e) => QUALIFIER_STORAGES.has(e.field.storage)) }, keyCount };
+    node.value ??= {
+      qualifier: { fields: flow.match.fields.filter((e) => QUALIFIER_STORAGES.has(e.field.storage)) },
+      keyCount,
+    };
     return new ClauseFlow(flow, node.value, keyCount === 1 ? key : undefined);
   }
 }

@@ -11,7 +11,14 @@
 import type { Flow, MatchField } from '../../model/flow.ts';
 import { portNameOnly } from '../../model/match.ts';
 import { fullMask } from '../../syntax/field-value.ts';
-import { type ClauseFlow, compareEntries, exactKey, intervalOf, type SingleEntry, type ValueKey } from './clause-shape.ts';
+import {
+  type ClauseFlow,
+  compareEntries,
+  exactKey,
+  intervalOf,
+  type SingleEntry,
+  type ValueKey,
+} from './clause-shape.ts';
 import { minOf, pushTo } from '../../model/append.ts';
 
 export interface OverlapSubject {
@@ -208,7 +215,11 @@ function intersectSimple(dims: readonly SimpleDim[]): { options: Option[]; trunc
 }
 
 /** One flow per dimension that a single packet satisfies together; undefined if none; 'unknown' past the step budget. */
-function commonPacket(dims: readonly (readonly ClauseFlow[])[], simple: (d: readonly ClauseFlow[]) => SimpleDim | undefined, maxSteps: number): Flow[] | undefined | 'unknown' {
+function commonPacket(
+  dims: readonly (readonly ClauseFlow[])[],
+  simple: (d: readonly ClauseFlow[]) => SimpleDim | undefined,
+  maxSteps: number,
+): Flow[] | undefined | 'unknown' {
   // Slots of the search: per field, the combinations meeting on it; each other dimension's flows.
   const byStorage = new Map<string, SimpleDim[]>();
   const generic: (readonly ClauseFlow[])[] = [];
@@ -221,7 +232,10 @@ function commonPacket(dims: readonly (readonly ClauseFlow[])[], simple: (d: read
     pushTo(byStorage, s.storage, s);
   }
   // Fields whose smallest dimension is small first: most pairs that do not overlap fail there, cheaply.
-  const fields = sortedSmall([...byStorage.values()].map((g) => ({ g, min: minOf(g.map(sizeOf)) })), (a, b) => a.min - b.min);
+  const fields = sortedSmall(
+    [...byStorage.values()].map((g) => ({ g, min: minOf(g.map(sizeOf)) })),
+    (a, b) => a.min - b.min,
+  );
   const slots: Option[][] = [];
   let truncated = false;
   for (const { g } of fields) {
@@ -261,7 +275,12 @@ function commonPacket(dims: readonly (readonly ClauseFlow[])[], simple: (d: read
  * the subject's values (or everyone, when nothing is pinned). Made as they are walked: buckets of
  * a popular value hold thousands, and the search stops after a few candidates.
  */
-function* candidateLists<S>(values: ReadonlyMap<ValueKey, unknown> | undefined, unpinned: readonly S[], byValue: ReadonlyMap<ValueKey, readonly S[]>, group: readonly S[]): Generator<readonly S[]> {
+function* candidateLists<S>(
+  values: ReadonlyMap<ValueKey, unknown> | undefined,
+  unpinned: readonly S[],
+  byValue: ReadonlyMap<ValueKey, readonly S[]>,
+  group: readonly S[],
+): Generator<readonly S[]> {
   if (!values) {
     yield group;
     return;

@@ -39,7 +39,12 @@ export interface ConjunctionScope {
  * times (resubmits, passes after conntrack) is judged on its last lookup, the one after the
  * connection state is known.
  */
-export function conjunctionScope(tracer: Tracer, report: ConjunctionReport, packet: Packet, options: TraceOptions = {}): ConjunctionScope {
+export function conjunctionScope(
+  tracer: Tracer,
+  report: ConjunctionReport,
+  packet: Packet,
+  options: TraceOptions = {},
+): ConjunctionScope {
   const withConjunctions = new Map<string, TableRef>();
   for (const c of report.conjunctions) withConjunctions.set(tableKey(c.table), c.table);
   const trace = tracer.trace(packet, { ...options, keepPackets: true });
@@ -57,7 +62,13 @@ export function conjunctionScope(tracer: Tracer, report: ConjunctionReport, pack
   const last = trace.last?.table;
   const ending = last ? { last } : {};
   if (reached.size > 0) {
-    return { traced: true, tables: [...reached.values()].map((r) => r.table), ...ending, readerFor: (t) => reached.get(tableKey(t))?.read, trace };
+    return {
+      traced: true,
+      tables: [...reached.values()].map((r) => r.table),
+      ...ending,
+      readerFor: (t) => reached.get(tableKey(t))?.read,
+      trace,
+    };
   }
   const asGiven = storageReader(packet);
   let dropped: ConjunctionScope['dropped'];
@@ -65,7 +76,14 @@ export function conjunctionScope(tracer: Tracer, report: ConjunctionReport, pack
     const nearest = trace.last && nearestFlow(tracer, trace.last, lookupsBefore(trace));
     dropped = nearest ? { nearest } : {};
   }
-  return { traced: false, tables: [...withConjunctions.values()], ...ending, ...(dropped ? { dropped } : {}), readerFor: () => asGiven, trace };
+  return {
+    traced: false,
+    tables: [...withConjunctions.values()],
+    ...ending,
+    ...(dropped ? { dropped } : {}),
+    readerFor: () => asGiven,
+    trace,
+  };
 }
 
 /** A packet against the conjunctions: the tables its trace reaches, and what each conjunction there makes of it. */
@@ -78,7 +96,12 @@ export interface PacketConjunctions {
 }
 
 /** Which dimensions of the conjunctions in `report` the packet satisfies, in the tables its trace reaches. */
-export function conjunctionsForPacket(tracer: Tracer, report: ConjunctionReport, packet: Packet, options: TraceOptions = {}): PacketConjunctions {
+export function conjunctionsForPacket(
+  tracer: Tracer,
+  report: ConjunctionReport,
+  packet: Packet,
+  options: TraceOptions = {},
+): PacketConjunctions {
   const scope = conjunctionScope(tracer, report, packet, options);
   const conjunctions = explainPacket(tracer.pipeline, report, (table) => scope.readerFor(table));
   return { packet, portNames: tracer.ports.names, scope, conjunctions };

@@ -15,7 +15,16 @@ import { matchesPacket } from '../../model/match.ts';
 import { inMatchOrder, type Pipeline, tableKey } from '../../model/pipeline.ts';
 import type { TableRef } from '../../model/tables.ts';
 import { fullMask } from '../../syntax/field-value.ts';
-import { type ClauseFlow, ClauseShapes, compareEntries, type Interval, SingleEntry, type TermShape, type ValueKey, valueKey } from './clause-shape.ts';
+import {
+  type ClauseFlow,
+  ClauseShapes,
+  compareEntries,
+  type Interval,
+  SingleEntry,
+  type TermShape,
+  type ValueKey,
+  valueKey,
+} from './clause-shape.ts';
 import { findOverlaps } from './conjunction-overlap.ts';
 
 /** One element of a dimension's accepted set, in the terms that read best for the field. */
@@ -52,15 +61,30 @@ export interface Dimension {
 
 export type ConjunctionProblem =
   /** No flow carries clause k: the conjunction can never complete. */
-  | { readonly kind: 'empty-dimension'; readonly severity: 'error'; readonly k: number; readonly flows: readonly Flow[] }
+  | {
+      readonly kind: 'empty-dimension';
+      readonly severity: 'error';
+      readonly k: number;
+      readonly flows: readonly Flow[];
+    }
   /** No `conj_id=ID` flow in the table: a completed match falls to whatever hard flow matches. */
   | { readonly kind: 'no-action-flow'; readonly severity: 'warning'; readonly flows: readonly Flow[] }
   /** A `conj_id=ID` flow without clause flows. */
   | { readonly kind: 'orphan-action-flow'; readonly severity: 'warning'; readonly flows: readonly Flow[] }
   /** Clause flows name different numbers of dimensions: those never complete together. */
-  | { readonly kind: 'inconsistent-n'; readonly severity: 'error'; readonly counts: readonly number[]; readonly flows: readonly Flow[] }
+  | {
+      readonly kind: 'inconsistent-n';
+      readonly severity: 'error';
+      readonly counts: readonly number[];
+      readonly flows: readonly Flow[];
+    }
   /** Clause flows at several priorities: OVS treats each priority as a separate conjunction. */
-  | { readonly kind: 'split-priority'; readonly severity: 'error'; readonly priorities: readonly number[]; readonly flows: readonly Flow[] }
+  | {
+      readonly kind: 'split-priority';
+      readonly severity: 'error';
+      readonly priorities: readonly number[];
+      readonly flows: readonly Flow[];
+    }
   /** The action flow's priority differs from the clauses': it then only competes with hard flows. */
   | { readonly kind: 'action-priority'; readonly severity: 'info'; readonly flows: readonly Flow[] }
   /** Another conjunction at the same table and priority accepts a common packet: OVS does not define which wins. */
@@ -200,7 +224,10 @@ function addressMember(field: FieldDef, first: bigint, last: bigint): Member {
  * listed values.
  */
 export function memberSet(field: FieldDef, entries: readonly { value: bigint; mask: bigint }[]): Member[] {
-  return members(field, entries.map(({ value, mask }) => new SingleEntry({ field, value, mask })));
+  return members(
+    field,
+    entries.map(({ value, mask }) => new SingleEntry({ field, value, mask })),
+  );
 }
 
 /** `memberSet` on entries keyed and measured already. */
@@ -215,7 +242,12 @@ function members(field: FieldDef, entries: readonly SingleEntry[]): Member[] {
   const listed = new Map<ValueKey, Member>();
   for (const s of entries) {
     if (rangeable && s.last !== undefined) runs.push(s);
-    else listed.set(s.exact ? s.key : `${valueKey(s.e)}/${s.e.mask.toString(16)}`, { kind: 'value', value: s.e.value, mask: s.e.mask });
+    else
+      listed.set(s.exact ? s.key : `${valueKey(s.e)}/${s.e.mask.toString(16)}`, {
+        kind: 'value',
+        value: s.e.value,
+        mask: s.e.mask,
+      });
   }
   const out: Member[] = [];
   if (field.bits <= 53) {
@@ -290,7 +322,16 @@ function term(group: readonly ClauseFlow[], flows: readonly Flow[]): DimensionTe
   const { qualifier } = shape;
   if (shape.keyCount === 0) return { kind: 'any', qualifier, flows };
   if (!single) return { kind: 'matches', qualifier, flows };
-  return { kind: 'set', field: single.e.field, members: members(single.e.field, group.map((c) => c.single!)), qualifier, flows };
+  return {
+    kind: 'set',
+    field: single.e.field,
+    members: members(
+      single.e.field,
+      group.map((c) => c.single!),
+    ),
+    qualifier,
+    flows,
+  };
 }
 
 /** Splits a dimension's flows into terms: by protocol qualifier and by which other fields they match. */
@@ -304,7 +345,12 @@ function dimensionTerms(clauses: readonly ClauseFlow[], flows: readonly Flow[]):
     if (g) g.push(c);
     else groups.set(c.shape, [c]);
   }
-  return [...groups.values()].map((group) => term(group, group.map((c) => c.flow)));
+  return [...groups.values()].map((group) =>
+    term(
+      group,
+      group.map((c) => c.flow),
+    ),
+  );
 }
 
 interface Built {
@@ -323,7 +369,8 @@ interface Built {
 function sortClausesByPriority(e: Entry): void {
   const { clauses, ks, ns } = e;
   let sorted = true;
-  for (let i = 1; i < clauses.length && sorted; i++) sorted = clauses[i]!.flow.priority <= clauses[i - 1]!.flow.priority;
+  for (let i = 1; i < clauses.length && sorted; i++)
+    sorted = clauses[i]!.flow.priority <= clauses[i - 1]!.flow.priority;
   if (sorted) return;
   const order = clauses.map((_, i) => i).sort((a, b) => clauses[b]!.flow.priority - clauses[a]!.flow.priority || a - b);
   const [c, k, n] = [order.map((i) => clauses[i]!), order.map((i) => ks[i]!), order.map((i) => ns[i]!)];
@@ -353,13 +400,26 @@ function build(entry: Entry, cover: CoverIndex | undefined): Built {
   const n = consistent ? n0 : mode(ns);
   if (!consistent) {
     const counts = [...new Set(ns)].sort((a, b) => a - b);
-    if (counts.length > 1) problems.push({ kind: 'inconsistent-n', severity: 'error', counts, flows: flows().filter((_, i) => ns[i] !== n) });
+    if (counts.length > 1)
+      problems.push({
+        kind: 'inconsistent-n',
+        severity: 'error',
+        counts,
+        flows: flows().filter((_, i) => ns[i] !== n),
+      });
     const priorities = [...new Set(clauses.map((c) => c.flow.priority))].sort((a, b) => b - a);
-    if (priorities.length > 1) problems.push({ kind: 'split-priority', severity: 'error', priorities, flows: flows().filter((f) => f.priority !== priority) });
+    if (priorities.length > 1)
+      problems.push({
+        kind: 'split-priority',
+        severity: 'error',
+        priorities,
+        flows: flows().filter((f) => f.priority !== priority),
+      });
   }
   if (n > width) width = n;
   const dims: ClauseFlow[][] = Array.from({ length: width }, () => []);
-  for (let i = 0; i < clauses.length; i++) if (consistent || clauses[i]!.flow.priority === priority) dims[ks[i]! - 1]!.push(clauses[i]!);
+  for (let i = 0; i < clauses.length; i++)
+    if (consistent || clauses[i]!.flow.priority === priority) dims[ks[i]! - 1]!.push(clauses[i]!);
   dims.forEach((dim, i) => {
     if (dim.length === 0) {
       const elsewhere = flows().filter((_, j) => ks[j] === i + 1);
@@ -372,7 +432,13 @@ function build(entry: Entry, cover: CoverIndex | undefined): Built {
       }
       if (hits.length > 0) {
         const dead = hits.length / 2 === dim.length;
-        problems.push({ kind: 'pre-empted', severity: dead ? 'error' : 'warning', k: i + 1, dimensionDead: dead, flows: hits });
+        problems.push({
+          kind: 'pre-empted',
+          severity: dead ? 'error' : 'warning',
+          k: i + 1,
+          dimensionDead: dead,
+          flows: hits,
+        });
       }
     }
   });
@@ -416,7 +482,20 @@ function entryFor(table: TableEntries, id: number, flow: Flow, place: number, en
   let e = table.ids.get(id);
   if (!e) {
     const { ref, index } = table;
-    table.ids.set(id, (e = { table: ref, tableIndex: index, id, clauses: [], ks: [], ns: [], actionFlows: [], topPriority: flow.priority, topPlace: place }));
+    table.ids.set(
+      id,
+      (e = {
+        table: ref,
+        tableIndex: index,
+        id,
+        clauses: [],
+        ks: [],
+        ns: [],
+        actionFlows: [],
+        topPriority: flow.priority,
+        topPlace: place,
+      }),
+    );
     entries.push(e);
   } else if (flow.priority > e.topPriority) {
     e.topPriority = flow.priority;
@@ -468,7 +547,8 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
       const e = entryFor(table, a.id, f, placeOf(place, i), entries);
       // The same conjunction action twice on one flow counts once: this flow's clauses are the list's last.
       let repeated = false;
-      for (let j = e.clauses.length - 1; j >= 0 && e.clauses[j] === clause && !repeated; j--) repeated = e.ks[j] === a.clause;
+      for (let j = e.clauses.length - 1; j >= 0 && e.clauses[j] === clause && !repeated; j--)
+        repeated = e.ks[j] === a.clause;
       if (!repeated) {
         e.clauses.push(clause);
         e.ks.push(a.clause);
@@ -503,7 +583,8 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
   // Overlaps: conjunctions that can complete, grouped by table and priority.
   const groups = new Map<string, Built[]>();
   for (const b of built) {
-    if (b.n === 0 || b.dims.some((d) => d.length === 0) || b.problems.some((p) => p.kind === 'inconsistent-n')) continue;
+    if (b.n === 0 || b.dims.some((d) => d.length === 0) || b.problems.some((p) => p.kind === 'inconsistent-n'))
+      continue;
     const key = `${b.entry.tableIndex}/${b.priority}`;
     const g = groups.get(key);
     if (g) g.push(b);
@@ -523,18 +604,16 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
   const conjunctions = built
     .filter((b) => b.wanted)
     .sort((a, b) => a.entry.tableIndex - b.entry.tableIndex || b.priority - a.priority || a.entry.id - b.entry.id)
-    .map(
-      (b): Conjunction => ({
-        id: b.entry.id,
-        table: b.entry.table,
-        priority: b.priority,
-        n: b.n,
-        dimensions: b.dims.map((dim, i) => dimension(i + 1, dim)),
-        actionFlows: b.entry.actionFlows,
-        hits: packetTotal(b.entry.actionFlows),
-        problems: b.problems,
-      }),
-    );
+    .map((b): Conjunction => ({
+      id: b.entry.id,
+      table: b.entry.table,
+      priority: b.priority,
+      n: b.n,
+      dimensions: b.dims.map((dim, i) => dimension(i + 1, dim)),
+      actionFlows: b.entry.actionFlows,
+      hits: packetTotal(b.entry.actionFlows),
+      problems: b.problems,
+    }));
   return { conjunctions, overlapSearchIncomplete };
 }
 
@@ -567,7 +646,11 @@ export interface PacketConjunction {
  * Which dimensions of each conjunction a packet satisfies, for the conjunctions of the tables
  * `readerFor` gives the packet for (undefined: the packet does not reach the table).
  */
-export function explainPacket(pipeline: Pipeline, report: ConjunctionReport, readerFor: (table: TableRef) => StorageReader | undefined): PacketConjunction[] {
+export function explainPacket(
+  pipeline: Pipeline,
+  report: ConjunctionReport,
+  readerFor: (table: TableRef) => StorageReader | undefined,
+): PacketConjunction[] {
   // Per table, once: the hard flows that match the packet whatever conj_id it carries, in match order.
   const candidates = new Map<string, { flow: Flow; conjId: bigint | undefined }[]>();
   const candidatesOf = (table: TableRef, get: StorageReader): { flow: Flow; conjId: bigint | undefined }[] => {
@@ -577,7 +660,8 @@ export function explainPacket(pipeline: Pipeline, report: ConjunctionReport, rea
       list = [];
       for (const f of pipeline.table(table)?.flows ?? []) {
         if (f.actions.some((a) => a.kind === 'conjunction')) continue;
-        if (!f.match.fields.every((e) => e.field.storage === 'conj_id' || (get(e.field.storage) & e.mask) === e.value)) continue;
+        if (!f.match.fields.every((e) => e.field.storage === 'conj_id' || (get(e.field.storage) & e.mask) === e.value))
+          continue;
         list.push({ flow: f, conjId: f.match.fields.find((e) => e.field.storage === 'conj_id')?.value });
       }
       candidates.set(key, list);
@@ -587,13 +671,25 @@ export function explainPacket(pipeline: Pipeline, report: ConjunctionReport, rea
   return report.conjunctions.flatMap((c): PacketConjunction[] => {
     const read = readerFor(c.table);
     if (!read) return [];
-    const dimensions = c.dimensions.map((d) => ({ k: d.k, matchedBy: d.flows.filter((f) => matchesPacket(f.match, read)) }));
+    const dimensions = c.dimensions.map((d) => ({
+      k: d.k,
+      matchedBy: d.flows.filter((f) => matchesPacket(f.match, read)),
+    }));
     const satisfied = c.n > 0 && dimensions.every((d) => d.matchedBy.length > 0);
     if (!satisfied) return [{ conjunction: c, dimensions, satisfied, read }];
     const list = candidatesOf(c.table, read);
     // The first lookup sees conj_id 0; the second, after the conjunction completes, conj_id ID.
     const preemptedBy = list.find((x) => x.flow.priority >= c.priority && (x.conjId ?? 0n) === 0n)?.flow;
     const result = list.find((x) => x.conjId === undefined || x.conjId === BigInt(c.id))?.flow;
-    return [{ conjunction: c, dimensions, satisfied, read, ...(preemptedBy ? { preemptedBy } : {}), ...(result ? { result } : {}) }];
+    return [
+      {
+        conjunction: c,
+        dimensions,
+        satisfied,
+        read,
+        ...(preemptedBy ? { preemptedBy } : {}),
+        ...(result ? { result } : {}),
+      },
+    ];
   });
 }

@@ -28,7 +28,14 @@ import { formatIpv4, formatIpv6, ones } from '../../model/values.ts';
 import type { BitFieldDecoder } from '../annotate/bit-fields.ts';
 import type { AnnotatedPipeline } from '../detect/profile-choice.ts';
 import { findConjunctions } from './conjunctions.ts';
-import type { ControlPlanePolicy, PolicyDirection, PolicyMember, PolicyObjects, PolicyPeer, PolicyRule } from '../../sources/antrea-policies.ts';
+import type {
+  ControlPlanePolicy,
+  PolicyDirection,
+  PolicyMember,
+  PolicyObjects,
+  PolicyPeer,
+  PolicyRule,
+} from '../../sources/antrea-policies.ts';
 import type { Conjunction, Member } from './conjunctions.ts';
 
 /** The dimensions a rule's conjunction has, each compared on its own; the action is the conjunction's verdict. */
@@ -124,7 +131,9 @@ function addressText(format: string, v: bigint): string {
 function memberText(format: string, bits: number, m: Member): string {
   switch (m.kind) {
     case 'value':
-      return m.mask === ones(bits) ? addressText(format, m.value) : `${addressText(format, m.value)}/${m.mask.toString(16)}`;
+      return m.mask === ones(bits)
+        ? addressText(format, m.value)
+        : `${addressText(format, m.value)}/${m.mask.toString(16)}`;
     case 'prefix':
       return m.length === bits ? addressText(format, m.value) : `${addressText(format, m.value)}/${m.length}`;
     case 'range':
@@ -139,7 +148,8 @@ function serviceValues(c: Conjunction): string[] | undefined {
     for (const t of d.terms) {
       const proto = t.qualifier.fields.find((e) => e.field.storage === 'nw_proto');
       const name = proto === undefined ? undefined : PROTOCOL_NAMES[String(proto.value)];
-      if (t.kind === 'set' && t.field.storage === 'tp_dst') for (const m of t.members) out.push(`${name ?? 'tcp'}/${memberText('decimal', 16, m)}`);
+      if (t.kind === 'set' && t.field.storage === 'tp_dst')
+        for (const m of t.members) out.push(`${name ?? 'tcp'}/${memberText('decimal', 16, m)}`);
       else if (t.kind === 'any' && name !== undefined) out.push(name);
     }
     if (out.length > 0) return out;
@@ -153,7 +163,8 @@ function compare(dimension: PolicyDimension, rule: readonly string[], flows: rea
   const a = new Set(rule);
   const b = new Set(flows);
   const both = [...a].filter((x) => b.has(x)).sort();
-  const agreement = both.length === a.size && both.length === b.size ? 'same' : both.length > 0 ? 'overlap' : 'different';
+  const agreement =
+    both.length === a.size && both.length === b.size ? 'same' : both.length > 0 ? 'overlap' : 'different';
   const ruleOnly = [...a].filter((x) => !b.has(x)).sort();
   const flowsOnly = [...b].filter((x) => !a.has(x)).sort();
   return { dimension, agreement, rule: [...a].sort(), flows: [...b].sort(), both, ruleOnly, flowsOnly };
@@ -175,8 +186,10 @@ export class NodePorts {
       const port = f.match.fields.find((e) => e.field.storage === 'in_port' && e.mask === ones(e.field.bits));
       if (!port) continue;
       for (const e of f.match.fields) {
-        if ((e.field.name === 'ip_src' || e.field.name === 'arp_spa') && e.mask === ones(32)) this.byAddress.set(addressKey('ipv4', e.value), Number(port.value));
-        else if (e.field.name === 'ipv6_src' && e.mask === ones(128)) this.byAddress.set(addressKey('ipv6', e.value), Number(port.value));
+        if ((e.field.name === 'ip_src' || e.field.name === 'arp_spa') && e.mask === ones(32))
+          this.byAddress.set(addressKey('ipv4', e.value), Number(port.value));
+        else if (e.field.name === 'ipv6_src' && e.mask === ones(128))
+          this.byAddress.set(addressKey('ipv6', e.value), Number(port.value));
       }
     }
   }
@@ -189,7 +202,8 @@ export class NodePorts {
     }
     const pod = m.pod?.split('/')[1];
     if (pod === undefined) return undefined;
-    for (const [n, name] of this.names.entries()) if (name.length > 8 && pod.startsWith(name.slice(0, name.lastIndexOf('-')))) return n;
+    for (const [n, name] of this.names.entries())
+      if (name.length > 8 && pod.startsWith(name.slice(0, name.lastIndexOf('-')))) return n;
     return undefined;
   }
 }
@@ -199,11 +213,17 @@ function membersOf(groups: ReadonlyMap<string, readonly PolicyMember[]>, names: 
 }
 
 function peerAddresses(peer: PolicyPeer, objects: PolicyObjects): string[] {
-  return [...membersOf(objects.addressGroups, peer.addressGroups).flatMap((m) => m.ips), ...peer.ipBlocks.map((b) => (/\/(32|128)$/.test(b) ? b.replace(/\/\d+$/, '') : b))];
+  return [
+    ...membersOf(objects.addressGroups, peer.addressGroups).flatMap((m) => m.ips),
+    ...peer.ipBlocks.map((b) => (/\/(32|128)$/.test(b) ? b.replace(/\/\d+$/, '') : b)),
+  ];
 }
 
 function appliedTo(policy: ControlPlanePolicy, rule: PolicyRule, objects: PolicyObjects): PolicyMember[] {
-  return membersOf(objects.appliedToGroups, rule.appliedToGroups.length > 0 ? rule.appliedToGroups : policy.appliedToGroups);
+  return membersOf(
+    objects.appliedToGroups,
+    rule.appliedToGroups.length > 0 ? rule.appliedToGroups : policy.appliedToGroups,
+  );
 }
 
 /** The services of a rule as the conjunction's service dimension writes them; named ports through the applied-to members' ports. */
@@ -211,7 +231,10 @@ function ruleServices(rule: PolicyRule, members: readonly PolicyMember[]): strin
   return rule.services.flatMap((s) => {
     const proto = s.protocol.toLowerCase();
     if (s.port === undefined) return [proto];
-    if (typeof s.port === 'string') return members.flatMap((m) => m.ports.filter((p) => p.name === s.port && p.protocol.toLowerCase() === proto).map((p) => `${proto}/${p.port}`));
+    if (typeof s.port === 'string')
+      return members.flatMap((m) =>
+        m.ports.filter((p) => p.name === s.port && p.protocol.toLowerCase() === proto).map((p) => `${proto}/${p.port}`),
+      );
     return [s.endPort !== undefined && s.endPort !== s.port ? `${proto}/${s.port}-${s.endPort}` : `${proto}/${s.port}`];
   });
 }
@@ -225,7 +248,12 @@ export interface PolicyContext {
 }
 
 /** The evidence for `c` implementing `ref`: each dimension the conjunction or the rule has. */
-function evidenceFor(c: Conjunction, ref: RuleRef, objects: PolicyObjects, context: PolicyContext): DimensionEvidence[] {
+function evidenceFor(
+  c: Conjunction,
+  ref: RuleRef,
+  objects: PolicyObjects,
+  context: PolicyContext,
+): DimensionEvidence[] {
   const { rule, policy } = ref;
   const members = appliedTo(policy, rule, objects);
   const inbound = rule.direction === 'In';
@@ -274,7 +302,9 @@ function actionOf(c: Conjunction, context: PolicyContext): RuleAction | undefine
   }
   // Writes alone send the packet nowhere: OVS drops it.
   if (deny || actions.every((a) => a.kind === 'set_field' || a.kind === 'move' || a.kind === 'note')) return 'Drop';
-  const jumps = actions.flatMap((a) => (a.kind === 'goto_table' || (a.kind === 'resubmit' && a.table) ? [a.table!] : []));
+  const jumps = actions.flatMap((a) =>
+    a.kind === 'goto_table' || (a.kind === 'resubmit' && a.table) ? [a.table!] : [],
+  );
   if (jumps.some((t) => tableRole(context.tableName(t)) !== undefined)) return 'Pass';
   return 'Allow';
 }
@@ -296,7 +326,11 @@ function ruleRefs(objects: PolicyObjects): RuleRef[] {
  * Each conjunction of a policy table matched to the rule that implements it, by what `context`
  * tells of the node's tables, Pods' ports and bit fields.
  */
-export function matchPolicies(conjunctions: readonly Conjunction[], objects: PolicyObjects, context: PolicyContext): PolicyMatching {
+export function matchPolicies(
+  conjunctions: readonly Conjunction[],
+  objects: PolicyObjects,
+  context: PolicyContext,
+): PolicyMatching {
   const { tableName, ports } = context;
   const refs = ruleRefs(objects);
   const matches: PolicyMatch[] = [];
@@ -312,7 +346,8 @@ export function matchPolicies(conjunctions: readonly Conjunction[], objects: Pol
       const evidence = evidenceFor(c, ref, objects, context);
       const s = score(evidence);
       // A rule no other conjunction took wins a tie: each rule has its own conjunction.
-      if (!best || s > best.score || (s === best.score && taken.has(best.ref) && !taken.has(ref))) best = { ref, evidence, score: s };
+      if (!best || s > best.score || (s === best.score && taken.has(best.ref) && !taken.has(ref)))
+        best = { ref, evidence, score: s };
     }
     const agreeing = best?.evidence.filter((e) => e.agreement !== 'different').length ?? 0;
     if (!best || agreeing === 0 || best.evidence.every((e) => e.agreement !== 'same')) {
@@ -324,12 +359,19 @@ export function matchPolicies(conjunctions: readonly Conjunction[], objects: Pol
     matches.push({ conjunction: c, rule: best.ref, confidence, evidence: best.evidence });
   }
   // A rule is expected here when it applies to a Pod of this node (its port is known).
-  const local = (ref: RuleRef): boolean => appliedTo(ref.policy, ref.rule, objects).some((m) => ports.portOf(m) !== undefined);
+  const local = (ref: RuleRef): boolean =>
+    appliedTo(ref.policy, ref.rule, objects).some((m) => ports.portOf(m) !== undefined);
   const unimplemented = refs.filter((ref) => !taken.has(ref) && local(ref));
   // By table and id: a report of some ids holds conjunctions of their own, equal to these.
   const key = (table: TableRef, id: number): string => `${tableKey(table)}#${id}`;
   const byConj = new Map(matches.map((m) => [key(m.conjunction.table, m.conjunction.id), m]));
-  return { matches, unexplained, unimplemented, byConjunction: (c) => byConj.get(key(c.table, c.id)), byId: (table, id) => byConj.get(key(table, id)) };
+  return {
+    matches,
+    unexplained,
+    unimplemented,
+    byConjunction: (c) => byConj.get(key(c.table, c.id)),
+    byId: (table, id) => byConj.get(key(table, id)),
+  };
 }
 
 /**
@@ -337,7 +379,15 @@ export function matchPolicies(conjunctions: readonly Conjunction[], objects: Pol
  * rules of a node's policy objects: tables named by the profile, Pods' ports from the pipeline's
  * anti-spoofing flows and port names, actions read through the profile's bit fields.
  */
-export function matchPipelinePolicies(read: AnnotatedPipeline, objects: PolicyObjects, conjunctions: readonly Conjunction[] = findConjunctions(read.pipeline).conjunctions): PolicyMatching {
+export function matchPipelinePolicies(
+  read: AnnotatedPipeline,
+  objects: PolicyObjects,
+  conjunctions: readonly Conjunction[] = findConjunctions(read.pipeline).conjunctions,
+): PolicyMatching {
   const flows = [...read.pipeline.tables.values()].flatMap((t) => t.flows);
-  return matchPolicies(conjunctions, objects, { tableName: (ref) => read.annotator.tableInfo(ref).name, ports: new NodePorts(flows, read.pipeline.ports), bits: read.annotator.bits });
+  return matchPolicies(conjunctions, objects, {
+    tableName: (ref) => read.annotator.tableInfo(ref).name,
+    ports: new NodePorts(flows, read.pipeline.ports),
+    bits: read.annotator.bits,
+  });
 }

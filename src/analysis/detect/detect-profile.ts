@@ -14,7 +14,15 @@ import type { PortMap, PortRef } from '../../model/ports.ts';
 import { listProfiles } from '../../profiles/index.ts';
 import type { DetectionSignal, Profile, TableLayout, TableSpec, Versioned } from '../../profiles/types.ts';
 import { compareVersions, inVersion, rangeText } from '../../profiles/versions.ts';
-import { defaultRelease, hintHolds, matchInProfilePorts, misfitCount, parsePattern, resolveTable, tableByKey } from '../fit/pattern-fit.ts';
+import {
+  defaultRelease,
+  hintHolds,
+  matchInProfilePorts,
+  misfitCount,
+  parsePattern,
+  resolveTable,
+  tableByKey,
+} from '../fit/pattern-fit.ts';
 import { jumpTargets } from '../../model/flow-exits.ts';
 import { chooseLayout, type LayoutChoice, readsNumbered } from '../fit/table-layout.ts';
 import { fitClasses } from '../fit/fit-classes.ts';
@@ -83,7 +91,12 @@ function portName(ref: PortRef | undefined, ports: PortMap): string | undefined 
   return ref.kind === 'number' ? ports.name(ref.number) : undefined;
 }
 
-function gatherFacts(flows: readonly Flow[], groups: readonly Group[], ports: PortMap, perTable = SAMPLE_PER_TABLE): DumpFacts {
+function gatherFacts(
+  flows: readonly Flow[],
+  groups: readonly Group[],
+  ports: PortMap,
+  perTable = SAMPLE_PER_TABLE,
+): DumpFacts {
   const tableNumbers = new Set<number>();
   const tableNames = new Set<string>();
   const notes = new Map<number, string[]>();
@@ -150,7 +163,17 @@ function gatherFacts(flows: readonly Flow[], groups: readonly Group[], ports: Po
       addPort(b.watchPort);
     }
   }
-  const facts = { flows, byTable: new Map(), total: flows.length, tableNumbers, tableNames, notes, portNames, fieldsUsed, bitsUsed };
+  const facts = {
+    flows,
+    byTable: new Map(),
+    total: flows.length,
+    tableNumbers,
+    tableNames,
+    notes,
+    portNames,
+    fieldsUsed,
+    bitsUsed,
+  };
   return withSample(facts, flows, perTable);
 }
 
@@ -169,7 +192,6 @@ function byTableNumber(flows: readonly Flow[]): Map<number, Flow[]> {
   }
   return out;
 }
-
 
 /** A signal's anchored expression (port names must match whole), case-insensitive as hex digits are. */
 function wholeName(pattern: string): RegExp {
@@ -235,7 +257,10 @@ function nameEvidence(profile: Profile, facts: DumpFacts): Evidence {
   const names = [...facts.tableNames];
   const known = names.filter((n) => tableByKey(profile, n) !== undefined).length;
   const score = known - (names.length - known);
-  return { score, reasons: [`${known} of the ${names.length} table names are tables of this profile (${signed(score)})`] };
+  return {
+    score,
+    reasons: [`${known} of the ${names.length} table names are tables of this profile (${signed(score)})`],
+  };
 }
 
 /**
@@ -245,7 +270,10 @@ function nameEvidence(profile: Profile, facts: DumpFacts): Evidence {
 function bitEvidence(profile: Profile, facts: DumpFacts): Evidence {
   const strays = strayBits(profile, facts);
   if (strays.length === 0) return { score: 0, reasons: [] };
-  return { score: -strays.length, reasons: [`bits the profile does not describe are in use: ${strays.join(', ')} (${signed(-strays.length)})`] };
+  return {
+    score: -strays.length,
+    reasons: [`bits the profile does not describe are in use: ${strays.join(', ')} (${signed(-strays.length)})`],
+  };
 }
 
 /** Masks in use that reach beyond the bits the profile describes (in one release, when given), as `reg4/0x10000000`. */
@@ -259,7 +287,8 @@ function strayBits(profile: Profile, facts: DumpFacts, release?: string): string
     declared.set(f.storage, (declared.get(f.storage) ?? 0n) | bits);
   }
   for (const [storage, known] of declared) {
-    for (const mask of facts.bitsUsed.get(storage) ?? []) if ((mask & ~known) !== 0n) strays.push(`${storage}/0x${mask.toString(16)}`);
+    for (const mask of facts.bitsUsed.get(storage) ?? [])
+      if ((mask & ~known) !== 0n) strays.push(`${storage}/0x${mask.toString(16)}`);
   }
   return strays;
 }
@@ -271,7 +300,9 @@ function layoutEvidence(choice: LayoutChoice | undefined): Evidence {
   const tables = choice.tablesFit + choice.tablesAmiss;
   return {
     score,
-    reasons: [`read in layout ${choice.layout.id} (${choice.layout.description}), the flows of ${choice.tablesFit} of the ${tables} numbered tables fit their tables (${signed(score)})`],
+    reasons: [
+      `read in layout ${choice.layout.id} (${choice.layout.description}), the flows of ${choice.tablesFit} of the ${tables} numbered tables fit their tables (${signed(score)})`,
+    ],
   };
 }
 
@@ -285,7 +316,12 @@ function scoreProfile(profile: Profile, facts: DumpFacts, layout?: LayoutChoice)
   const bits = bitEvidence(profile, facts);
   return {
     score: held.reduce((sum, h) => sum + h.s.weight, names.score + numbers.score + bits.score),
-    reasons: [...held.map((h) => `${h.finding} (${signed(h.s.weight)})`), ...names.reasons, ...numbers.reasons, ...bits.reasons],
+    reasons: [
+      ...held.map((h) => `${h.finding} (${signed(h.s.weight)})`),
+      ...names.reasons,
+      ...numbers.reasons,
+      ...bits.reasons,
+    ],
   };
 }
 
@@ -301,7 +337,13 @@ function successor(release: string): string {
  * and the release after each last one. Any release reads like one of these.
  */
 function releasePoints(profile: Profile): string[] {
-  const items: Versioned[] = [profile.versions, ...profile.tables, ...profile.tables.flatMap((t) => t.patterns), ...profile.detect, ...profile.bitFields];
+  const items: Versioned[] = [
+    profile.versions,
+    ...profile.tables,
+    ...profile.tables.flatMap((t) => t.patterns),
+    ...profile.detect,
+    ...profile.bitFields,
+  ];
   const points = new Set<string>();
   for (const v of items) {
     if (v.since !== undefined) points.add(v.since);
@@ -348,7 +390,9 @@ function misfitsByRelease(profile: Profile, flows: readonly Flow[], releases: re
 }
 
 function flowCount(facts: DumpFacts): string {
-  return facts.flows.length === facts.total ? `${facts.total} flows` : `${facts.flows.length} flows sampled from ${facts.total}`;
+  return facts.flows.length === facts.total
+    ? `${facts.total} flows`
+    : `${facts.flows.length} flows sampled from ${facts.total}`;
 }
 
 /**
@@ -356,7 +400,12 @@ function flowCount(facts: DumpFacts): string {
  * hold in it, less the flows it cannot explain and the bits it has no names for; among equals the
  * latest release is taken.
  */
-export function detectRelease(profile: Profile, flows: readonly Flow[], groups: readonly Group[], ports: PortMap): ReleaseChoice | undefined {
+export function detectRelease(
+  profile: Profile,
+  flows: readonly Flow[],
+  groups: readonly Group[],
+  ports: PortMap,
+): ReleaseChoice | undefined {
   const facts = gatherFacts(flows, groups, ports);
   return chooseRelease(numberedReading(profile, facts)?.profile ?? profile, facts);
 }
@@ -377,7 +426,11 @@ function predecessor(release: string): string | undefined {
 
 /** Tables of the dump that the profile knows in some release, by number or name. */
 function knownTables(profile: Profile, facts: DumpFacts): TableSpec[] {
-  return profile.tables.filter((t) => (t.number !== undefined && facts.tableNumbers.has(t.number)) || [t.name, ...(t.aliases ?? [])].some((n) => facts.tableNames.has(n)));
+  return profile.tables.filter(
+    (t) =>
+      (t.number !== undefined && facts.tableNumbers.has(t.number)) ||
+      [t.name, ...(t.aliases ?? [])].some((n) => facts.tableNames.has(n)),
+  );
 }
 
 /**
@@ -398,7 +451,9 @@ function olderRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | undef
     release: before,
     olderThan: first,
     range: { until: before },
-    reasons: [`the dump has none of the tables ${first} added (${names.join(', ')}): it comes from a release before ${first}, the first ${profile.id} describes, and is read without them`],
+    reasons: [
+      `the dump has none of the tables ${first} added (${names.join(', ')}): it comes from a release before ${first}, the first ${profile.id} describes, and is read without them`,
+    ],
   };
 }
 
@@ -419,7 +474,8 @@ function chooseRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | unde
     // Register and mark bits a release has no name for (a flag added later) count like flows it cannot explain.
     strays: strayBits(profile, facts, release).length,
   }));
-  const better = (a: (typeof rated)[number], b: (typeof rated)[number]): number => b.signals - b.misfits - b.strays - (a.signals - a.misfits - a.strays);
+  const better = (a: (typeof rated)[number], b: (typeof rated)[number]): number =>
+    b.signals - b.misfits - b.strays - (a.signals - a.misfits - a.strays);
   const best = [...rated].sort(better)[0]!;
   const equal = rated.filter((r) => better(r, best) === 0).map((r) => r.release);
   const release = equal[equal.length - 1]!;
@@ -430,8 +486,14 @@ function chooseRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | unde
   const reasons = [
     ...versioned.filter((h) => inVersion(h.s, release)).map((h) => `${h.finding}, which points to ${rangeText(h.s)}`),
     // A listing put together by hand can mix releases: what points elsewhere is said, not hidden.
-    ...versioned.filter((h) => !inVersion(h.s, release)).map((h) => `${h.finding}, which points to ${rangeText(h.s)}, but the rest of the dump outweighs it`),
-    ...(rated.some((r) => r.strays > best.strays) ? [`other releases lack names for register or mark bits in use, which ${rangeText(range)} ${several ? 'have' : 'has'}`] : []),
+    ...versioned
+      .filter((h) => !inVersion(h.s, release))
+      .map((h) => `${h.finding}, which points to ${rangeText(h.s)}, but the rest of the dump outweighs it`),
+    ...(rated.some((r) => r.strays > best.strays)
+      ? [
+          `other releases lack names for register or mark bits in use, which ${rangeText(range)} ${several ? 'have' : 'has'}`,
+        ]
+      : []),
     `${rangeText(range)} ${several ? 'explain' : 'explains'} ${best.misfits === 0 ? 'all' : `all but ${best.misfits} of`} the ${flowCount(facts)}${several ? `; reading the dump as release ${release}` : ''}`,
   ];
   return { release, range, reasons };
@@ -487,7 +549,12 @@ function decides(ranked: readonly Candidate[]): boolean {
  * Picks the profile whose signals the dump shows most strongly, with its release. The generic
  * profile wins when nothing scores above its baseline; ties go to the profile listed first.
  */
-export function detectProfile(flows: readonly Flow[], groups: readonly Group[], ports: PortMap, options: DetectOptions = {}): Detection {
+export function detectProfile(
+  flows: readonly Flow[],
+  groups: readonly Group[],
+  ports: PortMap,
+  options: DetectOptions = {},
+): Detection {
   const profiles = options.profiles ?? listProfiles();
   const quick = gatherFacts(flows, groups, ports, QUICK_SAMPLE_PER_TABLE);
   const quickRanking = rankProfiles(profiles, quick);

@@ -69,7 +69,11 @@ export interface ReleaseNote {
 /** What detection found of the release, as a note says it. */
 export function releaseNote(choice: ReleaseChoice | undefined): ReleaseNote {
   if (!choice) return {};
-  return { release: choice.release, releases: choice.range, ...(choice.olderThan !== undefined ? { olderThan: choice.olderThan } : {}) };
+  return {
+    release: choice.release,
+    releases: choice.range,
+    ...(choice.olderThan !== undefined ? { olderThan: choice.olderThan } : {}),
+  };
 }
 
 /** Which profile explained the dump, and why. */
@@ -93,10 +97,17 @@ export class ProfileChoiceError extends Error {
 }
 
 /** A release the profile does not describe would read the flows by no table layout at all. */
-function checkRelease(profile: Profile, release: string | undefined, how: 'given' | 'detected', among: readonly Profile[]): void {
+function checkRelease(
+  profile: Profile,
+  release: string | undefined,
+  how: 'given' | 'detected',
+  among: readonly Profile[],
+): void {
   if (release === undefined || inVersion(profile.versions, release)) return;
   const fix = how === 'given' ? '' : '; give --profile for the pipeline of that release';
-  throw new ProfileChoiceError(`--release ${release}: the ${how} profile ${profile.id} describes ${rangeText(profile.versions)}${fix} (profiles: ${among.map((p) => `${p.id}, ${rangeText(p.versions)}`).join('; ')})`);
+  throw new ProfileChoiceError(
+    `--release ${release}: the ${how} profile ${profile.id} describes ${rangeText(profile.versions)}${fix} (profiles: ${among.map((p) => `${p.id}, ${rangeText(p.versions)}`).join('; ')})`,
+  );
 }
 
 /** The profile the request names, after checking its release; undefined when it is to be detected. */
@@ -104,7 +115,8 @@ export function givenProfile(request: ProfileRequest): Profile | undefined {
   if (request.profile === undefined) return undefined;
   const among = candidateProfiles(request);
   const chosen = among.find((p) => p.id === request.profile);
-  if (!chosen) throw new ProfileChoiceError(`unknown profile ${request.profile} (known: ${among.map((p) => p.id).join(', ')})`);
+  if (!chosen)
+    throw new ProfileChoiceError(`unknown profile ${request.profile} (known: ${among.map((p) => p.id).join(', ')})`);
   checkRelease(chosen, request.release, 'given', among);
   return chosen;
 }
@@ -114,16 +126,27 @@ export function givenProfile(request: ProfileRequest): Profile | undefined {
  * the dump, or a sample of it when time matters), with the reasons for each. Throws
  * ProfileChoiceError when the request cannot be met.
  */
-export function chooseProfile(flows: readonly Flow[], groups: readonly Group[], ports: PortMap, request: ProfileRequest = {}): ProfileChoice {
+export function chooseProfile(
+  flows: readonly Flow[],
+  groups: readonly Group[],
+  ports: PortMap,
+  request: ProfileRequest = {},
+): ProfileChoice {
   const chosen = givenProfile(request);
   const among = candidateProfiles(request);
   const detected = chosen ? undefined : detectProfile(flows, groups, ports, { profiles: among });
   const picked = chosen ?? detected!.profile;
   if (!chosen) checkRelease(picked, request.release, 'detected', among);
-  const releaseChoice = request.release === undefined ? (detected ? detected.release : detectRelease(picked, flows, groups, ports)) : undefined;
+  const releaseChoice =
+    request.release === undefined
+      ? detected
+        ? detected.release
+        : detectRelease(picked, flows, groups, ports)
+      : undefined;
   const release = request.release ?? releaseChoice?.release;
   // Detection's reasons include those for its release, which a given release replaces.
-  const releaseReasons = request.release !== undefined ? [`--release ${request.release} was given`] : (releaseChoice?.reasons ?? []);
+  const releaseReasons =
+    request.release !== undefined ? [`--release ${request.release} was given`] : (releaseChoice?.reasons ?? []);
   const profileReasons = (detected?.reasons ?? []).filter((r) => !(detected?.release?.reasons ?? []).includes(r));
   const note: ProfileNote = {
     id: picked.id,
@@ -150,7 +173,11 @@ export function annotatePipeline(pipeline: Pipeline, request: ProfileRequest = {
   const choice = chooseProfile(pipeline.flows, [...pipeline.groups.values()], pipeline.ports, request);
   const annotator = new Annotator(pipeline, choice);
   const numbering = annotator.tableNumbering();
-  return { pipeline: numbering.size > 0 ? pipeline.withNumbering(numbering) : pipeline, annotator, profile: choice.note };
+  return {
+    pipeline: numbering.size > 0 ? pipeline.withNumbering(numbering) : pipeline,
+    annotator,
+    profile: choice.note,
+  };
 }
 
 /**
@@ -158,7 +185,11 @@ export function annotatePipeline(pipeline: Pipeline, request: ProfileRequest = {
  * headings of a report (diff, verify); detected from a sample of each table, so that a large
  * dump costs little.
  */
-export function profileTableNames(dump: { readonly flows: readonly Flow[]; readonly groups: readonly Group[]; readonly ports: PortMap }): (ref: TableRef) => string | undefined {
+export function profileTableNames(dump: {
+  readonly flows: readonly Flow[];
+  readonly groups: readonly Group[];
+  readonly ports: PortMap;
+}): (ref: TableRef) => string | undefined {
   const { annotator } = annotatePipeline(new Pipeline(sampleFlows(dump.flows), dump.groups, dump.ports));
   return (ref) => (ref.kind === 'number' ? annotator.tableInfo(ref).name : undefined);
 }

@@ -8,7 +8,14 @@ import { type Bucket, type Flow, type Group, selectWeight } from '../../model/fl
 import { PortMap } from '../../model/ports.ts';
 import type { TableRef } from '../../model/tables.ts';
 import { actionsKey, canonicalActions } from '../../model/action-equivalence.ts';
-import { type Naming, inferPortNumbers, inferTableNumbers, portKey, resolveTable, tableId } from '../../model/flow-key.ts';
+import {
+  type Naming,
+  inferPortNumbers,
+  inferTableNumbers,
+  portKey,
+  resolveTable,
+  tableId,
+} from '../../model/flow-key.ts';
 import { eachPortRef } from '../../model/port-refs.ts';
 import { SlotIndex } from '../../model/slot-index.ts';
 
@@ -112,7 +119,8 @@ export function namingFor(a: DumpSide, b: DumpSide, options: CompareOptions): Na
     [a, b],
     [b, a],
   ] as const) {
-    for (const [name, n] of inferTableNumbers(named.flows, numbered.flows, base)) if (!tables.has(name)) tables.set(name, n);
+    for (const [name, n] of inferTableNumbers(named.flows, numbered.flows, base))
+      if (!tables.has(name)) tables.set(name, n);
   }
   for (const [name, n] of options.tables ?? []) tables.set(name, n);
   const withTables = tables.size > 0 ? { ...base, tables } : base;
@@ -122,20 +130,25 @@ export function namingFor(a: DumpSide, b: DumpSide, options: CompareOptions): Na
     [a, b],
     [b, a],
   ] as const) {
-    for (const [name, n] of inferPortNumbers(named.flows, numbered.flows, withTables)) if (inferred.number(name) === undefined && inferred.name(n) === undefined) inferred.set(n, name);
+    for (const [name, n] of inferPortNumbers(named.flows, numbered.flows, withTables))
+      if (inferred.number(name) === undefined && inferred.name(n) === undefined) inferred.set(n, name);
   }
   if (inferred.size === 0) return withTables;
   return { ...withTables, ports: mergedPorts(ports, inferred)! };
 }
 
 /** Longest-common-subsequence alignment of two canonical action lists. */
-function alignActions(before: readonly { key: string; action: Action }[], after: readonly { key: string; action: Action }[]): ActionEdit[] {
+function alignActions(
+  before: readonly { key: string; action: Action }[],
+  after: readonly { key: string; action: Action }[],
+): ActionEdit[] {
   const n = before.length;
   const m = after.length;
   const lcs: number[][] = Array.from({ length: n + 1 }, () => Array<number>(m + 1).fill(0));
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
-      lcs[i]![j] = before[i]!.key === after[j]!.key ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+      lcs[i]![j] =
+        before[i]!.key === after[j]!.key ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
     }
   }
   const out: ActionEdit[] = [];
@@ -203,20 +216,32 @@ function sameLine(a: Flow, b: Flow, cookies: boolean): boolean {
  * How two flows of one slot differ, or undefined when they do not. Importance counts only when
  * both carry one: dumps before OpenFlow 1.4 cannot show it.
  */
-export function compareFlows(before: Flow, after: Flow, naming: Naming, options: FlowCompareOptions = {}): FlowChange | undefined {
+export function compareFlows(
+  before: Flow,
+  after: Flow,
+  naming: Naming,
+  options: FlowCompareOptions = {},
+): FlowChange | undefined {
   const attributes: FlowAttribute[] = [];
   const ctx = { naming, table: before.table };
   const written = actionText(before);
   const sameActions =
-    (written !== undefined && written === actionText(after)) || actionsKey(before.actions, ctx) === actionsKey(after.actions, { naming, table: after.table });
+    (written !== undefined && written === actionText(after)) ||
+    actionsKey(before.actions, ctx) === actionsKey(after.actions, { naming, table: after.table });
   if (!sameActions) attributes.push('actions');
   if (options.cookies && before.cookie !== after.cookie) attributes.push('cookie');
   const timeout = (x: number, y: number): boolean => x !== y && (!options.timeoutsWhenSet || x !== 0);
   if (timeout(before.idleTimeout, after.idleTimeout)) attributes.push('idle_timeout');
   if (timeout(before.hardTimeout, after.hardTimeout)) attributes.push('hard_timeout');
-  if (before.importance !== 0 && after.importance !== 0 && before.importance !== after.importance) attributes.push('importance');
+  if (before.importance !== 0 && after.importance !== 0 && before.importance !== after.importance)
+    attributes.push('importance');
   if (attributes.length === 0) return undefined;
-  const actions = sameActions ? [] : alignActions(canonicalActions(before.actions, ctx), canonicalActions(after.actions, { naming, table: after.table }));
+  const actions = sameActions
+    ? []
+    : alignActions(
+        canonicalActions(before.actions, ctx),
+        canonicalActions(after.actions, { naming, table: after.table }),
+      );
   return { before, after, attributes, actions };
 }
 
@@ -240,7 +265,12 @@ function compareTableRefs(a: TableRef, b: TableRef): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
-export function diffFlows(a: readonly Flow[], b: readonly Flow[], naming: Naming, options: FlowCompareOptions = {}): TableDiff[] {
+export function diffFlows(
+  a: readonly Flow[],
+  b: readonly Flow[],
+  naming: Naming,
+  options: FlowCompareOptions = {},
+): TableDiff[] {
   const tables = new Map<string, TableAccumulator>();
   // Dumps share one TableRef object among a table's flows: the id string is made once per object.
   const byRef = new Map<TableRef, TableAccumulator>();
@@ -249,7 +279,11 @@ export function diffFlows(a: readonly Flow[], b: readonly Flow[], naming: Naming
     if (t) return t;
     const id = tableId(f.table, naming);
     t = tables.get(id);
-    if (!t) tables.set(id, (t = { table: resolveTable(f.table, naming), before: 0, after: 0, removed: [], added: [], changed: [] }));
+    if (!t)
+      tables.set(
+        id,
+        (t = { table: resolveTable(f.table, naming), before: 0, after: 0, removed: [], added: [], changed: [] }),
+      );
     byRef.set(f.table, t);
     return t;
   };
@@ -269,7 +303,12 @@ export function diffFlows(a: readonly Flow[], b: readonly Flow[], naming: Naming
   }
   for (const f of rest.rest()) tableOf(f).added.push(f);
   return [...tables.values()]
-    .map((t) => ({ ...t, removed: byPriority(t.removed, (f) => f), added: byPriority(t.added, (f) => f), changed: byPriority(t.changed, (c) => c.before) }))
+    .map((t) => ({
+      ...t,
+      removed: byPriority(t.removed, (f) => f),
+      added: byPriority(t.added, (f) => f),
+      changed: byPriority(t.changed, (c) => c.before),
+    }))
     .sort((x, y) => compareTableRefs(x.table, y.table));
 }
 
@@ -280,7 +319,9 @@ function bucketKey(g: Group, b: Bucket, naming: Naming): string {
 }
 
 function selectionKey(g: Group): string {
-  const fields = (g.fields ?? []).map((f) => `${f.field.name}${f.mask === undefined ? '' : '/' + f.mask.toString(16)}`).join(',');
+  const fields = (g.fields ?? [])
+    .map((f) => `${f.field.name}${f.mask === undefined ? '' : '/' + f.mask.toString(16)}`)
+    .join(',');
   return `${g.selectionMethod ?? ''}:${g.selectionMethodParam ?? ''}:${fields}`;
 }
 
@@ -360,9 +401,14 @@ export function portNamingGap(a: DumpSide, b: DumpSide, naming: Naming): PortNam
 /** Compares dump `a` (before) with dump `b` (after). */
 export function diffDumps(a: DumpSide, b: DumpSide, options: CompareOptions = {}): DumpDiff {
   const naming = namingFor(a, b, options);
-  const tables = diffFlows(a.flows, b.flows, naming, { ...(options.cookies ? { cookies: true } : {}), readAlike: readAlike(a, b) });
+  const tables = diffFlows(a.flows, b.flows, naming, {
+    ...(options.cookies ? { cookies: true } : {}),
+    readAlike: readAlike(a, b),
+  });
   const groups = diffGroups(a.groups, b.groups, naming);
-  const equal = tables.every((t) => !tableHasChanges(t)) && groups.added.length + groups.removed.length + groups.changed.length === 0;
+  const equal =
+    tables.every((t) => !tableHasChanges(t)) &&
+    groups.added.length + groups.removed.length + groups.changed.length === 0;
   const gap = equal ? undefined : portNamingGap(a, b, naming);
   return gap ? { tables, groups, naming, equal, portNamingGap: gap } : { tables, groups, naming, equal };
 }

@@ -5,7 +5,20 @@
  */
 import type { Flow, Group } from '../../model/flow.ts';
 import type { TableRef } from '../../model/tables.ts';
-import { type CompareOptions, type DumpSide, FLOW_ATTRIBUTES, type FlowAttribute, type FlowChange, type GroupChange, diffFlows, namingFor, pairGroups, type PortNamingGap, portNamingGap, readAlike } from './diff.ts';
+import {
+  type CompareOptions,
+  type DumpSide,
+  FLOW_ATTRIBUTES,
+  type FlowAttribute,
+  type FlowChange,
+  type GroupChange,
+  diffFlows,
+  namingFor,
+  pairGroups,
+  type PortNamingGap,
+  portNamingGap,
+  readAlike,
+} from './diff.ts';
 import { type Naming, tableId } from '../../model/flow-key.ts';
 
 export interface VerifyOptions extends CompareOptions {
@@ -49,7 +62,11 @@ export function verifyDump(expected: DumpSide, actual: DumpSide, options: Verify
   const naming = namingFor(expected, actual, options);
   const expectedTables = new Set(expected.flows.map((f) => tableId(f.table, naming)));
   // Timeouts count only where the expectation states them; cookies only when asked.
-  const diff = diffFlows(expected.flows, actual.flows, naming, { timeoutsWhenSet: true, readAlike: readAlike(expected, actual), ...(options.cookies ? { cookies: true } : {}) });
+  const diff = diffFlows(expected.flows, actual.flows, naming, {
+    timeoutsWhenSet: true,
+    readAlike: readAlike(expected, actual),
+    ...(options.cookies ? { cookies: true } : {}),
+  });
   const tables: TableVerdict[] = diff
     .filter((t) => expectedTables.has(tableId(t.table, naming)))
     .map((t) => ({
@@ -75,7 +92,12 @@ export function verifyDump(expected: DumpSide, actual: DumpSide, options: Verify
   return gap ? { ...verdict, portNamingGap: gap } : verdict;
 }
 
-function verifyGroups(expected: readonly Group[], actual: readonly Group[], naming: Naming, exact: boolean): GroupVerdict {
+function verifyGroups(
+  expected: readonly Group[],
+  actual: readonly Group[],
+  naming: Naming,
+  exact: boolean,
+): GroupVerdict {
   const { removed, changed, added } = pairGroups(expected, actual, naming);
   return { missing: removed, mismatched: changed, unexpected: exact && expected.length > 0 ? added : [] };
 }

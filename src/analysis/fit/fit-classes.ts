@@ -28,7 +28,8 @@ function patternBits(profile: Profile): Map<string, bigint> {
   const bits = new Map<string, bigint>();
   for (const t of profile.tables) {
     for (const p of t.patterns) {
-      for (const e of parsePattern(p.match).match.fields) bits.set(e.field.storage, (bits.get(e.field.storage) ?? 0n) | e.mask);
+      for (const e of parsePattern(p.match).match.fields)
+        bits.set(e.field.storage, (bits.get(e.field.storage) ?? 0n) | e.mask);
     }
   }
   return bits;
@@ -72,8 +73,7 @@ function actionsKey(actions: readonly Action[], written: ReadonlyMap<string, big
       entry += `:${a.field.storage}/${a.mask.toString(16)}`;
       const w = written.get(a.field.storage);
       if (w !== undefined) entry += `=${(a.value & w).toString(16)}/${(a.mask & w).toString(16)}`;
-    }
-    else if (a.kind === 'move') entry += `:${a.dst.field.storage}`;
+    } else if (a.kind === 'move') entry += `:${a.dst.field.storage}`;
     else if (a.kind === 'goto_table' || a.kind === 'resubmit' || a.kind === 'ct') {
       if (a.table) entry += `:${tableKey(a.table)}`;
       if (a.kind === 'ct') entry += `:${a.commit}:${a.actions.some((n) => n.kind === 'nat')}`;
@@ -91,7 +91,13 @@ function actionsKey(actions: readonly Action[], written: ReadonlyMap<string, big
  * What fitting reads of a flow: its table, priority and actions, each match field's presence and
  * named port, and its value and mask under the bits patterns match on.
  */
-function classKey(flow: Flow, bits: ReadonlyMap<string, bigint>, written: ReadonlyMap<string, bigint>, stateStorages: ReadonlySet<string>, actionKeys: Map<readonly Action[], string>): string {
+function classKey(
+  flow: Flow,
+  bits: ReadonlyMap<string, bigint>,
+  written: ReadonlyMap<string, bigint>,
+  stateStorages: ReadonlySet<string>,
+  actionKeys: Map<readonly Action[], string>,
+): string {
   let actions = actionKeys.get(flow.actions);
   if (actions === undefined) actionKeys.set(flow.actions, (actions = actionsKey(flow.actions, written)));
   let key = `${tableKey(flow.table)}|${flow.priority}|${actions}|${flow.match.fields.length}`;

@@ -43,7 +43,10 @@ function isNamed(t: TableSpec, key: string): boolean {
 interface TableLookups {
   readonly byKey: Map<string, TableSpec | null>;
   /** By release: the table of each number and name. */
-  readonly releases: Map<string, { readonly byNumber: Map<number, TableSpec | null>; readonly byName: Map<string, TableSpec | null> }>;
+  readonly releases: Map<
+    string,
+    { readonly byNumber: Map<number, TableSpec | null>; readonly byName: Map<string, TableSpec | null> }
+  >;
 }
 
 const lookups = new WeakMap<Profile, TableLookups>();
@@ -73,11 +76,16 @@ export function resolveTable(profile: Profile, ref: TableRef, release: string): 
   if (!r) releases.set(release, (r = { byNumber: new Map(), byName: new Map() }));
   if (ref.kind === 'name') {
     let t = r.byName.get(ref.name);
-    if (t === undefined) r.byName.set(ref.name, (t = profile.tables.find((x) => isNamed(x, ref.name) && inVersion(x, release)) ?? null));
+    if (t === undefined)
+      r.byName.set(ref.name, (t = profile.tables.find((x) => isNamed(x, ref.name) && inVersion(x, release)) ?? null));
     return t ?? undefined;
   }
   let t = r.byNumber.get(ref.number);
-  if (t === undefined) r.byNumber.set(ref.number, (t = profile.tables.find((x) => x.number === ref.number && inVersion(x, release)) ?? null));
+  if (t === undefined)
+    r.byNumber.set(
+      ref.number,
+      (t = profile.tables.find((x) => x.number === ref.number && inVersion(x, release)) ?? null),
+    );
   return t ?? undefined;
 }
 
@@ -102,7 +110,8 @@ export function valueHint(hint: ActionHint): MatchField | undefined {
 /** Whether one action hint of a pattern holds for the flow's actions (see `ActionHint`); what it reads of them, `fitClasses` keys flows by. */
 export function hintHolds(profile: Profile, hint: ActionHint, actions: readonly Action[], release: string): boolean {
   const all = flattenActions(actions);
-  const reserved = (name: string): boolean => all.some((a) => a.kind === 'output' && a.port.kind === 'reserved' && a.port.name === name);
+  const reserved = (name: string): boolean =>
+    all.some((a) => a.kind === 'output' && a.port.kind === 'reserved' && a.port.name === name);
   if (hint.startsWith('goto:')) {
     const want = tableByKey(profile, hint.slice(5));
     return jumpTargets(actions).some((t) => resolveTable(profile, t, release) === want);
@@ -110,7 +119,13 @@ export function hintHolds(profile: Profile, hint: ActionHint, actions: readonly 
   if (hint.startsWith('set:')) {
     const value = valueHint(hint);
     if (!value) return all.some((a) => writesField(a, hint.slice(4)));
-    return all.some((a) => a.kind === 'set_field' && a.field.storage === value.field.storage && (a.mask & value.mask) === value.mask && (a.value & value.mask) === value.value);
+    return all.some(
+      (a) =>
+        a.kind === 'set_field' &&
+        a.field.storage === value.field.storage &&
+        (a.mask & value.mask) === value.mask &&
+        (a.value & value.mask) === value.value,
+    );
   }
   switch (hint) {
     case 'drop':
@@ -155,7 +170,11 @@ export function fits(profile: Profile, p: FlowPattern, flow: Flow, release: stri
 /** `fits` for a pattern known to be in the release, its match parsed. */
 function fitsParsed(profile: Profile, p: FlowPattern, match: Match, flow: Flow, release: string): boolean {
   if (typeof p.priority === 'number' && flow.priority !== p.priority) return false;
-  if (typeof p.priority === 'object' && ((p.priority.min ?? 0) > flow.priority || flow.priority > (p.priority.max ?? 65535))) return false;
+  if (
+    typeof p.priority === 'object' &&
+    ((p.priority.min ?? 0) > flow.priority || flow.priority > (p.priority.max ?? 65535))
+  )
+    return false;
   if (!matchCovers(match, matchInProfilePorts(profile, flow.match, release))) return false;
   if (!(p.fields ?? []).every((f) => matchField(flow.match, f) !== undefined)) return false;
   if (!(p.actions ?? []).every((h) => hintHolds(profile, h, flow.actions, release))) return false;
@@ -177,15 +196,23 @@ function patternsIn(table: TableSpec, release: string): readonly ReleasePattern[
   if (!byRelease) releasePatterns.set(table, (byRelease = new Map()));
   let list = byRelease.get(release);
   if (!list) {
-    list = table.patterns.flatMap((pattern, index) => (inVersion(pattern, release) ? [{ index, pattern, match: parsePattern(pattern.match).match }] : []));
+    list = table.patterns.flatMap((pattern, index) =>
+      inVersion(pattern, release) ? [{ index, pattern, match: parsePattern(pattern.match).match }] : [],
+    );
     byRelease.set(release, list);
   }
   return list;
 }
 
 /** The first pattern of the table the flow fits, as the profile lists them (specific first). */
-export function findPattern(profile: Profile, table: TableSpec, flow: Flow, release: string): { index: number; pattern: FlowPattern } | undefined {
-  for (const p of patternsIn(table, release)) if (fitsParsed(profile, p.pattern, p.match, flow, release)) return { index: p.index, pattern: p.pattern };
+export function findPattern(
+  profile: Profile,
+  table: TableSpec,
+  flow: Flow,
+  release: string,
+): { index: number; pattern: FlowPattern } | undefined {
+  for (const p of patternsIn(table, release))
+    if (fitsParsed(profile, p.pattern, p.match, flow, release)) return { index: p.index, pattern: p.pattern };
   return undefined;
 }
 
@@ -204,7 +231,9 @@ export function misfitCount(profile: Profile, flow: Flow, release: string): numb
   let count = 0;
   for (const ref of jumpTargets(flow.actions)) {
     const to = resolveTable(profile, ref, release);
-    const edge = to !== undefined && (to === table || table.next.includes(to.name) || (table.miss.action === 'goto' && table.miss.table === to.name));
+    const edge =
+      to !== undefined &&
+      (to === table || table.next.includes(to.name) || (table.miss.action === 'goto' && table.miss.table === to.name));
     if (!edge) count++;
   }
   if (!isTableMiss(flow) && !findPattern(profile, table, flow, release)) count++;
@@ -218,4 +247,3 @@ export function misfitCount(profile: Profile, flow: Flow, release: string): numb
 export function defaultRelease(profile: Profile): string {
   return profile.versions.until ?? '9999';
 }
-

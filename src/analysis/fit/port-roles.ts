@@ -31,7 +31,9 @@ const ROLE_WORDS: Readonly<Record<PortRoleKind, string>> = {
 };
 
 function fitsName(r: PortRole, name: string): boolean {
-  return (r.names ?? []).includes(name) || (r.namePattern !== undefined && new RegExp(`^(?:${r.namePattern})$`).test(name));
+  return (
+    (r.names ?? []).includes(name) || (r.namePattern !== undefined && new RegExp(`^(?:${r.namePattern})$`).test(name))
+  );
 }
 
 /**
@@ -62,12 +64,19 @@ function rolesFromFlows(roles: readonly PortRole[], flows: readonly Flow[]): Map
   const found = new Map<number, PortRoleKind | undefined>();
   if (marks.length === 0) return new Map();
   for (const f of flows) {
-    const inPort = f.match.fields.find((e) => e.field.format === 'port' && e.field.name === 'in_port' && e.port === undefined);
+    const inPort = f.match.fields.find(
+      (e) => e.field.format === 'port' && e.field.name === 'in_port' && e.port === undefined,
+    );
     if (!inPort) continue;
     for (const a of f.actions) {
       if (a.kind !== 'set_field') continue;
       for (const m of marks) {
-        if (a.field.storage !== m.entry.field.storage || (a.mask & m.entry.mask) !== m.entry.mask || (a.value & m.entry.mask) !== m.entry.value) continue;
+        if (
+          a.field.storage !== m.entry.field.storage ||
+          (a.mask & m.entry.mask) !== m.entry.mask ||
+          (a.value & m.entry.mask) !== m.entry.value
+        )
+          continue;
         const port = Number(inPort.value);
         found.set(port, found.has(port) && found.get(port) !== m.role ? undefined : m.role);
       }
@@ -90,13 +99,20 @@ export class PortRoles {
 
   /** The role's label when the profile gives one (`patch port to br-int`), else its usual word. */
   private roleWords(id: PortIdentity): string {
-    const label = this.roles.find((r) => r.role === id.role && r.label !== undefined && (id.name !== undefined ? fitsName(r, id.name) : (r.numbers ?? []).includes(id.number ?? -1)))?.label;
+    const label = this.roles.find(
+      (r) =>
+        r.role === id.role &&
+        r.label !== undefined &&
+        (id.name !== undefined ? fitsName(r, id.name) : (r.numbers ?? []).includes(id.number ?? -1)),
+    )?.label;
     return label ?? (id.role ? ROLE_WORDS[id.role] : '');
   }
 
   /** A reserved port in words: the profile's label for it (`LOCAL (the host)`), else what OpenFlow makes it. */
   private reservedWords(name: string): string {
-    return this.roles.find((r) => r.label !== undefined && (r.names ?? []).includes(name))?.label ?? reservedWords(name);
+    return (
+      this.roles.find((r) => r.label !== undefined && (r.names ?? []).includes(name))?.label ?? reservedWords(name)
+    );
   }
 
   identify(port: PortRef | number): PortIdentity {
@@ -137,7 +153,10 @@ export class PortRoles {
     const id = this.identify(ref);
     const role = this.roleWords(id);
     if (id.roleFromNumber) return `port ${id.number} (usually the ${role})`;
-    const who = id.name !== undefined ? `${role === '' ? 'port ' : `${role} `}${id.name}` : `${role === '' ? '' : `${role} `}port ${id.number}`;
+    const who =
+      id.name !== undefined
+        ? `${role === '' ? 'port ' : `${role} `}${id.name}`
+        : `${role === '' ? '' : `${role} `}port ${id.number}`;
     return id.name !== undefined && id.number !== undefined ? `${who} (port ${id.number})` : who;
   }
 }

@@ -34,7 +34,10 @@ export function templateParts(meaning: string): readonly TemplatePart[] {
   let at = 0;
   for (let m = re.exec(meaning); m; m = re.exec(meaning)) {
     if (m.index > at) out.push({ text: meaning.slice(at, m.index) });
-    const run = [...m[0].matchAll(/\{([^}|]+)(?:\|([^}]*))?\}/g)].map((p) => ({ name: p[1]!, ...(p[2] !== undefined ? { fallback: p[2] } : {}) }));
+    const run = [...m[0].matchAll(/\{([^}|]+)(?:\|([^}]*))?\}/g)].map((p) => ({
+      name: p[1]!,
+      ...(p[2] !== undefined ? { fallback: p[2] } : {}),
+    }));
     out.push({ run });
     at = m.index + m[0].length;
   }
@@ -69,7 +72,9 @@ export function fillTemplate(
 const ALWAYS = new Set(['zone', 'priority', 'table']);
 
 function writes(all: readonly Action[], storage: string, span?: bigint): boolean {
-  return all.some((a) => a.kind === 'set_field' && a.field.storage === storage && (span === undefined || (a.mask & span) === span));
+  return all.some(
+    (a) => a.kind === 'set_field' && a.field.storage === storage && (span === undefined || (a.mask & span) === span),
+  );
 }
 
 /**
@@ -85,7 +90,10 @@ export function hasValue(name: string, flow: Flow, bitField: (name: string) => B
     const storage = b && fieldByName(b.field)?.storage;
     if (!b || !storage) return false;
     const span = ones(b.end - b.start + 1) << BigInt(b.start);
-    return flow.match.fields.some((x) => x.field.storage === storage && (x.mask & span) === span) || writes(all, storage, span);
+    return (
+      flow.match.fields.some((x) => x.field.storage === storage && (x.mask & span) === span) ||
+      writes(all, storage, span)
+    );
   }
   if (name.startsWith('set.')) {
     const storage = fieldByName(name.slice(4))?.storage;
@@ -107,5 +115,7 @@ export function hasValue(name: string, flow: Flow, bitField: (name: string) => B
 
 /** Whether every run of the sentence has a value from the flow, or words for its absence. */
 export function fillable(meaning: string, flow: Flow, bitField: (name: string) => BitField | undefined): boolean {
-  return templateParts(meaning).every((p) => !('run' in p) || p.run.some((ph) => ph.fallback !== undefined || hasValue(ph.name, flow, bitField)));
+  return templateParts(meaning).every(
+    (p) => !('run' in p) || p.run.some((ph) => ph.fallback !== undefined || hasValue(ph.name, flow, bitField)),
+  );
 }

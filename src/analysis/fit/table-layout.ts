@@ -40,11 +40,18 @@ export interface NumberedReferences {
 }
 
 /** The numbered references of a dump, as the profile reads them. */
-export function numberedReferences(profile: Profile, flows: readonly Flow[], groups: Iterable<Group>, release: string): NumberedReferences {
-  const ownFields = profile.bitFields.filter((b) => b.ownTable && inVersion(b, release)).flatMap((b) => {
-    const f = fieldByName(b.field);
-    return f ? [{ storage: f.storage, start: b.start, span: ones(b.end - b.start + 1) << BigInt(b.start) }] : [];
-  });
+export function numberedReferences(
+  profile: Profile,
+  flows: readonly Flow[],
+  groups: Iterable<Group>,
+  release: string,
+): NumberedReferences {
+  const ownFields = profile.bitFields
+    .filter((b) => b.ownTable && inVersion(b, release))
+    .flatMap((b) => {
+      const f = fieldByName(b.field);
+      return f ? [{ storage: f.storage, start: b.start, span: ones(b.end - b.start + 1) << BigInt(b.start) }] : [];
+    });
   const own = new Map<string, readonly [number, string]>();
   const jumps = new Set<number>();
   const numbers = (actions: readonly Action[], into: Set<number>): void => {
@@ -72,10 +79,19 @@ function denseNumbers(profile: Profile, present: ReadonlySet<TableSpec>): Map<Ta
 }
 
 /** How many of the references a numbering bears out: own numbers equal, jumps to tables it has, bucket jumps to tables a group's buckets go to. */
-function referencesMet(profile: Profile, numbers: ReadonlyMap<TableSpec, number>, refs: NumberedReferences, release: string): number {
+function referencesMet(
+  profile: Profile,
+  numbers: ReadonlyMap<TableSpec, number>,
+  refs: NumberedReferences,
+  release: string,
+): number {
   const byNumber = new Map([...numbers].map(([t, n]) => [n, t]));
   const bucketTargets = new Set<TableSpec | undefined>(
-    (profile.groups ?? []).flatMap((g) => g.bucketActions.flatMap((h) => (h.startsWith('goto:') ? [tableByKey(profile, h.slice(5))].filter((t) => t !== undefined) : []))),
+    (profile.groups ?? []).flatMap((g) =>
+      g.bucketActions.flatMap((h) =>
+        h.startsWith('goto:') ? [tableByKey(profile, h.slice(5))].filter((t) => t !== undefined) : [],
+      ),
+    ),
   );
   let met = 0;
   for (const [n, name] of refs.own) {
@@ -96,7 +112,12 @@ function referencesMet(profile: Profile, numbers: ReadonlyMap<TableSpec, number>
  * taken; the dump's own tables alone where none does better. The copy of the profile keeps
  * `numbering` unset: tables the dump lacks are still the profile's to report.
  */
-export function numberNamedTables(profile: Profile, names: Iterable<string>, release: string, refs?: NumberedReferences): Profile {
+export function numberNamedTables(
+  profile: Profile,
+  names: Iterable<string>,
+  release: string,
+  refs?: NumberedReferences,
+): Profile {
   const present = new Set<TableSpec>();
   for (const name of names) {
     const spec = resolveTable(profile, { kind: 'name', name }, release);
@@ -133,7 +154,12 @@ export function readsNumbered(profile: Profile, flows: readonly Flow[]): boolean
 
 /** Whether the profile names its tables, leaves their numbers to configuration, and the dump prints names. */
 export function readsByNames(profile: Profile, numberedBalance: number): boolean {
-  return profile.tableNaming === 'name' && profile.numbering === undefined && (profile.layouts?.length ?? 0) > 0 && numberedBalance < 0;
+  return (
+    profile.tableNaming === 'name' &&
+    profile.numbering === undefined &&
+    (profile.layouts?.length ?? 0) > 0 &&
+    numberedBalance < 0
+  );
 }
 
 /** readsNumbered, given how many more flows name their table by number than by name. */
@@ -181,7 +207,12 @@ export function chooseLayout(profile: Profile, flows: readonly Flow[], release: 
   let best: LayoutChoice | undefined;
   for (const layout of profile.layouts ?? []) {
     const c = judge(profile, layout, flows, release);
-    if (!best || c.tablesFit - c.tablesAmiss > best.tablesFit - best.tablesAmiss || (c.tablesFit - c.tablesAmiss === best.tablesFit - best.tablesAmiss && c.misfits < best.misfits)) best = c;
+    if (
+      !best ||
+      c.tablesFit - c.tablesAmiss > best.tablesFit - best.tablesAmiss ||
+      (c.tablesFit - c.tablesAmiss === best.tablesFit - best.tablesAmiss && c.misfits < best.misfits)
+    )
+      best = c;
     // Every layout judges the same numbered tables: one that explains all of their flows cannot be
     // beaten, and among equals the first is taken, so the layouts after it need no judging.
     if (best.tablesAmiss === 0 && best.misfits === 0) break;

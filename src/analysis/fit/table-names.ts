@@ -32,7 +32,8 @@ export class DumpTableNames {
     if (found !== undefined || this.jumpsRead) return found;
     this.jumpsRead = true;
     for (const f of this.pipeline.flows) for (const t of jumpTargets(f.actions)) this.note(t);
-    for (const g of this.pipeline.groups.values()) for (const b of g.buckets) for (const t of jumpTargets(b.actions)) this.note(t);
+    for (const g of this.pipeline.groups.values())
+      for (const b of g.buckets) for (const t of jumpTargets(b.actions)) this.note(t);
     return this.names.get(key);
   }
 

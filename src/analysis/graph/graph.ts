@@ -7,7 +7,15 @@
 import { packetTotal } from '../../model/flow.ts';
 import { type Pipeline, tableKey } from '../../model/pipeline.ts';
 import type { TableRef } from '../../model/tables.ts';
-import { actionExits, bucketExits, type Exit, flowExits, isClauseFlow, type JumpKind, type SinkKind } from '../../model/flow-exits.ts';
+import {
+  actionExits,
+  bucketExits,
+  type Exit,
+  flowExits,
+  isClauseFlow,
+  type JumpKind,
+  type SinkKind,
+} from '../../model/flow-exits.ts';
 import type { TraceNode, TraceResult } from '../trace/trace.ts';
 
 export type NodeId = string;
@@ -39,7 +47,14 @@ export type GraphNode =
       readonly missing: boolean;
       onPath: boolean;
     }
-  | { readonly kind: 'group'; readonly id: NodeId; readonly group: number; readonly type: string; readonly buckets: number; onPath: boolean }
+  | {
+      readonly kind: 'group';
+      readonly id: NodeId;
+      readonly group: number;
+      readonly type: string;
+      readonly buckets: number;
+      onPath: boolean;
+    }
   | { readonly kind: 'sink'; readonly id: NodeId; readonly sink: SinkKind; onPath: boolean };
 
 export type EdgeKind = JumpKind | 'group' | 'bucket' | 'sink';
@@ -99,7 +114,16 @@ class GraphBuilder {
 
   tableNode(ref: TableRef): NodeId {
     const id = tableNodeId(ref);
-    if (!this.nodes.has(id)) this.nodes.set(id, { kind: 'table', id, table: ref, ...this.titleOf(ref), flows: 0, missing: true, onPath: false });
+    if (!this.nodes.has(id))
+      this.nodes.set(id, {
+        kind: 'table',
+        id,
+        table: ref,
+        ...this.titleOf(ref),
+        flows: 0,
+        missing: true,
+        onPath: false,
+      });
     return id;
   }
 
@@ -113,7 +137,14 @@ class GraphBuilder {
     const id = groupNodeId(group);
     if (!this.nodes.has(id)) {
       const g = this.pipeline.groups.get(group);
-      this.nodes.set(id, { kind: 'group', id, group, type: g?.type ?? 'missing', buckets: g?.buckets.length ?? 0, onPath: false });
+      this.nodes.set(id, {
+        kind: 'group',
+        id,
+        group,
+        type: g?.type ?? 'missing',
+        buckets: g?.buckets.length ?? 0,
+        onPath: false,
+      });
     }
     return id;
   }
@@ -136,7 +167,12 @@ class GraphBuilder {
   exits(from: NodeId, exits: readonly Exit[], outKind: (x: Exit) => EdgeKind): void {
     const seen = new Set<string>();
     for (const x of exits) {
-      const to = x.kind === 'jump' ? this.tableNode(x.table) : x.kind === 'group' ? this.groupNode(x.group) : this.sinkNode(x.sink);
+      const to =
+        x.kind === 'jump'
+          ? this.tableNode(x.table)
+          : x.kind === 'group'
+            ? this.groupNode(x.group)
+            : this.sinkNode(x.sink);
       const kind = outKind(x);
       if (seen.has(`${to} ${kind}`)) continue;
       seen.add(`${to} ${kind}`);
@@ -185,7 +221,8 @@ export function overlayTrace(graph: PipelineGraph, trace: TraceResult): Pipeline
     const e = edges.get(key);
     if (e) e.onPath = true;
     else edges.set(key, { from, to, kind, count: 0, onPath: true });
-    if (!n && to.startsWith('sink:')) nodes.set(to, { kind: 'sink', id: to, sink: to.slice(5) as SinkKind, onPath: true });
+    if (!n && to.startsWith('sink:'))
+      nodes.set(to, { kind: 'sink', id: to, sink: to.slice(5) as SinkKind, onPath: true });
   };
   const walk = (list: readonly TraceNode[], from: NodeId | undefined, inGroup: boolean): void => {
     for (const node of list) {

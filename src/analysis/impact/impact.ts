@@ -82,7 +82,8 @@ export function impactChanges(diff: DumpDiff): ImpactChange[] {
   for (const t of diff.tables) {
     for (const flow of t.removed) out.push({ kind: 'removed', flow });
     for (const flow of t.added) out.push({ kind: 'added', flow });
-    for (const c of t.changed) if (c.attributes.includes('actions')) out.push({ kind: 'changed', before: c.before, after: c.after });
+    for (const c of t.changed)
+      if (c.attributes.includes('actions')) out.push({ kind: 'changed', before: c.before, after: c.after });
   }
   for (const group of diff.groups.removed) out.push({ kind: 'group-removed', group });
   for (const group of diff.groups.added) out.push({ kind: 'group-added', group });
@@ -91,7 +92,10 @@ export function impactChanges(diff: DumpDiff): ImpactChange[] {
 }
 
 /** What the probes must reach, and in which dump: the one that holds the flow or group before the change, else after. */
-function targetOf(change: ImpactChange, naming: Naming): { readonly target: ProbeTarget; readonly side: 'before' | 'after' } {
+function targetOf(
+  change: ImpactChange,
+  naming: Naming,
+): { readonly target: ProbeTarget; readonly side: 'before' | 'after' } {
   switch (change.kind) {
     case 'removed':
       return { target: { kind: 'flow', flow: change.flow }, side: 'before' };
@@ -104,7 +108,10 @@ function targetOf(change: ImpactChange, naming: Naming): { readonly target: Prob
     case 'group-added':
       return { target: { kind: 'group', group: change.group, buckets: bucketIds(change.group) }, side: 'after' };
     case 'group-changed':
-      return { target: { kind: 'group', group: change.before, buckets: changedBuckets(change.before, change.after, naming) }, side: 'before' };
+      return {
+        target: { kind: 'group', group: change.before, buckets: changedBuckets(change.before, change.after, naming) },
+        side: 'before',
+      };
   }
 }
 
@@ -117,15 +124,20 @@ function bucketIds(group: Group): number[] {
 /** The buckets of a select group whose actions a change rewrote, or that it added or removed; all when its type or selection changed. */
 function changedBuckets(before: Group, after: Group, naming: Naming): number[] {
   const all = bucketIds(before);
-  if (before.type !== 'select' || after.type !== 'select' || before.selectionMethod !== after.selectionMethod) return all;
-  const key = (g: Group): Map<number, string> => new Map(g.buckets.map((b, i) => [b.id ?? i, actionsKey(b.actions, { naming })]));
+  if (before.type !== 'select' || after.type !== 'select' || before.selectionMethod !== after.selectionMethod)
+    return all;
+  const key = (g: Group): Map<number, string> =>
+    new Map(g.buckets.map((b, i) => [b.id ?? i, actionsKey(b.actions, { naming })]));
   const [x, y] = [key(before), key(after)];
   const changed = all.filter((id) => x.get(id) !== y.get(id));
   return changed.length > 0 ? changed : all;
 }
 
 function probeKey(p: Probe): string {
-  return `${p.packet.entries().map(([k, v]) => `${k}=${v}`).join(',')}|${p.ctNext.join(',')}|${[...p.groupBuckets].join(',')}`;
+  return `${p.packet
+    .entries()
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',')}|${p.ctNext.join(',')}|${[...p.groupBuckets].join(',')}`;
 }
 
 /** The impact of each change of `diff`, traced through the tracers of its two dumps. */

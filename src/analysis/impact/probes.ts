@@ -32,10 +32,13 @@ export interface Probe {
 }
 
 /** What the probes of a flow must reach: the flow itself, or any flow that sends packets to a group. */
-export type ProbeTarget = { readonly kind: 'flow'; readonly flow: Flow } | { readonly kind: 'group'; readonly group: Group; readonly buckets: readonly number[] };
+export type ProbeTarget =
+  | { readonly kind: 'flow'; readonly flow: Flow }
+  | { readonly kind: 'group'; readonly group: Group; readonly buckets: readonly number[] };
 
 /** Fields a packet does not carry into the switch: the pipeline writes them, or conntrack. */
-const METADATA = /^(?:x{0,2}reg\d+|metadata|conj_id|pkt_mark|recirc_id|dp_hash|skb_priority|actset_output|packet_type|tun_\w+|ct_\w+)$/;
+const METADATA =
+  /^(?:x{0,2}reg\d+|metadata|conj_id|pkt_mark|recirc_id|dp_hash|skb_priority|actset_output|packet_type|tun_\w+|ct_\w+)$/;
 
 function isMetadata(field: FieldDef): boolean {
   return METADATA.test(field.storage) || METADATA.test(field.name);
@@ -75,7 +78,11 @@ function addConstraint(c: Constraints, field: FieldDef, value: bigint, mask: big
   return true;
 }
 
-function merged(base: Hints, fields: readonly MatchField[], buckets: ReadonlyMap<number, number> = new Map()): Hints | undefined {
+function merged(
+  base: Hints,
+  fields: readonly MatchField[],
+  buckets: ReadonlyMap<number, number> = new Map(),
+): Hints | undefined {
   const out: Hints = { fields: new Map(base.fields), buckets: new Map(base.buckets) };
   for (const e of fields) if (!addConstraint(out.fields, e.field, e.value, e.mask)) return undefined;
   for (const [g, b] of buckets) {
@@ -87,10 +94,18 @@ function merged(base: Hints, fields: readonly MatchField[], buckets: ReadonlyMap
 }
 
 /** A place that writes a field: a flow, or a bucket of a group (reached through the flows that use the group). */
-type Writer = { readonly kind: 'flow'; readonly flow: Flow } | { readonly kind: 'bucket'; readonly group: number; readonly bucket: number };
+type Writer =
+  | { readonly kind: 'flow'; readonly flow: Flow }
+  | { readonly kind: 'bucket'; readonly group: number; readonly bucket: number };
 
 function writes(actions: readonly Action[], field: FieldDef, value: bigint, mask: bigint): boolean {
-  return flattenActions(actions).some((a) => a.kind === 'set_field' && a.field === field && (a.mask & mask) !== 0n && ((a.value ^ value) & a.mask & mask) === 0n);
+  return flattenActions(actions).some(
+    (a) =>
+      a.kind === 'set_field' &&
+      a.field === field &&
+      (a.mask & mask) !== 0n &&
+      ((a.value ^ value) & a.mask & mask) === 0n,
+  );
 }
 
 /** The pipeline's flows and groups indexed for tracing values back to their writers. */
@@ -124,7 +139,9 @@ export class ProbeSource {
       const sources = flow.match.fields.flatMap((e) => {
         // ARP's sender fields say what an IP packet's source fields say.
         const field = e.field.name === 'arp_spa' ? FIELD.ipSrc : e.field.name === 'arp_sha' ? ETH_SRC : e.field;
-        return SOURCE_FIELDS.has(field.name) || SOURCE_FIELDS.has(field.printed) ? [{ field, value: e.value, mask: e.mask }] : [];
+        return SOURCE_FIELDS.has(field.name) || SOURCE_FIELDS.has(field.printed)
+          ? [{ field, value: e.value, mask: e.mask }]
+          : [];
       });
       const ip = sources.find((e) => e.field === FIELD.ipSrc && e.mask === ones(32));
       const mac = sources.find((e) => e.field === ETH_SRC && e.mask === ones(48));
@@ -132,7 +149,9 @@ export class ProbeSource {
         this.macOf.set(ip.value, mac.value);
         this.ipOf.set(mac.value, ip.value);
       }
-      const key = [String(inPort.value), ...sources.map((e) => `${e.field.name}=${e.value}/${e.mask}`).sort()].join(',');
+      const key = [String(inPort.value), ...sources.map((e) => `${e.field.name}=${e.value}/${e.mask}`).sort()].join(
+        ',',
+      );
       if (seen.has(key)) continue;
       seen.add(key);
       this.entries.push({ inPort, sources });
@@ -151,7 +170,8 @@ export class ProbeSource {
     for (const g of this.groups) {
       for (const b of g.buckets) {
         if (out.length >= 2 * WRITERS_PER_FIELD) break;
-        if (writes(b.actions, field, value, mask)) out.push({ kind: 'bucket', group: g.id, bucket: b.id ?? g.buckets.indexOf(b) });
+        if (writes(b.actions, field, value, mask))
+          out.push({ kind: 'bucket', group: g.id, bucket: b.id ?? g.buckets.indexOf(b) });
       }
     }
     return out;
@@ -159,12 +179,21 @@ export class ProbeSource {
 
   /** Hint sets for a match: its fields, with its metadata traced back through its writers. */
   private hintSets(fields: readonly MatchField[], base: Hints, depth: number): Hints[] {
-    const start = merged(base, fields.filter((e) => !isMetadata(e.field) || e.field === FIELD.ctState));
+    const start = merged(
+      base,
+      fields.filter((e) => !isMetadata(e.field) || e.field === FIELD.ctState),
+    );
     if (!start) return [];
     let sets: Hints[] = [start];
     if (depth >= BACK_DEPTH) return sets;
     for (const e of fields) {
-      if (!isMetadata(e.field) || e.field === FIELD.ctState || e.field.storage.startsWith('ct_') || e.field.name === 'conj_id') continue;
+      if (
+        !isMetadata(e.field) ||
+        e.field === FIELD.ctState ||
+        e.field.storage.startsWith('ct_') ||
+        e.field.name === 'conj_id'
+      )
+        continue;
       const writers = this.writers(e.field, e.value, e.mask);
       if (writers.length === 0) continue;
       const next: Hints[] = [];
@@ -175,7 +204,8 @@ export class ProbeSource {
           else {
             const pinned = merged(set, [], new Map([[w.group, w.bucket]]));
             if (!pinned) continue;
-            for (const user of (this.groupUsers.get(w.group) ?? []).slice(0, WRITERS_PER_FIELD)) next.push(...this.flowHints(user, pinned, depth + 1));
+            for (const user of (this.groupUsers.get(w.group) ?? []).slice(0, WRITERS_PER_FIELD))
+              next.push(...this.flowHints(user, pinned, depth + 1));
           }
         }
       }
@@ -211,7 +241,15 @@ export class ProbeSource {
       const choices = clause.includes(flow) ? [flow] : clause.slice(0, 3);
       combos = combos.flatMap((c) => choices.map((f) => [...c, f])).slice(0, MAX_HINT_SETS);
     }
-    return combos.flatMap((c) => this.hintSets(c.flatMap((f) => f.match.fields), base, depth)).slice(0, MAX_HINT_SETS);
+    return combos
+      .flatMap((c) =>
+        this.hintSets(
+          c.flatMap((f) => f.match.fields),
+          base,
+          depth,
+        ),
+      )
+      .slice(0, MAX_HINT_SETS);
   }
 
   /**
@@ -228,7 +266,13 @@ export class ProbeSource {
         if (!fields) continue;
         for (const protocol of protocolsFor(fields.fields)) {
           const carried = merged(fields, protocol);
-          if (carried) yield this.packetsFor(carried.fields).map((packet) => ({ packet, ctNext, groupBuckets: hints.buckets, scope }));
+          if (carried)
+            yield this.packetsFor(carried.fields).map((packet) => ({
+              packet,
+              ctNext,
+              groupBuckets: hints.buckets,
+              scope,
+            }));
         }
       }
     }
@@ -253,7 +297,8 @@ export class ProbeSource {
       return [packet];
     }
     const owner = this.macOf.get(packet.get(FIELD.ipDst));
-    const macs = owner !== undefined ? [owner] : [...new Set(this.macOf.values())].filter((m) => m !== packet.get(ETH_SRC));
+    const macs =
+      owner !== undefined ? [owner] : [...new Set(this.macOf.values())].filter((m) => m !== packet.get(ETH_SRC));
     return [
       ...macs.map((mac) => {
         const p = packet.clone();
@@ -267,7 +312,10 @@ export class ProbeSource {
   /** The ports a packet with these fields may enter by: the one it names, else every port with a flow, sources agreeing. */
   private entriesFor(fields: Constraints): { readonly inPort: MatchField; readonly sources: readonly MatchField[] }[] {
     const inPort = [...fields].find(([f]) => f.storage === 'in_port');
-    if (inPort) return this.entries.filter((e) => e.inPort.value === inPort[1].value).concat({ inPort: { field: inPort[0], value: inPort[1].value, mask: inPort[1].mask }, sources: [] });
+    if (inPort)
+      return this.entries
+        .filter((e) => e.inPort.value === inPort[1].value)
+        .concat({ inPort: { field: inPort[0], value: inPort[1].value, mask: inPort[1].mask }, sources: [] });
     return this.entries;
   }
 
@@ -276,7 +324,11 @@ export class ProbeSource {
     const result = this.tracer.trace(probe.packet, probeOptions(probe));
     const took = result.passes.some((p) =>
       p.steps.some((s) => {
-        if (target.kind === 'group') return s.flow !== undefined && flattenActions(s.flow.actions).some((a) => a.kind === 'group' && a.id === target.group.id);
+        if (target.kind === 'group')
+          return (
+            s.flow !== undefined &&
+            flattenActions(s.flow.actions).some((a) => a.kind === 'group' && a.id === target.group.id)
+          );
         return s.flow === target.flow || (s.conjunction?.components.includes(target.flow) ?? false);
       }),
     );
@@ -316,10 +368,16 @@ const CARRIED = [6n, 17n];
  */
 function protocolsFor(fields: Constraints): MatchField[][] {
   const given = (field: FieldDef): boolean => (fields.get(field)?.mask ?? 0n) !== 0n;
-  const over = (ethType: bigint): MatchField[][] => CARRIED.map((proto) => [{ field: FIELD.ethType, value: ethType, mask: ones(16) }, { field: FIELD.nwProto, value: proto, mask: ones(8) }]);
+  const over = (ethType: bigint): MatchField[][] =>
+    CARRIED.map((proto) => [
+      { field: FIELD.ethType, value: ethType, mask: ones(16) },
+      { field: FIELD.nwProto, value: proto, mask: ones(8) },
+    ]);
   if (given(FIELD.nwProto)) return [[]];
   if (!given(FIELD.ethType)) {
-    const open = [...fields.keys()].every((f) => f.prerequisite === 'none' || f.prerequisite === 'ethernet' || f.prerequisite === 'vlan');
+    const open = [...fields.keys()].every(
+      (f) => f.prerequisite === 'none' || f.prerequisite === 'ethernet' || f.prerequisite === 'vlan',
+    );
     return open ? [...over(ETH_TYPE.ipv4), []] : [[]];
   }
   const ethType = fields.get(FIELD.ethType)!.value;

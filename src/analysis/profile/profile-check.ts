@@ -8,7 +8,14 @@
 import { fieldByName } from '../../model/fields.ts';
 import { matchCovers } from '../../model/match.ts';
 import { compareVersions } from '../../profiles/versions.ts';
-import { type ActionHint, type FlowPattern, type Profile, TEMPLATE_WORDS, type TableSpec, type Versioned } from '../../profiles/types.ts';
+import {
+  type ActionHint,
+  type FlowPattern,
+  type Profile,
+  TEMPLATE_WORDS,
+  type TableSpec,
+  type Versioned,
+} from '../../profiles/types.ts';
 import { parsePattern, valueHint } from '../fit/pattern-fit.ts';
 import { templateParts } from '../fit/sentence-template.ts';
 
@@ -27,12 +34,23 @@ export type ProfileFlaw =
   /** A table named (next, miss, goto hint, layout) that the profile does not define. */
   | { readonly kind: 'undefined-table'; readonly path: ProfilePath; readonly table: string }
   /** Two tables of one name (or alias). */
-  | { readonly kind: 'duplicate-table'; readonly path: ProfilePath; readonly table: string; readonly first: ProfilePath }
+  | {
+      readonly kind: 'duplicate-table';
+      readonly path: ProfilePath;
+      readonly table: string;
+      readonly first: ProfilePath;
+    }
   /**
    * A pattern that an earlier one of its table always wins over: no flow is ever said to fit it.
    * `sameMeaning`: it says what the earlier one says, so nothing is lost but a line.
    */
-  | { readonly kind: 'indistinguishable'; readonly path: ProfilePath; readonly table: string; readonly hiddenBy: ProfilePath; readonly sameMeaning: boolean };
+  | {
+      readonly kind: 'indistinguishable';
+      readonly path: ProfilePath;
+      readonly table: string;
+      readonly hiddenBy: ProfilePath;
+      readonly sameMeaning: boolean;
+    };
 
 /** Whether a problem makes the profile wrong (an error), or only untidy. */
 export function flawIsError(p: ProfileFlaw): boolean {
@@ -42,7 +60,24 @@ export function flawIsError(p: ProfileFlaw): boolean {
 export type ProfileFlawKind = ProfileFlaw['kind'];
 
 /** Action hints without an argument, as `ActionHint` lists them. */
-const PLAIN_HINTS: ReadonlySet<string> = new Set<ActionHint>(['drop', 'normal', 'in_port', 'output', 'controller', 'group', 'conjunction', 'learn', 'ct', 'ct(commit)', 'ct(nat)', 'ct_clear', 'dec_ttl', 'meter', 'note', 'move']);
+const PLAIN_HINTS: ReadonlySet<string> = new Set<ActionHint>([
+  'drop',
+  'normal',
+  'in_port',
+  'output',
+  'controller',
+  'group',
+  'conjunction',
+  'learn',
+  'ct',
+  'ct(commit)',
+  'ct(nat)',
+  'ct_clear',
+  'dec_ttl',
+  'meter',
+  'note',
+  'move',
+]);
 
 class Checker {
   readonly flaws: ProfileFlaw[] = [];
@@ -77,7 +112,8 @@ class Checker {
       const at = [...path, i];
       if (hint.startsWith('goto:')) this.table(hint.slice(5), at);
       else if (hint.startsWith('set:') && hint.includes('=')) {
-        if (parsePattern(hint.slice(4)).problems.length > 0 || !valueHint(hint as ActionHint)) this.match(hint.slice(4), at);
+        if (parsePattern(hint.slice(4)).problems.length > 0 || !valueHint(hint as ActionHint))
+          this.match(hint.slice(4), at);
       } else if (hint.startsWith('set:')) this.field(hint.slice(4), at);
       else if (!PLAIN_HINTS.has(hint)) this.flaws.push({ kind: 'unknown-hint', path: at, hint });
     });
@@ -90,7 +126,11 @@ class Checker {
       for (const { name } of part.run) {
         const known =
           name in TEMPLATE_WORDS ||
-          (name.startsWith('reg.') ? bitNames.has(name.slice(4)) : name.startsWith('set.') ? fieldByName(name.slice(4)) !== undefined : fieldByName(name) !== undefined);
+          (name.startsWith('reg.')
+            ? bitNames.has(name.slice(4))
+            : name.startsWith('set.')
+              ? fieldByName(name.slice(4)) !== undefined
+              : fieldByName(name) !== undefined);
         if (!known) this.flaws.push({ kind: 'placeholder', path, placeholder: name });
       }
     }
@@ -116,7 +156,13 @@ class Checker {
       const by = t.patterns.findIndex((q, j) => j < k && alwaysWinsOver(q, p));
       if (by < 0) return;
       const sameMeaning = t.patterns[by]!.meaning === p.meaning;
-      this.flaws.push({ kind: 'indistinguishable', path: [...path, 'patterns', k], table: t.name, hiddenBy: [...path, 'patterns', by], sameMeaning });
+      this.flaws.push({
+        kind: 'indistinguishable',
+        path: [...path, 'patterns', k],
+        table: t.name,
+        hiddenBy: [...path, 'patterns', by],
+        sameMeaning,
+      });
     });
   }
 
@@ -135,8 +181,10 @@ class Checker {
 
 /** Whether `outer` exists in every release `inner` does. */
 function spans(outer: Versioned, inner: Versioned): boolean {
-  const starts = outer.since === undefined || (inner.since !== undefined && compareVersions(outer.since, inner.since) <= 0);
-  const ends = outer.until === undefined || (inner.until !== undefined && compareVersions(inner.until, outer.until) <= 0);
+  const starts =
+    outer.since === undefined || (inner.since !== undefined && compareVersions(outer.since, inner.since) <= 0);
+  const ends =
+    outer.until === undefined || (inner.until !== undefined && compareVersions(inner.until, outer.until) <= 0);
   return starts && ends;
 }
 
@@ -154,7 +202,10 @@ const ALWAYS_FILLED = new Set(['zone', 'priority', 'table']);
  * the flow match, or all the names of one of `later`'s own runs (which a flow fitting it fills).
  */
 function fillsAll(earlier: FlowPattern, later: FlowPattern): boolean {
-  const matched = new Set([...parsePattern(later.match).match.fields.map((f) => f.field.storage), ...(later.fields ?? []).flatMap((f) => fieldByName(f)?.storage ?? [])]);
+  const matched = new Set([
+    ...parsePattern(later.match).match.fields.map((f) => f.field.storage),
+    ...(later.fields ?? []).flatMap((f) => fieldByName(f)?.storage ?? []),
+  ]);
   const laterRuns = templateParts(later.meaning).flatMap((p) => ('run' in p ? [p.run.map((x) => x.name)] : []));
   return templateParts(earlier.meaning).every((part) => {
     if (!('run' in part)) return true;
@@ -177,7 +228,9 @@ function alwaysWinsOver(earlier: FlowPattern, later: FlowPattern): boolean {
   const me = parsePattern(earlier.match);
   const ml = parsePattern(later.match);
   if (me.problems.length > 0 || ml.problems.length > 0 || !matchCovers(me.match, ml.match)) return false;
-  const laterFields = new Set([...(later.fields ?? []), ...ml.match.fields.map((f) => f.field.name)].map((f) => fieldByName(f)?.storage ?? f));
+  const laterFields = new Set(
+    [...(later.fields ?? []), ...ml.match.fields.map((f) => f.field.name)].map((f) => fieldByName(f)?.storage ?? f),
+  );
   if (!(earlier.fields ?? []).every((f) => laterFields.has(fieldByName(f)?.storage ?? f))) return false;
   if (!(earlier.actions ?? []).every((h) => (later.actions ?? []).includes(h))) return false;
   return fillsAll(earlier, later);

@@ -69,7 +69,11 @@ function fitTable(read: AnnotatedPipeline, table: TableInfo, flows: readonly Flo
     } else if (e?.kind === 'miss') misses++;
     else misfits.push({ flow, reason: misfitReason(table) });
   }
-  const patterns = (table.spec?.patterns ?? []).map((pattern, index) => ({ index, pattern, flows: uses.get(index) ?? 0 }));
+  const patterns = (table.spec?.patterns ?? []).map((pattern, index) => ({
+    index,
+    pattern,
+    flows: uses.get(index) ?? 0,
+  }));
   return { table, flows: flows.length, fitted, misses, misfits, patterns };
 }
 
@@ -78,7 +82,15 @@ function fitTable(read: AnnotatedPipeline, table: TableInfo, flows: readonly Flo
  * the pipeline, in pipeline order. A profile without tables (the generic one) explains nothing.
  */
 export function profileFit(read: AnnotatedPipeline): ProfileFit {
-  const tables = [...read.pipeline.tables.values()].map((t) => fitTable(read, read.annotator.tableInfo(t.ref), t.flows));
+  const tables = [...read.pipeline.tables.values()].map((t) =>
+    fitTable(read, read.annotator.tableInfo(t.ref), t.flows),
+  );
   const sum = (of: (t: TableFit) => number): number => tables.reduce((n, t) => n + of(t), 0);
-  return { tables, flows: sum((t) => t.flows), fitted: sum((t) => t.fitted), misses: sum((t) => t.misses), misfits: sum((t) => t.misfits.length) };
+  return {
+    tables,
+    flows: sum((t) => t.flows),
+    fitted: sum((t) => t.fitted),
+    misses: sum((t) => t.misses),
+    misfits: sum((t) => t.misfits.length),
+  };
 }

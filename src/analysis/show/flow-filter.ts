@@ -59,7 +59,8 @@ function selectionKey(wanted: string): string {
 function tableKeys(t: TableInfo): Set<string> {
   const keys = new Set<string>();
   if (t.number !== undefined) keys.add(String(t.number));
-  for (const name of [t.name, ...specNames(t.spec)]) if (name !== undefined && !isNumber(name)) keys.add(name.toLowerCase());
+  for (const name of [t.name, ...specNames(t.spec)])
+    if (name !== undefined && !isNumber(name)) keys.add(name.toLowerCase());
   return keys;
 }
 
@@ -72,7 +73,6 @@ export function tableSelected(table: TableInfo, filter: FlowFilter): boolean {
   const keys = tableKeys(table);
   return filter.tables.some((w) => keys.has(selectionKey(w)));
 }
-
 
 /**
  * The subfields `output:FIELD[…]` actions send packets by (Antrea's reg1, TargetOFPort): a flow
@@ -103,14 +103,21 @@ function portFits(flow: Flow, port: string, roles: PortRoles, fields: readonly S
   const inPort = flow.match.fields.find((e) => e.field.storage === 'in_port');
   if (inPort && same(inPort.port?.kind === 'name' ? inPort.port : Number(inPort.value))) return true;
   const actions = flattenActions(flow.actions);
-  if (actions.some((a) => (a.kind === 'output' || a.kind === 'enqueue') && a.port.kind !== 'reserved' && same(a.port))) return true;
+  if (actions.some((a) => (a.kind === 'output' || a.kind === 'enqueue') && a.port.kind !== 'reserved' && same(a.port)))
+    return true;
   // Through a register, the port is a number: a name is looked up in the port map.
   const wanted = number ?? roles.identify({ kind: 'name', name: port }).number;
   if (wanted === undefined || fields.length === 0) return false;
   for (const sub of fields) {
     const storage = sub.field.storage;
-    if (actions.some((a) => a.kind === 'set_field' && a.field.storage === storage && holdsPort(a.value, a.mask, sub, wanted))) return true;
-    if (flow.match.fields.some((e) => e.field.storage === storage && holdsPort(e.value, e.mask, sub, wanted))) return true;
+    if (
+      actions.some(
+        (a) => a.kind === 'set_field' && a.field.storage === storage && holdsPort(a.value, a.mask, sub, wanted),
+      )
+    )
+      return true;
+    if (flow.match.fields.some((e) => e.field.storage === storage && holdsPort(e.value, e.mask, sub, wanted)))
+      return true;
   }
   return false;
 }
@@ -166,32 +173,55 @@ function namedPorts(flows: readonly Flow[]): Set<string> {
  * leave the user guessing: a table neither the dump nor the profile has, a port no one names,
  * a port number where the flows only name ports, hit counts in a dump without statistics.
  */
-export function filterProblems(filter: FlowFilter, tables: readonly TableInfo[], profileTables: readonly TableSpec[], flows: readonly Flow[], ports: PortMap): FilterProblem[] {
+export function filterProblems(
+  filter: FlowFilter,
+  tables: readonly TableInfo[],
+  profileTables: readonly TableSpec[],
+  flows: readonly Flow[],
+  ports: PortMap,
+): FilterProblem[] {
   const out: FilterProblem[] = [];
   const keys = (filter.tables ?? []).length > 0 ? tables.map(tableKeys) : [];
   for (const w of filter.tables ?? []) {
     if (keys.some((k) => k.has(selectionKey(w)))) continue;
-    const inProfile = !isNumber(w) && profileTables.some((spec) => specNames(spec).some((n) => n.toLowerCase() === w.toLowerCase()));
-    if (isNumber(w) && Number(w) > 254) out.push({ error: true, message: `table ${w}: table numbers go from 0 to 254` });
+    const inProfile =
+      !isNumber(w) && profileTables.some((spec) => specNames(spec).some((n) => n.toLowerCase() === w.toLowerCase()));
+    if (isNumber(w) && Number(w) > 254)
+      out.push({ error: true, message: `table ${w}: table numbers go from 0 to 254` });
     else if (isNumber(w) || inProfile) out.push({ error: false, message: `table ${w} has no flows in the dump` });
     else {
-      const names = [...tables.flatMap((t) => (t.name === undefined ? [] : [t.name])), ...profileTables.flatMap(specNames)];
-      out.push({ error: true, message: `no table is named ${w}${didYouMean(w, names)} (the dump's tables: ${tables.map((t) => t.name ?? t.number).join(', ')})` });
+      const names = [
+        ...tables.flatMap((t) => (t.name === undefined ? [] : [t.name])),
+        ...profileTables.flatMap(specNames),
+      ];
+      out.push({
+        error: true,
+        message: `no table is named ${w}${didYouMean(w, names)} (the dump's tables: ${tables.map((t) => t.name ?? t.number).join(', ')})`,
+      });
     }
   }
   if ((filter.ports ?? []).length > 0) {
     const named = namedPorts(flows);
     for (const p of filter.ports ?? []) {
       if (isNumber(p) && ports.size === 0 && named.size > 0) {
-        out.push({ error: false, message: `port ${p}: the flows name their ports and nothing gives their numbers; select by name, or give --ports (ovs-ofctl show output)` });
+        out.push({
+          error: false,
+          message: `port ${p}: the flows name their ports and nothing gives their numbers; select by name, or give --ports (ovs-ofctl show output)`,
+        });
       } else if (!isNumber(p) && ports.number(p) === undefined && !named.has(p)) {
         const known = didYouMean(p, [...named, ...[...ports.entries()].map(([, name]) => name)]);
-        out.push({ error: false, message: `no port is named ${p}${known} in the flows${ports.size > 0 ? ' or the port map' : ' (give --ports with ovs-ofctl show output to know port names)'}` });
+        out.push({
+          error: false,
+          message: `no port is named ${p}${known} in the flows${ports.size > 0 ? ' or the port map' : ' (give --ports with ovs-ofctl show output to know port names)'}`,
+        });
       }
     }
   }
   if (filter.hits && !flows.some((f) => f.stats?.packets !== undefined)) {
-    out.push({ error: false, message: '--hits: the dump has no packet counts (dumped with --no-stats?), so no flow shows hits' });
+    out.push({
+      error: false,
+      message: '--hits: the dump has no packet counts (dumped with --no-stats?), so no flow shows hits',
+    });
   }
   return out;
 }

@@ -5,17 +5,42 @@
 import type { Action } from '../../model/actions.ts';
 
 /** Kinds of which only the last written runs, in this order (OVS's ACTION_SET_ORDER). */
-const SLOTS: readonly Action['kind'][] = ['strip_vlan', 'pop_mpls', 'decap', 'encap', 'push_mpls', 'push_vlan', 'dec_ttl', 'dec_mpls_ttl', 'dec_nsh_ttl'];
+const SLOTS: readonly Action['kind'][] = [
+  'strip_vlan',
+  'pop_mpls',
+  'decap',
+  'encap',
+  'push_mpls',
+  'push_vlan',
+  'dec_ttl',
+  'dec_mpls_ttl',
+  'dec_nsh_ttl',
+];
 
 /** Field writes (and set_queue): every one runs, in the order written, after the slots. */
-const SET_OR_MOVE: ReadonlySet<Action['kind']> = new Set(['set_field', 'move', 'set_vlan_vid', 'set_vlan_pcp', 'set_mpls_ttl', 'set_ip_ttl', 'set_queue']);
+const SET_OR_MOVE: ReadonlySet<Action['kind']> = new Set([
+  'set_field',
+  'move',
+  'set_vlan_vid',
+  'set_vlan_pcp',
+  'set_mpls_ttl',
+  'set_ip_ttl',
+  'set_queue',
+]);
 
 /**
  * `CONTROLLER:N` is how OVS prints an output to the controller port as well as a plain
  * `controller` action, and it reads the text back as the output: in an action set it is one.
  */
 export function isControllerOutput(a: Action): a is Extract<Action, { kind: 'controller' }> {
-  return a.kind === 'controller' && a.reason === 'action' && a.id === 0 && a.userdata === undefined && !a.pause && a.meterId === undefined;
+  return (
+    a.kind === 'controller' &&
+    a.reason === 'action' &&
+    a.id === 0 &&
+    a.userdata === undefined &&
+    !a.pause &&
+    a.meterId === undefined
+  );
 }
 
 /**

@@ -45,7 +45,11 @@ export interface LookupResult {
  * handful of these, so the bit arithmetic is worked out once per (field, mask) rather than once per flow.
  */
 interface SlotTerm extends Term {
-  readonly parts: readonly (TermPart & { readonly fieldShift: bigint; readonly slotShift: bigint; readonly fixed?: bigint })[];
+  readonly parts: readonly (TermPart & {
+    readonly fieldShift: bigint;
+    readonly slotShift: bigint;
+    readonly fixed?: bigint;
+  })[];
   /** in_port: the value is a port (16- or 32-bit numbering, or a name to resolve). */
   readonly port: boolean;
 }
@@ -61,11 +65,17 @@ function termOf(field: FieldDef, mask: bigint): SlotTerm {
   const parts: SlotTerm['parts'][number][] = port
     ? [{ slot: FIELD.inPort.storage, mask: 0xffffn, fieldShift: 0n, slotShift: 0n }]
     : fieldParts(field)
-        .map((p) => ({ slot: p.slot, mask: ((mask >> BigInt(p.fieldShift)) & ones(p.bits)) << BigInt(p.slotShift), fieldShift: BigInt(p.fieldShift), slotShift: BigInt(p.slotShift) }))
+        .map((p) => ({
+          slot: p.slot,
+          mask: ((mask >> BigInt(p.fieldShift)) & ones(p.bits)) << BigInt(p.slotShift),
+          fieldShift: BigInt(p.fieldShift),
+          slotShift: BigInt(p.slotShift),
+        }))
         .filter((p) => p.mask !== 0n);
   // A tunnel metadata option matches only a packet that carries it, whatever the value asked.
   const present = presenceBit(field);
-  if (present !== undefined) parts.push({ slot: TUN_METADATA_PRESENT, mask: present, fieldShift: 0n, slotShift: 0n, fixed: present });
+  if (present !== undefined)
+    parts.push({ slot: TUN_METADATA_PRESENT, mask: present, fieldShift: 0n, slotShift: 0n, fixed: present });
   term = { id: newTermId(), parts, port };
   byMask.set(mask, term);
   return term;
@@ -108,7 +118,12 @@ export class TableIndex {
         continue;
       }
       const clauses = conjunctionClauses(flow);
-      this.index.insert(sub, values, clauses ? { flow, priority: flow.priority, clauses } : { flow, priority: flow.priority }, place);
+      this.index.insert(
+        sub,
+        values,
+        clauses ? { flow, priority: flow.priority, clauses } : { flow, priority: flow.priority },
+        place,
+      );
     }
     this.size = flows.length;
   }
@@ -209,7 +224,12 @@ interface Entries {
  * A flow's masked values in its subtable's slot order; undefined when no packet can match them.
  * An in_port known only by name takes its stand-in number, and joins `unnumbered`.
  */
-function slotValues(entries: Entries, sub: Subtable<Rule>, ports: TracePorts, unnumbered: Set<string>): bigint[] | undefined {
+function slotValues(
+  entries: Entries,
+  sub: Subtable<Rule>,
+  ports: TracePorts,
+  unnumbered: Set<string>,
+): bigint[] | undefined {
   const values = new Array<bigint>(sub.slots.length).fill(0n);
   const seen = new Array<bigint>(sub.slots.length).fill(0n);
   for (let k = 0; k < entries.length; k++) {

@@ -57,7 +57,11 @@ export function dpHashBucket(map: readonly Bucket[], dpHash: bigint, live: (b: B
  * For each bucket some hash value selects, given which buckets are live, the values that select
  * it (masked, lowest first), in the order of the group's buckets.
  */
-export function hashValuesByBucket(group: Group, map: readonly Bucket[], live: (b: Bucket) => boolean): Map<Bucket, number[]> {
+export function hashValuesByBucket(
+  group: Group,
+  map: readonly Bucket[],
+  live: (b: Bucket) => boolean,
+): Map<Bucket, number[]> {
   const taken = new Map<Bucket, number[]>();
   map.forEach((_, hash) => {
     const b = dpHashBucket(map, BigInt(hash), live);

@@ -44,7 +44,10 @@ const KEPT = new Set([FIELD.inPort.storage, FIELD.ethType.storage, FIELD.nwProto
 
 /** A flow that ends a packet's path, or only serves a conjunction, takes nobody further. */
 function leadsOn(flow: Flow): boolean {
-  return flow.actions.some((a) => a.kind !== 'conjunction' && a.kind !== 'note') && !flow.match.fields.some((e) => e.field.name === 'conj_id');
+  return (
+    flow.actions.some((a) => a.kind !== 'conjunction' && a.kind !== 'note') &&
+    !flow.match.fields.some((e) => e.field.name === 'conj_id')
+  );
 }
 
 /** The packet as every flow of a table is held against it. */
@@ -59,12 +62,26 @@ function misses(flow: Flow, { packet, read, port }: Held, tracer: Tracer): Field
   const out: FieldMiss[] = [];
   for (const wanted of flow.match.fields) {
     const inPort = isInPortField(wanted.field);
-    const fits = inPort ? BigInt(port) === matchedInPort(wanted, tracer.ports) : (read(wanted.field.storage) & wanted.mask) === wanted.value;
+    const fits = inPort
+      ? BigInt(port) === matchedInPort(wanted, tracer.ports)
+      : (read(wanted.field.storage) & wanted.mask) === wanted.value;
     if (fits) continue;
     const value = packet.get(wanted.field);
     // A port known only by name has a stand-in number, which means nothing to the user.
     const name = inPort && tracer.ports.isStandIn(port) ? tracer.ports.names.name(port) : undefined;
-    out.push(value === 0n ? { wanted } : { wanted, has: { field: wanted.field, value, mask: fullMask(wanted.field), ...(name ? { port: { kind: 'name', name } } : {}) } });
+    out.push(
+      value === 0n
+        ? { wanted }
+        : {
+            wanted,
+            has: {
+              field: wanted.field,
+              value,
+              mask: fullMask(wanted.field),
+              ...(name ? { port: { kind: 'name', name } } : {}),
+            },
+          },
+    );
   }
   return out;
 }
@@ -75,7 +92,8 @@ const PIPELINE_SET = /^(?:x{0,2}reg\d+|metadata|ct_mark|ct_label|pkt_mark)$/;
 /** Whether `flow` writes what `wanted` asks of the bits it writes, and writes some of them. */
 function writes(flow: Flow, wanted: MatchField): boolean {
   return flattenActions(flow.actions).some((a) => {
-    if (a.kind !== 'set_field' || a.field.storage !== wanted.field.storage || a.field.bits !== wanted.field.bits) return false;
+    if (a.kind !== 'set_field' || a.field.storage !== wanted.field.storage || a.field.bits !== wanted.field.bits)
+      return false;
     const both = a.mask & wanted.mask;
     return both !== 0n && (a.value & both) === (wanted.value & both);
   });
@@ -90,7 +108,12 @@ function heldOf(packet: Packet): Held {
  * went through before, the last with such a flow, and of those flows there the one it missed on
  * fewest fields (with what it lacked for it); else one of a table the packet never reached.
  */
-function setterOf(tracer: Tracer, wanted: MatchField, earlier: readonly TraceStep[], dropTable: string): Setter | undefined {
+function setterOf(
+  tracer: Tracer,
+  wanted: MatchField,
+  earlier: readonly TraceStep[],
+  dropTable: string,
+): Setter | undefined {
   for (let i = earlier.length - 1; i >= 0; i--) {
     const step = earlier[i]!;
     const table = tracer.pipeline.table(step.table);
@@ -118,7 +141,11 @@ function setterOf(tracer: Tracer, wanted: MatchField, earlier: readonly TraceSte
  * would have taken it further. `earlier`: the lookups before it, where a register the flow wants
  * could have been set.
  */
-export function nearestFlow(tracer: Tracer, step: TraceStep, earlier: readonly TraceStep[] = []): NearestFlow | undefined {
+export function nearestFlow(
+  tracer: Tracer,
+  step: TraceStep,
+  earlier: readonly TraceStep[] = [],
+): NearestFlow | undefined {
   const packet = step.packet;
   const table = tracer.pipeline.table(step.table);
   if (!packet || !table) return undefined;

@@ -87,7 +87,9 @@ export const INNER_VLAN = 'vlan_tci1';
  * of value 0 is there all the same. Written with the option; no field names it.
  */
 export const TUN_METADATA_PRESENT = 'tun_metadata_present';
-const PRESENCE_BITS = new Map<FieldDef, bigint>(FIELDS.filter((f) => f.presence).map((f) => [f, 1n << BigInt(/\d+$/.exec(f.name)?.[0] ?? 0)]));
+const PRESENCE_BITS = new Map<FieldDef, bigint>(
+  FIELDS.filter((f) => f.presence).map((f) => [f, 1n << BigInt(/\d+$/.exec(f.name)?.[0] ?? 0)]),
+);
 
 /** The bit of TUN_METADATA_PRESENT that says the packet carries `f`, for fields matched by presence. */
 export function presenceBit(f: FieldDef): bigint | undefined {
@@ -95,7 +97,19 @@ export function presenceBit(f: FieldDef): bigint | undefined {
 }
 
 /** Fields the conntrack module fills and `ct` without `table=`/`ct_clear` empties. */
-const CT_SLOTS = ['ct_state', 'ct_zone', 'ct_mark', 'ct_label', 'ct_nw_proto', 'ct_nw_src', 'ct_nw_dst', 'ct_ipv6_src', 'ct_ipv6_dst', 'ct_tp_src', 'ct_tp_dst'];
+const CT_SLOTS = [
+  'ct_state',
+  'ct_zone',
+  'ct_mark',
+  'ct_label',
+  'ct_nw_proto',
+  'ct_nw_src',
+  'ct_nw_dst',
+  'ct_ipv6_src',
+  'ct_ipv6_dst',
+  'ct_tp_src',
+  'ct_tp_dst',
+];
 
 /** Every field's storage; absent slots read as zero. */
 export class Packet {
@@ -121,7 +135,8 @@ export class Packet {
   get(f: FieldDef): bigint {
     if (f.name === 'in_port_oxm') return port32(this.slot('in_port'));
     let v = 0n;
-    for (const p of fieldParts(f)) v |= ((this.slot(p.slot) >> BigInt(p.slotShift)) & ones(p.bits)) << BigInt(p.fieldShift);
+    for (const p of fieldParts(f))
+      v |= ((this.slot(p.slot) >> BigInt(p.slotShift)) & ones(p.bits)) << BigInt(p.fieldShift);
     return v;
   }
 
@@ -209,7 +224,14 @@ export function slotField(slot: string): FieldDef | undefined {
   return FIELDS.find((f) => f.name === slot) ?? FIELDS.find((f) => f.storage === slot);
 }
 
-export const ETH_TYPE = { ipv4: 0x0800n, ipv6: 0x86ddn, arp: 0x0806n, rarp: 0x8035n, mpls: 0x8847n, mplsm: 0x8848n } as const;
+export const ETH_TYPE = {
+  ipv4: 0x0800n,
+  ipv6: 0x86ddn,
+  arp: 0x0806n,
+  rarp: 0x8035n,
+  mpls: 0x8847n,
+  mplsm: 0x8848n,
+} as const;
 
 /** Protocol keywords of the flow syntax: Ethernet type and IP protocol they stand for. */
 const PROTOCOLS: Readonly<Record<string, { readonly ethType?: bigint; readonly proto?: bigint }>> = {
@@ -266,10 +288,39 @@ export const FIELD = {
  * hides, so OVS clears it (lib/flow.c flow_push_mpls), with dp_hash.
  */
 const BELOW_MPLS = [
-  'nw_src', 'nw_dst', 'ct_nw_src', 'ct_nw_dst', 'ipv6_src', 'ipv6_dst', 'ct_ipv6_src', 'ct_ipv6_dst', 'ipv6_label',
-  'ip_frag', 'nw_tos', 'nw_ttl', 'nw_proto', 'nd_target', 'arp_sha', 'arp_tha', 'tcp_flags', 'nd_reserved',
-  'nsh_flags', 'nsh_mdtype', 'nsh_np', 'nsh_spi', 'nsh_si', 'nsh_c1', 'nsh_c2', 'nsh_c3', 'nsh_c4', 'nsh_ttl',
-  'tp_src', 'tp_dst', 'ct_tp_src', 'ct_tp_dst', 'dp_hash',
+  'nw_src',
+  'nw_dst',
+  'ct_nw_src',
+  'ct_nw_dst',
+  'ipv6_src',
+  'ipv6_dst',
+  'ct_ipv6_src',
+  'ct_ipv6_dst',
+  'ipv6_label',
+  'ip_frag',
+  'nw_tos',
+  'nw_ttl',
+  'nw_proto',
+  'nd_target',
+  'arp_sha',
+  'arp_tha',
+  'tcp_flags',
+  'nd_reserved',
+  'nsh_flags',
+  'nsh_mdtype',
+  'nsh_np',
+  'nsh_spi',
+  'nsh_si',
+  'nsh_c1',
+  'nsh_c2',
+  'nsh_c3',
+  'nsh_c4',
+  'nsh_ttl',
+  'tp_src',
+  'tp_dst',
+  'ct_tp_src',
+  'ct_tp_dst',
+  'dp_hash',
 ];
 /**
  * The label stack entries under the top one (label << 12 | tc << 9 | bos << 8 | ttl), as OVS
@@ -367,7 +418,8 @@ export function prerequisiteMet(field: FieldDef, p: Packet): boolean {
   const ipv4 = type === ETH_TYPE.ipv4;
   const ipv6 = type === ETH_TYPE.ipv6;
   const l4 = (n: bigint): boolean => (ipv4 || ipv6) && proto === n && (p.slot('ip_frag') & FRAG_LATER) === 0n;
-  const nd = (): boolean => ipv6 && proto === 58n && p.slot('tp_dst') === 0n && [ND_SOLICIT, ND_ADVERT].includes(p.slot('tp_src'));
+  const nd = (): boolean =>
+    ipv6 && proto === 58n && p.slot('tp_dst') === 0n && [ND_SOLICIT, ND_ADVERT].includes(p.slot('tp_src'));
   switch (field.prerequisite) {
     case 'none':
       return true;
@@ -418,7 +470,8 @@ export class PacketSpecError extends Error {
   override readonly name = 'PacketSpecError';
 }
 
-export type PacketSpecResult = { readonly ok: true; readonly packet: Packet } | { readonly ok: false; readonly error: string };
+export type PacketSpecResult =
+  { readonly ok: true; readonly packet: Packet } | { readonly ok: false; readonly error: string };
 
 /**
  * Parses a packet in `ofproto/trace` flow syntax: `in_port=…,tcp,nw_src=…,tp_dst=…`. Unlike
@@ -439,13 +492,18 @@ export function parsePacketSpec(text: string, ports?: PortNumbers): PacketSpecRe
       continue;
     }
     const field = fieldByName(tok.key);
-    if (!field) return { ok: false, error: `${tok.key}: unknown field or protocol${didYouMean(tok.key, [...matchFieldNames(), ...Object.keys(PROTOCOLS)])}` };
+    if (!field)
+      return {
+        ok: false,
+        error: `${tok.key}: unknown field or protocol${didYouMean(tok.key, [...matchFieldNames(), ...Object.keys(PROTOCOLS)])}`,
+      };
     if (tok.value === undefined) return { ok: false, error: `${tok.key}: missing value` };
     if (seen.has(field.name)) return { ok: false, error: `field ${tok.key} set multiple times` };
     seen.add(field.name);
     const r = parseFieldValue(field, tok.value, ports);
     if (!r.ok) return { ok: false, error: r.error };
-    if (r.port?.kind === 'name' && ports?.number(r.port.name) === undefined) return { ok: false, error: `${tok.value}: unknown port name (neither the port map nor the flows name it)` };
+    if (r.port?.kind === 'name' && ports?.number(r.port.name) === undefined)
+      return { ok: false, error: `${tok.value}: unknown port name (neither the port map nor the flows name it)` };
     if (r.mask !== fullMask(field)) {
       return { ok: false, error: `${tok.key}=${tok.value}: wildcards not allowed in a packet` };
     }
@@ -459,9 +517,16 @@ export function parsePacketSpec(text: string, ports?: PortNumbers): PacketSpecRe
     const l4 = field.prerequisite === 'tcp' && (field.storage === 'tp_src' || field.storage === 'tp_dst');
     if (l4 && isIp(packet) && [6n, 17n, 132n].includes(packet.get(FIELD.nwProto))) continue;
     // icmp_type and icmp_code, as OVS prints ICMPv6's too.
-    const icmp = field.prerequisite === 'icmpv4' && packet.get(FIELD.ethType) === ETH_TYPE.ipv6 && packet.get(FIELD.nwProto) === 58n;
+    const icmp =
+      field.prerequisite === 'icmpv4' &&
+      packet.get(FIELD.ethType) === ETH_TYPE.ipv6 &&
+      packet.get(FIELD.nwProto) === 58n;
     if (icmp) continue;
-    if (!prerequisiteMet(field, packet)) return { ok: false, error: `prerequisites not met for setting ${field.name} (add the protocol, e.g. tcp, udp, ip, arp)` };
+    if (!prerequisiteMet(field, packet))
+      return {
+        ok: false,
+        error: `prerequisites not met for setting ${field.name} (add the protocol, e.g. tcp, udp, ip, arp)`,
+      };
   }
   return { ok: true, packet };
 }

@@ -21,7 +21,9 @@ export class TracePorts {
   /** Every port by number, stand-ins included: for printing. */
   readonly names = new PortMap();
   /** The way a packet names its port: by a number, a known name, or a name the flows use. */
-  readonly forPackets: PortNumbers = { number: (name) => this.known.number(name) ?? (this.flowNames().has(name) ? this.number(name) : undefined) };
+  readonly forPackets: PortNumbers = {
+    number: (name) => this.known.number(name) ?? (this.flowNames().has(name) ? this.number(name) : undefined),
+  };
   private readonly pipeline: Pipeline;
   private readonly standIns = new Map<string, number>();
   private next = FIRST_STAND_IN;

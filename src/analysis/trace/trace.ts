@@ -27,7 +27,21 @@ import { ones } from '../../model/values.ts';
 import { actionSetList, isControllerOutput } from './action-set.ts';
 import { Classifier, type ConjunctionMatch } from './classifier.ts';
 import { CT_STATE } from '../../model/ct-state.ts';
-import { ETH_TYPE, FIELD, isIp, MAX_MPLS_LABELS, mplsLabels, Packet, PacketSpecError, parsePacketSpec, popMpls, port16, port32, prerequisiteMet, pushMpls } from './packet.ts';
+import {
+  ETH_TYPE,
+  FIELD,
+  isIp,
+  MAX_MPLS_LABELS,
+  mplsLabels,
+  Packet,
+  PacketSpecError,
+  parsePacketSpec,
+  popMpls,
+  port16,
+  port32,
+  prerequisiteMet,
+  pushMpls,
+} from './packet.ts';
 import { bestLiveBucket, selectionHash, symmetricL4Hash } from './select-bucket.ts';
 import { dpHashBucket, dpHashMap, hashValuesByBucket } from './dp-hash.ts';
 import { type OutputPort, TracePorts } from './trace-ports.ts';
@@ -42,7 +56,12 @@ export const MAX_RESUBMITS = 4096;
 export const MAX_STACK_BYTES = 65536;
 export const MAX_ACTION_BYTES = 65535;
 /** How ofproto/trace names a translation that hit each limit (xlate_strerror). */
-export const XLATE_ERRORS = { depth: 'Recursion too deep', resubmits: 'Too many resubmits', stack: 'Stack too deep', mpls: 'Too many MPLS labels' } as const;
+export const XLATE_ERRORS = {
+  depth: 'Recursion too deep',
+  resubmits: 'Too many resubmits',
+  stack: 'Stack too deep',
+  mpls: 'Too many MPLS labels',
+} as const;
 export type XlateLimit = keyof typeof XLATE_ERRORS;
 /** ofproto/trace stops after this many recirculations. */
 export const MAX_PASSES = 4096;
@@ -80,8 +99,19 @@ export type Verdict = 'output' | 'drop' | 'normal' | 'controller';
  * is the table of the flow whose action met it.
  */
 export type TraceProblem =
-  | { readonly kind: 'missing-group'; readonly table: TableRef; readonly group: number; readonly dumpHasGroups: boolean }
-  | { readonly kind: 'missing-bucket'; readonly table: TableRef; readonly group: number; readonly bucket: number; readonly buckets: readonly number[] }
+  | {
+      readonly kind: 'missing-group';
+      readonly table: TableRef;
+      readonly group: number;
+      readonly dumpHasGroups: boolean;
+    }
+  | {
+      readonly kind: 'missing-bucket';
+      readonly table: TableRef;
+      readonly group: number;
+      readonly bucket: number;
+      readonly buckets: readonly number[];
+    }
   | { readonly kind: 'no-live-bucket'; readonly table: TableRef; readonly group: number }
   | { readonly kind: 'unlisted-port'; readonly table: TableRef; readonly port: OutputPort }
   | { readonly kind: 'output-to-in-port'; readonly table: TableRef; readonly port: OutputPort }
@@ -91,24 +121,49 @@ export type TraceProblem =
    * A select group that picks by the datapath's hash, for a packet without `dp_hash`: every live
    * bucket was followed; `choices` gives a dp_hash that selects each.
    */
-  | { readonly kind: 'datapath-hash'; readonly table: TableRef; readonly group: number; readonly choices: readonly { readonly bucket: number; readonly dpHash: number }[] }
+  | {
+      readonly kind: 'datapath-hash';
+      readonly table: TableRef;
+      readonly group: number;
+      readonly choices: readonly { readonly bucket: number; readonly dpHash: number }[];
+    }
   /**
    * A select group read from an OpenFlow 1.1–1.4 dump, which hides its selection method: every
    * live bucket was followed, since which one the switch picks is not known.
    */
-  | { readonly kind: 'selection-unknown'; readonly table: TableRef; readonly group: number; readonly buckets: readonly number[] }
+  | {
+      readonly kind: 'selection-unknown';
+      readonly table: TableRef;
+      readonly group: number;
+      readonly buckets: readonly number[];
+    }
   /** A field write OVS ignores: the packet lacks the headers the field belongs to. */
   | { readonly kind: 'unmet-prerequisites'; readonly table: TableRef; readonly field: string }
   /** The packet's in_port is a number the port list does not name (or none), and the flows of `table` match in_port by names without numbers. */
-  | { readonly kind: 'unnumbered-in-ports'; readonly table: TableRef; readonly inPort: number; readonly names: readonly string[] }
+  | {
+      readonly kind: 'unnumbered-in-ports';
+      readonly table: TableRef;
+      readonly inPort: number;
+      readonly names: readonly string[];
+    }
   /** `loop`: the tables the path went round when it ran too deep (empty when it did not repeat itself). */
-  | { readonly kind: 'translation-failed'; readonly table: TableRef; readonly limit: XlateLimit; readonly loop: readonly TableRef[] }
+  | {
+      readonly kind: 'translation-failed';
+      readonly table: TableRef;
+      readonly limit: XlateLimit;
+      readonly loop: readonly TableRef[];
+    }
   /**
    * The trace was cut short: `actions` as OVS cuts a translation whose datapath actions pass
    * 64 kB (what was sent before still goes); `recirculations` as ofproto/trace stops, with the
    * recirculations left unprocessed; `steps` and `nesting` at flowscope's own bounds.
    */
-  | { readonly kind: 'trace-cut'; readonly table: TableRef; readonly limit: 'actions' | 'recirculations' | 'steps' | 'nesting'; readonly unprocessed?: number };
+  | {
+      readonly kind: 'trace-cut';
+      readonly table: TableRef;
+      readonly limit: 'actions' | 'recirculations' | 'steps' | 'nesting';
+      readonly unprocessed?: number;
+    };
 
 /** What happened, as a tree shaped like ofproto/trace's output. */
 export type TraceNode =
@@ -270,7 +325,8 @@ export class Tracer {
     const first = pipeline.tables.values().next().value;
     this.startTable = pipeline.table(tableNumber(0)) || !first ? pipeline.resolve(tableNumber(0)) : first.ref;
     let i = 0;
-    for (const [key, t] of pipeline.tables) this.tableOrder.set(key, t.ref.kind === 'number' ? t.ref.number : 1000 + i++);
+    for (const [key, t] of pipeline.tables)
+      this.tableOrder.set(key, t.ref.kind === 'number' ? t.ref.number : 1000 + i++);
   }
 
   /** Position of a table in the pipeline, to tell a resubmit backwards from one forwards. */
@@ -298,14 +354,30 @@ export class Tracer {
   }
 
   trace(packet: Packet, options: TraceOptions = {}): TraceResult {
-    const run: Run = { outputs: [], normal: false, controller: false, queue: [], nextRecircId: 1, problems: [], steps: 0, stopped: false };
+    const run: Run = {
+      outputs: [],
+      normal: false,
+      controller: false,
+      queue: [],
+      nextRecircId: 1,
+      problems: [],
+      steps: 0,
+      stopped: false,
+    };
     const passes: TracePass[] = [];
     const ctNext = [...(options.ctNext ?? [])];
-    passes.push(new Pass(this, run, options, packet.clone(), [], undefined).execute(options.start ?? this.startTable, 'start', 0));
+    passes.push(
+      new Pass(this, run, options, packet.clone(), [], undefined).execute(options.start ?? this.startTable, 'start', 0),
+    );
     let recirculations = 0;
     while (run.queue.length > 0 && !run.stopped) {
       if (recirculations++ > MAX_PASSES) {
-        run.problems.push({ kind: 'trace-cut', table: run.queue[0]!.table, limit: 'recirculations', unprocessed: run.queue.length });
+        run.problems.push({
+          kind: 'trace-cut',
+          table: run.queue[0]!.table,
+          limit: 'recirculations',
+          unprocessed: run.queue.length,
+        });
         break;
       }
       const frozen = run.queue.shift()!;
@@ -321,14 +393,33 @@ export class Tracer {
         nat = { before, after: p.clone() };
       }
       const pass = new Pass(this, run, options, p, frozen.actionSet, frozen.stack);
-      passes.push(pass.execute(frozen.table, 'resume', frozen.id, { table: frozen.table, ctState, defaultCtState: given === undefined, ...(nat ? { nat } : {}) }));
+      passes.push(
+        pass.execute(frozen.table, 'resume', frozen.id, {
+          table: frozen.table,
+          ctState,
+          defaultCtState: given === undefined,
+          ...(nat ? { nat } : {}),
+        }),
+      );
     }
     const steps = passes.flatMap((p) => p.steps);
     const last = steps[steps.length - 1];
-    const verdict: Verdict = run.outputs.length > 0 ? 'output' : run.normal ? 'normal' : run.controller ? 'controller' : 'drop';
-    const cause = verdict === 'drop' ? (run.problems.find((p) => p.kind === 'translation-failed' || p.kind === 'trace-cut') ?? run.problems[0]) : undefined;
+    const verdict: Verdict =
+      run.outputs.length > 0 ? 'output' : run.normal ? 'normal' : run.controller ? 'controller' : 'drop';
+    const cause =
+      verdict === 'drop'
+        ? (run.problems.find((p) => p.kind === 'translation-failed' || p.kind === 'trace-cut') ?? run.problems[0])
+        : undefined;
     const controllerCause = verdict === 'controller' ? run.controllerCause : undefined;
-    return { verdict, ...(controllerCause ? { controllerCause } : {}), outputs: run.outputs, passes, ...(last ? { last } : {}), problems: run.problems, ...(cause ? { cause } : {}) };
+    return {
+      verdict,
+      ...(controllerCause ? { controllerCause } : {}),
+      outputs: run.outputs,
+      passes,
+      ...(last ? { last } : {}),
+      problems: run.problems,
+      ...(cause ? { cause } : {}),
+    };
   }
 }
 
@@ -350,7 +441,8 @@ const LOOP_REPEATS = 3;
  * its last lookups repeat, in the order it was first gone round, each table once.
  */
 export function loopOf(steps: readonly TraceStep[]): TableRef[] {
-  const same = (i: number, j: number): boolean => steps[i]!.flow === steps[j]!.flow && tableKey(steps[i]!.table) === tableKey(steps[j]!.table);
+  const same = (i: number, j: number): boolean =>
+    steps[i]!.flow === steps[j]!.flow && tableKey(steps[i]!.table) === tableKey(steps[j]!.table);
   const n = steps.length;
   for (let period = 1; period * LOOP_REPEATS <= n; period++) {
     let from = n - period;
@@ -399,7 +491,14 @@ class Pass {
   private failure: XlateLimit | undefined;
   private table: TableRef = tableNumber(0);
 
-  constructor(tracer: Tracer, run: Run, options: TraceOptions, packet: Packet, actionSet: readonly Action[], stack: Stack) {
+  constructor(
+    tracer: Tracer,
+    run: Run,
+    options: TraceOptions,
+    packet: Packet,
+    actionSet: readonly Action[],
+    stack: Stack,
+  ) {
     this.tracer = tracer;
     this.run = run;
     this.options = options;
@@ -456,7 +555,13 @@ class Pass {
    * A lookup after the first (goto_table, resubmit, output to TABLE). Only one in a table at or
    * before the current one can loop, so only it deepens the nesting (OVS 2.6+).
    */
-  private nextLookup(given: TableRef, via: 'goto' | 'resubmit', nodes: TraceNode[], inPort?: number, ctTuple = false): void {
+  private nextLookup(
+    given: TableRef,
+    via: 'goto' | 'resubmit',
+    nodes: TraceNode[],
+    inPort?: number,
+    ctTuple = false,
+  ): void {
     // A number where the dump names its tables (a group's bucket in a --names bundle) is the named table.
     const ref = this.tracer.pipeline.resolve(given);
     if (!this.withinLimits(nodes)) return;
@@ -472,13 +577,23 @@ class Pass {
   }
 
   /** Looks the packet up in `ref` and runs the matched flow's actions. */
-  private lookup(given: TableRef, via: 'start' | 'goto' | 'resubmit' | 'resume', parent: TraceNode[], inPortOverride?: number, ctTuple = false): void {
+  private lookup(
+    given: TableRef,
+    via: 'start' | 'goto' | 'resubmit' | 'resume',
+    parent: TraceNode[],
+    inPortOverride?: number,
+    ctTuple = false,
+  ): void {
     const ref = this.tracer.pipeline.resolve(given);
     if (!this.takeStep(parent)) return;
     const saved = this.lookupView(inPortOverride, ctTuple);
     const index = this.tracer.classifier.index(ref);
     const hit = index?.lookup(this.packet);
-    const step: TraceStep = { table: ref, flow: hit?.flow, ...(hit?.conjunction ? { conjunction: hit.conjunction } : {}) };
+    const step: TraceStep = {
+      table: ref,
+      flow: hit?.flow,
+      ...(hit?.conjunction ? { conjunction: hit.conjunction } : {}),
+    };
     this.keepStep(step);
     const inPort = this.inPort();
     saved?.();
@@ -488,7 +603,11 @@ class Pass {
     // A port that has neither a name nor a stand-in may be any of the unnumbered ones. Said once:
     // every table that names ports would say it again.
     const unnumbered = index?.unnumberedInPorts;
-    if (unnumbered?.size && this.tracer.ports.names.name(inPort) === undefined && !this.run.problems.some((p) => p.kind === 'unnumbered-in-ports')) {
+    if (
+      unnumbered?.size &&
+      this.tracer.ports.names.name(inPort) === undefined &&
+      !this.run.problems.some((p) => p.kind === 'unnumbered-in-ports')
+    ) {
       this.problem(nodes, { kind: 'unnumbered-in-ports', table: ref, inPort, names: [...unnumbered] });
     }
     if (!hit || !this.enter(nodes)) return;
@@ -525,7 +644,8 @@ class Pass {
   private resourceCheck(nodes: TraceNode[]): boolean {
     if (this.actionBytes > MAX_ACTION_BYTES) {
       // Said once: every lookup or group after it (a group's next bucket goes on) meets it again.
-      if (!this.exited && !this.run.problems.some((p) => p.kind === 'trace-cut')) this.problem(nodes, { kind: 'trace-cut', table: this.table, limit: 'actions' });
+      if (!this.exited && !this.run.problems.some((p) => p.kind === 'trace-cut'))
+        this.problem(nodes, { kind: 'trace-cut', table: this.table, limit: 'actions' });
       this.exited = true;
       return false;
     }
@@ -575,7 +695,13 @@ class Pass {
     if (inPort !== undefined) p.set(FIELD.inPort, BigInt(inPort));
     if (ctTuple) {
       const v4 = p.get(FIELD.ethType) === ETH_TYPE.ipv4;
-      const pairs = [['nw_proto', 'ct_nw_proto'], v4 ? ['nw_src', 'ct_nw_src'] : ['ipv6_src', 'ct_ipv6_src'], v4 ? ['nw_dst', 'ct_nw_dst'] : ['ipv6_dst', 'ct_ipv6_dst'], ['tp_src', 'ct_tp_src'], ['tp_dst', 'ct_tp_dst']] as const;
+      const pairs = [
+        ['nw_proto', 'ct_nw_proto'],
+        v4 ? ['nw_src', 'ct_nw_src'] : ['ipv6_src', 'ct_ipv6_src'],
+        v4 ? ['nw_dst', 'ct_nw_dst'] : ['ipv6_dst', 'ct_ipv6_dst'],
+        ['tp_src', 'ct_tp_src'],
+        ['tp_dst', 'ct_tp_dst'],
+      ] as const;
       for (const [a, b] of pairs) {
         const va = p.slot(a);
         p.setSlot(a, p.slot(b));
@@ -656,7 +782,8 @@ class Pass {
         return;
       case 'move':
         // OVS copies nothing when either field's headers are missing (mf_subfield_copy).
-        if (prerequisiteMet(a.src.field, p) && prerequisiteMet(a.dst.field, p)) p.setSubfield(a.dst, p.getSubfield(a.src));
+        if (prerequisiteMet(a.src.field, p) && prerequisiteMet(a.dst.field, p))
+          p.setSubfield(a.dst, p.getSubfield(a.src));
         return;
       case 'set_vlan_vid': {
         const tci = p.get(FIELD.vlanTci);
@@ -665,7 +792,8 @@ class Pass {
       }
       case 'set_vlan_pcp': {
         const tci = p.get(FIELD.vlanTci);
-        if ((tci & 0x1000n) !== 0n || a.pushIfUntagged) p.set(FIELD.vlanTci, (tci & 0x1fffn) | 0x1000n | (BigInt(a.pcp) << 13n));
+        if ((tci & 0x1000n) !== 0n || a.pushIfUntagged)
+          p.set(FIELD.vlanTci, (tci & 0x1fffn) | 0x1000n | (BigInt(a.pcp) << 13n));
         return;
       }
       case 'strip_vlan':
@@ -686,7 +814,11 @@ class Pass {
         p.set(FIELD.mplsTtl, BigInt(a.ttl));
         return;
       case 'dec_mpls_ttl':
-        return this.decrementTtl(FIELD.mplsTtl, nodes, () => 'MPLS TTL exceeded: packet sent to the controller (invalid_ttl)');
+        return this.decrementTtl(
+          FIELD.mplsTtl,
+          nodes,
+          () => 'MPLS TTL exceeded: packet sent to the controller (invalid_ttl)',
+        );
       case 'set_ip_ttl':
         if (isIp(p)) p.set(FIELD.nwTtl, BigInt(a.ttl));
         return;
@@ -700,7 +832,12 @@ class Pass {
       case 'resubmit': {
         const table = a.table ?? this.table;
         // resubmit(IN_PORT,T) looks up with the port the packet is in on.
-        const inPort = a.port === undefined ? undefined : a.port.kind === 'reserved' && a.port.name === 'IN_PORT' ? this.inPort() : this.portNumber(a.port);
+        const inPort =
+          a.port === undefined
+            ? undefined
+            : a.port.kind === 'reserved' && a.port.name === 'IN_PORT'
+              ? this.inPort()
+              : this.portNumber(a.port);
         this.nextLookup(table, 'resubmit', nodes, inPort, a.ct);
         return;
       }
@@ -722,7 +859,13 @@ class Pass {
         if (!this.enter(nodes)) return;
         // The copy runs its action set (its own copy of the set) when its actions end; then the
         // packet, action set and stack are as before. An `exit` in it ends the caller too, as in OVS.
-        const saved = { packet: p.clone(), actionSet: [...this.actionSet], hasGroup: this.actionSetHasGroup, stack: this.stack, conntracked: this.conntracked };
+        const saved = {
+          packet: p.clone(),
+          actionSet: [...this.actionSet],
+          hasGroup: this.actionSetHasGroup,
+          stack: this.stack,
+          conntracked: this.conntracked,
+        };
         this.actions(a.actions, nodes);
         if (!this.failure) this.executeActionSet(nodes);
         this.conntracked = saved.conntracked;
@@ -753,7 +896,11 @@ class Pass {
         nodes.push({ kind: 'detail', text: 'packet length unknown offline: assumed not larger' });
         return;
       case 'stack_push':
-        this.stack = { value: p.getSubfield(a.src), bytes: (this.stack?.bytes ?? 0) + Math.ceil(a.src.bits / 8) + 1, below: this.stack };
+        this.stack = {
+          value: p.getSubfield(a.src),
+          bytes: (this.stack?.bytes ?? 0) + Math.ceil(a.src.bits / 8) + 1,
+          below: this.stack,
+        };
         return;
       case 'stack_pop': {
         const top = this.stack;
@@ -816,7 +963,12 @@ class Pass {
         this.packet.set(FIELD.actsetOutput, 0n);
         return;
       }
-      const port = a.kind === 'output' ? this.portNumber(a.port) : isControllerOutput(a) ? RESERVED_PORT_NUMBERS.CONTROLLER : undefined;
+      const port =
+        a.kind === 'output'
+          ? this.portNumber(a.port)
+          : isControllerOutput(a)
+            ? RESERVED_PORT_NUMBERS.CONTROLLER
+            : undefined;
       if (port !== undefined) this.packet.set(FIELD.actsetOutput, port32(BigInt(port)));
     }
   }
@@ -870,7 +1022,8 @@ class Pass {
         for (const [port] of ports.entries()) if (port !== inPort) this.sent(port);
         // The bridge's own port is one of its ports too, though port lists show it apart.
         if (ports.size > 0 && inPort !== LOCAL) this.sent(LOCAL);
-        if (ports.size === 0) nodes.push({ kind: 'warning', text: 'flooding needs the port list; give a dump with port descriptions' });
+        if (ports.size === 0)
+          nodes.push({ kind: 'warning', text: 'flooding needs the port list; give a dump with port descriptions' });
         return;
       case RESERVED_PORT_NUMBERS.NONE:
       case RESERVED_PORT_NUMBERS.UNSET:
@@ -905,7 +1058,12 @@ class Pass {
     if (!this.withinLimits(nodes)) return;
     const group = this.tracer.pipeline.groups.get(id);
     if (!group) {
-      this.problem(nodes, { kind: 'missing-group', table: this.table, group: id, dumpHasGroups: this.tracer.pipeline.groups.size > 0 });
+      this.problem(nodes, {
+        kind: 'missing-group',
+        table: this.table,
+        group: id,
+        dumpHasGroups: this.tracer.pipeline.groups.size > 0,
+      });
       return 'stop-list';
     }
     if (!this.enter(nodes)) return;
@@ -955,7 +1113,10 @@ class Pass {
   private firstLive(group: Group, nodes: TraceNode[]): Bucket | undefined {
     for (const b of group.buckets) {
       if (this.live(group, b)) return b;
-      const watched = [b.watchPort ? `port ${portText(b.watchPort)}` : '', b.watchGroup !== undefined ? `group ${b.watchGroup}` : ''].filter((x) => x !== '');
+      const watched = [
+        b.watchPort ? `port ${portText(b.watchPort)}` : '',
+        b.watchGroup !== undefined ? `group ${b.watchGroup}` : '',
+      ].filter((x) => x !== '');
       nodes.push({ kind: 'detail', text: `bucket ${b.id}: not live due to ${watched.join(' and ')}` });
     }
     return undefined;
@@ -977,7 +1138,14 @@ class Pass {
         const wanted = this.options.groupBuckets?.get(group.id) ?? this.options.bucket;
         if (wanted !== undefined) {
           const b = group.buckets.find((x) => x.id === wanted);
-          if (!b) this.problem(nodes, { kind: 'missing-bucket', table: this.table, group: group.id, bucket: wanted, buckets: group.buckets.map((x) => x.id) });
+          if (!b)
+            this.problem(nodes, {
+              kind: 'missing-bucket',
+              table: this.table,
+              group: group.id,
+              bucket: wanted,
+              buckets: group.buckets.map((x) => x.id),
+            });
           else nodes.push({ kind: 'detail', text: `using bucket ${b.id} (as requested)` });
           return b ? [b] : [];
         }
@@ -986,7 +1154,11 @@ class Pass {
         if (hash !== undefined) {
           const { bucket } = bestLiveBucket(group.buckets, hash, (b) => this.live(group, b));
           if (!bucket) this.problem(nodes, { kind: 'no-live-bucket', table: this.table, group: group.id });
-          else nodes.push({ kind: 'detail', text: `using bucket ${bucket.id} (as the switch picks it, by the hash of ${group.fields?.length ? group.fields.map((f) => f.field.name).join(', ') : 'its addresses and ports'}; choose another with --bucket)` });
+          else
+            nodes.push({
+              kind: 'detail',
+              text: `using bucket ${bucket.id} (as the switch picks it, by the hash of ${group.fields?.length ? group.fields.map((f) => f.field.name).join(', ') : 'its addresses and ports'}; choose another with --bucket)`,
+            });
           return bucket ? [bucket] : [];
         }
         const map = dpHashMap(group);
@@ -994,7 +1166,11 @@ class Pass {
         // A group the datapath hash cannot serve falls back to OVS's default method.
         const { bucket } = bestLiveBucket(group.buckets, symmetricL4Hash(this.packet), (b) => this.live(group, b));
         if (!bucket) this.problem(nodes, { kind: 'no-live-bucket', table: this.table, group: group.id });
-        else nodes.push({ kind: 'detail', text: `using bucket ${bucket.id} (as the switch picks it, by the hash of the packet's addresses and ports: its weights need more than 256 datapath hash values; choose another with --bucket)` });
+        else
+          nodes.push({
+            kind: 'detail',
+            text: `using bucket ${bucket.id} (as the switch picks it, by the hash of the packet's addresses and ports: its weights need more than 256 datapath hash values; choose another with --bucket)`,
+          });
         return bucket ? [bucket] : [];
       }
     }
@@ -1009,7 +1185,12 @@ class Pass {
     if (live.length === 0) this.problem(nodes, { kind: 'no-live-bucket', table: this.table, group: group.id });
     else if (live.length === 1) nodes.push({ kind: 'detail', text: `using bucket ${live[0]!.id} (the only live one)` });
     else {
-      this.problem(nodes, { kind: 'selection-unknown', table: this.table, group: group.id, buckets: live.map((b) => b.id) });
+      this.problem(nodes, {
+        kind: 'selection-unknown',
+        table: this.table,
+        group: group.id,
+        buckets: live.map((b) => b.id),
+      });
       for (const b of live) this.bucketLabels.set(b, 'if the switch picks it: the dump does not show how it picks');
     }
     return live;
@@ -1026,7 +1207,11 @@ class Pass {
     if (dpHash !== 0n) {
       const b = dpHashBucket(map, dpHash, live);
       if (!b) this.problem(nodes, { kind: 'no-live-bucket', table: this.table, group: group.id });
-      else nodes.push({ kind: 'detail', text: `using bucket ${b.id} (as the switch picks it, by dp_hash 0x${dpHash.toString(16)} among ${map.length} hash values; choose another with --bucket)` });
+      else
+        nodes.push({
+          kind: 'detail',
+          text: `using bucket ${b.id} (as the switch picks it, by dp_hash 0x${dpHash.toString(16)} among ${map.length} hash values; choose another with --bucket)`,
+        });
       return b ? [b] : [];
     }
     const taken = hashValuesByBucket(group, map, live);
@@ -1035,9 +1220,18 @@ class Pass {
       return [];
     }
     // A dp_hash of 0 means none was computed: the example for the value 0 is the one above the mask.
-    this.problem(nodes, { kind: 'datapath-hash', table: this.table, group: group.id, choices: [...taken].map(([b, hashes]) => ({ bucket: b.id, dpHash: hashes[0] || map.length })) });
+    this.problem(nodes, {
+      kind: 'datapath-hash',
+      table: this.table,
+      group: group.id,
+      choices: [...taken].map(([b, hashes]) => ({ bucket: b.id, dpHash: hashes[0] || map.length })),
+    });
     const mask = `0x${(map.length - 1).toString(16)}`;
-    for (const [b, hashes] of taken) this.bucketLabels.set(b, `if the datapath hash selects it: dp_hash & ${mask} is ${hashes.map((h) => `0x${h.toString(16)}`).join(', ')}`);
+    for (const [b, hashes] of taken)
+      this.bucketLabels.set(
+        b,
+        `if the datapath hash selects it: dp_hash & ${mask} is ${hashes.map((h) => `0x${h.toString(16)}`).join(', ')}`,
+      );
     return [...taken.keys()];
   }
 
@@ -1056,8 +1250,18 @@ class Pass {
         }
       }
       const id = this.run.nextRecircId++;
-      this.run.queue.push({ id, table: a.table, packet: frozen, actionSet: [...this.actionSet], stack: this.stack, ...(nat ? { nat } : {}) });
-      nodes.push({ kind: 'detail', text: `A clone of the packet is forked to recirculate (recirc_id ${id}). The forked pipeline will be resumed at table ${tableLabel(a.table)}.` });
+      this.run.queue.push({
+        id,
+        table: a.table,
+        packet: frozen,
+        actionSet: [...this.actionSet],
+        stack: this.stack,
+        ...(nat ? { nat } : {}),
+      });
+      nodes.push({
+        kind: 'detail',
+        text: `A clone of the packet is forked to recirculate (recirc_id ${id}). The forked pipeline will be resumed at table ${tableLabel(a.table)}.`,
+      });
     }
     p.clearConntrack();
     // Only the recirculation sees the connection: after ct without table= the packet is untracked.
@@ -1072,11 +1276,21 @@ class Pass {
     const addMatch = (dst: Subfield, value: bigint): void => {
       const prev = fields.get(dst.field.name) ?? { field: dst.field, value: 0n, mask: 0n };
       const m = ones(dst.bits) << BigInt(dst.start);
-      fields.set(dst.field.name, { field: dst.field, value: (prev.value & ~m) | ((value << BigInt(dst.start)) & m), mask: prev.mask | m });
+      fields.set(dst.field.name, {
+        field: dst.field,
+        value: (prev.value & ~m) | ((value << BigInt(dst.start)) & m),
+        mask: prev.mask | m,
+      });
     };
     const actions: Action[] = [];
     const load = (dst: Subfield, value: bigint): void => {
-      actions.push({ kind: 'set_field', field: dst.field, value: (value & ones(dst.bits)) << BigInt(dst.start), mask: ones(dst.bits) << BigInt(dst.start), written: 'load' });
+      actions.push({
+        kind: 'set_field',
+        field: dst.field,
+        value: (value & ones(dst.bits)) << BigInt(dst.start),
+        mask: ones(dst.bits) << BigInt(dst.start),
+        written: 'load',
+      });
     };
     for (const s of a.specs) {
       switch (s.kind) {

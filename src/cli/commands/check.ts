@@ -29,21 +29,38 @@ interface CheckCliOptions extends ProfileCliOptions {
 }
 
 const KINDS: readonly FindingKind[] = [
-  'shadowed', 'unset-register', 'conjunction', 'conjunction-table', 'empty-target', 'unreachable-table', 'no-table-miss',
-  'dead-actions', 'duplicate', 'missing-expected', 'bucket-no-endpoint', 'forwarding-loop', 'unknown-tunnel-destination', 'no-route',
-  'no-spoof-guard', 'policy-unexplained', 'policy-unimplemented',
+  'shadowed',
+  'unset-register',
+  'conjunction',
+  'conjunction-table',
+  'empty-target',
+  'unreachable-table',
+  'no-table-miss',
+  'dead-actions',
+  'duplicate',
+  'missing-expected',
+  'bucket-no-endpoint',
+  'forwarding-loop',
+  'unknown-tunnel-destination',
+  'no-route',
+  'no-spoof-guard',
+  'policy-unexplained',
+  'policy-unimplemented',
 ];
 
 /** The text report calls the least severity a note, the JSON info: either name is taken. */
 function severityOption(value: string): Severity {
   if (value === 'note') return 'info';
-  if (value !== 'error' && value !== 'warning' && value !== 'info') throw new InvalidArgumentError('expected error, warning or note');
+  if (value !== 'error' && value !== 'warning' && value !== 'info')
+    throw new InvalidArgumentError('expected error, warning or note');
   return value;
 }
 
 function kindList(value: string): string[] {
   const kinds = value.split(',').map((k) => k.trim());
-  for (const k of kinds) if (!(KINDS as readonly string[]).includes(k)) throw new InvalidArgumentError(`expected one of ${KINDS.join(', ')}`);
+  for (const k of kinds)
+    if (!(KINDS as readonly string[]).includes(k))
+      throw new InvalidArgumentError(`expected one of ${KINDS.join(', ')}`);
   return kinds;
 }
 
@@ -66,23 +83,48 @@ async function baselineKeys(file: string, io: Io): Promise<Set<string>> {
 export function registerCheck(program: Command, io: Io, outcome: Outcome): void {
   const cmd = program
     .command('check')
-    .description('report pipeline defects: dead flows, conjunction problems, missing tables and miss flows, unreachable tables and actions, duplicates, missing documented flows, Service endpoints without flows, forwarding loops')
+    .description(
+      'report pipeline defects: dead flows, conjunction problems, missing tables and miss flows, unreachable tables and actions, duplicates, missing documented flows, Service endpoints without flows, forwarding loops',
+    )
     .argument('[inputs...]', 'dump-flows output, add-flows file or support bundle; - (or nothing) for standard input');
   addProfileOptions(cmd, 'each finding as KIND/FLOW, the flow as table, priority and match, or KIND/table=TABLE')
-    .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding of this severity or worse is reported: error, warning or note').argParser(severityOption).default('error'))
+    .addOption(
+      new Option(
+        '--fail-on <severity>',
+        'exit 1 when a finding of this severity or worse is reported: error, warning or note',
+      )
+        .argParser(severityOption)
+        .default('error'),
+    )
     .option('--all', 'also report the findings the profile documents as by design')
-    .option('--kind <kind>', `only findings of this kind (repeatable, or comma-separated): ${KINDS.join(', ')}`, repeatable(kindList))
-    .option('--table <table>', 'only findings in this table, by number or name (repeatable)', repeatable((t) => t))
-    .option('--baseline <file>', 'a saved check --json report of the same node: report, and fail on, only findings it does not hold')
+    .option(
+      '--kind <kind>',
+      `only findings of this kind (repeatable, or comma-separated): ${KINDS.join(', ')}`,
+      repeatable(kindList),
+    )
+    .option(
+      '--table <table>',
+      'only findings in this table, by number or name (repeatable)',
+      repeatable((t) => t),
+    )
+    .option(
+      '--baseline <file>',
+      'a saved check --json report of the same node: report, and fail on, only findings it does not hold',
+    )
     .action(async (inputs: string[], opts: CheckCliOptions) => {
       const form = outputForm(opts);
       const baseline = opts.baseline === undefined ? undefined : await baselineKeys(opts.baseline, io);
       const { dump, groups } = await loadFlows(inputs, opts, io);
       const read = annotatePipeline(new Pipeline(dump.flows, groups, dump.ports), opts);
       const { annotator, profile } = read;
-      const policies = policyMatching(dump, io, () => ({ read, conjunctions: findConjunctions(read.pipeline).conjunctions }));
+      const policies = policyMatching(dump, io, () => ({
+        read,
+        conjunctions: findConjunctions(read.pipeline).conjunctions,
+      }));
       const progress = new Progress(io, read.pipeline.flowCount >= LARGE_CHECK_FLOWS);
-      const report = progress.around('checking', (onProgress) => checkAnnotated(read, policies, onProgress ? { onProgress } : {}));
+      const report = progress.around('checking', (onProgress) =>
+        checkAnnotated(read, policies, onProgress ? { onProgress } : {}),
+      );
       const view = selectFindings(report, {
         ...(opts.all ? { all: true } : {}),
         ...(opts.kind ? { kinds: opts.kind.flat() } : {}),
@@ -97,7 +139,10 @@ export function registerCheck(program: Command, io: Io, outcome: Outcome): void 
           if (flow !== undefined) return flowName(flow, read.pipeline.ports);
           return f.table === undefined ? '' : `table=${tableLabel(f.table)}`;
         };
-        await writeNames(io, view.findings.map((f) => `${f.kind}/${subject(f)}`));
+        await writeNames(
+          io,
+          view.findings.map((f) => `${f.kind}/${subject(f)}`),
+        );
       } else {
         const chalk = stdoutChalk(io, opts.color);
         const colour = { error: chalk.red.bold, warning: chalk.yellow, info: chalk.cyan };

@@ -14,7 +14,14 @@ import { type DiffStyle, dumpsVersion } from '../../render/diff.ts';
 import type { ParseResult } from '../../syntax/reader.ts';
 import { stdoutChalk } from '../color.ts';
 import { type Io, UserError } from '../io.ts';
-import { addInputOptions, type InputCliOptions, isBundleInput, type LoadedDump, loadFromOptions, readPortsOption } from '../load.ts';
+import {
+  addInputOptions,
+  type InputCliOptions,
+  isBundleInput,
+  type LoadedDump,
+  loadFromOptions,
+  readPortsOption,
+} from '../load.ts';
 import { inputLabel } from '../input.ts';
 import { mergePortMaps } from '../../sources/port-map.ts';
 import { addOutputOptions, type OutputCliOptions } from '../output.ts';
@@ -40,8 +47,16 @@ function ofOption(value: string): OfVersion {
 export function addCompareOptions(cmd: Command, nodeHelp: string, nodes: Repeats, names: string): Command {
   cmd
     .option('--cookies', 'also compare cookies (ignored by default)')
-    .option('--node <name>', nodeHelp, repeatable((v) => v, nodes))
-    .option('--of <version>', 'OpenFlow version whose spelling to show actions in (default: that of the dumps, else 15)', ofOption);
+    .option(
+      '--node <name>',
+      nodeHelp,
+      repeatable((v) => v, nodes),
+    )
+    .option(
+      '--of <version>',
+      'OpenFlow version whose spelling to show actions in (default: that of the dumps, else 15)',
+      ofOption,
+    );
   addOutputOptions(cmd, names);
   return addInputOptions(cmd);
 }
@@ -71,7 +86,11 @@ function optionSides(opts: CompareCliOptions): number {
  * The positional arguments split into the inputs of the sides the options leave to them (`want`
  * sides in all), and what follows those: files read with them (port maps, groups).
  */
-export function splitPositional(positional: readonly string[], opts: CompareCliOptions, want: number): [string[], string[]] {
+export function splitPositional(
+  positional: readonly string[],
+  opts: CompareCliOptions,
+  want: number,
+): [string[], string[]] {
   const sides = Math.max(0, want - optionSides(opts));
   return [positional.slice(0, sides), positional.slice(sides)];
 }
@@ -80,21 +99,36 @@ export function splitPositional(positional: readonly string[], opts: CompareCliO
  * The sides, in order: positional inputs first, then the nodes of --bundle or the live switch.
  * `want` is how many sides the command compares; `what` names them for the error message.
  */
-export async function compareSides(positional: readonly string[], opts: CompareCliOptions, want: number, what: string, io: Io): Promise<Side[]> {
+export async function compareSides(
+  positional: readonly string[],
+  opts: CompareCliOptions,
+  want: number,
+  what: string,
+  io: Io,
+): Promise<Side[]> {
   const nodes = opts.node ?? [];
   const live = opts.pod !== undefined || opts.local === true;
-  if (opts.bundle !== undefined && live) throw new UserError('give one source of flows, not --bundle and a live switch');
+  if (opts.bundle !== undefined && live)
+    throw new UserError('give one source of flows, not --bundle and a live switch');
   const got = positional.length + optionSides(opts);
   if (got !== want) {
-    throw new UserError(`${what}: got ${got} (give files or bundles, --bundle with --node for each node, or --pod/--local for the live switch)`);
+    throw new UserError(
+      `${what}: got ${got} (give files or bundles, --bundle with --node for each node, or --pod/--local for the live switch)`,
+    );
   }
   // Without a live side, options that go with one are passed on for the loader to refuse.
-  const base: InputCliOptions = { ...(opts.strict === undefined ? {} : { strict: opts.strict }), ...(live ? {} : liveOptions(opts)) };
+  const base: InputCliOptions = {
+    ...(opts.strict === undefined ? {} : { strict: opts.strict }),
+    ...(live ? {} : liveOptions(opts)),
+  };
   const withNode = (node: string | undefined): InputCliOptions => (node === undefined ? base : { ...base, node });
   if (opts.bundle !== undefined) {
     const bundle = opts.bundle;
     const picks = nodes.length === 0 ? [undefined] : nodes;
-    return [...positional.map((p) => ({ inputs: [p], opts: base })), ...picks.map((node) => ({ inputs: [], opts: { ...withNode(node), bundle } }))];
+    return [
+      ...positional.map((p) => ({ inputs: [p], opts: base })),
+      ...picks.map((node) => ({ inputs: [], opts: { ...withNode(node), bundle } })),
+    ];
   }
   const picked = await nodesOfInputs(positional, nodes, io);
   const files = positional.map((p, i) => ({ inputs: [p], opts: withNode(picked[i]) }));
@@ -105,13 +139,19 @@ export async function compareSides(positional: readonly string[], opts: CompareC
  * The --node each input is read with: only bundles have nodes, so the nodes go to the inputs that
  * are bundles, one for all of them or one each in order, and a dump file is read without one.
  */
-async function nodesOfInputs(inputs: readonly string[], nodes: readonly string[], io: Io): Promise<(string | undefined)[]> {
+async function nodesOfInputs(
+  inputs: readonly string[],
+  nodes: readonly string[],
+  io: Io,
+): Promise<(string | undefined)[]> {
   if (nodes.length === 0) return inputs.map(() => undefined);
   const bundles = await Promise.all(inputs.map((name) => isBundleInput(name, io)));
   const count = bundles.filter(Boolean).length;
   if (count === 0) throw new UserError('--node goes with --bundle (or a bundle given as input)');
   if (nodes.length > 1 && nodes.length !== count) {
-    throw new UserError(`give one --node for every bundle input, or one for all (${nodes.length} for ${count} bundle input${count === 1 ? '' : 's'})`);
+    throw new UserError(
+      `give one --node for every bundle input, or one for all (${nodes.length} for ${count} bundle input${count === 1 ? '' : 's'})`,
+    );
   }
   let next = 0;
   return bundles.map((bundle) => (!bundle ? undefined : nodes.length === 1 ? nodes[0] : nodes[next++]));
@@ -136,18 +176,26 @@ export interface PortFiles {
  * Reads every side, and the port maps that name the ports of all (--ports, and those given
  * among the inputs); at most one of them may be standard input.
  */
-export async function loadSides(sides: readonly Side[], opts: CompareCliOptions, io: Io, portFiles: PortFiles = { files: [], what: '', dumps: 0 }): Promise<LoadedSides> {
-  if ([...sides.flatMap((s) => s.inputs), ...portFiles.files].filter((n) => n === '-').length > 1) throw new UserError('only one input can be standard input (-)');
+export async function loadSides(
+  sides: readonly Side[],
+  opts: CompareCliOptions,
+  io: Io,
+  portFiles: PortFiles = { files: [], what: '', dumps: 0 },
+): Promise<LoadedSides> {
+  if ([...sides.flatMap((s) => s.inputs), ...portFiles.files].filter((n) => n === '-').length > 1)
+    throw new UserError('only one input can be standard input (-)');
   // A file after the dumps that names no port is most likely one dump too many.
   const got = portFiles.dumps + portFiles.files.length;
-  const refusal = (f: string): string => `${portFiles.what}: got ${got} (${inputLabel(f)} names no ports; files after the dumps are port maps: ovs-ofctl show or dump-ports-desc output)`;
+  const refusal = (f: string): string =>
+    `${portFiles.what}: got ${got} (${inputLabel(f)} names no ports; files after the dumps are port maps: ovs-ofctl show or dump-ports-desc output)`;
   const maps = await Promise.all([
     ...(opts.ports === undefined ? [] : [readPortsOption(opts.ports, io)]),
     ...portFiles.files.map((f) => readPortsOption(f, io, refusal(f))),
   ]);
   const ports = maps.length === 0 ? undefined : mergePortMaps(maps);
   const dumps: LoadedDump[] = [];
-  for (const side of sides) dumps.push(await loadFromOptions(side.inputs, side.opts, io, ports ? { portMap: ports } : {}));
+  for (const side of sides)
+    dumps.push(await loadFromOptions(side.inputs, side.opts, io, ports ? { portMap: ports } : {}));
   const labels = dumps.map((d) => d.sources.map(inputLabel).join(', '));
   return ports ? { dumps, ports, labels } : { dumps, labels };
 }

@@ -26,18 +26,30 @@ function commandWords(program: Command): CommandWords[] {
   return program.commands
     .filter((c) => c.name() !== 'completion')
     .map((c) => {
-      const options = [...c.options, ...c.commands.flatMap((s) => s.options)].filter((o, i, all) => all.findIndex((x) => x.flags === o.flags) === i);
+      const options = [...c.options, ...c.commands.flatMap((s) => s.options)].filter(
+        (o, i, all) => all.findIndex((x) => x.flags === o.flags) === i,
+      );
       return {
         name: c.name(),
         description: c.description(),
-        flags: [...options.map((o) => ({ ...(o.long ? { long: o.long } : {}), ...(o.short ? { short: o.short } : {}), description: o.description })), { long: '--help', short: '-h', description: 'display help' }],
+        flags: [
+          ...options.map((o) => ({
+            ...(o.long ? { long: o.long } : {}),
+            ...(o.short ? { short: o.short } : {}),
+            description: o.description,
+          })),
+          { long: '--help', short: '-h', description: 'display help' },
+        ],
         subcommands: c.commands.map((s) => s.name()),
       };
     });
 }
 
 function bash(commands: readonly CommandWords[]): string {
-  const cases = commands.map((c) => `    ${c.name}) opts="${c.flags.flatMap((f) => [f.long, f.short].filter((x) => x !== undefined)).join(' ')}"${c.subcommands.length > 0 ? `; subs="${c.subcommands.join(' ')}"` : ''} ;;`);
+  const cases = commands.map(
+    (c) =>
+      `    ${c.name}) opts="${c.flags.flatMap((f) => [f.long, f.short].filter((x) => x !== undefined)).join(' ')}"${c.subcommands.length > 0 ? `; subs="${c.subcommands.join(' ')}"` : ''} ;;`,
+  );
   return [
     '# flowscope completion for bash: eval "$(flowscope completion bash)"',
     '_flowscope() {',
@@ -61,7 +73,12 @@ function bash(commands: readonly CommandWords[]): string {
 
 function zsh(commands: readonly CommandWords[]): string {
   // zsh runs the bash script through its bash completion layer.
-  return ['# flowscope completion for zsh: eval "$(flowscope completion zsh)"', 'autoload -U +X compinit && compinit', 'autoload -U +X bashcompinit && bashcompinit', bash(commands)].join('\n');
+  return [
+    '# flowscope completion for zsh: eval "$(flowscope completion zsh)"',
+    'autoload -U +X compinit && compinit',
+    'autoload -U +X bashcompinit && bashcompinit',
+    bash(commands),
+  ].join('\n');
 }
 
 function fishQuote(text: string): string {
@@ -70,13 +87,20 @@ function fishQuote(text: string): string {
 
 function fish(commands: readonly CommandWords[]): string {
   const lines = ['# flowscope completion for fish: flowscope completion fish | source', 'complete -c flowscope -f'];
-  for (const c of commands) lines.push(`complete -c flowscope -n __fish_use_subcommand -a ${c.name} -d ${fishQuote(c.description)}`);
-  for (const c of commands) if (c.subcommands.length > 0) lines.push(`complete -c flowscope -n '__fish_seen_subcommand_from ${c.name}' -a ${fishQuote(c.subcommands.join(' '))}`);
+  for (const c of commands)
+    lines.push(`complete -c flowscope -n __fish_use_subcommand -a ${c.name} -d ${fishQuote(c.description)}`);
+  for (const c of commands)
+    if (c.subcommands.length > 0)
+      lines.push(
+        `complete -c flowscope -n '__fish_seen_subcommand_from ${c.name}' -a ${fishQuote(c.subcommands.join(' '))}`,
+      );
   for (const c of commands) {
     for (const f of c.flags) {
       const long = f.long ? ` -l ${f.long.slice(2)}` : '';
       const short = f.short ? ` -s ${f.short.slice(1)}` : '';
-      lines.push(`complete -c flowscope -n '__fish_seen_subcommand_from ${c.name}'${long}${short} -d ${fishQuote(f.description)}`);
+      lines.push(
+        `complete -c flowscope -n '__fish_seen_subcommand_from ${c.name}'${long}${short} -d ${fishQuote(f.description)}`,
+      );
     }
     lines.push(`complete -c flowscope -n '__fish_seen_subcommand_from ${c.name}' -F`);
   }

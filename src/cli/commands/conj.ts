@@ -6,12 +6,30 @@ import { conjunctionsForPacket, type PacketConjunctions } from '../../analysis/c
 import type { Packet } from '../../analysis/trace/packet.ts';
 import { annotatePipeline, givenProfile, type ProfileRequest } from '../../analysis/detect/profile-choice.ts';
 import { Tracer } from '../../analysis/trace/trace.ts';
-import { conjunctionsJson, conjunctionsText, packetConjunctionsJson, packetConjunctionsText } from '../../render/conjunction-words.ts';
-import { addExplainProfileOptions, addProfileChoiceOptions, explainsProfile, type ExplainProfileOptions } from './profile-options.ts';
+import {
+  conjunctionsJson,
+  conjunctionsText,
+  packetConjunctionsJson,
+  packetConjunctionsText,
+} from '../../render/conjunction-words.ts';
+import {
+  addExplainProfileOptions,
+  addProfileChoiceOptions,
+  explainsProfile,
+  type ExplainProfileOptions,
+} from './profile-options.ts';
 import { stdoutChalk } from '../color.ts';
 import { type Io, UserError, writeOut } from '../io.ts';
 import { wrapText } from '../../render/wrap.ts';
-import { addOutputOptions, isDocumentForm, type OutputCliOptions, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
+import {
+  addOutputOptions,
+  isDocumentForm,
+  type OutputCliOptions,
+  outputForm,
+  textWidth,
+  writeDocument,
+  writeNames,
+} from '../output.ts';
 import { addInputOptions, type InputCliOptions, loadFromOptions, requireFlows } from '../load.ts';
 import { flowsFromOption } from './source-args.ts';
 import { packetArgument } from './trace.ts';
@@ -20,7 +38,7 @@ import { policyMatching } from './policies.ts';
 /** Ids as runs (`1–6, 9, 12–14`), the first dozen runs of them. */
 function idRuns(ids: readonly number[]): string {
   const runs: string[] = [];
-  for (let i = 0; i < ids.length; ) {
+  for (let i = 0; i < ids.length;) {
     let j = i;
     while (j + 1 < ids.length && ids[j + 1] === ids[j]! + 1) j++;
     runs.push(j === i ? String(ids[i]) : `${ids[i]}–${ids[j]}`);
@@ -44,7 +62,8 @@ function isConjIdText(value: string): boolean {
 }
 
 function conjId(value: string): number {
-  if (!isConjIdText(value) || Number(value) > 0xffffffff) throw new UserError(`${value}: expected a conjunction id (0 to 4294967295)`);
+  if (!isConjIdText(value) || Number(value) > 0xffffffff)
+    throw new UserError(`${value}: expected a conjunction id (0 to 4294967295)`);
   return Number(value);
 }
 
@@ -55,10 +74,21 @@ interface ConjOptions extends InputCliOptions, ProfileRequest, OutputCliOptions,
 export function registerConj(program: Command, io: Io): void {
   const cmd = program
     .command('conj')
-    .description('explain conjunctive matches (NetworkPolicy rules): dimensions and their members, action flows, hits, problems')
-    .argument('[file]', 'dump-flows output, add-flows file or support bundle; - for standard input (with --bundle, --pod or --local: the first id)')
-    .argument('[ids...]', 'only these conjunction ids; files among them (a show or dump-ports-desc output, a dump-groups output) are read with the dump')
-    .option('--packet <flow>', "trace a packet and check, in the tables it reaches, which dimensions it satisfies, e.g. 'in_port=3,tcp,nw_src=10.0.0.1,nw_dst=10.0.0.2,tp_dst=80'; the trace's verdict ends the report");
+    .description(
+      'explain conjunctive matches (NetworkPolicy rules): dimensions and their members, action flows, hits, problems',
+    )
+    .argument(
+      '[file]',
+      'dump-flows output, add-flows file or support bundle; - for standard input (with --bundle, --pod or --local: the first id)',
+    )
+    .argument(
+      '[ids...]',
+      'only these conjunction ids; files among them (a show or dump-ports-desc output, a dump-groups output) are read with the dump',
+    )
+    .option(
+      '--packet <flow>',
+      "trace a packet and check, in the tables it reaches, which dimensions it satisfies, e.g. 'in_port=3,tcp,nw_src=10.0.0.1,nw_dst=10.0.0.2,tp_dst=80'; the trace's verdict ends the report",
+    );
   addExplainProfileOptions(addProfileChoiceOptions(cmd));
   addOutputOptions(cmd, 'the conjunction ids');
   addInputOptions(cmd).action(async (file: string | undefined, rest: string[], opts: ConjOptions) => {
@@ -68,7 +98,12 @@ export function registerConj(program: Command, io: Io): void {
     // The first positional is the dump unless an option names where the flows come from; after
     // it, what is no id is a file read with it (a port map, groups), as other commands read theirs.
     const positional = file === undefined ? rest : [file, ...rest];
-    const [inputs, idTexts] = flowsFromOption(opts) ? [[], positional] : [[...positional.slice(0, 1), ...positional.slice(1).filter((p) => !isConjIdText(p))], positional.slice(1).filter(isConjIdText)];
+    const [inputs, idTexts] = flowsFromOption(opts)
+      ? [[], positional]
+      : [
+          [...positional.slice(0, 1), ...positional.slice(1).filter((p) => !isConjIdText(p))],
+          positional.slice(1).filter(isConjIdText),
+        ];
     const ids = idTexts.map(conjId);
     const result = await loadFromOptions(inputs, opts, io);
     requireFlows(result);
@@ -85,16 +120,31 @@ export function registerConj(program: Command, io: Io): void {
     const missing = missingIds(ids, new Set(report.conjunctions.map((c) => c.id)), () => conjunctionIds(result.flows));
     const heading = stdoutChalk(io, opts.color).bold;
     const explainProfile = explainsProfile(opts);
-    if (form === 'name') await writeNames(io, report.conjunctions.map((c) => String(c.id)));
+    if (form === 'name')
+      await writeNames(
+        io,
+        report.conjunctions.map((c) => String(c.id)),
+      );
     else if (probe) {
       const against: PacketConjunctions = conjunctionsForPacket(probe.tracer, report, probe.packet);
       if (isDocumentForm(form)) await writeDocument(io, form, packetConjunctionsJson(against, read));
-      else writeOut(io, wrapText(packetConjunctionsText(against, read, { heading, explainProfile }), textWidth(io, form)));
+      else
+        writeOut(io, wrapText(packetConjunctionsText(against, read, { heading, explainProfile }), textWidth(io, form)));
     } else {
       // Every conjunction is matched, so that each rule goes to the conjunction that fits it best.
-      const policies = policyMatching(result, io, () => ({ read, conjunctions: ids.length > 0 ? findConjunctions(pipeline).conjunctions : report.conjunctions }));
+      const policies = policyMatching(result, io, () => ({
+        read,
+        conjunctions: ids.length > 0 ? findConjunctions(pipeline).conjunctions : report.conjunctions,
+      }));
       if (isDocumentForm(form)) await writeDocument(io, form, conjunctionsJson(report, read, policies));
-      else writeOut(io, wrapText(conjunctionsText(report, read, { heading, explainProfile, ...(policies ? { policies } : {}) }), textWidth(io, form)));
+      else
+        writeOut(
+          io,
+          wrapText(
+            conjunctionsText(report, read, { heading, explainProfile, ...(policies ? { policies } : {}) }),
+            textWidth(io, form),
+          ),
+        );
     }
     if (missing) throw missing;
   });

@@ -15,7 +15,16 @@ import type { LoadedDump } from '../load.ts';
 import { wrapText } from '../../render/wrap.ts';
 import { isDocumentForm, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
 import type { Outcome } from '../outcome.ts';
-import { addCompareOptions, type CompareCliOptions, compareSides, diffStyle, displayVersion, loadSides, shortLabels, splitPositional } from './compare-options.ts';
+import {
+  addCompareOptions,
+  type CompareCliOptions,
+  compareSides,
+  diffStyle,
+  displayVersion,
+  loadSides,
+  shortLabels,
+  splitPositional,
+} from './compare-options.ts';
 
 interface DiffCliOptions extends CompareCliOptions {
   perTable?: boolean;
@@ -25,68 +34,122 @@ interface DiffCliOptions extends CompareCliOptions {
 
 function probeCount(value: string): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('expected a number of probes, 1 or more');
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1)
+    throw new InvalidArgumentError('expected a number of probes, 1 or more');
   return n;
 }
 
 export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
   const cmd = program
     .command('diff')
-    .description('compare two dumps flow by flow (table, priority and match as the key), ignoring spelling, statistics and flow order')
+    .description(
+      'compare two dumps flow by flow (table, priority and match as the key), ignoring spelling, statistics and flow order',
+    )
     .argument('[before]', 'dump, add-flows file or support bundle; - for standard input')
     .argument('[after]', 'dump, add-flows file or support bundle; - for standard input (or --bundle, --pod, --local)')
     .argument('[port-maps...]', 'show or dump-ports-desc output naming the ports of both dumps, as --ports does')
-    .option('--per-table', 'print only counts: the flows of every table and the groups in both dumps, side by side, with those removed, added and changed')
-    .option('--impact', 'what the changes do to traffic: packets that reach each added, removed or changed flow or group, traced through both dumps; those whose path, verdict or output changed, by change, in the pipeline\'s words')
-    .option('--max-probes <n>', `with --impact, probes traced through both dumps per change (default ${DEFAULT_MAX_PROBES})`, probeCount);
-  const nodeHelp = 'node of the bundle inputs (one for all, or one each in order), or of --bundle: repeat it there to compare two nodes';
+    .option(
+      '--per-table',
+      'print only counts: the flows of every table and the groups in both dumps, side by side, with those removed, added and changed',
+    )
+    .option(
+      '--impact',
+      "what the changes do to traffic: packets that reach each added, removed or changed flow or group, traced through both dumps; those whose path, verdict or output changed, by change, in the pipeline's words",
+    )
+    .option(
+      '--max-probes <n>',
+      `with --impact, probes traced through both dumps per change (default ${DEFAULT_MAX_PROBES})`,
+      probeCount,
+    );
+  const nodeHelp =
+    'node of the bundle inputs (one for all, or one each in order), or of --bundle: repeat it there to compare two nodes';
   const nodes = { most: 2, refusal: 'diff compares two dumps: give --node at most twice, once for each' };
   const names = 'the flows that differ, as table, priority and match, after - (removed), + (added) or ~ (changed)';
-  addCompareOptions(cmd, nodeHelp, nodes, names).action(async (before: string | undefined, after: string | undefined, portMaps: string[], opts: DiffCliOptions) => {
-    const form = outputForm(opts);
-    if (opts.maxProbes !== undefined && !opts.impact) throw new UserError('--max-probes goes with --impact');
-    if (opts.impact && opts.perTable) throw new UserError('give --impact or --per-table, not both');
-    if (opts.impact && form === 'name') throw new UserError('--impact tells traffic, not flows: -o name does not apply');
-    // What follows the dumps names the ports of both.
-    const [positional, portFiles] = splitPositional([before, after, ...portMaps].filter((p): p is string => p !== undefined), opts, 2);
-    const sides = await compareSides(positional, opts, 2, 'diff compares two dumps', io);
-    const { dumps, ports, labels } = await loadSides(sides, opts, io, { files: portFiles, what: 'diff compares two dumps', dumps: 2 });
-    const [a, b] = dumps as [(typeof dumps)[0], (typeof dumps)[0]];
-    const diff = diffDumps(a, b, { ...(opts.cookies ? { cookies: true } : {}), ...(ports ? { ports } : {}) });
-    const of = displayVersion(opts, dumps);
-    const pair = labels as [string, string];
-    const style = diffStyle(io, opts);
-    if (opts.impact) {
-      const { report, words } = traceImpact(diff, a, b, of, opts.maxProbes ?? DEFAULT_MAX_PROBES);
-      if (isDocumentForm(form)) await writeDocument(io, form, impactJson(report, words));
-      else writeOut(io, wrapText(formatImpact(report, words), textWidth(io, form)));
-    } else if (form === 'name') {
-      await writeNames(
-        io,
-        diff.tables.flatMap((t) => [
-          ...t.removed.map((f) => `-${flowName(f, a.ports)}`),
-          ...t.added.map((f) => `+${flowName(f, b.ports)}`),
-          ...t.changed.map((c) => `~${flowName(c.after, b.ports)}`),
-        ]),
+  addCompareOptions(cmd, nodeHelp, nodes, names).action(
+    async (before: string | undefined, after: string | undefined, portMaps: string[], opts: DiffCliOptions) => {
+      const form = outputForm(opts);
+      if (opts.maxProbes !== undefined && !opts.impact) throw new UserError('--max-probes goes with --impact');
+      if (opts.impact && opts.perTable) throw new UserError('give --impact or --per-table, not both');
+      if (opts.impact && form === 'name')
+        throw new UserError('--impact tells traffic, not flows: -o name does not apply');
+      // What follows the dumps names the ports of both.
+      const [positional, portFiles] = splitPositional(
+        [before, after, ...portMaps].filter((p): p is string => p !== undefined),
+        opts,
+        2,
       );
-    } else if (opts.perTable) {
-      if (isDocumentForm(form)) await writeDocument(io, form, perTableJson(diff));
-      else {
-        const width = textWidth(io, form);
-        const text = formatPerTable(diff, { labels: shortLabels(pair), style, tableName: profileTableNames(b), ...(width === undefined ? {} : { width }) });
-        writeOut(io, wrapText(text, width));
-      }
-    } else if (isDocumentForm(form)) await writeDocument(io, form, dumpDiffJson(diff, of));
-    else if (!diff.equal) writeOut(io, wrapText(formatDumpDiff(diff, { labels: pair, of, style, tableName: profileTableNames(b) }), textWidth(io, form)));
-    if (diff.portNamingGap) notice(io, portNamingHint(diff.portNamingGap, pair), 'hint');
-    outcome.status = diff.equal ? 0 : 1;
-  });
+      const sides = await compareSides(positional, opts, 2, 'diff compares two dumps', io);
+      const { dumps, ports, labels } = await loadSides(sides, opts, io, {
+        files: portFiles,
+        what: 'diff compares two dumps',
+        dumps: 2,
+      });
+      const [a, b] = dumps as [(typeof dumps)[0], (typeof dumps)[0]];
+      const diff = diffDumps(a, b, { ...(opts.cookies ? { cookies: true } : {}), ...(ports ? { ports } : {}) });
+      const of = displayVersion(opts, dumps);
+      const pair = labels as [string, string];
+      const style = diffStyle(io, opts);
+      if (opts.impact) {
+        const { report, words } = traceImpact(diff, a, b, of, opts.maxProbes ?? DEFAULT_MAX_PROBES);
+        if (isDocumentForm(form)) await writeDocument(io, form, impactJson(report, words));
+        else writeOut(io, wrapText(formatImpact(report, words), textWidth(io, form)));
+      } else if (form === 'name') {
+        await writeNames(
+          io,
+          diff.tables.flatMap((t) => [
+            ...t.removed.map((f) => `-${flowName(f, a.ports)}`),
+            ...t.added.map((f) => `+${flowName(f, b.ports)}`),
+            ...t.changed.map((c) => `~${flowName(c.after, b.ports)}`),
+          ]),
+        );
+      } else if (opts.perTable) {
+        if (isDocumentForm(form)) await writeDocument(io, form, perTableJson(diff));
+        else {
+          const width = textWidth(io, form);
+          const text = formatPerTable(diff, {
+            labels: shortLabels(pair),
+            style,
+            tableName: profileTableNames(b),
+            ...(width === undefined ? {} : { width }),
+          });
+          writeOut(io, wrapText(text, width));
+        }
+      } else if (isDocumentForm(form)) await writeDocument(io, form, dumpDiffJson(diff, of));
+      else if (!diff.equal)
+        writeOut(
+          io,
+          wrapText(
+            formatDumpDiff(diff, { labels: pair, of, style, tableName: profileTableNames(b) }),
+            textWidth(io, form),
+          ),
+        );
+      if (diff.portNamingGap) notice(io, portNamingHint(diff.portNamingGap, pair), 'hint');
+      outcome.status = diff.equal ? 0 : 1;
+    },
+  );
 }
 
 /** Each dump traced in its pipeline's words (profile detected), the changes' probes through both. */
-function traceImpact(diff: DumpDiff, a: LoadedDump, b: LoadedDump, of: OfVersion, maxProbes: number): { readonly report: ImpactReport; readonly words: ImpactWords } {
-  const [before, after] = [a, b].map((d) => traceWithWords(new Pipeline(d.flows, d.groups, d.ports), of)) as [ReturnType<typeof traceWithWords>, ReturnType<typeof traceWithWords>];
+function traceImpact(
+  diff: DumpDiff,
+  a: LoadedDump,
+  b: LoadedDump,
+  of: OfVersion,
+  maxProbes: number,
+): { readonly report: ImpactReport; readonly words: ImpactWords } {
+  const [before, after] = [a, b].map((d) => traceWithWords(new Pipeline(d.flows, d.groups, d.ports), of)) as [
+    ReturnType<typeof traceWithWords>,
+    ReturnType<typeof traceWithWords>,
+  ];
   const annotator = annotatePipeline(before.tracer.pipeline).annotator;
   const report = diffImpact(diff, before.tracer, after.tracer, { maxProbes });
-  return { report, words: { of, before: before.render, after: after.render, address: (field, value, mask) => annotator.addresses.tag(field, value, mask)?.label } };
+  return {
+    report,
+    words: {
+      of,
+      before: before.render,
+      after: after.render,
+      address: (field, value, mask) => annotator.addresses.tag(field, value, mask)?.label,
+    },
+  };
 }

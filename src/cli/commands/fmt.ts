@@ -6,7 +6,14 @@ import { flowName, formatFlowCanonical } from '../../render/flow.ts';
 import { formatGroup } from '../../render/group.ts';
 import { type Io, writeText } from '../io.ts';
 import { addInputOptions, type InputCliOptions, loadFromOptions } from '../load.ts';
-import { addOutputOptions, isDocumentForm, type OutputCliOptions, outputForm, writeDocument, writeNames } from '../output.ts';
+import {
+  addOutputOptions,
+  isDocumentForm,
+  type OutputCliOptions,
+  outputForm,
+  writeDocument,
+  writeNames,
+} from '../output.ts';
 
 function ofOption(value: string): OfVersion {
   const n = Number(value.replace(/^(?:openflow|of)/i, '').replace('1.', '1'));
@@ -17,20 +24,36 @@ function ofOption(value: string): OfVersion {
 export function registerFmt(program: Command, io: Io): void {
   const cmd = program
     .command('fmt')
-    .description('print each flow as `ovs-ofctl -O <version> parse-flow` prints it, and each group as dump-groups does, in the OpenFlow version of the dump')
+    .description(
+      'print each flow as `ovs-ofctl -O <version> parse-flow` prints it, and each group as dump-groups does, in the OpenFlow version of the dump',
+    )
     .argument('[inputs...]', 'dump, add-flows file or support bundle; - (or nothing) for standard input')
-    .option('--of <version>', "OpenFlow version whose spelling to use: 10, 11, 12, 13, 14 or 15 (default: the version the dump's reply header names, else 10)", ofOption);
+    .option(
+      '--of <version>',
+      "OpenFlow version whose spelling to use: 10, 11, 12, 13, 14 or 15 (default: the version the dump's reply header names, else 10)",
+      ofOption,
+    );
   addOutputOptions(cmd, 'the flows, as table, priority and match, and the groups', { colour: false });
-  addInputOptions(cmd).action(async (inputs: string[], opts: InputCliOptions & OutputCliOptions & { of?: OfVersion }) => {
-    const form = outputForm(opts);
-    const result = await loadFromOptions(inputs, opts, io);
-    // As ovs-ofctl, which prints a dump in the version it was dumped with: the version is part of the spelling.
-    const of = opts.of ?? result.protocols[0] ?? 10;
-    if (form === 'name') await writeNames(io, [...result.flows.map((f) => flowName(f, result.ports)), ...result.groups.map((g) => `group_id=${g.id}`)]);
-    else if (isDocumentForm(form)) {
-      await writeDocument(io, form, { of, flows: result.flows.map((f) => formatFlowCanonical(f, of)), groups: result.groups.map((g) => formatGroup(g, of)) });
-    } else await writeText(io, canonicalLines(result.flows, result.groups, of));
-  });
+  addInputOptions(cmd).action(
+    async (inputs: string[], opts: InputCliOptions & OutputCliOptions & { of?: OfVersion }) => {
+      const form = outputForm(opts);
+      const result = await loadFromOptions(inputs, opts, io);
+      // As ovs-ofctl, which prints a dump in the version it was dumped with: the version is part of the spelling.
+      const of = opts.of ?? result.protocols[0] ?? 10;
+      if (form === 'name')
+        await writeNames(io, [
+          ...result.flows.map((f) => flowName(f, result.ports)),
+          ...result.groups.map((g) => `group_id=${g.id}`),
+        ]);
+      else if (isDocumentForm(form)) {
+        await writeDocument(io, form, {
+          of,
+          flows: result.flows.map((f) => formatFlowCanonical(f, of)),
+          groups: result.groups.map((g) => formatGroup(g, of)),
+        });
+      } else await writeText(io, canonicalLines(result.flows, result.groups, of));
+    },
+  );
 }
 
 /** Line by line: a large dump's canonical text is longer than a string can hold. */

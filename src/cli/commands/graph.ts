@@ -18,7 +18,8 @@ interface GraphCliOptions extends ProfileCliOptions {
 }
 
 function formatOption(value: string): GraphFormat {
-  if (value !== 'dot' && value !== 'mermaid' && value !== 'svg') throw new InvalidArgumentError('expected dot, mermaid or svg');
+  if (value !== 'dot' && value !== 'mermaid' && value !== 'svg')
+    throw new InvalidArgumentError('expected dot, mermaid or svg');
   return value;
 }
 
@@ -37,22 +38,41 @@ async function render(graph: PipelineGraph, format: GraphFormat): Promise<string
 export function registerGraph(program: Command, io: Io): void {
   const cmd = program
     .command('graph')
-    .description('draw the pipeline: tables with flow counts and hits, goto/resubmit/ct/group edges weighted by flows, drop and output sinks')
-    .argument('[inputs...]', 'dump-flows output (may include dump-groups output) or support bundle; - (or nothing) for standard input');
+    .description(
+      'draw the pipeline: tables with flow counts and hits, goto/resubmit/ct/group edges weighted by flows, drop and output sinks',
+    )
+    .argument(
+      '[inputs...]',
+      'dump-flows output (may include dump-groups output) or support bundle; - (or nothing) for standard input',
+    );
   addProfileOptions(cmd, 'the tables drawn', { colour: false })
     // Declared, out of the help, only to say why they do not apply (see the action).
     .addOption(new Option('--color').hideHelp())
     .addOption(new Option('--no-color').hideHelp())
-    .addOption(new Option('--format <format>', 'dot, mermaid or svg (svg runs Graphviz dot)').argParser(formatOption).default('dot'))
-    .option('--packet <flow>', 'highlight the path of this packet, traced as by flowscope trace (e.g. in_port=3,tcp,nw_dst=10.96.0.10,tp_dst=53)')
-    .option('--ct-next <flags>', 'with --packet: ct_state after each conntrack recirculation (repeatable; default trk|new)', collectCtNext)
+    .addOption(
+      new Option('--format <format>', 'dot, mermaid or svg (svg runs Graphviz dot)')
+        .argParser(formatOption)
+        .default('dot'),
+    )
+    .option(
+      '--packet <flow>',
+      'highlight the path of this packet, traced as by flowscope trace (e.g. in_port=3,tcp,nw_dst=10.96.0.10,tp_dst=53)',
+    )
+    .option(
+      '--ct-next <flags>',
+      'with --packet: ct_state after each conntrack recirculation (repeatable; default trk|new)',
+      collectCtNext,
+    )
     .action(async (inputs: string[], opts: GraphCliOptions) => {
       // Every form is read by another program, where terminal colour codes would do harm; the
       // drawing's colours are part of the form.
       if (cmd.getOptionValueSource('color') === 'cli') {
-        throw new UserError(`${opts.color ? '--color' : '--no-color'} does not apply to graph: it writes DOT, Mermaid, SVG or JSON for other programs to read, not text for a terminal; the drawing's own colours (such as the --packet path in red) are always in it`);
+        throw new UserError(
+          `${opts.color ? '--color' : '--no-color'} does not apply to graph: it writes DOT, Mermaid, SVG or JSON for other programs to read, not text for a terminal; the drawing's own colours (such as the --packet path in red) are always in it`,
+        );
       }
-      if (opts.ctNext !== undefined && opts.packet === undefined) throw new UserError('--ct-next needs --packet: it sets the conntrack state of the traced packet');
+      if (opts.ctNext !== undefined && opts.packet === undefined)
+        throw new UserError('--ct-next needs --packet: it sets the conntrack state of the traced packet');
       const form = outputForm(opts);
       if (form !== 'text' && form !== 'wide' && cmd.getOptionValueSource('format') === 'cli') {
         const given = opts.json ? '--json' : `-o ${form}`;
@@ -62,10 +82,17 @@ export function registerGraph(program: Command, io: Io): void {
       let graph = buildGraph(pipeline, (ref) => annotator.tableInfo(ref));
       if (opts.packet !== undefined) {
         const tracer = new Tracer(pipeline);
-        graph = overlayTrace(graph, tracer.trace(packetArgument(tracer, opts.packet, '--packet'), { ctNext: opts.ctNext ?? [] }));
+        graph = overlayTrace(
+          graph,
+          tracer.trace(packetArgument(tracer, opts.packet, '--packet'), { ctNext: opts.ctNext ?? [] }),
+        );
       }
       if (isDocumentForm(form)) await writeDocument(io, form, graphJson(graph));
-      else if (form === 'name') await writeNames(io, graph.nodes.flatMap((n) => (n.kind === 'table' ? [n.name ?? String(n.number ?? tableLabel(n.table))] : [])));
+      else if (form === 'name')
+        await writeNames(
+          io,
+          graph.nodes.flatMap((n) => (n.kind === 'table' ? [n.name ?? String(n.number ?? tableLabel(n.table))] : [])),
+        );
       else writeOut(io, await render(graph, opts.format));
     });
 }

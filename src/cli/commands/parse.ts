@@ -10,13 +10,19 @@ export function registerParse(program: Command, io: Io): void {
   const cmd = program
     .command('parse')
     .description('parse a dump and print the typed model as JSON (or YAML)')
-    .argument('[inputs...]', 'dump-flows/dump-groups output, add-flows file or support bundle; - (or nothing) for standard input');
+    .argument(
+      '[inputs...]',
+      'dump-flows/dump-groups output, add-flows file or support bundle; - (or nothing) for standard input',
+    );
   addOutputOptions(cmd, 'the flows, as table, priority and match, and the groups', { colour: false });
   addInputOptions(cmd).action(async (inputs: string[], opts: InputCliOptions & OutputCliOptions) => {
     const form = outputForm(opts);
     const result = await loadFromOptions(inputs, opts, io);
     if (form === 'name') {
-      await writeNames(io, [...result.flows.map((f) => flowName(f, result.ports)), ...result.groups.map((g) => `group_id=${g.id}`)]);
+      await writeNames(io, [
+        ...result.flows.map((f) => flowName(f, result.ports)),
+        ...result.groups.map((g) => `group_id=${g.id}`),
+      ]);
       return;
     }
     // JSON is this command's text: -o wide is JSON too.

@@ -16,7 +16,11 @@ import { type Io, writeErr } from '../io.ts';
 import type { LoadedDump } from '../load.ts';
 
 /** The conjunctions (found only when the dump has policy objects) matched to their rules; undefined without them. */
-export function policyMatching(dump: LoadedDump, io: Io, context: () => { readonly read: AnnotatedPipeline; readonly conjunctions: readonly Conjunction[] }): PolicyMatching | undefined {
+export function policyMatching(
+  dump: LoadedDump,
+  io: Io,
+  context: () => { readonly read: AnnotatedPipeline; readonly conjunctions: readonly Conjunction[] },
+): PolicyMatching | undefined {
   const files = dump.node?.policies;
   const objects = files ? readPolicyObjects(files) : undefined;
   if (!objects) return undefined;
@@ -26,16 +30,25 @@ export function policyMatching(dump: LoadedDump, io: Io, context: () => { readon
 }
 
 /** How a trace renders, naming each conjunction it takes by its rule when the dump has policy objects. */
-export function withPolicyRules(render: TraceRenderOptions, dump: LoadedDump, groups: readonly Group[], request: ProfileRequest, io: Io): TraceRenderOptions {
+export function withPolicyRules(
+  render: TraceRenderOptions,
+  dump: LoadedDump,
+  groups: readonly Group[],
+  request: ProfileRequest,
+  io: Io,
+): TraceRenderOptions {
   const policies = policyMatching(dump, io, () => {
     const read = annotatePipeline(new Pipeline(dump.flows, groups, dump.ports), request);
     return { read, conjunctions: findConjunctions(read.pipeline).conjunctions };
   });
   if (!policies) return render;
-  return { ...render, conjunctionRule: (table, id) => {
-    const m = policies.byId(table, id);
-    return m && conjunctionRuleText(m);
-  } };
+  return {
+    ...render,
+    conjunctionRule: (table, id) => {
+      const m = policies.byId(table, id);
+      return m && conjunctionRuleText(m);
+    },
+  };
 }
 
 /**
@@ -46,7 +59,9 @@ export function flowPolicyRules(policies: PolicyMatching | undefined): ((flow: F
   if (!policies || policies.matches.length === 0) return undefined;
   return (flow) => {
     const conj = flow.match.fields.find((e) => e.field.name === 'conj_id');
-    const ids = new Set(conj ? [Number(conj.value)] : flow.actions.flatMap((a) => (a.kind === 'conjunction' ? [a.id] : [])));
+    const ids = new Set(
+      conj ? [Number(conj.value)] : flow.actions.flatMap((a) => (a.kind === 'conjunction' ? [a.id] : [])),
+    );
     return [...ids].flatMap((id) => {
       const m = policies.byId(flow.table, id);
       return m ? [`conjunction ${id} = ${conjunctionRuleText(m)}`] : [];

@@ -4,12 +4,24 @@
  * release to read the flows by — given, or detected.
  */
 import { type Command, InvalidArgumentError } from 'commander';
-import { type AnnotatedPipeline, annotatePipeline, givenProfile, type ProfileRequest } from '../../analysis/detect/profile-choice.ts';
+import {
+  type AnnotatedPipeline,
+  annotatePipeline,
+  givenProfile,
+  type ProfileRequest,
+} from '../../analysis/detect/profile-choice.ts';
 import type { Group } from '../../model/flow.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import { BUILTIN_IDS } from '../../profiles/index.ts';
 import { type Io, UserError } from '../io.ts';
-import { addInputOptions, type InputCliOptions, type LoadedDump, loadDump, loadFromOptions, requireFlows } from '../load.ts';
+import {
+  addInputOptions,
+  type InputCliOptions,
+  type LoadedDump,
+  loadDump,
+  loadFromOptions,
+  requireFlows,
+} from '../load.ts';
 import { addOutputOptions, type OutputCliOptions } from '../output.ts';
 import { PROFILES_VARIABLE } from '../profile-files.ts';
 import { repeatable } from './repeatable.ts';
@@ -39,9 +51,20 @@ function releaseOption(text: string): string {
 /** --profile, --release and --profile-file. */
 export function addProfileChoiceOptions(cmd: Command): Command {
   return cmd
-    .option('--profile <id>', `pipeline profile to read the flows by (default: detected; ${BUILTIN_IDS.join(', ')}, or one of --profile-file)`)
-    .option('--release <version>', 'release of the product the dump comes from, e.g. 1.0 or v1.2.0 (default: detected)', releaseOption)
-    .option('--profile-file <file>', `a profile of your own (YAML), detected like the built-in ones (repeatable; also every file of the directory ${PROFILES_VARIABLE} names)`, repeatable((f) => f));
+    .option(
+      '--profile <id>',
+      `pipeline profile to read the flows by (default: detected; ${BUILTIN_IDS.join(', ')}, or one of --profile-file)`,
+    )
+    .option(
+      '--release <version>',
+      'release of the product the dump comes from, e.g. 1.0 or v1.2.0 (default: detected)',
+      releaseOption,
+    )
+    .option(
+      '--profile-file <file>',
+      `a profile of your own (YAML), detected like the built-in ones (repeatable; also every file of the directory ${PROFILES_VARIABLE} names)`,
+      repeatable((f) => f),
+    );
 }
 
 /** --explain-profile and -v, for the commands that print the profile line. */
@@ -52,7 +75,9 @@ export interface ExplainProfileOptions {
 
 /** --explain-profile, and -v for it: every reason for the profile, under the profile line. */
 export function addExplainProfileOptions(cmd: Command): Command {
-  return cmd.option('--explain-profile', 'say every reason the profile was chosen for, under its line').option('-v, --verbose', 'the same as --explain-profile');
+  return cmd
+    .option('--explain-profile', 'say every reason the profile was chosen for, under its line')
+    .option('-v, --verbose', 'the same as --explain-profile');
 }
 
 export function explainsProfile(opts: ExplainProfileOptions): boolean {
@@ -63,7 +88,11 @@ export function explainsProfile(opts: ExplainProfileOptions): boolean {
  * The profile options, --groups, the output options (`names`: what -o name lists), every input
  * option, and --color/--no-color unless the command writes no text to colour (`colour: false`).
  */
-export function addProfileOptions(cmd: Command, names: string, { colour = true }: { readonly colour?: boolean } = {}): Command {
+export function addProfileOptions(
+  cmd: Command,
+  names: string,
+  { colour = true }: { readonly colour?: boolean } = {},
+): Command {
   addProfileChoiceOptions(cmd).option('--groups <file>', 'dump-groups output to use with the flows');
   addOutputOptions(cmd, names, { colour });
   return addInputOptions(cmd);
@@ -79,16 +108,24 @@ export interface LoadedFlows {
 export async function loadFlows(inputs: readonly string[], opts: ProfileCliOptions, io: Io): Promise<LoadedFlows> {
   // A wrong --profile or --release is refused before a large dump is read.
   givenProfile(opts);
-  if (opts.groups === '-' && flowsFromStdin(inputs, opts)) throw new UserError('the flows and --groups cannot both come from standard input');
+  if (opts.groups === '-' && flowsFromStdin(inputs, opts))
+    throw new UserError('the flows and --groups cannot both come from standard input');
   const dump = await loadFromOptions(inputs, opts, io);
-  const extra = opts.groups === undefined ? [] : (await loadDump(opts.groups, io, { strict: opts.strict ?? false, portMap: dump.ports })).groups;
+  const extra =
+    opts.groups === undefined
+      ? []
+      : (await loadDump(opts.groups, io, { strict: opts.strict ?? false, portMap: dump.ports })).groups;
   const groups = [...dump.groups, ...extra];
   requireFlows(dump, groups.length);
   return { dump, groups };
 }
 
 /** Reads the inputs (and --groups), picks the profile and release, and builds the annotator. */
-export async function loadAnnotated(inputs: string | readonly string[], opts: ProfileCliOptions, io: Io): Promise<AnnotatedPipeline> {
+export async function loadAnnotated(
+  inputs: string | readonly string[],
+  opts: ProfileCliOptions,
+  io: Io,
+): Promise<AnnotatedPipeline> {
   const { dump, groups } = await loadFlows(typeof inputs === 'string' ? [inputs] : inputs, opts, io);
   return annotatePipeline(new Pipeline(dump.flows, groups, dump.ports), opts);
 }

@@ -11,10 +11,24 @@ import { type Io, writeOut } from '../io.ts';
 import { profileCheckJson, profileCheckText } from '../../render/profile-check.ts';
 import { readProfileFile } from '../profile-files.ts';
 import type { Outcome } from '../outcome.ts';
-import { addOutputOptions, isDocumentForm, type OutputCliOptions, outputForm, writeDocument, writeNames } from '../output.ts';
+import {
+  addOutputOptions,
+  isDocumentForm,
+  type OutputCliOptions,
+  outputForm,
+  writeDocument,
+  writeNames,
+} from '../output.ts';
 import { wrapText } from '../../render/wrap.ts';
 import { textWidth } from '../output.ts';
-import { addExplainProfileOptions, addProfileOptions, explainsProfile, type ExplainProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
+import {
+  addExplainProfileOptions,
+  addProfileOptions,
+  explainsProfile,
+  type ExplainProfileOptions,
+  loadAnnotated,
+  type ProfileCliOptions,
+} from './profile-options.ts';
 import { flowName } from '../../render/flow.ts';
 
 /** Unexplained flows a table shows in text fitted to a terminal; -o wide and a pipe show every one. */
@@ -23,9 +37,14 @@ const SHOWN_PER_TABLE = 10;
 function registerFit(profile: Command, io: Io, outcome: Outcome): void {
   const cmd = profile
     .command('fit')
-    .description('how well a profile covers a dump: per table, the flows a pattern or the miss explains and those none explains, and the patterns no flow fits; exit 1 when a flow is unexplained')
+    .description(
+      'how well a profile covers a dump: per table, the flows a pattern or the miss explains and those none explains, and the patterns no flow fits; exit 1 when a flow is unexplained',
+    )
     .argument('[inputs...]', 'dump-flows output, add-flows file or support bundle; - (or nothing) for standard input');
-  addProfileOptions(addExplainProfileOptions(cmd), 'the flows no pattern explains, as table, priority and match').action(async (inputs: string[], opts: ProfileCliOptions & ExplainProfileOptions) => {
+  addProfileOptions(
+    addExplainProfileOptions(cmd),
+    'the flows no pattern explains, as table, priority and match',
+  ).action(async (inputs: string[], opts: ProfileCliOptions & ExplainProfileOptions) => {
     const form = outputForm(opts);
     // The profile being written is the one given as a file, when one is (the last of the user's profiles).
     const written = opts.profileFile?.length === 1 ? opts.profiles?.at(-1) : undefined;
@@ -34,12 +53,19 @@ function registerFit(profile: Command, io: Io, outcome: Outcome): void {
     const fit = profileFit(read);
     if (fit.misfits > 0) outcome.status = 1;
     if (isDocumentForm(form)) await writeDocument(io, form, profileFitJson(fit, read.profile));
-    else if (form === 'name') await writeNames(io, fit.tables.flatMap((t) => t.misfits.map((m) => flowName(m.flow, read.pipeline.ports))));
+    else if (form === 'name')
+      await writeNames(
+        io,
+        fit.tables.flatMap((t) => t.misfits.map((m) => flowName(m.flow, read.pipeline.ports))),
+      );
     else {
       const c = stdoutChalk(io, opts.color);
       const width = textWidth(io, form);
       const style = { head: (s: string) => c.bold(s), warn: (s: string) => c.yellow(s), dim: (s: string) => c.dim(s) };
-      const lines = profileFitText(fit, read.profile, style, { ...(width === undefined ? {} : { perTable: SHOWN_PER_TABLE }), explainProfile: explainsProfile(opts) });
+      const lines = profileFitText(fit, read.profile, style, {
+        ...(width === undefined ? {} : { perTable: SHOWN_PER_TABLE }),
+        explainProfile: explainsProfile(opts),
+      });
       io.stdout.write(wrapText(lines.join('\n'), width) + '\n');
     }
   });
@@ -48,20 +74,30 @@ function registerFit(profile: Command, io: Io, outcome: Outcome): void {
 function registerCheck(profile: Command, io: Io, outcome: Outcome): void {
   const cmd = profile
     .command('check')
-    .description('check profile files: the schema, placeholders that name no field, patterns that are not OVS syntax, tables referred to but not defined, patterns of a table that can never be told apart; exit 1 on errors')
+    .description(
+      'check profile files: the schema, placeholders that name no field, patterns that are not OVS syntax, tables referred to but not defined, patterns of a table that can never be told apart; exit 1 on errors',
+    )
     .argument('<files...>', 'profile files (YAML)');
-  addOutputOptions(cmd, 'the files with errors', { colour: false }).action(async (files: string[], opts: OutputCliOptions) => {
-    const form = outputForm(opts);
-    const diagnostics = (await Promise.all(files.map(async (f) => (await readProfileFile(f)).diagnostics))).flat();
-    if (diagnostics.some((d) => d.severity === 'error')) outcome.status = 1;
-    if (isDocumentForm(form)) await writeDocument(io, form, profileCheckJson(diagnostics, files));
-    else if (form === 'name') await writeNames(io, files.filter((f) => diagnostics.some((d) => d.file === f && d.severity === 'error')));
-    else writeOut(io, profileCheckText(diagnostics, files).join('\n'));
-  });
+  addOutputOptions(cmd, 'the files with errors', { colour: false }).action(
+    async (files: string[], opts: OutputCliOptions) => {
+      const form = outputForm(opts);
+      const diagnostics = (await Promise.all(files.map(async (f) => (await readProfileFile(f)).diagnostics))).flat();
+      if (diagnostics.some((d) => d.severity === 'error')) outcome.status = 1;
+      if (isDocumentForm(form)) await writeDocument(io, form, profileCheckJson(diagnostics, files));
+      else if (form === 'name')
+        await writeNames(
+          io,
+          files.filter((f) => diagnostics.some((d) => d.file === f && d.severity === 'error')),
+        );
+      else writeOut(io, profileCheckText(diagnostics, files).join('\n'));
+    },
+  );
 }
 
 export function registerProfile(program: Command, io: Io, outcome: Outcome): void {
-  const profile = program.command('profile').description('write and test profiles of your own: check one, fit one to a dump');
+  const profile = program
+    .command('profile')
+    .description('write and test profiles of your own: check one, fit one to a dump');
   registerCheck(profile, io, outcome);
   registerFit(profile, io, outcome);
 }

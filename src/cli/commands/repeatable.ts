@@ -16,7 +16,10 @@ export interface Repeats {
  * A commander option parser that collects every value given, each read by `read`, in order; with
  * `limit`, one value too many is refused as it is given rather than by whatever reads them later.
  */
-export function repeatable<T>(read: (text: string) => T, limit?: Repeats): (text: string, previous: readonly T[] | undefined) => T[] {
+export function repeatable<T>(
+  read: (text: string) => T,
+  limit?: Repeats,
+): (text: string, previous: readonly T[] | undefined) => T[] {
   const collect = (text: string, previous: readonly T[] | undefined): T[] => {
     if (limit !== undefined && (previous?.length ?? 0) >= limit.most) throw new UserError(limit.refusal);
     return [...(previous ?? []), read(text)];
@@ -40,7 +43,8 @@ export function onceOnly(cmd: Command): void {
     // Runs before commander stores the value, so a source of 'cli' means given before. (A
     // Command is an EventEmitter, which commander's typings leave out.)
     (cmd as unknown as EventEmitter).prependListener(`option:${option.name()}`, (value: string | null) => {
-      if (cmd.getOptionValueSource(key) === 'cli') throw new UserError(`${flag} was given twice: ${first}, ${value}; give it once`);
+      if (cmd.getOptionValueSource(key) === 'cli')
+        throw new UserError(`${flag} was given twice: ${first}, ${value}; give it once`);
       first = value ?? '';
     });
   }

@@ -1,6 +1,14 @@
 /** `flowscope show`: the dump grouped by table, every flow explained in the words of its pipeline. */
 import { type Command, InvalidArgumentError } from 'commander';
-import { type Cookie, type FlowFilter, filterProblems, type IpAddress, outputRegisters, passes, tableSelected } from '../../analysis/show/flow-filter.ts';
+import {
+  type Cookie,
+  type FlowFilter,
+  filterProblems,
+  type IpAddress,
+  outputRegisters,
+  passes,
+  tableSelected,
+} from '../../analysis/show/flow-filter.ts';
 import { parseIpv4, parseIpv6, parseUnsigned } from '../../model/values.ts';
 import { flowName } from '../../render/flow.ts';
 import { showJson, showReport, showText, type ShowStyle } from '../../render/show.ts';
@@ -8,7 +16,14 @@ import { stdoutChalk } from '../color.ts';
 import { type Io, notice, UserError, writeText } from '../io.ts';
 import { wrapText } from '../../render/wrap.ts';
 import { isDocumentForm, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
-import { addExplainProfileOptions, addProfileOptions, explainsProfile, type ExplainProfileOptions, loadFlows, type ProfileCliOptions } from './profile-options.ts';
+import {
+  addExplainProfileOptions,
+  addProfileOptions,
+  explainsProfile,
+  type ExplainProfileOptions,
+  loadFlows,
+  type ProfileCliOptions,
+} from './profile-options.ts';
 import { findConjunctions } from '../../analysis/conjunctions/conjunctions.ts';
 import { annotatePipeline } from '../../analysis/detect/profile-choice.ts';
 import { Pipeline } from '../../model/pipeline.ts';
@@ -44,7 +59,9 @@ function ipOption(text: string): IpAddress {
   const width = family === 4 ? 32 : 128;
   const length = prefix === undefined ? width : /^\d+$/.test(prefix) ? Number(prefix) : NaN;
   if (value === undefined || extra !== undefined || !(length >= 0 && length <= width)) {
-    throw new InvalidArgumentError('expected an IPv4 or IPv6 address, or a network such as 10.10.0.0/16 or fd00:10::/64');
+    throw new InvalidArgumentError(
+      'expected an IPv4 or IPv6 address, or a network such as 10.10.0.0/16 or fd00:10::/64',
+    );
   }
   const all = (1n << BigInt(width)) - 1n;
   const mask = all ^ ((1n << BigInt(width - length)) - 1n);
@@ -60,51 +77,91 @@ function conjIdOption(text: string): number {
 export function registerShow(program: Command, io: Io): void {
   const cmd = program
     .command('show')
-    .description('explain every flow in the words of its pipeline: table names, a plain sentence, decoded registers, address roles, port names')
+    .description(
+      'explain every flow in the words of its pipeline: table names, a plain sentence, decoded registers, address roles, port names',
+    )
     .argument('[inputs...]', 'dump-flows output, add-flows file or support bundle; - (or nothing) for standard input')
-    .option('-T, --table <table>', 'only this table, by number or name (repeatable)', repeatable((v) => v))
+    .option(
+      '-T, --table <table>',
+      'only this table, by number or name (repeatable)',
+      repeatable((v) => v),
+    )
     .option('--cookie <value[/mask]>', 'only flows with this cookie (repeatable)', repeatable(cookieOption))
-    .option('--port <port>', 'only flows that match this input port or send to it, by number or name: output to it, or set or match the register the pipeline outputs by (repeatable)', repeatable((v) => v))
-    .option('--ip <address>', 'only flows with an address field that admits this address, or some address of this network (10.10.0.0/16) (repeatable)', repeatable(ipOption))
-    .option('--conj-id <id>', 'only flows of this conjunction: conj_id= or conjunction(id,…) (repeatable)', repeatable(conjIdOption))
+    .option(
+      '--port <port>',
+      'only flows that match this input port or send to it, by number or name: output to it, or set or match the register the pipeline outputs by (repeatable)',
+      repeatable((v) => v),
+    )
+    .option(
+      '--ip <address>',
+      'only flows with an address field that admits this address, or some address of this network (10.10.0.0/16) (repeatable)',
+      repeatable(ipOption),
+    )
+    .option(
+      '--conj-id <id>',
+      'only flows of this conjunction: conj_id= or conjunction(id,…) (repeatable)',
+      repeatable(conjIdOption),
+    )
     .option('--hits', 'only flows that matched packets (n_packets > 0)')
     .option('--raw', 'print the original line under each explanation');
   addExplainProfileOptions(cmd);
-  addProfileOptions(cmd, 'the flows shown, as table, priority and match').action(async (inputs: string[], opts: ShowCliOptions) => {
-    const form = outputForm(opts);
-    const { dump, groups } = await loadFlows(inputs, opts, io);
-    const read = annotatePipeline(new Pipeline(dump.flows, groups, dump.ports), opts);
-    const { pipeline, annotator } = read;
-    const policyRules = flowPolicyRules(policyMatching(dump, io, () => ({ read, conjunctions: findConjunctions(pipeline).conjunctions })));
-    const filter: FlowFilter = {
-      ...(opts.table ? { tables: opts.table } : {}),
-      ...(opts.cookie ? { cookies: opts.cookie } : {}),
-      ...(opts.port ? { ports: opts.port, portFields: outputRegisters(pipeline.flows) } : {}),
-      ...(opts.ip ? { ips: opts.ip } : {}),
-      ...(opts.conjId ? { conjIds: opts.conjId } : {}),
-      ...(opts.hits ? { hits: true } : {}),
-    };
-    const dumpTables = [...pipeline.tables.values()].map((t) => annotator.tableInfo(t.ref));
-    const problems = filterProblems(filter, dumpTables, annotator.profile?.tables ?? [], pipeline.flows, pipeline.ports);
-    const errors = problems.filter((p) => p.error);
-    if (errors.length > 0) throw new UserError(errors.map((p) => p.message).join('\n'));
-    for (const p of problems) notice(io, p.message, 'warning');
-    const report = showReport(read, { table: (t) => tableSelected(t, filter), flow: (f) => passes(f, filter, annotator.ports) }, policyRules);
-    if (isDocumentForm(form)) {
-      await writeDocument(io, form, showJson(report));
-      return;
-    }
-    if (form === 'name') {
-      await writeNames(io, report.tables.flatMap((t) => t.flows.map((f) => flowName(f, pipeline.ports))));
-      return;
-    }
-    const c = stdoutChalk(io, opts.color);
-    const style: ShowStyle = { table: (s) => c.bold.cyan(s), meaning: (s) => c.green(s), unknown: (s) => c.yellow(s), dim: (s) => c.dim(s) };
-    const explainProfile = explainsProfile(opts);
-    const width = textWidth(io, form);
-    const pieces = showText(report, { raw: opts.raw ?? false, explainProfile, style });
-    await writeText(io, width === undefined ? pieces : fitted(pieces, width));
-  });
+  addProfileOptions(cmd, 'the flows shown, as table, priority and match').action(
+    async (inputs: string[], opts: ShowCliOptions) => {
+      const form = outputForm(opts);
+      const { dump, groups } = await loadFlows(inputs, opts, io);
+      const read = annotatePipeline(new Pipeline(dump.flows, groups, dump.ports), opts);
+      const { pipeline, annotator } = read;
+      const policyRules = flowPolicyRules(
+        policyMatching(dump, io, () => ({ read, conjunctions: findConjunctions(pipeline).conjunctions })),
+      );
+      const filter: FlowFilter = {
+        ...(opts.table ? { tables: opts.table } : {}),
+        ...(opts.cookie ? { cookies: opts.cookie } : {}),
+        ...(opts.port ? { ports: opts.port, portFields: outputRegisters(pipeline.flows) } : {}),
+        ...(opts.ip ? { ips: opts.ip } : {}),
+        ...(opts.conjId ? { conjIds: opts.conjId } : {}),
+        ...(opts.hits ? { hits: true } : {}),
+      };
+      const dumpTables = [...pipeline.tables.values()].map((t) => annotator.tableInfo(t.ref));
+      const problems = filterProblems(
+        filter,
+        dumpTables,
+        annotator.profile?.tables ?? [],
+        pipeline.flows,
+        pipeline.ports,
+      );
+      const errors = problems.filter((p) => p.error);
+      if (errors.length > 0) throw new UserError(errors.map((p) => p.message).join('\n'));
+      for (const p of problems) notice(io, p.message, 'warning');
+      const report = showReport(
+        read,
+        { table: (t) => tableSelected(t, filter), flow: (f) => passes(f, filter, annotator.ports) },
+        policyRules,
+      );
+      if (isDocumentForm(form)) {
+        await writeDocument(io, form, showJson(report));
+        return;
+      }
+      if (form === 'name') {
+        await writeNames(
+          io,
+          report.tables.flatMap((t) => t.flows.map((f) => flowName(f, pipeline.ports))),
+        );
+        return;
+      }
+      const c = stdoutChalk(io, opts.color);
+      const style: ShowStyle = {
+        table: (s) => c.bold.cyan(s),
+        meaning: (s) => c.green(s),
+        unknown: (s) => c.yellow(s),
+        dim: (s) => c.dim(s),
+      };
+      const explainProfile = explainsProfile(opts);
+      const width = textWidth(io, form);
+      const pieces = showText(report, { raw: opts.raw ?? false, explainProfile, style });
+      await writeText(io, width === undefined ? pieces : fitted(pieces, width));
+    },
+  );
 }
 
 /** Each piece (a line, or a flow's lines) wrapped to the terminal, as it is written. */

@@ -70,15 +70,23 @@ export interface Compared {
 
 /** --compare-node without --compare; what --compare cannot go with, each naming a single trace's form. */
 export function checkCompareOptions(opts: CompareSourceOptions, form: OutputForm): void {
-  const sources = [opts.compare !== undefined ? '--compare' : '', opts.comparePod !== undefined ? '--compare-pod' : '', opts.compareLocal ? '--compare-local' : ''].filter(Boolean);
+  const sources = [
+    opts.compare !== undefined ? '--compare' : '',
+    opts.comparePod !== undefined ? '--compare-pod' : '',
+    opts.compareLocal ? '--compare-local' : '',
+  ].filter(Boolean);
   if (sources.length > 1) throw new UserError(`give one dump to compare with, not ${sources.join(' and ')}`);
-  if (opts.compareNode !== undefined && opts.compare === undefined) throw new UserError('--compare-node goes with --compare');
+  if (opts.compareNode !== undefined && opts.compare === undefined)
+    throw new UserError('--compare-node goes with --compare');
   if (!comparing(opts)) {
-    if (opts.compareGroups !== undefined) throw new UserError('--compare-groups goes with --compare, --compare-pod or --compare-local');
+    if (opts.compareGroups !== undefined)
+      throw new UserError('--compare-groups goes with --compare, --compare-pod or --compare-local');
     return;
   }
-  if (opts.brief) throw new UserError('--compare prints both traces side by side, one line per lookup: --brief does not apply');
-  if (opts.expect !== undefined) throw new UserError('--compare exits 1 when the two traces differ: --expect does not apply');
+  if (opts.brief)
+    throw new UserError('--compare prints both traces side by side, one line per lookup: --brief does not apply');
+  if (opts.expect !== undefined)
+    throw new UserError('--compare exits 1 when the two traces differ: --expect does not apply');
   if (form === 'name') throw new UserError('--compare prints both traces side by side: -o name does not apply');
 }
 
@@ -87,8 +95,17 @@ function label(dump: LoadedDump): string {
 }
 
 /** Reads the --compare dump (with --compare-node) and readies both sides for comparing. */
-export async function loadCompared(opts: ProfileCliOptions & CompareSourceOptions, left: TracedDump, io: Io): Promise<Compared> {
-  const live = opts.comparePod !== undefined ? { pod: opts.comparePod, ...liveOf(opts) } : opts.compareLocal ? { local: true, ...liveOf(opts) } : {};
+export async function loadCompared(
+  opts: ProfileCliOptions & CompareSourceOptions,
+  left: TracedDump,
+  io: Io,
+): Promise<Compared> {
+  const live =
+    opts.comparePod !== undefined
+      ? { pod: opts.comparePod, ...liveOf(opts) }
+      : opts.compareLocal
+        ? { local: true, ...liveOf(opts) }
+        : {};
   const rightOpts: ProfileCliOptions = {
     ...(opts.compareNode === undefined ? {} : { node: opts.compareNode }),
     ...(opts.compareGroups === undefined ? {} : { groups: opts.compareGroups }),
@@ -101,7 +118,11 @@ export async function loadCompared(opts: ProfileCliOptions & CompareSourceOption
   const { dump, groups } = await loadFlows(opts.compare === undefined ? [] : [opts.compare], rightOpts, io);
   const words = traceWithWords(new Pipeline(dump.flows, groups, dump.ports), dump.protocols[0] ?? 10, rightOpts);
   // A compared bundle node names its conjunctions' rules by its own policy objects.
-  const right: TracedDump = { tracer: words.tracer, render: withPolicyRules(words.render, dump, groups, rightOpts, io), dump };
+  const right: TracedDump = {
+    tracer: words.tracer,
+    render: withPolicyRules(words.render, dump, groups, rightOpts, io),
+    dump,
+  };
   const naming = namingFor(left.dump, dump, {});
   const sides: [ComparedSide, ComparedSide] = [
     { label: label(left.dump), render: left.render },
@@ -109,7 +130,12 @@ export async function loadCompared(opts: ProfileCliOptions & CompareSourceOption
   ];
   return {
     right,
-    compare: (l, r, options) => compareTraces({ tracer: left.tracer, result: left.tracer.trace(l, options) }, { tracer: right.tracer, result: right.tracer.trace(r, options) }, naming),
+    compare: (l, r, options) =>
+      compareTraces(
+        { tracer: left.tracer, result: left.tracer.trace(l, options) },
+        { tracer: right.tracer, result: right.tracer.trace(r, options) },
+        naming,
+      ),
     json: (c) => traceComparisonJson(c, ...sides),
     text: (c) => formatTraceComparison(c, ...sides),
   };

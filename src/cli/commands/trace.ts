@@ -18,7 +18,13 @@ import { addInputOptions } from '../load.ts';
 import { addProfileChoiceOptions, loadFlows, type ProfileCliOptions } from './profile-options.ts';
 import { flowsFromOption, flowsFromStdin } from './source-args.ts';
 import { repeatable } from './repeatable.ts';
-import { type CompareSourceOptions, checkCompareOptions, comparing, firstSideOptions, loadCompared } from './trace-compare.ts';
+import {
+  type CompareSourceOptions,
+  checkCompareOptions,
+  comparing,
+  firstSideOptions,
+  loadCompared,
+} from './trace-compare.ts';
 import { withPolicyRules } from './policies.ts';
 import { ownEntry } from '../../model/own-key.ts';
 
@@ -46,7 +52,10 @@ export function parseCtNext(text: string): bigint {
     .map((w) => w.trim())
     .filter((w) => w !== '');
   // No flag at all would be a ct_state of 0, which no recirculation resumes with (it sets trk).
-  if (words.length === 0) throw new InvalidArgumentError(`expected one or more ct_state flags, as trk,est or est|trk or +trk+est (flags: ${CT_FLAGS})`);
+  if (words.length === 0)
+    throw new InvalidArgumentError(
+      `expected one or more ct_state flags, as trk,est or est|trk or +trk+est (flags: ${CT_FLAGS})`,
+    );
   let value = 0n;
   for (const word of words) {
     const bit = ownEntry<bigint>(CT_STATE, word);
@@ -83,7 +92,9 @@ function bucketArgument(value: string): BucketArgument {
   const group = m?.[1] === undefined ? undefined : Number(m[1]);
   const bucket = Number(m?.[2]);
   if (!m || !isBucketId(bucket) || (group !== undefined && !isGroupId(group))) {
-    throw new InvalidArgumentError(`expected ${BUCKET_ID_RANGE}, for every select group, or GROUP:ID for group GROUP alone`);
+    throw new InvalidArgumentError(
+      `expected ${BUCKET_ID_RANGE}, for every select group, or GROUP:ID for group GROUP alone`,
+    );
   }
   return group === undefined ? { bucket } : { group, bucket };
 }
@@ -94,12 +105,18 @@ const collectBuckets = repeatable(bucketArgument);
 /** The buckets the --bucket options ask for, as the tracer takes them. */
 function bucketsOf(args: readonly BucketArgument[]): Pick<TraceOptions, 'bucket' | 'groupBuckets'> {
   const plain = args.filter((a) => a.group === undefined);
-  if (plain.length > 1) throw new UserError(`--bucket without a group is the bucket of every select group, and ${plain.map((a) => a.bucket).join(' and ')} were given: give one, or GROUP:ID for each group`);
+  if (plain.length > 1)
+    throw new UserError(
+      `--bucket without a group is the bucket of every select group, and ${plain.map((a) => a.bucket).join(' and ')} were given: give one, or GROUP:ID for each group`,
+    );
   const groupBuckets = new Map<number, number>();
   for (const a of args) {
     if (a.group === undefined) continue;
     const given = groupBuckets.get(a.group);
-    if (given !== undefined) throw new UserError(`--bucket names group ${a.group} twice: ${a.group}:${given}, ${a.group}:${a.bucket}; give each group once`);
+    if (given !== undefined)
+      throw new UserError(
+        `--bucket names group ${a.group} twice: ${a.group}:${given}, ${a.group}:${a.bucket}; give each group once`,
+      );
     groupBuckets.set(a.group, a.bucket);
   }
   return { ...(plain[0] ? { bucket: plain[0].bucket } : {}), ...(groupBuckets.size > 0 ? { groupBuckets } : {}) };
@@ -115,7 +132,8 @@ function batchBuckets(value: unknown): Pick<TraceOptions, 'bucket' | 'groupBucke
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(shape);
   const groupBuckets = new Map<number, number>();
   for (const [key, bucket] of Object.entries(value)) {
-    if (!/^\d+$/.test(key) || !isGroupId(Number(key)) || typeof bucket !== 'number' || !isBucketId(bucket)) throw new Error(shape);
+    if (!/^\d+$/.test(key) || !isGroupId(Number(key)) || typeof bucket !== 'number' || !isBucketId(bucket))
+      throw new Error(shape);
     groupBuckets.set(Number(key), bucket);
   }
   return { groupBuckets };
@@ -166,8 +184,10 @@ function parseBatchLine(line: string): BatchLine {
   if (typeof v !== 'object' || v === null) throw new Error('not a JSON object');
   const o = v as Record<string, unknown>;
   if (typeof o.packet !== 'string') throw new Error('"packet" must be a string');
-  if (o.ctNext !== undefined && (!Array.isArray(o.ctNext) || !o.ctNext.every((s) => typeof s === 'string'))) throw new Error('"ctNext" must be an array of strings');
-  if (o.expect !== undefined && (typeof o.expect !== 'string' || o.expect.trim() === '')) throw new Error(`"expect" must be ${VERDICT_WORDS.join(', ')} or a port`);
+  if (o.ctNext !== undefined && (!Array.isArray(o.ctNext) || !o.ctNext.every((s) => typeof s === 'string')))
+    throw new Error('"ctNext" must be an array of strings');
+  if (o.expect !== undefined && (typeof o.expect !== 'string' || o.expect.trim() === ''))
+    throw new Error(`"expect" must be ${VERDICT_WORDS.join(', ')} or a port`);
   return {
     packet: o.packet,
     ...(o.ctNext !== undefined ? { ctNext: o.ctNext as string[] } : {}),
@@ -193,10 +213,13 @@ function splitArguments(args: readonly string[], opts: TraceCommandOptions): { i
     return { inputs: [...args] };
   }
   if (args.length === 0) throw new UserError('trace needs a packet (or --batch FILE)');
-  if (fromOption && args.length > 1) throw new UserError('give only the packet: the flows come from --bundle, --pod or --local');
+  if (fromOption && args.length > 1)
+    throw new UserError('give only the packet: the flows come from --bundle, --pod or --local');
   const packet = args[args.length - 1]!;
   if (args.length === 1 && !fromOption && (packet === '-' || existsSync(packet))) {
-    throw new UserError('trace needs a packet: give it after the flows (flowscope trace FLOWS PACKET), or pipe the flows in (… | flowscope trace PACKET)');
+    throw new UserError(
+      'trace needs a packet: give it after the flows (flowscope trace FLOWS PACKET), or pipe the flows in (… | flowscope trace PACKET)',
+    );
   }
   return { inputs: args.slice(0, -1), packet };
 }
@@ -205,32 +228,75 @@ export function registerTrace(program: Command, io: Io, outcome: Outcome): void 
   const cmd = program
     .command('trace')
     .usage('[options] [flows...] <packet>   (or: [options] --batch FILE [flows...])')
-    .description('follow a packet through the flows of a dump, like ovs-appctl ofproto/trace on a live switch, and say in the pipeline\'s words where it ends')
-    .argument('[inputs...]', 'dump-flows output (may include dump-groups and show output) or support bundle, - or none for standard input; then the packet in ofproto/trace flow syntax, e.g. in_port=3,tcp,nw_src=10.0.0.1,nw_dst=10.0.0.2,tp_dst=80')
+    .description(
+      "follow a packet through the flows of a dump, like ovs-appctl ofproto/trace on a live switch, and say in the pipeline's words where it ends",
+    )
+    .argument(
+      '[inputs...]',
+      'dump-flows output (may include dump-groups and show output) or support bundle, - or none for standard input; then the packet in ofproto/trace flow syntax, e.g. in_port=3,tcp,nw_src=10.0.0.1,nw_dst=10.0.0.2,tp_dst=80',
+    )
     .option('--groups <file>', 'dump-groups output to use with the flows')
-    .option('--ct-next <flags>', 'ct_state after the next conntrack recirculation (repeatable; default trk|new)', collectCtNext)
-    .option('--bucket <id>', 'bucket_id every select group uses, or GROUP:ID for one group (repeatable, one per group; default: the one the switch picks for selection_method=hash, else the live bucket of highest weight)', collectBuckets)
+    .option(
+      '--ct-next <flags>',
+      'ct_state after the next conntrack recirculation (repeatable; default trk|new)',
+      collectCtNext,
+    )
+    .option(
+      '--bucket <id>',
+      'bucket_id every select group uses, or GROUP:ID for one group (repeatable, one per group; default: the one the switch picks for selection_method=hash, else the live bucket of highest weight)',
+      collectBuckets,
+    )
     .option('--brief', 'one line per table lookup: table, priority, what the flow did; then the verdict')
-    .option('--expect <verdict>', 'exit 1 unless the packet ends so: output, drop, controller, normal, or a port it must leave by (number or name)', expectOption)
-    .option('--batch <file>', 'JSON Lines of {"packet", "ctNext", "bucket", "expect"}; one JSON result per line, with its line number (- for standard input)')
-    .option('--compare <input>', 'also trace the packet through this dump (file, support bundle, or - for standard input) and put both traces side by side: where the paths part and both verdicts; exit 1 when they differ')
+    .option(
+      '--expect <verdict>',
+      'exit 1 unless the packet ends so: output, drop, controller, normal, or a port it must leave by (number or name)',
+      expectOption,
+    )
+    .option(
+      '--batch <file>',
+      'JSON Lines of {"packet", "ctNext", "bucket", "expect"}; one JSON result per line, with its line number (- for standard input)',
+    )
+    .option(
+      '--compare <input>',
+      'also trace the packet through this dump (file, support bundle, or - for standard input) and put both traces side by side: where the paths part and both verdicts; exit 1 when they differ',
+    )
     .option('--compare-node <name>', 'the node of the --compare bundle')
-    .option('--compare-pod <pod>', 'compare with the switch dumped live from this Pod, as --pod dumps it (with -n, --container, --kubeconfig, --context, --bridge, --timeout)')
-    .option('--compare-local', 'compare with the switch of this host, dumped live with ovs-ofctl (with --bridge, --timeout)')
+    .option(
+      '--compare-pod <pod>',
+      'compare with the switch dumped live from this Pod, as --pod dumps it (with -n, --container, --kubeconfig, --context, --bridge, --timeout)',
+    )
+    .option(
+      '--compare-local',
+      'compare with the switch of this host, dumped live with ovs-ofctl (with --bridge, --timeout)',
+    )
     .option('--compare-groups <file>', 'dump-groups output to use with the dump compared with');
   addOutputOptions(addProfileChoiceOptions(cmd), 'the tables the packet is looked up in, in order');
   addInputOptions(cmd).action(async (args: string[], opts: TraceCommandOptions) => {
     const form = outputForm(opts);
-    if (opts.batch !== undefined && form !== 'json' && form !== 'text') throw new UserError(`--batch prints JSON Lines, one result per packet: -o ${form} does not apply`);
-    if (opts.batch !== undefined && opts.brief) throw new UserError('--batch prints JSON Lines, one result per packet: --brief does not apply');
-    if (opts.brief && form !== 'text' && form !== 'wide') throw new UserError(`--brief is a text form: give it or -o ${form}, not both`);
+    if (opts.batch !== undefined && form !== 'json' && form !== 'text')
+      throw new UserError(`--batch prints JSON Lines, one result per packet: -o ${form} does not apply`);
+    if (opts.batch !== undefined && opts.brief)
+      throw new UserError('--batch prints JSON Lines, one result per packet: --brief does not apply');
+    if (opts.brief && form !== 'text' && form !== 'wide')
+      throw new UserError(`--brief is a text form: give it or -o ${form}, not both`);
     checkCompareOptions(opts, form);
     const { inputs, packet: packetText } = splitArguments(args, opts);
     const buckets = bucketsOf(opts.bucket ?? []);
-    if (opts.batch === '-' && flowsFromStdin(inputs, opts)) throw new UserError('the flows and --batch cannot both come from standard input');
-    if (opts.compare === '-' && (opts.batch === '-' || flowsFromStdin(inputs, opts))) throw new UserError(`--compare and ${opts.batch === '-' ? '--batch' : 'the flows'} cannot both come from standard input`);
-    const stdinUsers = [opts.compare === '-', opts.compareGroups === '-', opts.groups === '-', opts.batch === '-', flowsFromStdin(inputs, opts)].filter(Boolean).length;
-    if (opts.compareGroups === '-' && stdinUsers > 1) throw new UserError('--compare-groups and another input cannot both come from standard input');
+    if (opts.batch === '-' && flowsFromStdin(inputs, opts))
+      throw new UserError('the flows and --batch cannot both come from standard input');
+    if (opts.compare === '-' && (opts.batch === '-' || flowsFromStdin(inputs, opts)))
+      throw new UserError(
+        `--compare and ${opts.batch === '-' ? '--batch' : 'the flows'} cannot both come from standard input`,
+      );
+    const stdinUsers = [
+      opts.compare === '-',
+      opts.compareGroups === '-',
+      opts.groups === '-',
+      opts.batch === '-',
+      flowsFromStdin(inputs, opts),
+    ].filter(Boolean).length;
+    if (opts.compareGroups === '-' && stdinUsers > 1)
+      throw new UserError('--compare-groups and another input cannot both come from standard input');
     const { dump, groups } = await loadFlows(inputs, firstSideOptions(opts), io);
     const words = traceWithWords(new Pipeline(dump.flows, groups, dump.ports), dump.protocols[0] ?? 10, opts);
     const { tracer } = words;
@@ -239,7 +305,11 @@ export function registerTrace(program: Command, io: Io, outcome: Outcome): void 
     const compared = comparing(opts) ? await loadCompared(opts, { tracer, render, dump }, io) : undefined;
 
     if (packetText !== undefined && compared) {
-      const c = compared.compare(packetArgument(tracer, packetText, 'bad packet'), packetArgument(compared.right.tracer, packetText, 'bad packet'), traceOptions(opts.ctNext ?? [], buckets));
+      const c = compared.compare(
+        packetArgument(tracer, packetText, 'bad packet'),
+        packetArgument(compared.right.tracer, packetText, 'bad packet'),
+        traceOptions(opts.ctNext ?? [], buckets),
+      );
       if (isDocumentForm(form)) await writeDocument(io, form, compared.json(c));
       else writeOut(io, wrapText(compared.text(c), textWidth(io, form)));
       outcome.status = c.divergence === undefined && c.sameVerdict ? 0 : 1;
@@ -258,9 +328,16 @@ export function registerTrace(program: Command, io: Io, outcome: Outcome): void 
         if (omitted > 0) notice(io, omittedNames(omitted, render));
       } else {
         const c = stdoutChalk(io, opts.color);
-        const colour = result.verdict === 'drop' ? c.red.bold : result.verdict === 'output' ? c.green.bold : c.yellow.bold;
+        const colour =
+          result.verdict === 'drop' ? c.red.bold : result.verdict === 'output' ? c.green.bold : c.yellow.bold;
         const text = (opts.brief ? formatTraceBrief : formatTrace)(result, render);
-        writeOut(io, wrapText(text.replace(/^Verdict: .*$/m, (line) => colour(line)), textWidth(io, form)));
+        writeOut(
+          io,
+          wrapText(
+            text.replace(/^Verdict: .*$/m, (line) => colour(line)),
+            textWidth(io, form),
+          ),
+        );
       }
       if (!met) {
         const verdict = /^Verdict: .*$/m.exec(formatTraceBrief(result, render))?.[0] ?? result.verdict;
@@ -278,10 +355,18 @@ export function registerTrace(program: Command, io: Io, outcome: Outcome): void 
     let traced = 0;
     let unmet = 0;
     // One line's packet traced, as the JSON line to print and whether it ended as expected (or alike on both sides).
-    const traceLine = (entry: BatchLine, options: TraceOptions): { readonly doc: Record<string, unknown>; readonly met: boolean } => {
+    const traceLine = (
+      entry: BatchLine,
+      options: TraceOptions,
+    ): { readonly doc: Record<string, unknown>; readonly met: boolean } => {
       if (compared) {
-        if (entry.expect !== undefined) throw new Error('"expect" does not apply with --compare, which says whether the two traces differ');
-        const c = compared.compare(packetArgument(tracer, entry.packet, 'bad packet'), packetArgument(compared.right.tracer, entry.packet, 'bad packet'), options);
+        if (entry.expect !== undefined)
+          throw new Error('"expect" does not apply with --compare, which says whether the two traces differ');
+        const c = compared.compare(
+          packetArgument(tracer, entry.packet, 'bad packet'),
+          packetArgument(compared.right.tracer, entry.packet, 'bad packet'),
+          options,
+        );
         return { doc: compared.json(c), met: c.divergence === undefined && c.sameVerdict };
       }
       const result = tracer.trace(packetArgument(tracer, entry.packet, 'bad packet'), options);
@@ -305,13 +390,22 @@ export function registerTrace(program: Command, io: Io, outcome: Outcome): void 
         writeOut(io, JSON.stringify({ line, ...doc }, jsonReplacer));
       } catch (err) {
         failures++;
-        writeOut(io, JSON.stringify({ line, error: `line ${line}: ${err instanceof Error ? err.message : String(err)}` }));
+        writeOut(
+          io,
+          JSON.stringify({ line, error: `line ${line}: ${err instanceof Error ? err.message : String(err)}` }),
+        );
       }
     }
     const summary = [`${traced} packet${traced === 1 ? '' : 's'} traced`];
-    if (unmet > 0) summary.push(compared ? `${unmet} differ${unmet === 1 ? 's' : ''} between the two dumps` : `${unmet} not as expected`);
+    if (unmet > 0)
+      summary.push(
+        compared ? `${unmet} differ${unmet === 1 ? 's' : ''} between the two dumps` : `${unmet} not as expected`,
+      );
     if (failures > 0) summary.push(`${failures} line${failures === 1 ? '' : 's'} could not be traced`);
-    if (failures > 0) throw new UserError(`${failures} batch line${failures === 1 ? '' : 's'} could not be traced (${summary.join(', ')})`);
+    if (failures > 0)
+      throw new UserError(
+        `${failures} batch line${failures === 1 ? '' : 's'} could not be traced (${summary.join(', ')})`,
+      );
     if (unmet > 0) {
       notice(io, summary.join(', '));
       outcome.status = 1;
