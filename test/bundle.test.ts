@@ -404,6 +404,14 @@ test('flowscope bundle lists nodes with counts, profile and problems; --json', a
     const bad = await runCli(['bundle', join(dir, 'clusterinfo')]);
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /clusterinfo: not a support bundle \(a text file\)/);
+
+    // Every node read by the profile given (or one of --profile-file), instead of the detected one.
+    const given = await runCli(['bundle', '--profile', 'antrea-proxy', dir]);
+    assert.equal(given.status, 0, given.stderr);
+    assert.match(given.stdout, /^node-a\s+86\s+0\s+4\s+antrea-proxy\b/m);
+    const missing = await runCli(['bundle', '--profile-file', join(dir, 'none.yaml'), dir]);
+    assert.deepEqual([missing.status, missing.stdout], [2, '']);
+    assert.match(missing.stderr, /none\.yaml/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

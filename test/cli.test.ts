@@ -150,7 +150,9 @@ test('an option that takes one value is refused when given twice; repeatable opt
     trace: ['--ct-next', '--bucket', '--profile-file'],
     graph: ['--ct-next', '--profile-file'],
     conj: ['--profile-file'],
-    diff: ['--node'],
+    diff: ['--node', '--profile-file'],
+    verify: ['--profile-file'],
+    bundle: ['--profile-file'],
     check: ['--kind', '--table', '--profile-file'],
   };
   // Options a command reads once, though others share them: refused as given, saying why.

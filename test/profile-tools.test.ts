@@ -200,6 +200,36 @@ test('a profile of FLOWSCOPE_PROFILES or --profile-file takes part in detection 
   });
 });
 
+test('diff and verify name the tables of a numbered dump by a profile of --profile-file or FLOWSCOPE_PROFILES', async () => {
+  const after = DUMP.replace(/.*nw_dst=10\.0\.1\.6.*\n/, '');
+  await inTemp({ 'lab.yaml': LAB, 'a.txt': DUMP, 'b.txt': after }, async (path) => {
+    const dir = path('lab.yaml').replace(/\/lab\.yaml$/, '');
+    const plain = await runCli(['diff', path('a.txt'), path('b.txt')]);
+    assert.equal(plain.status, 1, plain.stderr);
+    assert.doesNotMatch(plain.stdout, /Egress/);
+    const diff = await runCli(['diff', path('a.txt'), path('b.txt'), '--profile-file', path('lab.yaml')]);
+    assert.equal(diff.status, 1, diff.stderr);
+    assert.match(diff.stdout, /@@ table=10 \(Egress\) @@ 1 removed/);
+    const perTable = await runCli(['diff', '--per-table', path('a.txt'), path('b.txt')], {
+      env: { FLOWSCOPE_PROFILES: dir },
+    });
+    assert.match(perTable.stdout, /table=0 \(Ingress\) +3 +3/);
+    const verify = await runCli([
+      'verify',
+      '--expect',
+      path('a.txt'),
+      path('b.txt'),
+      '--profile-file',
+      path('lab.yaml'),
+    ]);
+    assert.equal(verify.status, 1, verify.stderr);
+    assert.match(verify.stdout, /@@ table=10 \(Egress\) @@ 1 missing/);
+    const bad = await runCli(['diff', path('a.txt'), path('b.txt'), '--profile-file', path('none.yaml')]);
+    assert.equal(bad.status, 2);
+    assert.equal(bad.stdout, '');
+  });
+});
+
 interface FitReport {
   profile: { id: string };
   flows: number;

@@ -4,7 +4,12 @@
  * tables that flows continue in but that hold no flow, and a bridge with only OVS's default flow.
  */
 import { findConjunctions } from '../analysis/conjunctions/conjunctions.ts';
-import { annotatePipeline, type ProfileNote, type ReleaseNote } from '../analysis/detect/profile-choice.ts';
+import {
+  annotatePipeline,
+  type ProfileNote,
+  type ProfileRequest,
+  type ReleaseNote,
+} from '../analysis/detect/profile-choice.ts';
 import { emptyTargets } from '../model/flow-exits.ts';
 import { Pipeline, tableKey } from '../model/pipeline.ts';
 import { tableLabel, type TableRef } from '../model/tables.ts';
@@ -65,7 +70,7 @@ function profileOf(note: ProfileNote): NodeSummary['profile'] & {} {
   };
 }
 
-export function summarizeNode(dump: NodeDump): NodeSummary {
+export function summarizeNode(dump: NodeDump, request: ProfileRequest = {}): NodeSummary {
   const problems: NodeProblem[] = dump.nodeProblems.map((message) => ({ severity: 'error', message }));
   if (dump.badLines > 0)
     problems.push({
@@ -75,7 +80,7 @@ export function summarizeNode(dump: NodeDump): NodeSummary {
   const read = new Pipeline(dump.flows, dump.groups, dump.ports);
   // Read by its profile, the pipeline knows the numbers of the tables it names: a bucket's jump to
   // table 70 of a dump that holds that table as L3Forwarding goes to a table with flows.
-  const annotated = dump.flows.length === 0 ? undefined : annotatePipeline(read);
+  const annotated = dump.flows.length === 0 ? undefined : annotatePipeline(read, request);
   const pipeline = annotated?.pipeline ?? read;
   if (onlyDefaultFlow(dump)) {
     problems.push({

@@ -185,11 +185,14 @@ export function annotatePipeline(pipeline: Pipeline, request: ProfileRequest = {
  * headings of a report (diff, verify); detected from a sample of each table, so that a large
  * dump costs little.
  */
-export function profileTableNames(dump: {
-  readonly flows: readonly Flow[];
-  readonly groups: readonly Group[];
-  readonly ports: PortMap;
-}): (ref: TableRef) => string | undefined {
-  const { annotator } = annotatePipeline(new Pipeline(sampleFlows(dump.flows), dump.groups, dump.ports));
+export function profileTableNames(
+  dump: {
+    readonly flows: readonly Flow[];
+    readonly groups: readonly Group[];
+    readonly ports: PortMap;
+  },
+  request: ProfileRequest = {},
+): (ref: TableRef) => string | undefined {
+  const { annotator } = annotatePipeline(new Pipeline(sampleFlows(dump.flows), dump.groups, dump.ports), request);
   return (ref) => (ref.kind === 'number' ? annotator.tableInfo(ref).name : undefined);
 }

@@ -17,6 +17,7 @@ import {
 } from '../output.ts';
 import { wrapText } from '../../render/wrap.ts';
 import { openBundleInput } from '../load.ts';
+import { addProfileChoiceOptions, type ProfileChoiceOptions } from './profile-options.ts';
 
 export function registerBundle(program: Command, io: Io): void {
   const cmd = program
@@ -29,26 +30,32 @@ export function registerBundle(program: Command, io: Io): void {
       'bundle directory, agent_<node>.tar.gz, a tarball of a bundle, or a sosreport directory; - for a tarball on standard input',
     )
     .option('--node <name>', 'only this node');
-  addOutputOptions(cmd, 'the nodes').action(async (path: string, opts: OutputCliOptions & { node?: string }) => {
-    const form = outputForm(opts);
-    const bundle = await openBundleInput(path, io).catch((err: unknown) => {
-      throw err instanceof SourceError ? new UserError(err.message) : err;
-    });
-    const chosen = opts.node === undefined ? bundle.nodes : bundle.nodes.filter((n) => n.name === opts.node);
-    if (chosen.length === 0)
-      throw new UserError(
-        `${bundle.path}: no node ${JSON.stringify(opts.node)} (nodes: ${bundle.nodes.map((n) => n.name).join(', ')})`,
-      );
-    const view = { path: bundle.path, nodes: chosen.map((n) => summarizeNode(readNode(n))), problems: bundle.problems };
-    if (isDocumentForm(form)) await writeDocument(io, form, bundleJson(view));
-    else if (form === 'name')
-      await writeNames(
-        io,
-        view.nodes.map((n) => n.name),
-      );
-    else {
-      const width = textWidth(io, form);
-      writeOut(io, wrapText(formatBundle(view, stdoutChalk(io, opts.color).yellow, width), width));
-    }
-  });
+  addOutputOptions(addProfileChoiceOptions(cmd), 'the nodes').action(
+    async (path: string, opts: OutputCliOptions & ProfileChoiceOptions & { node?: string }) => {
+      const form = outputForm(opts);
+      const bundle = await openBundleInput(path, io).catch((err: unknown) => {
+        throw err instanceof SourceError ? new UserError(err.message) : err;
+      });
+      const chosen = opts.node === undefined ? bundle.nodes : bundle.nodes.filter((n) => n.name === opts.node);
+      if (chosen.length === 0)
+        throw new UserError(
+          `${bundle.path}: no node ${JSON.stringify(opts.node)} (nodes: ${bundle.nodes.map((n) => n.name).join(', ')})`,
+        );
+      const view = {
+        path: bundle.path,
+        nodes: chosen.map((n) => summarizeNode(readNode(n), opts)),
+        problems: bundle.problems,
+      };
+      if (isDocumentForm(form)) await writeDocument(io, form, bundleJson(view));
+      else if (form === 'name')
+        await writeNames(
+          io,
+          view.nodes.map((n) => n.name),
+        );
+      else {
+        const width = textWidth(io, form);
+        writeOut(io, wrapText(formatBundle(view, stdoutChalk(io, opts.color).yellow, width), width));
+      }
+    },
+  );
 }

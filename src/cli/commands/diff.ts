@@ -5,7 +5,8 @@ import { dumpDiffJson, formatDumpDiff, formatPerTable, perTableJson, portNamingH
 import { flowName } from '../../render/flow.ts';
 import { type Io, notice, UserError, writeOut } from '../io.ts';
 import { DEFAULT_MAX_PROBES, diffImpact, type ImpactReport } from '../../analysis/impact/impact.ts';
-import { annotatePipeline, profileTableNames } from '../../analysis/detect/profile-choice.ts';
+import { annotatePipeline, profileTableNames, type ProfileRequest } from '../../analysis/detect/profile-choice.ts';
+import { addProfileChoiceOptions, type ProfileChoiceOptions } from './profile-options.ts';
 import type { DumpDiff } from '../../analysis/diff/diff.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import type { OfVersion } from '../../model/openflow.ts';
@@ -26,7 +27,7 @@ import {
   splitPositional,
 } from './compare-options.ts';
 
-interface DiffCliOptions extends CompareCliOptions {
+interface DiffCliOptions extends CompareCliOptions, ProfileChoiceOptions {
   perTable?: boolean;
   impact?: boolean;
   maxProbes?: number;
@@ -65,7 +66,7 @@ export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
     'node of the bundle inputs (one for all, or one each in order), or of --bundle: repeat it there to compare two nodes';
   const nodes = { most: 2, refusal: 'diff compares two dumps: give --node at most twice, once for each' };
   const names = 'the flows that differ, as table, priority and match, after - (removed), + (added) or ~ (changed)';
-  addCompareOptions(cmd, nodeHelp, nodes, names).action(
+  addCompareOptions(addProfileChoiceOptions(cmd), nodeHelp, nodes, names).action(
     async (before: string | undefined, after: string | undefined, portMaps: string[], opts: DiffCliOptions) => {
       const form = outputForm(opts);
       if (opts.maxProbes !== undefined && !opts.impact) throw new UserError('--max-probes goes with --impact');
@@ -90,7 +91,7 @@ export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
       const pair = labels as [string, string];
       const style = diffStyle(io, opts);
       if (opts.impact) {
-        const { report, words } = traceImpact(diff, a, b, of, opts.maxProbes ?? DEFAULT_MAX_PROBES);
+        const { report, words } = traceImpact(diff, a, b, of, opts.maxProbes ?? DEFAULT_MAX_PROBES, opts);
         if (isDocumentForm(form)) await writeDocument(io, form, impactJson(report, words));
         else writeOut(io, wrapText(formatImpact(report, words), textWidth(io, form)));
       } else if (form === 'name') {
@@ -109,7 +110,7 @@ export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
           const text = formatPerTable(diff, {
             labels: shortLabels(pair),
             style,
-            tableName: profileTableNames(b),
+            tableName: profileTableNames(b, opts),
             ...(width === undefined ? {} : { width }),
           });
           writeOut(io, wrapText(text, width));
@@ -119,7 +120,7 @@ export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
         writeOut(
           io,
           wrapText(
-            formatDumpDiff(diff, { labels: pair, of, style, tableName: profileTableNames(b) }),
+            formatDumpDiff(diff, { labels: pair, of, style, tableName: profileTableNames(b, opts) }),
             textWidth(io, form),
           ),
         );
@@ -136,12 +137,13 @@ function traceImpact(
   b: LoadedDump,
   of: OfVersion,
   maxProbes: number,
+  request: ProfileRequest,
 ): { readonly report: ImpactReport; readonly words: ImpactWords } {
-  const [before, after] = [a, b].map((d) => traceWithWords(new Pipeline(d.flows, d.groups, d.ports), of)) as [
+  const [before, after] = [a, b].map((d) => traceWithWords(new Pipeline(d.flows, d.groups, d.ports), of, request)) as [
     ReturnType<typeof traceWithWords>,
     ReturnType<typeof traceWithWords>,
   ];
-  const annotator = annotatePipeline(before.tracer.pipeline).annotator;
+  const annotator = annotatePipeline(before.tracer.pipeline, request).annotator;
   const report = diffImpact(diff, before.tracer, after.tracer, { maxProbes });
   return {
     report,
