@@ -319,6 +319,23 @@ test('show names the rule behind each flow of a conjunction, and check the rule 
     assert.match(f.message, new RegExp(`^${rule}(?: \\(partial match\\))?: `));
     assert.match(f.policyRule ?? '', /^ingress rule 1 \("allow-client-http"\) of Antrea ClusterNetworkPolicy app-web/);
   }
+
+  // Its conj_id flow moved to another table: the one defect check reports names the rule too.
+  const split = antrea2NamedFlows().replace(
+    'table=AntreaPolicyIngressRule,priority=14900,conj_id=6,',
+    'table=IngressRule,priority=14900,conj_id=6,',
+  );
+  assert.notEqual(split, antrea2NamedFlows());
+  const tables = await runCli(['check', '--json', '--kind', 'conjunction-table', await bundle(split)]);
+  const table = (
+    JSON.parse(tables.stdout) as { findings: { kind: string; message: string; policyRule?: string }[] }
+  ).findings.filter((f) => f.kind === 'conjunction-table');
+  assert.equal(table.length, 1, tables.stdout);
+  assert.match(table[0]!.message, new RegExp(`^${rule}(?: \\(partial match\\))?: its conj_id flow is in`));
+  assert.match(
+    table[0]!.policyRule ?? '',
+    /^ingress rule 1 \("allow-client-http"\) of Antrea ClusterNetworkPolicy app-web/,
+  );
 });
 
 test("trace --compare names the rules of both bundles' conjunctions, each by its own policy objects", async () => {

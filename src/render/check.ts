@@ -185,7 +185,7 @@ export function findingMessage(f: Finding, wording: Wording): string {
     case 'policy-unimplemented':
       return `${ruleName(f.rule)} applies to Pods on this node, but no conjunction has its addresses, Pods and services: the rule is not enforced here`;
     case 'conjunction-table':
-      return `conjunction ${f.id}: its conj_id flow is in ${f.actionTables.map((t) => tableWords(t, wording)).join(', ')} but its clause flows are in ${f.clauseTables.map((t) => tableWords(t, wording)).join(', ')}; OVS joins clauses only within a table, so it never matches`;
+      return `conjunction ${f.id}${f.policy ? ` = ${conjunctionRuleText(f.policy)}` : ''}: its conj_id flow is in ${f.actionTables.map((t) => tableWords(t, wording)).join(', ')} but its clause flows are in ${f.clauseTables.map((t) => tableWords(t, wording)).join(', ')}; OVS joins clauses only within a table, so it never matches`;
   }
 }
 
@@ -414,6 +414,7 @@ export function checkJson(
             ...(f.policy ? { policyRule: conjunctionRuleText(f.policy) } : {}),
           }
         : {}),
+      ...(f.kind === 'conjunction-table' && f.policy ? { policyRule: conjunctionRuleText(f.policy) } : {}),
       ...(f.kind === 'bucket-no-endpoint' ? { group: f.group, bucket: f.bucket } : {}),
       ...(f.kind === 'forwarding-loop'
         ? {

@@ -95,7 +95,7 @@ export function checkPipeline(pipeline: Pipeline, options: CheckOptions = {}): C
   };
   const conj = step(() => findConjunctions(pipeline));
   const writes = step(() => pipelineWrites(pipeline));
-  const split = findConjunctionTables(conj.conjunctions);
+  const split = findConjunctionTables(conj.conjunctions, (c) => options.policies?.byConjunction(c));
   const raw: Finding[] = [
     ...step(() => findShadowed(pipeline)),
     ...step(() => findUnsetRegisters(pipeline, writes)),

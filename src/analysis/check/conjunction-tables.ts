@@ -8,6 +8,7 @@ import { pushTo } from '../../model/append.ts';
 import { tableKey } from '../../model/pipeline.ts';
 import type { TableRef } from '../../model/tables.ts';
 import type { Conjunction } from '../conjunctions/conjunctions.ts';
+import type { PolicyMatch } from '../conjunctions/policy-match.ts';
 import type { Finding } from './finding.ts';
 
 export interface ConjunctionTables {
@@ -16,7 +17,11 @@ export interface ConjunctionTables {
   explains(f: Finding): boolean;
 }
 
-export function findConjunctionTables(conjunctions: readonly Conjunction[]): ConjunctionTables {
+/** `policyOf`: the NetworkPolicy rule a conjunction implements, where the node's policy objects say (its clause half tells). */
+export function findConjunctionTables(
+  conjunctions: readonly Conjunction[],
+  policyOf: (c: Conjunction) => PolicyMatch | undefined = () => undefined,
+): ConjunctionTables {
   const clausesOnly = new Map<number, Conjunction[]>();
   const actionOnly = new Map<number, Conjunction[]>();
   for (const c of conjunctions) {
@@ -37,6 +42,7 @@ export function findConjunctionTables(conjunctions: readonly Conjunction[]): Con
     const tables = (list: Conjunction[]): TableRef[] => [
       ...new Map(list.map((c) => [tableKey(c.table), c.table])).values(),
     ];
+    const policy = clauses.map(policyOf).find((p) => p !== undefined);
     findings.push({
       kind: 'conjunction-table',
       severity: 'error',
@@ -48,6 +54,7 @@ export function findConjunctionTables(conjunctions: readonly Conjunction[]): Con
       id,
       clauseTables: tables(clauses),
       actionTables: tables(actions),
+      ...(policy ? { policy } : {}),
     });
   }
   return {

@@ -124,6 +124,8 @@ export type Finding = Base &
         readonly id: number;
         readonly clauseTables: readonly TableRef[];
         readonly actionTables: readonly TableRef[];
+        /** The NetworkPolicy rule the conjunction implements, where the node's policy objects say. */
+        readonly policy?: PolicyMatch;
       }
     /** A conjunction of a NetworkPolicy table that no rule of the node's policy objects explains. */
     | { readonly kind: 'policy-unexplained'; readonly conjunction: Conjunction }
