@@ -9,6 +9,26 @@
  */
 
 // ---- Reading dumps
+export {
+  openBundleInput,
+  openSource,
+  readPortMap,
+  type BundleSpec,
+  type FilesSpec,
+  type LiveSpecOptions,
+  type LocalSpec,
+  type OpenedSource,
+  type OpenSourceOptions,
+  type Parsing,
+  type PodSpec,
+  type SosreportSpec,
+  type SourceDump,
+  type SourceExtras,
+  type SourceProblem,
+  type SourceSpec,
+  type StdinSpec,
+} from './sources/open.ts';
+export { InputReader, type InputStream } from './sources/input.ts';
 export { parseDump, type ParseOptions, type ParseResult } from './syntax/reader.ts';
 export { parseFiles, type ParsedFiles, type ParseFilesOptions, type RejectedFile } from './sources/parse-files.ts';
 export { mergePortMaps, readPortDescriptions } from './sources/port-map.ts';

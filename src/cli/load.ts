@@ -3,20 +3,21 @@
  * are files, `-` (standard input), support bundles and sosreports (directories or archives,
  * also given with --bundle), or a live switch (--pod, --local); a port map may come with --ports.
  */
-import { open, stat } from 'node:fs/promises';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import type { PortMap } from '../model/ports.ts';
+import { assertNever } from '../model/actions.ts';
 import type { Diagnostic } from '../model/diagnostics.ts';
+import type { PortMap } from '../model/ports.ts';
 import { capDiagnostics, DEFAULT_MAX_DIAGNOSTICS, formatDiagnostic } from '../render/diagnostics.ts';
-import { contentMagic, SNIFF_BYTES } from '../sources/archive.ts';
-import { type Bundle, openBundle, openBundleArchive, selectNode } from '../sources/bundle.ts';
-import { collectLive, LIVE_DEFAULTS, type LiveTarget, MAX_TIMEOUT_SECONDS } from '../sources/live.ts';
-import { binaryKind, type NodeFile, type NodeSource, SourceError } from '../sources/node.ts';
-import { type NodeDump, readNode } from '../sources/node-dump.ts';
-import { type ParsedFiles, parseFiles, type ParseFilesOptions } from '../sources/parse-files.ts';
-import { mergePortMaps, readPortDescriptions } from '../sources/port-map.ts';
-import type { ParseResult } from '../syntax/reader.ts';
-import { emptyInputReason, inputLabel, readInput, readInputBytes, readSpecialFile, readStdin } from './input.ts';
+import { LIVE_DEFAULTS, MAX_TIMEOUT_SECONDS } from '../sources/live.ts';
+import {
+  openSource,
+  type Parsing,
+  readPortMap,
+  type SourceDump,
+  type SourceProblem,
+  type SourceSpec,
+} from '../sources/open.ts';
+import { asUserError, inputReader } from './input.ts';
 import { INPUT_OPTIONS_HEADING } from './help-groups.ts';
 import { LARGE_INPUT_CHARS, Progress } from './progress.ts';
 import { type Io, notice, UserError, writeErr } from './io.ts';
@@ -25,12 +26,12 @@ import { flowsFromStdin } from './commands/source-args.ts';
 export interface LoadOptions {
   /** Any error diagnostic makes the command fail with exit 2. */
   readonly strict?: boolean;
-  /** Do not print warnings (errors are always printed). */
-  readonly quiet?: boolean;
   /** Port numbers ↔ names known from elsewhere; ports described in the inputs are added to it. */
   readonly portMap?: PortMap;
   /** Diagnostics shown per file (DEFAULT_MAX_DIAGNOSTICS unless given). */
   readonly maxErrors?: number;
+  /** A dump-groups file read with the flows. */
+  readonly groups?: string;
 }
 
 /** The options `addInputOptions` declares, as commander hands them to the action. */
@@ -50,12 +51,8 @@ export interface InputCliOptions {
   maxErrors?: number;
 }
 
-export interface LoadedDump extends ParseResult {
-  /** What was read, as the user named it: files, `bundle[node]`, `pod ns/name`, `local br-int`. */
-  readonly sources: readonly string[];
-  /** The node read from a bundle or a live switch, with its facts (agentinfo, policy objects). */
-  readonly node?: NodeDump;
-}
+/** A dump read from what a command was given. */
+export type LoadedDump = SourceDump;
 
 function count(value: string): number {
   const n = Number(value);
@@ -118,32 +115,43 @@ export function addInputOptions(cmd: Command): Command {
 
 /** Diagnostics, capped per file and per line; each file's left out are counted in one line. */
 function printCapped(diagnostics: readonly Diagnostic[], io: Io, options: LoadOptions): void {
-  const wanted = options.quiet ? diagnostics.filter((d) => d.severity !== 'warning') : diagnostics;
-  const { shown, left } = capDiagnostics(wanted, options.maxErrors ?? DEFAULT_MAX_DIAGNOSTICS);
+  const { shown, left } = capDiagnostics(diagnostics, options.maxErrors ?? DEFAULT_MAX_DIAGNOSTICS);
   for (const d of shown) writeErr(io, formatDiagnostic(d));
   for (const [file, n] of left)
     notice(io, `and ${n} more diagnostic${n === 1 ? '' : 's'} of ${file} not shown (--max-errors N to show more)`);
 }
 
-function printDiagnostics(result: ParsedFiles, label: string, io: Io, options: LoadOptions): void {
-  printCapped(result.diagnostics, io, options);
-  if (result.proseLines > 0 && !options.quiet) {
-    const n = result.proseLines;
-    notice(
-      io,
-      `${n} line${n === 1 ? '' : 's'} of ${label} ${n === 1 ? 'is' : 'are'} text, not flows, and ${n === 1 ? 'was' : 'were'} skipped`,
-    );
-  }
-  if (result.badLines > 0) {
-    const what = `${result.badLines} line${result.badLines === 1 ? '' : 's'} of ${label} could not be read`;
-    if (options.strict) throw new UserError(`${what} (--strict)`);
-    notice(io, `${what} and ${result.badLines === 1 ? 'was' : 'were'} skipped`);
+/** Says each problem on standard error, in order; the first that stops the command throws (exit 2). */
+function reportProblems(problems: readonly SourceProblem[], io: Io, options: LoadOptions): void {
+  for (const p of problems) {
+    switch (p.kind) {
+      case 'refused':
+        printCapped(p.diagnostics, io, options);
+        throw new UserError(p.message);
+      case 'damaged':
+        notice(io, p.message, 'warning');
+        break;
+      case 'diagnostics':
+        printCapped(p.diagnostics, io, options);
+        break;
+      case 'prose':
+        notice(io, p.message);
+        break;
+      case 'unreadable-lines':
+        if (options.strict) throw new UserError(`${p.message} (--strict)`);
+        notice(io, `${p.message} and ${p.lines === 1 ? 'was' : 'were'} skipped`);
+        break;
+      default:
+        assertNever(p);
+    }
   }
 }
 
 /** The --ports file: its port descriptions, or an error when it holds none (`refusal`, when given, says it). */
 export async function readPortsOption(file: string, io: Io, refusal?: string): Promise<PortMap> {
-  const ports = readPortDescriptions((await readInput(file, io)).text);
+  const ports = await readPortMap(file, inputReader(io)).catch((err: unknown) => {
+    throw asUserError(err);
+  });
   if (ports.size === 0)
     throw new UserError(
       refusal ?? `${file}: no ports found (expected ovs-ofctl show or dump-ports-desc output, or a bundle's ovsports)`,
@@ -151,66 +159,9 @@ export async function readPortsOption(file: string, io: Io, refusal?: string): P
   return ports;
 }
 
-/** A bundle given by path, or as an archive on standard input (`-`). */
-export async function openBundleInput(name: string, io: Io): Promise<Bundle> {
-  if (name === '-') return openBundleArchive(await readStdin(io), inputLabel(name));
-  return openBundle(name);
-}
-
-/** The node of a bundle, after saying what is wrong with the bundle as a whole. */
-async function openNode(path: string, node: string | undefined, io: Io): Promise<NodeSource> {
-  const bundle = await openBundleInput(path, io);
-  const chosen = selectNode(bundle, node);
-  for (const p of bundle.problems) notice(io, p, 'warning');
-  return chosen;
-}
-
-/**
- * Whether an input names a bundle: a directory, or a tar archive, gzip-compressed or not (a
- * gzip-compressed dump is no bundle), in a file or on standard input. An input that cannot be
- * read is none (reading it says why).
- */
-export async function isBundleInput(name: string, io: Io): Promise<boolean> {
-  try {
-    if (name === '-') return contentMagic(await readStdin(io)) === 'tar';
-    if ((await stat(name)).isDirectory()) return true;
-    const special = await readSpecialFile(name, io);
-    if (special !== undefined) return false;
-    const file = await open(name, 'r');
-    try {
-      const { buffer, bytesRead } = await file.read(Buffer.alloc(SNIFF_BYTES), 0, SNIFF_BYTES, 0);
-      return contentMagic(buffer.subarray(0, bytesRead)) === 'tar';
-    } finally {
-      await file.close();
-    }
-  } catch {
-    return false;
-  }
-}
-
-/** A positional input: a text dump, or a bundle (directory or archive) read as its one node. */
-async function positional(name: string, opts: InputCliOptions, io: Io): Promise<NodeFile | NodeSource> {
-  if (await isBundleInput(name, io)) return openNode(name, opts.node, io);
-  const { data } = await readInputBytes(name, io);
-  const kind = binaryKind(data);
-  if (kind !== undefined) {
-    throw new UserError(
-      `${inputLabel(name)}: not an ovs-ofctl dump (${kind}); give dump-flows or dump-groups output, or a support bundle`,
-    );
-  }
-  return { label: name, text: data.toString('utf8') };
-}
-
-function liveTarget(opts: InputCliOptions): LiveTarget {
-  if (opts.local) return { kind: 'local' };
-  return {
-    kind: 'pod',
-    pod: opts.pod!,
-    namespace: opts.namespace ?? LIVE_DEFAULTS.namespace,
-    container: opts.container ?? LIVE_DEFAULTS.container,
-    ...(opts.kubeconfig === undefined ? {} : { kubeconfig: opts.kubeconfig }),
-    ...(opts.context === undefined ? {} : { context: opts.context }),
-  };
+/** Whether an input names a bundle (a directory, or a tar archive, compressed or not). */
+export function isBundleInput(name: string, io: Io): Promise<boolean> {
+  return inputReader(io).isBundleInput(name);
 }
 
 function checkCombination(inputs: readonly string[], opts: InputCliOptions): void {
@@ -235,27 +186,42 @@ function checkCombination(inputs: readonly string[], opts: InputCliOptions): voi
   }
   if ((opts.bridge !== undefined || opts.timeout !== undefined) && !live)
     throw new UserError(`${opts.bridge !== undefined ? '--bridge' : '--timeout'} goes with --pod or --local`);
+  if (live && opts.node !== undefined) throw new UserError('--node goes with --bundle');
 }
 
-/**
- * Reads files with `read`, showing on a terminal how far the reading is when they are large:
- * `read` is handed the option that tells the progress, or nothing.
- */
-function withReadingProgress<T>(
-  io: Io,
-  label: string,
-  files: readonly (NodeFile | undefined)[],
-  read: (progress: Pick<ParseFilesOptions, 'onProgress'>) => T,
-): T {
-  const chars = files.reduce((n, f) => n + (f?.text.length ?? 0), 0);
-  return new Progress(io, chars > LARGE_INPUT_CHARS).around(`reading ${label}`, (onProgress) =>
-    read(onProgress ? { onProgress } : {}),
-  );
+/** The source the flags name. */
+function specOf(inputs: readonly string[], opts: InputCliOptions, groups: string | undefined): SourceSpec {
+  const extras = {
+    ...(opts.ports === undefined ? {} : { ports: [opts.ports] }),
+    ...(groups === undefined ? {} : { groups }),
+  };
+  const node = opts.node === undefined ? {} : { node: opts.node };
+  const live = {
+    ...(opts.bridge === undefined ? {} : { bridge: opts.bridge }),
+    ...(opts.timeout === undefined ? {} : { timeoutSeconds: opts.timeout }),
+  };
+  if (opts.bundle !== undefined) return { kind: 'bundle', path: opts.bundle, ...node, ...extras };
+  if (opts.local === true) return { kind: 'local', ...live, ...extras };
+  if (opts.pod !== undefined) {
+    const { namespace, container, kubeconfig, context } = opts;
+    return {
+      kind: 'pod',
+      pod: opts.pod,
+      ...(namespace === undefined ? {} : { namespace }),
+      ...(container === undefined ? {} : { container }),
+      ...(kubeconfig === undefined ? {} : { kubeconfig }),
+      ...(context === undefined ? {} : { context }),
+      ...live,
+      ...extras,
+    };
+  }
+  return { kind: 'files', paths: inputs, ...node, ...extras };
 }
 
-function reportNode(dump: NodeDump, io: Io, options: LoadOptions): void {
-  for (const p of dump.nodeProblems) notice(io, p, 'warning');
-  printDiagnostics(dump, `node ${dump.name}`, io, options);
+/** Shows on a terminal how far the reading of a large input is. */
+function readingProgress(io: Io): Parsing {
+  return (label, chars, parse) =>
+    new Progress(io, chars > LARGE_INPUT_CHARS).around(`reading ${label}`, (onProgress) => parse(onProgress));
 }
 
 /**
@@ -275,84 +241,14 @@ export async function loadFromOptions(
     ...(opts.strict === undefined ? {} : { strict: opts.strict }),
     ...(opts.maxErrors === undefined ? {} : { maxErrors: opts.maxErrors }),
   };
-  try {
-    const maps = [options.portMap, opts.ports === undefined ? undefined : await readPortsOption(opts.ports, io)].filter(
-      (m): m is PortMap => m !== undefined,
-    );
-    const parseOptions = maps.length === 0 ? {} : { portMap: mergePortMaps(maps) };
-
-    let node: NodeSource | undefined;
-    let source: string | undefined;
-    if (opts.bundle !== undefined) {
-      node = await openNode(opts.bundle, opts.node, io);
-      source = `${inputLabel(opts.bundle)}[${node.name}]`;
-    } else if (opts.pod !== undefined || opts.local === true) {
-      if (opts.node !== undefined) throw new UserError('--node goes with --bundle');
-      const bridge = opts.bridge ?? LIVE_DEFAULTS.bridge;
-      const target = liveTarget(opts);
-      node = await collectLive({
-        target,
-        bridge,
-        timeoutMs: (opts.timeout ?? LIVE_DEFAULTS.timeoutSeconds) * 1000,
-        env: io.env,
-      });
-      source = target.kind === 'pod' ? `pod ${target.namespace}/${target.pod}` : `local ${bridge}`;
-    }
-    if (node !== undefined && source !== undefined) {
-      const chosen = node;
-      const dump = withReadingProgress(io, source, [chosen.files.flows, chosen.files.groups], (onProgress) =>
-        readNode(chosen, { ...parseOptions, ...onProgress }),
-      );
-      reportNode(dump, io, load);
-      return { ...dump, sources: [source], node: dump };
-    }
-
-    const names = inputs.length === 0 ? ['-'] : inputs;
-    const read = await Promise.all(names.map((n) => positional(n, opts, io)));
-    for (const r of read) if (!('files' in r)) refuseEmpty(r);
-    const nodes = read.filter((r): r is NodeSource => 'files' in r);
-    if (opts.node !== undefined && nodes.length === 0)
-      throw new UserError('--node goes with --bundle (or a bundle given as input)');
-    if (read.length === 1 && nodes.length === 1) {
-      const only = nodes[0]!;
-      const dump = withReadingProgress(io, inputLabel(names[0]!), [only.files.flows, only.files.groups], (onProgress) =>
-        readNode(only, { ...parseOptions, ...onProgress }),
-      );
-      reportNode(dump, io, load);
-      return { ...dump, sources: names, node: dump };
-    }
-    const defined = (f: NodeFile | undefined): f is NodeFile => f !== undefined;
-    const files = read.flatMap((r) => ('files' in r ? [r.files.flows, r.files.groups].filter(defined) : [r]));
-    const portFiles = nodes.map((n) => n.files.ports).filter(defined);
-    const label = names.length === 1 ? inputLabel(names[0]!) : 'the inputs';
-    const result = withReadingProgress(io, label, files, (onProgress) =>
-      parseFiles(files, { ...parseOptions, portFiles, ...onProgress }),
-    );
-    if (result.rejected.length > 0) {
-      printCapped(
-        result.rejected.flatMap((r) => r.diagnostics),
-        io,
-        load,
-      );
-      throw new UserError(result.rejected.map((r) => r.message).join('\n'));
-    }
-    for (const p of result.problems) notice(io, p, 'warning');
-    printDiagnostics(result, label, io, load);
-    return { ...result, sources: names };
-  } catch (err) {
-    if (err instanceof SourceError) throw new UserError(err.message);
-    throw err;
-  }
-}
-
-/**
- * A file or standard input with nothing in it, or only comments, is refused with the reason:
- * read as a dump without flows it would pass every check, so a failed `kubectl exec` before a
- * pipe would give a green build.
- */
-function refuseEmpty(input: NodeFile): void {
-  const why = emptyInputReason(input.label, input.text);
-  if (why !== undefined) throw new UserError(`${why}: no flows or groups to read`);
+  const opened = await openSource(specOf(inputs, opts, options.groups), {
+    reader: inputReader(io),
+    env: io.env,
+    parsing: readingProgress(io),
+    ...(options.portMap === undefined ? {} : { portMap: options.portMap }),
+  });
+  reportProblems(opened.problems, io, load);
+  return opened.dumps[0]!;
 }
 
 /**
@@ -365,9 +261,4 @@ export function requireFlows(dump: LoadedDump, groups: number = dump.groups.leng
   throw new UserError(
     `no flows read from ${from}${groups > 0 ? ` (only ${groups === 1 ? 'a group' : 'groups'})` : ''}`,
   );
-}
-
-/** One input (file, `-`, bundle directory or archive) — the form every command started with. */
-export async function loadDump(name: string, io: Io, options: LoadOptions = {}): Promise<LoadedDump> {
-  return loadFromOptions([name], {}, io, options);
 }

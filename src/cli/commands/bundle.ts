@@ -1,8 +1,7 @@
 /** `flowscope bundle`: what a support bundle or sosreport holds, node by node. */
 import type { Command } from 'commander';
 import { bundleJson, formatBundle } from '../../render/bundle.ts';
-import { SourceError } from '../../sources/node.ts';
-import { readNode } from '../../sources/node-dump.ts';
+import { openSource } from '../../sources/open.ts';
 import { summarizeNode } from '../../sources/node-summary.ts';
 import { stdoutChalk } from '../color.ts';
 import { type Io, UserError, writeOut } from '../io.ts';
@@ -16,7 +15,8 @@ import {
   writeNames,
 } from '../output.ts';
 import { wrapText } from '../../render/wrap.ts';
-import { openBundleInput } from '../load.ts';
+import { inputReader } from '../input.ts';
+import { inputLabel } from '../../sources/input.ts';
 import { addProfileChoiceOptions, type ProfileChoiceOptions } from './profile-options.ts';
 
 export function registerBundle(program: Command, io: Io): void {
@@ -33,18 +33,19 @@ export function registerBundle(program: Command, io: Io): void {
   addOutputOptions(addProfileChoiceOptions(cmd), 'the nodes').action(
     async (path: string, opts: OutputCliOptions & ProfileChoiceOptions & { node?: string }) => {
       const form = outputForm(opts);
-      const bundle = await openBundleInput(path, io).catch((err: unknown) => {
-        throw err instanceof SourceError ? new UserError(err.message) : err;
-      });
-      const chosen = opts.node === undefined ? bundle.nodes : bundle.nodes.filter((n) => n.name === opts.node);
-      if (chosen.length === 0)
-        throw new UserError(
-          `${bundle.path}: no node ${JSON.stringify(opts.node)} (nodes: ${bundle.nodes.map((n) => n.name).join(', ')})`,
-        );
+      const opened = await openSource(
+        { kind: 'bundle', path, everyNode: true, ...(opts.node === undefined ? {} : { node: opts.node }) },
+        { reader: inputReader(io) },
+      );
+      const problems: string[] = [];
+      for (const p of opened.problems) {
+        if (p.kind === 'refused') throw new UserError(p.message);
+        if (p.kind === 'damaged') problems.push(p.message);
+      }
       const view = {
-        path: bundle.path,
-        nodes: chosen.map((n) => summarizeNode(readNode(n), opts)),
-        problems: bundle.problems,
+        path: inputLabel(path),
+        nodes: opened.dumps.map((d) => summarizeNode(d.node!, opts)),
+        problems,
       };
       if (isDocumentForm(form)) await writeDocument(io, form, bundleJson(view));
       else if (form === 'name')

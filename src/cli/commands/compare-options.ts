@@ -22,7 +22,7 @@ import {
   loadFromOptions,
   readPortsOption,
 } from '../load.ts';
-import { inputLabel } from '../input.ts';
+import { inputLabel } from '../../sources/input.ts';
 import { mergePortMaps } from '../../sources/port-map.ts';
 import { addOutputOptions, type OutputCliOptions } from '../output.ts';
 import { type Repeats, repeatable } from './repeatable.ts';

@@ -14,14 +14,7 @@ import type { Group } from '../../model/flow.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import { BUILTIN_IDS } from '../../profiles/index.ts';
 import { type Io, UserError } from '../io.ts';
-import {
-  addInputOptions,
-  type InputCliOptions,
-  type LoadedDump,
-  loadDump,
-  loadFromOptions,
-  requireFlows,
-} from '../load.ts';
+import { addInputOptions, type InputCliOptions, type LoadedDump, loadFromOptions, requireFlows } from '../load.ts';
 import { addOutputOptions, type OutputCliOptions } from '../output.ts';
 import { PROFILES_VARIABLE } from '../profile-files.ts';
 import { repeatable } from './repeatable.ts';
@@ -110,14 +103,9 @@ export async function loadFlows(inputs: readonly string[], opts: ProfileCliOptio
   givenProfile(opts);
   if (opts.groups === '-' && flowsFromStdin(inputs, opts))
     throw new UserError('the flows and --groups cannot both come from standard input');
-  const dump = await loadFromOptions(inputs, opts, io);
-  const extra =
-    opts.groups === undefined
-      ? []
-      : (await loadDump(opts.groups, io, { strict: opts.strict ?? false, portMap: dump.ports })).groups;
-  const groups = [...dump.groups, ...extra];
-  requireFlows(dump, groups.length);
-  return { dump, groups };
+  const dump = await loadFromOptions(inputs, opts, io, opts.groups === undefined ? {} : { groups: opts.groups });
+  requireFlows(dump);
+  return { dump, groups: dump.groups };
 }
 
 /** Reads the inputs (and --groups), picks the profile and release, and builds the annotator. */

@@ -11,7 +11,7 @@ import { Pipeline } from '../../model/pipeline.ts';
 import { type ComparedSide, formatTraceComparison, traceComparisonJson } from '../../render/trace-compare.ts';
 import type { TraceRenderOptions } from '../../render/trace.ts';
 import { traceWithWords } from '../../render/trace-words.ts';
-import { inputLabel } from '../input.ts';
+import { inputLabel } from '../../sources/input.ts';
 import { type Io, UserError } from '../io.ts';
 import type { LoadedDump } from '../load.ts';
 import type { OutputForm } from '../output.ts';

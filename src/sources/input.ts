@@ -1,0 +1,214 @@
+/**
+ * Reading one input: a file, or `-` for standard input. Gzip-compressed data is inflated; what
+ * cannot be read whole — more than MAX_INPUT_BYTES, a stream that never ends, a damaged gzip
+ * stream — is refused with a SourceError that says why, instead of read in part.
+ */
+import { fstatSync } from 'node:fs';
+import { open, readFile, stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { contentMagic, gunzip, sniff, SNIFF_BYTES } from './archive.ts';
+import { MAX_INPUT_BYTES, mebibytes } from './limits.ts';
+import { binaryKind, SourceError } from './node.ts';
+
+/** Standard input as a reader is given it: a terminal is refused instead of waited on. */
+export type InputStream = Readable & { readonly isTTY?: boolean };
+
+/** How an input is named in messages and report headers. */
+export function inputLabel(name: string): string {
+  return name === '-' ? '<stdin>' : name;
+}
+
+export interface InputText {
+  /** As the user named it; `-` for stdin. */
+  readonly name: string;
+  readonly text: string;
+}
+
+export interface InputBytes {
+  readonly name: string;
+  readonly data: Buffer;
+}
+
+/** What standard input held, per stream: it can be read once, and both a look at its start and the reading of it want it. */
+const stdinData = new WeakMap<object, Promise<Buffer>>();
+
+function tooLarge(what: string): SourceError {
+  return new SourceError(`${what}: more than ${mebibytes(MAX_INPUT_BYTES)}, more than flowscope reads of one input`);
+}
+
+export function describeFsError(err: unknown): string {
+  const code = (err as { code?: string }).code;
+  switch (code) {
+    case 'ENOENT':
+      return 'no such file';
+    case 'EACCES':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'is a directory';
+    default:
+      return err instanceof Error ? err.message : String(err);
+  }
+}
+
+/**
+ * Reads inputs by name for one run: standard input and files that are no regular file (a FIFO,
+ * `<(command)`, a device) can be read once only, so what they held is kept for the run's other
+ * looks at them (a look at an input's start to tell a bundle from a dump, then its reading).
+ */
+export class InputReader {
+  private readonly stdin: InputStream | undefined;
+  private readonly streamed = new Map<string, Promise<Buffer>>();
+
+  /** `stdin`: what `-` reads; the process's standard input unless given, taken only when read. */
+  constructor(stdin?: InputStream) {
+    this.stdin = stdin;
+  }
+
+  /** All of standard input, read once however many times it is asked for. */
+  readStdin(): Promise<Buffer> {
+    const stream = this.stdin ?? process.stdin;
+    let data = stdinData.get(stream);
+    if (data === undefined) stdinData.set(stream, (data = readAll(stream)));
+    return data;
+  }
+
+  /** A file that is not a regular one, read once up to MAX_INPUT_BYTES, or undefined for a regular file. */
+  async readSpecialFile(name: string): Promise<Buffer | undefined> {
+    const known = this.streamed.get(name);
+    if (known !== undefined) return known;
+    const st = await stat(name);
+    if (st.isFile() || st.isDirectory()) return undefined;
+    const data = readStream(name);
+    this.streamed.set(name, data);
+    return data;
+  }
+
+  private async readBytes(name: string): Promise<Buffer> {
+    if (name === '-') return this.readStdin();
+    try {
+      const special = await this.readSpecialFile(name);
+      if (special !== undefined) return special;
+      if ((await stat(name)).size > MAX_INPUT_BYTES) throw tooLarge(name);
+      return await readFile(name);
+    } catch (err) {
+      if (err instanceof SourceError) throw err;
+      throw new SourceError(`cannot read ${name}: ${describeFsError(err)}`);
+    }
+  }
+
+  /**
+   * The bytes of a file or of standard input, unchecked; gzip-compressed data (a dump saved with
+   * gzip) inflated. A damaged stream is refused: what came before the damage would read as a
+   * shorter dump.
+   */
+  async readInputBytes(name: string): Promise<InputBytes> {
+    const data = await this.readBytes(name);
+    if (sniff(data) !== 'gzip') return { name, data };
+    const inflated = await gunzip(data, MAX_INPUT_BYTES);
+    if (inflated.tooLarge)
+      throw new SourceError(
+        `cannot read ${inputLabel(name)}: it decompresses to more than ${mebibytes(MAX_INPUT_BYTES)}, more than flowscope reads of one input`,
+      );
+    if (inflated.problem !== undefined)
+      throw new SourceError(`cannot read ${inputLabel(name)}: it ${inflated.problem}`);
+    return { name, data: inflated.data };
+  }
+
+  /** The text of a file or of standard input; binary data (an image, an archive) is refused by name. */
+  async readInput(name: string): Promise<InputText> {
+    const { data } = await this.readInputBytes(name);
+    const kind = binaryKind(data);
+    if (kind !== undefined) throw new SourceError(`${inputLabel(name)}: not a text file (${kind})`);
+    return { name, text: data.toString('utf8') };
+  }
+
+  /**
+   * Whether an input names a bundle: a directory, or a tar archive, gzip-compressed or not (a
+   * gzip-compressed dump is no bundle), in a file or on standard input. An input that cannot be
+   * read is none (reading it says why).
+   */
+  async isBundleInput(name: string): Promise<boolean> {
+    try {
+      if (name === '-') return contentMagic(await this.readStdin()) === 'tar';
+      if ((await stat(name)).isDirectory()) return true;
+      const special = await this.readSpecialFile(name);
+      if (special !== undefined) return false;
+      const file = await open(name, 'r');
+      try {
+        const { buffer, bytesRead } = await file.read(Buffer.alloc(SNIFF_BYTES), 0, SNIFF_BYTES, 0);
+        return contentMagic(buffer.subarray(0, bytesRead)) === 'tar';
+      } finally {
+        await file.close();
+      }
+    } catch {
+      return false;
+    }
+  }
+}
+
+async function readAll(stdin: InputStream): Promise<Buffer> {
+  if (stdin.isTTY) {
+    throw new SourceError(
+      'no input: standard input is a terminal; give a file name, or pipe a dump in (kubectl exec … -- ovs-ofctl dump-flows br-int | flowscope <command> -)',
+    );
+  }
+  // A directory given as standard input (`< dir`) reads as nothing at all: say what it is.
+  const fd = (stdin as { fd?: unknown }).fd;
+  if (typeof fd === 'number' && fstatSync(fd).isDirectory())
+    throw new SourceError('cannot read standard input: is a directory');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of stdin) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+      size += bytes.length;
+      if (size > MAX_INPUT_BYTES) throw tooLarge('standard input');
+      chunks.push(bytes);
+    }
+  } catch (err) {
+    if (err instanceof SourceError) throw err;
+    throw new SourceError(`cannot read standard input: ${describeFsError(err)}`);
+  } finally {
+    // Nothing more is wanted of a stream that goes on without end.
+    if (size > MAX_INPUT_BYTES) stdin.destroy();
+  }
+  return Buffer.concat(chunks);
+}
+
+async function readStream(name: string): Promise<Buffer> {
+  const file = await open(name, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for (;;) {
+      const { buffer, bytesRead } = await file.read(Buffer.alloc(1 << 20), 0, 1 << 20, null);
+      if (bytesRead === 0) return Buffer.concat(chunks);
+      size += bytesRead;
+      if (size > MAX_INPUT_BYTES) throw tooLarge(name);
+      chunks.push(buffer.subarray(0, bytesRead));
+    }
+  } finally {
+    await file.close();
+  }
+}
+
+/** Lines that hold something other than blanks or a `#` comment. */
+const CONTENT_LINE = /^[ \t]*[^\s#]/m;
+
+/**
+ * Why an input holds nothing to read (empty, only blank lines and comments, nothing on standard
+ * input), or undefined when it holds something: most often a command before a pipe failed, or a
+ * wrong file was named.
+ */
+export function emptyInputReason(name: string, text: string): string | undefined {
+  // Stops at the first line that holds something: at once for any input, however large.
+  if (CONTENT_LINE.test(text)) return undefined;
+  const stdin = name === '-';
+  if (text.trim() !== '') return `${stdin ? 'standard input' : name} holds only comments`;
+  return stdin ? 'nothing came in on standard input (did the command before the pipe fail?)' : `${name} is empty`;
+}
+
+/** A line of a line-based input that says nothing: blank, or a `#` comment. */
+export function isBlankOrComment(line: string): boolean {
+  return !CONTENT_LINE.test(line);
+}
