@@ -16,7 +16,7 @@
  * - `note:` payloads are compared zero-padded, as the switch stores them;
  * - ports and tables named with `--names` compare by number when the `Naming` knows them.
  */
-import type { Action, ActionOf } from './actions.ts';
+import { type Action, type ActionOf, withoutRole } from './actions.ts';
 import { type FieldDef, fieldByName } from './fields.ts';
 import type { TableRef } from './tables.ts';
 import { ones } from './values.ts';
@@ -88,6 +88,7 @@ function expand(a: Action, ctx: EquivalenceContext): Action | Action[] {
     case 'write_actions':
       return [{ ...a, actions: canonicalNodes(a.actions, nested(ctx)) }];
     default:
+      withoutRole('respelled', a);
       return a;
   }
 }
@@ -213,6 +214,7 @@ function keyOf(a: Action, naming: Naming): string {
       return `nat ${a.direction ?? ''}=${range}${a.persistent ? ',persistent' : ''}${a.hash ? ',hash' : ''}${a.random ? ',random' : ''}`;
     }
     default:
+      withoutRole('keyed', a);
       return genericKey(a, naming);
   }
 }

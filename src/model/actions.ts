@@ -237,6 +237,88 @@ export function assertNever(a: never): never {
   throw new Error(`action kind ${(a as { readonly kind?: unknown }).kind as string} has no entry here`);
 }
 
+/**
+ * What a kind takes part in besides its parser, printer, description, trace step and check facts:
+ * - `exit`: it continues in a table, hands the packet to a group or ends in a sink (`actionExits`);
+ * - `port`: it names a port (`model/port-refs.ts`);
+ * - `respelled`: the switch holds it in another spelling (`expand` in `model/action-equivalence.ts`);
+ * - `keyed`: it is compared by a key of its own, not by its fields (`keyOf`, same file);
+ * - `prerequisite`: it needs a match on the packet's protocol or changes it (`syntax/consistency.ts`);
+ * - `set-final`: it ends an action set (`finalRank` in `analysis/trace/action-set.ts`).
+ */
+export type ActionRole = 'exit' | 'port' | 'respelled' | 'keyed' | 'prerequisite' | 'set-final';
+
+type RolesOf<T extends PerActionKind<ActionRole>> = T;
+
+/**
+ * The roles of each kind (`never`: none). A kind added to `Action` needs its entry here, and each
+ * switch over the kinds of a role (ending in `withoutRole`) then refuses to compile until it has a
+ * case for every kind given that role.
+ */
+export type ActionRoles = RolesOf<{
+  output: 'exit' | 'port' | 'keyed' | 'set-final';
+  output_field: 'exit' | 'prerequisite';
+  controller: 'exit' | 'set-final';
+  enqueue: 'exit' | 'port' | 'respelled';
+  group: 'exit' | 'set-final';
+  set_field: 'respelled' | 'keyed' | 'prerequisite';
+  move: 'prerequisite';
+  set_vlan_vid: 'respelled';
+  set_vlan_pcp: 'respelled';
+  strip_vlan: never;
+  push_vlan: never;
+  push_mpls: 'prerequisite';
+  pop_mpls: 'prerequisite';
+  set_mpls_ttl: 'respelled';
+  dec_mpls_ttl: never;
+  set_ip_ttl: 'respelled';
+  dec_ttl: never;
+  encap: 'prerequisite';
+  decap: 'prerequisite';
+  dec_nsh_ttl: never;
+  set_queue: never;
+  pop_queue: never;
+  delete_field: never;
+  fin_timeout: never;
+  stack_push: 'prerequisite';
+  stack_pop: 'prerequisite';
+  resubmit: 'exit' | 'port' | 'keyed' | 'prerequisite' | 'set-final';
+  goto_table: 'exit' | 'keyed';
+  ct: 'exit' | 'respelled' | 'keyed' | 'prerequisite' | 'set-final';
+  nat: 'keyed';
+  ct_clear: 'set-final';
+  learn: 'prerequisite';
+  conjunction: never;
+  note: 'keyed';
+  clone: 'exit' | 'respelled' | 'keyed' | 'prerequisite';
+  exit: never;
+  multipath: 'prerequisite';
+  bundle: 'exit' | 'port';
+  sample: never;
+  check_pkt_larger: 'prerequisite';
+  meter: never;
+  clear_actions: never;
+  write_actions: 'exit' | 'respelled' | 'keyed' | 'prerequisite';
+  write_metadata: never;
+  unroll_xlate: never;
+  debug_recirc: 'prerequisite';
+  debug_slow: 'prerequisite';
+  unknown: never;
+}>;
+
+/** The kinds that have `role`. */
+export type KindsWith<R extends ActionRole> = {
+  [K in ActionKind]: R extends ActionRoles[K] ? K : never;
+}[ActionKind];
+
+/**
+ * The end of a switch over the kinds of `role`: only actions of the kinds without it reach it, and
+ * a switch that forgets a kind of the role does not compile.
+ */
+export function withoutRole<R extends ActionRole>(_role: R, _a: ActionOf<Exclude<ActionKind, KindsWith<R>>>): void {
+  // Nothing to do: the types are the check.
+}
+
 /** Actions that hold actions of their own: ct's exec and nat, clone, write_actions. */
 export type NestingAction = ActionOf<'ct' | 'clone' | 'write_actions'>;
 

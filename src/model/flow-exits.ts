@@ -2,7 +2,7 @@
  * Where a flow sends a packet next: the tables it continues in (and how), the groups it hands the
  * packet to, and the sinks it ends in. Shared by the pipeline checks and the table graph.
  */
-import { type Action, flattenActions } from './actions.ts';
+import { type Action, flattenActions, withoutRole } from './actions.ts';
 import type { Bucket, Flow } from './flow.ts';
 import { type Pipeline, tableKey } from './pipeline.ts';
 import type { TableRef } from './tables.ts';
@@ -72,7 +72,7 @@ export function actionExits(actions: readonly Action[]): Exit[] {
         out.push({ kind: 'sink', sink: 'controller' });
         break;
       default:
-        break;
+        withoutRole('exit', a);
     }
   }
   return out;

@@ -2,7 +2,7 @@
  * Every port a dump refers to: in the match fields that hold ports, in the actions of its flows and
  * group buckets (output, enqueue, resubmit, bundle members) and as the buckets' watch ports.
  */
-import { type Action, flattenActions } from './actions.ts';
+import { type Action, flattenActions, withoutRole } from './actions.ts';
 import type { Flow, Group } from './flow.ts';
 import { portNameOnly } from './match.ts';
 import type { PortRef } from './ports.ts';
@@ -19,6 +19,7 @@ function actionPorts(actions: readonly Action[]): PortRef[] {
       case 'bundle':
         return a.members;
       default:
+        withoutRole('port', a);
         return [];
     }
   });

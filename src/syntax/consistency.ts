@@ -4,7 +4,7 @@
  * switch never holds them, but hand-written add-flows files and pasted listings may. They are
  * reported as warnings: the flow is still read, so nothing the user gave is lost.
  */
-import type { Action } from '../model/actions.ts';
+import { type Action, withoutRole } from '../model/actions.ts';
 import { type FieldDef, fieldByName } from '../model/fields.ts';
 import type { Match } from '../model/flow.ts';
 import type { ProblemSink } from '../model/problems.ts';
@@ -165,6 +165,7 @@ export class FlowChecker {
         this.warn(`${a.kind} is an internal debugging action; ${REFUSED}`);
         break;
       default:
+        withoutRole('prerequisite', a);
         return false;
     }
     return true;

@@ -2,7 +2,7 @@
  * OpenFlow action sets as Open vSwitch executes them (lib/ofp-actions.c, ofpacts_execute_action_set):
  * the set written by `write_actions`, and a group bucket, whose actions are an action set too.
  */
-import type { Action } from '../../model/actions.ts';
+import { type Action, withoutRole } from '../../model/actions.ts';
 
 /** Kinds of which only the last written runs, in this order (OVS's ACTION_SET_ORDER). */
 const SLOTS: readonly Action['kind'][] = [
@@ -62,6 +62,7 @@ function finalRank(a: Action): number | undefined {
     case 'controller':
       return isControllerOutput(a) ? 3 : undefined;
     default:
+      withoutRole('set-final', a);
       return undefined;
   }
 }
