@@ -14,7 +14,8 @@ import {
 import { parsePacketSpec, storageReader } from '../src/analysis/trace/packet.ts';
 import { fieldByName } from '../src/model/fields.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
-import { formatConjunction, formatMember, formatTerm } from '../src/render/conjunctions.ts';
+import { formatConjunction, formatTerm } from '../src/render/conjunctions.ts';
+import { memberText } from '../src/analysis/conjunctions/member-text.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 import { memberSet } from '../src/analysis/conjunctions/conjunctions.ts';
 import { runCli } from './support/cli.ts';
@@ -192,7 +193,7 @@ test('members: port ranges from masks, arbitrary masks kept, registers listed', 
     { value: 0x1n, mask: 0x1n }, // odd ports: not a range
   ]);
   assert.deepEqual(
-    ports.map((m) => formatMember(tp, m)),
+    ports.map((m) => memberText(tp, m)),
     ['80-81', '1024-2303', '1/0x1'],
   );
   const src = fieldByName('nw_src')!;
@@ -202,7 +203,7 @@ test('members: port ranges from masks, arbitrary masks kept, registers listed', 
     { value: 0x0a000008n, mask: 0xfffffff8n },
   ]);
   assert.deepEqual(
-    addrs.map((m) => formatMember(src, m)),
+    addrs.map((m) => memberText(src, m)),
     ['10.0.0.4-10.0.0.15', '10.0.0.0/255.0.255.0'],
   );
   const reg = fieldByName('reg1')!;
@@ -210,7 +211,7 @@ test('members: port ranges from masks, arbitrary masks kept, registers listed', 
     memberSet(reg, [
       { value: 4n, mask: 0xffffffffn },
       { value: 3n, mask: 0xffffffffn },
-    ]).map((m) => formatMember(reg, m)),
+    ]).map((m) => memberText(reg, m)),
     ['0x3', '0x4'],
   );
 });

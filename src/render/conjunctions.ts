@@ -9,7 +9,6 @@ import type { FieldDef } from '../model/fields.ts';
 import type { Flow, Match } from '../model/flow.ts';
 import { matchesPacket } from '../model/match.ts';
 import { type TableRef, tableLabel } from '../model/tables.ts';
-import { formatIpv4, formatIpv6 } from '../model/values.ts';
 import type {
   Conjunction,
   ConjunctionProblem,
@@ -21,6 +20,7 @@ import type {
   StorageReader,
 } from '../analysis/conjunctions/conjunctions.ts';
 import type { ConjunctionScope } from '../analysis/conjunctions/conjunction-scope.ts';
+import { memberText } from '../analysis/conjunctions/member-text.ts';
 import { describeActions, PLAIN_WORDING } from '../analysis/annotate/describe-fields.ts';
 import { formatFieldValue, fullMask } from '../syntax/field-value.ts';
 import { formatPriorityAndMatch } from './flow.ts';
@@ -99,26 +99,9 @@ export const PLAIN_WORDS: ConjunctionWords = {
   actionFlow: (flow) => ({ actions: actionsText(describeActions(flow.actions, PLAIN_WORDING)) }),
 };
 
-function formatAddress(field: FieldDef, v: bigint): string {
-  return field.format === 'ipv4' ? formatIpv4(v) : formatIpv6(v);
-}
-
-export function formatMember(field: FieldDef, m: Member): string {
-  switch (m.kind) {
-    case 'value':
-      return formatFieldValue(field, m.value, m.mask);
-    case 'prefix':
-      return m.length === field.bits ? formatAddress(field, m.value) : `${formatAddress(field, m.value)}/${m.length}`;
-    case 'range':
-      return field.format === 'ipv4' || field.format === 'ipv6'
-        ? `${formatAddress(field, m.first)}-${formatAddress(field, m.last)}`
-        : `${m.first}-${m.last}`;
-  }
-}
-
-/** A member in the pipeline's words when it is one value the pipeline names, else as `formatMember` has it. */
+/** A member in the pipeline's words when it is one value the pipeline names, else as `memberText` has it. */
 function memberWords(field: FieldDef, m: Member, named: FieldWords | undefined): string {
-  return named && m.kind === 'value' && m.mask === fullMask(field) ? named.value(m.value) : formatMember(field, m);
+  return named && m.kind === 'value' && m.mask === fullMask(field) ? named.value(m.value) : memberText(field, m);
 }
 
 function memberList(field: FieldDef, members: readonly Member[], named?: FieldWords): string {
@@ -266,7 +249,7 @@ export function formatConjunctionReport(report: ConjunctionReport, words: Conjun
 }
 
 function termJson(t: DimensionTerm, named: FieldWords | undefined): Record<string, unknown> {
-  const set = t.kind === 'set' ? { field: t.field.name, members: t.members.map((m) => formatMember(t.field, m)) } : {};
+  const set = t.kind === 'set' ? { field: t.field.name, members: t.members.map((m) => memberText(t.field, m)) } : {};
   // The pipeline's name for the field and its members, beside the values as OVS prints them.
   const words =
     t.kind === 'set' && named

@@ -28,6 +28,7 @@ import { formatIpv4, formatIpv6, ones } from '../../model/values.ts';
 import type { BitFieldDecoder } from '../annotate/bit-fields.ts';
 import type { AnnotatedPipeline } from '../detect/profile-choice.ts';
 import { findConjunctions } from './conjunctions.ts';
+import { memberText } from './member-text.ts';
 import type {
   ControlPlanePolicy,
   PolicyDirection,
@@ -36,7 +37,7 @@ import type {
   PolicyPeer,
   PolicyRule,
 } from '../../sources/antrea-policies.ts';
-import type { Conjunction, Member } from './conjunctions.ts';
+import type { Conjunction } from './conjunctions.ts';
 
 /** The dimensions a rule's conjunction has, each compared on its own; the action is the conjunction's verdict. */
 export type PolicyDimension = 'addresses' | 'pods' | 'services' | 'action';
@@ -117,28 +118,11 @@ function dimensionValues(c: Conjunction, storages: readonly string[]): string[] 
     for (const t of d.terms) {
       if (t.kind !== 'set' || !storages.includes(t.field.storage)) continue;
       found = true;
-      for (const m of t.members) values.push(memberText(t.field.format, t.field.bits, m));
+      for (const m of t.members) values.push(memberText(t.field, m, 'decimal'));
     }
     if (found) return values;
   }
   return undefined;
-}
-
-function addressText(format: string, v: bigint): string {
-  return format === 'ipv6' ? formatIpv6(v) : format === 'ipv4' ? formatIpv4(v) : String(v);
-}
-
-function memberText(format: string, bits: number, m: Member): string {
-  switch (m.kind) {
-    case 'value':
-      return m.mask === ones(bits)
-        ? addressText(format, m.value)
-        : `${addressText(format, m.value)}/${m.mask.toString(16)}`;
-    case 'prefix':
-      return m.length === bits ? addressText(format, m.value) : `${addressText(format, m.value)}/${m.length}`;
-    case 'range':
-      return `${addressText(format, m.first)}-${addressText(format, m.last)}`;
-  }
 }
 
 /** The service dimension: `tcp/80` for each port (a range as `tcp/8000-8080`), or the protocol alone. */
@@ -149,7 +133,7 @@ function serviceValues(c: Conjunction): string[] | undefined {
       const proto = t.qualifier.fields.find((e) => e.field.storage === 'nw_proto');
       const name = proto === undefined ? undefined : PROTOCOL_NAMES[String(proto.value)];
       if (t.kind === 'set' && t.field.storage === 'tp_dst')
-        for (const m of t.members) out.push(`${name ?? 'tcp'}/${memberText('decimal', 16, m)}`);
+        for (const m of t.members) out.push(`${name ?? 'tcp'}/${memberText(t.field, m, 'decimal')}`);
       else if (t.kind === 'any' && name !== undefined) out.push(name);
     }
     if (out.length > 0) return out;
