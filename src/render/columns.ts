@@ -1,42 +1,98 @@
 /**
- * Rows as aligned columns two spaces apart, for the small tables of counts that `bundle` and
- * `diff --per-table` print: words left-aligned, numbers right-aligned. Given a width (the
- * terminal's), the widest column of words is cut (with …) until the rows fit, never below its
- * heading; `-o wide` and pipes get them whole.
+ * Text tables, drawn by cli-table3 in one of two frames: boxed (`tables`: a line around and
+ * between the columns, one line per row, words wrapped within their cells when widths are
+ * given) and plain (the small tables of counts of `bundle` and `diff --per-table`: columns two
+ * spaces apart, words left-aligned, numbers right-aligned, cut with … when narrowed). Given a
+ * width (the terminal's), a table is fitted by `narrowWidest`; `-o wide` and pipes get it whole.
  */
+import Table from 'cli-table3';
 import { maxOf } from '../model/append.ts';
-import { clip } from './clip.ts';
 
-const GAP = '  ';
+type Rows = readonly (readonly string[])[];
+
+/**
+ * Narrows the widest of the columns `narrowable` allows, a character at a time and none below
+ * its `floor`, until `total(widths)` is at most `width` or no column can give more.
+ */
+export function narrowWidest(
+  widths: number[],
+  width: number,
+  total: (widths: readonly number[]) => number,
+  narrowable: (i: number) => boolean,
+  floor: (i: number) => number,
+): void {
+  while (total(widths) > width) {
+    let widest = -1;
+    for (let i = 0; i < widths.length; i++)
+      if (narrowable(i) && widths[i]! > floor(i) && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
+    if (widest < 0) return;
+    widths[widest]!--;
+  }
+}
+
+/** No line but the one between the columns: two spaces. */
+const PLAIN_CHARS = {
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
+  middle: '  ',
+};
+const GAP = PLAIN_CHARS.middle.length;
+
+/**
+ * A table framed in box-drawing lines, one line per row (no rule between rows). `widths`, cell
+ * padding included, fix the columns' widths; words then wrap within their cells. Colour in the
+ * cells is the caller's: cli-table3's own is switched off.
+ */
+export function boxTable(head: readonly string[], rows: Rows, widths?: readonly number[]): string {
+  const table = new Table({
+    head: [...head],
+    style: { head: [], border: [] },
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+    ...(widths ? { colWidths: [...widths], wordWrap: true } : {}),
+  });
+  table.push(...rows.map((r) => [...r]));
+  return table.toString();
+}
+
 /** A column of words keeps at least this many characters, or its heading's. */
 const LEAST = 8;
 
-/** `rows[0]` is the heading; `numbers` are the columns aligned right. */
-export function alignColumns(
-  rows: readonly (readonly string[])[],
-  numbers: ReadonlySet<number>,
-  width?: number,
-): string[] {
+/**
+ * Rows as aligned columns two spaces apart; `rows[0]` is the heading, `numbers` the columns
+ * aligned right. Given a width, the widest column of words is cut (with …) until the rows fit,
+ * never below its heading.
+ */
+export function alignColumns(rows: Rows, numbers: ReadonlySet<number>, width?: number): string[] {
   const widths = rows[0]!.map((_, i) => maxOf(rows.map((r) => r[i]!.length)));
-  if (width !== undefined) {
-    const floor = (i: number): number => Math.max(LEAST, rows[0]![i]!.length);
-    const total = (): number => widths.reduce((a, b) => a + b, 0) + GAP.length * (widths.length - 1);
-    while (total() > width) {
-      let widest = -1;
-      for (let i = 0; i < widths.length; i++)
-        if (!numbers.has(i) && widths[i]! > floor(i) && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
-      if (widest < 0) break;
-      widths[widest]!--;
-    }
-  }
-  return rows.map((r) =>
-    r
-      .map((cell, i) => {
-        const w = widths[i]!;
-        const shown = cell.length > w ? clip(cell, w - 1) : cell;
-        return numbers.has(i) ? shown.padStart(w) : shown.padEnd(w);
-      })
-      .join(GAP)
-      .trimEnd(),
-  );
+  if (width !== undefined)
+    narrowWidest(
+      widths,
+      width,
+      (ws) => ws.reduce((a, b) => a + b, 0) + GAP * (ws.length - 1),
+      (i) => !numbers.has(i),
+      (i) => Math.max(LEAST, rows[0]![i]!.length),
+    );
+  const table = new Table({
+    chars: PLAIN_CHARS,
+    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
+    colAligns: widths.map((_, i) => (numbers.has(i) ? 'right' : 'left')),
+    colWidths: widths,
+  });
+  table.push(...rows.map((r) => [...r]));
+  return table
+    .toString()
+    .split('\n')
+    .map((line) => line.trimEnd());
 }

@@ -1,14 +1,14 @@
 /**
- * The per-table summary as a table (cli-table3, with its own colours switched off so that
- * colour is only what the caller's `TablesStyle` adds) and as JSON (schemaVersion 1).
+ * The per-table summary as a boxed table (colour is only what the caller's `TablesStyle` adds)
+ * and as JSON (schemaVersion 1).
  */
-import Table from 'cli-table3';
 import type { TableRow, TablesSummary } from '../analysis/annotate/tables-summary.ts';
 import { SCHEMA_VERSION } from './json.ts';
 import { maxOf } from '../model/append.ts';
 import type { ProfileNote } from '../analysis/detect/profile-choice.ts';
 import { profileHead } from './show.ts';
 import { withoutColour } from './wrap.ts';
+import { boxTable, narrowWidest } from './columns.ts';
 
 export interface TablesStyle {
   readonly head: (s: string) => string;
@@ -57,16 +57,14 @@ function layout(rows: readonly (readonly string[])[], width: number | undefined)
   const widths = columns.map(natural);
   // The table's name is cut last: it says which row is which.
   const others = (i: number): number => (i === 1 ? longestWord(i) : LEAST + 2);
-  for (const floor of [longestWord, others, (): number => LEAST + 2]) {
-    while (total(widths) > width) {
-      const candidates = columns
-        .map((c, k) => [c, k] as const)
-        .filter(([c, k]) => WORDY.includes(c) && widths[k]! > floor(c));
-      const widest = candidates.sort((a, b) => widths[b[1]]! - widths[a[1]]!)[0];
-      if (widest === undefined) break;
-      widths[widest[1]]!--;
-    }
-  }
+  for (const floor of [longestWord, others, (): number => LEAST + 2])
+    narrowWidest(
+      widths,
+      width,
+      total,
+      (k) => WORDY.includes(columns[k]!),
+      (k) => floor(columns[k]!),
+    );
   return { columns, widths };
 }
 
@@ -99,18 +97,10 @@ export function formatTables(
   }
   const fit = layout([HEAD, ...rows], o.width);
   const pick = (r: readonly string[]): string[] => fit.columns.map((i) => r[i]!);
-  const table = new Table({
-    head: pick(HEAD).map(style.head),
-    style: { head: [], border: [] },
-    // One line per table: no rule between rows.
-    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-    ...(fit.widths ? { colWidths: [...fit.widths], wordWrap: true } : {}),
-  });
-  table.push(...rows.map(pick));
   const out: string[] = [];
   // One row per table of the dump: the count show gives on its profile line.
   if (profile) out.push(...profileHead(profile, s.rows.length, o.explainProfile ?? false).map(style.dim));
-  out.push(table.toString());
+  out.push(boxTable(pick(HEAD).map(style.head), rows.map(pick), fit.widths));
   if (fit.columns.length < HEAD.length)
     out.push(style.dim('(packets and bytes left out to fit the terminal: -o wide shows them)'));
   if (profile && s.missing.length > 0) {
