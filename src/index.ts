@@ -204,6 +204,7 @@ export {
   type TraceStep,
   type Verdict,
 } from './analysis/trace/trace.ts';
+export { TraceBudget, type TraceWork } from './analysis/trace/trace-budget.ts';
 export { explainVerdict, type VerdictReason } from './analysis/trace/trace-verdict.ts';
 export {
   compareTraces,

@@ -4,18 +4,18 @@
 // report of it stays within its bound and says what it left out. The assertions count bytes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { diffDumps } from '../src/analysis/diff/diff.ts';
 import { diffImpact } from '../src/analysis/impact/impact.ts';
-import { MAX_PASSES, MAX_TRACE_STEPS, Tracer } from '../src/analysis/trace/trace.ts';
+import { Tracer } from '../src/analysis/trace/trace.ts';
+import { TraceBudget } from '../src/analysis/trace/trace-budget.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { formatImpact, impactJson } from '../src/render/impact.ts';
 import { TRACE_BYTES_PER_INPUT_BYTE, traceOutputBudget } from '../src/render/trace.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 import { runCli } from './support/cli.ts';
-import { EXAMPLE_DUMP, fuzzCase, runCase, seedLines } from './support/fuzz.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'flowscope-bounds-'));
 const file = (name: string, text: string): string => {
@@ -141,7 +141,8 @@ test('diff --impact as text stops at its bound and says how many lines it left o
     diffDumps(before, after),
     new Tracer(new Pipeline(before.flows, before.groups, before.ports)),
     new Tracer(new Pipeline(after.flows, after.groups, after.ports)),
-    { maxProbes: 2 },
+    // Every probe traced, whatever the traces take: the bound of their work is not what this is about.
+    { maxProbes: 2, budget: new TraceBudget(Infinity) },
   );
   assert.equal(report.changes.length, 40);
   const words = (maxBytes: number) => ({
@@ -169,29 +170,4 @@ test('diff --impact as text stops at its bound and says how many lines it left o
     report.changes.reduce((n, c) => n + c.outcomes.length, 0),
   );
   assert.ok((json.omitted?.probes ?? 0) > 0);
-});
-
-test("diff --impact: the traces of a change share a bound of lookups, so a looping pipeline's many changes do not multiply the trace bound", async () => {
-  // The fuzz campaign's case 467001 (seed 20261126): 92 changes against a dump that recirculates
-  // through ct(table=…), each candidate trace running to the 32,768-step bound.
-  const c = fuzzCase(20261126, 467001, seedLines());
-  assert.deepEqual(c.args, ['diff', '--impact', '--max-probes', '1', EXAMPLE_DUMP, '-']);
-  const example = parseDump(readFileSync(EXAMPLE_DUMP, 'utf8'), { file: 'example' });
-  const fuzzed = parseDump(c.stdin, { file: 'fuzzed' });
-  const tracer = (d: typeof example): Tracer => new Tracer(new Pipeline(d.flows, d.groups, d.ports));
-  const report = diffImpact(diffDumps(example, fuzzed), tracer(example), tracer(fuzzed), { maxProbes: 1 });
-  assert.ok(report.changes.length > 80, `${report.changes.length} changes`);
-  // 24 candidates a probe, 512 lookups and passes a candidate; the last trace may run to its own bounds on each side.
-  const bound = 24 * 512 + 2 * (MAX_TRACE_STEPS + MAX_PASSES + 2);
-  assert.ok(
-    report.changes.every((x) => x.steps <= bound),
-    String(Math.max(...report.changes.map((x) => x.steps))),
-  );
-  assert.ok(
-    report.changes.some((x) => x.cut),
-    'some change stops at the bound',
-  );
-  const text = formatImpact(report, { of: 15, before: { of: 15 }, after: { of: 15 } });
-  assert.match(text, /the search (?:for probes )?stopped at its bound of \d+ table lookups and passes/);
-  assert.equal((await runCase(c)).failure, undefined);
 });

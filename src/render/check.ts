@@ -35,6 +35,7 @@ import { clip } from './clip.ts';
 import { minOf } from '../model/append.ts';
 import { missPredicate } from '../analysis/annotate/tables-summary.ts';
 import { fillTemplate } from '../analysis/fit/sentence-template.ts';
+import { traceWorkText } from './trace.ts';
 
 export interface CheckStyle {
   readonly severity: (severity: Severity, text: string) => string;
@@ -236,6 +237,11 @@ export function fullMessage(f: Finding, wording: Wording): string {
   return f.standing ? `${base}; ${standingWords(f.standing)}` : base;
 }
 
+/** What the loop search left when its traces spent their bound, in one sentence. */
+function loopsUntracedText(u: NonNullable<CheckReport['loopsUntraced']>): string {
+  return `the search for forwarding loops stopped when ${traceWorkText(u.work)}: ${plural(u.flows, 'flow')} that may go round (a resubmit to an earlier table, or a group) not followed, so loops through them are not known.`;
+}
+
 /** Why the dump is taken for an excerpt, in one sentence. */
 export function excerptWords(e: Excerpt, wording: Wording): string {
   const signs = [
@@ -337,6 +343,7 @@ export function* checkLines(
 ): Generator<string> {
   yield* heading(report, view, profile, style);
   if (report.excerpt) yield excerptWords(report.excerpt, wording);
+  if (report.loopsUntraced) yield loopsUntracedText(report.loopsUntraced);
   const groups = byKind(view.findings);
   if (groups.length > 1) {
     yield '';
@@ -401,6 +408,15 @@ export function checkJson(
     hidden: view.hidden,
     inBaseline: view.inBaseline,
     ...(report.excerpt ? { excerpt: { message: excerptWords(report.excerpt, wording) } } : {}),
+    ...(report.loopsUntraced
+      ? {
+          loopsUntraced: {
+            flows: report.loopsUntraced.flows,
+            traceSteps: report.loopsUntraced.work,
+            message: loopsUntracedText(report.loopsUntraced),
+          },
+        }
+      : {}),
     summary: byKind(view.findings).map((g) => ({ kind: g.kind, ...g.counts })),
     findings: view.findings.map((f) => ({
       kind: f.kind,

@@ -29,6 +29,7 @@ import {
   tableName,
   TRACE_BYTES_PER_INPUT_BYTE,
   type TraceRenderOptions,
+  traceWorkText,
   verdictLine,
 } from './trace.ts';
 
@@ -150,21 +151,38 @@ function dropMoved(c: ChangeImpact): number {
   return c.outcomes.filter((o) => o.effect === 'drop-moved').length;
 }
 
+const REPORT_BOUND = "the report's traces had spent its bound of trace steps: its impact is not known";
+
+/** Why a change's search for probes stopped short. */
+function cutText(c: ChangeImpact): string {
+  return c.cut === 'report'
+    ? "the search stopped when the report's traces had spent its bound of trace steps"
+    : `the search stopped at its bound of ${plural(c.steps, 'trace step')}`;
+}
+
+/** What the report's bound of trace work left untraced, or nothing when it was not reached. */
+function untracedText(report: ImpactReport): string | undefined {
+  if (report.untraced === 0) return undefined;
+  return `${plural(report.untraced, 'change')} not traced, or only in part: the report stopped tracing when ${traceWorkText(report.work)}`;
+}
+
 function changeLines(c: ChangeImpact, words: ImpactWords): string[] {
   const out = [changeText(c.change, words.of)];
   const hit = affected(c);
   const tried = c.outcomes.length;
-  const bound = c.cut ? `, the search stopped at its bound of ${`${c.steps} table lookups and passes`}` : '';
+  const candidates = plural(c.screened, 'candidate packet');
+  if (c.cut === 'report' && c.screened === 0) {
+    out.push(`  not traced: ${REPORT_BOUND}`);
+    return out;
+  }
+  const bound = c.cut ? cutText(c) : '';
   if (tried === 0) {
     out.push(
-      `  no probe reaches it (${plural(c.screened, 'candidate packet')} derived from it tried${bound}): its impact is not known`,
+      `  no probe reaches it (${candidates} derived from it tried${bound ? `, ${bound}` : ''}): its impact is not known`,
     );
     return out;
   }
-  if (c.cut)
-    out.push(
-      `  the search for probes stopped at its bound of ${`${c.steps} table lookups and passes`} (${plural(c.screened, 'candidate packet')} tried)`,
-    );
+  if (bound) out.push(`  ${bound} (${candidates} tried)`);
   const moved = dropMoved(c);
   const still = moved === 0 ? '' : ` (${moved} dropped in both, only by another flow: no change to traffic)`;
   out.push(
@@ -205,6 +223,8 @@ export function formatImpact(report: ImpactReport, words: ImpactWords): string {
   const out = [
     `Impact of ${plural(report.changes.length, 'change')}: ${plural(tried, 'probe')} traced through both dumps (at most ${report.maxProbes} per change, found among ${plural(screened, 'candidate packet')}), ${hit} affected`,
   ];
+  const untraced = untracedText(report);
+  if (untraced) out.push(untraced);
   const budget = reportBudget(words);
   const body = new TextBudget(budget);
   for (const c of report.changes) body.push('', ...changeLines(c, words));
@@ -291,7 +311,8 @@ export function impactJson(report: ImpactReport, words: ImpactWords): Record<str
       tried: c.outcomes.length,
       affected: affected(c).length,
       dropMoved: dropMoved(c),
-      ...(c.cut ? { cut: true, steps: c.steps } : {}),
+      steps: c.steps,
+      ...(c.cut ? { cut: c.cut } : {}),
     };
     budget.take(JSON.stringify(change).length);
     const probes: Record<string, unknown>[] = [];
@@ -307,6 +328,8 @@ export function impactJson(report: ImpactReport, words: ImpactWords): Record<str
     maxProbes: report.maxProbes,
     probesTried: report.changes.reduce((n, c) => n + c.outcomes.length, 0),
     affected: report.changes.reduce((n, c) => n + affected(c).length, 0),
+    traceSteps: report.work,
+    ...(report.untraced > 0 ? { untraced: { changes: report.untraced, reason: untracedText(report) } } : {}),
     changes,
     ...(left > 0 ? { omitted: { probes: left, reason: boundText(bound) } } : {}),
   };

@@ -32,6 +32,7 @@ import {
   type TraceStep,
 } from '../analysis/trace/trace.ts';
 import type { VerdictReason } from '../analysis/trace/trace-verdict.ts';
+import type { TraceWork } from '../analysis/trace/trace-budget.ts';
 import type { MissDrop } from '../analysis/trace/nearest-flow.ts';
 import { formatActions } from './actions.ts';
 import { firstFewPorts } from './lists.ts';
@@ -285,6 +286,11 @@ function problemText(p: TraceProblem, o: TraceRenderOptions): string {
       return `translation failed, ${limit}${round.length > 0 ? `; the path goes round ${round.join(' → ')}` : ''}`;
     }
   }
+}
+
+/** A report's traces at their shared bound: `its traces reached its bound of … trace steps (…; N taken)`. */
+export function traceWorkText(work: TraceWork): string {
+  return `its traces reached its bound of ${work.limit} trace steps (table lookups, actions and group buckets; ${work.spent} taken)`;
 }
 
 function traceCutText(limit: (TraceProblem & { kind: 'trace-cut' })['limit'], unprocessed: number | undefined): string {

@@ -14,6 +14,7 @@ import { type Excerpt, findExcerpt } from './excerpt.ts';
 import { findConjunctionTables } from './conjunction-tables.ts';
 import { findBucketsWithoutEndpoint } from './endpoints.ts';
 import { findForwardingLoops } from './loops.ts';
+import type { TraceWork } from '../trace/trace-budget.ts';
 import { findPodsWithoutSpoofGuard, findUnknownTunnelDestinations, findUnroutedPeers, NodeFacts } from './topology.ts';
 import { PortRoles } from '../fit/port-roles.ts';
 import { findUnsetRegisters, pipelineWrites } from './registers.ts';
@@ -51,6 +52,8 @@ export interface CheckReport {
   readonly tableCount: number;
   readonly profile?: Profile;
   readonly release?: string;
+  /** Set when the loop search spent its budget of trace steps: the flows it did not follow. */
+  readonly loopsUntraced?: { readonly flows: number; readonly work: TraceWork };
 }
 
 function firstLine(f: Finding): number {
@@ -95,6 +98,7 @@ export function checkPipeline(pipeline: Pipeline, options: CheckOptions = {}): C
   };
   const conj = step(() => findConjunctions(pipeline));
   const writes = step(() => pipelineWrites(pipeline));
+  const loops = step(() => findForwardingLoops(pipeline));
   const split = findConjunctionTables(conj.conjunctions, (c) => options.policies?.byConjunction(c));
   const raw: Finding[] = [
     ...step(() => findShadowed(pipeline)),
@@ -116,7 +120,7 @@ export function checkPipeline(pipeline: Pipeline, options: CheckOptions = {}): C
     ...split.findings,
     ...step(() => findEmptyTargets(pipeline)),
     ...step(() => findBucketsWithoutEndpoint(pipeline)),
-    ...step(() => findForwardingLoops(pipeline)),
+    ...loops.findings,
     ...step(() => findUnreachableTables(pipeline)),
     ...step(() => findDeadActions(pipeline)),
     ...step(() => findDuplicates(pipeline)),
@@ -165,6 +169,7 @@ export function checkPipeline(pipeline: Pipeline, options: CheckOptions = {}): C
     counts,
     known,
     ...(excerpt ? { excerpt } : {}),
+    ...(loops.untraced > 0 ? { loopsUntraced: { flows: loops.untraced, work: loops.work } } : {}),
     flowCount: pipeline.flowCount,
     tableCount: pipeline.tables.size,
     ...(options.profile ? { profile: options.profile } : {}),

@@ -3,13 +3,16 @@
  * only go round through a resubmit to the same or an earlier table, or through a group bucket
  * that resubmits. Each flow that does so is followed with a packet it matches (its own match
  * values), from its table, once per bucket of the select groups on the way: the tracer reports
- * a path that goes round until OVS's resubmit limit, and the tables it went round.
+ * a path that goes round until OVS's resubmit limit, and the tables it went round. The traces
+ * share one budget of steps: a dump of many looping flows, each traced to the trace's own bounds,
+ * would otherwise multiply them; the flows left when it is spent are counted, not followed.
  */
 import type { Flow } from '../../model/flow.ts';
 import type { TableRef } from '../../model/tables.ts';
 import { type Pipeline, tableKey } from '../../model/pipeline.ts';
 import { Packet } from '../trace/packet.ts';
 import { Tracer } from '../trace/trace.ts';
+import { TraceBudget, type TraceWork } from '../trace/trace-budget.ts';
 import type { Finding } from './finding.ts';
 
 /** The packet the flow's match describes: each matched field set to the value under its mask. */
@@ -23,8 +26,16 @@ function packetOf(flow: Flow): Packet | undefined {
   return p;
 }
 
-export function findForwardingLoops(pipeline: Pipeline): Finding[] {
+export interface LoopSearch {
+  readonly findings: Finding[];
+  /** Flows that may go round and were not followed (or not through all their buckets): the budget was spent. */
+  readonly untraced: number;
+  readonly work: TraceWork;
+}
+
+export function findForwardingLoops(pipeline: Pipeline, budget: TraceBudget = new TraceBudget()): LoopSearch {
   let tracer: Tracer | undefined;
+  let untraced = 0;
   const found = new Map<string, { flow: Flow; loop: readonly TableRef[]; group?: number; buckets: number[] }>();
   const tracedGroups = new Set<number>();
   for (const t of pipeline.tables.values()) {
@@ -44,12 +55,21 @@ export function findForwardingLoops(pipeline: Pipeline): Finding[] {
       if (!back && fresh === undefined) continue;
       const packet = packetOf(flow);
       if (!packet) continue;
+      if (budget.exhausted) {
+        untraced++;
+        continue;
+      }
       fresh ??= [];
       for (const g of fresh) tracedGroups.add(g);
       tracer ??= new Tracer(pipeline);
       const group = fresh.map((g) => pipeline.groups.get(g)!).find((g) => g.type === 'select');
       for (const bucket of group ? group.buckets.map((b) => b.id) : [undefined]) {
-        const result = tracer.trace(packet, { start: flow.table, ...(bucket === undefined ? {} : { bucket }) });
+        if (budget.exhausted) {
+          untraced++;
+          break;
+        }
+        const options = { start: flow.table, ...(bucket === undefined ? {} : { bucket }) };
+        const result = budget.charge(tracer.trace(packet, options));
         const failed = result.problems.find((p) => p.kind === 'translation-failed');
         if (!failed || failed.kind !== 'translation-failed' || failed.loop.length === 0) continue;
         // The buckets of one group that go round the same tables are one loop.
@@ -60,7 +80,7 @@ export function findForwardingLoops(pipeline: Pipeline): Finding[] {
       }
     }
   }
-  return [...found.values()].map(({ flow, loop, group, buckets }) => ({
+  const findings = [...found.values()].map(({ flow, loop, group, buckets }): Finding => ({
     kind: 'forwarding-loop',
     severity: 'error',
     table: flow.table,
@@ -69,4 +89,5 @@ export function findForwardingLoops(pipeline: Pipeline): Finding[] {
     loop,
     ...(group !== undefined ? { group, buckets } : {}),
   }));
+  return { findings, untraced, work: budget.work };
 }

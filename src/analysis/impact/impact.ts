@@ -4,8 +4,9 @@
  * or output ports differ are the change's impact. At most `maxProbes` probes per change are traced
  * through both; how many candidates were screened for them is kept, so that "no traffic affected"
  * can be told from "no packet found that reaches the flow". A change's traces share a bound of
- * table lookups, so that the work of a report grows with its changes, not with how far each trace
- * of a looping pipeline runs.
+ * steps, so that one change of a looping pipeline cannot take the whole report's; the report's
+ * traces share its budget (trace-budget.ts), and the changes left when it is spent are listed
+ * untraced.
  */
 import type { Flow, Group } from '../../model/flow.ts';
 import { actionsKey } from '../../model/action-equivalence.ts';
@@ -14,6 +15,7 @@ import type { Naming } from '../../model/flow-key.ts';
 import { type Probe, probeOptions, ProbeSource, type ProbeTarget } from './probes.ts';
 import { compareTraces, type TraceComparison } from '../trace/trace-compare.ts';
 import type { Tracer, TraceResult } from '../trace/trace.ts';
+import { TraceBudget, type TraceWork } from '../trace/trace-budget.ts';
 
 export type ImpactChange =
   | { readonly kind: 'removed'; readonly flow: Flow }
@@ -44,10 +46,13 @@ export interface ChangeImpact {
   readonly change: ImpactChange;
   /** Candidate packets traced to find probes that reach the change. */
   readonly screened: number;
-  /** Table lookups and passes of every trace made for the change: screening, and the probes through the other dump. */
+  /** Trace steps of every trace made for the change: screening, and the probes through the other dump. */
   readonly steps: number;
-  /** Set when the search stopped at its bound of lookups (traces that long, in a pipeline that loops) before it found its probes. */
-  readonly cut?: boolean;
+  /**
+   * Set when the search stopped before it found its probes: at the change's own bound of steps
+   * (traces that long, in a pipeline that loops), or because the report's budget was spent.
+   */
+  readonly cut?: 'change' | 'report';
   /** Probes traced through both dumps (at most maxProbes). */
   readonly outcomes: readonly ProbeOutcome[];
 }
@@ -55,26 +60,29 @@ export interface ChangeImpact {
 export interface ImpactReport {
   readonly changes: readonly ChangeImpact[];
   readonly maxProbes: number;
+  /** The report's trace steps: its bound, and what its traces took. */
+  readonly work: TraceWork;
+  /** Changes the report's bound stopped: no candidate traced for them, or fewer than they were due. */
+  readonly untraced: number;
 }
 
 export interface ImpactOptions {
   /** Probes traced through both dumps per change. */
   readonly maxProbes: number;
+  /** The trace work the report may take; a budget of REPORT_TRACE_STEPS when not given. */
+  readonly budget?: TraceBudget;
 }
 
 export const DEFAULT_MAX_PROBES = 8;
 /** Candidates screened per probe wanted: most derived packets do reach their flow, some are cut by an earlier table. */
 const SCREENED_PER_PROBE = 24;
 /**
- * Table lookups and passes a change's traces may take per candidate screened: far more than a
- * trace of an everyday pipeline makes (tens), far fewer than one that recirculates or loops to the
- * trace's own bounds (4,096 passes, 32,768 lookups), so that a looping pipeline's many changes
- * cannot multiply those bounds.
+ * Trace steps a change's traces may take per candidate screened: far more than a trace of an
+ * everyday pipeline takes (tens to hundreds), far fewer than one that recirculates or loops to the
+ * trace's own bound (32,768), so that one change of a looping pipeline cannot spend the report's
+ * budget alone.
  */
 const STEPS_PER_CANDIDATE = 512;
-
-/** A trace's work: its lookups, and its passes (each resumes a copy of the packet after a recirculation). */
-const lookups = (r: TraceResult): number => r.passes.reduce((n, p) => n + 1 + p.steps.length, 0);
 
 /** The changes of a diff, in its order: flows table by table, then groups. */
 export function impactChanges(diff: DumpDiff): ImpactChange[] {
@@ -142,41 +150,47 @@ function probeKey(p: Probe): string {
 
 /** The impact of each change of `diff`, traced through the tracers of its two dumps. */
 export function diffImpact(diff: DumpDiff, before: Tracer, after: Tracer, options: ImpactOptions): ImpactReport {
+  const budget = options.budget ?? new TraceBudget();
   const sources = { before: new ProbeSource(before), after: new ProbeSource(after) };
+  const maxScreened = SCREENED_PER_PROBE * options.maxProbes;
+  const maxSteps = STEPS_PER_CANDIDATE * maxScreened;
   const changes = impactChanges(diff).map((change): ChangeImpact => {
     const { target, side } = targetOf(change, diff.naming);
     const source = sources[side];
     const seen = new Set<string>();
     const outcomes: ProbeOutcome[] = [];
-    const maxScreened = SCREENED_PER_PROBE * options.maxProbes;
-    const maxSteps = STEPS_PER_CANDIDATE * maxScreened;
     let screened = 0;
     let steps = 0;
-    for (const variants of source.candidates(target)) {
-      if (outcomes.length >= options.maxProbes || screened >= maxScreened || steps >= maxSteps) break;
+    let cut: ChangeImpact['cut'];
+    search: for (const variants of source.candidates(target)) {
+      if (outcomes.length >= options.maxProbes || screened >= maxScreened) break;
       for (const probe of variants) {
         const key = probeKey(probe);
         if (seen.has(key)) continue;
+        // Asked before each candidate, so that a bound stops only a search that had more to do.
+        cut = budget.exhausted ? 'report' : steps >= maxSteps ? 'change' : undefined;
+        if (cut) break search;
         seen.add(key);
         screened++;
         const { result, reached } = source.reaches(probe, target);
-        steps += lookups(result);
-        if (!reached) {
-          if (steps >= maxSteps) break;
-          continue;
-        }
-        const other = (side === 'before' ? after : before).trace(probe.packet, probeOptions(probe));
-        steps += lookups(other);
+        steps += budget.charge(result).work;
+        if (!reached) continue;
+        const other = budget.charge((side === 'before' ? after : before).trace(probe.packet, probeOptions(probe)));
+        steps += other.work;
         const [b, a]: [TraceResult, TraceResult] = side === 'before' ? [result, other] : [other, result];
         const comparison = compareTraces({ tracer: before, result: b }, { tracer: after, result: a }, diff.naming);
         outcomes.push({ probe, comparison, effect: effectOf(comparison) });
         break;
       }
     }
-    const cut = steps >= maxSteps && outcomes.length < options.maxProbes;
     return { change, screened, steps, outcomes, ...(cut ? { cut } : {}) };
   });
-  return { changes, maxProbes: options.maxProbes };
+  return {
+    changes,
+    maxProbes: options.maxProbes,
+    work: budget.work,
+    untraced: changes.filter((c) => c.cut === 'report').length,
+  };
 }
 
 function effectOf(c: TraceComparison): ProbeEffect {

@@ -238,6 +238,8 @@ export interface TraceResult {
   readonly problems: readonly TraceProblem[];
   /** Why a dropped packet was dropped when a problem says it: a failed translation, else the first problem. */
   readonly cause?: TraceProblem;
+  /** Steps taken (table lookups, actions and group buckets, over every pass): the trace's work, against MAX_TRACE_STEPS. */
+  readonly work: number;
 }
 
 interface Frozen {
@@ -419,6 +421,7 @@ export class Tracer {
       ...(last ? { last } : {}),
       problems: run.problems,
       ...(cause ? { cause } : {}),
+      work: run.steps,
     };
   }
 }
