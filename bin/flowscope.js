@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Thin shim: the command line lives in dist/src/cli/main.js (built by `npm run build`).
-import { main } from '../dist/src/cli/main.js';
+// Thin shim: the command line lives in dist/src/cli/main.js, bundled into dist/src/bundle/ by `npm run build`.
+import { main } from '../dist/src/bundle/main.js';
 
 process.stdout.on('error', (err) => {
   // Output piped into `head` and closed early is a normal end, not a failure.

@@ -106,7 +106,7 @@ function npm(args: readonly string[], cwd: string): string {
   return r.stdout;
 }
 
-test('the packed package type-checks and runs the README example, which prints what the commands print', async () => {
+test('the packed package type-checks and runs the README example, which prints what the commands print, as does its command line', async () => {
   const packed = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', work], repoRoot)) as {
     filename: string;
     files: { path: string }[];
@@ -201,4 +201,15 @@ test('the packed package type-checks and runs the README example, which prints w
       trace.stdout.replace(/\n+$/, ''),
     ].join('\n'),
   );
+
+  // The command line as packed (bundled by the build) prints what the command line of the modules prints.
+  assert.ok(files.has('dist/src/bundle/main.js'), 'the bundled command line ships');
+  const bin = join(modules, 'flowscope', 'bin', 'flowscope.js');
+  for (const args of [['tables', dump], ['trace', dump, packet], ['--version']]) {
+    const packedRun = spawnSync(process.execPath, [bin, ...args], { cwd: repoRoot, encoding: 'utf8' });
+    const inProcess = await runCli(args);
+    assert.equal(packedRun.stderr, inProcess.stderr, args.join(' '));
+    assert.equal(packedRun.stdout, inProcess.stdout, args.join(' '));
+    assert.equal(packedRun.status, inProcess.status, args.join(' '));
+  }
 });

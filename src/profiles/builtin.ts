@@ -20,8 +20,9 @@ export const BUILTIN_IDS = [
   'generic',
 ] as const;
 
+// Paths from any directory of dist/src/, so that they hold in the command line's bundle (dist/src/cli/) too.
 export const BUILTIN_DIR = fileURLToPath(new URL('../../../profiles/', import.meta.url));
-export const COMPILED_FILE = fileURLToPath(new URL('./builtin.json', import.meta.url));
+export const COMPILED_FILE = fileURLToPath(new URL('../profiles/builtin.json', import.meta.url));
 
 /** Reads every built-in profile from its YAML file, resolving `extends:` among them. */
 export function compileBuiltins(): {
