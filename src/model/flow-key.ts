@@ -209,7 +209,8 @@ export function inferPortNumbers(
     const name = portNameOnly(e);
     return name !== undefined && naming.ports?.number(name) === undefined ? name : undefined;
   };
-  const wanted = named.filter((f) => f.match.fields.some((e) => unresolved(e) !== undefined));
+  // A lazily read flow's outline holds the ports its match holds.
+  const wanted = named.filter((f) => (f.outline?.match ?? f.match).fields.some((e) => unresolved(e) !== undefined));
   if (wanted.length === 0) return new Map();
   const slots = new Map<string, Set<number>>();
   for (const f of numbered) {

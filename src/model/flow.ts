@@ -108,9 +108,35 @@ export interface Flow {
   readonly flags: readonly FlowFlag[];
   readonly stats?: FlowStats;
   readonly origin: Origin;
+  /**
+   * Set on a flow read lazily from a large dump (its match and actions are made when first asked
+   * for): parts shared with many other flows that tell what its match and actions hold without
+   * making them. See FlowOutline.
+   */
+  readonly outline?: FlowOutline;
+}
+
+/**
+ * What a lazily read flow's match and actions hold, in objects shared by many flows: walkers of a
+ * whole dump that look for fields, masks and ports visit each shared part once instead of making
+ * a million matches and action lists.
+ */
+export interface FlowOutline {
+  /** A match with the same fields, masks and ports as the flow's (the value of one IPv4 entry may differ). */
+  readonly match: Match;
+  /** The flow's actions when shared, or `conjunctions` for a list of conjunction actions alone. */
+  readonly actions: readonly Action[] | 'conjunctions';
 }
 
 export const DEFAULT_PRIORITY = 32768;
+
+/** The flow with other actions: a plain record, whatever kind of object the flow was. */
+export function withActions(f: Flow, actions: readonly Action[]): Flow {
+  const { table, priority, cookie, match, idleTimeout, hardTimeout, importance, flags, stats, origin } = f;
+  return stats
+    ? { table, priority, cookie, match, actions, idleTimeout, hardTimeout, importance, flags, stats, origin }
+    : { table, priority, cookie, match, actions, idleTimeout, hardTimeout, importance, flags, origin };
+}
 
 export type GroupType = 'all' | 'select' | 'indirect' | 'ff';
 

@@ -3,7 +3,7 @@
  * group buckets (output, enqueue, resubmit, bundle members) and as the buckets' watch ports.
  */
 import { type Action, flattenActions, withoutRole } from './actions.ts';
-import type { Flow, Group } from './flow.ts';
+import type { Flow, Group, Match } from './flow.ts';
 import { portNameOnly } from './match.ts';
 import type { PortRef } from './ports.ts';
 
@@ -27,17 +27,36 @@ function actionPorts(actions: readonly Action[]): PortRef[] {
 
 /**
  * Calls `visit` with each port reference of the flows and groups. A match entry that gives its
- * port by a name without a number is that name; any other is its number or reserved port.
+ * port by a name without a number is that name; any other is its number or reserved port. The
+ * parts a lazily read flow shares with others (its outline) are visited once, however many
+ * flows share them.
  */
 export function eachPortRef(flows: Iterable<Flow>, groups: Iterable<Group>, visit: (ref: PortRef) => void): void {
-  for (const f of flows) {
-    for (const e of f.match.fields) {
+  const seen = new Set<Match | readonly Action[]>();
+  const matchPorts = (match: Match): void => {
+    for (const e of match.fields) {
       if (e.field.format !== 'port') continue;
       const name = portNameOnly(e);
       if (name !== undefined) visit({ kind: 'name', name });
       else visit(e.port?.kind === 'reserved' ? e.port : { kind: 'number', number: Number(e.value) });
     }
-    for (const p of actionPorts(f.actions)) visit(p);
+  };
+  for (const f of flows) {
+    const outline = f.outline;
+    if (outline === undefined) {
+      matchPorts(f.match);
+      for (const p of actionPorts(f.actions)) visit(p);
+      continue;
+    }
+    if (!seen.has(outline.match)) {
+      seen.add(outline.match);
+      matchPorts(outline.match);
+    }
+    // Conjunction actions name no port.
+    if (outline.actions !== 'conjunctions' && !seen.has(outline.actions)) {
+      seen.add(outline.actions);
+      for (const p of actionPorts(outline.actions)) visit(p);
+    }
   }
   for (const g of groups) {
     for (const b of g.buckets) {

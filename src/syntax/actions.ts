@@ -970,19 +970,28 @@ function conjunctionOf(id: number, clause: number, nClauses: number): Action {
  */
 export function plainConjunctions(text: string, start: number, end: number): Action[] | undefined {
   const out: Action[] = [];
+  return readPlainConjunctions(text, start, end, out) ? out : undefined;
+}
+
+/** Whether `text[start, end)` is a list plainConjunctions reads, without making its actions. */
+export function isPlainConjunctionList(text: string, start: number, end: number): boolean {
+  return readPlainConjunctions(text, start, end, undefined);
+}
+
+function readPlainConjunctions(text: string, start: number, end: number, out: Action[] | undefined): boolean {
   for (let i = start; ;) {
-    if (!text.startsWith('conjunction(', i)) return undefined;
-    if (!run.read(text, i + 12) || text.charCodeAt(run.end) !== 0x2c) return undefined;
+    if (!text.startsWith('conjunction(', i)) return false;
+    if (!run.read(text, i + 12) || text.charCodeAt(run.end) !== 0x2c) return false;
     const id = run.value;
-    if (!run.read(text, run.end + 1) || text.charCodeAt(run.end) !== 0x2f) return undefined;
+    if (!run.read(text, run.end + 1) || text.charCodeAt(run.end) !== 0x2f) return false;
     const clause = run.value;
-    if (!run.read(text, run.end + 1) || text.charCodeAt(run.end) !== 0x29 || run.end >= end) return undefined;
+    if (!run.read(text, run.end + 1) || text.charCodeAt(run.end) !== 0x29 || run.end >= end) return false;
     const nClauses = run.value;
-    if (id > 0xffffffff || nClauses < 2 || nClauses > 64 || clause < 1 || clause > nClauses) return undefined;
-    out.push(conjunctionOf(id, clause, nClauses));
+    if (id > 0xffffffff || nClauses < 2 || nClauses > 64 || clause < 1 || clause > nClauses) return false;
+    out?.push(conjunctionOf(id, clause, nClauses));
     i = run.end + 1;
-    if (i === end) return out;
-    if (text.charCodeAt(i) !== 0x2c) return undefined;
+    if (i === end) return true;
+    if (text.charCodeAt(i) !== 0x2c) return false;
     i++;
   }
 }

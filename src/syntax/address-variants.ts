@@ -35,6 +35,27 @@ function lastAddress(text: string, start: number, end: number): LastAddress | un
   return address < 0 ? undefined : { prefixEnd: equals + 1, valueEnd, address };
 }
 
+/** The template of the shape of `text[start, end)` and the address its last element gives, if there is one. */
+export function templateVariant(
+  text: string,
+  start: number,
+  end: number,
+  templates: ReadonlyMap<string, AddressTemplate>,
+): { readonly template: AddressTemplate; readonly address: number } | undefined {
+  if (templates.size === 0) return undefined;
+  const last = lastAddress(text, start, end);
+  const template = last && templates.get(text.slice(start, last.prefixEnd));
+  return last && template ? { template, address: last.address } : undefined;
+}
+
+/** The template's match with its address entry holding `address`. */
+export function withAddress(match: Match, index: number, address: number): Match {
+  const fields = match.fields.slice();
+  const e = fields[index]!;
+  fields[index] = { field: e.field, value: BigInt(address) as Ipv4Address, mask: e.mask };
+  return { fields };
+}
+
 /** The match of `text[start, end)` made from a template of its shape, if there is one. */
 export function matchFromTemplate(
   text: string,
@@ -42,14 +63,8 @@ export function matchFromTemplate(
   end: number,
   templates: ReadonlyMap<string, AddressTemplate>,
 ): Match | undefined {
-  if (templates.size === 0) return undefined;
-  const last = lastAddress(text, start, end);
-  const template = last && templates.get(text.slice(start, last.prefixEnd));
-  if (!last || !template) return undefined;
-  const fields = template.match.fields.slice();
-  const e = fields[template.index]!;
-  fields[template.index] = { field: e.field, value: BigInt(last.address) as Ipv4Address, mask: e.mask };
-  return { fields };
+  const variant = templateVariant(text, start, end, templates);
+  return variant && withAddress(variant.template.match, variant.template.index, variant.address);
 }
 
 /**

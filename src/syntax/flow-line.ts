@@ -23,8 +23,10 @@ import { parseActionList, plainConjunctions } from './actions.ts';
 import { type AddressTemplate, matchFromTemplate, templateOf } from './address-variants.ts';
 import { FlowChecker } from './consistency.ts';
 import { bigintOf, NO_FLAGS, tableRefOf } from './interned.ts';
+import { isLongConjunctionList, LineFlow, type LineSource } from './line-flow.ts';
+import { durationAt, printed, scanPrintedStats, statsOfPrinted } from './printed-stats.ts';
 import { buildMatch } from './match.ts';
-import { DecimalRun, decimalAt, plainNumberAt, smallUintAt, uintAt } from './numbers.ts';
+import { DecimalRun, decimalAt, smallUintAt, uintAt } from './numbers.ts';
 import type { RecurringParts } from './recurring.ts';
 import { isSeparator, KeyValueCursor, skipQuoted, unquoteName } from './tokens.ts';
 
@@ -33,6 +35,8 @@ export interface FlowLineContext {
   readonly portMap?: PortMap;
   /** Matches and action lists met earlier in the same dump, read under the same port map. */
   readonly recurring?: RecurringParts;
+  /** The file and those recurring parts, when lines may be read lazily (see LineFlow). */
+  readonly source?: LineSource;
 }
 
 const TABLE_0 = tableRefOf(0);
@@ -130,60 +134,17 @@ function stats(h: Header): NonNullable<Header['stats']> {
   return (h.stats ??= {});
 }
 
-/** `123.456s` in `text[start, end)`: the seconds as printed, or undefined. */
-function durationAt(text: string, start: number, end: number): string | undefined {
-  if (end - start < 2 || text.charCodeAt(end - 1) !== 0x73) return undefined;
-  let dot = -1;
-  for (let i = start; i < end - 1; i++) {
-    const ch = text.charCodeAt(i);
-    if (ch === 0x2e && dot < 0 && i > start) dot = i;
-    else if (ch < 0x30 || ch > 0x39) return undefined;
-  }
-  return dot === end - 2 ? undefined : text.slice(start, end - 1);
-}
-
-/** Where the value starting at `from` ends in printed statistics (`, ` follows it), or -1. */
-function printedValueEnd(text: string, from: number): number {
-  const comma = text.indexOf(',', from);
-  return comma > from && text.charCodeAt(comma + 1) === 0x20 ? comma : -1;
-}
-
 /**
- * The statistics that open each line of `ovs-ofctl dump-flows`, exactly as it prints them:
- * ` cookie=0x…, duration=…s, table=N, n_packets=N, n_bytes=N, `. They are most of what a dump
- * says about a flow besides its match and actions, so this form is read in one pass. Returns
- * where the rest of the line starts, or 0 (with `h` untouched) when the line is in any other
- * form, which the general reader then takes from its start.
+ * The printed statistics (see scanPrintedStats) into `h`, but for the statistics themselves,
+ * which are made only for a line not read lazily. Returns where the rest of the line starts, or
+ * 0 (with `h` untouched) when the line is in any other form.
  */
 function readPrintedStats(text: string, h: Header): number {
-  // Each value starts right after its `key=` and ends before the `, ` that leads to the next key.
-  const cookieStart = text.charCodeAt(0) === 0x20 ? 8 : 7;
-  if (!text.startsWith('cookie=', cookieStart - 7)) return 0;
-  const cookieEnd = printedValueEnd(text, cookieStart);
-  if (cookieEnd < 0 || !text.startsWith('duration=', cookieEnd + 2)) return 0;
-  const durationStart = cookieEnd + 2 + 'duration='.length;
-  const durationEnd = printedValueEnd(text, durationStart);
-  if (durationEnd < 0 || !text.startsWith('table=', durationEnd + 2)) return 0;
-  const tableStart = durationEnd + 2 + 'table='.length;
-  const tableEnd = printedValueEnd(text, tableStart);
-  if (tableEnd < 0 || !text.startsWith('n_packets=', tableEnd + 2)) return 0;
-  const packetsStart = tableEnd + 2 + 'n_packets='.length;
-  const packetsEnd = printedValueEnd(text, packetsStart);
-  if (packetsEnd < 0 || !text.startsWith('n_bytes=', packetsEnd + 2)) return 0;
-  const bytesStart = packetsEnd + 2 + 'n_bytes='.length;
-  const bytesEnd = printedValueEnd(text, bytesStart);
-  if (bytesEnd < 0) return 0;
-  const cookie = plainNumberAt(text, cookieStart, cookieEnd);
-  const duration = durationAt(text, durationStart, durationEnd);
-  const table = decimalAt(text, tableStart, tableEnd);
-  const packets = plainNumberAt(text, packetsStart, packetsEnd);
-  const bytes = plainNumberAt(text, bytesStart, bytesEnd);
-  if (cookie < 0 || duration === undefined || table < 0 || table > 255 || packets < 0 || bytes < 0) return 0;
-  h.cookie = bigintOf(cookie);
+  if (!scanPrintedStats(text)) return 0;
+  h.cookie = bigintOf(printed.cookie);
   // 255 means "all tables": an addition with it lands in table 0.
-  h.table = tableRefOf(table === 255 ? 0 : table);
-  h.stats = { duration, packets: bigintOf(packets), bytes: bigintOf(bytes) };
-  return bytesEnd + 2;
+  h.table = tableRefOf(printed.table === 255 ? 0 : printed.table);
+  return printed.end;
 }
 
 /**
@@ -340,15 +301,11 @@ interface ReadActions {
 
 /** A list of plain conjunction actions needs no checking against any match. */
 const CONJUNCTIONS_CHECKED = false;
-/** Lists longer than this (in characters) name several conjunctions, a set rarely repeated. */
-const LONG_LIST = 100;
 
 function readActions(text: string, start: number, match: Match, ctx: FlowLineContext): ReadActions {
   // Long conjunction lists are read faster than they are found among the lists met before: most
   // are unique (one per address, naming every rule that uses it), and would only swell that table.
-  const long = text.length - start > LONG_LIST;
-  const conjunctions =
-    long && text.startsWith('conjunction(', start) ? plainConjunctions(text, start, text.length) : undefined;
+  const conjunctions = isLongConjunctionList(text, start) ? plainConjunctions(text, start, text.length) : undefined;
   if (conjunctions) return { actions: conjunctions, checked: CONJUNCTIONS_CHECKED };
   const recurring = ctx.recurring;
   const key = recurring ? text.slice(start) : undefined;
@@ -385,7 +342,19 @@ export function parseFlowLine(text: string, file: string, line: number, ctx: Flo
   };
   // Flow-level keys lead the line in every layout ovs-ofctl prints; the match follows.
   const statsEnd = readPrintedStats(text, h);
-  const cursor = new KeyValueCursor(text, readPlainPriority(text, statsEnd, keyword, h), keyword);
+  const afterPriority = readPlainPriority(text, statsEnd, keyword, h);
+  if (statsEnd > 0) {
+    if (afterPriority > statsEnd && ctx.source) {
+      // The usual dump line: its match and actions wait until asked for when both are known clean.
+      let matchStart = afterPriority;
+      while (matchStart < keyword && isSeparator(text.charCodeAt(matchStart))) matchStart++;
+      const lazy = LineFlow.of(h, text, ctx.source, line, statsEnd, matchStart, keyword, start);
+      if (lazy) return lazy;
+    }
+    h.stats = statsOfPrinted(text);
+  }
+  const origin = { file, line, text, statsEnd };
+  const cursor = new KeyValueCursor(text, afterPriority, keyword);
   let inMatch = false;
   while (cursor.next()) {
     if (!takeFlowKey(text, cursor, h, sink)) {
@@ -399,7 +368,7 @@ export function parseFlowLine(text: string, file: string, line: number, ctx: Flo
   const { actions } = acts;
   if (sink.problems.length > 0 && sink.hasErrors) return undefined;
   if (read.fresh || acts.checked !== false) check(text, keyword, read, acts, ctx);
-  return flowOf(h, match, actions, { file, line, text, statsEnd });
+  return flowOf(h, match, actions, origin);
 }
 
 /** Checks the actions against the match, and the match itself when it is fresh; shares what proves clean. */

@@ -102,10 +102,11 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
   // One sink serves every line: it is emptied after each, once its problems are diagnostics.
   const sink = new ProblemSink();
   // Port names change how later lines read: with each, the context and what it has cached start anew.
-  const freshContext = (): FlowLineContext =>
-    ports.size > 0
-      ? { sink, portMap: ports, recurring: new RecurringParts() }
-      : { sink, recurring: new RecurringParts() };
+  const freshContext = (): FlowLineContext => {
+    const recurring = new RecurringParts();
+    const source = { file, parts: recurring };
+    return ports.size > 0 ? { sink, portMap: ports, recurring, source } : { sink, recurring, source };
+  };
   let context = freshContext();
   let inHexDump = false;
   let selectionHidden = false;

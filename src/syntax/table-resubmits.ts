@@ -6,8 +6,15 @@
  * it is read as `resubmit(,NAME)`.
  */
 import { type Action, nestsActions } from '../model/actions.ts';
-import type { Flow, Group } from '../model/flow.ts';
+import { type Flow, type Group, withActions } from '../model/flow.ts';
 import type { PortMap } from '../model/ports.ts';
+
+const RESUBMIT = /resubmit/i;
+
+/** Whether the flow's text can hold a resubmit action (action names are read in any case). */
+function mayResubmit(f: Flow): boolean {
+  return RESUBMIT.test(f.origin.text);
+}
 
 /** Port names that `resubmit:NAME` actions give and the port map does not know. */
 function strangerNames(actions: readonly Action[], ports: PortMap, out: Set<string>): void {
@@ -64,7 +71,8 @@ function rewritten(actions: readonly Action[], tables: ReadonlySet<string>): rea
  */
 export function readTableResubmits(flows: Flow[], groups: Group[], ports: PortMap): void {
   const strangers = new Set<string>();
-  for (const f of flows) strangerNames(f.actions, ports, strangers);
+  // Only a line that says `resubmit` has a resubmit: the others' actions need not be read for it.
+  for (const f of flows) if (mayResubmit(f)) strangerNames(f.actions, ports, strangers);
   for (const g of groups) for (const b of g.buckets) strangerNames(b.actions, ports, strangers);
   if (strangers.size === 0) return;
   const known = namedTables(flows, groups);
@@ -77,8 +85,9 @@ export function readTableResubmits(flows: Flow[], groups: Group[], ports: PortMa
     return done.get(actions);
   };
   for (let i = 0; i < flows.length; i++) {
-    const actions = fix(flows[i]!.actions);
-    if (actions) flows[i] = { ...flows[i]!, actions };
+    const f = flows[i]!;
+    const actions = mayResubmit(f) ? fix(f.actions) : undefined;
+    if (actions) flows[i] = withActions(f, actions);
   }
   for (let i = 0; i < groups.length; i++) {
     const g = groups[i]!;

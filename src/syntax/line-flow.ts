@@ -1,0 +1,200 @@
+/**
+ * A flow of a dump whose match and actions are read when first asked for. A million-flow dump is
+ * mostly lines whose match and action list the reader has met before in a clean line (the same
+ * text, or the same text but for the last address, see address-variants.ts and recurring.ts):
+ * such a line is known to read without any problem as soon as those parts are found among the
+ * recurring ones, so its diagnostics (none) are known without making its objects. Commands that
+ * look at a few tables of such a dump, or at its statistics alone, never make the rest.
+ */
+import type { Action } from '../model/actions.ts';
+import type { Flow, FlowFlag, FlowOutline, FlowStats, Match, Origin } from '../model/flow.ts';
+import { EMPTY_MATCH } from '../model/match.ts';
+import type { TableRef } from '../model/tables.ts';
+import { isPlainConjunctionList, plainConjunctions } from './actions.ts';
+import { templateVariant, withAddress } from './address-variants.ts';
+import { NO_FLAGS } from './interned.ts';
+import { printedStats } from './printed-stats.ts';
+import type { RecurringParts } from './recurring.ts';
+
+/** Lists longer than this (in characters) name several conjunctions, a set rarely repeated. */
+export const LONG_LIST = 100;
+
+/** Whether the action list from `start` to the end of the line is one read directly (see readActions). */
+export function isLongConjunctionList(text: string, start: number): boolean {
+  return text.length - start > LONG_LIST && text.startsWith('conjunction(', start);
+}
+
+/** What knownMatch found: the shared match, and which entry takes which address (index -1: none). */
+const found = { shape: EMPTY_MATCH, index: -1, address: 0 };
+
+/**
+ * Whether the match `text[start, end)` is one of the recurring parts: a clean match met before,
+ * or a template's with another last address (into `found`). An empty match (start at end) is
+ * always known.
+ */
+function knownMatch(text: string, start: number, end: number, parts: RecurringParts): boolean {
+  found.index = -1;
+  if (start >= end) {
+    found.shape = EMPTY_MATCH;
+    return true;
+  }
+  const variant = templateVariant(text, start, end, parts.templates);
+  if (variant) {
+    found.shape = variant.template.match;
+    found.index = variant.template.index;
+    found.address = variant.address;
+    return true;
+  }
+  const match = parts.matches.get(text.slice(start, end));
+  if (match === undefined) return false;
+  found.shape = match;
+  return true;
+}
+
+/**
+ * The action list from `start` on when it is a recurring clean one that needs no check against
+ * the match; `conjunctions` for a list of plain conjunctions (of any length: they are clean and
+ * need no check against any match) that is not among them; undefined for any other.
+ */
+function knownActions(
+  text: string,
+  start: number,
+  parts: RecurringParts,
+): readonly Action[] | 'conjunctions' | undefined {
+  const plain = (): boolean => isPlainConjunctionList(text, start, text.length);
+  // As readActions: a long list of plain conjunctions is never looked for among the shared ones.
+  if (isLongConjunctionList(text, start) && plain()) return 'conjunctions';
+  const known = parts.actions.get(text.slice(start));
+  if (known) return known.checked ? undefined : known.actions;
+  return plain() ? 'conjunctions' : undefined;
+}
+
+/** The file a dump was read from and the recurring parts its lines were read with, shared by its lazy flows. */
+export interface LineSource {
+  readonly file: string;
+  readonly parts: RecurringParts;
+}
+
+export class LineFlow implements Flow {
+  readonly table: TableRef;
+  readonly priority: number;
+  readonly cookie: bigint;
+  private readonly text: string;
+  private readonly source: LineSource;
+  private readonly line: number;
+  private readonly statsEnd: number;
+  /** The shared match, and the entry (-1: none) that holds `address` instead of the shared match's. */
+  private readonly shape: Match;
+  private readonly index: number;
+  private readonly address: number;
+  private readonly actionsStart: number;
+  private readonly sharedActions: readonly Action[] | 'conjunctions';
+  private madeStats: FlowStats | undefined;
+  private decodedMatch: Match | undefined;
+  private decodedActions: readonly Action[] | undefined;
+
+  private constructor(
+    header: { readonly table: TableRef; readonly priority: number; readonly cookie: bigint },
+    text: string,
+    source: LineSource,
+    line: number,
+    statsEnd: number,
+    actionsStart: number,
+    sharedActions: readonly Action[] | 'conjunctions',
+  ) {
+    this.table = header.table;
+    this.priority = header.priority;
+    this.cookie = header.cookie;
+    this.text = text;
+    this.source = source;
+    this.line = line;
+    this.statsEnd = statsEnd;
+    this.shape = found.shape;
+    this.index = found.index;
+    this.address = found.address;
+    this.actionsStart = actionsStart;
+    this.sharedActions = sharedActions;
+    this.madeStats = undefined;
+    this.decodedMatch = undefined;
+    this.decodedActions = sharedActions === 'conjunctions' ? undefined : sharedActions;
+  }
+
+  /**
+   * The flow of line `line`, in the printed form with its statistics (ending at `statsEnd`) and
+   * a plain priority, whose match (from `matchStart` to `keyword`) and actions (from
+   * `actionsStart`) are both known clean recurring parts; undefined for any other line, which is
+   * then read at once.
+   */
+  static of(
+    header: { readonly table: TableRef; readonly priority: number; readonly cookie: bigint },
+    text: string,
+    source: LineSource,
+    line: number,
+    statsEnd: number,
+    matchStart: number,
+    keyword: number,
+    actionsStart: number,
+  ): LineFlow | undefined {
+    if (!knownMatch(text, matchStart, keyword, source.parts)) return undefined;
+    const actions = knownActions(text, actionsStart, source.parts);
+    if (actions === undefined) return undefined;
+    return new LineFlow(header, text, source, line, statsEnd, actionsStart, actions);
+  }
+
+  get match(): Match {
+    return (this.decodedMatch ??= this.makeMatch());
+  }
+
+  get actions(): readonly Action[] {
+    return (this.decodedActions ??= this.makeActions());
+  }
+
+  get outline(): FlowOutline {
+    return { match: this.shape, actions: this.sharedActions };
+  }
+
+  /** Read from the line when first asked for: most commands never look at most flows' counters. */
+  get stats(): FlowStats {
+    return (this.madeStats ??= printedStats(this.text)!);
+  }
+
+  /** Made anew each time: few commands keep it, and a million flows would each hold one. */
+  get origin(): Origin {
+    return { file: this.source.file, line: this.line, text: this.text, statsEnd: this.statsEnd };
+  }
+
+  get idleTimeout(): number {
+    return 0;
+  }
+
+  get hardTimeout(): number {
+    return 0;
+  }
+
+  get importance(): number {
+    return 0;
+  }
+
+  get flags(): readonly FlowFlag[] {
+    return NO_FLAGS;
+  }
+
+  /** The shared match, with its address entry given this line's address (as matchFromTemplate makes it). */
+  private makeMatch(): Match {
+    if (this.index < 0) return this.shape;
+    return withAddress(this.shape, this.index, this.address);
+  }
+
+  /** A plain conjunction list, shared through the recurring parts as the reader shares a short one. */
+  private makeActions(): readonly Action[] {
+    const { text, actionsStart: start } = this;
+    const { parts } = this.source;
+    if (isLongConjunctionList(text, start)) return plainConjunctions(text, start, text.length)!;
+    const key = text.slice(start);
+    const known = parts.actions.get(key);
+    if (known) return known.actions;
+    const actions = plainConjunctions(text, start, text.length)!;
+    parts.actions.set(key, { actions, checked: false });
+    return actions;
+  }
+}

@@ -1,0 +1,91 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Flow } from '../src/model/flow.ts';
+import { parseDump } from '../src/syntax/reader.ts';
+
+// Dump lines whose match and actions the reader has met before are read lazily (LineFlow): their
+// match, actions and statistics are made when first asked for. These tests check that such a flow
+// reads exactly as the same line read on its own (at once), and that no diagnostic is lost.
+
+const stats = (i: number): string =>
+  ` cookie=0x${(0x3020000 + (i % 3)).toString(16)}, duration=${1000 + i}.5${i}s, table=${12 + (i % 2)}, n_packets=${i * 1000}, n_bytes=${i * 123456789}, `;
+
+const bodies = [
+  'priority=200,ip,nw_src=10.16.0.1 actions=conjunction(7,1/2)',
+  'priority=200,ip,nw_src=10.16.0.2 actions=conjunction(7,1/2)',
+  'priority=200,ip,nw_src=10.16.0.3 actions=conjunction(7,1/2),conjunction(8,1/3)',
+  'priority=200,ip,nw_src=10.16.0.4 actions=conjunction(7,1/2),conjunction(8,1/3),conjunction(9,1/3),conjunction(10,1/2),conjunction(11,1/2),conjunction(12,1/2)',
+  'priority=200,ip,nw_src=10.16.0.5 actions=conjunction(7,1/2),conjunction(8,1/3),conjunction(9,1/3),conjunction(10,1/2),conjunction(11,1/2),conjunction(13,1/2)',
+  'priority=190,conj_id=7,ip actions=goto_table:14',
+  'priority=190,conj_id=7,ip actions=goto_table:14',
+  'priority=0 actions=goto_table:14',
+  'priority=0 actions=goto_table:14',
+  'priority=200,tcp,nw_dst=10.96.0.1,tp_dst=443 actions=ct(commit,table=14,zone=65520)',
+  'priority=200,tcp,nw_dst=10.96.0.1,tp_dst=443 actions=ct(commit,table=14,zone=65520)',
+  'priority=200,in_port=5,ip,nw_src=10.16.0.9 actions=output:7',
+  'priority=200,in_port=5,ip,nw_src=10.16.0.10 actions=output:7',
+];
+
+/** What a flow says, as plain data: a lazy flow and a flow read at once compare equal. */
+function plain(f: Flow): unknown {
+  const { table, priority, cookie, match, actions, idleTimeout, hardTimeout, importance, flags, stats, origin } = f;
+  return {
+    table,
+    priority,
+    cookie,
+    match,
+    actions,
+    idleTimeout,
+    hardTimeout,
+    importance,
+    flags,
+    stats,
+    origin: { ...origin },
+  };
+}
+
+test('a lazily read flow is what its line reads as on its own', () => {
+  const lines = bodies.map((b, i) => stats(i) + b);
+  const { flows, diagnostics } = parseDump(lines.join('\n'), { file: 'dump' });
+  assert.deepEqual(diagnostics, []);
+  assert.equal(flows.length, lines.length);
+  const lazy = flows.filter((f) => f.outline !== undefined);
+  assert.ok(lazy.length >= 6, `lines met before are read lazily (${lazy.length})`);
+  flows.forEach((f, i) => {
+    const alone = parseDump(lines[i]!, { file: 'dump' }).flows[0]!;
+    assert.equal(alone.outline, undefined, 'a line met for the first time is read at once');
+    assert.deepEqual(plain(f), { ...(plain(alone) as object), origin: { ...alone.origin, line: i + 1 } }, lines[i]);
+  });
+});
+
+test('an outline holds the fields, masks and ports of the flow it outlines', () => {
+  const lines = bodies.map((b, i) => stats(i) + b);
+  const { flows } = parseDump(lines.join('\n'), { file: 'dump' });
+  for (const f of flows) {
+    if (!f.outline) continue;
+    const shape = (fields: Flow['match']['fields']) => fields.map((e) => [e.field.storage, e.mask, e.port]);
+    assert.deepEqual(shape(f.outline.match.fields), shape(f.match.fields), f.origin.text);
+    if (f.outline.actions === 'conjunctions') assert.ok(f.actions.every((a) => a.kind === 'conjunction'));
+    else assert.equal(f.outline.actions, f.actions);
+  }
+});
+
+test('a line of a known shape with a bad value is reported, not read lazily', () => {
+  const lines = [
+    stats(1) + 'priority=200,ip,nw_src=10.16.0.1 actions=conjunction(7,1/2)',
+    stats(2) + 'priority=200,ip,nw_src=10.16.0.300 actions=conjunction(7,1/2)',
+    stats(3) + 'priority=200,ip,nw_src=10.16.0.3 actions=conjunction(7,3/2)',
+    stats(4) + 'priority=200,ip,nw_src=10.16.0.4 actions=conjunction(7,1/2)',
+  ];
+  const { flows, diagnostics, badLines } = parseDump(lines.join('\n'), { file: 'dump' });
+  assert.equal(badLines, 2);
+  assert.deepEqual(
+    diagnostics.map((d) => d.line),
+    [2, 3],
+  );
+  assert.deepEqual(
+    flows.map((f) => f.origin.line),
+    [1, 4],
+  );
+  assert.notEqual(flows[1]!.outline, undefined);
+});
