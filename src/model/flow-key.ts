@@ -7,7 +7,7 @@
  * that a dump with names and one without key the same.
  */
 import { type Action, nestsActions } from './actions.ts';
-import type { Flow, Match, MatchField } from './flow.ts';
+import { type Flow, type Match, type MatchField, matchOutline } from './flow.ts';
 import { portNameOnly } from './match.ts';
 import type { PortMap, PortRef } from './ports.ts';
 import type { TableRef } from './tables.ts';
@@ -210,7 +210,7 @@ export function inferPortNumbers(
     return name !== undefined && naming.ports?.number(name) === undefined ? name : undefined;
   };
   // A lazily read flow's outline holds the ports its match holds.
-  const wanted = named.filter((f) => (f.outline?.match ?? f.match).fields.some((e) => unresolved(e) !== undefined));
+  const wanted = named.filter((f) => matchOutline(f).fields.some((e) => unresolved(e) !== undefined));
   if (wanted.length === 0) return new Map();
   const slots = new Map<string, Set<number>>();
   for (const f of numbered) {

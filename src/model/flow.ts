@@ -130,6 +130,20 @@ export interface FlowOutline {
 
 export const DEFAULT_PRIORITY = 32768;
 
+/** The match a walker of fields, masks and ports reads: a lazily read flow's outline spares making its match. */
+export function matchOutline(f: Flow): Match {
+  return f.outline?.match ?? f.match;
+}
+
+/**
+ * Whether the flow's actions are conjunction actions alone (which jump nowhere, name no port nor
+ * group), told without making them for a lazily read flow.
+ */
+export function onlyConjunctions(f: Flow): boolean {
+  const actions = f.outline?.actions ?? f.actions;
+  return actions === 'conjunctions' || (actions.length > 0 && actions.every((a) => a.kind === 'conjunction'));
+}
+
 /** The flow with other actions: a plain record, whatever kind of object the flow was. */
 export function withActions(f: Flow, actions: readonly Action[]): Flow {
   const { table, priority, cookie, match, idleTimeout, hardTimeout, importance, flags, stats, origin } = f;

@@ -3,7 +3,7 @@
  * in and what its miss flow does — plus the tables the profile expects in the release but the
  * dump lacks, and the dump's tables the profile does not know.
  */
-import type { Flow } from '../../model/flow.ts';
+import { type Flow, onlyConjunctions } from '../../model/flow.ts';
 import type { Pipeline, PipelineTable } from '../../model/pipeline.ts';
 import { matchCovers } from '../../model/match.ts';
 import { type TableRef, tableLabel, tableNumber } from '../../model/tables.ts';
@@ -153,10 +153,13 @@ function walkTable(t: PipelineTable, pipeline: Pipeline): TableWalk {
   const bytes = new CounterSum();
   for (const f of t.given) {
     priority = f.priority;
-    for (const ref of jumpTargets(f.actions)) jump(ref);
-    for (const a of f.actions) {
-      if (a.kind !== 'group') continue;
-      for (const b of pipeline.groups.get(a.id)?.buckets ?? []) for (const ref of jumpTargets(b.actions)) jump(ref);
+    // Conjunction actions (most flows of a large dump) go nowhere: a lazily read flow's are not made.
+    if (!onlyConjunctions(f)) {
+      for (const ref of jumpTargets(f.actions)) jump(ref);
+      for (const a of f.actions) {
+        if (a.kind !== 'group') continue;
+        for (const b of pipeline.groups.get(a.id)?.buckets ?? []) for (const ref of jumpTargets(b.actions)) jump(ref);
+      }
     }
     if (missFlow === undefined && isTableMiss(f)) missFlow = f;
     packets.add(f.stats?.packets);

@@ -8,7 +8,7 @@
 import { type Action, flattenActions } from '../../model/actions.ts';
 import { pushTo } from '../../model/append.ts';
 import { fieldByName } from '../../model/fields.ts';
-import type { Flow, Group, Match } from '../../model/flow.ts';
+import { type Flow, type Group, type Match, matchOutline, onlyConjunctions } from '../../model/flow.ts';
 import { matchCovers } from '../../model/match.ts';
 import type { PortMap, PortRef } from '../../model/ports.ts';
 import { listProfiles } from '../../profiles/index.ts';
@@ -148,14 +148,16 @@ function gatherFacts(
   for (const flow of flows) {
     if (flow.table.kind === 'number') tableNumbers.add(flow.table.number);
     else tableNames.add(flow.table.name);
-    if (!seen.has(flow.match)) {
-      seen.add(flow.match);
-      for (const f of flow.match.fields) {
+    // A lazily read flow's outline has the fields, masks and ports of its match, shared by many flows.
+    const match = matchOutline(flow);
+    if (!seen.has(match)) {
+      seen.add(match);
+      for (const f of match.fields) {
         use(f.field.storage, f.mask);
         addPort(f.port);
       }
     }
-    addActions(flow.actions, flow.table.kind === 'number' ? flow.table.number : undefined);
+    if (!onlyConjunctions(flow)) addActions(flow.actions, flow.table.kind === 'number' ? flow.table.number : undefined);
   }
   for (const g of groups) {
     for (const b of g.buckets) {
