@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { parseAgentInfo } from '../src/sources/agentinfo.ts';
 import { openBundle, selectNode } from '../src/sources/bundle.ts';
 import { readNode } from '../src/sources/node-dump.ts';
-import { summarizeNode } from '../src/sources/node-summary.ts';
+import { summarizeNode } from '../src/analysis/bundle/node-summary.ts';
+import { nodeProblems } from '../src/render/bundle.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 import { checkPipeline } from '../src/analysis/check/check.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
@@ -308,7 +309,7 @@ test('node summary: incomplete conjunctions, empty target tables, the bare defau
     readNode({ name: 'n', origin: 'mem', files: { flows: { label: 'mem:flows', text: flows } }, problems: [] }),
   );
   assert.deepEqual(
-    s.problems.map((p) => p.message),
+    nodeProblems(s).map((p) => p.message),
     [
       'conjunction 7 in table 10 is incomplete: clause 2 of 2 has no flows',
       'table 20 has no flows, but 1 flow continues there',
@@ -328,7 +329,7 @@ test('node summary: incomplete conjunctions, empty target tables, the bare defau
     }),
   );
   assert.deepEqual(
-    bare.problems.map((p) => p.message),
+    nodeProblems(bare).map((p) => p.message),
     ['only the default NORMAL flow of OVS: the agent has not (re)installed its flows'],
   );
 });
@@ -346,7 +347,7 @@ test('node summary and check name the same empty tables, a group bucket the only
     files: { flows: { label: 'mem:flows', text: flows }, groups: { label: 'mem:groups', text: groups } },
     problems: [],
   });
-  const summary = summarizeNode(node).problems.map((p) => p.message);
+  const summary = nodeProblems(summarizeNode(node)).map((p) => p.message);
   assert.deepEqual(summary, [
     'table 30 has no flows, but 1 flow continues there',
     'table 20 has no flows, but 1 group bucket continues there',
@@ -369,7 +370,7 @@ test('node summary: a bucket that jumps by number to a table the dump holds by n
     },
     problems: [],
   });
-  const messages = summarizeNode(named).problems.map((p) => p.message);
+  const messages = nodeProblems(summarizeNode(named)).map((p) => p.message);
   assert.ok(!messages.some((m) => m.startsWith('table 70 ')), messages.join('\n'));
   assert.ok(messages.includes('table L2Forwarding has no flows, but 3 flows continue there'), messages.join('\n'));
 });

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { bundleJson, formatBundle } from '../../render/bundle.ts';
 import { openSource } from '../../sources/open.ts';
-import { summarizeNode } from '../../sources/node-summary.ts';
+import { summarizeNode } from '../../analysis/bundle/node-summary.ts';
 import { stdoutChalk } from '../color.ts';
 import { type Io, UserError, writeOut } from '../io.ts';
 import {
