@@ -1,6 +1,6 @@
 /**
- * The pipeline graph as Graphviz DOT, as a Mermaid flowchart, and as SVG (DOT laid out by
- * Graphviz's `dot`, run with an argument vector and the graph on standard input).
+ * The pipeline graph as Graphviz DOT and as a Mermaid flowchart (`cli/graphviz.ts` lays DOT out
+ * as SVG).
  *
  * Tables are boxes (dashed and red when jumped to but empty), groups hexagons, sinks ovals.
  * Edge styles tell the kinds apart: goto solid, resubmit dashed, conntrack recirculation bold
@@ -173,24 +173,4 @@ export function formatMermaid(graph: PipelineGraph): string {
     if (pathLinks.length > 0) lines.push(`  linkStyle ${pathLinks.join(',')} stroke:${PATH_COLOUR},stroke-width:3px;`);
   }
   return lines.join('\n');
-}
-
-/** Graphviz is not installed (or `dot` is not on the PATH). */
-export class GraphvizMissingError extends Error {
-  constructor() {
-    super(
-      'SVG output needs Graphviz’s dot program, which was not found: install Graphviz (Debian/Ubuntu: apt-get install graphviz; Fedora: dnf install graphviz; macOS: brew install graphviz), or use --format dot or --format mermaid',
-    );
-    this.name = 'GraphvizMissingError';
-  }
-}
-
-/** DOT laid out as SVG by `dot -Tsvg`. */
-export async function renderSvg(dot: string, dotProgram = 'dot'): Promise<string> {
-  // Loaded only for SVG: it takes longer to load than most commands take to run.
-  const { execa } = await import('execa');
-  const r = await execa(dotProgram, ['-Tsvg'], { input: dot, reject: false, stripFinalNewline: false });
-  if ((r as { code?: string }).code === 'ENOENT') throw new GraphvizMissingError();
-  if (r.failed) throw new Error(`dot -Tsvg failed: ${String(r.stderr).trim() || r.shortMessage}`);
-  return String(r.stdout);
 }
