@@ -7,7 +7,7 @@ import { policyLines, policyMatchJson } from './policy-words.ts';
 import type { FieldMiss } from '../analysis/trace/nearest-flow.ts';
 import type { FieldDef } from '../model/fields.ts';
 import type { Flow, Match } from '../model/flow.ts';
-import { matchesPacket } from '../model/match.ts';
+import { assertNever } from '../model/actions.ts';
 import { type TableRef, tableLabel } from '../model/tables.ts';
 import type {
   Conjunction,
@@ -17,7 +17,7 @@ import type {
   DimensionTerm,
   Member,
   PacketConjunction,
-  StorageReader,
+  TermMiss,
 } from '../analysis/conjunctions/conjunctions.ts';
 import type { ConjunctionScope } from '../analysis/conjunctions/conjunction-scope.ts';
 import { memberText } from '../analysis/conjunctions/member-text.ts';
@@ -386,14 +386,21 @@ function byCloseness(a: PacketConjunction, b: PacketConjunction): number {
 }
 
 /** Why a packet fails a term: its own value for the term's field, or its protocol. */
-function failedTerm(term: DimensionTerm, get: StorageReader, named: FieldWords | undefined): string {
-  if (!matchesPacket(term.qualifier, get)) return `the packet is not ${formatMatch(term.qualifier)}`;
-  if (term.kind === 'set') {
-    const value = get(term.field.storage);
-    const v = named ? named.value(value) : formatFieldValue(term.field, value);
-    return `${named?.name ?? fieldWords(term.field)} is ${v}, not in ${memberList(term.field, term.members, named)}${qualifierNote(term.qualifier, term.field)}`;
+function failedTerm(miss: TermMiss, named: FieldWords | undefined): string {
+  const term = miss.term;
+  switch (miss.reason) {
+    case 'qualifier':
+      return `the packet is not ${formatMatch(term.qualifier)}`;
+    case 'value': {
+      const { field, members, qualifier } = miss.term;
+      const v = named ? named.value(miss.value) : formatFieldValue(field, miss.value);
+      return `${named?.name ?? fieldWords(field)} is ${v}, not in ${memberList(field, members, named)}${qualifierNote(qualifier, field)}`;
+    }
+    case 'flows':
+      return `matches none of ${plural(term.flows.length, 'flow')}`;
+    default:
+      return assertNever(miss);
   }
-  return `matches none of ${plural(term.flows.length, 'flow')}`;
 }
 
 function verdict(r: PacketConjunction, words: ConjunctionWords): string {
@@ -424,15 +431,14 @@ export function formatPacketReport(
     const c = r.conjunction;
     out.push('', header(c, words), `  ${verdict(r, words)}`);
     for (const d of r.dimensions) {
-      const dim = c.dimensions.find((x) => x.k === d.k);
       if (d.matchedBy.length > 0) {
         out.push(
           `  ✓ ${d.k}: ${flowRef(d.matchedBy[0]!)}${d.matchedBy.length > 1 ? ` (+${d.matchedBy.length - 1} more)` : ''}`,
         );
       } else {
         const why =
-          dim && dim.terms.length > 0
-            ? dim.terms.map((t) => failedTerm(t, r.read, termWords(t, c, words))).join('; ')
+          d.misses.length > 0
+            ? d.misses.map((m) => failedTerm(m, termWords(m.term, c, words))).join('; ')
             : 'no clause flows';
         out.push(`  ✗ ${d.k}: ${why}`);
       }

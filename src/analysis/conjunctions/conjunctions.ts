@@ -624,6 +624,23 @@ export interface PacketDimension {
   readonly k: number;
   /** The dimension's clause flows the packet matches; empty when it fails the dimension. */
   readonly matchedBy: readonly Flow[];
+  /** When it fails the dimension: why, term by term. */
+  readonly misses: readonly TermMiss[];
+}
+
+/**
+ * Why a packet fails a term: not of the term's protocol (`qualifier`), its `value` of the field a
+ * `set` term lists the members of, or none of the term's flows matches it (`flows`).
+ */
+export type TermMiss =
+  | { readonly reason: 'qualifier'; readonly term: DimensionTerm }
+  | { readonly reason: 'value'; readonly term: DimensionTerm & { readonly kind: 'set' }; readonly value: bigint }
+  | { readonly reason: 'flows'; readonly term: DimensionTerm };
+
+function termMiss(term: DimensionTerm, read: StorageReader): TermMiss {
+  if (!matchesPacket(term.qualifier, read)) return { reason: 'qualifier', term };
+  if (term.kind === 'set') return { reason: 'value', term, value: read(term.field.storage) };
+  return { reason: 'flows', term };
 }
 
 /** A packet's bits per storage, as `matchesPacket` reads them. */
@@ -638,8 +655,6 @@ export interface PacketConjunction {
   readonly preemptedBy?: Flow;
   /** What the `conj_id=ID` lookup returns when the conjunction completes: the action flow, or a higher hard flow. */
   readonly result?: Flow;
-  /** The packet as the conjunction's table sees it. */
-  readonly read: StorageReader;
 }
 
 /**
@@ -671,12 +686,12 @@ export function explainPacket(
   return report.conjunctions.flatMap((c): PacketConjunction[] => {
     const read = readerFor(c.table);
     if (!read) return [];
-    const dimensions = c.dimensions.map((d) => ({
-      k: d.k,
-      matchedBy: d.flows.filter((f) => matchesPacket(f.match, read)),
-    }));
+    const dimensions = c.dimensions.map((d): PacketDimension => {
+      const matchedBy = d.flows.filter((f) => matchesPacket(f.match, read));
+      return { k: d.k, matchedBy, misses: matchedBy.length > 0 ? [] : d.terms.map((t) => termMiss(t, read)) };
+    });
     const satisfied = c.n > 0 && dimensions.every((d) => d.matchedBy.length > 0);
-    if (!satisfied) return [{ conjunction: c, dimensions, satisfied, read }];
+    if (!satisfied) return [{ conjunction: c, dimensions, satisfied }];
     const list = candidatesOf(c.table, read);
     // The first lookup sees conj_id 0; the second, after the conjunction completes, conj_id ID.
     const preemptedBy = list.find((x) => x.flow.priority >= c.priority && (x.conjId ?? 0n) === 0n)?.flow;
@@ -686,7 +701,6 @@ export function explainPacket(
         conjunction: c,
         dimensions,
         satisfied,
-        read,
         ...(preemptedBy ? { preemptedBy } : {}),
         ...(result ? { result } : {}),
       },
