@@ -271,7 +271,8 @@ export {
   type DiffTextOptions,
 } from './render/diff.ts';
 export { formatPacket, formatTrace, traceJson, type TraceRenderOptions } from './render/trace.ts';
-export { traceRenderOptions, traceWithWords } from './render/trace-words.ts';
+export { traceWords } from './render/trace-words.ts';
+export { profiledTracer, sampleAnnotator, type ProfiledTracer } from './analysis/trace/profiled-tracer.ts';
 export { checkJson, formatCheck, PLAIN_CHECK, type CheckStyle } from './render/check.ts';
 export { formatDot, formatMermaid, graphJson } from './render/graph.ts';
 export { formatTraceComparison, traceComparisonJson, type ComparedSide } from './render/trace-compare.ts';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { parseCtNext } from '../src/cli/commands/trace.ts';
 import type { Tracer } from '../src/analysis/trace/trace.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
-import { traceWithWords } from '../src/render/trace-words.ts';
+import { profiledTracer } from '../src/analysis/trace/profiled-tracer.ts';
 import { openBundleArchive, selectNode } from '../src/sources/bundle.ts';
 import { readNode } from '../src/sources/node-dump.ts';
 import { parseDump } from '../src/syntax/reader.ts';
@@ -59,13 +59,13 @@ async function tracesLikeOvs(
     // The groups name EndpointDNAT by its number, as the agent's bundle has them.
     const endpointDNAT = antrea2Tables(features).indexOf('EndpointDNAT');
     assert.ok(node.groups.some((g) => g.origin.text.includes(`resubmit(,${endpointDNAT})`)));
-    const fromBundle = traceWithWords(new Pipeline(node.flows, node.groups, node.ports), 15).tracer;
+    const fromBundle = profiledTracer(new Pipeline(node.flows, node.groups, node.ports)).tracer;
     const plain = parseDump(
       [await sw.dumpFlows({ of: 15 }), await sw.dumpGroups({ of: 15 }), await sw.show(15)].join('\n'),
       { file: 'numbered' },
     );
     assert.equal(plain.badLines, 0);
-    const numbered = traceWithWords(new Pipeline(plain.flows, plain.groups, plain.ports), 15).tracer;
+    const numbered = profiledTracer(new Pipeline(plain.flows, plain.groups, plain.ports)).tracer;
 
     const mismatches: string[] = [];
     let viaGroups = 0;

@@ -9,7 +9,7 @@ import { Pipeline } from '../src/model/pipeline.ts';
 import { openBundleArchive, selectNode } from '../src/sources/bundle.ts';
 import { readNode } from '../src/sources/node-dump.ts';
 import { parseDump } from '../src/syntax/reader.ts';
-import { traceWithWords } from '../src/render/trace-words.ts';
+import { profiledTracer } from '../src/analysis/trace/profiled-tracer.ts';
 import { antreaProxyAgentFiles, example, tarGz } from './support/bundle.ts';
 import { traceOutline } from './support/bundle-trace.ts';
 import { runCli } from './support/cli.ts';
@@ -28,7 +28,7 @@ test('a bundle (flows --names, groups by number, ovsports) traces step for step 
   const bundle = await openBundleArchive(await tarGz(antreaProxyAgentFiles('node-b')), 'agent_node-b.tar.gz');
   const node = readNode(selectNode(bundle, undefined));
   assert.ok(node.flows.every((f) => f.table.kind === 'name'));
-  const named = traceWithWords(new Pipeline(node.flows, node.groups, node.ports), 15).tracer;
+  const named = profiledTracer(new Pipeline(node.flows, node.groups, node.ports)).tracer;
   const dump = parseDump(
     [
       example('antrea-proxy/dump-flows.of15.txt'),
@@ -37,7 +37,7 @@ test('a bundle (flows --names, groups by number, ovsports) traces step for step 
     ].join('\n'),
     { file: 'numbered' },
   );
-  const numbered = traceWithWords(new Pipeline(dump.flows, dump.groups, dump.ports), 15).tracer;
+  const numbered = profiledTracer(new Pipeline(dump.flows, dump.groups, dump.ports)).tracer;
   let throughGroups = 0;
   for (const probe of PROBES) {
     const a = named.trace(named.parsePacket(probe));

@@ -14,7 +14,8 @@ import {
   impactJson,
   namingFor,
   traceComparisonJson,
-  traceWithWords,
+  profiledTracer,
+  traceWords,
   checkAnnotated,
   checkJson,
   conjunctionsForPacket,
@@ -45,11 +46,13 @@ import {
   showReport,
   showText,
   traceJson,
-  traceRenderOptions,
+  sampleAnnotator,
   Tracer,
   verifyDump,
   type ParseResult,
+  type ProfiledTracer,
   type TraceNode,
+  type TraceRenderOptions,
 } from 'flowscope';
 import { runCli } from './support/cli.ts';
 import { repoRoot } from './support/paths.ts';
@@ -229,8 +232,8 @@ test('library: verify a dump against the flows it was loaded from, and against a
 
 test('library: trace a packet to its verdict, with the words flowscope trace prints', async () => {
   const dump = parse(ANTREA);
-  const tracer = new Tracer(pipelineOf(dump));
-  const render = traceRenderOptions(tracer, dump.protocols[0] ?? 10);
+  const { tracer, annotator } = profiledTracer(pipelineOf(dump));
+  const render = traceWords(tracer, annotator, dump.protocols[0] ?? 10);
 
   const remote = tracer.tracePacket(TO_REMOTE_POD);
   assert.equal(remote.verdict, 'output');
@@ -270,7 +273,10 @@ test('library: trace with groups and port names (AntreaProxy example)', async ()
   assert.deepEqual([...met], [9]);
   const cli = await runCli(['trace', flows, '--groups', groups, '--ports', ports, spec]);
   assert.equal(cli.status, 0, cli.stderr);
-  assert.equal(printed(formatTrace(result, traceRenderOptions(tracer, dump.protocols[0] ?? 10))), cli.stdout);
+  assert.equal(
+    printed(formatTrace(result, traceWords(tracer, sampleAnnotator(tracer.pipeline), dump.protocols[0] ?? 10))),
+    cli.stdout,
+  );
 });
 
 test("library: check finds the example's flows for ports that do not exist, as flowscope check prints them", async () => {
@@ -313,10 +319,10 @@ test('library: a packet through two dumps side by side, and what a diff does to 
   writeFileSync(path, text.replace(`${route}\n`, ''));
   const after = parse(path);
 
-  const [left, right] = [before, after].map((d) => traceWithWords(pipelineOf(d), d.protocols[0] ?? 10)) as [
-    ReturnType<typeof traceWithWords>,
-    ReturnType<typeof traceWithWords>,
-  ];
+  const [left, right] = [before, after].map((d) => {
+    const { tracer, annotator } = profiledTracer(pipelineOf(d));
+    return { tracer, render: traceWords(tracer, annotator, d.protocols[0] ?? 10) };
+  }) as [{ tracer: Tracer; render: TraceRenderOptions }, { tracer: Tracer; render: TraceRenderOptions }];
   const options = { ctNext: [], keepPackets: true };
   const traced = (side: typeof left) => ({
     tracer: side.tracer,
@@ -334,15 +340,15 @@ test('library: a packet through two dumps side by side, and what a diff does to 
   );
 
   const of = dumpsVersion([before, after]);
-  const [b, a] = [before, after].map((d) => traceWithWords(pipelineOf(d), of)) as [typeof left, typeof left];
+  const [b, a] = [before, after].map((d) => profiledTracer(pipelineOf(d))) as [ProfiledTracer, ProfiledTracer];
   const report = diffImpact(diffDumps(before, after), b.tracer, a.tracer, { maxProbes: 8 });
   assert.equal(report.changes.length, 1);
   assert.ok(report.changes[0]!.outcomes.some((o) => o.effect !== 'none'));
   const { annotator } = annotatePipeline(b.tracer.pipeline);
   const words = {
     of,
-    before: b.render,
-    after: a.render,
+    before: traceWords(b.tracer, b.annotator, of),
+    after: traceWords(a.tracer, a.annotator, of),
     address: (...args: Parameters<typeof annotator.addresses.tag>) => annotator.addresses.tag(...args)?.label,
   };
   const impact = await runCli(['diff', '--impact', '--json', ANTREA, path]);

@@ -11,7 +11,8 @@ import type { DumpDiff } from '../../analysis/diff/diff.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import type { OfVersion } from '../../model/openflow.ts';
 import { formatImpact, impactJson, type ImpactWords } from '../../render/impact.ts';
-import { traceWithWords } from '../../render/trace-words.ts';
+import { type ProfiledTracer, profiledTracer } from '../../analysis/trace/profiled-tracer.ts';
+import { traceWords } from '../../render/trace-words.ts';
 import type { LoadedDump } from '../load.ts';
 import { wrapText } from '../../render/wrap.ts';
 import { isDocumentForm, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
@@ -139,9 +140,9 @@ function traceImpact(
   maxProbes: number,
   request: ProfileRequest,
 ): { readonly report: ImpactReport; readonly words: ImpactWords } {
-  const [before, after] = [a, b].map((d) => traceWithWords(new Pipeline(d.flows, d.groups, d.ports), of, request)) as [
-    ReturnType<typeof traceWithWords>,
-    ReturnType<typeof traceWithWords>,
+  const [before, after] = [a, b].map((d) => profiledTracer(new Pipeline(d.flows, d.groups, d.ports), request)) as [
+    ProfiledTracer,
+    ProfiledTracer,
   ];
   const annotator = annotatePipeline(before.tracer.pipeline, request).annotator;
   const report = diffImpact(diff, before.tracer, after.tracer, { maxProbes });
@@ -149,8 +150,8 @@ function traceImpact(
     report,
     words: {
       of,
-      before: before.render,
-      after: after.render,
+      before: traceWords(before.tracer, before.annotator, of),
+      after: traceWords(after.tracer, after.annotator, of),
       address: (field, value, mask) => annotator.addresses.tag(field, value, mask)?.label,
     },
   };

@@ -10,7 +10,8 @@ import type { TraceOptions, Tracer } from '../../analysis/trace/trace.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import { type ComparedSide, formatTraceComparison, traceComparisonJson } from '../../render/trace-compare.ts';
 import type { TraceRenderOptions } from '../../render/trace.ts';
-import { traceWithWords } from '../../render/trace-words.ts';
+import { profiledTracer } from '../../analysis/trace/profiled-tracer.ts';
+import { traceWords } from '../../render/trace-words.ts';
 import { inputLabel } from '../../sources/input.ts';
 import { type Io, UserError } from '../io.ts';
 import type { LoadedDump } from '../load.ts';
@@ -116,11 +117,11 @@ export async function loadCompared(
     ...(opts.release === undefined ? {} : { release: opts.release }),
   };
   const { dump, groups } = await loadFlows(opts.compare === undefined ? [] : [opts.compare], rightOpts, io);
-  const words = traceWithWords(new Pipeline(dump.flows, groups, dump.ports), dump.protocols[0] ?? 10, rightOpts);
+  const { tracer, annotator } = profiledTracer(new Pipeline(dump.flows, groups, dump.ports), rightOpts);
   // A compared bundle node names its conjunctions' rules by its own policy objects.
   const right: TracedDump = {
-    tracer: words.tracer,
-    render: withPolicyRules(words.render, dump, groups, rightOpts, io),
+    tracer,
+    render: withPolicyRules(traceWords(tracer, annotator, dump.protocols[0] ?? 10), dump, groups, rightOpts, io),
     dump,
   };
   const naming = namingFor(left.dump, dump, {});

@@ -7,7 +7,8 @@ import type { TraceOptions, Tracer, TraceResult } from '../../analysis/trace/tra
 import { Pipeline } from '../../model/pipeline.ts';
 import { jsonReplacer } from '../../render/json.ts';
 import { formatTrace, formatTraceBrief, omittedNames, traceJson, traceTableNames } from '../../render/trace.ts';
-import { traceWithWords } from '../../render/trace-words.ts';
+import { profiledTracer } from '../../analysis/trace/profiled-tracer.ts';
+import { traceWords } from '../../render/trace-words.ts';
 import { readInput } from '../input.ts';
 import { emptyInputReason, isBlankOrComment } from '../../sources/input.ts';
 import { stdoutChalk } from '../color.ts';
@@ -299,9 +300,8 @@ export function registerTrace(program: Command, io: Io, outcome: Outcome): void 
     if (opts.compareGroups === '-' && stdinUsers > 1)
       throw new UserError('--compare-groups and another input cannot both come from standard input');
     const { dump, groups } = await loadFlows(inputs, firstSideOptions(opts), io);
-    const words = traceWithWords(new Pipeline(dump.flows, groups, dump.ports), dump.protocols[0] ?? 10, opts);
-    const { tracer } = words;
-    const render = withPolicyRules(words.render, dump, groups, opts, io);
+    const { tracer, annotator } = profiledTracer(new Pipeline(dump.flows, groups, dump.ports), opts);
+    const render = withPolicyRules(traceWords(tracer, annotator, dump.protocols[0] ?? 10), dump, groups, opts, io);
 
     const compared = comparing(opts) ? await loadCompared(opts, { tracer, render, dump }, io) : undefined;
 
