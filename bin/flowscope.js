@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Thin shim: the command line lives in dist/src/cli/main.js, bundled into dist/src/bundle/ by `npm run build`.
-import { main } from '../dist/src/bundle/main.js';
+// Thin shim: the command line lives in dist/src/cli/main.js, bundled into one script by `npm run build`.
+import { versionOnly } from '../dist/src/cli/version.js';
+import { loadCli, readCodeCache } from './cli-script.js';
 
 process.stdout.on('error', (err) => {
   // Output piped into `head` and closed early is a normal end, not a failure.
@@ -12,7 +13,10 @@ process.stderr.on('error', (err) => {
   if (err.code !== 'EPIPE') throw err;
 });
 
-process.exitCode = await main(process.argv.slice(2), {
+const args = process.argv.slice(2);
+// The version alone is answered by the command line's few modules, in the time node takes to start.
+const { main } = versionOnly(args) ? await import('../dist/src/cli/main.js') : loadCli(readCodeCache());
+process.exitCode = await main(args, {
   stdin: process.stdin,
   stdout: process.stdout,
   stderr: process.stderr,

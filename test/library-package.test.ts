@@ -203,7 +203,19 @@ test('the packed package type-checks and runs the README example, which prints w
   );
 
   // The command line as packed (bundled by the build) prints what the command line of the modules prints.
-  assert.ok(files.has('dist/src/bundle/main.js'), 'the bundled command line ships');
+  for (const built of ['dist/src/bundle/cli.cjs', 'dist/src/bundle/cli.cjs.cache']) assert.ok(files.has(built), built);
+  // The code the build cached is taken by this Node (V8 ignores a cache of another version).
+  const cache = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `import { loadCli, readCodeCache } from ${JSON.stringify(pathToFileURL(join(modules, 'flowscope', 'bin', 'cli-script.js')).href)};
+console.log(loadCli(readCodeCache()).script.cachedDataRejected);`,
+    ],
+    { encoding: 'utf8' },
+  );
+  assert.equal(cache.stdout.trim(), 'false', cache.stderr);
   const bin = join(modules, 'flowscope', 'bin', 'flowscope.js');
   for (const args of [['tables', dump], ['trace', dump, packet], ['--version']]) {
     const packedRun = spawnSync(process.execPath, [bin, ...args], { cwd: repoRoot, encoding: 'utf8' });

@@ -2,10 +2,10 @@
  * The command line: commander wiring only. `main` returns the exit code instead of calling
  * process.exit, so pending writes to pipes are not cut off and tests can run it in-process.
  */
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ERROR_PREFIX, type Io, PROGRAM_PREFIX, UserError, writeErr, writeOut } from './io.ts';
 import { Outcome } from './outcome.ts';
+import { version, versionOnly } from './version.ts';
 
 type Register = (program: Command, io: Io, outcome: Outcome) => void;
 
@@ -40,13 +40,6 @@ function commandsFor(argv: readonly string[]): readonly string[] {
   if (first === 'completion') return COMMANDS.map(([name]) => name);
   if (first !== undefined && COMMANDS.some(([name]) => name === first)) return [first];
   return COMMANDS.map(([name]) => name);
-}
-
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
-  return pkg.version;
 }
 
 /** The program with the commands named (all of them by default) registered. */
@@ -91,11 +84,6 @@ export async function buildProgram(
     );
   });
   return program;
-}
-
-/** Whether the command line asks for the version alone, which is answered without the command-line parser. */
-function versionOnly(argv: readonly string[]): boolean {
-  return argv.length === 1 && (argv[0] === '-V' || argv[0] === '--version');
 }
 
 /** Runs the command line; resolves to the exit status. */

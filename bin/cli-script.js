@@ -1,0 +1,34 @@
+// The command line as one script (dist/src/bundle/cli.cjs, bundled by `npm run build`), compiled
+// with the code V8 cached when the build ran it (cli.cjs.cache). Compiling the command line's
+// functions is a good part of a command's start-up; V8 checks that the cache was made by the same
+// version of it, with the same flags, for a script of the same length, and otherwise ignores it
+// and compiles as usual.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
+
+export const CLI_SCRIPT = fileURLToPath(new URL('../dist/src/bundle/cli.cjs', import.meta.url));
+export const CODE_CACHE = `${CLI_SCRIPT}.cache`;
+
+/** The code cache the build made, if it is there. */
+export function readCodeCache() {
+  try {
+    return readFileSync(CODE_CACHE);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs the command line's script (as Node runs a CommonJS module); its `main` and the script, whose code can be cached. */
+export function loadCli(cachedData) {
+  const source = readFileSync(CLI_SCRIPT, 'utf8');
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: CLI_SCRIPT,
+    ...(cachedData === undefined ? {} : { cachedData }),
+  });
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, createRequire(CLI_SCRIPT), module, CLI_SCRIPT, dirname(CLI_SCRIPT));
+  return { main: module.exports.main, script };
+}
