@@ -27,6 +27,8 @@ export interface TermShape {
   readonly qualifier: Match;
   /** How many other fields the flows match. */
   readonly keyCount: number;
+  /** The storage of every field the flows match, protocol fields included. */
+  readonly storages: readonly string[];
 }
 
 /** A match entry with its hash key and, for prefix masks, the interval it accepts. */
@@ -138,6 +140,7 @@ export class ClauseShapes {
     node.value ??= {
       qualifier: { fields: flow.match.fields.filter((e) => QUALIFIER_STORAGES.has(e.field.storage)) },
       keyCount,
+      storages: flow.match.fields.map((e) => e.field.storage),
     };
     return new ClauseFlow(flow, node.value, keyCount === 1 ? key : undefined);
   }

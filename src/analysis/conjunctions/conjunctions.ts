@@ -151,6 +151,19 @@ interface Entry {
   readonly clauses: ClauseFlow[];
   readonly ks: number[];
   readonly ns: number[];
+  /** The clause flow added last: a flow's own clauses are the lists' last. */
+  lastClause: ClauseFlow | undefined;
+  /**
+   * Kept while gathering, so that the clause flows themselves are read again only where needed:
+   * whether they all share the first one's priority (`p0`) and number of clauses (`n0`), the
+   * highest clause index, the lowest priority, and the shapes of their matches.
+   */
+  consistent: boolean;
+  p0: number;
+  n0: number;
+  width: number;
+  minPriority: number;
+  readonly shapes: TermShape[];
   /** In the order given while gathering, then in match order. */
   actionFlows: Flow[];
   /**
@@ -170,11 +183,46 @@ function isActionFlow(f: Flow): number | undefined {
 /** Hard flows of one table in the model's match index: "which hard flow covers this clause flow". */
 class CoverIndex {
   private readonly index = new MatchIndex<Flow>();
+  /** The hard flows' fields, each set once, with the best priority of a flow matching just those. */
+  private readonly fieldSets: { readonly storages: ReadonlySet<string>; top: number }[] = [];
+  /** Per clause shape, the best priority of a hard flow whose fields the shape has every one of. */
+  private readonly ceilings = new Map<TermShape, number>();
 
   /** `hard` in match order. */
   constructor(hard: readonly Flow[]) {
-    // An action flow never matches the first lookup (conj_id is 0).
-    for (const f of hard) if (isActionFlow(f) === undefined) this.index.add(f);
+    const sets = new Map<string, { storages: ReadonlySet<string>; top: number }>();
+    for (const f of hard) {
+      // An action flow never matches the first lookup (conj_id is 0).
+      if (isActionFlow(f) !== undefined) continue;
+      this.index.add(f);
+      const storages = f.match.fields.map((e) => e.field.storage).sort();
+      const key = storages.join(' ');
+      const set = sets.get(key);
+      if (set) set.top = Math.max(set.top, f.priority);
+      else sets.set(key, { storages: new Set(storages), top: f.priority });
+    }
+    this.fieldSets.push(...sets.values());
+  }
+
+  /**
+   * The best priority of a hard flow that could cover flows of this shape: one that matches a
+   * field the shape does not match never covers them. Most clause flows are above it, and their
+   * match is then never looked up.
+   */
+  ceiling(shape: TermShape): number {
+    let top = this.ceilings.get(shape);
+    if (top === undefined) {
+      top = -1;
+      for (const set of this.fieldSets)
+        if (set.top > top && [...set.storages].every((x) => shape.storages.includes(x))) top = set.top;
+      this.ceilings.set(shape, top);
+    }
+    return top;
+  }
+
+  /** Whether a hard flow could cover a flow of one of these shapes at `priority` or above. */
+  reaches(shapes: readonly TermShape[], priority: number): boolean {
+    return shapes.some((s) => this.ceiling(s) >= priority);
   }
 
   /**
@@ -182,7 +230,11 @@ class CoverIndex {
    * packet it matches; kept on the clause flow, which several conjunctions may share.
    */
   coverOf(clause: ClauseFlow): Flow | undefined {
-    if (clause.cover === undefined) clause.cover = this.index.covering(clause.flow.match, clause.flow.priority) ?? null;
+    if (clause.cover === undefined)
+      clause.cover =
+        clause.flow.priority > this.ceiling(clause.shape)
+          ? null
+          : (this.index.covering(clause.flow.match, clause.flow.priority) ?? null);
     return clause.cover ?? undefined;
   }
 }
@@ -367,6 +419,8 @@ interface Built {
 
 /** An entry's clause flows (and their k and n) into match order; nearly always they are in it already. */
 function sortClausesByPriority(e: Entry): void {
+  // Flows of one priority are in match order already.
+  if (e.consistent) return;
   const { clauses, ks, ns } = e;
   let sorted = true;
   for (let i = 1; i < clauses.length && sorted; i++)
@@ -385,15 +439,9 @@ function build(entry: Entry, cover: CoverIndex | undefined): Built {
     const priority = entry.actionFlows[0]?.priority ?? 0;
     return { entry, priority, n: 0, dims: [], problems, wanted: true };
   }
-  // Nearly every conjunction is consistent: one pass tells, and only others pay for the modes.
-  const [p0, n0] = [clauses[0]!.flow.priority, ns[0]!];
-  let consistent = true;
-  // A loop, not Math.max(...): a conjunction may have more clause flows than a call takes arguments.
-  let width = 0;
-  for (let i = 0; i < clauses.length; i++) {
-    if (clauses[i]!.flow.priority !== p0 || ns[i] !== n0) consistent = false;
-    if (ks[i]! > width) width = ks[i]!;
-  }
+  // Nearly every conjunction is consistent (as gathering saw), and only others pay for the modes.
+  const { consistent, p0, n0 } = entry;
+  let width = entry.width;
   // Made only where needed: a conjunction may have hundreds of thousands of clause flows.
   const flows = (): Flow[] => clauses.map((c) => c.flow);
   const priority = consistent ? p0 : mode(clauses.map((c) => c.flow.priority));
@@ -420,14 +468,16 @@ function build(entry: Entry, cover: CoverIndex | undefined): Built {
   const dims: ClauseFlow[][] = Array.from({ length: width }, () => []);
   for (let i = 0; i < clauses.length; i++)
     if (consistent || clauses[i]!.flow.priority === priority) dims[ks[i]! - 1]!.push(clauses[i]!);
+  // No clause flow is looked up when no hard flow of the table could cover a shape of theirs.
+  const covers = cover?.reaches(entry.shapes, entry.minPriority) ? cover : undefined;
   dims.forEach((dim, i) => {
     if (dim.length === 0) {
       const elsewhere = flows().filter((_, j) => ks[j] === i + 1);
       problems.push({ kind: 'empty-dimension', severity: 'error', k: i + 1, flows: elsewhere });
-    } else if (cover) {
+    } else if (covers) {
       const hits: Flow[] = [];
       for (const c of dim) {
-        const h = cover.coverOf(c);
+        const h = covers.coverOf(c);
         if (h) hits.push(c.flow, h);
       }
       if (hits.length > 0) {
@@ -491,6 +541,13 @@ function entryFor(table: TableEntries, id: number, flow: Flow, place: number, en
         clauses: [],
         ks: [],
         ns: [],
+        lastClause: undefined,
+        consistent: true,
+        p0: 0,
+        n0: 0,
+        width: 0,
+        minPriority: Infinity,
+        shapes: [],
         actionFlows: [],
         topPriority: flow.priority,
         topPlace: place,
@@ -547,13 +604,21 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
       const e = entryFor(table, a.id, f, placeOf(place, i), entries);
       // The same conjunction action twice on one flow counts once: this flow's clauses are the list's last.
       let repeated = false;
-      for (let j = e.clauses.length - 1; j >= 0 && e.clauses[j] === clause && !repeated; j--)
-        repeated = e.ks[j] === a.clause;
-      if (!repeated) {
-        e.clauses.push(clause);
-        e.ks.push(a.clause);
-        e.ns.push(a.nClauses);
-      }
+      if (e.lastClause === clause)
+        for (let j = e.clauses.length - 1; j >= 0 && e.clauses[j] === clause && !repeated; j--)
+          repeated = e.ks[j] === a.clause;
+      if (repeated) continue;
+      if (e.lastClause === undefined) {
+        e.p0 = f.priority;
+        e.n0 = a.nClauses;
+      } else if (f.priority !== e.p0 || a.nClauses !== e.n0) e.consistent = false;
+      if (a.clause > e.width) e.width = a.clause;
+      if (f.priority < e.minPriority) e.minPriority = f.priority;
+      if (e.lastClause?.shape !== clause.shape && !e.shapes.includes(clause.shape)) e.shapes.push(clause.shape);
+      e.lastClause = clause;
+      e.clauses.push(clause);
+      e.ks.push(a.clause);
+      e.ns.push(a.nClauses);
     }
     if (clause) continue;
     table.hard.push(f);
