@@ -4,6 +4,7 @@ import type { Pipeline } from '../../model/pipeline.ts';
 import { equivalentActions } from '../../model/action-equivalence.ts';
 import { SlotIndex } from '../../model/slot-index.ts';
 import type { Finding } from './finding.ts';
+import { findPerFlow, inMatchOrderBy } from './flow-walk.ts';
 
 /**
  * `exit` ends the action list it is in, so what follows it never runs. (`drop` cannot be
@@ -23,23 +24,20 @@ function deadAfterExit(actions: readonly Action[]): { after: Action; dead: Actio
 }
 
 export function findDeadActions(pipeline: Pipeline): Finding[] {
-  const out: Finding[] = [];
-  for (const t of pipeline.tables.values()) {
-    for (const flow of t.flows) {
-      const d = deadAfterExit(flow.actions);
-      if (d)
-        out.push({
-          kind: 'dead-actions',
-          severity: 'warning',
-          table: flow.table,
-          flows: [flow],
-          flow,
-          after: d.after,
-          dead: d.dead,
-        });
-    }
-  }
-  return out;
+  return findPerFlow(pipeline, (flow) => {
+    const d = deadAfterExit(flow.actions);
+    return (
+      d && {
+        kind: 'dead-actions',
+        severity: 'warning',
+        table: flow.table,
+        flows: [flow],
+        flow,
+        after: d.after,
+        dead: d.dead,
+      }
+    );
+  });
 }
 
 /**
@@ -51,7 +49,8 @@ export function findDuplicates(pipeline: Pipeline): Finding[] {
   const naming = { ports: pipeline.ports };
   const out: Finding[] = [];
   for (const t of pipeline.tables.values()) {
-    for (const flows of new SlotIndex(t.flows, naming).shared()) {
+    // Flows of one slot share a priority: slots found in the order given, then put in match order.
+    for (const flows of inMatchOrderBy(new SlotIndex(t.given, naming).shared(), (slot) => slot[0]!)) {
       const first = flows[0]!;
       const sameActions = flows.every((f) => equivalentActions(first.actions, f.actions, { naming, table: f.table }));
       out.push({

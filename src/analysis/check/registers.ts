@@ -14,6 +14,7 @@ import type { Pipeline } from '../../model/pipeline.ts';
 import { ones } from '../../model/values.ts';
 import { fieldParts } from '../trace/packet.ts';
 import type { Finding } from './finding.ts';
+import { findPerFlow } from './flow-walk.ts';
 
 const METADATA = fieldByName('metadata');
 
@@ -69,6 +70,9 @@ export class SlotWrites {
   addActions(actions: readonly Action[]): void {
     for (const a of actions) {
       switch (a.kind) {
+        // First: the only kind of most actions of a large NetworkPolicy dump.
+        case 'conjunction':
+          break;
         case 'set_field':
           this.add(a.field, a.value, a.mask);
           break;
@@ -126,7 +130,6 @@ export class SlotWrites {
         case 'goto_table':
         case 'nat':
         case 'ct_clear':
-        case 'conjunction':
         case 'note':
         case 'exit':
         case 'sample':
@@ -147,20 +150,14 @@ export class SlotWrites {
 /** Every register and metadata bit some flow, group bucket or learned flow of the pipeline may set. */
 export function pipelineWrites(pipeline: Pipeline): SlotWrites {
   const writes = new SlotWrites();
-  for (const t of pipeline.tables.values()) for (const f of t.flows) writes.addActions(f.actions);
+  // Bits are gathered in any order: the dump's is the order the flows lie in memory.
+  for (const f of pipeline.flows) writes.addActions(f.actions);
   for (const g of pipeline.groups.values()) for (const b of g.buckets) writes.addActions(b.actions);
   return writes;
 }
 
 export function findUnsetRegisters(pipeline: Pipeline, writes: SlotWrites = pipelineWrites(pipeline)): Finding[] {
-  const out: Finding[] = [];
-  for (const t of pipeline.tables.values()) {
-    for (const flow of t.flows) {
-      const finding = check(flow, writes);
-      if (finding) out.push(finding);
-    }
-  }
-  return out;
+  return findPerFlow(pipeline, (flow) => check(flow, writes));
 }
 
 function check(flow: Flow, writes: SlotWrites): Finding | undefined {

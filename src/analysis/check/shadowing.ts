@@ -10,7 +10,7 @@
  */
 import { MatchIndex } from '../../model/flow-index.ts';
 import type { Flow } from '../../model/flow.ts';
-import type { Pipeline } from '../../model/pipeline.ts';
+import { inMatchOrder, type Pipeline } from '../../model/pipeline.ts';
 import { equivalentActions } from '../../model/action-equivalence.ts';
 import { isClauseFlow } from '../../model/flow-exits.ts';
 import type { Finding } from './finding.ts';
@@ -20,13 +20,14 @@ export function findShadowed(pipeline: Pipeline): Finding[] {
   const naming = { ports: pipeline.ports };
   for (const table of pipeline.tables.values()) {
     const index = new MatchIndex<Flow>();
-    const flows = table.flows;
+    // Clause flows are told apart in the order given (faster to walk), the rest put in match order.
+    const flows = inMatchOrder(table.given.filter((f) => !isClauseFlow(f)));
     let i = 0;
     while (i < flows.length) {
       const priority = flows[i]!.priority;
       let j = i;
       while (j < flows.length && flows[j]!.priority === priority) j++;
-      const group = flows.slice(i, j).filter((f) => !isClauseFlow(f));
+      const group = flows.slice(i, j);
       if (i > 0) {
         for (const flow of group) {
           const by = index.covering(flow.match, priority + 1);

@@ -49,7 +49,8 @@ export function findUnreachableTables(pipeline: Pipeline): Finding[] {
   };
   while (queue.length > 0) {
     const t = pipeline.table(queue.shift()!);
-    for (const flow of t?.flows ?? []) follow(flowExits(flow));
+    // Which tables are reached does not depend on the order: the flows' own order is faster to walk.
+    for (const flow of t?.given ?? []) follow(flowExits(flow));
   }
   const out: Finding[] = [];
   for (const [key, t] of pipeline.tables) {

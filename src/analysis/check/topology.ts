@@ -46,8 +46,8 @@ function ipText(v: bigint): string {
 
 /** What the IP routes of one destination prefix lead to. */
 interface RoutesOfPrefix {
-  /** Tunnel destinations the routes write. */
-  readonly vias: Set<bigint>;
+  /** Tunnel destinations the routes write; made with the first (most routes of a large dump write none). */
+  vias: Set<bigint> | undefined;
   /** Whether a route of the prefix makes an ARP answer good: one through a tunnel, or of one exact address. */
   backsArpAnswer: boolean;
 }
@@ -72,8 +72,8 @@ class RouteIndex {
     if (!byMask) this.byMask.set(ipv4(dst.mask), (byMask = { mask: dst.mask, byValue: new Map() }));
     const key = ipv4(dst.value & dst.mask);
     let routes = byMask.byValue.get(key);
-    if (!routes) byMask.byValue.set(key, (routes = { vias: new Set(), backsArpAnswer }));
-    if (via !== undefined) routes.vias.add(via);
+    if (!routes) byMask.byValue.set(key, (routes = { vias: undefined, backsArpAnswer }));
+    if (via !== undefined) (routes.vias ??= new Set()).add(via);
   }
 
   /** Whether a route takes in every address of `value/mask`: through the tunnel to `via` when given. */
@@ -81,7 +81,7 @@ class RouteIndex {
     for (const { mask: routeMask, byValue } of this.byMask.values()) {
       if ((routeMask & mask) !== routeMask) continue;
       const routes = byValue.get(ipv4(value & routeMask));
-      if (routes && (via !== undefined ? routes.vias.has(via) : routes.backsArpAnswer)) return true;
+      if (routes && (via !== undefined ? routes.vias?.has(via) === true : routes.backsArpAnswer)) return true;
     }
     return false;
   }

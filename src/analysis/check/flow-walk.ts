@@ -1,0 +1,28 @@
+/**
+ * Walks over every flow of a pipeline for the checks that look at flows one by one. Each table's
+ * flows are walked in the order given, the order they lie in memory: on a million-flow dump that
+ * is several times faster than match order. What a walk finds is put back in match order
+ * (priority, highest first, the order given among equals), as if the flows had been walked so.
+ */
+import type { Flow } from '../../model/flow.ts';
+import type { Pipeline } from '../../model/pipeline.ts';
+import type { Finding } from './finding.ts';
+
+/** Items found in one table's walk, each told by its first flow, in match order: a stable sort, as match order is. */
+export function inMatchOrderBy<T>(found: T[], flowOf: (item: T) => Flow): T[] {
+  return found.sort((a, b) => flowOf(b).priority - flowOf(a).priority);
+}
+
+/** The findings `find` makes of single flows, table by table, each table's in match order. */
+export function findPerFlow(pipeline: Pipeline, find: (flow: Flow) => Finding | undefined): Finding[] {
+  const out: Finding[] = [];
+  for (const t of pipeline.tables.values()) {
+    const found: Finding[] = [];
+    for (const flow of t.given) {
+      const f = find(flow);
+      if (f) found.push(f);
+    }
+    for (const f of inMatchOrderBy(found, (x) => x.flows[0]!)) out.push(f);
+  }
+  return out;
+}
