@@ -29,6 +29,8 @@ export interface TermShape {
   readonly keyCount: number;
   /** The storage of every field the flows match, protocol fields included. */
   readonly storages: readonly string[];
+  /** The storage of the one other field, when there is one (see `ClauseFlow.single`). */
+  readonly keyStorage: string | undefined;
 }
 
 /** A match entry with its hash key and, for prefix masks, the interval it accepts. */
@@ -141,6 +143,7 @@ export class ClauseShapes {
       qualifier: { fields: flow.match.fields.filter((e) => QUALIFIER_STORAGES.has(e.field.storage)) },
       keyCount,
       storages: flow.match.fields.map((e) => e.field.storage),
+      keyStorage: keyCount === 1 ? key!.field.storage : undefined,
     };
     return new ClauseFlow(flow, node.value, keyCount === 1 ? key : undefined);
   }

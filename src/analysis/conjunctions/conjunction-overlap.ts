@@ -138,8 +138,9 @@ function simpleDim(flows: readonly ClauseFlow[]): SimpleDim | undefined {
   const exactFlows: Pinned[] = [];
   const masked: Pinned[] = [];
   for (const c of flows) {
-    if (!isPinned(c) || (storage !== undefined && c.single.e.field.storage !== storage)) return undefined;
-    storage = c.single.e.field.storage;
+    // The storage from the shape the flows share, not from each flow's own entry.
+    if (!isPinned(c) || (storage !== undefined && c.shape.keyStorage !== storage)) return undefined;
+    storage = c.shape.keyStorage!;
     if (!c.single.exact) {
       masked.push(c);
       continue;
