@@ -10,6 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { antrea2Groups, antrea2NamedFlows, PODS } from './support/antrea2-pipeline.ts';
 import { runCli } from './support/cli.ts';
+import { FIELD } from '../src/analysis/trace/packet.ts';
+import { Pipeline } from '../src/model/pipeline.ts';
+import { profiledTracer } from '../src/analysis/trace/profiled-tracer.ts';
+import { parseDump } from '../src/syntax/reader.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'flowscope-impact-'));
 let files = 0;
@@ -183,5 +187,100 @@ test('a rule of plain IP is probed with TCP and with UDP; a probe dropped in bot
   assert.match(
     text.stdout,
     /\n {2}\d+ probes traced through both dumps: none affected \(\d+ dropped in both, only by another flow: no change to traffic\)\n/,
+  );
+});
+
+/** diff --impact --json of two dumps given as text. */
+async function impactOf(a: string, b: string): Promise<ImpactJson> {
+  const run = await runCli(['diff', '--impact', '--json', file(a), file(b)]);
+  assert.equal(run.status, 1, run.stderr);
+  return JSON.parse(run.stdout) as ImpactJson;
+}
+
+test('a pipeline whose flows match no in_port is probed all the same: its packets enter by a port no flow outputs to', async () => {
+  // A route added in the second table of a pipeline with no flow for any port.
+  const before = [
+    'table=0,priority=10,ip actions=goto_table:1',
+    'table=1,priority=100,ip,nw_dst=10.1.0.0/16 actions=output:1',
+    'table=1,priority=100,ip,nw_dst=10.2.0.0/16 actions=output:2',
+    'table=1,priority=0 actions=drop',
+  ].join('\n');
+  const after = `${before}\ntable=1,priority=200,ip,nw_dst=10.1.2.0/24 actions=output:3\n`;
+  const j = await impactOf(before, after);
+  assert.equal(j.changes.length, 1);
+  const [c] = j.changes as [(typeof j.changes)[0]];
+  assert.ok(c.screened > 0 && c.tried > 0, JSON.stringify(c));
+  assert.equal(c.affected, c.tried);
+  for (const p of c.probes) {
+    // Ports 1 to 3 take the routes' outputs: the probe comes in by 4.
+    assert.equal(field(p.packet, 'in_port'), '4', p.packet);
+    assert.equal(field(p.packet, 'nw_dst'), '10.1.2.1', p.packet);
+    assert.equal(p.effect, 'output');
+    assert.deepEqual([p.before.outputs, p.after.outputs], [[1], [3]]);
+  }
+});
+
+test('an IPv6 probe is sent to the MAC address of its destination, as an IPv4 probe is', async () => {
+  // Two Pods behind a spoof guard; the second table routes by address, the third switches by MAC.
+  const pipeline = (v6: boolean, routed: string): string => {
+    const [type, src, dst] = v6 ? ['ipv6', 'ipv6_src', 'ipv6_dst'] : ['ip', 'nw_src', 'nw_dst'];
+    const address = (n: number): string => (v6 ? `fd00::${n}` : `10.0.0.${n}`);
+    return [
+      ...[3, 4].map(
+        (n) =>
+          `table=0,priority=200,${type},in_port=${n},dl_src=0a:00:00:00:00:0${n},${src}=${address(n)} actions=goto_table:1`,
+      ),
+      'table=0,priority=0 actions=drop',
+      `table=1,priority=200,${type},${dst}=${address(4)} actions=${routed}`,
+      'table=1,priority=0 actions=drop',
+      ...[3, 4].map((n) => `table=2,priority=200,dl_dst=0a:00:00:00:00:0${n} actions=output:${n}`),
+      'table=2,priority=0 actions=drop',
+    ].join('\n');
+  };
+  for (const v6 of [false, true]) {
+    // The route to the second Pod, now dropped: what the first Pod sends it was delivered.
+    const j = await impactOf(pipeline(v6, 'goto_table:2'), pipeline(v6, 'drop'));
+    assert.equal(j.changes.length, 1);
+    const [c] = j.changes as [(typeof j.changes)[0]];
+    // Each probe is sent to the second Pod's MAC: from the first Pod it was delivered (from the
+    // second itself, it went back to its own port, which OVS skips).
+    assert.ok(c.affected > 0, JSON.stringify(c));
+    for (const p of c.probes) {
+      assert.equal(field(p.packet, 'dl_dst'), '0a:00:00:00:00:04', p.packet);
+      if (field(p.packet, 'in_port') !== '3') continue;
+      assert.match(
+        p.traffic,
+        v6
+          ? /^traffic from fd00::3 to fd00::4 on (?:TCP|UDP)$/
+          : /^traffic from 10\.0\.0\.3 to 10\.0\.0\.4 on (?:TCP|UDP)$/,
+      );
+      assert.equal(p.effect, 'verdict');
+      assert.deepEqual([p.before.verdict, p.before.outputs, p.after.verdict], ['output', [4], 'drop']);
+    }
+    assert.equal(c.affected, c.probes.filter((p) => field(p.packet, 'in_port') === '3').length);
+  }
+});
+
+test('the report names addresses by the profile its traces were read with: one detection per dump, whose annotator profiledTracer gives', async () => {
+  const dump = parseDump(before, { file: 'before' });
+  const words = profiledTracer(new Pipeline(dump.flows, dump.groups, dump.ports));
+  // The annotator that numbered the tracer's named tables is the one that knows whose an address is.
+  assert.equal(words.tracer.pipeline.numbering.numberOf('AntreaPolicyIngressRule'), 24);
+  assert.equal(words.annotator.tableInfo({ kind: 'name', name: 'AntreaPolicyIngressRule' }).number, 24);
+  const client = BigInt(
+    `0x${CLIENT.ip
+      .split('.')
+      .map((b) => Number(b).toString(16).padStart(2, '0'))
+      .join('')}`,
+  );
+  assert.equal(
+    words.annotator.addresses.tag(FIELD.ipSrc, client, 0xffffffffn)?.label,
+    'in local Pod subnet 10.10.0.0/24',
+  );
+  const run = await runCli(['diff', '--impact', '--max-probes', '1', file(before), file(allowRemoved)]);
+  assert.equal(run.status, 1, run.stderr);
+  assert.match(
+    run.stdout,
+    /traffic from 10\.10\.0\.26 \(in local Pod subnet 10\.10\.0\.0\/24\) to 10\.10\.0\.24 \(in local Pod subnet 10\.10\.0\.0\/24\) on TCP 80: /,
   );
 });

@@ -11,7 +11,7 @@ import {
   type ImpactReport,
   type ProbeOutcome,
 } from '../analysis/impact/impact.ts';
-import { FIELD } from '../analysis/trace/packet.ts';
+import { ETH_TYPE, FIELD } from '../analysis/trace/packet.ts';
 import type { Probe } from '../analysis/impact/probes.ts';
 import type { TraceResult } from '../analysis/trace/trace.ts';
 import type { FieldDef } from '../model/fields.ts';
@@ -66,8 +66,9 @@ function addressText(probe: Probe, field: FieldDef, words: ImpactWords): string 
 export function trafficText(probe: Probe, words: ImpactWords): string {
   const p = probe.packet;
   if (p.get(FIELD.ethType) === 0x806n) return `ARP on port ${p.get(FIELD.inPort)}`;
-  const src = addressText(probe, FIELD.ipSrc, words) ?? `port ${p.get(FIELD.inPort)}`;
-  const dst = addressText(probe, FIELD.ipDst, words);
+  const v6 = p.get(FIELD.ethType) === ETH_TYPE.ipv6;
+  const src = addressText(probe, v6 ? FIELD.ipv6Src : FIELD.ipSrc, words) ?? `port ${p.get(FIELD.inPort)}`;
+  const dst = addressText(probe, v6 ? FIELD.ipv6Dst : FIELD.ipDst, words);
   const proto = PROTOCOLS[String(p.get(FIELD.nwProto))];
   const port = probe.scope.some((e) => e.field.storage === 'tp_dst') ? p.get(FIELD.tpDst) : undefined;
   const service = proto === undefined ? 'IP' : port === undefined ? proto : `${proto} ${port}`;

@@ -10,7 +10,8 @@
  *   later tables may treat them apart), and a packet of no given type also as either over IPv4;
  * - ct_state becomes the state each conntrack recirculation resumes with;
  * - ports and source addresses come from the flows that match an in_port with them (anti-spoofing
- *   flows), and a destination MAC from the owner of the destination address.
+ *   flows), and a destination MAC from the owner of the destination address, IPv4 or IPv6; in a
+ *   pipeline whose flows match no in_port, packets enter by a port no flow outputs to.
  * Candidates are screened by tracing them through the pipeline that holds the flow: only those
  * whose path takes it are probes. Every list here is bounded: a probe is evidence, not a proof.
  */
@@ -46,6 +47,13 @@ function isMetadata(field: FieldDef): boolean {
 
 const ETH_SRC = fieldByName('eth_src')!;
 const ETH_DST = fieldByName('eth_dst')!;
+
+/** IPv4 and IPv6: the packet type, and the address fields a probe's MAC addresses are paired with. */
+const FAMILIES = [
+  { ethType: ETH_TYPE.ipv4, src: FIELD.ipSrc, dst: FIELD.ipDst },
+  { ethType: ETH_TYPE.ipv6, src: FIELD.ipv6Src, dst: FIELD.ipv6Dst },
+] as const;
+type Family = (typeof FAMILIES)[number];
 
 /** Fields that give a packet's source: they come with the port it enters by. */
 const SOURCE_FIELDS = new Set(['dl_src', 'nw_src', 'arp_spa', 'arp_sha', 'ipv6_src']);
@@ -115,10 +123,13 @@ export class ProbeSource {
   private readonly groupUsers = new Map<number, Flow[]>();
   /** Per port: the source fields its anti-spoofing flows give it (one entry per flow), or none. */
   private readonly entries: { readonly inPort: MatchField; readonly sources: readonly MatchField[] }[] = [];
-  /** MAC address per IP address, from the same flows. */
-  private readonly macOf = new Map<bigint, bigint>();
-  /** IP address per MAC address. */
-  private readonly ipOf = new Map<bigint, bigint>();
+  /** Per address family: MAC address per IP address, from the same flows, and IP address per MAC address. */
+  private readonly macOf = new Map<Family, Map<bigint, bigint>>(FAMILIES.map((f) => [f, new Map()]));
+  private readonly ipOf = new Map<Family, Map<bigint, bigint>>(FAMILIES.map((f) => [f, new Map()]));
+  /** Every MAC address paired with an IP address: where a packet to an address of no known owner may be sent. */
+  private readonly macs = new Set<bigint>();
+  /** The port a packet enters by when no flow matches one (see entryPort), found when first needed. */
+  private anyPort?: { readonly inPort: MatchField; readonly sources: readonly MatchField[] };
   private readonly tracer: Tracer;
 
   constructor(tracer: Tracer) {
@@ -143,11 +154,13 @@ export class ProbeSource {
           ? [{ field, value: e.value, mask: e.mask }]
           : [];
       });
-      const ip = sources.find((e) => e.field === FIELD.ipSrc && e.mask === ones(32));
       const mac = sources.find((e) => e.field === ETH_SRC && e.mask === ones(48));
-      if (ip && mac) {
-        this.macOf.set(ip.value, mac.value);
-        this.ipOf.set(mac.value, ip.value);
+      for (const family of FAMILIES) {
+        const ip = sources.find((e) => e.field === family.src && e.mask === ones(family.src.bits));
+        if (!ip || !mac) continue;
+        this.macOf.get(family)!.set(ip.value, mac.value);
+        this.ipOf.get(family)!.set(mac.value, ip.value);
+        this.macs.add(mac.value);
       }
       const key = [String(inPort.value), ...sources.map((e) => `${e.field.name}=${e.value}/${e.mask}`).sort()].join(
         ',',
@@ -288,17 +301,16 @@ export class ProbeSource {
     const order = [...fields].sort(([a], [b]) => prerequisiteRank(a) - prerequisiteRank(b));
     for (const [field, c] of order) packet.set(field, pick(field, c.value, c.mask));
     const ethType = packet.get(FIELD.ethType);
-    if (ethType === ETH_TYPE.ipv6 && packet.get(FIELD.nwTtl) === 0n) packet.set(FIELD.nwTtl, 64n);
-    if (ethType !== ETH_TYPE.ipv4) return [packet];
+    const family = FAMILIES.find((f) => f.ethType === ethType);
+    if (!family) return [packet];
     if (packet.get(FIELD.nwTtl) === 0n) packet.set(FIELD.nwTtl, 64n);
     if (fields.has(ETH_DST)) {
-      const owner = this.ipOf.get(packet.get(ETH_DST));
-      if (owner !== undefined && !fields.has(FIELD.ipDst)) packet.set(FIELD.ipDst, owner);
+      const owner = this.ipOf.get(family)!.get(packet.get(ETH_DST));
+      if (owner !== undefined && !fields.has(family.dst)) packet.set(family.dst, owner);
       return [packet];
     }
-    const owner = this.macOf.get(packet.get(FIELD.ipDst));
-    const macs =
-      owner !== undefined ? [owner] : [...new Set(this.macOf.values())].filter((m) => m !== packet.get(ETH_SRC));
+    const owner = this.macOf.get(family)!.get(packet.get(family.dst));
+    const macs = owner !== undefined ? [owner] : [...this.macs].filter((m) => m !== packet.get(ETH_SRC));
     return [
       ...macs.map((mac) => {
         const p = packet.clone();
@@ -309,14 +321,22 @@ export class ProbeSource {
     ];
   }
 
-  /** The ports a packet with these fields may enter by: the one it names, else every port with a flow, sources agreeing. */
+  /**
+   * The ports a packet with these fields may enter by: the one it names, else every port with a
+   * flow, sources agreeing; else, in a pipeline with no flow for any port, one port (anyPort).
+   */
   private entriesFor(fields: Constraints): { readonly inPort: MatchField; readonly sources: readonly MatchField[] }[] {
     const inPort = [...fields].find(([f]) => f.storage === 'in_port');
     if (inPort)
       return this.entries
         .filter((e) => e.inPort.value === inPort[1].value)
         .concat({ inPort: { field: inPort[0], value: inPort[1].value, mask: inPort[1].mask }, sources: [] });
-    return this.entries;
+    if (this.entries.length > 0) return this.entries;
+    this.anyPort ??= {
+      inPort: { field: FIELD.inPort, value: entryPort(this.flows), mask: ones(FIELD.inPort.bits) },
+      sources: [],
+    };
+    return [this.anyPort];
   }
 
   /** Traces the candidate: its trace, and whether its path takes the target. */
@@ -334,6 +354,21 @@ export class ProbeSource {
     );
     return { result, reached: took };
   }
+}
+
+/**
+ * The port a probe enters by in a pipeline whose flows match no in_port: the lowest number no flow
+ * outputs to, so that no output the probe reaches goes back to the port it came in by (OVS skips
+ * those).
+ */
+function entryPort(flows: readonly Flow[]): bigint {
+  const outputs = new Set<number>();
+  for (const flow of flows)
+    for (const a of flattenActions(flow.actions))
+      if (a.kind === 'output' && 'port' in a && a.port.kind === 'number') outputs.add(a.port.number);
+  let port = 1;
+  while (outputs.has(port)) port++;
+  return BigInt(port);
 }
 
 /** The options a probe is traced with, through either pipeline. */

@@ -5,7 +5,7 @@ import { dumpDiffJson, formatDumpDiff, formatPerTable, perTableJson, portNamingH
 import { flowName } from '../../render/flow.ts';
 import { type Io, notice, UserError, writeOut } from '../io.ts';
 import { DEFAULT_MAX_PROBES, diffImpact, type ImpactReport } from '../../analysis/impact/impact.ts';
-import { annotatePipeline, profileTableNames, type ProfileRequest } from '../../analysis/detect/profile-choice.ts';
+import { profileTableNames, type ProfileRequest } from '../../analysis/detect/profile-choice.ts';
 import { addProfileChoiceOptions, type ProfileChoiceOptions } from './profile-options.ts';
 import type { DumpDiff } from '../../analysis/diff/diff.ts';
 import { Pipeline } from '../../model/pipeline.ts';
@@ -144,7 +144,8 @@ function traceImpact(
     ProfiledTracer,
     ProfiledTracer,
   ];
-  const annotator = annotatePipeline(before.tracer.pipeline, request).annotator;
+  // Who an address belongs to, in the words of the profile detected for the tracer: detected once.
+  const { annotator } = before;
   const report = diffImpact(diff, before.tracer, after.tracer, { maxProbes });
   return {
     report,
