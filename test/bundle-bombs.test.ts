@@ -116,3 +116,19 @@ test('zeros after the end of the archive are not read: a bundle followed by 10 G
   assert.equal(r.stdout.trim().split('\n').length, flows.split('\n').filter((l) => /actions=/.test(l)).length);
   assert.ok(peakMiB() < 512, `peak memory ${peakMiB()} MiB`);
 });
+
+test('archives are opened one level deep: an agent archive inside an agent archive is not read', async () => {
+  // A bundle of one agent whose archive holds another agent's, which holds a 64 MiB log member.
+  const member = await bigLogMember();
+  const innermost = await agentArchive('node-z', 1, member);
+  const inner = gzipSync(await tar([...antreaAgentFiles('node-y'), { name: 'agent_node-z.tar.gz', data: innermost }]));
+  const outer = await tar([...antreaAgentFiles('node-x'), { name: 'agent_node-y.tar.gz', data: inner }]);
+  const bundle = join(dir, 'nested');
+  mkdirSync(bundle);
+  writeFileSync(join(bundle, 'agent_node-x.tar.gz'), gzipSync(outer));
+  const r = await runCli(['bundle', '--json', bundle]);
+  assert.equal(r.status, 0, r.stderr);
+  const nodes = (JSON.parse(r.stdout) as { nodes: { name: string }[] }).nodes.map((n) => n.name);
+  // The agent archive in the bundle is read; the one inside it is a file of it, and the third is never reached.
+  assert.deepEqual(nodes, ['node-x']);
+});
