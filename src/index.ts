@@ -100,16 +100,22 @@ export {
   type AnnotateOptions,
   type Explanation,
   type FlowAnnotation,
+  type MissExplanation,
   type PortUse,
   type SelectedTable,
   type Selection,
   type StateUse,
   type TableInfo,
+  type UnknownExplanation,
 } from './analysis/annotate/annotate.ts';
 export type { DecodedBits } from './analysis/annotate/bit-fields.ts';
-export type { Wording } from './analysis/annotate/describe-fields.ts';
+export { PLAIN_WORDING, type Wording } from './analysis/annotate/wording.ts';
+export { describeAction, describeActions, describeMatch, flowWords } from './render/words/flow.ts';
+export { explanationJson, explanationText, verdictReasonText } from './render/words/explanation.ts';
+export { expectedMissWords, missFlowWords } from './render/words/miss.ts';
 export {
   summarizeTables,
+  type MissFlow,
   type MissingTable,
   type TableRow,
   type TablesSummary,

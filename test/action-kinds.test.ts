@@ -48,7 +48,7 @@ test('an action kind without parser, printer, description, trace step, check fac
     for (const layer of [
       'syntax/actions.ts', // parser
       'render/actions.ts', // printer, per OpenFlow version
-      'analysis/annotate/describe-fields.ts', // description
+      'render/words/flow.ts', // description
       'analysis/trace/trace.ts', // trace semantics
       'analysis/check/registers.ts', // check facts: the register bits it writes
       'model/flow-exits.ts', // role exit: where it sends the packet

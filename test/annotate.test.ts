@@ -9,12 +9,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AnnotateOptions, Annotator, type FlowAnnotation } from '../src/analysis/annotate/annotate.ts';
-import {
-  describeAction,
-  describeCtState,
-  describeMatch,
-  PLAIN_WORDING,
-} from '../src/analysis/annotate/describe-fields.ts';
+import { PLAIN_WORDING } from '../src/analysis/annotate/wording.ts';
+import { describeAction, describeCtState, describeMatch, flowWords } from '../src/render/words/flow.ts';
+import { explanationJson, explanationText } from '../src/render/words/explanation.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { profileById } from '../src/profiles/index.ts';
 import { parseDump } from '../src/syntax/reader.ts';
@@ -31,6 +28,8 @@ function annotateAll(p: Pipeline, options: AnnotateOptions): FlowAnnotation[] {
   return new Annotator(p, options).annotatePipeline(p).flatMap((t) => t.flows);
 }
 
+const sentence = (a: FlowAnnotation): string => flowWords(a.flow, a.wording).sentence;
+
 /** One block per flow: the line without statistics, the profile's sentence, the generic one. */
 function goldenText(flows: readonly FlowAnnotation[]): string {
   return flows
@@ -40,8 +39,8 @@ function goldenText(flows: readonly FlowAnnotation[]): string {
         .replace(/^cookie=[^,]*, duration=[^,]*, /, '')
         .replace(/n_packets=\d+, n_bytes=\d+, /, '');
       const e = a.explanation;
-      const meaning = e === undefined ? '-' : e.kind === 'unknown' ? `? ${e.reason}` : e.meaning;
-      return `${line}\n  = ${meaning}\n  : ${a.sentence}\n`;
+      const meaning = e === undefined ? '-' : e.kind === 'unknown' ? `? ${explanationText(e)}` : explanationText(e);
+      return `${line}\n  = ${meaning}\n  : ${sentence(a)}\n`;
     })
     .join('');
 }
@@ -121,10 +120,10 @@ test('registers, marks and labels are read as the profile names them', () => {
     output.state.map((s) => [s.use, s.bits.name, s.bits.value]),
     [['match', 'OFPortFound', 1n]],
   );
-  assert.match(output.sentence, /OFPortFound \(the destination MAC is known/);
+  assert.match(sentence(output), /OFPortFound \(the destination MAC is known/);
   const classifier = flows.find((f) => f.table.number === 0 && f.flow.priority === 190)!;
   assert.equal(
-    classifier.sentence,
+    sentence(classifier),
     'arriving on local Pod coredns5-8ec607 (port 3): set PktSource = FromLocal (sent by a local Pod), go to SpoofGuardTable',
   );
   // conj_id=3 in table 90 keeps the rule id in reg6 and in ct_label[0..31].
@@ -154,7 +153,7 @@ test('register bits with two readings are read as the table uses them', () => {
   assert.deepEqual(reg3('EgressMetric'), ['match APConjID']);
   assert.deepEqual(reg3('EndpointDNAT'), ['match EndpointIP', 'match EndpointIP']);
   const dnat = flows.find((a) => a.table.name === 'EndpointDNAT' && a.state.some((s) => s.bits.name === 'EndpointIP'))!;
-  assert.match(dnat.sentence, /^TCP, EndpointIP = 10\.10\.0\.24, /);
+  assert.match(sentence(dnat), /^TCP, EndpointIP = 10\.10\.0\.24, /);
 });
 
 test('cookies are split into the profile’s spans', () => {
@@ -173,13 +172,19 @@ test('a flow no pattern fits is reported, not guessed', () => {
   const d = parseDump(text, { file: 'odd.txt' });
   // Pipeline order: table 7 first, then table 31 by descending priority.
   const flows = annotateAll(new Pipeline(d.flows), v1);
-  assert.deepEqual(flows[0]!.explanation, { kind: 'unknown', reason: 'table 7 is not a table of antrea-v1' });
-  assert.deepEqual(flows[1]!.explanation, { kind: 'unknown', reason: 'no pattern of table ConntrackStateTable fits' });
+  assert.deepEqual(explanationJson(flows[0]!.explanation!), {
+    kind: 'unknown',
+    reason: 'table 7 is not a table of antrea-v1',
+  });
+  assert.deepEqual(explanationJson(flows[1]!.explanation!), {
+    kind: 'unknown',
+    reason: 'no pattern of table ConntrackStateTable fits',
+  });
   assert.equal(flows[2]!.explanation?.kind, 'miss');
   // Without a profile nothing is explained, everything is described.
   const plain = annotateAll(new Pipeline(d.flows), {});
   assert.equal(plain[1]!.explanation, undefined);
-  assert.equal(plain[1]!.sentence, 'IPv4, a connection (reply direction): go to table 40');
+  assert.equal(sentence(plain[1]!), 'IPv4, a connection (reply direction): go to table 40');
 });
 
 test('generic words: connection states, conntrack, protocols and registers', () => {

@@ -17,6 +17,7 @@ import { Pipeline } from '../src/model/pipeline.ts';
 import type { TableRef } from '../src/model/tables.ts';
 import { PROFILES } from '../src/profiles/index.ts';
 import { showReport } from '../src/render/show.ts';
+import { explanationText } from '../src/render/words/explanation.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 import { corpusDir, specDir } from './support/paths.ts';
 
@@ -88,16 +89,17 @@ for (const { path, profile, release } of LISTINGS) {
         const line = flow.origin.text.trim();
         const e = a.explanation;
         if (!e) problems.push(`no explanation: ${line}`);
-        else if (e.kind === 'unknown') problems.push(`? ${e.reason}: ${line}`);
+        else if (e.kind === 'unknown') problems.push(`? ${explanationText(e)}: ${line}`);
         else {
           for (const re of EMPTY_PLACEHOLDER)
-            if (re.test(e.meaning)) problems.push(`empty placeholder ${re}: “${e.meaning}” (${line})`);
+            if (re.test(explanationText(e)))
+              problems.push(`empty placeholder ${re}: “${explanationText(e)}” (${line})`);
           // The flow's exits: every table its actions (nested ones too) go to.
           const exits = new Set(jumpTargets(flow.actions).map(identity));
           for (const stated of e.continuesIn.map(identity)) {
             if (!exits.has(stated))
               problems.push(
-                `states next table ${stated}, the flow goes to ${[...exits].join('/') || 'no table'}: “${e.meaning}” (${line})`,
+                `states next table ${stated}, the flow goes to ${[...exits].join('/') || 'no table'}: “${explanationText(e)}” (${line})`,
               );
           }
         }

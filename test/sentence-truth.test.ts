@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Annotator, type FlowAnnotation } from '../src/analysis/annotate/annotate.ts';
+import { explanationText } from '../src/render/words/explanation.ts';
+import { flowWords } from '../src/render/words/flow.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { profileById } from '../src/profiles/index.ts';
 import type { Profile } from '../src/profiles/types.ts';
@@ -28,7 +30,12 @@ function annotate(text: string, profile: Profile | undefined, release?: string):
 function meaning(a: FlowAnnotation | undefined): string {
   const e = a?.explanation;
   assert.ok(e, 'explained');
-  return e.kind === 'unknown' ? `? ${e.reason}` : e.meaning;
+  return e.kind === 'unknown' ? `? ${explanationText(e)}` : explanationText(e);
+}
+
+function sentence(a: FlowAnnotation | undefined): string {
+  assert.ok(a, 'annotated');
+  return flowWords(a.flow, a.wording).sentence;
 }
 
 test('a miss flow that departs from the documented miss says what it does, and that the documentation differs', () => {
@@ -68,7 +75,7 @@ test('a pattern whose sentence names the next table never explains a flow that g
   assert.match(meaning(toPod), /source check in FromPod\.$/);
   // The documented pattern for ARP from a Pod continues in FromPod; this flow drops, so that sentence is not said.
   assert.doesNotMatch(meaning(dropped), /continue|goes to|FromPod/);
-  assert.equal(dropped!.sentence, 'ARP: drop it');
+  assert.equal(sentence(dropped), 'ARP: drop it');
 });
 
 test('the cluster network is not the Service CIDR: a prefix sent to a table named after Services proves nothing', () => {
@@ -98,9 +105,9 @@ test('no empty placeholder reaches a sentence: a ct action without a zone works 
     meaning(ct),
     'IP packets not yet tracked go through conntrack in the default zone and come back to Classifier with their connection state.',
   );
-  assert.match(ct!.sentence, /send it through conntrack in the default zone, then continue in Classifier/);
+  assert.match(sentence(ct), /send it through conntrack in the default zone, then continue in Classifier/);
   const [commit] = annotate('table=101, priority=100,ip,reg0=0x25 actions=ct(commit),group:37\n', openshift, '13');
-  assert.match(commit!.sentence, /commit the connection to conntrack in the default zone, hand it to group 37/);
+  assert.match(sentence(commit), /commit the connection to conntrack in the default zone, hand it to group 37/);
 });
 
 test('no empty placeholder reaches a sentence: an absent value is said in the words the template gives, else the pattern does not fit', () => {
@@ -147,7 +154,7 @@ test('in_port=LOCAL and the LOCAL action both read as the bridge’s LOCAL port,
   for (const profile of [undefined, openshift, profileById('antrea')!]) {
     for (const a of annotate(text, profile)) {
       assert.match(
-        a.sentence,
+        sentence(a),
         /^(IPv4|ARP), arriving on the bridge’s LOCAL port: send it to the bridge’s LOCAL port$/,
         profile?.id,
       );

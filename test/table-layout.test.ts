@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Annotator, type FlowAnnotation } from '../src/analysis/annotate/annotate.ts';
+import { explanationText } from '../src/render/words/explanation.ts';
 import { detectProfile, QUICK_SAMPLE_PER_TABLE } from '../src/analysis/detect/detect-profile.ts';
 import { sampleFlows } from '../src/analysis/detect/flow-sample.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
@@ -90,8 +91,8 @@ const meaning = (a: FlowAnnotation): string =>
   a.explanation === undefined
     ? '-'
     : a.explanation.kind === 'unknown'
-      ? `? ${a.explanation.reason}`
-      : a.explanation.meaning;
+      ? `? ${explanationText(a.explanation)}`
+      : explanationText(a.explanation);
 
 test('detection of a large dump stops at the quick sample when it decides, and fits the larger one when it does not', () => {
   const { path } = ensureDump({ flows: 20_000, seed: 1 });

@@ -18,7 +18,7 @@ import type { CountedCause } from '../analysis/check/finding.ts';
 import { SEVERITY_RANK } from '../analysis/check/finding.ts';
 import type { SelectedFindings } from '../analysis/check/check-view.ts';
 import type { DecodedBits } from '../analysis/annotate/bit-fields.ts';
-import type { Wording } from '../analysis/annotate/describe-fields.ts';
+import type { Wording } from '../analysis/annotate/wording.ts';
 import type { Flow, MatchField } from '../model/flow.ts';
 import type { TableRef } from '../model/tables.ts';
 import { ones } from '../model/values.ts';
@@ -33,7 +33,7 @@ import { plural } from './plural.ts';
 import { ownEntry } from '../model/own-key.ts';
 import { clip } from './clip.ts';
 import { minOf } from '../model/append.ts';
-import { missPredicate } from '../analysis/annotate/tables-summary.ts';
+import { missPredicate } from './words/miss.ts';
 import { fillTemplate } from '../analysis/fit/sentence-template.ts';
 import { traceWorkText } from './trace.ts';
 

@@ -25,6 +25,8 @@ import { SCHEMA_VERSION } from './json.ts';
 import { profileHead } from './show.ts';
 import { formatPacket, verdictLine } from './trace.ts';
 import { annotatorTraceWords } from './trace-words.ts';
+import { describeActions } from './words/flow.ts';
+import { explanationText } from './words/explanation.ts';
 
 export function pipelineWords(
   annotator: Annotator,
@@ -37,10 +39,9 @@ export function pipelineWords(
     tableName: (ref) => annotator.tableInfo(ref).name,
     field: (field, table) => wholeFieldWords(annotator, field, table),
     actionFlow: (flow) => {
-      const { actions, explanation } = annotator.describe(flow);
-      return explanation
-        ? { actions: actionsText(actions), meaning: explanation.meaning }
-        : { actions: actionsText(actions) };
+      const { explanation, wording } = annotator.describe(flow);
+      const actions = actionsText(describeActions(flow.actions, wording));
+      return explanation ? { actions, meaning: explanationText(explanation) } : { actions };
     },
   };
 }

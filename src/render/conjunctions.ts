@@ -21,7 +21,8 @@ import type {
 } from '../analysis/conjunctions/conjunctions.ts';
 import type { ConjunctionScope } from '../analysis/conjunctions/conjunction-scope.ts';
 import { memberText } from '../analysis/conjunctions/member-text.ts';
-import { describeActions, PLAIN_WORDING } from '../analysis/annotate/describe-fields.ts';
+import { PLAIN_WORDING } from '../analysis/annotate/wording.ts';
+import { describeActions } from './words/flow.ts';
 import { formatFieldValue, fullMask } from '../syntax/field-value.ts';
 import { formatPriorityAndMatch } from './flow.ts';
 import { flowJson, tableRefJson } from './json.ts';

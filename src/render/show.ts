@@ -12,6 +12,8 @@ import { LazyList, SCHEMA_VERSION } from './json.ts';
 import { formatMatch } from './match.ts';
 import type { Flow } from '../model/flow.ts';
 import { plural } from './plural.ts';
+import { flowWords } from './words/flow.ts';
+import { explanationJson, explanationText } from './words/explanation.ts';
 
 export interface ShowStyle {
   readonly table: (s: string) => string;
@@ -99,10 +101,11 @@ function flowLines(a: FlowAnnotation, o: ShowTextOptions, rules: readonly string
   const pad = ' '.repeat(head.length);
   const lines: string[] = [];
   const e = a.explanation;
-  if (e === undefined) lines.push(head + a.sentence);
+  const { sentence } = flowWords(a.flow, a.wording);
+  if (e === undefined) lines.push(head + sentence);
   else {
-    lines.push(head + (e.kind === 'unknown' ? s.unknown(`? ${e.reason}`) : s.meaning(e.meaning)));
-    lines.push(pad + a.sentence);
+    lines.push(head + (e.kind === 'unknown' ? s.unknown(`? ${explanationText(e)}`) : s.meaning(explanationText(e))));
+    lines.push(pad + sentence);
   }
   for (const rule of rules) lines.push(pad + s.meaning(rule));
   if (a.cookie.length > 0) lines.push(pad + s.dim(`cookie 0x${a.flow.cookie.toString(16)}: ${cookieWords(a.cookie)}`));
@@ -173,6 +176,7 @@ function tableJson(t: TableInfo): Record<string, unknown> {
 
 function flowAnnotationJson(a: FlowAnnotation, rules: readonly string[]): Record<string, unknown> {
   const f = a.flow;
+  const words = flowWords(f, a.wording);
   return {
     table: tableJson(a.table),
     priority: f.priority,
@@ -181,10 +185,10 @@ function flowAnnotationJson(a: FlowAnnotation, rules: readonly string[]): Record
     actions: formatActions(f.actions, { of: 15 }),
     ...(f.stats?.packets !== undefined ? { packets: f.stats.packets } : {}),
     ...(f.stats?.bytes !== undefined ? { bytes: f.stats.bytes } : {}),
-    explanation: a.explanation ?? null,
-    sentence: a.sentence,
-    conditions: a.conditions,
-    does: a.actions,
+    explanation: a.explanation ? explanationJson(a.explanation) : null,
+    sentence: words.sentence,
+    conditions: words.conditions,
+    does: words.actions,
     state: a.state.map((u) => ({ use: u.use, ...bitsJson(u.bits) })),
     addresses: a.addresses,
     ports: a.ports,

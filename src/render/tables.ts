@@ -9,6 +9,7 @@ import type { ProfileNote } from '../analysis/detect/profile-choice.ts';
 import { profileHead } from './show.ts';
 import { withoutColour } from './wrap.ts';
 import { boxTable, narrowWidest } from './columns.ts';
+import { expectedMissWords, missFlowWords } from './words/miss.ts';
 
 export interface TablesStyle {
   readonly head: (s: string) => string;
@@ -20,7 +21,12 @@ const same = (s: string): string => s;
 export const PLAIN_TABLES: TablesStyle = { head: same, warn: same, dim: same };
 
 function missCell(r: TableRow, style: TablesStyle): string {
-  return r.missDiffers ? `${r.miss} ${style.warn(`(profile: ${r.expectedMiss ?? ''})`)}` : r.miss;
+  const miss = missFlowWords(r.miss, r.wording);
+  return r.missDiffers ? `${miss} ${style.warn(`(profile: ${expectedMiss(r) ?? ''})`)}` : miss;
+}
+
+function expectedMiss(r: TableRow): string | undefined {
+  return r.expectedMiss && expectedMissWords(r.expectedMiss, r.wording.profileTable);
 }
 
 const HEAD = ['Table', 'Name', 'Flows', 'Packets', 'Bytes', 'Next tables', 'Miss'];
@@ -138,8 +144,8 @@ export function tablesJson(s: TablesSummary, profile: ProfileNote | undefined): 
       packets: r.packets ?? null,
       bytes: r.bytes ?? null,
       next: r.next,
-      miss: r.miss,
-      expectedMiss: r.expectedMiss ?? null,
+      miss: missFlowWords(r.miss, r.wording),
+      expectedMiss: expectedMiss(r) ?? null,
       missDiffers: r.missDiffers,
     })),
     missing: s.missing.map((m) => ({ number: m.number ?? null, name: m.name })),

@@ -33,6 +33,7 @@ import {
 } from '../analysis/trace/trace.ts';
 import type { VerdictReason } from '../analysis/trace/trace-verdict.ts';
 import type { TraceWork } from '../analysis/trace/trace-budget.ts';
+import { verdictReasonText } from './words/explanation.ts';
 import type { MissDrop } from '../analysis/trace/nearest-flow.ts';
 import { formatActions } from './actions.ts';
 import { firstFewPorts } from './lists.ts';
@@ -344,7 +345,7 @@ function portText(n: OutputPort, portNames?: PortMap): string {
 /** One sentence: where the packet goes, or where it was dropped — and why, when the profile says. */
 export function verdictLine(result: TraceResult, o: TraceRenderOptions, why = o.explain?.(result)): string {
   const said = why !== undefined && (why.source === 'pattern' || why.source === 'miss') ? why : undefined;
-  const from = said && result.last ? ` from ${tableName(result.last.table, o)}: ${said.reason}` : '';
+  const from = said && result.last ? ` from ${tableName(result.last.table, o)}: ${verdictReasonText(said)}` : '';
   switch (result.verdict) {
     case 'output': {
       const ports = result.outputs.map((n) => portText(n, o.portNames));
@@ -368,7 +369,7 @@ export function verdictLine(result: TraceResult, o: TraceRenderOptions, why = o.
         return `Verdict: dropped in ${tableName(result.cause.table, o)}: ${problemText(result.cause, o)}`;
       if (!last) return 'Verdict: dropped (no table to look up)';
       const where = tableName(last.table, o);
-      if (said) return `Verdict: dropped in ${where}: ${said.reason}`;
+      if (said) return `Verdict: dropped in ${where}: ${verdictReasonText(said)}`;
       if (!last.flow) return `Verdict: dropped in ${where}: no flow matched`;
       return `Verdict: dropped in ${where} by the flow at priority ${last.flow.priority} (${matchText(last.flow, o.portNames) || 'any packet'})`;
     }
@@ -537,7 +538,7 @@ function explanationJson(why: VerdictReason): Record<string, unknown> {
   return {
     table: tableRefJson(t.ref),
     ...(t.name !== undefined && t.ref.kind === 'number' ? { tableName: t.name } : {}),
-    reason: why.reason,
+    reason: verdictReasonText(why),
     source: why.source,
     ...(t.purpose !== undefined ? { purpose: t.purpose } : {}),
   };

@@ -14,12 +14,12 @@ import { type Pipeline, tableKey } from '../../model/pipeline.ts';
 import type { PortRef } from '../../model/ports.ts';
 import { type TableRef, TableNumbering, tableNumber } from '../../model/tables.ts';
 import { ones } from '../../model/values.ts';
-import type { BitSpan, FlowPattern, Profile, TableKey, TableMiss, TableSpec } from '../../profiles/types.ts';
-import { inVersion, rangeText } from '../../profiles/versions.ts';
+import type { BitSpan, FlowPattern, Profile, TableKey, TableMiss, TableSpec, Versioned } from '../../profiles/types.ts';
+import { inVersion } from '../../profiles/versions.ts';
 import { formatFieldValue } from '../../syntax/field-value.ts';
 import { AddressBook, type AddressTag } from './address-book.ts';
 import { BitFieldDecoder, type DecodedBits } from './bit-fields.ts';
-import { describeActions, describeMatch, maskedBits, shortSubfield, type Wording } from './describe-fields.ts';
+import { maskedBits, shortSubfield, type Wording } from './wording.ts';
 import { defaultRelease, findPattern, isTableMiss, resolveTable, tableByKey } from '../fit/pattern-fit.ts';
 import { jumpTargets } from '../../model/flow-exits.ts';
 import { PortRoles } from '../fit/port-roles.ts';
@@ -34,7 +34,6 @@ import {
 import { samplePipeline } from '../detect/flow-sample.ts';
 import { classKeyer } from '../fit/fit-classes.ts';
 import { fillTemplate, templateParts } from '../fit/sentence-template.ts';
-import { expectedMissWords, missPredicate } from './tables-summary.ts';
 
 export interface AnnotateOptions {
   readonly profile?: Profile;
@@ -58,9 +57,11 @@ export interface TableInfo {
 }
 
 /**
- * What the profile says a flow is. `continuesIn` holds the tables the sentence says the packet
- * continues in, as the flow's own actions name them: a sentence names a next table only from the
- * flow, never from the documented path.
+ * What the profile says a flow is: the sentence of the pattern it fits, its table's documented
+ * miss, or why the profile says nothing of it (render/words/explanation.ts says each in words).
+ * `continuesIn` holds the tables the sentence says the packet continues in, as the flow's own
+ * actions name them: a sentence names a next table only from the flow, never from the documented
+ * path.
  */
 export type Explanation =
   | {
@@ -70,8 +71,34 @@ export type Explanation =
       readonly meaning: string;
       readonly continuesIn: readonly TableRef[];
     }
-  | { readonly kind: 'miss'; readonly meaning: string; readonly continuesIn: readonly TableRef[] }
-  | { readonly kind: 'unknown'; readonly reason: string };
+  | MissExplanation
+  | UnknownExplanation;
+
+/** A table's miss flow, read against what the profile documents its miss to do. */
+export interface MissExplanation {
+  readonly kind: 'miss';
+  /** The table, as the report names it. */
+  readonly table: string;
+  readonly documented: TableMiss;
+  /** The flow does something else than the documented miss: it is told as it does it. */
+  readonly differs: boolean;
+  readonly actions: readonly Action[];
+  /** Names in the table's words, for the flow's actions and the tables the miss names. */
+  readonly wording: Wording;
+  readonly continuesIn: readonly TableRef[];
+}
+
+/**
+ * Why the profile says nothing of a flow: its table is the profile's only in other releases, is
+ * not the profile's, or no pattern of it fits.
+ */
+export type UnknownExplanation = {
+  readonly kind: 'unknown';
+  /** The table, by its name or number. */
+  readonly table: string;
+  /** The profile's id. */
+  readonly profile: string;
+} & ({ readonly why: 'other-release'; readonly releases: Versioned } | { readonly why: 'no-table' | 'no-pattern' });
 
 /** A register, mark or label the flow tests or writes, read as the profile's named state. */
 export interface StateUse {
@@ -94,12 +121,8 @@ export interface FlowAnnotation {
   readonly table: TableInfo;
   /** Absent when there is no profile with tables to explain the flow by. */
   readonly explanation?: Explanation;
-  /** The match in words, one condition each. */
-  readonly conditions: readonly string[];
-  /** The actions in words, in order. */
-  readonly actions: readonly string[];
-  /** `conditions: actions` as one plain sentence. */
-  readonly sentence: string;
+  /** Names in the words of the flow's table, for the flow's match and actions in words. */
+  readonly wording: Wording;
   readonly state: readonly StateUse[];
   readonly addresses: readonly AddressUse[];
   readonly ports: readonly PortUse[];
@@ -340,17 +363,12 @@ export class Annotator {
 
   annotate(flow: Flow): FlowAnnotation {
     const table = this.tableInfo(flow.table);
-    const w = this.wordingIn(table.spec);
-    const conditions = describeMatch(flow.match, w);
-    const actions = describeActions(flow.actions, w);
     const explanation = this.explain(flow, table);
     return {
       flow,
       table,
       ...(explanation ? { explanation } : {}),
-      conditions,
-      actions,
-      sentence: `${conditions.length > 0 ? conditions.join(', ') : 'every packet'}: ${actions.join(', ')}`,
+      wording: this.wordingIn(table.spec),
       state: this.stateUses(flow, table.spec),
       addresses: this.addressUses(flow),
       ports: this.portUses(flow),
@@ -359,17 +377,17 @@ export class Annotator {
   }
 
   /**
-   * What a flow does in the pipeline's words: the profile's explanation of it, when it has one,
-   * and its actions one by one (less than `annotate`, which also reads the match and the state).
+   * What the profile says a flow does, when it says something, and the names of its table's
+   * words for its actions (less than `annotate`, which also reads the state, addresses and ports).
    */
   describe(flow: Flow): {
     readonly explanation?: Exclude<Explanation, { kind: 'unknown' }>;
-    readonly actions: readonly string[];
+    readonly wording: Wording;
   } {
     const table = this.tableInfo(flow.table);
     const explanation = this.explain(flow, table);
-    const actions = describeActions(flow.actions, this.wordingIn(table.spec));
-    return explanation && explanation.kind !== 'unknown' ? { explanation, actions } : { actions };
+    const wording = this.wordingIn(table.spec);
+    return explanation && explanation.kind !== 'unknown' ? { explanation, wording } : { wording };
   }
 
   /**
@@ -397,21 +415,23 @@ export class Annotator {
   private explain(flow: Flow, table: TableInfo): Explanation | undefined {
     const profile = this.profile;
     if (!profile || profile.tables.length === 0) return undefined;
-    const label = table.name ?? String(table.number);
-    if (table.otherRelease)
-      return {
-        kind: 'unknown',
-        reason: `table ${label} is a table of ${profile.id} only in ${rangeText(table.otherRelease)}`,
-      };
-    if (!table.spec) return { kind: 'unknown', reason: `table ${label} is not a table of ${profile.id}` };
-    if (isTableMiss(flow))
+    const unknown = { kind: 'unknown', table: table.name ?? String(table.number), profile: profile.id } as const;
+    if (table.otherRelease) return { ...unknown, why: 'other-release', releases: table.otherRelease };
+    if (!table.spec) return { ...unknown, why: 'no-table' };
+    if (isTableMiss(flow)) {
+      const documented = table.spec.miss;
       return {
         kind: 'miss',
-        meaning: this.missWords(table.spec.miss, table.spec, flow),
-        continuesIn: this.missContinuesIn(table.spec.miss, flow),
+        table: this.profileTableWords(table.spec.name),
+        documented,
+        differs: this.missDiffers(documented, flow),
+        actions: flow.actions,
+        wording: this.wordingIn(table.spec),
+        continuesIn: this.missContinuesIn(documented, flow),
       };
+    }
     const hit = this.patternOf(profile, table.spec, flow);
-    if (!hit) return { kind: 'unknown', reason: `no pattern of table ${label} fits` };
+    if (!hit) return { ...unknown, why: 'no-pattern' };
     const saysNext = templateParts(hit.pattern.meaning).some(
       (p) => 'run' in p && p.run.some((ph) => ph.name === 'next'),
     );
@@ -433,28 +453,6 @@ export class Annotator {
     const hit = findPattern(profile, spec, flow, this.release);
     hits.set(key, hit);
     return hit;
-  }
-
-  private missWords(miss: TableMiss, spec: TableSpec, flow: Flow): string {
-    const lead = `Packets no other flow of ${this.profileTableWords(spec.name)} matches`;
-    // Said as the flow does it where it departs from the documented miss, never as documented.
-    if (this.missDiffers(miss, flow)) {
-      const does = describeActions(flow.actions, this.wordingIn(spec));
-      return `${lead}: ${does.length > 0 ? does.join(', ') : 'drop it'}. This differs from the documented miss (${expectedMissWords(miss, (key) => this.profileTableWords(key))}).`;
-    }
-    switch (miss.action) {
-      case 'next':
-        return `${lead} ${missPredicate(miss, (key) => this.profileTableWords(key))} (here ${this.nextWords(flow)}).`;
-      case 'drop':
-      case 'goto':
-      case 'normal':
-      case 'controller':
-        return `${lead} ${missPredicate(miss, (key) => this.profileTableWords(key))}.`;
-      case 'custom':
-        return `${lead}: ${miss.description}`;
-      case 'none':
-        return `${this.profileTableWords(spec.name)} usually has no miss flow; this one: ${describeActions(flow.actions, this.wordingIn(spec)).join(', ')}.`;
-    }
   }
 
   /**

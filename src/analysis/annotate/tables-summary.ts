@@ -3,14 +3,15 @@
  * in and what its miss flow does — plus the tables the profile expects in the release but the
  * dump lacks, and the dump's tables the profile does not know.
  */
+import type { Action } from '../../model/actions.ts';
 import { type Flow, onlyConjunctions } from '../../model/flow.ts';
 import type { Pipeline, PipelineTable } from '../../model/pipeline.ts';
 import { matchCovers } from '../../model/match.ts';
 import { type TableRef, tableLabel, tableNumber } from '../../model/tables.ts';
-import type { TableKey, TableMiss, TableSpec } from '../../profiles/types.ts';
+import type { TableMiss, TableSpec } from '../../profiles/types.ts';
 import { inVersion, rangeText } from '../../profiles/versions.ts';
 import type { Annotator } from './annotate.ts';
-import { describeActions } from './describe-fields.ts';
+import type { Wording } from './wording.ts';
 import { hintHolds, isTableMiss, parsePattern } from '../fit/pattern-fit.ts';
 import { jumpTargets } from '../../model/flow-exits.ts';
 
@@ -31,13 +32,26 @@ export interface TableRow {
   readonly bytes?: bigint;
   /** Tables the flows continue in (goto_table, resubmit, ct(table=…), through groups too), by name. */
   readonly next: readonly string[];
-  /** What the dump's miss flow (priority 0, empty match) does; `no miss flow` without one. */
-  readonly miss: string;
+  /** What the dump's miss flow (priority 0, empty match) does. */
+  readonly miss: MissFlow;
   /** What the profile says the miss does. */
-  readonly expectedMiss?: string;
+  readonly expectedMiss?: TableMiss;
+  /** Names of tables and of what actions refer to, for the miss in words. */
+  readonly wording: Wording;
   /** The dump's miss flow does something else than the profile's fixed miss behaviour (drop, goto, NORMAL, controller). */
   readonly missDiffers: boolean;
 }
+
+/**
+ * A table's miss flow in brief: none, a drop, jumps to tables (by name), an output to a reserved
+ * port (`NORMAL`), or other actions.
+ */
+export type MissFlow =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'drop' }
+  | { readonly kind: 'goto'; readonly tables: readonly string[] }
+  | { readonly kind: 'reserved'; readonly port: string }
+  | { readonly kind: 'actions'; readonly actions: readonly Action[] };
 
 export interface MissingTable {
   readonly number?: number;
@@ -60,45 +74,6 @@ export interface TablesSummary {
   readonly unknown: readonly string[];
   /** Tables of the dump the profile knows only in other releases than the one read in. */
   readonly otherReleases: readonly OtherReleaseTable[];
-}
-
-/** A profile's miss behaviour in a few words, its tables named by `name`. */
-/** A fixed miss as a sentence's predicate for the packets that meet it: `are dropped`, `continue in X`. */
-export function missPredicate(
-  miss: Exclude<TableMiss, { action: 'custom' | 'none' }>,
-  name: (key: TableKey) => string,
-): string {
-  switch (miss.action) {
-    case 'drop':
-      return 'are dropped';
-    case 'goto':
-      return `continue in ${name(miss.table)}`;
-    case 'next':
-      return 'continue in the next table of the pipeline';
-    case 'normal':
-      return 'are switched normally';
-    case 'controller':
-      return 'go to the controller';
-  }
-}
-
-export function expectedMissWords(miss: TableMiss, name: (key: TableKey) => string): string {
-  switch (miss.action) {
-    case 'drop':
-      return 'drop';
-    case 'goto':
-      return `goto ${name(miss.table)}`;
-    case 'next':
-      return 'next table';
-    case 'normal':
-      return 'NORMAL';
-    case 'controller':
-      return 'controller';
-    case 'custom':
-      return miss.description;
-    case 'none':
-      return 'no miss flow';
-  }
 }
 
 /** Counters up to this are added as numbers, exactly: a million bigint additions cost more than the rest of a row. */
@@ -195,8 +170,9 @@ export function summarizeTables(pipeline: Pipeline, annotator: Annotator): Table
       ...(packets !== undefined ? { packets } : {}),
       ...(bytes !== undefined ? { bytes } : {}),
       next: [...new Set(next.map(words))],
-      miss: missFlow ? missWords(missFlow, words, annotator) : 'no miss flow',
-      ...(info.spec ? { expectedMiss: expectedMissWords(info.spec.miss, annotator.wording.profileTable) } : {}),
+      miss: missFlow ? missFlowOf(missFlow, words) : { kind: 'none' },
+      ...(info.spec ? { expectedMiss: info.spec.miss } : {}),
+      wording: annotator.wording,
       missDiffers: info.spec !== undefined && annotator.missDiffers(info.spec.miss, missFlow),
     });
   }
@@ -233,12 +209,12 @@ function featureShows(pipeline: Pipeline, annotator: Annotator, kind: NonNullabl
   );
 }
 
-/** `drop`, `goto X`, `NORMAL`, or the actions in words. */
-function missWords(flow: Flow, words: (ref: TableRef) => string, annotator: Annotator): string {
-  if (flow.actions.length === 0) return 'drop';
+/** A drop, jumps to tables, an output to a reserved port, or other actions. */
+function missFlowOf(flow: Flow, words: (ref: TableRef) => string): MissFlow {
+  if (flow.actions.length === 0) return { kind: 'drop' };
   const jumps = flow.actions.every((a) => a.kind === 'goto_table' || (a.kind === 'resubmit' && a.table && !a.port));
-  if (jumps) return `goto ${jumpTargets(flow.actions).map(words).join(', ')}`;
+  if (jumps) return { kind: 'goto', tables: jumpTargets(flow.actions).map(words) };
   const only = flow.actions.length === 1 ? flow.actions[0] : undefined;
-  if (only?.kind === 'output' && only.port.kind === 'reserved') return only.port.name;
-  return describeActions(flow.actions, annotator.wording).join(', ');
+  if (only?.kind === 'output' && only.port.kind === 'reserved') return { kind: 'reserved', port: only.port.name };
+  return { kind: 'actions', actions: flow.actions };
 }
