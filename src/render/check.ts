@@ -34,6 +34,7 @@ import { ownEntry } from '../model/own-key.ts';
 import { clip } from './clip.ts';
 import { minOf } from '../model/append.ts';
 import { missPredicate } from './words/miss.ts';
+import { unpainted } from './style.ts';
 import { fillTemplate } from '../analysis/fit/sentence-template.ts';
 import { traceWorkText } from './trace.ts';
 
@@ -42,8 +43,7 @@ export interface CheckStyle {
   readonly dim: (s: string) => string;
 }
 
-const same = (s: string): string => s;
-export const PLAIN_CHECK: CheckStyle = { severity: (_s, text) => text, dim: same };
+export const PLAIN_CHECK: CheckStyle = { severity: (_s, text) => text, dim: unpainted };
 
 /** `table 50 (EgressRuleTable)`, `EgressRule`, `table 7`: the dump's reference, with the profile's name when it differs. */
 export function tableWords(ref: TableRef, wording: Wording): string {

@@ -14,7 +14,7 @@ import type {
 } from '../analysis/diff/diff.ts';
 import { FLOW_ATTRIBUTES, tableHasChanges } from '../analysis/diff/diff.ts';
 import type { Naming } from '../model/flow-key.ts';
-import type { TableVerdict, Verification } from '../analysis/diff/verify.ts';
+import type { Verification } from '../analysis/diff/verify.ts';
 import type { Flow, Group } from '../model/flow.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import type { TableRef } from '../model/tables.ts';
@@ -25,17 +25,12 @@ import { firstFewPorts } from './lists.ts';
 import { formatPriorityAndMatch } from './flow.ts';
 import { formatGroup } from './group.ts';
 import { flowJson, groupJson, SCHEMA_VERSION, tableRefJson } from './json.ts';
+import { plainStyle, type Style } from './style.ts';
 
 /** How each kind of line is painted. */
-export interface DiffStyle {
-  readonly removed: (s: string) => string;
-  readonly added: (s: string) => string;
-  readonly header: (s: string) => string;
-  readonly dim: (s: string) => string;
-}
+export type DiffStyle = Style<'removed' | 'added' | 'header' | 'dim'>;
 
-const same = (s: string): string => s;
-export const PLAIN: DiffStyle = { removed: same, added: same, header: same, dim: same };
+export const PLAIN: DiffStyle = plainStyle('removed', 'added', 'header', 'dim');
 
 /**
  * The OpenFlow version whose spelling a comparison of `dumps` is shown in: the one their reply
@@ -112,43 +107,58 @@ function counts(parts: readonly [number, string][]): string {
   return shown.length === 0 ? 'no differences' : shown.join(', ');
 }
 
-/** A table's section: its heading with the counts, then its lines. */
+/** What a section lists: `-` lines of the first dump only, `+` lines of the second only, and pairs of both. */
+interface SectionLines<T, C> {
+  /** Removed, or expected and missing. */
+  readonly removed: readonly T[];
+  /** Added, or present and not expected. */
+  readonly added: readonly T[];
+  readonly changed: readonly C[];
+}
+
+/** A report's word for each kind of line, in the order its headings count them. */
+type SectionWords = readonly (readonly [keyof SectionLines<unknown, unknown>, string])[];
+
+const DIFF_WORDS: SectionWords = [
+  ['removed', 'removed'],
+  ['added', 'added'],
+  ['changed', 'changed'],
+];
+const VERIFY_WORDS: SectionWords = [
+  ['removed', 'missing'],
+  ['changed', 'differ'],
+  ['added', 'unexpected'],
+];
+
+function sectionCounts(lines: SectionLines<unknown, unknown>, words: SectionWords): string {
+  return counts(words.map(([kind, word]) => [lines[kind].length, word]));
+}
+
+/** A table's section: its heading with the counts, then its lines in the order of `words`. */
 function flowSection(
   table: TableRef,
+  lines: SectionLines<Flow, FlowChange>,
+  words: SectionWords,
   naming: Naming,
   o: DiffTextOptions,
-  summary: readonly [number, string][],
-  lines: string[],
 ): string[] {
-  return [o.style.header(`@@ ${tableTitle(table, naming, o.tableName)} @@ ${counts(summary)}`), ...lines];
-}
-
-const removedFlow = (f: Flow, o: DiffTextOptions): string => o.style.removed(`-${flowText(f, o.of)}`);
-const addedFlow = (f: Flow, o: DiffTextOptions): string => o.style.added(`+${flowText(f, o.of)}`);
-
-function tableSection(t: TableDiff, naming: Naming, o: DiffTextOptions): string[] {
-  const summary: [number, string][] = [
-    [t.removed.length, 'removed'],
-    [t.added.length, 'added'],
-    [t.changed.length, 'changed'],
+  const text = {
+    removed: () => lines.removed.map((f) => o.style.removed(`-${flowText(f, o.of)}`)),
+    added: () => lines.added.map((f) => o.style.added(`+${flowText(f, o.of)}`)),
+    changed: () => lines.changed.flatMap((c) => changeLines(c, o.of, o.style)),
+  };
+  return [
+    o.style.header(`@@ ${tableTitle(table, naming, o.tableName)} @@ ${sectionCounts(lines, words)}`),
+    ...words.flatMap(([kind]) => text[kind]()),
   ];
-  return flowSection(t.table, naming, o, summary, [
-    ...t.removed.map((f) => removedFlow(f, o)),
-    ...t.added.map((f) => addedFlow(f, o)),
-    ...t.changed.flatMap((c) => changeLines(c, o.of, o.style)),
-  ]);
 }
 
-function groupSection(
-  removed: readonly Group[],
-  added: readonly Group[],
-  changed: readonly GroupChange[],
-  summary: string,
-  o: DiffTextOptions,
-): string[] {
+/** The groups' section: its heading with the counts, then the removed, added and changed groups. */
+function groupSection(lines: SectionLines<Group, GroupChange>, words: SectionWords, o: DiffTextOptions): string[] {
+  const { removed, added, changed } = lines;
   if (removed.length + added.length + changed.length === 0) return [];
   return [
-    o.style.header(`@@ groups @@ ${summary}`),
+    o.style.header(`@@ groups @@ ${sectionCounts(lines, words)}`),
     ...removed.map((g) => o.style.removed(`-${formatGroup(g, o.of)}`)),
     ...added.map((g) => o.style.added(`+${formatGroup(g, o.of)}`)),
     ...changed.flatMap((c) => [
@@ -172,28 +182,19 @@ interface Counts {
   readonly changed: number;
 }
 
-function tableCounts(t: TableDiff): Counts {
+/** A table's or the groups' counts. */
+function countsOf(d: TableDiff | GroupsDiff): Counts {
   return {
-    before: t.before,
-    after: t.after,
-    removed: t.removed.length,
-    added: t.added.length,
-    changed: t.changed.length,
-  };
-}
-
-function groupCounts(g: GroupsDiff): Counts {
-  return {
-    before: g.before,
-    after: g.after,
-    removed: g.removed.length,
-    added: g.added.length,
-    changed: g.changed.length,
+    before: d.before,
+    after: d.after,
+    removed: d.removed.length,
+    added: d.added.length,
+    changed: d.changed.length,
   };
 }
 
 function totals(tables: readonly TableDiff[]): Counts {
-  const all = tables.map(tableCounts);
+  const all = tables.map(countsOf);
   const sum = (f: (c: Counts) => number): number => all.reduce((n, c) => n + f(c), 0);
   return {
     before: sum((c) => c.before),
@@ -230,12 +231,10 @@ function countCells(title: string, c: Counts): string[] {
 
 /** Flow counts of the tables that differ and of all tables, then the groups' when they differ. */
 function summaryLines(d: DumpDiff, o: DiffTextOptions): string[] {
-  const g = groupCounts(d.groups);
+  const g = countsOf(d.groups);
   const rows = [
     ['table', 'before', 'after', ...DIFFERENCE_HEADS],
-    ...d.tables
-      .filter(tableHasChanges)
-      .map((t) => countCells(tableTitle(t.table, d.naming, o.tableName), tableCounts(t))),
+    ...d.tables.filter(tableHasChanges).map((t) => countCells(tableTitle(t.table, d.naming, o.tableName), countsOf(t))),
     countCells(`all ${d.tables.length} tables`, totals(d.tables)),
     ...(differs(g) ? [countCells('groups', g)] : []),
   ];
@@ -249,18 +248,8 @@ export function formatDumpDiff(d: DumpDiff, o: DiffTextOptions): string {
   const lines = [
     o.style.removed(`--- ${o.labels[0]}`),
     o.style.added(`+++ ${o.labels[1]}`),
-    ...d.tables.filter(tableHasChanges).flatMap((t) => tableSection(t, d.naming, o)),
-    ...groupSection(
-      g.removed,
-      g.added,
-      g.changed,
-      counts([
-        [g.removed.length, 'removed'],
-        [g.added.length, 'added'],
-        [g.changed.length, 'changed'],
-      ]),
-      o,
-    ),
+    ...d.tables.filter(tableHasChanges).flatMap((t) => flowSection(t.table, t, DIFF_WORDS, d.naming, o)),
+    ...groupSection(g, DIFF_WORDS, o),
     '',
     ...summaryLines(d, o),
   ];
@@ -270,10 +259,10 @@ export function formatDumpDiff(d: DumpDiff, o: DiffTextOptions): string {
 /** The rows of the per-table summary: every table, all tables, and the groups when there are any. */
 function perTableRows(d: DumpDiff, profileName?: (ref: TableRef) => string | undefined): [string, Counts][] {
   const rows: [string, Counts][] = [
-    ...d.tables.map((t): [string, Counts] => [tableTitle(t.table, d.naming, profileName), tableCounts(t)]),
+    ...d.tables.map((t): [string, Counts] => [tableTitle(t.table, d.naming, profileName), countsOf(t)]),
     [`all ${d.tables.length} tables`, totals(d.tables)],
   ];
-  if (d.groups.before + d.groups.after > 0) rows.push(['groups', groupCounts(d.groups)]);
+  if (d.groups.before + d.groups.after > 0) rows.push(['groups', countsOf(d.groups)]);
   return rows;
 }
 
@@ -306,7 +295,7 @@ export function formatPerTable(
 }
 
 function tableCountsJson(t: TableDiff): Record<string, unknown> {
-  return { table: tableRefJson(t.table), ...tableCounts(t) };
+  return { table: tableRefJson(t.table), ...countsOf(t) };
 }
 
 /** The per-table summary as JSON: each table's counts, those of all tables, and the groups'. */
@@ -316,7 +305,7 @@ export function perTableJson(d: DumpDiff): Record<string, unknown> {
     equal: d.equal,
     tables: d.tables.map(tableCountsJson),
     total: totals(d.tables),
-    groups: groupCounts(d.groups),
+    groups: countsOf(d.groups),
   };
 }
 
@@ -361,19 +350,6 @@ export function dumpDiffJson(d: DumpDiff, of: OfVersion): Record<string, unknown
   };
 }
 
-function verdictSection(t: TableVerdict, naming: Naming, o: DiffTextOptions): string[] {
-  const summary: [number, string][] = [
-    [t.missing.length, 'missing'],
-    [t.mismatched.length, 'differ'],
-    [t.unexpected.length, 'unexpected'],
-  ];
-  return flowSection(t.table, naming, o, summary, [
-    ...t.missing.map((f) => removedFlow(f, o)),
-    ...t.mismatched.flatMap((c) => changeLines(c, o.of, o.style)),
-    ...t.unexpected.map((f) => addedFlow(f, o)),
-  ]);
-}
-
 /** How the summary line counts expected flows found with another value of an attribute. */
 const MISMATCH_WORDS: Readonly<Record<FlowAttribute, string>> = {
   actions: 'with other actions',
@@ -395,18 +371,16 @@ export function formatVerification(v: Verification, o: DiffTextOptions): string 
         o.style.added(`+++ ${o.labels[1]} (actual)`),
         ...v.tables
           .filter((t) => t.missing.length + t.mismatched.length + t.unexpected.length > 0)
-          .flatMap((t) => verdictSection(t, v.naming, o)),
-        ...groupSection(
-          g.missing,
-          g.unexpected,
-          g.mismatched,
-          counts([
-            [g.missing.length, 'missing'],
-            [g.mismatched.length, 'differ'],
-            [g.unexpected.length, 'unexpected'],
-          ]),
-          o,
-        ),
+          .flatMap((t) =>
+            flowSection(
+              t.table,
+              { removed: t.missing, added: t.unexpected, changed: t.mismatched },
+              VERIFY_WORDS,
+              v.naming,
+              o,
+            ),
+          ),
+        ...groupSection({ removed: g.missing, added: g.unexpected, changed: g.mismatched }, VERIFY_WORDS, o),
         '',
       ];
   // A flow found with another cookie and other actions is counted under both.

@@ -20,6 +20,7 @@ import { ones } from '../model/values.ts';
 import { formatFieldValue } from '../syntax/field-value.ts';
 import { formatFlowCanonical } from './flow.ts';
 import { formatGroup } from './group.ts';
+import { divergenceJson } from './trace-compare.ts';
 import { jsonReplacer, SCHEMA_VERSION } from './json.ts';
 import { TextBudget } from './text-budget.ts';
 import { plural } from './plural.ts';
@@ -110,19 +111,18 @@ export function outcomeText(outcome: ProbeOutcome, words: ImpactWords): string {
 
 /** The change in a line: what was removed, added or changed, as the dump would have it. */
 export function changeText(change: ImpactChange, of: OfVersion): string {
+  const changed = (before: string, after: string): string => `changed: ${before}\n     now: ${after}`;
   switch (change.kind) {
     case 'removed':
-      return `removed: ${formatFlowCanonical(change.flow, of)}`;
     case 'added':
-      return `added: ${formatFlowCanonical(change.flow, of)}`;
+      return `${change.kind}: ${formatFlowCanonical(change.flow, of)}`;
     case 'changed':
-      return `changed: ${formatFlowCanonical(change.before, of)}\n     now: ${formatFlowCanonical(change.after, of)}`;
+      return changed(formatFlowCanonical(change.before, of), formatFlowCanonical(change.after, of));
     case 'group-removed':
-      return `removed: ${formatGroup(change.group, of)}`;
     case 'group-added':
-      return `added: ${formatGroup(change.group, of)}`;
+      return `${change.kind === 'group-removed' ? 'removed' : 'added'}: ${formatGroup(change.group, of)}`;
     case 'group-changed':
-      return `changed: ${formatGroup(change.before, of)}\n     now: ${formatGroup(change.after, of)}`;
+      return changed(formatGroup(change.before, of), formatGroup(change.after, of));
   }
 }
 
@@ -270,7 +270,6 @@ function tracePath(
 /** A probe as JSON, its traces' paths as far as `budget` goes; none when the budget is spent. */
 function outcomeJson(o: ProbeOutcome, words: ImpactWords, budget: TextBudget): Record<string, unknown> | undefined {
   const c = o.comparison;
-  const d = c.divergence;
   const probe = {
     packet: formatPacket(o.probe.packet, words.before.portNames),
     ctNext: o.probe.ctNext.map((s) => formatFieldValue(FIELD.ctState, s, ones(FIELD.ctState.bits))),
@@ -280,14 +279,7 @@ function outcomeJson(o: ProbeOutcome, words: ImpactWords, budget: TextBudget): R
     summary: outcomeText(o, words),
     before: traceSummary(c.left, words.before),
     after: traceSummary(c.right, words.after),
-    divergence: d
-      ? {
-          pass: d.pass,
-          step: d.step,
-          before: d.left ? stepJson(d.left, words.before) : null,
-          after: d.right ? stepJson(d.right, words.after) : null,
-        }
-      : null,
+    divergence: divergenceJson(c.divergence, ['before', words.before], ['after', words.after]),
   };
   if (!budget.take(jsonBytes(probe) + 1)) return undefined;
   tracePath(probe.before, c.left, words.before, budget);

@@ -9,13 +9,10 @@ import { formatActions } from './actions.ts';
 import { formatPriorityAndMatch } from './flow.ts';
 import { SCHEMA_VERSION, flowJson } from './json.ts';
 import { plural } from './plural.ts';
+import type { Style } from './style.ts';
 import { profileHead, tableHeading } from './show.ts';
 
-export interface FitStyle {
-  readonly head: (s: string) => string;
-  readonly warn: (s: string) => string;
-  readonly dim: (s: string) => string;
-}
+export type FitStyle = Style<'head' | 'warn' | 'dim'>;
 
 export interface FitTextOptions {
   /** Unexplained flows shown per table; the rest are counted. Undefined: every one. */

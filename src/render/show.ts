@@ -12,18 +12,13 @@ import { LazyList, SCHEMA_VERSION } from './json.ts';
 import { formatMatch } from './match.ts';
 import type { Flow } from '../model/flow.ts';
 import { plural } from './plural.ts';
+import { plainStyle, type Style } from './style.ts';
 import { flowWords } from './words/flow.ts';
 import { explanationJson, explanationText } from './words/explanation.ts';
 
-export interface ShowStyle {
-  readonly table: (s: string) => string;
-  readonly meaning: (s: string) => string;
-  readonly unknown: (s: string) => string;
-  readonly dim: (s: string) => string;
-}
+export type ShowStyle = Style<'table' | 'meaning' | 'unknown' | 'dim'>;
 
-const same = (s: string): string => s;
-export const PLAIN_SHOW: ShowStyle = { table: same, meaning: same, unknown: same, dim: same };
+export const PLAIN_SHOW: ShowStyle = plainStyle('table', 'meaning', 'unknown', 'dim');
 
 export interface ShowReport {
   readonly profile?: ProfileNote;

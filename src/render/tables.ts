@@ -9,16 +9,12 @@ import type { ProfileNote } from '../analysis/detect/profile-choice.ts';
 import { profileHead } from './show.ts';
 import { withoutColour } from './wrap.ts';
 import { boxTable, narrowWidest } from './columns.ts';
+import { plainStyle, type Style } from './style.ts';
 import { expectedMissWords, missFlowWords } from './words/miss.ts';
 
-export interface TablesStyle {
-  readonly head: (s: string) => string;
-  readonly warn: (s: string) => string;
-  readonly dim: (s: string) => string;
-}
+export type TablesStyle = Style<'head' | 'warn' | 'dim'>;
 
-const same = (s: string): string => s;
-export const PLAIN_TABLES: TablesStyle = { head: same, warn: same, dim: same };
+export const PLAIN_TABLES: TablesStyle = plainStyle('head', 'warn', 'dim');
 
 function missCell(r: TableRow, style: TablesStyle): string {
   const miss = missFlowWords(r.miss, r.wording);

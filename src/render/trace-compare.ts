@@ -95,25 +95,35 @@ function lowerFirst(s: string): string {
   return s.charAt(0).toLowerCase() + s.slice(1);
 }
 
+/**
+ * Where two traces part, as JSON: the pass and step, and each side's step under its name
+ * (`left`/`right`, `before`/`after`); null when they do not part.
+ */
+export function divergenceJson(
+  d: TraceDivergence | undefined,
+  [leftName, leftRender]: readonly [string, TraceRenderOptions],
+  [rightName, rightRender]: readonly [string, TraceRenderOptions],
+): Record<string, unknown> | null {
+  if (!d) return null;
+  return {
+    pass: d.pass,
+    step: d.step,
+    [leftName]: d.left ? stepJson(d.left, leftRender) : null,
+    [rightName]: d.right ? stepJson(d.right, rightRender) : null,
+  };
+}
+
 /** The JSON contract: both traces whole, where they part (null when they do not), and whether they end alike. */
 export function traceComparisonJson(
   c: TraceComparison,
   left: ComparedSide,
   right: ComparedSide,
 ): Record<string, unknown> {
-  const d = c.divergence;
   return {
     schemaVersion: SCHEMA_VERSION,
     left: { source: left.label, ...withoutSchema(traceJson(c.left, left.render)) },
     right: { source: right.label, ...withoutSchema(traceJson(c.right, right.render)) },
-    divergence: d
-      ? {
-          pass: d.pass,
-          step: d.step,
-          left: d.left ? stepJson(d.left, left.render) : null,
-          right: d.right ? stepJson(d.right, right.render) : null,
-        }
-      : null,
+    divergence: divergenceJson(c.divergence, ['left', left.render], ['right', right.render]),
     sameVerdict: c.sameVerdict,
   };
 }
