@@ -203,6 +203,7 @@ export { Packet, PacketSpecError, parsePacketSpec, type PacketSpecResult } from 
 export {
   Tracer,
   type TraceNode,
+  type TraceNote,
   type TraceOptions,
   type TracePass,
   type TraceProblem,

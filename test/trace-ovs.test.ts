@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parsePacketSpec } from '../src/analysis/trace/packet.ts';
-import { XLATE_ERRORS } from '../src/analysis/trace/trace.ts';
+import { XLATE_ERRORS } from '../src/render/words/trace-notes.ts';
 import { missDrop } from '../src/analysis/trace/nearest-flow.ts';
 import { entryValue } from '../src/render/nearest.ts';
 import { type OvsSwitch, skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';

@@ -34,6 +34,7 @@ import {
 import type { VerdictReason } from '../analysis/trace/trace-verdict.ts';
 import type { TraceWork } from '../analysis/trace/trace-budget.ts';
 import { verdictReasonText } from './words/explanation.ts';
+import { traceNoteWords } from './words/trace-notes.ts';
 import type { MissDrop } from '../analysis/trace/nearest-flow.ts';
 import { formatActions } from './actions.ts';
 import { firstFewPorts } from './lists.ts';
@@ -196,15 +197,17 @@ function renderNodes(nodes: readonly TraceNode[], indent: number, o: TraceRender
       case 'problem':
         out.push(problemLine(node.problem, pad, o));
         break;
-      case 'detail':
-        out.push(`${pad} -> ${node.text}`);
+      case 'note': {
+        const { level, text } = traceNoteWords(node.note);
+        out.push(
+          level === 'detail'
+            ? `${pad} -> ${text}`
+            : level === 'warning'
+              ? `${pad} >> ${text}`
+              : `${pad} >>>> ${text} <<<<`,
+        );
         break;
-      case 'warning':
-        out.push(`${pad} >> ${node.text}`);
-        break;
-      case 'error':
-        out.push(`${pad} >>>> ${node.text} <<<<`);
-        break;
+      }
     }
   }
 }

@@ -16,7 +16,8 @@ import {
   PacketSpecError,
   slotField,
 } from '../../src/analysis/trace/packet.ts';
-import { type TraceResult, Tracer, XLATE_ERRORS } from '../../src/analysis/trace/trace.ts';
+import { type TraceResult, Tracer } from '../../src/analysis/trace/trace.ts';
+import { XLATE_ERRORS } from '../../src/render/words/trace-notes.ts';
 import { formatTrace } from '../../src/render/trace.ts';
 import { parseCtNext } from '../../src/cli/commands/trace.ts';
 import { type OfprotoTrace, parseOfprotoTrace } from './ofproto-trace.ts';

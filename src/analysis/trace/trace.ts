@@ -22,7 +22,7 @@ import type { Bucket, Flow, Group, MatchField } from '../../model/flow.ts';
 import { type Pipeline, tableKey } from '../../model/pipeline.ts';
 import { RESERVED_PORT_NUMBERS, type PortRef } from '../../model/ports.ts';
 import { type FieldDef, fieldByName } from '../../model/fields.ts';
-import { type TableRef, tableLabel, tableNumber } from '../../model/tables.ts';
+import { type TableRef, tableNumber } from '../../model/tables.ts';
 import { ones } from '../../model/values.ts';
 import { actionSetList, isControllerOutput } from './action-set.ts';
 import { Classifier, type ConjunctionMatch } from './classifier.ts';
@@ -55,14 +55,8 @@ export const MAX_DEPTH = 64;
 export const MAX_RESUBMITS = 4096;
 export const MAX_STACK_BYTES = 65536;
 export const MAX_ACTION_BYTES = 65535;
-/** How ofproto/trace names a translation that hit each limit (xlate_strerror). */
-export const XLATE_ERRORS = {
-  depth: 'Recursion too deep',
-  resubmits: 'Too many resubmits',
-  stack: 'Stack too deep',
-  mpls: 'Too many MPLS labels',
-} as const;
-export type XlateLimit = keyof typeof XLATE_ERRORS;
+/** The limits a translation can hit (ofproto/trace names each in xlate_strerror). */
+export type XlateLimit = 'depth' | 'resubmits' | 'stack' | 'mpls';
 /** ofproto/trace stops after this many recirculations. */
 export const MAX_PASSES = 4096;
 /**
@@ -182,7 +176,64 @@ export type TraceNode =
   /** The flow a `learn` action would add. */
   | { readonly kind: 'learned'; readonly flow: LearnedFlow }
   | { readonly kind: 'problem'; readonly problem: TraceProblem }
-  | { readonly kind: 'detail' | 'warning' | 'error'; readonly text: string };
+  | { readonly kind: 'note'; readonly note: TraceNote };
+
+/**
+ * What the trace says beside the actions, where ofproto/trace says something there or where an
+ * offline trace assumes what a switch would know.
+ */
+export type TraceNote =
+  /** The action set runs now. */
+  | { readonly kind: 'action-set' }
+  /** The translation hit an OVS limit: the packet is dropped. */
+  | { readonly kind: 'translation-failed'; readonly limit: XlateLimit }
+  /** A TTL decrement found the TTL at `ttl` (1 or 0): the packet goes to the controller. */
+  | { readonly kind: 'ttl-exceeded'; readonly ttl: number; readonly mpls: boolean }
+  /** output:<field> read `port`; `inRange` false past the 16-bit port numbers (nothing is sent). */
+  | { readonly kind: 'output-port'; readonly port: bigint; readonly inRange: boolean }
+  /** What an offline trace assumes or leaves out for an action whose outcome only a switch knows. */
+  | {
+      readonly kind: 'assumed';
+      readonly what: 'learn-not-installed' | 'multipath-link-0' | 'bundle-first-member' | 'not-larger' | 'normal';
+    }
+  | { readonly kind: 'stack-underflow' }
+  | { readonly kind: 'not-simulated'; readonly action: 'encap' | 'decap' | 'dec_nsh_ttl' }
+  | { readonly kind: 'unknown-action'; readonly text: string }
+  /** FLOOD or ALL without a port list: nothing is sent. */
+  | { readonly kind: 'flood-without-ports' }
+  /** A fast-failover bucket passed over: what it watches that is down. */
+  | {
+      readonly kind: 'bucket-not-live';
+      readonly bucket: number;
+      readonly watchPort?: PortRef;
+      readonly watchGroup?: number;
+    }
+  /** The one bucket of a group taken, and how it was chosen. */
+  | { readonly kind: 'bucket-chosen'; readonly bucket: number; readonly by: BucketChoice }
+  /** A bucket followed as one alternative of several (under the bucket). */
+  | { readonly kind: 'bucket-alternative'; readonly by: BucketAlternative }
+  /** ct(table=T) forks a pass that resumes in `table`. */
+  | { readonly kind: 'recirculate'; readonly recircId: number; readonly table: TableRef }
+  /** After ct the packet is untracked. */
+  | { readonly kind: 'ct-cleared' };
+
+/** How the one bucket a group uses was chosen. */
+export type BucketChoice =
+  | { readonly kind: 'first-live' }
+  | { readonly kind: 'requested' }
+  | { readonly kind: 'only-live' }
+  /** By the hash of `fields` (none: the packet's addresses and ports), as the switch picks. */
+  | { readonly kind: 'hash'; readonly fields: readonly string[] }
+  /** By the symmetric L4 hash, for weights that need more than 256 datapath hash values. */
+  | { readonly kind: 'l4-hash' }
+  /** By the packet's dp_hash among `values` hash values. */
+  | { readonly kind: 'dp-hash'; readonly dpHash: bigint; readonly values: number };
+
+/** Why a bucket is one alternative of several. */
+export type BucketAlternative =
+  | { readonly kind: 'selection-unknown' }
+  /** The dp_hash values (under `mask`) that select the bucket. */
+  | { readonly kind: 'dp-hash'; readonly mask: number; readonly hashes: readonly number[] };
 
 export interface LearnedFlow {
   readonly table: TableRef;
@@ -282,11 +333,6 @@ const LOCAL = RESERVED_PORT_NUMBERS.LOCAL;
 const DP_HASH = fieldByName('dp_hash')!;
 /** How far OVS follows watch groups watching groups (MAX_LIVENESS_RECURSION). */
 const MAX_LIVENESS_DEPTH = 128;
-
-/** A watch port as ofproto/trace names it. */
-function portText(ref: PortRef): string {
-  return ref.kind === 'number' ? String(ref.number) : ref.name;
-}
 
 /**
  * Whether a field write takes effect on this packet: OVS ignores a write into a field whose
@@ -480,8 +526,8 @@ class Pass {
   private nesting = 0;
   /** Bytes of datapath actions yielded, against MAX_ACTION_BYTES. */
   private actionBytes = 0;
-  /** What a bucket followed as one alternative of several is labelled with. */
-  private readonly bucketLabels = new Map<Bucket, string>();
+  /** Why a bucket is followed as one alternative of several. */
+  private readonly bucketAlternatives = new Map<Bucket, BucketAlternative>();
   /** Set by `exit`: nothing more runs in this pass, not even the action set (a bucket clears it). */
   private exited = false;
   /**
@@ -523,7 +569,7 @@ class Pass {
       this.run.outputs.length = before.outputs;
       this.run.normal = before.normal;
       this.run.controller = before.controller;
-      nodes.push({ kind: 'error', text: `Translation failed (${XLATE_ERRORS[this.failure]}), packet is dropped` });
+      nodes.push({ kind: 'note', note: { kind: 'translation-failed', limit: this.failure } });
     }
     return { recircId, ...(resume ? { resume } : {}), initial, final: this.packet.clone(), nodes, steps: this.steps };
   }
@@ -534,7 +580,7 @@ class Pass {
     this.actionSet = [];
     this.actionSetHasGroup = false;
     if (set.length === 0) return;
-    nodes.push({ kind: 'detail', text: 'Executing action set:' });
+    nodes.push({ kind: 'note', note: { kind: 'action-set' } });
     this.actions(set, nodes);
   }
 
@@ -732,11 +778,7 @@ class Pass {
   }
 
   /** Decrements a TTL; one that would reach 0 sends the packet to the controller (invalid_ttl) instead. */
-  private decrementTtl(
-    field: FieldDef,
-    nodes: TraceNode[],
-    exceeded: (ttl: bigint) => string,
-  ): 'stop-list' | undefined {
+  private decrementTtl(field: FieldDef, nodes: TraceNode[]): 'stop-list' | undefined {
     const ttl = this.packet.get(field);
     if (ttl > 1n) {
       this.packet.set(field, ttl - 1n);
@@ -745,7 +787,7 @@ class Pass {
     this.run.controller = true;
     const mpls = field === FIELD.mplsTtl;
     this.run.controllerCause ??= { kind: 'invalid_ttl', table: this.table, ttl: Number(ttl), mpls };
-    nodes.push({ kind: 'detail', text: exceeded(ttl) });
+    nodes.push({ kind: 'note', note: { kind: 'ttl-exceeded', ttl: Number(ttl), mpls } });
     return 'stop-list';
   }
 
@@ -762,11 +804,9 @@ class Pass {
       case 'output_field': {
         const n = p.getSubfield(a.src);
         // OVS takes the port from the field as a 16-bit OpenFlow 1.0 number.
-        if (n > 0xffffn) {
-          nodes.push({ kind: 'warning', text: `output port ${n} is out of range` });
-          return;
-        }
-        nodes.push({ kind: 'detail', text: `output port is ${n}` });
+        const inRange = n <= 0xffffn;
+        nodes.push({ kind: 'note', note: { kind: 'output-port', port: n, inRange } });
+        if (!inRange) return;
         this.outputNumber(Number(n), nodes);
         return;
       }
@@ -817,21 +857,13 @@ class Pass {
         p.set(FIELD.mplsTtl, BigInt(a.ttl));
         return;
       case 'dec_mpls_ttl':
-        return this.decrementTtl(
-          FIELD.mplsTtl,
-          nodes,
-          () => 'MPLS TTL exceeded: packet sent to the controller (invalid_ttl)',
-        );
+        return this.decrementTtl(FIELD.mplsTtl, nodes);
       case 'set_ip_ttl':
         if (isIp(p)) p.set(FIELD.nwTtl, BigInt(a.ttl));
         return;
       case 'dec_ttl':
         if (!isIp(p)) return;
-        return this.decrementTtl(FIELD.nwTtl, nodes, (ttl) => {
-          const hint = ttl === 0n ? ' (the packet gave no nw_ttl, so it is 0; add nw_ttl=64)' : '';
-          const exceeded = `TTL ${ttl} exceeded: packet sent to the controller (invalid_ttl);`;
-          return `${exceeded} the rest of this action list is skipped${hint}`;
-        });
+        return this.decrementTtl(FIELD.nwTtl, nodes);
       case 'resubmit': {
         const table = a.table ?? this.table;
         // resubmit(IN_PORT,T) looks up with the port the packet is in on.
@@ -856,7 +888,7 @@ class Pass {
         return;
       case 'learn':
         nodes.push({ kind: 'learned', flow: this.learn(a) });
-        nodes.push({ kind: 'detail', text: 'learned flow not installed (offline trace)' });
+        nodes.push({ kind: 'note', note: { kind: 'assumed', what: 'learn-not-installed' } });
         return;
       case 'clone': {
         if (!this.enter(nodes)) return;
@@ -884,19 +916,19 @@ class Pass {
         return;
       case 'multipath':
         p.setSubfield(a.dst, 0n);
-        nodes.push({ kind: 'detail', text: 'multipath: link 0 assumed (the hash is not computed offline)' });
+        nodes.push({ kind: 'note', note: { kind: 'assumed', what: 'multipath-link-0' } });
         return;
       case 'bundle': {
         const member = a.members[0];
         if (!member) return;
         if (a.dst) p.setSubfield(a.dst, BigInt(this.portNumber(member)));
         else this.output(member, nodes);
-        nodes.push({ kind: 'detail', text: 'bundle: first member assumed' });
+        nodes.push({ kind: 'note', note: { kind: 'assumed', what: 'bundle-first-member' } });
         return;
       }
       case 'check_pkt_larger':
         p.setSubfield(a.dst, 0n);
-        nodes.push({ kind: 'detail', text: 'packet length unknown offline: assumed not larger' });
+        nodes.push({ kind: 'note', note: { kind: 'assumed', what: 'not-larger' } });
         return;
       case 'stack_push':
         this.stack = {
@@ -907,7 +939,7 @@ class Pass {
         return;
       case 'stack_pop': {
         const top = this.stack;
-        if (top === undefined) nodes.push({ kind: 'warning', text: 'stack underflow' });
+        if (top === undefined) nodes.push({ kind: 'note', note: { kind: 'stack-underflow' } });
         else {
           p.setSubfield(a.dst, top.value);
           this.stack = top.below;
@@ -943,10 +975,10 @@ class Pass {
       case 'encap':
       case 'decap':
       case 'dec_nsh_ttl':
-        nodes.push({ kind: 'warning', text: `${a.kind} is not simulated; the packet's headers are left as they were` });
+        nodes.push({ kind: 'note', note: { kind: 'not-simulated', action: a.kind } });
         return;
       case 'unknown':
-        nodes.push({ kind: 'warning', text: `unknown action ${a.text} ignored` });
+        nodes.push({ kind: 'note', note: { kind: 'unknown-action', text: a.text } });
         return;
       default:
         assertNever(a);
@@ -1012,7 +1044,7 @@ class Pass {
         return;
       case RESERVED_PORT_NUMBERS.NORMAL:
         this.run.normal = true;
-        nodes.push({ kind: 'detail', text: 'NORMAL: L2 learning switch behaviour, not simulated offline' });
+        nodes.push({ kind: 'note', note: { kind: 'assumed', what: 'normal' } });
         return;
       case RESERVED_PORT_NUMBERS.CONTROLLER:
         this.run.controller = true;
@@ -1025,8 +1057,7 @@ class Pass {
         for (const [port] of ports.entries()) if (port !== inPort) this.sent(port);
         // The bridge's own port is one of its ports too, though port lists show it apart.
         if (ports.size > 0 && inPort !== LOCAL) this.sent(LOCAL);
-        if (ports.size === 0)
-          nodes.push({ kind: 'warning', text: 'flooding needs the port list; give a dump with port descriptions' });
+        if (ports.size === 0) nodes.push({ kind: 'note', note: { kind: 'flood-without-ports' } });
         return;
       case RESERVED_PORT_NUMBERS.NONE:
       case RESERVED_PORT_NUMBERS.UNSET:
@@ -1076,8 +1107,8 @@ class Pass {
       const conntracked = this.conntracked;
       const bucketNodes: TraceNode[] = [];
       nodes.push({ kind: 'bucket', group: id, bucket: bucket.id, nodes: bucketNodes });
-      const label = this.bucketLabels.get(bucket);
-      if (label) bucketNodes.push({ kind: 'detail', text: label });
+      const alternative = this.bucketAlternatives.get(bucket);
+      if (alternative) bucketNodes.push({ kind: 'note', note: { kind: 'bucket-alternative', by: alternative } });
       // A bucket's actions are an action set, run one level deeper.
       this.depth++;
       this.actions(actionSetList(bucket.actions), bucketNodes);
@@ -1116,13 +1147,20 @@ class Pass {
   private firstLive(group: Group, nodes: TraceNode[]): Bucket | undefined {
     for (const b of group.buckets) {
       if (this.live(group, b)) return b;
-      const watched = [
-        b.watchPort ? `port ${portText(b.watchPort)}` : '',
-        b.watchGroup !== undefined ? `group ${b.watchGroup}` : '',
-      ].filter((x) => x !== '');
-      nodes.push({ kind: 'detail', text: `bucket ${b.id}: not live due to ${watched.join(' and ')}` });
+      const note: TraceNote = {
+        kind: 'bucket-not-live',
+        bucket: b.id,
+        ...(b.watchPort ? { watchPort: b.watchPort } : {}),
+        ...(b.watchGroup !== undefined ? { watchGroup: b.watchGroup } : {}),
+      };
+      nodes.push({ kind: 'note', note });
     }
     return undefined;
+  }
+
+  /** The one bucket a group uses, and how it was chosen. */
+  private chosen(nodes: TraceNode[], bucket: Bucket, by: BucketChoice): void {
+    nodes.push({ kind: 'note', note: { kind: 'bucket-chosen', bucket: bucket.id, by } });
   }
 
   private chooseBuckets(group: Group, nodes: TraceNode[]): readonly Bucket[] {
@@ -1134,7 +1172,7 @@ class Pass {
       case 'ff': {
         const b = this.firstLive(group, nodes);
         if (!b) this.problem(nodes, { kind: 'no-live-bucket', table: this.table, group: group.id });
-        else nodes.push({ kind: 'detail', text: `using bucket ${b.id}` });
+        else this.chosen(nodes, b, { kind: 'first-live' });
         return b ? [b] : [];
       }
       case 'select': {
@@ -1149,7 +1187,7 @@ class Pass {
               bucket: wanted,
               buckets: group.buckets.map((x) => x.id),
             });
-          else nodes.push({ kind: 'detail', text: `using bucket ${b.id} (as requested)` });
+          else this.chosen(nodes, b, { kind: 'requested' });
           return b ? [b] : [];
         }
         if (group.selectionHidden) return this.unknownSelection(group, nodes);
@@ -1157,11 +1195,7 @@ class Pass {
         if (hash !== undefined) {
           const { bucket } = bestLiveBucket(group.buckets, hash, (b) => this.live(group, b));
           if (!bucket) this.problem(nodes, { kind: 'no-live-bucket', table: this.table, group: group.id });
-          else
-            nodes.push({
-              kind: 'detail',
-              text: `using bucket ${bucket.id} (as the switch picks it, by the hash of ${group.fields?.length ? group.fields.map((f) => f.field.name).join(', ') : 'its addresses and ports'}; choose another with --bucket)`,
-            });
+          else this.chosen(nodes, bucket, { kind: 'hash', fields: (group.fields ?? []).map((f) => f.field.name) });
           return bucket ? [bucket] : [];
         }
         const map = dpHashMap(group);
@@ -1169,11 +1203,7 @@ class Pass {
         // A group the datapath hash cannot serve falls back to OVS's default method.
         const { bucket } = bestLiveBucket(group.buckets, symmetricL4Hash(this.packet), (b) => this.live(group, b));
         if (!bucket) this.problem(nodes, { kind: 'no-live-bucket', table: this.table, group: group.id });
-        else
-          nodes.push({
-            kind: 'detail',
-            text: `using bucket ${bucket.id} (as the switch picks it, by the hash of the packet's addresses and ports: its weights need more than 256 datapath hash values; choose another with --bucket)`,
-          });
+        else this.chosen(nodes, bucket, { kind: 'l4-hash' });
         return bucket ? [bucket] : [];
       }
     }
@@ -1186,7 +1216,7 @@ class Pass {
   private unknownSelection(group: Group, nodes: TraceNode[]): readonly Bucket[] {
     const live = group.buckets.filter((b) => this.live(group, b));
     if (live.length === 0) this.problem(nodes, { kind: 'no-live-bucket', table: this.table, group: group.id });
-    else if (live.length === 1) nodes.push({ kind: 'detail', text: `using bucket ${live[0]!.id} (the only live one)` });
+    else if (live.length === 1) this.chosen(nodes, live[0]!, { kind: 'only-live' });
     else {
       this.problem(nodes, {
         kind: 'selection-unknown',
@@ -1194,7 +1224,7 @@ class Pass {
         group: group.id,
         buckets: live.map((b) => b.id),
       });
-      for (const b of live) this.bucketLabels.set(b, 'if the switch picks it: the dump does not show how it picks');
+      for (const b of live) this.bucketAlternatives.set(b, { kind: 'selection-unknown' });
     }
     return live;
   }
@@ -1210,11 +1240,7 @@ class Pass {
     if (dpHash !== 0n) {
       const b = dpHashBucket(map, dpHash, live);
       if (!b) this.problem(nodes, { kind: 'no-live-bucket', table: this.table, group: group.id });
-      else
-        nodes.push({
-          kind: 'detail',
-          text: `using bucket ${b.id} (as the switch picks it, by dp_hash 0x${dpHash.toString(16)} among ${map.length} hash values; choose another with --bucket)`,
-        });
+      else this.chosen(nodes, b, { kind: 'dp-hash', dpHash, values: map.length });
       return b ? [b] : [];
     }
     const taken = hashValuesByBucket(group, map, live);
@@ -1229,12 +1255,7 @@ class Pass {
       group: group.id,
       choices: [...taken].map(([b, hashes]) => ({ bucket: b.id, dpHash: hashes[0] || map.length })),
     });
-    const mask = `0x${(map.length - 1).toString(16)}`;
-    for (const [b, hashes] of taken)
-      this.bucketLabels.set(
-        b,
-        `if the datapath hash selects it: dp_hash & ${mask} is ${hashes.map((h) => `0x${h.toString(16)}`).join(', ')}`,
-      );
+    for (const [b, hashes] of taken) this.bucketAlternatives.set(b, { kind: 'dp-hash', mask: map.length - 1, hashes });
     return [...taken.keys()];
   }
 
@@ -1261,15 +1282,12 @@ class Pass {
         stack: this.stack,
         ...(nat ? { nat } : {}),
       });
-      nodes.push({
-        kind: 'detail',
-        text: `A clone of the packet is forked to recirculate (recirc_id ${id}). The forked pipeline will be resumed at table ${tableLabel(a.table)}.`,
-      });
+      nodes.push({ kind: 'note', note: { kind: 'recirculate', recircId: id, table: a.table } });
     }
     p.clearConntrack();
     // Only the recirculation sees the connection: after ct without table= the packet is untracked.
     this.conntracked = a.table !== undefined;
-    nodes.push({ kind: 'detail', text: 'Sets the packet to an untracked state, and clears all the conntrack fields.' });
+    nodes.push({ kind: 'note', note: { kind: 'ct-cleared' } });
   }
 
   /** The flow a learn action would add, with the packet's current values filled in. */
