@@ -21,6 +21,8 @@ export function ones(bits: number): bigint {
 /** Number of leading one bits if `mask` is a CIDR-style prefix mask of `bits` width, else -1. */
 export function prefixLength(mask: bigint, bits: number): number {
   const all = ones(bits);
+  // Most masks are those of a single address.
+  if (mask === all) return bits;
   const inverted = all ^ mask;
   // A prefix mask's complement is 2^k - 1.
   if ((inverted & (inverted + 1n)) !== 0n) return -1;

@@ -13,7 +13,7 @@ import { formatMatch } from './match.ts';
 import type { Flow } from '../model/flow.ts';
 import { plural } from './plural.ts';
 import { plainStyle, type Style } from './style.ts';
-import { flowWords } from './words/flow.ts';
+import { flowWords, WordsMemo } from './words/flow.ts';
 import { explanationJson, explanationText } from './words/explanation.ts';
 
 export type ShowStyle = Style<'table' | 'meaning' | 'unknown' | 'dim'>;
@@ -90,13 +90,13 @@ function cookieWords(parts: readonly DecodedBits[]): string {
   return parts.map((p) => p.text).join(', ');
 }
 
-function flowLines(a: FlowAnnotation, o: ShowTextOptions, rules: readonly string[]): string[] {
+function flowLines(a: FlowAnnotation, o: ShowTextOptions, rules: readonly string[], memo: WordsMemo): string[] {
   const s = o.style;
   const head = `  [${a.flow.priority}] `;
   const pad = ' '.repeat(head.length);
   const lines: string[] = [];
   const e = a.explanation;
-  const { sentence } = flowWords(a.flow, a.wording);
+  const { sentence } = flowWords(a.flow, a.wording, memo);
   if (e === undefined) lines.push(head + sentence);
   else {
     lines.push(head + (e.kind === 'unknown' ? s.unknown(`? ${explanationText(e)}`) : s.meaning(explanationText(e))));
@@ -135,13 +135,14 @@ export function* showText(r: ShowReport, o: ShowTextOptions): Generator<string> 
   } else yield s.dim('no profile: flows are described generically');
   let shown = 0;
   let unknown = 0;
+  const memo = new WordsMemo();
   for (const t of r.tables) {
     if (t.flows.length === 0) continue;
     yield `\n\n${s.table(tableHeading(t.table))}${tableDescription(t.table)}`;
     for (const f of t.flows) {
       const a = r.annotate(f);
       if (a.explanation?.kind === 'unknown') unknown++;
-      yield `\n${flowLines(a, o, r.policyRules?.(f) ?? []).join('\n')}`;
+      yield `\n${flowLines(a, o, r.policyRules?.(f) ?? [], memo).join('\n')}`;
     }
     shown += t.flows.length;
   }
@@ -169,9 +170,9 @@ function tableJson(t: TableInfo): Record<string, unknown> {
   };
 }
 
-function flowAnnotationJson(a: FlowAnnotation, rules: readonly string[]): Record<string, unknown> {
+function flowAnnotationJson(a: FlowAnnotation, rules: readonly string[], memo: WordsMemo): Record<string, unknown> {
   const f = a.flow;
-  const words = flowWords(f, a.wording);
+  const words = flowWords(f, a.wording, memo);
   return {
     table: tableJson(a.table),
     priority: f.priority,
@@ -195,12 +196,13 @@ function flowAnnotationJson(a: FlowAnnotation, rules: readonly string[]): Record
 
 export function showJson(r: ShowReport): Record<string, unknown> {
   const flows = r.tables.flatMap((t) => t.flows);
+  const memo = new WordsMemo();
   return {
     schemaVersion: SCHEMA_VERSION,
     profile: r.profile ? { ...r.profile, release: r.profile.release ?? null } : null,
     totalFlows: r.totalFlows,
     shownFlows: flows.length,
     // Annotated as written.
-    flows: new LazyList(flows, (f: Flow) => flowAnnotationJson(r.annotate(f), r.policyRules?.(f) ?? [])),
+    flows: new LazyList(flows, (f: Flow) => flowAnnotationJson(r.annotate(f), r.policyRules?.(f) ?? [], memo)),
   };
 }

@@ -171,6 +171,7 @@ const ROLE_LABEL: Readonly<Record<InferredRole, string>> = {
 export class AddressBook {
   private readonly entries: AddressEntry[] = [];
   private readonly index = new AddressIndex();
+  private readonly insideLabels = new Map<AddressEntry, string>();
 
   /** Addresses the profile names, then those the flows reveal. */
   constructor(flows: readonly Flow[], profile: Profile | undefined, release: string, ports: PortRoles) {
@@ -314,21 +315,43 @@ export class AddressBook {
 
   /** What is known of an address or prefix: itself, else the narrowest known prefix holding it. */
   tag(field: FieldDef, value: bigint, mask: bigint): AddressTag | undefined {
+    const found = this.entryOf(field, value, mask);
+    if (!found) return undefined;
+    const { family, prefix, entry } = found;
+    return { address: text(family, value, prefix), role: entry.role, label: this.labelOf(found) };
+  }
+
+  /** The words of `tag` alone, without the address written out. */
+  label(field: FieldDef, value: bigint, mask: bigint): string | undefined {
+    const found = this.entryOf(field, value, mask);
+    return found && this.labelOf(found);
+  }
+
+  /** The entry of an address or prefix itself (`same`), else the narrowest known prefix holding it. */
+  private entryOf(
+    field: FieldDef,
+    value: bigint,
+    mask: bigint,
+  ): { family: Family; prefix: number; entry: AddressEntry; same: boolean } | undefined {
     const family = familyOf(field);
     if (!family) return undefined;
     const prefix = prefixLength(mask, WIDTH[family]);
     if (prefix < 0) return undefined;
-    const address = text(family, value, prefix);
     const same = this.find(family, value, prefix);
-    const via = (e: AddressEntry): string => (e.via === undefined ? '' : ` via ${e.via}`);
-    if (same) return { address, role: same.role, label: same.label + via(same) };
+    if (same) return { family, prefix, entry: same, same: true };
     const best = this.index.holder(family, value, prefix);
-    if (!best) return undefined;
-    return {
-      address,
-      role: best.role,
-      label: `in ${best.label} ${text(best.family, best.value, best.prefix)}${via(best)}`,
-    };
+    return best && { family, prefix, entry: best, same: false };
+  }
+
+  private labelOf(found: { readonly entry: AddressEntry; readonly same: boolean }): string {
+    const e = found.entry;
+    const via = e.via === undefined ? '' : ` via ${e.via}`;
+    if (found.same) return e.label + via;
+    // The words for an address inside a prefix are those of the prefix: made once per prefix.
+    let inside = this.insideLabels.get(e);
+    if (inside === undefined)
+      this.insideLabels.set(e, (inside = `in ${e.label} ${text(e.family, e.value, e.prefix)}${via}`));
+    return inside;
   }
 
   get size(): number {

@@ -160,6 +160,78 @@ function namesOf(pipeline: Pipeline, flows: readonly Flow[]): Set<string> {
   return names;
 }
 
+/**
+ * A flow's annotation, whose state, addresses and ports are read when first asked for: a text
+ * report says none of them.
+ */
+class Annotation implements FlowAnnotation {
+  readonly flow: Flow;
+  readonly table: TableInfo;
+  readonly explanation?: Explanation;
+  readonly wording: Wording;
+  readonly cookie: readonly DecodedBits[];
+  private readonly annotator: Annotator;
+  private read: Pick<FlowAnnotation, 'state' | 'addresses' | 'ports'> | undefined;
+
+  constructor(
+    annotator: Annotator,
+    flow: Flow,
+    table: TableInfo,
+    explanation: Explanation | undefined,
+    wording: Wording,
+    cookie: readonly DecodedBits[],
+  ) {
+    this.flow = flow;
+    this.table = table;
+    if (explanation) this.explanation = explanation;
+    this.wording = wording;
+    this.cookie = cookie;
+    this.annotator = annotator;
+    this.read = undefined;
+  }
+
+  get state(): readonly StateUse[] {
+    return (this.read ??= this.annotator.uses(this.flow, this.table)).state;
+  }
+
+  get addresses(): readonly AddressUse[] {
+    return (this.read ??= this.annotator.uses(this.flow, this.table)).addresses;
+  }
+
+  get ports(): readonly PortUse[] {
+    return (this.read ??= this.annotator.uses(this.flow, this.table)).ports;
+  }
+}
+
+/** Placeholders whose words come from the flow's actions alone (see `Annotator.placeholder`). */
+const ACTION_PLACEHOLDERS = new Set(['next', 'output', 'group', 'conjunction', 'zone']);
+
+function placeholderNames(meaning: string): string[] {
+  return templateParts(meaning).flatMap((p) => ('run' in p ? p.run.map((ph) => ph.name) : []));
+}
+
+const next = new Map<string, boolean>();
+
+/** Whether a pattern's sentence says the tables the packet continues in. */
+function saysNext(meaning: string): boolean {
+  let says = next.get(meaning);
+  if (says === undefined) next.set(meaning, (says = placeholderNames(meaning).includes('next')));
+  return says;
+}
+
+const actionsOnly = new Map<string, boolean>();
+
+/** Whether a pattern's sentence reads nothing of a flow but its actions. */
+function readsOnlyActions(meaning: string): boolean {
+  let only = actionsOnly.get(meaning);
+  if (only === undefined)
+    actionsOnly.set(
+      meaning,
+      (only = placeholderNames(meaning).every((name) => ACTION_PLACEHOLDERS.has(name) || name.startsWith('set.'))),
+    );
+  return only;
+}
+
 export class Annotator {
   readonly profile: Profile | undefined;
   readonly release: string;
@@ -176,7 +248,10 @@ export class Annotator {
    */
   private readonly tableInfos = new Map<string, TableInfo>();
   private readonly wordings = new Map<TableSpec | undefined, Wording>();
-  private readonly decodings = new Map<TableSpec | undefined, Map<string, readonly DecodedBits[]>>();
+  private readonly decodings = new Map<
+    TableSpec | undefined,
+    Map<string, Map<bigint, Map<bigint, readonly DecodedBits[]>>>
+  >();
   private readonly nodesBySpan = new Map<BitSpan, Map<bigint, string>>();
   /**
    * The pattern each class of flows fits (see fit-classes.ts), made when first asked: most flows of
@@ -184,6 +259,8 @@ export class Annotator {
    */
   private patternHits:
     { readonly keyOf: (flow: Flow) => string; readonly hits: Map<string, ReturnType<typeof findPattern>> } | undefined;
+  /** The explanations of patterns whose sentences read only the actions, by action list (the reader shares lists a dump repeats). */
+  private readonly actionSentences = new WeakMap<readonly Action[], Map<FlowPattern, Explanation>>();
 
   constructor(pipeline: Pipeline, options: AnnotateOptions = {}) {
     this.release = options.release ?? (options.profile ? defaultRelease(options.profile) : '9999');
@@ -224,7 +301,7 @@ export class Annotator {
       table: (ref) => this.tableWords(ref),
       profileTable: (key) => this.profileTableWords(key),
       port: (p) => this.ports.words(typeof p === 'bigint' ? Number(p) : p),
-      addressRole: (field, value, mask) => this.addresses.tag(field, value, mask)?.label,
+      addressRole: (field, value, mask) => this.addresses.label(field, value, mask),
       bits: (field, value, mask) => this.stateWords(field, value, mask),
       states: (field, value, mask) => this.decode(field, value, mask, undefined),
       subfield: (sf) => {
@@ -363,17 +440,19 @@ export class Annotator {
 
   annotate(flow: Flow): FlowAnnotation {
     const table = this.tableInfo(flow.table);
-    const explanation = this.explain(flow, table);
-    return {
+    return new Annotation(
+      this,
       flow,
       table,
-      ...(explanation ? { explanation } : {}),
-      wording: this.wordingIn(table.spec),
-      state: this.stateUses(flow, table.spec),
-      addresses: this.addressUses(flow),
-      ports: this.portUses(flow),
-      cookie: this.bits.decodeCookie(flow.cookie),
-    };
+      this.explain(flow, table),
+      this.wordingIn(table.spec),
+      this.bits.decodeCookie(flow.cookie),
+    );
+  }
+
+  /** The state, addresses and ports of a flow (see `FlowAnnotation`). */
+  uses(flow: Flow, table: TableInfo): Pick<FlowAnnotation, 'state' | 'addresses' | 'ports'> {
+    return { state: this.stateUses(flow, table.spec), addresses: this.addressUses(flow), ports: this.portUses(flow) };
   }
 
   /**
@@ -432,16 +511,24 @@ export class Annotator {
     }
     const hit = this.patternOf(profile, table.spec, flow);
     if (!hit) return { ...unknown, why: 'no-pattern' };
-    const saysNext = templateParts(hit.pattern.meaning).some(
-      (p) => 'run' in p && p.run.some((ph) => ph.name === 'next'),
-    );
-    return {
-      kind: 'pattern',
-      index: hit.index,
-      match: hit.pattern.match,
-      meaning: this.fill(hit.pattern, flow, table.spec),
-      continuesIn: saysNext ? jumpTargets(flow.actions) : [],
-    };
+    // A sentence that reads nothing of the match says the same of every flow with the same actions.
+    const shared = readsOnlyActions(hit.pattern.meaning);
+    let said = shared ? this.actionSentences.get(flow.actions)?.get(hit.pattern) : undefined;
+    if (said === undefined) {
+      said = {
+        kind: 'pattern',
+        index: hit.index,
+        match: hit.pattern.match,
+        meaning: this.fill(hit.pattern, flow, table.spec),
+        continuesIn: saysNext(hit.pattern.meaning) ? jumpTargets(flow.actions) : [],
+      };
+      if (shared) {
+        let byPattern = this.actionSentences.get(flow.actions);
+        if (!byPattern) this.actionSentences.set(flow.actions, (byPattern = new Map()));
+        byPattern.set(hit.pattern, said);
+      }
+    }
+    return said;
   }
 
   /** The first pattern of the flow's table that it fits, found once per class of flows. */
@@ -604,11 +691,15 @@ export class Annotator {
 
   /** The profile's named state in a field's bits, as `table` uses them: decoded once per value. */
   private decode(field: FieldDef, value: bigint, mask: bigint, table: TableSpec | undefined): readonly DecodedBits[] {
-    let byValue = this.decodings.get(table);
-    if (byValue === undefined) this.decodings.set(table, (byValue = new Map()));
-    const key = `${field.storage}=${value.toString(16)}/${mask.toString(16)}`;
-    let decoded = byValue.get(key);
-    if (decoded === undefined) byValue.set(key, (decoded = this.bits.decode(field, value, mask, table)));
+    let byStorage = this.decodings.get(table);
+    if (byStorage === undefined) this.decodings.set(table, (byStorage = new Map()));
+    // Keyed by the numbers themselves: hashing a bigint costs far less than writing it out.
+    let byMask = byStorage.get(field.storage);
+    if (byMask === undefined) byStorage.set(field.storage, (byMask = new Map()));
+    let byValue = byMask.get(mask);
+    if (byValue === undefined) byMask.set(mask, (byValue = new Map()));
+    let decoded = byValue.get(value);
+    if (decoded === undefined) byValue.set(value, (decoded = this.bits.decode(field, value, mask, table)));
     return decoded;
   }
 

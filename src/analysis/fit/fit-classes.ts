@@ -9,7 +9,7 @@
  */
 import { type Action, flattenActions } from '../../model/actions.ts';
 import { fieldByName } from '../../model/fields.ts';
-import type { Flow } from '../../model/flow.ts';
+import type { Flow, MatchField } from '../../model/flow.ts';
 import { tableKey } from '../../model/pipeline.ts';
 import type { Profile } from '../../profiles/types.ts';
 import { parsePattern, valueHint } from './pattern-fit.ts';
@@ -97,18 +97,27 @@ function classKey(
   written: ReadonlyMap<string, bigint>,
   stateStorages: ReadonlySet<string>,
   actionKeys: Map<readonly Action[], string>,
+  entryKeys: WeakMap<MatchField, string>,
 ): string {
   let actions = actionKeys.get(flow.actions);
   if (actions === undefined) actionKeys.set(flow.actions, (actions = actionsKey(flow.actions, written)));
   let key = `${tableKey(flow.table)}|${flow.priority}|${actions}|${flow.match.fields.length}`;
   for (const e of flow.match.fields) {
-    key += `|${e.field.storage}`;
-    const b = bits.get(e.field.storage);
-    if (b !== undefined) key += `=${(e.value & b).toString(16)}/${(e.mask & b).toString(16)}`;
-    // A sentence's bit field placeholder reads only a match whose mask covers its bits.
-    if (stateStorages.has(e.field.storage)) key += `~${e.mask.toString(16)}`;
-    if (e.port?.kind === 'name') key += JSON.stringify(e.port.name);
+    let entry = entryKeys.get(e);
+    if (entry === undefined) entryKeys.set(e, (entry = entryKey(e, bits, stateStorages)));
+    key += entry;
   }
+  return key;
+}
+
+/** What fitting reads of one match entry (see `classKey`). */
+function entryKey(e: MatchField, bits: ReadonlyMap<string, bigint>, stateStorages: ReadonlySet<string>): string {
+  let key = `|${e.field.storage}`;
+  const b = bits.get(e.field.storage);
+  if (b !== undefined) key += `=${(e.value & b).toString(16)}/${(e.mask & b).toString(16)}`;
+  // A sentence's bit field placeholder reads only a match whose mask covers its bits.
+  if (stateStorages.has(e.field.storage)) key += `~${e.mask.toString(16)}`;
+  if (e.port?.kind === 'name') key += JSON.stringify(e.port.name);
   return key;
 }
 
@@ -121,8 +130,10 @@ export function classKeyer(profile: Profile): (flow: Flow) => string {
   const written = writtenBits(profile);
   // Lists a dump repeats (shared by the parser) are read once.
   const actionKeys = new Map<readonly Action[], string>();
+  // So are match entries (a dump's flows share all but an address of their matches).
+  const entryKeys = new WeakMap<MatchField, string>();
   const stateStorages = new Set(profile.bitFields.flatMap((b) => fieldByName(b.field)?.storage ?? []));
-  return (flow) => classKey(flow, bits, written, stateStorages, actionKeys);
+  return (flow) => classKey(flow, bits, written, stateStorages, actionKeys, entryKeys);
 }
 
 const cache = new WeakMap<readonly Flow[], Map<string, readonly FlowClass[]>>();

@@ -226,13 +226,19 @@ export function describeMatchField(e: MatchField, w: Wording): string {
 }
 
 /** The match as a list of conditions: the protocol first, then each field in match order. */
-export function describeMatch(match: Match, w: Wording): string[] {
+export function describeMatch(match: Match, w: Wording, memo?: WordsMemo): string[] {
   const { words, protoFolded } = protocolWords(match);
   const out = words === undefined ? [] : [words];
+  const known = memo?.of(w);
   for (const e of match.fields) {
     if (e.field.storage === 'eth_type') continue;
     if (protoFolded && e.field.name === 'nw_proto') continue;
-    out.push(describeMatchField(e, w));
+    let said = known?.fields.get(e);
+    if (said === undefined) {
+      said = describeMatchField(e, w);
+      known?.fields.set(e, said);
+    }
+    out.push(said);
   }
   return out;
 }
@@ -436,13 +442,40 @@ export function describeActions(actions: readonly Action[], w: Wording): string[
   return actions.map((a) => describeAction(a, w));
 }
 
+/**
+ * Words already said, during one report, of match entries and action lists that flows share (the
+ * reader shares those a dump repeats): a report of thousands of policy flows says each list once.
+ * What a `Wording` says of a value does not change while a report is written.
+ */
+export class WordsMemo {
+  private readonly byWording = new WeakMap<
+    Wording,
+    { readonly fields: WeakMap<MatchField, string>; readonly actions: WeakMap<readonly Action[], readonly string[]> }
+  >();
+
+  of(w: Wording): {
+    readonly fields: WeakMap<MatchField, string>;
+    readonly actions: WeakMap<readonly Action[], readonly string[]>;
+  } {
+    let known = this.byWording.get(w);
+    if (!known) this.byWording.set(w, (known = { fields: new WeakMap(), actions: new WeakMap() }));
+    return known;
+  }
+}
+
 /** A flow's conditions and actions in words, and the two as one plain sentence. */
 export function flowWords(
   flow: { readonly match: Match; readonly actions: readonly Action[] },
   w: Wording,
+  memo?: WordsMemo,
 ): { readonly conditions: readonly string[]; readonly actions: readonly string[]; readonly sentence: string } {
-  const conditions = describeMatch(flow.match, w);
-  const actions = describeActions(flow.actions, w);
+  const conditions = describeMatch(flow.match, w, memo);
+  const known = memo?.of(w).actions;
+  let actions = known?.get(flow.actions);
+  if (actions === undefined) {
+    actions = describeActions(flow.actions, w);
+    known?.set(flow.actions, actions);
+  }
   return {
     conditions,
     actions,
