@@ -39,6 +39,38 @@ test("port descriptions of show, dump-ports-desc and a bundle's trimmed ovsports
   }
 });
 
+test('port descriptions after the flows, with CRLF line ends: a down detail counts for the port above it only', () => {
+  const text = [
+    ' cookie=0x0, duration=1.0s, table=0, n_packets=0, n_bytes=0, priority=0 actions=drop',
+    '     state:      LINK_DOWN',
+    'OFPST_PORT_DESC reply (OF1.3) (xid=0x3):',
+    ' 1(antrea-tun0): addr:aa:55:aa:55:00:02',
+    '     config:     PORT_DOWN',
+    '     state:      LIVE',
+    ' 2(antrea-gw0): addr:aa:55:aa:55:00:03',
+    '     config:     0',
+    ' LOCAL(br-int): addr:aa:55:aa:55:00:01',
+    '     state:      LINK_DOWN',
+    ' 3(coredns5-8ec607): addr:aa:55:aa:55:00:04',
+    '     config:     0',
+    '     state:      LINK_DOWN',
+    '',
+  ];
+  for (const end of ['\n', '\r\n']) {
+    const ports = readPortDescriptions(text.join(end));
+    assert.deepEqual([...ports.entries()].sort(), [
+      [1, 'antrea-tun0'],
+      [2, 'antrea-gw0'],
+      [3, 'coredns5-8ec607'],
+    ]);
+    assert.deepEqual(
+      [0, 1, 2, 3].map((n) => ports.isDown(n)),
+      [false, true, false, true],
+      JSON.stringify(end),
+    );
+  }
+});
+
 test('--ports makes a --names dump carry the numbers of the plain dump', async () => {
   const plain = await runCli(['parse', exampleFile(ANTREA, 'dump-flows.of13.txt')]);
   const named = await runCli([

@@ -8,8 +8,7 @@ import { PortDescriptionReader } from '../syntax/port-description.ts';
 /** The ports described in `text`, with those it says are down; an empty map when there are none. */
 export function readPortDescriptions(text: string): PortMap {
   const map = new PortMap();
-  const reader = new PortDescriptionReader(map);
-  for (const line of text.split(/\r?\n/)) reader.read(line);
+  new PortDescriptionReader(map).readText(text);
   return map;
 }
 
