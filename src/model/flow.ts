@@ -122,10 +122,20 @@ export interface Flow {
  * a million matches and action lists.
  */
 export interface FlowOutline {
-  /** A match with the same fields, masks and ports as the flow's (the value of one IPv4 entry may differ). */
+  /** A match with the same fields, masks and ports as the flow's (values may differ). */
   readonly match: Match;
-  /** The flow's actions when shared, or `conjunctions` for a list of conjunction actions alone. */
+  /**
+   * Actions of the same kinds, fields, masks, ports and tables as the flow's (what they write, group
+   * and conjunction ids, a ct zone, a NAT address may differ), or `conjunctions` for a list of
+   * conjunction actions alone.
+   */
   readonly actions: readonly Action[] | 'conjunctions';
+  /**
+   * Set for a line read by its shape (syntax/line-shape.ts): the values of the match and actions
+   * are the first line's of the shape, not the flow's. Otherwise the match's values are the flow's
+   * but for one IPv4 entry, and the actions are the flow's.
+   */
+  readonly shaped?: true;
 }
 
 export const DEFAULT_PRIORITY = 32768;
@@ -133,6 +143,15 @@ export const DEFAULT_PRIORITY = 32768;
 /** The match a walker of fields, masks and ports reads: a lazily read flow's outline spares making its match. */
 export function matchOutline(f: Flow): Match {
   return f.outline?.match ?? f.match;
+}
+
+/**
+ * The actions a walker of kinds, fields, masks, ports and jumps reads (not of values, group or
+ * conjunction ids: see FlowOutline): a lazily read flow's outline spares making them.
+ */
+export function actionsOutline(f: Flow): readonly Action[] {
+  const outline = f.outline?.actions;
+  return outline === undefined || outline === 'conjunctions' ? f.actions : outline;
 }
 
 /**

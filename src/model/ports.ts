@@ -76,6 +76,15 @@ export class PortMap implements PortNumbers {
     for (const n of other.down) this.down.add(n);
   }
 
+  /** A copy, as this map is now: later changes to either leave the other as it is. */
+  copy(): PortMap {
+    const out = new PortMap();
+    for (const [name, n] of this.byName) out.byName.set(name, n);
+    for (const [n, name] of this.byNumber) out.byNumber.set(n, name);
+    for (const n of this.down) out.down.add(n);
+    return out;
+  }
+
   setDown(number: number): void {
     this.down.add(number);
   }

@@ -24,6 +24,7 @@ import { type AddressTemplate, matchFromTemplate, templateOf } from './address-v
 import { FlowChecker } from './consistency.ts';
 import { bigintOf, NO_FLAGS, tableRefOf } from './interned.ts';
 import { isLongConjunctionList, LineFlow, type LineSource } from './line-flow.ts';
+import { keepShape, shapeHash } from './line-shape.ts';
 import { durationAt, printed, scanPrintedStats, statsOfPrinted } from './printed-stats.ts';
 import { buildMatch } from './match.ts';
 import { DecimalRun, decimalAt, smallUintAt, uintAt } from './numbers.ts';
@@ -343,6 +344,8 @@ export function parseFlowLine(text: string, file: string, line: number, ctx: Flo
   // Flow-level keys lead the line in every layout ovs-ofctl prints; the match follows.
   const statsEnd = readPrintedStats(text, h);
   const afterPriority = readPlainPriority(text, statsEnd, keyword, h);
+  // Where the match of a line in the usual dump form starts, its shape worth keeping if it reads clean.
+  let shapeFrom = -1;
   if (statsEnd > 0) {
     if (afterPriority > statsEnd && ctx.source) {
       // The usual dump line: its match and actions wait until asked for when both are known clean.
@@ -350,9 +353,11 @@ export function parseFlowLine(text: string, file: string, line: number, ctx: Flo
       while (matchStart < keyword && isSeparator(text.charCodeAt(matchStart))) matchStart++;
       const lazy = LineFlow.of(h, text, ctx.source, line, statsEnd, matchStart, keyword, start);
       if (lazy) return lazy;
+      shapeFrom = matchStart;
     }
     h.stats = statsOfPrinted(text);
   }
+  const problemsBefore = sink.problems.length;
   const origin = { file, line, text, statsEnd };
   const cursor = new KeyValueCursor(text, afterPriority, keyword);
   let inMatch = false;
@@ -362,12 +367,27 @@ export function parseFlowLine(text: string, file: string, line: number, ctx: Flo
       break;
     }
   }
+  const matchAt = inMatch ? cursor.keyOffset : keyword;
   const read = inMatch ? readMatch(text, cursor, keyword, h, ctx) : NO_MATCH;
   const { match } = read;
   const acts = readActions(text, start, match, ctx);
   const { actions } = acts;
   if (sink.problems.length > 0 && sink.hasErrors) return undefined;
   if (read.fresh || acts.checked !== false) check(text, keyword, read, acts, ctx);
+  // A shape is kept from a line without problems whose elements after the priority are all its match's.
+  const matchOnly = matchAt === shapeFrom && (!read.fresh || read.key !== undefined);
+  if (shapeFrom >= 0 && matchOnly && sink.problems.length === problemsBefore && ctx.recurring) {
+    keepShape(
+      ctx.recurring.shapes,
+      shapeHash(text, shapeFrom, text.length),
+      text,
+      shapeFrom,
+      keyword,
+      start,
+      match,
+      actions,
+    );
+  }
   return flowOf(h, match, actions, origin);
 }
 

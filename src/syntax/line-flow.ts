@@ -3,7 +3,9 @@
  * mostly lines whose match and action list the reader has met before in a clean line (the same
  * text, or the same text but for the last address, see address-variants.ts and recurring.ts):
  * such a line is known to read without any problem as soon as those parts are found among the
- * recurring ones, so its diagnostics (none) are known without making its objects. Commands that
+ * recurring ones, so its diagnostics (none) are known without making its objects. So is a line of
+ * the same shape as a clean one but for some numbers, each within its range (see line-shape.ts),
+ * read again from its text when its match or actions are asked for. Commands that
  * look at a few tables of such a dump, or at its statistics alone, never make the rest.
  */
 import type { Action } from '../model/actions.ts';
@@ -13,6 +15,7 @@ import type { TableRef } from '../model/tables.ts';
 import { isPlainConjunctionList, plainConjunctions } from './actions.ts';
 import { templateVariant, withAddress } from './address-variants.ts';
 import { NO_FLAGS } from './interned.ts';
+import { type LineShape, shapeHash, shapeOf } from './line-shape.ts';
 import { printedStats } from './printed-stats.ts';
 import type { RecurringParts } from './recurring.ts';
 
@@ -69,10 +72,26 @@ function knownActions(
   return plain() ? 'conjunctions' : undefined;
 }
 
+/** `index` of a flow whose match and actions are read again from its line (one of a shape). */
+const REREAD = -2;
+
+/** The shape (see line-shape.ts) that `text` from `start` on has among the recurring parts (into `found`). */
+function knownShape(text: string, start: number, parts: RecurringParts): LineShape | undefined {
+  if (parts.shapes.size === 0) return undefined;
+  const shape = shapeOf(parts.shapes, shapeHash(text, start, text.length), text, start, text.length);
+  if (shape === undefined) return undefined;
+  found.shape = shape.match;
+  found.index = REREAD;
+  found.address = 0;
+  return shape;
+}
+
 /** The file a dump was read from and the recurring parts its lines were read with, shared by its lazy flows. */
 export interface LineSource {
   readonly file: string;
   readonly parts: RecurringParts;
+  /** The flow of line `line`, read in full as when the parts were (with the same port names). */
+  readonly reread: (text: string, line: number) => Flow;
 }
 
 export class LineFlow implements Flow {
@@ -116,14 +135,14 @@ export class LineFlow implements Flow {
     this.sharedActions = sharedActions;
     this.madeStats = undefined;
     this.decodedMatch = undefined;
-    this.decodedActions = sharedActions === 'conjunctions' ? undefined : sharedActions;
+    this.decodedActions = sharedActions === 'conjunctions' || this.index === REREAD ? undefined : sharedActions;
   }
 
   /**
    * The flow of line `line`, in the printed form with its statistics (ending at `statsEnd`) and
    * a plain priority, whose match (from `matchStart` to `keyword`) and actions (from
-   * `actionsStart`) are both known clean recurring parts; undefined for any other line, which is
-   * then read at once.
+   * `actionsStart`) are both known clean recurring parts, or which is of a clean line's shape;
+   * undefined for any other line, which is then read at once.
    */
   static of(
     header: { readonly table: TableRef; readonly priority: number; readonly cookie: bigint },
@@ -135,10 +154,12 @@ export class LineFlow implements Flow {
     keyword: number,
     actionsStart: number,
   ): LineFlow | undefined {
-    if (!knownMatch(text, matchStart, keyword, source.parts)) return undefined;
-    const actions = knownActions(text, actionsStart, source.parts);
-    if (actions === undefined) return undefined;
-    return new LineFlow(header, text, source, line, statsEnd, actionsStart, actions);
+    if (knownMatch(text, matchStart, keyword, source.parts)) {
+      const actions = knownActions(text, actionsStart, source.parts);
+      if (actions !== undefined) return new LineFlow(header, text, source, line, statsEnd, actionsStart, actions);
+    }
+    const shape = knownShape(text, matchStart, source.parts);
+    return shape && new LineFlow(header, text, source, line, statsEnd, actionsStart, shape.actions);
   }
 
   get match(): Match {
@@ -150,7 +171,9 @@ export class LineFlow implements Flow {
   }
 
   get outline(): FlowOutline {
-    return { match: this.shape, actions: this.sharedActions };
+    return this.index === REREAD
+      ? { match: this.shape, actions: this.sharedActions, shaped: true }
+      : { match: this.shape, actions: this.sharedActions };
   }
 
   /** Read from the line when first asked for: most commands never look at most flows' counters. */
@@ -179,14 +202,24 @@ export class LineFlow implements Flow {
     return NO_FLAGS;
   }
 
+  /** The match and actions of a flow of a shape, read again from its line. */
+  private reread(): Flow {
+    const flow = this.source.reread(this.text, this.line);
+    this.decodedMatch = flow.match;
+    this.decodedActions = flow.actions;
+    return flow;
+  }
+
   /** The shared match, with its address entry given this line's address (as matchFromTemplate makes it). */
   private makeMatch(): Match {
+    if (this.index === REREAD) return this.reread().match;
     if (this.index < 0) return this.shape;
     return withAddress(this.shape, this.index, this.address);
   }
 
   /** A plain conjunction list, shared through the recurring parts as the reader shares a short one. */
   private makeActions(): readonly Action[] {
+    if (this.index === REREAD) return this.reread().actions;
     const { text, actionsStart: start } = this;
     const { parts } = this.source;
     if (isLongConjunctionList(text, start)) return plainConjunctions(text, start, text.length)!;

@@ -101,11 +101,23 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
   };
   // One sink serves every line: it is emptied after each, once its problems are diagnostics.
   const sink = new ProblemSink();
+  // A flow read lazily may be read again from its line later, with the port names its line was
+  // read with: a context ending, or the reading, pins them (copies the map) when it has such flows.
+  let pinPorts = (): void => {};
   // Port names change how later lines read: with each, the context and what it has cached start anew.
   const freshContext = (): FlowLineContext => {
     const recurring = new RecurringParts();
-    const source = { file, parts: recurring };
-    return ports.size > 0 ? { sink, portMap: ports, recurring, source } : { sink, recurring, source };
+    const live = ports.size > 0 ? ports : undefined;
+    let names = live;
+    pinPorts = () => {
+      if (names !== undefined && names === live && recurring.shapes.size > 0) names = live.copy();
+    };
+    const reread = (text: string, line: number): Flow => {
+      const rereading = new ProblemSink();
+      return parseFlowLine(text, file, line, names ? { sink: rereading, portMap: names } : { sink: rereading })!;
+    };
+    const source = { file, parts: recurring, reread };
+    return live ? { sink, portMap: live, recurring, source } : { sink, recurring, source };
   };
   let context = freshContext();
   let inHexDump = false;
@@ -150,6 +162,7 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
       );
       return;
     }
+    pinPorts();
     const port = portLines.read(line.text);
     if (port === 'port') context = freshContext();
     if (port) return;
@@ -183,6 +196,7 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
     for (const p of sink.problems) result.diagnostics.push(toDiagnostic(file, line, p));
     sink.problems.length = 0;
   }
+  pinPorts();
   readTableResubmits(result.flows, result.groups, ports);
   return result satisfies ParseResult;
 }

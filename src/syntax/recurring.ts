@@ -8,6 +8,7 @@
 import type { Action } from '../model/actions.ts';
 import type { Match } from '../model/flow.ts';
 import type { AddressTemplate } from './address-variants.ts';
+import type { LineShape } from './line-shape.ts';
 
 /** An action list and whether flows holding it need their actions checked against their match. */
 export interface SharedActions {
@@ -22,4 +23,6 @@ export class RecurringParts {
   readonly templates = new Map<string, AddressTemplate>();
   /** By the text after `actions=`, for lists whose reading does not depend on the match. */
   readonly actions = new Map<string, SharedActions>();
+  /** Clean lines whose shape other lines may have, but for some numbers, by shapeHash. */
+  readonly shapes = new Map<number, LineShape[]>();
 }

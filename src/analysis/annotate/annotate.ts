@@ -8,7 +8,7 @@
 import { type Action, flattenActions } from '../../model/actions.ts';
 import type { FieldDef } from '../../model/fields.ts';
 import { fieldByName } from '../../model/fields.ts';
-import type { Flow } from '../../model/flow.ts';
+import { actionsOutline, type Flow } from '../../model/flow.ts';
 import { matchField } from '../../model/match.ts';
 import { type Pipeline, tableKey } from '../../model/pipeline.ts';
 import type { PortRef } from '../../model/ports.ts';
@@ -155,7 +155,7 @@ function namesOf(pipeline: Pipeline, flows: readonly Flow[]): Set<string> {
     if (ref.kind === 'name') names.add(ref.name);
   };
   for (const t of pipeline.tables.values()) note(t.ref);
-  for (const f of flows) for (const t of jumpTargets(f.actions)) note(t);
+  for (const f of flows) for (const t of jumpTargets(actionsOutline(f))) note(t);
   for (const g of pipeline.groups.values()) for (const b of g.buckets) for (const t of jumpTargets(b.actions)) note(t);
   return names;
 }

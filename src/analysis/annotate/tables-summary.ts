@@ -4,7 +4,7 @@
  * dump lacks, and the dump's tables the profile does not know.
  */
 import type { Action } from '../../model/actions.ts';
-import { type Flow, onlyConjunctions } from '../../model/flow.ts';
+import { actionsOutline, type Flow, onlyConjunctions } from '../../model/flow.ts';
 import type { Pipeline, PipelineTable } from '../../model/pipeline.ts';
 import { matchCovers } from '../../model/match.ts';
 import { type TableRef, tableLabel, tableNumber } from '../../model/tables.ts';
@@ -130,8 +130,10 @@ function walkTable(t: PipelineTable, pipeline: Pipeline): TableWalk {
     priority = f.priority;
     // Conjunction actions (most flows of a large dump) go nowhere: a lazily read flow's are not made.
     if (!onlyConjunctions(f)) {
-      for (const ref of jumpTargets(f.actions)) jump(ref);
-      for (const a of f.actions) {
+      const outline = actionsOutline(f);
+      for (const ref of jumpTargets(outline)) jump(ref);
+      // The outline's group ids may not be the flow's: the flow's own actions are made for them.
+      for (const a of outline.some((o) => o.kind === 'group') ? f.actions : []) {
         if (a.kind !== 'group') continue;
         for (const b of pipeline.groups.get(a.id)?.buckets ?? []) for (const ref of jumpTargets(b.actions)) jump(ref);
       }

@@ -8,7 +8,7 @@
 import { type Action, flattenActions } from '../../model/actions.ts';
 import { pushTo } from '../../model/append.ts';
 import { fieldByName } from '../../model/fields.ts';
-import { type Flow, type Group, type Match, matchOutline, onlyConjunctions } from '../../model/flow.ts';
+import { actionsOutline, type Flow, type Group, type Match, matchOutline, onlyConjunctions } from '../../model/flow.ts';
 import { matchCovers } from '../../model/match.ts';
 import type { PortMap, PortRef } from '../../model/ports.ts';
 import { listProfiles } from '../../profiles/index.ts';
@@ -157,7 +157,8 @@ function gatherFacts(
         addPort(f.port);
       }
     }
-    if (!onlyConjunctions(flow)) addActions(flow.actions, flow.table.kind === 'number' ? flow.table.number : undefined);
+    if (!onlyConjunctions(flow))
+      addActions(actionsOutline(flow), flow.table.kind === 'number' ? flow.table.number : undefined);
   }
   for (const g of groups) {
     for (const b of g.buckets) {

@@ -1,0 +1,330 @@
+/**
+ * Lines of the same shape as a clean line read before, but for some numbers: a Service's flows
+ * (`tcp,reg3=0xa13a45d,reg4=0x2324f/0x7ffff actions=ct(commit,table=12,zone=65520,
+ * nat(dst=10.19.164.93:12879),…)`), a rule's `conj_id=N` flow, a `ct_label=…` flow per rule. Each
+ * differs from the others in numbers that decide nothing but themselves: a register's or an
+ * address's value, a group or conjunction id, a zone, a NAT port. Such a line reads without any
+ * problem when its text is the clean line's but for those numbers, each within what its place
+ * accepts; every other number (a protocol, a mask, a subfield's bits, a table) must be the same,
+ * so all that it decides is decided as on the clean line. The line's match and actions are then
+ * read when first asked for (see LineFlow).
+ *
+ * A number here is a run of word characters that starts with a digit after a character that is
+ * none (`0x1f`, `65520`, each part of `10.1.2.3`), never part of a name (`reg3`, `NXM_NX_REG0`).
+ */
+import type { Action } from '../model/actions.ts';
+import { type FieldDef, fieldByName } from '../model/fields.ts';
+import type { Match } from '../model/flow.ts';
+import { scanActionTokens } from './action-args.ts';
+import { parseSubfield } from './subfield.ts';
+
+/** A number that must be written as on the clean line. */
+const FIXED = 0;
+/** Decimal digits without a leading zero, up to a largest value. */
+const DECIMAL = 1;
+/** `0x` and lower-case hex digits, up to a number of bits. */
+const HEX = 2;
+
+/** The kind of number a place takes, and its limit (largest value, or bits). */
+interface Place {
+  readonly kind: typeof DECIMAL | typeof HEX;
+  readonly limit: number;
+}
+
+/** A clean line's text from its first match element on, and what each of its numbers may be. */
+export interface LineShape {
+  readonly text: string;
+  /** Where each number starts and ends in `text`, and what it may be (FIXED: as written there). */
+  readonly starts: Int32Array;
+  readonly ends: Int32Array;
+  readonly kinds: Uint8Array;
+  readonly limits: Float64Array;
+  /** The clean line's match and actions: the same fields, masks, ports, kinds and tables as a line of its shape. */
+  readonly match: Match;
+  readonly actions: readonly Action[];
+}
+
+/** Lines of one hash kept at most: beyond them a shape's fixed numbers vary too much to be worth it. */
+const SHAPES_PER_HASH = 16;
+
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
+function isWordChar(c: number): boolean {
+  return isDigit(c) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a) || c === 0x5f;
+}
+
+/** Where the number starting at `i` ends. */
+function numberEnd(text: string, i: number, end: number): number {
+  let e = i + 1;
+  while (e < end && isWordChar(text.charCodeAt(e))) e++;
+  return e;
+}
+
+/** Whether a number starts at `i` (`from` counts as following a non-word character). */
+function startsNumber(text: string, i: number, from: number): boolean {
+  return isDigit(text.charCodeAt(i)) && (i === from || !isWordChar(text.charCodeAt(i - 1)));
+}
+
+/** A hash of `text[from, end)` with each number's characters left out: lines of one shape share it. */
+export function shapeHash(text: string, from: number, end: number): number {
+  let h = 0x811c9dc5 | 0;
+  for (let i = from; i < end;) {
+    const c = text.charCodeAt(i);
+    if (isDigit(c) && (i === from || !isWordChar(text.charCodeAt(i - 1)))) {
+      i = numberEnd(text, i, end);
+      h = Math.imul(h ^ 0x23, 0x01000193);
+    } else {
+      h = Math.imul(h ^ c, 0x01000193);
+      i++;
+    }
+  }
+  return h;
+}
+
+/** Whether `text[s, e)` is a number of the kind and within the limit. */
+function numberFits(kind: number, limit: number, text: string, s: number, e: number): boolean {
+  if (kind === DECIMAL) {
+    if (e - s > 15 || (e - s > 1 && text.charCodeAt(s) === 0x30)) return false;
+    let v = 0;
+    for (let i = s; i < e; i++) {
+      const c = text.charCodeAt(i);
+      if (!isDigit(c)) return false;
+      v = v * 10 + c - 0x30;
+    }
+    return v <= limit;
+  }
+  if (e - s < 3 || text.charCodeAt(s) !== 0x30 || text.charCodeAt(s + 1) !== 0x78) return false;
+  let first = s + 2;
+  for (let i = first; i < e; i++) {
+    const c = text.charCodeAt(i);
+    if (!isDigit(c) && (c < 0x61 || c > 0x66)) return false;
+  }
+  while (first < e - 1 && text.charCodeAt(first) === 0x30) first++;
+  // The value's bits: four for each digit after the first, and those of the first.
+  const top = text.charCodeAt(first);
+  const topValue = isDigit(top) ? top - 0x30 : top - 0x61 + 10;
+  const topBits = topValue === 0 ? 0 : 32 - Math.clz32(topValue);
+  return (e - first - 1) * 4 + topBits <= limit;
+}
+
+/** Whether `text[from, end)` is of the shape, but for numbers its places take. */
+function fits(shape: LineShape, text: string, from: number, end: number): boolean {
+  const t = shape.text;
+  const { starts, ends, kinds, limits } = shape;
+  let i = from;
+  let j = 0;
+  for (let k = 0; ; k++) {
+    const next = k < starts.length ? starts[k]! : t.length;
+    if (i + next - j > end) return false;
+    for (; j < next; i++, j++) if (text.charCodeAt(i) !== t.charCodeAt(j)) return false;
+    if (k === starts.length) return i === end;
+    if (!isDigit(text.charCodeAt(i)) || i >= end) return false;
+    const e = numberEnd(text, i, end);
+    const kind = kinds[k]!;
+    if (kind === FIXED) {
+      if (e - i !== ends[k]! - j) return false;
+      for (; j < ends[k]!; i++, j++) if (text.charCodeAt(i) !== t.charCodeAt(j)) return false;
+    } else {
+      if (!numberFits(kind, limits[k]!, text, i, e)) return false;
+      i = e;
+      j = ends[k]!;
+    }
+  }
+}
+
+/** The shape among `shapes` that `text[from, end)` has, with its hash `hash`. */
+export function shapeOf(
+  shapes: ReadonlyMap<number, readonly LineShape[]>,
+  hash: number,
+  text: string,
+  from: number,
+  end: number,
+): LineShape | undefined {
+  const candidates = shapes.get(hash);
+  if (candidates === undefined) return undefined;
+  for (const shape of candidates) if (fits(shape, text, from, end)) return shape;
+  return undefined;
+}
+
+/**
+ * Keeps the shape of the clean line `text` (match from `from` to `keyword`, actions from
+ * `actionsStart` to the end), read as `match` and `actions`, under its hash.
+ */
+export function keepShape(
+  shapes: Map<number, LineShape[]>,
+  hash: number,
+  text: string,
+  from: number,
+  keyword: number,
+  actionsStart: number,
+  match: Match,
+  actions: readonly Action[],
+): void {
+  const list = shapes.get(hash) ?? [];
+  if (list.length >= SHAPES_PER_HASH) return;
+  // Quoted names read by a port map, and the texts inside quotes, are left to the general reader.
+  if (text.includes('"', from)) return;
+  const places = new Map<number, Place>();
+  matchPlaces(text, from, keyword, places);
+  actionPlaces(text, actionsStart, text.length, places);
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const kinds: number[] = [];
+  const limits: number[] = [];
+  for (let i = from; i < text.length;) {
+    if (!startsNumber(text, i, from)) {
+      i++;
+      continue;
+    }
+    const e = numberEnd(text, i, text.length);
+    const place = places.get(i);
+    starts.push(i - from);
+    ends.push(e - from);
+    kinds.push(place && numberFits(place.kind, place.limit, text, i, e) ? place.kind : FIXED);
+    limits.push(place?.limit ?? 0);
+    i = e;
+  }
+  list.push({
+    text: text.slice(from),
+    starts: Int32Array.from(starts),
+    ends: Int32Array.from(ends),
+    kinds: Uint8Array.from(kinds),
+    limits: Float64Array.from(limits),
+    match,
+    actions,
+  });
+  shapes.set(hash, list);
+}
+
+/**
+ * Storages whose value decides more than itself: the protocol (and so which other fields count),
+ * VLAN and ToS bits written in several ways, the conntrack state, ports read by name.
+ */
+const DECIDING_STORAGES = new Set(['eth_type', 'nw_proto', 'tp_src', 'packet_type', 'vlan_tci', 'nw_tos', 'in_port']);
+
+/** Whether any value of the field in its syntax reads the same way but for the value itself. */
+function plainValued(f: FieldDef): boolean {
+  return (
+    (f.format === 'hex' || f.format === 'decimal' || f.format === 'ipv4') &&
+    !DECIDING_STORAGES.has(f.storage) &&
+    !f.presence &&
+    !f.name.startsWith('tun_metadata')
+  );
+}
+
+/** A number at `s`, written as the one there, up to `limit` (a value for decimal, bits for hex). */
+function number(text: string, s: number, bits: number, places: Map<number, Place>): void {
+  const hex = text.charCodeAt(s) === 0x30 && text.charCodeAt(s + 1) === 0x78;
+  places.set(s, hex ? { kind: HEX, limit: bits } : { kind: DECIMAL, limit: 2 ** bits - 1 });
+}
+
+/**
+ * The places of a field's value `text[s, e)` (its mask, after `/`, stays fixed): one number of
+ * the field's bytes, or the four of an IPv4 address.
+ */
+function valuePlaces(text: string, s: number, e: number, field: FieldDef, places: Map<number, Place>): void {
+  if (!plainValued(field) || s >= e || !isDigit(text.charCodeAt(s))) return;
+  if (field.format === 'ipv4') {
+    const octets: number[] = [];
+    for (let i = s; octets.length < 4;) {
+      const end = numberEnd(text, i, e);
+      octets.push(i);
+      if (octets.length < 4 && (text.charCodeAt(end) !== 0x2e || !isDigit(text.charCodeAt(end + 1)))) return;
+      if (octets.length === 4 && end !== e) return;
+      i = end + 1;
+    }
+    for (const at of octets) places.set(at, { kind: DECIMAL, limit: 255 });
+    return;
+  }
+  if (numberEnd(text, s, e) === e) number(text, s, field.bytes * 8, places);
+}
+
+function isSeparator(c: number): boolean {
+  return c === 0x2c || c === 0x20 || c === 0x09;
+}
+
+/** The places of the match's values: `field=value` and `field=value/mask`. */
+function matchPlaces(text: string, from: number, end: number, places: Map<number, Place>): void {
+  for (let i = from; i < end;) {
+    let e = i;
+    while (e < end && !isSeparator(text.charCodeAt(e))) e++;
+    const eq = text.indexOf('=', i);
+    if (eq > i && eq < e) {
+      const field = fieldByName(text.slice(i, eq));
+      const slash = text.indexOf('/', eq);
+      if (field) valuePlaces(text, eq + 1, slash > eq && slash < e ? slash : e, field, places);
+    }
+    i = e + 1;
+  }
+}
+
+/** The numbers of an IPv4 address and port `a.b.c.d:p` spanning `text[s, e)`. */
+function addressAndPort(text: string, s: number, e: number, places: Map<number, Place>): void {
+  const colon = text.lastIndexOf(':', e);
+  if (colon <= s || !isDigit(text.charCodeAt(colon + 1)) || numberEnd(text, colon + 1, e) !== e) return;
+  const address = new Map<number, Place>();
+  valuePlaces(text, s, colon, fieldByName('nw_dst')!, address);
+  if (address.size !== 4) return;
+  for (const [at, place] of address) places.set(at, place);
+  places.set(colon + 1, { kind: DECIMAL, limit: 0xffff });
+}
+
+/** The places of the actions' values: what load and set_field write, group and conjunction ids, ct zones and NAT. */
+function actionPlaces(text: string, start: number, end: number, places: Map<number, Place>): void {
+  for (const t of scanActionTokens(text, start, end)) {
+    const arg = t.arg ?? '';
+    const s = t.argOffset;
+    const e = s + arg.length;
+    const only = arg !== '' && isDigit(arg.charCodeAt(0)) && numberEnd(text, s, e) === e;
+    switch (t.name) {
+      case 'load': {
+        const arrow = arg.indexOf('->');
+        const dst = arrow > 0 && !t.paren ? parseSubfield(arg.slice(arrow + 2)) : undefined;
+        if (dst?.ok && isDigit(arg.charCodeAt(0)) && numberEnd(text, s, s + arrow) === s + arrow)
+          number(text, s, dst.subfield.bits, places);
+        break;
+      }
+      case 'set_field': {
+        const arrow = arg.lastIndexOf('->');
+        const field = arrow > 0 && !t.paren ? fieldByName(arg.slice(arrow + 2)) : undefined;
+        if (field && !arg.slice(0, arrow).includes('/')) valuePlaces(text, s, s + arrow, field, places);
+        break;
+      }
+      case 'group':
+        if (only && !t.paren) number(text, s, 32, places);
+        break;
+      case 'conjunction': {
+        const comma = arg.indexOf(',');
+        if (t.paren && comma > 0 && isDigit(arg.charCodeAt(0)) && numberEnd(text, s, s + comma) === s + comma)
+          number(text, s, 32, places);
+        break;
+      }
+      case 'ct':
+        if (t.paren) ctPlaces(text, s, e, places);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+/** Inside `ct(…)`: its zone, its NAT address and port, what its exec writes. */
+function ctPlaces(text: string, start: number, end: number, places: Map<number, Place>): void {
+  for (const t of scanActionTokens(text, start, end)) {
+    const arg = t.arg ?? '';
+    const s = t.argOffset;
+    const e = s + arg.length;
+    if (t.name === 'zone' && !t.paren && arg !== '' && isDigit(arg.charCodeAt(0)) && numberEnd(text, s, e) === e)
+      number(text, s, 16, places);
+    else if (t.name === 'exec' && t.paren) actionPlaces(text, s, e, places);
+    else if (t.name === 'nat' && t.paren) {
+      for (const n of scanActionTokens(text, s, e)) {
+        const a = n.arg ?? '';
+        if ((n.name === 'dst' || n.name === 'src') && !n.paren && a !== '')
+          addressAndPort(text, n.argOffset, n.argOffset + a.length, places);
+      }
+    }
+  }
+}
