@@ -978,7 +978,27 @@ export function isPlainConjunctionList(text: string, start: number, end: number)
   return readPlainConjunctions(text, start, end, undefined);
 }
 
-function readPlainConjunctions(text: string, start: number, end: number, out: Action[] | undefined): boolean {
+/** Told a plain list's conjunctions as numbers (see eachLineConjunction). */
+export type ConjunctionVisitor = (id: number, clause: number, nClauses: number) => void;
+
+/**
+ * The conjunctions of a flow line whose actions are a plain conjunction list (a lazily read flow
+ * whose outline says so), each told to `visit` as numbers without making an action: the
+ * conjunction analysis reads a million such lists once. False when the line's actions are no
+ * such list; the conjunctions before the first element that is not plain have been told then.
+ */
+export function eachLineConjunction(line: string, visit: ConjunctionVisitor): boolean {
+  const actions = line.lastIndexOf('actions=');
+  return actions >= 0 && readPlainConjunctions(line, actions + 8, line.length, undefined, visit);
+}
+
+function readPlainConjunctions(
+  text: string,
+  start: number,
+  end: number,
+  out: Action[] | undefined,
+  visit?: ConjunctionVisitor,
+): boolean {
   for (let i = start; ;) {
     if (!text.startsWith('conjunction(', i)) return false;
     if (!run.read(text, i + 12) || text.charCodeAt(run.end) !== 0x2c) return false;
@@ -989,6 +1009,7 @@ function readPlainConjunctions(text: string, start: number, end: number, out: Ac
     const nClauses = run.value;
     if (id > 0xffffffff || nClauses < 2 || nClauses > 64 || clause < 1 || clause > nClauses) return false;
     out?.push(conjunctionOf(id, clause, nClauses));
+    visit?.(id, clause, nClauses);
     i = run.end + 1;
     if (i === end) return true;
     if (text.charCodeAt(i) !== 0x2c) return false;

@@ -26,6 +26,8 @@ import {
   valueKey,
 } from './clause-shape.ts';
 import { findOverlaps } from './conjunction-overlap.ts';
+import { ClauseRecords, ConjunctionList } from './clause-records.ts';
+import { eachLineConjunction } from '../../syntax/actions.ts';
 
 /** One element of a dimension's accepted set, in the terms that read best for the field. */
 export type Member =
@@ -144,14 +146,11 @@ interface Entry {
   readonly table: TableRef;
   readonly tableIndex: number;
   readonly id: number;
-  /**
-   * Clause flows with, at the same index, the clause (k) and the number of clauses (n) their
-   * action names: parallel arrays rather than an object per action, of which a dump has millions.
-   */
-  readonly clauses: ClauseFlow[];
-  readonly ks: number[];
-  readonly ns: number[];
-  /** The clause flow added last: a flow's own clauses are the lists' last. */
+  /** Its place among the entries as first met: the owner of its clause records. */
+  readonly ordinal: number;
+  /** How many clause records it has (see ClauseRecords). */
+  size: number;
+  /** The clause flow added last: a flow's own clauses are its last. */
   lastClause: ClauseFlow | undefined;
   /**
    * Kept while gathering, so that the clause flows themselves are read again only where needed:
@@ -240,7 +239,7 @@ class CoverIndex {
 }
 
 /** The most common value; ties go to the largest. */
-function mode(values: readonly number[]): number {
+function mode(values: readonly number[] | Int32Array): number {
   const counts = new Map<number, number>();
   for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
   let best = values[0] ?? 0;
@@ -417,11 +416,40 @@ interface Built {
 
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * An entry's clause flows with, at the same index, the clause (k) and the number of clauses (n)
+ * their action names; made from its records when the entry is built.
+ */
+interface EntryClauses {
+  readonly clauses: ClauseFlow[];
+  readonly ks: Int32Array;
+  readonly ns: Int32Array;
+}
+
+/** The entry's clause flows, k and n, in the order gathered. */
+function entryClauses(
+  e: Entry,
+  records: ClauseRecords,
+  grouped: { readonly start: Int32Array; readonly order: Int32Array },
+  clauseFlows: readonly ClauseFlow[],
+): EntryClauses {
+  const from = grouped.start[e.ordinal]!;
+  const clauses = new Array<ClauseFlow>(e.size);
+  const ks = new Int32Array(e.size);
+  const ns = new Int32Array(e.size);
+  for (let i = 0; i < e.size; i++) {
+    const r = grouped.order[from + i]!;
+    clauses[i] = clauseFlows[records.clause(r)]!;
+    ks[i] = records.k(r);
+    ns[i] = records.n(r);
+  }
+  return { clauses, ks, ns };
+}
+
 /** An entry's clause flows (and their k and n) into match order; nearly always they are in it already. */
-function sortClausesByPriority(e: Entry): void {
+function sortClausesByPriority(e: Entry, { clauses, ks, ns }: EntryClauses): void {
   // Flows of one priority are in match order already.
   if (e.consistent) return;
-  const { clauses, ks, ns } = e;
   let sorted = true;
   for (let i = 1; i < clauses.length && sorted; i++)
     sorted = clauses[i]!.flow.priority <= clauses[i - 1]!.flow.priority;
@@ -431,9 +459,8 @@ function sortClausesByPriority(e: Entry): void {
   for (let i = 0; i < order.length; i++) [clauses[i], ks[i], ns[i]] = [c[i]!, k[i]!, n[i]!];
 }
 
-function build(entry: Entry, cover: CoverIndex | undefined): Built {
+function build(entry: Entry, { clauses, ks, ns }: EntryClauses, cover: CoverIndex | undefined): Built {
   const problems: ConjunctionProblem[] = [];
-  const { clauses, ks, ns } = entry;
   if (clauses.length === 0) {
     problems.push({ kind: 'orphan-action-flow', severity: 'warning', flows: entry.actionFlows });
     const priority = entry.actionFlows[0]?.priority ?? 0;
@@ -538,9 +565,8 @@ function entryFor(table: TableEntries, id: number, flow: Flow, place: number, en
         table: ref,
         tableIndex: index,
         id,
-        clauses: [],
-        ks: [],
-        ns: [],
+        ordinal: entries.length,
+        size: 0,
         lastClause: undefined,
         consistent: true,
         p0: 0,
@@ -583,6 +609,9 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
     tables.push(table);
   }
   const shapes = new ClauseShapes();
+  const clauseFlows: ClauseFlow[] = [];
+  const records = new ClauseRecords();
+  const list = new ConjunctionList();
   // In the order the flows were read, which is how they lie in memory (see Pipeline.flows);
   // entries and hard flows are put in match order afterwards.
   let lastRef: TableRef | undefined;
@@ -596,39 +625,41 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
     }
     if (!table) continue;
     let clause: ClauseFlow | undefined;
-    const { actions } = f;
-    for (let i = 0; i < actions.length; i++) {
-      const a = actions[i]!;
-      if (a.kind !== 'conjunction') continue;
-      clause ??= shapes.of(f);
-      const e = entryFor(table, a.id, f, placeOf(place, i), entries);
-      // The same conjunction action twice on one flow counts once: this flow's clauses are the list's last.
-      let repeated = false;
-      if (e.lastClause === clause)
-        for (let j = e.clauses.length - 1; j >= 0 && e.clauses[j] === clause && !repeated; j--)
-          repeated = e.ks[j] === a.clause;
-      if (repeated) continue;
+    const flowRecords = records.count;
+    const add = (action: number, id: number, k: number, n: number): void => {
+      if (!clause) clauseFlows.push((clause = shapes.of(f)));
+      const e = entryFor(table!, id, f, placeOf(place, action), entries);
+      // The same conjunction action twice on one flow counts once: this flow's records are the last.
+      if (e.lastClause === clause && records.has(flowRecords, e.ordinal, k)) return;
       if (e.lastClause === undefined) {
         e.p0 = f.priority;
-        e.n0 = a.nClauses;
-      } else if (f.priority !== e.p0 || a.nClauses !== e.n0) e.consistent = false;
-      if (a.clause > e.width) e.width = a.clause;
+        e.n0 = n;
+      } else if (f.priority !== e.p0 || n !== e.n0) e.consistent = false;
+      if (k > e.width) e.width = k;
       if (f.priority < e.minPriority) e.minPriority = f.priority;
       if (e.lastClause?.shape !== clause.shape && !e.shapes.includes(clause.shape)) e.shapes.push(clause.shape);
       e.lastClause = clause;
-      e.clauses.push(clause);
-      e.ks.push(a.clause);
-      e.ns.push(a.nClauses);
+      e.size++;
+      records.add(e.ordinal, clauseFlows.length - 1, k, n);
+    };
+    // A lazily read flow of conjunctions alone is read from its line, its action list never made.
+    list.count = 0;
+    if (f.outline?.actions === 'conjunctions' && eachLineConjunction(f.origin.text, list.add))
+      for (let i = 0; i < list.count; i++) add(i, list.id(i), list.k(i), list.n(i));
+    else {
+      const { actions } = f;
+      for (let i = 0; i < actions.length; i++) {
+        const a = actions[i]!;
+        if (a.kind === 'conjunction') add(i, a.id, a.clause, a.nClauses);
+      }
     }
     if (clause) continue;
     table.hard.push(f);
     const id = isActionFlow(f);
     if (id !== undefined) entryFor(table, id, f, placeOf(place, 0), entries).actionFlows.push(f);
   }
-  for (const e of entries) {
-    sortClausesByPriority(e);
-    e.actionFlows = inMatchOrder(e.actionFlows);
-  }
+  for (const e of entries) e.actionFlows = inMatchOrder(e.actionFlows);
+  const grouped = records.byOwner(entries.length);
   entries.sort((a, b) => a.tableIndex - b.tableIndex || b.topPriority - a.topPriority || a.topPlace - b.topPlace);
 
   const wanted = options.ids ? new Set(options.ids) : undefined;
@@ -636,11 +667,13 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
   const built: Built[] = [];
   for (const e of entries) {
     let cover: CoverIndex | undefined;
-    if (e.clauses.length > 0 && (!wanted || wanted.has(e.id))) {
+    if (e.size > 0 && (!wanted || wanted.has(e.id))) {
       cover = covers.get(e.tableIndex);
       if (!cover) covers.set(e.tableIndex, (cover = new CoverIndex(inMatchOrder(tables[e.tableIndex]!.hard))));
     }
-    const b = build(e, cover);
+    const clauses = entryClauses(e, records, grouped, clauseFlows);
+    sortClausesByPriority(e, clauses);
+    const b = build(e, clauses, cover);
     b.wanted = !wanted || wanted.has(e.id);
     built.push(b);
   }
