@@ -3,7 +3,7 @@
  * packet to, and the sinks it ends in. Shared by the pipeline checks and the table graph.
  */
 import { type Action, flattenActions, withoutRole } from './actions.ts';
-import type { Bucket, Flow } from './flow.ts';
+import { type Bucket, type Flow, onlyConjunctions } from './flow.ts';
 import { type Pipeline, tableKey } from './pipeline.ts';
 import type { TableRef } from './tables.ts';
 import { append } from './append.ts';
@@ -80,7 +80,8 @@ export function actionExits(actions: readonly Action[]): Exit[] {
 
 /** A flow's exits; a flow with none drops the packet (unless it only contributes a conjunction clause). */
 export function flowExits(flow: Flow): Exit[] {
-  return actionExits(flow.actions);
+  // Conjunction actions lead nowhere: a lazily read clause flow's list is not made for it.
+  return onlyConjunctions(flow) ? [] : actionExits(flow.actions);
 }
 
 export function bucketExits(bucket: Bucket): Exit[] {
@@ -89,7 +90,11 @@ export function bucketExits(bucket: Bucket): Exit[] {
 
 /** A clause flow of a conjunction: it never takes a packet itself, so it has no exits and does not drop. */
 export function isClauseFlow(flow: Flow): boolean {
-  return flow.actions.length > 0 && flow.actions.every((a) => a.kind === 'conjunction' || a.kind === 'note');
+  return onlyConjunctions(flow) || isClauseList(flow.actions);
+}
+
+function isClauseList(actions: readonly Action[]): boolean {
+  return actions.length > 0 && actions.every((a) => a.kind === 'conjunction' || a.kind === 'note');
 }
 
 /** A table that flows or group buckets continue in, one way (goto, resubmit, ct), but that holds no flow. */

@@ -7,7 +7,7 @@
  * share one budget of steps: a dump of many looping flows, each traced to the trace's own bounds,
  * would otherwise multiply them; the flows left when it is spent are counted, not followed.
  */
-import type { Flow } from '../../model/flow.ts';
+import { type Flow, onlyConjunctions } from '../../model/flow.ts';
 import type { TableRef } from '../../model/tables.ts';
 import { type Pipeline, tableKey } from '../../model/pipeline.ts';
 import { Packet } from '../trace/packet.ts';
@@ -40,6 +40,8 @@ export function findForwardingLoops(pipeline: Pipeline, budget: TraceBudget = ne
   const tracedGroups = new Set<number>();
   for (const t of pipeline.tables.values()) {
     for (const flow of t.flows) {
+      // Conjunction actions go nowhere: a lazily read clause flow's list is not made.
+      if (onlyConjunctions(flow)) continue;
       // One pass over the actions, without a list per flow: a million flows reach here.
       let fresh: number[] | undefined;
       let back = false;

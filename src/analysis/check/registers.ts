@@ -9,7 +9,7 @@
 import type { Action, Subfield } from '../../model/actions.ts';
 import { assertNever } from '../../model/actions.ts';
 import { fieldByName, type FieldDef } from '../../model/fields.ts';
-import type { Flow } from '../../model/flow.ts';
+import { type Flow, onlyConjunctions } from '../../model/flow.ts';
 import type { Pipeline } from '../../model/pipeline.ts';
 import { ones } from '../../model/values.ts';
 import { fieldParts } from '../trace/packet.ts';
@@ -151,7 +151,8 @@ export class SlotWrites {
 export function pipelineWrites(pipeline: Pipeline): SlotWrites {
   const writes = new SlotWrites();
   // Bits are gathered in any order: the dump's is the order the flows lie in memory.
-  for (const f of pipeline.flows) writes.addActions(f.actions);
+  // Conjunction actions write nothing: a lazily read clause flow's list is not made for them.
+  for (const f of pipeline.flows) if (!onlyConjunctions(f)) writes.addActions(f.actions);
   for (const g of pipeline.groups.values()) for (const b of g.buckets) writes.addActions(b.actions);
   return writes;
 }

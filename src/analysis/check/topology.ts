@@ -10,7 +10,7 @@
 import { type Action, flattenActions } from '../../model/actions.ts';
 import { pushTo } from '../../model/append.ts';
 import { fieldByName, type FieldDef } from '../../model/fields.ts';
-import type { Flow, MatchField } from '../../model/flow.ts';
+import { type Flow, type MatchField, onlyConjunctions } from '../../model/flow.ts';
 import { type Pipeline, tableKey } from '../../model/pipeline.ts';
 import { ones } from '../../model/values.ts';
 import { formatIpv4Masked } from '../../syntax/field-value.ts';
@@ -142,7 +142,9 @@ export class NodeFacts {
   }
 
   private read(flow: Flow): void {
-    const actions = flattenActions(flow.actions);
+    // Conjunction actions alone set nothing and deliver nowhere: a lazily read clause flow's list is not made.
+    const clause = onlyConjunctions(flow);
+    const actions = clause ? [] : flattenActions(flow.actions);
     let ipDst: MatchField | undefined;
     let arpTpa: MatchField | undefined;
     let ethDst: MatchField | undefined;
@@ -159,7 +161,7 @@ export class NodeFacts {
     }
     const via = writes(actions, F.tunDst);
     if (via !== undefined) pushTo(this.tunnelSetters, via, flow);
-    if (ipDst && flow.actions.length > 0) this.routes.add(ipDst, via);
+    if (ipDst && (clause || flow.actions.length > 0)) this.routes.add(ipDst, via);
     if (
       arpTpa &&
       (via !== undefined ||
