@@ -11,6 +11,7 @@ import { fieldByName } from '../../model/fields.ts';
 import { actionsOutline, type Flow, type Group, type Match, matchOutline, onlyConjunctions } from '../../model/flow.ts';
 import { matchCovers } from '../../model/match.ts';
 import type { PortMap, PortRef } from '../../model/ports.ts';
+import type { TableRef } from '../../model/tables.ts';
 import { listProfiles } from '../../profiles/index.ts';
 import type { DetectionSignal, Profile, TableLayout, TableSpec, Versioned } from '../../profiles/types.ts';
 import { compareVersions, inVersion, rangeText } from '../../profiles/versions.ts';
@@ -367,20 +368,29 @@ function inVersionMarks(items: readonly Versioned[], release: string): string {
 
 /**
  * What the flows cannot explain in each release (unknown tables, jumps off the documented edges,
- * flows no pattern fits: `misfitCount`). A flow reads its own table's patterns, and of the rest
- * only which tables, bit fields and port roles the release has: releases apart in other tables'
- * patterns alone read it alike, so each kind of flow is fitted once for all of them.
+ * flows no pattern fits: `misfitCount`). A flow reads its own table's patterns, the tables it
+ * and its jumps resolve to, and which bit fields and port roles the release has: releases that
+ * agree on these read it alike, so each kind of flow is fitted once for all of them.
  */
 function misfitsByRelease(profile: Profile, flows: readonly Flow[], releases: readonly string[]): Map<string, number> {
   const classes = fitClasses(profile, flows);
   const fitted = new Map<Flow, Map<string, number>>();
   const out = new Map<string, number>();
+  const tableIndex = new Map(profile.tables.map((t, i) => [t, i]));
+  const indexIn = (ref: TableRef, release: string): string => {
+    const t = resolveTable(profile, ref, release);
+    return t === undefined ? '-' : String(tableIndex.get(t));
+  };
   for (const release of releases) {
-    const shared = `${inVersionMarks(profile.tables, release)}|${inVersionMarks(profile.bitFields, release)}|${inVersionMarks(profile.ports, release)}`;
+    const shared = `${inVersionMarks(profile.bitFields, release)}|${inVersionMarks(profile.ports, release)}`;
     let count = 0;
     for (const c of classes) {
       const table = resolveTable(profile, c.flow.table, release);
-      const view = table === undefined ? shared : `${shared}|${table.name}|${inVersionMarks(table.patterns, release)}`;
+      let view = '-';
+      if (table !== undefined) {
+        view = `${shared}|${tableIndex.get(table)}|${inVersionMarks(table.patterns, release)}`;
+        for (const ref of jumpTargets(c.flow.actions)) view += `>${indexIn(ref, release)}`;
+      }
       let known = fitted.get(c.flow);
       if (!known) fitted.set(c.flow, (known = new Map()));
       let n = known.get(view);
