@@ -11,7 +11,6 @@ import { fieldByName } from '../../model/fields.ts';
 import { actionsOutline, type Flow, type Group, type Match, matchOutline, onlyConjunctions } from '../../model/flow.ts';
 import { matchCovers } from '../../model/match.ts';
 import type { PortMap, PortRef } from '../../model/ports.ts';
-import type { TableRef } from '../../model/tables.ts';
 import { listProfiles } from '../../profiles/index.ts';
 import type { DetectionSignal, Profile, TableLayout, TableSpec, Versioned } from '../../profiles/types.ts';
 import { compareVersions, inVersion, rangeText } from '../../profiles/versions.ts';
@@ -373,23 +372,29 @@ function inVersionMarks(items: readonly Versioned[], release: string): string {
  * agree on these read it alike, so each kind of flow is fitted once for all of them.
  */
 function misfitsByRelease(profile: Profile, flows: readonly Flow[], releases: readonly string[]): Map<string, number> {
-  const classes = fitClasses(profile, flows);
+  const classes = fitClasses(profile, flows).map((c) => ({ ...c, jumps: jumpTargets(c.flow.actions) }));
   const fitted = new Map<Flow, Map<string, number>>();
   const out = new Map<string, number>();
   const tableIndex = new Map(profile.tables.map((t, i) => [t, i]));
-  const indexIn = (ref: TableRef, release: string): string => {
-    const t = resolveTable(profile, ref, release);
-    return t === undefined ? '-' : String(tableIndex.get(t));
-  };
   for (const release of releases) {
     const shared = `${inVersionMarks(profile.bitFields, release)}|${inVersionMarks(profile.ports, release)}`;
+    // A table's reading in the release: which table it is, and which of its patterns the release has.
+    const readings = new Map<TableSpec, string>();
+    const reading = (t: TableSpec): string => {
+      let r = readings.get(t);
+      if (r === undefined) readings.set(t, (r = `${tableIndex.get(t)}:${inVersionMarks(t.patterns, release)}`));
+      return r;
+    };
     let count = 0;
     for (const c of classes) {
       const table = resolveTable(profile, c.flow.table, release);
       let view = '-';
       if (table !== undefined) {
-        view = `${shared}|${tableIndex.get(table)}|${inVersionMarks(table.patterns, release)}`;
-        for (const ref of jumpTargets(c.flow.actions)) view += `>${indexIn(ref, release)}`;
+        view = `${shared}|${reading(table)}`;
+        for (const ref of c.jumps) {
+          const to = resolveTable(profile, ref, release);
+          view += `>${to === undefined ? '-' : tableIndex.get(to)}`;
+        }
       }
       let known = fitted.get(c.flow);
       if (!known) fitted.set(c.flow, (known = new Map()));
