@@ -16,9 +16,8 @@
  * Masks that are not prefixes are never tagged.
  */
 import { flattenActions } from '../../model/actions.ts';
-import type { Flow } from '../../model/flow.ts';
-import type { FieldDef } from '../../model/fields.ts';
-import { matchField } from '../../model/match.ts';
+import type { Flow, Match, MatchField } from '../../model/flow.ts';
+import { type FieldDef, fieldByName } from '../../model/fields.ts';
 import { formatIpv4Masked, formatIpv6Masked } from '../../syntax/field-value.ts';
 import { formatMac, ones, parseIpv4, parseIpv6, parseMac, prefixLength } from '../../model/values.ts';
 import type { AddressRole, Profile } from '../../profiles/types.ts';
@@ -156,6 +155,17 @@ class AddressIndex {
   }
 }
 
+/** The storages of fields given by name: every flow of a dump is searched for them, a name is looked up once. */
+function storagesOf(names: readonly string[]): string[] {
+  return names.map((n) => fieldByName(n)!.storage);
+}
+
+/** The match's entry for a storage (as `matchField` finds it by the field's name). */
+function entryIn(match: Match, storage: string): MatchField | undefined {
+  for (const e of match.fields) if (e.field.storage === storage) return e;
+  return undefined;
+}
+
 const ROLE_LABEL: Readonly<Record<InferredRole, string>> = {
   'local-pod': 'local Pod',
   gateway: 'gateway',
@@ -172,6 +182,9 @@ export class AddressBook {
   private readonly entries: AddressEntry[] = [];
   private readonly index = new AddressIndex();
   private readonly insideLabels = new Map<AddressEntry, string>();
+  /** The input port, then the source fields whose addresses belong to it. */
+  private readonly learnStorages = storagesOf(['in_port', 'nw_src', 'ipv6_src', 'arp_spa', 'eth_src', 'arp_sha']);
+  private readonly destinationStorages = storagesOf(['nw_dst', 'ipv6_dst']);
 
   /** Addresses the profile names, then those the flows reveal. */
   constructor(flows: readonly Flow[], profile: Profile | undefined, release: string, ports: PortRoles) {
@@ -194,9 +207,10 @@ export class AddressBook {
     const candidates: AddressEntry[] = [];
     // Prefixes already weighed, found by hash rather than by a scan.
     const weighed = new AddressIndex();
+    const storages = storagesOf(['nw_src', 'nw_dst', 'ipv6_src', 'ipv6_dst']);
     for (const flow of flows) {
-      for (const name of ['nw_src', 'nw_dst', 'ipv6_src', 'ipv6_dst']) {
-        const e = matchField(flow.match, name);
+      for (const storage of storages) {
+        const e = entryIn(flow.match, storage);
         const family = e && familyOf(e.field);
         if (!e || !family || family === 'mac') continue;
         const prefix = prefixLength(e.mask, WIDTH[family]);
@@ -240,14 +254,15 @@ export class AddressBook {
     ports: PortRoles,
     local: AddressEntry[],
   ): void {
-    const inPort = matchField(flow.match, 'in_port');
+    const [inPortStorage, ...sources] = this.learnStorages;
+    const inPort = entryIn(flow.match, inPortStorage!);
     if (inPort) {
       const id = ports.identify(inPort.port?.kind === 'name' ? inPort.port : Number(inPort.value));
       if (id.role === 'gateway' || id.role === 'pod') {
         const who = id.name ?? `port ${id.number}`;
         const label = id.role === 'gateway' ? `gateway ${who}` : `local Pod ${who}`;
-        for (const name of ['nw_src', 'ipv6_src', 'arp_spa', 'eth_src', 'arp_sha']) {
-          const e = matchField(flow.match, name);
+        for (const storage of sources) {
+          const e = entryIn(flow.match, storage);
           const family = e && familyOf(e.field);
           if (!e || !family || e.mask !== ones(WIDTH[family])) continue;
           const entry: AddressEntry = {
@@ -263,8 +278,8 @@ export class AddressBook {
       }
     }
     const actions = flattenActions(flow.actions);
-    for (const name of ['nw_dst', 'ipv6_dst']) {
-      const e = matchField(flow.match, name);
+    for (const storage of this.destinationStorages) {
+      const e = entryIn(flow.match, storage);
       const family = e && familyOf(e.field);
       if (!e || !family || family === 'mac') continue;
       const prefix = prefixLength(e.mask, WIDTH[family]);
