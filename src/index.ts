@@ -166,10 +166,15 @@ export {
 // ---- Diff and verify
 export {
   diffDumps,
+  type Changed,
+  type Changes,
   type CompareOptions,
+  type Comparison,
+  type CountedChanges,
   type DumpDiff,
   type DumpSide,
   type FlowChange,
+  type GroupChange,
   type GroupsDiff,
   type PortNamingGap,
   type TableDiff,
@@ -178,6 +183,7 @@ export {
   verifyDump,
   type GroupVerdict,
   type TableVerdict,
+  type Verified,
   type Verification,
   type VerifyOptions,
 } from './analysis/diff/verify.ts';

@@ -4,17 +4,18 @@
  */
 import type {
   ActionEdit,
+  Changes,
+  CountedChanges,
   DumpDiff,
   FlowAttribute,
   FlowChange,
   GroupChange,
-  GroupsDiff,
   PortNamingGap,
   TableDiff,
 } from '../analysis/diff/diff.ts';
-import { FLOW_ATTRIBUTES, tableHasChanges } from '../analysis/diff/diff.ts';
+import { FLOW_ATTRIBUTES, hasChanges } from '../analysis/diff/diff.ts';
 import type { Naming } from '../model/flow-key.ts';
-import type { Verification } from '../analysis/diff/verify.ts';
+import { type Verified, type Verification, verdictSize } from '../analysis/diff/verify.ts';
 import type { Flow, Group } from '../model/flow.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import type { TableRef } from '../model/tables.ts';
@@ -107,17 +108,8 @@ function counts(parts: readonly [number, string][]): string {
   return shown.length === 0 ? 'no differences' : shown.join(', ');
 }
 
-/** What a section lists: `-` lines of the first dump only, `+` lines of the second only, and pairs of both. */
-interface SectionLines<T, C> {
-  /** Removed, or expected and missing. */
-  readonly removed: readonly T[];
-  /** Added, or present and not expected. */
-  readonly added: readonly T[];
-  readonly changed: readonly C[];
-}
-
 /** A report's word for each kind of line, in the order its headings count them. */
-type SectionWords = readonly (readonly [keyof SectionLines<unknown, unknown>, string])[];
+type SectionWords = readonly (readonly [keyof Changes<unknown, unknown>, string])[];
 
 const DIFF_WORDS: SectionWords = [
   ['removed', 'removed'],
@@ -130,14 +122,14 @@ const VERIFY_WORDS: SectionWords = [
   ['added', 'unexpected'],
 ];
 
-function sectionCounts(lines: SectionLines<unknown, unknown>, words: SectionWords): string {
+function sectionCounts(lines: Changes<unknown, unknown>, words: SectionWords): string {
   return counts(words.map(([kind, word]) => [lines[kind].length, word]));
 }
 
 /** A table's section: its heading with the counts, then its lines in the order of `words`. */
 function flowSection(
   table: TableRef,
-  lines: SectionLines<Flow, FlowChange>,
+  lines: Changes<Flow, FlowChange>,
   words: SectionWords,
   naming: Naming,
   o: DiffTextOptions,
@@ -154,9 +146,9 @@ function flowSection(
 }
 
 /** The groups' section: its heading with the counts, then the removed, added and changed groups. */
-function groupSection(lines: SectionLines<Group, GroupChange>, words: SectionWords, o: DiffTextOptions): string[] {
+function groupSection(lines: Changes<Group, GroupChange>, words: SectionWords, o: DiffTextOptions): string[] {
+  if (!hasChanges(lines)) return [];
   const { removed, added, changed } = lines;
-  if (removed.length + added.length + changed.length === 0) return [];
   return [
     o.style.header(`@@ groups @@ ${sectionCounts(lines, words)}`),
     ...removed.map((g) => o.style.removed(`-${formatGroup(g, o.of)}`)),
@@ -183,7 +175,7 @@ interface Counts {
 }
 
 /** A table's or the groups' counts. */
-function countsOf(d: TableDiff | GroupsDiff): Counts {
+function countsOf(d: CountedChanges<unknown, unknown>): Counts {
   return {
     before: d.before,
     after: d.after,
@@ -234,7 +226,7 @@ function summaryLines(d: DumpDiff, o: DiffTextOptions): string[] {
   const g = countsOf(d.groups);
   const rows = [
     ['table', 'before', 'after', ...DIFFERENCE_HEADS],
-    ...d.tables.filter(tableHasChanges).map((t) => countCells(tableTitle(t.table, d.naming, o.tableName), countsOf(t))),
+    ...d.tables.filter(hasChanges).map((t) => countCells(tableTitle(t.table, d.naming, o.tableName), countsOf(t))),
     countCells(`all ${d.tables.length} tables`, totals(d.tables)),
     ...(differs(g) ? [countCells('groups', g)] : []),
   ];
@@ -248,7 +240,7 @@ export function formatDumpDiff(d: DumpDiff, o: DiffTextOptions): string {
   const lines = [
     o.style.removed(`--- ${o.labels[0]}`),
     o.style.added(`+++ ${o.labels[1]}`),
-    ...d.tables.filter(tableHasChanges).flatMap((t) => flowSection(t.table, t, DIFF_WORDS, d.naming, o)),
+    ...d.tables.filter(hasChanges).flatMap((t) => flowSection(t.table, t, DIFF_WORDS, d.naming, o)),
     ...groupSection(g, DIFF_WORDS, o),
     '',
     ...summaryLines(d, o),
@@ -359,6 +351,11 @@ const MISMATCH_WORDS: Readonly<Record<FlowAttribute, string>> = {
   importance: 'with another importance',
 };
 
+/** A verdict's lines as a diff's: `-` the expected missing, `+` the unexpected, the rest changed. */
+function sectionOf<T, C>(v: Verified<T, C>): Changes<T, C> {
+  return { removed: v.missing, added: v.unexpected, changed: v.mismatched };
+}
+
 /** Verification report: `-` expected but missing, `+` present but not expected, action diffs of the rest. */
 export function formatVerification(v: Verification, o: DiffTextOptions): string {
   const missing = v.tables.reduce((n, t) => n + t.missing.length, 0);
@@ -370,17 +367,9 @@ export function formatVerification(v: Verification, o: DiffTextOptions): string 
         o.style.removed(`--- ${o.labels[0]} (expected)`),
         o.style.added(`+++ ${o.labels[1]} (actual)`),
         ...v.tables
-          .filter((t) => t.missing.length + t.mismatched.length + t.unexpected.length > 0)
-          .flatMap((t) =>
-            flowSection(
-              t.table,
-              { removed: t.missing, added: t.unexpected, changed: t.mismatched },
-              VERIFY_WORDS,
-              v.naming,
-              o,
-            ),
-          ),
-        ...groupSection({ removed: g.missing, added: g.unexpected, changed: g.mismatched }, VERIFY_WORDS, o),
+          .filter((t) => verdictSize(t) > 0)
+          .flatMap((t) => flowSection(t.table, sectionOf(t), VERIFY_WORDS, v.naming, o)),
+        ...groupSection(sectionOf(g), VERIFY_WORDS, o),
         '',
       ];
   // A flow found with another cookie and other actions is counted under both.
@@ -390,7 +379,7 @@ export function formatVerification(v: Verification, o: DiffTextOptions): string 
     [unexpected, 'unexpected'],
   ]);
   const groupDetail =
-    g.missing.length + g.mismatched.length + g.unexpected.length > 0
+    verdictSize(g) > 0
       ? `; groups: ${counts([
           [g.missing.length, 'missing'],
           [g.mismatched.length, 'differ'],

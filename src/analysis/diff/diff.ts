@@ -46,49 +46,58 @@ export interface ActionEdit {
   readonly action: Action;
 }
 
-export interface FlowChange {
-  readonly before: Flow;
-  readonly after: Flow;
-  readonly attributes: readonly FlowAttribute[];
+/**
+ * How two collections differ: what only the first holds (`removed`), what only the second holds
+ * (`added`), and the pairs both hold that differ (`changed`).
+ */
+export interface Changes<T, C> {
+  readonly removed: readonly T[];
+  readonly added: readonly T[];
+  readonly changed: readonly C[];
+}
+
+/** Changes, with how many each dump holds. */
+export interface CountedChanges<T, C> extends Changes<T, C> {
+  readonly before: number;
+  readonly after: number;
+}
+
+/** Two of a kind that hold one place in both dumps (a flow's slot, a group's id), and what they differ in. */
+export interface Changed<T, A> {
+  readonly before: T;
+  readonly after: T;
+  readonly attributes: readonly A[];
+}
+
+export interface FlowChange extends Changed<Flow, FlowAttribute> {
   /** The canonical actions of both, aligned (empty unless the actions differ). */
   readonly actions: readonly ActionEdit[];
 }
 
-export interface TableDiff {
+export interface TableDiff extends CountedChanges<Flow, FlowChange> {
   /** Number when known (or inferred from the other dump), else the name. */
   readonly table: TableRef;
-  readonly before: number;
-  readonly after: number;
-  readonly removed: readonly Flow[];
-  readonly added: readonly Flow[];
-  readonly changed: readonly FlowChange[];
 }
 
 export type GroupAttribute = 'type' | 'selection' | 'buckets';
 
-export interface GroupChange {
-  readonly before: Group;
-  readonly after: Group;
-  readonly attributes: readonly GroupAttribute[];
-}
+export type GroupChange = Changed<Group, GroupAttribute>;
 
-export interface GroupsDiff {
-  /** How many groups each dump has. */
-  readonly before: number;
-  readonly after: number;
-  readonly removed: readonly Group[];
-  readonly added: readonly Group[];
-  readonly changed: readonly GroupChange[];
-}
+/** The groups of both dumps: how many each has, and how they differ. */
+export type GroupsDiff = CountedChanges<Group, GroupChange>;
 
-export interface DumpDiff {
-  /** Every table either dump has, in table order, differences or not. */
-  readonly tables: readonly TableDiff[];
-  readonly groups: GroupsDiff;
+/** Two dumps compared, table by table and in their groups, in the naming they were paired by. */
+export interface Comparison<T, G> {
+  readonly tables: readonly T[];
+  readonly groups: G;
   readonly naming: Naming;
-  readonly equal: boolean;
   /** Set when the dumps differ and port names may be why (see `portNamingGap`). */
   readonly portNamingGap?: PortNamingGap;
+}
+
+/** `tables`: every table either dump has, in table order, differences or not. */
+export interface DumpDiff extends Comparison<TableDiff, GroupsDiff> {
+  readonly equal: boolean;
 }
 
 /**
@@ -371,8 +380,8 @@ export function diffGroups(a: readonly Group[], b: readonly Group[], naming: Nam
   };
 }
 
-export function tableHasChanges(t: TableDiff): boolean {
-  return t.added.length + t.removed.length + t.changed.length > 0;
+export function hasChanges(c: Changes<unknown, unknown>): boolean {
+  return c.added.length + c.removed.length + c.changed.length > 0;
 }
 
 /** The port names of a dump that the naming has no number for, and whether it gives any port by number. */
@@ -406,9 +415,7 @@ export function diffDumps(a: DumpSide, b: DumpSide, options: CompareOptions = {}
     readAlike: readAlike(a, b),
   });
   const groups = diffGroups(a.groups, b.groups, naming);
-  const equal =
-    tables.every((t) => !tableHasChanges(t)) &&
-    groups.added.length + groups.removed.length + groups.changed.length === 0;
+  const equal = !tables.some(hasChanges) && !hasChanges(groups);
   const gap = equal ? undefined : portNamingGap(a, b, naming);
   return gap ? { tables, groups, naming, equal, portNamingGap: gap } : { tables, groups, naming, equal };
 }

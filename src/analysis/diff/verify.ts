@@ -6,6 +6,8 @@
 import type { Flow, Group } from '../../model/flow.ts';
 import type { TableRef } from '../../model/tables.ts';
 import {
+  type Changes,
+  type Comparison,
   type CompareOptions,
   type DumpSide,
   FLOW_ATTRIBUTES,
@@ -15,47 +17,43 @@ import {
   diffFlows,
   namingFor,
   pairGroups,
-  type PortNamingGap,
   portNamingGap,
   readAlike,
 } from './diff.ts';
-import { type Naming, tableId } from '../../model/flow-key.ts';
+import { tableId } from '../../model/flow-key.ts';
 
 export interface VerifyOptions extends CompareOptions {
   /** Also report flows (and groups) of the actual dump that were not expected. */
   readonly exact?: boolean;
 }
 
-export interface TableVerdict {
+/**
+ * A diff of the expectation with the dump, in a verification's words: the expected that the dump
+ * lacks, the expected it holds otherwise (`before` the expected, `after` the one found in its
+ * slot), and what it holds that was not expected (only with `exact`).
+ */
+export interface Verified<T, C> {
+  readonly missing: readonly T[];
+  readonly mismatched: readonly C[];
+  readonly unexpected: readonly T[];
+}
+
+export interface TableVerdict extends Verified<Flow, FlowChange> {
   readonly table: TableRef;
   readonly expected: number;
   readonly actual: number;
-  readonly missing: readonly Flow[];
-  /** `before` is the expected flow, `after` the one found in its slot. */
-  readonly mismatched: readonly FlowChange[];
-  /** Only with `exact`. */
-  readonly unexpected: readonly Flow[];
 }
 
-export interface GroupVerdict {
-  readonly missing: readonly Group[];
-  readonly mismatched: readonly GroupChange[];
-  readonly unexpected: readonly Group[];
-}
+export type GroupVerdict = Verified<Group, GroupChange>;
 
-export interface Verification {
-  /** Tables the expectation names, in table order. */
-  readonly tables: readonly TableVerdict[];
-  readonly groups: GroupVerdict;
+/** The tables the expectation names, in table order, and the groups. */
+export interface Verification extends Comparison<TableVerdict, GroupVerdict> {
   readonly expectedFlows: number;
   /** Expected flows found with equivalent actions. */
   readonly matched: number;
   /** Of the expected flows found in their slot but not as expected, how many differ in each attribute. */
   readonly mismatchedBy: Readonly<Record<FlowAttribute, number>>;
-  readonly naming: Naming;
   readonly ok: boolean;
-  /** Set when flows are missing and port names may be why (see `portNamingGap`). */
-  readonly portNamingGap?: PortNamingGap;
 }
 
 export function verifyDump(expected: DumpSide, actual: DumpSide, options: VerifyOptions = {}): Verification {
@@ -69,20 +67,13 @@ export function verifyDump(expected: DumpSide, actual: DumpSide, options: Verify
   });
   const tables: TableVerdict[] = diff
     .filter((t) => expectedTables.has(tableId(t.table, naming)))
-    .map((t) => ({
-      table: t.table,
-      expected: t.before,
-      actual: t.after,
-      missing: t.removed,
-      mismatched: t.changed,
-      unexpected: options.exact ? t.added : [],
-    }));
-  const groups = verifyGroups(expected.groups, actual.groups, naming, options.exact ?? false);
-  const problems =
-    tables.reduce((n, t) => n + t.missing.length + t.mismatched.length + t.unexpected.length, 0) +
-    groups.missing.length +
-    groups.mismatched.length +
-    groups.unexpected.length;
+    .map((t) => ({ table: t.table, expected: t.before, actual: t.after, ...verdictOf(t, options.exact ?? false) }));
+  // Groups not expected count only where some are.
+  const groups = verdictOf(
+    pairGroups(expected.groups, actual.groups, naming),
+    (options.exact ?? false) && expected.groups.length > 0,
+  );
+  const problems = tables.reduce((n, t) => n + verdictSize(t), 0) + verdictSize(groups);
   const matched = tables.reduce((n, t) => n + t.expected - t.missing.length - t.mismatched.length, 0);
   const mismatchedBy = Object.fromEntries(FLOW_ATTRIBUTES.map((a) => [a, 0])) as Record<FlowAttribute, number>;
   for (const t of tables) for (const c of t.mismatched) for (const a of c.attributes) mismatchedBy[a]++;
@@ -92,12 +83,12 @@ export function verifyDump(expected: DumpSide, actual: DumpSide, options: Verify
   return gap ? { ...verdict, portNamingGap: gap } : verdict;
 }
 
-function verifyGroups(
-  expected: readonly Group[],
-  actual: readonly Group[],
-  naming: Naming,
-  exact: boolean,
-): GroupVerdict {
-  const { removed, changed, added } = pairGroups(expected, actual, naming);
-  return { missing: removed, mismatched: changed, unexpected: exact && expected.length > 0 ? added : [] };
+/** A diff of the expectation (the first dump) with the dump, read as a verdict. */
+function verdictOf<T, C>(d: Changes<T, C>, unexpected: boolean): Verified<T, C> {
+  return { missing: d.removed, mismatched: d.changed, unexpected: unexpected ? d.added : [] };
+}
+
+/** How many expected things a verdict finds missing or otherwise, and how many unexpected. */
+export function verdictSize(v: Verified<unknown, unknown>): number {
+  return v.missing.length + v.mismatched.length + v.unexpected.length;
 }

@@ -31,23 +31,23 @@ export interface PatternUse {
   readonly flows: number;
 }
 
-export interface TableFit {
-  readonly table: TableInfo;
+/** How many flows a profile is fitted to, how many a pattern explains, and how many the table's documented miss. */
+export interface FitCounts {
   readonly flows: number;
-  /** Flows a pattern explains. */
   readonly fitted: number;
-  /** Miss flows the table's documented miss explains. */
   readonly misses: number;
+}
+
+export interface TableFit extends FitCounts {
+  readonly table: TableInfo;
   readonly misfits: readonly Misfit[];
   /** The table's patterns, with how many flows fit each: those no flow fits are for the author to look at. */
   readonly patterns: readonly PatternUse[];
 }
 
-export interface ProfileFit {
+/** The counts of every table added up. */
+export interface ProfileFit extends FitCounts {
   readonly tables: readonly TableFit[];
-  readonly flows: number;
-  readonly fitted: number;
-  readonly misses: number;
   readonly misfits: number;
 }
 
