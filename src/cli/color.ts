@@ -6,6 +6,7 @@
  */
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { Io } from './io.ts';
+import type { Style } from '../render/style.ts';
 
 export type ColorLevel = 0 | 1 | 2 | 3;
 
@@ -37,4 +38,10 @@ function terminalLevel(env: Io['env']): ColorLevel {
 /** A chalk for standard output, coloured or plain as decided above. */
 export function stdoutChalk(io: Io, flag: boolean | undefined): ChalkInstance {
   return new Chalk({ level: colorLevel(flag, io.env, io.stdout) });
+}
+
+/** Headings bold, warnings yellow, asides dim: how `tables` and `profile fit` colour their text. */
+export function headStyle(io: Io, opts: { readonly color?: boolean }): Style<'head' | 'warn' | 'dim'> {
+  const c = stdoutChalk(io, opts.color);
+  return { head: (s) => c.bold(s), warn: (s) => c.yellow(s), dim: (s) => c.dim(s) };
 }

@@ -84,6 +84,30 @@ export function textWidth(io: Io, form: OutputForm): number | undefined {
   return out.isTTY && out.columns !== undefined && out.columns > 0 ? out.columns : undefined;
 }
 
+/** A report in each form a command prints it in. */
+export interface ReportForms {
+  /** -o json and -o yaml. */
+  readonly document: () => Record<string, unknown>;
+  /** -o name: what the report lists, one a line; a report without names gives its text. */
+  readonly names?: () => Iterable<string>;
+  /**
+   * Text for people, fitted to `width` when there is one (see textWidth): a string is written
+   * with a line end, pieces as they are.
+   */
+  readonly text: (width: number | undefined) => string | Iterable<string> | Promise<string>;
+}
+
+/** The report in the form asked for. */
+export async function writeReport(io: Io, form: OutputForm, report: ReportForms): Promise<void> {
+  if (isDocumentForm(form)) await writeDocument(io, form, report.document());
+  else if (form === 'name' && report.names) await writeNames(io, report.names());
+  else {
+    const text = await report.text(textWidth(io, form));
+    if (typeof text === 'string') writeOut(io, text);
+    else await writeText(io, text);
+  }
+}
+
 /** -o name: one name a line. */
 export async function writeNames(io: Io, names: Iterable<string>): Promise<void> {
   await writeText(io, lines(names));

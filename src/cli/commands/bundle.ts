@@ -4,16 +4,8 @@ import { bundleJson, formatBundle } from '../../render/bundle.ts';
 import { openSource } from '../../sources/open.ts';
 import { summarizeNode } from '../../analysis/bundle/node-summary.ts';
 import { stdoutChalk } from '../color.ts';
-import { type Io, UserError, writeOut } from '../io.ts';
-import {
-  addOutputOptions,
-  isDocumentForm,
-  type OutputCliOptions,
-  outputForm,
-  textWidth,
-  writeDocument,
-  writeNames,
-} from '../output.ts';
+import { type Io, UserError } from '../io.ts';
+import { addOutputOptions, type OutputCliOptions, outputForm, writeReport } from '../output.ts';
 import { wrapText } from '../../render/wrap.ts';
 import { inputReader } from '../input.ts';
 import { inputLabel } from '../../sources/input.ts';
@@ -47,16 +39,11 @@ export function registerBundle(program: Command, io: Io): void {
         nodes: opened.dumps.map((d) => summarizeNode(d.node!, opts)),
         problems,
       };
-      if (isDocumentForm(form)) await writeDocument(io, form, bundleJson(view));
-      else if (form === 'name')
-        await writeNames(
-          io,
-          view.nodes.map((n) => n.name),
-        );
-      else {
-        const width = textWidth(io, form);
-        writeOut(io, wrapText(formatBundle(view, stdoutChalk(io, opts.color).yellow, width), width));
-      }
+      await writeReport(io, form, {
+        document: () => bundleJson(view),
+        names: () => view.nodes.map((n) => n.name),
+        text: (width) => wrapText(formatBundle(view, stdoutChalk(io, opts.color).yellow, width), width),
+      });
     },
   );
 }

@@ -8,11 +8,11 @@ import { stdoutChalk } from '../color.ts';
 import { readInput } from '../input.ts';
 import { flowName } from '../../render/flow.ts';
 import { tableLabel } from '../../model/tables.ts';
-import { type Io, lines, UserError, writeText } from '../io.ts';
+import { type Io, lines, UserError } from '../io.ts';
 import { wrapLines } from '../../render/wrap.ts';
-import { isDocumentForm, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
+import { outputForm, writeReport } from '../output.ts';
 import type { Outcome } from '../outcome.ts';
-import { addProfileOptions, loadFlows, type ProfileCliOptions } from './profile-options.ts';
+import { dumpCommand, loadFlows, type ProfileCliOptions } from './profile-options.ts';
 import { policyMatching } from './policies.ts';
 import { annotatePipeline } from '../../analysis/detect/profile-choice.ts';
 import { findConjunctions } from '../../analysis/conjunctions/conjunctions.ts';
@@ -81,13 +81,12 @@ async function baselineKeys(file: string, io: Io): Promise<Set<string>> {
 }
 
 export function registerCheck(program: Command, io: Io, outcome: Outcome): void {
-  const cmd = program
-    .command('check')
-    .description(
-      'report pipeline defects: dead flows, conjunction problems, missing tables and miss flows, unreachable tables and actions, duplicates, missing documented flows, Service endpoints without flows, forwarding loops',
-    )
-    .argument('[inputs...]', 'dump-flows output, add-flows file or support bundle; - (or nothing) for standard input');
-  addProfileOptions(cmd, 'each finding as KIND/FLOW, the flow as table, priority and match, or KIND/table=TABLE')
+  dumpCommand(
+    program,
+    'check',
+    'report pipeline defects: dead flows, conjunction problems, missing tables and miss flows, unreachable tables and actions, duplicates, missing documented flows, Service endpoints without flows, forwarding loops',
+    'each finding as KIND/FLOW, the flow as table, priority and match, or KIND/table=TABLE',
+  )
     .addOption(
       new Option(
         '--fail-on <severity>',
@@ -132,23 +131,21 @@ export function registerCheck(program: Command, io: Io, outcome: Outcome): void 
         ...(baseline ? { baseline } : {}),
       });
       const wording = annotator.wording;
-      if (isDocumentForm(form)) await writeDocument(io, form, checkJson(report, wording, profile, view));
-      else if (form === 'name') {
-        const subject = (f: (typeof report.findings)[number]): string => {
-          const flow = f.flows[0];
-          if (flow !== undefined) return flowName(flow, read.pipeline.ports);
-          return f.table === undefined ? '' : `table=${tableLabel(f.table)}`;
-        };
-        await writeNames(
-          io,
-          view.findings.map((f) => `${f.kind}/${subject(f)}`),
-        );
-      } else {
-        const chalk = stdoutChalk(io, opts.color);
-        const colour = { error: chalk.red.bold, warning: chalk.yellow, info: chalk.cyan };
-        const style: CheckStyle = { severity: (s, text) => colour[s](text), dim: chalk.dim };
-        await writeText(io, lines(wrapLines(checkLines(report, wording, profile, style, view), textWidth(io, form))));
-      }
+      const subject = (f: (typeof report.findings)[number]): string => {
+        const flow = f.flows[0];
+        if (flow !== undefined) return flowName(flow, read.pipeline.ports);
+        return f.table === undefined ? '' : `table=${tableLabel(f.table)}`;
+      };
+      await writeReport(io, form, {
+        document: () => checkJson(report, wording, profile, view),
+        names: () => view.findings.map((f) => `${f.kind}/${subject(f)}`),
+        text: (width) => {
+          const chalk = stdoutChalk(io, opts.color);
+          const colour = { error: chalk.red.bold, warning: chalk.yellow, info: chalk.cyan };
+          const style: CheckStyle = { severity: (s, text) => colour[s](text), dim: chalk.dim };
+          return lines(wrapLines(checkLines(report, wording, profile, style, view), width));
+        },
+      });
       if (view.findings.some((f) => SEVERITY_RANK[f.severity] <= SEVERITY_RANK[opts.failOn])) outcome.status = 1;
     });
 }

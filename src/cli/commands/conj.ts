@@ -19,17 +19,9 @@ import {
   type ExplainProfileOptions,
 } from './profile-options.ts';
 import { stdoutChalk } from '../color.ts';
-import { type Io, UserError, writeOut } from '../io.ts';
+import { type Io, UserError } from '../io.ts';
 import { wrapText } from '../../render/wrap.ts';
-import {
-  addOutputOptions,
-  isDocumentForm,
-  type OutputCliOptions,
-  outputForm,
-  textWidth,
-  writeDocument,
-  writeNames,
-} from '../output.ts';
+import { addOutputOptions, type OutputCliOptions, outputForm, writeReport } from '../output.ts';
 import { addInputOptions, type InputCliOptions, loadFromOptions, requireFlows } from '../load.ts';
 import { flowsFromOption } from './source-args.ts';
 import { packetArgument } from './trace.ts';
@@ -120,31 +112,34 @@ export function registerConj(program: Command, io: Io): void {
     const missing = missingIds(ids, new Set(report.conjunctions.map((c) => c.id)), () => conjunctionIds(result.flows));
     const heading = stdoutChalk(io, opts.color).bold;
     const explainProfile = explainsProfile(opts);
-    if (form === 'name')
-      await writeNames(
-        io,
-        report.conjunctions.map((c) => String(c.id)),
-      );
-    else if (probe) {
-      const against: PacketConjunctions = conjunctionsForPacket(probe.tracer, report, probe.packet);
-      if (isDocumentForm(form)) await writeDocument(io, form, packetConjunctionsJson(against, read));
-      else
-        writeOut(io, wrapText(packetConjunctionsText(against, read, { heading, explainProfile }), textWidth(io, form)));
+    // -o name lists the conjunctions found, without matching the packet or the policies.
+    const names = (): string[] => report.conjunctions.map((c) => String(c.id));
+    if (probe) {
+      const { tracer, packet } = probe;
+      const against = (): PacketConjunctions => conjunctionsForPacket(tracer, report, packet);
+      await writeReport(io, form, {
+        document: () => packetConjunctionsJson(against(), read),
+        names,
+        text: (width) => wrapText(packetConjunctionsText(against(), read, { heading, explainProfile }), width),
+      });
     } else {
       // Every conjunction is matched, so that each rule goes to the conjunction that fits it best.
-      const policies = policyMatching(result, io, () => ({
-        read,
-        conjunctions: ids.length > 0 ? findConjunctions(pipeline).conjunctions : report.conjunctions,
-      }));
-      if (isDocumentForm(form)) await writeDocument(io, form, conjunctionsJson(report, read, policies));
-      else
-        writeOut(
-          io,
-          wrapText(
-            conjunctionsText(report, read, { heading, explainProfile, ...(policies ? { policies } : {}) }),
-            textWidth(io, form),
-          ),
-        );
+      const policies = (): ReturnType<typeof policyMatching> =>
+        policyMatching(result, io, () => ({
+          read,
+          conjunctions: ids.length > 0 ? findConjunctions(pipeline).conjunctions : report.conjunctions,
+        }));
+      await writeReport(io, form, {
+        document: () => conjunctionsJson(report, read, policies()),
+        names,
+        text: (width) => {
+          const matched = policies();
+          return wrapText(
+            conjunctionsText(report, read, { heading, explainProfile, ...(matched ? { policies: matched } : {}) }),
+            width,
+          );
+        },
+      });
     }
     if (missing) throw missing;
   });

@@ -3,7 +3,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { diffDumps } from '../../analysis/diff/diff.ts';
 import { dumpDiffJson, formatDumpDiff, formatPerTable, perTableJson, portNamingHint } from '../../render/diff.ts';
 import { flowName } from '../../render/flow.ts';
-import { type Io, notice, UserError, writeOut } from '../io.ts';
+import { type Io, notice, UserError } from '../io.ts';
 import { DEFAULT_MAX_PROBES, diffImpact, type ImpactReport } from '../../analysis/impact/impact.ts';
 import { profileTableNames, type ProfileRequest } from '../../analysis/detect/profile-choice.ts';
 import { addProfileChoiceOptions, type ProfileChoiceOptions } from './profile-options.ts';
@@ -15,7 +15,7 @@ import { type ProfiledTracer, profiledTracer } from '../../analysis/trace/profil
 import { traceWords } from '../../render/trace-words.ts';
 import type { LoadedDump } from '../load.ts';
 import { wrapText } from '../../render/wrap.ts';
-import { isDocumentForm, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
+import { outputForm, writeReport } from '../output.ts';
 import type { Outcome } from '../outcome.ts';
 import {
   addCompareOptions,
@@ -91,40 +91,46 @@ export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
       const of = displayVersion(opts, dumps);
       const pair = labels as [string, string];
       const style = diffStyle(io, opts);
+      const names = (): string[] =>
+        diff.tables.flatMap((t) => [
+          ...t.removed.map((f) => `-${flowName(f, a.ports)}`),
+          ...t.added.map((f) => `+${flowName(f, b.ports)}`),
+          ...t.changed.map((c) => `~${flowName(c.after, b.ports)}`),
+        ]);
       if (opts.impact) {
         const { report, words } = traceImpact(diff, a, b, of, opts.maxProbes ?? DEFAULT_MAX_PROBES, opts);
-        if (isDocumentForm(form)) await writeDocument(io, form, impactJson(report, words));
-        else writeOut(io, wrapText(formatImpact(report, words), textWidth(io, form)));
-      } else if (form === 'name') {
-        await writeNames(
-          io,
-          diff.tables.flatMap((t) => [
-            ...t.removed.map((f) => `-${flowName(f, a.ports)}`),
-            ...t.added.map((f) => `+${flowName(f, b.ports)}`),
-            ...t.changed.map((c) => `~${flowName(c.after, b.ports)}`),
-          ]),
-        );
-      } else if (opts.perTable) {
-        if (isDocumentForm(form)) await writeDocument(io, form, perTableJson(diff));
-        else {
-          const width = textWidth(io, form);
-          const text = formatPerTable(diff, {
-            labels: shortLabels(pair),
-            style,
-            tableName: profileTableNames(b, opts),
-            ...(width === undefined ? {} : { width }),
-          });
-          writeOut(io, wrapText(text, width));
-        }
-      } else if (isDocumentForm(form)) await writeDocument(io, form, dumpDiffJson(diff, of));
-      else if (!diff.equal)
-        writeOut(
-          io,
-          wrapText(
-            formatDumpDiff(diff, { labels: pair, of, style, tableName: profileTableNames(b, opts) }),
-            textWidth(io, form),
-          ),
-        );
+        await writeReport(io, form, {
+          document: () => impactJson(report, words),
+          text: (width) => wrapText(formatImpact(report, words), width),
+        });
+      } else if (opts.perTable)
+        await writeReport(io, form, {
+          document: () => perTableJson(diff),
+          names,
+          text: (width) =>
+            wrapText(
+              formatPerTable(diff, {
+                labels: shortLabels(pair),
+                style,
+                tableName: profileTableNames(b, opts),
+                ...(width === undefined ? {} : { width }),
+              }),
+              width,
+            ),
+        });
+      else
+        await writeReport(io, form, {
+          document: () => dumpDiffJson(diff, of),
+          names,
+          // Equal dumps print nothing, and need no profile to name their tables.
+          text: (width) =>
+            diff.equal
+              ? ''
+              : wrapText(
+                  formatDumpDiff(diff, { labels: pair, of, style, tableName: profileTableNames(b, opts) }),
+                  width,
+                ),
+        });
       if (diff.portNamingGap) notice(io, portNamingHint(diff.portNamingGap, pair), 'hint');
       outcome.status = diff.equal ? 0 : 1;
     },

@@ -4,16 +4,9 @@ import type { Flow, Group } from '../../model/flow.ts';
 import type { OfVersion } from '../../model/openflow.ts';
 import { flowName, formatFlowCanonical } from '../../render/flow.ts';
 import { formatGroup } from '../../render/group.ts';
-import { type Io, writeText } from '../io.ts';
+import type { Io } from '../io.ts';
 import { addInputOptions, type InputCliOptions, loadFromOptions } from '../load.ts';
-import {
-  addOutputOptions,
-  isDocumentForm,
-  type OutputCliOptions,
-  outputForm,
-  writeDocument,
-  writeNames,
-} from '../output.ts';
+import { addOutputOptions, type OutputCliOptions, outputForm, writeReport } from '../output.ts';
 
 function ofOption(value: string): OfVersion {
   const n = Number(value.replace(/^(?:openflow|of)/i, '').replace('1.', '1'));
@@ -40,18 +33,18 @@ export function registerFmt(program: Command, io: Io): void {
       const result = await loadFromOptions(inputs, opts, io);
       // As ovs-ofctl, which prints a dump in the version it was dumped with: the version is part of the spelling.
       const of = opts.of ?? result.protocols[0] ?? 10;
-      if (form === 'name')
-        await writeNames(io, [
-          ...result.flows.map((f) => flowName(f, result.ports)),
-          ...result.groups.map((g) => `group_id=${g.id}`),
-        ]);
-      else if (isDocumentForm(form)) {
-        await writeDocument(io, form, {
+      await writeReport(io, form, {
+        document: () => ({
           of,
           flows: result.flows.map((f) => formatFlowCanonical(f, of)),
           groups: result.groups.map((g) => formatGroup(g, of)),
-        });
-      } else await writeText(io, canonicalLines(result.flows, result.groups, of));
+        }),
+        names: () => [
+          ...result.flows.map((f) => flowName(f, result.ports)),
+          ...result.groups.map((g) => `group_id=${g.id}`),
+        ],
+        text: () => canonicalLines(result.flows, result.groups, of),
+      });
     },
   );
 }

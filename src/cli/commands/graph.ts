@@ -5,8 +5,8 @@ import { Tracer } from '../../analysis/trace/trace.ts';
 import { tableLabel } from '../../model/tables.ts';
 import { formatDot, formatMermaid, graphJson } from '../../render/graph.ts';
 import { GraphvizMissingError, renderSvg } from '../graphviz.ts';
-import { type Io, UserError, writeOut } from '../io.ts';
-import { isDocumentForm, outputForm, writeDocument, writeNames } from '../output.ts';
+import { type Io, UserError } from '../io.ts';
+import { outputForm, writeReport } from '../output.ts';
 import { addProfileOptions, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
 import { collectCtNext, packetArgument } from './trace.ts';
 
@@ -46,7 +46,7 @@ export function registerGraph(program: Command, io: Io): void {
       '[inputs...]',
       'dump-flows output (may include dump-groups output) or support bundle; - (or nothing) for standard input',
     );
-  addProfileOptions(cmd, 'the tables drawn', { colour: false })
+  addProfileOptions(cmd, 'the tables graph', { colour: false })
     // Declared, out of the help, only to say why they do not apply (see the action).
     .addOption(new Option('--color').hideHelp())
     .addOption(new Option('--no-color').hideHelp())
@@ -88,12 +88,11 @@ export function registerGraph(program: Command, io: Io): void {
           tracer.trace(packetArgument(tracer, opts.packet, '--packet'), { ctNext: opts.ctNext ?? [] }),
         );
       }
-      if (isDocumentForm(form)) await writeDocument(io, form, graphJson(graph));
-      else if (form === 'name')
-        await writeNames(
-          io,
+      await writeReport(io, form, {
+        document: () => graphJson(graph),
+        names: () =>
           graph.nodes.flatMap((n) => (n.kind === 'table' ? [n.name ?? String(n.number ?? tableLabel(n.table))] : [])),
-        );
-      else writeOut(io, await render(graph, opts.format));
+        text: () => render(graph, opts.format),
+      });
     });
 }

@@ -28,9 +28,13 @@ export interface ProfileChoiceOptions extends ProfileRequest {
   profileFile?: string[];
 }
 
-export interface ProfileCliOptions extends InputCliOptions, ProfileChoiceOptions, OutputCliOptions {
+export interface ProfileCliOptions
+  extends InputCliOptions, ProfileChoiceOptions, OutputCliOptions, ExplainProfileOptions {
   groups?: string;
 }
+
+/** What the inputs of a command that reads one dump are. */
+export const INPUTS_HELP = 'dump-flows output, add-flows file or support bundle; - (or nothing) for standard input';
 
 const RELEASE = /^\d+(?:\.\d+)*$/;
 
@@ -79,16 +83,36 @@ export function explainsProfile(opts: ExplainProfileOptions): boolean {
 
 /**
  * The profile options, --groups, the output options (`names`: what -o name lists), every input
- * option, and --color/--no-color unless the command writes no text to colour (`colour: false`).
+ * option, and --color/--no-color unless the command writes no text to colour (`colour: false`);
+ * first --explain-profile and -v for a command that prints the profile line (`explain`).
  */
 export function addProfileOptions(
   cmd: Command,
   names: string,
-  { colour = true }: { readonly colour?: boolean } = {},
+  { colour = true, explain = false }: { readonly colour?: boolean; readonly explain?: boolean } = {},
 ): Command {
+  if (explain) addExplainProfileOptions(cmd);
   addProfileChoiceOptions(cmd).option('--groups <file>', 'dump-groups output to use with the flows');
   addOutputOptions(cmd, names, { colour });
   return addInputOptions(cmd);
+}
+
+/**
+ * A command that reads a dump by its profile: `[inputs...]` and the options of addProfileOptions,
+ * to which `names` and `options` go.
+ */
+export function dumpCommand(
+  parent: Command,
+  name: string,
+  description: string,
+  names: string,
+  options: { readonly colour?: boolean; readonly explain?: boolean } = {},
+): Command {
+  return addProfileOptions(
+    parent.command(name).description(description).argument('[inputs...]', INPUTS_HELP),
+    names,
+    options,
+  );
 }
 
 export interface LoadedFlows {

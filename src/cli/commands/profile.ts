@@ -6,45 +6,27 @@
 import type { Command } from 'commander';
 import { profileFit } from '../../analysis/profile/profile-fit.ts';
 import { profileFitJson, profileFitText } from '../../render/profile-fit.ts';
-import { stdoutChalk } from '../color.ts';
-import { type Io, writeOut } from '../io.ts';
+import { headStyle } from '../color.ts';
+import type { Io } from '../io.ts';
 import { profileCheckJson, profileCheckText } from '../../render/profile-check.ts';
 import { readProfileFile } from '../profile-files.ts';
 import type { Outcome } from '../outcome.ts';
-import {
-  addOutputOptions,
-  isDocumentForm,
-  type OutputCliOptions,
-  outputForm,
-  writeDocument,
-  writeNames,
-} from '../output.ts';
+import { addOutputOptions, type OutputCliOptions, outputForm, writeReport } from '../output.ts';
 import { wrapText } from '../../render/wrap.ts';
-import { textWidth } from '../output.ts';
-import {
-  addExplainProfileOptions,
-  addProfileOptions,
-  explainsProfile,
-  type ExplainProfileOptions,
-  loadAnnotated,
-  type ProfileCliOptions,
-} from './profile-options.ts';
+import { dumpCommand, explainsProfile, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
 import { flowName } from '../../render/flow.ts';
 
 /** Unexplained flows a table shows in text fitted to a terminal; -o wide and a pipe show every one. */
 const SHOWN_PER_TABLE = 10;
 
 function registerFit(profile: Command, io: Io, outcome: Outcome): void {
-  const cmd = profile
-    .command('fit')
-    .description(
-      'how well a profile covers a dump: per table, the flows a pattern or the miss explains and those none explains, and the patterns no flow fits; exit 1 when a flow is unexplained',
-    )
-    .argument('[inputs...]', 'dump-flows output, add-flows file or support bundle; - (or nothing) for standard input');
-  addProfileOptions(
-    addExplainProfileOptions(cmd),
+  dumpCommand(
+    profile,
+    'fit',
+    'how well a profile covers a dump: per table, the flows a pattern or the miss explains and those none explains, and the patterns no flow fits; exit 1 when a flow is unexplained',
     'the flows no pattern explains, as table, priority and match',
-  ).action(async (inputs: string[], opts: ProfileCliOptions & ExplainProfileOptions) => {
+    { explain: true },
+  ).action(async (inputs: string[], opts: ProfileCliOptions) => {
     const form = outputForm(opts);
     // The profile being written is the one given as a file, when one is (the last of the user's profiles).
     const written = opts.profileFile?.length === 1 ? opts.profiles?.at(-1) : undefined;
@@ -52,22 +34,17 @@ function registerFit(profile: Command, io: Io, outcome: Outcome): void {
     const read = await loadAnnotated(inputs, request, io);
     const fit = profileFit(read);
     if (fit.misfits > 0) outcome.status = 1;
-    if (isDocumentForm(form)) await writeDocument(io, form, profileFitJson(fit, read.profile));
-    else if (form === 'name')
-      await writeNames(
-        io,
-        fit.tables.flatMap((t) => t.misfits.map((m) => flowName(m.flow, read.pipeline.ports))),
-      );
-    else {
-      const c = stdoutChalk(io, opts.color);
-      const width = textWidth(io, form);
-      const style = { head: (s: string) => c.bold(s), warn: (s: string) => c.yellow(s), dim: (s: string) => c.dim(s) };
-      const lines = profileFitText(fit, read.profile, style, {
-        ...(width === undefined ? {} : { perTable: SHOWN_PER_TABLE }),
-        explainProfile: explainsProfile(opts),
-      });
-      io.stdout.write(wrapText(lines.join('\n'), width) + '\n');
-    }
+    await writeReport(io, form, {
+      document: () => profileFitJson(fit, read.profile),
+      names: () => fit.tables.flatMap((t) => t.misfits.map((m) => flowName(m.flow, read.pipeline.ports))),
+      text: (width) => {
+        const lines = profileFitText(fit, read.profile, headStyle(io, opts), {
+          ...(width === undefined ? {} : { perTable: SHOWN_PER_TABLE }),
+          explainProfile: explainsProfile(opts),
+        });
+        return wrapText(lines.join('\n'), width);
+      },
+    });
   });
 }
 
@@ -83,13 +60,11 @@ function registerCheck(profile: Command, io: Io, outcome: Outcome): void {
       const form = outputForm(opts);
       const diagnostics = (await Promise.all(files.map(async (f) => (await readProfileFile(f)).diagnostics))).flat();
       if (diagnostics.some((d) => d.severity === 'error')) outcome.status = 1;
-      if (isDocumentForm(form)) await writeDocument(io, form, profileCheckJson(diagnostics, files));
-      else if (form === 'name')
-        await writeNames(
-          io,
-          files.filter((f) => diagnostics.some((d) => d.file === f && d.severity === 'error')),
-        );
-      else writeOut(io, profileCheckText(diagnostics, files).join('\n'));
+      await writeReport(io, form, {
+        document: () => profileCheckJson(diagnostics, files),
+        names: () => files.filter((f) => diagnostics.some((d) => d.file === f && d.severity === 'error')),
+        text: () => profileCheckText(diagnostics, files).join('\n'),
+      });
     },
   );
 }

@@ -13,14 +13,13 @@ import { parseIpv4, parseIpv6, parseUnsigned } from '../../model/values.ts';
 import { flowName } from '../../render/flow.ts';
 import { showJson, showReport, showText, type ShowStyle } from '../../render/show.ts';
 import { stdoutChalk } from '../color.ts';
-import { type Io, notice, UserError, writeText } from '../io.ts';
+import { type Io, notice, UserError } from '../io.ts';
 import { wrapText } from '../../render/wrap.ts';
-import { isDocumentForm, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
+import { outputForm, writeReport } from '../output.ts';
 import {
-  addExplainProfileOptions,
   addProfileOptions,
   explainsProfile,
-  type ExplainProfileOptions,
+  INPUTS_HELP,
   loadFlows,
   type ProfileCliOptions,
 } from './profile-options.ts';
@@ -30,7 +29,7 @@ import { Pipeline } from '../../model/pipeline.ts';
 import { flowPolicyRules, policyMatching } from './policies.ts';
 import { repeatable } from './repeatable.ts';
 
-interface ShowCliOptions extends ProfileCliOptions, ExplainProfileOptions {
+interface ShowCliOptions extends ProfileCliOptions {
   table?: string[];
   cookie?: Cookie[];
   port?: string[];
@@ -80,7 +79,7 @@ export function registerShow(program: Command, io: Io): void {
     .description(
       'explain every flow in the words of its pipeline: table names, a plain sentence, decoded registers, address roles, port names',
     )
-    .argument('[inputs...]', 'dump-flows output, add-flows file or support bundle; - (or nothing) for standard input')
+    .argument('[inputs...]', INPUTS_HELP)
     .option(
       '-T, --table <table>',
       'only this table, by number or name (repeatable)',
@@ -104,8 +103,7 @@ export function registerShow(program: Command, io: Io): void {
     )
     .option('--hits', 'only flows that matched packets (n_packets > 0)')
     .option('--raw', 'print the original line under each explanation');
-  addExplainProfileOptions(cmd);
-  addProfileOptions(cmd, 'the flows shown, as table, priority and match').action(
+  addProfileOptions(cmd, 'the flows shown, as table, priority and match', { explain: true }).action(
     async (inputs: string[], opts: ShowCliOptions) => {
       const form = outputForm(opts);
       const { dump, groups } = await loadFlows(inputs, opts, io);
@@ -138,28 +136,21 @@ export function registerShow(program: Command, io: Io): void {
         { table: (t) => tableSelected(t, filter), flow: (f) => passes(f, filter, annotator.ports) },
         policyRules,
       );
-      if (isDocumentForm(form)) {
-        await writeDocument(io, form, showJson(report));
-        return;
-      }
-      if (form === 'name') {
-        await writeNames(
-          io,
-          report.tables.flatMap((t) => t.flows.map((f) => flowName(f, pipeline.ports))),
-        );
-        return;
-      }
-      const c = stdoutChalk(io, opts.color);
-      const style: ShowStyle = {
-        table: (s) => c.bold.cyan(s),
-        meaning: (s) => c.green(s),
-        unknown: (s) => c.yellow(s),
-        dim: (s) => c.dim(s),
-      };
-      const explainProfile = explainsProfile(opts);
-      const width = textWidth(io, form);
-      const pieces = showText(report, { raw: opts.raw ?? false, explainProfile, style });
-      await writeText(io, width === undefined ? pieces : fitted(pieces, width));
+      await writeReport(io, form, {
+        document: () => showJson(report),
+        names: () => report.tables.flatMap((t) => t.flows.map((f) => flowName(f, pipeline.ports))),
+        text: (width) => {
+          const c = stdoutChalk(io, opts.color);
+          const style: ShowStyle = {
+            table: (s) => c.bold.cyan(s),
+            meaning: (s) => c.green(s),
+            unknown: (s) => c.yellow(s),
+            dim: (s) => c.dim(s),
+          };
+          const pieces = showText(report, { raw: opts.raw ?? false, explainProfile: explainsProfile(opts), style });
+          return width === undefined ? pieces : fitted(pieces, width);
+        },
+      });
     },
   );
 }

@@ -14,7 +14,7 @@ import { emptyInputReason, isBlankOrComment } from '../../sources/input.ts';
 import { stdoutChalk } from '../color.ts';
 import { type Io, notice, UserError, writeOut } from '../io.ts';
 import { wrapText } from '../../render/wrap.ts';
-import { addOutputOptions, isDocumentForm, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
+import { addOutputOptions, outputForm, writeReport } from '../output.ts';
 import type { Outcome } from '../outcome.ts';
 import { addInputOptions } from '../load.ts';
 import { addProfileChoiceOptions, loadFlows, type ProfileCliOptions } from './profile-options.ts';
@@ -311,8 +311,10 @@ export function registerTrace(program: Command, io: Io, outcome: Outcome): void 
         packetArgument(compared.right.tracer, packetText, 'bad packet'),
         traceOptions(opts.ctNext ?? [], buckets),
       );
-      if (isDocumentForm(form)) await writeDocument(io, form, compared.json(c));
-      else writeOut(io, wrapText(compared.text(c), textWidth(io, form)));
+      await writeReport(io, form, {
+        document: () => compared.json(c),
+        text: (width) => wrapText(compared.text(c), width),
+      });
       outcome.status = c.divergence === undefined && c.sameVerdict ? 0 : 1;
       return;
     }
@@ -320,26 +322,27 @@ export function registerTrace(program: Command, io: Io, outcome: Outcome): void 
       const packet = packetArgument(tracer, packetText, 'bad packet');
       const result = tracer.trace(packet, traceOptions(opts.ctNext ?? [], buckets));
       const met = opts.expect === undefined || meetsExpectation(result, opts.expect, tracer);
-      if (isDocumentForm(form)) {
-        const expectation = opts.expect === undefined ? {} : { expect: { expected: opts.expect, met } };
-        await writeDocument(io, form, { ...traceJson(result, render), ...expectation });
-      } else if (form === 'name') {
-        const { names, omitted } = traceTableNames(result, render);
-        await writeNames(io, names);
-        if (omitted > 0) notice(io, omittedNames(omitted, render));
-      } else {
-        const c = stdoutChalk(io, opts.color);
-        const colour =
-          result.verdict === 'drop' ? c.red.bold : result.verdict === 'output' ? c.green.bold : c.yellow.bold;
-        const text = (opts.brief ? formatTraceBrief : formatTrace)(result, render);
-        writeOut(
-          io,
-          wrapText(
+      await writeReport(io, form, {
+        document: () => ({
+          ...traceJson(result, render),
+          ...(opts.expect === undefined ? {} : { expect: { expected: opts.expect, met } }),
+        }),
+        names: () => {
+          const { names, omitted } = traceTableNames(result, render);
+          if (omitted > 0) notice(io, omittedNames(omitted, render));
+          return names;
+        },
+        text: (width) => {
+          const c = stdoutChalk(io, opts.color);
+          const colour =
+            result.verdict === 'drop' ? c.red.bold : result.verdict === 'output' ? c.green.bold : c.yellow.bold;
+          const text = (opts.brief ? formatTraceBrief : formatTrace)(result, render);
+          return wrapText(
             text.replace(/^Verdict: .*$/m, (line) => colour(line)),
-            textWidth(io, form),
-          ),
-        );
-      }
+            width,
+          );
+        },
+      });
       if (!met) {
         const verdict = /^Verdict: .*$/m.exec(formatTraceBrief(result, render))?.[0] ?? result.verdict;
         notice(io, expectationMessage(opts.expect!, verdict));

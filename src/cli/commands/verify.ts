@@ -3,9 +3,9 @@ import type { Command } from 'commander';
 import { verifyDump } from '../../analysis/diff/verify.ts';
 import { formatVerification, portNamingHint, verificationJson } from '../../render/diff.ts';
 import { flowName } from '../../render/flow.ts';
-import { type Io, notice, UserError, writeOut } from '../io.ts';
+import { type Io, notice, UserError } from '../io.ts';
 import { wrapText } from '../../render/wrap.ts';
-import { isDocumentForm, outputForm, textWidth, writeDocument, writeNames } from '../output.ts';
+import { outputForm, writeReport } from '../output.ts';
 import type { Outcome } from '../outcome.ts';
 import {
   addCompareOptions,
@@ -71,19 +71,15 @@ export function registerVerify(program: Command, io: Io, outcome: Outcome): void
     });
     const of = displayVersion(opts, dumps);
     const pair = labels as [string, string];
-    if (form === 'name') {
-      await writeNames(
-        io,
+    await writeReport(io, form, {
+      document: () => verificationJson(verdict, of),
+      names: () =>
         verdict.tables.flatMap((t) => [
           ...t.missing.map((f) => `-${flowName(f, expected.ports)}`),
           ...t.mismatched.map((c) => `~${flowName(c.before, expected.ports)}`),
           ...t.unexpected.map((f) => `+${flowName(f, got.ports)}`),
         ]),
-      );
-    } else if (isDocumentForm(form)) await writeDocument(io, form, verificationJson(verdict, of));
-    else
-      writeOut(
-        io,
+      text: (width) =>
         wrapText(
           formatVerification(verdict, {
             labels: pair,
@@ -91,9 +87,9 @@ export function registerVerify(program: Command, io: Io, outcome: Outcome): void
             style: diffStyle(io, opts),
             ...(verdict.ok ? {} : { tableName: profileTableNames(got, opts) }),
           }),
-          textWidth(io, form),
+          width,
         ),
-      );
+    });
     if (verdict.portNamingGap) notice(io, portNamingHint(verdict.portNamingGap, pair), 'hint');
     outcome.status = verdict.ok ? 0 : 1;
   });
