@@ -244,9 +244,12 @@ export function assertNever(a: never): never {
  * - `respelled`: the switch holds it in another spelling (`expand` in `model/action-equivalence.ts`);
  * - `keyed`: it is compared by a key of its own, not by its fields (`keyOf`, same file);
  * - `prerequisite`: it needs a match on the packet's protocol or changes it (`syntax/consistency.ts`);
- * - `set-final`: it ends an action set (`finalRank` in `analysis/trace/action-set.ts`).
+ * - `set-final`: it ends an action set (`finalRank` in `analysis/trace/action-set.ts`);
+ * - `set-slot`: an action set runs only the last one written, in its kind's place (`SLOT`, same file);
+ * - `set-write`: an action set runs every one written, in order, after the slots (`writesField`, same file).
  */
-export type ActionRole = 'exit' | 'port' | 'respelled' | 'keyed' | 'prerequisite' | 'set-final';
+export type ActionRole =
+  'exit' | 'port' | 'respelled' | 'keyed' | 'prerequisite' | 'set-final' | 'set-slot' | 'set-write';
 
 type RolesOf<T extends PerActionKind<ActionRole>> = T;
 
@@ -261,22 +264,22 @@ export type ActionRoles = RolesOf<{
   controller: 'exit' | 'set-final';
   enqueue: 'exit' | 'port' | 'respelled';
   group: 'exit' | 'set-final';
-  set_field: 'respelled' | 'keyed' | 'prerequisite';
-  move: 'prerequisite';
-  set_vlan_vid: 'respelled';
-  set_vlan_pcp: 'respelled';
-  strip_vlan: never;
-  push_vlan: never;
-  push_mpls: 'prerequisite';
-  pop_mpls: 'prerequisite';
-  set_mpls_ttl: 'respelled';
-  dec_mpls_ttl: never;
-  set_ip_ttl: 'respelled';
-  dec_ttl: never;
-  encap: 'prerequisite';
-  decap: 'prerequisite';
-  dec_nsh_ttl: never;
-  set_queue: never;
+  set_field: 'respelled' | 'keyed' | 'prerequisite' | 'set-write';
+  move: 'prerequisite' | 'set-write';
+  set_vlan_vid: 'respelled' | 'set-write';
+  set_vlan_pcp: 'respelled' | 'set-write';
+  strip_vlan: 'set-slot';
+  push_vlan: 'set-slot';
+  push_mpls: 'prerequisite' | 'set-slot';
+  pop_mpls: 'prerequisite' | 'set-slot';
+  set_mpls_ttl: 'respelled' | 'set-write';
+  dec_mpls_ttl: 'set-slot';
+  set_ip_ttl: 'respelled' | 'set-write';
+  dec_ttl: 'set-slot';
+  encap: 'prerequisite' | 'set-slot';
+  decap: 'prerequisite' | 'set-slot';
+  dec_nsh_ttl: 'set-slot';
+  set_queue: 'set-write';
   pop_queue: never;
   delete_field: never;
   fin_timeout: never;
@@ -319,11 +322,24 @@ export function withoutRole<R extends ActionRole>(_role: R, _a: ActionOf<Exclude
   // Nothing to do: the types are the check.
 }
 
-/** Actions that hold actions of their own: ct's exec and nat, clone, write_actions. */
-export type NestingAction = ActionOf<'ct' | 'clone' | 'write_actions'>;
+/** Actions that hold actions of their own (ct's exec and nat, clone, write_actions): those with a list of them. */
+export type NestingAction = Extract<Action, { readonly actions: readonly Action[] }>;
 
 export function nestsActions(a: Action): a is NestingAction {
-  return a.kind === 'ct' || a.kind === 'clone' || a.kind === 'write_actions';
+  switch (a.kind) {
+    case 'ct':
+    case 'clone':
+    case 'write_actions':
+      return true;
+    default:
+      nestsNone(a);
+      return false;
+  }
+}
+
+/** The end of nestsActions: a kind that holds actions and has no case there does not compile. */
+function nestsNone(_a: Exclude<Action, NestingAction>): void {
+  // Nothing to do: the types are the check.
 }
 
 /**

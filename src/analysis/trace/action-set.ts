@@ -2,31 +2,44 @@
  * OpenFlow action sets as Open vSwitch executes them (lib/ofp-actions.c, ofpacts_execute_action_set):
  * the set written by `write_actions`, and a group bucket, whose actions are an action set too.
  */
-import { type Action, withoutRole } from '../../model/actions.ts';
+import { type Action, type ActionKind, type KindsWith, withoutRole } from '../../model/actions.ts';
 
-/** Kinds of which only the last written runs, in this order (OVS's ACTION_SET_ORDER). */
-const SLOTS: readonly Action['kind'][] = [
-  'strip_vlan',
-  'pop_mpls',
-  'decap',
-  'encap',
-  'push_mpls',
-  'push_vlan',
-  'dec_ttl',
-  'dec_mpls_ttl',
-  'dec_nsh_ttl',
-];
+/**
+ * The kinds of which an action set runs only the last written, each at its place in this order
+ * (OVS's ACTION_SET_ORDER); a kind given the role and no place here does not compile.
+ */
+const SLOT: Readonly<Record<KindsWith<'set-slot'>, number>> = {
+  strip_vlan: 0,
+  pop_mpls: 1,
+  decap: 2,
+  encap: 3,
+  push_mpls: 4,
+  push_vlan: 5,
+  dec_ttl: 6,
+  dec_mpls_ttl: 7,
+  dec_nsh_ttl: 8,
+};
 
-/** Field writes (and set_queue): every one runs, in the order written, after the slots. */
-const SET_OR_MOVE: ReadonlySet<Action['kind']> = new Set([
-  'set_field',
-  'move',
-  'set_vlan_vid',
-  'set_vlan_pcp',
-  'set_mpls_ttl',
-  'set_ip_ttl',
-  'set_queue',
-]);
+function slotOf(a: Action): number | undefined {
+  return (SLOT as Partial<Record<ActionKind, number>>)[a.kind];
+}
+
+/** Field writes (and set_queue): an action set runs every one, in the order written, after the slots. */
+function writesField(a: Action): boolean {
+  switch (a.kind) {
+    case 'set_field':
+    case 'move':
+    case 'set_vlan_vid':
+    case 'set_vlan_pcp':
+    case 'set_mpls_ttl':
+    case 'set_ip_ttl':
+    case 'set_queue':
+      return true;
+    default:
+      withoutRole('set-write', a);
+      return false;
+  }
+}
 
 /**
  * `CONTROLLER:N` is how OVS prints an output to the controller port as well as a plain
@@ -83,11 +96,11 @@ export function actionSetList(set: readonly Action[]): Action[] {
     }
   }
   if (!final) return [];
-  const out: Action[] = [];
-  for (const kind of SLOTS) {
-    const last = set.findLast((a) => a.kind === kind);
-    if (last) out.push(last);
+  // The last written of each place, in the order of the places.
+  const slots: Action[] = [];
+  for (const a of set) {
+    const slot = slotOf(a);
+    if (slot !== undefined) slots[slot] = a;
   }
-  out.push(...set.filter((a) => SET_OR_MOVE.has(a.kind)), final);
-  return out;
+  return [...slots.filter((a) => a !== undefined), ...set.filter(writesField), final];
 }
