@@ -12,7 +12,7 @@ import {
   formatPacketType,
   formatPort,
 } from '../syntax/field-value.ts';
-import { ETH_TYPE, IP_PROTO } from '../syntax/match.ts';
+import { ETH_TYPE, IP_PROTO, PROTOCOL_KEYWORDS } from '../syntax/match.ts';
 
 export interface MatchFormatOptions {
   /** Print port names instead of numbers where the map knows them. */
@@ -68,19 +68,13 @@ const flowLabel = (e: MatchField): string =>
     ? `0x${hex(e.value).padStart(5, '0')}`
     : `0x${hex(e.value).padStart(5, '0')}/0x${hex(e.mask).padStart(5, '0')}`;
 
-/** Protocol keywords that fold an IP protocol into the Ethernet type's word. */
-const IPV4_WORDS = [
-  ['icmp', IP_PROTO.icmp],
-  ['tcp', IP_PROTO.tcp],
-  ['udp', IP_PROTO.udp],
-  ['sctp', IP_PROTO.sctp],
-] as const;
-const IPV6_WORDS = [
-  ['icmp6', IP_PROTO.icmpv6],
-  ['tcp6', IP_PROTO.tcp],
-  ['udp6', IP_PROTO.udp],
-  ['sctp6', IP_PROTO.sctp],
-] as const;
+/** The keyword an eth_type is printed as, and those that fold an IP protocol into it: the reader's first of each. */
+const PROTOCOL_WORDS = new Map<bigint, { readonly word: string; readonly byProto: Map<bigint, string> }>();
+for (const [word, { ethType, proto }] of PROTOCOL_KEYWORDS) {
+  let words = PROTOCOL_WORDS.get(ethType);
+  if (!words) PROTOCOL_WORDS.set(ethType, (words = { word, byProto: new Map() }));
+  if (proto !== undefined && !words.byProto.has(proto)) words.byProto.set(proto, word);
+}
 
 /** A field printed under its own name, and how. */
 type Printed = readonly [storage: string, format: (e: MatchField) => string];
@@ -185,11 +179,6 @@ class MatchWriter {
 }
 
 /** The protocol word that folds `proto` into the Ethernet type's word, if any. */
-function foldedWord(words: readonly (readonly [string, bigint])[], proto: bigint): string | undefined {
-  for (const [word, p] of words) if (p === proto) return word;
-  return undefined;
-}
-
 /** The match exactly as `ovs-ofctl` prints it (lib/match.c match_format order), without priority. */
 export function formatMatch(match: Match, options: MatchFormatOptions = {}): string {
   const { fields } = match;
@@ -223,17 +212,12 @@ export function formatMatch(match: Match, options: MatchFormatOptions = {}): str
   let protoShown = false;
   if (ethTypeEntry && ethType !== undefined) {
     typeShown = true;
-    const words = ethType === ETH_TYPE.ip ? IPV4_WORDS : ethType === ETH_TYPE.ipv6 ? IPV6_WORDS : undefined;
-    const word = words && proto !== undefined ? foldedWord(words, proto) : undefined;
-    if (word !== undefined) {
+    const words = PROTOCOL_WORDS.get(ethType);
+    const folded = words && proto !== undefined ? words.byProto.get(proto) : undefined;
+    if (folded !== undefined) {
       protoShown = true;
-      out.push(word);
-    } else if (ethType === ETH_TYPE.ip) out.push('ip');
-    else if (ethType === ETH_TYPE.ipv6) out.push('ipv6');
-    else if (ethType === ETH_TYPE.arp) out.push('arp');
-    else if (ethType === ETH_TYPE.rarp) out.push('rarp');
-    else if (ethType === ETH_TYPE.mpls) out.push('mpls');
-    else if (ethType === ETH_TYPE.mplsm) out.push('mplsm');
+      out.push(folded);
+    } else if (words) out.push(words.word);
     else typeShown = false;
   }
 

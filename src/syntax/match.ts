@@ -33,25 +33,29 @@ export const ETH_TYPE = {
 } as const;
 export const IP_PROTO = { icmp: 1n, tcp: 6n, udp: 17n, sctp: 132n, icmpv6: 58n } as const;
 
-/** Protocol keywords: the eth_type they set and, for L4 keywords, the nw_proto. */
-export const PROTOCOL_KEYWORDS: ReadonlyMap<string, { readonly ethType: bigint; readonly proto?: bigint }> = new Map([
-  ['ip', { ethType: ETH_TYPE.ip }],
-  ['ipv4', { ethType: ETH_TYPE.ip }],
-  ['ip4', { ethType: ETH_TYPE.ip }],
-  ['icmp', { ethType: ETH_TYPE.ip, proto: IP_PROTO.icmp }],
-  ['tcp', { ethType: ETH_TYPE.ip, proto: IP_PROTO.tcp }],
-  ['udp', { ethType: ETH_TYPE.ip, proto: IP_PROTO.udp }],
-  ['sctp', { ethType: ETH_TYPE.ip, proto: IP_PROTO.sctp }],
-  ['ipv6', { ethType: ETH_TYPE.ipv6 }],
-  ['ip6', { ethType: ETH_TYPE.ipv6 }],
-  ['icmp6', { ethType: ETH_TYPE.ipv6, proto: IP_PROTO.icmpv6 }],
-  ['tcp6', { ethType: ETH_TYPE.ipv6, proto: IP_PROTO.tcp }],
-  ['udp6', { ethType: ETH_TYPE.ipv6, proto: IP_PROTO.udp }],
-  ['sctp6', { ethType: ETH_TYPE.ipv6, proto: IP_PROTO.sctp }],
-  ['arp', { ethType: ETH_TYPE.arp }],
-  ['rarp', { ethType: ETH_TYPE.rarp }],
-  ['mpls', { ethType: ETH_TYPE.mpls }],
-  ['mplsm', { ethType: ETH_TYPE.mplsm }],
+export interface ProtocolKeyword {
+  readonly ethType: bigint;
+  readonly proto?: bigint;
+}
+
+/** The IP protocols with keywords of their own: the IPv4 keyword and protocol, then the IPv6 ones. */
+const L4_KEYWORDS = [
+  ['icmp', IP_PROTO.icmp, 'icmp6', IP_PROTO.icmpv6],
+  ['tcp', IP_PROTO.tcp, 'tcp6', IP_PROTO.tcp],
+  ['udp', IP_PROTO.udp, 'udp6', IP_PROTO.udp],
+  ['sctp', IP_PROTO.sctp, 'sctp6', IP_PROTO.sctp],
+] as const;
+
+/**
+ * Protocol keywords: the eth_type they set and, for L4 keywords, the nw_proto. The first keyword
+ * of an eth_type (and protocol) is the one `ovs-ofctl` prints.
+ */
+export const PROTOCOL_KEYWORDS: ReadonlyMap<string, ProtocolKeyword> = new Map<string, ProtocolKeyword>([
+  ...['ip', 'ipv4', 'ip4'].map((w): [string, ProtocolKeyword] => [w, { ethType: ETH_TYPE.ip }]),
+  ...L4_KEYWORDS.map(([w, proto]): [string, ProtocolKeyword] => [w, { ethType: ETH_TYPE.ip, proto }]),
+  ...['ipv6', 'ip6'].map((w): [string, ProtocolKeyword] => [w, { ethType: ETH_TYPE.ipv6 }]),
+  ...L4_KEYWORDS.map(([, , w, proto]): [string, ProtocolKeyword] => [w, { ethType: ETH_TYPE.ipv6, proto }]),
+  ...(['arp', 'rarp', 'mpls', 'mplsm'] as const).map((w): [string, ProtocolKeyword] => [w, { ethType: ETH_TYPE[w] }]),
 ]);
 
 const F = (name: string): FieldDef => {
