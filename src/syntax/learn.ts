@@ -83,6 +83,18 @@ function parseSpec(tok: ActionToken, t: ActionToken, portMap: PortMap | undefine
   return { kind: 'match_value', dst, value: r.value };
 }
 
+type LearnNumber = 'priority' | 'idleTimeout' | 'hardTimeout' | 'finIdleTimeout' | 'finHardTimeout' | 'limit';
+
+/** The learned flow's numbers: the key each is given by, and its largest value. */
+const LEARN_NUMBERS: ReadonlyMap<string, readonly [LearnNumber, number]> = new Map([
+  ['priority', ['priority', 0xffff]],
+  ['idle_timeout', ['idleTimeout', 0xffff]],
+  ['hard_timeout', ['hardTimeout', 0xffff]],
+  ['fin_idle_timeout', ['finIdleTimeout', 0xffff]],
+  ['fin_hard_timeout', ['finHardTimeout', 0xffff]],
+  ['limit', ['limit', 0xffffffff]],
+]);
+
 /** Parses the text inside `learn(...)`. */
 export function parseLearn(tok: ActionToken, portMap: PortMap | undefined, fail: Fail): LearnAction {
   const arg = tok.arg ?? '';
@@ -95,6 +107,11 @@ export function parseLearn(tok: ActionToken, portMap: PortMap | undefined, fail:
     return v;
   };
   for (const t of scanActionTokens(arg, 0, arg.length)) {
+    const number = LEARN_NUMBERS.get(t.name);
+    if (number) {
+      learn = { ...learn, [number[0]]: n(t, number[1]) };
+      continue;
+    }
     switch (t.name) {
       case 'table': {
         const v = t.arg ?? '';
@@ -103,24 +120,6 @@ export function parseLearn(tok: ActionToken, portMap: PortMap | undefined, fail:
         table = num === undefined ? { kind: 'name', name: v } : { kind: 'number', number: num };
         break;
       }
-      case 'priority':
-        learn = { ...learn, priority: n(t, 0xffff) };
-        break;
-      case 'idle_timeout':
-        learn = { ...learn, idleTimeout: n(t, 0xffff) };
-        break;
-      case 'hard_timeout':
-        learn = { ...learn, hardTimeout: n(t, 0xffff) };
-        break;
-      case 'fin_idle_timeout':
-        learn = { ...learn, finIdleTimeout: n(t, 0xffff) };
-        break;
-      case 'fin_hard_timeout':
-        learn = { ...learn, finHardTimeout: n(t, 0xffff) };
-        break;
-      case 'limit':
-        learn = { ...learn, limit: n(t, 0xffffffff) };
-        break;
       case 'cookie': {
         const v = parseUint(t.arg ?? '', ones(64));
         if (v === undefined) fail(tok, `${t.arg ?? ''}: invalid cookie`);
