@@ -28,6 +28,14 @@ function printedValueEnd(text: string, from: number): number {
   return comma > from && text.charCodeAt(comma + 1) === 0x20 ? comma : -1;
 }
 
+/** The keys printed after the cookie, in their order. */
+const KEYS_AFTER_COOKIE = ['duration=', 'table=', 'n_packets=', 'n_bytes='] as const;
+/** The printed values by their place: the cookie, then those of KEYS_AFTER_COOKIE. */
+const [COOKIE, DURATION, TABLE, PACKETS, BYTES] = [0, 1, 2, 3, 4] as const;
+/** Where each value of the line being scanned starts and ends, kept from line to line. */
+const starts = new Int32Array(5);
+const ends = new Int32Array(5);
+
 /** What scanPrintedStats found, held in one place rather than made anew for each line. */
 export const printed = { cookie: 0, table: 0, packets: 0, bytes: 0, durationStart: 0, durationEnd: 0, end: 0 };
 
@@ -40,35 +48,31 @@ export const printed = { cookie: 0, table: 0, packets: 0, bytes: 0, durationStar
  */
 export function scanPrintedStats(text: string): boolean {
   // Each value starts right after its `key=` and ends before the `, ` that leads to the next key.
-  const cookieStart = text.charCodeAt(0) === 0x20 ? 8 : 7;
-  if (!text.startsWith('cookie=', cookieStart - 7)) return false;
-  const cookieEnd = printedValueEnd(text, cookieStart);
-  if (cookieEnd < 0 || !text.startsWith('duration=', cookieEnd + 2)) return false;
-  const durationStart = cookieEnd + 2 + 'duration='.length;
-  const durationEnd = printedValueEnd(text, durationStart);
-  if (durationEnd < 0 || !text.startsWith('table=', durationEnd + 2)) return false;
-  const tableStart = durationEnd + 2 + 'table='.length;
-  const tableEnd = printedValueEnd(text, tableStart);
-  if (tableEnd < 0 || !text.startsWith('n_packets=', tableEnd + 2)) return false;
-  const packetsStart = tableEnd + 2 + 'n_packets='.length;
-  const packetsEnd = printedValueEnd(text, packetsStart);
-  if (packetsEnd < 0 || !text.startsWith('n_bytes=', packetsEnd + 2)) return false;
-  const bytesStart = packetsEnd + 2 + 'n_bytes='.length;
-  const bytesEnd = printedValueEnd(text, bytesStart);
-  if (bytesEnd < 0) return false;
-  const cookie = plainNumberAt(text, cookieStart, cookieEnd);
-  const table = decimalAt(text, tableStart, tableEnd);
-  const packets = plainNumberAt(text, packetsStart, packetsEnd);
-  const bytes = plainNumberAt(text, bytesStart, bytesEnd);
+  let start = text.charCodeAt(0) === 0x20 ? 8 : 7;
+  if (!text.startsWith('cookie=', start - 7)) return false;
+  for (let k = 0; ; k++) {
+    const end = printedValueEnd(text, start);
+    if (end < 0) return false;
+    starts[k] = start;
+    ends[k] = end;
+    if (k === KEYS_AFTER_COOKIE.length) break;
+    const key = KEYS_AFTER_COOKIE[k]!;
+    if (!text.startsWith(key, end + 2)) return false;
+    start = end + 2 + key.length;
+  }
+  const cookie = plainNumberAt(text, starts[COOKIE]!, ends[COOKIE]!);
+  const table = decimalAt(text, starts[TABLE]!, ends[TABLE]!);
+  const packets = plainNumberAt(text, starts[PACKETS]!, ends[PACKETS]!);
+  const bytes = plainNumberAt(text, starts[BYTES]!, ends[BYTES]!);
   if (cookie < 0 || table < 0 || table > 255 || packets < 0 || bytes < 0) return false;
-  if (!isDuration(text, durationStart, durationEnd)) return false;
+  if (!isDuration(text, starts[DURATION]!, ends[DURATION]!)) return false;
   printed.cookie = cookie;
   printed.table = table;
   printed.packets = packets;
   printed.bytes = bytes;
-  printed.durationStart = durationStart;
-  printed.durationEnd = durationEnd;
-  printed.end = bytesEnd + 2;
+  printed.durationStart = starts[DURATION]!;
+  printed.durationEnd = ends[DURATION]!;
+  printed.end = ends[BYTES]! + 2;
   return true;
 }
 
