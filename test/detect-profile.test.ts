@@ -7,6 +7,11 @@ import { resolveTable } from '../src/analysis/fit/pattern-fit.ts';
 import { PROFILES, profileById } from '../src/profiles/index.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 import { corpusDir, repoRoot } from './support/paths.ts';
+import { detectionReasonText } from '../src/render/words/profile.ts';
+
+/** Detection's reasons, each in its sentence. */
+const said = (reasons: readonly Parameters<typeof detectionReasonText>[0][]): string[] =>
+  reasons.map(detectionReasonText);
 
 function detectText(text: string, file: string): ReturnType<typeof detectProfile> {
   const dump = parseDump(text, { file });
@@ -42,7 +47,7 @@ test('the corpus listings are detected as the pipelines they document, with reas
   );
   for (const { file, profile, release } of CORPUS) {
     const d = detectFile(join(corpusDir, file));
-    assert.equal(d.profile.id, profile, `${file}: ${d.reasons.join('; ')}`);
+    assert.equal(d.profile.id, profile, `${file}: ${said(d.reasons).join('; ')}`);
     assert.equal(d.candidates[0]?.id, profile);
     assert.ok(d.candidates[1]!.score < d.score, `${file}: ${profile} wins outright`);
     assert.ok(d.reasons.length >= 2, file);
@@ -53,11 +58,11 @@ test('the corpus listings are detected as the pipelines they document, with reas
 test('OpenShift SDN: the table-253 note gives the rule version, and the reasons say so', () => {
   const d = detectFile(join(corpusDir, 'openshift-sdn-3.x-multitenant-real-dump.txt'));
   assert.equal(d.release?.release, '3');
-  assert.ok(d.reasons.includes('table 253 holds the note 01.03.00.00.00.00 (+12)'), d.reasons.join('\n'));
-  assert.ok(d.reasons.includes('table 253 holds the note 01.03.00.00.00.00, which points to release 3'));
+  assert.ok(said(d.reasons).includes('table 253 holds the note 01.03.00.00.00.00 (+12)'), said(d.reasons).join('\n'));
+  assert.ok(said(d.reasons).includes('table 253 holds the note 01.03.00.00.00.00, which points to release 3'));
   // The fake OVS writes the short note `00.0D`; its bytes read the same.
   const v13 = detectFile(join(corpusDir, 'openshift-sdn-expectedFlows-v13.txt'));
-  assert.ok(v13.reasons.includes('table 253 holds the note 00.0d (+12)'), v13.reasons.join('\n'));
+  assert.ok(said(v13.reasons).includes('table 253 holds the note 00.0d (+12)'), said(v13.reasons).join('\n'));
 });
 
 test('OpenShift SDN without the note: the table set narrows the rule version', () => {
@@ -76,7 +81,10 @@ test('OpenShift SDN without the note: the table set narrows the rule version', (
   const v12 = withoutNote('openshift-sdn-expectedFlows-v12.txt');
   assert.deepEqual(v12.release?.range, { since: '11', until: '12' });
   assert.equal(v12.release?.release, '12');
-  assert.ok(v12.reasons.includes('table 21 is used, which points to releases 3–12'), v12.reasons.join('\n'));
+  assert.ok(
+    said(v12.reasons).includes('table 21 is used, which points to releases 3–12'),
+    said(v12.reasons).join('\n'),
+  );
   // The 3.x dump: table 21 and no table 99 keep it before 11.
   const v3 = withoutNote('openshift-sdn-3.x-multitenant-real-dump.txt');
   assert.ok(Number(v3.release?.range.since) <= 3 && Number(v3.release?.range.until) <= 10, JSON.stringify(v3.release));
@@ -106,25 +114,25 @@ test('every example dump is detected as the pipeline it was built from', () => {
 test('releases follow what the flows use: the table 71 of 0.13, whole-value ct_mark before 1.5, the FromLocal bit of 2.0', () => {
   // The example follows the design document with L3DecTTL in table 71; from 1.0 on table 71 is SNAT.
   const antrea = detectFile(join(repoRoot, 'examples', 'antrea', 'dump-flows.of13.txt'));
-  assert.deepEqual(antrea.release?.range, { since: '0.13', until: '0.13' }, antrea.reasons.join('\n'));
-  assert.ok(antrea.reasons.includes('release 0.13 explains all the 86 flows'), antrea.reasons.join('\n'));
+  assert.deepEqual(antrea.release?.range, { since: '0.13', until: '0.13' }, said(antrea.reasons).join('\n'));
+  assert.ok(said(antrea.reasons).includes('release 0.13 explains all the 86 flows'), said(antrea.reasons).join('\n'));
   // ct_mark=0x21 and load:0x21->NXM_NX_CT_MARK[]: 1.5 set single bits instead.
   const proxy = detectFile(join(repoRoot, 'examples', 'antrea-proxy', 'dump-flows.of13.txt'));
-  assert.deepEqual(proxy.release?.range, { since: '1.4', until: '1.4' }, proxy.reasons.join('\n'));
+  assert.deepEqual(proxy.release?.range, { since: '1.4', until: '1.4' }, said(proxy.reasons).join('\n'));
   assert.ok(
-    proxy.reasons.includes('other releases lack names for register or mark bits in use, which release 1.4 has'),
-    proxy.reasons.join('\n'),
+    said(proxy.reasons).includes('other releases lack names for register or mark bits in use, which release 1.4 has'),
+    said(proxy.reasons).join('\n'),
   );
   // reg4[28] (FromLocal) arrived in 2.0, the first release to ship the rewritten pipeline document;
   // its ConntrackCommit flow (ct_mark bit 5, not bit 4 and -snat) is that of 2.5 and later.
   const doc = detectFile(join(corpusDir, 'antrea-ovs-pipeline-doc-HEAD.flows.txt'));
-  assert.deepEqual(doc.release?.range, { since: '2.5' }, doc.reasons.join('\n'));
+  assert.deepEqual(doc.release?.range, { since: '2.5' }, said(doc.reasons).join('\n'));
   // Its EgressMark listing keeps the flows of 1.14 and before (ct_state=+new+trk): said, and outweighed.
   assert.ok(
-    doc.reasons.includes(
+    said(doc.reasons).includes(
       'a flow matching ct_state=+new+trk that does set:pkt_mark, which points to releases up to 1.14, but the rest of the dump outweighs it',
     ),
-    doc.reasons.join('\n'),
+    said(doc.reasons).join('\n'),
   );
   const before25 = detectText(
     readFileSync(join(corpusDir, 'antrea-ovs-pipeline-doc-HEAD.flows.txt'), 'utf8').replace(
@@ -133,7 +141,7 @@ test('releases follow what the flows use: the table 71 of 0.13, whole-value ct_m
     ),
     'doc',
   );
-  assert.deepEqual(before25.release?.range, { since: '2.0', until: '2.4' }, before25.reasons.join('\n'));
+  assert.deepEqual(before25.release?.range, { since: '2.0', until: '2.4' }, said(before25.reasons).join('\n'));
 });
 
 test('the dumps of one example read as the same profile and release, with table names or numbers', () => {
@@ -153,8 +161,8 @@ test('the dumps of one example read as the same profile and release, with table 
   }
   // The name L3DecTTL is a table of 0.13 only, as table 71 with dec_ttl flows is: 1.x cannot explain those flows.
   const named = detectFile(join(repoRoot, 'examples', 'antrea', 'dump-flows.of13.names.txt'));
-  assert.deepEqual(named.release?.range, { since: '0.13', until: '0.13' }, named.reasons.join('\n'));
-  assert.ok(named.reasons.includes('release 0.13 explains all the 86 flows'), named.reasons.join('\n'));
+  assert.deepEqual(named.release?.range, { since: '0.13', until: '0.13' }, said(named.reasons).join('\n'));
+  assert.ok(said(named.reasons).includes('release 0.13 explains all the 86 flows'), said(named.reasons).join('\n'));
 });
 
 test('a table name counts only in the releases that have its table', () => {
@@ -168,7 +176,7 @@ test('a table name counts only in the releases that have its table', () => {
 test('the centralized SNAT example reads as a layout with egress routing in table 100 (rule versions 4–10)', () => {
   const d = detectFile(join(repoRoot, 'examples', 'openshift-sdn', 'dump-flows.of13.names.txt'));
   assert.deepEqual(d.release?.range, { since: '4', until: '10' });
-  assert.ok(d.reasons.includes('a port named vxlan0 (+3)'), d.reasons.join('\n'));
+  assert.ok(said(d.reasons).includes('a port named vxlan0 (+3)'), said(d.reasons).join('\n'));
 });
 
 test('plain OVS pipelines from the OVS test suite are generic, file by file', () => {
@@ -182,9 +190,9 @@ test('plain OVS pipelines from the OVS test suite are generic, file by file', ()
   assert.ok(bySource.size > 10);
   for (const [file, lines] of bySource) {
     const d = detectText(lines.join('\n'), file);
-    assert.equal(d.profile.id, 'generic', `${file}: ${d.reasons.join('; ')}`);
+    assert.equal(d.profile.id, 'generic', `${file}: ${said(d.reasons).join('; ')}`);
     assert.equal(d.release, undefined);
-    assert.match(d.reasons.at(-1)!, /^next best: /);
+    assert.match(said(d.reasons).at(-1)!, /^next best: /);
   }
 });
 

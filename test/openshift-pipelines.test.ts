@@ -21,6 +21,11 @@ import { openshiftV7Flows } from './support/openshift-sdn-v7.ts';
 import { openshiftV13Flows } from './support/openshift-sdn-v13.ts';
 import { skipUnlessOvs } from './support/ovs.ts';
 import { corpusDir } from './support/paths.ts';
+import { detectionReasonText } from '../src/render/words/profile.ts';
+
+/** Detection's reasons, each in its sentence. */
+const said = (reasons: readonly Parameters<typeof detectionReasonText>[0][]): string[] =>
+  reasons.map(detectionReasonText);
 
 const corpus = (file: string): string => readFileSync(join(corpusDir, file), 'utf8');
 
@@ -72,13 +77,13 @@ function readDump(text: string): Reading {
   const d = parseDump(text, { file: 'dump' });
   assert.deepEqual(d.diagnostics, []);
   const choice = chooseProfile(d.flows, d.groups, d.ports);
-  assert.equal(choice.profile.id, 'openshift-sdn', choice.note.reasons.join('\n'));
+  assert.equal(choice.profile.id, 'openshift-sdn', said(choice.note.reasons).join('\n'));
   const pipeline = new Pipeline(d.flows, d.groups, d.ports);
   const annotated = new Annotator(pipeline, choice).annotatePipeline(pipeline).flatMap((t) => t.flows);
   return {
     ...(choice.release !== undefined ? { release: choice.release } : {}),
     headline: profileLine(choice.note),
-    reasons: choice.note.reasons,
+    reasons: said(choice.note.reasons),
     fits: annotated.map(
       (a) =>
         `${a.table.number}/${a.flow.priority}/${a.flow.cookie}: ${a.explanation?.kind === 'pattern' ? a.explanation.index : (a.explanation?.kind ?? '-')}`,

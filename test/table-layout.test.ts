@@ -18,6 +18,11 @@ import { parseDump } from '../src/syntax/reader.ts';
 import { ensureDump } from '../bench/generate.ts';
 import { skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
 import { corpusDir } from './support/paths.ts';
+import { detectionReasonText } from '../src/render/words/profile.ts';
+
+/** Detection's reasons, each in its sentence. */
+const said = (reasons: readonly Parameters<typeof detectionReasonText>[0][]): string[] =>
+  reasons.map(detectionReasonText);
 
 /**
  * The numbering the pipeline document assumes (proxyAll, TrafficControl and L7NetworkPolicy on),
@@ -98,13 +103,13 @@ test('detection of a large dump stops at the quick sample when it decides, and f
   const { path } = ensureDump({ flows: 20_000, seed: 1 });
   const { flows, groups, ports } = parseDump(readFileSync(path, 'utf8'), { file: path });
   const sampled = (d: ReturnType<typeof detectProfile>): number =>
-    Number(/ the (\d+) flows sampled from /.exec(d.reasons.at(-1)!)?.[1]);
+    Number(/ the (\d+) flows sampled from /.exec(said(d.reasons).at(-1)!)?.[1]);
   const decided = detectProfile(flows, groups, ports);
-  assert.equal(sampled(decided), sampleFlows(flows, QUICK_SAMPLE_PER_TABLE).length, decided.reasons.at(-1));
+  assert.equal(sampled(decided), sampleFlows(flows, QUICK_SAMPLE_PER_TABLE).length, said(decided.reasons).at(-1));
   // Two profiles alike lead each other by nothing: the quick sample cannot decide between them.
   const antrea = profileById('antrea')!;
   const undecided = detectProfile(flows, groups, ports, { profiles: [antrea, antrea] });
-  assert.equal(sampled(undecided), sampleFlows(flows).length, undecided.reasons.at(-1));
+  assert.equal(sampled(undecided), sampleFlows(flows).length, said(undecided.reasons).at(-1));
   assert.ok(sampleFlows(flows).length > sampleFlows(flows, QUICK_SAMPLE_PER_TABLE).length);
   assert.equal(undecided.release?.release, decided.release?.release);
   assert.equal(undecided.layout?.id, decided.layout?.id);
@@ -117,20 +122,20 @@ test('the benchmark’s synthetic Antrea Node (default features, tables 0–28) 
   const { path } = ensureDump({ flows: 20_000, seed: 1 });
   const text = readFileSync(path, 'utf8');
   const { detection, flows } = annotated(text, path);
-  assert.equal(detection.profile.id, 'antrea', detection.reasons.join('\n'));
+  assert.equal(detection.profile.id, 'antrea', said(detection.reasons).join('\n'));
   assert.equal(detection.layout?.id, 'ipv4-default');
   assert.ok(detection.candidates[1]!.score * 2 < detection.score, JSON.stringify(detection.candidates));
   assert.ok(
-    detection.reasons.some((r) =>
+    said(detection.reasons).some((r) =>
       /^read in layout ipv4-default .*the flows of 29 of the 29 numbered tables fit/.test(r),
     ),
-    detection.reasons.join('\n'),
+    said(detection.reasons).join('\n'),
   );
   assert.ok(
-    detection.reasons
+    said(detection.reasons)
       .at(-1)!
       .endsWith(` flows sampled from ${flows.length}; reading the dump as release ${detection.release?.release}`),
-    detection.reasons.at(-1),
+    said(detection.reasons).at(-1),
   );
   // Numbers known from Antrea's own reports of a default Node: ConntrackState is 7, Output 28.
   const names = new Map(flows.map((a) => [a.table.number, a.table.name]));
@@ -151,7 +156,7 @@ test('the pipeline document’s flows with numbers for names are read in the doc
   const named = annotated(docText, 'named');
   const plain = annotated(numbered(docText), 'numbered');
   assert.equal(plain.detection.profile.id, 'antrea');
-  assert.equal(plain.detection.layout?.id, 'ipv4-proxyall-trafficcontrol', plain.detection.reasons.join('\n'));
+  assert.equal(plain.detection.layout?.id, 'ipv4-proxyall-trafficcontrol', said(plain.detection.reasons).join('\n'));
   assert.equal(plain.flows.length, named.flows.length);
   plain.flows.forEach((a, i) => {
     assert.equal(a.table.name, named.flows[i]!.table.name, a.flow.origin.text);
@@ -207,7 +212,7 @@ test(
     const plain = annotated(dumped, 'dump-flows', portMap);
     const named = annotated(loadable.join('\n'), 'listing', portMap);
     assert.equal(plain.detection.profile.id, 'antrea');
-    assert.equal(plain.detection.layout?.id, 'ipv4-proxyall-trafficcontrol', plain.detection.reasons.join('\n'));
+    assert.equal(plain.detection.layout?.id, 'ipv4-proxyall-trafficcontrol', said(plain.detection.reasons).join('\n'));
     assert.deepEqual(
       countBy(plain.flows, (a) => a.table.name ?? '?'),
       countBy(named.flows, (a) => a.table.name ?? '?'),

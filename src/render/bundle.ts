@@ -1,7 +1,7 @@
 /** `flowscope bundle`: the nodes of a bundle as an aligned table, their problems below it, or JSON. */
 import type { NodeFinding, NodeSummary } from '../analysis/bundle/node-summary.ts';
 import type { ConjunctionProblem } from '../analysis/conjunctions/conjunctions.ts';
-import { releaseBrief } from '../analysis/detect/profile-choice.ts';
+import { releaseBrief } from './words/profile.ts';
 import { assertNever } from '../model/actions.ts';
 import { tableLabel } from '../model/tables.ts';
 import { alignColumns } from './columns.ts';

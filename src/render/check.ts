@@ -4,6 +4,7 @@
  * does (the dump's names, else the profile's) and say the profile's miss behaviours, through the
  * caller's `Wording`.
  */
+import { profileNoteJson } from './words/profile.ts';
 import { conjunctionRuleText, ruleName } from './policy-words.ts';
 import {
   type CheckReport,
@@ -401,7 +402,7 @@ export function checkJson(
 ): Record<string, unknown> {
   return {
     schemaVersion: SCHEMA_VERSION,
-    ...(profile ? { profile } : {}),
+    ...(profile ? { profile: profileNoteJson(profile) } : {}),
     flows: report.flowCount,
     tables: report.tableCount,
     counts: countsOf(view.findings),

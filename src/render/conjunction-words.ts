@@ -3,6 +3,7 @@
  * profile names (a port register as the Pod on that port), and what action flows do as the
  * profile explains them.
  */
+import { profileNoteJson } from './words/profile.ts';
 import type { Annotator } from '../analysis/annotate/annotate.ts';
 import type { PacketConjunctions } from '../analysis/conjunctions/conjunction-scope.ts';
 import type { Conjunction, ConjunctionReport } from '../analysis/conjunctions/conjunctions.ts';
@@ -84,7 +85,7 @@ export function conjunctionsJson(
 ): Record<string, unknown> {
   return {
     schemaVersion: CONJUNCTIONS_SCHEMA_VERSION,
-    profile: read.profile,
+    profile: profileNoteJson(read.profile),
     ...conjunctionReportJson(report, pipelineWords(read.annotator, undefined, policies)),
   };
 }
@@ -116,7 +117,7 @@ export function packetConjunctionsJson(p: PacketConjunctions, read: AnnotatedPip
   };
   return {
     schemaVersion: SCHEMA_VERSION,
-    profile: read.profile,
+    profile: profileNoteJson(read.profile),
     ...packetReportJson(shown, p.scope, p.conjunctions, pipelineWords(read.annotator)),
     verdict,
   };

@@ -2,6 +2,7 @@
  * `profile fit` in words and as JSON: how many flows the profile explains, table by table, the
  * flows it cannot explain (the next patterns to write) and the patterns no flow of the dump fits.
  */
+import { profileNoteJson } from './words/profile.ts';
 import type { ProfileNote } from '../analysis/detect/profile-choice.ts';
 import type { Misfit, MisfitReason, ProfileFit, TableFit } from '../analysis/profile/profile-fit.ts';
 import type { FlowPattern } from '../profiles/types.ts';
@@ -99,7 +100,7 @@ function misfitJson(m: Misfit): Record<string, unknown> {
 export function profileFitJson(fit: ProfileFit, profile: ProfileNote): Record<string, unknown> {
   return {
     schemaVersion: SCHEMA_VERSION,
-    profile: { ...profile, release: profile.release ?? null },
+    profile: { ...profileNoteJson(profile), release: profile.release ?? null },
     flows: fit.flows,
     fitted: fit.fitted,
     misses: fit.misses,

@@ -5,7 +5,8 @@
  * report larger than a string can hold, and its annotations would not fit in memory at once.
  */
 import type { FlowAnnotation, SelectedTable, Selection, TableInfo } from '../analysis/annotate/annotate.ts';
-import { type AnnotatedPipeline, type ProfileNote, releaseWords } from '../analysis/detect/profile-choice.ts';
+import type { AnnotatedPipeline, ProfileNote } from '../analysis/detect/profile-choice.ts';
+import { detectionReasonText, profileNoteJson, releaseWords } from './words/profile.ts';
 import type { DecodedBits } from '../analysis/annotate/bit-fields.ts';
 import { formatActions } from './actions.ts';
 import { LazyList, SCHEMA_VERSION } from './json.ts';
@@ -77,7 +78,7 @@ export function profileLine(p: ProfileNote, tables?: number): string {
 
 /** The profile line, and under it every reason the profile was chosen for when `explain` (--explain-profile, -v). */
 export function profileHead(p: ProfileNote, tables: number | undefined, explain: boolean): string[] {
-  return [profileLine(p, tables), ...(explain ? p.reasons.map((why) => `  - ${why}`) : [])];
+  return [profileLine(p, tables), ...(explain ? p.reasons.map((why) => `  - ${detectionReasonText(why)}`) : [])];
 }
 
 /** `table 31 ConntrackStateTable`, `table Classifier`. */
@@ -199,7 +200,7 @@ export function showJson(r: ShowReport): Record<string, unknown> {
   const memo = new WordsMemo();
   return {
     schemaVersion: SCHEMA_VERSION,
-    profile: r.profile ? { ...r.profile, release: r.profile.release ?? null } : null,
+    profile: r.profile ? { ...profileNoteJson(r.profile), release: r.profile.release ?? null } : null,
     totalFlows: r.totalFlows,
     shownFlows: flows.length,
     // Annotated as written.

@@ -2,6 +2,7 @@
  * The per-table summary as a boxed table (colour is only what the caller's `TablesStyle` adds)
  * and as JSON (schemaVersion 1).
  */
+import { profileNoteJson } from './words/profile.ts';
 import type { TableRow, TablesSummary } from '../analysis/annotate/tables-summary.ts';
 import { SCHEMA_VERSION } from './json.ts';
 import { maxOf } from '../model/append.ts';
@@ -128,7 +129,7 @@ export function formatTables(
 export function tablesJson(s: TablesSummary, profile: ProfileNote | undefined): Record<string, unknown> {
   return {
     schemaVersion: SCHEMA_VERSION,
-    profile: profile ? { ...profile, release: profile.release ?? null } : null,
+    profile: profile ? { ...profileNoteJson(profile), release: profile.release ?? null } : null,
     tables: s.rows.map((r) => ({
       number: r.number ?? null,
       name: r.name ?? null,

@@ -13,7 +13,7 @@ import { matchCovers } from '../../model/match.ts';
 import type { PortMap, PortRef } from '../../model/ports.ts';
 import { listProfiles } from '../../profiles/index.ts';
 import type { DetectionSignal, Profile, TableLayout, TableSpec, Versioned } from '../../profiles/types.ts';
-import { compareVersions, inVersion, rangeText } from '../../profiles/versions.ts';
+import { compareVersions, inVersion } from '../../profiles/versions.ts';
 import {
   defaultRelease,
   hintHolds,
@@ -48,15 +48,72 @@ export interface ReleaseChoice {
   readonly olderThan?: string;
   /** Every release that fits equally well. */
   readonly range: Versioned;
-  readonly reasons: readonly string[];
+  readonly reasons: readonly DetectionReason[];
 }
+
+/** What in the dump makes a profile's detection signal hold. */
+export type SignalFinding =
+  | { readonly kind: 'table-name'; readonly name: string }
+  | { readonly kind: 'table-number'; readonly number: number }
+  | { readonly kind: 'note'; readonly table: number; readonly note: string }
+  | { readonly kind: 'port-name'; readonly port: string }
+  | { readonly kind: 'field-used'; readonly field: string }
+  /** A flow (in `table`, when the signal names one) matching `match` and doing the action hints `actions`. */
+  | { readonly kind: 'flow'; readonly table?: number; readonly match: string; readonly actions: readonly string[] };
+
+/** One finding for a profile or release, with what it weighs for or against it where it is scored. */
+export type DetectionReason =
+  /** A signal of the profile that holds, and its weight. */
+  | { readonly kind: 'signal'; readonly finding: SignalFinding; readonly weight: number }
+  /** Of the dump's `names` table names, `known` are tables of the profile. */
+  | { readonly kind: 'table-names'; readonly known: number; readonly names: number; readonly score: number }
+  /** A named pipeline's numbered dump read in a layout: the numbered tables whose flows fit. */
+  | {
+      readonly kind: 'layout';
+      readonly layout: TableLayout;
+      readonly fit: number;
+      readonly tables: number;
+      readonly score: number;
+    }
+  /** Register and mark bits in use the profile does not describe (`reg4/0x10000000`). */
+  | { readonly kind: 'stray-bits'; readonly bits: readonly string[]; readonly score: number }
+  /** The profile that came second, and its score. */
+  | { readonly kind: 'next-best'; readonly profile: string; readonly score: number }
+  /** The dump lacks every table the profile's first release added: it is older. */
+  | {
+      readonly kind: 'older-release';
+      readonly profile: string;
+      readonly first: string;
+      readonly tables: readonly TableSpec[];
+    }
+  /** A versioned signal that holds, the releases it points to, and whether the rest of the dump outweighs it. */
+  | {
+      readonly kind: 'release-signal';
+      readonly finding: SignalFinding;
+      readonly points: Versioned;
+      readonly outweighed: boolean;
+    }
+  /** Other releases lack names for bits in use that `range` has. */
+  | { readonly kind: 'release-bits'; readonly range: Versioned; readonly several: boolean }
+  /** How many of the flows `range` explains; with several releases, the one the dump is read as. */
+  | {
+      readonly kind: 'release-fit';
+      readonly range: Versioned;
+      readonly misfits: number;
+      readonly flows: number;
+      readonly total: number;
+      /** Set when `range` holds several releases. */
+      readonly readAs?: string;
+    }
+  /** The release was given (--release). */
+  | { readonly kind: 'release-given'; readonly release: string };
 
 export interface Detection {
   /** The profile chosen; for a named pipeline read from a numbered dump, numbered by `layout`. */
   readonly profile: Profile;
   readonly score: number;
   /** Why the profile (and release) was chosen, one finding per entry. */
-  readonly reasons: readonly string[];
+  readonly reasons: readonly DetectionReason[];
   /** Every profile considered, best first. */
   readonly candidates: readonly ProfileScore[];
   /** Absent when the profile has no releases to tell apart. */
@@ -206,26 +263,26 @@ function signalRelease(profile: Profile, s: DetectionSignal): string {
   return s.until ?? defaultRelease(profile);
 }
 
-/** What in the dump makes the signal hold, in words; undefined when it does not hold. */
-function signalFinding(profile: Profile, s: DetectionSignal, facts: DumpFacts): string | undefined {
+/** What in the dump makes the signal hold; undefined when it does not hold. */
+function signalFinding(profile: Profile, s: DetectionSignal, facts: DumpFacts): SignalFinding | undefined {
   switch (s.kind) {
     case 'table-name':
-      return facts.tableNames.has(s.name) ? `a table named ${s.name}` : undefined;
+      return facts.tableNames.has(s.name) ? { kind: 'table-name', name: s.name } : undefined;
     case 'table-number':
-      return facts.tableNumbers.has(s.number) ? `table ${s.number} is used` : undefined;
+      return facts.tableNumbers.has(s.number) ? { kind: 'table-number', number: s.number } : undefined;
     case 'note': {
       const re = new RegExp(s.pattern, 'i');
       const note = (facts.notes.get(s.table) ?? []).find((n) => re.test(n));
-      return note === undefined ? undefined : `table ${s.table} holds the note ${note}`;
+      return note === undefined ? undefined : { kind: 'note', table: s.table, note };
     }
     case 'port-name': {
       const re = wholeName(s.pattern);
       const port = [...facts.portNames].find((n) => re.test(n));
-      return port === undefined ? undefined : `a port named ${port}`;
+      return port === undefined ? undefined : { kind: 'port-name', port };
     }
     case 'field-used': {
       const f = fieldByName(s.field);
-      return f && facts.fieldsUsed.has(f.storage) ? `flows use ${s.field}` : undefined;
+      return f && facts.fieldsUsed.has(f.storage) ? { kind: 'field-used', field: s.field } : undefined;
     }
     case 'flow': {
       const pattern = parsePattern(s.match).match;
@@ -237,21 +294,19 @@ function signalFinding(profile: Profile, s: DetectionSignal, facts: DumpFacts): 
           (s.actions ?? []).every((h) => hintHolds(profile, h, f.actions, release)),
       );
       if (!hit) return undefined;
-      const where = s.table === undefined ? 'a flow' : `a flow in table ${s.table}`;
-      const what = s.match === '' ? '' : ` matching ${s.match}`;
-      const does = s.actions?.length ? ` that does ${s.actions.join(', ')}` : '';
-      return `${where}${what}${does}`;
+      return {
+        kind: 'flow',
+        ...(s.table === undefined ? {} : { table: s.table }),
+        match: s.match,
+        actions: s.actions ?? [],
+      };
     }
   }
 }
 
-function signed(weight: number): string {
-  return weight < 0 ? `−${-weight}` : `+${weight}`;
-}
-
 interface Evidence {
   readonly score: number;
-  readonly reasons: string[];
+  readonly reasons: DetectionReason[];
 }
 
 /** Named dumps: each table name the profile knows counts for it, each it does not know against it. */
@@ -260,10 +315,7 @@ function nameEvidence(profile: Profile, facts: DumpFacts): Evidence {
   const names = [...facts.tableNames];
   const known = names.filter((n) => tableByKey(profile, n) !== undefined).length;
   const score = known - (names.length - known);
-  return {
-    score,
-    reasons: [`${known} of the ${names.length} table names are tables of this profile (${signed(score)})`],
-  };
+  return { score, reasons: [{ kind: 'table-names', known, names: names.length, score }] };
 }
 
 /**
@@ -273,10 +325,7 @@ function nameEvidence(profile: Profile, facts: DumpFacts): Evidence {
 function bitEvidence(profile: Profile, facts: DumpFacts): Evidence {
   const strays = strayBits(profile, facts);
   if (strays.length === 0) return { score: 0, reasons: [] };
-  return {
-    score: -strays.length,
-    reasons: [`bits the profile does not describe are in use: ${strays.join(', ')} (${signed(-strays.length)})`],
-  };
+  return { score: -strays.length, reasons: [{ kind: 'stray-bits', bits: strays, score: -strays.length }] };
 }
 
 /** Masks in use that reach beyond the bits the profile describes (in one release, when given), as `reg4/0x10000000`. */
@@ -301,18 +350,13 @@ function layoutEvidence(choice: LayoutChoice | undefined): Evidence {
   if (!choice) return { score: 0, reasons: [] };
   const score = choice.tablesFit - choice.tablesAmiss;
   const tables = choice.tablesFit + choice.tablesAmiss;
-  return {
-    score,
-    reasons: [
-      `read in layout ${choice.layout.id} (${choice.layout.description}), the flows of ${choice.tablesFit} of the ${tables} numbered tables fit their tables (${signed(score)})`,
-    ],
-  };
+  return { score, reasons: [{ kind: 'layout', layout: choice.layout, fit: choice.tablesFit, tables, score }] };
 }
 
 function scoreProfile(profile: Profile, facts: DumpFacts, layout?: LayoutChoice): Evidence {
   const held = profile.detect
     .map((s) => ({ s, finding: signalFinding(profile, s, facts) }))
-    .filter((h): h is { s: DetectionSignal; finding: string } => h.finding !== undefined)
+    .filter((h): h is { s: DetectionSignal; finding: SignalFinding } => h.finding !== undefined)
     .sort((a, b) => Math.abs(b.s.weight) - Math.abs(a.s.weight));
   const names = nameEvidence(profile, facts);
   const numbers = layoutEvidence(layout);
@@ -320,7 +364,7 @@ function scoreProfile(profile: Profile, facts: DumpFacts, layout?: LayoutChoice)
   return {
     score: held.reduce((sum, h) => sum + h.s.weight, names.score + numbers.score + bits.score),
     reasons: [
-      ...held.map((h) => `${h.finding} (${signed(h.s.weight)})`),
+      ...held.map((h): DetectionReason => ({ kind: 'signal', finding: h.finding, weight: h.s.weight })),
       ...names.reasons,
       ...numbers.reasons,
       ...bits.reasons,
@@ -407,12 +451,6 @@ function misfitsByRelease(profile: Profile, flows: readonly Flow[], releases: re
   return out;
 }
 
-function flowCount(facts: DumpFacts): string {
-  return facts.flows.length === facts.total
-    ? `${facts.total} flows`
-    : `${facts.flows.length} flows sampled from ${facts.total}`;
-}
-
 /**
  * The release of a profile that a dump reads best in: the weights of the versioned signals that
  * hold in it, less the flows it cannot explain and the bits it has no names for; among equals the
@@ -464,14 +502,11 @@ function olderRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | undef
   const added = profile.tables.filter((t) => t.since === first && t.requires === undefined);
   const held = knownTables(profile, facts);
   if (added.length === 0 || held.length < WHOLE_DUMP_TABLES || held.some((t) => added.includes(t))) return undefined;
-  const names = added.map((t) => (t.number === undefined ? t.name : `${t.number} ${t.name}`));
   return {
     release: before,
     olderThan: first,
     range: { until: before },
-    reasons: [
-      `the dump has none of the tables ${first} added (${names.join(', ')}): it comes from a release before ${first}, the first ${profile.id} describes, and is read without them`,
-    ],
+    reasons: [{ kind: 'older-release', profile: profile.id, first, tables: added }],
   };
 }
 
@@ -483,7 +518,7 @@ function chooseRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | unde
   const versioned = profile.detect
     .filter((s) => s.since !== undefined || s.until !== undefined)
     .map((s) => ({ s, finding: signalFinding(profile, s, facts) }))
-    .filter((h): h is { s: DetectionSignal; finding: string } => h.finding !== undefined);
+    .filter((h): h is { s: DetectionSignal; finding: SignalFinding } => h.finding !== undefined);
   const misfits = misfitsByRelease(profile, facts.flows, points);
   const rated = points.map((release) => ({
     release,
@@ -501,18 +536,37 @@ function chooseRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | unde
   const openEnded = profile.versions.until === undefined && release === points[points.length - 1];
   const range: Versioned = openEnded ? { since: equal[0]! } : { since: equal[0]!, until: release };
   const several = equal.length > 1 || openEnded;
-  const reasons = [
-    ...versioned.filter((h) => inVersion(h.s, release)).map((h) => `${h.finding}, which points to ${rangeText(h.s)}`),
+  const pointsTo = (h: { s: DetectionSignal }): Versioned => ({
+    ...(h.s.since !== undefined ? { since: h.s.since } : {}),
+    ...(h.s.until !== undefined ? { until: h.s.until } : {}),
+  });
+  const reasons: DetectionReason[] = [
+    ...versioned
+      .filter((h) => inVersion(h.s, release))
+      .map((h): DetectionReason => ({
+        kind: 'release-signal',
+        finding: h.finding,
+        points: pointsTo(h),
+        outweighed: false,
+      })),
     // A listing put together by hand can mix releases: what points elsewhere is said, not hidden.
     ...versioned
       .filter((h) => !inVersion(h.s, release))
-      .map((h) => `${h.finding}, which points to ${rangeText(h.s)}, but the rest of the dump outweighs it`),
-    ...(rated.some((r) => r.strays > best.strays)
-      ? [
-          `other releases lack names for register or mark bits in use, which ${rangeText(range)} ${several ? 'have' : 'has'}`,
-        ]
-      : []),
-    `${rangeText(range)} ${several ? 'explain' : 'explains'} ${best.misfits === 0 ? 'all' : `all but ${best.misfits} of`} the ${flowCount(facts)}${several ? `; reading the dump as release ${release}` : ''}`,
+      .map((h): DetectionReason => ({
+        kind: 'release-signal',
+        finding: h.finding,
+        points: pointsTo(h),
+        outweighed: true,
+      })),
+    ...(rated.some((r) => r.strays > best.strays) ? [{ kind: 'release-bits' as const, range, several }] : []),
+    {
+      kind: 'release-fit',
+      range,
+      misfits: best.misfits,
+      flows: facts.flows.length,
+      total: facts.total,
+      ...(several ? { readAs: release } : {}),
+    },
   ];
   return { release, range, reasons };
 }
@@ -584,7 +638,9 @@ export function detectProfile(
   if (!best) throw new RangeError('detectProfile needs at least one profile to choose from');
   const release = chooseRelease(best.profile, facts);
   const runnerUp = ranked[1];
-  const margin = runnerUp ? [`next best: ${runnerUp.profile.id} with ${runnerUp.score}`] : [];
+  const margin: DetectionReason[] = runnerUp
+    ? [{ kind: 'next-best', profile: runnerUp.profile.id, score: runnerUp.score }]
+    : [];
   return {
     profile: best.profile,
     score: best.score,

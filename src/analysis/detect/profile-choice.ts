@@ -11,7 +11,7 @@ import { listProfiles, type Profile } from '../../profiles/index.ts';
 import { inVersion, rangeText } from '../../profiles/versions.ts';
 import type { Versioned } from '../../profiles/types.ts';
 import { Annotator } from '../annotate/annotate.ts';
-import { detectProfile, detectRelease, type ReleaseChoice } from './detect-profile.ts';
+import { type DetectionReason, detectProfile, detectRelease, type ReleaseChoice } from './detect-profile.ts';
 import { sampleFlows } from './flow-sample.ts';
 
 /**
@@ -31,30 +31,6 @@ export function candidateProfiles(request: ProfileRequest): readonly Profile[] {
   if (own.length === 0) return listProfiles();
   const ids = new Set(own.map((p) => p.id));
   return [...own, ...listProfiles().filter((p) => !ids.has(p.id))];
-}
-
-/**
- * The release a dump is read in, in words: `release 1.0`, or the range the evidence leaves open
- * and the one read in (`releases 1.15–2.4, read as 2.4`).
- */
-export function releaseWords(note: ProfileNote): string | undefined {
-  if (note.release === undefined) return undefined;
-  if (note.olderThan !== undefined) return `older than ${note.olderThan}, the first release ${note.id} describes`;
-  const range = note.releases;
-  if (!range || (range.since === note.release && range.until === note.release)) return `release ${note.release}`;
-  return `${rangeText(range)}, read as ${note.release}`;
-}
-
-/**
- * The release in a few characters, for a table cell or a heading: `0.13`, the range the evidence
- * leaves open (`3–10`, `2.5+`), or `<0.10` for a dump older than the profile.
- */
-export function releaseBrief(note: ReleaseNote): string | undefined {
-  if (note.release === undefined) return undefined;
-  if (note.olderThan !== undefined) return `<${note.olderThan}`;
-  const range = note.releases;
-  if (!range || (range.since === note.release && range.until === note.release)) return note.release;
-  return range.until === undefined ? `${range.since}+` : `${range.since ?? ''}–${range.until}`;
 }
 
 /** The release a dump is read in, and what the evidence leaves open. */
@@ -82,7 +58,7 @@ export interface ProfileNote extends ReleaseNote {
   readonly title: string;
   /** `option` when given with --profile, else `detected`. */
   readonly source: 'option' | 'file' | 'detected';
-  readonly reasons: readonly string[];
+  readonly reasons: readonly DetectionReason[];
 }
 
 export interface ProfileChoice {
@@ -146,7 +122,9 @@ export function chooseProfile(
   const release = request.release ?? releaseChoice?.release;
   // Detection's reasons include those for its release, which a given release replaces.
   const releaseReasons =
-    request.release !== undefined ? [`--release ${request.release} was given`] : (releaseChoice?.reasons ?? []);
+    request.release !== undefined
+      ? [{ kind: 'release-given' as const, release: request.release }]
+      : (releaseChoice?.reasons ?? []);
   const profileReasons = (detected?.reasons ?? []).filter((r) => !(detected?.release?.reasons ?? []).includes(r));
   const note: ProfileNote = {
     id: picked.id,
