@@ -16,6 +16,8 @@ import {
   traceComparisonJson,
   profiledTracer,
   traceWords,
+  explainTrace,
+  type Annotator,
   checkAnnotated,
   checkJson,
   conjunctionsForPacket,
@@ -144,7 +146,8 @@ test('library: conjunctions explained all at once, by id, and against a packet',
   // A packet that satisfies both dimensions of conjunction 5.
   const tracer = new Tracer(pipeline);
   const spec = 'in_port=3,ip,dl_src=12:9e:a6:47:d0:70,nw_src=10.10.1.10,nw_dst=10.0.10.5';
-  const against = conjunctionsForPacket(tracer, findConjunctions(pipeline, { ids: [5] }), tracer.parsePacket(spec));
+  const conjunction5 = findConjunctions(pipeline, { ids: [5] });
+  const against = conjunctionsForPacket(tracer, conjunction5, tracer.parsePacket(spec), {}, read.annotator);
   assert.deepEqual(
     against.conjunctions.map((c) => [c.conjunction.id, c.satisfied]),
     [[5, true]],
@@ -235,17 +238,17 @@ test('library: trace a packet to its verdict, with the words flowscope trace pri
   const { tracer, annotator } = profiledTracer(pipelineOf(dump));
   const render = traceWords(tracer, annotator, dump.protocols[0] ?? 10);
 
-  const remote = tracer.tracePacket(TO_REMOTE_POD);
+  const remote = explainTrace(tracer.tracePacket(TO_REMOTE_POD), annotator, tracer);
   assert.equal(remote.verdict, 'output');
   assert.deepEqual(remote.outputs, [1]);
   const cli = await runCli(['trace', ANTREA, TO_REMOTE_POD]);
   assert.equal(printed(formatTrace(remote, render)), cli.stdout);
   assert.match(cli.stdout, /^Verdict: output to port 1 /m);
 
-  const isolated = tracer.tracePacket(TO_ISOLATED_POD);
+  const isolated = explainTrace(tracer.tracePacket(TO_ISOLATED_POD), annotator, tracer);
   assert.equal(isolated.verdict, 'drop');
   assert.deepEqual(isolated.last?.table, { kind: 'number', number: 100 });
-  assert.equal(render.explain?.(isolated)?.table.name, 'IngressDefaultTable');
+  assert.equal(isolated.reason?.table.name, 'IngressDefaultTable');
   const json = await runCli(['trace', '--json', ANTREA, TO_ISOLATED_POD]);
   assert.equal(`${formatJson(traceJson(isolated, render))}\n`, json.stdout);
 
@@ -273,8 +276,11 @@ test('library: trace with groups and port names (AntreaProxy example)', async ()
   assert.deepEqual([...met], [9]);
   const cli = await runCli(['trace', flows, '--groups', groups, '--ports', ports, spec]);
   assert.equal(cli.status, 0, cli.stderr);
+  const annotator = sampleAnnotator(tracer.pipeline);
   assert.equal(
-    printed(formatTrace(result, traceWords(tracer, sampleAnnotator(tracer.pipeline), dump.protocols[0] ?? 10))),
+    printed(
+      formatTrace(explainTrace(result, annotator, tracer), traceWords(tracer, annotator, dump.protocols[0] ?? 10)),
+    ),
     cli.stdout,
   );
 });
@@ -309,6 +315,9 @@ test('library: the graph as data and as the DOT flowscope graph prints', async (
   assert.equal(`${formatJson(graphJson(graph))}\n`, json.stdout);
 });
 
+/** A dump traced in the words of its profile. */
+type Side = { tracer: Tracer; annotator: Annotator; render: TraceRenderOptions };
+
 test('library: a packet through two dumps side by side, and what a diff does to traffic, as trace --compare and diff --impact print them', async () => {
   const before = parse(ANTREA);
   // The route to the other node's Pod subnet gone.
@@ -321,12 +330,16 @@ test('library: a packet through two dumps side by side, and what a diff does to 
 
   const [left, right] = [before, after].map((d) => {
     const { tracer, annotator } = profiledTracer(pipelineOf(d));
-    return { tracer, render: traceWords(tracer, annotator, d.protocols[0] ?? 10) };
-  }) as [{ tracer: Tracer; render: TraceRenderOptions }, { tracer: Tracer; render: TraceRenderOptions }];
+    return { tracer, annotator, render: traceWords(tracer, annotator, d.protocols[0] ?? 10) };
+  }) as [Side, Side];
   const options = { ctNext: [], keepPackets: true };
   const traced = (side: typeof left) => ({
     tracer: side.tracer,
-    result: side.tracer.trace(side.tracer.parsePacket(TO_REMOTE_POD), options),
+    result: explainTrace(
+      side.tracer.trace(side.tracer.parsePacket(TO_REMOTE_POD), options),
+      side.annotator,
+      side.tracer,
+    ),
   });
   const c = compareTraces(traced(left), traced(right), namingFor(before, after, {}));
   // The paths part at the route; the tunnel's MAC still takes the packet to the tunnel port.
@@ -341,7 +354,10 @@ test('library: a packet through two dumps side by side, and what a diff does to 
 
   const of = dumpsVersion([before, after]);
   const [b, a] = [before, after].map((d) => profiledTracer(pipelineOf(d))) as [ProfiledTracer, ProfiledTracer];
-  const report = diffImpact(diffDumps(before, after), b.tracer, a.tracer, { maxProbes: 8 });
+  const report = diffImpact(diffDumps(before, after), b.tracer, a.tracer, {
+    maxProbes: 8,
+    annotators: { before: b.annotator, after: a.annotator },
+  });
   assert.equal(report.changes.length, 1);
   assert.ok(report.changes[0]!.outcomes.some((o) => o.effect !== 'none'));
   const { annotator } = annotatePipeline(b.tracer.pipeline);

@@ -1,12 +1,10 @@
 /**
- * A trace in a pipeline's words: table names and the verdict's reason from the annotator of its
- * profile (analysis/trace/profiled-tracer gives both), and the nearest flow of a drop by a
- * table's miss.
+ * A trace in a pipeline's words: table names from the annotator of its profile
+ * (analysis/trace/profiled-tracer gives it), actions spelt in the dump's OpenFlow version, and the
+ * trace's bound. Why a trace ended where it did comes with the trace (analysis/trace/trace-verdict).
  */
-import { missDrop } from '../analysis/trace/nearest-flow.ts';
 import type { Tracer } from '../analysis/trace/trace.ts';
 import type { Annotator } from '../analysis/annotate/annotate.ts';
-import { explainVerdict } from '../analysis/trace/trace-verdict.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import type { PortMap } from '../model/ports.ts';
 import { type TraceRenderOptions, traceOutputBudget } from './trace.ts';
@@ -15,12 +13,11 @@ import { type TraceRenderOptions, traceOutputBudget } from './trace.ts';
 export function traceWords(tracer: Tracer, annotator: Annotator, of: OfVersion): TraceRenderOptions {
   return {
     ...annotatorTraceWords(annotator, of, tracer.ports.names),
-    missDrop: (result) => missDrop(tracer, result),
     maxBytes: traceOutputBudget(tracer.pipeline),
   };
 }
 
-/** Table names and the verdict's reason as `annotator` gives them. */
+/** Table names as `annotator` gives them. */
 export function annotatorTraceWords(annotator: Annotator, of: OfVersion, portNames: PortMap): TraceRenderOptions {
   return {
     of,
@@ -30,6 +27,5 @@ export function annotatorTraceWords(annotator: Annotator, of: OfVersion, portNam
       if (ref.kind === 'name') return info.number === undefined ? undefined : `table ${info.number}`;
       return info.name;
     },
-    explain: (result) => explainVerdict(result, annotator),
   };
 }

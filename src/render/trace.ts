@@ -31,11 +31,10 @@ import {
   type TraceResult,
   type TraceStep,
 } from '../analysis/trace/trace.ts';
-import type { VerdictReason } from '../analysis/trace/trace-verdict.ts';
+import type { ExplainedTrace, VerdictReason } from '../analysis/trace/trace-verdict.ts';
 import type { TraceWork } from '../analysis/trace/trace-budget.ts';
 import { verdictReasonText } from './words/explanation.ts';
 import { traceNoteWords } from './words/trace-notes.ts';
-import type { MissDrop } from '../analysis/trace/nearest-flow.ts';
 import { formatActions } from './actions.ts';
 import { firstFewPorts } from './lists.ts';
 import { formatMatch } from './match.ts';
@@ -75,12 +74,8 @@ export interface TraceRenderOptions {
   readonly portNames?: PortMap;
   /** A name for a table (from a pipeline profile), shown beside its number. */
   readonly describeTable?: (ref: TableRef) => string | undefined;
-  /** Why the path ended where it did, in the pipeline's words (from a pipeline profile). */
-  readonly explain?: (result: TraceResult) => VerdictReason | undefined;
   /** The NetworkPolicy rule a conjunction implements (`ingress rule 1 of NetworkPolicy prod/web`), where policy objects say it. */
   readonly conjunctionRule?: (table: TableRef, id: number) => string | undefined;
-  /** For a packet dropped by a table's miss: the flow of that table it came nearest to matching. */
-  readonly missDrop?: (result: TraceResult) => MissDrop | undefined;
 }
 
 const NW_ECN = fieldByName('nw_ecn')!;
@@ -346,7 +341,8 @@ function portText(n: OutputPort, portNames?: PortMap): string {
 }
 
 /** One sentence: where the packet goes, or where it was dropped — and why, when the profile says. */
-export function verdictLine(result: TraceResult, o: TraceRenderOptions, why = o.explain?.(result)): string {
+export function verdictLine(result: ExplainedTrace, o: TraceRenderOptions): string {
+  const why = result.reason;
   const said = why !== undefined && (why.source === 'pattern' || why.source === 'miss') ? why : undefined;
   const from = said && result.last ? ` from ${tableName(result.last.table, o)}: ${verdictReasonText(said)}` : '';
   switch (result.verdict) {
@@ -386,19 +382,19 @@ export function tableName(ref: TableRef, o: TraceRenderOptions): string {
   return ref.kind === 'name' ? `${ref.name} (${described})` : `${described} (table ${ref.number})`;
 }
 
-export function formatTrace(result: TraceResult, o: TraceRenderOptions): string {
+export function formatTrace(result: ExplainedTrace, o: TraceRenderOptions): string {
   const body = new TextBudget(o.maxBytes ?? Infinity);
   for (const pass of result.passes) renderPass(pass, o, body);
   const out = body.lines;
   if (body.omitted > 0) out.push('', omittedLines(body.omitted, o.maxBytes));
   out.push('');
-  const why = o.explain?.(result);
+  const why = result.reason;
   // A miss flow, or no flow, says little by itself: the table's purpose says what it was for.
   if (!result.cause && why && why.source !== 'pattern' && why.table.purpose !== undefined && result.last) {
     out.push(`${tableName(result.last.table, o)}: ${why.table.purpose}`);
   }
-  out.push(verdictLine(result, o, why));
-  const miss = o.missDrop?.(result);
+  out.push(verdictLine(result, o));
+  const miss = result.missDrop;
   if (miss) out.push(nearestLine(miss.nearest, o.portNames));
   // Problems the verdict does not name, each once.
   const notes = new Set(
@@ -414,7 +410,7 @@ export function formatTrace(result: TraceResult, o: TraceRenderOptions): string 
  * The trace in one line per table lookup, for long traces: table, priority and what the flow did
  * (`--brief`), each recirculation on a line of its own, then the verdict.
  */
-export function formatTraceBrief(result: TraceResult, o: TraceRenderOptions): string {
+export function formatTraceBrief(result: ExplainedTrace, o: TraceRenderOptions): string {
   const rows: [string, string, string][] = [];
   const out: string[] = [];
   for (const pass of result.passes) {
@@ -444,7 +440,7 @@ export function formatTraceBrief(result: TraceResult, o: TraceRenderOptions): st
   out.push(...body.lines);
   if (body.omitted > 0) out.push(omittedLines(body.omitted, o.maxBytes));
   out.push(verdictLine(result, o));
-  const miss = o.missDrop?.(result);
+  const miss = result.missDrop;
   if (miss) out.push(nearestLine(miss.nearest, o.portNames));
   return out.join('\n') + '\n';
 }
@@ -567,15 +563,15 @@ function problemJson(p: TraceProblem, o: TraceRenderOptions): Record<string, unk
  * profile gives one; `problems` met, and the `cause` of a drop they explain; `nearest` for a drop
  * by a table's miss (null when no flow there would take the packet further).
  */
-export function traceJson(result: TraceResult, o: TraceRenderOptions): Record<string, unknown> {
-  const why = o.explain?.(result);
-  const miss = o.missDrop?.(result);
+export function traceJson(result: ExplainedTrace, o: TraceRenderOptions): Record<string, unknown> {
+  const why = result.reason;
+  const miss = result.missDrop;
   const ttl = result.controllerCause;
   const { passes, problems, omitted } = boundedJson(result, o);
   return {
     schemaVersion: SCHEMA_VERSION,
     verdict: result.verdict,
-    verdictText: verdictLine(result, o, why).replace(/^Verdict: /, ''),
+    verdictText: verdictLine(result, o).replace(/^Verdict: /, ''),
     ...(ttl ? { controllerCause: { ...ttl, table: tableRefJson(ttl.table) } } : {}),
     outputs: result.outputs,
     ...(why ? { explanation: explanationJson(why) } : {}),

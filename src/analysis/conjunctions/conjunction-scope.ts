@@ -9,7 +9,9 @@ import type { PortMap } from '../../model/ports.ts';
 import { type ConjunctionReport, explainPacket, type PacketConjunction, type StorageReader } from './conjunctions.ts';
 import { lookupsBefore, type NearestFlow, nearestFlow } from '../trace/nearest-flow.ts';
 import { type Packet, storageReader } from '../trace/packet.ts';
-import type { TraceOptions, Tracer, TraceResult } from '../trace/trace.ts';
+import type { TraceOptions, Tracer } from '../trace/trace.ts';
+import { type ExplainedTrace, explainTrace } from '../trace/trace-verdict.ts';
+import type { Annotator } from '../annotate/annotate.ts';
 
 export interface ConjunctionScope {
   /**
@@ -30,8 +32,8 @@ export interface ConjunctionScope {
   readonly dropped?: { readonly nearest?: NearestFlow };
   /** The packet as `table` sees it; undefined for a table the trace does not reach. */
   readerFor(table: TableRef): StorageReader | undefined;
-  /** The packet's trace, whose verdict ends the report. */
-  readonly trace: TraceResult;
+  /** The packet's trace, whose verdict ends the report (with its reason, given the profile's annotator). */
+  readonly trace: ExplainedTrace;
 }
 
 /**
@@ -95,14 +97,19 @@ export interface PacketConjunctions {
   readonly conjunctions: readonly PacketConjunction[];
 }
 
-/** Which dimensions of the conjunctions in `report` the packet satisfies, in the tables its trace reaches. */
+/**
+ * Which dimensions of the conjunctions in `report` the packet satisfies, in the tables its trace
+ * reaches; the trace's verdict explained in the profile of `annotator` when given.
+ */
 export function conjunctionsForPacket(
   tracer: Tracer,
   report: ConjunctionReport,
   packet: Packet,
   options: TraceOptions = {},
+  annotator?: Annotator,
 ): PacketConjunctions {
-  const scope = conjunctionScope(tracer, report, packet, options);
+  const traced = conjunctionScope(tracer, report, packet, options);
+  const scope = annotator ? { ...traced, trace: explainTrace(traced.trace, annotator) } : traced;
   const conjunctions = explainPacket(tracer.pipeline, report, (table) => scope.readerFor(table));
   return { packet, portNames: tracer.ports.names, scope, conjunctions };
 }

@@ -16,6 +16,8 @@ import { type Probe, probeOptions, ProbeSource, type ProbeTarget } from './probe
 import { compareTraces, type TraceComparison } from '../trace/trace-compare.ts';
 import type { Tracer, TraceResult } from '../trace/trace.ts';
 import { TraceBudget, type TraceWork } from '../trace/trace-budget.ts';
+import { type ExplainedTrace, explainTrace } from '../trace/trace-verdict.ts';
+import type { Annotator } from '../annotate/annotate.ts';
 
 export type ImpactChange =
   | { readonly kind: 'removed'; readonly flow: Flow }
@@ -71,6 +73,8 @@ export interface ImpactOptions {
   readonly maxProbes: number;
   /** The trace work the report may take; a budget of REPORT_TRACE_STEPS when not given. */
   readonly budget?: TraceBudget;
+  /** The profiles of the two dumps, when the probes' verdicts are to say why they ended where they did. */
+  readonly annotators?: { readonly before: Annotator; readonly after: Annotator };
 }
 
 export const DEFAULT_MAX_PROBES = 8;
@@ -178,7 +182,13 @@ export function diffImpact(diff: DumpDiff, before: Tracer, after: Tracer, option
         const other = budget.charge((side === 'before' ? after : before).trace(probe.packet, probeOptions(probe)));
         steps += other.work;
         const [b, a]: [TraceResult, TraceResult] = side === 'before' ? [result, other] : [other, result];
-        const comparison = compareTraces({ tracer: before, result: b }, { tracer: after, result: a }, diff.naming);
+        const explained = (r: TraceResult, annotator: Annotator | undefined): ExplainedTrace =>
+          annotator ? explainTrace(r, annotator) : r;
+        const comparison = compareTraces(
+          { tracer: before, result: explained(b, options.annotators?.before) },
+          { tracer: after, result: explained(a, options.annotators?.after) },
+          diff.naming,
+        );
         outcomes.push({ probe, comparison, effect: effectOf(comparison) });
         break;
       }

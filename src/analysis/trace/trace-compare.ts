@@ -9,7 +9,8 @@ import type { TableRef } from '../../model/tables.ts';
 import { actionsKey } from '../../model/action-equivalence.ts';
 import { type Naming, slotKey } from '../../model/flow-key.ts';
 import type { OutputPort } from './trace-ports.ts';
-import type { Tracer, TraceResult, TraceStep } from './trace.ts';
+import type { Tracer, TraceStep } from './trace.ts';
+import type { ExplainedTrace } from './trace-verdict.ts';
 
 /** Where two paths part: the pass and the step within it, and the lookup each made there (none: its path ended). */
 export interface TraceDivergence {
@@ -20,8 +21,8 @@ export interface TraceDivergence {
 }
 
 export interface TraceComparison {
-  readonly left: TraceResult;
-  readonly right: TraceResult;
+  readonly left: ExplainedTrace;
+  readonly right: ExplainedTrace;
   /** Undefined when both paths take the same lookups, pass for pass. */
   readonly divergence?: TraceDivergence;
   /** Same verdict and the same output ports, in order. */
@@ -31,7 +32,8 @@ export interface TraceComparison {
 /** A side of the comparison: its tracer resolves table names to numbers, `naming` port names. */
 export interface TracedSide {
   readonly tracer: Tracer;
-  readonly result: TraceResult;
+  /** The trace, explained in the profile of its pipeline where the report says why it ended. */
+  readonly result: ExplainedTrace;
 }
 
 /** The table as its number where the pipeline knows one, so that a `--names` dump meets a numbered one. */

@@ -7,7 +7,8 @@
 import type { Annotator, Explanation, TableInfo } from '../annotate/annotate.ts';
 import type { Wording } from '../annotate/wording.ts';
 import type { Flow } from '../../model/flow.ts';
-import type { TraceResult } from './trace.ts';
+import { type MissDrop, missDrop } from './nearest-flow.ts';
+import type { Tracer, TraceResult } from './trace.ts';
 
 /**
  * Where the reason comes from: a pattern of the profile, the table's miss flow, no flow at all,
@@ -31,4 +32,22 @@ export function explainVerdict(result: TraceResult, annotator: Annotator): Verdi
   const { explanation, wording } = annotator.describe(last.flow);
   if (explanation) return { table, source: explanation.kind, explanation };
   return { table, source: 'unexplained', flow: last.flow, wording };
+}
+
+/** A trace with what the pipeline's profile makes of where it ended. */
+export interface ExplainedTrace extends TraceResult {
+  /** Why the path ended where it did (absent when the profile knows no tables). */
+  readonly reason?: VerdictReason;
+  /** For a drop by a table's miss: the flow of that table the packet came nearest to matching. */
+  readonly missDrop?: MissDrop;
+}
+
+/**
+ * The trace with its verdict's reason in `annotator`'s profile and, given the tracer it was made
+ * with (with `keepPackets`), the nearest flow of a drop by a table's miss.
+ */
+export function explainTrace(result: TraceResult, annotator: Annotator, tracer?: Tracer): ExplainedTrace {
+  const reason = explainVerdict(result, annotator);
+  const miss = tracer ? missDrop(tracer, result) : undefined;
+  return { ...result, ...(reason ? { reason } : {}), ...(miss ? { missDrop: miss } : {}) };
 }

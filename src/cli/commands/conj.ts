@@ -116,7 +116,7 @@ export function registerConj(program: Command, io: Io): void {
     const names = (): string[] => report.conjunctions.map((c) => String(c.id));
     if (probe) {
       const { tracer, packet } = probe;
-      const against = (): PacketConjunctions => conjunctionsForPacket(tracer, report, packet);
+      const against = (): PacketConjunctions => conjunctionsForPacket(tracer, report, packet, {}, read.annotator);
       await writeReport(io, form, {
         document: () => packetConjunctionsJson(against(), read),
         names,

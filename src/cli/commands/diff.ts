@@ -152,7 +152,10 @@ function traceImpact(
   ];
   // Who an address belongs to, in the words of the profile detected for the tracer: detected once.
   const { annotator } = before;
-  const report = diffImpact(diff, before.tracer, after.tracer, { maxProbes });
+  const report = diffImpact(diff, before.tracer, after.tracer, {
+    maxProbes,
+    annotators: { before: before.annotator, after: after.annotator },
+  });
   return {
     report,
     words: {

@@ -11,6 +11,8 @@ import { Pipeline } from '../../model/pipeline.ts';
 import { type ComparedSide, formatTraceComparison, traceComparisonJson } from '../../render/trace-compare.ts';
 import type { TraceRenderOptions } from '../../render/trace.ts';
 import { profiledTracer } from '../../analysis/trace/profiled-tracer.ts';
+import { explainTrace } from '../../analysis/trace/trace-verdict.ts';
+import type { Annotator } from '../../analysis/annotate/annotate.ts';
 import { traceWords } from '../../render/trace-words.ts';
 import { inputLabel } from '../../sources/input.ts';
 import { type Io, UserError } from '../io.ts';
@@ -57,6 +59,8 @@ export function firstSideOptions<T extends ProfileCliOptions & CompareSourceOpti
 /** A pipeline traced, with how its traces are rendered and what it was read from. */
 interface TracedDump {
   readonly tracer: Tracer;
+  /** The profile the dump is read by, whose words explain its traces. */
+  readonly annotator: Annotator;
   readonly render: TraceRenderOptions;
   readonly dump: LoadedDump;
 }
@@ -121,6 +125,7 @@ export async function loadCompared(
   // A compared bundle node names its conjunctions' rules by its own policy objects.
   const right: TracedDump = {
     tracer,
+    annotator,
     render: withPolicyRules(traceWords(tracer, annotator, dump.protocols[0] ?? 10), dump, groups, rightOpts, io),
     dump,
   };
@@ -133,8 +138,8 @@ export async function loadCompared(
     right,
     compare: (l, r, options) =>
       compareTraces(
-        { tracer: left.tracer, result: left.tracer.trace(l, options) },
-        { tracer: right.tracer, result: right.tracer.trace(r, options) },
+        { tracer: left.tracer, result: explainTrace(left.tracer.trace(l, options), left.annotator, left.tracer) },
+        { tracer: right.tracer, result: explainTrace(right.tracer.trace(r, options), annotator, tracer) },
         naming,
       ),
     json: (c) => traceComparisonJson(c, ...sides),

@@ -8,6 +8,7 @@ import { Pipeline } from '../../model/pipeline.ts';
 import { jsonReplacer } from '../../render/json.ts';
 import { formatTrace, formatTraceBrief, omittedNames, traceJson, traceTableNames } from '../../render/trace.ts';
 import { profiledTracer } from '../../analysis/trace/profiled-tracer.ts';
+import { explainTrace } from '../../analysis/trace/trace-verdict.ts';
 import { traceWords } from '../../render/trace-words.ts';
 import { readInput } from '../input.ts';
 import { emptyInputReason, isBlankOrComment } from '../../sources/input.ts';
@@ -303,7 +304,7 @@ export function registerTrace(program: Command, io: Io, outcome: Outcome): void 
     const { tracer, annotator } = profiledTracer(new Pipeline(dump.flows, groups, dump.ports), opts);
     const render = withPolicyRules(traceWords(tracer, annotator, dump.protocols[0] ?? 10), dump, groups, opts, io);
 
-    const compared = comparing(opts) ? await loadCompared(opts, { tracer, render, dump }, io) : undefined;
+    const compared = comparing(opts) ? await loadCompared(opts, { tracer, annotator, render, dump }, io) : undefined;
 
     if (packetText !== undefined && compared) {
       const c = compared.compare(
@@ -320,7 +321,7 @@ export function registerTrace(program: Command, io: Io, outcome: Outcome): void 
     }
     if (packetText !== undefined) {
       const packet = packetArgument(tracer, packetText, 'bad packet');
-      const result = tracer.trace(packet, traceOptions(opts.ctNext ?? [], buckets));
+      const result = explainTrace(tracer.trace(packet, traceOptions(opts.ctNext ?? [], buckets)), annotator, tracer);
       const met = opts.expect === undefined || meetsExpectation(result, opts.expect, tracer);
       await writeReport(io, form, {
         document: () => ({
@@ -373,7 +374,11 @@ export function registerTrace(program: Command, io: Io, outcome: Outcome): void 
         );
         return { doc: compared.json(c), met: c.divergence === undefined && c.sameVerdict };
       }
-      const result = tracer.trace(packetArgument(tracer, entry.packet, 'bad packet'), options);
+      const result = explainTrace(
+        tracer.trace(packetArgument(tracer, entry.packet, 'bad packet'), options),
+        annotator,
+        tracer,
+      );
       const expected = entry.expect ?? opts.expect;
       const met = expected === undefined || meetsExpectation(result, expected, tracer);
       const expectation = expected === undefined ? {} : { expect: { expected, met } };
