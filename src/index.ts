@@ -52,9 +52,11 @@ export {
   detectProfile,
   detectRelease,
   type Detection,
+  type DetectionReason,
   type DetectOptions,
   type ProfileScore,
   type ReleaseChoice,
+  type SignalFinding,
 } from './analysis/detect/detect-profile.ts';
 export {
   annotatePipeline,
@@ -70,6 +72,9 @@ export {
 // ---- Profiles of one's own: checking one, and fitting one to a dump (profile check, profile fit)
 export {
   checkProfile,
+  checkProfileFile,
+  type ProfileFileCheck,
+  type ProfileFileProblem,
   flawIsError,
   type ProfileFlaw,
   type ProfileFlawKind,
@@ -113,6 +118,8 @@ export { PLAIN_WORDING, type Wording } from './analysis/annotate/wording.ts';
 export { describeAction, describeActions, describeMatch, flowWords } from './render/words/flow.ts';
 export { explanationJson, explanationText, verdictReasonText } from './render/words/explanation.ts';
 export { expectedMissWords, missFlowWords } from './render/words/miss.ts';
+export { detectionReasonText, releaseWords } from './render/words/profile.ts';
+export { traceNoteWords } from './render/words/trace-notes.ts';
 export {
   summarizeTables,
   type MissFlow,
@@ -218,7 +225,12 @@ export {
   type Verdict,
 } from './analysis/trace/trace.ts';
 export { TraceBudget, type TraceWork } from './analysis/trace/trace-budget.ts';
-export { explainVerdict, type VerdictReason } from './analysis/trace/trace-verdict.ts';
+export {
+  explainTrace,
+  explainVerdict,
+  type ExplainedTrace,
+  type VerdictReason,
+} from './analysis/trace/trace-verdict.ts';
 export {
   compareTraces,
   type TraceComparison,

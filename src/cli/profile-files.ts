@@ -42,8 +42,12 @@ export async function readProfileFile(
   file: string,
 ): Promise<{ readonly profile?: Profile; readonly diagnostics: readonly ProfileDiagnostic[] }> {
   const text = await profileText(file);
-  const { profileDiagnostics } = await import('../render/profile-check.ts');
-  return profileDiagnostics(text, file);
+  const [{ checkProfileFile }, { profileDiagnostics }] = await Promise.all([
+    import('../analysis/profile/profile-check.ts'),
+    import('../render/profile-check.ts'),
+  ]);
+  const check = checkProfileFile(text, file);
+  return { ...(check.profile ? { profile: check.profile } : {}), diagnostics: profileDiagnostics(check) };
 }
 
 async function readProfile(file: string): Promise<Profile> {

@@ -2,10 +2,12 @@
  * `profile check` in words: each problem of a profile file as a diagnostic at its place in the
  * file (`file:line:col: error: …` with the line and a caret), and the report as JSON.
  */
-import { checkProfile, type ProfileFlaw, flawIsError } from '../analysis/profile/profile-check.ts';
-import { type LoadOptions, parseProfileText } from '../profiles/load.ts';
-import { ProfilePlaces } from '../profiles/place.ts';
-import type { Profile } from '../profiles/types.ts';
+import {
+  type ProfileFileCheck,
+  type ProfileFileProblem,
+  type ProfileFlaw,
+  flawIsError,
+} from '../analysis/profile/profile-check.ts';
 import type { Diagnostic } from '../model/diagnostics.ts';
 import { formatDiagnostic } from './diagnostics.ts';
 import { SCHEMA_VERSION, diagnosticJson } from './json.ts';
@@ -20,15 +22,9 @@ export interface FlawPlace {
 const HINTS =
   'drop, normal, in_port, output, controller, group, conjunction, learn, ct, ct(commit), ct(nat), ct_clear, dec_ttl, meter, note, move, goto:TABLE, set:FIELD, set:FIELD=VALUE/MASK';
 
-/** What is wrong, in a sentence; `place` finds the line of another value the sentence points to. */
-export function flawMessage(
-  f: ProfileFlaw,
-  place: (path: readonly (string | number)[]) => FlawPlace | undefined,
-): string {
-  const lineOf = (path: readonly (string | number)[]): string => {
-    const p = place(path);
-    return p === undefined ? '' : ` (line ${p.line})`;
-  };
+/** What is wrong, in a sentence; `other` is the place of the value it points to (the first table of a name, the pattern that hides this one). */
+export function flawMessage(f: ProfileFlaw, other?: FlawPlace): string {
+  const lineOf = (): string => (other === undefined ? '' : ` (line ${other.line})`);
   switch (f.kind) {
     case 'placeholder':
       return `{${f.placeholder}} names no match field, no bit field of the profile (reg.NAME), no written field (set.FIELD) and no template word`;
@@ -41,9 +37,9 @@ export function flawMessage(
     case 'undefined-table':
       return `table ${f.table} is referred to but the profile defines no table of that name or alias`;
     case 'duplicate-table':
-      return `table ${f.table} is defined twice: first${lineOf(f.first)}`;
+      return `table ${f.table} is defined twice: first${lineOf()}`;
     case 'indistinguishable': {
-      const other = `pattern ${Number(f.hiddenBy[f.hiddenBy.length - 1]) + 1} of ${f.table}${lineOf(f.hiddenBy)}`;
+      const other = `pattern ${Number(f.hiddenBy[f.hiddenBy.length - 1]) + 1} of ${f.table}${lineOf()}`;
       return f.sameMeaning
         ? `this pattern says what ${other} says, and that one fits every flow this one fits and comes first: this one is never used`
         : `this pattern can never be told apart from ${other}: that one fits every flow this one fits and comes first, so this sentence is never said (list the more specific pattern first, or tell them apart by match, priority, fields or actions)`;
@@ -95,49 +91,30 @@ export function profileCheckJson(
   };
 }
 
-/**
- * Every problem of a profile file's text, each at its place: what the loader refuses (YAML, the
- * schema, `extends:`), else the flaws of the profile it makes. The profile comes back when the
- * loader could make it, even with flaws.
- */
-export function profileDiagnostics(
-  text: string,
-  file: string,
-  options: LoadOptions = {},
-): { readonly profile?: Profile; readonly diagnostics: readonly ProfileDiagnostic[] } {
-  const load = parseProfileText(text, file, options);
-  const lineText = (line: number): string => text.split('\n')[line - 1]?.replace(/\r$/, '') ?? '';
-  if (!load.profile || !load.origins) {
-    return {
-      diagnostics: load.problems.map((p) => ({
-        kind: 'schema',
-        path: p.path,
-        severity: 'error',
-        message: p.path === '' ? p.message : `${p.path}: ${p.message}`,
-        file,
-        line: p.line,
-        column: p.col,
-        length: 1,
-        lineText: lineText(p.line),
-      })),
-    };
-  }
-  const places = new ProfilePlaces(text, load.profile, load.origins);
-  const diagnostics = checkProfile(load.profile).map((f): ProfileDiagnostic => {
-    const at = places.place(f.path);
-    return {
-      kind: f.kind,
-      path: pathText(f.path),
-      severity: flawSeverity(f),
-      message: flawMessage(f, (p) => places.place(p)),
-      file,
-      ...at,
-    };
-  });
-  return { profile: load.profile, diagnostics };
+/** A profile file's problems as diagnostics, each at its place in the file. */
+export function profileDiagnostics(check: ProfileFileCheck): readonly ProfileDiagnostic[] {
+  return check.problems.map((p) => problemDiagnostic(p, check.file));
 }
 
-/** `tables[3].patterns[0].match`, as the loader names values. */
-function pathText(path: readonly (string | number)[]): string {
-  return path.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? k : `.${k}`)).join('');
+function problemDiagnostic(p: ProfileFileProblem, file: string): ProfileDiagnostic {
+  if (p.kind === 'schema')
+    return {
+      kind: 'schema',
+      path: p.path,
+      severity: 'error',
+      message: p.path === '' ? p.message : `${p.path}: ${p.message}`,
+      file,
+      line: p.at.line,
+      column: p.at.column,
+      length: p.at.length,
+      lineText: p.at.lineText,
+    };
+  return {
+    kind: p.flaw.kind,
+    path: p.path,
+    severity: flawSeverity(p.flaw),
+    message: flawMessage(p.flaw, p.other),
+    file,
+    ...p.at,
+  };
 }

@@ -16,6 +16,8 @@ import {
   type TableSpec,
   type Versioned,
 } from '../../profiles/types.ts';
+import { type LoadOptions, parseProfileText } from '../../profiles/load.ts';
+import { type Place, ProfilePlaces } from '../../profiles/place.ts';
 import { parsePattern, valueHint } from '../fit/pattern-fit.ts';
 import { templateParts } from '../fit/sentence-template.ts';
 
@@ -242,4 +244,67 @@ export function checkProfile(profile: Profile): readonly ProfileFlaw[] {
   profile.tables.forEach((t, i) => checker.tableSpec(t, i));
   checker.rest();
   return checker.flaws;
+}
+
+/**
+ * A problem of a profile file at its place: what the loader refuses (YAML, the schema,
+ * `extends:`; its `message` is the loader's), or a flaw of the profile it makes, with the place
+ * of the value the flaw points to (the first table of a name, the pattern that hides this one).
+ */
+export type ProfileFileProblem =
+  | {
+      readonly kind: 'schema';
+      /** The value it is about, as `tables[3].patterns[0].match` (empty for the file as a whole). */
+      readonly path: string;
+      readonly message: string;
+      readonly at: Place;
+    }
+  | {
+      readonly kind: 'flaw';
+      readonly flaw: ProfileFlaw;
+      readonly path: string;
+      readonly at: Place;
+      readonly other?: Place;
+    };
+
+/** A profile file checked: the profile when the loader could make it (even with flaws), and every problem. */
+export interface ProfileFileCheck {
+  readonly file: string;
+  readonly profile?: Profile;
+  readonly problems: readonly ProfileFileProblem[];
+}
+
+/** Loads a profile file's text and checks the profile it makes, each problem placed in the file. */
+export function checkProfileFile(text: string, file: string, options: LoadOptions = {}): ProfileFileCheck {
+  const load = parseProfileText(text, file, options);
+  if (!load.profile || !load.origins) {
+    const lineText = (line: number): string => text.split('\n')[line - 1]?.replace(/\r$/, '') ?? '';
+    return {
+      file,
+      problems: load.problems.map((p) => ({
+        kind: 'schema',
+        path: p.path,
+        message: p.message,
+        at: { line: p.line, column: p.col, length: 1, lineText: lineText(p.line) },
+      })),
+    };
+  }
+  const places = new ProfilePlaces(text, load.profile, load.origins);
+  const problems = checkProfile(load.profile).map((flaw): ProfileFileProblem => {
+    const other =
+      flaw.kind === 'duplicate-table' ? flaw.first : flaw.kind === 'indistinguishable' ? flaw.hiddenBy : undefined;
+    return {
+      kind: 'flaw',
+      flaw,
+      path: pathText(flaw.path),
+      at: places.place(flaw.path),
+      ...(other ? { other: places.place(other) } : {}),
+    };
+  });
+  return { file, profile: load.profile, problems };
+}
+
+/** `tables[3].patterns[0].match`, as the loader names values. */
+function pathText(path: ProfilePath): string {
+  return path.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? k : `.${k}`)).join('');
 }
