@@ -8,7 +8,7 @@ import type { Flow } from '../../model/flow.ts';
 import type { PortMap, PortRef } from '../../model/ports.ts';
 import type { TableSpec } from '../../profiles/types.ts';
 import type { TableInfo } from '../annotate/annotate.ts';
-import { didYouMean } from '../../model/spelling.ts';
+import { closestName } from '../../model/spelling.ts';
 import type { PortRoles } from '../fit/port-roles.ts';
 
 export interface Cookie {
@@ -149,10 +149,29 @@ export function passes(flow: Flow, filter: FlowFilter, roles: PortRoles): boolea
   return true;
 }
 
-export interface FilterProblem {
-  /** A value that names nothing at all (a mistyped table name), rather than one this dump happens to lack. */
-  readonly error: boolean;
-  readonly message: string;
+/** A selection that cannot select anything in the dump, and what it knows that is near it. */
+export type FilterProblem =
+  /** A table number past 254. */
+  | { readonly kind: 'table-out-of-range'; readonly table: string }
+  /** A table the dump or the profile knows, without flows in the dump. */
+  | { readonly kind: 'table-without-flows'; readonly table: string }
+  /** A table name neither the dump nor the profile has: the closest name, and the dump's tables. */
+  | {
+      readonly kind: 'unknown-table';
+      readonly table: string;
+      readonly closest?: string;
+      readonly tables: readonly (string | number)[];
+    }
+  /** A port number where the flows name their ports and nothing numbers them. */
+  | { readonly kind: 'unnumbered-port'; readonly port: string }
+  /** A port name neither the flows nor the port map (`portMap`: there is one) use. */
+  | { readonly kind: 'unknown-port'; readonly port: string; readonly closest?: string; readonly portMap: boolean }
+  /** --hits on a dump without packet counts. */
+  | { readonly kind: 'no-packet-counts' };
+
+/** A value that names nothing at all (a mistyped table name), rather than one this dump happens to lack. */
+export function filterProblemIsError(p: FilterProblem): boolean {
+  return p.kind === 'table-out-of-range' || p.kind === 'unknown-table';
 }
 
 /** Port names the flows use themselves (a `--names` dump), and whether they give any port by name. */
@@ -186,42 +205,39 @@ export function filterProblems(
     if (keys.some((k) => k.has(selectionKey(w)))) continue;
     const inProfile =
       !isNumber(w) && profileTables.some((spec) => specNames(spec).some((n) => n.toLowerCase() === w.toLowerCase()));
-    if (isNumber(w) && Number(w) > 254)
-      out.push({ error: true, message: `table ${w}: table numbers go from 0 to 254` });
-    else if (isNumber(w) || inProfile) out.push({ error: false, message: `table ${w} has no flows in the dump` });
+    if (isNumber(w) && Number(w) > 254) out.push({ kind: 'table-out-of-range', table: w });
+    else if (isNumber(w) || inProfile) out.push({ kind: 'table-without-flows', table: w });
     else {
       const names = [
         ...tables.flatMap((t) => (t.name === undefined ? [] : [t.name])),
         ...profileTables.flatMap(specNames),
       ];
+      const closest = closestName(w, names);
       out.push({
-        error: true,
-        message: `no table is named ${w}${didYouMean(w, names)} (the dump's tables: ${tables.map((t) => t.name ?? t.number).join(', ')})`,
+        kind: 'unknown-table',
+        table: w,
+        ...(closest === undefined ? {} : { closest }),
+        tables: tables.map((t) => t.name ?? t.number ?? ''),
       });
     }
   }
   if ((filter.ports ?? []).length > 0) {
     const named = namedPorts(flows);
     for (const p of filter.ports ?? []) {
-      if (isNumber(p) && ports.size === 0 && named.size > 0) {
+      if (isNumber(p) && ports.size === 0 && named.size > 0) out.push({ kind: 'unnumbered-port', port: p });
+      else if (!isNumber(p) && ports.number(p) === undefined && !named.has(p)) {
+        const closest = closestName(p, [...named, ...[...ports.entries()].map(([, name]) => name)]);
         out.push({
-          error: false,
-          message: `port ${p}: the flows name their ports and nothing gives their numbers; select by name, or give --ports (ovs-ofctl show output)`,
-        });
-      } else if (!isNumber(p) && ports.number(p) === undefined && !named.has(p)) {
-        const known = didYouMean(p, [...named, ...[...ports.entries()].map(([, name]) => name)]);
-        out.push({
-          error: false,
-          message: `no port is named ${p}${known} in the flows${ports.size > 0 ? ' or the port map' : ' (give --ports with ovs-ofctl show output to know port names)'}`,
+          kind: 'unknown-port',
+          port: p,
+          ...(closest === undefined ? {} : { closest }),
+          portMap: ports.size > 0,
         });
       }
     }
   }
   if (filter.hits && !flows.some((f) => f.stats?.packets !== undefined)) {
-    out.push({
-      error: false,
-      message: '--hits: the dump has no packet counts (dumped with --no-stats?), so no flow shows hits',
-    });
+    out.push({ kind: 'no-packet-counts' });
   }
   return out;
 }

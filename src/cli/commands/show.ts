@@ -3,6 +3,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import {
   type Cookie,
   type FlowFilter,
+  filterProblemIsError,
   filterProblems,
   type IpAddress,
   outputRegisters,
@@ -11,6 +12,7 @@ import {
 } from '../../analysis/show/flow-filter.ts';
 import { parseIpv4, parseIpv6, parseUnsigned } from '../../model/values.ts';
 import { flowName } from '../../render/flow.ts';
+import { filterProblemText } from '../../render/words/filter.ts';
 import { showJson, showReport, showText, type ShowStyle } from '../../render/show.ts';
 import { stdoutChalk } from '../color.ts';
 import { type Io, notice, UserError } from '../io.ts';
@@ -128,9 +130,9 @@ export function registerShow(program: Command, io: Io): void {
         pipeline.flows,
         pipeline.ports,
       );
-      const errors = problems.filter((p) => p.error);
-      if (errors.length > 0) throw new UserError(errors.map((p) => p.message).join('\n'));
-      for (const p of problems) notice(io, p.message, 'warning');
+      const errors = problems.filter(filterProblemIsError);
+      if (errors.length > 0) throw new UserError(errors.map(filterProblemText).join('\n'));
+      for (const p of problems) notice(io, filterProblemText(p), 'warning');
       const report = showReport(
         read,
         { table: (t) => tableSelected(t, filter), flow: (f) => passes(f, filter, annotator.ports) },
