@@ -522,3 +522,38 @@ test('diff: dump lines that say the same after their statistics are one flow; an
     ],
   );
 });
+
+test('a slot held twice (two dumps concatenated): the copy written as the other dump writes it pairs first, the rest in dump order', () => {
+  const line = (n: number, actions: string): string =>
+    ` cookie=0x1, duration=${n}.5s, table=0, n_packets=${n}, n_bytes=${n * 60}, priority=100,ip,nw_dst=10.0.0.1 actions=${actions}`;
+  const header = 'OFPST_FLOW reply (OF1.3) (xid=0x2):';
+  // Before: the same node dumped twice, the flow's actions changed in between.
+  const before = side([header, line(1, 'output:1'), header, line(2, 'output:2')].join('\n'), 'before');
+  const same = side([header, line(3, 'output:2')].join('\n'), 'after');
+  let d = diffDumps(before, same);
+  // The second copy says what the after dump says: it pairs, and the first copy is removed.
+  assert.deepEqual(
+    d.tables[0]!.removed.map((f) => f.origin.line),
+    [2],
+  );
+  assert.equal(d.tables[0]!.changed.length, 0);
+  assert.equal(d.tables[0]!.added.length, 0);
+  // Neither copy written as the after dump writes it: the first pairs (changed), the second is removed.
+  const other = side([header, line(3, 'output:3')].join('\n'), 'after');
+  d = diffDumps(before, other);
+  assert.deepEqual(
+    d.tables[0]!.changed.map((c) => [c.before.origin.line, c.after.origin.line]),
+    [[2, 2]],
+  );
+  assert.deepEqual(
+    d.tables[0]!.removed.map((f) => f.origin.line),
+    [4],
+  );
+  // The other way round: the after dump holds the slot twice.
+  d = diffDumps(same, before);
+  assert.deepEqual(
+    d.tables[0]!.added.map((f) => f.origin.line),
+    [2],
+  );
+  assert.equal(d.tables[0]!.changed.length, 0);
+});

@@ -151,17 +151,12 @@ export class SlotIndex {
     return s;
   }
 
-  /**
-   * The first flow not taken yet in the slot of `flow` (from any dump), now taken. `alike`, when
-   * given, is a cheaper test tried first, which proves two flows to be in one slot when it holds.
-   */
-  take(flow: Flow, alike?: (candidate: Flow, flow: Flow) => boolean): Flow | undefined {
+  /** The first flow not taken yet in the slot of `flow` (from any dump), now taken. */
+  take(flow: Flow): Flow | undefined {
     for (let i = this.table[2 * this.slotOf(slotHash(flow, this.naming)) + 1]! - 1; i >= 0; i = this.next[i]! - 1) {
-      if (this.taken[i] === 1) continue;
-      const candidate = this.flows[i]!;
-      if (!alike?.(candidate, flow) && !sameSlot(candidate, flow, this.naming)) continue;
+      if (this.taken[i] === 1 || !sameSlot(this.flows[i]!, flow, this.naming)) continue;
       this.taken[i] = 1;
-      return candidate;
+      return this.flows[i];
     }
     return undefined;
   }
@@ -196,4 +191,75 @@ export class SlotIndex {
       yield slot;
     }
   }
+}
+
+/**
+ * A hash of the text of a dump line after its statistics (from `start`), from its length and a
+ * sample of its characters: the first 40 (priority and match, where flows of one table differ
+ * most), the last 12 and 12 spread between. Lines that hash alike are compared whole; reading
+ * every character of two million-flow dumps cost more than the rest of a diff.
+ */
+function writtenHash(text: string, start: number): number {
+  const end = text.length;
+  let h = Math.imul(0x811c9dc5 ^ (end - start), 0x01000193);
+  if (end - start <= 64) {
+    for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+    return mix(h) & 0x3fffffff;
+  }
+  for (let i = start; i < start + 40; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  const stride = Math.floor((end - 12 - (start + 40)) / 12) || 1;
+  for (let i = start + 40; i < end - 12; i += stride) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  for (let i = end - 12; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return mix(h) & 0x3fffffff;
+}
+
+/**
+ * Flows of two dumps written alike, paired without reading their matches: a flow of `a` in the
+ * printed form with its statistics is paired with the first flow of `b`, in dump order, not yet
+ * paired whose line reads the same after its statistics and for which `same` holds. Each is
+ * paired at most once, so where a dump holds one line twice (two dumps concatenated), the first
+ * of its copies pairs first. Returns, per dump, 1 for each flow paired.
+ */
+export function pairWritten(
+  a: readonly Flow[],
+  b: readonly Flow[],
+  same: (x: Flow, y: Flow) => boolean,
+): { readonly a: Uint8Array; readonly b: Uint8Array } {
+  const pairedA = new Uint8Array(a.length);
+  const pairedB = new Uint8Array(b.length);
+  let slots = 16;
+  while (slots < b.length * 2) slots *= 2;
+  const mask = slots - 1;
+  // As SlotIndex: a hash at 2s, 1 + the first flow with it at 2s + 1; then chains in dump order.
+  const table = new Int32Array(slots * 2);
+  const next = new Int32Array(b.length);
+  const last = new Int32Array(slots);
+  const slotOf = (h: number): number => {
+    let s = h & mask;
+    while (table[2 * s + 1] !== 0 && table[2 * s] !== h) s = (s + 1) & mask;
+    return s;
+  };
+  for (let i = 0; i < b.length; i++) {
+    const { text, statsEnd } = b[i]!.origin;
+    if (!statsEnd) continue;
+    const h = writtenHash(text, statsEnd);
+    const s = slotOf(h);
+    if (table[2 * s + 1] === 0) {
+      table[2 * s] = h;
+      table[2 * s + 1] = i + 1;
+    } else next[last[s]! - 1] = i + 1;
+    last[s] = i + 1;
+  }
+  for (let i = 0; i < a.length; i++) {
+    const flow = a[i]!;
+    const { text, statsEnd } = flow.origin;
+    if (!statsEnd) continue;
+    for (let j = table[2 * slotOf(writtenHash(text, statsEnd)) + 1]! - 1; j >= 0; j = next[j]! - 1) {
+      if (pairedB[j] === 1 || !same(flow, b[j]!)) continue;
+      pairedA[i] = 1;
+      pairedB[j] = 1;
+      break;
+    }
+  }
+  return { a: pairedA, b: pairedB };
 }

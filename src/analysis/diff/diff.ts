@@ -17,7 +17,7 @@ import {
   tableId,
 } from '../../model/flow-key.ts';
 import { eachPortRef } from '../../model/port-refs.ts';
-import { SlotIndex } from '../../model/slot-index.ts';
+import { pairWritten, SlotIndex } from '../../model/slot-index.ts';
 
 /** The parts of a parsed dump a comparison needs. */
 export interface DumpSide {
@@ -296,18 +296,24 @@ export function diffFlows(
     byRef.set(f.table, t);
     return t;
   };
-  const rest = new SlotIndex(b, naming);
-  const cookies = options.cookies ?? false;
-  const alike = options.readAlike ? (x: Flow, y: Flow): boolean => sameLine(x, y, cookies) : undefined;
   for (const f of b) tableOf(f).after++;
-  for (const f of a) {
-    const t = tableOf(f);
-    t.before++;
-    const other = rest.take(f, alike);
-    if (!other) t.removed.push(f);
-    else if (!alike?.(f, other)) {
+  for (const f of a) tableOf(f).before++;
+  // Lines that read the same pair first, their matches and actions unread: most flows of two
+  // dumps of one switch. The rest pair by slot, in dump order where a dump holds a slot twice.
+  let [restA, restB] = [a, b];
+  if (options.readAlike) {
+    const cookies = options.cookies ?? false;
+    const paired = pairWritten(a, b, (x, y) => sameLine(x, y, cookies));
+    restA = a.filter((_, i) => paired.a[i] === 0);
+    restB = b.filter((_, i) => paired.b[i] === 0);
+  }
+  const rest = new SlotIndex(restB, naming);
+  for (const f of restA) {
+    const other = rest.take(f);
+    if (!other) tableOf(f).removed.push(f);
+    else {
       const change = compareFlows(f, other, naming, options);
-      if (change) t.changed.push(change);
+      if (change) tableOf(f).changed.push(change);
     }
   }
   for (const f of rest.rest()) tableOf(f).added.push(f);
