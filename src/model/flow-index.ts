@@ -120,6 +120,8 @@ export class Subtable<T extends Ranked> {
   /** Buckets by the packed key when the masks fit one number (`scales`), else by the joined key. */
   private readonly numbers: NumberBuckets<T> | undefined;
   private readonly strings: Map<string, T[]> | undefined;
+  /** Buckets given a flow of higher priority than their last: not in match order yet. */
+  private readonly unsorted = new Set<T[]>();
 
   constructor(terms: readonly Term[]) {
     const slots: string[] = [];
@@ -171,10 +173,10 @@ export class Subtable<T extends Ranked> {
       else this.strings!.set(this.joined(values), [item]);
       return;
     }
-    let at = bucket.length;
-    while (at > 0 && bucket[at - 1]!.priority < item.priority) at--;
-    if (at === bucket.length) bucket.push(item);
-    else bucket.splice(at, 0, item);
+    // Put in match order when first looked up: a policy table's bucket holds a hundred flows of one
+    // address given in no order of priority, and moving each into place cost a walk of the bucket.
+    if (bucket[bucket.length - 1]!.priority < item.priority) this.unsorted.add(bucket);
+    bucket.push(item);
   }
 
   /**
@@ -190,7 +192,11 @@ export class Subtable<T extends Ranked> {
 
   /** The flows with these values (slot order, within the masks), in match order. */
   get(values: readonly bigint[]): readonly T[] | undefined {
-    return this.bucket(values);
+    const bucket = this.bucket(values);
+    // A stable sort: flows of one priority stay in the order given.
+    if (bucket && this.unsorted.size > 0 && this.unsorted.delete(bucket))
+      bucket.sort((a, b) => b.priority - a.priority);
+    return bucket;
   }
 
   /** The flows whose values a packet has, in match order; `read` gives the packet's bits of a slot. */

@@ -136,6 +136,12 @@ export interface FlowOutline {
    * but for one IPv4 entry, and the actions are the flow's.
    */
   readonly shaped?: true;
+  /**
+   * Where not `shaped`: the IPv4 entry of `match` whose value the flow's match replaces, by position
+   * (-1: none, the flow's match is `match`), and the address it holds instead.
+   */
+  readonly entry: number;
+  readonly address: number;
 }
 
 export const DEFAULT_PRIORITY = 32768;

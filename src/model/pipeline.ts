@@ -19,6 +19,22 @@ export function tableKey(ref: TableRef): string {
   return ref.kind === 'number' ? `#${ref.number}` : ref.name;
 }
 
+/** A table's flows, put in match order when first asked for: a trace of a large dump reads a few tables alone, in the order given. */
+class TableFlows implements PipelineTable {
+  readonly ref: TableRef;
+  readonly given: readonly Flow[];
+  private ordered: readonly Flow[] | undefined;
+
+  constructor(ref: TableRef, given: readonly Flow[]) {
+    this.ref = ref;
+    this.given = given;
+  }
+
+  get flows(): readonly Flow[] {
+    return (this.ordered ??= inMatchOrder(this.given));
+  }
+}
+
 export class Pipeline {
   /**
    * Every flow in the order given (a dump's order). Walking a million flows in the order they
@@ -60,9 +76,7 @@ export class Pipeline {
       last.flows.push(f);
     }
     const ordered = [...byTable.values()].sort(compareTables);
-    this.tables = new Map(
-      ordered.map((t) => [tableKey(t.ref), { ref: t.ref, flows: inMatchOrder(t.flows), given: t.flows }]),
-    );
+    this.tables = new Map(ordered.map((t) => [tableKey(t.ref), new TableFlows(t.ref, t.flows)]));
     this.groups = new Map(groups.map((g) => [g.id, g]));
     this.ports = ports;
   }

@@ -172,8 +172,8 @@ export class LineFlow implements Flow {
 
   get outline(): FlowOutline {
     return this.index === REREAD
-      ? { match: this.shape, actions: this.sharedActions, shaped: true }
-      : { match: this.shape, actions: this.sharedActions };
+      ? { match: this.shape, actions: this.sharedActions, shaped: true, entry: -1, address: 0 }
+      : { match: this.shape, actions: this.sharedActions, entry: this.index, address: this.address };
   }
 
   /** Read from the line when first asked for: most commands never look at most flows' counters. */

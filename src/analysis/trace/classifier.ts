@@ -10,7 +10,7 @@
  */
 import type { Action, ActionOf } from '../../model/actions.ts';
 import type { FieldDef } from '../../model/fields.ts';
-import type { Flow, MatchField } from '../../model/flow.ts';
+import type { Flow, FlowOutline, Match, MatchField } from '../../model/flow.ts';
 import { type Pipeline, tableKey } from '../../model/pipeline.ts';
 import type { TableRef } from '../../model/tables.ts';
 import { ones } from '../../model/values.ts';
@@ -21,13 +21,6 @@ import { FlowIndex, newTermId, type Subtable, type Term, type TermPart } from '.
 
 /** A soft flow's `conjunction(id, clause/nClauses)` actions (clause is 1-based). */
 type Clause = ActionOf<'conjunction'>;
-
-interface Rule {
-  readonly flow: Flow;
-  readonly priority: number;
-  /** Set for soft (conjunction component) flows. */
-  readonly clauses?: readonly Clause[];
-}
 
 export interface ConjunctionMatch {
   readonly id: number;
@@ -83,7 +76,7 @@ function termOf(field: FieldDef, mask: bigint): SlotTerm {
 
 /** One table's index. */
 export class TableIndex {
-  private readonly index = new FlowIndex<Rule>();
+  private readonly index = new FlowIndex<Flow>();
   readonly size: number;
   /** Ports the flows match as in_port by a name the dump gives no number for. */
   readonly unnumberedInPorts = new Set<string>();
@@ -95,35 +88,27 @@ export class TableIndex {
   constructor(flows: readonly Flow[], ports: TracePorts) {
     // Each flow's entries in term id order, in arrays reused from flow to flow.
     const entries: Entries = { terms: [], fields: [], length: 0 };
+    // A lazily read flow is placed from its outline, its match unmade: a policy table holds
+    // hundreds of thousands of flows of a few outlines.
+    const outlines = new Map<Match, OutlinePlacing>();
     for (let place = 0; place < flows.length; place++) {
       const flow = flows[place]!;
-      const fields = flow.match.fields;
-      entries.length = fields.length;
-      for (let i = 0; i < fields.length; i++) {
-        const mf = fields[i]!;
-        const term = termOf(mf.field, mf.mask);
-        // Insertion sort: matches hold a few fields, nearly always in order already.
-        let j = i;
-        for (; j > 0 && entries.terms[j - 1]!.id > term.id; j--) {
-          entries.terms[j] = entries.terms[j - 1]!;
-          entries.fields[j] = entries.fields[j - 1]!;
+      let outline = flow.outline;
+      if (outline?.shaped) outline = undefined; // the values of another line: placed by its own match
+      let placing = outline && outlines.get(outline.match);
+      if (outline && !placing) outlines.set(outline.match, (placing = new OutlinePlacing(outline.match)));
+      if (placing) {
+        const placed = placing.place(outline!, this.index, ports, this.unnumberedInPorts);
+        if (placed) {
+          if (placed.values) this.index.insert(placed.sub, placed.values, flow, place);
+          else this.index.rank(placed.sub, flow.priority, place); // no packet can match it
+          continue;
         }
-        entries.terms[j] = term;
-        entries.fields[j] = mf;
       }
-      const sub = this.index.subtable(entries.terms, entries.length);
+      const sub = this.index.subtable(sortedEntries(flow.match.fields, entries), entries.length);
       const values = slotValues(entries, sub, ports, this.unnumberedInPorts);
-      if (!values) {
-        this.index.rank(sub, flow.priority, place); // no packet can match it
-        continue;
-      }
-      const clauses = conjunctionClauses(flow);
-      this.index.insert(
-        sub,
-        values,
-        clauses ? { flow, priority: flow.priority, clauses } : { flow, priority: flow.priority },
-        place,
-      );
+      if (values) this.index.insert(sub, values, flow, place);
+      else this.index.rank(sub, flow.priority, place);
     }
     this.size = flows.length;
   }
@@ -134,23 +119,23 @@ export class TableIndex {
   }
 
   private find(packet: Packet, allowSoft: boolean): LookupResult | undefined {
-    let hard: Rule | undefined;
+    let hard: Flow | undefined;
     let hardPri = -1;
-    const soft: { bucket: readonly Rule[]; index: number }[] = [];
+    const soft: { bucket: readonly Flow[]; index: number }[] = [];
     const read = (slot: string): bigint => packet.slot(slot);
     for (const sub of this.index.inLookupOrder) {
       if (sub.maxPriority <= hardPri) break;
       const bucket = sub.probe(read);
       const rule = bucket?.[0];
       if (!bucket || !rule || rule.priority <= hardPri) continue;
-      if (!rule.clauses) {
+      if (!isSoft(rule)) {
         hard = rule;
         hardPri = rule.priority;
       } else if (allowSoft) {
         soft.push({ bucket, index: 0 });
       }
     }
-    const ruleOf = (s: { bucket: readonly Rule[]; index: number }): Rule => s.bucket[s.index]!;
+    const ruleOf = (s: { bucket: readonly Flow[]; index: number }): Flow => s.bucket[s.index]!;
     let pending = soft;
     for (;;) {
       pending = pending.filter((s) => ruleOf(s).priority > hardPri);
@@ -165,7 +150,7 @@ export class TableIndex {
       for (const s of atTop) {
         const lower = s.bucket[s.index + 1];
         if (!lower) continue;
-        if (lower.clauses) next.push({ bucket: s.bucket, index: s.index + 1 });
+        if (isSoft(lower)) next.push({ bucket: s.bucket, index: s.index + 1 });
         else if (lower.priority > hardPri) {
           hard = lower;
           hardPri = lower.priority;
@@ -173,14 +158,15 @@ export class TableIndex {
       }
       pending = next;
     }
-    return hard ? { flow: hard.flow } : undefined;
+    return hard ? { flow: hard } : undefined;
   }
 
   /** Conjunctions completed by the soft matches of one priority, tried in completion order. */
-  private complete(packet: Packet, atTop: readonly Rule[]): LookupResult | undefined {
+  private complete(packet: Packet, atTop: readonly Flow[]): LookupResult | undefined {
     const progress = new Map<number, { nClauses: number; bits: bigint; components: Flow[] }>();
     for (const rule of atTop) {
-      for (const c of rule.clauses ?? []) {
+      // A soft flow's clauses, read when a packet first meets it (see isSoft).
+      for (const c of conjunctionClauses(rule.actions) ?? []) {
         if (c.nClauses > atTop.length) continue;
         let p = progress.get(c.id);
         if (!p) progress.set(c.id, (p = { nClauses: c.nClauses, bits: 0n, components: [] }));
@@ -188,7 +174,7 @@ export class TableIndex {
         const all = (1n << BigInt(p.nClauses)) - 1n;
         const wasComplete = p.bits === all;
         p.bits |= 1n << BigInt(c.clause - 1);
-        if (!p.components.includes(rule.flow)) p.components.push(rule.flow);
+        if (!p.components.includes(rule)) p.components.push(rule);
         if (wasComplete || p.bits !== all) continue;
         const before = packet.slot(FIELD.conjId.storage);
         packet.setSlot(FIELD.conjId.storage, BigInt(c.id));
@@ -204,13 +190,102 @@ export class TableIndex {
 const isClause = (a: Action): a is Clause => a.kind === 'conjunction';
 
 /** `conjunction` actions of a component flow (only `note` may accompany them), else undefined. */
-function conjunctionClauses(flow: Flow): readonly Clause[] | undefined {
-  const actions = flow.actions;
+function conjunctionClauses(actions: readonly Action[]): readonly Clause[] | undefined {
   // The flow's own list when it holds nothing else (Antrea's clause flows carry hundreds).
   if (actions.length > 0 && actions.every(isClause)) return actions;
   if (!actions.every((a) => a.kind === 'conjunction' || a.kind === 'note')) return undefined;
   const clauses = actions.filter(isClause);
   return clauses.length > 0 ? clauses : undefined;
+}
+
+/** Whether a flow is a conjunction component, told from a lazily read flow's outline without making its actions. */
+function isSoft(flow: Flow): boolean {
+  const actions = flow.outline?.actions ?? flow.actions;
+  return actions === 'conjunctions' || conjunctionClauses(actions) !== undefined;
+}
+
+/** The match's entries in term id order, into `out`; their terms. */
+function sortedEntries(fields: readonly MatchField[], out: Entries): SlotTerm[] {
+  out.length = fields.length;
+  for (let i = 0; i < fields.length; i++) {
+    const mf = fields[i]!;
+    const term = termOf(mf.field, mf.mask);
+    // Insertion sort: matches hold a few fields, nearly always in order already.
+    let j = i;
+    for (; j > 0 && out.terms[j - 1]!.id > term.id; j--) {
+      out.terms[j] = out.terms[j - 1]!;
+      out.fields[j] = out.fields[j - 1]!;
+    }
+    out.terms[j] = term;
+    out.fields[j] = mf;
+  }
+  return out.terms;
+}
+
+/**
+ * Where the flows of one outline go: its subtable, and the slot values of its match worked out
+ * once; a flow whose match holds another address in one entry (see FlowOutline) differs in the
+ * bits of that entry's one slot alone.
+ */
+class OutlinePlacing {
+  private readonly shape: Match;
+  private sub: Subtable<Flow> | undefined;
+  /** The values of the shape's match; undefined when no packet can match it. */
+  private own: bigint[] | undefined;
+  /** Per varying entry: the values without it, and where its bits go; null when it cannot be placed so. */
+  private readonly variants = new Map<number, Variant | null>();
+
+  constructor(shape: Match) {
+    this.shape = shape;
+  }
+
+  /** The flow's subtable and values (undefined when no packet can match them); undefined to place it from its match. */
+  place(
+    outline: FlowOutline,
+    index: FlowIndex<Flow>,
+    ports: TracePorts,
+    unnumbered: Set<string>,
+  ): { sub: Subtable<Flow>; values: bigint[] | undefined } | undefined {
+    if (!this.sub) {
+      const entries: Entries = { terms: [], fields: [], length: 0 };
+      this.sub = index.subtable(sortedEntries(this.shape.fields, entries), entries.length);
+      this.own = slotValues(entries, this.sub, ports, unnumbered);
+    }
+    if (outline.entry < 0) return { sub: this.sub, values: this.own };
+    let variant = this.variants.get(outline.entry);
+    if (variant === undefined) this.variants.set(outline.entry, (variant = this.variant(outline.entry, ports)));
+    if (!variant) return undefined;
+    const { base, slot, part, values } = variant;
+    for (let i = 0; i < base.length; i++) values[i] = base[i]!;
+    // Subtable.insert reads the values and keeps none of them: one array serves every flow.
+    values[slot] = ((BigInt(outline.address) >> part.fieldShift) << part.slotShift) & part.mask;
+    return { sub: this.sub, values };
+  }
+
+  /** The shape's values without entry `at`, when that entry alone fills its one slot. */
+  private variant(at: number, ports: TracePorts): Variant | null {
+    const e = this.shape.fields[at]!;
+    const term = termOf(e.field, e.mask);
+    const part = term.parts[0];
+    if (term.port || term.parts.length !== 1 || part!.fixed !== undefined) return null;
+    const fields = this.shape.fields.map((f, i) => (i === at ? { field: f.field, value: 0n, mask: f.mask } : f));
+    const entries: Entries = { terms: [], fields: [], length: 0 };
+    sortedEntries(fields, entries);
+    const slot = this.sub!.slots.indexOf(part!.slot);
+    const shared = entries.terms.some(
+      (t, k) => k < entries.length && t !== term && t.parts.some((p) => p.slot === part!.slot),
+    );
+    const base = slotValues(entries, this.sub!, ports, new Set());
+    if (shared || slot < 0 || !base) return null;
+    return { base, slot, part: part!, values: base.slice() };
+  }
+}
+
+interface Variant {
+  readonly base: readonly bigint[];
+  readonly slot: number;
+  readonly part: SlotTerm['parts'][number];
+  readonly values: bigint[];
 }
 
 /** One flow's match entries with their terms, sorted by term id (the first `length` of each array). */
@@ -226,7 +301,7 @@ interface Entries {
  */
 function slotValues(
   entries: Entries,
-  sub: Subtable<Rule>,
+  sub: Subtable<Flow>,
   ports: TracePorts,
   unnumbered: Set<string>,
 ): bigint[] | undefined {
