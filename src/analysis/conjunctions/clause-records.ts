@@ -54,17 +54,18 @@ export class ClauseRecords {
   }
 
   private grow(): void {
-    const size = this.owners.length * 2;
-    const wider = (a: Int32Array): Int32Array<ArrayBuffer> => {
-      const b = new Int32Array(size);
-      b.set(a);
-      return b;
-    };
-    this.owners = wider(this.owners);
-    this.clauses = wider(this.clauses);
-    this.ks = wider(this.ks);
-    this.ns = wider(this.ns);
+    this.owners = doubled(this.owners);
+    this.clauses = doubled(this.clauses);
+    this.ks = doubled(this.ks);
+    this.ns = doubled(this.ns);
   }
+}
+
+/** A copy of `a` twice its length, for the columns above when they fill. */
+function doubled(a: Int32Array): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(a.length * 2);
+  b.set(a);
+  return b;
 }
 
 /** One flow's conjunction actions as numbers, read before any is taken: a list found faulty half-way is then taken from the flow's actions instead. */
@@ -76,14 +77,8 @@ export class ConjunctionList {
 
   /** Adds one; bound, so that it is handed to a reader as it is. */
   readonly add = (id: number, k: number, n: number): void => {
-    if (this.count === this.ids.length) {
-      const wider = (a: Int32Array): Int32Array<ArrayBuffer> => {
-        const b = new Int32Array(a.length * 2);
-        b.set(a);
-        return b;
-      };
-      [this.ids, this.ks, this.ns] = [wider(this.ids), wider(this.ks), wider(this.ns)];
-    }
+    if (this.count === this.ids.length)
+      [this.ids, this.ks, this.ns] = [doubled(this.ids), doubled(this.ks), doubled(this.ns)];
     this.ids[this.count] = id;
     this.ks[this.count] = k;
     this.ns[this.count] = n;
