@@ -106,6 +106,9 @@ export {
   type Explanation,
   type FlowAnnotation,
   type MissExplanation,
+  type OutputTarget,
+  type PatternExplanation,
+  type PlaceholderValue,
   type PortUse,
   type SelectedTable,
   type Selection,
@@ -116,7 +119,13 @@ export {
 export type { DecodedBits } from './analysis/annotate/bit-fields.ts';
 export { PLAIN_WORDING, type Wording } from './analysis/annotate/wording.ts';
 export { describeAction, describeActions, describeMatch, flowWords } from './render/words/flow.ts';
-export { explanationJson, explanationText, verdictReasonText } from './render/words/explanation.ts';
+export {
+  explanationJson,
+  explanationText,
+  outputTargetText,
+  patternSentence,
+  verdictReasonText,
+} from './render/words/explanation.ts';
 export { expectedMissWords, missFlowWords } from './render/words/miss.ts';
 export { detectionReasonText, releaseWords } from './render/words/profile.ts';
 export { traceNoteWords } from './render/words/trace-notes.ts';

@@ -12,6 +12,7 @@ import { inVersion } from '../src/profiles/versions.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 import { corpusDir, repoRoot } from './support/paths.ts';
 import { flowsOutsideProfile } from './support/profile-edges.ts';
+import { patternSentence } from '../src/render/words/explanation.ts';
 
 const profile = profileById('openshift-sdn')!;
 const exampleDir = join(repoRoot, 'examples', 'openshift-sdn');
@@ -141,11 +142,8 @@ test('tunnelled IP names source and destination apart when the flow matches both
     return new Annotator(pipeline, { profile, release: version })
       .annotatePipeline(pipeline)
       .flatMap((t) => t.flows)
-      .flatMap((a) =>
-        a.explanation?.kind === 'pattern' && a.explanation.meaning.startsWith('IP through the tunnel')
-          ? [a.explanation.meaning]
-          : [],
-      );
+      .flatMap((a) => (a.explanation?.kind === 'pattern' ? [patternSentence(a.explanation)] : []))
+      .filter((meaning) => meaning.startsWith('IP through the tunnel'));
   };
   assert.deepEqual(meanings('openshift-sdn-3.x-multitenant-real-dump.txt', '3'), [
     'IP through the tunnel from 10.128.0.0/14 to 10.130.0.0/23: the sender’s VNID is taken from the tunnel key; it continues in VxlanIngress.',

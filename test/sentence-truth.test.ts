@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Annotator, type FlowAnnotation } from '../src/analysis/annotate/annotate.ts';
-import { explanationText } from '../src/render/words/explanation.ts';
+import { explanationText, outputTargetText } from '../src/render/words/explanation.ts';
 import { flowWords } from '../src/render/words/flow.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { profileById } from '../src/profiles/index.ts';
@@ -159,7 +159,7 @@ test('in_port=LOCAL and the LOCAL action both read as the bridge’s LOCAL port,
         profile?.id,
       );
       assert.deepEqual(
-        a.ports.map((p) => p.port),
+        a.ports.map((p) => outputTargetText(p.port)),
         ['the bridge’s LOCAL port', 'the bridge’s LOCAL port'],
       );
     }

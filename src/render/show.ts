@@ -15,7 +15,7 @@ import type { Flow } from '../model/flow.ts';
 import { plural } from './plural.ts';
 import { plainStyle, type Style } from './style.ts';
 import { flowWords, WordsMemo } from './words/flow.ts';
-import { explanationJson, explanationText } from './words/explanation.ts';
+import { explanationJson, explanationText, outputTargetText } from './words/explanation.ts';
 
 export type ShowStyle = Style<'table' | 'meaning' | 'unknown' | 'dim'>;
 
@@ -188,7 +188,7 @@ function flowAnnotationJson(a: FlowAnnotation, rules: readonly string[], memo: W
     does: words.actions,
     state: a.state.map((u) => ({ use: u.use, ...bitsJson(u.bits) })),
     addresses: a.addresses,
-    ports: a.ports,
+    ports: a.ports.map((p) => ({ use: p.use, port: outputTargetText(p.port) })),
     cookieFields: a.cookie.map(bitsJson),
     ...(rules.length > 0 ? { policyRules: rules } : {}),
     source: { file: f.origin.file, line: f.origin.line, text: f.origin.text.trim() },

@@ -33,7 +33,7 @@ import {
 } from '../fit/table-layout.ts';
 import { samplePipeline } from '../detect/flow-sample.ts';
 import { classKeyer } from '../fit/fit-classes.ts';
-import { fillTemplate, templateParts } from '../fit/sentence-template.ts';
+import { templateParts } from '../fit/sentence-template.ts';
 
 export interface AnnotateOptions {
   readonly profile?: Profile;
@@ -63,16 +63,42 @@ export interface TableInfo {
  * actions name them: a sentence names a next table only from the flow, never from the documented
  * path.
  */
-export type Explanation =
+export type Explanation = PatternExplanation | MissExplanation | UnknownExplanation;
+
+/** The pattern of its table a flow fits: its sentence, and what each placeholder stands for in the flow. */
+export interface PatternExplanation {
+  readonly kind: 'pattern';
+  readonly index: number;
+  readonly match: string;
+  /** The pattern's sentence as the profile writes it, placeholders and all (`FlowPattern.meaning`). */
+  readonly template: string;
+  /** What each placeholder of the sentence stands for in the flow (render/words/ fills the sentence). */
+  readonly fills: ReadonlyMap<string, PlaceholderValue>;
+  readonly continuesIn: readonly TableRef[];
+}
+
+/** What a placeholder of a pattern's sentence stands for in one flow; empty when the flow gives it nothing. */
+export type PlaceholderValue =
+  /** A value as OVS writes it, a number, or a name in the pipeline's words, said as it is. */
+  | { readonly kind: 'text'; readonly text: string }
+  /** The tables the flow continues in, by their names. */
+  | { readonly kind: 'tables'; readonly names: readonly string[] }
+  /** Where the flow sends the packet. */
+  | { readonly kind: 'outputs'; readonly ports: readonly OutputTarget[] }
+  | { readonly kind: 'groups'; readonly ids: readonly number[] }
+  /** The clauses the flow gives conjunctions. */
   | {
-      readonly kind: 'pattern';
-      readonly index: number;
-      readonly match: string;
-      readonly meaning: string;
-      readonly continuesIn: readonly TableRef[];
+      readonly kind: 'clauses';
+      readonly clauses: readonly { readonly clause: number; readonly of: number; readonly id: number }[];
     }
-  | MissExplanation
-  | UnknownExplanation;
+  /** The conntrack zone of the flow's ct action: a number, the subfield holding it, or (neither) the default zone. */
+  | { readonly kind: 'zone'; readonly zone?: number; readonly subfield?: string };
+
+/** A port a flow outputs to: in the pipeline's words, the port the packet came in on, or the one a subfield holds. */
+export type OutputTarget =
+  | { readonly kind: 'port'; readonly words: string }
+  | { readonly kind: 'in-port' }
+  | { readonly kind: 'subfield'; readonly name: string };
 
 /** A table's miss flow, read against what the profile documents its miss to do. */
 export interface MissExplanation {
@@ -113,7 +139,7 @@ export interface AddressUse extends AddressTag {
 
 export interface PortUse {
   readonly use: 'match' | 'output';
-  readonly port: string;
+  readonly port: OutputTarget;
 }
 
 export interface FlowAnnotation {
@@ -519,7 +545,8 @@ export class Annotator {
         kind: 'pattern',
         index: hit.index,
         match: hit.pattern.match,
-        meaning: this.fill(hit.pattern, flow, table.spec),
+        template: hit.pattern.meaning,
+        fills: this.fills(hit.pattern, flow, table.spec),
         continuesIn: saysNext(hit.pattern.meaning) ? jumpTargets(flow.actions) : [],
       };
       if (shared) {
@@ -588,75 +615,74 @@ export class Annotator {
     }
   }
 
-  private nextWords(flow: Flow): string {
-    const names = [...new Set(jumpTargets(flow.actions).map((t) => this.tableWords(t)))];
-    return names.join(' and ');
+  /** What each placeholder of the pattern's sentence stands for in the flow (see `FlowPattern.meaning`). */
+  private fills(pattern: FlowPattern, flow: Flow, spec: TableSpec): Map<string, PlaceholderValue> {
+    const out = new Map<string, PlaceholderValue>();
+    for (const part of templateParts(pattern.meaning))
+      if ('run' in part)
+        for (const ph of part.run) if (!out.has(ph.name)) out.set(ph.name, this.placeholder(ph.name, flow, spec));
+    return out;
   }
 
-  /**
-   * The pattern's sentence with its placeholders filled from the flow (see `FlowPattern.meaning`):
-   * of placeholders written back to back, those with a value; when none has one, the words the
-   * template gives for its absence (a fitting pattern has either, see `fillable`).
-   */
-  private fill(pattern: FlowPattern, flow: Flow, spec: TableSpec): string {
-    const text = fillTemplate(pattern.meaning, (name) => this.placeholder(name, flow, spec), 'all', '');
-    return text.replace(/ {2,}/g, ' ').replace(/ ([.,;:])/g, '$1');
-  }
-
-  private placeholder(ph: string, flow: Flow, spec: TableSpec): string {
+  private placeholder(ph: string, flow: Flow, spec: TableSpec): PlaceholderValue {
     const all = flattenActions(flow.actions);
-    if (ph.startsWith('reg.')) return this.bitFieldValue(ph.slice(4), flow) ?? '';
+    const text = (t: string): PlaceholderValue => ({ kind: 'text', text: t });
+    if (ph.startsWith('reg.')) return text(this.bitFieldValue(ph.slice(4), flow) ?? '');
     if (ph.startsWith('set.')) {
       const f = fieldByName(ph.slice(4));
       const write = all.find(
         (a): a is Extract<Action, { kind: 'set_field' }> => a.kind === 'set_field' && a.field.storage === f?.storage,
       );
-      return write ? formatFieldValue(write.field, write.value, write.mask) : '';
+      return text(write ? formatFieldValue(write.field, write.value, write.mask) : '');
     }
     switch (ph) {
       case 'next':
-        return this.nextWords(flow);
+        return { kind: 'tables', names: [...new Set(jumpTargets(flow.actions).map((t) => this.tableWords(t)))] };
       case 'output':
-        return all
-          .flatMap((a) =>
+        return {
+          kind: 'outputs',
+          ports: all.flatMap((a): OutputTarget[] =>
             a.kind === 'output'
-              ? [this.outputWords(a.port)]
+              ? [this.outputTarget(a.port)]
               : a.kind === 'output_field'
-                ? [`the port in ${this.wording.subfield(a.src)}`]
+                ? [{ kind: 'subfield', name: this.wording.subfield(a.src) }]
                 : [],
-          )
-          .join(' and ');
+          ),
+        };
       case 'group':
-        return all.flatMap((a) => (a.kind === 'group' ? [String(a.id)] : [])).join(' and ');
+        return { kind: 'groups', ids: all.flatMap((a) => (a.kind === 'group' ? [a.id] : [])) };
       case 'conj_id':
-        return matchField(flow.match, 'conj_id')?.value.toString() ?? '';
+        return text(matchField(flow.match, 'conj_id')?.value.toString() ?? '');
       case 'conjunction':
-        return all
-          .flatMap((a) => (a.kind === 'conjunction' ? [`${a.clause}/${a.nClauses} of conjunction ${a.id}`] : []))
-          .join(', ');
+        return {
+          kind: 'clauses',
+          clauses: all.flatMap((a) =>
+            a.kind === 'conjunction' ? [{ clause: a.clause, of: a.nClauses, id: a.id }] : [],
+          ),
+        };
       case 'zone': {
         // A ct action without zone= works in zone 0, the default zone.
         const zone = all.find((a): a is Extract<Action, { kind: 'ct' }> => a.kind === 'ct')?.zone;
-        return zone === undefined
-          ? 'the default zone'
-          : zone.kind === 'value'
-            ? `zone ${zone.value}`
-            : `the zone in ${this.wording.subfield(zone.src)}`;
+        if (zone === undefined) return { kind: 'zone' };
+        return zone.kind === 'value'
+          ? { kind: 'zone', zone: zone.value }
+          : { kind: 'zone', subfield: this.wording.subfield(zone.src) };
       }
       case 'priority':
-        return String(flow.priority);
+        return text(String(flow.priority));
       case 'table':
-        return this.profileTableWords(spec.name);
+        return text(this.profileTableWords(spec.name));
     }
     const e = matchField(flow.match, ph);
-    if (!e) return '';
-    if (e.field.format === 'port') return this.ports.plainWords(e.port?.kind === 'name' ? e.port : Number(e.value));
-    return formatFieldValue(e.field, e.value, e.mask);
+    if (!e) return text('');
+    if (e.field.format === 'port')
+      return text(this.ports.plainWords(e.port?.kind === 'name' ? e.port : Number(e.value)));
+    return text(formatFieldValue(e.field, e.value, e.mask));
   }
 
-  private outputWords(port: PortRef): string {
-    if (port.kind === 'reserved' && port.name === 'IN_PORT') return 'the port the packet came in on';
-    return this.ports.words(port);
+  private outputTarget(port: PortRef): OutputTarget {
+    if (port.kind === 'reserved' && port.name === 'IN_PORT') return { kind: 'in-port' };
+    return { kind: 'port', words: this.ports.words(port) };
   }
 
   /** A named bit field's value from the match, else from what the actions write into it. */
@@ -723,10 +749,13 @@ export class Annotator {
     if (inPort)
       out.push({
         use: 'match',
-        port: this.ports.words(inPort.port?.kind === 'name' ? inPort.port : Number(inPort.value)),
+        port: {
+          kind: 'port',
+          words: this.ports.words(inPort.port?.kind === 'name' ? inPort.port : Number(inPort.value)),
+        },
       });
     for (const a of flattenActions(flow.actions))
-      if (a.kind === 'output') out.push({ use: 'output', port: this.outputWords(a.port) });
+      if (a.kind === 'output') out.push({ use: 'output', port: this.outputTarget(a.port) });
     return out;
   }
 }

@@ -1,10 +1,78 @@
 /** What the profile says of a flow, in words: its pattern's sentence, its table's miss, or why it says nothing. */
-import type { Explanation, MissExplanation, UnknownExplanation } from '../../analysis/annotate/annotate.ts';
+import type {
+  Explanation,
+  MissExplanation,
+  OutputTarget,
+  PatternExplanation,
+  PlaceholderValue,
+  UnknownExplanation,
+} from '../../analysis/annotate/annotate.ts';
+import { fillTemplate } from '../../analysis/fit/sentence-template.ts';
 import { jumpTargets } from '../../model/flow-exits.ts';
 import { rangeText } from '../../profiles/versions.ts';
 import type { VerdictReason } from '../../analysis/trace/trace-verdict.ts';
 import { describeActions, flowWords } from './flow.ts';
 import { expectedMissWords, missPredicate } from './miss.ts';
+
+/** A port a flow outputs to, in words. */
+export function outputTargetText(t: OutputTarget): string {
+  switch (t.kind) {
+    case 'port':
+      return t.words;
+    case 'in-port':
+      return 'the port the packet came in on';
+    case 'subfield':
+      return `the port in ${t.name}`;
+  }
+}
+
+/** What a placeholder stands for, in words; empty when the flow gives it nothing. */
+function placeholderText(v: PlaceholderValue): string {
+  switch (v.kind) {
+    case 'text':
+      return v.text;
+    case 'tables':
+      return v.names.join(' and ');
+    case 'outputs':
+      return v.ports.map(outputTargetText).join(' and ');
+    case 'groups':
+      return v.ids.join(' and ');
+    case 'clauses':
+      return v.clauses.map((c) => `${c.clause}/${c.of} of conjunction ${c.id}`).join(', ');
+    case 'zone':
+      return v.zone !== undefined
+        ? `zone ${v.zone}`
+        : v.subfield !== undefined
+          ? `the zone in ${v.subfield}`
+          : 'the default zone';
+  }
+}
+
+/**
+ * The pattern's sentence with its placeholders filled from the flow: of placeholders written back
+ * to back, those with a value; when none has one, the words the template gives for its absence.
+ */
+export function patternSentence(e: PatternExplanation): string {
+  let said = sentences.get(e);
+  if (said === undefined) sentences.set(e, (said = fill(e)));
+  return said;
+}
+
+/** Sentences by explanation: the annotator gives flows with the same actions one explanation when its sentence reads only them. */
+const sentences = new WeakMap<PatternExplanation, string>();
+
+function fill(e: PatternExplanation): string {
+  const filled = fillTemplate(
+    e.template,
+    (name) => {
+      const v = e.fills.get(name);
+      return v === undefined ? '' : placeholderText(v);
+    },
+    'all',
+    '',
+  );
+  return filled.replace(/ {2,}/g, ' ').replace(/ ([.,;:])/g, '$1');
+}
 
 /** The miss flow told against the documented miss; as the flow does it where it departs from it. */
 function missSentence(e: MissExplanation): string {
@@ -45,7 +113,7 @@ export function unknownReason(e: UnknownExplanation): string {
 export function explanationText(e: Explanation): string {
   switch (e.kind) {
     case 'pattern':
-      return e.meaning;
+      return patternSentence(e);
     case 'miss':
       return missSentence(e);
     case 'unknown':
@@ -57,7 +125,7 @@ export function explanationText(e: Explanation): string {
 export function explanationJson(e: Explanation): Record<string, unknown> {
   switch (e.kind) {
     case 'pattern':
-      return { ...e };
+      return { kind: e.kind, index: e.index, match: e.match, meaning: patternSentence(e), continuesIn: e.continuesIn };
     case 'miss':
       return { kind: e.kind, meaning: missSentence(e), continuesIn: e.continuesIn };
     case 'unknown':
