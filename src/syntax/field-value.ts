@@ -5,7 +5,7 @@
  * error texts; printing follows `mf_format`, the form OVS uses inside actions.
  */
 import { CT_STATE } from '../model/ct-state.ts';
-import type { FieldDef } from '../model/fields.ts';
+import type { FieldDef, FieldFormat } from '../model/fields.ts';
 import { RESERVED_PORT_NUMBERS, reservedPortByName, reservedPortByNumber } from '../model/ports.ts';
 import type { PortMap, PortNumbers, PortRef } from '../model/ports.ts';
 import {
@@ -80,16 +80,7 @@ const TUN_FLAGS: FlagSet = {
 
 /** The flag table of a flag-valued field, if it is one. */
 export function flagSetOf(field: FieldDef): FlagSet | undefined {
-  switch (field.format) {
-    case 'ct-state':
-      return CT_STATE_FLAGS;
-    case 'tcp-flags':
-      return TCP_FLAGS;
-    case 'tun-flags':
-      return TUN_FLAGS;
-    default:
-      return undefined;
-  }
+  return SYNTAX[field.format].flags;
 }
 
 /** The mask that makes a flag field an exact match (every writable bit). */
@@ -314,36 +305,67 @@ export function formatPort(value: bigint, port: PortRef | undefined, portNames?:
 // ---------------------------------------------------------------------------------------------
 // Addresses
 
-function parseIpv4Masked(text: string): FieldValueResult {
-  const slash = text.indexOf('/');
-  const addr = parseIpv4(slash < 0 ? text : text.slice(0, slash));
-  if (addr === undefined) return fail(`${text}: invalid IP address`);
-  if (slash < 0) return { ok: true, value: addr, mask: ones(32) };
-  const rest = text.slice(slash + 1);
-  const dotted = parseIpv4(rest);
-  if (dotted !== undefined) return { ok: true, value: addr & dotted, mask: dotted };
-  if (!/^[+-]?\d+$/.test(rest)) return fail(`${text}: invalid IP address`);
-  const len = Number(rest);
-  if (len < 0 || len > 32) return fail(`${text}: IPv4 network prefix bits not between 0 and 32, inclusive`);
-  const mask = prefixMask(len, 32);
-  return { ok: true, value: addr & mask, mask };
+/** How one IP family is written: OVS's words for it in errors, its width and its address syntax. */
+interface IpFamily {
+  readonly bits: number;
+  readonly parse: (text: string) => bigint | undefined;
+  readonly print: (value: bigint) => string;
+  /** OVS's errors: `invalid X address`, `Y network prefix bits …`, and a mask that is neither. */
+  readonly noun: string;
+  readonly prefixNoun: string;
+  readonly badMask: string;
 }
 
-function parseIpv6Masked(text: string): FieldValueResult {
+const IPV4: IpFamily = {
+  bits: 32,
+  parse: parseIpv4,
+  print: formatIpv4,
+  noun: 'IP',
+  prefixNoun: 'IPv4',
+  badMask: 'invalid IP address',
+};
+const IPV6: IpFamily = {
+  bits: 128,
+  parse: parseIpv6,
+  print: formatIpv6,
+  noun: 'IPv6',
+  prefixNoun: 'IPv6',
+  badMask: 'Invalid IPv6 mask',
+};
+
+/** An address with an optional `/prefix` or `/mask` (OVS `ip_parse_masked`, `ipv6_parse_masked`). */
+function parseIpMasked(family: IpFamily, text: string): FieldValueResult {
+  const { bits } = family;
   const slash = text.indexOf('/');
-  const addr = parseIpv6(slash < 0 ? text : text.slice(0, slash));
-  if (addr === undefined) return fail(`${text}: invalid IPv6 address`);
-  if (slash < 0) return { ok: true, value: addr, mask: ones(128) };
+  const addr = family.parse(slash < 0 ? text : text.slice(0, slash));
+  if (addr === undefined) return fail(`${text}: invalid ${family.noun} address`);
+  if (slash < 0) return { ok: true, value: addr, mask: ones(bits) };
   const rest = text.slice(slash + 1);
   if (/^[+-]?\d+$/.test(rest)) {
     const len = Number(rest);
-    if (len < 0 || len > 128) return fail(`${text}: IPv6 network prefix bits not between 0 and 128, inclusive`);
-    const mask = prefixMask(len, 128);
+    if (len < 0 || len > bits)
+      return fail(`${text}: ${family.prefixNoun} network prefix bits not between 0 and ${bits}, inclusive`);
+    const mask = prefixMask(len, bits);
     return { ok: true, value: addr & mask, mask };
   }
-  const mask = parseIpv6(rest);
-  if (mask === undefined) return fail(`${text}: Invalid IPv6 mask`);
+  const mask = family.parse(rest);
+  if (mask === undefined) return fail(`${text}: ${family.badMask}`);
   return { ok: true, value: addr & mask, mask };
+}
+
+/** The address, `/N` for a prefix mask, `/mask` otherwise. */
+function formatIpMasked(family: IpFamily, value: bigint, mask: bigint): string {
+  if (mask === ones(family.bits)) return family.print(value);
+  const len = prefixLength(mask, family.bits);
+  return `${family.print(value)}/${len >= 0 ? String(len) : family.print(mask)}`;
+}
+
+export function formatIpv4Masked(value: bigint, mask: bigint): string {
+  return formatIpMasked(IPV4, value, mask);
+}
+
+export function formatIpv6Masked(value: bigint, mask: bigint): string {
+  return formatIpMasked(IPV6, value, mask);
 }
 
 function parseMacMasked(text: string): FieldValueResult {
@@ -393,38 +415,7 @@ export function fullMask(field: FieldDef): bigint {
  */
 export function parseFieldValue(field: FieldDef, text: string, portMap?: PortNumbers): FieldValueResult {
   if (text === '*') return { ok: true, value: 0n, mask: 0n };
-  let r: FieldValueResult;
-  switch (field.format) {
-    case 'decimal':
-    case 'hex':
-    case 'vlan-tci':
-    case 'ipv6-label':
-      r = parseInteger(field, text);
-      break;
-    case 'port':
-      r = portResult(field, text, portMap);
-      break;
-    case 'ipv4':
-      r = parseIpv4Masked(text);
-      break;
-    case 'ipv6':
-      r = parseIpv6Masked(text);
-      break;
-    case 'mac':
-      r = parseMacMasked(text);
-      break;
-    case 'ct-state':
-    case 'tcp-flags':
-    case 'tun-flags':
-      r = parseFlags(flagSetOf(field)!, text);
-      break;
-    case 'frag':
-      r = parseFrag(text);
-      break;
-    case 'packet-type':
-      r = parsePacketType(text);
-      break;
-  }
+  const r = SYNTAX[field.format].parse(field, text, portMap);
   if (!r.ok) return r;
   if (field.name.startsWith('tun_metadata')) return tunnelMetadata(field, text, r.value, r.mask);
   const wide = ones(field.bytes * 8);
@@ -460,44 +451,79 @@ export function formatFieldValue(field: FieldDef, value: bigint, mask?: bigint, 
   const full = fullMask(field);
   const m = mask === undefined || mask === full || mask === ones(field.bytes * 8) ? undefined : mask;
   if (m === 0n) return 'ANY';
-  switch (field.format) {
-    case 'port':
-      if (m === undefined) return formatPortNumber(value, portNames);
-      return `${value}/${hexString(m)}`;
-    case 'decimal':
-      return m === undefined ? String(value) : `${value}/${hexString(m)}`;
-    case 'hex':
-    case 'vlan-tci':
-    case 'ipv6-label':
-      return m === undefined ? hexString(value) : `${hexString(value)}/${hexString(m)}`;
-    case 'ipv4':
-      return formatIpv4Masked(value, m ?? ones(32));
-    case 'ipv6':
-      return formatIpv6Masked(value, m ?? ones(128));
-    case 'mac':
-      return m === undefined ? formatMac(value) : `${formatMac(value)}/${formatMac(m)}`;
-    case 'ct-state':
-      return formatFlags(field, value, m ?? full, full);
-    case 'tcp-flags':
-    case 'tun-flags':
-      return formatFlags(field, value, (m ?? full) & full, full);
-    case 'frag':
-      return formatFrag(value, m ?? full);
-    case 'packet-type':
-      return formatPacketType(value);
-  }
+  return SYNTAX[field.format].format(field, value, m, full, portNames);
 }
 
-/** `a.b.c.d`, `a.b.c.d/N` for prefix masks, `a.b.c.d/m.m.m.m` otherwise. */
-export function formatIpv4Masked(value: bigint, mask: bigint): string {
-  if (mask === ones(32)) return formatIpv4(value);
-  const len = prefixLength(mask, 32);
-  return `${formatIpv4(value)}/${len >= 0 ? String(len) : formatIpv4(mask)}`;
+// ---------------------------------------------------------------------------------------------
+// Each format's syntax: one entry per format, so that a new format does not compile without both.
+
+interface ValueSyntax {
+  /** The value and mask as written, before the field's width and maskability apply. */
+  readonly parse: (field: FieldDef, text: string, portMap?: PortNumbers) => FieldValueResult;
+  /** `mask` is undefined for an exact match; `full` is the field's exact mask. */
+  readonly format: (
+    field: FieldDef,
+    value: bigint,
+    mask: bigint | undefined,
+    full: bigint,
+    portNames?: PortMap,
+  ) => string;
+  readonly flags?: FlagSet;
 }
 
-/** Compressed address, `/N` for prefix masks, `/mask` otherwise. */
-export function formatIpv6Masked(value: bigint, mask: bigint): string {
-  if (mask === ones(128)) return formatIpv6(value);
-  const len = prefixLength(mask, 128);
-  return `${formatIpv6(value)}/${len >= 0 ? String(len) : formatIpv6(mask)}`;
+/** A number: the value as `show` writes it, a mask in hex. */
+function integer(show: (value: bigint) => string): ValueSyntax {
+  return {
+    parse: parseInteger,
+    format: (_field, value, mask) => (mask === undefined ? show(value) : `${show(value)}/${hexString(mask)}`),
+  };
 }
+
+/**
+ * Flags: `within` keeps a mask to the field's writable bits when printing (tcp_flags, tun_flags);
+ * ct_state prints the mask as given.
+ */
+function flags(set: FlagSet, within: boolean): ValueSyntax {
+  return {
+    parse: (_field, text) => parseFlags(set, text),
+    format: (field, value, mask, full) =>
+      formatFlags(field, value, within ? (mask ?? full) & full : (mask ?? full), full),
+    flags: set,
+  };
+}
+
+/** An IP address, with a prefix or a mask. */
+function ipAddress(family: IpFamily): ValueSyntax {
+  return {
+    parse: (_field, text) => parseIpMasked(family, text),
+    format: (_field, value, mask) => formatIpMasked(family, value, mask ?? ones(family.bits)),
+  };
+}
+
+const HEX = integer(hexString);
+
+const SYNTAX: { readonly [F in FieldFormat]: ValueSyntax } = {
+  decimal: integer(String),
+  hex: HEX,
+  'vlan-tci': HEX,
+  'ipv6-label': HEX,
+  port: {
+    parse: portResult,
+    format: (_field, value, mask, _full, portNames) =>
+      mask === undefined ? formatPortNumber(value, portNames) : `${value}/${hexString(mask)}`,
+  },
+  ipv4: ipAddress(IPV4),
+  ipv6: ipAddress(IPV6),
+  mac: {
+    parse: (_field, text) => parseMacMasked(text),
+    format: (_field, value, mask) => (mask === undefined ? formatMac(value) : `${formatMac(value)}/${formatMac(mask)}`),
+  },
+  'ct-state': flags(CT_STATE_FLAGS, false),
+  'tcp-flags': flags(TCP_FLAGS, true),
+  'tun-flags': flags(TUN_FLAGS, true),
+  frag: {
+    parse: (_field, text) => parseFrag(text),
+    format: (_field, value, mask, full) => formatFrag(value, mask ?? full),
+  },
+  'packet-type': { parse: (_field, text) => parsePacketType(text), format: (_field, value) => formatPacketType(value) },
+};
