@@ -24,31 +24,28 @@ import { templateParts } from '../fit/sentence-template.ts';
 /** Where in the profile's data a problem is: `['tables', 3, 'patterns', 0, 'match']`. */
 export type ProfilePath = readonly (string | number)[];
 
-export type ProfileFlaw =
+/** A flaw of the profile, and where it is. */
+export type ProfileFlaw = { readonly path: ProfilePath } & Flaw;
+
+type Flaw =
   /** A sentence's placeholder that is no field, no bit field of the profile and no template word. */
-  | { readonly kind: 'placeholder'; readonly path: ProfilePath; readonly placeholder: string }
+  | { readonly kind: 'placeholder'; readonly placeholder: string }
   /** Match text OVS would not read; `message` is the parser's. */
-  | { readonly kind: 'match-syntax'; readonly path: ProfilePath; readonly text: string; readonly message: string }
+  | { readonly kind: 'match-syntax'; readonly text: string; readonly message: string }
   /** A field name the field registry does not know (a pattern's `fields`, a hint's `set:F`, a bit field's field). */
-  | { readonly kind: 'unknown-field'; readonly path: ProfilePath; readonly field: string }
+  | { readonly kind: 'unknown-field'; readonly field: string }
   /** An action hint that is none of the kinds `ActionHint` lists. */
-  | { readonly kind: 'unknown-hint'; readonly path: ProfilePath; readonly hint: string }
+  | { readonly kind: 'unknown-hint'; readonly hint: string }
   /** A table named (next, miss, goto hint, layout) that the profile does not define. */
-  | { readonly kind: 'undefined-table'; readonly path: ProfilePath; readonly table: string }
+  | { readonly kind: 'undefined-table'; readonly table: string }
   /** Two tables of one name (or alias). */
-  | {
-      readonly kind: 'duplicate-table';
-      readonly path: ProfilePath;
-      readonly table: string;
-      readonly first: ProfilePath;
-    }
+  | { readonly kind: 'duplicate-table'; readonly table: string; readonly first: ProfilePath }
   /**
    * A pattern that an earlier one of its table always wins over: no flow is ever said to fit it.
    * `sameMeaning`: it says what the earlier one says, so nothing is lost but a line.
    */
   | {
       readonly kind: 'indistinguishable';
-      readonly path: ProfilePath;
       readonly table: string;
       readonly hiddenBy: ProfilePath;
       readonly sameMeaning: boolean;

@@ -92,32 +92,25 @@ export type Verdict = 'output' | 'drop' | 'normal' | 'controller';
  * something the dump lacks, an output OVS skips, or a limit that ended the translation. `table`
  * is the table of the flow whose action met it.
  */
-export type TraceProblem =
-  | {
-      readonly kind: 'missing-group';
-      readonly table: TableRef;
-      readonly group: number;
-      readonly dumpHasGroups: boolean;
-    }
+export type TraceProblem = { readonly table: TableRef } & (
+  | { readonly kind: 'missing-group'; readonly group: number; readonly dumpHasGroups: boolean }
   | {
       readonly kind: 'missing-bucket';
-      readonly table: TableRef;
       readonly group: number;
       readonly bucket: number;
       readonly buckets: readonly number[];
     }
-  | { readonly kind: 'no-live-bucket'; readonly table: TableRef; readonly group: number }
-  | { readonly kind: 'unlisted-port'; readonly table: TableRef; readonly port: OutputPort }
-  | { readonly kind: 'output-to-in-port'; readonly table: TableRef; readonly port: OutputPort }
+  | { readonly kind: 'no-live-bucket'; readonly group: number }
+  | { readonly kind: 'unlisted-port'; readonly port: OutputPort }
+  | { readonly kind: 'output-to-in-port'; readonly port: OutputPort }
   /** `resubmit(,T,ct)` for a packet without a conntrack tuple: OVS looks nothing up. */
-  | { readonly kind: 'no-ct-tuple'; readonly table: TableRef; readonly target: TableRef }
+  | { readonly kind: 'no-ct-tuple'; readonly target: TableRef }
   /**
    * A select group that picks by the datapath's hash, for a packet without `dp_hash`: every live
    * bucket was followed; `choices` gives a dp_hash that selects each.
    */
   | {
       readonly kind: 'datapath-hash';
-      readonly table: TableRef;
       readonly group: number;
       readonly choices: readonly { readonly bucket: number; readonly dpHash: number }[];
     }
@@ -125,28 +118,13 @@ export type TraceProblem =
    * A select group read from an OpenFlow 1.1–1.4 dump, which hides its selection method: every
    * live bucket was followed, since which one the switch picks is not known.
    */
-  | {
-      readonly kind: 'selection-unknown';
-      readonly table: TableRef;
-      readonly group: number;
-      readonly buckets: readonly number[];
-    }
+  | { readonly kind: 'selection-unknown'; readonly group: number; readonly buckets: readonly number[] }
   /** A field write OVS ignores: the packet lacks the headers the field belongs to. */
-  | { readonly kind: 'unmet-prerequisites'; readonly table: TableRef; readonly field: string }
+  | { readonly kind: 'unmet-prerequisites'; readonly field: string }
   /** The packet's in_port is a number the port list does not name (or none), and the flows of `table` match in_port by names without numbers. */
-  | {
-      readonly kind: 'unnumbered-in-ports';
-      readonly table: TableRef;
-      readonly inPort: number;
-      readonly names: readonly string[];
-    }
+  | { readonly kind: 'unnumbered-in-ports'; readonly inPort: number; readonly names: readonly string[] }
   /** `loop`: the tables the path went round when it ran too deep (empty when it did not repeat itself). */
-  | {
-      readonly kind: 'translation-failed';
-      readonly table: TableRef;
-      readonly limit: XlateLimit;
-      readonly loop: readonly TableRef[];
-    }
+  | { readonly kind: 'translation-failed'; readonly limit: XlateLimit; readonly loop: readonly TableRef[] }
   /**
    * The trace was cut short: `actions` as OVS cuts a translation whose datapath actions pass
    * 64 kB (what was sent before still goes); `recirculations` as ofproto/trace stops, with the
@@ -154,10 +132,10 @@ export type TraceProblem =
    */
   | {
       readonly kind: 'trace-cut';
-      readonly table: TableRef;
       readonly limit: 'actions' | 'recirculations' | 'steps' | 'nesting';
       readonly unprocessed?: number;
-    };
+    }
+);
 
 /** What happened, as a tree shaped like ofproto/trace's output. */
 export type TraceNode =
