@@ -4,6 +4,7 @@
  * options fill the sides that positional inputs leave: `--bundle B --node n1 --node n2` gives a
  * side per node, `--pod`/`--local` gives the live switch as the last side. Without --bundle,
  * --node picks the node of the inputs that are bundles. --ports names the ports of both sides.
+ * Both commands read the dumps by a profile (--profile, --release, --profile-file) to name tables.
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
@@ -11,7 +12,6 @@ import type { PortMap } from '../../model/ports.ts';
 import type { OfVersion } from '../../model/openflow.ts';
 import { parseOfVersion } from '../../model/openflow.ts';
 import { type DiffStyle, dumpsVersion } from '../../render/diff.ts';
-import type { ParseResult } from '../../syntax/reader.ts';
 import { stdoutChalk } from '../color.ts';
 import { type Io, UserError } from '../io.ts';
 import {
@@ -26,8 +26,9 @@ import { inputLabel } from '../../sources/input.ts';
 import { mergePortMaps } from '../../sources/port-map.ts';
 import { addOutputOptions, type OutputCliOptions } from '../output.ts';
 import { type Repeats, repeatable } from './repeatable.ts';
+import { addProfileChoiceOptions, type ProfileChoiceOptions } from './profile-options.ts';
 
-export interface CompareCliOptions extends Omit<InputCliOptions, 'node'>, OutputCliOptions {
+export interface CompareCliOptions extends Omit<InputCliOptions, 'node'>, OutputCliOptions, ProfileChoiceOptions {
   /** One node per bundle side, in order (a single one applies to every bundle side). */
   node?: string[];
   cookies?: boolean;
@@ -41,11 +42,12 @@ function ofOption(value: string): OfVersion {
 }
 
 /**
- * `nodeHelp` says what --node picks, and `nodes` how often it may be given, which differ between
- * the commands: a node per dump compared. `names` says what -o name lists.
+ * The profile choice options, then these. `nodeHelp` says what --node picks, and `nodes` how often
+ * it may be given, which differ between the commands: a node per dump compared. `names` says what
+ * -o name lists.
  */
 export function addCompareOptions(cmd: Command, nodeHelp: string, nodes: Repeats, names: string): Command {
-  cmd
+  addProfileChoiceOptions(cmd)
     .option('--cookies', 'also compare cookies (ignored by default)')
     .option(
       '--node <name>',
@@ -163,6 +165,8 @@ export interface LoadedSides {
   readonly ports?: PortMap;
   /** Each side as the user named it: a file, `bundle[node]`, `pod ns/name`. */
   readonly labels: string[];
+  /** The version to show actions in: the one asked for, else the one the dumps' headers name (the later input first), else 1.5. */
+  readonly of: OfVersion;
 }
 
 /** Port maps given among the inputs, after the dumps: the files, what the command compares (`diff compares two dumps`) and how many. */
@@ -197,12 +201,8 @@ export async function loadSides(
   for (const side of sides)
     dumps.push(await loadFromOptions(side.inputs, side.opts, io, ports ? { portMap: ports } : {}));
   const labels = dumps.map((d) => d.sources.map(inputLabel).join(', '));
-  return ports ? { dumps, ports, labels } : { dumps, labels };
-}
-
-/** The version asked for, else the one the dumps' headers name (the later input first), else 1.5. */
-export function displayVersion(opts: CompareCliOptions, dumps: readonly ParseResult[]): OfVersion {
-  return opts.of ?? dumpsVersion(dumps);
+  const of = opts.of ?? dumpsVersion(dumps);
+  return ports ? { dumps, ports, labels, of } : { dumps, labels, of };
 }
 
 export function diffStyle(io: Io, opts: CompareCliOptions): DiffStyle {

@@ -6,7 +6,6 @@ import { flowName } from '../../render/flow.ts';
 import { type Io, notice, UserError } from '../io.ts';
 import { DEFAULT_MAX_PROBES, diffImpact, type ImpactReport } from '../../analysis/impact/impact.ts';
 import { profileTableNames, type ProfileRequest } from '../../analysis/detect/profile-choice.ts';
-import { addProfileChoiceOptions, type ProfileChoiceOptions } from './profile-options.ts';
 import type { DumpDiff } from '../../analysis/diff/diff.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import type { OfVersion } from '../../model/openflow.ts';
@@ -22,13 +21,12 @@ import {
   type CompareCliOptions,
   compareSides,
   diffStyle,
-  displayVersion,
   loadSides,
   shortLabels,
   splitPositional,
 } from './compare-options.ts';
 
-interface DiffCliOptions extends CompareCliOptions, ProfileChoiceOptions {
+interface DiffCliOptions extends CompareCliOptions {
   perTable?: boolean;
   impact?: boolean;
   maxProbes?: number;
@@ -67,7 +65,7 @@ export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
     'node of the bundle inputs (one for all, or one each in order), or of --bundle: repeat it there to compare two nodes';
   const nodes = { most: 2, refusal: 'diff compares two dumps: give --node at most twice, once for each' };
   const names = 'the flows that differ, as table, priority and match, after - (removed), + (added) or ~ (changed)';
-  addCompareOptions(addProfileChoiceOptions(cmd), nodeHelp, nodes, names).action(
+  addCompareOptions(cmd, nodeHelp, nodes, names).action(
     async (before: string | undefined, after: string | undefined, portMaps: string[], opts: DiffCliOptions) => {
       const form = outputForm(opts);
       if (opts.maxProbes !== undefined && !opts.impact) throw new UserError('--max-probes goes with --impact');
@@ -81,14 +79,13 @@ export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
         2,
       );
       const sides = await compareSides(positional, opts, 2, 'diff compares two dumps', io);
-      const { dumps, ports, labels } = await loadSides(sides, opts, io, {
+      const { dumps, ports, labels, of } = await loadSides(sides, opts, io, {
         files: portFiles,
         what: 'diff compares two dumps',
         dumps: 2,
       });
       const [a, b] = dumps as [(typeof dumps)[0], (typeof dumps)[0]];
       const diff = diffDumps(a, b, { ...(opts.cookies ? { cookies: true } : {}), ...(ports ? { ports } : {}) });
-      const of = displayVersion(opts, dumps);
       const pair = labels as [string, string];
       const style = diffStyle(io, opts);
       const names = (): string[] =>
