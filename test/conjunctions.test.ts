@@ -14,7 +14,14 @@ import {
 import { parsePacketSpec, storageReader } from '../src/analysis/trace/packet.ts';
 import { fieldByName } from '../src/model/fields.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
-import { formatConjunction, formatTerm } from '../src/render/conjunctions.ts';
+import {
+  conjunctionReportJson,
+  formatConjunction,
+  formatConjunctionReport,
+  formatTerm,
+} from '../src/render/conjunctions.ts';
+import { formatJson } from '../src/render/json-stream.ts';
+import { withActions } from '../src/model/flow.ts';
 import { memberText } from '../src/analysis/conjunctions/member-text.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 import { memberSet } from '../src/analysis/conjunctions/conjunctions.ts';
@@ -417,6 +424,45 @@ test('flowscope conj: text, ids, JSON and --packet', async () => {
   const none = await runCli(['conj', '-', '5', '7'], { stdin: 'table=0,priority=0 actions=drop\n' });
   assert.equal(none.status, 2);
   assert.match(none.stderr, /no conjunctions 5, 7 in the dump \(it has no conjunctions\)/);
+});
+
+test('conjunctions of lazily read flows (a dump of lines met before) are those of the same flows read in full', () => {
+  const bodies: string[] = [];
+  for (let t = 0; t < 2; t++) {
+    const stats = (i: number): string =>
+      ` cookie=0x3020000, duration=${100 + i}.5s, table=${12 + t}, n_packets=${i}, n_bytes=${i * 60}, `;
+    for (let i = 1; i <= 40; i++) {
+      // Addresses that differ in the last one (read from a template), masked blocks, ports by number.
+      bodies.push(
+        `${stats(i)}priority=200,ip,nw_src=10.16.${t}.${i} actions=conjunction(${7 + t},1/3),conjunction(9,1/2)`,
+      );
+      bodies.push(`${stats(i)}priority=200,ip,nw_dst=10.${20 + (i % 3)}.${i}.0/24 actions=conjunction(${7 + t},2/3)`);
+      bodies.push(`${stats(i)}priority=200,tcp,tp_dst=${8000 + i} actions=conjunction(${7 + t},3/3)`);
+      bodies.push(`${stats(i)}priority=200,reg1=0x${(0x100 + i).toString(16)} actions=conjunction(9,2/2)`);
+      bodies.push(`${stats(i)}priority=200,in_port=${i},ip actions=conjunction(${11 + t},1/2)`);
+      bodies.push(`${stats(i)}priority=200,udp,nw_dst=10.30.${t}.${i},tp_dst=53 actions=conjunction(${11 + t},2/2)`);
+    }
+    // Hard flows of one shape but for their numbers (read again from the line when asked for), one pre-empting a clause flow.
+    for (let i = 1; i <= 30; i++)
+      bodies.push(`${stats(i)}priority=${210 + i},reg2=0x${i.toString(16)} actions=goto_table:${20 + t}`);
+    bodies.push(`${stats(0)}priority=250,tcp,tp_dst=8005 actions=drop`);
+    for (const id of [7, 8, 9, 11, 12]) bodies.push(`${stats(id)}priority=200,conj_id=${id},ip actions=goto_table:20`);
+  }
+  const text = bodies.join('\n');
+  const lazy = parseDump(text, { file: 'dump' });
+  assert.deepEqual(lazy.diagnostics, []);
+  assert.ok(lazy.flows.filter((f) => f.outline !== undefined).length > bodies.length / 2, 'most lines are read lazily');
+  assert.ok(
+    lazy.flows.some((f) => f.outline?.shaped),
+    'some lines are read by their shape',
+  );
+  const whole = lazy.flows.map((f) => withActions(f, f.actions));
+  assert.ok(whole.every((f) => f.outline === undefined));
+  const [a, b] = [lazy.flows, whole].map((flows) => findConjunctions(new Pipeline(flows, [], lazy.ports)));
+  assert.equal(a!.conjunctions.length, 10);
+  assert.ok(a!.conjunctions.some((c) => c.problems.some((p) => p.kind === 'pre-empted')));
+  assert.equal(formatConjunctionReport(a!), formatConjunctionReport(b!));
+  assert.equal(formatJson(conjunctionReportJson(a!)), formatJson(conjunctionReportJson(b!)));
 });
 
 test('a conjunction action repeated on one flow counts once', () => {

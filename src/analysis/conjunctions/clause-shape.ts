@@ -119,6 +119,12 @@ export function compareEntries(a: SingleEntry, b: SingleEntry): number {
   return a.first < b.first ? -1 : a.first > b.first ? 1 : 0;
 }
 
+/** A shape, and where its one key entry stands in the match (-1: it has none or several). */
+interface PlacedShape {
+  readonly shape: TermShape;
+  readonly keyAt: number;
+}
+
 /** Clause flows of one analysis, their shapes shared through a trie over the match's fields. */
 export class ClauseShapes {
   /**
@@ -126,25 +132,49 @@ export class ClauseShapes {
    * bits at most, and a number hashes much faster than a bigint).
    */
   private readonly root = new ShapeTrie<FieldDef | number, TermShape>();
+  /**
+   * By the outline match that lazily read flows share (see FlowOutline): their shape is found
+   * once per outline, and their match is never made; a million clause flows share a few hundred.
+   */
+  private readonly byOutline = new Map<Match, PlacedShape>();
 
   of(flow: Flow): ClauseFlow {
+    const outline = flow.outline;
+    if (outline === undefined || outline.shaped) {
+      const { shape, keyAt } = this.place(flow.match);
+      return new ClauseFlow(flow, shape, keyAt < 0 ? undefined : flow.match.fields[keyAt]);
+    }
+    // The outline's values are the flow's but for one address entry's.
+    let placed = this.byOutline.get(outline.match);
+    if (placed === undefined) this.byOutline.set(outline.match, (placed = this.place(outline.match)));
+    const { shape, keyAt } = placed;
+    if (keyAt < 0) return new ClauseFlow(flow, shape, undefined);
+    const e = outline.match.fields[keyAt]!;
+    const key = keyAt === outline.entry ? { field: e.field, value: BigInt(outline.address), mask: e.mask } : e;
+    return new ClauseFlow(flow, shape, key);
+  }
+
+  /** The shape of a match whose protocol values (not the others) are the flow's. */
+  private place(match: Match): PlacedShape {
     let node = this.root;
     let keyCount = 0;
-    let key: MatchField | undefined;
-    for (const e of flow.match.fields) {
+    let keyAt = -1;
+    const { fields } = match;
+    for (let i = 0; i < fields.length; i++) {
+      const e = fields[i]!;
       node = node.step(e.field);
       if (QUALIFIER_STORAGES.has(e.field.storage)) node = node.step(Number(e.value));
       else {
         keyCount++;
-        key = e;
+        keyAt = i;
       }
     }
     node.value ??= {
-      qualifier: { fields: flow.match.fields.filter((e) => QUALIFIER_STORAGES.has(e.field.storage)) },
+      qualifier: { fields: fields.filter((e) => QUALIFIER_STORAGES.has(e.field.storage)) },
       keyCount,
-      storages: flow.match.fields.map((e) => e.field.storage),
-      keyStorage: keyCount === 1 ? key!.field.storage : undefined,
+      storages: fields.map((e) => e.field.storage),
+      keyStorage: keyCount === 1 ? fields[keyAt]!.field.storage : undefined,
     };
-    return new ClauseFlow(flow, node.value, keyCount === 1 ? key : undefined);
+    return { shape: node.value, keyAt: keyCount === 1 ? keyAt : -1 };
   }
 }

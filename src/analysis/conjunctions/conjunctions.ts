@@ -9,7 +9,7 @@
  * flows is explained in seconds.
  */
 import type { FieldDef } from '../../model/fields.ts';
-import { type Flow, type Match, packetTotal } from '../../model/flow.ts';
+import { type Flow, type Match, matchOutline, packetTotal } from '../../model/flow.ts';
 import { MatchIndex } from '../../model/flow-index.ts';
 import { matchesPacket } from '../../model/match.ts';
 import { inMatchOrder, type Pipeline, tableKey } from '../../model/pipeline.ts';
@@ -175,8 +175,18 @@ interface Entry {
 }
 
 function isActionFlow(f: Flow): number | undefined {
+  // The outline tells which fields a lazily read flow matches; only an action flow's match is made.
+  if (!matchOutline(f).fields.some((e) => e.field.storage === 'conj_id')) return undefined;
   for (const e of f.match.fields) if (e.field.storage === 'conj_id') return Number(e.value);
   return undefined;
+}
+
+/** Whether a flow has a conjunction action, told from a lazily read flow's outline (actions of the same kinds). */
+function hasConjunction(f: Flow): boolean {
+  const outline = f.outline?.actions;
+  if (outline === 'conjunctions') return true;
+  for (const a of outline ?? f.actions) if (a.kind === 'conjunction') return true;
+  return false;
 }
 
 /** Hard flows of one table in the model's match index: "which hard flow covers this clause flow". */
@@ -592,7 +602,7 @@ function entryFor(table: TableEntries, id: number, flow: Flow, place: number, en
 export function conjunctionIds(flows: readonly Flow[]): number[] {
   const ids = new Set<number>();
   for (const f of flows) {
-    for (const a of f.actions) if (a.kind === 'conjunction') ids.add(a.id);
+    if (hasConjunction(f)) for (const a of f.actions) if (a.kind === 'conjunction') ids.add(a.id);
     const id = isActionFlow(f);
     if (id !== undefined) ids.add(id);
   }
@@ -646,7 +656,7 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
     list.count = 0;
     if (f.outline?.actions === 'conjunctions' && eachLineConjunction(f.origin.text, list.add))
       for (let i = 0; i < list.count; i++) add(i, list.id(i), list.k(i), list.n(i));
-    else {
+    else if (hasConjunction(f)) {
       const { actions } = f;
       for (let i = 0; i < actions.length; i++) {
         const a = actions[i]!;
