@@ -29,10 +29,10 @@ const STEADY_TRACES = 1000;
 async function tracing() {
   const { Pipeline } = await import('../src/model/pipeline.ts');
   const { Tracer } = await import('../src/analysis/trace/trace.ts');
-  const { parsePacketSpec } = await import('../src/analysis/trace/packet.ts');
+  const { PacketSpecError, parsePacketSpec } = await import('../src/analysis/trace/packet.ts');
   const packet = (spec: string) => {
     const parsed = parsePacketSpec(spec);
-    if (!parsed.ok) throw new Error(`bad packet ${spec}: ${parsed.error}`);
+    if (!parsed.ok) throw new PacketSpecError(parsed.problem);
     return parsed.packet;
   };
   return { Pipeline, Tracer, packet };

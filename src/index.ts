@@ -65,7 +65,9 @@ export {
   profileTableNames,
   type AnnotatedPipeline,
   type ProfileChoice,
+  type ProfileChoiceProblem,
   type ProfileNote,
+  type ProfileReleases,
   type ProfileRequest,
 } from './analysis/detect/profile-choice.ts';
 
@@ -127,7 +129,7 @@ export {
   verdictReasonText,
 } from './render/words/explanation.ts';
 export { expectedMissWords, missFlowWords } from './render/words/miss.ts';
-export { detectionReasonText, releaseWords } from './render/words/profile.ts';
+export { detectionReasonText, profileChoiceProblemText, releaseWords } from './render/words/profile.ts';
 export { traceNoteWords } from './render/words/trace-notes.ts';
 export {
   summarizeTables,
@@ -221,7 +223,14 @@ export type { Probe } from './analysis/impact/probes.ts';
 
 // ---- Trace
 export { CT_STATE } from './model/ct-state.ts';
-export { Packet, PacketSpecError, parsePacketSpec, type PacketSpecResult } from './analysis/trace/packet.ts';
+export {
+  Packet,
+  PacketSpecError,
+  parsePacketSpec,
+  type PacketSpecProblem,
+  type PacketSpecResult,
+} from './analysis/trace/packet.ts';
+export { packetSpecProblemText } from './render/words/packet-spec.ts';
 export {
   Tracer,
   type TraceNode,

@@ -12,6 +12,8 @@ import { parseAgentInfo } from '../src/sources/agentinfo.ts';
 import { sosNodes } from '../src/sources/sos.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { Tracer } from '../src/analysis/trace/trace.ts';
+import { PacketSpecError } from '../src/analysis/trace/packet.ts';
+import { packetSpecProblemText } from '../src/render/words/packet-spec.ts';
 import { runCli } from './support/cli.ts';
 
 const INHERITED = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];
@@ -33,7 +35,12 @@ test('words every object inherits are no group type, ct alg, protocol, ct_state 
     const tracer = new Tracer(
       new Pipeline(parseDump('priority=0 actions=drop', { file: 'p' }).flows, [], parseDump('', { file: 'p' }).ports),
     );
-    assert.throws(() => tracer.parsePacket(`in_port=1,${word}`), /unknown field|not a field/i, word);
+    assert.throws(
+      () => tracer.parsePacket(`in_port=1,${word}`),
+      (err: unknown) =>
+        err instanceof PacketSpecError && /unknown field|not a field/i.test(packetSpecProblemText(err.problem)),
+      word,
+    );
     const r = await runCli(['trace', '-', '--ct-next', word, 'in_port=1'], { stdin: 'priority=0 actions=drop\n' });
     assert.equal(r.status, 2, word);
     assert.match(r.stderr, new RegExp(`${word}: unknown ct_state flag`));

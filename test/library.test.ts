@@ -37,6 +37,7 @@ import {
   graphJson,
   packetConjunctionsText,
   PacketSpecError,
+  packetSpecProblemText,
   parseDump,
   Pipeline,
   PLAIN_CHECK,
@@ -45,6 +46,7 @@ import {
   profileTableNames,
   readPortDescriptions,
   ProfileChoiceError,
+  profileChoiceProblemText,
   showReport,
   showText,
   traceJson,
@@ -115,7 +117,10 @@ test('library: a profile asked for by name, and one that does not exist', () => 
   assert.equal(read.annotator.tableInfo({ kind: 'number', number: 72 }).name, 'IPTTLDecTable');
   assert.throws(
     () => annotatePipeline(pipeline, { profile: 'no-such-pipeline' }),
-    (err: unknown) => err instanceof ProfileChoiceError && /unknown profile no-such-pipeline/.test(err.message),
+    (err: unknown) =>
+      err instanceof ProfileChoiceError &&
+      err.problem.kind === 'unknown-profile' &&
+      /^unknown profile no-such-pipeline \(known: .*antrea-v1/.test(profileChoiceProblemText(err.problem)),
   );
 });
 
@@ -254,7 +259,10 @@ test('library: trace a packet to its verdict, with the words flowscope trace pri
 
   assert.throws(
     () => tracer.tracePacket('in_port=3,bogus=1'),
-    (err: unknown) => err instanceof PacketSpecError && /bogus: unknown field/.test(err.message),
+    (err: unknown) =>
+      err instanceof PacketSpecError &&
+      err.problem.kind === 'unknown-field' &&
+      /^bogus: unknown field/.test(packetSpecProblemText(err.problem)),
   );
 });
 

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 import { parsePacketSpec } from '../src/analysis/trace/packet.ts';
+import { packetSpecProblemText } from '../src/render/words/packet-spec.ts';
 import { type TraceNode, Tracer } from '../src/analysis/trace/trace.ts';
 import { bestLiveBucket, selectionHash } from '../src/analysis/trace/select-bucket.ts';
 import { skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
@@ -55,7 +56,7 @@ function packetFor(g: number, r: Random): string {
 /** The scores and the bucket flowscope's trace used, in the words ofproto/trace prints them. */
 function ours(tracer: Tracer, spec: string): { scores: string[]; used: number[] } {
   const parsed = parsePacketSpec(spec, tracer.pipeline.ports);
-  assert.ok(parsed.ok, `${spec}: ${parsed.ok ? '' : parsed.error}`);
+  assert.ok(parsed.ok, `${spec}: ${parsed.ok ? '' : packetSpecProblemText(parsed.problem)}`);
   const used: number[] = [];
   const visit = (nodes: readonly TraceNode[]): void => {
     for (const n of nodes) {

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parsePacketSpec } from '../src/analysis/trace/packet.ts';
+import { packetSpecProblemText } from '../src/render/words/packet-spec.ts';
 import { XLATE_ERRORS } from '../src/render/words/trace-notes.ts';
 import { missDrop } from '../src/analysis/trace/nearest-flow.ts';
 import { entryValue } from '../src/render/nearest.ts';
@@ -326,7 +327,7 @@ async function checkNearMisses(sw: OvsSwitch, cases: readonly NearMiss[]): Promi
   for (const { base, varied } of cases) {
     const packet = [base, varied].filter((s) => s !== '').join(',');
     const spec = parsePacketSpec(packet, tracer.pipeline.ports);
-    assert.ok(spec.ok, `${packet}: ${spec.ok ? '' : spec.error}`);
+    assert.ok(spec.ok, `${packet}: ${spec.ok ? '' : packetSpecProblemText(spec.problem)}`);
     const ours = tracer.trace(spec.packet, { keepPackets: true });
     const miss = missDrop(tracer, ours);
     const near = miss?.nearest;

@@ -7,6 +7,7 @@ import { Pipeline } from '../src/model/pipeline.ts';
 import { fieldByName } from '../src/model/fields.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 import { parsePacketSpec, type Packet } from '../src/analysis/trace/packet.ts';
+import { packetSpecProblemText } from '../src/render/words/packet-spec.ts';
 import { type TraceOptions, type TraceResult, Tracer } from '../src/analysis/trace/trace.ts';
 import { ANTREA, exampleFile } from './support/make-examples.ts';
 import { runCli } from './support/cli.ts';
@@ -21,7 +22,7 @@ function tracerOf(text: string): Tracer {
 
 function packet(spec: string, tracer?: Tracer): Packet {
   const r = parsePacketSpec(spec, tracer?.ports.forPackets);
-  assert.ok(r.ok, r.ok ? '' : r.error);
+  assert.ok(r.ok, r.ok ? '' : packetSpecProblemText(r.problem));
   return r.packet;
 }
 
@@ -134,7 +135,8 @@ test('packet specs: friendlier spellings, port names, and errors', () => {
   assert.equal(packet('ip,ct_state=est|trk').get(fieldByName('ct_state')!), 0x22n);
   const bad = (spec: string, re: RegExp): void => {
     const r = parsePacketSpec(spec, tracer.ports.forPackets);
-    assert.ok(!r.ok && re.test(r.error), `${spec}: ${r.ok ? 'accepted' : r.error}`);
+    const said = r.ok ? 'accepted' : packetSpecProblemText(r.problem);
+    assert.ok(!r.ok && re.test(said), `${spec}: ${said}`);
   };
   bad('in_port=1,tp_dst=80', /prerequisites not met for setting tcp_dst/);
   bad('ip,nw_src=10.0.0.0/8', /wildcards not allowed/);

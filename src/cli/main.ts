@@ -130,7 +130,8 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     // error. Only the commands that read a profile load its module, so it is loaded here once needed.
     const { ProfileChoiceError } = await import('../analysis/detect/profile-choice.ts');
     if (err instanceof ProfileChoiceError) {
-      writeErr(io, `${ERROR_PREFIX}${err.message}`);
+      const { profileChoiceProblemText } = await import('../render/words/profile.ts');
+      writeErr(io, `${ERROR_PREFIX}${profileChoiceProblemText(err.problem)}`);
       return 2;
     }
     writeErr(io, `${ERROR_PREFIX}internal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

@@ -46,9 +46,3 @@ export function closestName(word: string, names: Iterable<string>): string | und
   }
   return best;
 }
-
-/** ` (did you mean nw_dst?)`, or nothing when no name is close. */
-export function didYouMean(word: string, names: Iterable<string>): string {
-  const name = closestName(word, names);
-  return name === undefined ? '' : ` (did you mean ${name}?)`;
-}

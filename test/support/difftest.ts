@@ -18,6 +18,7 @@ import {
 } from '../../src/analysis/trace/packet.ts';
 import { type TraceResult, Tracer } from '../../src/analysis/trace/trace.ts';
 import { XLATE_ERRORS } from '../../src/render/words/trace-notes.ts';
+import { packetSpecProblemText } from '../../src/render/words/packet-spec.ts';
 import { formatTrace } from '../../src/render/trace.ts';
 import { parseCtNext } from '../../src/cli/commands/trace.ts';
 import { type OfprotoTrace, parseOfprotoTrace } from './ofproto-trace.ts';
@@ -222,7 +223,7 @@ function compare(tracer: Tracer, ovs: OfprotoTrace, ours: TraceResult): { figure
           for (const slot of ['tp_src', 'tp_dst']) theirs.setSlot(slot, mine.slot(slot));
       } catch (err) {
         finals.push(
-          `pass ${i}: flowscope cannot read OVS's final flow (${err instanceof PacketSpecError ? err.message : String(err)})`,
+          `pass ${i}: flowscope cannot read OVS's final flow (${err instanceof PacketSpecError ? packetSpecProblemText(err.problem) : String(err)})`,
         );
         return;
       }
@@ -282,7 +283,7 @@ export async function runDifferential(options: DiffOptions): Promise<DiffReport>
           });
         } catch (err) {
           if (!(err instanceof PacketSpecError)) throw err;
-          skip(`packet refused by flowscope: ${err.message}`);
+          skip(`packet refused by flowscope: ${packetSpecProblemText(err.problem)}`);
           continue;
         }
         // Past its own bounds flowscope stops where OVS would go on (for minutes, printing

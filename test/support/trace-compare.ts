@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { Pipeline } from '../../src/model/pipeline.ts';
 import { parseDump } from '../../src/syntax/reader.ts';
 import { parsePacketSpec } from '../../src/analysis/trace/packet.ts';
+import { packetSpecProblemText } from '../../src/render/words/packet-spec.ts';
 import { type TraceResult, Tracer } from '../../src/analysis/trace/trace.ts';
 import { XLATE_ERRORS } from '../../src/render/words/trace-notes.ts';
 import { parseCtNext } from '../../src/cli/commands/trace.ts';
@@ -62,7 +63,7 @@ export async function compare(sw: OvsSwitch, tracer: Tracer, probes: readonly Pr
     const ovs = parseOfprotoTrace(ovsText, inPort);
     assert.ok(ovs.passes[0]!.steps.length > 0, `ofproto/trace output not understood:\n${ovsText}`);
     const spec = parsePacketSpec(probe.packet, tracer.pipeline.ports);
-    assert.ok(spec.ok, `${probe.packet}: ${spec.ok ? '' : spec.error}`);
+    assert.ok(spec.ok, `${probe.packet}: ${spec.ok ? '' : packetSpecProblemText(spec.problem)}`);
     // No bucket is given: the hash-selected groups pick theirs as the switch does.
     const ours = tracer.trace(spec.packet, { ctNext: (probe.ctNext ?? []).map(parseCtNext) });
     traces.push({ probe, ovsText, ovs, ours });

@@ -8,7 +8,7 @@ import { Pipeline } from '../../model/pipeline.ts';
 import type { PortMap } from '../../model/ports.ts';
 import type { TableRef } from '../../model/tables.ts';
 import { listProfiles, type Profile } from '../../profiles/index.ts';
-import { inVersion, rangeText } from '../../profiles/versions.ts';
+import { inVersion } from '../../profiles/versions.ts';
 import type { Versioned } from '../../profiles/types.ts';
 import { Annotator } from '../annotate/annotate.ts';
 import { type DetectionReason, detectProfile, detectRelease, type ReleaseChoice } from './detect-profile.ts';
@@ -67,10 +67,36 @@ export interface ProfileChoice {
   readonly note: ProfileNote;
 }
 
-/** An unknown profile, or a release the profile does not describe: the request cannot be met. */
+/** Why a request cannot be met (render/words/profile.ts says it). */
+export type ProfileChoiceProblem =
+  /** No profile has the id asked for; `known` are the ids there are. */
+  | { readonly kind: 'unknown-profile'; readonly profile: string; readonly known: readonly string[] }
+  /** The profile given or detected does not describe the release asked for; `among` are the profiles there are. */
+  | {
+      readonly kind: 'release-not-described';
+      readonly release: string;
+      readonly how: 'given' | 'detected';
+      readonly profile: ProfileReleases;
+      readonly among: readonly ProfileReleases[];
+    };
+
+/** A profile's id and the releases it describes. */
+export interface ProfileReleases {
+  readonly id: string;
+  readonly versions: Versioned;
+}
+
+/** An unknown profile, or a release the profile does not describe: `problem` says which, its message only as data. */
 export class ProfileChoiceError extends Error {
   override readonly name = 'ProfileChoiceError';
+  readonly problem: ProfileChoiceProblem;
+  constructor(problem: ProfileChoiceProblem) {
+    super(JSON.stringify(problem));
+    this.problem = problem;
+  }
 }
+
+const releasesOf = (p: Profile): ProfileReleases => ({ id: p.id, versions: p.versions });
 
 /** A release the profile does not describe would read the flows by no table layout at all. */
 function checkRelease(
@@ -80,10 +106,13 @@ function checkRelease(
   among: readonly Profile[],
 ): void {
   if (release === undefined || inVersion(profile.versions, release)) return;
-  const fix = how === 'given' ? '' : '; give --profile for the pipeline of that release';
-  throw new ProfileChoiceError(
-    `--release ${release}: the ${how} profile ${profile.id} describes ${rangeText(profile.versions)}${fix} (profiles: ${among.map((p) => `${p.id}, ${rangeText(p.versions)}`).join('; ')})`,
-  );
+  throw new ProfileChoiceError({
+    kind: 'release-not-described',
+    release,
+    how,
+    profile: releasesOf(profile),
+    among: among.map(releasesOf),
+  });
 }
 
 /** The profile the request names, after checking its release; undefined when it is to be detected. */
@@ -92,7 +121,7 @@ export function givenProfile(request: ProfileRequest): Profile | undefined {
   const among = candidateProfiles(request);
   const chosen = among.find((p) => p.id === request.profile);
   if (!chosen)
-    throw new ProfileChoiceError(`unknown profile ${request.profile} (known: ${among.map((p) => p.id).join(', ')})`);
+    throw new ProfileChoiceError({ kind: 'unknown-profile', profile: request.profile, known: among.map((p) => p.id) });
   checkRelease(chosen, request.release, 'given', among);
   return chosen;
 }

@@ -7,7 +7,7 @@
 import { CT_STATE } from '../../model/ct-state.ts';
 import type { Subfield } from '../../model/actions.ts';
 import { FIELDS, type FieldDef, fieldByName, matchFieldNames } from '../../model/fields.ts';
-import { didYouMean } from '../../model/spelling.ts';
+import { closestName } from '../../model/spelling.ts';
 import type { PortNumbers } from '../../model/ports.ts';
 import { ones } from '../../model/values.ts';
 import { fullMask, parseFieldValue } from '../../syntax/field-value.ts';
@@ -465,13 +465,33 @@ const VLAN_PRESENT = 0x1000n;
 /** Fields that give a tag's ID or priority without its present bit. */
 const TAG_VIEWS: ReadonlySet<string> = new Set(['dl_vlan', 'dl_vlan_pcp', 'vlan_pcp']);
 
-/** Text that is no packet in ofproto/trace flow syntax; the message says why. */
+/** Why a text is no packet in ofproto/trace flow syntax (render/words/packet-spec.ts says it). */
+export type PacketSpecProblem =
+  /** A key that is neither a field nor a protocol, with the name closest to it if one is close. */
+  | { readonly kind: 'unknown-field'; readonly key: string; readonly closest?: string }
+  | { readonly kind: 'missing-value'; readonly key: string }
+  | { readonly kind: 'repeated-field'; readonly key: string }
+  /** A value the field cannot hold, with the reader's diagnostic of it. */
+  | { readonly kind: 'bad-value'; readonly key: string; readonly value: string; readonly reason: string }
+  /** A port name, as written, that neither the port map nor the flows give a number. */
+  | { readonly kind: 'unknown-port'; readonly value: string }
+  /** A mask or prefix: a packet has every bit of its fields. */
+  | { readonly kind: 'wildcard'; readonly key: string; readonly value: string }
+  /** A field set without the protocol it belongs to. */
+  | { readonly kind: 'prerequisite'; readonly field: string };
+
+/** Text that is no packet in ofproto/trace flow syntax; `problem` says why, its message only as data. */
 export class PacketSpecError extends Error {
   override readonly name = 'PacketSpecError';
+  readonly problem: PacketSpecProblem;
+  constructor(problem: PacketSpecProblem) {
+    super(JSON.stringify(problem));
+    this.problem = problem;
+  }
 }
 
 export type PacketSpecResult =
-  { readonly ok: true; readonly packet: Packet } | { readonly ok: false; readonly error: string };
+  { readonly ok: true; readonly packet: Packet } | { readonly ok: false; readonly problem: PacketSpecProblem };
 
 /**
  * Parses a packet in `ofproto/trace` flow syntax: `in_port=…,tcp,nw_src=…,tp_dst=…`. Unlike
@@ -492,21 +512,18 @@ export function parsePacketSpec(text: string, ports?: PortNumbers): PacketSpecRe
       continue;
     }
     const field = fieldByName(tok.key);
-    if (!field)
-      return {
-        ok: false,
-        error: `${tok.key}: unknown field or protocol${didYouMean(tok.key, [...matchFieldNames(), ...Object.keys(PROTOCOLS)])}`,
-      };
-    if (tok.value === undefined) return { ok: false, error: `${tok.key}: missing value` };
-    if (seen.has(field.name)) return { ok: false, error: `field ${tok.key} set multiple times` };
+    if (!field) {
+      const closest = closestName(tok.key, [...matchFieldNames(), ...Object.keys(PROTOCOLS)]);
+      return { ok: false, problem: { kind: 'unknown-field', key: tok.key, ...(closest ? { closest } : {}) } };
+    }
+    if (tok.value === undefined) return { ok: false, problem: { kind: 'missing-value', key: tok.key } };
+    if (seen.has(field.name)) return { ok: false, problem: { kind: 'repeated-field', key: tok.key } };
     seen.add(field.name);
     const r = parseFieldValue(field, tok.value, ports);
-    if (!r.ok) return { ok: false, error: r.error };
+    if (!r.ok) return { ok: false, problem: { kind: 'bad-value', key: tok.key, value: tok.value, reason: r.error } };
     if (r.port?.kind === 'name' && ports?.number(r.port.name) === undefined)
-      return { ok: false, error: `${tok.value}: unknown port name (neither the port map nor the flows name it)` };
-    if (r.mask !== fullMask(field)) {
-      return { ok: false, error: `${tok.key}=${tok.value}: wildcards not allowed in a packet` };
-    }
+      return { ok: false, problem: { kind: 'unknown-port', value: tok.value } };
+    if (r.mask !== fullMask(field)) return { ok: false, problem: { kind: 'wildcard', key: tok.key, value: tok.value } };
     packet.set(field, field.format === 'port' && field.bits === 16 ? port16(r.value) : r.value);
     // A VLAN ID or priority means a tagged packet, as OVS prints one (`dl_vlan=10,dl_vlan_pcp=0`).
     if (TAG_VIEWS.has(field.name)) packet.set(FIELD.vlanTci, packet.get(FIELD.vlanTci) | VLAN_PRESENT);
@@ -522,11 +539,7 @@ export function parsePacketSpec(text: string, ports?: PortNumbers): PacketSpecRe
       packet.get(FIELD.ethType) === ETH_TYPE.ipv6 &&
       packet.get(FIELD.nwProto) === 58n;
     if (icmp) continue;
-    if (!prerequisiteMet(field, packet))
-      return {
-        ok: false,
-        error: `prerequisites not met for setting ${field.name} (add the protocol, e.g. tcp, udp, ip, arp)`,
-      };
+    if (!prerequisiteMet(field, packet)) return { ok: false, problem: { kind: 'prerequisite', field: field.name } };
   }
   return { ok: true, packet };
 }

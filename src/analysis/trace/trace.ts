@@ -363,11 +363,11 @@ export class Tracer {
 
   /**
    * The packet `spec` describes in ofproto/trace flow syntax, its ports by number or by the names
-   * of the port map and the flows. Throws PacketSpecError when the text is no packet.
+   * of the port map and the flows. Throws PacketSpecError, with the problem, when the text is no packet.
    */
   parsePacket(spec: string): Packet {
     const parsed = parsePacketSpec(spec, this.ports.forPackets);
-    if (!parsed.ok) throw new PacketSpecError(parsed.error);
+    if (!parsed.ok) throw new PacketSpecError(parsed.problem);
     return parsed.packet;
   }
 

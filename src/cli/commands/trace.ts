@@ -10,6 +10,7 @@ import { formatTrace, formatTraceBrief, omittedNames, traceJson, traceTableNames
 import { profiledTracer } from '../../analysis/trace/profiled-tracer.ts';
 import { explainTrace } from '../../analysis/trace/trace-verdict.ts';
 import { traceWords } from '../../render/trace-words.ts';
+import { packetSpecProblemText } from '../../render/words/packet-spec.ts';
 import { readInput } from '../input.ts';
 import { emptyInputReason, isBlankOrComment } from '../../sources/input.ts';
 import { stdoutChalk } from '../color.ts';
@@ -41,7 +42,7 @@ export function packetArgument(tracer: Tracer, text: string, what: string): Pack
   try {
     return tracer.parsePacket(text);
   } catch (err) {
-    throw err instanceof PacketSpecError ? new UserError(`${what}: ${err.message}`) : err;
+    throw err instanceof PacketSpecError ? new UserError(`${what}: ${packetSpecProblemText(err.problem)}`) : err;
   }
 }
 

@@ -1,10 +1,6 @@
 /** Why a selection of `show` can select nothing in the dump, in a sentence. */
 import type { FilterProblem } from '../../analysis/show/flow-filter.ts';
-
-/** ` (did you mean nw_dst?)`, or nothing. */
-function didYouMean(closest: string | undefined): string {
-  return closest === undefined ? '' : ` (did you mean ${closest}?)`;
-}
+import { didYouMean } from './spelling.ts';
 
 export function filterProblemText(p: FilterProblem): string {
   switch (p.kind) {

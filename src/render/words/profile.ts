@@ -1,6 +1,6 @@
 /** Which profile reads a dump and why, in words: its release, and each finding detection made. */
 import type { DetectionReason, SignalFinding } from '../../analysis/detect/detect-profile.ts';
-import type { ProfileNote, ReleaseNote } from '../../analysis/detect/profile-choice.ts';
+import type { ProfileChoiceProblem, ProfileNote, ReleaseNote } from '../../analysis/detect/profile-choice.ts';
 import { rangeText } from '../../profiles/versions.ts';
 
 /**
@@ -86,4 +86,17 @@ export function detectionReasonText(r: DetectionReason): string {
 /** The profile note as JSON: its reasons as sentences. */
 export function profileNoteJson(p: ProfileNote): Record<string, unknown> {
   return { ...p, reasons: p.reasons.map(detectionReasonText) };
+}
+
+/** Why a profile request cannot be met, in words, with what the user can ask for instead. */
+export function profileChoiceProblemText(p: ProfileChoiceProblem): string {
+  switch (p.kind) {
+    case 'unknown-profile':
+      return `unknown profile ${p.profile} (known: ${p.known.join(', ')})`;
+    case 'release-not-described': {
+      const fix = p.how === 'given' ? '' : '; give --profile for the pipeline of that release';
+      const among = p.among.map((q) => `${q.id}, ${rangeText(q.versions)}`).join('; ');
+      return `--release ${p.release}: the ${p.how} profile ${p.profile.id} describes ${rangeText(p.profile.versions)}${fix} (profiles: ${among})`;
+    }
+  }
 }
