@@ -8,7 +8,7 @@
 import { type Action, flattenActions } from '../../model/actions.ts';
 import type { FieldDef } from '../../model/fields.ts';
 import { fieldByName } from '../../model/fields.ts';
-import { actionsOutline, type Flow } from '../../model/flow.ts';
+import { actionsOutline, type Flow, onlyConjunctions } from '../../model/flow.ts';
 import { matchField } from '../../model/match.ts';
 import { type Pipeline, tableKey } from '../../model/pipeline.ts';
 import type { PortRef } from '../../model/ports.ts';
@@ -181,7 +181,15 @@ function namesOf(pipeline: Pipeline, flows: readonly Flow[]): Set<string> {
     if (ref.kind === 'name') names.add(ref.name);
   };
   for (const t of pipeline.tables.values()) note(t.ref);
-  for (const f of flows) for (const t of jumpTargets(actionsOutline(f))) note(t);
+  // Flows share their outlines' lists: each is read once. A list of conjunctions jumps nowhere.
+  const seen = new Set<readonly Action[]>();
+  for (const f of flows) {
+    if (onlyConjunctions(f)) continue;
+    const actions = actionsOutline(f);
+    if (seen.has(actions)) continue;
+    seen.add(actions);
+    for (const t of jumpTargets(actions)) note(t);
+  }
   for (const g of pipeline.groups.values()) for (const b of g.buckets) for (const t of jumpTargets(b.actions)) note(t);
   return names;
 }

@@ -4,7 +4,8 @@
  * only by number otherwise gets a role from the profile's usual numbers only when the dump names
  * no ports at all, and then it is said to be a usual number.
  */
-import type { Flow } from '../../model/flow.ts';
+import type { Action } from '../../model/actions.ts';
+import { actionsOutline, type Flow, type MatchField, matchOutline, onlyConjunctions } from '../../model/flow.ts';
 import { type PortMap, type PortRef, reservedPortByNumber } from '../../model/ports.ts';
 import type { PortRole, PortRoleKind, Profile } from '../../profiles/types.ts';
 import { inVersion } from '../../profiles/versions.ts';
@@ -63,10 +64,19 @@ function rolesFromFlows(roles: readonly PortRole[], flows: readonly Flow[]): Map
   });
   const found = new Map<number, PortRoleKind | undefined>();
   if (marks.length === 0) return new Map();
-  for (const f of flows) {
-    const inPort = f.match.fields.find(
-      (e) => e.field.format === 'port' && e.field.name === 'in_port' && e.port === undefined,
+  const isInPort = (e: MatchField): boolean =>
+    e.field.format === 'port' && e.field.name === 'in_port' && e.port === undefined;
+  // Whether a list writes some role's mark bits, whatever the values: an outline's writes have the
+  // flow's fields and masks, so most flows are passed over without reading their match and actions.
+  const writesMark = (actions: readonly Action[]): boolean =>
+    actions.some(
+      (a) =>
+        a.kind === 'set_field' &&
+        marks.some((m) => a.field.storage === m.entry.field.storage && (a.mask & m.entry.mask) === m.entry.mask),
     );
+  for (const f of flows) {
+    if (onlyConjunctions(f) || !matchOutline(f).fields.some(isInPort) || !writesMark(actionsOutline(f))) continue;
+    const inPort = f.match.fields.find(isInPort);
     if (!inPort) continue;
     for (const a of f.actions) {
       if (a.kind !== 'set_field') continue;
