@@ -21,7 +21,10 @@ export function readCodeCache() {
   }
 }
 
-/** Runs the command line's script (as Node runs a CommonJS module); its `main` and the script, whose code can be cached. */
+/**
+ * Runs the command line's script (as Node runs a CommonJS module); its `main`, its
+ * `processTiering` (src/cli/tiering.ts) and the script, whose code can be cached.
+ */
 export function loadCli(cachedData) {
   const source = readFileSync(CLI_SCRIPT, 'utf8');
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
@@ -30,5 +33,5 @@ export function loadCli(cachedData) {
   });
   const module = { exports: {} };
   script.runInThisContext()(module.exports, createRequire(CLI_SCRIPT), module, CLI_SCRIPT, dirname(CLI_SCRIPT));
-  return { main: module.exports.main, script };
+  return { main: module.exports.main, processTiering: module.exports.processTiering, script };
 }

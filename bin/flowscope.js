@@ -15,7 +15,14 @@ process.stderr.on('error', (err) => {
 
 const args = process.argv.slice(2);
 // The version alone is answered by the command line's few modules, in the time node takes to start.
-const { main } = versionOnly(args) ? await import('../dist/src/cli/main.js') : loadCli(readCodeCache());
+let main;
+if (versionOnly(args)) ({ main } = await import('../dist/src/cli/main.js'));
+else {
+  const cli = loadCli(readCodeCache());
+  main = cli.main;
+  // Only once the script is loaded: its code cache holds under the flags it was made with.
+  cli.processTiering.shortRun();
+}
 process.exitCode = await main(args, {
   stdin: process.stdin,
   stdout: process.stdout,

@@ -20,6 +20,7 @@ import {
 import { asUserError, inputReader } from './input.ts';
 import { INPUT_OPTIONS_HEADING } from './help-groups.ts';
 import { LARGE_INPUT_CHARS, Progress } from './progress.ts';
+import { processTiering } from './tiering.ts';
 import { type Io, notice, UserError, writeErr } from './io.ts';
 import { flowsFromStdin } from './commands/source-args.ts';
 
@@ -218,10 +219,12 @@ function specOf(inputs: readonly string[], opts: InputCliOptions, groups: string
   return { kind: 'files', paths: inputs, ...node, ...extras };
 }
 
-/** Shows on a terminal how far the reading of a large input is. */
+/** Shows on a terminal how far the reading of a large input is; a large input makes a long run (see tiering.ts). */
 function readingProgress(io: Io): Parsing {
-  return (label, chars, parse) =>
-    new Progress(io, chars > LARGE_INPUT_CHARS).around(`reading ${label}`, (onProgress) => parse(onProgress));
+  return (label, chars, parse) => {
+    processTiering.input(chars);
+    return new Progress(io, chars > LARGE_INPUT_CHARS).around(`reading ${label}`, (onProgress) => parse(onProgress));
+  };
 }
 
 /**

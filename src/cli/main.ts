@@ -7,6 +7,8 @@ import { ERROR_PREFIX, type Io, PROGRAM_PREFIX, UserError, writeErr, writeOut } 
 import { Outcome } from './outcome.ts';
 import { version, versionOnly } from './version.ts';
 
+export { processTiering } from './tiering.ts';
+
 type Register = (program: Command, io: Io, outcome: Outcome) => void;
 
 /**

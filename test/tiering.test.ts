@@ -1,0 +1,42 @@
+// The command line leaves functions longer unoptimised for a short run and gives V8 its own
+// budget back once an input makes the run long; a budget the user gave node is left alone.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { LONG_RUN_CHARS, SHORT_RUN_BUDGET, tiering, USUAL_BUDGET } from '../src/cli/tiering.ts';
+
+function recorded(userFlags: readonly string[] = []): { set: string[]; t: ReturnType<typeof tiering> } {
+  const set: string[] = [];
+  return { set, t: tiering((flags) => set.push(flags), userFlags) };
+}
+
+test('a short run raises the budget once; inputs up to the long-run size keep it', () => {
+  const { set, t } = recorded(['--enable-source-maps']);
+  t.shortRun();
+  t.shortRun();
+  t.input(4_000_000);
+  t.input(LONG_RUN_CHARS);
+  assert.deepEqual(set, [`--interrupt-budget=${SHORT_RUN_BUDGET}`]);
+});
+
+test("an input larger than the long-run size puts V8's budget back, once", () => {
+  const { set, t } = recorded();
+  t.shortRun();
+  t.input(LONG_RUN_CHARS + 1);
+  t.input(190_000_000);
+  assert.deepEqual(set, [`--interrupt-budget=${SHORT_RUN_BUDGET}`, `--interrupt-budget=${USUAL_BUDGET}`]);
+});
+
+test('a budget given to node (an argument or NODE_OPTIONS) is never changed', () => {
+  for (const flags of [['--interrupt-budget=10000'], ['--max-old-space-size=4096 --interrupt_budget=5000']]) {
+    const { set, t } = recorded(flags);
+    t.shortRun();
+    t.input(190_000_000);
+    assert.deepEqual(set, [], flags.join(' '));
+  }
+});
+
+test('a run never raised is never lowered (the library and tests in-process)', () => {
+  const { set, t } = recorded();
+  t.input(190_000_000);
+  assert.deepEqual(set, []);
+});
