@@ -93,3 +93,57 @@ test('a line of a known shape with a bad value is reported, not read lazily', ()
   );
   assert.notEqual(flows[1]!.outline, undefined);
 });
+
+test('conjunction lists beyond the common form read lazily as on their own, bad ones reported', () => {
+  const lists = [
+    'conjunction(4294967295,1/2)',
+    'conjunction(7,10/12),conjunction(8,64/64)',
+    'conjunction(07,01/2)',
+    'conjunction(4294967296,1/2)',
+    'conjunction(7,3/2)',
+    'conjunction(7,1/65)',
+    'conjunction(7,0/2)',
+  ];
+  // A first clean line makes the match a known template; each list then follows on its own line.
+  const lines = [`${stats(0)}priority=200,ip,nw_src=10.16.0.1 actions=conjunction(7,1/2)`].concat(
+    lists.map((l, i) => `${stats(i + 1)}priority=200,ip,nw_src=10.16.0.${i + 2} actions=${l}`),
+  );
+  const dump = parseDump(lines.join('\n'), { file: 'dump' });
+  assert.deepEqual(
+    dump.diagnostics.map((d) => d.line),
+    [5, 6, 7, 8],
+  );
+  assert.deepEqual(
+    dump.flows.map((f) => f.origin.line),
+    [1, 2, 3, 4],
+  );
+  for (const f of dump.flows.slice(1)) {
+    assert.equal(f.outline?.actions, 'conjunctions', f.origin.text);
+    const alone = parseDump(f.origin.text, { file: 'dump' }).flows[0]!;
+    assert.deepEqual(plain(f), { ...(plain(alone) as object), origin: { ...alone.origin, line: f.origin.line } });
+  }
+});
+
+test('statistics in any number form the reader takes are read back the same from a lazily read line', () => {
+  const body = 'priority=200,ip,nw_src=10.16.0.1 actions=conjunction(7,1/2)';
+  const lines = [
+    ` cookie=0x1, duration=1.5s, table=12, n_packets=0, n_bytes=0, ${body}`,
+    `cookie=0X1F, duration=12s, table=012, n_packets=0x10, n_bytes=0XfF, ${body}`,
+    ` cookie=77, duration=0.001s, table=255, n_packets=999999999999999, n_bytes=123456789012345, ${body}`,
+  ];
+  const dump = parseDump(lines.join('\n'), { file: 'dump' });
+  assert.deepEqual(dump.diagnostics, []);
+  assert.deepEqual(
+    dump.flows.map((f) => [f.outline !== undefined, f.cookie, f.table, f.stats]),
+    [
+      [false, 1n, { kind: 'number', number: 12 }, { duration: '1.5', packets: 0n, bytes: 0n }],
+      [true, 31n, { kind: 'number', number: 12 }, { duration: '12', packets: 16n, bytes: 255n }],
+      [
+        true,
+        77n,
+        { kind: 'number', number: 0 },
+        { duration: '0.001', packets: 999999999999999n, bytes: 123456789012345n },
+      ],
+    ],
+  );
+});

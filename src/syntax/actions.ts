@@ -973,8 +973,20 @@ export function plainConjunctions(text: string, start: number, end: number): Act
   return readPlainConjunctions(text, start, end, out) ? out : undefined;
 }
 
+/** A clause of one of up to nine, `K/N` with 1 ≤ K ≤ N and 2 ≤ N ≤ 9: most rules have two or three. */
+const SMALL_CLAUSE = '(?:[1-2]/[2-9]|3/[3-9]|4/[4-9]|5/[5-9]|6/[6-9]|7/[7-9]|8/[89]|9/9)';
+const SMALL_CONJUNCTION = `conjunction\\(\\d{1,9},${SMALL_CLAUSE}\\)`;
+/**
+ * A list of plain conjunctions whose ids have at most nine digits (so fit 32 bits) and whose
+ * clauses are of up to nine: a pattern is several times faster than reading the numbers one by
+ * one, and every list it takes, readPlainConjunctions takes too.
+ */
+const SMALL_CONJUNCTIONS = new RegExp(`${SMALL_CONJUNCTION}(?:,${SMALL_CONJUNCTION})*`, 'y');
+
 /** Whether `text[start, end)` is a list plainConjunctions reads, without making its actions. */
 export function isPlainConjunctionList(text: string, start: number, end: number): boolean {
+  SMALL_CONJUNCTIONS.lastIndex = start;
+  if (SMALL_CONJUNCTIONS.test(text) && SMALL_CONJUNCTIONS.lastIndex === end) return true;
   return readPlainConjunctions(text, start, end, undefined);
 }
 

@@ -29,8 +29,10 @@ interface LastAddress {
 function lastAddress(text: string, start: number, end: number): LastAddress | undefined {
   let valueEnd = end;
   while (valueEnd > start && isSeparator(text.charCodeAt(valueEnd - 1))) valueEnd--;
-  const equals = text.lastIndexOf('=', valueEnd - 1);
-  if (equals < start) return undefined;
+  // Back over the digits and dots an address is made of (lastIndexOf would be a call into the runtime).
+  let equals = valueEnd - 1;
+  for (let c = text.charCodeAt(equals); (c >= 0x30 && c <= 0x39) || c === 0x2e; c = text.charCodeAt(--equals));
+  if (equals < start || text.charCodeAt(equals) !== 0x3d) return undefined;
   const address = ipv4NumberAt(text, equals + 1, valueEnd);
   return address < 0 ? undefined : { prefixEnd: equals + 1, valueEnd, address };
 }

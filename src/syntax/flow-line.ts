@@ -22,10 +22,10 @@ import { parsePortRef } from './action-args.ts';
 import { parseActionList, plainConjunctions } from './actions.ts';
 import { type AddressTemplate, matchFromTemplate, templateOf } from './address-variants.ts';
 import { FlowChecker } from './consistency.ts';
-import { bigintOf, NO_FLAGS, tableRefOf } from './interned.ts';
+import { NO_FLAGS, tableRefOf } from './interned.ts';
 import { isLongConjunctionList, LineFlow, type LineSource } from './line-flow.ts';
 import { keepShape, shapeHash } from './line-shape.ts';
-import { durationAt, printed, scanPrintedStats, statsOfPrinted } from './printed-stats.ts';
+import { durationAt, printed, scanPrintedStats, statsEndingAt } from './printed-stats.ts';
 import { buildMatch } from './match.ts';
 import { DecimalRun, decimalAt, smallUintAt, uintAt } from './numbers.ts';
 import type { RecurringParts } from './recurring.ts';
@@ -142,7 +142,7 @@ function stats(h: Header): NonNullable<Header['stats']> {
  */
 function readPrintedStats(text: string, h: Header): number {
   if (!scanPrintedStats(text)) return 0;
-  h.cookie = bigintOf(printed.cookie);
+  h.cookie = printed.cookie;
   // 255 means "all tables": an addition with it lands in table 0.
   h.table = tableRefOf(printed.table === 255 ? 0 : printed.table);
   return printed.end;
@@ -355,7 +355,7 @@ export function parseFlowLine(text: string, file: string, line: number, ctx: Flo
       if (lazy) return lazy;
       shapeFrom = matchStart;
     }
-    h.stats = statsOfPrinted(text);
+    h.stats = statsEndingAt(text, statsEnd);
   }
   const problemsBefore = sink.problems.length;
   const origin = { file, line, text, statsEnd };

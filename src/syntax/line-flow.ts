@@ -16,7 +16,7 @@ import { isPlainConjunctionList, plainConjunctions } from './actions.ts';
 import { templateVariant, withAddress } from './address-variants.ts';
 import { NO_FLAGS } from './interned.ts';
 import { type LineShape, shapeHash, shapeOf } from './line-shape.ts';
-import { printedStats } from './printed-stats.ts';
+import { statsEndingAt } from './printed-stats.ts';
 import type { RecurringParts } from './recurring.ts';
 
 /** Lists longer than this (in characters) name several conjunctions, a set rarely repeated. */
@@ -57,19 +57,17 @@ function knownMatch(text: string, start: number, end: number, parts: RecurringPa
 /**
  * The action list from `start` on when it is a recurring clean one that needs no check against
  * the match; `conjunctions` for a list of plain conjunctions (of any length: they are clean and
- * need no check against any match) that is not among them; undefined for any other.
+ * need no check against any match), told without looking it up among the recurring ones, most of
+ * which it is not; undefined for any other.
  */
 function knownActions(
   text: string,
   start: number,
   parts: RecurringParts,
 ): readonly Action[] | 'conjunctions' | undefined {
-  const plain = (): boolean => isPlainConjunctionList(text, start, text.length);
-  // As readActions: a long list of plain conjunctions is never looked for among the shared ones.
-  if (isLongConjunctionList(text, start) && plain()) return 'conjunctions';
+  if (text.startsWith('conjunction(', start) && isPlainConjunctionList(text, start, text.length)) return 'conjunctions';
   const known = parts.actions.get(text.slice(start));
-  if (known) return known.checked ? undefined : known.actions;
-  return plain() ? 'conjunctions' : undefined;
+  return known === undefined || known.checked ? undefined : known.actions;
 }
 
 /** `index` of a flow whose match and actions are read again from its line (one of a shape). */
@@ -94,6 +92,9 @@ export interface LineSource {
   readonly reread: (text: string, line: number) => Flow;
 }
 
+/** The statistics last read (see LineFlow.stats), and of which flow. */
+const lastStats: { of: LineFlow | undefined; stats: FlowStats } = { of: undefined, stats: {} };
+
 export class LineFlow implements Flow {
   readonly table: TableRef;
   readonly priority: number;
@@ -108,7 +109,6 @@ export class LineFlow implements Flow {
   private readonly address: number;
   private readonly actionsStart: number;
   private readonly sharedActions: readonly Action[] | 'conjunctions';
-  private madeStats: FlowStats | undefined;
   private decodedMatch: Match | undefined;
   private decodedActions: readonly Action[] | undefined;
 
@@ -133,7 +133,6 @@ export class LineFlow implements Flow {
     this.address = found.address;
     this.actionsStart = actionsStart;
     this.sharedActions = sharedActions;
-    this.madeStats = undefined;
     this.decodedMatch = undefined;
     this.decodedActions = sharedActions === 'conjunctions' || this.index === REREAD ? undefined : sharedActions;
   }
@@ -176,9 +175,17 @@ export class LineFlow implements Flow {
       : { match: this.shape, actions: this.sharedActions, entry: this.index, address: this.address };
   }
 
-  /** Read from the line when first asked for: most commands never look at most flows' counters. */
+  /**
+   * Read from the line each time, not kept: most commands never look at most flows' counters, and
+   * those that do look once, so a million flows need not each hold theirs. The last flow's are
+   * kept, for a caller that asks for its packets, then its bytes.
+   */
   get stats(): FlowStats {
-    return (this.madeStats ??= printedStats(this.text)!);
+    if (lastStats.of !== this) {
+      lastStats.of = this;
+      lastStats.stats = statsEndingAt(this.text, this.statsEnd);
+    }
+    return lastStats.stats;
   }
 
   /** Made anew each time: few commands keep it, and a million flows would each hold one. */
