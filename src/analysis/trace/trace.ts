@@ -137,6 +137,14 @@ export type TraceProblem = { readonly table: TableRef } & (
     }
 );
 
+/** What a lookup sees other than the packet: resubmit's in_port, `resubmit(,T,ct)`'s conntrack tuple. */
+interface LookupView {
+  readonly inPort?: number | undefined;
+  readonly ctTuple?: boolean;
+}
+
+const PLAIN_VIEW: LookupView = {};
+
 /** What happened, as a tree shaped like ofproto/trace's output. */
 export type TraceNode =
   | {
@@ -582,24 +590,18 @@ class Pass {
    * A lookup after the first (goto_table, resubmit, output to TABLE). Only one in a table at or
    * before the current one can loop, so only it deepens the nesting (OVS 2.6+).
    */
-  private nextLookup(
-    given: TableRef,
-    via: 'goto' | 'resubmit',
-    nodes: TraceNode[],
-    inPort?: number,
-    ctTuple = false,
-  ): void {
+  private nextLookup(given: TableRef, via: 'goto' | 'resubmit', nodes: TraceNode[], view = PLAIN_VIEW): void {
     // A number where the dump names its tables (a group's bucket in a --names bundle) is the named table.
     const ref = this.tracer.pipeline.resolve(given);
     if (!this.withinLimits(nodes)) return;
-    if (ctTuple && !this.hasCtTuple()) {
+    if (view.ctTuple && !this.hasCtTuple()) {
       this.problem(nodes, { kind: 'no-ct-tuple', table: this.table, target: ref });
       return;
     }
     const deepens = this.tracer.ordinal(ref) <= this.tracer.ordinal(this.table);
     this.resubmits++;
     if (deepens) this.depth++;
-    this.lookup(ref, via, nodes, inPort, ctTuple);
+    this.lookup(ref, via, nodes, view);
     if (deepens) this.depth--;
   }
 
@@ -608,12 +610,11 @@ class Pass {
     given: TableRef,
     via: 'start' | 'goto' | 'resubmit' | 'resume',
     parent: TraceNode[],
-    inPortOverride?: number,
-    ctTuple = false,
+    view = PLAIN_VIEW,
   ): void {
     const ref = this.tracer.pipeline.resolve(given);
     if (!this.takeStep(parent)) return;
-    const saved = this.lookupView(inPortOverride, ctTuple);
+    const saved = this.lookupView(view);
     const index = this.tracer.classifier.index(ref);
     const hit = index?.lookup(this.packet);
     const step: TraceStep = {
@@ -714,7 +715,7 @@ class Pass {
    * packet's 5-tuple swapped with its conntrack tuple (ofproto-dpif-xlate.c tuple_swap), and a
    * fragment's transport ports hidden. Returns the undo.
    */
-  private lookupView(inPort: number | undefined, ctTuple: boolean): (() => void) | undefined {
+  private lookupView({ inPort, ctTuple }: LookupView): (() => void) | undefined {
     const fragment = (this.packet.slot('ip_frag') & NW_FRAG_ANY) !== 0n;
     if (inPort === undefined && !ctTuple && !fragment) return undefined;
     const before = this.packet.clone();
@@ -851,7 +852,8 @@ class Pass {
             : a.port.kind === 'reserved' && a.port.name === 'IN_PORT'
               ? this.inPort()
               : this.portNumber(a.port);
-        this.nextLookup(table, 'resubmit', nodes, inPort, a.ct);
+        const view = inPort === undefined && !a.ct ? PLAIN_VIEW : { inPort, ctTuple: a.ct };
+        this.nextLookup(table, 'resubmit', nodes, view);
         return;
       }
       case 'goto_table':
@@ -1291,19 +1293,18 @@ class Pass {
         written: 'load',
       });
     };
+    // A spec's value for this packet: its source field's, or its constant.
+    const valueOf = (s: { readonly src: Subfield } | { readonly value: bigint }): bigint =>
+      'src' in s ? p.getSubfield(s.src) : s.value;
     for (const s of a.specs) {
       switch (s.kind) {
         case 'match_field':
-          addMatch(s.dst, p.getSubfield(s.src));
-          break;
         case 'match_value':
-          addMatch(s.dst, s.value);
+          addMatch(s.dst, valueOf(s));
           break;
         case 'load_field':
-          load(s.dst, p.getSubfield(s.src));
-          break;
         case 'load_value':
-          load(s.dst, s.value);
+          load(s.dst, valueOf(s));
           break;
         case 'output':
           actions.push({ kind: 'output', port: { kind: 'number', number: Number(p.getSubfield(s.src)) } });
