@@ -249,36 +249,24 @@ function parseController(tok: ActionToken): Action {
   if (!arg.includes('=') && !/[a-z]/i.test(arg)) return { ...base, maxLen: num(tok, arg, 0xffff, 'max_len') };
   let out: ActionOf<'controller'> = base;
   for (const t of scanActionTokens(tok.arg ?? '', 0, (tok.arg ?? '').length)) {
-    const v = t.arg ?? '';
-    switch (t.name) {
-      case 'reason':
-        if (!CONTROLLER_REASONS.includes(v as ControllerReason)) fail(tok, `unknown reason "${v}"`);
-        out = { ...out, reason: v as ControllerReason };
-        break;
-      case 'max_len':
-        out = { ...out, maxLen: num(tok, v, 0xffff, 'max_len') };
-        break;
-      case 'id':
-        out = { ...out, id: num(tok, v, 0xffff, 'controller id') };
-        break;
-      case 'userdata': {
-        const bytes = parseHexBytes(v);
-        if (!bytes) fail(tok, `${v}: bad hex digit in userdata`);
-        out = { ...out, userdata: bytes };
-        break;
-      }
-      case 'pause':
-        out = { ...out, pause: true };
-        break;
-      case 'meter_id':
-        out = { ...out, meterId: num(tok, v, 0xffffffff, 'meter id') };
-        break;
-      default:
-        fail(tok, `${t.name}: unknown key in controller action`);
-    }
+    const key = ownEntry(CONTROLLER_KEYS, t.name) ?? fail(tok, `${t.name}: unknown key in controller action`);
+    out = { ...out, ...key(tok, t.arg ?? '') };
   }
   return out;
 }
+
+/** The keys of `controller(...)`, each with what its value sets. */
+const CONTROLLER_KEYS: Readonly<Record<string, (tok: ActionToken, v: string) => Partial<ActionOf<'controller'>>>> = {
+  reason: (tok, v) => {
+    if (!CONTROLLER_REASONS.includes(v as ControllerReason)) fail(tok, `unknown reason "${v}"`);
+    return { reason: v as ControllerReason };
+  },
+  max_len: (tok, v) => ({ maxLen: num(tok, v, 0xffff, 'max_len') }),
+  id: (tok, v) => ({ id: num(tok, v, 0xffff, 'controller id') }),
+  userdata: (tok, v) => ({ userdata: parseHexBytes(v) ?? fail(tok, `${v}: bad hex digit in userdata`) }),
+  pause: () => ({ pause: true }),
+  meter_id: (tok, v) => ({ meterId: num(tok, v, 0xffffffff, 'meter id') }),
+};
 
 const CONTROLLER_REASONS: readonly ControllerReason[] = [
   'no_match',
