@@ -52,7 +52,7 @@ test('an action kind without parser, printer, description, trace step, check fac
       'analysis/trace/trace.ts', // trace semantics
       'analysis/check/registers.ts', // check facts: the register bits it writes
       'model/flow-exits.ts', // role exit: where it sends the packet
-      'model/port-refs.ts', // role port: the ports it names
+      'model/port-refs.ts', // roles port and sends: the ports it names, those it sends to
       'model/action-equivalence.ts', // roles respelled and keyed: how it compares
       'syntax/consistency.ts', // role prerequisite: what it needs of the match
       'analysis/trace/action-set.ts', // role set-final: its rank in an action set

@@ -124,6 +124,37 @@ test('show: table, port, address, conjunction and hit filters', async () => {
   assert.equal(bad.status, 2);
 });
 
+test("show --port: a flow that enqueues to the port, or picks it among a bundle's members, sends to it", async () => {
+  // In the form `ovs-ofctl parse-flow` prints them (bundle_load stores its pick for the output by field).
+  const flows = [
+    'table=0, priority=100,in_port=1 actions=bundle(eth_src,0,hrw,ofport,members:4,5)',
+    'table=0, priority=90,in_port=2 actions=bundle_load(eth_src,0,hrw,ofport,NXM_NX_REG0[],members:6,7),output:NXM_NX_REG0[]',
+    'table=0, priority=80,in_port=3 actions=enqueue:8:1',
+    'table=0, priority=70,in_port=9 actions=output:10',
+  ].join('\n');
+  const selected = async (port: string): Promise<string[]> => {
+    const r = await runCli(['show', '-', '--port', port, '-o', 'name'], { stdin: `${flows}\n` });
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout.trim().split('\n');
+  };
+  assert.deepEqual(await selected('5'), ['table=0,priority=100,in_port=1']);
+  assert.deepEqual(await selected('6'), ['table=0,priority=90,in_port=2']);
+  assert.deepEqual(await selected('8'), ['table=0,priority=80,in_port=3']);
+  assert.deepEqual(await selected('10'), ['table=0,priority=70,in_port=9']);
+  // The ports a flow uses, as --json lists them: the bundle's members are ports it may send to.
+  const json = await runCli(['show', '-', '--json'], { stdin: `${flows}\n` });
+  const j = JSON.parse(json.stdout) as { flows: { priority: number; ports: { use: string; port: string }[] }[] };
+  assert.deepEqual(
+    j.flows.map((f) => [f.priority, f.ports.map((p) => `${p.use} ${p.port}`)]),
+    [
+      [100, ['match port 1', 'output port 4', 'output port 5']],
+      [90, ['match port 2', 'output port 6', 'output port 7']],
+      [80, ['match port 3', 'output port 8']],
+      [70, ['match port 9', 'output port 10']],
+    ],
+  );
+});
+
 test("show -T on a --names dump: a table by the dump's name, the profile's name or alias, or its number, in any case", async () => {
   const named = join(antrea, 'dump-flows.of13.names.txt');
   const shown = async (...tables: string[]): Promise<string> => {

@@ -241,6 +241,7 @@ export function assertNever(a: never): never {
  * What a kind takes part in besides its parser, printer, description, trace step and check facts:
  * - `exit`: it continues in a table, hands the packet to a group or ends in a sink (`actionExits`);
  * - `port`: it names a port (`model/port-refs.ts`);
+ * - `sends`: it sends the packet out a port it names, or picks one of the ports it names (`sentPorts`, same file);
  * - `respelled`: the switch holds it in another spelling (`expand` in `model/action-equivalence.ts`);
  * - `keyed`: it is compared by a key of its own, not by its fields (`keyOf`, same file);
  * - `prerequisite`: it needs a match on the packet's protocol or changes it (`syntax/consistency.ts`);
@@ -249,7 +250,7 @@ export function assertNever(a: never): never {
  * - `set-write`: an action set runs every one written, in order, after the slots (`writesField`, same file).
  */
 export type ActionRole =
-  'exit' | 'port' | 'respelled' | 'keyed' | 'prerequisite' | 'set-final' | 'set-slot' | 'set-write';
+  'exit' | 'port' | 'sends' | 'respelled' | 'keyed' | 'prerequisite' | 'set-final' | 'set-slot' | 'set-write';
 
 type RolesOf<T extends PerActionKind<ActionRole>> = T;
 
@@ -259,10 +260,10 @@ type RolesOf<T extends PerActionKind<ActionRole>> = T;
  * case for every kind given that role.
  */
 export type ActionRoles = RolesOf<{
-  output: 'exit' | 'port' | 'keyed' | 'set-final';
+  output: 'exit' | 'port' | 'sends' | 'keyed' | 'set-final';
   output_field: 'exit' | 'prerequisite';
   controller: 'exit' | 'set-final';
-  enqueue: 'exit' | 'port' | 'respelled';
+  enqueue: 'exit' | 'port' | 'sends' | 'respelled';
   group: 'exit' | 'set-final';
   set_field: 'respelled' | 'keyed' | 'prerequisite' | 'set-write';
   move: 'prerequisite' | 'set-write';
@@ -296,7 +297,7 @@ export type ActionRoles = RolesOf<{
   clone: 'exit' | 'respelled' | 'keyed' | 'prerequisite';
   exit: never;
   multipath: 'prerequisite';
-  bundle: 'exit' | 'port';
+  bundle: 'exit' | 'port' | 'sends';
   sample: never;
   check_pkt_larger: 'prerequisite';
   meter: never;

@@ -1,11 +1,31 @@
 /**
  * Every port a dump refers to: in the match fields that hold ports, in the actions of its flows and
- * group buckets (output, enqueue, resubmit, bundle members) and as the buckets' watch ports.
+ * group buckets (those it sends to, see `sentPorts`, and resubmits from) and as the buckets' watch ports.
  */
 import { type Action, flattenActions, withoutRole } from './actions.ts';
 import type { Flow, Group, Match } from './flow.ts';
 import { portNameOnly } from './match.ts';
 import type { PortRef } from './ports.ts';
+
+const NO_PORTS: readonly PortRef[] = [];
+
+/**
+ * The ports an action sends the packet out of (output, enqueue), or picks one of (a bundle's
+ * members; bundle_load's too, as an output by the field it loads sends there). Every list of
+ * where flows send packets reads them here, so that a kind that sends is never left out.
+ */
+export function sentPorts(a: Action): readonly PortRef[] {
+  switch (a.kind) {
+    case 'output':
+    case 'enqueue':
+      return [a.port];
+    case 'bundle':
+      return a.members;
+    default:
+      withoutRole('sends', a);
+      return NO_PORTS;
+  }
+}
 
 /** Ports the actions send to or resubmit from. */
 function actionPorts(actions: readonly Action[]): PortRef[] {
@@ -13,11 +33,10 @@ function actionPorts(actions: readonly Action[]): PortRef[] {
     switch (a.kind) {
       case 'output':
       case 'enqueue':
-        return [a.port];
+      case 'bundle':
+        return sentPorts(a);
       case 'resubmit':
         return a.port ? [a.port] : [];
-      case 'bundle':
-        return a.members;
       default:
         withoutRole('port', a);
         return [];

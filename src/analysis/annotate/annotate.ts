@@ -6,6 +6,7 @@
  * no pattern is reported as such, never guessed.
  */
 import { type Action, flattenActions } from '../../model/actions.ts';
+import { sentPorts } from '../../model/port-refs.ts';
 import type { FieldDef } from '../../model/fields.ts';
 import { fieldByName } from '../../model/fields.ts';
 import { actionsOutline, type Flow, onlyConjunctions } from '../../model/flow.ts';
@@ -762,8 +763,9 @@ export class Annotator {
           words: this.ports.words(inPort.port?.kind === 'name' ? inPort.port : Number(inPort.value)),
         },
       });
+    // Every port the flow may send to: an output's or enqueue's, and each port a bundle picks from.
     for (const a of flattenActions(flow.actions))
-      if (a.kind === 'output') out.push({ use: 'output', port: this.outputTarget(a.port) });
+      for (const p of sentPorts(a)) out.push({ use: 'output', port: this.outputTarget(p) });
     return out;
   }
 }

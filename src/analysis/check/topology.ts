@@ -8,6 +8,7 @@
  *   (its port matched together with its source address) when other Pods have one.
  */
 import { type Action, flattenActions } from '../../model/actions.ts';
+import { sentPorts } from '../../model/port-refs.ts';
 import { pushTo } from '../../model/append.ts';
 import { fieldByName, type FieldDef } from '../../model/fields.ts';
 import { type Flow, type MatchField, onlyConjunctions } from '../../model/flow.ts';
@@ -175,11 +176,13 @@ export class NodeFacts {
     }
     if (ethDst?.mask === FULL48 || ipDst?.mask === FULL32) {
       for (const a of actions) {
+        // A bundle that picks among several ports delivers to none of them in particular.
+        const [sent, ...others] = sentPorts(a);
         const to =
           a.kind === 'set_field' && a.field.name.startsWith('reg')
             ? Number(a.value)
-            : a.kind === 'output' && a.port.kind === 'number'
-              ? a.port.number
+            : sent?.kind === 'number' && others.length === 0
+              ? sent.number
               : undefined;
         if (to !== undefined && !this.deliveries.has(to)) this.deliveries.set(to, flow);
       }

@@ -6,6 +6,7 @@
  * pipeline profile has to beat.
  */
 import { type Action, flattenActions } from '../../model/actions.ts';
+import { sentPorts } from '../../model/port-refs.ts';
 import { pushTo } from '../../model/append.ts';
 import { fieldByName } from '../../model/fields.ts';
 import { actionsOutline, type Flow, type Group, type Match, matchOutline, onlyConjunctions } from '../../model/flow.ts';
@@ -184,10 +185,9 @@ function gatherFacts(
     if (seen.has(actions) || actions.every((a) => a.kind === 'conjunction')) return;
     let noted = false;
     for (const a of flattenActions(actions)) {
+      for (const p of sentPorts(a)) addPort(p);
       if (a.kind === 'set_field') use(a.field.storage, a.mask);
       else if (a.kind === 'move') use(a.dst.field.storage, ((1n << BigInt(a.dst.bits)) - 1n) << BigInt(a.dst.start));
-      else if (a.kind === 'output' || a.kind === 'enqueue') addPort(a.port);
-      else if (a.kind === 'bundle') a.members.forEach(addPort);
       else if (a.kind === 'note') {
         noted = true;
         if (noteTable === undefined) continue;

@@ -16,6 +16,7 @@
  * whose path takes it are probes. Every list here is bounded: a probe is evidence, not a proof.
  */
 import { type Action, flattenActions } from '../../model/actions.ts';
+import { sentPorts } from '../../model/port-refs.ts';
 import { type FieldDef, fieldByName } from '../../model/fields.ts';
 import type { Flow, Group, MatchField } from '../../model/flow.ts';
 import { ones } from '../../model/values.ts';
@@ -365,7 +366,7 @@ function entryPort(flows: readonly Flow[]): bigint {
   const outputs = new Set<number>();
   for (const flow of flows)
     for (const a of flattenActions(flow.actions))
-      if (a.kind === 'output' && 'port' in a && a.port.kind === 'number') outputs.add(a.port.number);
+      for (const p of sentPorts(a)) if (p.kind === 'number') outputs.add(p.number);
   let port = 1;
   while (outputs.has(port)) port++;
   return BigInt(port);

@@ -4,6 +4,7 @@
  * flow is annotated, so that a narrow selection of a large dump costs little.
  */
 import { flattenActions, type Subfield } from '../../model/actions.ts';
+import { sentPorts } from '../../model/port-refs.ts';
 import type { Flow } from '../../model/flow.ts';
 import type { PortMap, PortRef } from '../../model/ports.ts';
 import type { TableSpec } from '../../profiles/types.ts';
@@ -103,8 +104,7 @@ function portFits(flow: Flow, port: string, roles: PortRoles, fields: readonly S
   const inPort = flow.match.fields.find((e) => e.field.storage === 'in_port');
   if (inPort && same(inPort.port?.kind === 'name' ? inPort.port : Number(inPort.value))) return true;
   const actions = flattenActions(flow.actions);
-  if (actions.some((a) => (a.kind === 'output' || a.kind === 'enqueue') && a.port.kind !== 'reserved' && same(a.port)))
-    return true;
+  if (actions.some((a) => sentPorts(a).some((p) => p.kind !== 'reserved' && same(p)))) return true;
   // Through a register, the port is a number: a name is looked up in the port map.
   const wanted = number ?? roles.identify({ kind: 'name', name: port }).number;
   if (wanted === undefined || fields.length === 0) return false;
@@ -182,7 +182,7 @@ function namedPorts(flows: readonly Flow[]): Set<string> {
   };
   for (const f of flows) {
     for (const e of f.match.fields) if (e.field.storage === 'in_port') add(e.port);
-    for (const a of flattenActions(f.actions)) if (a.kind === 'output' || a.kind === 'enqueue') add(a.port);
+    for (const a of flattenActions(f.actions)) for (const p of sentPorts(a)) add(p);
   }
   return names;
 }
