@@ -118,6 +118,8 @@ export {
   type TableInfo,
   type UnknownExplanation,
 } from './analysis/annotate/annotate.ts';
+export type { AddressLabel, AddressOwner, AddressTag, PortName } from './analysis/annotate/address-book.ts';
+export { addressLabelText } from './render/words/address.ts';
 export type { DecodedBits } from './analysis/annotate/bit-fields.ts';
 export { PLAIN_WORDING, type Wording } from './analysis/annotate/wording.ts';
 export { describeAction, describeActions, describeMatch, flowWords } from './render/words/flow.ts';

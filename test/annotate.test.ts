@@ -12,6 +12,7 @@ import { type AnnotateOptions, Annotator, type FlowAnnotation } from '../src/ana
 import { PLAIN_WORDING } from '../src/analysis/annotate/wording.ts';
 import { describeAction, describeCtState, describeMatch, flowWords } from '../src/render/words/flow.ts';
 import { explanationJson, explanationText } from '../src/render/words/explanation.ts';
+import { addressLabelText } from '../src/render/words/address.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { profileById } from '../src/profiles/index.ts';
 import { parseDump } from '../src/syntax/reader.ts';
@@ -86,17 +87,23 @@ test('addresses get the roles the dump shows them to have', () => {
   const tags = new Map(a.addresses.list().map((e) => [`${e.family}:${e.value.toString(16)}/${e.prefix}`, e]));
   // antrea-gw0 sends ARP from 10.10.0.1 (ARPSpoofGuard) and IP from it (Classifier).
   assert.equal(tags.get('ipv4:a0a0001/32')?.role, 'gateway');
-  assert.equal(tags.get('ipv4:a0a0018/32')?.label, 'local Pod web-7975-274540');
+  assert.deepEqual(tags.get('ipv4:a0a0018/32')?.label, {
+    kind: 'port',
+    role: 'local-pod',
+    port: { name: 'web-7975-274540' },
+  });
+  assert.equal(addressLabelText(tags.get('ipv4:a0a0018/32')!.label), 'local Pod web-7975-274540');
   // L3Forwarding tunnels 10.10.1.0/24 to 192.168.77.103.
   assert.equal(tags.get('ipv4:a0a0100/24')?.role, 'peer-node-subnet');
-  assert.equal(tags.get('ipv4:a0a0100/24')?.via, '192.168.77.103');
+  assert.equal(tags.get('ipv4:a0a0100/24')?.label.via, '192.168.77.103');
+  assert.equal(addressLabelText(tags.get('ipv4:a0a0100/24')!.label), 'peer Node subnet via 192.168.77.103');
   assert.equal(tags.get('ipv4:c0a84d67/32')?.role, 'peer-node');
   // 10.10.0.0/24 holds the local Pods and is as long as the peer Node's subnet.
   assert.equal(tags.get('ipv4:a0a0000/24')?.role, 'local-pod-subnet');
   // ServiceLB hands 10.96.76.15:80 to group 11.
   assert.equal(tags.get('ipv4:a604c0f/32')?.role, 'service');
   // The profile's constants.
-  assert.equal(tags.get('ipv4:a9fe00fd/32')?.label, 'virtual Service IP');
+  assert.equal(addressLabelText(tags.get('ipv4:a9fe00fd/32')!.label), 'virtual Service IP');
   assert.equal(tags.get('mac:aabbccddeeff/48')?.role, 'virtual-mac');
 });
 

@@ -14,6 +14,7 @@ import { FIELD } from '../src/analysis/trace/packet.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { profiledTracer } from '../src/analysis/trace/profiled-tracer.ts';
 import { parseDump } from '../src/syntax/reader.ts';
+import { addressLabelText } from '../src/render/words/address.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'flowscope-impact-'));
 let files = 0;
@@ -274,7 +275,7 @@ test('the report names addresses by the profile its traces were read with: one d
       .join('')}`,
   );
   assert.equal(
-    words.annotator.addresses.tag(FIELD.ipSrc, client, 0xffffffffn)?.label,
+    addressLabelText(words.annotator.addresses.label(FIELD.ipSrc, client, 0xffffffffn)!),
     'in local Pod subnet 10.10.0.0/24',
   );
   const run = await runCli(['diff', '--impact', '--max-probes', '1', file(before), file(allowRemoved)]);

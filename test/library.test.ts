@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import {
+  addressLabelText,
   annotatePipeline,
   buildGraph,
   compareTraces,
@@ -373,7 +374,10 @@ test('library: a packet through two dumps side by side, and what a diff does to 
     of,
     before: traceWords(b.tracer, b.annotator, of),
     after: traceWords(a.tracer, a.annotator, of),
-    address: (...args: Parameters<typeof annotator.addresses.tag>) => annotator.addresses.tag(...args)?.label,
+    address: (...args: Parameters<typeof annotator.addresses.label>) => {
+      const label = annotator.addresses.label(...args);
+      return label && addressLabelText(label);
+    },
   };
   const impact = await runCli(['diff', '--impact', '--json', ANTREA, path]);
   assert.equal(impact.status, 1, impact.stderr);

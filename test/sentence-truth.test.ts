@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Annotator, type FlowAnnotation } from '../src/analysis/annotate/annotate.ts';
+import { addressLabelText } from '../src/render/words/address.ts';
 import { explanationText, outputTargetText } from '../src/render/words/explanation.ts';
 import { flowWords } from '../src/render/words/flow.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
@@ -82,7 +83,8 @@ test('the cluster network is not the Service CIDR: a prefix sent to a table name
   const flows = annotate(readFileSync(join(corpusDir, 'openshift-sdn-expectedFlows-v13.txt'), 'utf8'), openshift, '13');
   const roles = new Map<string, Set<string>>();
   for (const a of flows)
-    for (const u of a.addresses) (roles.get(u.address) ?? roles.set(u.address, new Set()).get(u.address)!).add(u.label);
+    for (const u of a.addresses)
+      (roles.get(u.address) ?? roles.set(u.address, new Set()).get(u.address)!).add(addressLabelText(u.label));
   // Table 0 sends Pod traffic for 10.128.0.0/14 back from the host to FromPodViaService: not a Service.
   assert.deepEqual([...roles.get('10.128.0.0/14')!], ['cluster network']);
   // Routing sends 172.30.0.0/16 to ToService, whose flows only hand traffic to the host.

@@ -16,6 +16,7 @@ import { plural } from './plural.ts';
 import { plainStyle, type Style } from './style.ts';
 import { flowWords, WordsMemo } from './words/flow.ts';
 import { explanationJson, explanationText, outputTargetText } from './words/explanation.ts';
+import { addressTagJson } from './words/address.ts';
 
 export type ShowStyle = Style<'table' | 'meaning' | 'unknown' | 'dim'>;
 
@@ -187,7 +188,7 @@ function flowAnnotationJson(a: FlowAnnotation, rules: readonly string[], memo: W
     conditions: words.conditions,
     does: words.actions,
     state: a.state.map((u) => ({ use: u.use, ...bitsJson(u.bits) })),
-    addresses: a.addresses,
+    addresses: a.addresses.map((u) => ({ use: u.use, field: u.field, ...addressTagJson(u) })),
     ports: a.ports.map((p) => ({ use: p.use, port: outputTargetText(p.port) })),
     cookieFields: a.cookie.map(bitsJson),
     ...(rules.length > 0 ? { policyRules: rules } : {}),

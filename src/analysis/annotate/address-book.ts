@@ -44,24 +44,39 @@ export type InferredRole =
   | 'service-cidr'
   | 'service';
 
+/** Whose an address is, as far as the dump and the profile tell (render/words/address.ts says it). */
+export type AddressOwner =
+  /** One of the profile's well-known addresses, by the profile's name for it. */
+  | { readonly kind: 'profile'; readonly role: AddressRole; readonly name: string }
+  /** The address of the port its packets come in on: the gateway's, or a local Pod's. */
+  | { readonly kind: 'port'; readonly role: 'gateway' | 'local-pod'; readonly port: PortName }
+  | { readonly kind: 'role'; readonly role: Exclude<InferredRole, 'gateway' | 'local-pod'> };
+
+/** A port as the address book knows it: by name when the dump or the port map gives one, else by number. */
+export type PortName = { readonly name: string } | { readonly number: number };
+
+/**
+ * What an address is known as: its owner, the peer Node a subnet is reached through, and for an
+ * address inside a known prefix (`inside`), that prefix written out.
+ */
+export type AddressLabel = AddressOwner & { readonly via?: string; readonly inside?: string };
+
 export interface AddressEntry {
   readonly family: Family;
   readonly value: bigint;
   /** Prefix length; the family's width for a single address. */
   readonly prefix: number;
   readonly role: InferredRole | AddressRole;
-  /** Words for the address: `local Pod coredns5-8ec607`, `peer Node subnet`. */
-  readonly label: string;
-  /** The peer Node a subnet is reached through. */
-  readonly via?: string;
+  /** What the address itself is known as (`local Pod coredns5-8ec607`, `peer Node subnet via …` in words). */
+  readonly label: AddressLabel;
 }
 
 /** What is known of one address or prefix seen in a flow. */
 export interface AddressTag {
   readonly address: string;
   readonly role: InferredRole | AddressRole;
-  /** `local Pod coredns5-8ec607`, or `in peer Node subnet 10.10.1.0/24` for an address inside a known prefix. */
-  readonly label: string;
+  /** Its entry's label, or for an address inside a known prefix that prefix's, with `inside`. */
+  readonly label: AddressLabel;
 }
 
 const WIDTH: Readonly<Record<Family, number>> = { mac: 48, ipv4: 32, ipv6: 128 };
@@ -166,22 +181,21 @@ function entryIn(match: Match, storage: string): MatchField | undefined {
   return undefined;
 }
 
-const ROLE_LABEL: Readonly<Record<InferredRole, string>> = {
-  'local-pod': 'local Pod',
-  gateway: 'gateway',
-  'local-pod-subnet': 'local Pod subnet',
-  'local-pods': 'subnet with local Pods',
-  'cluster-network': 'cluster network',
-  'peer-node-subnet': 'peer Node subnet',
-  'peer-node': 'peer Node',
-  'service-cidr': 'Service CIDR',
-  service: 'Service address',
-};
+/** An entry known by its role alone. */
+function byRole(
+  family: Family,
+  value: bigint,
+  prefix: number,
+  role: Exclude<InferredRole, 'gateway' | 'local-pod'>,
+  via?: string,
+): AddressEntry {
+  return { family, value, prefix, role, label: { kind: 'role', role, ...(via !== undefined ? { via } : {}) } };
+}
 
 export class AddressBook {
   private readonly entries: AddressEntry[] = [];
   private readonly index = new AddressIndex();
-  private readonly insideLabels = new Map<AddressEntry, string>();
+  private readonly insideLabels = new Map<AddressEntry, AddressLabel>();
   /** The input port, then the source fields whose addresses belong to it. */
   private readonly learnStorages = storagesOf(['in_port', 'nw_src', 'ipv6_src', 'arp_spa', 'eth_src', 'arp_sha']);
   private readonly destinationStorages = storagesOf(['nw_dst', 'ipv6_dst']);
@@ -191,7 +205,8 @@ export class AddressBook {
     for (const a of profile?.addresses ?? []) {
       if (!inVersion(a, release)) continue;
       const read = profileAddress(a.kind, a.address);
-      if (read) this.add({ family: a.kind, ...read, role: a.role, label: a.name });
+      if (read)
+        this.add({ family: a.kind, ...read, role: a.role, label: { kind: 'profile', role: a.role, name: a.name } });
     }
     const local: AddressEntry[] = [];
     for (const flow of flows) this.learnFromFlow(flow, profile, release, ports, local);
@@ -221,7 +236,7 @@ export class AddressBook {
           weighed.get(family, e.value, prefix)
         )
           continue;
-        const c: AddressEntry = { family, value: e.value, prefix, role: 'local-pods', label: ROLE_LABEL['local-pods'] };
+        const c = byRole(family, e.value, prefix, 'local-pods');
         weighed.add(c);
         if (local.some((l) => holds(c, l.family, l.value, l.prefix))) candidates.push(c);
       }
@@ -230,9 +245,9 @@ export class AddressBook {
     const narrowest = Math.max(...candidates.map((c) => c.prefix));
     for (const c of candidates) {
       if (peers.some((p) => holds(c, p.family, p.value, p.prefix)))
-        this.add({ ...c, role: 'cluster-network', label: ROLE_LABEL['cluster-network'] });
+        this.add(byRole(c.family, c.value, c.prefix, 'cluster-network'));
       else if (c.prefix === narrowest && peers.some((p) => p.family === c.family && p.prefix === c.prefix))
-        this.add({ ...c, role: 'local-pod-subnet', label: ROLE_LABEL['local-pod-subnet'] });
+        this.add(byRole(c.family, c.value, c.prefix, 'local-pod-subnet'));
       else this.add(c);
     }
   }
@@ -259,19 +274,17 @@ export class AddressBook {
     if (inPort) {
       const id = ports.identify(inPort.port?.kind === 'name' ? inPort.port : Number(inPort.value));
       if (id.role === 'gateway' || id.role === 'pod') {
-        const who = id.name ?? `port ${id.number}`;
-        const label = id.role === 'gateway' ? `gateway ${who}` : `local Pod ${who}`;
+        const role = id.role === 'gateway' ? 'gateway' : 'local-pod';
+        const label: AddressLabel = {
+          kind: 'port',
+          role,
+          port: id.name !== undefined ? { name: id.name } : { number: id.number! },
+        };
         for (const storage of sources) {
           const e = entryIn(flow.match, storage);
           const family = e && familyOf(e.field);
           if (!e || !family || e.mask !== ones(WIDTH[family])) continue;
-          const entry: AddressEntry = {
-            family,
-            value: e.value,
-            prefix: WIDTH[family],
-            role: id.role === 'gateway' ? 'gateway' : 'local-pod',
-            label,
-          };
+          const entry: AddressEntry = { family, value: e.value, prefix: WIDTH[family], role, label };
           this.add(entry);
           if (family !== 'mac') local.push(entry);
         }
@@ -289,30 +302,17 @@ export class AddressBook {
       );
       if (tunnel?.kind === 'set_field' && prefix < WIDTH[family]) {
         const node = tunnel.field.name === 'tun_dst' ? text('ipv4', tunnel.value, 32) : text('ipv6', tunnel.value, 128);
-        this.add({
-          family,
-          value: e.value,
-          prefix,
-          role: 'peer-node-subnet',
-          label: ROLE_LABEL['peer-node-subnet'],
-          via: node,
-        });
+        this.add(byRole(family, e.value, prefix, 'peer-node-subnet', node));
         const nodeFamily: Family = tunnel.field.name === 'tun_dst' ? 'ipv4' : 'ipv6';
-        this.add({
-          family: nodeFamily,
-          value: tunnel.value,
-          prefix: WIDTH[nodeFamily],
-          role: 'peer-node',
-          label: ROLE_LABEL['peer-node'],
-        });
+        this.add(byRole(nodeFamily, tunnel.value, WIDTH[nodeFamily], 'peer-node'));
         continue;
       }
       if (prefix === WIDTH[family] && actions.some((a) => a.kind === 'group') && !isMulticast(family, e.value)) {
-        this.add({ family, value: e.value, prefix, role: 'service', label: ROLE_LABEL.service });
+        this.add(byRole(family, e.value, prefix, 'service'));
         continue;
       }
       if (prefix < WIDTH[family] && this.toGatewayOrService(flow, profile, release, ports)) {
-        this.add({ family, value: e.value, prefix, role: 'service-cidr', label: ROLE_LABEL['service-cidr'] });
+        this.add(byRole(family, e.value, prefix, 'service-cidr'));
       }
     }
   }
@@ -336,8 +336,8 @@ export class AddressBook {
     return { address: text(family, value, prefix), role: entry.role, label: this.labelOf(found) };
   }
 
-  /** The words of `tag` alone, without the address written out. */
-  label(field: FieldDef, value: bigint, mask: bigint): string | undefined {
+  /** The label of `tag` alone, without the address written out. */
+  label(field: FieldDef, value: bigint, mask: bigint): AddressLabel | undefined {
     const found = this.entryOf(field, value, mask);
     return found && this.labelOf(found);
   }
@@ -358,14 +358,13 @@ export class AddressBook {
     return best && { family, prefix, entry: best, same: false };
   }
 
-  private labelOf(found: { readonly entry: AddressEntry; readonly same: boolean }): string {
+  private labelOf(found: { readonly entry: AddressEntry; readonly same: boolean }): AddressLabel {
     const e = found.entry;
-    const via = e.via === undefined ? '' : ` via ${e.via}`;
-    if (found.same) return e.label + via;
-    // The words for an address inside a prefix are those of the prefix: made once per prefix.
+    if (found.same) return e.label;
+    // The label of an address inside a prefix is the prefix's: made once per prefix.
     let inside = this.insideLabels.get(e);
     if (inside === undefined)
-      this.insideLabels.set(e, (inside = `in ${e.label} ${text(e.family, e.value, e.prefix)}${via}`));
+      this.insideLabels.set(e, (inside = { ...e.label, inside: text(e.family, e.value, e.prefix) }));
     return inside;
   }
 

@@ -10,6 +10,7 @@ import type { PortRef } from '../../model/ports.ts';
 import { reservedPortByNumber } from '../../model/ports.ts';
 import type { TableRef } from '../../model/tables.ts';
 import { ones } from '../../model/values.ts';
+import type { AddressLabel } from './address-book.ts';
 import type { DecodedBits } from './bit-fields.ts';
 
 /** How names and pipeline knowledge enter the generic words. */
@@ -20,8 +21,8 @@ export interface Wording {
   profileTable(key: string): string;
   /** A port given by reference or by number. */
   port(port: PortRef | bigint): string;
-  /** Who an address (value under mask) belongs to, when known: `local Pod coredns5-8ec607`. */
-  addressRole(field: FieldDef, value: bigint, mask: bigint): string | undefined;
+  /** Who an address (value under mask) belongs to, when known (`local Pod coredns5-8ec607` in words). */
+  addressRole(field: FieldDef, value: bigint, mask: bigint): AddressLabel | undefined;
   /** Named pipeline state the bits stand for, when known: `PktSource = FromPod (sent by a local Pod)`. */
   bits(field: FieldDef, value: bigint, mask: bigint): string | undefined;
   /** The same state piece by piece, each with its bits: for words about some of them. */

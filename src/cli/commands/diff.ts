@@ -1,4 +1,5 @@
 /** `flowscope diff`: two dumps compared by meaning; exit 0 equal, 1 different, 2 trouble. */
+import { addressLabelText } from '../../render/words/address.ts';
 import { type Command, InvalidArgumentError } from 'commander';
 import { diffDumps } from '../../analysis/diff/diff.ts';
 import { dumpDiffJson, formatDumpDiff, formatPerTable, perTableJson, portNamingHint } from '../../render/diff.ts';
@@ -159,7 +160,10 @@ function traceImpact(
       of,
       before: traceWords(before.tracer, before.annotator, of),
       after: traceWords(after.tracer, after.annotator, of),
-      address: (field, value, mask) => annotator.addresses.tag(field, value, mask)?.label,
+      address: (field, value, mask) => {
+        const label = annotator.addresses.label(field, value, mask);
+        return label && addressLabelText(label);
+      },
     },
   };
 }

@@ -13,6 +13,7 @@ import { maskedBits, shortSubfield, type Wording } from '../../analysis/annotate
 import { formatIpv4, formatIpv6, ones } from '../../model/values.ts';
 import { formatFieldValue, formatFlags, formatFrag, fullMask } from '../../syntax/field-value.ts';
 import { ETH_TYPE, IP_PROTO } from '../../syntax/match.ts';
+import { addressLabelText } from './address.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Field nouns and values
@@ -67,7 +68,7 @@ function valueWords(field: FieldDef, value: bigint, mask: bigint, w: Wording): s
     field.format === 'ipv4' || field.format === 'ipv6' || field.format === 'mac'
       ? w.addressRole(field, value, mask)
       : undefined;
-  return role === undefined ? text : `${text} (${role})`;
+  return role === undefined ? text : `${text} (${addressLabelText(role)})`;
 }
 
 /** Words for a value written to or matched in a field that carries pipeline state. */
