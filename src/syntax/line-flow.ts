@@ -14,7 +14,7 @@ import { EMPTY_MATCH } from '../model/match.ts';
 import type { TableRef } from '../model/tables.ts';
 import { isPlainConjunctionList, plainConjunctions } from './actions.ts';
 import { templateVariant, withAddress } from './address-variants.ts';
-import { NO_FLAGS } from './interned.ts';
+import { NO_FLAGS, tableRefOf } from './interned.ts';
 import { type LineShape, shapeHash, shapeOf } from './line-shape.ts';
 import { statsEndingAt } from './printed-stats.ts';
 import type { RecurringParts } from './recurring.ts';
@@ -95,46 +95,63 @@ export interface LineSource {
 /** The statistics last read (see LineFlow.stats), and of which flow. */
 const lastStats: { of: LineFlow | undefined; stats: FlowStats } = { of: undefined, stats: {} };
 
-export class LineFlow implements Flow {
-  readonly table: TableRef;
-  readonly priority: number;
-  readonly cookie: bigint;
-  private readonly text: string;
-  private readonly source: LineSource;
-  private readonly line: number;
-  private readonly statsEnd: number;
-  /** The shared match, and the entry (-1: none) that holds `address` instead of the shared match's. */
-  private readonly shape: Match;
-  private readonly index: number;
-  private readonly address: number;
-  private readonly actionsStart: number;
-  private readonly sharedActions: readonly Action[] | 'conjunctions';
-  private decodedMatch: Match | undefined;
-  private decodedActions: readonly Action[] | undefined;
+/**
+ * How a LineFlow packs its small numbers, two words instead of seven: a million flows are a
+ * million objects the collector copies. `head`: the table (8 bits), the priority (16) and the
+ * outline's entry index + 2 (6); `ends`: where the statistics end (10 bits) and where the actions
+ * start (20). A line whose numbers do not fit is read at once.
+ */
+const PRIORITY_SHIFT = 8;
+const INDEX_SHIFT = 24;
+const MAX_INDEX = 61;
+const STATS_BITS = 10;
+const MAX_ACTIONS_START = 2 ** 20 - 1;
 
-  private constructor(
-    header: { readonly table: TableRef; readonly priority: number; readonly cookie: bigint },
+export class LineFlow implements Flow {
+  // Made by LineFlow.make, never by a constructor: the fields are declared here, set there.
+  declare readonly cookie: bigint;
+  declare private readonly text: string;
+  declare private readonly source: LineSource;
+  declare private readonly line: number;
+  declare private readonly head: number;
+  declare private readonly ends: number;
+  /** The shared match, and the address its entry `index` (see head) holds instead of the shared match's, as int32. */
+  declare private readonly shape: Match;
+  declare private readonly address: number;
+  declare private readonly sharedActions: readonly Action[] | 'conjunctions';
+  declare private decodedMatch: Match | undefined;
+  declare private decodedActions: readonly Action[] | undefined;
+
+  /**
+   * A flow of the line, its outline in `found`. An object literal, not `new`: V8 puts the objects
+   * of a literal that mostly outlive their first collections straight in the old generation
+   * (allocation-site pretenuring, which it does for literals only), so a million flows are not
+   * each copied twice by the young generation's collector.
+   */
+  private static make(
+    header: { readonly priority: number; readonly cookie: bigint },
+    table: number,
     text: string,
     source: LineSource,
     line: number,
-    statsEnd: number,
-    actionsStart: number,
+    ends: number,
     sharedActions: readonly Action[] | 'conjunctions',
-  ) {
-    this.table = header.table;
-    this.priority = header.priority;
-    this.cookie = header.cookie;
-    this.text = text;
-    this.source = source;
-    this.line = line;
-    this.statsEnd = statsEnd;
-    this.shape = found.shape;
-    this.index = found.index;
-    this.address = found.address;
-    this.actionsStart = actionsStart;
-    this.sharedActions = sharedActions;
-    this.decodedMatch = undefined;
-    this.decodedActions = sharedActions === 'conjunctions' || this.index === REREAD ? undefined : sharedActions;
+  ): LineFlow {
+    const fields = {
+      __proto__: LineFlow.prototype,
+      cookie: header.cookie,
+      text,
+      source,
+      line,
+      head: table | (header.priority << PRIORITY_SHIFT) | ((found.index + 2) << INDEX_SHIFT),
+      ends,
+      shape: found.shape,
+      address: found.address | 0,
+      sharedActions,
+      decodedMatch: undefined,
+      decodedActions: undefined,
+    };
+    return fields as unknown as LineFlow;
   }
 
   /**
@@ -153,12 +170,37 @@ export class LineFlow implements Flow {
     keyword: number,
     actionsStart: number,
   ): LineFlow | undefined {
+    const { table } = header;
+    if (table.kind !== 'number' || statsEnd >= 2 ** STATS_BITS || actionsStart > MAX_ACTIONS_START) return undefined;
+    const ends = statsEnd | (actionsStart << STATS_BITS);
     if (knownMatch(text, matchStart, keyword, source.parts)) {
       const actions = knownActions(text, actionsStart, source.parts);
-      if (actions !== undefined) return new LineFlow(header, text, source, line, statsEnd, actionsStart, actions);
+      if (actions !== undefined && found.index <= MAX_INDEX)
+        return LineFlow.make(header, table.number, text, source, line, ends, actions);
     }
     const shape = knownShape(text, matchStart, source.parts);
-    return shape && new LineFlow(header, text, source, line, statsEnd, actionsStart, shape.actions);
+    return shape && LineFlow.make(header, table.number, text, source, line, ends, shape.actions);
+  }
+
+  get table(): TableRef {
+    return tableRefOf(this.head & 0xff);
+  }
+
+  get priority(): number {
+    return (this.head >>> PRIORITY_SHIFT) & 0xffff;
+  }
+
+  /** The outline's entry that holds another address (-1: none), or REREAD. */
+  private get index(): number {
+    return (this.head >>> INDEX_SHIFT) - 2;
+  }
+
+  private get statsEnd(): number {
+    return this.ends & (2 ** STATS_BITS - 1);
+  }
+
+  private get actionsStart(): number {
+    return this.ends >>> STATS_BITS;
   }
 
   get match(): Match {
@@ -166,13 +208,16 @@ export class LineFlow implements Flow {
   }
 
   get actions(): readonly Action[] {
+    const shared = this.sharedActions;
+    if (shared !== 'conjunctions' && this.index !== REREAD) return shared;
     return (this.decodedActions ??= this.makeActions());
   }
 
   get outline(): FlowOutline {
-    return this.index === REREAD
+    const index = this.index;
+    return index === REREAD
       ? { match: this.shape, actions: this.sharedActions, shaped: true, entry: -1, address: 0 }
-      : { match: this.shape, actions: this.sharedActions, entry: this.index, address: this.address };
+      : { match: this.shape, actions: this.sharedActions, entry: index, address: this.address >>> 0 };
   }
 
   /**
@@ -221,7 +266,7 @@ export class LineFlow implements Flow {
   private makeMatch(): Match {
     if (this.index === REREAD) return this.reread().match;
     if (this.index < 0) return this.shape;
-    return withAddress(this.shape, this.index, this.address);
+    return withAddress(this.shape, this.index, this.address >>> 0);
   }
 
   /** A plain conjunction list, shared through the recurring parts as the reader shares a short one. */
