@@ -27,3 +27,15 @@ export class ProblemSink {
     return this.problems.some((p) => p.severity === 'error');
   }
 }
+
+/**
+ * An error whose problem is data (a kind and its values) for the caller to put in words; its
+ * message is only the problem as JSON.
+ */
+export class ProblemError<P> extends Error {
+  readonly problem: P;
+  constructor(problem: P) {
+    super(JSON.stringify(problem));
+    this.problem = problem;
+  }
+}

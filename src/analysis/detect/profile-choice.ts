@@ -13,6 +13,7 @@ import type { Versioned } from '../../profiles/types.ts';
 import { Annotator } from '../annotate/annotate.ts';
 import { type DetectionReason, detectProfile, detectRelease, type ReleaseChoice } from './detect-profile.ts';
 import { sampleFlows } from './flow-sample.ts';
+import { ProblemError } from '../../model/problems.ts';
 
 /**
  * What is asked for: a profile by id and a release (`1.2`); what is left out is detected.
@@ -87,13 +88,8 @@ export interface ProfileReleases {
 }
 
 /** An unknown profile, or a release the profile does not describe: `problem` says which, its message only as data. */
-export class ProfileChoiceError extends Error {
+export class ProfileChoiceError extends ProblemError<ProfileChoiceProblem> {
   override readonly name = 'ProfileChoiceError';
-  readonly problem: ProfileChoiceProblem;
-  constructor(problem: ProfileChoiceProblem) {
-    super(JSON.stringify(problem));
-    this.problem = problem;
-  }
 }
 
 const releasesOf = (p: Profile): ProfileReleases => ({ id: p.id, versions: p.versions });

@@ -13,6 +13,7 @@ import { ones } from '../../model/values.ts';
 import { fullMask, parseFieldValue } from '../../syntax/field-value.ts';
 import { scanKeyValues } from '../../syntax/tokens.ts';
 import { ownEntry } from '../../model/own-key.ts';
+import { ProblemError } from '../../model/problems.ts';
 
 /** A piece of a field: `bits` bits of the field starting at `fieldShift` live in `slot` at `slotShift`. */
 export interface SlotPart {
@@ -481,13 +482,8 @@ export type PacketSpecProblem =
   | { readonly kind: 'prerequisite'; readonly field: string };
 
 /** Text that is no packet in ofproto/trace flow syntax; `problem` says why, its message only as data. */
-export class PacketSpecError extends Error {
+export class PacketSpecError extends ProblemError<PacketSpecProblem> {
   override readonly name = 'PacketSpecError';
-  readonly problem: PacketSpecProblem;
-  constructor(problem: PacketSpecProblem) {
-    super(JSON.stringify(problem));
-    this.problem = problem;
-  }
 }
 
 export type PacketSpecResult =
