@@ -121,7 +121,8 @@ export {
 export type { AddressLabel, AddressOwner, AddressTag, PortName } from './analysis/annotate/address-book.ts';
 export { addressLabelText } from './render/words/address.ts';
 export type { DecodedBits } from './analysis/annotate/bit-fields.ts';
-export { PLAIN_WORDING, type Wording } from './analysis/annotate/wording.ts';
+export { PLAIN_WORDING, type NamedSubfield, type NamedZone, type Wording } from './analysis/annotate/wording.ts';
+export { subfieldWords, zoneWords } from './render/words/names.ts';
 export { describeAction, describeActions, describeMatch, flowWords } from './render/words/flow.ts';
 export {
   explanationJson,

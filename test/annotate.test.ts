@@ -13,6 +13,8 @@ import { PLAIN_WORDING } from '../src/analysis/annotate/wording.ts';
 import { describeAction, describeCtState, describeMatch, flowWords } from '../src/render/words/flow.ts';
 import { explanationJson, explanationText } from '../src/render/words/explanation.ts';
 import { addressLabelText } from '../src/render/words/address.ts';
+import { subfieldWords, zoneWords } from '../src/render/words/names.ts';
+import { fieldByName } from '../src/model/fields.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { profileById } from '../src/profiles/index.ts';
 import { parseDump } from '../src/syntax/reader.ts';
@@ -229,4 +231,16 @@ test('generic words: connection states, conntrack, protocols and registers', () 
     'UDP',
     'from UDP ports 256–511',
   ]);
+});
+
+test('a conntrack zone and a subfield come as data with the pipeline’s names for them, said by render/words', () => {
+  const p = load(join(corpusDir, 'antrea-ovs-pipeline-doc-v1.0.0.flows.txt'));
+  const a = new Annotator(p, { profile: profileById('antrea-proxy')!, release: '1.4' });
+  assert.deepEqual(a.wording.zone(65520), { zone: 65520, name: 'CtZone' });
+  assert.equal(zoneWords(a.wording.zone(65520)), 'zone 65520 (CtZone)');
+  assert.equal(zoneWords(a.wording.zone(7)), 'zone 7');
+  const reg1 = { field: fieldByName('reg1')!, start: 0, bits: 32 };
+  assert.equal(a.wording.subfield(reg1).name, 'TargetOFPort');
+  assert.equal(subfieldWords(a.wording.subfield(reg1)), 'TargetOFPort (reg1)');
+  assert.equal(subfieldWords(PLAIN_WORDING.subfield({ ...reg1, start: 4, bits: 4 })), 'reg1[4..7]');
 });

@@ -38,11 +38,3 @@ export function versionsOverlap(a: Versioned, b: Versioned): boolean {
     x.since === undefined || y.until === undefined || compareVersions(x.since, y.until) <= 0;
   return startsBeforeEnd(a, b) && startsBeforeEnd(b, a);
 }
-
-/** `releases 1.6 and later`, `releases up to 1.14`, `release 1.4`, `releases 0.10–1.5`, `any release`: a range in words. */
-export function rangeText(range: Versioned): string {
-  if (range.since === undefined && range.until === undefined) return 'any release';
-  if (range.until === undefined) return `releases ${range.since} and later`;
-  if (range.since === undefined) return `releases up to ${range.until}`;
-  return range.since === range.until ? `release ${range.since}` : `releases ${range.since}–${range.until}`;
-}

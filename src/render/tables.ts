@@ -2,7 +2,7 @@
  * The per-table summary as a boxed table (colour is only what the caller's `TablesStyle` adds)
  * and as JSON (schemaVersion 1).
  */
-import { profileNoteJson } from './words/profile.ts';
+import { profileNoteJson, rangeText } from './words/profile.ts';
 import type { TableRow, TablesSummary } from '../analysis/annotate/tables-summary.ts';
 import { SCHEMA_VERSION } from './json.ts';
 import { maxOf } from '../model/append.ts';
@@ -87,7 +87,8 @@ export function formatTables(
   const rows: string[][] = [];
   for (const r of s.rows) {
     const name = r.name ?? '';
-    const notKnown = r.otherReleases === undefined ? '(not in profile)' : `(profile: only in ${r.otherReleases})`;
+    const notKnown =
+      r.otherReleases === undefined ? '(not in profile)' : `(profile: only in ${rangeText(r.otherReleases)})`;
     rows.push([
       r.number === undefined ? '' : String(r.number),
       r.known || profile === undefined ? name : `${name} ${style.warn(notKnown)}`.trim(),
@@ -115,7 +116,7 @@ export function formatTables(
   if (profile && s.unknown.length > 0)
     notes.push(style.warn(`Tables of the dump that ${profile.id} does not know: ${s.unknown.join(', ')}`));
   if (profile && s.otherReleases.length > 0) {
-    const list = s.otherReleases.map((t) => `${t.name} (${t.releases})`).join(', ');
+    const list = s.otherReleases.map((t) => `${t.name} (${rangeText(t.releases)})`).join(', ');
     notes.push(
       style.warn(
         `Tables of the dump that ${profile.id} has only in other releases${profile.release ? ` than ${profile.release}` : ''}: ${list}`,
@@ -136,7 +137,7 @@ export function tablesJson(s: TablesSummary, profile: ProfileNote | undefined): 
       profileName: r.profileName ?? null,
       purpose: r.purpose ?? null,
       known: r.known,
-      otherReleases: r.otherReleases ?? null,
+      otherReleases: r.otherReleases ? rangeText(r.otherReleases) : null,
       flows: r.flows,
       packets: r.packets ?? null,
       bytes: r.bytes ?? null,
@@ -147,6 +148,6 @@ export function tablesJson(s: TablesSummary, profile: ProfileNote | undefined): 
     })),
     missing: s.missing.map((m) => ({ number: m.number ?? null, name: m.name })),
     unknown: s.unknown,
-    otherReleases: s.otherReleases.map((t) => ({ name: t.name, releases: t.releases })),
+    otherReleases: s.otherReleases.map((t) => ({ name: t.name, releases: rangeText(t.releases) })),
   };
 }

@@ -20,7 +20,7 @@ import { inVersion } from '../../profiles/versions.ts';
 import { formatFieldValue } from '../../syntax/field-value.ts';
 import { AddressBook, type AddressTag } from './address-book.ts';
 import { BitFieldDecoder, type DecodedBits } from './bit-fields.ts';
-import { maskedBits, shortSubfield, type Wording } from './wording.ts';
+import { maskedBits, type NamedSubfield, type Wording } from './wording.ts';
 import { defaultRelease, findPattern, isTableMiss, resolveTable, tableByKey } from '../fit/pattern-fit.ts';
 import { jumpTargets } from '../../model/flow-exits.ts';
 import { PortRoles } from '../fit/port-roles.ts';
@@ -93,13 +93,13 @@ export type PlaceholderValue =
       readonly clauses: readonly { readonly clause: number; readonly of: number; readonly id: number }[];
     }
   /** The conntrack zone of the flow's ct action: a number, the subfield holding it, or (neither) the default zone. */
-  | { readonly kind: 'zone'; readonly zone?: number; readonly subfield?: string };
+  | { readonly kind: 'zone'; readonly zone?: number; readonly subfield?: NamedSubfield };
 
 /** A port a flow outputs to: in the pipeline's words, the port the packet came in on, or the one a subfield holds. */
 export type OutputTarget =
   | { readonly kind: 'port'; readonly words: string }
   | { readonly kind: 'in-port' }
-  | { readonly kind: 'subfield'; readonly name: string };
+  | { readonly kind: 'subfield'; readonly subfield: NamedSubfield };
 
 /** A table's miss flow, read against what the profile documents its miss to do. */
 export interface MissExplanation {
@@ -341,11 +341,11 @@ export class Annotator {
       states: (field, value, mask) => this.decode(field, value, mask, undefined),
       subfield: (sf) => {
         const b = this.bits.fieldsOf(sf.field).find((x) => x.start === sf.start && x.end === sf.start + sf.bits - 1);
-        return b ? `${b.name} (${shortSubfield(sf)})` : shortSubfield(sf);
+        return b ? { subfield: sf, name: b.name } : { subfield: sf };
       },
       zone: (zone) => {
         const z = this.profile?.ctZones.find((c) => c.zone === zone && inVersion(c, this.release));
-        return z ? `zone ${zone} (${z.name})` : `zone ${zone}`;
+        return z ? { zone, name: z.name } : { zone };
       },
     };
   }
@@ -654,7 +654,7 @@ export class Annotator {
             a.kind === 'output'
               ? [this.outputTarget(a.port)]
               : a.kind === 'output_field'
-                ? [{ kind: 'subfield', name: this.wording.subfield(a.src) }]
+                ? [{ kind: 'subfield', subfield: this.wording.subfield(a.src) }]
                 : [],
           ),
         };

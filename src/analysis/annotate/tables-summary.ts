@@ -8,8 +8,8 @@ import { actionsOutline, type Flow, onlyConjunctions } from '../../model/flow.ts
 import type { Pipeline, PipelineTable } from '../../model/pipeline.ts';
 import { matchCovers } from '../../model/match.ts';
 import { type TableRef, tableLabel, tableNumber } from '../../model/tables.ts';
-import type { TableMiss, TableSpec } from '../../profiles/types.ts';
-import { inVersion, rangeText } from '../../profiles/versions.ts';
+import type { TableMiss, TableSpec, Versioned } from '../../profiles/types.ts';
+import { inVersion } from '../../profiles/versions.ts';
 import type { Annotator } from './annotate.ts';
 import type { Wording } from './wording.ts';
 import { hintHolds, isTableMiss, parsePattern } from '../fit/pattern-fit.ts';
@@ -24,8 +24,8 @@ export interface TableRow {
   readonly purpose?: string;
   /** The profile knows the table (in the release). */
   readonly known: boolean;
-  /** For a table the profile has only in other releases: those releases, in words. */
-  readonly otherReleases?: string;
+  /** For a table the profile has only in other releases: those releases. */
+  readonly otherReleases?: Versioned;
   readonly flows: number;
   /** Sums of the flows' counters; absent when no flow of the table has them. */
   readonly packets?: bigint;
@@ -62,8 +62,8 @@ export interface MissingTable {
 export interface OtherReleaseTable {
   /** As the dump names it. */
   readonly name: string;
-  /** Those releases, in words. */
-  readonly releases: string;
+  /** Those releases. */
+  readonly releases: Versioned;
 }
 
 export interface TablesSummary {
@@ -158,7 +158,7 @@ export function summarizeTables(pipeline: Pipeline, annotator: Annotator): Table
     const info = annotator.tableInfo(t.ref);
     if (info.number !== undefined) numbers.add(info.number);
     if (info.spec) seen.add(info.spec.name);
-    else if (info.otherRelease) otherReleases.push({ name: tableLabel(t.ref), releases: rangeText(info.otherRelease) });
+    else if (info.otherRelease) otherReleases.push({ name: tableLabel(t.ref), releases: info.otherRelease });
     else unknown.push(tableLabel(t.ref));
     const { next, missFlow, packets, bytes } = walkTable(t, pipeline);
     rows.push({
@@ -167,7 +167,7 @@ export function summarizeTables(pipeline: Pipeline, annotator: Annotator): Table
       ...(info.profileName !== undefined ? { profileName: info.profileName } : {}),
       ...(info.purpose !== undefined ? { purpose: info.purpose } : {}),
       known: info.spec !== undefined,
-      ...(info.otherRelease ? { otherReleases: rangeText(info.otherRelease) } : {}),
+      ...(info.otherRelease ? { otherReleases: info.otherRelease } : {}),
       flows: t.flows.length,
       ...(packets !== undefined ? { packets } : {}),
       ...(bytes !== undefined ? { bytes } : {}),

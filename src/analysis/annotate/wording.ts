@@ -27,10 +27,22 @@ export interface Wording {
   bits(field: FieldDef, value: bigint, mask: bigint): string | undefined;
   /** The same state piece by piece, each with its bits: for words about some of them. */
   states(field: FieldDef, value: bigint, mask: bigint): readonly DecodedBits[];
-  /** A subfield by its pipeline name when it has one, else `reg0[0..3]`. */
-  subfield(sf: Subfield): string;
+  /** A subfield, with its pipeline name when it has one. */
+  subfield(sf: Subfield): NamedSubfield;
   /** A conntrack zone, with its pipeline name when it has one. */
-  zone(zone: number): string;
+  zone(zone: number): NamedZone;
+}
+
+/** A subfield and the pipeline's name for its bits (`TargetOFPort`), when it has one. */
+export interface NamedSubfield {
+  readonly subfield: Subfield;
+  readonly name?: string;
+}
+
+/** A conntrack zone and the pipeline's name for it, when it has one. */
+export interface NamedZone {
+  readonly zone: number;
+  readonly name?: string;
 }
 
 /** `reg0[16]`, `reg0[0..3]`, `reg1` (the whole field), with registry names rather than NXM names. */
@@ -58,8 +70,8 @@ export const PLAIN_WORDING: Wording = {
   addressRole: () => undefined,
   bits: () => undefined,
   states: () => [],
-  subfield: shortSubfield,
-  zone: (zone) => `zone ${zone}`,
+  subfield: (subfield) => ({ subfield }),
+  zone: (zone) => ({ zone }),
 };
 
 /** Bits under a contiguous mask as `reg0[16] = 1`; other masks as `reg0 & 0xf0f = 0x101`. */

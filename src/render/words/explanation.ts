@@ -9,9 +9,10 @@ import type {
 } from '../../analysis/annotate/annotate.ts';
 import { fillTemplate } from '../../analysis/fit/sentence-template.ts';
 import { jumpTargets } from '../../model/flow-exits.ts';
-import { rangeText } from '../../profiles/versions.ts';
+import { rangeText } from './profile.ts';
 import type { VerdictReason } from '../../analysis/trace/trace-verdict.ts';
 import { describeActions, flowWords } from './flow.ts';
+import { subfieldWords } from './names.ts';
 import { expectedMissWords, missPredicate } from './miss.ts';
 
 /** A port a flow outputs to, in words. */
@@ -22,7 +23,7 @@ export function outputTargetText(t: OutputTarget): string {
     case 'in-port':
       return 'the port the packet came in on';
     case 'subfield':
-      return `the port in ${t.name}`;
+      return `the port in ${subfieldWords(t.subfield)}`;
   }
 }
 
@@ -43,7 +44,7 @@ function placeholderText(v: PlaceholderValue): string {
       return v.zone !== undefined
         ? `zone ${v.zone}`
         : v.subfield !== undefined
-          ? `the zone in ${v.subfield}`
+          ? `the zone in ${subfieldWords(v.subfield)}`
           : 'the default zone';
   }
 }

@@ -14,6 +14,7 @@ import { formatIpv4, formatIpv6, ones } from '../../model/values.ts';
 import { formatFieldValue, formatFlags, formatFrag, fullMask } from '../../syntax/field-value.ts';
 import { ETH_TYPE, IP_PROTO } from '../../syntax/match.ts';
 import { addressLabelText } from './address.ts';
+import { subfieldWords, zoneWords } from './names.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Field nouns and values
@@ -181,7 +182,7 @@ export function describeMatchField(e: MatchField, w: Wording): string {
     case 'ct_state':
       return describeCtState(value, mask);
     case 'ct_zone':
-      return `in conntrack ${w.zone(Number(value))}`;
+      return `in conntrack ${zoneWords(w.zone(Number(value)))}`;
     case 'ct_mark':
     case 'ct_label':
     case 'pkt_mark':
@@ -287,8 +288,8 @@ function ctWords(a: CtAction, w: Wording): string {
     a.zone === undefined
       ? 'the default zone'
       : a.zone.kind === 'value'
-        ? w.zone(a.zone.value)
-        : `the zone in ${w.subfield(a.zone.src)}`;
+        ? zoneWords(w.zone(a.zone.value))
+        : `the zone in ${subfieldWords(w.subfield(a.zone.src))}`;
   const nat = a.actions.filter((x) => x.kind === 'nat').map(natWords);
   const exec = a.actions.filter((x) => x.kind !== 'nat').map((x) => describeAction(x, w).replace(/^set /, ''));
   const what = a.commit
@@ -324,7 +325,7 @@ function writeWords(field: FieldDef, value: bigint, mask: bigint, w: Wording): s
 function subfieldNoun(sf: Subfield, w: Wording): string {
   const whole = sf.start === 0 && sf.bits === sf.field.bits;
   const named = w.subfield(sf);
-  if (named !== shortSubfield(sf) || !whole) return named;
+  if (named.name !== undefined || !whole) return subfieldWords(named);
   return fieldNoun(sf.field) === sf.field.name ? sf.field.name : `the ${fieldNoun(sf.field)}`;
 }
 
@@ -334,7 +335,7 @@ export function describeAction(a: Action, w: Wording): string {
     case 'output':
       return outputWords(a.port, w);
     case 'output_field':
-      return `send it out the port in ${w.subfield(a.src)}`;
+      return `send it out the port in ${subfieldWords(w.subfield(a.src))}`;
     case 'controller':
       return `send it to the controller${a.reason !== 'action' ? ` (reason ${a.reason})` : ''}${a.userdata ? ' with user data' : ''}${a.pause ? ', pausing the pipeline' : ''}`;
     case 'enqueue':
@@ -380,9 +381,9 @@ export function describeAction(a: Action, w: Wording): string {
     case 'fin_timeout':
       return 'shorten the flow’s timeouts once TCP FIN or RST is seen';
     case 'stack_push':
-      return `push ${w.subfield(a.src)} on the stack`;
+      return `push ${subfieldWords(w.subfield(a.src))} on the stack`;
     case 'stack_pop':
-      return `pop the stack into ${w.subfield(a.dst)}`;
+      return `pop the stack into ${subfieldWords(w.subfield(a.dst))}`;
     case 'resubmit': {
       const from = a.port ? ` as if it came in on ${w.port(a.port)}` : '';
       const to = a.table ? ` to ${w.table(a.table)}` : '';
@@ -407,15 +408,15 @@ export function describeAction(a: Action, w: Wording): string {
     case 'exit':
       return 'stop processing actions';
     case 'multipath':
-      return `choose one of ${a.nLinks} links into ${w.subfield(a.dst)} by hashing`;
+      return `choose one of ${a.nLinks} links into ${subfieldWords(w.subfield(a.dst))} by hashing`;
     case 'bundle':
       return a.dst
-        ? `choose one of ${a.members.length} ports into ${w.subfield(a.dst)}`
+        ? `choose one of ${a.members.length} ports into ${subfieldWords(w.subfield(a.dst))}`
         : `send it out one of ${a.members.length} ports`;
     case 'sample':
       return `sample it (probability ${a.probability}/65535)`;
     case 'check_pkt_larger':
-      return `set ${w.subfield(a.dst)} when the packet is longer than ${a.length} bytes`;
+      return `set ${subfieldWords(w.subfield(a.dst))} when the packet is longer than ${a.length} bytes`;
     case 'meter':
       return `rate-limit it with meter ${a.id}`;
     case 'clear_actions':

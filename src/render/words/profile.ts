@@ -1,7 +1,15 @@
 /** Which profile reads a dump and why, in words: its release, and each finding detection made. */
 import type { DetectionReason, SignalFinding } from '../../analysis/detect/detect-profile.ts';
 import type { ProfileChoiceProblem, ProfileNote, ReleaseNote } from '../../analysis/detect/profile-choice.ts';
-import { rangeText } from '../../profiles/versions.ts';
+import type { Versioned } from '../../profiles/types.ts';
+
+/** `releases 1.6 and later`, `releases up to 1.14`, `release 1.4`, `releases 0.10–1.5`, `any release`: a range in words. */
+export function rangeText(range: Versioned): string {
+  if (range.since === undefined && range.until === undefined) return 'any release';
+  if (range.until === undefined) return `releases ${range.since} and later`;
+  if (range.since === undefined) return `releases up to ${range.until}`;
+  return range.since === range.until ? `release ${range.since}` : `releases ${range.since}–${range.until}`;
+}
 
 /**
  * The release a dump is read in, in words: `release 1.0`, or the range the evidence leaves open
