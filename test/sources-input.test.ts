@@ -39,6 +39,21 @@ test("port descriptions of show, dump-ports-desc and a bundle's trimmed ovsports
   }
 });
 
+test('a port head line is found however much of its mark other lines hold', () => {
+  const text = [
+    ' cookie=0x0, duration=1.0s, table=0, n_packets=0, n_bytes=0, priority=0 actions=drop',
+    'note: addr ranges (x): addr',
+    '): addr:',
+    ' 4(p4): addr:aa:55:aa:55:00:04',
+    'x): addr:y 5(p5): addr:aa:55:aa:55:00:05',
+    ' 6(p6): addr:aa:55:aa:55:00:06',
+  ].join('\n');
+  assert.deepEqual([...readPortDescriptions(text).entries()].sort(), [
+    [4, 'p4'],
+    [6, 'p6'],
+  ]);
+});
+
 test('port descriptions after the flows, with CRLF line ends: a down detail counts for the port above it only', () => {
   const text = [
     ' cookie=0x0, duration=1.0s, table=0, n_packets=0, n_bytes=0, priority=0 actions=drop',

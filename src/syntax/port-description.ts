@@ -17,6 +17,16 @@ const DOWN_LINE = /^\s*(?:config:.*\bPORT_DOWN\b|state:.*\bLINK_DOWN\b)/;
  */
 const MARKERS = ['): addr:', 'PORT_DOWN', 'LINK_DOWN'] as const;
 
+/**
+ * Where the next head marker (`): addr:`) is from `from` on, or -1: found by its `: addr`, which
+ * indexOf finds several times faster in a large flow dump (whose lines hold many parentheses).
+ */
+function headMarkerAt(text: string, from: number): number {
+  for (let at = text.indexOf(': addr', from + 1); at >= 0; at = text.indexOf(': addr', at + 1))
+    if (text.startsWith(MARKERS[0], at - 1)) return at - 1;
+  return -1;
+}
+
 /** Reads port descriptions line by line into a port map. */
 export class PortDescriptionReader {
   private readonly map: PortMap;
@@ -52,7 +62,7 @@ export class PortDescriptionReader {
 
   /** Takes each line of `text` (ended by LF or CRLF) in order, as `read` would take them all. */
   readText(text: string): void {
-    const head = text.indexOf(MARKERS[0]);
+    const head = headMarkerAt(text, 0);
     // A detail counts only after a head line: a text without one (most dumps) is passed over once.
     const next = MARKERS.map((m, i) => (head < 0 ? -1 : i === 0 ? head : text.indexOf(m, head)));
     for (;;) {
@@ -66,7 +76,8 @@ export class PortDescriptionReader {
         text.slice(start, end > start && text.charCodeAt(end - 1) === 0x0d && end < text.length ? end - 1 : end),
       );
       for (let i = 0; i < MARKERS.length; i++)
-        if (next[i]! >= 0 && next[i]! < end) next[i] = text.indexOf(MARKERS[i]!, end);
+        if (next[i]! >= 0 && next[i]! < end)
+          next[i] = i === 0 ? headMarkerAt(text, end) : text.indexOf(MARKERS[i]!, end);
     }
   }
 }
