@@ -8,10 +8,10 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeDump } from '../bench/generate.ts';
-import { fitClasses } from '../src/analysis/fit/fit-classes.ts';
+import { classKeyer, fitClasses } from '../src/analysis/fit/fit-classes.ts';
 import { defaultRelease, findPattern, misfitCount, resolveTable } from '../src/analysis/fit/pattern-fit.ts';
 import { numberTables } from '../src/analysis/fit/table-layout.ts';
-import type { Flow } from '../src/model/flow.ts';
+import { type Flow, withActions } from '../src/model/flow.ts';
 import { PROFILES } from '../src/profiles/index.ts';
 import type { Profile } from '../src/profiles/types.ts';
 import { parseDump } from '../src/syntax/reader.ts';
@@ -77,6 +77,24 @@ test('a synthetic node of thousands of policy and Service flows falls into few e
     const antrea = PROFILES.find((p) => p.id === 'antrea')!;
     const classes = fitClasses(antrea, flows).length;
     assert.ok(classes * 5 < flows.length, `${classes} classes for ${flows.length} flows`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a lazily read flow's class key, taken from its outline, is that of the same flow read whole", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'flowscope-fit-classes-'));
+  try {
+    const path = join(dir, 'dump.txt');
+    writeDump(path, { flows: 3000, seed: 5 });
+    const { flows } = parseDump(readFileSync(path, 'utf8'), { file: path });
+    const outlined = flows.filter((f) => f.outline !== undefined && !f.outline.shaped);
+    assert.ok(outlined.length > 1000, `${outlined.length} flows read from outlines`);
+    assert.ok(outlined.some((f) => f.outline?.actions === 'conjunctions' && f.outline.entry >= 0));
+    for (const p of readings) {
+      const [lazy, whole] = [classKeyer(p), classKeyer(p)];
+      for (const f of outlined) assert.equal(lazy(f), whole(withActions(f, f.actions)), `${p.id}: ${f.origin.text}`);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

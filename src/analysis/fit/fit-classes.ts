@@ -9,7 +9,7 @@
  */
 import { type Action, flattenActions } from '../../model/actions.ts';
 import { fieldByName } from '../../model/fields.ts';
-import type { Flow, MatchField } from '../../model/flow.ts';
+import type { Flow, FlowOutline, MatchField } from '../../model/flow.ts';
 import { tableKey } from '../../model/pipeline.ts';
 import type { Profile } from '../../profiles/types.ts';
 import { parsePattern, valueHint } from './pattern-fit.ts';
@@ -87,30 +87,7 @@ function actionsKey(actions: readonly Action[], written: ReadonlyMap<string, big
   return key;
 }
 
-/**
- * What fitting reads of a flow: its table, priority and actions, each match field's presence and
- * named port, and its value and mask under the bits patterns match on.
- */
-function classKey(
-  flow: Flow,
-  bits: ReadonlyMap<string, bigint>,
-  written: ReadonlyMap<string, bigint>,
-  stateStorages: ReadonlySet<string>,
-  actionKeys: Map<readonly Action[], string>,
-  entryKeys: WeakMap<MatchField, string>,
-): string {
-  let actions = actionKeys.get(flow.actions);
-  if (actions === undefined) actionKeys.set(flow.actions, (actions = actionsKey(flow.actions, written)));
-  let key = `${tableKey(flow.table)}|${flow.priority}|${actions}|${flow.match.fields.length}`;
-  for (const e of flow.match.fields) {
-    let entry = entryKeys.get(e);
-    if (entry === undefined) entryKeys.set(e, (entry = entryKey(e, bits, stateStorages)));
-    key += entry;
-  }
-  return key;
-}
-
-/** What fitting reads of one match entry (see `classKey`). */
+/** What fitting reads of one match entry (see `ClassKeys`). */
 function entryKey(e: MatchField, bits: ReadonlyMap<string, bigint>, stateStorages: ReadonlySet<string>): string {
   let key = `|${e.field.storage}`;
   const b = bits.get(e.field.storage);
@@ -121,19 +98,76 @@ function entryKey(e: MatchField, bits: ReadonlyMap<string, bigint>, stateStorage
   return key;
 }
 
+/** What actionsKey reads of a list of conjunction actions alone. */
+const CONJUNCTIONS_KEY = ';conjunction';
+
+/**
+ * Keys of flow classes under one profile's patterns: what fitting reads of a flow, its table,
+ * priority and actions, each match field's presence and named port, and its value and mask under
+ * the bits patterns match on.
+ */
+class ClassKeys {
+  private readonly bits: ReadonlyMap<string, bigint>;
+  private readonly written: ReadonlyMap<string, bigint>;
+  private readonly stateStorages: ReadonlySet<string>;
+  /** Lists a dump repeats (shared by the parser) are read once. */
+  private readonly actionKeys = new Map<readonly Action[], string>();
+  /** So are match entries (a dump's flows share all but an address of their matches). */
+  private readonly entryKeys = new WeakMap<MatchField, string>();
+
+  constructor(profile: Profile) {
+    this.bits = patternBits(profile);
+    this.written = writtenBits(profile);
+    this.stateStorages = new Set(profile.bitFields.flatMap((b) => fieldByName(b.field)?.storage ?? []));
+  }
+
+  key(flow: Flow): string {
+    const outline = flow.outline;
+    if (outline !== undefined && !outline.shaped) return this.outlineKey(flow, outline);
+    let key = `${tableKey(flow.table)}|${flow.priority}|${this.listKey(flow.actions)}|${flow.match.fields.length}`;
+    for (const e of flow.match.fields) key += this.sharedEntryKey(e);
+    return key;
+  }
+
+  /**
+   * The key of a lazily read flow not of a shape, from its outline: its actions are the outline's
+   * (or a list of conjunctions), its match the outline's with the address of one IPv4 entry in
+   * place of the outline's. Neither is made: a dump repeats both across most of its flows.
+   */
+  private outlineKey(flow: Flow, outline: FlowOutline): string {
+    const list = outline.actions;
+    const { fields } = outline.match;
+    let key = `${tableKey(flow.table)}|${flow.priority}|${list === 'conjunctions' ? CONJUNCTIONS_KEY : this.listKey(list)}|${fields.length}`;
+    for (let i = 0; i < fields.length; i++) {
+      const e = fields[i]!;
+      key +=
+        i === outline.entry
+          ? entryKey({ field: e.field, value: BigInt(outline.address), mask: e.mask }, this.bits, this.stateStorages)
+          : this.sharedEntryKey(e);
+    }
+    return key;
+  }
+
+  private listKey(actions: readonly Action[]): string {
+    let key = this.actionKeys.get(actions);
+    if (key === undefined) this.actionKeys.set(actions, (key = actionsKey(actions, this.written)));
+    return key;
+  }
+
+  private sharedEntryKey(e: MatchField): string {
+    let key = this.entryKeys.get(e);
+    if (key === undefined) this.entryKeys.set(e, (key = entryKey(e, this.bits, this.stateStorages)));
+    return key;
+  }
+}
+
 /**
  * The key of each flow's class under the profile's patterns: flows with one key fit the same
  * patterns of the profile, in every release.
  */
 export function classKeyer(profile: Profile): (flow: Flow) => string {
-  const bits = patternBits(profile);
-  const written = writtenBits(profile);
-  // Lists a dump repeats (shared by the parser) are read once.
-  const actionKeys = new Map<readonly Action[], string>();
-  // So are match entries (a dump's flows share all but an address of their matches).
-  const entryKeys = new WeakMap<MatchField, string>();
-  const stateStorages = new Set(profile.bitFields.flatMap((b) => fieldByName(b.field)?.storage ?? []));
-  return (flow) => classKey(flow, bits, written, stateStorages, actionKeys, entryKeys);
+  const keys = new ClassKeys(profile);
+  return (flow) => keys.key(flow);
 }
 
 const cache = new WeakMap<readonly Flow[], Map<string, readonly FlowClass[]>>();
