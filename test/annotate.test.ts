@@ -6,8 +6,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeDump } from '../bench/generate.ts';
+import { type Flow, withActions } from '../src/model/flow.ts';
 import { type AnnotateOptions, Annotator, type FlowAnnotation } from '../src/analysis/annotate/annotate.ts';
 import { PLAIN_WORDING } from '../src/analysis/annotate/wording.ts';
 import { describeAction, describeCtState, describeMatch, flowWords } from '../src/render/words/flow.ts';
@@ -107,6 +110,29 @@ test('addresses get the roles the dump shows them to have', () => {
   // The profile's constants.
   assert.equal(addressLabelText(tags.get('ipv4:a9fe00fd/32')!.label), 'virtual Service IP');
   assert.equal(tags.get('mac:aabbccddeeff/48')?.role, 'virtual-mac');
+});
+
+test('addresses learnt from lazily read flows are those learnt from the same flows read whole', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'flowscope-addresses-'));
+  try {
+    const path = join(dir, 'dump.txt');
+    writeDump(path, { flows: 3000, seed: 7 });
+    const d = parseDump(readFileSync(path, 'utf8'), { file: path });
+    assert.ok(d.flows.filter((f) => f.outline !== undefined).length > 1000);
+    const book = (flows: readonly Flow[]): string[] =>
+      new Annotator(new Pipeline(flows, d.groups, d.ports), { profile: profileById('antrea')! }).addresses
+        .list()
+        .map((e) => `${e.family}:${e.value.toString(16)}/${e.prefix} ${e.role} ${JSON.stringify(e.label)}`);
+    const lazy = book(d.flows);
+    assert.deepEqual(lazy, book(d.flows.map((f) => withActions(f, f.actions))));
+    for (const role of ['gateway', 'peer-node', 'peer-node-subnet', 'local-pod-subnet', 'service'])
+      assert.ok(
+        lazy.some((e) => e.includes(` ${role} `)),
+        role,
+      );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('OpenShift SDN real dump: cluster network, local subnet, Service network and peer subnets', () => {

@@ -16,7 +16,14 @@
  * Masks that are not prefixes are never tagged.
  */
 import { flattenActions } from '../../model/actions.ts';
-import type { Flow, Match, MatchField } from '../../model/flow.ts';
+import {
+  actionsOutline,
+  type Flow,
+  type Match,
+  type MatchField,
+  matchOutline,
+  onlyConjunctions,
+} from '../../model/flow.ts';
 import { type FieldDef, fieldByName } from '../../model/fields.ts';
 import { formatIpv4Masked, formatIpv6Masked } from '../../syntax/field-value.ts';
 import { formatMac, ones, parseIpv4, parseIpv6, parseMac, prefixLength } from '../../model/values.ts';
@@ -181,6 +188,21 @@ function entryIn(match: Match, storage: string): MatchField | undefined {
   return undefined;
 }
 
+/** The storages of IP addresses whose prefixes may hold local Pods. */
+const PREFIX_STORAGES = storagesOf(['nw_src', 'nw_dst', 'ipv6_src', 'ipv6_dst']);
+
+/** Whether the match holds an IP prefix (neither empty nor a single address) of one of the storages. */
+function hasPrefix(match: Match, storages: readonly string[]): boolean {
+  for (const storage of storages) {
+    const e = entryIn(match, storage);
+    const family = e && familyOf(e.field);
+    if (!e || !family || family === 'mac') continue;
+    const prefix = prefixLength(e.mask, WIDTH[family]);
+    if (prefix > 0 && prefix < WIDTH[family]) return true;
+  }
+  return false;
+}
+
 /** An entry known by its role alone. */
 function byRole(
   family: Family,
@@ -209,8 +231,39 @@ export class AddressBook {
         this.add({ family: a.kind, ...read, role: a.role, label: { kind: 'profile', role: a.role, name: a.name } });
     }
     const local: AddressEntry[] = [];
-    for (const flow of flows) this.learnFromFlow(flow, profile, release, ports, local);
-    this.classifyLocalPrefixes(flows, local);
+    // Whether a flow can tell anything is known from its outline (the fields, masks and kinds of
+    // actions it shares with other flows): most flows of a dump are passed over without reading
+    // their match and actions.
+    const prefixed: Flow[] = [];
+    for (const flow of flows) {
+      const match = matchOutline(flow);
+      if (this.teaches(match, flow)) this.learnFromFlow(flow, profile, release, ports, local);
+      if (hasPrefix(match, PREFIX_STORAGES)) prefixed.push(flow);
+    }
+    this.classifyLocalPrefixes(prefixed, local);
+  }
+
+  /**
+   * Whether learnFromFlow can learn anything from a flow whose match has the fields and masks of
+   * `match`: it matches an input port, or a destination prefix (a single address only when it
+   * goes to a group).
+   */
+  private teaches(match: Match, flow: Flow): boolean {
+    const [inPortStorage] = this.learnStorages;
+    if (entryIn(match, inPortStorage!)) return true;
+    if (onlyConjunctions(flow)) return false;
+    for (const storage of this.destinationStorages) {
+      const e = entryIn(match, storage);
+      const family = e && familyOf(e.field);
+      if (!e || !family || family === 'mac') continue;
+      const prefix = prefixLength(e.mask, WIDTH[family]);
+      if (
+        prefix >= 0 &&
+        (prefix < WIDTH[family] || flattenActions(actionsOutline(flow)).some((a) => a.kind === 'group'))
+      )
+        return true;
+    }
+    return false;
   }
 
   /**
@@ -222,9 +275,8 @@ export class AddressBook {
     const candidates: AddressEntry[] = [];
     // Prefixes already weighed, found by hash rather than by a scan.
     const weighed = new AddressIndex();
-    const storages = storagesOf(['nw_src', 'nw_dst', 'ipv6_src', 'ipv6_dst']);
     for (const flow of flows) {
-      for (const storage of storages) {
+      for (const storage of PREFIX_STORAGES) {
         const e = entryIn(flow.match, storage);
         const family = e && familyOf(e.field);
         if (!e || !family || family === 'mac') continue;
