@@ -124,6 +124,7 @@ function walkTable(t: PipelineTable, pipeline: Pipeline): TableWalk {
     seq++;
   };
   let missFlow: Flow | undefined;
+  const follow = pipeline.groups.size > 0;
   const packets = new CounterSum();
   const bytes = new CounterSum();
   for (const f of t.given) {
@@ -132,8 +133,9 @@ function walkTable(t: PipelineTable, pipeline: Pipeline): TableWalk {
     if (!onlyConjunctions(f)) {
       const outline = actionsOutline(f);
       for (const ref of jumpTargets(outline)) jump(ref);
-      // The outline's group ids may not be the flow's: the flow's own actions are made for them.
-      for (const a of outline.some((o) => o.kind === 'group') ? f.actions : []) {
+      // The outline's group ids may not be the flow's: the flow's own actions are made for them,
+      // unless there are no groups to follow (a dump of flows alone).
+      for (const a of follow && outline.some((o) => o.kind === 'group') ? f.actions : []) {
         if (a.kind !== 'group') continue;
         for (const b of pipeline.groups.get(a.id)?.buckets ?? []) for (const ref of jumpTargets(b.actions)) jump(ref);
       }
