@@ -237,7 +237,7 @@ export function describeMatch(match: Match, w: Wording, memo?: WordsMemo): strin
     if (protoFolded && e.field.name === 'nw_proto') continue;
     let said = known?.fields.get(e);
     if (said === undefined) {
-      said = describeMatchField(e, w);
+      said = memo && isAddressEntry(e) ? memo.addressWords(e, w) : describeMatchField(e, w);
       known?.fields.set(e, said);
     }
     out.push(said);
@@ -444,25 +444,53 @@ export function describeActions(actions: readonly Action[], w: Wording): string[
   return actions.map((a) => describeAction(a, w));
 }
 
+/** Words said in one wording: of shared match entries and action lists. */
+interface SaidIn {
+  readonly fields: WeakMap<MatchField, string>;
+  readonly actions: WeakMap<readonly Action[], readonly string[]>;
+}
+
+/** Words of entries holding one IPv4 address, by field and address. */
+type AddressesSaid = Map<FieldDef, Map<number, string>>;
+
 /**
  * Words already said, during one report, of match entries and action lists that flows share (the
  * reader shares those a dump repeats): a report of thousands of policy flows says each list once.
- * What a `Wording` says of a value does not change while a report is written.
+ * So are those of an IPv4 address in entries of its own: a dump names each of its addresses in
+ * many flows, of many tables, and only the roles of addresses (which tables share) are read for
+ * them. What a `Wording` says of a value does not change while a report is written.
  */
 export class WordsMemo {
-  private readonly byWording = new WeakMap<
-    Wording,
-    { readonly fields: WeakMap<MatchField, string>; readonly actions: WeakMap<readonly Action[], readonly string[]> }
-  >();
+  private readonly byWording = new WeakMap<Wording, SaidIn>();
+  private readonly byRoles = new WeakMap<Wording['addressRole'], AddressesSaid>();
 
-  of(w: Wording): {
-    readonly fields: WeakMap<MatchField, string>;
-    readonly actions: WeakMap<readonly Action[], readonly string[]>;
-  } {
+  of(w: Wording): SaidIn {
     let known = this.byWording.get(w);
     if (!known) this.byWording.set(w, (known = { fields: new WeakMap(), actions: new WeakMap() }));
     return known;
   }
+
+  /** describeMatchField of an entry holding one IPv4 address (see isAddressEntry), said once per address. */
+  addressWords(e: MatchField, w: Wording): string {
+    let byField = this.byRoles.get(w.addressRole);
+    if (byField === undefined) this.byRoles.set(w.addressRole, (byField = new Map()));
+    let byValue = byField.get(e.field);
+    if (byValue === undefined) byField.set(e.field, (byValue = new Map()));
+    const address = Number(e.value);
+    let said = byValue.get(address);
+    if (said === undefined) byValue.set(address, (said = describeMatchField(e, w)));
+    return said;
+  }
+}
+
+const IPV4_ONES = ones(32);
+
+/**
+ * Whether a match entry holds one IPv4 address: its words follow from its field, the address and
+ * the address's role alone (see describeMatchField).
+ */
+function isAddressEntry(e: MatchField): boolean {
+  return e.field.format === 'ipv4' && e.mask === IPV4_ONES && e.port === undefined;
 }
 
 /** A flow's conditions and actions in words, and the two as one plain sentence. */
