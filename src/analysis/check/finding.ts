@@ -60,8 +60,10 @@ export type Finding = Base &
   /** A higher-priority flow of the same table matches every packet this one matches. */
   (
     | { readonly kind: 'shadowed'; readonly flow: Flow; readonly by: Flow; readonly sameActions: boolean }
-    /** The flow needs register/metadata bits set to 1 that no action anywhere sets. */
-    /** `entry` is the match field that asks for them (`reg1=0x19c`, `xxreg0=…`); `bits` are in `slot`'s own positions. */
+    /**
+     * The flow needs register/metadata bits set to 1 that no action anywhere sets. `entry` is the match
+     * field that asks for them (`reg1=0x19c`, `xxreg0=…`); `bits` are in `slot`'s own positions.
+     */
     | {
         readonly kind: 'unset-register';
         readonly flow: Flow;
