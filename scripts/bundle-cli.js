@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Part of `npm run build`: the command line (dist/src/cli/main.js, its dependencies included) as one
+// Part of `npm run build`: the command line (src/cli/main.ts, its dependencies included) as one
 // script, dist/src/bundle/cli.cjs, which bin/flowscope.js runs (see bin/cli-script.js), and the code
 // V8 compiled for it while it ran the everyday commands on the example dump, dist/src/bundle/cli.cjs.cache.
 // Resolving, loading and compiling ~100 module files was most of a command's start-up. The library
@@ -12,7 +12,9 @@ import { CLI_SCRIPT, CODE_CACHE, loadCli } from '../bin/cli-script.js';
 
 rmSync(dirname(CLI_SCRIPT), { recursive: true, force: true });
 await build({
-  entryPoints: ['dist/src/cli/main.js'],
+  // From the TypeScript sources, which esbuild reads as tsc does (tsconfig.json): it sees the pattern of
+  // main.ts's import of a command's module, which tsc's output hides in a call that rewrites `.ts`.
+  entryPoints: ['src/cli/main.ts'],
   // At the depth of dist/src/cli/, so that the paths modules take from import.meta.url (package.json,
   // profiles/, the compiled built-in profiles) lead to the same files.
   outfile: CLI_SCRIPT,

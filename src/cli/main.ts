@@ -9,27 +9,36 @@ import { version, versionOnly } from './version.ts';
 
 export { processTiering } from './tiering.ts';
 
-type Register = (program: Command, io: Io, outcome: Outcome) => void;
+/** What every module of `./commands/` that names a command exports. */
+interface CommandModule {
+  registerCommand: (program: Command, io: Io, outcome: Outcome) => void;
+}
 
 /**
- * Every command, in the order help lists them, with its module. A run loads only the module of
- * the command it runs: most of the start-up time of a command is loading modules.
+ * Every command, in the order help lists them; each is registered by `./commands/<name>.ts`. A run
+ * loads only the module of the command it runs: most of the start-up time of a command is loading
+ * modules. (The bundle, scripts/bundle-cli.js, holds every module of `./commands/` the import's
+ * pattern can name, each evaluated only when imported.)
  */
-const COMMANDS: readonly (readonly [string, () => Promise<Register>])[] = [
-  ['parse', async () => (await import('./commands/parse.ts')).registerParse],
-  ['bundle', async () => (await import('./commands/bundle.ts')).registerBundle],
-  ['fmt', async () => (await import('./commands/fmt.ts')).registerFmt],
-  ['show', async () => (await import('./commands/show.ts')).registerShow],
-  ['tables', async () => (await import('./commands/tables.ts')).registerTables],
-  ['trace', async () => (await import('./commands/trace.ts')).registerTrace],
-  ['conj', async () => (await import('./commands/conj.ts')).registerConj],
-  ['diff', async () => (await import('./commands/diff.ts')).registerDiff],
-  ['verify', async () => (await import('./commands/verify.ts')).registerVerify],
-  ['check', async () => (await import('./commands/check.ts')).registerCheck],
-  ['graph', async () => (await import('./commands/graph.ts')).registerGraph],
-  ['profile', async () => (await import('./commands/profile.ts')).registerProfile],
-  ['completion', async () => (await import('./commands/completion.ts')).registerCompletion],
-];
+const COMMANDS = [
+  'parse',
+  'bundle',
+  'fmt',
+  'show',
+  'tables',
+  'trace',
+  'conj',
+  'diff',
+  'verify',
+  'check',
+  'graph',
+  'profile',
+  'completion',
+] as const;
+
+async function loadCommand(name: string): Promise<CommandModule['registerCommand']> {
+  return ((await import(`./commands/${name}.ts`)) as CommandModule).registerCommand;
+}
 
 /**
  * The commands a command line needs registered: the one it names, none to print the version,
@@ -39,16 +48,16 @@ function commandsFor(argv: readonly string[]): readonly string[] {
   const [first] = argv;
   if (first === '-V' || first === '--version') return [];
   // Completion lists every command.
-  if (first === 'completion') return COMMANDS.map(([name]) => name);
-  if (first !== undefined && COMMANDS.some(([name]) => name === first)) return [first];
-  return COMMANDS.map(([name]) => name);
+  if (first === 'completion') return COMMANDS;
+  if (first !== undefined && COMMANDS.some((name) => name === first)) return [first];
+  return COMMANDS;
 }
 
 /** The program with the commands named (all of them by default) registered. */
 export async function buildProgram(
   io: Io,
   outcome: Outcome = new Outcome(),
-  commands: readonly string[] = COMMANDS.map(([name]) => name),
+  commands: readonly string[] = COMMANDS,
 ): Promise<Command> {
   const [{ Command }, { inputGroupLast }, { onceOnly }] = await Promise.all([
     import('commander'),
@@ -68,7 +77,7 @@ export async function buildProgram(
     })
     .configureHelp({ groupItems: inputGroupLast })
     .exitOverride();
-  const registers = await Promise.all(COMMANDS.filter(([name]) => commands.includes(name)).map(([, load]) => load()));
+  const registers = await Promise.all(COMMANDS.filter((name) => commands.includes(name)).map(loadCommand));
   for (const register of registers) register(program, io, outcome);
   for (const cmd of program.commands) {
     for (const each of [cmd, ...cmd.commands]) {

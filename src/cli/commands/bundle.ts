@@ -11,7 +11,7 @@ import { inputReader } from '../input.ts';
 import { inputLabel } from '../../sources/input.ts';
 import { addProfileChoiceOptions, type ProfileChoiceOptions } from './profile-options.ts';
 
-export function registerBundle(program: Command, io: Io): void {
+export function registerCommand(program: Command, io: Io): void {
   const cmd = program
     .command('bundle')
     .description(

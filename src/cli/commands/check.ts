@@ -80,7 +80,7 @@ async function baselineKeys(file: string, io: Io): Promise<Set<string>> {
   return new Set(findings.map((f) => (f as { key: string }).key));
 }
 
-export function registerCheck(program: Command, io: Io, outcome: Outcome): void {
+export function registerCommand(program: Command, io: Io, outcome: Outcome): void {
   dumpCommand(
     program,
     'check',

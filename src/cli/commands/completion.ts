@@ -107,7 +107,7 @@ function fish(commands: readonly CommandWords[]): string {
   return lines.join('\n') + '\n';
 }
 
-export function registerCompletion(program: Command, io: Io): void {
+export function registerCommand(program: Command, io: Io): void {
   program
     .command('completion')
     .description('print a shell completion script for flowscope: bash, zsh or fish')

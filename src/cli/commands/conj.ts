@@ -63,7 +63,7 @@ interface ConjOptions extends InputCliOptions, ProfileRequest, OutputCliOptions,
   packet?: string;
 }
 
-export function registerConj(program: Command, io: Io): void {
+export function registerCommand(program: Command, io: Io): void {
   const cmd = program
     .command('conj')
     .description(

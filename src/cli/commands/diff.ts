@@ -40,7 +40,7 @@ function probeCount(value: string): number {
   return n;
 }
 
-export function registerDiff(program: Command, io: Io, outcome: Outcome): void {
+export function registerCommand(program: Command, io: Io, outcome: Outcome): void {
   const cmd = program
     .command('diff')
     .description(

@@ -14,7 +14,7 @@ function ofOption(value: string): OfVersion {
   return n as OfVersion;
 }
 
-export function registerFmt(program: Command, io: Io): void {
+export function registerCommand(program: Command, io: Io): void {
   const cmd = program
     .command('fmt')
     .description(

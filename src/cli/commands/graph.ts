@@ -36,7 +36,7 @@ async function render(graph: PipelineGraph, format: GraphFormat): Promise<string
   }
 }
 
-export function registerGraph(program: Command, io: Io): void {
+export function registerCommand(program: Command, io: Io): void {
   const cmd = program
     .command('graph')
     .description(

@@ -6,7 +6,7 @@ import type { Io } from '../io.ts';
 import { addInputOptions, type InputCliOptions, loadFromOptions } from '../load.ts';
 import { addOutputOptions, type OutputCliOptions, outputForm, writeDocument, writeNames } from '../output.ts';
 
-export function registerParse(program: Command, io: Io): void {
+export function registerCommand(program: Command, io: Io): void {
   const cmd = program
     .command('parse')
     .description('parse a dump and print the typed model as JSON (or YAML)')

@@ -69,7 +69,7 @@ function registerCheck(profile: Command, io: Io, outcome: Outcome): void {
   );
 }
 
-export function registerProfile(program: Command, io: Io, outcome: Outcome): void {
+export function registerCommand(program: Command, io: Io, outcome: Outcome): void {
   const profile = program
     .command('profile')
     .description('write and test profiles of your own: check one, fit one to a dump');

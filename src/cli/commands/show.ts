@@ -75,7 +75,7 @@ function conjIdOption(text: string): number {
   return Number(n);
 }
 
-export function registerShow(program: Command, io: Io): void {
+export function registerCommand(program: Command, io: Io): void {
   const cmd = program
     .command('show')
     .description(

@@ -8,7 +8,7 @@ import { wrapText } from '../../render/wrap.ts';
 import { outputForm, writeReport } from '../output.ts';
 import { dumpCommand, explainsProfile, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
 
-export function registerTables(program: Command, io: Io): void {
+export function registerCommand(program: Command, io: Io): void {
   dumpCommand(
     program,
     'tables',

@@ -228,7 +228,7 @@ function splitArguments(args: readonly string[], opts: TraceCommandOptions): { i
   return { inputs: args.slice(0, -1), packet };
 }
 
-export function registerTrace(program: Command, io: Io, outcome: Outcome): void {
+export function registerCommand(program: Command, io: Io, outcome: Outcome): void {
   const cmd = program
     .command('trace')
     .usage('[options] [flows...] <packet>   (or: [options] --batch FILE [flows...])')

@@ -22,7 +22,7 @@ interface VerifyCliOptions extends CompareCliOptions {
   exact?: boolean;
 }
 
-export function registerVerify(program: Command, io: Io, outcome: Outcome): void {
+export function registerCommand(program: Command, io: Io, outcome: Outcome): void {
   const cmd = program
     .command('verify')
     .description('check that a dump holds every expected flow with equivalent actions')
