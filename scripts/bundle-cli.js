@@ -10,6 +10,39 @@ import { Readable, Writable } from 'node:stream';
 import { build } from 'esbuild';
 import { CLI_SCRIPT, CODE_CACHE, loadCli } from '../bin/cli-script.js';
 
+/**
+ * Modules that dependencies load at their start for what flowscope never asks of them, loading
+ * Node's own modules that are a noticeable part of a command's start-up: commander's
+ * node:child_process (for subcommands that are programs of their own, which flowscope has none
+ * of) is handed over as one that loads the real module when used; chalk's colour detection
+ * (node:tty, node:os), as none: the command line tells chalk the level itself (src/cli/color.ts).
+ */
+const STAND_INS = [
+  {
+    request: /^node:child_process$/,
+    importer: /[\\/]commander[\\/]/,
+    contents: "module.exports = { spawn: (...args) => require('node:child_process').spawn(...args) };",
+  },
+  {
+    request: /^#supports-color$/,
+    importer: /[\\/]chalk[\\/]/,
+    contents: 'module.exports = { stdout: false, stderr: false };',
+  },
+];
+const standIns = {
+  name: 'stand-ins',
+  setup(build) {
+    for (const [i, { request, importer }] of STAND_INS.entries())
+      build.onResolve({ filter: request }, (args) =>
+        importer.test(args.importer) ? { path: String(i), namespace: 'stand-in' } : undefined,
+      );
+    build.onLoad({ filter: /.*/, namespace: 'stand-in' }, (args) => ({
+      contents: STAND_INS[Number(args.path)].contents,
+      loader: 'js',
+    }));
+  },
+};
+
 rmSync(dirname(CLI_SCRIPT), { recursive: true, force: true });
 await build({
   // From the TypeScript sources, which esbuild reads as tsc does (tsconfig.json): it sees the pattern of
@@ -24,6 +57,7 @@ await build({
   target: 'node20',
   define: { 'import.meta.url': 'moduleUrl' },
   banner: { js: "const moduleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  plugins: [standIns],
   logLevel: 'warning',
 });
 

@@ -4,11 +4,20 @@
  * corrupt archive yields the entries read before the damage plus a problem saying what broke.
  */
 import { once } from 'node:events';
+import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
+import type * as Zlib from 'node:zlib';
 import type { BundleLimit } from './limits.ts';
 import { TarFrames } from './tar-frames.ts';
-import { constants as zlibConstants, createGunzip, gunzip as gunzipCallback, gunzipSync } from 'node:zlib';
+
+/**
+ * node:zlib, loaded when compressed data is first met: most commands read a plain dump, and
+ * loading zlib is a noticeable part of their start-up.
+ */
+function zlib(): typeof Zlib {
+  return createRequire(import.meta.url)('node:zlib') as typeof Zlib;
+}
 
 /** Kinds of file recognised by their first bytes. */
 export type Magic = 'gzip' | 'xz' | 'bzip2' | 'zstd' | 'zip' | 'tar' | 'png' | 'jpeg' | 'gif' | 'pdf' | 'elf';
@@ -108,7 +117,9 @@ function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-const gunzipAsync = promisify(gunzipCallback);
+function gunzipAsync(data: Buffer, options: Zlib.ZlibOptions): Promise<Buffer> {
+  return promisify(zlib().gunzip)(data, options);
+}
 
 /**
  * Gunzips the data; a damaged stream is inflated again with sync flushing, which hands out
@@ -126,7 +137,7 @@ export async function gunzip(
       return { data: Buffer.alloc(0), problem: `decompresses to more than ${maxBytes} bytes`, tooLarge: true };
     const partial = await gunzipAsync(data, {
       maxOutputLength: maxBytes,
-      finishFlush: zlibConstants.Z_SYNC_FLUSH,
+      finishFlush: zlib().constants.Z_SYNC_FLUSH,
     }).catch(() => Buffer.alloc(0));
     return { data: partial, problem: gzipProblem(err) };
   }
@@ -143,7 +154,8 @@ export function contentMagic(start: Uint8Array): Magic | undefined {
   const magic = sniff(start);
   if (magic !== 'gzip') return magic;
   try {
-    return sniff(gunzipSync(start.subarray(0, SNIFF_BYTES), { finishFlush: zlibConstants.Z_SYNC_FLUSH }));
+    const { gunzipSync, constants } = zlib();
+    return sniff(gunzipSync(start.subarray(0, SNIFF_BYTES), { finishFlush: constants.Z_SYNC_FLUSH }));
   } catch {
     return 'gzip';
   }
@@ -182,7 +194,7 @@ function inflatedStream(data: Buffer): AsyncIterable<Buffer> {
   const pieces = function* (): Generator<Buffer> {
     for (let at = 0; at < data.length; at += INFLATE_PIECE) yield data.subarray(at, at + INFLATE_PIECE);
   };
-  return Readable.from(pieces()).pipe(createGunzip({ chunkSize: INFLATE_PIECE }));
+  return Readable.from(pieces()).pipe(zlib().createGunzip({ chunkSize: INFLATE_PIECE }));
 }
 
 /**
