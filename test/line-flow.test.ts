@@ -147,3 +147,26 @@ test('statistics in any number form the reader takes are read back the same from
     ],
   );
 });
+
+test('lines are read lazily wherever they lie: within the whole text, between CRLF line ends, beside continued lines', () => {
+  const lines = bodies.map((b, i) => stats(i) + b);
+  // A line continued by a backslash, in the middle: the lines around it keep their numbers.
+  const continued = [...lines.slice(0, 7), `${stats(7)}priority=0 \\`, '   actions=goto_table:14', ...lines.slice(8)];
+  const read = (text: string) => parseDump(text, { file: 'dump' });
+  const plainFlows = (flows: readonly Flow[]) => flows.map(plain);
+  const lf = read(lines.join('\n') + '\n');
+  assert.ok(lf.flows.filter((f) => f.outline !== undefined).length >= 6);
+  const crlf = read(lines.join('\r\n') + '\r\n');
+  assert.ok(crlf.flows.filter((f) => f.outline !== undefined).length >= 6, 'lines split from a CRLF text too');
+  assert.deepEqual(plainFlows(crlf.flows), plainFlows(lf.flows));
+  const joined = read(continued.join('\n'));
+  assert.deepEqual(joined.diagnostics, []);
+  assert.deepEqual(
+    joined.flows.map((f) => f.origin.line),
+    lines.map((_, i) => (i < 8 ? i + 1 : i + 2)),
+  );
+  assert.deepEqual(
+    joined.flows.map((f) => f.origin.text),
+    lines.map((l, i) => (i === 7 ? `${stats(7)}priority=0 actions=goto_table:14` : l)),
+  );
+});

@@ -45,31 +45,46 @@ const TABLE_0 = tableRefOf(0);
 const ACTION_WORDS = ['actions=', 'action='] as const;
 const NO_ACTIONS = { keyword: -1, start: -1 } as const;
 
-/** Offset of the `actions=` (or `action=`) keyword that starts the action list, or -1. */
-export function findActions(text: string): { readonly keyword: number; readonly start: number } {
+/**
+ * Offset of the `actions=` (or `action=`) keyword that starts the action list of the line
+ * `text[from, end)`, or -1; `quoteFree` when the line is known to hold no quote.
+ */
+export function findActions(
+  text: string,
+  from = 0,
+  end = text.length,
+  quoteFree = false,
+): { readonly keyword: number; readonly start: number } {
   for (const word of ACTION_WORDS) {
-    const keyword = keywordAt(text, word);
+    const keyword = keywordAt(text, word, from, end, quoteFree);
     if (keyword >= 0) return { keyword, start: keyword + word.length };
   }
   return NO_ACTIONS;
 }
 
+/** The first quote of `text[from, end)`, or -1. */
+function quoteIn(text: string, from: number, end: number): number {
+  const quote = text.indexOf('"', from);
+  return quote < end ? quote : -1;
+}
+
 /**
- * Where `word` starts as a key of its own (after a separator) outside quotes, or -1. One pass
- * forward over the occurrences and the quotes together: a long action list holds thousands.
+ * Where `word` starts as a key of its own (after a separator) outside quotes in `text[from,
+ * end)`, or -1. One pass forward over the occurrences and the quotes together: a long action
+ * list holds thousands.
  */
-function keywordAt(text: string, word: string): number {
-  let at = text.indexOf(word);
-  let quote = text.indexOf('"');
-  while (at >= 0) {
+function keywordAt(text: string, word: string, from: number, end: number, quoteFree: boolean): number {
+  let at = text.indexOf(word, from);
+  let quote = quoteFree ? -1 : quoteIn(text, from, end);
+  while (at >= 0 && at < end) {
     // Step over the quoted strings that open before this occurrence; one may hold it.
     while (quote >= 0 && quote < at) {
-      const end = skipQuoted(text, quote, text.length);
-      if (at < end) at = text.indexOf(word, end);
-      if (at < 0) return -1;
-      quote = text.indexOf('"', end);
+      const after = skipQuoted(text, quote, end);
+      if (at < after) at = text.indexOf(word, after);
+      if (at < 0 || at >= end) return -1;
+      quote = quoteIn(text, after, end);
     }
-    if (at === 0 || isSeparator(text.charCodeAt(at - 1))) return at;
+    if (at === from || isSeparator(text.charCodeAt(at - 1))) return at;
     at = text.indexOf(word, at + 1);
   }
   return -1;
@@ -141,7 +156,7 @@ function stats(h: Header): NonNullable<Header['stats']> {
  * 0 (with `h` untouched) when the line is in any other form.
  */
 function readPrintedStats(text: string, h: Header): number {
-  if (!scanPrintedStats(text)) return 0;
+  if (!scanPrintedStats(text, 0)) return 0;
   h.cookie = printed.cookie;
   // 255 means "all tables": an addition with it lands in table 0.
   h.table = tableRefOf(printed.table === 255 ? 0 : printed.table);
@@ -149,15 +164,14 @@ function readPrintedStats(text: string, h: Header): number {
 }
 
 /**
- * A plain `priority=N` at `from`, as ovs-ofctl prints it after the statistics (and as most
- * additions start): read at once, since every flow of a dump has one. Returns where the rest of
- * the line starts, or `from` (with `h` untouched) when anything about it needs the general reader.
+ * Where a plain `priority=N` at `from` ends, as ovs-ofctl prints it after the statistics (and as
+ * most additions start), its value left in `digits`: read at once, since every flow of a dump
+ * has one. `from` when anything about it needs the general reader.
  */
-function readPlainPriority(text: string, from: number, limit: number, h: Header): number {
+function plainPriorityEnd(text: string, from: number, limit: number): number {
   if (!text.startsWith('priority=', from) || !digits.read(text, from + 'priority='.length)) return from;
   const { value, end } = digits;
   if (value > 0xffff || end > limit || (end < limit && !isSeparator(text.charCodeAt(end)))) return from;
-  h.priority = value;
   return end;
 }
 
@@ -306,7 +320,9 @@ const CONJUNCTIONS_CHECKED = false;
 function readActions(text: string, start: number, match: Match, ctx: FlowLineContext): ReadActions {
   // Long conjunction lists are read faster than they are found among the lists met before: most
   // are unique (one per address, naming every rule that uses it), and would only swell that table.
-  const conjunctions = isLongConjunctionList(text, start) ? plainConjunctions(text, start, text.length) : undefined;
+  const conjunctions = isLongConjunctionList(text, start, text.length)
+    ? plainConjunctions(text, start, text.length)
+    : undefined;
   if (conjunctions) return { actions: conjunctions, checked: CONJUNCTIONS_CHECKED };
   const recurring = ctx.recurring;
   const key = recurring ? text.slice(start) : undefined;
@@ -323,9 +339,45 @@ function readActions(text: string, start: number, match: Match, ctx: FlowLineCon
   return key !== undefined && !readsMatch && sink.problems.length === before ? { actions, key } : { actions };
 }
 
+/**
+ * The flow of the usual dump line `text[start, end)` (the statistics as printed, a plain
+ * priority, a match and action list both known clean or of a clean line's shape: see LineFlow),
+ * read lazily; undefined for any other line, which is then read at once. `text` may be the whole
+ * dump: nothing outside the line is read. The line holds no quote (quoted names are read at once).
+ */
+export function lazyFlow(text: string, start: number, end: number, line: number, source: LineSource): Flow | undefined {
+  if (!scanPrintedStats(text, start)) return undefined;
+  const statsEnd = printed.end;
+  const { keyword, start: actionsStart } = findActions(text, start, end, true);
+  const afterPriority = keyword < 0 ? statsEnd : plainPriorityEnd(text, statsEnd, keyword);
+  if (afterPriority === statsEnd) return undefined;
+  let matchStart = afterPriority;
+  while (matchStart < keyword && isSeparator(text.charCodeAt(matchStart))) matchStart++;
+  // 255 means "all tables": an addition with it lands in table 0.
+  const table = printed.table === 255 ? 0 : printed.table;
+  const { cookie } = printed;
+  return LineFlow.of(
+    table,
+    digits.value,
+    cookie,
+    text,
+    start,
+    end,
+    source,
+    line,
+    statsEnd,
+    matchStart,
+    keyword,
+    actionsStart,
+  );
+}
+
 /** Parses line `line` of `file`; undefined when the line has errors (they are in the sink). */
 export function parseFlowLine(text: string, file: string, line: number, ctx: FlowLineContext): Flow | undefined {
-  const { sink } = ctx;
+  const { sink, source } = ctx;
+  // The usual dump line: its match and actions wait until asked for when both are known clean.
+  const lazy = source && !text.includes('"') ? lazyFlow(text, 0, text.length, line, source) : undefined;
+  if (lazy) return lazy;
   const { keyword, start } = findActions(text);
   if (keyword < 0) {
     sink.error('must specify an action', Math.max(0, text.length - 1));
@@ -343,17 +395,14 @@ export function parseFlowLine(text: string, file: string, line: number, ctx: Flo
   };
   // Flow-level keys lead the line in every layout ovs-ofctl prints; the match follows.
   const statsEnd = readPrintedStats(text, h);
-  const afterPriority = readPlainPriority(text, statsEnd, keyword, h);
+  const afterPriority = plainPriorityEnd(text, statsEnd, keyword);
+  if (afterPriority > statsEnd) h.priority = digits.value;
   // Where the match of a line in the usual dump form starts, its shape worth keeping if it reads clean.
   let shapeFrom = -1;
   if (statsEnd > 0) {
-    if (afterPriority > statsEnd && ctx.source) {
-      // The usual dump line: its match and actions wait until asked for when both are known clean.
-      let matchStart = afterPriority;
-      while (matchStart < keyword && isSeparator(text.charCodeAt(matchStart))) matchStart++;
-      const lazy = LineFlow.of(h, text, ctx.source, line, statsEnd, matchStart, keyword, start);
-      if (lazy) return lazy;
-      shapeFrom = matchStart;
+    if (afterPriority > statsEnd && source) {
+      shapeFrom = afterPriority;
+      while (shapeFrom < keyword && isSeparator(text.charCodeAt(shapeFrom))) shapeFrom++;
     }
     h.stats = statsEndingAt(text, statsEnd);
   }

@@ -22,9 +22,9 @@ import type { RecurringParts } from './recurring.ts';
 /** Lists longer than this (in characters) name several conjunctions, a set rarely repeated. */
 export const LONG_LIST = 100;
 
-/** Whether the action list from `start` to the end of the line is one read directly (see readActions). */
-export function isLongConjunctionList(text: string, start: number): boolean {
-  return text.length - start > LONG_LIST && text.startsWith('conjunction(', start);
+/** Whether the action list `text[start, end)` is one read directly (see readActions). */
+export function isLongConjunctionList(text: string, start: number, end: number): boolean {
+  return end - start > LONG_LIST && text.startsWith('conjunction(', start);
 }
 
 /** What knownMatch found: the shared match, and which entry takes which address (index -1: none). */
@@ -55,7 +55,7 @@ function knownMatch(text: string, start: number, end: number, parts: RecurringPa
 }
 
 /**
- * The action list from `start` on when it is a recurring clean one that needs no check against
+ * The action list `text[start, end)` when it is a recurring clean one that needs no check against
  * the match; `conjunctions` for a list of plain conjunctions (of any length: they are clean and
  * need no check against any match), told without looking it up among the recurring ones, most of
  * which it is not; undefined for any other.
@@ -63,20 +63,21 @@ function knownMatch(text: string, start: number, end: number, parts: RecurringPa
 function knownActions(
   text: string,
   start: number,
+  end: number,
   parts: RecurringParts,
 ): readonly Action[] | 'conjunctions' | undefined {
-  if (text.startsWith('conjunction(', start) && isPlainConjunctionList(text, start, text.length)) return 'conjunctions';
-  const known = parts.actions.get(text.slice(start));
+  if (text.startsWith('conjunction(', start) && isPlainConjunctionList(text, start, end)) return 'conjunctions';
+  const known = parts.actions.get(text.slice(start, end));
   return known === undefined || known.checked ? undefined : known.actions;
 }
 
 /** `index` of a flow whose match and actions are read again from its line (one of a shape). */
 const REREAD = -2;
 
-/** The shape (see line-shape.ts) that `text` from `start` on has among the recurring parts (into `found`). */
-function knownShape(text: string, start: number, parts: RecurringParts): LineShape | undefined {
+/** The shape (see line-shape.ts) that `text[start, end)` has among the recurring parts (into `found`). */
+function knownShape(text: string, start: number, end: number, parts: RecurringParts): LineShape | undefined {
   if (parts.shapes.size === 0) return undefined;
-  const shape = shapeOf(parts.shapes, shapeHash(text, start, text.length), text, start, text.length);
+  const shape = shapeOf(parts.shapes, shapeHash(text, start, end), text, start, end);
   if (shape === undefined) return undefined;
   found.shape = shape.match;
   found.index = REREAD;
@@ -99,7 +100,7 @@ const lastStats: { of: LineFlow | undefined; stats: FlowStats } = { of: undefine
  * How a LineFlow packs its small numbers, two words instead of seven: a million flows are a
  * million objects the collector copies. `head`: the table (8 bits), the priority (16) and the
  * outline's entry index + 2 (6); `ends`: where the statistics end (10 bits) and where the actions
- * start (20). A line whose numbers do not fit is read at once.
+ * start (20), from the line's start. A line whose numbers do not fit is read at once.
  */
 const PRIORITY_SHIFT = 8;
 const INDEX_SHIFT = 24;
@@ -110,7 +111,12 @@ const MAX_ACTIONS_START = 2 ** 20 - 1;
 export class LineFlow implements Flow {
   // Made by LineFlow.make, never by a constructor: the fields are declared here, set there.
   declare readonly cookie: bigint;
+  /**
+   * The text the line is part of, and where the line starts in it: a large dump's lines are read
+   * from its whole text, and are not each made a string unless asked for (see origin).
+   */
   declare private readonly text: string;
+  declare private readonly at: number;
   declare private readonly source: LineSource;
   declare private readonly line: number;
   declare private readonly head: number;
@@ -129,9 +135,11 @@ export class LineFlow implements Flow {
    * each copied twice by the young generation's collector.
    */
   private static make(
-    header: { readonly priority: number; readonly cookie: bigint },
     table: number,
+    priority: number,
+    cookie: bigint,
     text: string,
+    at: number,
     source: LineSource,
     line: number,
     ends: number,
@@ -139,11 +147,12 @@ export class LineFlow implements Flow {
   ): LineFlow {
     const fields = {
       __proto__: LineFlow.prototype,
-      cookie: header.cookie,
+      cookie,
       text,
+      at,
       source,
       line,
-      head: table | (header.priority << PRIORITY_SHIFT) | ((found.index + 2) << INDEX_SHIFT),
+      head: table | (priority << PRIORITY_SHIFT) | ((found.index + 2) << INDEX_SHIFT),
       ends,
       shape: found.shape,
       address: found.address | 0,
@@ -155,14 +164,18 @@ export class LineFlow implements Flow {
   }
 
   /**
-   * The flow of line `line`, in the printed form with its statistics (ending at `statsEnd`) and
-   * a plain priority, whose match (from `matchStart` to `keyword`) and actions (from
-   * `actionsStart`) are both known clean recurring parts, or which is of a clean line's shape;
-   * undefined for any other line, which is then read at once.
+   * The flow of line `line`, `text[at, end)`, in the printed form with its statistics (ending at
+   * `statsEnd`) and a plain priority, whose match (from `matchStart` to `keyword`) and actions
+   * (from `actionsStart`) are both known clean recurring parts, or which is of a clean line's
+   * shape; undefined for any other line, which is then read at once.
    */
   static of(
-    header: { readonly table: TableRef; readonly priority: number; readonly cookie: bigint },
+    table: number,
+    priority: number,
+    cookie: bigint,
     text: string,
+    at: number,
+    end: number,
     source: LineSource,
     line: number,
     statsEnd: number,
@@ -170,16 +183,15 @@ export class LineFlow implements Flow {
     keyword: number,
     actionsStart: number,
   ): LineFlow | undefined {
-    const { table } = header;
-    if (table.kind !== 'number' || statsEnd >= 2 ** STATS_BITS || actionsStart > MAX_ACTIONS_START) return undefined;
-    const ends = statsEnd | (actionsStart << STATS_BITS);
+    if (statsEnd - at >= 2 ** STATS_BITS || actionsStart - at > MAX_ACTIONS_START) return undefined;
+    const ends = (statsEnd - at) | ((actionsStart - at) << STATS_BITS);
     if (knownMatch(text, matchStart, keyword, source.parts)) {
-      const actions = knownActions(text, actionsStart, source.parts);
+      const actions = knownActions(text, actionsStart, end, source.parts);
       if (actions !== undefined && found.index <= MAX_INDEX)
-        return LineFlow.make(header, table.number, text, source, line, ends, actions);
+        return LineFlow.make(table, priority, cookie, text, at, source, line, ends, actions);
     }
-    const shape = knownShape(text, matchStart, source.parts);
-    return shape && LineFlow.make(header, table.number, text, source, line, ends, shape.actions);
+    const shape = knownShape(text, matchStart, end, source.parts);
+    return shape && LineFlow.make(table, priority, cookie, text, at, source, line, ends, shape.actions);
   }
 
   get table(): TableRef {
@@ -195,12 +207,27 @@ export class LineFlow implements Flow {
     return (this.head >>> INDEX_SHIFT) - 2;
   }
 
+  /** Where the statistics end, from the line's start. */
   private get statsEnd(): number {
     return this.ends & (2 ** STATS_BITS - 1);
   }
 
+  /** Where the actions start in the text. */
   private get actionsStart(): number {
-    return this.ends >>> STATS_BITS;
+    return this.at + (this.ends >>> STATS_BITS);
+  }
+
+  /** Where the line ends in the text. */
+  private get end(): number {
+    const end = this.text.indexOf('\n', this.actionsStart);
+    return end < 0 ? this.text.length : end;
+  }
+
+  /** The line's text, made when asked for. */
+  private get lineText(): string {
+    const { text, at } = this;
+    const end = this.end;
+    return at === 0 && end === text.length ? text : text.slice(at, end);
   }
 
   get match(): Match {
@@ -228,14 +255,14 @@ export class LineFlow implements Flow {
   get stats(): FlowStats {
     if (lastStats.of !== this) {
       lastStats.of = this;
-      lastStats.stats = statsEndingAt(this.text, this.statsEnd);
+      lastStats.stats = statsEndingAt(this.text, this.at + this.statsEnd);
     }
     return lastStats.stats;
   }
 
   /** Made anew each time: few commands keep it, and a million flows would each hold one. */
   get origin(): Origin {
-    return { file: this.source.file, line: this.line, text: this.text, statsEnd: this.statsEnd };
+    return { file: this.source.file, line: this.line, text: this.lineText, statsEnd: this.statsEnd };
   }
 
   get idleTimeout(): number {
@@ -256,7 +283,7 @@ export class LineFlow implements Flow {
 
   /** The match and actions of a flow of a shape, read again from its line. */
   private reread(): Flow {
-    const flow = this.source.reread(this.text, this.line);
+    const flow = this.source.reread(this.lineText, this.line);
     this.decodedMatch = flow.match;
     this.decodedActions = flow.actions;
     return flow;
@@ -272,13 +299,13 @@ export class LineFlow implements Flow {
   /** A plain conjunction list, shared through the recurring parts as the reader shares a short one. */
   private makeActions(): readonly Action[] {
     if (this.index === REREAD) return this.reread().actions;
-    const { text, actionsStart: start } = this;
+    const { text, actionsStart: start, end } = this;
     const { parts } = this.source;
-    if (isLongConjunctionList(text, start)) return plainConjunctions(text, start, text.length)!;
-    const key = text.slice(start);
+    if (isLongConjunctionList(text, start, end)) return plainConjunctions(text, start, end)!;
+    const key = text.slice(start, end);
     const known = parts.actions.get(key);
     if (known) return known.actions;
-    const actions = plainConjunctions(text, start, text.length)!;
+    const actions = plainConjunctions(text, start, end)!;
     parts.actions.set(key, { actions, checked: false });
     return actions;
   }

@@ -69,38 +69,56 @@ function clean(raw: string): string {
   return raw.includes('\x1b') ? raw.replace(ANSI, '') : raw;
 }
 
-/** Physical lines; a final newline leaves no empty last line. */
-function physicalLines(text: string): string[] {
-  // Splitting on a plain string is much faster than on a pattern, and most dumps have no CR.
-  const physical = text.includes('\r') ? text.split(/\r\n|\r|\n/) : text.split('\n');
-  if (physical.length > 0 && physical[physical.length - 1] === '') physical.pop();
-  return physical;
-}
-
-/** Whether `NUMBERING` could match: its first character after spaces is a digit (or odd white space). */
-function mayBeNumbered(line: string): boolean {
-  let i = 0;
-  let c = line.charCodeAt(0);
-  while (c === 0x20 || c === 0x09) c = line.charCodeAt(++i);
+/** Whether `NUMBERING` could match at `start`: its first character after spaces is a digit (or odd white space). */
+function mayBeNumbered(text: string, start: number): boolean {
+  let i = start;
+  let c = text.charCodeAt(i);
+  while (c === 0x20 || c === 0x09) c = text.charCodeAt(++i);
   return (c >= 0x30 && c <= 0x39) || (c < 0x20 && c !== 0x09) || c >= 0x80;
 }
 
-/** Calls `visit` with each logical line in order. */
-export function eachLogicalLine(text: string, visit: (line: LogicalLine) => void): void {
-  const physical = physicalLines(text);
-  // Colour is looked for once in the whole text, not line by line: most dumps have none.
-  const coloured = text.includes('\x1b');
-  let parts: string[] = [];
-  let segments: Segment[] = [];
-  let startLine = 0;
-  let length = 0;
-  for (let i = 0; i < physical.length; i++) {
-    const lineText = coloured ? clean(physical[i]!) : physical[i]!;
+/**
+ * A physical line offered as it stands, `text[start, end)`, before it is made a LogicalLine:
+ * true when the taker has read it (it is then not visited). A large dump's flow lines are read
+ * this way straight from the whole text, without a string or an object each.
+ */
+export type PlainLineTaker = (text: string, start: number, end: number, line: number) => boolean;
+
+/** Joins physical lines into logical ones (continuations, numbering) and visits each. */
+class Joiner {
+  private parts: string[] = [];
+  private segments: Segment[] = [];
+  private startLine = 0;
+  private length = 0;
+  private readonly visit: (line: LogicalLine) => void;
+  private readonly take: PlainLineTaker | undefined;
+
+  constructor(visit: (line: LogicalLine) => void, take: PlainLineTaker | undefined) {
+    this.visit = visit;
+    this.take = take;
+  }
+
+  /**
+   * The physical line `text[start, end)` (colour removed), number `n`; `last` when no line
+   * follows.
+   */
+  add(text: string, start: number, end: number, n: number, last: boolean): void {
+    const { take } = this;
+    // A plain line: not within a continuation, not continued, not numbered.
+    if (
+      take !== undefined &&
+      this.parts.length === 0 &&
+      text.charCodeAt(end - 1) !== 0x5c &&
+      !mayBeNumbered(text, start) &&
+      take(text, start, end, n)
+    )
+      return;
+    const lineText = start === 0 && end === text.length ? text : text.slice(start, end);
     let body = lineText;
     let column = 0;
-    if (parts.length === 0) {
-      startLine = i + 1;
-      const numbered = mayBeNumbered(body) ? NUMBERING.exec(body) : null;
+    if (this.parts.length === 0) {
+      this.startLine = n;
+      const numbered = mayBeNumbered(body, 0) ? NUMBERING.exec(body) : null;
       if (numbered) {
         column = numbered[0].length;
         body = body.slice(column);
@@ -112,31 +130,63 @@ export function eachLogicalLine(text: string, visit: (line: LogicalLine) => void
       body = body.slice(indent);
     }
     const continued = body.endsWith('\\') && !body.endsWith('\\\\');
-    if (!continued && parts.length === 0) {
+    if (!continued && this.parts.length === 0) {
       // The common case: one physical line is one logical line.
-      visit(new Logical(body, startLine, column, lineText));
-      continue;
+      this.visit(new Logical(body, n, column, lineText));
+      return;
     }
     if (continued) {
       const withoutBackslash = body.slice(0, -1);
       // Keep one space where the document had white space before the backslash.
       body = /\s$/.test(withoutBackslash) ? withoutBackslash.trimEnd() + ' ' : withoutBackslash;
     }
-    segments.push({ at: length, line: i + 1, column, physical: lineText });
-    parts.push(body);
-    length += body.length;
-    if (!continued || i === physical.length - 1) {
-      const first = segments[0]!;
-      visit(new Logical(parts.join(''), startLine, first.column, first.physical, segments.slice(1)));
-      parts = [];
-      segments = [];
-      length = 0;
+    this.segments.push({ at: this.length, line: n, column, physical: lineText });
+    this.parts.push(body);
+    this.length += body.length;
+    if (!continued || last) {
+      const first = this.segments[0]!;
+      this.visit(
+        new Logical(this.parts.join(''), this.startLine, first.column, first.physical, this.segments.slice(1)),
+      );
+      this.parts = [];
+      this.segments = [];
+      this.length = 0;
     }
+  }
+}
+
+/**
+ * Calls `visit` with each logical line in order; a physical line that is a logical line on its
+ * own is first offered to `take`, if given.
+ */
+export function eachLogicalLine(
+  text: string,
+  take: PlainLineTaker | undefined,
+  visit: (line: LogicalLine) => void,
+): void {
+  const joiner = new Joiner(visit, take);
+  // Colour and CR are looked for once in the whole text, not line by line: most dumps have none.
+  if (!text.includes('\r') && !text.includes('\x1b')) {
+    // Lines found in the whole text rather than split from it: a line taken costs no string.
+    let n = 0;
+    for (let start = 0; start < text.length;) {
+      let end = text.indexOf('\n', start);
+      if (end < 0) end = text.length;
+      joiner.add(text, start, end, ++n, end >= text.length - 1);
+      start = end + 1;
+    }
+    return;
+  }
+  const physical = text.split(/\r\n|\r|\n/);
+  if (physical.length > 0 && physical[physical.length - 1] === '') physical.pop();
+  for (let i = 0; i < physical.length; i++) {
+    const lineText = clean(physical[i]!);
+    joiner.add(lineText, 0, lineText.length, i + 1, i === physical.length - 1);
   }
 }
 
 export function logicalLines(text: string): LogicalLine[] {
   const out: LogicalLine[] = [];
-  eachLogicalLine(text, (line) => out.push(line));
+  eachLogicalLine(text, undefined, (line) => out.push(line));
   return out;
 }

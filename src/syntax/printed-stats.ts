@@ -55,14 +55,15 @@ function cookieAt(text: string, start: number, end: number): bigint {
  * ` cookie=0x…, duration=…s, table=N, n_packets=N, n_bytes=N, `. They are most of what a dump
  * says about a flow besides its match and actions, so this form is read at once: its cookie,
  * table and end into `printed` (the rest when asked for, see statsEndingAt). False when the line
- * is in any other form, which the general reader then takes from its start.
+ * is in any other form, which the general reader then takes from its start. The line starts at
+ * `start` in `text`, which may hold more lines.
  */
-export function scanPrintedStats(text: string): boolean {
-  PRINTED.lastIndex = 0;
+export function scanPrintedStats(text: string, start: number): boolean {
+  PRINTED.lastIndex = start;
   if (!PRINTED.test(text)) return false;
   const end = PRINTED.lastIndex;
   // The layout is known now: the cookie ends at the first comma, the table follows the duration.
-  const cookieStart = text.charCodeAt(0) === 0x20 ? 8 : 7;
+  const cookieStart = start + (text.charCodeAt(start) === 0x20 ? 8 : 7);
   const cookieEnd = text.indexOf(',', cookieStart);
   const tableStart = text.indexOf(', table=', cookieEnd) + ', table='.length;
   const table = decimalAt(text, tableStart, text.indexOf(',', tableStart));

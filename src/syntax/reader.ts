@@ -8,7 +8,7 @@ import type { Flow, Group, Origin } from '../model/flow.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import { PortMap } from '../model/ports.ts';
 import { ProblemSink } from '../model/problems.ts';
-import { type FlowLineContext, parseFlowLine } from './flow-line.ts';
+import { type FlowLineContext, lazyFlow, parseFlowLine } from './flow-line.ts';
 import { parseGroupLine } from './group-line.ts';
 import { type LogicalLine, eachLogicalLine } from './lines.ts';
 import { PortDescriptionReader } from './port-description.ts';
@@ -125,11 +125,35 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
   const { onProgress } = options;
   const lines = onProgress === undefined ? 0 : lineCount(text);
   let nextProgress = 0;
-  eachLogicalLine(text, (line) => {
-    if (onProgress !== undefined && line.line >= nextProgress) {
-      onProgress(line.line, lines);
-      nextProgress = line.line + PROGRESS_LINES;
+  const progress = (line: number): void => {
+    if (onProgress !== undefined && line >= nextProgress) {
+      onProgress(line, lines);
+      nextProgress = line + PROGRESS_LINES;
     }
+  };
+  // The next quote at or after the line taken, in the text it was looked for in (its length: none).
+  let quoteText = '';
+  let quote = 0;
+  const quoteFree = (text: string, start: number, end: number): boolean => {
+    if (quote < start || text !== quoteText) {
+      quoteText = text;
+      quote = text.indexOf('"', start);
+      if (quote < 0) quote = text.length;
+    }
+    return quote >= end;
+  };
+  /** A dump's usual flow line read lazily from where it lies in the text, without a LogicalLine. */
+  const takeLazyFlow = (text: string, start: number, end: number, line: number): boolean => {
+    progress(line);
+    const { source } = context;
+    const flow = source && quoteFree(text, start, end) ? lazyFlow(text, start, end, line, source) : undefined;
+    if (flow === undefined) return false;
+    inHexDump = false;
+    result.flows.push(flow);
+    return true;
+  };
+  eachLogicalLine(text, takeLazyFlow, (line) => {
+    progress(line.line);
     if (isDumpFlowLine(line.text)) {
       inHexDump = false;
       readItem(line, false);
