@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkPipeline, type Finding, type FindingKind } from '../src/analysis/check/check.ts';
+import { type Flow, withActions } from '../src/model/flow.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { profileById } from '../src/profiles/index.ts';
 import type { Profile } from '../src/profiles/types.ts';
@@ -360,4 +361,38 @@ test('CLI: text and JSON, exit 1 on errors, --fail-on', async () => {
   const bad = await runCli(['check', '-', '--fail-on', 'notice'], { stdin: noteOnly });
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /expected error, warning or note/);
+});
+
+test('register writes and loops of lines read by their shape are those of the same flows read in full', () => {
+  const stats = (i: number, table: number): string =>
+    ` cookie=0x1, duration=${100 + i}.5s, table=${table}, n_packets=${i}, n_bytes=${i * 60}, `;
+  const bodies: string[] = [];
+  // Lines of one shape but for their numbers: only line 17 sets reg5 bit 7.
+  for (let i = 1; i <= 30; i++)
+    bodies.push(
+      `${stats(i, 0)}priority=100,tcp,reg3=0x${(0x100 + i).toString(16)} actions=set_field:0x${(i === 17 ? 0x80 : i % 4).toString(16)}->reg5,goto_table:1`,
+    );
+  bodies.push(
+    `${stats(0, 0)}priority=0 actions=goto_table:1`,
+    `${stats(0, 2)}priority=0 actions=move:NXM_OF_IN_PORT[]->NXM_NX_REG2[0..15],move:NXM_OF_IN_PORT[]->NXM_NX_REG3[0..15]`,
+  );
+  // Resubmits back to table 0, of one shape: each goes round.
+  for (let i = 1; i <= 30; i++)
+    bodies.push(`${stats(i, 1)}priority=${100 + i},reg2=0x${i.toString(16)} actions=resubmit(,0)`);
+  bodies.push(
+    `${stats(1, 1)}priority=90,reg5=0x80/0x80 actions=output:1`,
+    `${stats(1, 1)}priority=91,reg5=0x100/0x100 actions=output:2`,
+    `${stats(1, 1)}priority=92,reg5=0x2/0x2 actions=output:3`,
+    `${stats(0, 1)}priority=0 actions=drop`,
+  );
+  const r = parseDump(bodies.join('\n'), { file: 'dump' });
+  assert.deepEqual(r.diagnostics, []);
+  assert.ok(r.flows.filter((f) => f.outline?.shaped).length >= 50, 'the lines of each shape are read by it');
+  const summary = (flows: readonly Flow[]): string[] =>
+    checkPipeline(new Pipeline(flows, [], r.ports)).findings.map((f) =>
+      [f.kind, ...lines(f), ...(f.kind === 'unset-register' ? [f.slot, f.bits] : [])].join(' '),
+    );
+  const lazy = summary(r.flows);
+  assert.deepEqual(lazy, ['forwarding-loop 62', 'unreachable-table 32', 'unset-register 64 reg5 256']);
+  assert.deepEqual(lazy, summary(r.flows.map((f) => withActions(f, f.actions))));
 });

@@ -9,7 +9,7 @@
 import type { Action, Subfield } from '../../model/actions.ts';
 import { assertNever } from '../../model/actions.ts';
 import { fieldByName, type FieldDef } from '../../model/fields.ts';
-import { type Flow, onlyConjunctions } from '../../model/flow.ts';
+import { type Flow, type Match, matchOutline, onlyConjunctions } from '../../model/flow.ts';
 import type { Pipeline } from '../../model/pipeline.ts';
 import { ones } from '../../model/values.ts';
 import { fieldParts } from '../trace/packet.ts';
@@ -49,14 +49,24 @@ function zeroedParts(field: FieldDef): readonly ZeroedPart[] {
   return parts;
 }
 
-/** Bits that may be 1 in each slot, from everything that writes it. */
+/**
+ * Bits that may be 1 in each slot, from everything that writes it. Of the bits no flow's match
+ * reads, some may be left out (see pipelineWrites).
+ */
 export class SlotWrites {
   readonly mayBeOne = new Map<string, bigint>();
+  /** Each write may put any value under its mask: the bits a flow of a shape may set, whatever its numbers. */
+  private readonly anyValue: boolean;
+
+  constructor(anyValue = false) {
+    this.anyValue = anyValue;
+  }
 
   /** A write of `value` under `mask`, both in the field's own bit positions. */
   add(field: FieldDef, value: bigint, mask: bigint): void {
+    const written = this.anyValue ? mask : value & mask;
     for (const p of zeroedParts(field)) {
-      const bits = (((value & mask) >> p.fieldShift) & p.bits) << p.slotShift;
+      const bits = ((written >> p.fieldShift) & p.bits) << p.slotShift;
       if (bits !== 0n) this.mayBeOne.set(p.slot, (this.mayBeOne.get(p.slot) ?? 0n) | bits);
     }
   }
@@ -65,6 +75,13 @@ export class SlotWrites {
   addUnknown(sf: Subfield): void {
     const mask = ones(sf.bits) << BigInt(sf.start);
     this.add(sf.field, mask, mask);
+  }
+
+  /** Whether some bit of `bits` (in the same slots) may be 1 in `needed` and is not here yet. */
+  adds(bits: SlotWrites, needed: SlotWrites): boolean {
+    for (const [slot, b] of bits.mayBeOne)
+      if ((b & (needed.mayBeOne.get(slot) ?? 0n) & ~(this.mayBeOne.get(slot) ?? 0n)) !== 0n) return true;
+    return false;
   }
 
   addActions(actions: readonly Action[]): void {
@@ -147,13 +164,49 @@ export class SlotWrites {
   }
 }
 
-/** Every register and metadata bit some flow, group bucket or learned flow of the pipeline may set. */
+/** The register and metadata bits some flow's match reads (as 1 or as 0), from the flows' outlines. */
+function matchedBits(pipeline: Pipeline): SlotWrites {
+  const matched = new SlotWrites(true);
+  const seen = new Set<Match>();
+  for (const f of pipeline.flows) {
+    const match = matchOutline(f);
+    if (seen.has(match)) continue;
+    seen.add(match);
+    for (const e of match.fields) matched.add(e.field, e.mask, e.mask);
+  }
+  return matched;
+}
+
+/**
+ * Every register and metadata bit some flow, group bucket or learned flow of the pipeline may
+ * set, among the bits some flow's match reads. A flow read by its shape (see FlowOutline) is read
+ * whole only when the bits a flow of its shape may set hold one of those not found set yet: on a
+ * large dump, the bits a shape writes are soon all set by others, and its flows never made.
+ */
 export function pipelineWrites(pipeline: Pipeline): SlotWrites {
   const writes = new SlotWrites();
+  const shaped: Flow[] = [];
   // Bits are gathered in any order: the dump's is the order the flows lie in memory.
   // Conjunction actions write nothing: a lazily read clause flow's list is not made for them.
-  for (const f of pipeline.flows) if (!onlyConjunctions(f)) writes.addActions(f.actions);
+  for (const f of pipeline.flows) {
+    if (onlyConjunctions(f)) continue;
+    if (f.outline?.shaped) shaped.push(f);
+    else writes.addActions(f.actions);
+  }
   for (const g of pipeline.groups.values()) for (const b of g.buckets) writes.addActions(b.actions);
+  if (shaped.length === 0) return writes;
+  const matched = matchedBits(pipeline);
+  // What a shape's flows may set, by the outline's action list they share.
+  const shapeBits = new Map<readonly Action[], SlotWrites>();
+  for (const f of shaped) {
+    const outline = f.outline!.actions as readonly Action[];
+    let bits = shapeBits.get(outline);
+    if (!bits) {
+      shapeBits.set(outline, (bits = new SlotWrites(true)));
+      bits.addActions(outline);
+    }
+    if (writes.adds(bits, matched)) writes.addActions(f.actions);
+  }
   return writes;
 }
 
@@ -161,7 +214,19 @@ export function findUnsetRegisters(pipeline: Pipeline, writes: SlotWrites = pipe
   return findPerFlow(pipeline, (flow) => check(flow, writes));
 }
 
+/** Whether a match with these fields and masks may need a bit never set (its values need no more than its masks). */
+function mayNeedUnset(match: Match, writes: SlotWrites): boolean {
+  for (const e of match.fields)
+    for (const p of zeroedParts(e.field)) {
+      const bits = ((e.mask >> p.fieldShift) & p.bits) << p.slotShift;
+      if ((bits & ~(writes.mayBeOne.get(p.slot) ?? 0n)) !== 0n) return true;
+    }
+  return false;
+}
+
 function check(flow: Flow, writes: SlotWrites): Finding | undefined {
+  // The outline's masks are the flow's: most flows are cleared without making their match.
+  if (!mayNeedUnset(matchOutline(flow), writes)) return undefined;
   for (const e of flow.match.fields) {
     for (const p of zeroedParts(e.field)) {
       const need = ((e.value >> p.fieldShift) & p.bits) << p.slotShift;
