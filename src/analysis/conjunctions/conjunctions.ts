@@ -38,21 +38,20 @@ export type Member =
   /** Contiguous addresses or ports, both ends included. */
   | { readonly kind: 'range'; readonly first: bigint; readonly last: bigint };
 
-/** What one group of a dimension's flows accepts. */
-export type DimensionTerm =
+/** What one group of a dimension's flows accepts, with the flows and what they all match. */
+export type DimensionTerm = TermKind & {
+  /** Protocol fields (eth_type, nw_proto) every flow of the term also matches. */
+  readonly qualifier: Match;
+  readonly flows: readonly Flow[];
+};
+
+type TermKind =
   /** Flows that differ in one field only: the field must be in `members`. */
-  | {
-      readonly kind: 'set';
-      readonly field: FieldDef;
-      readonly members: readonly Member[];
-      /** Protocol fields (eth_type, nw_proto) every flow of the term also matches. */
-      readonly qualifier: Match;
-      readonly flows: readonly Flow[];
-    }
+  | { readonly kind: 'set'; readonly field: FieldDef; readonly members: readonly Member[] }
   /** Flows that match only protocol fields (Antrea's "any" clause): any such packet. */
-  | { readonly kind: 'any'; readonly qualifier: Match; readonly flows: readonly Flow[] }
+  | { readonly kind: 'any' }
   /** Flows that constrain several fields each: one of these matches. */
-  | { readonly kind: 'matches'; readonly qualifier: Match; readonly flows: readonly Flow[] };
+  | { readonly kind: 'matches' };
 
 export interface Dimension {
   /** 1-based clause index. */
@@ -61,45 +60,33 @@ export interface Dimension {
   readonly terms: readonly DimensionTerm[];
 }
 
-export type ConjunctionProblem =
-  /** No flow carries clause k: the conjunction can never complete. */
-  | {
-      readonly kind: 'empty-dimension';
-      readonly severity: 'error';
-      readonly k: number;
-      readonly flows: readonly Flow[];
-    }
-  /** No `conj_id=ID` flow in the table: a completed match falls to whatever hard flow matches. */
-  | { readonly kind: 'no-action-flow'; readonly severity: 'warning'; readonly flows: readonly Flow[] }
+/** Something wrong with a conjunction, with the flows that show it. */
+export type ConjunctionProblem = ConjunctionFault & {
+  /** The flows that carry the fault; for `empty-dimension`, `overlap` and `pre-empted`, as their kinds say. */
+  readonly flows: readonly Flow[];
+};
+
+type ConjunctionFault =
+  /** No flow carries clause k at the conjunction's priority (`flows`: those that carry it at another): it can never complete. */
+  | { readonly kind: 'empty-dimension'; readonly severity: 'error'; readonly k: number }
+  /** No `conj_id=ID` flow in the table (no flows): a completed match falls to whatever hard flow matches. */
+  | { readonly kind: 'no-action-flow'; readonly severity: 'warning' }
   /** A `conj_id=ID` flow without clause flows. */
-  | { readonly kind: 'orphan-action-flow'; readonly severity: 'warning'; readonly flows: readonly Flow[] }
+  | { readonly kind: 'orphan-action-flow'; readonly severity: 'warning' }
   /** Clause flows name different numbers of dimensions: those never complete together. */
-  | {
-      readonly kind: 'inconsistent-n';
-      readonly severity: 'error';
-      readonly counts: readonly number[];
-      readonly flows: readonly Flow[];
-    }
+  | { readonly kind: 'inconsistent-n'; readonly severity: 'error'; readonly counts: readonly number[] }
   /** Clause flows at several priorities: OVS treats each priority as a separate conjunction. */
-  | {
-      readonly kind: 'split-priority';
-      readonly severity: 'error';
-      readonly priorities: readonly number[];
-      readonly flows: readonly Flow[];
-    }
+  | { readonly kind: 'split-priority'; readonly severity: 'error'; readonly priorities: readonly number[] }
   /** The action flow's priority differs from the clauses': it then only competes with hard flows. */
-  | { readonly kind: 'action-priority'; readonly severity: 'info'; readonly flows: readonly Flow[] }
-  /** Another conjunction at the same table and priority accepts a common packet: OVS does not define which wins. */
-  | {
-      readonly kind: 'overlap';
-      readonly severity: 'warning';
-      readonly otherId: number;
-      /** One clause flow per dimension of both conjunctions that a single packet satisfies. */
-      readonly flows: readonly Flow[];
-    }
+  | { readonly kind: 'action-priority'; readonly severity: 'info' }
+  /**
+   * Another conjunction at the same table and priority accepts a common packet: OVS does not
+   * define which wins. `flows`: one clause flow per dimension of both that a single packet satisfies.
+   */
+  | { readonly kind: 'overlap'; readonly severity: 'warning'; readonly otherId: number }
   /**
    * Clause flows a hard flow at the same or a higher priority always takes precedence over
-   * (`flows`: the clause flow, then the hard flow). `dimensionDead` when no flow of the
+   * (`flows`: each clause flow, then its hard flow). `dimensionDead` when no flow of the
    * dimension escapes.
    */
   | {
@@ -107,7 +94,6 @@ export type ConjunctionProblem =
       readonly severity: 'warning' | 'error';
       readonly k: number;
       readonly dimensionDead: boolean;
-      readonly flows: readonly Flow[];
     };
 
 export interface Conjunction {
