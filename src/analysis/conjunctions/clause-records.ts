@@ -1,42 +1,72 @@
 /**
- * The conjunction actions of a dump's clause flows while they are gathered: one record each (the
- * conjunction it belongs to, its clause flow, its clause k and number of clauses n) in typed
- * arrays. A large dump has millions of such actions; held as numbers rather than in growing
- * arrays per conjunction, they are neither copied nor scanned by the garbage collector, which
- * otherwise spends more time on them than the gathering itself.
+ * Conjunction actions as numbers while they are gathered, a record each in one typed array that
+ * doubles when full: the conjunction (its id, or the number of its entry), its clause k, its
+ * number of clauses n, then whatever more a kind of record holds. A large dump has millions of
+ * such actions; held as numbers rather than in growing arrays per conjunction, they are neither
+ * copied nor scanned by the garbage collector, which otherwise spends more time on them than the
+ * gathering itself.
  */
-export class ClauseRecords {
-  private owners = new Int32Array(1024);
-  private clauses = new Int32Array(1024);
-  private ks = new Int32Array(1024);
-  private ns = new Int32Array(1024);
+abstract class ConjunctionRecords {
+  protected data: Int32Array;
+  private readonly width: number;
   count = 0;
 
+  /** `width`: the numbers a record holds, the conjunction, k and n first. */
+  constructor(width: number, capacity: number) {
+    this.width = width;
+    this.data = new Int32Array(width * capacity);
+  }
+
+  /** Adds a record of the conjunction, k and n; where it starts in `data`, for the rest of it. */
+  protected push(conjunction: number, k: number, n: number): number {
+    const at = this.count++ * this.width;
+    if (at === this.data.length) {
+      const doubled = new Int32Array(at * 2);
+      doubled.set(this.data);
+      this.data = doubled;
+    }
+    this.data[at] = conjunction;
+    this.data[at + 1] = k;
+    this.data[at + 2] = n;
+    return at;
+  }
+
+  protected conjunction(record: number): number {
+    return this.data[record * this.width]!;
+  }
+
+  k(record: number): number {
+    return this.data[record * this.width + 1]!;
+  }
+
+  n(record: number): number {
+    return this.data[record * this.width + 2]!;
+  }
+}
+
+/**
+ * The conjunction actions of a dump's clause flows: the entry of the conjunction each belongs
+ * to (its owner), k, n, and the number of its clause flow.
+ */
+export class ClauseRecords extends ConjunctionRecords {
+  constructor() {
+    super(4, 1024);
+  }
+
   add(owner: number, clause: number, k: number, n: number): void {
-    if (this.count === this.owners.length) this.grow();
-    const at = this.count++;
-    this.owners[at] = owner;
-    this.clauses[at] = clause;
-    this.ks[at] = k;
-    this.ns[at] = n;
+    // Pushed first: the push may replace `data`.
+    const at = this.push(owner, k, n);
+    this.data[at + 3] = clause;
   }
 
   /** Whether a record from `from` on belongs to `owner` with clause `k`: the same action twice on one flow. */
   has(from: number, owner: number, k: number): boolean {
-    for (let i = from; i < this.count; i++) if (this.owners[i] === owner && this.ks[i] === k) return true;
+    for (let i = from; i < this.count; i++) if (this.conjunction(i) === owner && this.k(i) === k) return true;
     return false;
   }
 
   clause(record: number): number {
-    return this.clauses[record]!;
-  }
-
-  k(record: number): number {
-    return this.ks[record]!;
-  }
-
-  n(record: number): number {
-    return this.ns[record]!;
+    return this.data[record * 4 + 3]!;
   }
 
   /**
@@ -45,55 +75,27 @@ export class ClauseRecords {
    */
   byOwner(owners: number): { readonly start: Int32Array; readonly order: Int32Array } {
     const start = new Int32Array(owners + 1);
-    for (let i = 0; i < this.count; i++) start[this.owners[i]! + 1]!++;
+    for (let i = 0; i < this.count; i++) start[this.conjunction(i) + 1]!++;
     for (let o = 0; o < owners; o++) start[o + 1]! += start[o]!;
     const next = start.slice(0, owners);
     const order = new Int32Array(this.count);
-    for (let i = 0; i < this.count; i++) order[next[this.owners[i]!]!++] = i;
+    for (let i = 0; i < this.count; i++) order[next[this.conjunction(i)]!++] = i;
     return { start, order };
   }
+}
 
-  private grow(): void {
-    this.owners = doubled(this.owners);
-    this.clauses = doubled(this.clauses);
-    this.ks = doubled(this.ks);
-    this.ns = doubled(this.ns);
+/** One flow's conjunction actions (id, k, n), read before any is taken: a list found faulty half-way is then taken from the flow's actions instead. */
+export class ConjunctionList extends ConjunctionRecords {
+  constructor() {
+    super(3, 64);
   }
-}
-
-/** A copy of `a` twice its length, for the columns above when they fill. */
-function doubled(a: Int32Array): Int32Array<ArrayBuffer> {
-  const b = new Int32Array(a.length * 2);
-  b.set(a);
-  return b;
-}
-
-/** One flow's conjunction actions as numbers, read before any is taken: a list found faulty half-way is then taken from the flow's actions instead. */
-export class ConjunctionList {
-  private ids = new Int32Array(64);
-  private ks = new Int32Array(64);
-  private ns = new Int32Array(64);
-  count = 0;
 
   /** Adds one; bound, so that it is handed to a reader as it is. */
   readonly add = (id: number, k: number, n: number): void => {
-    if (this.count === this.ids.length)
-      [this.ids, this.ks, this.ns] = [doubled(this.ids), doubled(this.ks), doubled(this.ns)];
-    this.ids[this.count] = id;
-    this.ks[this.count] = k;
-    this.ns[this.count] = n;
-    this.count++;
+    this.push(id, k, n);
   };
 
   id(i: number): number {
-    return this.ids[i]!;
-  }
-
-  k(i: number): number {
-    return this.ks[i]!;
-  }
-
-  n(i: number): number {
-    return this.ns[i]!;
+    return this.conjunction(i);
   }
 }
