@@ -120,9 +120,18 @@ export {
 } from './analysis/annotate/annotate.ts';
 export type { AddressLabel, AddressOwner, AddressTag, PortName } from './analysis/annotate/address-book.ts';
 export { addressLabelText } from './render/words/address.ts';
-export type { DecodedBits } from './analysis/annotate/bit-fields.ts';
-export { PLAIN_WORDING, type NamedSubfield, type NamedZone, type Wording } from './analysis/annotate/wording.ts';
-export { subfieldWords, zoneWords } from './render/words/names.ts';
+export type { BitsValue, DecodedBits } from './analysis/annotate/bit-fields.ts';
+export type { PortReading } from './analysis/fit/port-roles.ts';
+export {
+  PLAIN_WORDING,
+  type NamedSubfield,
+  type NamedZone,
+  type StateReading,
+  type Wording,
+} from './analysis/annotate/wording.ts';
+export { bitsValueWords, bitsWords, maskedBits, stateWords } from './render/words/bits.ts';
+export { plainPortWords, portWords } from './render/words/port.ts';
+export { subfieldWords, tableNameWords, zoneWords } from './render/words/names.ts';
 export { describeAction, describeActions, describeMatch, flowWords } from './render/words/flow.ts';
 export {
   explanationJson,

@@ -13,6 +13,7 @@ import { parseDump } from '../src/syntax/reader.ts';
 import { corpusDir, repoRoot } from './support/paths.ts';
 import { flowsOutsideProfile } from './support/profile-edges.ts';
 import { patternSentence } from '../src/render/words/explanation.ts';
+import { bitsWords } from '../src/render/words/bits.ts';
 
 const profile = profileById('openshift-sdn')!;
 const exampleDir = join(repoRoot, 'examples', 'openshift-sdn');
@@ -209,7 +210,7 @@ test('node (HostSubnet) cookies are decoded as the Node whose subnet the flows t
   const d = parseDump(readFileSync(join(corpusDir, 'openshift-sdn-expectedFlows-v13.txt'), 'utf8'), { file: 'v13' });
   const pipeline = new Pipeline(d.flows, d.groups, d.ports);
   const flows = new Annotator(pipeline, { profile, release: '13' }).annotatePipeline(pipeline).flatMap((t) => t.flows);
-  const cookies = new Set(flows.flatMap((a) => a.cookie.map((c) => c.text)));
+  const cookies = new Set(flows.flatMap((a) => a.cookie.map(bitsWords)));
   // Tables 10, 50 and 90 carry the cookie of the peer Node 10.0.123.45's HostSubnet.
   assert.deepEqual([...cookies], ['HostSubnet = Node 10.0.123.45 (0xf46ee1a)']);
   assert.equal(flows.filter((a) => a.cookie.length > 0).length, 3);

@@ -35,6 +35,9 @@ import { ownEntry } from '../model/own-key.ts';
 import { clip } from './clip.ts';
 import { minOf } from '../model/append.ts';
 import { missPredicate } from './words/miss.ts';
+import { bitsWords, stateWords } from './words/bits.ts';
+import { portWords } from './words/port.ts';
+import { tableNameWords } from './words/names.ts';
 import { unpainted } from './style.ts';
 import { fillTemplate } from '../analysis/fit/sentence-template.ts';
 import { traceWorkText } from './trace.ts';
@@ -48,7 +51,7 @@ export const PLAIN_CHECK: CheckStyle = { severity: (_s, text) => text, dim: unpa
 
 /** `table 50 (EgressRuleTable)`, `EgressRule`, `table 7`: the dump's reference, with the profile's name when it differs. */
 export function tableWords(ref: TableRef, wording: Wording): string {
-  const name = wording.table(ref);
+  const name = tableNameWords(wording.table(ref));
   if (ref.kind === 'name') return name;
   const plain = `table ${ref.number}`;
   return name === plain ? plain : `${plain} (${name})`;
@@ -107,7 +110,11 @@ function unsetWords(f: Finding & { kind: 'unset-register' }, wording: Wording): 
   if (port)
     return `no port ${port.value} exists for the pipeline: ${nothing} sends packets to it by setting ${port.name}`;
   const short = (d: DecodedBits): string =>
-    d.partial ? d.text : d.format === 'flag' ? d.name : `${d.name} = ${d.valueName ?? `0x${d.value.toString(16)}`}`;
+    d.partial
+      ? bitsWords(d)
+      : d.format === 'flag'
+        ? d.name
+        : `${d.name} = ${d.valueName ?? `0x${d.value.toString(16)}`}`;
   return `${nothing} ever sets ${states.map(short).join(' or ')}`;
 }
 
@@ -120,7 +127,8 @@ export function findingMessage(f: Finding, wording: Wording): string {
         (f.sameActions ? ' and does the same, so this flow is redundant' : ', so its own actions never run')
       );
     case 'unset-register': {
-      const asked = wording.bits(f.entry.field, f.entry.value, f.entry.mask);
+      const reading = wording.bits(f.entry.field, f.entry.value, f.entry.mask);
+      const asked = reading && stateWords(reading);
       const raw = fieldValueText(f.entry);
       const several = (f.bits & (f.bits - 1n)) !== 0n;
       const unset = `${f.slot} bit${several ? 's' : ''} ${bitsHex(f.bits)}`;
@@ -162,7 +170,10 @@ export function findingMessage(f: Finding, wording: Wording): string {
     }
     case 'bucket-no-endpoint': {
       const raw = f.writes.map(fieldValueText).join(',');
-      const named = f.writes.map((w) => wording.bits(w.field, w.value, w.mask));
+      const named = f.writes.map((w) => {
+        const reading = wording.bits(w.field, w.value, w.mask);
+        return reading && stateWords(reading);
+      });
       const writes = named.every((n) => n !== undefined) ? `${named.join(', ')} (${raw})` : raw;
       return `bucket ${f.bucket} of group ${f.group} selects the endpoint ${writes}, but ${tableWords(f.target, wording)} has no flow for it: packets that choose this bucket miss the endpoint's flow there`;
     }
@@ -181,7 +192,7 @@ export function findingMessage(f: Finding, wording: Wording): string {
         ? `ARP for ${f.address} is tunnelled to Node ${f.node}, but no IP flow routes ${f.address} there: the peer's IP traffic goes astray`
         : `the bridge answers ARP for ${f.address}, but no IP flow routes it: the peer subnet has lost its route`;
     case 'no-spoof-guard':
-      return `the Pod on ${wording.port(BigInt(f.port))} has no spoof-guard flow (its port matched with its source address) though other Pods have one: its packets are dropped, or go unchecked`;
+      return `the Pod on ${portWords(wording.port(BigInt(f.port)))} has no spoof-guard flow (its port matched with its source address) though other Pods have one: its packets are dropped, or go unchecked`;
     case 'policy-unexplained':
       return `conjunction ${f.conjunction.id}: no rule of the node's NetworkPolicies (the bundle's networkpolicies, addressgroups and appliedtogroups) has its addresses, Pods and services: a rule the agent no longer holds, or flows left behind`;
     case 'policy-unimplemented':
@@ -370,7 +381,7 @@ export function* checkLines(
 }
 
 function tableJson(ref: TableRef, wording: Wording): Record<string, unknown> {
-  const name = wording.table(ref);
+  const name = tableNameWords(wording.table(ref));
   return ref.kind === 'number'
     ? { number: ref.number, ...(name !== `table ${ref.number}` ? { name } : {}) }
     : { name: ref.name };

@@ -28,6 +28,7 @@ import { formatPacket, verdictLine } from './trace.ts';
 import { annotatorTraceWords } from './trace-words.ts';
 import { describeActions } from './words/flow.ts';
 import { explanationText } from './words/explanation.ts';
+import { bitsValueWords } from './words/bits.ts';
 
 export function pipelineWords(
   annotator: Annotator,
@@ -53,7 +54,7 @@ function wholeFieldWords(annotator: Annotator, field: FieldDef, table: TableRef)
   const decoded = bits.decode(field, 0n, fullMask(field), annotator.tableInfo(table).spec);
   const only = decoded.length === 1 ? decoded[0]! : undefined;
   const span = only && only.start === 0 && only.end >= field.bits - 1 ? bits.byName(only.name) : undefined;
-  return span ? { name: span.name, value: (v) => bits.valueWords(span, v) } : undefined;
+  return span ? { name: span.name, value: (v) => bitsValueWords(bits.reading(span, v)) } : undefined;
 }
 
 /** What conj's text starts with: the profile line, and the reasons for the profile when asked for them. */

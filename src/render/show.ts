@@ -17,6 +17,7 @@ import { plainStyle, type Style } from './style.ts';
 import { flowWords, WordsMemo } from './words/flow.ts';
 import { explanationJson, explanationText, outputTargetText } from './words/explanation.ts';
 import { addressTagJson } from './words/address.ts';
+import { bitsWords } from './words/bits.ts';
 
 export type ShowStyle = Style<'table' | 'meaning' | 'unknown' | 'dim'>;
 
@@ -89,7 +90,7 @@ export function tableHeading(t: TableInfo): string {
 }
 
 function cookieWords(parts: readonly DecodedBits[]): string {
-  return parts.map((p) => p.text).join(', ');
+  return parts.map(bitsWords).join(', ');
 }
 
 function flowLines(a: FlowAnnotation, o: ShowTextOptions, rules: readonly string[], memo: WordsMemo): string[] {
@@ -159,7 +160,7 @@ function bitsJson(b: DecodedBits): Record<string, unknown> {
     value: `0x${b.value.toString(16)}`,
     ...(b.valueName !== undefined ? { valueName: b.valueName } : {}),
     ...(b.partial ? { partial: true } : {}),
-    text: b.text,
+    text: bitsWords(b),
   };
 }
 

@@ -12,6 +12,7 @@ import { withoutColour } from './wrap.ts';
 import { boxTable, narrowWidest } from './columns.ts';
 import { plainStyle, type Style } from './style.ts';
 import { expectedMissWords, missFlowWords } from './words/miss.ts';
+import { tableNameWords } from './words/names.ts';
 
 export type TablesStyle = Style<'head' | 'warn' | 'dim'>;
 
@@ -95,7 +96,7 @@ export function formatTables(
       String(r.flows),
       r.packets === undefined ? '' : String(r.packets),
       r.bytes === undefined ? '' : String(r.bytes),
-      r.next.join(', '),
+      r.next.map(tableNameWords).join(', '),
       missCell(r, style),
     ]);
   }
@@ -141,7 +142,7 @@ export function tablesJson(s: TablesSummary, profile: ProfileNote | undefined): 
       flows: r.flows,
       packets: r.packets ?? null,
       bytes: r.bytes ?? null,
-      next: r.next,
+      next: r.next.map(tableNameWords),
       miss: missFlowWords(r.miss, r.wording),
       expectedMiss: expectedMiss(r) ?? null,
       missDiffers: r.missDiffers,

@@ -19,11 +19,11 @@ import type { BitSpan, FlowPattern, Profile, TableKey, TableMiss, TableSpec, Ver
 import { inVersion } from '../../profiles/versions.ts';
 import { formatFieldValue } from '../../syntax/field-value.ts';
 import { AddressBook, type AddressTag } from './address-book.ts';
-import { BitFieldDecoder, type DecodedBits } from './bit-fields.ts';
-import { maskedBits, type NamedSubfield, type Wording } from './wording.ts';
+import { BitFieldDecoder, type BitsValue, type DecodedBits } from './bit-fields.ts';
+import type { NamedSubfield, StateReading, Wording } from './wording.ts';
 import { defaultRelease, findPattern, isTableMiss, resolveTable, tableByKey } from '../fit/pattern-fit.ts';
 import { jumpTargets } from '../../model/flow-exits.ts';
-import { PortRoles } from '../fit/port-roles.ts';
+import { type PortReading, PortRoles } from '../fit/port-roles.ts';
 import { DumpTableNames } from '../fit/table-names.ts';
 import {
   chooseLayout,
@@ -82,8 +82,12 @@ export interface PatternExplanation {
 export type PlaceholderValue =
   /** A value as OVS writes it, a number, or a name in the pipeline's words, said as it is. */
   | { readonly kind: 'text'; readonly text: string }
-  /** The tables the flow continues in, by their names. */
-  | { readonly kind: 'tables'; readonly names: readonly string[] }
+  /** A port the flow matches, said without its role (the sentence says it). */
+  | { readonly kind: 'port'; readonly port: PortReading }
+  /** The value of one of the profile's bit fields. */
+  | { readonly kind: 'bits'; readonly value: BitsValue }
+  /** The tables the flow continues in, as reports name them. */
+  | { readonly kind: 'tables'; readonly tables: readonly TableRef[] }
   /** Where the flow sends the packet. */
   | { readonly kind: 'outputs'; readonly ports: readonly OutputTarget[] }
   | { readonly kind: 'groups'; readonly ids: readonly number[] }
@@ -95,9 +99,9 @@ export type PlaceholderValue =
   /** The conntrack zone of the flow's ct action: a number, the subfield holding it, or (neither) the default zone. */
   | { readonly kind: 'zone'; readonly zone?: number; readonly subfield?: NamedSubfield };
 
-/** A port a flow outputs to: in the pipeline's words, the port the packet came in on, or the one a subfield holds. */
+/** A port a flow outputs to: as the pipeline knows it, the port the packet came in on, or the one a subfield holds. */
 export type OutputTarget =
-  | { readonly kind: 'port'; readonly words: string }
+  | { readonly kind: 'port'; readonly port: PortReading }
   | { readonly kind: 'in-port' }
   | { readonly kind: 'subfield'; readonly subfield: NamedSubfield };
 
@@ -325,7 +329,7 @@ export class Annotator {
     this.bits = new BitFieldDecoder(
       this.profile,
       this.release,
-      (n) => this.ports.words(n),
+      (n) => this.ports.reading(n),
       (n) => {
         const spec = this.resolve(tableNumber(n));
         return spec && this.profileTableWords(spec.name);
@@ -333,11 +337,11 @@ export class Annotator {
       (span, value) => this.nodeOf(span, value),
     );
     this.wording = {
-      table: (ref) => this.tableWords(ref),
+      table: (ref) => this.tableName(ref),
       profileTable: (key) => this.profileTableWords(key),
-      port: (p) => this.ports.words(typeof p === 'bigint' ? Number(p) : p),
+      port: (p) => this.ports.reading(typeof p === 'bigint' ? Number(p) : p),
       addressRole: (field, value, mask) => this.addresses.label(field, value, mask),
-      bits: (field, value, mask) => this.stateWords(field, value, mask),
+      bits: (field, value, mask) => this.stateReading(field, value, mask),
       states: (field, value, mask) => this.decode(field, value, mask, undefined),
       subfield: (sf) => {
         const b = this.bits.fieldsOf(sf.field).find((x) => x.start === sf.start && x.end === sf.start + sf.bits - 1);
@@ -427,12 +431,22 @@ export class Annotator {
 
   /**
    * A table as every report names it: the dump's own name wherever the dump prints one, else
-   * the profile's, else `table N`.
+   * the profile's, else its number.
    */
-  private tableWords(ref: TableRef): string {
-    if (ref.kind === 'name') return ref.name;
-    const spec = this.resolve(ref);
-    return spec ? this.profileTableWords(spec.name) : `table ${ref.number}`;
+  tableName(ref: TableRef): TableRef {
+    if (ref.kind === 'name') return ref;
+    const name = this.tableInfo(ref).name;
+    return name === undefined ? ref : { kind: 'name', name };
+  }
+
+  /** The tables as reports name them, each once (in the order given). */
+  tableNames(refs: readonly TableRef[]): TableRef[] {
+    const named = new Map<string, TableRef>();
+    for (const ref of refs) {
+      const n = this.tableName(ref);
+      if (!named.has(tableKey(n))) named.set(tableKey(n), n);
+    }
+    return [...named.values()];
   }
 
   /** A table of the profile, given by the profile's name for it, as the dump names it where it does. */
@@ -449,7 +463,7 @@ export class Annotator {
         (w = spec
           ? {
               ...this.wording,
-              bits: (field, value, mask) => this.stateWords(field, value, mask, spec),
+              bits: (field, value, mask) => this.stateReading(field, value, mask, spec),
               states: (field, value, mask) => this.decode(field, value, mask, spec),
             }
           : this.wording),
@@ -457,8 +471,8 @@ export class Annotator {
     return w;
   }
 
-  /** Named state in the bits, pieces that share bits as alternatives, other bits generically. */
-  private stateWords(field: FieldDef, value: bigint, mask: bigint, table?: TableSpec): string | undefined {
+  /** Named state in the bits, pieces that share bits grouped as alternatives, and the bits no piece covers. */
+  private stateReading(field: FieldDef, value: bigint, mask: bigint, table?: TableSpec): StateReading | undefined {
     const decoded = this.decode(field, value, mask, table);
     if (decoded.length === 0) return undefined;
     const groups: DecodedBits[][] = [];
@@ -467,10 +481,8 @@ export class Annotator {
       if (g) g.push(d);
       else groups.push([d]);
     }
-    const words = groups.map((g) => g.map((d) => d.text).join(' or '));
     const rest = this.bits.uncovered(field, mask);
-    if (rest !== 0n) words.push(maskedBits(field, value & rest, rest));
-    return words.join(', ');
+    return { field, groups, ...(rest !== 0n ? { rest: { value: value & rest, mask: rest } } : {}) };
   }
 
   annotate(flow: Flow): FlowAnnotation {
@@ -636,7 +648,7 @@ export class Annotator {
   private placeholder(ph: string, flow: Flow, spec: TableSpec): PlaceholderValue {
     const all = flattenActions(flow.actions);
     const text = (t: string): PlaceholderValue => ({ kind: 'text', text: t });
-    if (ph.startsWith('reg.')) return text(this.bitFieldValue(ph.slice(4), flow) ?? '');
+    if (ph.startsWith('reg.')) return this.bitFieldValue(ph.slice(4), flow) ?? text('');
     if (ph.startsWith('set.')) {
       const f = fieldByName(ph.slice(4));
       const write = all.find(
@@ -646,7 +658,7 @@ export class Annotator {
     }
     switch (ph) {
       case 'next':
-        return { kind: 'tables', names: [...new Set(jumpTargets(flow.actions).map((t) => this.tableWords(t)))] };
+        return { kind: 'tables', tables: this.tableNames(jumpTargets(flow.actions)) };
       case 'output':
         return {
           kind: 'outputs',
@@ -685,25 +697,27 @@ export class Annotator {
     const e = matchField(flow.match, ph);
     if (!e) return text('');
     if (e.field.format === 'port')
-      return text(this.ports.plainWords(e.port?.kind === 'name' ? e.port : Number(e.value)));
+      return { kind: 'port', port: this.ports.reading(e.port?.kind === 'name' ? e.port : Number(e.value)) };
     return text(formatFieldValue(e.field, e.value, e.mask));
   }
 
   private outputTarget(port: PortRef): OutputTarget {
     if (port.kind === 'reserved' && port.name === 'IN_PORT') return { kind: 'in-port' };
-    return { kind: 'port', words: this.ports.words(port) };
+    return { kind: 'port', port: this.ports.reading(port) };
   }
 
   /** A named bit field's value from the match, else from what the actions write into it. */
-  private bitFieldValue(name: string, flow: Flow): string | undefined {
+  private bitFieldValue(name: string, flow: Flow): PlaceholderValue | undefined {
     const b = this.bits.byName(name);
     const field = b && fieldByName(b.field);
     if (!b || !field) return undefined;
     const span = ones(b.end - b.start + 1) << BigInt(b.start);
-    const read = (value: bigint): string => {
+    const read = (value: bigint): PlaceholderValue => {
       const v = (value & span) >> BigInt(b.start);
       // Inside a sentence a port reads best by its name alone.
-      return b.format === 'port' ? (this.ports.identify(Number(v)).name ?? String(v)) : this.bits.valueWords(b, v);
+      return b.format === 'port'
+        ? { kind: 'text', text: this.ports.identify(Number(v)).name ?? String(v) }
+        : { kind: 'bits', value: this.bits.reading(b, v) };
     };
     const e = flow.match.fields.find((x) => x.field.storage === field.storage && (x.mask & span) === span);
     if (e) return read(e.value);
@@ -760,7 +774,7 @@ export class Annotator {
         use: 'match',
         port: {
           kind: 'port',
-          words: this.ports.words(inPort.port?.kind === 'name' ? inPort.port : Number(inPort.value)),
+          port: this.ports.reading(inPort.port?.kind === 'name' ? inPort.port : Number(inPort.value)),
         },
       });
     // Every port the flow may send to: an output's or enqueue's, and each port a bundle picks from.

@@ -5,7 +5,7 @@
  */
 import type { FieldDef } from '../../model/fields.ts';
 import { fieldByName } from '../../model/fields.ts';
-import { formatIpv4, formatIpv6, ones } from '../../model/values.ts';
+import { ones } from '../../model/values.ts';
 import type {
   BitField,
   BitFieldFormat,
@@ -16,58 +16,84 @@ import type {
   TableSpec,
 } from '../../profiles/types.ts';
 import { inVersion } from '../../profiles/versions.ts';
+import type { PortReading } from '../fit/port-roles.ts';
 
-/** One piece of pipeline state found in a match or a write. */
-export interface DecodedBits {
-  /** The profile's name for the bits (`PktSource`). */
+/**
+ * What a bit field's value stands for (render/words/bits.ts says it): its named value when it has
+ * one, and what the pipeline knows of the value in the field's format.
+ */
+export type BitsValue = { readonly value: bigint; readonly valueName?: string } & (
+  | { readonly format: 'flag' | 'enum' | 'number' | 'hex' | 'ipv4' | 'ipv6' | 'group' }
+  /** The names of the values whose bits are all set. */
+  | { readonly format: 'bitmask'; readonly names: readonly string[] }
+  | { readonly format: 'port'; readonly port: PortReading }
+  /** The table's name, when the profile knows the table. */
+  | { readonly format: 'table'; readonly tableName?: string }
+  /** The address of the Node the value stands for, when the dump's flows show it. */
+  | { readonly format: 'node'; readonly node?: string }
+);
+
+/** Where the bits are, by the profile's name for them (`PktSource`). */
+interface BitsPlace {
   readonly name: string;
   readonly field: string;
   readonly start: number;
   readonly end: number;
-  /** How the bits' value reads (a flag, a port, an address…). */
-  readonly format: BitFieldFormat;
-  /** The value of the bits, shifted down to bit 0; for bits only partly given, of those bits. */
-  readonly value: bigint;
-  /** The named value, when the bits hold one (`FromLocal`). */
-  readonly valueName?: string;
-  /** `PktSource = FromLocal (sent by a local Pod)`. */
-  readonly text: string;
-  /** Only some of the bits were matched or written. */
-  readonly partial: boolean;
 }
 
-/** Words for a port number inside a bit field (`TargetOFPort = local Pod x (port 3)`). */
-export type PortWords = (n: number) => string;
+/** One piece of pipeline state found in a match or a write: `PktSource = FromLocal (sent by a local Pod)` in words. */
+export type DecodedBits = BitsPlace &
+  (
+    | (BitsValue & {
+        readonly partial: false;
+        /** What the profile says the value means: a flag's meaning when set, else the named value's. */
+        readonly meaning?: string;
+      })
+    | {
+        /** Only some of the bits were matched or written. */
+        readonly partial: true;
+        readonly format: BitFieldFormat;
+        /** The value of the bits given, shifted down to bit 0. */
+        readonly value: bigint;
+        /** Which bits of the span were given, shifted down to bit 0. */
+        readonly given: bigint;
+        /** Some bits have no named value. */
+        readonly valueName?: never;
+      }
+  );
 
-/** The name of a table by number, when the profile knows it (`PacketInTable = SpoofGuard (table 4)`). */
-export type TableWords = (n: number) => string | undefined;
+/** A port number inside a bit field, as reports name it (`TargetOFPort = local Pod x (port 3)`). */
+export type PortReader = (n: number) => PortReading;
+
+/** The name of a table by number, when the profile knows it (`PacketInTable = SpoofGuard (table 4)` in words). */
+export type TableNames = (n: number) => string | undefined;
 
 /** The address of the Node a `node` span's value stands for, as the dump's flows show it. */
-export type NodeWords = (span: BitSpan, value: bigint) => string | undefined;
+export type NodeAddresses = (span: BitSpan, value: bigint) => string | undefined;
 
 export class BitFieldDecoder {
   private readonly fields: readonly BitField[];
   private readonly cookie: readonly CookieSpan[];
   private readonly release: string;
-  private readonly portWords: PortWords;
-  private readonly tableWords: TableWords;
+  private readonly ports: PortReader;
+  private readonly tableNames: TableNames;
   private readonly cookies = new Map<bigint, readonly DecodedBits[]>();
   private readonly byStorage = new Map<string, readonly BitField[]>();
   private lastCookie: { readonly cookie: bigint; readonly bits: readonly DecodedBits[] } | undefined;
 
-  private readonly nodeWords: NodeWords;
+  private readonly nodes: NodeAddresses;
 
   constructor(
     profile: Profile | undefined,
     release: string,
-    portWords: PortWords,
-    tableWords: TableWords,
-    nodeWords: NodeWords = () => undefined,
+    ports: PortReader,
+    tableNames: TableNames,
+    nodes: NodeAddresses = () => undefined,
   ) {
     this.release = release;
-    this.portWords = portWords;
-    this.tableWords = tableWords;
-    this.nodeWords = nodeWords;
+    this.ports = ports;
+    this.tableNames = tableNames;
+    this.nodes = nodes;
     this.fields = (profile?.bitFields ?? []).filter((b) => inVersion(b, release));
     this.cookie = (profile?.cookie ?? []).filter((c) => inVersion(c, release));
   }
@@ -142,68 +168,43 @@ export class BitFieldDecoder {
     const given = mask & spanMask;
     if (given === 0n) return undefined;
     const v = (value & spanMask) >> BigInt(b.start);
-    const base = { name: b.name, field, start: b.start, end: b.end, format: b.format };
-    if (given !== spanMask) {
-      const bits = given >> BigInt(b.start);
-      return { ...base, value: v, partial: true, text: `${b.name} bits 0x${bits.toString(16)} = 0x${v.toString(16)}` };
-    }
+    const place = { name: b.name, field, start: b.start, end: b.end };
+    if (given !== spanMask)
+      return { ...place, format: b.format, value: v, partial: true, given: given >> BigInt(b.start) };
     const named = this.namedValue(b, v);
-    return {
-      ...base,
-      value: v,
-      partial: false,
-      ...(named ? { valueName: named.name } : {}),
-      text: this.valueText(b, v, named),
-    };
+    const meaning = b.format === 'flag' && v === 1n ? b.meaning : named?.meaning;
+    return { ...place, ...this.reading(b, v), partial: false, ...(meaning !== undefined ? { meaning } : {}) };
   }
 
   private namedValue(b: BitSpan, v: bigint): NamedValue | undefined {
     return (b.values ?? []).find((n) => n.value === v && inVersion(n, this.release));
   }
 
-  /** The value alone, as a template shows it: the named value, else the value in the span's format. */
-  valueWords(b: BitSpan, v: bigint): string {
+  /** What a value of the span stands for: its named value, and what the pipeline knows of it in the span's format. */
+  reading(b: BitSpan, v: bigint): BitsValue {
     const named = this.namedValue(b, v);
-    if (named && b.format !== 'flag') return named.name;
+    const base = { value: v, ...(named ? { valueName: named.name } : {}) };
     switch (b.format) {
-      case 'flag':
-        return named?.name ?? String(v);
-      case 'bitmask': {
-        const names = (b.values ?? [])
-          .filter((n) => n.value !== 0n && (v & n.value) === n.value && inVersion(n, this.release))
-          .map((n) => n.name);
-        return names.length > 0 ? names.join('|') : `0x${v.toString(16)}`;
-      }
+      case 'bitmask':
+        return {
+          ...base,
+          format: b.format,
+          names: (b.values ?? [])
+            .filter((n) => n.value !== 0n && (v & n.value) === n.value && inVersion(n, this.release))
+            .map((n) => n.name),
+        };
       case 'port':
-        return this.portWords(Number(v));
-      case 'ipv4':
-        return formatIpv4(v);
-      case 'ipv6':
-        return formatIpv6(v);
+        return { ...base, format: b.format, port: this.ports(Number(v)) };
       case 'table': {
-        const name = this.tableWords(Number(v));
-        return name === undefined ? `table ${v}` : `${name} (table ${v})`;
+        const tableName = this.tableNames(Number(v));
+        return { ...base, format: b.format, ...(tableName !== undefined ? { tableName } : {}) };
       }
-      case 'group':
-        return `group ${v}`;
       case 'node': {
-        const node = this.nodeWords(b, v);
-        return node === undefined ? `0x${v.toString(16)}` : `Node ${node} (0x${v.toString(16)})`;
+        const node = this.nodes(b, v);
+        return { ...base, format: b.format, ...(node !== undefined ? { node } : {}) };
       }
-      case 'hex':
-        return `0x${v.toString(16)}`;
-      case 'enum':
-      case 'number':
-        return String(v);
+      default:
+        return { ...base, format: b.format };
     }
-  }
-
-  private valueText(b: BitSpan, v: bigint, named: NamedValue | undefined): string {
-    if (b.format === 'flag') {
-      if (v === 1n) return `${b.name} (${b.meaning})`;
-      return `not ${b.name}${named ? ` (${named.meaning})` : ''}`;
-    }
-    const words = this.valueWords(b, v);
-    return named ? `${b.name} = ${words} (${named.meaning})` : `${b.name} = ${words}`;
   }
 }

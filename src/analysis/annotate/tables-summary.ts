@@ -30,8 +30,8 @@ export interface TableRow {
   /** Sums of the flows' counters; absent when no flow of the table has them. */
   readonly packets?: bigint;
   readonly bytes?: bigint;
-  /** Tables the flows continue in (goto_table, resubmit, ct(table=…), through groups too), by name. */
-  readonly next: readonly string[];
+  /** Tables the flows continue in (goto_table, resubmit, ct(table=…), through groups too), as reports name them. */
+  readonly next: readonly TableRef[];
   /** What the dump's miss flow (priority 0, empty match) does. */
   readonly miss: MissFlow;
   /** What the profile says the miss does. */
@@ -43,13 +43,13 @@ export interface TableRow {
 }
 
 /**
- * A table's miss flow in brief: none, a drop, jumps to tables (by name), an output to a reserved
+ * A table's miss flow in brief: none, a drop, jumps to tables (as reports name them), an output to a reserved
  * port (`NORMAL`), or other actions.
  */
 export type MissFlow =
   | { readonly kind: 'none' }
   | { readonly kind: 'drop' }
-  | { readonly kind: 'goto'; readonly tables: readonly string[] }
+  | { readonly kind: 'goto'; readonly tables: readonly TableRef[] }
   | { readonly kind: 'reserved'; readonly port: string }
   | { readonly kind: 'actions'; readonly actions: readonly Action[] };
 
@@ -149,7 +149,7 @@ function walkTable(t: PipelineTable, pipeline: Pipeline): TableWalk {
 }
 
 export function summarizeTables(pipeline: Pipeline, annotator: Annotator): TablesSummary {
-  const words = (ref: TableRef): string => annotator.wording.table(ref);
+  const name = (ref: TableRef): TableRef => annotator.tableName(ref);
   const rows: TableRow[] = [];
   const seen = new Set<string>();
   // Numbers of the dump's tables, given or known from their names: a table held under another name is not missing.
@@ -173,8 +173,8 @@ export function summarizeTables(pipeline: Pipeline, annotator: Annotator): Table
       flows: t.flows.length,
       ...(packets !== undefined ? { packets } : {}),
       ...(bytes !== undefined ? { bytes } : {}),
-      next: [...new Set(next.map(words))],
-      miss: missFlow ? missFlowOf(missFlow, words) : { kind: 'none' },
+      next: annotator.tableNames(next),
+      miss: missFlow ? missFlowOf(missFlow, name) : { kind: 'none' },
       ...(info.spec ? { expectedMiss: info.spec.miss } : {}),
       wording: annotator.wording,
       missDiffers: info.spec !== undefined && annotator.missDiffers(info.spec.miss, missFlow),
@@ -214,10 +214,10 @@ function featureShows(pipeline: Pipeline, annotator: Annotator, kind: NonNullabl
 }
 
 /** A drop, jumps to tables, an output to a reserved port, or other actions. */
-function missFlowOf(flow: Flow, words: (ref: TableRef) => string): MissFlow {
+function missFlowOf(flow: Flow, name: (ref: TableRef) => TableRef): MissFlow {
   if (flow.actions.length === 0) return { kind: 'drop' };
   const jumps = flow.actions.every((a) => a.kind === 'goto_table' || (a.kind === 'resubmit' && a.table && !a.port));
-  if (jumps) return { kind: 'goto', tables: jumpTargets(flow.actions).map(words) };
+  if (jumps) return { kind: 'goto', tables: jumpTargets(flow.actions).map(name) };
   const only = flow.actions.length === 1 ? flow.actions[0] : undefined;
   if (only?.kind === 'output' && only.port.kind === 'reserved') return { kind: 'reserved', port: only.port.name };
   return { kind: 'actions', actions: flow.actions };

@@ -1,36 +1,44 @@
 /**
- * The names a report gives what flows refer to — tables, ports, addresses, register bits,
- * subfields, conntrack zones — in the words of a pipeline when its profile knows them
- * (`Annotator.wording`), else plainly (`PLAIN_WORDING`). The sentences around them are
- * written by `render/words/`.
+ * What a report calls what flows refer to — tables, ports, addresses, register bits, subfields,
+ * conntrack zones — as a pipeline knows them when its profile does (`Annotator.wording`), else
+ * as the flow gives them (`PLAIN_WORDING`). Names and data only: `render/words/` says them.
  */
 import type { Subfield } from '../../model/actions.ts';
 import type { FieldDef } from '../../model/fields.ts';
 import type { PortRef } from '../../model/ports.ts';
 import { reservedPortByNumber } from '../../model/ports.ts';
 import type { TableRef } from '../../model/tables.ts';
-import { ones } from '../../model/values.ts';
 import type { AddressLabel } from './address-book.ts';
 import type { DecodedBits } from './bit-fields.ts';
+import type { PortReading } from '../fit/port-roles.ts';
 
 /** How names and pipeline knowledge enter the generic words. */
 export interface Wording {
-  /** A table: its name when known, else `table N`. */
-  table(ref: TableRef): string;
+  /** A table as reports name it: by its name when known, else by its number. */
+  table(ref: TableRef): TableRef;
   /** A table of the profile, given by the profile's name for it: the name the report uses for it. */
   profileTable(key: string): string;
   /** A port given by reference or by number. */
-  port(port: PortRef | bigint): string;
+  port(port: PortRef | bigint): PortReading;
   /** Who an address (value under mask) belongs to, when known (`local Pod coredns5-8ec607` in words). */
   addressRole(field: FieldDef, value: bigint, mask: bigint): AddressLabel | undefined;
-  /** Named pipeline state the bits stand for, when known: `PktSource = FromPod (sent by a local Pod)`. */
-  bits(field: FieldDef, value: bigint, mask: bigint): string | undefined;
+  /** Named pipeline state the bits stand for, when known (`PktSource = FromPod (sent by a local Pod)` in words). */
+  bits(field: FieldDef, value: bigint, mask: bigint): StateReading | undefined;
   /** The same state piece by piece, each with its bits: for words about some of them. */
   states(field: FieldDef, value: bigint, mask: bigint): readonly DecodedBits[];
   /** A subfield, with its pipeline name when it has one. */
   subfield(sf: Subfield): NamedSubfield;
   /** A conntrack zone, with its pipeline name when it has one. */
   zone(zone: number): NamedZone;
+}
+
+/** Named state in a field's bits, for render/words/bits.ts to say. */
+export interface StateReading {
+  readonly field: FieldDef;
+  /** The pieces, grouped by the bits they share: the pieces of a group are readings of the same bits. */
+  readonly groups: readonly (readonly DecodedBits[])[];
+  /** The bits no bit field of the profile covers, with their value. */
+  readonly rest?: { readonly value: bigint; readonly mask: bigint };
 }
 
 /** A subfield and the pipeline's name for its bits (`TargetOFPort`), when it has one. */
@@ -45,26 +53,20 @@ export interface NamedZone {
   readonly name?: string;
 }
 
-/** `reg0[16]`, `reg0[0..3]`, `reg1` (the whole field), with registry names rather than NXM names. */
-export function shortSubfield(sf: Subfield): string {
-  if (sf.start === 0 && sf.bits === sf.field.bits) return sf.field.name;
-  if (sf.bits === 1) return `${sf.field.name}[${sf.start}]`;
-  return `${sf.field.name}[${sf.start}..${sf.start + sf.bits - 1}]`;
-}
-
-function plainPort(port: PortRef | bigint): string {
+/** A port as the flow gives it, without knowing who it is. */
+function plainPort(port: PortRef | bigint): PortReading {
   if (typeof port === 'bigint') {
     const reserved = reservedPortByNumber(Number(port));
-    return reserved ?? `port ${port}`;
+    return reserved !== undefined ? { kind: 'reserved', name: reserved } : { kind: 'port', number: Number(port) };
   }
-  if (port.kind === 'number') return `port ${port.number}`;
-  if (port.kind === 'name') return `port ${port.name}`;
-  return port.name;
+  if (port.kind === 'number') return { kind: 'port', number: port.number };
+  if (port.kind === 'name') return { kind: 'port', name: port.name };
+  return { kind: 'reserved', name: port.name };
 }
 
 /** Words without any pipeline knowledge. */
 export const PLAIN_WORDING: Wording = {
-  table: (ref) => (ref.kind === 'number' ? `table ${ref.number}` : ref.name),
+  table: (ref) => ref,
   profileTable: (key) => key,
   port: plainPort,
   addressRole: () => undefined,
@@ -73,16 +75,3 @@ export const PLAIN_WORDING: Wording = {
   subfield: (subfield) => ({ subfield }),
   zone: (zone) => ({ zone }),
 };
-
-/** Bits under a contiguous mask as `reg0[16] = 1`; other masks as `reg0 & 0xf0f = 0x101`. */
-export function maskedBits(field: FieldDef, value: bigint, mask: bigint): string {
-  if (mask === ones(field.bits)) return `${field.name} = 0x${value.toString(16)}`;
-  const low = mask === 0n ? 0 : (mask & -mask).toString(2).length - 1;
-  const run = mask >> BigInt(low);
-  if ((run & (run + 1n)) === 0n) {
-    const bits = run.toString(2).length;
-    const v = value >> BigInt(low);
-    return `${shortSubfield({ field, start: low, bits })} = ${bits === 1 ? v.toString() : `0x${v.toString(16)}`}`;
-  }
-  return `${field.name} & 0x${mask.toString(16)} = 0x${value.toString(16)}`;
-}

@@ -20,16 +20,20 @@ export interface PortIdentity {
   readonly roleFromNumber?: boolean;
 }
 
-const ROLE_WORDS: Readonly<Record<PortRoleKind, string>> = {
-  gateway: 'gateway',
-  tunnel: 'tunnel',
-  uplink: 'uplink',
-  host: 'host interface',
-  'bridge-local': 'bridge port',
-  pod: 'local Pod',
-  'traffic-control': 'traffic-control port',
-  other: '',
-};
+/**
+ * A port as a report names it (render/words/port.ts says it): a port OpenFlow reserves, or a
+ * switch port with its identity; with the profile's label for its role when it gives one
+ * (`patch port to br-int`, or `LOCAL (the host)` for a reserved port).
+ */
+export type PortReading =
+  | {
+      readonly kind: 'reserved';
+      readonly name: string;
+      /** LOCAL, the bridge's own port, where the pipeline is known. */
+      readonly role?: 'bridge-local';
+      readonly label?: string;
+    }
+  | ({ readonly kind: 'port'; readonly label?: string } & PortIdentity);
 
 function fitsName(r: PortRole, name: string): boolean {
   return (
@@ -45,10 +49,6 @@ function asRef(port: PortRef | number): PortRef {
   if (typeof port !== 'number') return port;
   const reserved = reservedPortByNumber(port);
   return reserved ? { kind: 'reserved', name: reserved } : { kind: 'number', number: port };
-}
-
-function reservedWords(name: string): string {
-  return name === 'LOCAL' ? 'the bridge’s LOCAL port' : name;
 }
 
 /**
@@ -107,22 +107,14 @@ export class PortRoles {
     this.shown = rolesFromFlows(this.roles, flows);
   }
 
-  /** The role's label when the profile gives one (`patch port to br-int`), else its usual word. */
-  private roleWords(id: PortIdentity): string {
-    const label = this.roles.find(
+  /** The profile's label for the port's role (`patch port to br-int`), when it gives one. */
+  private roleLabel(id: PortIdentity): string | undefined {
+    return this.roles.find(
       (r) =>
         r.role === id.role &&
         r.label !== undefined &&
         (id.name !== undefined ? fitsName(r, id.name) : (r.numbers ?? []).includes(id.number ?? -1)),
     )?.label;
-    return label ?? (id.role ? ROLE_WORDS[id.role] : '');
-  }
-
-  /** A reserved port in words: the profile's label for it (`LOCAL (the host)`), else what OpenFlow makes it. */
-  private reservedWords(name: string): string {
-    return (
-      this.roles.find((r) => r.label !== undefined && (r.names ?? []).includes(name))?.label ?? reservedWords(name)
-    );
   }
 
   identify(port: PortRef | number): PortIdentity {
@@ -147,26 +139,20 @@ export class PortRoles {
     return base;
   }
 
-  /** `coredns5-8ec607 (port 3)`, `antrea-gw0`, `port 7`: the port without its role, for sentences that say the role. */
-  plainWords(port: PortRef | number): string {
+  /** The port as reports name it: who it is, and the profile's label for its role. */
+  reading(port: PortRef | number): PortReading {
     const ref = asRef(port);
-    if (ref.kind === 'reserved') return this.reservedWords(ref.name);
+    if (ref.kind === 'reserved') {
+      const label = this.roles.find((r) => r.label !== undefined && (r.names ?? []).includes(ref.name))?.label;
+      return {
+        kind: 'reserved',
+        name: ref.name,
+        ...(ref.name === 'LOCAL' ? { role: 'bridge-local' as const } : {}),
+        ...(label !== undefined ? { label } : {}),
+      };
+    }
     const id = this.identify(ref);
-    if (id.name === undefined) return `port ${id.number}`;
-    return id.number === undefined ? id.name : `${id.name} (port ${id.number})`;
-  }
-
-  /** `local Pod coredns5-8ec607 (port 3)`, `gateway antrea-gw0`, `port 7 (usually the tunnel)`. */
-  words(port: PortRef | number): string {
-    const ref = asRef(port);
-    if (ref.kind === 'reserved') return this.reservedWords(ref.name);
-    const id = this.identify(ref);
-    const role = this.roleWords(id);
-    if (id.roleFromNumber) return `port ${id.number} (usually the ${role})`;
-    const who =
-      id.name !== undefined
-        ? `${role === '' ? 'port ' : `${role} `}${id.name}`
-        : `${role === '' ? '' : `${role} `}port ${id.number}`;
-    return id.name !== undefined && id.number !== undefined ? `${who} (port ${id.number})` : who;
+    const label = this.roleLabel(id);
+    return { kind: 'port', ...id, ...(label !== undefined ? { label } : {}) };
   }
 }

@@ -12,14 +12,16 @@ import { jumpTargets } from '../../model/flow-exits.ts';
 import { rangeText } from './profile.ts';
 import type { VerdictReason } from '../../analysis/trace/trace-verdict.ts';
 import { describeActions, flowWords } from './flow.ts';
-import { subfieldWords } from './names.ts';
+import { subfieldWords, tableNameWords } from './names.ts';
+import { bitsValueWords } from './bits.ts';
+import { plainPortWords, portWords } from './port.ts';
 import { expectedMissWords, missPredicate } from './miss.ts';
 
 /** A port a flow outputs to, in words. */
 export function outputTargetText(t: OutputTarget): string {
   switch (t.kind) {
     case 'port':
-      return t.words;
+      return portWords(t.port);
     case 'in-port':
       return 'the port the packet came in on';
     case 'subfield':
@@ -32,8 +34,12 @@ function placeholderText(v: PlaceholderValue): string {
   switch (v.kind) {
     case 'text':
       return v.text;
+    case 'port':
+      return plainPortWords(v.port);
+    case 'bits':
+      return bitsValueWords(v.value);
     case 'tables':
-      return v.names.join(' and ');
+      return v.tables.map(tableNameWords).join(' and ');
     case 'outputs':
       return v.ports.map(outputTargetText).join(' and ');
     case 'groups':
@@ -84,7 +90,7 @@ function missSentence(e: MissExplanation): string {
   if (e.differs) return `${lead}: ${does()}. This differs from the documented miss (${expectedMissWords(miss, name)}).`;
   switch (miss.action) {
     case 'next': {
-      const next = [...new Set(jumpTargets(e.actions).map((t) => e.wording.table(t)))];
+      const next = [...new Set(jumpTargets(e.actions).map((t) => tableNameWords(e.wording.table(t))))];
       return `${lead} ${missPredicate(miss, name)} (here ${next.join(' and ')}).`;
     }
     case 'drop':

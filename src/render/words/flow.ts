@@ -9,12 +9,14 @@ import { assertNever } from '../../model/actions.ts';
 import { type FieldDef, fieldByName } from '../../model/fields.ts';
 import type { Match, MatchField } from '../../model/flow.ts';
 import type { PortRef } from '../../model/ports.ts';
-import { maskedBits, shortSubfield, type Wording } from '../../analysis/annotate/wording.ts';
+import type { Wording } from '../../analysis/annotate/wording.ts';
+import { maskedBits, stateWords as namedStateWords } from './bits.ts';
+import { portWords } from './port.ts';
 import { formatIpv4, formatIpv6, ones } from '../../model/values.ts';
 import { formatFieldValue, formatFlags, formatFrag, fullMask } from '../../syntax/field-value.ts';
 import { ETH_TYPE, IP_PROTO } from '../../syntax/match.ts';
 import { addressLabelText } from './address.ts';
-import { subfieldWords, zoneWords } from './names.ts';
+import { shortSubfield, subfieldWords, tableNameWords, zoneWords } from './names.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Field nouns and values
@@ -63,7 +65,7 @@ export function fieldNoun(field: FieldDef): string {
 
 /** The value in the field's own syntax, with the role of an address when known. */
 function valueWords(field: FieldDef, value: bigint, mask: bigint, w: Wording): string {
-  if (field.format === 'port' && mask === ones(field.bits)) return w.port(value);
+  if (field.format === 'port' && mask === ones(field.bits)) return portWords(w.port(value));
   const text = formatFieldValue(field, value, mask);
   const role =
     field.format === 'ipv4' || field.format === 'ipv6' || field.format === 'mac'
@@ -74,7 +76,8 @@ function valueWords(field: FieldDef, value: bigint, mask: bigint, w: Wording): s
 
 /** Words for a value written to or matched in a field that carries pipeline state. */
 function stateWords(field: FieldDef, value: bigint, mask: bigint, w: Wording): string {
-  return w.bits(field, value, mask) ?? maskedBits(field, value, mask);
+  const named = w.bits(field, value, mask);
+  return named ? namedStateWords(named) : maskedBits(field, value, mask);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -149,7 +152,7 @@ export function describeMatchField(e: MatchField, w: Wording): string {
   const v = (): string => valueWords(field, value, mask, w);
   switch (field.storage) {
     case 'in_port':
-      return `arriving on ${e.port?.kind === 'name' ? w.port(e.port) : w.port(value)}`;
+      return `arriving on ${portWords(e.port?.kind === 'name' ? w.port(e.port) : w.port(value))}`;
     case 'eth_src':
       return `from MAC ${v()}`;
     case 'eth_dst':
@@ -217,7 +220,7 @@ export function describeMatchField(e: MatchField, w: Wording): string {
     case 'dp_hash':
       return `datapath hash ${formatFieldValue(field, value, mask)}`;
     case 'actset_output':
-      return `action set output ${w.port(value)}`;
+      return `action set output ${portWords(w.port(value))}`;
     case 'packet_type':
       return `packet type ${formatFieldValue(field, value, mask)}`;
     default:
@@ -269,7 +272,7 @@ function outputWords(port: PortRef, w: Wording): string {
         return `output to ${port.name}`;
     }
   }
-  return `send it out ${w.port(port)}`;
+  return `send it out ${portWords(w.port(port))}`;
 }
 
 function natWords(a: NatAction): string {
@@ -299,7 +302,7 @@ function ctWords(a: CtAction, w: Wording): string {
   if (exec.length > 0) parts.push(`setting ${exec.join(' and ')}`);
   if (a.alg !== undefined)
     parts.push(`with the ${a.alg === 21 ? 'FTP' : a.alg === 69 ? 'TFTP' : `port ${a.alg}`} helper`);
-  if (a.table) parts.push(`then continue in ${w.table(a.table)}`);
+  if (a.table) parts.push(`then continue in ${tableNameWords(w.table(a.table))}`);
   return parts.join(', ');
 }
 
@@ -311,13 +314,13 @@ function learnWords(a: LearnAction, w: Wording): string {
     a.idleTimeout ? `idle timeout ${a.idleTimeout}s` : '',
     a.hardTimeout ? `hard timeout ${a.hardTimeout}s` : '',
   ].filter((s) => s !== '');
-  return `learn a flow into ${w.table(a.table)}${keys.length ? ` keyed on ${keys.join(', ')}` : ''}${timeouts.length ? ` (${timeouts.join(', ')})` : ''}`;
+  return `learn a flow into ${tableNameWords(w.table(a.table))}${keys.length ? ` keyed on ${keys.join(', ')}` : ''}${timeouts.length ? ` (${timeouts.join(', ')})` : ''}`;
 }
 
 function writeWords(field: FieldDef, value: bigint, mask: bigint, w: Wording): string {
   const whole = mask === ones(field.bits) || mask === fullMask(field);
   const named = w.bits(field, value, mask);
-  if (named !== undefined) return `set ${named}`;
+  if (named !== undefined) return `set ${namedStateWords(named)}`;
   if (/^x{0,2}reg\d+$/.test(field.name) || !whole) return `set ${maskedBits(field, value, mask)}`;
   return `set the ${fieldNoun(field)} to ${valueWords(field, value, mask, w)}`;
 }
@@ -339,7 +342,7 @@ export function describeAction(a: Action, w: Wording): string {
     case 'controller':
       return `send it to the controller${a.reason !== 'action' ? ` (reason ${a.reason})` : ''}${a.userdata ? ' with user data' : ''}${a.pause ? ', pausing the pipeline' : ''}`;
     case 'enqueue':
-      return `send it out ${w.port(a.port)} on queue ${a.queue}`;
+      return `send it out ${portWords(w.port(a.port))} on queue ${a.queue}`;
     case 'group':
       return `hand it to group ${a.id}`;
     case 'set_field':
@@ -385,12 +388,12 @@ export function describeAction(a: Action, w: Wording): string {
     case 'stack_pop':
       return `pop the stack into ${subfieldWords(w.subfield(a.dst))}`;
     case 'resubmit': {
-      const from = a.port ? ` as if it came in on ${w.port(a.port)}` : '';
-      const to = a.table ? ` to ${w.table(a.table)}` : '';
+      const from = a.port ? ` as if it came in on ${portWords(w.port(a.port))}` : '';
+      const to = a.table ? ` to ${tableNameWords(w.table(a.table))}` : '';
       return `resubmit${to}${from}${a.ct ? ' with the original connection tuple' : ''}`;
     }
     case 'goto_table':
-      return `go to ${w.table(a.table)}`;
+      return `go to ${tableNameWords(w.table(a.table))}`;
     case 'ct':
       return ctWords(a, w);
     case 'nat':

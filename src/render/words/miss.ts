@@ -3,6 +3,7 @@ import type { MissFlow } from '../../analysis/annotate/tables-summary.ts';
 import type { Wording } from '../../analysis/annotate/wording.ts';
 import type { TableKey, TableMiss } from '../../profiles/types.ts';
 import { describeActions } from './flow.ts';
+import { tableNameWords } from './names.ts';
 
 /** A fixed miss as a sentence's predicate for the packets that meet it: `are dropped`, `continue in X`. */
 export function missPredicate(
@@ -51,7 +52,7 @@ export function missFlowWords(miss: MissFlow, wording: Wording): string {
     case 'drop':
       return 'drop';
     case 'goto':
-      return `goto ${miss.tables.join(', ')}`;
+      return `goto ${miss.tables.map(tableNameWords).join(', ')}`;
     case 'reserved':
       return miss.port;
     case 'actions':
