@@ -100,6 +100,34 @@ test("a lazily read flow's class key, taken from its outline, is that of the sam
   }
 });
 
+test("a lazily read flow of a shape has the class key of the same flow read whole, read from its shape's first line where no pattern reads the values its numbers hold", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'flowscope-fit-classes-'));
+  try {
+    const path = join(dir, 'dump.txt');
+    writeDump(path, { flows: 3000, seed: 5 });
+    const { flows } = parseDump(readFileSync(path, 'utf8'), { file: path });
+    const shaped = flows.filter((f) => f.outline?.shaped === true);
+    assert.ok(shaped.length > 100, `${shaped.length} flows of a shape`);
+    const unread = (f: Flow): Flow => {
+      const read = (): never => assert.fail(`read: ${f.origin.text}`);
+      return Object.create(f, { match: { get: read }, actions: { get: read } }) as Flow;
+    };
+    for (const p of readings) {
+      const [lazy, whole] = [classKeyer(p), classKeyer(p)];
+      for (const f of shaped) assert.equal(lazy(f), whole(withActions(f, f.actions)), `${p.id}: ${f.origin.text}`);
+    }
+    // Conjunction ids, ct_label values and registers no Antrea pattern reads: none of those flows is read.
+    const antrea = classKeyer(PROFILES.find((p) => p.id === 'antrea')!);
+    const spared = shaped.filter((f) =>
+      [...f.outline!.varying!].every((s) => ['conj_id', 'ct_label', 'reg5', 'reg6'].includes(s)),
+    );
+    assert.ok(spared.length > 0);
+    for (const f of spared) antrea(unread(f));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('flows that differ where a pattern looks are in different classes', () => {
   const antrea = PROFILES.find((p) => p.id === 'antrea')!;
   const { flows } = parseDump(

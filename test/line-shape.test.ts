@@ -167,6 +167,8 @@ test('a line of a known shape is read lazily, and its outline has the fields, ma
     f.actions.map((a) => a.kind),
   );
   assert.deepEqual(plain(f), plain(parseDump(lines[1]!, { file: 'd' }).flows[0]));
+  // The storages whose values its numbers may change (the zone, the NAT address and port are none).
+  assert.deepEqual([...outline.varying!].sort(), ['ct_mark', 'reg3', 'reg4']);
 });
 
 test('a lazily read flow of a shape is read again with the port names its line was read with', () => {

@@ -137,6 +137,11 @@ export interface FlowOutline {
    */
   readonly shaped?: true;
   /**
+   * Where `shaped`: the storages whose values the flow's match entries hold, or its actions write,
+   * otherwise than the outline's; every other value is the outline's.
+   */
+  readonly varying?: ReadonlySet<string>;
+  /**
    * Where not `shaped`: the IPv4 entry of `match` whose value the flow's match replaces, by position
    * (-1: none, the flow's match is `match`), and the address it holds instead.
    */

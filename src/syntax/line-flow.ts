@@ -27,8 +27,15 @@ export function isLongConjunctionList(text: string, start: number, end: number):
   return end - start > LONG_LIST && text.startsWith('conjunction(', start);
 }
 
-/** What knownMatch found: the shared match, and which entry takes which address (index -1: none). */
-const found = { shape: EMPTY_MATCH, index: -1, address: 0 };
+/**
+ * What knownMatch found: the shared match, and which entry takes which address (index -1: none);
+ * what knownShape found: the shape (index REREAD).
+ */
+const found: { shape: Match | LineShape; index: number; address: number } = {
+  shape: EMPTY_MATCH,
+  index: -1,
+  address: 0,
+};
 
 /**
  * Whether the match `text[start, end)` is one of the recurring parts: a clean match met before,
@@ -79,7 +86,7 @@ function knownShape(text: string, start: number, end: number, parts: RecurringPa
   if (parts.shapes.size === 0) return undefined;
   const shape = shapeOf(parts.shapes, shapeHash(text, start, end), text, start, end);
   if (shape === undefined) return undefined;
-  found.shape = shape.match;
+  found.shape = shape;
   found.index = REREAD;
   found.address = 0;
   return shape;
@@ -121,8 +128,11 @@ export class LineFlow implements Flow {
   declare private readonly line: number;
   declare private readonly head: number;
   declare private readonly ends: number;
-  /** The shared match, and the address its entry `index` (see head) holds instead of the shared match's, as int32. */
-  declare private readonly shape: Match;
+  /**
+   * The shared match, and the address its entry `index` (see head) holds instead of the shared
+   * match's, as int32; for a line of a shape (index REREAD), the shape.
+   */
+  declare private readonly shape: Match | LineShape;
   declare private readonly address: number;
   declare private readonly sharedActions: readonly Action[] | 'conjunctions';
   declare private decodedMatch: Match | undefined;
@@ -242,9 +252,10 @@ export class LineFlow implements Flow {
 
   get outline(): FlowOutline {
     const index = this.index;
-    return index === REREAD
-      ? { match: this.shape, actions: this.sharedActions, shaped: true, entry: -1, address: 0 }
-      : { match: this.shape, actions: this.sharedActions, entry: index, address: this.address >>> 0 };
+    if (index !== REREAD)
+      return { match: this.shape as Match, actions: this.sharedActions, entry: index, address: this.address >>> 0 };
+    const { match, varying } = this.shape as LineShape;
+    return { match, actions: this.sharedActions, shaped: true, varying, entry: -1, address: 0 };
   }
 
   /**
@@ -292,8 +303,9 @@ export class LineFlow implements Flow {
   /** The shared match, with its address entry given this line's address (as matchFromTemplate makes it). */
   private makeMatch(): Match {
     if (this.index === REREAD) return this.reread().match;
-    if (this.index < 0) return this.shape;
-    return withAddress(this.shape, this.index, this.address >>> 0);
+    const shared = this.shape as Match;
+    if (this.index < 0) return shared;
+    return withAddress(shared, this.index, this.address >>> 0);
   }
 
   /** A plain conjunction list, shared through the recurring parts as the reader shares a short one. */

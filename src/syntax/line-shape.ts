@@ -25,10 +25,14 @@ const DECIMAL = 1;
 /** `0x` and lower-case hex digits, up to a number of bits. */
 const HEX = 2;
 
-/** The kind of number a place takes, and its limit (largest value, or bits). */
+/**
+ * The kind of number a place takes, its limit (largest value, or bits), and the storage whose
+ * value it is, when it is one a match entry holds or an action writes.
+ */
 interface Place {
   readonly kind: typeof DECIMAL | typeof HEX;
   readonly limit: number;
+  readonly storage?: string;
 }
 
 /** A clean line's text from its first match element on, and what each of its numbers may be. */
@@ -42,6 +46,11 @@ export interface LineShape {
   /** The clean line's match and actions: the same fields, masks, ports, kinds and tables as a line of its shape. */
   readonly match: Match;
   readonly actions: readonly Action[];
+  /**
+   * Storages whose values a line of the shape may hold otherwise than `match` and `actions` do
+   * (in a match entry, or written by an action); every other value is theirs.
+   */
+  readonly varying: ReadonlySet<string>;
 }
 
 /** Lines of one hash kept at most: beyond them a shape's fixed numbers vary too much to be worth it. */
@@ -173,6 +182,7 @@ export function keepShape(
   const ends: number[] = [];
   const kinds: number[] = [];
   const limits: number[] = [];
+  const varying = new Set<string>();
   for (let i = from; i < text.length;) {
     if (!startsNumber(text, i, from)) {
       i++;
@@ -180,10 +190,12 @@ export function keepShape(
     }
     const e = numberEnd(text, i, text.length);
     const place = places.get(i);
+    const varies = place !== undefined && numberFits(place.kind, place.limit, text, i, e);
     starts.push(i - from);
     ends.push(e - from);
-    kinds.push(place && numberFits(place.kind, place.limit, text, i, e) ? place.kind : FIXED);
+    kinds.push(varies ? place.kind : FIXED);
     limits.push(place?.limit ?? 0);
+    if (varies && place.storage !== undefined) varying.add(place.storage);
     i = e;
   }
   list.push({
@@ -194,6 +206,7 @@ export function keepShape(
     limits: Float64Array.from(limits),
     match,
     actions,
+    varying,
   });
   shapes.set(hash, list);
 }
@@ -214,10 +227,14 @@ function plainValued(f: FieldDef): boolean {
   );
 }
 
-/** A number at `s`, written as the one there, up to `limit` (a value for decimal, bits for hex). */
-function number(text: string, s: number, bits: number, places: Map<number, Place>): void {
+/**
+ * A number at `s`, written as the one there, up to `limit` (a value for decimal, bits for hex):
+ * the value of `storage`, when given.
+ */
+function number(text: string, s: number, bits: number, places: Map<number, Place>, storage?: string): void {
   const hex = text.charCodeAt(s) === 0x30 && text.charCodeAt(s + 1) === 0x78;
-  places.set(s, hex ? { kind: HEX, limit: bits } : { kind: DECIMAL, limit: 2 ** bits - 1 });
+  const place: Place = hex ? { kind: HEX, limit: bits } : { kind: DECIMAL, limit: 2 ** bits - 1 };
+  places.set(s, storage === undefined ? place : { ...place, storage });
 }
 
 /**
@@ -235,10 +252,10 @@ function valuePlaces(text: string, s: number, e: number, field: FieldDef, places
       if (octets.length === 4 && end !== e) return;
       i = end + 1;
     }
-    for (const at of octets) places.set(at, { kind: DECIMAL, limit: 255 });
+    for (const at of octets) places.set(at, { kind: DECIMAL, limit: 255, storage: field.storage });
     return;
   }
-  if (numberEnd(text, s, e) === e) number(text, s, field.bytes * 8, places);
+  if (numberEnd(text, s, e) === e) number(text, s, field.bytes * 8, places, field.storage);
 }
 
 function isSeparator(c: number): boolean {
@@ -267,7 +284,8 @@ function addressAndPort(text: string, s: number, e: number, places: Map<number, 
   const address = new Map<number, Place>();
   valuePlaces(text, s, colon, fieldByName('nw_dst')!, address);
   if (address.size !== 4) return;
-  for (const [at, place] of address) places.set(at, place);
+  // An address NAT translates to, which no match entry holds and no action writes.
+  for (const [at, { kind, limit }] of address) places.set(at, { kind, limit });
   places.set(colon + 1, { kind: DECIMAL, limit: 0xffff });
 }
 
@@ -283,7 +301,7 @@ function actionPlaces(text: string, start: number, end: number, places: Map<numb
         const arrow = arg.indexOf('->');
         const dst = arrow > 0 && !t.paren ? parseSubfield(arg.slice(arrow + 2)) : undefined;
         if (dst?.ok && isDigit(arg.charCodeAt(0)) && numberEnd(text, s, s + arrow) === s + arrow)
-          number(text, s, dst.subfield.bits, places);
+          number(text, s, dst.subfield.bits, places, dst.subfield.field.storage);
         break;
       }
       case 'set_field': {

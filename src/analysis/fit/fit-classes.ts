@@ -114,6 +114,8 @@ class ClassKeys {
   private readonly actionKeys = new Map<readonly Action[], string>();
   /** So are match entries (a dump's flows share all but an address of their matches). */
   private readonly entryKeys = new WeakMap<MatchField, string>();
+  /** Whether a shape's varying storages (see FlowOutline) are any that fitting reads the values of. */
+  private readonly readsVarying = new WeakMap<ReadonlySet<string>, boolean>();
 
   constructor(profile: Profile) {
     this.bits = patternBits(profile);
@@ -124,9 +126,24 @@ class ClassKeys {
   key(flow: Flow): string {
     const outline = flow.outline;
     if (outline !== undefined && !outline.shaped) return this.outlineKey(flow, outline);
-    let key = `${tableKey(flow.table)}|${flow.priority}|${this.listKey(flow.actions)}|${flow.match.fields.length}`;
-    for (const e of flow.match.fields) key += this.sharedEntryKey(e);
+    // A line of a shape whose numbers that differ are none that fitting reads fits as its shape's
+    // first line does: its key is made from that line's match and actions, without reading it.
+    const shared = outline?.varying !== undefined && !this.reads(outline.varying) && outline.actions !== 'conjunctions';
+    const actions = shared ? (outline.actions as readonly Action[]) : flow.actions;
+    const { fields } = shared ? outline.match : flow.match;
+    let key = `${tableKey(flow.table)}|${flow.priority}|${this.listKey(actions)}|${fields.length}`;
+    for (const e of fields) key += this.sharedEntryKey(e);
     return key;
+  }
+
+  /** Whether fitting reads the values of any of the storages: those patterns match on or ask the writes of. */
+  private reads(storages: ReadonlySet<string>): boolean {
+    let reads = this.readsVarying.get(storages);
+    if (reads === undefined) {
+      reads = [...storages].some((s) => this.bits.has(s) || this.written.has(s));
+      this.readsVarying.set(storages, reads);
+    }
+    return reads;
   }
 
   /**
