@@ -170,3 +170,25 @@ test('lines are read lazily wherever they lie: within the whole text, between CR
     lines.map((l, i) => (i === 7 ? `${stats(7)}priority=0 actions=goto_table:14` : l)),
   );
 });
+
+test('a lazily read flow tells its counters are both 0 only when its line prints them so', () => {
+  const body = 'priority=200,ip,nw_src=10.16.0.1 actions=conjunction(7,1/2)';
+  const counters = [
+    'n_packets=0, n_bytes=0',
+    'n_packets=0, n_bytes=0',
+    'n_packets=0x0, n_bytes=0',
+    'n_packets=1, n_bytes=0',
+  ];
+  const lines = counters.map((c, i) => ` cookie=0x1, duration=${i}.5s, table=12, ${c}, ${body}`);
+  const { flows, diagnostics } = parseDump(lines.join('\n'), { file: 'dump' });
+  assert.deepEqual(diagnostics, []);
+  assert.deepEqual(
+    flows.map((f) => [f.outline !== undefined, f.zeroCounters === true, f.stats?.packets, f.stats?.bytes]),
+    [
+      [false, false, 0n, 0n],
+      [true, true, 0n, 0n],
+      [true, false, 0n, 0n],
+      [true, false, 1n, 0n],
+    ],
+  );
+});

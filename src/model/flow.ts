@@ -107,6 +107,12 @@ export interface Flow {
   readonly importance: number;
   readonly flags: readonly FlowFlag[];
   readonly stats?: FlowStats;
+  /**
+   * True on a lazily read flow whose packet and byte counters are both printed as 0 (its stats
+   * say so too): a sum of counters over a large dump, whose flows mostly met no packet, need not
+   * make their statistics.
+   */
+  readonly zeroCounters?: boolean;
   readonly origin: Origin;
   /**
    * Set on a flow read lazily from a large dump (its match and actions are made when first asked

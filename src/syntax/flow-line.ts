@@ -353,23 +353,7 @@ export function lazyFlow(text: string, start: number, end: number, line: number,
   if (afterPriority === statsEnd) return undefined;
   let matchStart = afterPriority;
   while (matchStart < keyword && isSeparator(text.charCodeAt(matchStart))) matchStart++;
-  // 255 means "all tables": an addition with it lands in table 0.
-  const table = printed.table === 255 ? 0 : printed.table;
-  const { cookie } = printed;
-  return LineFlow.of(
-    table,
-    digits.value,
-    cookie,
-    text,
-    start,
-    end,
-    source,
-    line,
-    statsEnd,
-    matchStart,
-    keyword,
-    actionsStart,
-  );
+  return LineFlow.of(printed, digits.value, text, start, end, source, line, matchStart, keyword, actionsStart);
 }
 
 /** Parses line `line` of `file`; undefined when the line has errors (they are in the sink). */

@@ -16,7 +16,7 @@ import { isPlainConjunctionList, plainConjunctions } from './actions.ts';
 import { templateVariant, withAddress } from './address-variants.ts';
 import { NO_FLAGS, tableRefOf } from './interned.ts';
 import { type LineShape, shapeHash, shapeOf } from './line-shape.ts';
-import { statsEndingAt } from './printed-stats.ts';
+import { type PrintedStats, statsEndingAt } from './printed-stats.ts';
 import type { RecurringParts } from './recurring.ts';
 
 /** Lists longer than this (in characters) name several conjunctions, a set rarely repeated. */
@@ -104,16 +104,19 @@ export interface LineSource {
 const lastStats: { of: LineFlow | undefined; stats: FlowStats } = { of: undefined, stats: {} };
 
 /**
- * How a LineFlow packs its small numbers, two words instead of seven: a million flows are a
+ * How a LineFlow packs its small numbers, two words instead of eight: a million flows are a
  * million objects the collector copies. `head`: the table (8 bits), the priority (16) and the
  * outline's entry index + 2 (6); `ends`: where the statistics end (10 bits) and where the actions
- * start (20), from the line's start. A line whose numbers do not fit is read at once.
+ * start (19), from the line's start, and whether both counters are 0 (1). A line whose numbers do
+ * not fit is read at once.
  */
 const PRIORITY_SHIFT = 8;
 const INDEX_SHIFT = 24;
 const MAX_INDEX = 61;
 const STATS_BITS = 10;
-const MAX_ACTIONS_START = 2 ** 20 - 1;
+const ACTIONS_BITS = 19;
+const MAX_ACTIONS_START = 2 ** ACTIONS_BITS - 1;
+const ZERO_COUNTERS = 2 ** (STATS_BITS + ACTIONS_BITS);
 
 export class LineFlow implements Flow {
   // Made by LineFlow.make, never by a constructor: the fields are declared here, set there.
@@ -174,27 +177,29 @@ export class LineFlow implements Flow {
   }
 
   /**
-   * The flow of line `line`, `text[at, end)`, in the printed form with its statistics (ending at
-   * `statsEnd`) and a plain priority, whose match (from `matchStart` to `keyword`) and actions
-   * (from `actionsStart`) are both known clean recurring parts, or which is of a clean line's
-   * shape; undefined for any other line, which is then read at once.
+   * The flow of line `line`, `text[at, end)`, in the printed form with its statistics (`stats`)
+   * and a plain priority, whose match (from `matchStart` to `keyword`) and actions (from
+   * `actionsStart`) are both known clean recurring parts, or which is of a clean line's shape;
+   * undefined for any other line, which is then read at once.
    */
   static of(
-    table: number,
+    stats: PrintedStats,
     priority: number,
-    cookie: bigint,
     text: string,
     at: number,
     end: number,
     source: LineSource,
     line: number,
-    statsEnd: number,
     matchStart: number,
     keyword: number,
     actionsStart: number,
   ): LineFlow | undefined {
-    if (statsEnd - at >= 2 ** STATS_BITS || actionsStart - at > MAX_ACTIONS_START) return undefined;
-    const ends = (statsEnd - at) | ((actionsStart - at) << STATS_BITS);
+    const statsEnd = stats.end - at;
+    if (statsEnd >= 2 ** STATS_BITS || actionsStart - at > MAX_ACTIONS_START) return undefined;
+    const ends = statsEnd | ((actionsStart - at) << STATS_BITS) | (stats.zero ? ZERO_COUNTERS : 0);
+    // 255 means "all tables": an addition with it lands in table 0.
+    const table = stats.table === 255 ? 0 : stats.table;
+    const { cookie } = stats;
     if (knownMatch(text, matchStart, keyword, source.parts)) {
       const actions = knownActions(text, actionsStart, end, source.parts);
       if (actions !== undefined && found.index <= MAX_INDEX)
@@ -224,7 +229,11 @@ export class LineFlow implements Flow {
 
   /** Where the actions start in the text. */
   private get actionsStart(): number {
-    return this.at + (this.ends >>> STATS_BITS);
+    return this.at + ((this.ends >>> STATS_BITS) & MAX_ACTIONS_START);
+  }
+
+  get zeroCounters(): boolean {
+    return (this.ends & ZERO_COUNTERS) !== 0;
   }
 
   /** Where the line ends in the text. */

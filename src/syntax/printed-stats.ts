@@ -36,7 +36,20 @@ const PRINTED = new RegExp(
 );
 
 /** What scanPrintedStats found, held in one place rather than made anew for each line. */
-export const printed = { cookie: 0n, table: 0, end: 0 };
+export interface PrintedStats {
+  cookie: bigint;
+  /** As printed: 255 ("all tables") is table 0 for a flow. */
+  table: number;
+  /** Where the statistics end. */
+  end: number;
+  /** Whether the packet and byte counters are both printed as `0`. */
+  zero: boolean;
+}
+
+export const printed: PrintedStats = { cookie: 0n, table: 0, end: 0, zero: false };
+
+/** How the statistics end when no packet has met the flow (most flows of a large policy dump). */
+const ZERO_COUNTERS = 'n_packets=0, n_bytes=0, ';
 
 /** The text of the last cookie read and its value: a dump prints the same cookie on run after run of lines. */
 let lastCookieText = '';
@@ -71,6 +84,7 @@ export function scanPrintedStats(text: string, start: number): boolean {
   printed.cookie = cookieAt(text, cookieStart, cookieEnd);
   printed.table = table;
   printed.end = end;
+  printed.zero = text.startsWith(ZERO_COUNTERS, end - ZERO_COUNTERS.length);
   return true;
 }
 

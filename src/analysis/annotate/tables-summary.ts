@@ -84,6 +84,11 @@ class CounterSum {
   private big: bigint | undefined;
   private small = 0;
 
+  /** A counter that is 0: the sum is known now, its value unchanged. */
+  addZero(): void {
+    this.big ??= 0n;
+  }
+
   add(v: bigint | null | undefined): void {
     if (v === undefined || v === null) return;
     this.big ??= 0n;
@@ -141,8 +146,13 @@ function walkTable(t: PipelineTable, pipeline: Pipeline): TableWalk {
       }
     }
     if (missFlow === undefined && isTableMiss(f)) missFlow = f;
-    packets.add(f.stats?.packets);
-    bytes.add(f.stats?.bytes);
+    if (f.zeroCounters === true) {
+      packets.addZero();
+      bytes.addZero();
+    } else {
+      packets.add(f.stats?.packets);
+      bytes.add(f.stats?.bytes);
+    }
   }
   const next = [...first].sort(([, a], [, b]) => b.priority - a.priority || a.seq - b.seq).map(([ref]) => ref);
   return { next, missFlow, packets: packets.total, bytes: bytes.total };
