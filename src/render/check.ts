@@ -39,7 +39,7 @@ import { bitsWords, stateWords } from './words/bits.ts';
 import { portWords } from './words/port.ts';
 import { tableNameWords } from './words/names.ts';
 import { unpainted } from './style.ts';
-import { fillTemplate } from '../analysis/fit/sentence-template.ts';
+import { fillTemplate } from './words/template.ts';
 import { traceWorkText } from './trace.ts';
 
 export interface CheckStyle {

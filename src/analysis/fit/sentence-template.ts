@@ -4,6 +4,7 @@
  * placeholder the flow leaves empty does not fit that flow, unless the template says in words
  * what an absent value means (`{tp_dst|any port}`). Placeholders written back to back
  * (`{nw_dst}{ipv6_dst}`) are alternatives: one of them having a value is enough.
+ * render/words/template.ts fills the sentence.
  */
 import { type Action, flattenActions } from '../../model/actions.ts';
 import { fieldByName } from '../../model/fields.ts';
@@ -44,28 +45,6 @@ export function templateParts(meaning: string): readonly TemplatePart[] {
   if (at < meaning.length) out.push({ text: meaning.slice(at) });
   parsed.set(meaning, (parts = out));
   return parts;
-}
-
-/**
- * The sentence with each run of placeholders replaced by the values `value` gives them (every one
- * of the run, in order, or the first that has one), else by the run's words for an absent value,
- * else by `absent`. An annotation fills every placeholder of a run and leaves nothing for an
- * unfilled one; a check's finding knows only a few words, takes the first and marks a gap `…`.
- */
-export function fillTemplate(
-  meaning: string,
-  value: (name: string) => string | undefined,
-  run: 'all' | 'first',
-  absent: string,
-): string {
-  return templateParts(meaning)
-    .map((part) => {
-      if ('text' in part) return part.text;
-      const values = part.run.map((p) => value(p.name) ?? '');
-      const filled = run === 'all' ? values.join('') : (values.find((v) => v !== '') ?? '');
-      return filled !== '' ? filled : (part.run.find((p) => p.fallback !== undefined)?.fallback ?? absent);
-    })
-    .join('');
 }
 
 /** Placeholders that always have words: the conntrack zone (the default zone when none is given), the flow's priority and table. */

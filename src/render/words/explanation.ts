@@ -7,7 +7,7 @@ import type {
   PlaceholderValue,
   UnknownExplanation,
 } from '../../analysis/annotate/annotate.ts';
-import { fillTemplate } from '../../analysis/fit/sentence-template.ts';
+import { fillTemplate } from './template.ts';
 import { jumpTargets } from '../../model/flow-exits.ts';
 import { rangeText } from './profile.ts';
 import type { VerdictReason } from '../../analysis/trace/trace-verdict.ts';
