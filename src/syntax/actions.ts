@@ -978,18 +978,17 @@ export function isPlainConjunctionList(text: string, start: number, end: number)
   return readPlainConjunctions(text, start, end, undefined);
 }
 
-/** Told a plain list's conjunctions as numbers (see eachLineConjunction). */
+/** Told a plain list's conjunctions as numbers (see eachListConjunction). */
 export type ConjunctionVisitor = (id: number, clause: number, nClauses: number) => void;
 
 /**
- * The conjunctions of a flow line whose actions are a plain conjunction list (a lazily read flow
- * whose outline says so), each told to `visit` as numbers without making an action: the
- * conjunction analysis reads a million such lists once. False when the line's actions are no
- * such list; the conjunctions before the first element that is not plain have been told then.
+ * The conjunctions of an action list `text[start, end)` that is a plain conjunction list (a lazily
+ * read flow's, see LineFlow.eachConjunction), each told to `visit` as numbers without making an
+ * action: the conjunction analysis reads a million such lists once. False when it is no such
+ * list; the conjunctions before the first element that is not plain have been told then.
  */
-export function eachLineConjunction(line: string, visit: ConjunctionVisitor): boolean {
-  const actions = line.lastIndexOf('actions=');
-  return actions >= 0 && readPlainConjunctions(line, actions + 8, line.length, undefined, visit);
+export function eachListConjunction(text: string, start: number, end: number, visit: ConjunctionVisitor): boolean {
+  return readPlainConjunctions(text, start, end, undefined, visit);
 }
 
 function readPlainConjunctions(

@@ -12,7 +12,7 @@ import type { Action } from '../model/actions.ts';
 import type { Flow, FlowFlag, FlowOutline, FlowStats, Match, Origin } from '../model/flow.ts';
 import { EMPTY_MATCH } from '../model/match.ts';
 import type { TableRef } from '../model/tables.ts';
-import { isPlainConjunctionList, plainConjunctions } from './actions.ts';
+import { type ConjunctionVisitor, eachListConjunction, isPlainConjunctionList, plainConjunctions } from './actions.ts';
 import { templateVariant, withAddress } from './address-variants.ts';
 import { NO_FLAGS, tableRefOf } from './interned.ts';
 import { type LineShape, shapeHash, shapeOf } from './line-shape.ts';
@@ -278,6 +278,15 @@ export class LineFlow implements Flow {
       lastStats.stats = statsEndingAt(this.text, this.at + this.statsEnd);
     }
     return lastStats.stats;
+  }
+
+  /**
+   * When its actions are a plain list of conjunctions, each told to `visit` as numbers, read from
+   * the text without making the line's string or its actions (see eachListConjunction); false
+   * for any other flow.
+   */
+  eachConjunction(visit: ConjunctionVisitor): boolean {
+    return this.sharedActions === 'conjunctions' && eachListConjunction(this.text, this.actionsStart, this.end, visit);
   }
 
   /** Made anew each time: few commands keep it, and a million flows would each hold one. */

@@ -4,7 +4,7 @@
  * flow can serve thousands of conjunctions.
  */
 import { FIELDS, type FieldDef } from '../../model/fields.ts';
-import type { Flow, Match, MatchField } from '../../model/flow.ts';
+import type { Flow, FlowOutline, Match, MatchField } from '../../model/flow.ts';
 import { ShapeTrie } from '../../model/flow-index.ts';
 import { portNameOnly } from '../../model/match.ts';
 import { ones, prefixLength } from '../../model/values.ts';
@@ -68,17 +68,35 @@ const NO_ENTRY: MatchField = { field: FIELDS[0]!, value: 0n, mask: 0n };
  * has a million clause flows, and one object each rather than two halves what they cost to make.
  */
 export class ClauseFlow extends SingleEntry {
-  readonly flow: Flow;
-  readonly shape: TermShape;
+  // Made by ClauseFlow.make, never by a constructor: the fields are declared here, set there.
+  declare readonly flow: Flow;
+  declare readonly shape: TermShape;
   /** The hard flow that always takes precedence over this one (null: none); set once asked. */
-  cover: Flow | null | undefined = undefined;
+  declare cover: Flow | null | undefined;
 
-  /** `key` is the one non-protocol entry, or undefined when the flow matches none or several. */
-  constructor(flow: Flow, shape: TermShape, key: MatchField | undefined) {
+  /**
+   * `key` is the one non-protocol entry, or undefined when the flow matches none or several. An
+   * object literal, not `new`: V8 puts the objects of a literal that mostly outlive their first
+   * collections straight in the old generation (see LineFlow.make), and a million clause flows
+   * are not each copied twice by the young generation's collector.
+   */
+  static make(flow: Flow, shape: TermShape, key: MatchField | undefined): ClauseFlow {
     // Without a single entry the entry fields are never read (`single` is undefined).
-    super(key ?? NO_ENTRY);
-    this.flow = flow;
-    this.shape = shape;
+    const e = key ?? NO_ENTRY;
+    const exact = e.mask === fullMask(e.field);
+    const fields = {
+      __proto__: ClauseFlow.prototype,
+      e,
+      exact,
+      key: exactKey(e),
+      first: e.value,
+      last: exact ? e.value : intervalOf(e.field, e)?.last,
+      order: Number(e.value),
+      flow,
+      shape,
+      cover: undefined,
+    };
+    return fields as unknown as ClauseFlow;
   }
 
   /** Set when exactly one key field is matched. */
@@ -138,20 +156,20 @@ export class ClauseShapes {
    */
   private readonly byOutline = new Map<Match, PlacedShape>();
 
-  of(flow: Flow): ClauseFlow {
-    const outline = flow.outline;
+  /** `outline`: the flow's, when the caller has it already (a lazily read flow makes one each time it is asked). */
+  of(flow: Flow, outline: FlowOutline | undefined = flow.outline): ClauseFlow {
     if (outline === undefined || outline.shaped) {
       const { shape, keyAt } = this.place(flow.match);
-      return new ClauseFlow(flow, shape, keyAt < 0 ? undefined : flow.match.fields[keyAt]);
+      return ClauseFlow.make(flow, shape, keyAt < 0 ? undefined : flow.match.fields[keyAt]);
     }
     // The outline's values are the flow's but for one address entry's.
     let placed = this.byOutline.get(outline.match);
     if (placed === undefined) this.byOutline.set(outline.match, (placed = this.place(outline.match)));
     const { shape, keyAt } = placed;
-    if (keyAt < 0) return new ClauseFlow(flow, shape, undefined);
+    if (keyAt < 0) return ClauseFlow.make(flow, shape, undefined);
     const e = outline.match.fields[keyAt]!;
     const key = keyAt === outline.entry ? { field: e.field, value: BigInt(outline.address), mask: e.mask } : e;
-    return new ClauseFlow(flow, shape, key);
+    return ClauseFlow.make(flow, shape, key);
   }
 
   /** The shape of a match whose protocol values (not the others) are the flow's. */

@@ -9,7 +9,7 @@
  * flows is explained in seconds.
  */
 import type { FieldDef } from '../../model/fields.ts';
-import { type Flow, type Match, matchOutline, packetTotal } from '../../model/flow.ts';
+import { type Flow, type FlowOutline, type Match, packetTotal } from '../../model/flow.ts';
 import { MatchIndex } from '../../model/flow-index.ts';
 import { matchesPacket } from '../../model/match.ts';
 import { inMatchOrder, type Pipeline, tableKey } from '../../model/pipeline.ts';
@@ -27,7 +27,7 @@ import {
 } from './clause-shape.ts';
 import { findOverlaps } from './conjunction-overlap.ts';
 import { ClauseRecords, ConjunctionList } from './clause-records.ts';
-import { eachLineConjunction } from '../../syntax/actions.ts';
+import { LineFlow } from '../../syntax/line-flow.ts';
 
 /** One element of a dimension's accepted set, in the terms that read best for the field. */
 export type Member =
@@ -161,17 +161,38 @@ interface Entry {
 }
 
 function isActionFlow(f: Flow): number | undefined {
-  // The outline tells which fields a lazily read flow matches; only an action flow's match is made.
-  if (!matchOutline(f).fields.some((e) => e.field.storage === 'conj_id')) return undefined;
+  // The outline tells which fields a lazily read flow matches; only an action flow's match is made,
+  // and not even that for one read by its shape when its line gives the id as ovs-ofctl prints it.
+  const outline = f.outline;
+  if (!(outline?.match ?? f.match).fields.some((e) => e.field.storage === 'conj_id')) return undefined;
+  if (outline?.shaped) {
+    const id = printedConjId(f.origin.text);
+    if (id !== undefined) return id;
+  }
   for (const e of f.match.fields) if (e.field.storage === 'conj_id') return Number(e.value);
   return undefined;
 }
 
+/**
+ * The id of a line's `conj_id=N` when written in decimal and followed by another field or the
+ * actions; undefined for another spelling. Only for a line whose match has a conj_id field: the
+ * statistics before it never hold the text.
+ */
+function printedConjId(text: string): number | undefined {
+  const start = text.indexOf('conj_id=') + 8;
+  if (start < 8) return undefined;
+  let id = 0;
+  let i = start;
+  for (let c = text.charCodeAt(i); c >= 0x30 && c <= 0x39; c = text.charCodeAt(++i)) id = id * 10 + c - 0x30;
+  const next = text.charCodeAt(i);
+  return i > start && i - start <= 10 && id <= 0xffffffff && (next === 0x2c || next === 0x20) ? id : undefined;
+}
+
 /** Whether a flow has a conjunction action, told from a lazily read flow's outline (actions of the same kinds). */
-function hasConjunction(f: Flow): boolean {
-  const outline = f.outline?.actions;
-  if (outline === 'conjunctions') return true;
-  for (const a of outline ?? f.actions) if (a.kind === 'conjunction') return true;
+function hasConjunction(f: Flow, outline: FlowOutline | undefined = f.outline): boolean {
+  const actions = outline?.actions;
+  if (actions === 'conjunctions') return true;
+  for (const a of actions ?? f.actions) if (a.kind === 'conjunction') return true;
   return false;
 }
 
@@ -620,36 +641,37 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
       lastRef = f.table;
     }
     if (!table) continue;
-    let clause: ClauseFlow | undefined;
-    const flowRecords = records.count;
-    const add = (action: number, id: number, k: number, n: number): void => {
-      if (!clause) clauseFlows.push((clause = shapes.of(f)));
-      const e = entryFor(table!, id, f, placeOf(place, action), entries);
-      // The same conjunction action twice on one flow counts once: this flow's records are the last.
-      if (e.lastClause === clause && records.has(flowRecords, e.ordinal, k)) return;
-      if (e.lastClause === undefined) {
-        e.p0 = f.priority;
-        e.n0 = n;
-      } else if (f.priority !== e.p0 || n !== e.n0) e.consistent = false;
-      if (k > e.width) e.width = k;
-      if (f.priority < e.minPriority) e.minPriority = f.priority;
-      if (e.lastClause?.shape !== clause.shape && !e.shapes.includes(clause.shape)) e.shapes.push(clause.shape);
-      e.lastClause = clause;
-      e.size++;
-      records.add(e.ordinal, clauseFlows.length - 1, k, n);
-    };
     // A lazily read flow of conjunctions alone is read from its line, its action list never made.
     list.count = 0;
-    if (f.outline?.actions === 'conjunctions' && eachLineConjunction(f.origin.text, list.add))
-      for (let i = 0; i < list.count; i++) add(i, list.id(i), list.k(i), list.n(i));
-    else if (hasConjunction(f)) {
-      const { actions } = f;
-      for (let i = 0; i < actions.length; i++) {
-        const a = actions[i]!;
-        if (a.kind === 'conjunction') add(i, a.id, a.clause, a.nClauses);
-      }
+    const outline = f.outline;
+    if (!(f instanceof LineFlow && f.eachConjunction(list.add))) {
+      list.count = 0;
+      if (hasConjunction(f, outline))
+        for (const a of f.actions) if (a.kind === 'conjunction') list.add(a.id, a.clause, a.nClauses);
     }
-    if (clause) continue;
+    if (list.count > 0) {
+      const clause = shapes.of(f, outline);
+      clauseFlows.push(clause);
+      const flowRecords = records.count;
+      for (let i = 0; i < list.count; i++) {
+        const k = list.k(i);
+        const n = list.n(i);
+        const e = entryFor(table, list.id(i), f, placeOf(place, i), entries);
+        // The same conjunction action twice on one flow counts once: this flow's records are the last.
+        if (e.lastClause === clause && records.has(flowRecords, e.ordinal, k)) continue;
+        if (e.lastClause === undefined) {
+          e.p0 = f.priority;
+          e.n0 = n;
+        } else if (f.priority !== e.p0 || n !== e.n0) e.consistent = false;
+        if (k > e.width) e.width = k;
+        if (f.priority < e.minPriority) e.minPriority = f.priority;
+        if (e.lastClause?.shape !== clause.shape && !e.shapes.includes(clause.shape)) e.shapes.push(clause.shape);
+        e.lastClause = clause;
+        e.size++;
+        records.add(e.ordinal, clauseFlows.length - 1, k, n);
+      }
+      continue;
+    }
     table.hard.push(f);
     const id = isActionFlow(f);
     if (id !== undefined) entryFor(table, id, f, placeOf(place, 0), entries).actionFlows.push(f);
