@@ -15,7 +15,10 @@ export interface NodeDump extends ParsedFiles {
   readonly nodeProblems: readonly string[];
 }
 
-export function readNode(node: NodeSource, options: Pick<ParseFilesOptions, 'portMap' | 'onProgress'> = {}): NodeDump {
+export function readNode(
+  node: NodeSource,
+  options: Pick<ParseFilesOptions, 'portMap' | 'onProgress' | 'sameLines'> = {},
+): NodeDump {
   const { flows, groups, ports, agentinfo } = node.files;
   const parsed = parseFiles(
     [flows, groups].filter((f): f is NodeFile => f !== undefined),
