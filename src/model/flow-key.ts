@@ -209,8 +209,14 @@ export function inferPortNumbers(
     const name = portNameOnly(e);
     return name !== undefined && naming.ports?.number(name) === undefined ? name : undefined;
   };
-  // A lazily read flow's outline holds the ports its match holds.
-  const wanted = named.filter((f) => matchOutline(f).fields.some((e) => unresolved(e) !== undefined));
+  // A lazily read flow's outline holds the ports its match holds; flows share outlines, each looked at once.
+  const namesPorts = new Map<Match, boolean>();
+  const wanted = named.filter((f) => {
+    const m = matchOutline(f);
+    let v = namesPorts.get(m);
+    if (v === undefined) namesPorts.set(m, (v = m.fields.some((e) => unresolved(e) !== undefined)));
+    return v;
+  });
   if (wanted.length === 0) return new Map();
   const slots = new Map<string, Set<number>>();
   for (const f of numbered) {
