@@ -151,6 +151,18 @@ export class SameLines {
   }
 }
 
+/** What a flow whose line says what a kept line says after its statistics takes from the kept line's flow. */
+const SHARED = [
+  'priority',
+  'match',
+  'actions',
+  'outline',
+  'idleTimeout',
+  'hardTimeout',
+  'importance',
+  'flags',
+] as const;
+
 /** A flow whose line says after its statistics what a kept line says: that line's flow, but for its statistics, table and cookie. */
 class SameLineFlow implements Flow {
   // Made by SameLineFlow.make, never by a constructor: the fields are declared here, set there.
@@ -198,36 +210,23 @@ class SameLineFlow implements Flow {
     return this.lines.flow(this.entry);
   }
 
-  get priority(): number {
-    return this.same.priority;
-  }
+  declare readonly priority: number;
+  declare readonly match: Match;
+  declare readonly actions: readonly Action[];
+  declare readonly outline: FlowOutline | undefined;
+  declare readonly idleTimeout: number;
+  declare readonly hardTimeout: number;
+  declare readonly importance: number;
+  declare readonly flags: readonly FlowFlag[];
 
-  get match(): Match {
-    return this.same.match;
-  }
-
-  get actions(): readonly Action[] {
-    return this.same.actions;
-  }
-
-  get outline(): FlowOutline | undefined {
-    return this.same.outline;
-  }
-
-  get idleTimeout(): number {
-    return this.same.idleTimeout;
-  }
-
-  get hardTimeout(): number {
-    return this.same.hardTimeout;
-  }
-
-  get importance(): number {
-    return this.same.importance;
-  }
-
-  get flags(): readonly FlowFlag[] {
-    return this.same.flags;
+  static {
+    // What the text after the statistics says is the kept line's flow's: read from it when asked.
+    for (const key of SHARED)
+      Object.defineProperty(SameLineFlow.prototype, key, {
+        get(this: SameLineFlow) {
+          return this.same[key];
+        },
+      });
   }
 
   /** This line's counters; the ages printed after them (`idle_age=`) are in the text both lines share. */
