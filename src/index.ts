@@ -30,7 +30,6 @@ export {
 } from './sources/open.ts';
 export { InputReader, type InputStream } from './sources/input.ts';
 export { parseDump, type ParseOptions, type ParseResult } from './syntax/reader.ts';
-export { type LineSharing, SameLines } from './syntax/same-lines.ts';
 export { parseFiles, type ParsedFiles, type ParseFilesOptions, type RejectedFile } from './sources/parse-files.ts';
 export { mergePortMaps, readPortDescriptions } from './sources/port-map.ts';
 export { openBundle, selectNode, type Bundle } from './sources/bundle.ts';

@@ -17,7 +17,6 @@ import {
   type SourceProblem,
   type SourceSpec,
 } from '../sources/open.ts';
-import type { LineSharing } from '../syntax/same-lines.ts';
 import { asUserError, inputReader } from './input.ts';
 import { INPUT_OPTIONS_HEADING } from './help-groups.ts';
 import { LARGE_INPUT_CHARS, Progress } from './progress.ts';
@@ -34,8 +33,6 @@ export interface LoadOptions {
   readonly maxErrors?: number;
   /** A dump-groups file read with the flows. */
   readonly groups?: string;
-  /** Lines shared with another dump (see syntax/same-lines.ts). */
-  readonly sameLines?: LineSharing;
 }
 
 /** The options `addInputOptions` declares, as commander hands them to the action. */
@@ -252,7 +249,6 @@ export async function loadFromOptions(
     env: io.env,
     parsing: readingProgress(io),
     ...(options.portMap === undefined ? {} : { portMap: options.portMap }),
-    ...(options.sameLines === undefined ? {} : { sameLines: options.sameLines }),
   });
   reportProblems(opened.problems, io, load);
   return opened.dumps[0]!;

@@ -119,19 +119,7 @@ export interface Flow {
    * for): parts shared with many other flows that tell what its match and actions hold without
    * making them. See FlowOutline.
    */
-  readonly outline?: FlowOutline | undefined;
-  /**
-   * Set on a flow of a dump read after another one whose line says, after its statistics, what a
-   * line of that dump says (see syntax/same-lines.ts): that dump's flow, and its place among the
-   * flows that dump was read into. It is this flow but for its statistics, table and cookie.
-   */
-  readonly sameLine?: SameLine;
-}
-
-/** A flow of another dump, and its place among that dump's flows as read. */
-export interface SameLine {
-  readonly flow: Flow;
-  readonly index: number;
+  readonly outline?: FlowOutline;
 }
 
 /**

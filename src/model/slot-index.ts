@@ -14,8 +14,19 @@
 import type { Flow, Match, MatchField } from './flow.ts';
 import { portNameOnly } from './match.ts';
 import { type Naming, resolveMatchPorts, resolveTable } from './flow-key.ts';
-import { mix, stringHash } from './hash.ts';
-import { writtenHash } from './written-line.ts';
+
+function stringHash(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h;
+}
+
+/** Final mixing, so that sums of entry hashes spread (murmur3's finaliser). */
+function mix(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return h ^ (h >>> 16);
+}
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -180,6 +191,26 @@ export class SlotIndex {
       yield slot;
     }
   }
+}
+
+/**
+ * A hash of the text of a dump line after its statistics (from `start`), from its length and a
+ * sample of its characters: the first 40 (priority and match, where flows of one table differ
+ * most), the last 12 and 12 spread between. Lines that hash alike are compared whole; reading
+ * every character of two million-flow dumps cost more than the rest of a diff.
+ */
+function writtenHash(text: string, start: number): number {
+  const end = text.length;
+  let h = Math.imul(0x811c9dc5 ^ (end - start), 0x01000193);
+  if (end - start <= 64) {
+    for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+    return mix(h) & 0x3fffffff;
+  }
+  for (let i = start; i < start + 40; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  const stride = Math.floor((end - 12 - (start + 40)) / 12) || 1;
+  for (let i = start + 40; i < end - 12; i += stride) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  for (let i = end - 12; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return mix(h) & 0x3fffffff;
 }
 
 /**

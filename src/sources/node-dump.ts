@@ -15,10 +15,7 @@ export interface NodeDump extends ParsedFiles {
   readonly nodeProblems: readonly string[];
 }
 
-export function readNode(
-  node: NodeSource,
-  options: Pick<ParseFilesOptions, 'portMap' | 'onProgress' | 'sameLines'> = {},
-): NodeDump {
+export function readNode(node: NodeSource, options: Pick<ParseFilesOptions, 'portMap' | 'onProgress'> = {}): NodeDump {
   const { flows, groups, ports, agentinfo } = node.files;
   const parsed = parseFiles(
     [flows, groups].filter((f): f is NodeFile => f !== undefined),

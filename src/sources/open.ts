@@ -14,7 +14,6 @@ import { binaryKind, type NodeFile, type NodeSource, SourceError } from './node.
 import { type NodeDump, readNode } from './node-dump.ts';
 import { type ParsedFiles, parseFiles, type ParseFilesOptions } from './parse-files.ts';
 import { mergePortMaps, readPortDescriptions } from './port-map.ts';
-import type { LineSharing } from '../syntax/same-lines.ts';
 
 /** What every kind of source may come with. */
 export interface SourceExtras {
@@ -94,8 +93,6 @@ export interface OpenSourceOptions {
   /** Port numbers ↔ names known from elsewhere; ports described in the inputs are added to it. */
   readonly portMap?: PortMap;
   readonly parsing?: Parsing;
-  /** Lines shared with another dump (see syntax/same-lines.ts). */
-  readonly sameLines?: LineSharing;
 }
 
 /**
@@ -296,7 +293,7 @@ function everyNode(bundle: Bundle, name: string | undefined, context: Reading): 
     );
   for (const p of bundle.problems) context.problems.damaged(p);
   return chosen.map((n) => {
-    const dump = readNode(n, portMapOf(context));
+    const dump = readNode(n, context.portMap === undefined ? {} : { portMap: context.portMap });
     return { ...dump, sources: [`${bundle.path}[${n.name}]`], files: nodeTexts(n), node: dump };
   });
 }
@@ -317,20 +314,11 @@ function parsing<T>(
   return around(label, chars, (onProgress) => parse(onProgress ? { onProgress } : {}));
 }
 
-function portMapOf(context: Reading): { readonly portMap?: PortMap } {
-  return context.portMap === undefined ? {} : { portMap: context.portMap };
-}
-
-function sameLinesOf(context: Reading): { readonly sameLines?: LineSharing } {
-  const { sameLines } = context.options;
-  return sameLines === undefined ? {} : { sameLines };
-}
-
 /** A node (of a bundle, or a live switch) read as one dump, its problems said. */
 function readNodeDump(node: NodeSource, label: string, context: Reading): SourceDump {
-  const shared = { ...portMapOf(context), ...sameLinesOf(context) };
+  const portMap = context.portMap === undefined ? {} : { portMap: context.portMap };
   const dump = parsing(context, label, [node.files.flows, node.files.groups], (onProgress) =>
-    readNode(node, { ...shared, ...onProgress }),
+    readNode(node, { ...portMap, ...onProgress }),
   );
   for (const p of dump.nodeProblems) context.problems.damaged(p);
   context.problems.parsed(dump, `node ${dump.name}`);
@@ -382,9 +370,9 @@ async function readFiles(paths: readonly string[], node: string | undefined, con
   const files = read.flatMap((r) => ('files' in r ? [r.files.flows, r.files.groups].filter(defined) : [r]));
   const portFiles = nodes.map((n) => n.files.ports).filter(defined);
   const label = names.length === 1 ? inputLabel(names[0]!) : 'the inputs';
-  const shared = { ...portMapOf(context), ...sameLinesOf(context) };
+  const portMap = context.portMap === undefined ? {} : { portMap: context.portMap };
   const result = parsing(context, label, files, (onProgress) =>
-    parseFiles(files, { ...shared, portFiles, ...onProgress }),
+    parseFiles(files, { ...portMap, portFiles, ...onProgress }),
   );
   if (result.rejected.length > 0)
     throw new Refusal(

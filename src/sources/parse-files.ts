@@ -9,7 +9,6 @@ import type { Flow, Group } from '../model/flow.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import type { PortMap } from '../model/ports.ts';
 import { type ParseResult, parseDump } from '../syntax/reader.ts';
-import type { LineSharing } from '../syntax/same-lines.ts';
 import { readTableResubmits } from '../syntax/table-resubmits.ts';
 import { antctlFlowsText } from './antctl.ts';
 import type { NodeFile } from './node.ts';
@@ -68,8 +67,6 @@ export interface ParseFilesOptions {
   readonly portFiles?: readonly NodeFile[];
   /** Told now and then how far the reading of all the files is, in characters. */
   readonly onProgress?: (done: number, of: number) => void;
-  /** Lines shared with another dump (see syntax/same-lines.ts). */
-  readonly sameLines?: LineSharing;
 }
 
 export function parseFiles(files: readonly NodeFile[], options: ParseFilesOptions = {}): ParsedFiles {
@@ -104,7 +101,6 @@ export function parseFiles(files: readonly NodeFile[], options: ParseFilesOption
       file: f.label,
       ...(ports.size > 0 ? { portMap: ports } : {}),
       ...(progress ? { onProgress: progress } : {}),
-      ...(options.sameLines ? { sameLines: options.sameLines } : {}),
     });
     const readSomething = r.flows.length > 0 || r.groups.length > 0 || r.ports.size > 0 || r.protocols.length > 0;
     if (!readSomething && r.badLines + r.proseLines > 0) {

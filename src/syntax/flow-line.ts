@@ -25,7 +25,7 @@ import { FlowChecker } from './consistency.ts';
 import { NO_FLAGS, tableRefOf } from './interned.ts';
 import { isLongConjunctionList, LineFlow, type LineSource } from './line-flow.ts';
 import { keepShape, shapeHash } from './line-shape.ts';
-import { durationAt, printed, printedTable, scanPrintedStats, statsEndingAt } from './printed-stats.ts';
+import { durationAt, printed, scanPrintedStats, statsEndingAt } from './printed-stats.ts';
 import { buildMatch } from './match.ts';
 import { DecimalRun, decimalAt, smallUintAt, uintAt } from './numbers.ts';
 import type { RecurringParts } from './recurring.ts';
@@ -158,7 +158,8 @@ function stats(h: Header): NonNullable<Header['stats']> {
 function readPrintedStats(text: string, h: Header): number {
   if (!scanPrintedStats(text, 0)) return 0;
   h.cookie = printed.cookie;
-  h.table = printedTable();
+  // 255 means "all tables": an addition with it lands in table 0.
+  h.table = tableRefOf(printed.table === 255 ? 0 : printed.table);
   return printed.end;
 }
 

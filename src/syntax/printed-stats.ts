@@ -2,8 +2,7 @@
  * The statistics that open each line of `ovs-ofctl dump-flows`, in the one form it prints them.
  */
 import type { FlowStats } from '../model/flow.ts';
-import type { TableRef } from '../model/tables.ts';
-import { bigintOf, tableRefOf } from './interned.ts';
+import { bigintOf } from './interned.ts';
 import { decimalAt, plainNumberAt } from './numbers.ts';
 
 /** Whether `text[start, end)` is `123.456s`: seconds as printed, then `s`. */
@@ -87,11 +86,6 @@ export function scanPrintedStats(text: string, start: number): boolean {
   printed.end = end;
   printed.zero = text.startsWith(ZERO_COUNTERS, end - ZERO_COUNTERS.length);
   return true;
-}
-
-/** The table of the statistics scanPrintedStats read last: 255, "all tables", is where an addition lands, table 0. */
-export function printedTable(): TableRef {
-  return tableRefOf(printed.table === 255 ? 0 : printed.table);
 }
 
 /**

@@ -13,7 +13,6 @@ import { parseGroupLine } from './group-line.ts';
 import { type LogicalLine, eachLogicalLine } from './lines.ts';
 import { PortDescriptionReader } from './port-description.ts';
 import { RecurringParts } from './recurring.ts';
-import type { LineSharing } from './same-lines.ts';
 import { readTableResubmits } from './table-resubmits.ts';
 
 export interface ParseOptions {
@@ -23,11 +22,6 @@ export interface ParseOptions {
   readonly portMap?: PortMap;
   /** Told now and then how far the reading is, in lines: for a progress display. */
   readonly onProgress?: (lines: number, of: number) => void;
-  /**
-   * Lines shared with another dump (see same-lines.ts): this dump's clean lines kept for one read
-   * later, or its lines that a dump read earlier holds read as that dump's flows, unparsed.
-   */
-  readonly sameLines?: LineSharing;
 }
 
 /** Lines read between two calls of `onProgress`. */
@@ -131,9 +125,6 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
   const { onProgress } = options;
   const lines = onProgress === undefined ? 0 : lineCount(text);
   let nextProgress = 0;
-  const { sameLines } = options;
-  const find = sameLines?.role === 'find' ? sameLines.lines : undefined;
-  const keep = sameLines?.role === 'keep' ? sameLines.lines : undefined;
   const progress = (line: number): void => {
     if (onProgress !== undefined && line >= nextProgress) {
       onProgress(line, lines);
@@ -155,11 +146,9 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
   const takeLazyFlow = (text: string, start: number, end: number, line: number): boolean => {
     progress(line);
     const { source } = context;
-    const same = find && context.portMap === undefined ? find.find(text, start, end, file, line) : undefined;
-    const flow = same ?? (source && quoteFree(text, start, end) ? lazyFlow(text, start, end, line, source) : undefined);
+    const flow = source && quoteFree(text, start, end) ? lazyFlow(text, start, end, line, source) : undefined;
     if (flow === undefined) return false;
     inHexDump = false;
-    if (keep && !same && context.portMap === undefined) keep.keep(flow, result.flows.length);
     result.flows.push(flow);
     return true;
   };
@@ -167,10 +156,7 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
     progress(line.line);
     if (isDumpFlowLine(line.text)) {
       inHexDump = false;
-      const same =
-        find && context.portMap === undefined ? find.find(line.text, 0, line.text.length, file, line.line) : undefined;
-      if (same) result.flows.push(same);
-      else readItem(line, false);
+      readItem(line, false);
       return;
     }
     const body = line.text.trimStart();
@@ -227,10 +213,8 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
       else result.badLines++;
     } else {
       const flow = parseFlowLine(text, file, line.line, context);
-      if (flow) {
-        if (keep && sink.problems.length === 0 && context.portMap === undefined) keep.keep(flow, result.flows.length);
-        result.flows.push(flow);
-      } else result.badLines++;
+      if (flow) result.flows.push(flow);
+      else result.badLines++;
     }
     if (sink.problems.length === 0) return;
     for (const p of sink.problems) result.diagnostics.push(toDiagnostic(file, line, p));

@@ -18,7 +18,6 @@ import {
 } from '../../model/flow-key.ts';
 import { eachPortRef } from '../../model/port-refs.ts';
 import { pairWritten, SlotIndex } from '../../model/slot-index.ts';
-import { sameWritten } from '../../model/written-line.ts';
 
 /** The parts of a parsed dump a comparison needs. */
 export interface DumpSide {
@@ -218,42 +217,8 @@ export function readAlike(a: DumpSide, b: DumpSide): boolean {
 function sameLine(a: Flow, b: Flow, cookies: boolean): boolean {
   const { text: ta, statsEnd: ea } = a.origin;
   const { text: tb, statsEnd: eb } = b.origin;
-  return !!ea && !!eb && samePlace(a, b, cookies) && sameWritten(ta, ea, tb, eb);
-}
-
-/** Whether two flows written alike are in one table, with one cookie when cookies count. */
-function samePlace(a: Flow, b: Flow, cookies: boolean): boolean {
-  return a.table === b.table && (!cookies || a.cookie === b.cookie);
-}
-
-/**
- * Flows of `b` the reader read as flows of `a` (see Flow.sameLine) paired with them, each flow of
- * `a` with the first in `b`'s order that is in its table (with its cookie when cookies count), as
- * pairWritten would pair them: a flow so read says what only one line of `a` says. Returns, per
- * dump, 1 for each flow paired.
- */
-function pairRead(
-  a: readonly Flow[],
-  b: readonly Flow[],
-  cookies: boolean,
-): { readonly a: Uint8Array; readonly b: Uint8Array } {
-  const pairedA = new Uint8Array(a.length);
-  const pairedB = new Uint8Array(b.length);
-  for (let j = 0; j < b.length; j++) {
-    const same = b[j]!.sameLine;
-    if (same === undefined) continue;
-    const { flow, index } = same;
-    // A flow of `a` since replaced (a resubmit read anew) is paired as any other.
-    if (a[index] !== flow || pairedA[index] === 1 || !samePlace(flow, b[j]!, cookies)) continue;
-    pairedA[index] = 1;
-    pairedB[j] = 1;
-  }
-  return { a: pairedA, b: pairedB };
-}
-
-/** The flows not paired (0 in `paired`). */
-function unpaired(flows: readonly Flow[], paired: Uint8Array): Flow[] {
-  return flows.filter((_, i) => paired[i] === 0);
+  if (!ea || !eb || a.table !== b.table || (cookies && a.cookie !== b.cookie)) return false;
+  return ta.length - ea === tb.length - eb && ta.endsWith(tb.slice(eb));
 }
 
 /**
@@ -334,15 +299,13 @@ export function diffFlows(
   for (const f of b) tableOf(f).after++;
   for (const f of a) tableOf(f).before++;
   // Lines that read the same pair first, their matches and actions unread: most flows of two
-  // dumps of one switch, most of them read as the first dump's flows already. The rest pair by
-  // slot, in dump order where a dump holds a slot twice.
+  // dumps of one switch. The rest pair by slot, in dump order where a dump holds a slot twice.
   let [restA, restB] = [a, b];
   if (options.readAlike) {
     const cookies = options.cookies ?? false;
-    const read = pairRead(a, b, cookies);
-    [restA, restB] = [unpaired(a, read.a), unpaired(b, read.b)];
-    const written = pairWritten(restA, restB, (x, y) => sameLine(x, y, cookies));
-    [restA, restB] = [unpaired(restA, written.a), unpaired(restB, written.b)];
+    const paired = pairWritten(a, b, (x, y) => sameLine(x, y, cookies));
+    restA = a.filter((_, i) => paired.a[i] === 0);
+    restB = b.filter((_, i) => paired.b[i] === 0);
   }
   const rest = new SlotIndex(restB, naming);
   for (const f of restA) {

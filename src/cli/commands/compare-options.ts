@@ -24,7 +24,6 @@ import {
 } from '../load.ts';
 import { inputLabel } from '../../sources/input.ts';
 import { mergePortMaps } from '../../sources/port-map.ts';
-import { SameLines } from '../../syntax/same-lines.ts';
 import { addOutputOptions, type OutputCliOptions } from '../output.ts';
 import { type Repeats, repeatable } from './repeatable.ts';
 import { addProfileChoiceOptions, type ProfileChoiceOptions } from './profile-options.ts';
@@ -199,12 +198,8 @@ export async function loadSides(
   ]);
   const ports = maps.length === 0 ? undefined : mergePortMaps(maps);
   const dumps: LoadedDump[] = [];
-  // The first dump's lines are kept, and the others' lines that say the same are read as its flows.
-  const lines = new SameLines();
-  for (const [i, side] of sides.entries()) {
-    const sameLines = { lines, role: i === 0 ? 'keep' : 'find' } as const;
-    dumps.push(await loadFromOptions(side.inputs, side.opts, io, { sameLines, ...(ports ? { portMap: ports } : {}) }));
-  }
+  for (const side of sides)
+    dumps.push(await loadFromOptions(side.inputs, side.opts, io, ports ? { portMap: ports } : {}));
   const labels = dumps.map((d) => d.sources.map(inputLabel).join(', '));
   const of = opts.of ?? dumpsVersion(dumps);
   return ports ? { dumps, ports, labels, of } : { dumps, labels, of };
