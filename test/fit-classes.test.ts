@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeDump } from '../bench/generate.ts';
+import { type DumpParameters, writeDump } from '../bench/generate.ts';
 import { classKeyer, fitClasses } from '../src/analysis/fit/fit-classes.ts';
 import { defaultRelease, findPattern, misfitCount, resolveTable } from '../src/analysis/fit/pattern-fit.ts';
 import { numberTables } from '../src/analysis/fit/table-layout.ts';
@@ -26,6 +26,18 @@ function releases(p: Profile): string[] {
     .flatMap((v) => [v.since, v.until])
     .filter((r): r is string => r !== undefined);
   return [...new Set([...named, defaultRelease(p)])];
+}
+
+/** The flows of a dump the bench's generator writes (to a directory removed once it is read). */
+function syntheticFlows(params: DumpParameters): readonly Flow[] {
+  const dir = mkdtempSync(join(tmpdir(), 'flowscope-fit-classes-'));
+  try {
+    const path = join(dir, 'dump.txt');
+    writeDump(path, params);
+    return parseDump(readFileSync(path, 'utf8'), { file: path }).flows;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** What fitting says of one flow: its misfits and the pattern it fits. */
@@ -68,64 +80,43 @@ test('classes of the corpus listings give every flow its own verdict', () => {
 });
 
 test('a synthetic node of thousands of policy and Service flows falls into few exact classes', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'flowscope-fit-classes-'));
-  try {
-    const path = join(dir, 'dump.txt');
-    writeDump(path, { flows: 3000, seed: 3 });
-    const { flows } = parseDump(readFileSync(path, 'utf8'), { file: path });
-    assertExact(flows, 'synthetic dump');
-    const antrea = PROFILES.find((p) => p.id === 'antrea')!;
-    const classes = fitClasses(antrea, flows).length;
-    assert.ok(classes * 5 < flows.length, `${classes} classes for ${flows.length} flows`);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const flows = syntheticFlows({ flows: 3000, seed: 3 });
+  assertExact(flows, 'synthetic dump');
+  const antrea = PROFILES.find((p) => p.id === 'antrea')!;
+  const classes = fitClasses(antrea, flows).length;
+  assert.ok(classes * 5 < flows.length, `${classes} classes for ${flows.length} flows`);
 });
 
 test("a lazily read flow's class key, taken from its outline, is that of the same flow read whole", () => {
-  const dir = mkdtempSync(join(tmpdir(), 'flowscope-fit-classes-'));
-  try {
-    const path = join(dir, 'dump.txt');
-    writeDump(path, { flows: 3000, seed: 5 });
-    const { flows } = parseDump(readFileSync(path, 'utf8'), { file: path });
-    const outlined = flows.filter((f) => f.outline !== undefined && !f.outline.shaped);
-    assert.ok(outlined.length > 1000, `${outlined.length} flows read from outlines`);
-    assert.ok(outlined.some((f) => f.outline?.actions === 'conjunctions' && f.outline.entry >= 0));
-    for (const p of readings) {
-      const [lazy, whole] = [classKeyer(p), classKeyer(p)];
-      for (const f of outlined) assert.equal(lazy(f), whole(withActions(f, f.actions)), `${p.id}: ${f.origin.text}`);
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+  const flows = syntheticFlows({ flows: 3000, seed: 5 });
+  const outlined = flows.filter((f) => f.outline !== undefined && !f.outline.shaped);
+  assert.ok(outlined.length > 1000, `${outlined.length} flows read from outlines`);
+  assert.ok(outlined.some((f) => f.outline?.actions === 'conjunctions' && f.outline.entry >= 0));
+  for (const p of readings) {
+    const [lazy, whole] = [classKeyer(p), classKeyer(p)];
+    for (const f of outlined) assert.equal(lazy(f), whole(withActions(f, f.actions)), `${p.id}: ${f.origin.text}`);
   }
 });
 
 test("a lazily read flow of a shape has the class key of the same flow read whole, read from its shape's first line where no pattern reads the values its numbers hold", () => {
-  const dir = mkdtempSync(join(tmpdir(), 'flowscope-fit-classes-'));
-  try {
-    const path = join(dir, 'dump.txt');
-    writeDump(path, { flows: 3000, seed: 5 });
-    const { flows } = parseDump(readFileSync(path, 'utf8'), { file: path });
-    const shaped = flows.filter((f) => f.outline?.shaped === true);
-    assert.ok(shaped.length > 100, `${shaped.length} flows of a shape`);
-    const unread = (f: Flow): Flow => {
-      const read = (): never => assert.fail(`read: ${f.origin.text}`);
-      return Object.create(f, { match: { get: read }, actions: { get: read } }) as Flow;
-    };
-    for (const p of readings) {
-      const [lazy, whole] = [classKeyer(p), classKeyer(p)];
-      for (const f of shaped) assert.equal(lazy(f), whole(withActions(f, f.actions)), `${p.id}: ${f.origin.text}`);
-    }
-    // Conjunction ids, ct_label values and registers no Antrea pattern reads: none of those flows is read.
-    const antrea = classKeyer(PROFILES.find((p) => p.id === 'antrea')!);
-    const spared = shaped.filter((f) =>
-      [...f.outline!.varying!].every((s) => ['conj_id', 'ct_label', 'reg5', 'reg6'].includes(s)),
-    );
-    assert.ok(spared.length > 0);
-    for (const f of spared) antrea(unread(f));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+  const flows = syntheticFlows({ flows: 3000, seed: 5 });
+  const shaped = flows.filter((f) => f.outline?.shaped === true);
+  assert.ok(shaped.length > 100, `${shaped.length} flows of a shape`);
+  const unread = (f: Flow): Flow => {
+    const read = (): never => assert.fail(`read: ${f.origin.text}`);
+    return Object.create(f, { match: { get: read }, actions: { get: read } }) as Flow;
+  };
+  for (const p of readings) {
+    const [lazy, whole] = [classKeyer(p), classKeyer(p)];
+    for (const f of shaped) assert.equal(lazy(f), whole(withActions(f, f.actions)), `${p.id}: ${f.origin.text}`);
   }
+  // Conjunction ids, ct_label values and registers no Antrea pattern reads: none of those flows is read.
+  const antrea = classKeyer(PROFILES.find((p) => p.id === 'antrea')!);
+  const spared = shaped.filter((f) =>
+    [...f.outline!.varying!].every((s) => ['conj_id', 'ct_label', 'reg5', 'reg6'].includes(s)),
+  );
+  assert.ok(spared.length > 0);
+  for (const f of spared) antrea(unread(f));
 });
 
 test('flows that differ where a pattern looks are in different classes', () => {
