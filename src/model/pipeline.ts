@@ -2,7 +2,8 @@
  * A pipeline: the flows of a dump arranged as the switch holds them — tables in order, each
  * with its flows in match order (priority, highest first) — plus groups and ports.
  */
-import type { Flow, Group } from './flow.ts';
+import type { Action } from './actions.ts';
+import { actionsOutline, type Flow, type Group } from './flow.ts';
 import { PortMap } from './ports.ts';
 import { type TableRef, TableNumbering } from './tables.ts';
 
@@ -138,4 +139,14 @@ function compareTables(a: { ref: TableRef }, b: { ref: TableRef }): number {
   if (a.ref.kind === 'number') return -1;
   if (b.ref.kind === 'number') return 1;
   return 0;
+}
+
+/**
+ * A flow's actions as a walk that follows groups reads them: the outline's (see actionsOutline),
+ * unless the flow uses a group and the pipeline has groups to follow: an outline's group ids may
+ * not be the flow's, so the flow's own actions are made then.
+ */
+export function actionsThroughGroups(pipeline: Pipeline, flow: Flow): readonly Action[] {
+  const outline = actionsOutline(flow);
+  return pipeline.groups.size > 0 && outline.some((a) => a.kind === 'group') ? flow.actions : outline;
 }

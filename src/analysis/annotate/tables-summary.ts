@@ -4,8 +4,8 @@
  * dump lacks, and the dump's tables the profile does not know.
  */
 import type { Action } from '../../model/actions.ts';
-import { actionsOutline, type Flow, onlyConjunctions } from '../../model/flow.ts';
-import type { Pipeline, PipelineTable } from '../../model/pipeline.ts';
+import { type Flow, onlyConjunctions } from '../../model/flow.ts';
+import { actionsThroughGroups, type Pipeline, type PipelineTable } from '../../model/pipeline.ts';
 import { matchCovers } from '../../model/match.ts';
 import { type TableRef, tableLabel, tableNumber } from '../../model/tables.ts';
 import type { TableMiss, TableSpec, Versioned } from '../../profiles/types.ts';
@@ -136,11 +136,10 @@ function walkTable(t: PipelineTable, pipeline: Pipeline): TableWalk {
     priority = f.priority;
     // Conjunction actions (most flows of a large dump) go nowhere: a lazily read flow's are not made.
     if (!onlyConjunctions(f)) {
-      const outline = actionsOutline(f);
-      for (const ref of jumpTargets(outline)) jump(ref);
-      // The outline's group ids may not be the flow's: the flow's own actions are made for them,
-      // unless there are no groups to follow (a dump of flows alone).
-      for (const a of follow && outline.some((o) => o.kind === 'group') ? f.actions : []) {
+      const actions = actionsThroughGroups(pipeline, f);
+      for (const ref of jumpTargets(actions)) jump(ref);
+      // A dump of flows alone has no buckets to follow.
+      for (const a of follow ? actions : []) {
         if (a.kind !== 'group') continue;
         for (const b of pipeline.groups.get(a.id)?.buckets ?? []) for (const ref of jumpTargets(b.actions)) jump(ref);
       }

@@ -7,9 +7,9 @@
  * share one budget of steps: a dump of many looping flows, each traced to the trace's own bounds,
  * would otherwise multiply them; the flows left when it is spent are counted, not followed.
  */
-import { actionsOutline, type Flow, onlyConjunctions } from '../../model/flow.ts';
+import { type Flow, onlyConjunctions } from '../../model/flow.ts';
 import type { TableRef } from '../../model/tables.ts';
-import { type Pipeline, tableKey } from '../../model/pipeline.ts';
+import { actionsThroughGroups, type Pipeline, tableKey } from '../../model/pipeline.ts';
 import { Packet } from '../trace/packet.ts';
 import { Tracer } from '../trace/trace.ts';
 import { TraceBudget, type TraceWork } from '../trace/trace-budget.ts';
@@ -45,10 +45,7 @@ export function findForwardingLoops(pipeline: Pipeline, budget: TraceBudget = ne
       // One pass over the actions, without a list per flow: a million flows reach here.
       let fresh: number[] | undefined;
       let back = false;
-      // The outline tells the kinds and tables of a lazily read flow's actions, not its group ids:
-      // its own actions are made only when it uses a group and the dump has groups to follow.
-      const outline = actionsOutline(flow);
-      const actions = pipeline.groups.size > 0 && outline.some((a) => a.kind === 'group') ? flow.actions : outline;
+      const actions = actionsThroughGroups(pipeline, flow);
       for (const a of actions) {
         // One flow per group is enough: every flow that uses the group leads into the same buckets.
         if (a.kind === 'group') {
