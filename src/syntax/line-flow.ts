@@ -289,21 +289,9 @@ export class LineFlow implements Flow {
     return this.sharedActions === 'conjunctions' && eachListConjunction(this.text, this.actionsStart, this.end, visit);
   }
 
-  /**
-   * Made anew each time: few commands keep it, and a million flows would each hold one. Its text
-   * is cut from the dump's only when read: most readers want the file and line alone (conj --json
-   * names millions of clause flows by line).
-   */
+  /** Made anew each time: few commands keep it, and a million flows would each hold one. */
   get origin(): Origin {
-    const lineText = (): string => this.lineText;
-    return {
-      file: this.source.file,
-      line: this.line,
-      get text() {
-        return lineText();
-      },
-      statsEnd: this.statsEnd,
-    };
+    return { file: this.source.file, line: this.line, text: this.lineText, statsEnd: this.statsEnd };
   }
 
   get idleTimeout(): number {
