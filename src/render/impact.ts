@@ -14,6 +14,7 @@ import {
 import { ETH_TYPE, FIELD } from '../analysis/trace/packet.ts';
 import type { Probe } from '../analysis/impact/probes.ts';
 import type { TraceResult } from '../analysis/trace/trace.ts';
+import type { Change } from '../model/change.ts';
 import type { FieldDef } from '../model/fields.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import { ones } from '../model/values.ts';
@@ -109,21 +110,22 @@ export function outcomeText(outcome: ProbeOutcome, words: ImpactWords): string {
   return `was ${sideText(c.left, words.before)}; now ${sideText(c.right, words.after)}`;
 }
 
-/** The change in a line: what was removed, added or changed, as the dump would have it. */
+/** The change in a line (two for a rewrite): what was removed, added or changed, as the dump would have it. */
 export function changeText(change: ImpactChange, of: OfVersion): string {
-  const changed = (before: string, after: string): string => `changed: ${before}\n     now: ${after}`;
-  switch (change.kind) {
-    case 'removed':
-    case 'added':
-      return `${change.kind}: ${formatFlowCanonical(change.flow, of)}`;
-    case 'changed':
-      return changed(formatFlowCanonical(change.before, of), formatFlowCanonical(change.after, of));
-    case 'group-removed':
-    case 'group-added':
-      return `${change.kind === 'group-removed' ? 'removed' : 'added'}: ${formatGroup(change.group, of)}`;
-    case 'group-changed':
-      return changed(formatGroup(change.before, of), formatGroup(change.after, of));
-  }
+  return change.of === 'flow'
+    ? itemChangeText(change, (f) => formatFlowCanonical(f, of))
+    : itemChangeText(change, (g) => formatGroup(g, of));
+}
+
+function itemChangeText<T>(change: Change<T>, text: (item: T) => string): string {
+  return change.kind === 'changed'
+    ? `changed: ${text(change.before)}\n     now: ${text(change.after)}`
+    : `${change.kind}: ${text(change.item)}`;
+}
+
+/** The change's kind as the JSON names it: `removed`, `added`, `changed` for a flow, `group-removed` etc. for a group. */
+function changeKind(change: ImpactChange): string {
+  return change.of === 'group' ? `group-${change.kind}` : change.kind;
 }
 
 function ctText(states: readonly bigint[]): string {
@@ -298,7 +300,7 @@ export function impactJson(report: ImpactReport, words: ImpactWords): Record<str
   const changes = report.changes.map((c) => {
     // Every change is listed (its text is the dump's own); its probes as far as the bound goes.
     const change = {
-      kind: c.change.kind,
+      kind: changeKind(c.change),
       change: changeText(c.change, words.of),
       screened: c.screened,
       tried: c.outcomes.length,

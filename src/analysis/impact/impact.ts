@@ -9,6 +9,7 @@
  * untraced.
  */
 import type { Flow, Group } from '../../model/flow.ts';
+import { type Change, firstSeen } from '../../model/change.ts';
 import { actionsKey } from '../../model/action-equivalence.ts';
 import type { DumpDiff } from '../diff/diff.ts';
 import type { Naming } from '../../model/flow-key.ts';
@@ -19,13 +20,8 @@ import { TraceBudget, type TraceWork } from '../trace/trace-budget.ts';
 import { type ExplainedTrace, explainTrace } from '../trace/trace-verdict.ts';
 import type { Annotator } from '../annotate/annotate.ts';
 
-export type ImpactChange =
-  | { readonly kind: 'removed'; readonly flow: Flow }
-  | { readonly kind: 'added'; readonly flow: Flow }
-  | { readonly kind: 'changed'; readonly before: Flow; readonly after: Flow }
-  | { readonly kind: 'group-removed'; readonly group: Group }
-  | { readonly kind: 'group-added'; readonly group: Group }
-  | { readonly kind: 'group-changed'; readonly before: Group; readonly after: Group };
+/** A change of a diff whose impact is traced: of a flow or of a group. */
+export type ImpactChange = ({ readonly of: 'flow' } & Change<Flow>) | ({ readonly of: 'group' } & Change<Group>);
 
 /**
  * How a probe's fate changed: its verdict, else its output ports, else only its path; or not at
@@ -92,14 +88,14 @@ const STEPS_PER_CANDIDATE = 512;
 export function impactChanges(diff: DumpDiff): ImpactChange[] {
   const out: ImpactChange[] = [];
   for (const t of diff.tables) {
-    for (const flow of t.removed) out.push({ kind: 'removed', flow });
-    for (const flow of t.added) out.push({ kind: 'added', flow });
+    for (const item of t.removed) out.push({ of: 'flow', kind: 'removed', item });
+    for (const item of t.added) out.push({ of: 'flow', kind: 'added', item });
     for (const c of t.changed)
-      if (c.attributes.includes('actions')) out.push({ kind: 'changed', before: c.before, after: c.after });
+      if (c.attributes.includes('actions')) out.push({ of: 'flow', kind: 'changed', before: c.before, after: c.after });
   }
-  for (const group of diff.groups.removed) out.push({ kind: 'group-removed', group });
-  for (const group of diff.groups.added) out.push({ kind: 'group-added', group });
-  for (const c of diff.groups.changed) out.push({ kind: 'group-changed', before: c.before, after: c.after });
+  for (const item of diff.groups.removed) out.push({ of: 'group', kind: 'removed', item });
+  for (const item of diff.groups.added) out.push({ of: 'group', kind: 'added', item });
+  for (const c of diff.groups.changed) out.push({ of: 'group', kind: 'changed', before: c.before, after: c.after });
   return out;
 }
 
@@ -108,23 +104,11 @@ function targetOf(
   change: ImpactChange,
   naming: Naming,
 ): { readonly target: ProbeTarget; readonly side: 'before' | 'after' } {
-  switch (change.kind) {
-    case 'removed':
-      return { target: { kind: 'flow', flow: change.flow }, side: 'before' };
-    case 'added':
-      return { target: { kind: 'flow', flow: change.flow }, side: 'after' };
-    case 'changed':
-      return { target: { kind: 'flow', flow: change.before }, side: 'before' };
-    case 'group-removed':
-      return { target: { kind: 'group', group: change.group, buckets: bucketIds(change.group) }, side: 'before' };
-    case 'group-added':
-      return { target: { kind: 'group', group: change.group, buckets: bucketIds(change.group) }, side: 'after' };
-    case 'group-changed':
-      return {
-        target: { kind: 'group', group: change.before, buckets: changedBuckets(change.before, change.after, naming) },
-        side: 'before',
-      };
-  }
+  const side = change.kind === 'added' ? 'after' : 'before';
+  if (change.of === 'flow') return { target: { kind: 'flow', flow: firstSeen(change) }, side };
+  const buckets =
+    change.kind === 'changed' ? changedBuckets(change.before, change.after, naming) : bucketIds(change.item);
+  return { target: { kind: 'group', group: firstSeen(change), buckets }, side };
 }
 
 /** A select group's buckets, each to be asked for; other groups take their buckets as they are. */
