@@ -93,21 +93,37 @@ function cookieWords(parts: readonly DecodedBits[]): string {
   return parts.map(bitsWords).join(', ');
 }
 
-function flowLines(a: FlowAnnotation, o: ShowTextOptions, rules: readonly string[], memo: WordsMemo): string[] {
+/** Lines said during one text report that many flows share: a dump's flows have few cookies. */
+interface LinesMemo {
+  readonly words: WordsMemo;
+  /** The cookie line, styled, by cookie. */
+  readonly cookies: Map<bigint, string>;
+}
+
+function cookieLine(a: FlowAnnotation, s: ShowStyle, memo: LinesMemo): string {
+  const { cookie } = a.flow;
+  let line = memo.cookies.get(cookie);
+  if (line === undefined)
+    memo.cookies.set(cookie, (line = s.dim(`cookie 0x${cookie.toString(16)}: ${cookieWords(a.cookie)}`)));
+  return line;
+}
+
+function flowLines(a: FlowAnnotation, o: ShowTextOptions, rules: readonly string[], memo: LinesMemo): string[] {
   const s = o.style;
   const head = `  [${a.flow.priority}] `;
   const pad = ' '.repeat(head.length);
   const lines: string[] = [];
   const e = a.explanation;
-  const { sentence } = flowWords(a.flow, a.wording, memo);
+  const { sentence } = flowWords(a.flow, a.wording, memo.words);
   if (e === undefined) lines.push(head + sentence);
   else {
     lines.push(head + (e.kind === 'unknown' ? s.unknown(`? ${explanationText(e)}`) : s.meaning(explanationText(e))));
     lines.push(pad + sentence);
   }
   for (const rule of rules) lines.push(pad + s.meaning(rule));
-  if (a.cookie.length > 0) lines.push(pad + s.dim(`cookie 0x${a.flow.cookie.toString(16)}: ${cookieWords(a.cookie)}`));
-  const packets = a.flow.stats?.packets;
+  if (a.cookie.length > 0) lines.push(pad + cookieLine(a, s, memo));
+  // A flow whose counters print as 0 is not hit: its statistics need not be read.
+  const packets = a.flow.zeroCounters === true ? undefined : a.flow.stats?.packets;
   if (packets !== undefined && packets !== null && packets > 0n)
     lines.push(
       pad +
@@ -138,7 +154,7 @@ export function* showText(r: ShowReport, o: ShowTextOptions): Generator<string> 
   } else yield s.dim('no profile: flows are described generically');
   let shown = 0;
   let unknown = 0;
-  const memo = new WordsMemo();
+  const memo: LinesMemo = { words: new WordsMemo(), cookies: new Map() };
   for (const t of r.tables) {
     if (t.flows.length === 0) continue;
     yield `\n\n${s.table(tableHeading(t.table))}${tableDescription(t.table)}`;

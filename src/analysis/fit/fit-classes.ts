@@ -9,7 +9,8 @@
  */
 import { type Action, flattenActions } from '../../model/actions.ts';
 import { fieldByName } from '../../model/fields.ts';
-import type { Flow, FlowOutline, MatchField } from '../../model/flow.ts';
+import type { Flow, FlowOutline, Match, MatchField } from '../../model/flow.ts';
+import type { TableRef } from '../../model/tables.ts';
 import { tableKey } from '../../model/pipeline.ts';
 import type { Profile } from '../../profiles/types.ts';
 import { parsePattern, valueHint } from './pattern-fit.ts';
@@ -114,6 +115,18 @@ class ClassKeys {
   private readonly actionKeys = new Map<readonly Action[], string>();
   /** So are match entries (a dump's flows share all but an address of their matches). */
   private readonly entryKeys = new WeakMap<MatchField, string>();
+  /** The outline whose key was made last, and the key (see outlineKey). */
+  private lastOutline:
+    | {
+        readonly match: Match;
+        readonly list: FlowOutline['actions'];
+        readonly table: TableRef;
+        readonly priority: number;
+        readonly entry: number;
+        readonly address: number;
+        readonly key: string;
+      }
+    | undefined;
   /** Whether a shape's varying storages (see FlowOutline) are any that fitting reads the values of. */
   private readonly readsVarying = new WeakMap<ReadonlySet<string>, boolean>();
 
@@ -154,6 +167,20 @@ class ClassKeys {
   private outlineKey(flow: Flow, outline: FlowOutline): string {
     const list = outline.actions;
     const { fields } = outline.match;
+    const { table, priority } = flow;
+    // Flow after flow of a policy table is of the last one's outline, table and priority: its key is
+    // the last one's when the address of its own is the same or one no pattern reads.
+    const last = this.lastOutline;
+    if (
+      last !== undefined &&
+      last.match === outline.match &&
+      last.list === list &&
+      last.table === table &&
+      last.priority === priority &&
+      last.entry === outline.entry &&
+      (last.address === outline.address || !this.readsAddress(fields[outline.entry]))
+    )
+      return last.key;
     let key = `${tableKey(flow.table)}|${flow.priority}|${list === 'conjunctions' ? CONJUNCTIONS_KEY : this.listKey(list)}|${fields.length}`;
     for (let i = 0; i < fields.length; i++) {
       const e = fields[i]!;
@@ -162,7 +189,21 @@ class ClassKeys {
           ? entryKey({ field: e.field, value: BigInt(outline.address), mask: e.mask }, this.bits, this.stateStorages)
           : this.sharedEntryKey(e);
     }
+    this.lastOutline = {
+      match: outline.match,
+      list,
+      table,
+      priority,
+      entry: outline.entry,
+      address: outline.address,
+      key,
+    };
     return key;
+  }
+
+  /** Whether the key of an outline's address entry (see outlineKey) reads its address. */
+  private readsAddress(e: MatchField | undefined): boolean {
+    return e !== undefined && this.bits.has(e.field.storage);
   }
 
   private listKey(actions: readonly Action[]): string {

@@ -7,7 +7,7 @@ import { CT_STATE } from '../../model/ct-state.ts';
 import type { Action, CtAction, LearnAction, NatAction, Subfield } from '../../model/actions.ts';
 import { assertNever } from '../../model/actions.ts';
 import { type FieldDef, fieldByName } from '../../model/fields.ts';
-import type { Match, MatchField } from '../../model/flow.ts';
+import type { FlowOutline, Match, MatchField } from '../../model/flow.ts';
 import type { PortRef } from '../../model/ports.ts';
 import type { Wording } from '../../analysis/annotate/wording.ts';
 import { maskedBits, stateWords as namedStateWords } from './bits.ts';
@@ -232,11 +232,24 @@ export function describeMatchField(e: MatchField, w: Wording): string {
 
 /** The match as a list of conditions: the protocol first, then each field in match order. */
 export function describeMatch(match: Match, w: Wording, memo?: WordsMemo): string[] {
+  return matchWords(match, w, memo, -1).conditions;
+}
+
+/** describeMatch's conditions, leaving out entry `hole` (-1: none), and where it would stand among them. */
+function matchWords(
+  match: Match,
+  w: Wording,
+  memo: WordsMemo | undefined,
+  hole: number,
+): { conditions: string[]; at: number } {
   const { words, protoFolded } = protocolWords(match);
   const out = words === undefined ? [] : [words];
   const known = memo?.of(w);
-  for (const e of match.fields) {
-    if (e.field.storage === 'eth_type') continue;
+  let at = -1;
+  for (let i = 0; i < match.fields.length; i++) {
+    const e = match.fields[i]!;
+    if (i === hole) at = out.length;
+    if (i === hole || e.field.storage === 'eth_type') continue;
     if (protoFolded && e.field.name === 'nw_proto') continue;
     let said = known?.fields.get(e);
     if (said === undefined) {
@@ -245,7 +258,7 @@ export function describeMatch(match: Match, w: Wording, memo?: WordsMemo): strin
     }
     out.push(said);
   }
-  return out;
+  return { conditions: out, at };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -451,10 +464,18 @@ export function describeActions(actions: readonly Action[], w: Wording): string[
 interface SaidIn {
   readonly fields: WeakMap<MatchField, string>;
   readonly actions: WeakMap<readonly Action[], readonly string[]>;
+  /** Conditions of outlines (see outlineConditions), by outline match and the entry that holds the flow's own address. */
+  readonly outlines: WeakMap<Match, Map<number, OutlineConditions>>;
 }
 
 /** Words of entries holding one IPv4 address, by field and address. */
 type AddressesSaid = Map<FieldDef, Map<number, string>>;
+
+/** An outline's conditions in words, around the one of its entry that each flow gives an address of its own. */
+interface OutlineConditions {
+  readonly before: readonly string[];
+  readonly after: readonly string[];
+}
 
 /**
  * Words already said, during one report, of match entries and action lists that flows share (the
@@ -469,20 +490,54 @@ export class WordsMemo {
 
   of(w: Wording): SaidIn {
     let known = this.byWording.get(w);
-    if (!known) this.byWording.set(w, (known = { fields: new WeakMap(), actions: new WeakMap() }));
+    if (!known)
+      this.byWording.set(w, (known = { fields: new WeakMap(), actions: new WeakMap(), outlines: new WeakMap() }));
     return known;
   }
 
   /** describeMatchField of an entry holding one IPv4 address (see isAddressEntry), said once per address. */
   addressWords(e: MatchField, w: Wording): string {
+    return this.ipv4Words(e.field, Number(e.value), w, () => e);
+  }
+
+  /** The words of an entry of `field` holding `address` alone, the entry made only when not said before. */
+  ipv4Words(field: FieldDef, address: number, w: Wording, entry: () => MatchField): string {
     let byField = this.byRoles.get(w.addressRole);
     if (byField === undefined) this.byRoles.set(w.addressRole, (byField = new Map()));
-    let byValue = byField.get(e.field);
-    if (byValue === undefined) byField.set(e.field, (byValue = new Map()));
-    const address = Number(e.value);
+    let byValue = byField.get(field);
+    if (byValue === undefined) byField.set(field, (byValue = new Map()));
     let said = byValue.get(address);
-    if (said === undefined) byValue.set(address, (said = describeMatchField(e, w)));
+    if (said === undefined) byValue.set(address, (said = describeMatchField(entry(), w)));
     return said;
+  }
+
+  /**
+   * The conditions of a lazily read flow whose match is its outline's but for the address of one
+   * IPv4 entry (see FlowOutline): the outline's words around that entry are said once, the
+   * address's once per address, and the flow's match is not made. Undefined for any other flow.
+   */
+  outlineConditions(outline: FlowOutline | undefined, w: Wording): string[] | undefined {
+    if (outline === undefined || outline.shaped || outline.entry < 0) return undefined;
+    const e = outline.match.fields[outline.entry];
+    if (e === undefined || !isAddressEntry(e)) return undefined;
+    const known = this.of(w);
+    let byEntry = known.outlines.get(outline.match);
+    if (byEntry === undefined) known.outlines.set(outline.match, (byEntry = new Map()));
+    let around = byEntry.get(outline.entry);
+    if (around === undefined) byEntry.set(outline.entry, (around = this.around(outline.match, outline.entry, w)));
+    const { address } = outline;
+    const said = this.ipv4Words(e.field, address, w, () => ({
+      field: e.field,
+      value: BigInt(address),
+      mask: e.mask,
+    }));
+    return [...around.before, said, ...around.after];
+  }
+
+  /** describeMatch of `match` in two parts, before and after entry `entry` (which it leaves out). */
+  private around(match: Match, entry: number, w: Wording): OutlineConditions {
+    const { conditions, at } = matchWords(match, w, this, entry);
+    return { before: conditions.slice(0, at), after: conditions.slice(at) };
   }
 }
 
@@ -498,11 +553,11 @@ function isAddressEntry(e: MatchField): boolean {
 
 /** A flow's conditions and actions in words, and the two as one plain sentence. */
 export function flowWords(
-  flow: { readonly match: Match; readonly actions: readonly Action[] },
+  flow: { readonly match: Match; readonly actions: readonly Action[]; readonly outline?: FlowOutline },
   w: Wording,
   memo?: WordsMemo,
 ): { readonly conditions: readonly string[]; readonly actions: readonly string[]; readonly sentence: string } {
-  const conditions = describeMatch(flow.match, w, memo);
+  const conditions = memo?.outlineConditions(flow.outline, w) ?? describeMatch(flow.match, w, memo);
   const known = memo?.of(w).actions;
   let actions = known?.get(flow.actions);
   if (actions === undefined) {
