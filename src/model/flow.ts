@@ -115,6 +115,19 @@ export interface Flow {
   readonly zeroCounters?: boolean;
   readonly origin: Origin;
   /**
+   * Set on a flow whose origin is made when read (a lazily read flow cuts its line's text for it):
+   * the origin's file and line, told without making it. Read through originFile and originLine.
+   */
+  readonly originFile?: string;
+  readonly originLine?: number;
+  /**
+   * On a lazily read flow: when its actions are a plain list of conjunctions, each told to `visit`
+   * as numbers, read from the dump's text without making the actions; false for any other flow,
+   * whose actions are then read as usual (the conjunctions told before the list proved otherwise
+   * are to be forgotten).
+   */
+  eachConjunction?(visit: ConjunctionVisitor): boolean;
+  /**
    * Set on a flow read lazily from a large dump (its match and actions are made when first asked
    * for): parts shared with many other flows that tell what its match and actions hold without
    * making them. See FlowOutline.
@@ -156,6 +169,19 @@ export interface FlowOutline {
 }
 
 export const DEFAULT_PRIORITY = 32768;
+
+/** Told a flow's conjunction actions as numbers (see Flow.eachConjunction). */
+export type ConjunctionVisitor = (id: number, clause: number, nClauses: number) => void;
+
+/** The file the flow was read from, without making a lazily read flow's origin. */
+export function originFile(f: Flow): string {
+  return f.originFile ?? f.origin.file;
+}
+
+/** The flow's 1-based line, without making a lazily read flow's origin. */
+export function originLine(f: Flow): number {
+  return f.originLine ?? f.origin.line;
+}
 
 /** The match a walker of fields, masks and ports reads: a lazily read flow's outline spares making its match. */
 export function matchOutline(f: Flow): Match {

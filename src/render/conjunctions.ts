@@ -6,7 +6,7 @@ import type { PolicyMatch } from '../analysis/conjunctions/policy-match.ts';
 import { policyLines, policyMatchJson } from './policy-words.ts';
 import type { FieldMiss } from '../analysis/trace/nearest-flow.ts';
 import type { FieldDef } from '../model/fields.ts';
-import type { Flow, Match } from '../model/flow.ts';
+import { type Flow, type Match, originFile, originLine } from '../model/flow.ts';
 import { assertNever } from '../model/actions.ts';
 import { type TableRef, tableLabel } from '../model/tables.ts';
 import type {
@@ -178,7 +178,7 @@ export function problemMessage(c: Conjunction, p: ConjunctionProblem): string {
 function flowRef(f: Flow): string {
   const packets = f.stats?.packets;
   const counted = packets === undefined ? '' : `  (n_packets=${packets ?? '?'})`;
-  return `line ${f.origin.line}: ${formatPriorityAndMatch(f)}${counted}`;
+  return `line ${originLine(f)}: ${formatPriorityAndMatch(f)}${counted}`;
 }
 
 function hitsText(c: Conjunction): string {
@@ -286,8 +286,10 @@ class LineRefs {
   list(flows: readonly Flow[]): JsonText {
     const parts = new Array<number | string>(flows.length);
     for (let i = 0; i < flows.length; i++) {
-      const { file, line } = flows[i]!.origin;
-      parts[i] = file === this.file ? line : `{"file":${this.quote(file)},"line":${line}}`;
+      // Not the flow's origin: a lazily read flow would cut its line's text to make it.
+      const f = flows[i]!;
+      const file = originFile(f);
+      parts[i] = file === this.file ? originLine(f) : `{"file":${this.quote(file)},"line":${originLine(f)}}`;
     }
     return new JsonText(`[${parts.join(',')}]`);
   }
@@ -301,7 +303,7 @@ class LineRefs {
 
 /** The file of the conjunctions' first clause flow: the one a report names at its top. */
 function firstFile(conjunctions: readonly Conjunction[]): string | undefined {
-  for (const c of conjunctions) for (const d of c.dimensions) if (d.flows.length > 0) return d.flows[0]!.origin.file;
+  for (const c of conjunctions) for (const d of c.dimensions) if (d.flows.length > 0) return originFile(d.flows[0]!);
   return undefined;
 }
 

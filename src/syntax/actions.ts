@@ -21,7 +21,7 @@ import type {
   Subfield,
 } from '../model/actions.ts';
 import { type FieldDef, fieldByName, fieldBySubfieldName } from '../model/fields.ts';
-import type { Match } from '../model/flow.ts';
+import type { ConjunctionVisitor, Match } from '../model/flow.ts';
 import type { PortMap, PortRef } from '../model/ports.ts';
 import type { ProblemSink } from '../model/problems.ts';
 import type { TableRef } from '../model/tables.ts';
@@ -977,9 +977,6 @@ export function isPlainConjunctionList(text: string, start: number, end: number)
   if (SMALL_CONJUNCTIONS.test(text) && SMALL_CONJUNCTIONS.lastIndex === end) return true;
   return readPlainConjunctions(text, start, end, undefined);
 }
-
-/** Told a plain list's conjunctions as numbers (see eachListConjunction). */
-export type ConjunctionVisitor = (id: number, clause: number, nClauses: number) => void;
 
 /**
  * The conjunctions of an action list `text[start, end)` that is a plain conjunction list (a lazily

@@ -9,10 +9,10 @@
  * look at a few tables of such a dump, or at its statistics alone, never make the rest.
  */
 import type { Action } from '../model/actions.ts';
-import type { Flow, FlowFlag, FlowOutline, FlowStats, Match, Origin } from '../model/flow.ts';
+import type { ConjunctionVisitor, Flow, FlowFlag, FlowOutline, FlowStats, Match, Origin } from '../model/flow.ts';
 import { EMPTY_MATCH } from '../model/match.ts';
 import type { TableRef } from '../model/tables.ts';
-import { type ConjunctionVisitor, eachListConjunction, isPlainConjunctionList, plainConjunctions } from './actions.ts';
+import { eachListConjunction, isPlainConjunctionList, plainConjunctions } from './actions.ts';
 import { templateVariant, withAddress } from './address-variants.ts';
 import { NO_FLAGS, tableRefOf } from './interned.ts';
 import { type LineShape, shapeHash, shapeOf } from './line-shape.ts';
@@ -292,6 +292,14 @@ export class LineFlow implements Flow {
   /** Made anew each time: few commands keep it, and a million flows would each hold one. */
   get origin(): Origin {
     return { file: this.source.file, line: this.line, text: this.lineText, statsEnd: this.statsEnd };
+  }
+
+  get originFile(): string {
+    return this.source.file;
+  }
+
+  get originLine(): number {
+    return this.line;
   }
 
   get idleTimeout(): number {

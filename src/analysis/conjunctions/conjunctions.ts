@@ -27,7 +27,6 @@ import {
 } from './clause-shape.ts';
 import { findOverlaps } from './conjunction-overlap.ts';
 import { ClauseRecords, ConjunctionList } from './clause-records.ts';
-import { LineFlow } from '../../syntax/line-flow.ts';
 
 /** One element of a dimension's accepted set, in the terms that read best for the field. */
 export type Member =
@@ -644,7 +643,7 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
     // A lazily read flow of conjunctions alone is read from its line, its action list never made.
     list.count = 0;
     const outline = f.outline;
-    if (!(f instanceof LineFlow && f.eachConjunction(list.add))) {
+    if (!f.eachConjunction?.(list.add)) {
       list.count = 0;
       if (hasConjunction(f, outline))
         for (const a of f.actions) if (a.kind === 'conjunction') list.add(a.id, a.clause, a.nClauses);
