@@ -192,6 +192,7 @@ export {
   type RuleAction,
   type RuleRef,
 } from './analysis/conjunctions/policy-match.ts';
+export type { SetComparison } from './model/set-comparison.ts';
 
 // ---- Diff and verify
 export {

@@ -44,19 +44,27 @@ function valuesText(values: readonly string[]): string {
  */
 export function evidenceText(e: DimensionEvidence): string {
   const what = DIMENSION_WORDS[e.dimension];
-  if (e.agreement === 'same') return `${what} the same (${valuesText(e.flows)})`;
-  if (e.agreement === 'different')
-    return `${what} differ${e.dimension === 'action' ? 's' : ''}: the rule ${valuesText(e.rule)}, the flows ${valuesText(e.flows)}`;
-  const parts = [`both ${valuesText(e.both)}`];
-  if (e.ruleOnly.length > 0)
-    parts.push(`only the rule ${valuesText(e.ruleOnly)} (no flow matches ${e.ruleOnly.length === 1 ? 'it' : 'them'})`);
-  if (e.flowsOnly.length > 0) parts.push(`only the flows ${valuesText(e.flowsOnly)}`);
+  const { agreement, first: rule, second: flows, both, onlyFirst: ruleOnly, onlySecond: flowsOnly } = e.values;
+  if (agreement === 'same') return `${what} the same (${valuesText(flows)})`;
+  if (agreement === 'different')
+    return `${what} differ${e.dimension === 'action' ? 's' : ''}: the rule ${valuesText(rule)}, the flows ${valuesText(flows)}`;
+  const parts = [`both ${valuesText(both)}`];
+  if (ruleOnly.length > 0)
+    parts.push(`only the rule ${valuesText(ruleOnly)} (no flow matches ${ruleOnly.length === 1 ? 'it' : 'them'})`);
+  if (flowsOnly.length > 0) parts.push(`only the flows ${valuesText(flowsOnly)}`);
   return `${what} overlap: ${parts.join('; ')}`;
+}
+
+/** A dimension's evidence as the JSON names it: the rule's values, the flows', and which only one of them has. */
+function evidenceJson(e: DimensionEvidence): Record<string, unknown> {
+  const v = e.values;
+  const sets = { rule: v.first, flows: v.second, both: v.both, ruleOnly: v.onlyFirst, flowsOnly: v.onlySecond };
+  return { dimension: e.dimension, agreement: v.agreement, ...sets, text: evidenceText(e) };
 }
 
 /** `conjunction 6 = ingress rule 1 of …`, then how sure, and why. */
 export function policyLines(m: PolicyMatch): string[] {
-  const agreeing = m.evidence.filter((e) => e.agreement === 'same').length;
+  const agreeing = m.evidence.filter((e) => e.values.agreement === 'same').length;
   const how =
     m.confidence === 'exact'
       ? 'every dimension matches'
@@ -76,6 +84,6 @@ export function policyMatchJson(m: PolicyMatch): Record<string, unknown> {
     ...(m.rule.rule.action ? { action: m.rule.rule.action } : {}),
     text: ruleName(m.rule),
     confidence: m.confidence,
-    evidence: m.evidence.map((e) => ({ ...e, text: evidenceText(e) })),
+    evidence: m.evidence.map(evidenceJson),
   };
 }

@@ -23,6 +23,7 @@ import { flattenActions } from '../../model/actions.ts';
 import type { Flow } from '../../model/flow.ts';
 import { tableKey } from '../../model/pipeline.ts';
 import type { PortMap } from '../../model/ports.ts';
+import { compareSets, type SetComparison } from '../../model/set-comparison.ts';
 import type { TableRef } from '../../model/tables.ts';
 import { formatIpv4, formatIpv6, ones } from '../../model/values.ts';
 import type { BitFieldDecoder } from '../annotate/bit-fields.ts';
@@ -49,15 +50,8 @@ const RULE_ACTIONS: readonly RuleAction[] = ['Allow', 'Drop', 'Reject', 'Pass'];
 
 export interface DimensionEvidence {
   readonly dimension: PolicyDimension;
-  /** Same set, overlapping sets, or none in common. */
-  readonly agreement: 'same' | 'overlap' | 'different';
-  /** The values the rule gives and those the conjunction matches, as text. */
-  readonly rule: readonly string[];
-  readonly flows: readonly string[];
-  /** Values both hold; values only the rule gives (the flows miss them); values only the flows match. */
-  readonly both: readonly string[];
-  readonly ruleOnly: readonly string[];
-  readonly flowsOnly: readonly string[];
+  /** The values the rule gives (first) against those the conjunction matches (second), as text. */
+  readonly values: SetComparison<string>;
 }
 
 /** A rule of a policy, as reports name it. */
@@ -144,14 +138,7 @@ function serviceValues(c: Conjunction): string[] | undefined {
 const PROTOCOL_NAMES: Readonly<Record<string, string>> = { '6': 'tcp', '17': 'udp', '132': 'sctp', '1': 'icmp' };
 
 function compare(dimension: PolicyDimension, rule: readonly string[], flows: readonly string[]): DimensionEvidence {
-  const a = new Set(rule);
-  const b = new Set(flows);
-  const both = [...a].filter((x) => b.has(x)).sort();
-  const agreement =
-    both.length === a.size && both.length === b.size ? 'same' : both.length > 0 ? 'overlap' : 'different';
-  const ruleOnly = [...a].filter((x) => !b.has(x)).sort();
-  const flowsOnly = [...b].filter((x) => !a.has(x)).sort();
-  return { dimension, agreement, rule: [...a].sort(), flows: [...b].sort(), both, ruleOnly, flowsOnly };
+  return { dimension, values: compareSets(rule, flows) };
 }
 
 /** An address as the reports write it: IPv6 in RFC 5952 form, so that an agent's and a flow's spelling agree. */
@@ -293,9 +280,15 @@ function actionOf(c: Conjunction, context: PolicyContext): RuleAction | undefine
   return 'Allow';
 }
 
+const AGREEMENT_SCORE: Readonly<Record<SetComparison<string>['agreement'], number>> = {
+  same: 2,
+  overlap: 1,
+  different: -1,
+};
+
 /** Agreement as a score: same sets count whole, overlaps half, a dimension with nothing in common against. */
 function score(evidence: readonly DimensionEvidence[]): number {
-  return evidence.reduce((n, e) => n + (e.agreement === 'same' ? 2 : e.agreement === 'overlap' ? 1 : -1), 0);
+  return evidence.reduce((n, e) => n + AGREEMENT_SCORE[e.values.agreement], 0);
 }
 
 /** Every rule of every policy, with its index among its policy's rules of that direction. */
@@ -333,13 +326,13 @@ export function matchPolicies(
       if (!best || s > best.score || (s === best.score && taken.has(best.ref) && !taken.has(ref)))
         best = { ref, evidence, score: s };
     }
-    const agreeing = best?.evidence.filter((e) => e.agreement !== 'different').length ?? 0;
-    if (!best || agreeing === 0 || best.evidence.every((e) => e.agreement !== 'same')) {
+    const agreeing = best?.evidence.filter((e) => e.values.agreement !== 'different').length ?? 0;
+    if (!best || agreeing === 0 || best.evidence.every((e) => e.values.agreement !== 'same')) {
       unexplained.push(c);
       continue;
     }
     taken.add(best.ref);
-    const confidence = best.evidence.every((e) => e.agreement === 'same') ? 'exact' : 'partial';
+    const confidence = best.evidence.every((e) => e.values.agreement === 'same') ? 'exact' : 'partial';
     matches.push({ conjunction: c, rule: best.ref, confidence, evidence: best.evidence });
   }
   // A rule is expected here when it applies to a Pod of this node (its port is known).
