@@ -81,12 +81,12 @@ async function baselineKeys(file: string, io: Io): Promise<Set<string>> {
 }
 
 export function registerCommand(program: Command, io: Io, outcome: Outcome): void {
-  dumpCommand(
-    program,
-    'check',
-    'report pipeline defects: dead flows, conjunction problems, missing tables and miss flows, unreachable tables and actions, duplicates, missing documented flows, Service endpoints without flows, forwarding loops',
-    'each finding as KIND/FLOW, the flow as table, priority and match, or KIND/table=TABLE',
-  )
+  dumpCommand(program, {
+    name: 'check',
+    description:
+      'report pipeline defects: dead flows, conjunction problems, missing tables and miss flows, unreachable tables and actions, duplicates, missing documented flows, Service endpoints without flows, forwarding loops',
+    names: 'each finding as KIND/FLOW, the flow as table, priority and match, or KIND/table=TABLE',
+  })
     .addOption(
       new Option(
         '--fail-on <severity>',

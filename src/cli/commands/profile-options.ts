@@ -97,22 +97,22 @@ export function addProfileOptions(
   return addInputOptions(cmd);
 }
 
-/**
- * A command that reads a dump by its profile: `[inputs...]` and the options of addProfileOptions,
- * to which `names` and `options` go.
- */
-export function dumpCommand(
-  parent: Command,
-  name: string,
-  description: string,
-  names: string,
-  options: { readonly colour?: boolean; readonly explain?: boolean } = {},
-): Command {
-  return addProfileOptions(
-    parent.command(name).description(description).argument('[inputs...]', INPUTS_HELP),
-    names,
-    options,
-  );
+/** A command that reads a dump by its profile, as its help tells it. */
+export interface DumpCommandHelp {
+  readonly name: string;
+  /** What it does: its line in the help. */
+  readonly description: string;
+  /** What -o name lists. */
+  readonly names: string;
+  /** Whether it writes text to colour (the default), and prints the profile line (--explain-profile). */
+  readonly colour?: boolean;
+  readonly explain?: boolean;
+}
+
+/** The command `help` describes: `[inputs...]` and the options of addProfileOptions. */
+export function dumpCommand(parent: Command, help: DumpCommandHelp): Command {
+  const cmd = parent.command(help.name).description(help.description).argument('[inputs...]', INPUTS_HELP);
+  return addProfileOptions(cmd, help.names, help);
 }
 
 export interface LoadedFlows {

@@ -19,14 +19,17 @@ import { flowName } from '../../render/flow.ts';
 /** Unexplained flows a table shows in text fitted to a terminal; -o wide and a pipe show every one. */
 const SHOWN_PER_TABLE = 10;
 
-function registerFit(profile: Command, io: Io, outcome: Outcome): void {
-  dumpCommand(
-    profile,
-    'fit',
+/** `flowscope profile fit`, as its help tells it (dumpCommand). */
+const FIT = {
+  name: 'fit',
+  description:
     'how well a profile covers a dump: per table, the flows a pattern or the miss explains and those none explains, and the patterns no flow fits; exit 1 when a flow is unexplained',
-    'the flows no pattern explains, as table, priority and match',
-    { explain: true },
-  ).action(async (inputs: string[], opts: ProfileCliOptions) => {
+  names: 'the flows no pattern explains, as table, priority and match',
+  explain: true,
+};
+
+function registerFit(profile: Command, io: Io, outcome: Outcome): void {
+  dumpCommand(profile, FIT).action(async (inputs: string[], opts: ProfileCliOptions) => {
     const form = outputForm(opts);
     // The profile being written is the one given as a file, when one is (the last of the user's profiles).
     const written = opts.profileFile?.length === 1 ? opts.profiles?.at(-1) : undefined;

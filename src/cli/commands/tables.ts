@@ -8,14 +8,17 @@ import { wrapText } from '../../render/wrap.ts';
 import { outputForm, writeReport } from '../output.ts';
 import { dumpCommand, explainsProfile, loadAnnotated, type ProfileCliOptions } from './profile-options.ts';
 
-export function registerCommand(program: Command, io: Io): void {
-  dumpCommand(
-    program,
-    'tables',
+/** `flowscope tables`, as its help tells it (dumpCommand). */
+const TABLES = {
+  name: 'tables',
+  description:
     'one row per table: name, flows, packets, bytes, next tables, miss behaviour; tables the profile expects but the dump lacks',
-    'the tables of the dump, by name where they have one',
-    { explain: true },
-  ).action(async (inputs: string[], opts: ProfileCliOptions) => {
+  names: 'the tables of the dump, by name where they have one',
+  explain: true,
+};
+
+export function registerCommand(program: Command, io: Io): void {
+  dumpCommand(program, TABLES).action(async (inputs: string[], opts: ProfileCliOptions) => {
     const form = outputForm(opts);
     const { pipeline, annotator, profile } = await loadAnnotated(inputs, opts, io);
     const summary = summarizeTables(pipeline, annotator);
