@@ -5,7 +5,7 @@
 import { type PortMap, type PortRef, reservedPortByName, reservedPortByNumber } from '../model/ports.ts';
 import { parseUint, plainNumberAt } from './numbers.ts';
 import { findClose, scanValue, skipQuoted, unquoteName } from './tokens.ts';
-import { CARRIAGE_RETURN, COLON, COMMA, EQUALS, LINE_FEED, OPEN_PAREN, QUOTE, SPACE, TAB } from './char-codes.ts';
+import { classesOf, KEY_END, LINE_END, OPEN_PAREN, QUOTE, SEPARATOR } from './char-codes.ts';
 
 /** One element of an action list, with offsets into the line. */
 export interface ActionToken {
@@ -24,8 +24,8 @@ export interface ActionToken {
   readonly unbalanced: boolean;
 }
 
-const isSeparator = (c: number): boolean =>
-  c === COMMA || c === SPACE || c === TAB || c === CARRIAGE_RETURN || c === LINE_FEED;
+/** What separates the elements of an action list: what separates a flow's key/value part's, and line ends. */
+const ACTION_SEPARATOR = SEPARATOR | LINE_END;
 
 /**
  * Splits `text[start, end)` the way OVS's `ofputil_parse_key_value` does: elements separated by
@@ -35,11 +35,11 @@ export function scanActionTokens(text: string, start: number, end: number): Acti
   const out: ActionToken[] = [];
   let i = start;
   while (i < end) {
-    while (i < end && isSeparator(text.charCodeAt(i))) i++;
+    while (i < end && (classesOf(text.charCodeAt(i)) & ACTION_SEPARATOR) !== 0) i++;
     if (i >= end) break;
     const nameOffset = i;
     let c = text.charCodeAt(i);
-    while (i < end && !isSeparator(c) && c !== EQUALS && c !== COLON && c !== OPEN_PAREN) {
+    while (i < end && (classesOf(c) & (ACTION_SEPARATOR | KEY_END)) === 0) {
       i = c === QUOTE ? skipQuoted(text, i, end) : i + 1;
       c = text.charCodeAt(i);
     }
@@ -47,7 +47,7 @@ export function scanActionTokens(text: string, start: number, end: number): Acti
     if (i < end && c === OPEN_PAREN) {
       const close = findClose(text, i, end);
       const unbalanced = close >= end;
-      const after = unbalanced ? end : scanValue(text, close + 1, end, isSeparator);
+      const after = unbalanced ? end : scanValue(text, close + 1, end, ACTION_SEPARATOR);
       out.push({
         name,
         nameOffset,
@@ -59,9 +59,9 @@ export function scanActionTokens(text: string, start: number, end: number): Acti
         unbalanced,
       });
       i = after;
-    } else if (i < end && (c === EQUALS || c === COLON)) {
+    } else if (i < end && (classesOf(c) & KEY_END) !== 0) {
       const argOffset = i + 1;
-      i = scanValue(text, argOffset, end, isSeparator);
+      i = scanValue(text, argOffset, end, ACTION_SEPARATOR);
       out.push({
         name,
         nameOffset,

@@ -17,6 +17,7 @@ import { type FieldDef, fieldByName } from '../model/fields.ts';
 import type { Match } from '../model/flow.ts';
 import { scanActionTokens } from './action-args.ts';
 import { parseSubfield } from './subfield.ts';
+import { isSeparator } from './tokens.ts';
 
 /** A number that must be written as on the clean line. */
 const FIXED = 0;
@@ -256,10 +257,6 @@ function valuePlaces(text: string, s: number, e: number, field: FieldDef, places
     return;
   }
   if (numberEnd(text, s, e) === e) number(text, s, field.bytes * 8, places, field.storage);
-}
-
-function isSeparator(c: number): boolean {
-  return c === 0x2c || c === 0x20 || c === 0x09;
 }
 
 /** The places of the match's values: `field=value` and `field=value/mask`. */

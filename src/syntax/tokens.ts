@@ -4,16 +4,15 @@
  */
 import {
   BACKSLASH,
-  CLOSE_BRACKET,
+  classesOf,
   CLOSE_PAREN,
+  CLOSES,
   COLON,
-  COMMA,
-  EQUALS,
-  OPEN_BRACKET,
+  KEY_END,
   OPEN_PAREN,
+  OPENS,
   QUOTE,
-  SPACE,
-  TAB,
+  SEPARATOR,
 } from './char-codes.ts';
 
 /** `key`, `key=value` or `key:value`, with offsets into the line. */
@@ -30,7 +29,7 @@ export interface KeyValueToken {
 }
 
 /** What separates the elements of a flow's key/value part. */
-export const isSeparator = (c: number): boolean => c === COMMA || c === SPACE || c === TAB;
+export const isSeparator = (c: number): boolean => (classesOf(c) & SEPARATOR) !== 0;
 
 /**
  * Walks `text[start, end)` one key/value element at a time, holding only offsets: the flow-line
@@ -69,7 +68,7 @@ export class KeyValueCursor {
     }
     this.keyOffset = i;
     let c = text.charCodeAt(i);
-    while (i < limit && !isSeparator(c) && c !== EQUALS && c !== COLON && c !== OPEN_PAREN) c = text.charCodeAt(++i);
+    while (i < limit && (classesOf(c) & (SEPARATOR | KEY_END)) === 0) c = text.charCodeAt(++i);
     this.keyEnd = i;
     this.colon = false;
     if (i < limit && c === OPEN_PAREN) {
@@ -79,7 +78,7 @@ export class KeyValueCursor {
       this.valueOffset = i + 1;
       this.valueEnd = close;
       i = Math.min(limit, close + 1);
-    } else if (i < limit && (c === EQUALS || c === COLON)) {
+    } else if (i < limit && (classesOf(c) & KEY_END) !== 0) {
       this.hasValue = true;
       this.colon = c === COLON;
       this.valueOffset = i + 1;
@@ -127,15 +126,10 @@ export function scanKeyValues(text: string, start: number, end: number): KeyValu
 }
 
 /**
- * End of a value starting at `i`: up to the next top-level separator (by default those of a flow's
- * key/value part), honouring quotes and brackets.
+ * End of a value starting at `i`: up to the next top-level character of the classes `separators`
+ * (by default the separators of a flow's key/value part), honouring quotes and brackets.
  */
-export function scanValue(
-  text: string,
-  i: number,
-  end: number,
-  separates: (c: number) => boolean = isSeparator,
-): number {
+export function scanValue(text: string, i: number, end: number, separators = SEPARATOR): number {
   let depth = 0;
   while (i < end) {
     const c = text.charCodeAt(i);
@@ -143,9 +137,10 @@ export function scanValue(
       i = skipQuoted(text, i, end);
       continue;
     }
-    if (c === OPEN_PAREN || c === OPEN_BRACKET) depth++;
-    else if ((c === CLOSE_PAREN || c === CLOSE_BRACKET) && depth > 0) depth--;
-    else if (depth === 0 && separates(c)) break;
+    const classes = classesOf(c);
+    if ((classes & OPENS) !== 0) depth++;
+    else if ((classes & CLOSES) !== 0 && depth > 0) depth--;
+    else if (depth === 0 && (classes & separators) !== 0) break;
     i++;
   }
   return i;
