@@ -235,10 +235,17 @@ export class AddressBook {
     // actions it shares with other flows): most flows of a dump are passed over without reading
     // their match and actions.
     const prefixed: Flow[] = [];
+    // Flow after flow shares the last one's outline, whose masks say whether it holds a prefix.
+    let lastMatch: Match | undefined;
+    let prefix = false;
     for (const flow of flows) {
       const match = matchOutline(flow);
       if (this.teaches(match, flow)) this.learnFromFlow(flow, profile, release, ports, local);
-      if (hasPrefix(match, PREFIX_STORAGES)) prefixed.push(flow);
+      if (match !== lastMatch) {
+        lastMatch = match;
+        prefix = hasPrefix(match, PREFIX_STORAGES);
+      }
+      if (prefix) prefixed.push(flow);
     }
     this.classifyLocalPrefixes(prefixed, local);
   }

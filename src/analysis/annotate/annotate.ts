@@ -271,6 +271,28 @@ function readsOnlyActions(meaning: string): boolean {
   return only;
 }
 
+/**
+ * What is worked out of a value and mask of a field as a table of the profile uses them, kept by the
+ * numbers themselves (hashing a bigint costs far less than writing it out): a dump repeats the same
+ * register and mark values across thousands of flows.
+ */
+class ValueMemo<K, T> {
+  private readonly byTable = new Map<TableSpec | undefined, Map<K, Map<bigint, Map<bigint, T>>>>();
+
+  get(table: TableSpec | undefined, key: K, mask: bigint, value: bigint, make: () => T): T {
+    let byKey = this.byTable.get(table);
+    if (byKey === undefined) this.byTable.set(table, (byKey = new Map()));
+    let byMask = byKey.get(key);
+    if (byMask === undefined) byKey.set(key, (byMask = new Map()));
+    let byValue = byMask.get(mask);
+    if (byValue === undefined) byMask.set(mask, (byValue = new Map()));
+    if (byValue.has(value)) return byValue.get(value) as T;
+    const made = make();
+    byValue.set(value, made);
+    return made;
+  }
+}
+
 export class Annotator {
   readonly profile: Profile | undefined;
   readonly release: string;
@@ -287,10 +309,9 @@ export class Annotator {
    */
   private readonly tableInfos = new Map<string, TableInfo>();
   private readonly wordings = new Map<TableSpec | undefined, Wording>();
-  private readonly decodings = new Map<
-    TableSpec | undefined,
-    Map<string, Map<bigint, Map<bigint, readonly DecodedBits[]>>>
-  >();
+  private readonly decodings = new ValueMemo<string, readonly DecodedBits[]>();
+  /** Named state read as a table uses it (see stateReading), by the same numbers, of each field. */
+  private readonly readings = new ValueMemo<FieldDef, StateReading | undefined>();
   private readonly nodesBySpan = new Map<BitSpan, Map<bigint, string>>();
   /**
    * The pattern each class of flows fits (see fit-classes.ts), made when first asked: most flows of
@@ -473,6 +494,15 @@ export class Annotator {
 
   /** Named state in the bits, pieces that share bits grouped as alternatives, and the bits no piece covers. */
   private stateReading(field: FieldDef, value: bigint, mask: bigint, table?: TableSpec): StateReading | undefined {
+    return this.readings.get(table, field, mask, value, () => this.readState(field, value, mask, table));
+  }
+
+  private readState(
+    field: FieldDef,
+    value: bigint,
+    mask: bigint,
+    table: TableSpec | undefined,
+  ): StateReading | undefined {
     const decoded = this.decode(field, value, mask, table);
     if (decoded.length === 0) return undefined;
     const groups: DecodedBits[][] = [];
@@ -639,16 +669,19 @@ export class Annotator {
   /** What each placeholder of the pattern's sentence stands for in the flow (see `FlowPattern.meaning`). */
   private fills(pattern: FlowPattern, flow: Flow, spec: TableSpec): Map<string, PlaceholderValue> {
     const out = new Map<string, PlaceholderValue>();
+    let all: readonly Action[] | undefined;
     for (const part of templateParts(pattern.meaning))
       if ('run' in part)
-        for (const ph of part.run) if (!out.has(ph.name)) out.set(ph.name, this.placeholder(ph.name, flow, spec));
+        for (const ph of part.run)
+          if (!out.has(ph.name))
+            out.set(ph.name, this.placeholder(ph.name, flow, (all ??= flattenActions(flow.actions)), spec));
     return out;
   }
 
-  private placeholder(ph: string, flow: Flow, spec: TableSpec): PlaceholderValue {
-    const all = flattenActions(flow.actions);
+  /** What placeholder `ph` stands for in the flow, whose actions, nested ones included, are `all`. */
+  private placeholder(ph: string, flow: Flow, all: readonly Action[], spec: TableSpec): PlaceholderValue {
     const text = (t: string): PlaceholderValue => ({ kind: 'text', text: t });
-    if (ph.startsWith('reg.')) return this.bitFieldValue(ph.slice(4), flow) ?? text('');
+    if (ph.startsWith('reg.')) return this.bitFieldValue(ph.slice(4), flow, all) ?? text('');
     if (ph.startsWith('set.')) {
       const f = fieldByName(ph.slice(4));
       const write = all.find(
@@ -707,7 +740,7 @@ export class Annotator {
   }
 
   /** A named bit field's value from the match, else from what the actions write into it. */
-  private bitFieldValue(name: string, flow: Flow): PlaceholderValue | undefined {
+  private bitFieldValue(name: string, flow: Flow, all: readonly Action[]): PlaceholderValue | undefined {
     const b = this.bits.byName(name);
     const field = b && fieldByName(b.field);
     if (!b || !field) return undefined;
@@ -721,7 +754,7 @@ export class Annotator {
     };
     const e = flow.match.fields.find((x) => x.field.storage === field.storage && (x.mask & span) === span);
     if (e) return read(e.value);
-    for (const a of flattenActions(flow.actions)) {
+    for (const a of all) {
       if (a.kind === 'set_field' && a.field.storage === field.storage && (a.mask & span) === span) return read(a.value);
     }
     return undefined;
@@ -740,16 +773,7 @@ export class Annotator {
 
   /** The profile's named state in a field's bits, as `table` uses them: decoded once per value. */
   private decode(field: FieldDef, value: bigint, mask: bigint, table: TableSpec | undefined): readonly DecodedBits[] {
-    let byStorage = this.decodings.get(table);
-    if (byStorage === undefined) this.decodings.set(table, (byStorage = new Map()));
-    // Keyed by the numbers themselves: hashing a bigint costs far less than writing it out.
-    let byMask = byStorage.get(field.storage);
-    if (byMask === undefined) byStorage.set(field.storage, (byMask = new Map()));
-    let byValue = byMask.get(mask);
-    if (byValue === undefined) byMask.set(mask, (byValue = new Map()));
-    let decoded = byValue.get(value);
-    if (decoded === undefined) byValue.set(value, (decoded = this.bits.decode(field, value, mask, table)));
-    return decoded;
+    return this.decodings.get(table, field.storage, mask, value, () => this.bits.decode(field, value, mask, table));
   }
 
   private addressUses(flow: Flow): AddressUse[] {
