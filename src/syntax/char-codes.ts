@@ -14,6 +14,8 @@ export const KEY_END = 4;
 export const OPENS = 8;
 /** Closes one: `)`, `]`. */
 export const CLOSES = 16;
+/** `,` alone: between the items of a list that white space does not separate. */
+export const COMMA = 32;
 
 const MEMBERS: readonly (readonly [number, string])[] = [
   [SEPARATOR, ', \t'],
@@ -21,6 +23,7 @@ const MEMBERS: readonly (readonly [number, string])[] = [
   [KEY_END, '=:('],
   [OPENS, '(['],
   [CLOSES, ')]'],
+  [COMMA, ','],
 ];
 
 /** The classes of each ASCII code; other characters are of none. */

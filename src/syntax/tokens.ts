@@ -8,6 +8,7 @@ import {
   CLOSE_PAREN,
   CLOSES,
   COLON,
+  COMMA,
   KEY_END,
   OPEN_PAREN,
   OPENS,
@@ -179,36 +180,23 @@ export interface Piece {
 }
 
 /**
- * Splits `text[start, end)` on commas at parenthesis depth 0 (quotes honoured), trimming white
- * space. Used for action lists and the arguments of `ct(...)`, `learn(...)` and friends; group
- * lines also separate items by white space (`whitespaceSeparates`).
+ * Splits `text[start, end)` at top-level commas (and white space, `whitespaceSeparates`) into
+ * trimmed pieces, each read as scanValue reads a value (quotes and brackets kept whole): a group
+ * line's items, and the fields its selection method hashes.
  */
 export function splitTopLevel(text: string, start: number, end: number, whitespaceSeparates = false): Piece[] {
   const out: Piece[] = [];
-  let depth = 0;
-  let pieceStart = start;
-  const push = (to: number): void => {
-    let a = pieceStart;
+  const separators = whitespaceSeparates ? SEPARATOR : COMMA;
+  for (let from = start; ;) {
+    const to = scanValue(text, from, end, separators);
+    let a = from;
     let b = to;
     while (a < b && /\s/.test(text[a]!)) a++;
     while (b > a && /\s/.test(text[b - 1]!)) b--;
     if (a < b) out.push({ text: text.slice(a, b), offset: a });
-  };
-  for (let i = start; i < end; i++) {
-    const c = text[i]!;
-    if (c === '"') {
-      i = skipQuoted(text, i, end) - 1;
-      continue;
-    }
-    if (c === '(' || c === '[') depth++;
-    else if ((c === ')' || c === ']') && depth > 0) depth--;
-    else if (depth === 0 && (c === ',' || (whitespaceSeparates && (c === ' ' || c === '\t')))) {
-      push(i);
-      pieceStart = i + 1;
-    }
+    if (to >= end) return out;
+    from = to + 1;
   }
-  push(end);
-  return out;
 }
 
 /** JSON-decodes a quoted name (`"antrea-gw0"`); returns bare text unchanged. */
