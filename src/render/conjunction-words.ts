@@ -11,6 +11,7 @@ import type { PolicyMatching } from '../analysis/conjunctions/policy-match.ts';
 import type { AnnotatedPipeline } from '../analysis/detect/profile-choice.ts';
 import type { FieldDef } from '../model/fields.ts';
 import type { TableRef } from '../model/tables.ts';
+import { tableKey } from '../model/pipeline.ts';
 import { fullMask } from '../syntax/field-value.ts';
 import {
   type ConjunctionWords,
@@ -35,11 +36,17 @@ export function pipelineWords(
   heading?: (text: string) => string,
   policies?: PolicyMatching,
 ): ConjunctionWords {
+  // Asked for each term of each conjunction: worked out once per field and table.
+  const fields = new Map<string, FieldWords | undefined>();
   return {
     ...(heading ? { heading } : {}),
     ...(policies ? { policy: (c: Conjunction) => policies.byConjunction(c) } : {}),
     tableName: (ref) => annotator.tableInfo(ref).name,
-    field: (field, table) => wholeFieldWords(annotator, field, table),
+    field: (field, table) => {
+      const key = `${field.name} ${tableKey(table)}`;
+      if (!fields.has(key)) fields.set(key, wholeFieldWords(annotator, field, table));
+      return fields.get(key);
+    },
     actionFlow: (flow) => {
       const { explanation, wording } = annotator.describe(flow);
       const actions = actionsText(describeActions(flow.actions, wording));
@@ -54,7 +61,17 @@ function wholeFieldWords(annotator: Annotator, field: FieldDef, table: TableRef)
   const decoded = bits.decode(field, 0n, fullMask(field), annotator.tableInfo(table).spec);
   const only = decoded.length === 1 ? decoded[0]! : undefined;
   const span = only && only.start === 0 && only.end >= field.bits - 1 ? bits.byName(only.name) : undefined;
-  return span ? { name: span.name, value: (v) => bitsValueWords(bits.reading(span, v)) } : undefined;
+  if (!span) return undefined;
+  // A value (a port) recurs in the member sets of many conjunctions: said once.
+  const said = new Map<bigint, string>();
+  return {
+    name: span.name,
+    value: (v) => {
+      let words = said.get(v);
+      if (words === undefined) said.set(v, (words = bitsValueWords(bits.reading(span, v))));
+      return words;
+    },
+  };
 }
 
 /** What conj's text starts with: the profile line, and the reasons for the profile when asked for them. */

@@ -319,10 +319,7 @@ function members(field: FieldDef, entries: readonly SingleEntry[]): Member[] {
   const out: Member[] = [];
   if (field.bits <= 53) {
     const merged = mergedNumbers(runs);
-    for (let i = 0; i < merged.count; i++) {
-      const first = BigInt(merged.firsts[i]!);
-      out.push(member(first, merged.firsts[i] === merged.lasts[i] ? first : BigInt(merged.lasts[i]!)));
-    }
+    for (let i = 0; i < merged.count; i++) out.push(numberMember(field, address, merged.firsts[i]!, merged.lasts[i]!));
   } else for (const iv of mergedBigints(runs)) out.push(member(iv.first, iv.last));
   const rest = [...listed.values()].sort((a, b) => {
     const av = a.kind === 'value' ? a.value : 0n;
@@ -331,6 +328,22 @@ function members(field: FieldDef, entries: readonly SingleEntry[]): Member[] {
   });
   for (const m of rest) out.push(m);
   return out;
+}
+
+/**
+ * `member` of an interval of a field of 53 bits or fewer, worked out in numbers: a dimension may
+ * hold hundreds of thousands of members, and bigint arithmetic allocates at every step.
+ */
+function numberMember(field: FieldDef, address: boolean, first: number, last: number): Member {
+  const value = BigInt(first);
+  if (first === last)
+    return address ? { kind: 'prefix', value, length: field.bits } : { kind: 'value', value, mask: fullMask(field) };
+  if (address) {
+    const size = last - first + 1;
+    const log = Math.round(Math.log2(size));
+    if (2 ** log === size && first % size === 0) return { kind: 'prefix', value, length: field.bits - log };
+  }
+  return { kind: 'range', first: value, last: BigInt(last) };
 }
 
 /** Merged intervals, in ascending order: the first `count` of `firsts` and `lasts`. */
