@@ -308,6 +308,7 @@ export class Annotator {
    * both across thousands of flows.
    */
   private readonly tableInfos = new Map<string, TableInfo>();
+  private lastTable: { readonly ref: TableRef; readonly info: TableInfo } | undefined;
   private readonly wordings = new Map<TableSpec | undefined, Wording>();
   private readonly decodings = new ValueMemo<string, readonly DecodedBits[]>();
   /** Named state read as a table uses it (see stateReading), by the same numbers, of each field. */
@@ -413,9 +414,12 @@ export class Annotator {
   }
 
   tableInfo(ref: TableRef): TableInfo {
+    // Flow after flow is of the last one's table.
+    if (ref === this.lastTable?.ref) return this.lastTable.info;
     const key = tableKey(ref);
     let info = this.tableInfos.get(key);
     if (info === undefined) this.tableInfos.set(key, (info = this.readTableInfo(ref)));
+    this.lastTable = { ref, info };
     return info;
   }
 

@@ -79,6 +79,8 @@ export class BitFieldDecoder {
   private readonly tableNames: TableNames;
   private readonly cookies = new Map<bigint, readonly DecodedBits[]>();
   private readonly byStorage = new Map<string, readonly BitField[]>();
+  /** What decode reads, by table and storage (see readIn). */
+  private readonly readings = new Map<TableSpec | undefined, Map<string, readonly BitField[]>>();
   private lastCookie: { readonly cookie: bigint; readonly bits: readonly DecodedBits[] } | undefined;
 
   private readonly nodes: NodeAddresses;
@@ -120,20 +122,30 @@ export class BitFieldDecoder {
    * scoped to the table win; readings scoped to other tables are left out.
    */
   decode(field: FieldDef, value: bigint, mask: bigint, table?: TableSpec): DecodedBits[] {
-    const applies = (b: BitField): boolean =>
-      b.tables === undefined ||
-      (table !== undefined && b.tables.some((k) => k === table.name || (table.aliases ?? []).includes(k)));
-    const here = this.fieldsOf(field).filter(applies);
-    const scoped = here.filter((b) => b.tables !== undefined);
-    const hidden = (b: BitField): boolean =>
-      b.tables === undefined && scoped.some((s) => s.start <= b.end && b.start <= s.end);
     const out: DecodedBits[] = [];
-    for (const b of here) {
-      if (hidden(b)) continue;
+    for (const b of this.readIn(field, table)) {
       const d = this.decodeSpan(b, b.field, value, mask);
       if (d) out.push(d);
     }
     return out;
+  }
+
+  /** The bit fields of `field`'s storage that `decode` reads in `table` (worked out once per table and storage). */
+  private readIn(field: FieldDef, table: TableSpec | undefined): readonly BitField[] {
+    let byStorage = this.readings.get(table);
+    if (byStorage === undefined) this.readings.set(table, (byStorage = new Map()));
+    let found = byStorage.get(field.storage);
+    if (found === undefined) {
+      const applies = (b: BitField): boolean =>
+        b.tables === undefined ||
+        (table !== undefined && b.tables.some((k) => k === table.name || (table.aliases ?? []).includes(k)));
+      const here = this.fieldsOf(field).filter(applies);
+      const scoped = here.filter((b) => b.tables !== undefined);
+      const hidden = (b: BitField): boolean =>
+        b.tables === undefined && scoped.some((s) => s.start <= b.end && b.start <= s.end);
+      byStorage.set(field.storage, (found = here.filter((b) => !hidden(b))));
+    }
+    return found;
   }
 
   /** Mask bits of `field` that no bit field of the profile covers. */
