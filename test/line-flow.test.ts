@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Flow } from '../src/model/flow.ts';
+import { type Flow, lineSpan } from '../src/model/flow.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 
 // Dump lines whose match and actions the reader has met before are read lazily (LineFlow): their
@@ -56,6 +56,17 @@ test('a lazily read flow is what its line reads as on its own', () => {
     assert.equal(alone.outline, undefined, 'a line met for the first time is read at once');
     assert.deepEqual(plain(f), { ...(plain(alone) as object), origin: { ...alone.origin, line: i + 1 } }, lines[i]);
   });
+});
+
+test('a flow tells where its line lies as its origin does, lazily read or not', () => {
+  const lines = bodies.map((b, i) => stats(i) + b);
+  const { flows } = parseDump(['# a dump', ...lines, 'priority=5 actions=drop'].join('\n'), { file: 'dump' });
+  assert.ok(flows.some((f) => f.lineInto !== undefined) && flows.some((f) => f.lineInto === undefined));
+  for (const f of flows) {
+    const span = lineSpan(f, { text: '', start: 0, end: 0, statsEnd: -1 });
+    assert.equal(span.text.slice(span.start, span.end), f.origin.text);
+    assert.equal(span.statsEnd, f.origin.statsEnd ?? 0, f.origin.text);
+  }
 });
 
 test('an outline holds the fields, masks and ports of the flow it outlines', () => {

@@ -101,6 +101,12 @@ function compare(original: string, changed: string): boolean {
   assert.ok(first && first.outline === undefined, `the original reads clean at once: ${original}`);
   const second = after.flows.length === 2 ? after.flows[1] : undefined;
   assert.deepEqual(plain(second), plain(alone.flows[0]), changed);
+  // Its actions asked for before its match, a flow of a shape reads both the same.
+  const again = parseDump(`${original}\n${changed}`, { file: 'd' }).flows[1];
+  if (again) {
+    const { actions, match } = again;
+    assert.deepEqual({ actions, match }, { actions: second!.actions, match: second!.match }, changed);
+  }
   assert.deepEqual(
     after.diagnostics.map((d) => ({ ...d, line: d.line - 1 })),
     alone.diagnostics,

@@ -95,6 +95,18 @@ export interface Origin {
   readonly statsEnd?: number;
 }
 
+/**
+ * Where a flow's line lies in the text it was read from, `text[start, end)`: named without cutting
+ * it out, and filled in by whoever is asked, so that a walk over a million flows makes no object.
+ */
+export interface LineSpan {
+  text: string;
+  start: number;
+  end: number;
+  /** Where the statistics end, from `start`: as Origin.statsEnd, 0 for a line in any other form. */
+  statsEnd: number;
+}
+
 export interface Flow {
   readonly table: TableRef;
   /** 0–65535; 32768 when the text omitted it. */
@@ -114,6 +126,8 @@ export interface Flow {
    */
   readonly zeroCounters?: boolean;
   readonly origin: Origin;
+  /** On a flow read lazily from a dump: what `lineSpan` tells, without making its origin. */
+  readonly lineInto?: (span: LineSpan) => void;
   /**
    * Set on a flow whose origin is made when read (a lazily read flow cuts its line's text for it):
    * the origin's file and line, told without making it. Read through originFile and originLine.
@@ -181,6 +195,19 @@ export function originFile(f: Flow): string {
 /** The flow's 1-based line, without making a lazily read flow's origin. */
 export function originLine(f: Flow): number {
   return f.originLine ?? f.origin.line;
+}
+
+/** Where the flow's line lies (its origin's text, or a part of the whole dump's), into `span`. */
+export function lineSpan(f: Flow, span: LineSpan): LineSpan {
+  if (f.lineInto !== undefined) f.lineInto(span);
+  else {
+    const { text, statsEnd } = f.origin;
+    span.text = text;
+    span.start = 0;
+    span.end = text.length;
+    span.statsEnd = statsEnd ?? 0;
+  }
+  return span;
 }
 
 /** The match a walker of fields, masks and ports reads: a lazily read flow's outline spares making its match. */

@@ -11,7 +11,7 @@
  * flow in typed arrays answers it several times faster (on a million flows, building and
  * probing this index once per flow took 1.4 s of CPU, the flow index's add and lookup 7 s).
  */
-import type { Flow, Match, MatchField } from './flow.ts';
+import { type Flow, type LineSpan, lineSpan, type Match, type MatchField } from './flow.ts';
 import { portNameOnly } from './match.ts';
 import { type Naming, resolveMatchPorts, resolveTable } from './flow-key.ts';
 
@@ -194,13 +194,12 @@ export class SlotIndex {
 }
 
 /**
- * A hash of the text of a dump line after its statistics (from `start`), from its length and a
- * sample of its characters: the first 40 (priority and match, where flows of one table differ
+ * A hash of `text[start, end)`, the text of a dump line after its statistics, from its length and
+ * a sample of its characters: the first 40 (priority and match, where flows of one table differ
  * most), the last 12 and 12 spread between. Lines that hash alike are compared whole; reading
  * every character of two million-flow dumps cost more than the rest of a diff.
  */
-function writtenHash(text: string, start: number): number {
-  const end = text.length;
+function writtenHash(text: string, start: number, end: number): number {
   let h = Math.imul(0x811c9dc5 ^ (end - start), 0x01000193);
   if (end - start <= 64) {
     for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
@@ -214,11 +213,32 @@ function writtenHash(text: string, start: number): number {
 }
 
 /**
+ * Where the flow's line, in the printed form with its statistics, says the flow itself (after
+ * them), into `span` as `span.start`; false for a line in any other form.
+ */
+function writtenPart(f: Flow, span: LineSpan): boolean {
+  lineSpan(f, span);
+  span.start += span.statsEnd;
+  return span.statsEnd !== 0;
+}
+
+/** Whether two spans hold the same characters. */
+function sameText(x: LineSpan, y: LineSpan): boolean {
+  const length = x.end - x.start;
+  if (y.end - y.start !== length) return false;
+  const { text: a, start: i } = x;
+  const { text: b, start: j } = y;
+  for (let k = 0; k < length; k++) if (a.charCodeAt(i + k) !== b.charCodeAt(j + k)) return false;
+  return true;
+}
+
+/**
  * Flows of two dumps written alike, paired without reading their matches: a flow of `a` in the
  * printed form with its statistics is paired with the first flow of `b`, in dump order, not yet
  * paired whose line reads the same after its statistics and for which `same` holds. Each is
  * paired at most once, so where a dump holds one line twice (two dumps concatenated), the first
- * of its copies pairs first. Returns, per dump, 1 for each flow paired.
+ * of its copies pairs first. Returns, per dump, 1 for each flow paired. The lines are found where
+ * they lie in their dumps' texts (see lineSpan): neither a string nor an object is made per flow.
  */
 export function pairWritten(
   a: readonly Flow[],
@@ -239,10 +259,11 @@ export function pairWritten(
     while (table[2 * s + 1] !== 0 && table[2 * s] !== h) s = (s + 1) & mask;
     return s;
   };
+  const x: LineSpan = { text: '', start: 0, end: 0, statsEnd: 0 };
+  const y: LineSpan = { text: '', start: 0, end: 0, statsEnd: 0 };
   for (let i = 0; i < b.length; i++) {
-    const { text, statsEnd } = b[i]!.origin;
-    if (!statsEnd) continue;
-    const h = writtenHash(text, statsEnd);
+    if (!writtenPart(b[i]!, x)) continue;
+    const h = writtenHash(x.text, x.start, x.end);
     const s = slotOf(h);
     if (table[2 * s + 1] === 0) {
       table[2 * s] = h;
@@ -252,10 +273,9 @@ export function pairWritten(
   }
   for (let i = 0; i < a.length; i++) {
     const flow = a[i]!;
-    const { text, statsEnd } = flow.origin;
-    if (!statsEnd) continue;
-    for (let j = table[2 * slotOf(writtenHash(text, statsEnd)) + 1]! - 1; j >= 0; j = next[j]! - 1) {
-      if (pairedB[j] === 1 || !same(flow, b[j]!)) continue;
+    if (!writtenPart(flow, x)) continue;
+    for (let j = table[2 * slotOf(writtenHash(x.text, x.start, x.end)) + 1]! - 1; j >= 0; j = next[j]! - 1) {
+      if (pairedB[j] === 1 || !writtenPart(b[j]!, y) || !sameText(x, y) || !same(flow, b[j]!)) continue;
       pairedA[i] = 1;
       pairedB[j] = 1;
       break;

@@ -3,7 +3,7 @@
  * table, each action with its details) plus a verdict line, and as JSON.
  */
 import type { Flow, MatchField } from '../model/flow.ts';
-import { DEFAULT_PRIORITY } from '../model/flow.ts';
+import { DEFAULT_PRIORITY, type LineSpan, lineSpan } from '../model/flow.ts';
 import type { FieldDef } from '../model/fields.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import type { PortMap } from '../model/ports.ts';
@@ -58,7 +58,13 @@ const TRACE_INPUT_FLOOR = 4096;
 /** How many bytes the traces of `pipeline` may print (TraceRenderOptions.maxBytes). */
 export function traceOutputBudget(pipeline: Pipeline): number {
   let bytes = 0;
-  for (const table of pipeline.tables.values()) for (const f of table.flows) bytes += f.origin.text.length;
+  // Where each line lies, not its origin: a million flows' lines are not each cut from the dump for it.
+  const span: LineSpan = { text: '', start: 0, end: 0, statsEnd: 0 };
+  for (const table of pipeline.tables.values())
+    for (const f of table.flows) {
+      lineSpan(f, span);
+      bytes += span.end - span.start;
+    }
   for (const g of pipeline.groups.values()) bytes += g.origin.text.length;
   return TRACE_BYTES_PER_INPUT_BYTE * Math.max(bytes, TRACE_INPUT_FLOOR);
 }

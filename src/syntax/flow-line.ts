@@ -29,7 +29,7 @@ import { durationAt, printed, scanPrintedStats, statsEndingAt } from './printed-
 import { buildMatch } from './match.ts';
 import { DecimalRun, decimalAt, smallUintAt, uintAt } from './numbers.ts';
 import type { RecurringParts } from './recurring.ts';
-import { isSeparator, KeyValueCursor, skipQuoted, unquoteName } from './tokens.ts';
+import { isSeparator, KeyValueCursor, type KeyValueToken, skipQuoted, unquoteName } from './tokens.ts';
 
 export interface FlowLineContext {
   readonly sink: ProblemSink;
@@ -340,6 +340,23 @@ function readActions(text: string, start: number, match: Match, ctx: FlowLineCon
 }
 
 /**
+ * The match of a clean line of a shape (see line-shape.ts): in the usual dump form, its
+ * statistics ending at `statsEnd`, its actions keyword at `keyword`, and all its elements after
+ * the priority its match's, so that they are read as the match alone.
+ */
+export function shapedLineMatch(text: string, statsEnd: number, keyword: number, ctx: FlowLineContext): Match {
+  const cursor = new KeyValueCursor(text, plainPriorityEnd(text, statsEnd, keyword), keyword);
+  const tokens: KeyValueToken[] = [];
+  while (cursor.next()) tokens.push(cursor.token());
+  return tokens.length === 0 ? EMPTY_MATCH : buildMatch(tokens, ctx);
+}
+
+/** The actions, from `start`, of a clean line whose match is `match`. */
+export function cleanLineActions(text: string, start: number, match: Match, ctx: FlowLineContext): readonly Action[] {
+  return readActions(text, start, match, ctx).actions;
+}
+
+/**
  * The flow of the usual dump line `text[start, end)` (the statistics as printed, a plain
  * priority, a match and action list both known clean or of a clean line's shape: see LineFlow),
  * read lazily; undefined for any other line, which is then read at once. `text` may be the whole
@@ -356,11 +373,20 @@ export function lazyFlow(text: string, start: number, end: number, line: number,
   return LineFlow.of(printed, digits.value, text, start, end, source, line, matchStart, keyword, actionsStart);
 }
 
-/** Parses line `line` of `file`; undefined when the line has errors (they are in the sink). */
-export function parseFlowLine(text: string, file: string, line: number, ctx: FlowLineContext): Flow | undefined {
+/**
+ * Parses line `line` of `file`; undefined when the line has errors (they are in the sink). The
+ * usual dump line, read with a source, waits to have its match and actions read until asked for
+ * when both are known clean, unless `lazyTried` says lazyFlow has turned it down already.
+ */
+export function parseFlowLine(
+  text: string,
+  file: string,
+  line: number,
+  ctx: FlowLineContext,
+  lazyTried = false,
+): Flow | undefined {
   const { sink, source } = ctx;
-  // The usual dump line: its match and actions wait until asked for when both are known clean.
-  const lazy = source && !text.includes('"') ? lazyFlow(text, 0, text.length, line, source) : undefined;
+  const lazy = source && !lazyTried && !text.includes('"') ? lazyFlow(text, 0, text.length, line, source) : undefined;
   if (lazy) return lazy;
   const { keyword, start } = findActions(text);
   if (keyword < 0) {
@@ -407,9 +433,11 @@ export function parseFlowLine(text: string, file: string, line: number, ctx: Flo
   const { actions } = acts;
   if (sink.problems.length > 0 && sink.hasErrors) return undefined;
   if (read.fresh || acts.checked !== false) check(text, keyword, read, acts, ctx);
-  // A shape is kept from a line without problems whose elements after the priority are all its match's.
+  // A shape is kept from a line without problems whose elements after the priority are all its match's,
+  // unless its actions are a long list of conjunctions: lines rarely share so many ids but for their values.
   const matchOnly = matchAt === shapeFrom && (!read.fresh || read.key !== undefined);
-  if (shapeFrom >= 0 && matchOnly && sink.problems.length === problemsBefore && ctx.recurring) {
+  const shapeless = isLongConjunctionList(text, start, text.length);
+  if (shapeFrom >= 0 && matchOnly && !shapeless && sink.problems.length === problemsBefore && ctx.recurring) {
     keepShape(
       ctx.recurring.shapes,
       shapeHash(text, shapeFrom, text.length),

@@ -9,7 +9,16 @@
  * look at a few tables of such a dump, or at its statistics alone, never make the rest.
  */
 import type { Action } from '../model/actions.ts';
-import type { ConjunctionVisitor, Flow, FlowFlag, FlowOutline, FlowStats, Match, Origin } from '../model/flow.ts';
+import type {
+  ConjunctionVisitor,
+  Flow,
+  FlowFlag,
+  FlowOutline,
+  FlowStats,
+  LineSpan,
+  Match,
+  Origin,
+} from '../model/flow.ts';
 import { EMPTY_MATCH } from '../model/match.ts';
 import type { TableRef } from '../model/tables.ts';
 import { eachListConjunction, isPlainConjunctionList, plainConjunctions } from './actions.ts';
@@ -96,8 +105,13 @@ function knownShape(text: string, start: number, end: number, parts: RecurringPa
 export interface LineSource {
   readonly file: string;
   readonly parts: RecurringParts;
-  /** The flow of line `line`, read in full as when the parts were (with the same port names). */
-  readonly reread: (text: string, line: number) => Flow;
+  /**
+   * The match of a line of a shape, `text` (see shapedLineMatch), read as when the parts were
+   * (with the same port names).
+   */
+  readonly readMatch: (text: string, statsEnd: number, keyword: number) => Match;
+  /** The actions of a line of a shape, from `start` in `text`, whose match is `match`, read so too. */
+  readonly readActions: (text: string, start: number, match: Match) => readonly Action[];
 }
 
 /** The statistics last read (see LineFlow.stats), and of which flow. */
@@ -205,6 +219,8 @@ export class LineFlow implements Flow {
       if (actions !== undefined && found.index <= MAX_INDEX)
         return LineFlow.make(table, priority, cookie, text, at, source, line, ends, actions);
     }
+    // A long list of conjunctions is no shape's (see keepShape's caller): its ids are as many as the rules it serves.
+    if (isLongConjunctionList(text, actionsStart, end)) return undefined;
     const shape = knownShape(text, matchStart, end, source.parts);
     return shape && LineFlow.make(table, priority, cookie, text, at, source, line, ends, shape.actions);
   }
@@ -302,6 +318,13 @@ export class LineFlow implements Flow {
     return this.line;
   }
 
+  lineInto(span: LineSpan): void {
+    span.text = this.text;
+    span.start = this.at;
+    span.end = this.end;
+    span.statsEnd = this.statsEnd;
+  }
+
   get idleTimeout(): number {
     return 0;
   }
@@ -318,25 +341,29 @@ export class LineFlow implements Flow {
     return NO_FLAGS;
   }
 
-  /** The match and actions of a flow of a shape, read again from its line. */
-  private reread(): Flow {
-    const flow = this.source.reread(this.lineText, this.line);
-    this.decodedMatch = flow.match;
-    this.decodedActions = flow.actions;
-    return flow;
-  }
-
-  /** The shared match, with its address entry given this line's address (as matchFromTemplate makes it). */
+  /**
+   * The shared match, with its address entry given this line's address (as matchFromTemplate makes
+   * it); a flow of a shape's, read again from its line, its actions left for when they are asked
+   * for (a trace's lookups read the matches of a whole table, the actions of a few flows).
+   */
   private makeMatch(): Match {
-    if (this.index === REREAD) return this.reread().match;
+    if (this.index === REREAD) {
+      const actionsStart = this.actionsStart - this.at;
+      const line = this.lineText;
+      const keyword = actionsStart - (line.startsWith('actions=', actionsStart - 8) ? 8 : 7);
+      return this.source.readMatch(line, this.statsEnd, keyword);
+    }
     const shared = this.shape as Match;
     if (this.index < 0) return shared;
     return withAddress(shared, this.index, this.address >>> 0);
   }
 
-  /** A plain conjunction list, shared through the recurring parts as the reader shares a short one. */
+  /**
+   * A plain conjunction list, shared through the recurring parts as the reader shares a short one;
+   * a flow of a shape's, read again from its line with its match.
+   */
   private makeActions(): readonly Action[] {
-    if (this.index === REREAD) return this.reread().actions;
+    if (this.index === REREAD) return this.source.readActions(this.lineText, this.actionsStart - this.at, this.match);
     const { text, actionsStart: start, end } = this;
     const { parts } = this.source;
     if (isLongConjunctionList(text, start, end)) return plainConjunctions(text, start, end)!;

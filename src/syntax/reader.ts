@@ -8,7 +8,14 @@ import type { Flow, Group, Origin } from '../model/flow.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import { PortMap } from '../model/ports.ts';
 import { ProblemSink } from '../model/problems.ts';
-import { type FlowLineContext, lazyFlow, parseFlowLine } from './flow-line.ts';
+import {
+  cleanLineActions,
+  type FlowLineContext,
+  lazyFlow,
+  parseFlowLine,
+  shapedLineMatch,
+} from './flow-line.ts';
+import type { LineSource } from './line-flow.ts';
 import { parseGroupLine } from './group-line.ts';
 import { type LogicalLine, eachLogicalLine } from './lines.ts';
 import { PortDescriptionReader } from './port-description.ts';
@@ -112,11 +119,15 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
     pinPorts = () => {
       if (names !== undefined && names === live && recurring.shapes.size > 0) names = live.copy();
     };
-    const reread = (text: string, line: number): Flow => {
-      const rereading = new ProblemSink();
-      return parseFlowLine(text, file, line, names ? { sink: rereading, portMap: names } : { sink: rereading })!;
+    // Read again, a line's parts are known clean: the sink is only where the readers write.
+    const rereading = (): FlowLineContext =>
+      names ? { sink: new ProblemSink(), portMap: names } : { sink: new ProblemSink() };
+    const source: LineSource = {
+      file,
+      parts: recurring,
+      readMatch: (text, statsEnd, keyword) => shapedLineMatch(text, statsEnd, keyword, rereading()),
+      readActions: (text, start, match) => cleanLineActions(text, start, match, rereading()),
     };
-    const source = { file, parts: recurring, reread };
     return live ? { sink, portMap: live, recurring, source } : { sink, recurring, source };
   };
   let context = freshContext();
@@ -142,12 +153,17 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
     }
     return quote >= end;
   };
+  // The line takeLazyFlow last turned down: the flow parser need not try it lazily again.
+  let turnedDown = 0;
   /** A dump's usual flow line read lazily from where it lies in the text, without a LogicalLine. */
   const takeLazyFlow = (text: string, start: number, end: number, line: number): boolean => {
     progress(line);
     const { source } = context;
     const flow = source && quoteFree(text, start, end) ? lazyFlow(text, start, end, line, source) : undefined;
-    if (flow === undefined) return false;
+    if (flow === undefined) {
+      turnedDown = line;
+      return false;
+    }
     inHexDump = false;
     result.flows.push(flow);
     return true;
@@ -212,7 +228,7 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
       if (g) result.groups.push(selectionHidden && g.type === 'select' ? { ...g, selectionHidden } : g);
       else result.badLines++;
     } else {
-      const flow = parseFlowLine(text, file, line.line, context);
+      const flow = parseFlowLine(text, file, line.line, context, turnedDown === line.line);
       if (flow) result.flows.push(flow);
       else result.badLines++;
     }

@@ -11,9 +11,16 @@ import type { PortMap } from '../model/ports.ts';
 
 const RESUBMIT = /resubmit/i;
 
-/** Whether the flow's text can hold a resubmit action (action names are read in any case). */
-function mayResubmit(f: Flow): boolean {
-  return RESUBMIT.test(f.origin.text);
+/**
+ * Actions with the flow's resubmits, when it may have any: a lazily read flow's outline (its
+ * resubmits' ports and tables are the flow's, and a million flows share a few outlines), none
+ * for conjunctions alone; for any other flow its own, when its text says `resubmit` (action
+ * names are read in any case).
+ */
+function resubmitActions(f: Flow): readonly Action[] | undefined {
+  const outline = f.outline?.actions;
+  if (outline !== undefined) return outline === 'conjunctions' ? undefined : outline;
+  return RESUBMIT.test(f.origin.text) ? f.actions : undefined;
 }
 
 /** Port names that `resubmit:NAME` actions give and the port map does not know. */
@@ -71,8 +78,14 @@ function rewritten(actions: readonly Action[], tables: ReadonlySet<string>): rea
  */
 export function readTableResubmits(flows: Flow[], groups: Group[], ports: PortMap): void {
   const strangers = new Set<string>();
-  // Only a line that says `resubmit` has a resubmit: the others' actions need not be read for it.
-  for (const f of flows) if (mayResubmit(f)) strangerNames(f.actions, ports, strangers);
+  // Action lists are shared by many flows: each is looked through once.
+  const seen = new Set<readonly Action[]>();
+  for (const f of flows) {
+    const actions = resubmitActions(f);
+    if (actions === undefined || seen.has(actions)) continue;
+    seen.add(actions);
+    strangerNames(actions, ports, strangers);
+  }
   for (const g of groups) for (const b of g.buckets) strangerNames(b.actions, ports, strangers);
   if (strangers.size === 0) return;
   const known = namedTables(flows, groups);
@@ -86,7 +99,7 @@ export function readTableResubmits(flows: Flow[], groups: Group[], ports: PortMa
   };
   for (let i = 0; i < flows.length; i++) {
     const f = flows[i]!;
-    const actions = mayResubmit(f) ? fix(f.actions) : undefined;
+    const actions = resubmitActions(f) ? fix(f.actions) : undefined;
     if (actions) flows[i] = withActions(f, actions);
   }
   for (let i = 0; i < groups.length; i++) {
