@@ -28,7 +28,7 @@ import { formatPriorityAndMatch } from './flow.ts';
 import { flowJson, tableRefJson } from './json.ts';
 import { formatMatch } from './match.ts';
 import { entryValue, NONE_NEAR, nearestJson, setterClause } from './nearest.ts';
-import { JsonText, LazyList, StreamedObject } from './json-stream.ts';
+import { JsonText, LazyList, PlainJson, StreamedObject } from './json-stream.ts';
 import { severityWord } from './severity.ts';
 import { plural } from './plural.ts';
 
@@ -249,7 +249,7 @@ export function formatConjunctionReport(report: ConjunctionReport, words: Conjun
   return blocks.join('\n\n');
 }
 
-function termJson(t: DimensionTerm, named: FieldWords | undefined): Record<string, unknown> {
+function termJson(t: DimensionTerm, named: FieldWords | undefined): Record<string, string | readonly string[]> {
   const set = t.kind === 'set' ? { field: t.field.name, members: t.members.map((m) => memberText(t.field, m)) } : {};
   // The pipeline's name for the field and its members, beside the values as OVS prints them.
   const words =
@@ -325,7 +325,8 @@ export function conjunctionJson(
     // Clause flows without their actions: a clause flow serves up to thousands of conjunctions (with
     // one conjunction action for each), so printing it whole in each made reports of big dumps quadratic.
     dimensions: new LazyList(c.dimensions, (d: Dimension) => {
-      const terms = d.terms.map((t) => termJson(t, termWords(t, c, words)));
+      // Words and values as strings: no replacer needed.
+      const terms = new PlainJson(d.terms.map((t) => termJson(t, termWords(t, c, words))));
       return new StreamedObject({ k: d.k, terms, flows: refs.list(d.flows) });
     }),
     actionFlows: c.actionFlows.map((f) => {

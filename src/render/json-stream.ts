@@ -5,9 +5,9 @@
  * piece at any depth. The text is the same as JSON.stringify(value, jsonReplacer, 2) would give,
  * except that a JsonText is written as its one line.
  */
-import { JsonText, jsonReplacer, LazyList, StreamedObject } from './json.ts';
+import { JsonText, jsonReplacer, LazyList, PlainJson, StreamedObject } from './json.ts';
 
-export { JsonText, LazyList, StreamedObject };
+export { JsonText, LazyList, PlainJson, StreamedObject };
 
 const INDENT = '  ';
 /** Levels written piece by piece: the report, its arrays, and their elements' own arrays. */
@@ -17,7 +17,13 @@ const RUN_CHARS = 1 << 14;
 
 function prepared(key: string, value: unknown): unknown {
   // Streamed here, member by member; the replacer would make them whole.
-  if (value instanceof LazyList || value instanceof StreamedObject || value instanceof JsonText) return value;
+  if (
+    value instanceof LazyList ||
+    value instanceof StreamedObject ||
+    value instanceof JsonText ||
+    value instanceof PlainJson
+  )
+    return value;
   const own =
     value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function'
       ? (value as { toJSON(k: string): unknown }).toJSON(key)
@@ -39,9 +45,10 @@ function* pieces(key: string, raw: unknown, pad: string, depth: number): Generat
     yield value.text;
     return;
   }
-  if (!streamed(value, depth)) {
+  const plain = value instanceof PlainJson;
+  if (plain || !streamed(value, depth)) {
     // Nested lines get this level's indentation; JSON strings never hold a raw line end.
-    const text = JSON.stringify(value, jsonReplacer, 2) ?? 'null';
+    const text = (plain ? JSON.stringify(value.value, undefined, 2) : JSON.stringify(value, jsonReplacer, 2)) ?? 'null';
     yield pad === '' ? text : text.replace(/\n/g, `\n${pad}`);
     return;
   }

@@ -72,10 +72,24 @@ export class JsonText {
 }
 
 /**
+ * A value of strings, numbers, booleans, null, arrays and plain objects alone (no bigint, field
+ * definition or lazy part): stringified without the replacer, which the millions of strings of a
+ * large report would each be handed to.
+ */
+export class PlainJson {
+  readonly value: unknown;
+
+  constructor(value: unknown) {
+    this.value = value;
+  }
+}
+
+/**
  * JSON.stringify replacer: bigint → decimal string, FieldDef → its name, lazy list → array,
- * streamed object → its members, JSON text → the value it encodes.
+ * streamed object → its members, JSON text → the value it encodes, plain JSON → its value.
  */
 export function jsonReplacer(_key: string, value: unknown): unknown {
+  if (value instanceof PlainJson) return value.value;
   if (value instanceof LazyList) return [...(value as LazyList<unknown, unknown>)];
   if (value instanceof StreamedObject) return value.members;
   if (value instanceof JsonText) return JSON.parse(value.text) as unknown;
