@@ -275,8 +275,10 @@ export {
   checkPipeline,
   type CheckOptions,
   type CheckReport,
+  subjectOf,
   type Finding,
   type FindingKind,
+  type FlowFinding,
   type Severity,
 } from './analysis/check/check.ts';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkPipeline, type Finding, type FindingKind } from '../src/analysis/check/check.ts';
+import { checkPipeline, type Finding, type FindingKind, subjectOf } from '../src/analysis/check/check.ts';
 import { type Flow, withActions } from '../src/model/flow.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { profileById } from '../src/profiles/index.ts';
@@ -120,7 +120,7 @@ test('registers: a flow needing a bit no action sets never matches; moves and le
   );
   const unset = ofKind(findings, 'unset-register');
   assert.deepEqual(
-    unset.map((f) => (f.kind === 'unset-register' ? [f.flow.origin.line, f.slot, f.bits] : [])),
+    unset.map((f) => (f.kind === 'unset-register' ? [subjectOf(f).origin.line, f.slot, f.bits] : [])),
     // xxreg0 bit 0 is reg3 bit 0, which nothing sets (only reg3 bit 4 is learned).
     [
       [4, 'reg0', 2n],

@@ -25,7 +25,8 @@ import { defaultRelease } from '../fit/pattern-fit.ts';
 import { slotKey } from '../../model/flow-key.ts';
 import type { PolicyMatching } from '../conjunctions/policy-match.ts';
 
-export type { Finding, FindingKind, Severity, Standing } from './finding.ts';
+export type { Finding, FindingKind, FlowFinding, Severity, Standing } from './finding.ts';
+export { subjectOf } from './finding.ts';
 export type { Excerpt } from './excerpt.ts';
 
 export interface CheckOptions {

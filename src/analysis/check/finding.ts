@@ -56,17 +56,20 @@ interface Base {
   readonly flows: readonly Flow[];
 }
 
+/** The flows of a finding about one flow: that flow (the subject) first, then any others involved. */
+type SubjectFirst = readonly [subject: Flow, ...others: Flow[]];
+
 export type Finding = Base &
   /** A higher-priority flow of the same table matches every packet this one matches. */
   (
-    | { readonly kind: 'shadowed'; readonly flow: Flow; readonly by: Flow; readonly sameActions: boolean }
+    | { readonly kind: 'shadowed'; readonly flows: SubjectFirst; readonly by: Flow; readonly sameActions: boolean }
     /**
      * The flow needs register/metadata bits set to 1 that no action anywhere sets. `entry` is the match
      * field that asks for them (`reg1=0x19c`, `xxreg0=…`); `bits` are in `slot`'s own positions.
      */
     | {
         readonly kind: 'unset-register';
-        readonly flow: Flow;
+        readonly flows: SubjectFirst;
         readonly entry: MatchField;
         readonly slot: string;
         readonly bits: bigint;
@@ -90,7 +93,7 @@ export type Finding = Base &
     /** The profile gives the table a miss behaviour but the dump has no priority-0 catch-all flow. */
     | { readonly kind: 'no-table-miss'; readonly spec: TableSpec }
     /** Actions after `exit` in the same action list never run. */
-    | { readonly kind: 'dead-actions'; readonly flow: Flow; readonly after: Action; readonly dead: readonly Action[] }
+    | { readonly kind: 'dead-actions'; readonly flows: SubjectFirst; readonly after: Action; readonly dead: readonly Action[] }
     /** The same classifier slot (table, priority, match) written more than once, in any spelling. */
     | { readonly kind: 'duplicate'; readonly sameActions: boolean }
     /** A flow the profile says the pipeline always installs in this table is missing. */
@@ -109,7 +112,7 @@ export type Finding = Base &
     /** A packet the flow matches (through these buckets of a select group) goes round the same tables until OVS's resubmit limit, and is dropped. */
     | {
         readonly kind: 'forwarding-loop';
-        readonly flow: Flow;
+        readonly flows: SubjectFirst;
         readonly loop: readonly TableRef[];
         readonly group?: number;
         readonly buckets?: readonly number[];
@@ -136,3 +139,11 @@ export type Finding = Base &
   );
 
 export type FindingKind = Finding['kind'];
+
+/** A finding about one flow: the flow that never matches, whose actions never run, or whose packets loop. */
+export type FlowFinding = Extract<Finding, { readonly flows: SubjectFirst }>;
+
+/** The flow a finding is about. */
+export function subjectOf(f: FlowFinding): Flow {
+  return f.flows[0];
+}

@@ -35,7 +35,6 @@ export function findDeadActions(pipeline: Pipeline): Finding[] {
         severity: 'warning',
         table: flow.table,
         flows: [flow],
-        flow,
         after: d.after,
         dead: d.dead,
       }

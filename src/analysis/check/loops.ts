@@ -88,7 +88,6 @@ export function findForwardingLoops(pipeline: Pipeline, budget: TraceBudget = ne
     severity: 'error',
     table: flow.table,
     flows: [flow],
-    flow,
     loop,
     ...(group !== undefined ? { group, buckets } : {}),
   }));

@@ -237,7 +237,6 @@ function check(flow: Flow, writes: SlotWrites): Finding | undefined {
           severity: 'error',
           table: flow.table,
           flows: [flow],
-          flow,
           entry: e,
           slot: p.slot,
           bits: never,

@@ -38,7 +38,6 @@ export function findShadowed(pipeline: Pipeline): Finding[] {
             severity: sameActions ? 'warning' : 'error',
             table: flow.table,
             flows: [flow, by],
-            flow,
             by,
             sameActions,
           });

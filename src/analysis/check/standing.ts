@@ -12,7 +12,7 @@ import { inVersion } from '../../profiles/versions.ts';
 import { flowExits } from '../../model/flow-exits.ts';
 import { resolveTable } from '../fit/pattern-fit.ts';
 import type { Excerpt } from './excerpt.ts';
-import type { CountedCause, Finding, Standing } from './finding.ts';
+import { type CountedCause, type Finding, type Standing, subjectOf } from './finding.ts';
 import type { SlotWrites } from './registers.ts';
 
 export interface StandingContext {
@@ -81,7 +81,7 @@ function with_(f: Finding, standing: Standing): Finding {
 export function weigh(f: Finding, ctx: StandingContext): Finding {
   // Counters are evidence: a flow that has matched packets is no flow that never matches.
   if (f.kind === 'shadowed' || f.kind === 'unset-register') {
-    const packets = packetsOf(f.flow);
+    const packets = packetsOf(subjectOf(f));
     if (packets > 0n)
       return with_(f, { kind: 'counted', packets, cause: f.kind === 'shadowed' ? hiddenCause(f) : unsetCause(f, ctx) });
   }
@@ -119,7 +119,7 @@ function age(flow: Flow): number | undefined {
 
 /** A shadowed flow that matched: it did so before the flow that hides it was added, or the dump is not of one moment. */
 function hiddenCause(f: Finding & { kind: 'shadowed' }): CountedCause {
-  const own = age(f.flow);
+  const own = age(subjectOf(f));
   const hider = age(f.by);
   return own !== undefined && hider !== undefined && hider < own
     ? { kind: 'hidden-later', age: own, hiderAge: hider }
@@ -225,7 +225,7 @@ function knownPattern(
     if (f.kind !== 'shadowed') return true;
     if (k.byPriority !== undefined && f.by.priority !== k.byPriority) return false;
     if (k.byCatchAll && f.by.match.fields.length > 0) return false;
-    return !k.hiddenDrops || f.flow.actions.length === 0;
+    return !k.hiddenDrops || subjectOf(f).actions.length === 0;
   });
 }
 
@@ -258,5 +258,7 @@ function dormantFeatures(
 
 /** A priority-0 flow with an empty match (the table's miss flow) that a catch-all above hides: redundant by design. */
 function isShadowedMiss(f: Finding): boolean {
-  return f.kind === 'shadowed' && f.flow.priority === 0 && f.flow.match.fields.length === 0;
+  if (f.kind !== 'shadowed') return false;
+  const flow = subjectOf(f);
+  return flow.priority === 0 && flow.match.fields.length === 0;
 }
