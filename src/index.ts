@@ -54,8 +54,10 @@ export {
   type Detection,
   type DetectionReason,
   type DetectOptions,
+  type ProfileReason,
   type ProfileScore,
   type ReleaseChoice,
+  type ReleaseReason,
   type SignalFinding,
 } from './analysis/detect/detect-profile.ts';
 export {

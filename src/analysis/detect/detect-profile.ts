@@ -49,7 +49,7 @@ export interface ReleaseChoice {
   readonly olderThan?: string;
   /** Every release that fits equally well. */
   readonly range: Versioned;
-  readonly reasons: readonly DetectionReason[];
+  readonly reasons: readonly ReleaseReason[];
 }
 
 /** What in the dump makes a profile's detection signal hold. */
@@ -62,8 +62,8 @@ export type SignalFinding =
   /** A flow (in `table`, when the signal names one) matching `match` and doing the action hints `actions`. */
   | { readonly kind: 'flow'; readonly table?: number; readonly match: string; readonly actions: readonly string[] };
 
-/** One finding for a profile or release, with what it weighs for or against it where it is scored. */
-export type DetectionReason =
+/** One finding for a profile, with what it weighs for or against it where it is scored. */
+export type ProfileReason =
   /** A signal of the profile that holds, and its weight. */
   | { readonly kind: 'signal'; readonly finding: SignalFinding; readonly weight: number }
   /** Of the dump's `names` table names, `known` are tables of the profile. */
@@ -79,7 +79,10 @@ export type DetectionReason =
   /** Register and mark bits in use the profile does not describe (`reg4/0x10000000`). */
   | { readonly kind: 'stray-bits'; readonly bits: readonly string[]; readonly score: number }
   /** The profile that came second, and its score. */
-  | { readonly kind: 'next-best'; readonly profile: string; readonly score: number }
+  | { readonly kind: 'next-best'; readonly profile: string; readonly score: number };
+
+/** One finding of detection for the release of a profile. */
+export type ReleaseReason =
   /** The dump lacks every table the profile's first release added: it is older. */
   | {
       readonly kind: 'older-release';
@@ -105,16 +108,17 @@ export type DetectionReason =
       readonly total: number;
       /** Set when `range` holds several releases. */
       readonly readAs?: string;
-    }
-  /** The release was given (--release). */
-  | { readonly kind: 'release-given'; readonly release: string };
+    };
+
+/** One reason a profile or release was chosen: what detection found, or that the release was given (--release). */
+export type DetectionReason = ProfileReason | ReleaseReason | { readonly kind: 'release-given'; readonly release: string };
 
 export interface Detection {
   /** The profile chosen; for a named pipeline read from a numbered dump, numbered by `layout`. */
   readonly profile: Profile;
   readonly score: number;
-  /** Why the profile (and release) was chosen, one finding per entry. */
-  readonly reasons: readonly DetectionReason[];
+  /** Why the profile (and release) was chosen, one finding per entry: the profile's, then its release's. */
+  readonly reasons: readonly (ProfileReason | ReleaseReason)[];
   /** Every profile considered, best first. */
   readonly candidates: readonly ProfileScore[];
   /** Absent when the profile has no releases to tell apart. */
@@ -306,7 +310,7 @@ function signalFinding(profile: Profile, s: DetectionSignal, facts: DumpFacts): 
 
 interface Evidence {
   readonly score: number;
-  readonly reasons: DetectionReason[];
+  readonly reasons: ProfileReason[];
 }
 
 /** Named dumps: each table name the profile knows counts for it, each it does not know against it. */
@@ -364,7 +368,7 @@ function scoreProfile(profile: Profile, facts: DumpFacts, layout?: LayoutChoice)
   return {
     score: held.reduce((sum, h) => sum + h.s.weight, names.score + numbers.score + bits.score),
     reasons: [
-      ...held.map((h): DetectionReason => ({ kind: 'signal', finding: h.finding, weight: h.s.weight })),
+      ...held.map((h): ProfileReason => ({ kind: 'signal', finding: h.finding, weight: h.s.weight })),
       ...names.reasons,
       ...numbers.reasons,
       ...bits.reasons,
@@ -540,10 +544,10 @@ function chooseRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | unde
     ...(h.s.since !== undefined ? { since: h.s.since } : {}),
     ...(h.s.until !== undefined ? { until: h.s.until } : {}),
   });
-  const reasons: DetectionReason[] = [
+  const reasons: ReleaseReason[] = [
     ...versioned
       .filter((h) => inVersion(h.s, release))
-      .map((h): DetectionReason => ({
+      .map((h): ReleaseReason => ({
         kind: 'release-signal',
         finding: h.finding,
         points: pointsTo(h),
@@ -552,7 +556,7 @@ function chooseRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | unde
     // A listing put together by hand can mix releases: what points elsewhere is said, not hidden.
     ...versioned
       .filter((h) => !inVersion(h.s, release))
-      .map((h): DetectionReason => ({
+      .map((h): ReleaseReason => ({
         kind: 'release-signal',
         finding: h.finding,
         points: pointsTo(h),
@@ -638,7 +642,7 @@ export function detectProfile(
   if (!best) throw new RangeError('detectProfile needs at least one profile to choose from');
   const release = chooseRelease(best.profile, facts);
   const runnerUp = ranked[1];
-  const margin: DetectionReason[] = runnerUp
+  const margin: ProfileReason[] = runnerUp
     ? [{ kind: 'next-best', profile: runnerUp.profile.id, score: runnerUp.score }]
     : [];
   return {

@@ -150,7 +150,8 @@ export function chooseProfile(
     request.release !== undefined
       ? [{ kind: 'release-given' as const, release: request.release }]
       : (releaseChoice?.reasons ?? []);
-  const profileReasons = (detected?.reasons ?? []).filter((r) => !(detected?.release?.reasons ?? []).includes(r));
+  const detectedForRelease: readonly DetectionReason[] = detected?.release?.reasons ?? [];
+  const profileReasons = (detected?.reasons ?? []).filter((r) => !detectedForRelease.includes(r));
   const note: ProfileNote = {
     id: picked.id,
     title: picked.title,
