@@ -8,13 +8,7 @@ import type { Flow, Group, Origin } from '../model/flow.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import { PortMap } from '../model/ports.ts';
 import { ProblemSink } from '../model/problems.ts';
-import {
-  cleanLineActions,
-  type FlowLineContext,
-  lazyFlow,
-  parseFlowLine,
-  shapedLineMatch,
-} from './flow-line.ts';
+import { cleanLineActions, type FlowLineContext, lazyFlow, parseFlowLine, shapedLineMatch } from './flow-line.ts';
 import type { LineSource } from './line-flow.ts';
 import { parseGroupLine } from './group-line.ts';
 import { type LogicalLine, eachLogicalLine } from './lines.ts';

@@ -93,7 +93,12 @@ export type Finding = Base &
     /** The profile gives the table a miss behaviour but the dump has no priority-0 catch-all flow. */
     | { readonly kind: 'no-table-miss'; readonly spec: TableSpec }
     /** Actions after `exit` in the same action list never run. */
-    | { readonly kind: 'dead-actions'; readonly flows: SubjectFirst; readonly after: Action; readonly dead: readonly Action[] }
+    | {
+        readonly kind: 'dead-actions';
+        readonly flows: SubjectFirst;
+        readonly after: Action;
+        readonly dead: readonly Action[];
+      }
     /** The same classifier slot (table, priority, match) written more than once, in any spelling. */
     | { readonly kind: 'duplicate'; readonly sameActions: boolean }
     /** A flow the profile says the pipeline always installs in this table is missing. */

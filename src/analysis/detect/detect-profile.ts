@@ -111,7 +111,8 @@ export type ReleaseReason =
     };
 
 /** One reason a profile or release was chosen: what detection found, or that the release was given (--release). */
-export type DetectionReason = ProfileReason | ReleaseReason | { readonly kind: 'release-given'; readonly release: string };
+export type DetectionReason =
+  ProfileReason | ReleaseReason | { readonly kind: 'release-given'; readonly release: string };
 
 export interface Detection {
   /** The profile chosen; for a named pipeline read from a numbered dump, numbered by `layout`. */
