@@ -1,7 +1,7 @@
 /**
- * Text tables, drawn by cli-table3 in one of two frames: boxed (`tables`: a line around and
- * between the columns, one line per row, words wrapped within their cells when widths are
- * given) and plain (the small tables of counts of `bundle` and `diff --per-table`: columns two
+ * Text tables, in one of two frames: boxed (`tables`: a line around and between the columns, one
+ * line per row, words wrapped within their cells when widths are given; drawn here when every cell
+ * is one line of one-column characters, by cli-table3 otherwise) and plain (the small tables of counts of `bundle` and `diff --per-table`: columns two
  * spaces apart, words left-aligned, numbers right-aligned, cut with … when narrowed). Given a
  * width (the terminal's), a table is fitted by `narrowWidest`; `-o wide` and pipes get it whole.
  */
