@@ -15,18 +15,11 @@ import type { PortMap, PortRef } from '../../model/ports.ts';
 import { listProfiles } from '../../profiles/index.ts';
 import type { DetectionSignal, Profile, TableLayout, TableSpec, Versioned } from '../../profiles/types.ts';
 import { compareVersions, inVersion } from '../../profiles/versions.ts';
-import {
-  defaultRelease,
-  hintHolds,
-  matchInProfilePorts,
-  misfitCount,
-  parsePattern,
-  resolveTable,
-  tableByKey,
-} from '../fit/pattern-fit.ts';
+import { defaultRelease, hintHolds, matchInProfilePorts, parsePattern, tableByKey } from '../fit/pattern-fit.ts';
 import { jumpTargets } from '../../model/flow-exits.ts';
 import { chooseLayout, type LayoutChoice, readsNumbered } from '../fit/table-layout.ts';
 import { fitClasses } from '../fit/fit-classes.ts';
+import { MisfitMemo } from '../fit/misfit-memo.ts';
 import { SAMPLE_PER_TABLE, sampleFlows } from './flow-sample.ts';
 
 export interface DetectOptions {
@@ -407,50 +400,23 @@ function releasePoints(profile: Profile): string[] {
   return [...points].filter((r) => inVersion(profile.versions, r)).sort(compareVersions);
 }
 
-/** Which of `items` a release has, as text. */
-function inVersionMarks(items: readonly Versioned[], release: string): string {
-  let marks = '';
-  for (const v of items) marks += inVersion(v, release) ? '1' : '0';
-  return marks;
-}
-
 /**
  * What the flows cannot explain in each release (unknown tables, jumps off the documented edges,
- * flows no pattern fits: `misfitCount`). A flow reads its own table's patterns, the tables it
- * and its jumps resolve to, and which bit fields and port roles the release has: releases that
- * agree on these read it alike, so each kind of flow is fitted once for all of them.
+ * flows no pattern fits: `misfitCount`). Most of a large dump's flows are of a few kinds that
+ * fit alike (`fitClasses`): each kind is fitted once, and once per way the releases read it
+ * (`MisfitMemo`, which may know them from choosing the layout already).
  */
-function misfitsByRelease(profile: Profile, flows: readonly Flow[], releases: readonly string[]): Map<string, number> {
-  const classes = fitClasses(profile, flows).map((c) => ({ ...c, jumps: jumpTargets(c.flow.actions) }));
-  const fitted = new Map<Flow, Map<string, number>>();
+function misfitsByRelease(
+  profile: Profile,
+  flows: readonly Flow[],
+  releases: readonly string[],
+  memo: MisfitMemo,
+): Map<string, number> {
+  const classes = fitClasses(profile, flows);
   const out = new Map<string, number>();
-  const tableIndex = new Map(profile.tables.map((t, i) => [t, i]));
   for (const release of releases) {
-    const shared = `${inVersionMarks(profile.bitFields, release)}|${inVersionMarks(profile.ports, release)}`;
-    // A table's reading in the release: which table it is, and which of its patterns the release has.
-    const readings = new Map<TableSpec, string>();
-    const reading = (t: TableSpec): string => {
-      let r = readings.get(t);
-      if (r === undefined) readings.set(t, (r = `${tableIndex.get(t)}:${inVersionMarks(t.patterns, release)}`));
-      return r;
-    };
     let count = 0;
-    for (const c of classes) {
-      const table = resolveTable(profile, c.flow.table, release);
-      let view = '-';
-      if (table !== undefined) {
-        view = `${shared}|${reading(table)}`;
-        for (const ref of c.jumps) {
-          const to = resolveTable(profile, ref, release);
-          view += `>${to === undefined ? '-' : tableIndex.get(to)}`;
-        }
-      }
-      let known = fitted.get(c.flow);
-      if (!known) fitted.set(c.flow, (known = new Map()));
-      let n = known.get(view);
-      if (n === undefined) known.set(view, (n = misfitCount(profile, c.flow, release)));
-      count += n * c.count;
-    }
+    for (const c of classes) count += memo.count(profile, c.flow, release) * c.count;
     out.set(release, count);
   }
   return out;
@@ -468,12 +434,15 @@ export function detectRelease(
   ports: PortMap,
 ): ReleaseChoice | undefined {
   const facts = gatherFacts(flows, groups, ports);
-  return chooseRelease(numberedReading(profile, facts)?.profile ?? profile, facts);
+  const memo = new MisfitMemo();
+  return chooseRelease(numberedReading(profile, facts, memo)?.profile ?? profile, facts, memo);
 }
 
 /** For a named pipeline and a numbered dump, the layout the flows read best in. */
-function numberedReading(profile: Profile, facts: DumpFacts): LayoutChoice | undefined {
-  return readsNumbered(profile, facts.flows) ? chooseLayout(profile, facts.flows, defaultRelease(profile)) : undefined;
+function numberedReading(profile: Profile, facts: DumpFacts, memo: MisfitMemo): LayoutChoice | undefined {
+  return readsNumbered(profile, facts.flows)
+    ? chooseLayout(profile, facts.flows, defaultRelease(profile), memo)
+    : undefined;
 }
 
 /** The release just before a dotted one (`0.10` → `0.9`), when its last part can go down. */
@@ -515,7 +484,8 @@ function olderRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | undef
   };
 }
 
-function chooseRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | undefined {
+/** The release the profile (or a numbered copy of it: see MisfitMemo) reads the dump best in. */
+function chooseRelease(profile: Profile, facts: DumpFacts, memo: MisfitMemo): ReleaseChoice | undefined {
   const older = olderRelease(profile, facts);
   if (older) return older;
   const points = releasePoints(profile);
@@ -524,7 +494,7 @@ function chooseRelease(profile: Profile, facts: DumpFacts): ReleaseChoice | unde
     .filter((s) => s.since !== undefined || s.until !== undefined)
     .map((s) => ({ s, finding: signalFinding(profile, s, facts) }))
     .filter((h): h is { s: DetectionSignal; finding: SignalFinding } => h.finding !== undefined);
-  const misfits = misfitsByRelease(profile, facts.flows, points);
+  const misfits = misfitsByRelease(profile, facts.flows, points, memo);
   const rated = points.map((release) => ({
     release,
     signals: versioned.filter((h) => inVersion(h.s, release)).reduce((sum, h) => sum + h.s.weight, 0),
@@ -593,14 +563,18 @@ const DECISIVE_LEAD = 10;
 interface Candidate extends Evidence {
   readonly profile: Profile;
   readonly layout: LayoutChoice | undefined;
+  /** The misfits of flows under the profile given and its layouts (see MisfitMemo). */
+  readonly memo: MisfitMemo;
 }
 
-/** The profiles by their scores on `facts`, best first. */
-function rankProfiles(profiles: readonly Profile[], facts: DumpFacts): Candidate[] {
+/** The profiles by their scores on `facts`, best first; `memos` keeps each profile's misfits between rankings. */
+function rankProfiles(profiles: readonly Profile[], facts: DumpFacts, memos: Map<Profile, MisfitMemo>): Candidate[] {
   const scored = profiles.map((given) => {
-    const layout = numberedReading(given, facts);
+    let memo = memos.get(given);
+    if (!memo) memos.set(given, (memo = new MisfitMemo()));
+    const layout = numberedReading(given, facts, memo);
     const profile = layout?.profile ?? given;
-    return { profile, layout, ...scoreProfile(profile, facts, layout) };
+    return { profile, layout, memo, ...scoreProfile(profile, facts, layout) };
   });
   const ranked = [...scored].sort((a, b) => b.score - a.score);
   // With no evidence at all, the profile that claims no tables (the generic one) goes first.
@@ -634,14 +608,15 @@ export function detectProfile(
 ): Detection {
   const profiles = options.profiles ?? listProfiles();
   const quick = gatherFacts(flows, groups, ports, QUICK_SAMPLE_PER_TABLE);
-  const quickRanking = rankProfiles(profiles, quick);
+  const memos = new Map<Profile, MisfitMemo>();
+  const quickRanking = rankProfiles(profiles, quick, memos);
   // A dump with no table larger than the quick sample is its own sample, whichever is taken.
   const whole = quick.flows === flows;
   const facts = whole || decides(quickRanking) ? quick : withSample(quick, flows, SAMPLE_PER_TABLE);
-  const ranked = facts === quick ? quickRanking : rankProfiles(profiles, facts);
+  const ranked = facts === quick ? quickRanking : rankProfiles(profiles, facts, memos);
   const best = ranked[0];
   if (!best) throw new RangeError('detectProfile needs at least one profile to choose from');
-  const release = chooseRelease(best.profile, facts);
+  const release = chooseRelease(best.profile, facts, best.memo);
   const runnerUp = ranked[1];
   const margin: ProfileReason[] = runnerUp
     ? [{ kind: 'next-best', profile: runnerUp.profile.id, score: runnerUp.score }]

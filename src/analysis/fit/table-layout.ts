@@ -11,7 +11,8 @@ import { ones } from '../../model/values.ts';
 import type { Profile, TableLayout, TableSpec } from '../../profiles/types.ts';
 import { inVersion } from '../../profiles/versions.ts';
 import { fitClasses } from './fit-classes.ts';
-import { misfitCount, resolveTable, tableByKey } from './pattern-fit.ts';
+import { MisfitMemo } from './misfit-memo.ts';
+import { resolveTable, tableByKey } from './pattern-fit.ts';
 import { jumpTargets } from '../../model/flow-exits.ts';
 
 /** A copy of the profile whose tables carry the layout's numbers; tables the layout leaves out get none. */
@@ -181,13 +182,19 @@ export interface LayoutChoice {
 }
 
 /** Reads the flows under one layout, table by table. */
-function judge(profile: Profile, layout: TableLayout, flows: readonly Flow[], release: string): LayoutChoice {
+function judge(
+  profile: Profile,
+  layout: TableLayout,
+  flows: readonly Flow[],
+  release: string,
+  memo: MisfitMemo,
+): LayoutChoice {
   const numbered = numberTables(profile, layout);
   const perTable = new Map<number, { flows: number; amiss: number }>();
   let misfits = 0;
   for (const { flow: f, count } of fitClasses(numbered, flows)) {
     if (f.table.kind !== 'number') continue;
-    const n = misfitCount(numbered, f, release);
+    const n = memo.count(numbered, f, release);
     misfits += n * count;
     const t = perTable.get(f.table.number) ?? { flows: 0, amiss: 0 };
     t.flows += count;
@@ -201,12 +208,19 @@ function judge(profile: Profile, layout: TableLayout, flows: readonly Flow[], re
 
 /**
  * The layout that explains the flows best: the most tables that fit, then the fewest misfits;
- * among equals the one listed first (the default configuration).
+ * among equals the one listed first (the default configuration). `memo` holds the misfits of
+ * the profile's flows, which the layouts mostly read alike, and can be handed on to count them
+ * in other releases.
  */
-export function chooseLayout(profile: Profile, flows: readonly Flow[], release: string): LayoutChoice | undefined {
+export function chooseLayout(
+  profile: Profile,
+  flows: readonly Flow[],
+  release: string,
+  memo = new MisfitMemo(),
+): LayoutChoice | undefined {
   let best: LayoutChoice | undefined;
   for (const layout of profile.layouts ?? []) {
-    const c = judge(profile, layout, flows, release);
+    const c = judge(profile, layout, flows, release, memo);
     if (
       !best ||
       c.tablesFit - c.tablesAmiss > best.tablesFit - best.tablesAmiss ||
