@@ -199,7 +199,7 @@ export interface FlowCompareOptions {
   readonly cookies?: boolean;
   /** Compare timeouts only when the first flow sets them (an expectation that leaves them out accepts any). */
   readonly timeoutsWhenSet?: boolean;
-  /** Both sides were read without port names, so that lines that say the same read the same (see sameLine). */
+  /** Both sides were read without port names, so that lines that say the same read the same (see lineKeys). */
   readonly readAlike?: boolean;
 }
 
@@ -209,11 +209,27 @@ export function readAlike(a: DumpSide, b: DumpSide): boolean {
 }
 
 /**
- * Whether two flows of dumps read alike whose lines say the same after their statistics (see
- * pairWritten) are one and the same: in one table, with one cookie when cookies count.
+ * What two flows of dumps read alike whose lines say the same after their statistics (see
+ * pairWritten) must share to be one and the same: their table, and their cookie when cookies
+ * count. A number per table object (a dump shares one among a table's flows) and cookie.
  */
-function sameLine(a: Flow, b: Flow, cookies: boolean): boolean {
-  return a.table === b.table && (!cookies || a.cookie === b.cookie);
+function lineKeys(cookies: boolean): (f: Flow) => number {
+  let count = 0;
+  const tables = new Map<TableRef, number>();
+  if (!cookies)
+    return (f) => {
+      let id = tables.get(f.table);
+      if (id === undefined) tables.set(f.table, (id = count++));
+      return id;
+    };
+  const byCookie = new Map<TableRef, Map<bigint, number>>();
+  return (f) => {
+    let ids = byCookie.get(f.table);
+    if (ids === undefined) byCookie.set(f.table, (ids = new Map()));
+    let id = ids.get(f.cookie);
+    if (id === undefined) ids.set(f.cookie, (id = count++));
+    return id;
+  };
 }
 
 /**
@@ -297,8 +313,7 @@ export function diffFlows(
   // dumps of one switch. The rest pair by slot, in dump order where a dump holds a slot twice.
   let [restA, restB] = [a, b];
   if (options.readAlike) {
-    const cookies = options.cookies ?? false;
-    const paired = pairWritten(a, b, (x, y) => sameLine(x, y, cookies));
+    const paired = pairWritten(a, b, lineKeys(options.cookies ?? false));
     restA = a.filter((_, i) => paired.a[i] === 0);
     restB = b.filter((_, i) => paired.b[i] === 0);
   }
