@@ -85,6 +85,37 @@ test('an outline holds the fields, masks and ports of the flow it outlines', () 
   }
 });
 
+test('timeouts and ages printed before the priority are read lazily as on their own, bad ones reported', () => {
+  const body = (i: number) => `priority=200,ip,nw_src=10.16.0.${i} actions=conjunction(7,1/2)`;
+  const keys = [
+    '',
+    'hard_timeout=300, ',
+    'idle_timeout=10, hard_timeout=300, importance=7, idle_age=5, hard_age=4294967295, ',
+    'idle_age=0, ',
+    'idle_timeout=10, idle_age=12, hard_age=3, ',
+    'hard_timeout=65536, ',
+    'idle_age=5, hard_timeout=300, ',
+    'hard_timeout=0x1f, ',
+  ];
+  const lines = keys.map((k, i) => `${stats(i)}${k}${body(i + 1)}`);
+  const dump = parseDump(lines.join('\n'), { file: 'dump' });
+  // An out-of-range timeout is an error there as on its own line.
+  assert.deepEqual(
+    dump.diagnostics.map((d) => [d.line, d.column]),
+    parseDump(lines[5]!, { file: 'dump' }).diagnostics.map((d) => [6, d.column]),
+  );
+  const lazy = dump.flows.filter((f) => f.outline !== undefined).map((f) => f.origin.line);
+  assert.deepEqual(lazy, [2, 3, 4, 5], 'keys in the order and form ovs-ofctl prints them');
+  for (const f of dump.flows) {
+    const alone = parseDump(f.origin.text, { file: 'dump' }).flows[0]!;
+    assert.deepEqual(plain(f), { ...(plain(alone) as object), origin: { ...alone.origin, line: f.origin.line } });
+  }
+  assert.deepEqual(
+    [dump.flows[2]!.idleTimeout, dump.flows[2]!.hardTimeout, dump.flows[2]!.importance, dump.flows[2]!.stats],
+    [10, 300, 7, { duration: '1002.52', packets: 2000n, bytes: 246913578n, idleAge: 5, hardAge: 4294967295 }],
+  );
+});
+
 test('a line of a known shape with a bad value is reported, not read lazily', () => {
   const lines = [
     stats(1) + 'priority=200,ip,nw_src=10.16.0.1 actions=conjunction(7,1/2)',
@@ -202,4 +233,45 @@ test('a lazily read flow tells its counters are both 0 only when its line prints
       [true, false, 1n, 0n],
     ],
   );
+});
+
+test('a long conjunction list after a match of a known shape is read lazily as on its own, a bad one reported', () => {
+  const list = (ids: number[], clause = '1/2') => ids.map((id) => `conjunction(${id},${clause})`).join(',');
+  const bodies = [
+    `priority=200,reg1=0x5 actions=${list([11, 12, 13, 14, 15, 16])}`,
+    `priority=200,reg1=0xa7 actions=${list([21, 22, 23, 24, 25, 26, 27, 28])}`,
+    `priority=200,reg1=0x1f actions=${list([31, 32, 33, 34, 35, 36], '3/2')}`,
+    `priority=200,reg1=0x5/0xff actions=${list([41, 42, 43, 44, 45, 46])}`,
+    `priority=200,ip,nw_src=10.16.0.0/16 actions=${list([51, 52, 53, 54, 55, 56])}`,
+    `priority=200,ip,nw_src=10.17.128.0/16 actions=${list([61, 62, 63, 64, 65, 66, 67])}`,
+  ];
+  const lines = bodies.map((b, i) => stats(i) + b);
+  const dump = parseDump(lines.join('\n'), { file: 'dump' });
+  assert.deepEqual(
+    dump.diagnostics.map((d) => ({ ...d, line: d.line - 2 })),
+    parseDump(lines[2]!, { file: 'dump' }).diagnostics,
+  );
+  assert.deepEqual(
+    dump.flows.map((f) => [f.origin.line, f.outline?.shaped === true]),
+    [
+      [1, false],
+      [2, true],
+      [4, false],
+      [5, false],
+      [6, true],
+    ],
+    'another mask is another shape',
+  );
+  for (const f of dump.flows) {
+    const alone = parseDump(f.origin.text, { file: 'dump' }).flows[0]!;
+    assert.deepEqual(plain(f), { ...(plain(alone) as object), origin: { ...alone.origin, line: f.origin.line } });
+    if (!f.outline?.shaped) continue;
+    assert.equal(f.outline.actions, 'conjunctions');
+    const told: number[] = [];
+    assert.ok(f.eachConjunction?.((id) => told.push(id)));
+    assert.deepEqual(
+      told,
+      f.actions.map((a) => (a.kind === 'conjunction' ? a.id : -1)),
+    );
+  }
 });

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Flow } from '../src/model/flow.ts';
+import { eachPortRef } from '../src/model/port-refs.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 
 // A dump line of the same shape as a clean line read before, but for some numbers, is read lazily
@@ -30,6 +31,9 @@ const BODIES = [
   'priority=100,ip,nw_dst=10.0.0.1 actions=ct(commit,nat(src=10.0.0.5),table=4)',
   'priority=100,reg0=0x10000/0x10000,reg1=5 actions=conjunction(3,1/2)',
   'priority=100,ip,nw_dst=10.1.2.3 actions=load:0x5->NXM_NX_REG0[0..3],load:1->NXM_NX_REG0[31],group:7,note:01.02.03',
+  'priority=190,tcp,reg4=0x30000/0x70000,nw_dst=10.96.7.61,tp_dst=53 actions=learn(table=9,hard_timeout=300,priority=200,delete_learned,cookie=0x3030000000974,eth_type=0x800,nw_proto=6,NXM_OF_TCP_DST[],NXM_OF_IP_DST[],NXM_OF_IP_SRC[],load:NXM_NX_REG4[0..15]->NXM_NX_REG4[0..15],load:0x2->NXM_NX_REG4[16..18]),goto_table:11',
+  'priority=200,in_port=65279 actions=load:0x2->NXM_NX_REG0[0..15],load:0x1->NXM_NX_REG0[19],goto_table:2',
+  'priority=200,ct_state=+new+trk,ip,in_port=7 actions=load:0x1->NXM_NX_PKT_MARK[0..7],output:7',
 ];
 
 /** Values put in place of a number: in range, at and past the limits, and other spellings of them. */
@@ -192,5 +196,24 @@ test('a lazily read flow of a shape is read again with the port names its line w
   assert.deepEqual(
     flows.map((f) => f.match.fields.find((e) => e.field.name === 'in_port')?.value),
     [1n, 1n],
+  );
+});
+
+test('lines of a shape that differ in their input port number are walked for each one’s port', () => {
+  const flow = (port: number) =>
+    `${STATS}priority=200,in_port=${port} actions=load:0x${port.toString(16)}->NXM_NX_REG1[],goto_table:2`;
+  const { flows, diagnostics } = parseDump([3, 4, 65279, 65280].map(flow).join('\n'), { file: 'd' });
+  assert.deepEqual(diagnostics, []);
+  assert.deepEqual(
+    flows.map((f) => f.outline?.shaped === true),
+    [false, true, true, false],
+    'a reserved port number (from 0xff00) is no shape’s number',
+  );
+  assert.ok(flows[1]!.outline!.varying!.has('in_port'));
+  const refs: unknown[] = [];
+  eachPortRef(flows, [], (ref) => refs.push(ref));
+  assert.deepEqual(
+    refs,
+    [3, 4, 65279, 65280].map((number) => ({ kind: 'number', number })),
   );
 });

@@ -155,12 +155,15 @@ export interface Flow {
  * a million matches and action lists.
  */
 export interface FlowOutline {
-  /** A match with the same fields, masks and ports as the flow's (values may differ). */
+  /**
+   * A match with the same fields, masks and ports as the flow's (values may differ: where `shaped`,
+   * the number of an input port too, see `varying`).
+   */
   readonly match: Match;
   /**
    * Actions of the same kinds, fields, masks, ports and tables as the flow's (what they write, group
-   * and conjunction ids, a ct zone, a NAT address may differ), or `conjunctions` for a list of
-   * conjunction actions alone.
+   * and conjunction ids, a ct zone, a NAT address, the cookie a learn action gives may differ), or
+   * `conjunctions` for a list of conjunction actions alone.
    */
   readonly actions: readonly Action[] | 'conjunctions';
   /**

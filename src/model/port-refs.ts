@@ -67,7 +67,9 @@ export function eachPortRef(flows: Iterable<Flow>, groups: Iterable<Group>, visi
       for (const p of actionPorts(f.actions)) visit(p);
       continue;
     }
-    if (!seen.has(outline.match)) {
+    // A line read by its shape may hold an input port number of its own.
+    if (outline.varying?.has('in_port') === true) matchPorts(f.match);
+    else if (!seen.has(outline.match)) {
       seen.add(outline.match);
       matchPorts(outline.match);
     }

@@ -19,13 +19,13 @@ import type { PortMap } from '../model/ports.ts';
 import type { ProblemSink } from '../model/problems.ts';
 import type { TableRef } from '../model/tables.ts';
 import { parsePortRef } from './action-args.ts';
-import { parseActionList, plainConjunctions } from './actions.ts';
+import { isPlainConjunctionList, parseActionList, plainConjunctions } from './actions.ts';
 import { type AddressTemplate, matchFromTemplate, templateOf } from './address-variants.ts';
 import { FlowChecker } from './consistency.ts';
 import { NO_FLAGS, tableRefOf } from './interned.ts';
 import { isLongConjunctionList, LineFlow, type LineSource } from './line-flow.ts';
 import { keepShape, shapeHash } from './line-shape.ts';
-import { durationAt, printed, scanPrintedStats, statsEndingAt } from './printed-stats.ts';
+import { durationAt, printed, readPrintedKeys, scanPrintedStats, statsEndingAt } from './printed-stats.ts';
 import { buildMatch } from './match.ts';
 import { DecimalRun, decimalAt, smallUintAt, uintAt } from './numbers.ts';
 import type { RecurringParts } from './recurring.ts';
@@ -345,7 +345,11 @@ function readActions(text: string, start: number, match: Match, ctx: FlowLineCon
  * the priority its match's, so that they are read as the match alone.
  */
 export function shapedLineMatch(text: string, statsEnd: number, keyword: number, ctx: FlowLineContext): Match {
-  const cursor = new KeyValueCursor(text, plainPriorityEnd(text, statsEnd, keyword), keyword);
+  const cursor = new KeyValueCursor(
+    text,
+    plainPriorityEnd(text, readPrintedKeys(text, statsEnd, keyword), keyword),
+    keyword,
+  );
   const tokens: KeyValueToken[] = [];
   while (cursor.next()) tokens.push(cursor.token());
   return tokens.length === 0 ? EMPTY_MATCH : buildMatch(tokens, ctx);
@@ -357,8 +361,8 @@ export function cleanLineActions(text: string, start: number, match: Match, ctx:
 }
 
 /**
- * The flow of the usual dump line `text[start, end)` (the statistics as printed, a plain
- * priority, a match and action list both known clean or of a clean line's shape: see LineFlow),
+ * The flow of the usual dump line `text[start, end)` (the statistics as printed, then any
+ * timeouts and ages as ovs-ofctl prints them, a plain priority, a match and action list both known clean or of a clean line's shape: see LineFlow),
  * read lazily; undefined for any other line, which is then read at once. `text` may be the whole
  * dump: nothing outside the line is read. The line holds no quote (quoted names are read at once).
  */
@@ -366,8 +370,10 @@ export function lazyFlow(text: string, start: number, end: number, line: number,
   if (!scanPrintedStats(text, start)) return undefined;
   const statsEnd = printed.end;
   const { keyword, start: actionsStart } = findActions(text, start, end, true);
-  const afterPriority = keyword < 0 ? statsEnd : plainPriorityEnd(text, statsEnd, keyword);
-  if (afterPriority === statsEnd) return undefined;
+  if (keyword < 0) return undefined;
+  const keysEnd = readPrintedKeys(text, statsEnd, keyword);
+  const afterPriority = plainPriorityEnd(text, keysEnd, keyword);
+  if (afterPriority === keysEnd) return undefined;
   let matchStart = afterPriority;
   while (matchStart < keyword && isSeparator(text.charCodeAt(matchStart))) matchStart++;
   return LineFlow.of(printed, digits.value, text, start, end, source, line, matchStart, keyword, actionsStart);
@@ -405,13 +411,16 @@ export function parseFlowLine(
   };
   // Flow-level keys lead the line in every layout ovs-ofctl prints; the match follows.
   const statsEnd = readPrintedStats(text, h);
-  const afterPriority = plainPriorityEnd(text, statsEnd, keyword);
-  if (afterPriority > statsEnd) h.priority = digits.value;
+  // Keys printed after the statistics (timeouts, ages) are read by the general reader below.
+  const keysEnd = statsEnd > 0 ? readPrintedKeys(text, statsEnd, keyword) : 0;
+  const priorityEnd = plainPriorityEnd(text, keysEnd, keyword);
+  if (priorityEnd > keysEnd) h.priority = digits.value;
+  const afterPriority = keysEnd > statsEnd ? statsEnd : priorityEnd;
   // Where the match of a line in the usual dump form starts, its shape worth keeping if it reads clean.
   let shapeFrom = -1;
   if (statsEnd > 0) {
-    if (afterPriority > statsEnd && source) {
-      shapeFrom = afterPriority;
+    if (priorityEnd > keysEnd && source) {
+      shapeFrom = priorityEnd;
       while (shapeFrom < keyword && isSeparator(text.charCodeAt(shapeFrom))) shapeFrom++;
     }
     h.stats = statsEndingAt(text, statsEnd);
@@ -436,18 +445,26 @@ export function parseFlowLine(
   // A shape is kept from a line without problems whose elements after the priority are all its match's,
   // unless its actions are a long list of conjunctions: lines rarely share so many ids but for their values.
   const matchOnly = matchAt === shapeFrom && (!read.fresh || read.key !== undefined);
-  const shapeless = isLongConjunctionList(text, start, text.length);
-  if (shapeFrom >= 0 && matchOnly && !shapeless && sink.problems.length === problemsBefore && ctx.recurring) {
-    keepShape(
-      ctx.recurring.shapes,
-      shapeHash(text, shapeFrom, text.length),
-      text,
-      shapeFrom,
-      keyword,
-      start,
-      match,
-      actions,
-    );
+  const { recurring } = ctx;
+  if (shapeFrom >= 0 && matchOnly && sink.problems.length === problemsBefore && recurring) {
+    const end = text.length;
+    if (!isLongConjunctionList(text, start, end))
+      keepShape(
+        recurring.shapes,
+        shapeHash(text, shapeFrom, end),
+        text,
+        shapeFrom,
+        keyword,
+        start,
+        end,
+        match,
+        actions,
+      );
+    // The match of a line of conjunctions alone, for lines whose list no line's shape fits.
+    if (text.startsWith('conjunction(', start) && isPlainConjunctionList(text, start, end)) {
+      const hash = shapeHash(text, shapeFrom, keyword);
+      keepShape(recurring.matchShapes, hash, text, shapeFrom, keyword, keyword, keyword, match, []);
+    }
   }
   return flowOf(h, match, actions, origin);
 }

@@ -25,7 +25,17 @@ import { eachListConjunction, isPlainConjunctionList, plainConjunctions } from '
 import { templateVariant, withAddress } from './address-variants.ts';
 import { NO_FLAGS, tableRefOf } from './interned.ts';
 import { type LineShape, shapeHash, shapeOf } from './line-shape.ts';
-import { type PrintedStats, statsEndingAt } from './printed-stats.ts';
+import {
+  HARD_AGE,
+  HARD_TIMEOUT,
+  IDLE_AGE,
+  IDLE_TIMEOUT,
+  IMPORTANCE,
+  type PrintedStats,
+  printedKeys,
+  readPrintedKeys,
+  statsEndingAt,
+} from './printed-stats.ts';
 import type { RecurringParts } from './recurring.ts';
 
 /** Lists longer than this (in characters) name several conjunctions, a set rarely repeated. */
@@ -90,10 +100,15 @@ function knownActions(
 /** `index` of a flow whose match and actions are read again from its line (one of a shape). */
 const REREAD = -2;
 
-/** The shape (see line-shape.ts) that `text[start, end)` has among the recurring parts (into `found`). */
-function knownShape(text: string, start: number, end: number, parts: RecurringParts): LineShape | undefined {
-  if (parts.shapes.size === 0) return undefined;
-  const shape = shapeOf(parts.shapes, shapeHash(text, start, end), text, start, end);
+/** The shape (see line-shape.ts) that `text[start, end)` has among `shapes` (into `found`). */
+function knownShape(
+  text: string,
+  start: number,
+  end: number,
+  shapes: ReadonlyMap<number, readonly LineShape[]>,
+): LineShape | undefined {
+  if (shapes.size === 0) return undefined;
+  const shape = shapeOf(shapes, shapeHash(text, start, end), text, start, end);
   if (shape === undefined) return undefined;
   found.shape = shape;
   found.index = REREAD;
@@ -192,7 +207,8 @@ export class LineFlow implements Flow {
 
   /**
    * The flow of line `line`, `text[at, end)`, in the printed form with its statistics (`stats`)
-   * and a plain priority, whose match (from `matchStart` to `keyword`) and actions (from
+   * and a plain priority (the timeouts and ages printed between them are read from the line when
+   * asked for, see readKeys), whose match (from `matchStart` to `keyword`) and actions (from
    * `actionsStart`) are both known clean recurring parts, or which is of a clean line's shape;
    * undefined for any other line, which is then read at once.
    */
@@ -219,10 +235,17 @@ export class LineFlow implements Flow {
       if (actions !== undefined && found.index <= MAX_INDEX)
         return LineFlow.make(table, priority, cookie, text, at, source, line, ends, actions);
     }
-    // A long list of conjunctions is no shape's (see keepShape's caller): its ids are as many as the rules it serves.
-    if (isLongConjunctionList(text, actionsStart, end)) return undefined;
-    const shape = knownShape(text, matchStart, end, source.parts);
-    return shape && LineFlow.make(table, priority, cookie, text, at, source, line, ends, shape.actions);
+    const { parts } = source;
+    // A long list of conjunctions is no line's shape (see keepShape's caller): its ids are as many as the rules it serves.
+    const shape = isLongConjunctionList(text, actionsStart, end)
+      ? undefined
+      : knownShape(text, matchStart, end, parts.shapes);
+    if (shape) return LineFlow.make(table, priority, cookie, text, at, source, line, ends, shape.actions);
+    // A list of conjunctions alone needs no check against any match: the match alone may be of a shape.
+    if (!text.startsWith('conjunction(', actionsStart) || !isPlainConjunctionList(text, actionsStart, end))
+      return undefined;
+    const matchShape = knownShape(text, matchStart, keyword, parts.matchShapes);
+    return matchShape && LineFlow.make(table, priority, cookie, text, at, source, line, ends, 'conjunctions');
   }
 
   get table(): TableRef {
@@ -291,9 +314,34 @@ export class LineFlow implements Flow {
   get stats(): FlowStats {
     if (lastStats.of !== this) {
       lastStats.of = this;
-      lastStats.stats = statsEndingAt(this.text, this.at + this.statsEnd);
+      const stats = statsEndingAt(this.text, this.at + this.statsEnd);
+      if (this.readKeys()) {
+        const idleAge = printedKeys[IDLE_AGE]!;
+        const hardAge = printedKeys[HARD_AGE]!;
+        lastStats.stats = {
+          ...stats,
+          ...(idleAge >= 0 ? { idleAge } : {}),
+          ...(hardAge >= 0 ? { hardAge } : {}),
+        };
+      } else lastStats.stats = stats;
     }
     return lastStats.stats;
+  }
+
+  /**
+   * Reads the keys printed between the statistics and the priority into printedKeys; false, with
+   * nothing read, for the usual line, whose priority follows the statistics at once.
+   */
+  private readKeys(): boolean {
+    const from = this.at + this.statsEnd;
+    if (this.text.startsWith('priority=', from)) return false;
+    readPrintedKeys(this.text, from, this.actionsStart);
+    return true;
+  }
+
+  /** One of the keys printed between the statistics and the priority (see readPrintedKeys), 0 when not printed. */
+  private printedKey(key: number): number {
+    return this.readKeys() ? Math.max(0, printedKeys[key]!) : 0;
   }
 
   /**
@@ -326,15 +374,15 @@ export class LineFlow implements Flow {
   }
 
   get idleTimeout(): number {
-    return 0;
+    return this.printedKey(IDLE_TIMEOUT);
   }
 
   get hardTimeout(): number {
-    return 0;
+    return this.printedKey(HARD_TIMEOUT);
   }
 
   get importance(): number {
-    return 0;
+    return this.printedKey(IMPORTANCE);
   }
 
   get flags(): readonly FlowFlag[] {

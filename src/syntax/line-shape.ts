@@ -3,9 +3,9 @@
  * (`tcp,reg3=0xa13a45d,reg4=0x2324f/0x7ffff actions=ct(commit,table=12,zone=65520,
  * nat(dst=10.19.164.93:12879),…)`), a rule's `conj_id=N` flow, a `ct_label=…` flow per rule. Each
  * differs from the others in numbers that decide nothing but themselves: a register's or an
- * address's value, a group or conjunction id, a zone, a NAT port. Such a line reads without any
- * problem when its text is the clean line's but for those numbers, each within what its place
- * accepts; every other number (a protocol, a mask, a subfield's bits, a table) must be the same,
+ * address's value, a group or conjunction id, a zone, a NAT port, a learned flow's cookie. Such a
+ * line reads without any problem when its text is the clean line's but for those numbers, each
+ * within what its place accepts; every other number (a protocol, a mask, a subfield's bits, a table) must be the same,
  * so all that it decides is decided as on the clean line. The line's match and actions are then
  * read when first asked for (see LineFlow).
  *
@@ -159,8 +159,9 @@ export function shapeOf(
 }
 
 /**
- * Keeps the shape of the clean line `text` (match from `from` to `keyword`, actions from
- * `actionsStart` to the end), read as `match` and `actions`, under its hash.
+ * Keeps the shape of the clean line `text[from, end)` (match from `from` to `keyword`, actions from
+ * `actionsStart` to `end`: none when both are `keyword`, for a shape of the match alone), read as
+ * `match` and `actions`, under its hash.
  */
 export function keepShape(
   shapes: Map<number, LineShape[]>,
@@ -169,6 +170,7 @@ export function keepShape(
   from: number,
   keyword: number,
   actionsStart: number,
+  end: number,
   match: Match,
   actions: readonly Action[],
 ): void {
@@ -178,18 +180,18 @@ export function keepShape(
   if (text.includes('"', from)) return;
   const places = new Map<number, Place>();
   matchPlaces(text, from, keyword, places);
-  actionPlaces(text, actionsStart, text.length, places);
+  actionPlaces(text, actionsStart, end, places);
   const starts: number[] = [];
   const ends: number[] = [];
   const kinds: number[] = [];
   const limits: number[] = [];
   const varying = new Set<string>();
-  for (let i = from; i < text.length;) {
+  for (let i = from; i < end;) {
     if (!startsNumber(text, i, from)) {
       i++;
       continue;
     }
-    const e = numberEnd(text, i, text.length);
+    const e = numberEnd(text, i, end);
     const place = places.get(i);
     const varies = place !== undefined && numberFits(place.kind, place.limit, text, i, e);
     starts.push(i - from);
@@ -200,7 +202,7 @@ export function keepShape(
     i = e;
   }
   list.push({
-    text: text.slice(from),
+    text: text.slice(from, end),
     starts: Int32Array.from(starts),
     ends: Int32Array.from(ends),
     kinds: Uint8Array.from(kinds),
@@ -259,7 +261,13 @@ function valuePlaces(text: string, s: number, e: number, field: FieldDef, places
   if (numberEnd(text, s, e) === e) number(text, s, field.bytes * 8, places, field.storage);
 }
 
-/** The places of the match's values: `field=value` and `field=value/mask`. */
+/**
+ * The largest port number that reads as a number and nothing else: those above are reserved ports
+ * (`LOCAL`, `CONTROLLER`), which read as their names.
+ */
+const MAX_PLAIN_PORT = 0xfeff;
+
+/** The places of the match's values: `field=value` and `field=value/mask`, and an input port's number. */
 function matchPlaces(text: string, from: number, end: number, places: Map<number, Place>): void {
   for (let i = from; i < end;) {
     let e = i;
@@ -268,7 +276,10 @@ function matchPlaces(text: string, from: number, end: number, places: Map<number
     if (eq > i && eq < e) {
       const field = fieldByName(text.slice(i, eq));
       const slash = text.indexOf('/', eq);
-      if (field) valuePlaces(text, eq + 1, slash > eq && slash < e ? slash : e, field, places);
+      const valueEnd = slash > eq && slash < e ? slash : e;
+      if (field?.storage === 'in_port' && isDigit(text.charCodeAt(eq + 1)) && numberEnd(text, eq + 1, e) === e)
+        places.set(eq + 1, { kind: DECIMAL, limit: MAX_PLAIN_PORT, storage: field.storage });
+      else if (field) valuePlaces(text, eq + 1, valueEnd, field, places);
     }
     i = e + 1;
   }
@@ -286,7 +297,7 @@ function addressAndPort(text: string, s: number, e: number, places: Map<number, 
   places.set(colon + 1, { kind: DECIMAL, limit: 0xffff });
 }
 
-/** The places of the actions' values: what load and set_field write, group and conjunction ids, ct zones and NAT. */
+/** The places of the actions' values: what load and set_field write, group and conjunction ids, ct zones and NAT, learn's cookie. */
 function actionPlaces(text: string, start: number, end: number, places: Map<number, Place>): void {
   for (const t of scanActionTokens(text, start, end)) {
     const arg = t.arg ?? '';
@@ -319,9 +330,31 @@ function actionPlaces(text: string, start: number, end: number, places: Map<numb
       case 'ct':
         if (t.paren) ctPlaces(text, s, e, places);
         break;
+      case 'learn':
+        if (t.paren) learnPlaces(text, s, e, places);
+        break;
       default:
         break;
     }
+  }
+}
+
+/**
+ * Inside `learn(…)`: the cookie of the flows it adds (Antrea's learned Service flows name their
+ * Service in it), a number that says nothing but itself.
+ */
+function learnPlaces(text: string, start: number, end: number, places: Map<number, Place>): void {
+  for (const t of scanActionTokens(text, start, end)) {
+    const arg = t.arg ?? '';
+    const s = t.argOffset;
+    if (
+      t.name === 'cookie' &&
+      !t.paren &&
+      arg !== '' &&
+      isDigit(arg.charCodeAt(0)) &&
+      numberEnd(text, s, s + arg.length) === s + arg.length
+    )
+      number(text, s, 64, places);
   }
 }
 

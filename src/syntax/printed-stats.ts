@@ -3,7 +3,7 @@
  */
 import type { FlowStats } from '../model/flow.ts';
 import { bigintOf } from './interned.ts';
-import { decimalAt, plainNumberAt } from './numbers.ts';
+import { DecimalRun, decimalAt, plainNumberAt } from './numbers.ts';
 
 /** Whether `text[start, end)` is `123.456s`: seconds as printed, then `s`. */
 export function isDuration(text: string, start: number, end: number): boolean {
@@ -115,4 +115,50 @@ export function statsEndingAt(text: string, end: number): FlowStats {
     packets: bigintOf(plainNumberAt(text, packetsStart, packetsEnd)),
     bytes: bigintOf(plainNumberAt(text, bytesStart, bytesEnd)),
   };
+}
+
+/**
+ * The keys ovs-ofctl prints between the statistics and the priority when a flow has them, in the
+ * order it prints them (`hard_timeout=300, ` of a learned flow, `idle_age=5, ` of an OpenFlow 1.0
+ * dump), each with the largest value it takes.
+ */
+const PRINTED_KEYS = [
+  ['idle_timeout=', 0xffff],
+  ['hard_timeout=', 0xffff],
+  ['importance=', 0xffff],
+  ['idle_age=', 0xffffffff],
+  ['hard_age=', 0xffffffff],
+] as const;
+
+/** What readPrintedKeys found, by PRINTED_KEYS' order (-1: not printed), held in one place. */
+export const printedKeys = new Float64Array(PRINTED_KEYS.length);
+export const IDLE_TIMEOUT = 0;
+export const HARD_TIMEOUT = 1;
+export const IMPORTANCE = 2;
+export const IDLE_AGE = 3;
+export const HARD_AGE = 4;
+
+const keyDigits = new DecimalRun();
+
+/**
+ * Reads the keys printed after the statistics that end at `from`, each once, in ovs-ofctl's order,
+ * a plain decimal within its range followed by `, `, into `printedKeys`; returns where they end
+ * (`from` when there is none), before `limit`. What follows is the priority or something the
+ * general reader takes from the statistics' end.
+ */
+export function readPrintedKeys(text: string, from: number, limit: number): number {
+  printedKeys.fill(-1);
+  let at = from;
+  for (let k = 0; k < PRINTED_KEYS.length; k++) {
+    const [key, max] = PRINTED_KEYS[k]!;
+    if (!text.startsWith(key, at)) continue;
+    const start = at + key.length;
+    if (!keyDigits.read(text, start)) break;
+    const { value, end } = keyDigits;
+    if (end - start > 10 || value > max || end + 2 > limit || text.charCodeAt(end) !== 0x2c) break;
+    if (text.charCodeAt(end + 1) !== 0x20) break;
+    printedKeys[k] = value;
+    at = end + 2;
+  }
+  return at;
 }

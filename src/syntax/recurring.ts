@@ -25,4 +25,10 @@ export class RecurringParts {
   readonly actions = new Map<string, SharedActions>();
   /** Clean lines whose shape other lines may have, but for some numbers, by shapeHash. */
   readonly shapes = new Map<number, LineShape[]>();
+  /**
+   * The matches of clean lines whose actions are conjunctions alone, whose shape the matches of
+   * other such lines may have: a list of many conjunctions is seldom any other line's but for its
+   * numbers, its ids being as many as the rules it serves.
+   */
+  readonly matchShapes = new Map<number, LineShape[]>();
 }
