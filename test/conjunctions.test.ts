@@ -24,7 +24,7 @@ import { formatJson } from '../src/render/json-stream.ts';
 import { withActions } from '../src/model/flow.ts';
 import { memberText } from '../src/analysis/conjunctions/member-text.ts';
 import { parseDump } from '../src/syntax/reader.ts';
-import { memberSet } from '../src/analysis/conjunctions/conjunctions.ts';
+import { type DimensionTerm, memberSet, termMemberTexts } from '../src/analysis/conjunctions/conjunctions.ts';
 import { runCli } from './support/cli.ts';
 import { parseOfprotoTrace } from './support/ofproto-trace.ts';
 import { skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
@@ -220,6 +220,47 @@ test('members: port ranges from masks, arbitrary masks kept, registers listed', 
       { value: 3n, mask: 0xffffffffn },
     ]).map((m) => memberText(reg, m)),
     ['0x3', '0x4'],
+  );
+});
+
+test('members as text: written from the merged values, the same as the members made and written', () => {
+  // Single addresses, touching ones that merge, an aligned block, an unaligned run, ports.
+  const dump = [
+    'priority=100,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2)',
+    'priority=100,ip,nw_src=10.0.0.2 actions=conjunction(1,1/2)',
+    'priority=100,ip,nw_src=10.0.0.3 actions=conjunction(1,1/2)',
+    'priority=100,ip,nw_src=10.0.4.0/24 actions=conjunction(1,1/2)',
+    'priority=100,ip,nw_src=10.0.2.0/25 actions=conjunction(1,1/2)',
+    'priority=100,ip,nw_src=10.0.2.128/26 actions=conjunction(1,1/2)',
+    'priority=100,ip,nw_src=192.168.0.9 actions=conjunction(1,1/2)',
+    'priority=100,tcp,tp_dst=80 actions=conjunction(1,2/2)',
+    'priority=100,tcp,tp_dst=81 actions=conjunction(1,2/2)',
+    'priority=100,tcp,tp_dst=0x400/0xfc00 actions=conjunction(1,2/2)',
+    'priority=100,tcp,tp_dst=0x1/0x1 actions=conjunction(1,2/2)',
+    'priority=100,conj_id=1 actions=drop',
+  ].join('\n');
+  const sets = (): (DimensionTerm & { kind: 'set' })[] =>
+    conj(report(dump), 1).dimensions.flatMap((d) => d.terms.flatMap((t) => (t.kind === 'set' ? [t] : [])));
+  // Texts asked for first (the members never made), then of the members themselves.
+  const texts = sets().map((t) => termMemberTexts(t));
+  assert.deepEqual(
+    texts.map((t) => t.texts),
+    [
+      ['10.0.0.1-10.0.0.3', '10.0.2.0-10.0.2.191', '10.0.4.0/24', '192.168.0.9'],
+      ['80-81', '1024-2047', '1/0x1'],
+    ],
+  );
+  const made = sets();
+  assert.deepEqual(
+    texts,
+    made.map((t) => ({ texts: t.members.map((m) => memberText(t.field, m)), count: t.members.length })),
+  );
+  assert.deepEqual(
+    sets().map((t) => termMemberTexts(t, 'decimal', 2)),
+    made.map((t) => ({
+      texts: t.members.slice(0, 2).map((m) => memberText(t.field, m, 'decimal')),
+      count: t.members.length,
+    })),
   );
 });
 

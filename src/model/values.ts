@@ -94,7 +94,11 @@ const OCTETS = Array.from({ length: 256 }, (_, i) => String(i));
 export function formatIpv4(value: bigint): string {
   // One conversion (no bigint arithmetic, which allocates, for a value that fits), then number
   // arithmetic and made octet texts: reports of big dumps print millions of addresses.
-  const n = value <= 0xffffffffn ? Number(value) : Number(value & 0xffffffffn);
+  return formatIpv4Number(value <= 0xffffffffn ? Number(value) : Number(value & 0xffffffffn));
+}
+
+/** formatIpv4 of an address held as a number (0 to 2^32 - 1). */
+export function formatIpv4Number(n: number): string {
   return (
     OCTETS[n >>> 24]! + '.' + OCTETS[(n >>> 16) & 0xff]! + '.' + OCTETS[(n >>> 8) & 0xff]! + '.' + OCTETS[n & 0xff]!
   );

@@ -15,15 +15,14 @@ import type {
   ConjunctionReport,
   Dimension,
   DimensionTerm,
-  Member,
   PacketConjunction,
   TermMiss,
 } from '../analysis/conjunctions/conjunctions.ts';
+import { termMemberTexts } from '../analysis/conjunctions/conjunctions.ts';
 import type { ConjunctionScope } from '../analysis/conjunctions/conjunction-scope.ts';
-import { memberText } from '../analysis/conjunctions/member-text.ts';
 import { PLAIN_WORDING } from '../analysis/annotate/wording.ts';
 import { describeActions } from './words/flow.ts';
-import { formatFieldValue, fullMask } from '../syntax/field-value.ts';
+import { formatFieldValue } from '../syntax/field-value.ts';
 import { formatPriorityAndMatch } from './flow.ts';
 import { flowJson, tableRefJson } from './json.ts';
 import { formatMatch } from './match.ts';
@@ -100,17 +99,15 @@ export const PLAIN_WORDS: ConjunctionWords = {
   actionFlow: (flow) => ({ actions: actionsText(describeActions(flow.actions, PLAIN_WORDING)) }),
 };
 
-/** A member in the pipeline's words when it is one value the pipeline names, else as `memberText` has it. */
-function memberWords(field: FieldDef, m: Member, named: FieldWords | undefined): string {
-  return named && m.kind === 'value' && m.mask === fullMask(field) ? named.value(m.value) : memberText(field, m);
-}
+/** A term of a set of values. */
+type SetTerm = DimensionTerm & { readonly kind: 'set' };
 
-function memberList(field: FieldDef, members: readonly Member[], named?: FieldWords): string {
-  const shown = members.length > MEMBERS_SHOWN ? members.slice(0, MEMBERS_WHEN_CUT) : members;
-  const text = shown.map((m) => memberWords(field, m, named)).join(', ');
-  return members.length > shown.length
-    ? `{${text}, … ${members.length - shown.length} more (${members.length} in all)}`
-    : `{${text}}`;
+/** A set term's members as a list in braces, the first few of a long one and a count. */
+function memberList(term: SetTerm, named?: FieldWords): string {
+  const { texts, count } = termMemberTexts(term, 'field', MEMBERS_SHOWN + 1, named && ((v) => named.value(v)));
+  const shown = count > MEMBERS_SHOWN ? texts.slice(0, MEMBERS_WHEN_CUT) : texts;
+  const text = shown.join(', ');
+  return count > shown.length ? `{${text}, … ${count - shown.length} more (${count} in all)}` : `{${text}}`;
 }
 
 /** The protocol keyword of a qualifier when the term's field does not already imply it. */
@@ -126,7 +123,7 @@ export function formatTerm(term: DimensionTerm, named?: FieldWords): string {
   const count = term.flows.length > 1 ? `  [${plural(term.flows.length, 'flow')}]` : '';
   switch (term.kind) {
     case 'set':
-      return `${named?.name ?? fieldWords(term.field)} ∈ ${memberList(term.field, term.members, named)}${qualifierNote(term.qualifier, term.field)}${count}`;
+      return `${named?.name ?? fieldWords(term.field)} ∈ ${memberList(term, named)}${qualifierNote(term.qualifier, term.field)}${count}`;
     case 'any':
       return term.qualifier.fields.length === 0 ? 'any packet' : `any ${formatMatch(term.qualifier)} packet`;
     case 'matches': {
@@ -250,11 +247,11 @@ export function formatConjunctionReport(report: ConjunctionReport, words: Conjun
 }
 
 function termJson(t: DimensionTerm, named: FieldWords | undefined): Record<string, string | readonly string[]> {
-  const set = t.kind === 'set' ? { field: t.field.name, members: t.members.map((m) => memberText(t.field, m)) } : {};
+  const set = t.kind === 'set' ? { field: t.field.name, members: termMemberTexts(t).texts } : {};
   // The pipeline's name for the field and its members, beside the values as OVS prints them.
   const words =
     t.kind === 'set' && named
-      ? { fieldName: named.name, memberWords: t.members.map((m) => memberWords(t.field, m, named)) }
+      ? { fieldName: named.name, memberWords: termMemberTexts(t, 'field', Infinity, (v) => named.value(v)).texts }
       : {};
   return {
     kind: t.kind,
@@ -396,9 +393,9 @@ function failedTerm(miss: TermMiss, named: FieldWords | undefined): string {
     case 'qualifier':
       return `the packet is not ${formatMatch(term.qualifier)}`;
     case 'value': {
-      const { field, members, qualifier } = miss.term;
+      const { field, qualifier } = miss.term;
       const v = named ? named.value(miss.value) : formatFieldValue(field, miss.value);
-      return `${named?.name ?? fieldWords(field)} is ${v}, not in ${memberList(field, members, named)}${qualifierNote(qualifier, field)}`;
+      return `${named?.name ?? fieldWords(field)} is ${v}, not in ${memberList(miss.term, named)}${qualifierNote(qualifier, field)}`;
     }
     case 'flows':
       return `matches none of ${plural(term.flows.length, 'flow')}`;

@@ -14,6 +14,7 @@ import { MatchIndex } from '../../model/flow-index.ts';
 import { matchesPacket } from '../../model/match.ts';
 import { inMatchOrder, type Pipeline, tableKey } from '../../model/pipeline.ts';
 import type { TableRef } from '../../model/tables.ts';
+import { formatIpv4Number } from '../../model/values.ts';
 import { fullMask } from '../../syntax/field-value.ts';
 import {
   type ClauseFlow,
@@ -27,6 +28,7 @@ import {
 } from './clause-shape.ts';
 import { findOverlaps } from './conjunction-overlap.ts';
 import { ClauseRecords, ConjunctionList } from './clause-records.ts';
+import { type MemberNumbers, memberText } from './member-text.ts';
 
 /** One element of a dimension's accepted set, in the terms that read best for the field. */
 export type Member =
@@ -293,18 +295,39 @@ function addressMember(field: FieldDef, first: bigint, last: bigint): Member {
 export function memberSet(field: FieldDef, entries: readonly { value: bigint; mask: bigint }[]): Member[] {
   return members(
     field,
-    entries.map(({ value, mask }) => new SingleEntry({ field, value, mask })),
+    memberParts(
+      field,
+      entries.map(({ value, mask }) => new SingleEntry({ field, value, mask })),
+    ),
   );
 }
 
-/** `memberSet` on entries keyed and measured already. */
-function members(field: FieldDef, entries: readonly SingleEntry[]): Member[] {
+/** `memberSet` of entries keyed, measured and merged already. */
+function members(field: FieldDef, parts: MemberParts): Member[] {
+  const out: Member[] = [];
+  const { merged } = parts;
+  if (merged)
+    for (let i = 0; i < merged.count; i++)
+      out.push(numberMember(field, parts.address, merged.firsts[i]!, merged.lasts[i]!));
+  else for (const iv of parts.wide) out.push(bigintMember(field, parts.address, iv.first, iv.last));
+  for (const m of parts.listed) out.push(m);
+  return out;
+}
+
+/**
+ * What a set of entries accepts before its members are made: merged intervals (as numbers for a
+ * field of 53 bits or fewer, `merged`, else `wide`), then the values listed as they are, in order.
+ */
+interface MemberParts {
+  readonly address: boolean;
+  readonly merged: MergedNumbers | undefined;
+  readonly wide: readonly Interval[];
+  readonly listed: readonly Member[];
+}
+
+function memberParts(field: FieldDef, entries: readonly SingleEntry[]): MemberParts {
   const address = isAddress(field);
   const rangeable = address || PORT_STORAGES.has(field.storage);
-  const member = (first: bigint, last: bigint): Member => {
-    if (address) return addressMember(field, first, last);
-    return first === last ? { kind: 'value', value: first, mask: fullMask(field) } : { kind: 'range', first, last };
-  };
   const runs: SingleEntry[] = [];
   const listed = new Map<ValueKey, Member>();
   for (const s of entries) {
@@ -316,18 +339,122 @@ function members(field: FieldDef, entries: readonly SingleEntry[]): Member[] {
         mask: s.e.mask,
       });
   }
-  const out: Member[] = [];
-  if (field.bits <= 53) {
-    const merged = mergedNumbers(runs);
-    for (let i = 0; i < merged.count; i++) out.push(numberMember(field, address, merged.firsts[i]!, merged.lasts[i]!));
-  } else for (const iv of mergedBigints(runs)) out.push(member(iv.first, iv.last));
+  const narrow = field.bits <= 53;
   const rest = [...listed.values()].sort((a, b) => {
     const av = a.kind === 'value' ? a.value : 0n;
     const bv = b.kind === 'value' ? b.value : 0n;
     return av < bv ? -1 : av > bv ? 1 : 0;
   });
-  for (const m of rest) out.push(m);
-  return out;
+  return {
+    address,
+    merged: narrow ? mergedNumbers(runs) : undefined,
+    wide: narrow ? [] : mergedBigints(runs),
+    listed: rest,
+  };
+}
+
+/** The member of an interval of a wider field (IPv6 addresses). */
+function bigintMember(field: FieldDef, address: boolean, first: bigint, last: bigint): Member {
+  if (address) return addressMember(field, first, last);
+  return first === last ? { kind: 'value', value: first, mask: fullMask(field) } : { kind: 'range', first, last };
+}
+
+/**
+ * `text` of `numberMember(field, address, first, last)`, an IPv4 address or block written from
+ * the numbers without making the member (`text` writes those as memberText does).
+ */
+function numberMemberText(
+  field: FieldDef,
+  address: boolean,
+  first: number,
+  last: number,
+  text: (m: Member) => string,
+): string {
+  if (!address || field.format !== 'ipv4') return text(numberMember(field, address, first, last));
+  if (first === last) return formatIpv4Number(first);
+  const size = last - first + 1;
+  const log = Math.round(Math.log2(size));
+  if (2 ** log === size && first % size === 0) return `${formatIpv4Number(first)}/${field.bits - log}`;
+  return `${formatIpv4Number(first)}-${formatIpv4Number(last)}`;
+}
+
+/**
+ * A set term whose members are made when first read: a dimension may hold hundreds of thousands,
+ * and a report that writes them as text (see termMemberTexts) need not make them at all.
+ */
+class SetTerm {
+  readonly kind = 'set';
+  readonly field: FieldDef;
+  readonly qualifier: Match;
+  readonly flows: readonly Flow[];
+  private readonly entries: readonly SingleEntry[];
+  private parts: MemberParts | undefined;
+  private made: readonly Member[] | undefined;
+
+  constructor(field: FieldDef, entries: readonly SingleEntry[], qualifier: Match, flows: readonly Flow[]) {
+    this.field = field;
+    this.entries = entries;
+    this.qualifier = qualifier;
+    this.flows = flows;
+  }
+
+  get members(): readonly Member[] {
+    return (this.made ??= members(this.field, this.memberParts()));
+  }
+
+  private memberParts(): MemberParts {
+    return (this.parts ??= memberParts(this.field, this.entries));
+  }
+
+  /** See termMemberTexts. */
+  memberTexts(numbers: MemberNumbers, limit: number, named: ((value: bigint) => string) | undefined): MemberTexts {
+    const { field } = this;
+    const text = (m: Member): string => memberWords(field, m, numbers, named);
+    if (this.made) return { texts: this.made.slice(0, limit).map(text), count: this.made.length };
+    const { address, merged, wide, listed } = this.memberParts();
+    const texts: string[] = [];
+    const runs = merged ? merged.count : wide.length;
+    for (let i = 0; i < runs && texts.length < limit; i++)
+      texts.push(
+        merged
+          ? numberMemberText(field, address, merged.firsts[i]!, merged.lasts[i]!, text)
+          : text(bigintMember(field, address, wide[i]!.first, wide[i]!.last)),
+      );
+    for (let i = 0; i < listed.length && texts.length < limit; i++) texts.push(text(listed[i]!));
+    return { texts, count: runs + listed.length };
+  }
+}
+
+/** The first members of a set as text, and how many there are. */
+export interface MemberTexts {
+  readonly texts: readonly string[];
+  readonly count: number;
+}
+
+/** A member as memberText writes it, or one whole value in the words `named` gives it. */
+function memberWords(
+  field: FieldDef,
+  m: Member,
+  numbers: MemberNumbers,
+  named: ((value: bigint) => string) | undefined,
+): string {
+  return named && m.kind === 'value' && m.mask === fullMask(field) ? named(m.value) : memberText(field, m, numbers);
+}
+
+/**
+ * The members of a set term as text (see memberText; `named`, when given, words one whole value),
+ * the first `limit` of them, without making them when the term has not yet: text is all a report
+ * needs of most.
+ */
+export function termMemberTexts(
+  term: DimensionTerm & { readonly kind: 'set' },
+  numbers: MemberNumbers = 'field',
+  limit = Infinity,
+  named?: (value: bigint) => string,
+): MemberTexts {
+  if (term instanceof SetTerm) return term.memberTexts(numbers, limit, named);
+  const texts = term.members.slice(0, limit).map((m) => memberWords(term.field, m, numbers, named));
+  return { texts, count: term.members.length };
 }
 
 /**
@@ -402,16 +529,8 @@ function term(group: readonly ClauseFlow[], flows: readonly Flow[]): DimensionTe
   const { qualifier } = shape;
   if (shape.keyCount === 0) return { kind: 'any', qualifier, flows };
   if (!single) return { kind: 'matches', qualifier, flows };
-  return {
-    kind: 'set',
-    field: single.e.field,
-    members: members(
-      single.e.field,
-      group.map((c) => c.single!),
-    ),
-    qualifier,
-    flows,
-  };
+  // A clause flow with a single entry is that entry (see ClauseFlow).
+  return new SetTerm(single.e.field, group, qualifier, flows);
 }
 
 /** Splits a dimension's flows into terms: by protocol qualifier and by which other fields they match. */

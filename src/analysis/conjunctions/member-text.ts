@@ -16,11 +16,14 @@ function isAddress(field: FieldDef): boolean {
   return field.format === 'ipv4' || field.format === 'ipv6';
 }
 
+/** How a member writes one whole value of a field that holds no address (see memberText). */
+export type MemberNumbers = 'field' | 'decimal';
+
 /**
  * `numbers: 'decimal'` writes one whole value of a field that holds no address as a decimal
  * number, as a policy gives a port (a register holding an OpenFlow port number is `0x3` to OVS).
  */
-export function memberText(field: FieldDef, m: Member, numbers: 'field' | 'decimal' = 'field'): string {
+export function memberText(field: FieldDef, m: Member, numbers: MemberNumbers = 'field'): string {
   switch (m.kind) {
     case 'value':
       return numbers === 'decimal' && !isAddress(field) && m.mask === fullMask(field)

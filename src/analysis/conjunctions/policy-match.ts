@@ -28,8 +28,7 @@ import type { TableRef } from '../../model/tables.ts';
 import { formatIpv4, formatIpv6, ones } from '../../model/values.ts';
 import type { BitFieldDecoder } from '../annotate/bit-fields.ts';
 import type { AnnotatedPipeline } from '../detect/profile-choice.ts';
-import { findConjunctions } from './conjunctions.ts';
-import { memberText } from './member-text.ts';
+import { findConjunctions, termMemberTexts } from './conjunctions.ts';
 import type {
   ControlPlanePolicy,
   PolicyDirection,
@@ -112,7 +111,7 @@ function dimensionValues(c: Conjunction, storages: readonly string[]): string[] 
     for (const t of d.terms) {
       if (t.kind !== 'set' || !storages.includes(t.field.storage)) continue;
       found = true;
-      for (const m of t.members) values.push(memberText(t.field, m, 'decimal'));
+      for (const m of termMemberTexts(t, 'decimal').texts) values.push(m);
     }
     if (found) return values;
   }
@@ -127,7 +126,7 @@ function serviceValues(c: Conjunction): string[] | undefined {
       const proto = t.qualifier.fields.find((e) => e.field.storage === 'nw_proto');
       const name = proto === undefined ? undefined : PROTOCOL_NAMES[String(proto.value)];
       if (t.kind === 'set' && t.field.storage === 'tp_dst')
-        for (const m of t.members) out.push(`${name ?? 'tcp'}/${memberText(t.field, m, 'decimal')}`);
+        for (const m of termMemberTexts(t, 'decimal').texts) out.push(`${name ?? 'tcp'}/${m}`);
       else if (t.kind === 'any' && name !== undefined) out.push(name);
     }
     if (out.length > 0) return out;
