@@ -218,14 +218,15 @@ function intersectSimple(dims: readonly SimpleDim[]): { options: Option[]; trunc
 /** One flow per dimension that a single packet satisfies together; undefined if none; 'unknown' past the step budget. */
 function commonPacket(
   dims: readonly (readonly ClauseFlow[])[],
-  simple: (d: readonly ClauseFlow[]) => SimpleDim | undefined,
+  simples: readonly (SimpleDim | undefined)[],
   maxSteps: number,
 ): Flow[] | undefined | 'unknown' {
   // Slots of the search: per field, the combinations meeting on it; each other dimension's flows.
   const byStorage = new Map<string, SimpleDim[]>();
   const generic: (readonly ClauseFlow[])[] = [];
-  for (const d of dims) {
-    const s = simple(d);
+  for (let i = 0; i < dims.length; i++) {
+    const d = dims[i]!;
+    const s = simples[i];
     if (!s) {
       generic.push(d);
       continue;
@@ -295,28 +296,22 @@ function* candidateLists<S>(
 
 /** Finds overlapping pairs among subjects that share a table and priority. */
 export function findOverlaps<S extends OverlapSubject>(group: readonly S[], limits: OverlapLimits): OverlapResult<S> {
-  // null: worked out, and not simple.
-  const simpleCache = new Map<readonly ClauseFlow[], SimpleDim | null>();
-  const simple = (d: readonly ClauseFlow[]): SimpleDim | undefined => {
-    let s = simpleCache.get(d);
-    if (s === undefined) simpleCache.set(d, (s = simpleDim(d) ?? null));
-    return s ?? undefined;
-  };
+  // Each subject's dimensions as simple ones (undefined: not simple), by the subject's place in the group.
+  const simples = group.map((s) => s.dims.map(simpleDim));
 
   // Bucket by the field most subjects pin to exact values: partners must share one of them.
   const pins = new Map<S, Map<string, ReadonlyMap<ValueKey, unknown>>>();
   const votes = new Map<string, number>();
-  for (const s of group) {
+  group.forEach((s, i) => {
     const mine = new Map<string, ReadonlyMap<ValueKey, unknown>>();
-    for (const d of s.dims) {
-      const sd = simple(d);
+    for (const sd of simples[i]!) {
       if (!sd || sd.masked.length > 0) continue;
       const prev = mine.get(sd.storage);
       if (!prev || sd.exact.size < prev.size) mine.set(sd.storage, sd.exact);
     }
     pins.set(s, mine);
     for (const storage of mine.keys()) votes.set(storage, (votes.get(storage) ?? 0) + 1);
-  }
+  });
   let pinned: string | undefined;
   for (const [storage, n] of votes) if (pinned === undefined || n > votes.get(pinned)!) pinned = storage;
   const byValue = new Map<ValueKey, S[]>();
@@ -333,7 +328,7 @@ export function findOverlaps<S extends OverlapSubject>(group: readonly S[], limi
   const pairs: { a: S; b: S; witness: Flow[] }[] = [];
   const found = new Map<S, number>();
   const incomplete = new Set<S>();
-  const checked = new Set<string>();
+  const checked = new Set<number>();
   const index = new Map(group.map((s, i) => [s, i]));
   for (const a of group) {
     if (!a.wanted || (found.get(a) ?? 0) >= limits.maxFound) continue;
@@ -346,14 +341,14 @@ export function findOverlaps<S extends OverlapSubject>(group: readonly S[], limi
         seen.add(b);
         if ((found.get(a) ?? 0) >= limits.maxFound) break search;
         const [i, j] = [index.get(a)!, index.get(b)!];
-        const pair = i < j ? `${i},${j}` : `${j},${i}`;
+        const pair = i < j ? i * group.length + j : j * group.length + i;
         if (checked.has(pair)) continue;
         if (++tried > limits.maxCandidates) {
           incomplete.add(a);
           break search;
         }
         checked.add(pair);
-        const witness = commonPacket([...a.dims, ...b.dims], simple, limits.maxSteps);
+        const witness = commonPacket([...a.dims, ...b.dims], [...simples[i]!, ...simples[j]!], limits.maxSteps);
         if (witness === 'unknown') incomplete.add(a);
         if (witness === undefined || witness === 'unknown') continue;
         pairs.push({ a, b, witness });
