@@ -99,6 +99,12 @@ function entryKey(e: MatchField, bits: ReadonlyMap<string, bigint>, stateStorage
   return key;
 }
 
+/** Whether fitting reads values of a shape's varying storages in flows' matches, and in what their actions write. */
+interface VaryingReads {
+  readonly match: boolean;
+  readonly writes: boolean;
+}
+
 /** What actionsKey reads of a list of conjunction actions alone. */
 const CONJUNCTIONS_KEY = ';conjunction';
 
@@ -128,7 +134,7 @@ class ClassKeys {
       }
     | undefined;
   /** Whether a shape's varying storages (see FlowOutline) are any that fitting reads the values of. */
-  private readonly readsVarying = new WeakMap<ReadonlySet<string>, boolean>();
+  private readonly readsVarying = new WeakMap<ReadonlySet<string>, VaryingReads>();
 
   constructor(profile: Profile) {
     this.bits = patternBits(profile);
@@ -139,21 +145,23 @@ class ClassKeys {
   key(flow: Flow): string {
     const outline = flow.outline;
     if (outline !== undefined && !outline.shaped) return this.outlineKey(flow, outline);
-    // A line of a shape whose numbers that differ are none that fitting reads fits as its shape's
-    // first line does: its key is made from that line's match and actions, without reading it.
-    const shared = outline?.varying !== undefined && !this.reads(outline.varying) && outline.actions !== 'conjunctions';
-    const actions = shared ? (outline.actions as readonly Action[]) : flow.actions;
-    const { fields } = shared ? outline.match : flow.match;
-    let key = `${tableKey(flow.table)}|${flow.priority}|${this.listKey(actions)}|${fields.length}`;
+    // A line of a shape fits as its shape's first line does where the numbers that differ are
+    // none that fitting reads: the key of its match, and that of its actions, is made from that
+    // line's where it can be, so that the line is read again for the one only, or not at all.
+    const reads = outline?.varying === undefined ? undefined : this.reads(outline.varying);
+    const { fields } = reads?.match === false ? outline!.match : flow.match;
+    const list = reads?.writes === false ? outline!.actions : flow.actions;
+    let key = `${tableKey(flow.table)}|${flow.priority}|${list === 'conjunctions' ? CONJUNCTIONS_KEY : this.listKey(list)}|${fields.length}`;
     for (const e of fields) key += this.sharedEntryKey(e);
     return key;
   }
 
-  /** Whether fitting reads the values of any of the storages: those patterns match on or ask the writes of. */
-  private reads(storages: ReadonlySet<string>): boolean {
+  /** Whether fitting reads the values of any of the storages: those patterns match on, those they ask the writes of. */
+  private reads(storages: ReadonlySet<string>): VaryingReads {
     let reads = this.readsVarying.get(storages);
     if (reads === undefined) {
-      reads = [...storages].some((s) => this.bits.has(s) || this.written.has(s));
+      const all = [...storages];
+      reads = { match: all.some((s) => this.bits.has(s)), writes: all.some((s) => this.written.has(s)) };
       this.readsVarying.set(storages, reads);
     }
     return reads;
