@@ -9,13 +9,20 @@ import { type Action, flattenActions } from '../../model/actions.ts';
 import { sentPorts } from '../../model/port-refs.ts';
 import { pushTo } from '../../model/append.ts';
 import { fieldByName } from '../../model/fields.ts';
-import { actionsOutline, type Flow, type Group, type Match, matchOutline, onlyConjunctions } from '../../model/flow.ts';
+import type { Flow, Group, Match } from '../../model/flow.ts';
 import { matchCovers } from '../../model/match.ts';
 import type { PortMap, PortRef } from '../../model/ports.ts';
 import { listProfiles } from '../../profiles/index.ts';
-import type { DetectionSignal, Profile, TableLayout, TableSpec, Versioned } from '../../profiles/types.ts';
+import type { ActionHint, DetectionSignal, Profile, TableLayout, TableSpec, Versioned } from '../../profiles/types.ts';
 import { compareVersions, inVersion } from '../../profiles/versions.ts';
-import { defaultRelease, hintHolds, matchInProfilePorts, parsePattern, tableByKey } from '../fit/pattern-fit.ts';
+import {
+  defaultRelease,
+  hintHolds,
+  matchInProfilePorts,
+  parsePattern,
+  tableByKey,
+  valueHint,
+} from '../fit/pattern-fit.ts';
 import { jumpTargets } from '../../model/flow-exits.ts';
 import { chooseLayout, type LayoutChoice, readsNumbered } from '../fit/table-layout.ts';
 import { fitClasses } from '../fit/fit-classes.ts';
@@ -203,8 +210,10 @@ function gatherFacts(
   for (const flow of flows) {
     if (flow.table.kind === 'number') tableNumbers.add(flow.table.number);
     else tableNames.add(flow.table.name);
-    // A lazily read flow's outline has the fields, masks and ports of its match, shared by many flows.
-    const match = matchOutline(flow);
+    // A lazily read flow's outline has the fields, masks and ports of its match, shared by many
+    // flows, and its actions' kinds, fields, ports and jumps (read once: each read makes it anew).
+    const outline = flow.outline;
+    const match = outline?.match ?? flow.match;
     if (!seen.has(match)) {
       seen.add(match);
       for (const f of match.fields) {
@@ -212,8 +221,8 @@ function gatherFacts(
         addPort(f.port);
       }
     }
-    if (!onlyConjunctions(flow))
-      addActions(actionsOutline(flow), flow.table.kind === 'number' ? flow.table.number : undefined);
+    const actions = outline === undefined ? flow.actions : outline.actions;
+    if (actions !== 'conjunctions') addActions(actions, flow.table.kind === 'number' ? flow.table.number : undefined);
   }
   for (const g of groups) {
     for (const b of g.buckets) {
@@ -286,10 +295,12 @@ function signalFinding(profile: Profile, s: DetectionSignal, facts: DumpFacts): 
       const pattern = parsePattern(s.match).match;
       const release = signalRelease(profile, s);
       const candidates = s.table === undefined ? facts.flows : (facts.byTable.get(s.table) ?? []);
+      const holds = actionHints(profile, s.actions ?? [], release);
       const hit = candidates.some(
         (f) =>
+          outlineMayCover(pattern, f) &&
           matchCovers(pattern, matchInProfilePorts(profile, f.match, release)) &&
-          (s.actions ?? []).every((h) => hintHolds(profile, h, f.actions, release)),
+          holds(f),
       );
       if (!hit) return undefined;
       return {
@@ -300,6 +311,49 @@ function signalFinding(profile: Profile, s: DetectionSignal, facts: DumpFacts): 
       };
     }
   }
+}
+
+/**
+ * Whether a flow's actions meet the hints, once per action list the flows share. Hints that ask
+ * no value written read only what a lazily read flow's outline has of its actions (kinds, fields,
+ * ports, jumps: see FlowOutline), so its actions are not made; a list of conjunctions meets only
+ * the hint that asks for one.
+ */
+function actionHints(profile: Profile, hints: readonly ActionHint[], release: string): (f: Flow) => boolean {
+  const held = new Map<readonly Action[], boolean>();
+  const outlined = !hints.some((h) => valueHint(h) !== undefined);
+  return (f) => {
+    const outline = outlined ? f.outline : undefined;
+    const actions = outline === undefined ? f.actions : outline.actions;
+    if (actions === 'conjunctions') return hints.every((h) => h === 'conjunction');
+    let holds = held.get(actions);
+    if (holds === undefined) held.set(actions, (holds = hints.every((h) => hintHolds(profile, h, actions, release))));
+    return holds;
+  };
+}
+
+/**
+ * Whether `pattern` can cover the flow's match, told from the flow's outline where it has one
+ * (the same fields and masks, and the same values but where the outline says they vary) without
+ * making the match, which most flows of a sample are never asked for otherwise: false only when
+ * it cannot. A port's value is left to matchCovers, as the profile may number a port the flow names.
+ */
+function outlineMayCover(pattern: Match, flow: Flow): boolean {
+  const outline = flow.outline;
+  if (outline === undefined) return true;
+  const { fields } = outline.match;
+  for (const want of pattern.fields) {
+    const at = fields.findIndex((e) => e.field.storage === want.field.storage);
+    if (at < 0) return false;
+    const e = fields[at]!;
+    if ((e.mask & want.mask) !== want.mask) return false;
+    const valueKnown = outline.shaped
+      ? outline.varying !== undefined && !outline.varying.has(want.field.storage)
+      : at !== outline.entry;
+    if (valueKnown && e.port === undefined && want.port === undefined && (e.value & want.mask) !== want.value)
+      return false;
+  }
+  return true;
 }
 
 interface Evidence {
