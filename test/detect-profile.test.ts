@@ -1,9 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeDump } from '../bench/generate.ts';
 import { detectProfile, detectRelease } from '../src/analysis/detect/detect-profile.ts';
 import { resolveTable } from '../src/analysis/fit/pattern-fit.ts';
+import { withActions } from '../src/model/flow.ts';
 import { PROFILES, profileById } from '../src/profiles/index.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 import { corpusDir, repoRoot } from './support/paths.ts';
@@ -212,4 +215,52 @@ test('a given profile can be restricted to, and its release found on its own', (
   assert.deepEqual(only.candidates, [{ id: 'generic', score: 6 }]);
   assert.equal(detectRelease(profileById('openshift-sdn')!, dump.flows, dump.groups, dump.ports)?.release, '12');
   assert.equal(detectRelease(generic, dump.flows, dump.groups, dump.ports), undefined);
+});
+
+test('detection finds the same in lazily read flows as in the same flows read whole', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'flowscope-detect-'));
+  try {
+    const synthetic = join(dir, 'dump.txt');
+    writeDump(synthetic, { flows: 3000, seed: 7 });
+    const files = [
+      synthetic,
+      ...readdirSync(corpusDir)
+        .filter((n) => n.endsWith('.txt'))
+        .map((n) => join(corpusDir, n)),
+      ...readdirSync(join(repoRoot, 'examples'), { recursive: true, encoding: 'utf8' })
+        .filter((n) => /dump-flows.*\.txt$/.test(n))
+        .map((n) => join(repoRoot, 'examples', n)),
+    ];
+    let outlined = 0;
+    for (const file of files) {
+      const dump = parseDump(readFileSync(file, 'utf8'), { file });
+      outlined += dump.flows.filter((f) => f.outline !== undefined).length;
+      const whole = dump.flows.map((f) => withActions(f, f.actions));
+      const lazy = detectProfile(dump.flows, dump.groups, dump.ports);
+      const read = detectProfile(whole, dump.groups, dump.ports);
+      assert.deepEqual(said(lazy.reasons), said(read.reasons), file);
+      assert.deepEqual(lazy.candidates, read.candidates, file);
+    }
+    assert.ok(outlined > 2000, `${outlined} flows read lazily`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a flow signal is found in a lazily read flow whose outline holds another value where the signal looks', () => {
+  const line = (address: string): string =>
+    ` cookie=0x0, duration=1.0s, table=0, n_packets=0, n_bytes=0, priority=100,ip,in_port=2,nw_dst=${address} actions=ct(table=1,zone=64001,nat)`;
+  const text = [1, 2, 3, 4, 5, 6]
+    .map((n) => line(`10.0.0.${n}`))
+    .concat(line('169.254.169.1'))
+    .join('\n');
+  const dump = parseDump(text, { file: 'gateway' });
+  // Read by its shape, the telling flow's outline holds the first line's address.
+  assert.ok(dump.flows.at(-1)!.outline !== undefined);
+  const lazy = detectProfile(dump.flows, dump.groups, dump.ports);
+  assert.equal(lazy.profile.id, 'ovn-kubernetes-gateway');
+  assert.ok(
+    said(lazy.reasons).includes('a flow in table 0 matching ip,nw_dst=169.254.169.1 that does ct(nat) (+6)'),
+    said(lazy.reasons).join('\n'),
+  );
 });
