@@ -264,6 +264,35 @@ test('members as text: written from the merged values, the same as the members m
   );
 });
 
+test('clause flows by line: from one file, lines told with the dimension; from two, each flow names its file', () => {
+  const one = parseDump(
+    'priority=100,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2)\npriority=100,ip,nw_src=10.0.0.2 actions=conjunction(1,1/2)\n',
+    { file: 'one' },
+  );
+  const two = parseDump(
+    '\npriority=100,tcp,tp_dst=80 actions=conjunction(1,2/2)\npriority=100,conj_id=1 actions=drop\n',
+    {
+      file: 'two',
+    },
+  );
+  const alone = conj(findConjunctions(new Pipeline(one.flows, [], one.ports)), 1);
+  assert.deepEqual(alone.dimensions[0]!.lines, { file: 'one', numbers: [1, 2] });
+  const both = findConjunctions(new Pipeline([...one.flows, ...two.flows], [], one.ports));
+  assert.deepEqual(
+    conj(both, 1).dimensions.map((d) => d.lines),
+    [undefined, undefined],
+  );
+  const json = JSON.parse(formatJson(conjunctionReportJson(both))) as {
+    file: string;
+    conjunctions: { dimensions: { flows: unknown[] }[] }[];
+  };
+  assert.equal(json.file, 'one');
+  assert.deepEqual(
+    json.conjunctions[0]!.dimensions.map((d) => d.flows),
+    [[1, 2], [{ file: 'two', line: 2 }]],
+  );
+});
+
 // Worked examples of ovs-conjunction.md §3, packet ip,nw_src=10.0.0.1,nw_dst=10.0.0.2.
 const T1 = `priority=100,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2)
 priority=100,ip,nw_dst=10.0.0.2 actions=conjunction(1,2/2)

@@ -291,6 +291,14 @@ class LineRefs {
     return new JsonText(`[${parts.join(',')}]`);
   }
 
+  /** A dimension's flows' references: its lines alone, when the report's file holds them all. */
+  dimension(d: Dimension): JsonText {
+    const lines = d.lines;
+    return lines !== undefined && lines.file === this.file
+      ? new JsonText(`[${lines.numbers.join(',')}]`)
+      : this.list(d.flows);
+  }
+
   private quote(file: string): string {
     let q = this.quoted.get(file);
     if (q === undefined) this.quoted.set(file, (q = JSON.stringify(file)));
@@ -324,7 +332,7 @@ export function conjunctionJson(
     dimensions: new LazyList(c.dimensions, (d: Dimension) => {
       // Words and values as strings: no replacer needed.
       const terms = new PlainJson(d.terms.map((t) => termJson(t, termWords(t, c, words))));
-      return new StreamedObject({ k: d.k, terms, flows: refs.list(d.flows) });
+      return new StreamedObject({ k: d.k, terms, flows: refs.dimension(d) });
     }),
     actionFlows: c.actionFlows.map((f) => {
       const { actions, meaning } = words.actionFlow(f);

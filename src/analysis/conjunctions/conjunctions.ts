@@ -9,7 +9,7 @@
  * flows is explained in seconds.
  */
 import type { FieldDef } from '../../model/fields.ts';
-import { type Flow, type FlowOutline, type Match, packetTotal } from '../../model/flow.ts';
+import { type Flow, type FlowOutline, type Match, originFile, originLine, packetTotal } from '../../model/flow.ts';
 import { MatchIndex } from '../../model/flow-index.ts';
 import { matchesPacket } from '../../model/match.ts';
 import { inMatchOrder, type Pipeline, tableKey } from '../../model/pipeline.ts';
@@ -59,6 +59,11 @@ export interface Dimension {
   readonly k: number;
   readonly flows: readonly Flow[];
   readonly terms: readonly DimensionTerm[];
+  /**
+   * When every clause flow of the dump was read from one file: that file and each flow's line, in
+   * the order of `flows`, told without reading the flows (a report may list millions).
+   */
+  readonly lines?: { readonly file: string; readonly numbers: readonly number[] };
 }
 
 /** Something wrong with a conjunction, with the flows that show it. */
@@ -558,6 +563,8 @@ interface Built {
   readonly n: number;
   /** Clause flows at `priority`, by dimension. */
   readonly dims: ClauseFlow[][];
+  /** Their lines, by dimension (see EntryClauses). */
+  readonly lines: number[][];
   readonly problems: ConjunctionProblem[];
   wanted: boolean;
 }
@@ -572,30 +579,41 @@ interface EntryClauses {
   readonly clauses: ClauseFlow[];
   readonly ks: Int32Array;
   readonly ns: Int32Array;
+  /** The clause flows' lines, read once as they were gathered: reports refer to them by line. */
+  readonly lines: Int32Array;
 }
 
-/** The entry's clause flows, k and n, in the order gathered. */
+/** The clause flows of a dump as gathered, and the line of each. */
+interface GatheredClauses {
+  readonly flows: readonly ClauseFlow[];
+  readonly lines: readonly number[];
+}
+
+/** The entry's clause flows, k, n and lines, in the order gathered. */
 function entryClauses(
   e: Entry,
   records: ClauseRecords,
   grouped: { readonly start: Int32Array; readonly order: Int32Array },
-  clauseFlows: readonly ClauseFlow[],
+  gathered: GatheredClauses,
 ): EntryClauses {
   const from = grouped.start[e.ordinal]!;
   const clauses = new Array<ClauseFlow>(e.size);
   const ks = new Int32Array(e.size);
   const ns = new Int32Array(e.size);
+  const lines = new Int32Array(e.size);
   for (let i = 0; i < e.size; i++) {
     const r = grouped.order[from + i]!;
-    clauses[i] = clauseFlows[records.clause(r)]!;
+    const clause = records.clause(r);
+    clauses[i] = gathered.flows[clause]!;
+    lines[i] = gathered.lines[clause]!;
     ks[i] = records.k(r);
     ns[i] = records.n(r);
   }
-  return { clauses, ks, ns };
+  return { clauses, ks, ns, lines };
 }
 
 /** An entry's clause flows (and their k and n) into match order; nearly always they are in it already. */
-function sortClausesByPriority(e: Entry, { clauses, ks, ns }: EntryClauses): void {
+function sortClausesByPriority(e: Entry, { clauses, ks, ns, lines }: EntryClauses): void {
   // Flows of one priority are in match order already.
   if (e.consistent) return;
   let sorted = true;
@@ -603,16 +621,21 @@ function sortClausesByPriority(e: Entry, { clauses, ks, ns }: EntryClauses): voi
     sorted = clauses[i]!.flow.priority <= clauses[i - 1]!.flow.priority;
   if (sorted) return;
   const order = clauses.map((_, i) => i).sort((a, b) => clauses[b]!.flow.priority - clauses[a]!.flow.priority || a - b);
-  const [c, k, n] = [order.map((i) => clauses[i]!), order.map((i) => ks[i]!), order.map((i) => ns[i]!)];
-  for (let i = 0; i < order.length; i++) [clauses[i], ks[i], ns[i]] = [c[i]!, k[i]!, n[i]!];
+  const [c, k, n, l] = [
+    order.map((i) => clauses[i]!),
+    order.map((i) => ks[i]!),
+    order.map((i) => ns[i]!),
+    order.map((i) => lines[i]!),
+  ];
+  for (let i = 0; i < order.length; i++) [clauses[i], ks[i], ns[i], lines[i]] = [c[i]!, k[i]!, n[i]!, l[i]!];
 }
 
-function build(entry: Entry, { clauses, ks, ns }: EntryClauses, cover: CoverIndex | undefined): Built {
+function build(entry: Entry, { clauses, ks, ns, lines }: EntryClauses, cover: CoverIndex | undefined): Built {
   const problems: ConjunctionProblem[] = [];
   if (clauses.length === 0) {
     problems.push({ kind: 'orphan-action-flow', severity: 'warning', flows: entry.actionFlows });
     const priority = entry.actionFlows[0]?.priority ?? 0;
-    return { entry, priority, n: 0, dims: [], problems, wanted: true };
+    return { entry, priority, n: 0, dims: [], lines: [], problems, wanted: true };
   }
   // Nearly every conjunction is consistent (as gathering saw), and only others pay for the modes.
   const { consistent, p0, n0 } = entry;
@@ -641,8 +664,12 @@ function build(entry: Entry, { clauses, ks, ns }: EntryClauses, cover: CoverInde
   }
   if (n > width) width = n;
   const dims: ClauseFlow[][] = Array.from({ length: width }, () => []);
+  const dimLines: number[][] = Array.from({ length: width }, () => []);
   for (let i = 0; i < clauses.length; i++)
-    if (consistent || clauses[i]!.flow.priority === priority) dims[ks[i]! - 1]!.push(clauses[i]!);
+    if (consistent || clauses[i]!.flow.priority === priority) {
+      dims[ks[i]! - 1]!.push(clauses[i]!);
+      dimLines[ks[i]! - 1]!.push(lines[i]!);
+    }
   // No clause flow is looked up when no hard flow of the table could cover a shape of theirs.
   const covers = cover?.reaches(entry.shapes, entry.minPriority) ? cover : undefined;
   dims.forEach((dim, i) => {
@@ -670,14 +697,19 @@ function build(entry: Entry, { clauses, ks, ns }: EntryClauses, cover: CoverInde
   if (entry.actionFlows.length === 0) problems.push({ kind: 'no-action-flow', severity: 'warning', flows: [] });
   const offPriority = entry.actionFlows.filter((f) => f.priority !== priority);
   if (offPriority.length > 0) problems.push({ kind: 'action-priority', severity: 'info', flows: offPriority });
-  return { entry, priority, n, dims, problems, wanted: true };
+  return { entry, priority, n, dims, lines: dimLines, problems, wanted: true };
 }
 
 /** A dimension whose flows and terms are worked out when first read: `check` never reads the terms, the text report never the flows whole. */
-function dimension(k: number, clauses: readonly ClauseFlow[]): Dimension {
+function dimension(
+  k: number,
+  clauses: readonly ClauseFlow[],
+  lines: readonly number[] | undefined,
+  file: string | null | undefined,
+): Dimension {
   let flows: readonly Flow[] | undefined;
   let terms: readonly DimensionTerm[] | undefined;
-  return {
+  const d: { -readonly [K in keyof Dimension]: Dimension[K] } = {
     k,
     get flows() {
       return (flows ??= clauses.map((c) => c.flow));
@@ -686,6 +718,8 @@ function dimension(k: number, clauses: readonly ClauseFlow[]): Dimension {
       return (terms ??= dimensionTerms(clauses, this.flows));
     },
   };
+  if (lines && file) d.lines = { file, numbers: lines };
+  return d;
 }
 
 /** A table's conjunction entries by id, its hard flows, and where it stands in the pipeline. */
@@ -758,6 +792,9 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
   }
   const shapes = new ClauseShapes();
   const clauseFlows: ClauseFlow[] = [];
+  const clauseLines: number[] = [];
+  // The file every clause flow was read from; null when they come from several.
+  let clauseFile: string | null | undefined;
   const records = new ClauseRecords();
   const list = new ConjunctionList();
   // In the order the flows were read, which is how they lie in memory (see Pipeline.flows);
@@ -783,6 +820,11 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
     if (list.count > 0) {
       const clause = shapes.of(f, outline);
       clauseFlows.push(clause);
+      clauseLines.push(originLine(f));
+      if (clauseFile !== null) {
+        const file = originFile(f);
+        clauseFile = clauseFile === undefined || clauseFile === file ? file : null;
+      }
       const flowRecords = records.count;
       for (let i = 0; i < list.count; i++) {
         const k = list.k(i);
@@ -820,7 +862,7 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
       cover = covers.get(e.tableIndex);
       if (!cover) covers.set(e.tableIndex, (cover = new CoverIndex(inMatchOrder(tables[e.tableIndex]!.hard))));
     }
-    const clauses = entryClauses(e, records, grouped, clauseFlows);
+    const clauses = entryClauses(e, records, grouped, { flows: clauseFlows, lines: clauseLines });
     sortClausesByPriority(e, clauses);
     const b = build(e, clauses, cover);
     b.wanted = !wanted || wanted.has(e.id);
@@ -856,7 +898,7 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
       table: b.entry.table,
       priority: b.priority,
       n: b.n,
-      dimensions: b.dims.map((dim, i) => dimension(i + 1, dim)),
+      dimensions: b.dims.map((dim, i) => dimension(i + 1, dim, clauseFile ? b.lines[i]! : undefined, clauseFile)),
       actionFlows: b.entry.actionFlows,
       hits: packetTotal(b.entry.actionFlows),
       problems: b.problems,
