@@ -6,6 +6,7 @@
  * no pattern is reported as such, never guessed.
  */
 import { type Action, flattenActions } from '../../model/actions.ts';
+import { append } from '../../model/append.ts';
 import { sentPorts } from '../../model/port-refs.ts';
 import type { FieldDef } from '../../model/fields.ts';
 import { fieldByName } from '../../model/fields.ts';
@@ -405,8 +406,11 @@ export class Annotator {
     return (this.addressBook ??= new AddressBook(this.allFlows(), this.profile, this.release, this.ports));
   }
 
+  /** The flows of every table, in match order. */
   private allFlows(): Flow[] {
-    return [...this.pipeline.tables.values()].flatMap((t) => t.flows);
+    const all: Flow[] = [];
+    for (const t of this.pipeline.tables.values()) append(all, t.flows);
+    return all;
   }
 
   private resolve(ref: TableRef): TableSpec | undefined {
@@ -618,7 +622,9 @@ export class Annotator {
     this.patternHits ??= { keyOf: classKeyer(profile), hits: new Map() };
     const key = this.patternHits.keyOf(flow);
     const { hits } = this.patternHits;
-    if (hits.has(key)) return hits.get(key);
+    // One lookup for most flows: a class that fits no pattern holds undefined.
+    const known = hits.get(key);
+    if (known !== undefined || hits.has(key)) return known;
     const hit = findPattern(profile, spec, flow, this.release);
     hits.set(key, hit);
     return hit;
@@ -711,13 +717,12 @@ export class Annotator {
         return { kind: 'groups', ids: all.flatMap((a) => (a.kind === 'group' ? [a.id] : [])) };
       case 'conj_id':
         return text(matchField(flow.match, 'conj_id')?.value.toString() ?? '');
-      case 'conjunction':
-        return {
-          kind: 'clauses',
-          clauses: all.flatMap((a) =>
-            a.kind === 'conjunction' ? [{ clause: a.clause, of: a.nClauses, id: a.id }] : [],
-          ),
-        };
+      case 'conjunction': {
+        // A loop, not flatMap: a policy table's thousands of flows each fill this.
+        const clauses: { clause: number; of: number; id: number }[] = [];
+        for (const a of all) if (a.kind === 'conjunction') clauses.push({ clause: a.clause, of: a.nClauses, id: a.id });
+        return { kind: 'clauses', clauses };
+      }
       case 'zone': {
         // A ct action without zone= works in zone 0, the default zone.
         const zone = all.find((a): a is Extract<Action, { kind: 'ct' }> => a.kind === 'ct')?.zone;
