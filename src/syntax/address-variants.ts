@@ -37,6 +37,17 @@ function lastAddress(text: string, start: number, end: number): LastAddress | un
   return address < 0 ? undefined : { prefixEnd: equals + 1, valueEnd, address };
 }
 
+/**
+ * The template last found, the text it is kept under and the templates it was found among: a
+ * dump lists the addresses of one template in runs, whose text before the address is compared in
+ * place rather than cut out and looked up. A template is kept once under a text, never replaced.
+ */
+const lastFound: {
+  templates: ReadonlyMap<string, AddressTemplate> | undefined;
+  key: string;
+  template: AddressTemplate;
+} = { templates: undefined, key: '', template: { match: { fields: [] }, index: -1 } };
+
 /** The template of the shape of `text[start, end)` and the address its last element gives, if there is one. */
 export function templateVariant(
   text: string,
@@ -46,8 +57,17 @@ export function templateVariant(
 ): { readonly template: AddressTemplate; readonly address: number } | undefined {
   if (templates.size === 0) return undefined;
   const last = lastAddress(text, start, end);
-  const template = last && templates.get(text.slice(start, last.prefixEnd));
-  return last && template ? { template, address: last.address } : undefined;
+  if (last === undefined) return undefined;
+  const { key } = lastFound;
+  if (lastFound.templates === templates && last.prefixEnd - start === key.length && text.startsWith(key, start))
+    return { template: lastFound.template, address: last.address };
+  const prefix = text.slice(start, last.prefixEnd);
+  const template = templates.get(prefix);
+  if (template === undefined) return undefined;
+  lastFound.templates = templates;
+  lastFound.key = prefix;
+  lastFound.template = template;
+  return { template, address: last.address };
 }
 
 /** The template's match with its address entry holding `address`. */
