@@ -275,3 +275,27 @@ test('a long conjunction list after a match of a known shape is read lazily as o
     );
   }
 });
+
+test('a lazily read flow tells the conj_id its line prints without making its match', () => {
+  const bodies = [
+    'priority=190,conj_id=7,ip actions=goto_table:14',
+    'priority=190,conj_id=4294967295,ip actions=goto_table:14',
+    'priority=190,ip,conj_id=12 actions=goto_table:14',
+    'priority=190,ip,conj_id=13 actions=goto_table:14',
+    'priority=190,ip,nw_src=10.1.1.1 actions=goto_table:14',
+    'priority=190,ip,nw_src=10.1.1.2 actions=goto_table:14',
+  ];
+  const { flows, diagnostics } = parseDump(bodies.map((b, i) => stats(i) + b).join('\n'), { file: 'dump' });
+  assert.deepEqual(diagnostics, []);
+  assert.deepEqual(
+    flows.map((f) => [f.outline !== undefined, f.printedConjId?.()]),
+    [
+      [false, undefined],
+      [true, 4294967295],
+      [false, undefined],
+      [true, 13],
+      [false, undefined],
+      [true, undefined],
+    ],
+  );
+});

@@ -142,6 +142,12 @@ export interface Flow {
    */
   eachConjunction?(visit: ConjunctionVisitor): boolean;
   /**
+   * On a lazily read flow: the `conj_id` its line gives as ovs-ofctl prints it (decimal, followed
+   * by another field or the actions), read from the dump's text without making its match;
+   * undefined for a line without one or with another spelling, whose match then tells.
+   */
+  printedConjId?(): number | undefined;
+  /**
    * Set on a flow read lazily from a large dump (its match and actions are made when first asked
    * for): parts shared with many other flows that tell what its match and actions hold without
    * making them. See FlowOutline.

@@ -25,6 +25,7 @@ import { eachListConjunction, isPlainConjunctionList, plainConjunctions } from '
 import { templateVariant, withAddress } from './address-variants.ts';
 import { NO_FLAGS, tableRefOf } from './interned.ts';
 import { type LineShape, shapeHash, shapeOf } from './line-shape.ts';
+import { DecimalRun } from './numbers.ts';
 import {
   HARD_AGE,
   HARD_TIMEOUT,
@@ -128,6 +129,8 @@ export interface LineSource {
   /** The actions of a line of a shape, from `start` in `text`, whose match is `match`, read so too. */
   readonly readActions: (text: string, start: number, match: Match) => readonly Action[];
 }
+
+const conjIdDigits = new DecimalRun();
 
 /** The statistics last read (see LineFlow.stats), and of which flow. */
 const lastStats: { of: LineFlow | undefined; stats: FlowStats } = { of: undefined, stats: {} };
@@ -351,6 +354,18 @@ export class LineFlow implements Flow {
    */
   eachConjunction(visit: ConjunctionVisitor): boolean {
     return this.sharedActions === 'conjunctions' && eachListConjunction(this.text, this.actionsStart, this.end, visit);
+  }
+
+  printedConjId(): number | undefined {
+    const { text } = this;
+    const from = this.at + this.statsEnd;
+    const keyword = text.indexOf('conj_id=', from);
+    if (keyword < 0 || keyword >= this.actionsStart) return undefined;
+    const start = keyword + 'conj_id='.length;
+    if (!conjIdDigits.read(text, start)) return undefined;
+    const { value, end } = conjIdDigits;
+    const next = text.charCodeAt(end);
+    return end - start <= 10 && value <= 0xffffffff && (next === 0x2c || next === 0x20) ? value : undefined;
   }
 
   /** Made anew each time: few commands keep it, and a million flows would each hold one. */

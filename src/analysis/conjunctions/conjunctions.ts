@@ -172,26 +172,11 @@ function isActionFlow(f: Flow): number | undefined {
   const outline = f.outline;
   if (!(outline?.match ?? f.match).fields.some((e) => e.field.storage === 'conj_id')) return undefined;
   if (outline?.shaped) {
-    const id = printedConjId(f.origin.text);
+    const id = f.printedConjId?.();
     if (id !== undefined) return id;
   }
   for (const e of f.match.fields) if (e.field.storage === 'conj_id') return Number(e.value);
   return undefined;
-}
-
-/**
- * The id of a line's `conj_id=N` when written in decimal and followed by another field or the
- * actions; undefined for another spelling. Only for a line whose match has a conj_id field: the
- * statistics before it never hold the text.
- */
-function printedConjId(text: string): number | undefined {
-  const start = text.indexOf('conj_id=') + 8;
-  if (start < 8) return undefined;
-  let id = 0;
-  let i = start;
-  for (let c = text.charCodeAt(i); c >= 0x30 && c <= 0x39; c = text.charCodeAt(++i)) id = id * 10 + c - 0x30;
-  const next = text.charCodeAt(i);
-  return i > start && i - start <= 10 && id <= 0xffffffff && (next === 0x2c || next === 0x20) ? id : undefined;
 }
 
 /** Whether a flow has a conjunction action, told from a lazily read flow's outline (actions of the same kinds). */
