@@ -81,7 +81,8 @@ export function parseFiles(files: readonly NodeFile[], options: ParseFilesOption
     ...described,
     ...files.map((f) => readPortDescriptions(f.text)),
   ]);
-  const flows: Flow[] = [];
+  // The first file's flows are the list itself: a million flows are not copied into another.
+  let flows: Flow[] = [];
   const groups: Group[] = [];
   const diagnostics: Diagnostic[] = [];
   const protocols: OfVersion[] = [];
@@ -121,7 +122,8 @@ export function parseFiles(files: readonly NodeFile[], options: ParseFilesOption
         `${shown(f.label)}: line ${last} could not be read and ends without a line end: the file looks cut short`,
       );
     }
-    append(flows, r.flows);
+    if (flows.length === 0) flows = r.flows;
+    else append(flows, r.flows);
     append(groups, r.groups);
     append(diagnostics, r.diagnostics);
     for (const v of r.protocols) if (protocols[protocols.length - 1] !== v) protocols.push(v);

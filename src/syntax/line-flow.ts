@@ -337,9 +337,7 @@ export class LineFlow implements Flow {
    */
   private readKeys(): boolean {
     const from = this.at + this.statsEnd;
-    if (this.text.startsWith('priority=', from)) return false;
-    readPrintedKeys(this.text, from, this.actionsStart);
-    return true;
+    return readPrintedKeys(this.text, from, this.actionsStart) > from;
   }
 
   /** One of the keys printed between the statistics and the priority (see readPrintedKeys), 0 when not printed. */

@@ -130,7 +130,10 @@ const PRINTED_KEYS = [
   ['hard_age=', 0xffffffff],
 ] as const;
 
-/** What readPrintedKeys found, by PRINTED_KEYS' order (-1: not printed), held in one place. */
+/**
+ * What readPrintedKeys found, by PRINTED_KEYS' order (-1: not printed), held in one place: only
+ * when it found any (it returned more than where it started).
+ */
 export const printedKeys = new Float64Array(PRINTED_KEYS.length);
 export const IDLE_TIMEOUT = 0;
 export const HARD_TIMEOUT = 1;
@@ -147,6 +150,8 @@ const keyDigits = new DecimalRun();
  * general reader takes from the statistics' end.
  */
 export function readPrintedKeys(text: string, from: number, limit: number): number {
+  // The usual line: its priority follows the statistics at once (no key starts with `p`).
+  if (text.charCodeAt(from) === 0x70) return from;
   printedKeys.fill(-1);
   let at = from;
   for (let k = 0; k < PRINTED_KEYS.length; k++) {
