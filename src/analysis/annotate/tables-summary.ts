@@ -179,7 +179,7 @@ export function summarizeTables(pipeline: Pipeline, annotator: Annotator): Table
       ...(info.purpose !== undefined ? { purpose: info.purpose } : {}),
       known: info.spec !== undefined,
       ...(info.otherRelease ? { otherReleases: info.otherRelease } : {}),
-      flows: t.flows.length,
+      flows: t.given.length,
       ...(packets !== undefined ? { packets } : {}),
       ...(bytes !== undefined ? { bytes } : {}),
       next: annotator.tableNames(next),
