@@ -361,11 +361,9 @@ function numberMemberText(
   text: (m: Member) => string,
 ): string {
   if (!address || field.format !== 'ipv4') return text(numberMember(field, address, first, last));
-  if (first === last) return formatIpv4Number(first);
-  const size = last - first + 1;
-  const log = Math.round(Math.log2(size));
-  if (2 ** log === size && first % size === 0) return `${formatIpv4Number(first)}/${field.bits - log}`;
-  return `${formatIpv4Number(first)}-${formatIpv4Number(last)}`;
+  const length = blockLength(field, first, last);
+  if (length === undefined) return `${formatIpv4Number(first)}-${formatIpv4Number(last)}`;
+  return length === field.bits ? formatIpv4Number(first) : `${formatIpv4Number(first)}/${length}`;
 }
 
 /**
@@ -453,14 +451,21 @@ export function termMemberTexts(
  */
 function numberMember(field: FieldDef, address: boolean, first: number, last: number): Member {
   const value = BigInt(first);
-  if (first === last)
-    return address ? { kind: 'prefix', value, length: field.bits } : { kind: 'value', value, mask: fullMask(field) };
-  if (address) {
-    const size = last - first + 1;
-    const log = Math.round(Math.log2(size));
-    if (2 ** log === size && first % size === 0) return { kind: 'prefix', value, length: field.bits - log };
-  }
+  const length = address ? blockLength(field, first, last) : undefined;
+  if (length !== undefined) return { kind: 'prefix', value, length };
+  if (first === last) return { kind: 'value', value, mask: fullMask(field) };
   return { kind: 'range', first: value, last: BigInt(last) };
+}
+
+/**
+ * The prefix length of the interval `first`–`last` (below 2^53) of an address field when it is
+ * one aligned block (a single address: the field's width), else undefined.
+ */
+function blockLength(field: FieldDef, first: number, last: number): number | undefined {
+  if (first === last) return field.bits;
+  const size = last - first + 1;
+  const log = Math.round(Math.log2(size));
+  return 2 ** log === size && first % size === 0 ? field.bits - log : undefined;
 }
 
 /** Merged intervals, in ascending order: the first `count` of `firsts` and `lasts`. */
