@@ -16,6 +16,7 @@ import type {
   Dimension,
   DimensionTerm,
   PacketConjunction,
+  SetDimensionTerm,
   TermMiss,
 } from '../analysis/conjunctions/conjunctions.ts';
 import { termMemberTexts } from '../analysis/conjunctions/conjunctions.ts';
@@ -99,11 +100,8 @@ export const PLAIN_WORDS: ConjunctionWords = {
   actionFlow: (flow) => ({ actions: actionsText(describeActions(flow.actions, PLAIN_WORDING)) }),
 };
 
-/** A term of a set of values. */
-type SetTerm = DimensionTerm & { readonly kind: 'set' };
-
 /** A set term's members as a list in braces, the first few of a long one and a count. */
-function memberList(term: SetTerm, named?: FieldWords): string {
+function memberList(term: SetDimensionTerm, named?: FieldWords): string {
   const { texts, count } = termMemberTexts(term, 'field', MEMBERS_SHOWN + 1, named && ((v) => named.value(v)));
   const shown = count > MEMBERS_SHOWN ? texts.slice(0, MEMBERS_WHEN_CUT) : texts;
   const text = shown.join(', ');

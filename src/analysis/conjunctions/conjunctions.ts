@@ -46,6 +46,9 @@ export type DimensionTerm = TermKind & {
   readonly flows: readonly Flow[];
 };
 
+/** A term of a set of values of one field. */
+export type SetDimensionTerm = DimensionTerm & { readonly kind: 'set' };
+
 type TermKind =
   /** Flows that differ in one field only: the field must be in `members`. */
   | { readonly kind: 'set'; readonly field: FieldDef; readonly members: readonly Member[] }
@@ -435,7 +438,7 @@ function memberWords(
  * needs of most.
  */
 export function termMemberTexts(
-  term: DimensionTerm & { readonly kind: 'set' },
+  term: SetDimensionTerm,
   numbers: MemberNumbers = 'field',
   limit = Infinity,
   named?: (value: bigint) => string,
@@ -913,7 +916,7 @@ export interface PacketDimension {
  */
 export type TermMiss =
   | { readonly reason: 'qualifier'; readonly term: DimensionTerm }
-  | { readonly reason: 'value'; readonly term: DimensionTerm & { readonly kind: 'set' }; readonly value: bigint }
+  | { readonly reason: 'value'; readonly term: SetDimensionTerm; readonly value: bigint }
   | { readonly reason: 'flows'; readonly term: DimensionTerm };
 
 function termMiss(term: DimensionTerm, read: StorageReader): TermMiss {

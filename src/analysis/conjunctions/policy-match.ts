@@ -19,6 +19,7 @@
  * applied-to members are on this node and that no conjunction implements, and conjunctions no
  * rule explains, are reported.
  */
+import { append } from '../../model/append.ts';
 import { flattenActions } from '../../model/actions.ts';
 import type { Flow } from '../../model/flow.ts';
 import { tableKey } from '../../model/pipeline.ts';
@@ -111,7 +112,7 @@ function dimensionValues(c: Conjunction, storages: readonly string[]): string[] 
     for (const t of d.terms) {
       if (t.kind !== 'set' || !storages.includes(t.field.storage)) continue;
       found = true;
-      for (const m of termMemberTexts(t, 'decimal').texts) values.push(m);
+      append(values, termMemberTexts(t, 'decimal').texts);
     }
     if (found) return values;
   }
