@@ -362,9 +362,10 @@ export function cleanLineActions(text: string, start: number, match: Match, ctx:
 
 /**
  * The flow of the usual dump line `text[start, end)` (the statistics as printed, then any
- * timeouts and ages as ovs-ofctl prints them, a plain priority, a match and action list both known clean or of a clean line's shape: see LineFlow),
- * read lazily; undefined for any other line, which is then read at once. `text` may be the whole
- * dump: nothing outside the line is read. The line holds no quote (quoted names are read at once).
+ * timeouts and ages as ovs-ofctl prints them, a plain priority, a match and action list both
+ * known clean or of a clean line's shape: see LineFlow), read lazily; undefined for any other
+ * line, which is then read at once. `text` may be the whole dump: nothing outside the line is
+ * read. The line holds no quote (quoted names are read at once).
  */
 export function lazyFlow(text: string, start: number, end: number, line: number, source: LineSource): Flow | undefined {
   if (!scanPrintedStats(text, start)) return undefined;

@@ -5,9 +5,9 @@
  * differs from the others in numbers that decide nothing but themselves: a register's or an
  * address's value, a group or conjunction id, a zone, a NAT port, a learned flow's cookie. Such a
  * line reads without any problem when its text is the clean line's but for those numbers, each
- * within what its place accepts; every other number (a protocol, a mask, a subfield's bits, a table) must be the same,
- * so all that it decides is decided as on the clean line. The line's match and actions are then
- * read when first asked for (see LineFlow).
+ * within what its place accepts; every other number (a protocol, a mask, a subfield's bits, a
+ * table) must be the same, so all that it decides is decided as on the clean line. The line's
+ * match and actions are then read when first asked for (see LineFlow).
  *
  * A number here is a run of word characters that starts with a digit after a character that is
  * none (`0x1f`, `65520`, each part of `10.1.2.3`), never part of a name (`reg3`, `NXM_NX_REG0`).
