@@ -1,8 +1,8 @@
 /**
  * The commands as users run them: `node bin/flowscope.js …` in a process of its own, start-up
- * included, under GNU time for its CPU time and peak RSS. Each is judged against a floor run the
- * same way in the same bench run: `node -e 0` for start-up, `node` reading and splitting the same
- * file(s) for the commands.
+ * included, timed as timeNode says. Each is judged against a floor run the same way in the same
+ * bench run: `node -e 0` for start-up, `node` reading and splitting the same file(s) for the
+ * commands.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -137,28 +137,46 @@ export interface ProcessSample {
 const TIMEOUT_MS = 10 * 60_000;
 
 /**
- * `node ARGS` under GNU time. Exit statuses 0 and 1 are both a finished command (1 is how diff
- * and check say they found something); a string is why the run failed.
+ * `node ARGS` under GNU time, for wall time and peak RSS, through bash, whose `times` gives the
+ * CPU time to the millisecond (GNU time prints it to 10 ms, a fifth of the everyday floor). Exit
+ * statuses 0 and 1 are both a finished command (1 is how diff and check say they found
+ * something); a string is why the run failed.
  */
 export function timeNode(args: readonly string[], pipe = false): ProcessSample | string {
   const dir = mkdtempSync(join(tmpdir(), 'flowscope-bench-time-'));
   const report = join(dir, 'time.txt');
+  const times = join(dir, 'times.txt');
   try {
-    const child = spawnSync(TIME, ['-f', '%e %U %S %M', '-o', report, process.execPath, ...args], {
-      stdio: ['ignore', pipe ? 'pipe' : 'ignore', 'pipe'],
-      encoding: 'buffer',
-      maxBuffer: 4 * 1024 ** 3,
-      timeout: TIMEOUT_MS,
-    });
+    const child = spawnSync(
+      TIME,
+      ['-f', '%e %M', '-o', report, 'bash', '-c', TIMED, 'bash', times, process.execPath, ...args],
+      {
+        stdio: ['ignore', pipe ? 'pipe' : 'ignore', 'pipe'],
+        encoding: 'buffer',
+        maxBuffer: 4 * 1024 ** 3,
+        timeout: TIMEOUT_MS,
+      },
+    );
     if (child.error)
       return `${child.error.message}${(child.error as NodeJS.ErrnoException).code === 'ENOENT' ? ' (GNU time is needed: apt-get install time)' : ''}`;
     if (child.status !== 0 && child.status !== 1)
       return `exit ${child.status ?? child.signal}: ${child.stderr.toString('utf8').trim().split('\n').pop() ?? ''}`;
-    const [wall, user, system, rss] = readFileSync(report, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
-    return { wallMs: wall! * 1000, cpuMs: (user! + system!) * 1000, maxRssKiB: rss! };
+    const [wall, rss] = readFileSync(report, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
+    return { wallMs: wall! * 1000, cpuMs: childrenCpuMs(readFileSync(times, 'utf8')), maxRssKiB: rss! };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Runs "$@" after the file named by $1, writes bash's `times` to that file, exits as the command. */
+const TIMED = 'out=$1; shift; "$@"; status=$?; times > "$out"; exit $status';
+
+/** User + system time of the children in bash's `times` (its second line: `0m0.053s 0m0.028s`). */
+function childrenCpuMs(times: string): number {
+  const line = times.trim().split('\n')[1] ?? '';
+  const parts = [...line.matchAll(/(\d+)m([\d.]+)s/g)];
+  if (parts.length !== 2) throw new Error(`bash's times printed ${JSON.stringify(times)}`);
+  return parts.reduce((ms, [, min, sec]) => ms + (Number(min) * 60 + Number(sec)) * 1000, 0);
 }
 
 /** `flowscope ARGS`, as timeNode. */

@@ -111,8 +111,8 @@ function sample(name: string, context: BenchContext): MeasurementSample | string
 }
 
 /**
- * Runs of a start-up row and its floor, at the least: each takes about a tenth of a second, a few
- * ticks of the 10 ms the CPU clock counts in, so one run's ratio is mostly rounding.
+ * Runs of a start-up row and its floor, at the least: each takes about a twentieth of a second, so
+ * one run's ratio is mostly the machine's noise.
  */
 const START_UP_RUNS = 9;
 
