@@ -108,31 +108,32 @@ function cookieLine(a: FlowAnnotation, s: ShowStyle, memo: LinesMemo): string {
   return line;
 }
 
-function flowLines(a: FlowAnnotation, o: ShowTextOptions, rules: readonly string[], memo: LinesMemo): string[] {
+/** A flow's lines, joined: its explanation, its sentence, its rules, cookie, hits and line as asked. */
+function flowText(a: FlowAnnotation, o: ShowTextOptions, rules: readonly string[], memo: LinesMemo): string {
   const s = o.style;
   const head = `  [${a.flow.priority}] `;
-  const pad = ' '.repeat(head.length);
-  const lines: string[] = [];
+  const pad = `\n${' '.repeat(head.length)}`;
   const e = a.explanation;
-  const { sentence } = flowWords(a.flow, a.wording, memo.words);
-  if (e === undefined) lines.push(head + sentence);
-  else {
-    lines.push(head + (e.kind === 'unknown' ? s.unknown(`? ${explanationText(e)}`) : s.meaning(explanationText(e))));
-    lines.push(pad + sentence);
-  }
-  for (const rule of rules) lines.push(pad + s.meaning(rule));
-  if (a.cookie.length > 0) lines.push(pad + cookieLine(a, s, memo));
+  const sentence = memo.words.sentence(a.flow, a.wording);
+  let text =
+    e === undefined
+      ? head + sentence
+      : head +
+        (e.kind === 'unknown' ? s.unknown(`? ${explanationText(e)}`) : s.meaning(explanationText(e))) +
+        pad +
+        sentence;
+  for (const rule of rules) text += pad + s.meaning(rule);
+  if (a.cookie.length > 0) text += pad + cookieLine(a, s, memo);
   // A flow whose counters print as 0 is not hit: its statistics need not be read.
   const packets = a.flow.zeroCounters === true ? undefined : a.flow.stats?.packets;
   if (packets !== undefined && packets !== null && packets > 0n)
-    lines.push(
+    text +=
       pad +
-        s.dim(
-          `hit by ${plural(packets, 'packet')} (${a.flow.stats?.bytes === undefined || a.flow.stats.bytes === null ? '? bytes' : plural(a.flow.stats.bytes, 'byte')})`,
-        ),
-    );
-  if (o.raw) lines.push(pad + s.dim(a.flow.origin.text.trim()));
-  return lines;
+      s.dim(
+        `hit by ${plural(packets, 'packet')} (${a.flow.stats?.bytes === undefined || a.flow.stats.bytes === null ? '? bytes' : plural(a.flow.stats.bytes, 'byte')})`,
+      );
+  if (o.raw) text += pad + s.dim(a.flow.origin.text.trim());
+  return text;
 }
 
 /**
@@ -161,7 +162,7 @@ export function* showText(r: ShowReport, o: ShowTextOptions): Generator<string> 
     for (const f of t.flows) {
       const a = r.annotate(f);
       if (a.explanation?.kind === 'unknown') unknown++;
-      yield `\n${flowLines(a, o, r.policyRules?.(f) ?? [], memo).join('\n')}`;
+      yield `\n${flowText(a, o, r.policyRules?.(f) ?? [], memo)}`;
     }
     shown += t.flows.length;
   }

@@ -464,6 +464,8 @@ export function describeActions(actions: readonly Action[], w: Wording): string[
 interface SaidIn {
   readonly fields: WeakMap<MatchField, string>;
   readonly actions: WeakMap<readonly Action[], readonly string[]>;
+  /** Action lists' words joined as a sentence says them. */
+  readonly sentenceActions: WeakMap<readonly Action[], string>;
   /** Conditions of outlines (see outlineConditions), by outline match and the entry that holds the flow's own address. */
   readonly outlines: WeakMap<Match, Map<number, OutlineConditions>>;
 }
@@ -475,6 +477,9 @@ type AddressesSaid = Map<FieldDef, Map<number, string>>;
 interface OutlineConditions {
   readonly before: readonly string[];
   readonly after: readonly string[];
+  /** The conditions before the entry's as a sentence says them, each followed by `, `; those after, each led by `, `. */
+  readonly beforeText: string;
+  readonly afterText: string;
 }
 
 /**
@@ -491,7 +496,15 @@ export class WordsMemo {
   of(w: Wording): SaidIn {
     let known = this.byWording.get(w);
     if (!known)
-      this.byWording.set(w, (known = { fields: new WeakMap(), actions: new WeakMap(), outlines: new WeakMap() }));
+      this.byWording.set(
+        w,
+        (known = {
+          fields: new WeakMap(),
+          actions: new WeakMap(),
+          sentenceActions: new WeakMap(),
+          outlines: new WeakMap(),
+        }),
+      );
     return known;
   }
 
@@ -517,6 +530,44 @@ export class WordsMemo {
    * address's once per address, and the flow's match is not made. Undefined for any other flow.
    */
   outlineConditions(outline: FlowOutline | undefined, w: Wording): string[] | undefined {
+    const around = this.outlineAround(outline, w);
+    return around && [...around.before, this.outlineAddress(outline!, w), ...around.after];
+  }
+
+  /**
+   * A flow's conditions and actions as one sentence (flowWords' `sentence`), said from the words
+   * of its outline and of its action list, each joined once: of a report's thousands of policy
+   * flows, each differs from many others only in its address.
+   */
+  sentence(
+    flow: { readonly match: Match; readonly actions: readonly Action[]; readonly outline?: FlowOutline },
+    w: Wording,
+  ): string {
+    const { outline } = flow;
+    const around = this.outlineAround(outline, w);
+    const conditions =
+      around === undefined
+        ? conditionsText(describeMatch(flow.match, w, this))
+        : around.beforeText + this.outlineAddress(outline!, w) + around.afterText;
+    const known = this.of(w).sentenceActions;
+    let actions = known.get(flow.actions);
+    if (actions === undefined) known.set(flow.actions, (actions = this.actionWords(flow.actions, w).join(', ')));
+    return `${conditions}: ${actions}`;
+  }
+
+  /** describeActions of a list, said once per list. */
+  actionWords(list: readonly Action[], w: Wording): readonly string[] {
+    const known = this.of(w).actions;
+    let actions = known.get(list);
+    if (actions === undefined) known.set(list, (actions = describeActions(list, w)));
+    return actions;
+  }
+
+  /**
+   * The words of an outline around its address entry, for a lazily read flow whose match is its
+   * outline's but for the address of one IPv4 entry (see FlowOutline); undefined for any other flow.
+   */
+  private outlineAround(outline: FlowOutline | undefined, w: Wording): OutlineConditions | undefined {
     if (outline === undefined || outline.shaped || outline.entry < 0) return undefined;
     const e = outline.match.fields[outline.entry];
     if (e === undefined || !isAddressEntry(e)) return undefined;
@@ -525,20 +576,33 @@ export class WordsMemo {
     if (byEntry === undefined) known.outlines.set(outline.match, (byEntry = new Map()));
     let around = byEntry.get(outline.entry);
     if (around === undefined) byEntry.set(outline.entry, (around = this.around(outline.match, outline.entry, w)));
+    return around;
+  }
+
+  /** The words of the address entry of an outline that outlineAround said the words around. */
+  private outlineAddress(outline: FlowOutline, w: Wording): string {
+    const e = outline.match.fields[outline.entry]!;
     const { address } = outline;
-    const said = this.ipv4Words(e.field, address, w, () => ({
-      field: e.field,
-      value: BigInt(address),
-      mask: e.mask,
-    }));
-    return [...around.before, said, ...around.after];
+    return this.ipv4Words(e.field, address, w, () => ({ field: e.field, value: BigInt(address), mask: e.mask }));
   }
 
   /** describeMatch of `match` in two parts, before and after entry `entry` (which it leaves out). */
   private around(match: Match, entry: number, w: Wording): OutlineConditions {
     const { conditions, at } = matchWords(match, w, this, entry);
-    return { before: conditions.slice(0, at), after: conditions.slice(at) };
+    const before = conditions.slice(0, at);
+    const after = conditions.slice(at);
+    return {
+      before,
+      after,
+      beforeText: before.map((c) => `${c}, `).join(''),
+      afterText: after.map((c) => `, ${c}`).join(''),
+    };
   }
+}
+
+/** Conditions as a sentence says them: joined, or `every packet` for none. */
+function conditionsText(conditions: readonly string[]): string {
+  return conditions.length > 0 ? conditions.join(', ') : 'every packet';
 }
 
 const IPV4_ONES = ones(32);
@@ -558,15 +622,6 @@ export function flowWords(
   memo?: WordsMemo,
 ): { readonly conditions: readonly string[]; readonly actions: readonly string[]; readonly sentence: string } {
   const conditions = memo?.outlineConditions(flow.outline, w) ?? describeMatch(flow.match, w, memo);
-  const known = memo?.of(w).actions;
-  let actions = known?.get(flow.actions);
-  if (actions === undefined) {
-    actions = describeActions(flow.actions, w);
-    known?.set(flow.actions, actions);
-  }
-  return {
-    conditions,
-    actions,
-    sentence: `${conditions.length > 0 ? conditions.join(', ') : 'every packet'}: ${actions.join(', ')}`,
-  };
+  const actions = memo ? memo.actionWords(flow.actions, w) : describeActions(flow.actions, w);
+  return { conditions, actions, sentence: `${conditionsText(conditions)}: ${actions.join(', ')}` };
 }
