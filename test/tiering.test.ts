@@ -2,20 +2,36 @@
 // budget back once an input makes the run long; a budget the user gave node is left alone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LONG_RUN_CHARS, SHORT_RUN_BUDGET, tiering, USUAL_BUDGET } from '../src/cli/tiering.ts';
+import {
+  LONG_RUN_CHARS,
+  MEDIUM_RUN_BUDGET,
+  MEDIUM_RUN_CHARS,
+  SHORT_RUN_BUDGET,
+  tiering,
+  USUAL_BUDGET,
+} from '../src/cli/tiering.ts';
 
 function recorded(userFlags: readonly string[] = []): { set: string[]; t: ReturnType<typeof tiering> } {
   const set: string[] = [];
   return { set, t: tiering((flags) => set.push(flags), userFlags) };
 }
 
-test('a short run raises the budget once; inputs up to the long-run size keep it', () => {
+test('a short run raises the budget once; inputs up to the medium-run size keep it', () => {
   const { set, t } = recorded(['--enable-source-maps']);
   t.shortRun();
   t.shortRun();
   t.input(4_000_000);
-  t.input(LONG_RUN_CHARS);
+  t.input(MEDIUM_RUN_CHARS);
   assert.deepEqual(set, [`--interrupt-budget=${SHORT_RUN_BUDGET}`]);
+});
+
+test('an input up to the long-run size lowers the budget to the medium one, once; a smaller one later keeps it', () => {
+  const { set, t } = recorded();
+  t.shortRun();
+  t.input(MEDIUM_RUN_CHARS + 1);
+  t.input(LONG_RUN_CHARS);
+  t.input(1_000);
+  assert.deepEqual(set, [`--interrupt-budget=${SHORT_RUN_BUDGET}`, `--interrupt-budget=${MEDIUM_RUN_BUDGET}`]);
 });
 
 test("an input larger than the long-run size puts V8's budget back, once", () => {
@@ -23,6 +39,8 @@ test("an input larger than the long-run size puts V8's budget back, once", () =>
   t.shortRun();
   t.input(LONG_RUN_CHARS + 1);
   t.input(190_000_000);
+  t.input(MEDIUM_RUN_CHARS + 1);
+  t.shortRun();
   assert.deepEqual(set, [`--interrupt-budget=${SHORT_RUN_BUDGET}`, `--interrupt-budget=${USUAL_BUDGET}`]);
 });
 
