@@ -75,20 +75,26 @@ export class ClauseFlow extends SingleEntry {
   declare cover: Flow | null | undefined;
 
   /**
-   * `key` is the one non-protocol entry, or undefined when the flow matches none or several. An
-   * object literal, not `new`: V8 puts the objects of a literal that mostly outlive their first
-   * collections straight in the old generation (see LineFlow.make), and a million clause flows
-   * are not each copied twice by the young generation's collector.
+   * `key` is the one non-protocol entry, or undefined when the flow matches none or several;
+   * `exact` and `valueKey` are said by a caller that knows them already (a flow of an outline: see
+   * ClauseShapes). An object literal, not `new`: V8 puts the objects of a literal that mostly
+   * outlive their first collections straight in the old generation (see LineFlow.make), and a
+   * million clause flows are not each copied twice by the young generation's collector.
    */
-  static make(flow: Flow, shape: TermShape, key: MatchField | undefined): ClauseFlow {
+  static make(
+    flow: Flow,
+    shape: TermShape,
+    key: MatchField | undefined,
+    exact = key !== undefined && key.mask === fullMask(key.field),
+    valueKey: ValueKey = exactKey(key ?? NO_ENTRY),
+  ): ClauseFlow {
     // Without a single entry the entry fields are never read (`single` is undefined).
     const e = key ?? NO_ENTRY;
-    const exact = e.mask === fullMask(e.field);
     const fields = {
       __proto__: ClauseFlow.prototype,
       e,
       exact,
-      key: exactKey(e),
+      key: valueKey,
       first: e.value,
       last: exact ? e.value : intervalOf(e.field, e)?.last,
       order: Number(e.value),
@@ -143,6 +149,15 @@ interface PlacedShape {
   readonly keyAt: number;
 }
 
+/**
+ * The shape of an outline match, and what its flows' key entries share: the entry's mask, so
+ * whether it is exact; its value too, and so its hash key, unless the entry is the outline's address.
+ */
+interface PlacedOutline extends PlacedShape {
+  readonly exact: boolean;
+  readonly key: ValueKey | undefined;
+}
+
 /** Clause flows of one analysis, their shapes shared through a trie over the match's fields. */
 export class ClauseShapes {
   /**
@@ -154,7 +169,7 @@ export class ClauseShapes {
    * By the outline match that lazily read flows share (see FlowOutline): their shape is found
    * once per outline, and their match is never made; a million clause flows share a few hundred.
    */
-  private readonly byOutline = new Map<Match, PlacedShape>();
+  private readonly byOutline = new Map<Match, PlacedOutline>();
 
   /** `outline`: the flow's, when the caller has it already (a lazily read flow makes one each time it is asked). */
   of(flow: Flow, outline: FlowOutline | undefined = flow.outline): ClauseFlow {
@@ -164,12 +179,24 @@ export class ClauseShapes {
     }
     // The outline's values are the flow's but for one address entry's.
     let placed = this.byOutline.get(outline.match);
-    if (placed === undefined) this.byOutline.set(outline.match, (placed = this.place(outline.match)));
-    const { shape, keyAt } = placed;
+    if (placed === undefined) this.byOutline.set(outline.match, (placed = this.placeOutline(outline)));
+    const { shape, keyAt, exact } = placed;
     if (keyAt < 0) return ClauseFlow.make(flow, shape, undefined);
     const e = outline.match.fields[keyAt]!;
-    const key = keyAt === outline.entry ? { field: e.field, value: BigInt(outline.address), mask: e.mask } : e;
-    return ClauseFlow.make(flow, shape, key);
+    if (keyAt !== outline.entry) return ClauseFlow.make(flow, shape, e, exact, placed.key);
+    // An IPv4 address: its number is its hash key (see exactKey).
+    const { address } = outline;
+    return ClauseFlow.make(flow, shape, { field: e.field, value: BigInt(address), mask: e.mask }, exact, address);
+  }
+
+  private placeOutline(outline: FlowOutline): PlacedOutline {
+    const placed = this.place(outline.match);
+    const e = placed.keyAt < 0 ? undefined : outline.match.fields[placed.keyAt]!;
+    return {
+      ...placed,
+      exact: e !== undefined && e.mask === fullMask(e.field),
+      key: e === undefined || placed.keyAt === outline.entry ? undefined : exactKey(e),
+    };
   }
 
   /** The shape of a match whose protocol values (not the others) are the flow's. */

@@ -11,14 +11,7 @@
 import type { Flow, MatchField } from '../../model/flow.ts';
 import { portNameOnly } from '../../model/match.ts';
 import { fullMask } from '../../syntax/field-value.ts';
-import {
-  type ClauseFlow,
-  compareEntries,
-  exactKey,
-  intervalOf,
-  type SingleEntry,
-  type ValueKey,
-} from './clause-shape.ts';
+import { type ClauseFlow, compareEntries, exactKey, intervalOf, type ValueKey } from './clause-shape.ts';
 import { minOf, pushTo } from '../../model/append.ts';
 
 export interface OverlapSubject {
@@ -81,12 +74,12 @@ interface SimpleDim {
   sorted?: readonly Pinned[];
 }
 
-/** A clause flow of a simple dimension, whose one key field is `single`. */
-type Pinned = ClauseFlow & { readonly single: SingleEntry };
-
-function isPinned(c: ClauseFlow): c is Pinned {
-  return c.single !== undefined;
-}
+/**
+ * A clause flow of a simple dimension: its shape has one key field, so the flow is its own
+ * `single` entry, and its entry's fields are read from it directly (getters called per flow cost
+ * more than the rest of the work in a short run, in which this code is never optimised).
+ */
+type Pinned = ClauseFlow;
 
 function sizeOf(d: SimpleDim): number {
   return d.exact.size + d.masked.length;
@@ -117,41 +110,42 @@ function exactly(dim: SimpleDim, key: ValueKey): Pinned | readonly Pinned[] {
 
 /** Exact entries of `dim` that a masked entry accepts: a binary search for prefix masks, a scan otherwise. */
 function exactWithin(dim: SimpleDim, o: MatchField): readonly Pinned[] {
-  const sorted = (dim.sorted ??= [...dim.exactFlows].sort((a, b) => compareEntries(a.single, b.single)));
+  const sorted = (dim.sorted ??= [...dim.exactFlows].sort(compareEntries));
   const iv = intervalOf(o.field, o);
-  if (!iv) return sorted.filter((x) => entriesMeet(o, x.single.e));
+  if (!iv) return sorted.filter((x) => entriesMeet(o, x.e));
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (sorted[mid]!.single.e.value < iv.first) lo = mid + 1;
+    if (sorted[mid]!.e.value < iv.first) lo = mid + 1;
     else hi = mid;
   }
   const out: Pinned[] = [];
-  for (let i = lo; i < sorted.length && sorted[i]!.single.e.value <= iv.last; i++) out.push(sorted[i]!);
+  for (let i = lo; i < sorted.length && sorted[i]!.e.value <= iv.last; i++) out.push(sorted[i]!);
   return out;
 }
 
 function simpleDim(flows: readonly ClauseFlow[]): SimpleDim | undefined {
-  let storage: string | undefined;
+  // The storage from the shape the flows share, not from each flow's own entry: a shape with a
+  // key storage has one key field, and its flows are pinned.
+  const storage = flows[0]?.shape.keyStorage;
+  if (storage === undefined) return undefined;
   const exact = new Map<ValueKey, Pinned | Pinned[]>();
   const exactFlows: Pinned[] = [];
   const masked: Pinned[] = [];
-  for (const c of flows) {
-    // The storage from the shape the flows share, not from each flow's own entry.
-    if (!isPinned(c) || (storage !== undefined && c.shape.keyStorage !== storage)) return undefined;
-    storage = c.shape.keyStorage!;
-    if (!c.single.exact) {
+  for (let i = 0; i < flows.length; i++) {
+    const c = flows[i]!;
+    if (c.shape.keyStorage !== storage) return undefined;
+    if (!c.exact) {
       masked.push(c);
       continue;
     }
     exactFlows.push(c);
-    const had = exact.get(c.single.key);
-    if (had === undefined) exact.set(c.single.key, c);
+    const had = exact.get(c.key);
+    if (had === undefined) exact.set(c.key, c);
     else if (Array.isArray(had)) had.push(c);
-    else exact.set(c.single.key, [had, c]);
+    else exact.set(c.key, [had, c]);
   }
-  if (storage === undefined) return undefined;
   return { storage, exact, exactFlows, masked };
 }
 
@@ -186,7 +180,7 @@ function intersectSimple(dims: readonly SimpleDim[]): { options: Option[]; trunc
     for (let j = 0; j < masked.length; j++) {
       if (truncated) return;
       const m = masked[j]!;
-      const me = m.single.e;
+      const me = m.e;
       if (!entriesMeet(e, me)) continue;
       const merged = { ...me, value: e.value | me.value, mask: e.mask | me.mask };
       const nowExact = merged.mask === fullMask(merged.field);
@@ -198,18 +192,18 @@ function intersectSimple(dims: readonly SimpleDim[]): { options: Option[]; trunc
   /** Takes partner `x` of dimension `i`: an exact value narrows the packet to its own. */
   const visit = (i: number, x: Pinned, e: MatchField, exact: boolean, key: ValueKey): void => {
     path.push(x.flow);
-    extend(i + 1, exact ? e : x.single.e, true, exact ? key : x.single.key);
+    extend(i + 1, exact ? e : x.e, true, exact ? key : x.key);
     path.pop();
   };
   const { exactFlows, masked } = sorted[0]!;
   for (let j = 0; j < exactFlows.length && !truncated; j++) {
     const x = exactFlows[j]!;
-    visit(0, x, x.single.e, true, x.single.key);
+    visit(0, x, x.e, true, x.key);
   }
   for (let j = 0; j < masked.length && !truncated; j++) {
     const x = masked[j]!;
     path.push(x.flow);
-    extend(1, x.single.e, false, '');
+    extend(1, x.e, false, '');
     path.pop();
   }
   return { options, truncated };

@@ -323,7 +323,8 @@ function memberParts(field: FieldDef, entries: readonly SingleEntry[]): MemberPa
   const rangeable = address || PORT_STORAGES.has(field.storage);
   const runs: SingleEntry[] = [];
   const listed = new Map<ValueKey, Member>();
-  for (const s of entries) {
+  for (let i = 0; i < entries.length; i++) {
+    const s = entries[i]!;
     if (rangeable && s.last !== undefined) runs.push(s);
     else
       listed.set(s.exact ? s.key : `${valueKey(s.e)}/${s.e.mask.toString(16)}`, {
@@ -497,7 +498,8 @@ function mergedNumbers(runs: readonly SingleEntry[]): MergedNumbers {
   const firsts = new Float64Array(runs.length);
   const lasts = new Float64Array(runs.length);
   let count = 0;
-  for (const start of starts) {
+  for (let i = 0; i < starts.length; i++) {
+    const start = starts[i]!;
     const end = blocks?.get(start) ?? start;
     if (count > 0 && start <= lasts[count - 1]! + 1) lasts[count - 1] = Math.max(lasts[count - 1]!, end);
     else {
