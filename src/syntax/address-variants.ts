@@ -18,23 +18,27 @@ export interface AddressTemplate {
   readonly index: number;
 }
 
-/** Where the match text's last value starts and ends, when that value is a plain IPv4 address. */
-interface LastAddress {
-  readonly prefixEnd: number;
-  readonly valueEnd: number;
-  /** The address as a number (see ipv4NumberAt): its bigint is made only for a new match. */
-  readonly address: number;
-}
+/**
+ * Where the match text's last value starts and ends, when that value is a plain IPv4 address, and
+ * the address as a number (see ipv4NumberAt: its bigint is made only for a new match): what
+ * lastAddress found last, held in one place rather than made anew for each line.
+ */
+const last = { prefixEnd: 0, valueEnd: 0, address: 0 };
 
-function lastAddress(text: string, start: number, end: number): LastAddress | undefined {
+/** Whether the match text's last value is a plain IPv4 address (then found in `last`). */
+function lastAddress(text: string, start: number, end: number): boolean {
   let valueEnd = end;
   while (valueEnd > start && isSeparator(text.charCodeAt(valueEnd - 1))) valueEnd--;
   // Back over the digits and dots an address is made of (lastIndexOf would be a call into the runtime).
   let equals = valueEnd - 1;
   for (let c = text.charCodeAt(equals); (c >= 0x30 && c <= 0x39) || c === 0x2e; c = text.charCodeAt(--equals));
-  if (equals < start || text.charCodeAt(equals) !== 0x3d) return undefined;
+  if (equals < start || text.charCodeAt(equals) !== 0x3d) return false;
   const address = ipv4NumberAt(text, equals + 1, valueEnd);
-  return address < 0 ? undefined : { prefixEnd: equals + 1, valueEnd, address };
+  if (address < 0) return false;
+  last.prefixEnd = equals + 1;
+  last.valueEnd = valueEnd;
+  last.address = address;
+  return true;
 }
 
 /**
@@ -48,26 +52,32 @@ const lastFound: {
   template: AddressTemplate;
 } = { templates: undefined, key: '', template: { match: { fields: [] }, index: -1 } };
 
-/** The template of the shape of `text[start, end)` and the address its last element gives, if there is one. */
+/**
+ * The template of the shape of `text[start, end)`, if there is one; the address its last element
+ * gives is then variantAddress().
+ */
 export function templateVariant(
   text: string,
   start: number,
   end: number,
   templates: ReadonlyMap<string, AddressTemplate>,
-): { readonly template: AddressTemplate; readonly address: number } | undefined {
-  if (templates.size === 0) return undefined;
-  const last = lastAddress(text, start, end);
-  if (last === undefined) return undefined;
+): AddressTemplate | undefined {
+  if (templates.size === 0 || !lastAddress(text, start, end)) return undefined;
   const { key } = lastFound;
   if (lastFound.templates === templates && last.prefixEnd - start === key.length && text.startsWith(key, start))
-    return { template: lastFound.template, address: last.address };
+    return lastFound.template;
   const prefix = text.slice(start, last.prefixEnd);
   const template = templates.get(prefix);
   if (template === undefined) return undefined;
   lastFound.templates = templates;
   lastFound.key = prefix;
   lastFound.template = template;
-  return { template, address: last.address };
+  return template;
+}
+
+/** The address the last element of the match gives that templateVariant last found a template for. */
+export function variantAddress(): number {
+  return last.address;
 }
 
 /** The template's match with its address entry holding `address`. */
@@ -85,8 +95,8 @@ export function matchFromTemplate(
   end: number,
   templates: ReadonlyMap<string, AddressTemplate>,
 ): Match | undefined {
-  const variant = templateVariant(text, start, end, templates);
-  return variant && withAddress(variant.template.match, variant.template.index, variant.address);
+  const template = templateVariant(text, start, end, templates);
+  return template && withAddress(template.match, template.index, last.address);
 }
 
 /**
@@ -101,9 +111,9 @@ export function templateOf(
   tokens: readonly KeyValueToken[],
   match: Match,
 ): { readonly key: string; readonly template: AddressTemplate } | undefined {
-  const last = lastAddress(text, start, end);
   const token = tokens[tokens.length - 1];
-  if (!last || !token || token.valueOffset !== last.prefixEnd || token.end !== last.valueEnd) return undefined;
+  if (!lastAddress(text, start, end) || !token || token.valueOffset !== last.prefixEnd || token.end !== last.valueEnd)
+    return undefined;
   const field = fieldByName(token.key);
   if (field?.format !== 'ipv4') return undefined;
   const index = match.fields.findIndex((e) => e.field.storage === field.storage);

@@ -42,24 +42,19 @@ export interface FlowLineContext {
 
 const TABLE_0 = tableRefOf(0);
 
-const ACTION_WORDS = ['actions=', 'action='] as const;
-const NO_ACTIONS = { keyword: -1, start: -1 } as const;
-
 /**
  * Offset of the `actions=` (or `action=`) keyword that starts the action list of the line
- * `text[from, end)`, or -1; `quoteFree` when the line is known to hold no quote.
+ * `text[from, end)`, or -1; `quoteFree` when the line is known to hold no quote. Where the
+ * list starts is actionsAfter(text, keyword).
  */
-export function findActions(
-  text: string,
-  from = 0,
-  end = text.length,
-  quoteFree = false,
-): { readonly keyword: number; readonly start: number } {
-  for (const word of ACTION_WORDS) {
-    const keyword = keywordAt(text, word, from, end, quoteFree);
-    if (keyword >= 0) return { keyword, start: keyword + word.length };
-  }
-  return NO_ACTIONS;
+function actionsKeyword(text: string, from = 0, end = text.length, quoteFree = false): number {
+  const keyword = keywordAt(text, 'actions=', from, end, quoteFree);
+  return keyword >= 0 ? keyword : keywordAt(text, 'action=', from, end, quoteFree);
+}
+
+/** Where the action list starts after its keyword at `keyword` (found by actionsKeyword). */
+function actionsAfter(text: string, keyword: number): number {
+  return keyword + (text.charCodeAt(keyword + 6) === 0x73 ? 'actions='.length : 'action='.length);
 }
 
 /** The first quote of `text[from, end)`, or -1. */
@@ -370,8 +365,10 @@ export function cleanLineActions(text: string, start: number, match: Match, ctx:
 export function lazyFlow(text: string, start: number, end: number, line: number, source: LineSource): Flow | undefined {
   if (!scanPrintedStats(text, start)) return undefined;
   const statsEnd = printed.end;
-  const { keyword, start: actionsStart } = findActions(text, start, end, true);
+  // No key of the statistics is an actions keyword.
+  const keyword = actionsKeyword(text, statsEnd, end, true);
   if (keyword < 0) return undefined;
+  const actionsStart = actionsAfter(text, keyword);
   const keysEnd = readPrintedKeys(text, statsEnd, keyword);
   const afterPriority = plainPriorityEnd(text, keysEnd, keyword);
   if (afterPriority === keysEnd) return undefined;
@@ -395,11 +392,12 @@ export function parseFlowLine(
   const { sink, source } = ctx;
   const lazy = source && !lazyTried && !text.includes('"') ? lazyFlow(text, 0, text.length, line, source) : undefined;
   if (lazy) return lazy;
-  const { keyword, start } = findActions(text);
+  const keyword = actionsKeyword(text);
   if (keyword < 0) {
     sink.error('must specify an action', Math.max(0, text.length - 1));
     return undefined;
   }
+  const start = actionsAfter(text, keyword);
   const h: Header = {
     table: TABLE_0,
     priority: DEFAULT_PRIORITY,

@@ -22,7 +22,7 @@ import type {
 import { EMPTY_MATCH } from '../model/match.ts';
 import type { TableRef } from '../model/tables.ts';
 import { eachListConjunction, isPlainConjunctionList, plainConjunctions } from './actions.ts';
-import { templateVariant, withAddress } from './address-variants.ts';
+import { templateVariant, variantAddress, withAddress } from './address-variants.ts';
 import { NO_FLAGS, tableRefOf } from './interned.ts';
 import { type LineShape, shapeHash, shapeOf } from './line-shape.ts';
 import { DecimalRun } from './numbers.ts';
@@ -68,11 +68,11 @@ function knownMatch(text: string, start: number, end: number, parts: RecurringPa
     found.shape = EMPTY_MATCH;
     return true;
   }
-  const variant = templateVariant(text, start, end, parts.templates);
-  if (variant) {
-    found.shape = variant.template.match;
-    found.index = variant.template.index;
-    found.address = variant.address;
+  const template = templateVariant(text, start, end, parts.templates);
+  if (template) {
+    found.shape = template.match;
+    found.index = template.index;
+    found.address = variantAddress();
     return true;
   }
   const match = parts.matches.get(text.slice(start, end));
