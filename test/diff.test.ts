@@ -10,6 +10,7 @@ import type { Flow } from '../src/model/flow.ts';
 import type { OfVersion } from '../src/model/openflow.ts';
 import { formatActions } from '../src/render/actions.ts';
 import { parseDump } from '../src/syntax/reader.ts';
+import { ReadAlong } from '../src/syntax/written-pairs.ts';
 import { runCli } from './support/cli.ts';
 import { ANTREA, loadExample } from './support/make-examples.ts';
 import { parseFlow, skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
@@ -556,4 +557,51 @@ test('a slot held twice (two dumps concatenated): the copy written as the other 
     [2],
   );
   assert.equal(d.tables[0]!.changed.length, 0);
+});
+
+test('a dump read along the one it is compared with diffs as if read on its own, lines paired as they are read', () => {
+  const real = readFileSync(join(examples, 'antrea', 'dump-flows.of13.txt'), 'utf8')
+    .trimEnd()
+    .split('\n');
+  const flows = real.filter((l) => l.startsWith(' cookie='));
+  // Before: the node dumped twice, concatenated, one flow's actions changed in between.
+  const changed = (l: string): string => l.replace(/actions=.*/, 'actions=drop');
+  const before = side([...real, ...flows.slice(0, 5), changed(flows[5]!)].join('\n'), 'before');
+  // After: other statistics throughout; a flow gone, one changed, one with another cookie, two
+  // written twice, and a copy of a flow numbered (a line read otherwise than as a dump's usual
+  // one) before the flow itself, which the copy pairs with first.
+  const restated = (l: string): string =>
+    l.replace(/duration=[\d.]+s/, 'duration=99.5s').replace(/n_packets=\d+, n_bytes=\d+/, 'n_packets=7, n_bytes=420');
+  const after = [
+    real[0]!,
+    ` 7. ${restated(flows[30]!).trimStart()}`,
+    ...flows.slice(1, 20).map(restated),
+    changed(restated(flows[20]!)),
+    restated(flows[21]!).replace(/cookie=0x[0-9a-f]+/, 'cookie=0x99'),
+    ...flows.slice(22).map(restated),
+    restated(flows[5]!),
+    restated(flows[7]!),
+  ].join('\n');
+  const alone = parseDump(after, { file: 'after' });
+  const summary = (d: ReturnType<typeof diffDumps>) =>
+    d.tables.map((t) => ({
+      table: t.table,
+      counts: [t.before, t.after],
+      removed: t.removed.map((f) => f.origin.line),
+      added: t.added.map((f) => f.origin.line),
+      changed: t.changed.map((c) => [c.before.origin.line, c.after.origin.line, c.attributes]),
+    }));
+  for (const cookies of [false, true]) {
+    const along = new ReadAlong(before.flows, cookies);
+    const read = parseDump(after, { file: 'after', along });
+    assert.deepEqual(read.diagnostics, alone.diagnostics);
+    assert.equal(read.flows.length, alone.flows.length);
+    const pairs = along.pairs(before.flows, read.flows, cookies)!;
+    // Lines of a flow read lazily pair as they are read (a third of these); the rest pair after.
+    const twins = pairs.b.filter((p) => p === 1).length;
+    assert.ok(twins > 0 && twins < flows.length, `${twins} paired as read`);
+    const expected = diffDumps(before, alone, { cookies });
+    assert.ok(!expected.equal);
+    assert.deepEqual(summary(diffDumps(before, read, { cookies, along })), summary(expected), `cookies: ${cookies}`);
+  }
 });

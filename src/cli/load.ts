@@ -9,6 +9,7 @@ import type { Diagnostic } from '../model/diagnostics.ts';
 import type { PortMap } from '../model/ports.ts';
 import { capDiagnostics, DEFAULT_MAX_DIAGNOSTICS, formatDiagnostic } from '../render/diagnostics.ts';
 import { LIVE_DEFAULTS, MAX_TIMEOUT_SECONDS } from '../sources/live.ts';
+import type { ReadAlong } from '../syntax/written-pairs.ts';
 import {
   openSource,
   type Parsing,
@@ -33,6 +34,8 @@ export interface LoadOptions {
   readonly maxErrors?: number;
   /** A dump-groups file read with the flows. */
   readonly groups?: string;
+  /** The dump the files named are read along (see ReadAlong). */
+  readonly along?: ReadAlong;
 }
 
 /** The options `addInputOptions` declares, as commander hands them to the action. */
@@ -249,6 +252,7 @@ export async function loadFromOptions(
     env: io.env,
     parsing: readingProgress(io),
     ...(options.portMap === undefined ? {} : { portMap: options.portMap }),
+    ...(options.along === undefined ? {} : { along: options.along }),
   });
   reportProblems(opened.problems, io, load);
   return opened.dumps[0]!;

@@ -11,7 +11,7 @@
  * flow in typed arrays answers it several times faster (on a million flows, building and
  * probing this index once per flow took 1.4 s of CPU, the flow index's add and lookup 7 s).
  */
-import { type Flow, type LineSpan, lineSpan, type Match, type MatchField } from './flow.ts';
+import { type Flow, type Match, type MatchField } from './flow.ts';
 import { portNameOnly } from './match.ts';
 import { type Naming, resolveMatchPorts, resolveTable } from './flow-key.ts';
 
@@ -22,7 +22,7 @@ function stringHash(s: string): number {
 }
 
 /** Final mixing, so that sums of entry hashes spread (murmur3's finaliser). */
-function mix(h: number): number {
+export function mix(h: number): number {
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return h ^ (h >>> 16);
@@ -191,109 +191,4 @@ export class SlotIndex {
       yield slot;
     }
   }
-}
-
-/**
- * A hash of `text[start, end)`, the text of a dump line after its statistics, from its length and
- * a sample of its characters: the first 40 (priority and match, where flows of one table differ
- * most), the last 12 and 12 spread between. Lines that hash alike are compared whole; reading
- * every character of two million-flow dumps cost more than the rest of a diff.
- */
-function writtenHash(text: string, start: number, end: number): number {
-  let h = Math.imul(0x811c9dc5 ^ (end - start), 0x01000193);
-  if (end - start <= 64) {
-    for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-    return mix(h) & 0x3fffffff;
-  }
-  for (let i = start; i < start + 40; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  const stride = Math.floor((end - 12 - (start + 40)) / 12) || 1;
-  for (let i = start + 40; i < end - 12; i += stride) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  for (let i = end - 12; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return mix(h) & 0x3fffffff;
-}
-
-/**
- * Where the flow's line, in the printed form with its statistics, says the flow itself (after
- * them), into `span` as `span.start`; false for a line in any other form.
- */
-function writtenPart(f: Flow, span: LineSpan): boolean {
-  lineSpan(f, span);
-  span.start += span.statsEnd;
-  return span.statsEnd !== 0;
-}
-
-/** Whether `a` from `i` and `b` from `j` hold the same `length` characters. */
-function sameText(a: string, i: number, b: string, j: number, length: number): boolean {
-  for (let k = 0; k < length; k++) if (a.charCodeAt(i + k) !== b.charCodeAt(j + k)) return false;
-  return true;
-}
-
-/**
- * Flows of two dumps written alike, paired without reading their matches: a flow of `a` in the
- * printed form with its statistics is paired with the first flow of `b`, in dump order, not yet
- * paired whose line reads the same after its statistics and whose `key` is the same (what the
- * statistics say that counts, such as the table). Each is paired at most once, so where a dump
- * holds one line twice (two dumps concatenated), the first of its copies pairs first. Returns, per
- * dump, 1 for each flow paired. The lines are found where they lie in their dumps' texts (see
- * lineSpan): neither a string nor an object is made per flow.
- *
- * `b`'s flows are visited in dump order once: their keys and where their lines lie are kept in
- * typed arrays, so that confirming a pair reads no flow object of `b` (`a` and `b` list their
- * flows in different orders, and each read of `b` is a cache miss: asking `b`'s flows again for
- * their lines and tables took a fifth longer on two million-flow dumps).
- */
-export function pairWritten(
-  a: readonly Flow[],
-  b: readonly Flow[],
-  key: (f: Flow) => number,
-): { readonly a: Uint8Array; readonly b: Uint8Array } {
-  const pairedA = new Uint8Array(a.length);
-  const pairedB = new Uint8Array(b.length);
-  let slots = 16;
-  while (slots < b.length * 2) slots *= 2;
-  const mask = slots - 1;
-  // As SlotIndex: a hash at 2s, 1 + the first flow with it at 2s + 1; then chains in dump order.
-  const table = new Int32Array(slots * 2);
-  const next = new Int32Array(b.length);
-  const last = new Int32Array(slots);
-  // Each flow's key, and where its written part lies: in its dump's whole text, or a line read whole.
-  const keys = new Int32Array(b.length);
-  const starts = new Int32Array(b.length);
-  const ends = new Int32Array(b.length);
-  const texts = new Array<string>(b.length);
-  const slotOf = (h: number): number => {
-    let s = h & mask;
-    while (table[2 * s + 1] !== 0 && table[2 * s] !== h) s = (s + 1) & mask;
-    return s;
-  };
-  const x: LineSpan = { text: '', start: 0, end: 0, statsEnd: 0 };
-  for (let i = 0; i < b.length; i++) {
-    const flow = b[i]!;
-    if (!writtenPart(flow, x)) continue;
-    keys[i] = key(flow);
-    starts[i] = x.start;
-    ends[i] = x.end;
-    texts[i] = x.text;
-    const h = writtenHash(x.text, x.start, x.end);
-    const s = slotOf(h);
-    if (table[2 * s + 1] === 0) {
-      table[2 * s] = h;
-      table[2 * s + 1] = i + 1;
-    } else next[last[s]! - 1] = i + 1;
-    last[s] = i + 1;
-  }
-  for (let i = 0; i < a.length; i++) {
-    const flow = a[i]!;
-    if (!writtenPart(flow, x)) continue;
-    const k = key(flow);
-    const length = x.end - x.start;
-    for (let j = table[2 * slotOf(writtenHash(x.text, x.start, x.end)) + 1]! - 1; j >= 0; j = next[j]! - 1) {
-      if (pairedB[j] === 1 || keys[j] !== k || ends[j]! - starts[j]! !== length) continue;
-      if (!sameText(x.text, x.start, texts[j]!, starts[j]!, length)) continue;
-      pairedA[i] = 1;
-      pairedB[j] = 1;
-      break;
-    }
-  }
-  return { a: pairedA, b: pairedB };
 }

@@ -14,6 +14,7 @@ import { binaryKind, type NodeFile, type NodeSource, SourceError } from './node.
 import { type NodeDump, readNode } from './node-dump.ts';
 import { type ParsedFiles, parseFiles, type ParseFilesOptions } from './parse-files.ts';
 import { mergePortMaps, readPortDescriptions } from './port-map.ts';
+import type { ReadAlong } from '../syntax/written-pairs.ts';
 
 /** What every kind of source may come with. */
 export interface SourceExtras {
@@ -93,6 +94,8 @@ export interface OpenSourceOptions {
   /** Port numbers ↔ names known from elsewhere; ports described in the inputs are added to it. */
   readonly portMap?: PortMap;
   readonly parsing?: Parsing;
+  /** The dump the files named are read along (see ReadAlong). */
+  readonly along?: ReadAlong;
 }
 
 /**
@@ -371,8 +374,9 @@ async function readFiles(paths: readonly string[], node: string | undefined, con
   const portFiles = nodes.map((n) => n.files.ports).filter(defined);
   const label = names.length === 1 ? inputLabel(names[0]!) : 'the inputs';
   const portMap = context.portMap === undefined ? {} : { portMap: context.portMap };
+  const { along } = context.options;
   const result = parsing(context, label, files, (onProgress) =>
-    parseFiles(files, { ...portMap, portFiles, ...onProgress }),
+    parseFiles(files, { ...portMap, portFiles, ...onProgress, ...(along ? { along } : {}) }),
   );
   if (result.rejected.length > 0)
     throw new Refusal(

@@ -10,6 +10,7 @@ import type { OfVersion } from '../model/openflow.ts';
 import type { PortMap } from '../model/ports.ts';
 import { type ParseResult, parseDump } from '../syntax/reader.ts';
 import { readTableResubmits } from '../syntax/table-resubmits.ts';
+import type { ReadAlong } from '../syntax/written-pairs.ts';
 import { antctlFlowsText } from './antctl.ts';
 import type { NodeFile } from './node.ts';
 import { mergePortMaps, readPortDescriptions } from './port-map.ts';
@@ -67,6 +68,8 @@ export interface ParseFilesOptions {
   readonly portFiles?: readonly NodeFile[];
   /** Told now and then how far the reading of all the files is, in characters. */
   readonly onProgress?: (done: number, of: number) => void;
+  /** The dump these files are read along (see ReadAlong). */
+  readonly along?: ReadAlong;
 }
 
 export function parseFiles(files: readonly NodeFile[], options: ParseFilesOptions = {}): ParsedFiles {
@@ -102,6 +105,7 @@ export function parseFiles(files: readonly NodeFile[], options: ParseFilesOption
       file: f.label,
       ...(ports.size > 0 ? { portMap: ports } : {}),
       ...(progress ? { onProgress: progress } : {}),
+      ...(options.along ? { along: options.along } : {}),
     });
     const readSomething = r.flows.length > 0 || r.groups.length > 0 || r.ports.size > 0 || r.protocols.length > 0;
     if (!readSomething && r.badLines + r.proseLines > 0) {

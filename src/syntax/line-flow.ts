@@ -251,6 +251,33 @@ export class LineFlow implements Flow {
     return matchShape && LineFlow.make(table, priority, cookie, text, at, source, line, ends, 'conjunctions');
   }
 
+  /**
+   * The flow of another dump's line, `text` from `at`, whose statistics are `stats` and whose
+   * text after them is this line's (see ReadAlong): its cookie, statistics and place its own, its
+   * table this one's and its match and actions too, known clean without reading them again.
+   * Undefined when its statistics are too long to pack.
+   */
+  twin(stats: PrintedStats, text: string, at: number, source: LineSource, line: number): LineFlow | undefined {
+    const statsEnd = stats.end - at;
+    const actionsStart = this.actionsStart - this.at - this.statsEnd + statsEnd;
+    if (statsEnd >= 2 ** STATS_BITS || actionsStart > MAX_ACTIONS_START) return undefined;
+    const ends = statsEnd | (actionsStart << STATS_BITS) | (stats.zero ? ZERO_COUNTERS : 0);
+    found.shape = this.shape;
+    found.index = this.index;
+    found.address = this.address;
+    return LineFlow.make(
+      this.head & 0xff,
+      this.priority,
+      stats.cookie,
+      text,
+      at,
+      source,
+      line,
+      ends,
+      this.sharedActions,
+    );
+  }
+
   get table(): TableRef {
     return tableRefOf(this.head & 0xff);
   }

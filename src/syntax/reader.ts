@@ -15,6 +15,7 @@ import { type LogicalLine, eachLogicalLine } from './lines.ts';
 import { PortDescriptionReader } from './port-description.ts';
 import { RecurringParts } from './recurring.ts';
 import { readTableResubmits } from './table-resubmits.ts';
+import type { ReadAlong } from './written-pairs.ts';
 
 export interface ParseOptions {
   /** Name shown in diagnostics (`-` is shown as `<stdin>`). */
@@ -23,6 +24,8 @@ export interface ParseOptions {
   readonly portMap?: PortMap;
   /** Told now and then how far the reading is, in lines: for a progress display. */
   readonly onProgress?: (lines: number, of: number) => void;
+  /** The dump this one is read along (see ReadAlong), its lines read without port names. */
+  readonly along?: ReadAlong;
 }
 
 /** Lines read between two calls of `onProgress`. */
@@ -153,7 +156,12 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
   const takeLazyFlow = (text: string, start: number, end: number, line: number): boolean => {
     progress(line);
     const { source } = context;
-    const flow = source && quoteFree(text, start, end) ? lazyFlow(text, start, end, line, source) : undefined;
+    // Read along another dump only while both read without port names, as a comparison reads them.
+    const along = context.portMap === undefined ? options.along : undefined;
+    const flow =
+      source && quoteFree(text, start, end)
+        ? (along?.take(text, start, end, line, source) ?? lazyFlow(text, start, end, line, source))
+        : undefined;
     if (flow === undefined) {
       turnedDown = line;
       return false;
@@ -223,8 +231,10 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
       else result.badLines++;
     } else {
       const flow = parseFlowLine(text, file, line.line, context, turnedDown === line.line);
-      if (flow) result.flows.push(flow);
-      else result.badLines++;
+      if (flow) {
+        result.flows.push(flow);
+        options.along?.passed(flow);
+      } else result.badLines++;
     }
     if (sink.problems.length === 0) return;
     for (const p of sink.problems) result.diagnostics.push(toDiagnostic(file, line, p));

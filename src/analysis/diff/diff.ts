@@ -17,7 +17,8 @@ import {
   tableId,
 } from '../../model/flow-key.ts';
 import { eachPortRef } from '../../model/port-refs.ts';
-import { pairWritten, SlotIndex } from '../../model/slot-index.ts';
+import { SlotIndex } from '../../model/slot-index.ts';
+import { pairWritten, type ReadAlong } from '../../syntax/written-pairs.ts';
 
 /** The parts of a parsed dump a comparison needs. */
 export interface DumpSide {
@@ -34,6 +35,8 @@ export interface CompareOptions {
   readonly ports?: PortMap;
   /** Table name → number; names not given here are inferred by comparing the two dumps. */
   readonly tables?: ReadonlyMap<string, number>;
+  /** The first dump, when the second was read along it: the pairs made then need not be made again. */
+  readonly along?: ReadAlong;
 }
 
 /** What two flows of one slot may differ in, in the order reports list them. */
@@ -201,6 +204,8 @@ export interface FlowCompareOptions {
   readonly timeoutsWhenSet?: boolean;
   /** Both sides were read without port names, so that lines that say the same read the same (see lineKeys). */
   readonly readAlike?: boolean;
+  /** Flows already paired, as pairWritten would pair them (see ReadAlong): the rest are paired alike after them. */
+  readonly paired?: { readonly a: Uint8Array; readonly b: Uint8Array };
 }
 
 /** Whether both dumps were read without port names: then the same text reads the same way in both. */
@@ -313,9 +318,14 @@ export function diffFlows(
   // dumps of one switch. The rest pair by slot, in dump order where a dump holds a slot twice.
   let [restA, restB] = [a, b];
   if (options.readAlike) {
-    const paired = pairWritten(a, b, lineKeys(options.cookies ?? false));
-    restA = a.filter((_, i) => paired.a[i] === 0);
-    restB = b.filter((_, i) => paired.b[i] === 0);
+    const known = options.paired;
+    if (known) {
+      restA = a.filter((_, i) => known.a[i] === 0);
+      restB = b.filter((_, i) => known.b[i] === 0);
+    }
+    const paired = pairWritten(restA, restB, lineKeys(options.cookies ?? false));
+    restA = restA.filter((_, i) => paired.a[i] === 0);
+    restB = restB.filter((_, i) => paired.b[i] === 0);
   }
   const rest = new SlotIndex(restB, naming);
   for (const f of restA) {
@@ -426,9 +436,12 @@ export function portNamingGap(a: DumpSide, b: DumpSide, naming: Naming): PortNam
 /** Compares dump `a` (before) with dump `b` (after). */
 export function diffDumps(a: DumpSide, b: DumpSide, options: CompareOptions = {}): DumpDiff {
   const naming = namingFor(a, b, options);
+  const cookies = options.cookies === true;
+  const paired = options.along?.pairs(a.flows, b.flows, cookies);
   const tables = diffFlows(a.flows, b.flows, naming, {
-    ...(options.cookies ? { cookies: true } : {}),
+    ...(cookies ? { cookies } : {}),
     readAlike: readAlike(a, b),
+    ...(paired ? { paired } : {}),
   });
   const groups = diffGroups(a.groups, b.groups, naming);
   const equal = !tables.some(hasChanges) && !hasChanges(groups);

@@ -24,6 +24,7 @@ import {
 } from '../load.ts';
 import { inputLabel } from '../../sources/input.ts';
 import { mergePortMaps } from '../../sources/port-map.ts';
+import { ReadAlong } from '../../syntax/written-pairs.ts';
 import { addOutputOptions, type OutputCliOptions } from '../output.ts';
 import { type Repeats, repeatable } from './repeatable.ts';
 import { addProfileChoiceOptions, type ProfileChoiceOptions } from './profile-options.ts';
@@ -167,6 +168,8 @@ export interface LoadedSides {
   readonly labels: string[];
   /** The version to show actions in: the one asked for, else the one the dumps' headers name (the later input first), else 1.5. */
   readonly of: OfVersion;
+  /** The first dump, when the second was read along it: the pairs it made. */
+  readonly along?: ReadAlong;
 }
 
 /** Port maps given among the inputs, after the dumps: the files, what the command compares (`diff compares two dumps`) and how many. */
@@ -174,6 +177,11 @@ export interface PortFiles {
   readonly files: readonly string[];
   readonly what: string;
   readonly dumps: number;
+}
+
+/** How a comparison of two dumps pairs their flows: the second is read along the first (see ReadAlong). */
+export interface Pairing {
+  readonly cookies: boolean;
 }
 
 /**
@@ -185,6 +193,7 @@ export async function loadSides(
   opts: CompareCliOptions,
   io: Io,
   portFiles: PortFiles = { files: [], what: '', dumps: 0 },
+  pairing?: Pairing,
 ): Promise<LoadedSides> {
   if ([...sides.flatMap((s) => s.inputs), ...portFiles.files].filter((n) => n === '-').length > 1)
     throw new UserError('only one input can be standard input (-)');
@@ -198,11 +207,18 @@ export async function loadSides(
   ]);
   const ports = maps.length === 0 ? undefined : mergePortMaps(maps);
   const dumps: LoadedDump[] = [];
-  for (const side of sides)
-    dumps.push(await loadFromOptions(side.inputs, side.opts, io, ports ? { portMap: ports } : {}));
+  let along: ReadAlong | undefined;
+  for (const side of sides) {
+    const first = dumps[0];
+    // Dumps read without port names read the same text the same way: the second may be read along the first.
+    if (pairing && !ports && sides.length === 2 && first !== undefined && first.ports.size === 0)
+      along = new ReadAlong(first.flows, pairing.cookies);
+    dumps.push(await loadFromOptions(side.inputs, side.opts, io, ports ? { portMap: ports } : along ? { along } : {}));
+  }
   const labels = dumps.map((d) => d.sources.map(inputLabel).join(', '));
   const of = opts.of ?? dumpsVersion(dumps);
-  return ports ? { dumps, ports, labels, of } : { dumps, labels, of };
+  const known = along ? { along } : {};
+  return ports ? { dumps, ports, labels, of, ...known } : { dumps, labels, of, ...known };
 }
 
 export function diffStyle(io: Io, opts: CompareCliOptions): DiffStyle {

@@ -80,13 +80,20 @@ export function registerCommand(program: Command, io: Io, outcome: Outcome): voi
         2,
       );
       const sides = await compareSides(positional, opts, 2, 'diff compares two dumps', io);
-      const { dumps, ports, labels, of } = await loadSides(sides, opts, io, {
-        files: portFiles,
-        what: 'diff compares two dumps',
-        dumps: 2,
-      });
+      const cookies = opts.cookies === true;
+      const { dumps, ports, labels, of, along } = await loadSides(
+        sides,
+        opts,
+        io,
+        { files: portFiles, what: 'diff compares two dumps', dumps: 2 },
+        { cookies },
+      );
       const [a, b] = dumps as [(typeof dumps)[0], (typeof dumps)[0]];
-      const diff = diffDumps(a, b, { ...(opts.cookies ? { cookies: true } : {}), ...(ports ? { ports } : {}) });
+      const diff = diffDumps(a, b, {
+        ...(cookies ? { cookies } : {}),
+        ...(ports ? { ports } : {}),
+        ...(along ? { along } : {}),
+      });
       const pair = labels as [string, string];
       const style = diffStyle(io, opts);
       const names = (): string[] =>
