@@ -243,6 +243,11 @@ class Annotation implements FlowAnnotation {
   }
 }
 
+/** What every explanation of a flow the profile says nothing of holds (see UnknownExplanation). */
+function unknownIn(table: TableInfo, profile: Profile): { kind: 'unknown'; table: string; profile: string } {
+  return { kind: 'unknown', table: table.name ?? String(table.number), profile: profile.id };
+}
+
 /** Placeholders whose words come from the flow's actions alone (see `Annotator.placeholder`). */
 const ACTION_PLACEHOLDERS = new Set(['next', 'output', 'group', 'conjunction', 'zone']);
 
@@ -579,9 +584,8 @@ export class Annotator {
   private explain(flow: Flow, table: TableInfo): Explanation | undefined {
     const profile = this.profile;
     if (!profile || profile.tables.length === 0) return undefined;
-    const unknown = { kind: 'unknown', table: table.name ?? String(table.number), profile: profile.id } as const;
-    if (table.otherRelease) return { ...unknown, why: 'other-release', releases: table.otherRelease };
-    if (!table.spec) return { ...unknown, why: 'no-table' };
+    if (table.otherRelease) return { ...unknownIn(table, profile), why: 'other-release', releases: table.otherRelease };
+    if (!table.spec) return { ...unknownIn(table, profile), why: 'no-table' };
     if (isTableMiss(flow)) {
       const documented = table.spec.miss;
       return {
@@ -595,7 +599,7 @@ export class Annotator {
       };
     }
     const hit = this.patternOf(profile, table.spec, flow);
-    if (!hit) return { ...unknown, why: 'no-pattern' };
+    if (!hit) return { ...unknownIn(table, profile), why: 'no-pattern' };
     // A sentence that reads nothing of the match says the same of every flow with the same actions.
     const shared = readsOnlyActions(hit.pattern.meaning);
     let said = shared ? this.actionSentences.get(flow.actions)?.get(hit.pattern) : undefined;

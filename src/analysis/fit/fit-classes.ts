@@ -130,6 +130,8 @@ class ClassKeys {
         readonly priority: number;
         readonly entry: number;
         readonly address: number;
+        /** The bits of the address that the key reads (see addressBits). */
+        readonly addressBits: number;
         readonly key: string;
       }
     | undefined;
@@ -177,7 +179,7 @@ class ClassKeys {
     const { fields } = outline.match;
     const { table, priority } = flow;
     // Flow after flow of a policy table is of the last one's outline, table and priority: its key is
-    // the last one's when the address of its own is the same or one no pattern reads.
+    // the last one's when the address of its own is the same in the bits patterns read of it.
     const last = this.lastOutline;
     if (
       last !== undefined &&
@@ -186,7 +188,7 @@ class ClassKeys {
       last.table === table &&
       last.priority === priority &&
       last.entry === outline.entry &&
-      (last.address === outline.address || !this.readsAddress(fields[outline.entry]))
+      ((last.address ^ outline.address) & last.addressBits) === 0
     )
       return last.key;
     let key = `${tableKey(flow.table)}|${flow.priority}|${list === 'conjunctions' ? CONJUNCTIONS_KEY : this.listKey(list)}|${fields.length}`;
@@ -204,14 +206,19 @@ class ClassKeys {
       priority,
       entry: outline.entry,
       address: outline.address,
+      addressBits: this.addressBits(fields[outline.entry]),
       key,
     };
     return key;
   }
 
-  /** Whether the key of an outline's address entry (see outlineKey) reads its address. */
-  private readsAddress(e: MatchField | undefined): boolean {
-    return e !== undefined && this.bits.has(e.field.storage);
+  /**
+   * The bits of an outline's address entry (see outlineKey) that its key reads, as int32: those
+   * the profile's patterns match on.
+   */
+  private addressBits(e: MatchField | undefined): number {
+    const bits = e === undefined ? undefined : this.bits.get(e.field.storage);
+    return bits === undefined ? 0 : Number(BigInt.asIntN(32, bits));
   }
 
   private listKey(actions: readonly Action[]): string {
