@@ -176,6 +176,19 @@ function flowRef(f: Flow): string {
   return `line ${originLine(f)}: ${formatPriorityAndMatch(f)}${counted}`;
 }
 
+/**
+ * flowRef, each flow's worked out once: a report names a few clause flows hundreds of times (the
+ * witnesses of overlapping conjunctions), and each time read its match and counters again.
+ */
+function flowRefs(): (f: Flow) => string {
+  const said = new Map<Flow, string>();
+  return (f) => {
+    let ref = said.get(f);
+    if (ref === undefined) said.set(f, (ref = flowRef(f)));
+    return ref;
+  };
+}
+
 function hitsText(c: Conjunction): string {
   if (c.hits === undefined) return 'no statistics in the dump';
   if (c.hits === null) return 'unknown (the switch printed ?)';
@@ -194,7 +207,7 @@ function termWords(term: DimensionTerm, c: Conjunction, words: ConjunctionWords)
   return term.kind === 'set' ? words.field(term.field, c.table) : undefined;
 }
 
-function ruleLines(c: Conjunction, words: ConjunctionWords): string[] {
+function ruleLines(c: Conjunction, words: ConjunctionWords, ref: (f: Flow) => string): string[] {
   const lines: string[] = [];
   c.dimensions.forEach((d, i) => {
     const word = i === 0 ? 'if  ' : 'and ';
@@ -209,17 +222,22 @@ function ruleLines(c: Conjunction, words: ConjunctionWords): string[] {
     const { actions, meaning } = words.actionFlow(f);
     lines.push(`  then ${actions}`);
     if (meaning !== undefined) lines.push(`       ${meaning}`);
-    lines.push(`       ${flowRef(f)}`);
+    lines.push(`       ${ref(f)}`);
   }
   return lines;
 }
 
-export function formatConjunction(c: Conjunction, words: ConjunctionWords = PLAIN_WORDS): string {
+/** `ref`: how flows are referred to (see flowRefs). */
+export function formatConjunction(
+  c: Conjunction,
+  words: ConjunctionWords = PLAIN_WORDS,
+  ref: (f: Flow) => string = flowRef,
+): string {
   const policy = words.policy?.(c);
   const lines = [
     header(c, words),
     ...(policy ? policyLines(policy).map((l) => `  ${l}`) : []),
-    ...ruleLines(c, words),
+    ...ruleLines(c, words, ref),
     `  hits: ${hitsText(c)}`,
   ];
   for (const p of c.problems) {
@@ -227,15 +245,16 @@ export function formatConjunction(c: Conjunction, words: ConjunctionWords = PLAI
     if (p.kind === 'pre-empted') {
       // Flows come in pairs: the clause flow, then the flow that takes precedence over it.
       for (let i = 0; i + 1 < p.flows.length; i += 2)
-        lines.push(`    ${flowRef(p.flows[i]!)}`, `      pre-empted by ${flowRef(p.flows[i + 1]!)}`);
-    } else for (const f of p.flows) lines.push(`    ${flowRef(f)}`);
+        lines.push(`    ${ref(p.flows[i]!)}`, `      pre-empted by ${ref(p.flows[i + 1]!)}`);
+    } else for (const f of p.flows) lines.push(`    ${ref(f)}`);
   }
   return lines.join('\n');
 }
 
 export function formatConjunctionReport(report: ConjunctionReport, words: ConjunctionWords = PLAIN_WORDS): string {
   if (report.conjunctions.length === 0) return 'no conjunctions';
-  const blocks = report.conjunctions.map((c) => formatConjunction(c, words));
+  const ref = flowRefs();
+  const blocks = report.conjunctions.map((c) => formatConjunction(c, words, ref));
   if (report.overlapSearchIncomplete > 0) {
     blocks.push(
       `note: the overlap search stopped early for ${plural(report.overlapSearchIncomplete, 'conjunction')}; more overlaps may exist`,
