@@ -3,8 +3,8 @@
  * packet to, and the sinks it ends in. Shared by the pipeline checks and the table graph.
  */
 import { type Action, flattenActions, withoutRole } from './actions.ts';
-import { type Bucket, type Flow, onlyConjunctions } from './flow.ts';
-import { type Pipeline, tableKey } from './pipeline.ts';
+import { actionsOutline, type Bucket, type Flow, onlyConjunctions } from './flow.ts';
+import { actionsThroughGroups, type Pipeline, tableKey } from './pipeline.ts';
 import type { TableRef } from './tables.ts';
 import { append } from './append.ts';
 
@@ -84,13 +84,27 @@ export function flowExits(flow: Flow): Exit[] {
   return onlyConjunctions(flow) ? [] : actionExits(flow.actions);
 }
 
+/**
+ * A flow's exits as its outline tells them (see actionsOutline), for a walker of jumps and sinks:
+ * those are the flow's own, but a lazily read flow's group ids may be another flow's.
+ */
+export function outlineExits(flow: Flow): Exit[] {
+  return onlyConjunctions(flow) ? [] : actionExits(actionsOutline(flow));
+}
+
+/** A flow's exits as a walk that follows groups reads them (see actionsThroughGroups). */
+export function exitsThroughGroups(pipeline: Pipeline, flow: Flow): Exit[] {
+  return onlyConjunctions(flow) ? [] : actionExits(actionsThroughGroups(pipeline, flow));
+}
+
 export function bucketExits(bucket: Bucket): Exit[] {
   return actionExits(bucket.actions);
 }
 
 /** A clause flow of a conjunction: it never takes a packet itself, so it has no exits and does not drop. */
 export function isClauseFlow(flow: Flow): boolean {
-  return onlyConjunctions(flow) || isClauseList(flow.actions);
+  // Of kinds alone: a lazily read flow's outline tells, its own list is not made.
+  return onlyConjunctions(flow) || isClauseList(actionsOutline(flow));
 }
 
 function isClauseList(actions: readonly Action[]): boolean {
@@ -125,7 +139,7 @@ export function emptyTargets(pipeline: Pipeline): EmptyTarget[] {
       e.buckets.push({ group: from.group, bucket: from.bucket });
   };
   for (const t of pipeline.tables.values())
-    for (const flow of t.flows) for (const x of flowExits(flow)) note(x, { flow });
+    for (const flow of t.flows) for (const x of outlineExits(flow)) note(x, { flow });
   for (const g of pipeline.groups.values()) {
     for (const b of g.buckets) for (const x of bucketExits(b)) note(x, { group: g.id, bucket: b.id });
   }

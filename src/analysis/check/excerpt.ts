@@ -7,7 +7,7 @@ import { type TableRef, tableNumber } from '../../model/tables.ts';
 import type { Profile } from '../../profiles/types.ts';
 import { checkKnowledge } from '../../profiles/check-knowledge.ts';
 import { inVersion } from '../../profiles/versions.ts';
-import { flowExits } from '../../model/flow-exits.ts';
+import { outlineExits } from '../../model/flow-exits.ts';
 import { resolveTable } from '../fit/pattern-fit.ts';
 
 /** The signs that the dump is not a whole bridge; at least one is set. */
@@ -45,7 +45,7 @@ export function findExcerpt(
   for (const t of pipeline.tables.values()) {
     for (const f of t.flows) {
       if (cookies.size < 2) cookies.add(f.cookie);
-      for (const x of flowExits(f))
+      for (const x of outlineExits(f))
         if (x.kind === 'jump' && !pipeline.table(x.table)) missing.set(tableKey(x.table), x.table);
     }
   }

@@ -5,7 +5,7 @@
  */
 import { type Pipeline, tableKey } from '../../model/pipeline.ts';
 import { type TableRef, tableNumber } from '../../model/tables.ts';
-import { bucketExits, emptyTargets, type Exit, flowExits } from '../../model/flow-exits.ts';
+import { bucketExits, emptyTargets, type Exit, exitsThroughGroups } from '../../model/flow-exits.ts';
 import type { Finding } from './finding.ts';
 
 /** The table every packet starts in: table 0, or the first table of a dump that names its tables. */
@@ -50,7 +50,8 @@ export function findUnreachableTables(pipeline: Pipeline): Finding[] {
   while (queue.length > 0) {
     const t = pipeline.table(queue.shift()!);
     // Which tables are reached does not depend on the order: the flows' own order is faster to walk.
-    for (const flow of t?.given ?? []) follow(flowExits(flow));
+    // A lazily read flow's outline tells where it goes, unless it names a group there is to follow.
+    for (const flow of t?.given ?? []) follow(exitsThroughGroups(pipeline, flow));
   }
   const out: Finding[] = [];
   for (const [key, t] of pipeline.tables) {

@@ -11,7 +11,7 @@ import { type Action, flattenActions } from '../../model/actions.ts';
 import { sentPorts } from '../../model/port-refs.ts';
 import { pushTo } from '../../model/append.ts';
 import { fieldByName, type FieldDef } from '../../model/fields.ts';
-import { type Flow, type MatchField, onlyConjunctions } from '../../model/flow.ts';
+import { actionsOutline, type Flow, type MatchField, onlyConjunctions } from '../../model/flow.ts';
 import { type Pipeline, tableKey } from '../../model/pipeline.ts';
 import { ones } from '../../model/values.ts';
 import { formatIpv4Masked } from '../../syntax/field-value.ts';
@@ -39,6 +39,11 @@ function writes(actions: readonly Action[], field: FieldDef): bigint | undefined
   const full = ones(field.bits);
   for (const a of actions) if (a.kind === 'set_field' && a.field === field && a.mask === full) return a.value;
   return undefined;
+}
+
+/** Whether NodeFacts reads the value a flow writes to `field`: a tunnel destination, an ARP op, a port register of a flow that delivers. */
+function readsValue(field: FieldDef, delivers: boolean): boolean {
+  return field === F.tunDst || field === F.arpOp || (delivers && field.name.startsWith('reg'));
 }
 
 function ipText(v: bigint): string {
@@ -145,7 +150,6 @@ export class NodeFacts {
   private read(flow: Flow): void {
     // Conjunction actions alone set nothing and deliver nowhere: a lazily read clause flow's list is not made.
     const clause = onlyConjunctions(flow);
-    const actions = clause ? [] : flattenActions(flow.actions);
     let ipDst: MatchField | undefined;
     let arpTpa: MatchField | undefined;
     let ethDst: MatchField | undefined;
@@ -160,6 +164,13 @@ export class NodeFacts {
       if (((f === F.ipSrc || f === F.arpSpa) && e.mask === FULL32) || (f === F.ipv6Src && e.mask === FULL128))
         sourcePinned = true;
     }
+    const delivers = ethDst?.mask === FULL48 || ipDst?.mask === FULL32;
+    // The outline's kinds, fields, masks and ports are the flow's (see actionsOutline): a lazily
+    // read flow's own list is made only when a value it writes is read.
+    const outline = clause ? [] : flattenActions(actionsOutline(flow));
+    const actions = outline.some((a) => a.kind === 'set_field' && readsValue(a.field, delivers))
+      ? flattenActions(flow.actions)
+      : outline;
     const via = writes(actions, F.tunDst);
     if (via !== undefined) pushTo(this.tunnelSetters, via, flow);
     if (ipDst && (clause || flow.actions.length > 0)) this.routes.add(ipDst, via);
@@ -174,7 +185,7 @@ export class NodeFacts {
       pushTo(this.byInPort, port, flow);
       if (sourcePinned) this.guarded.add(port);
     }
-    if (ethDst?.mask === FULL48 || ipDst?.mask === FULL32) {
+    if (delivers) {
       for (const a of actions) {
         // A bundle that picks among several ports delivers to none of them in particular.
         const [sent, ...others] = sentPorts(a);
