@@ -26,7 +26,8 @@ export function readCodeCache() {
  * `processTiering` (src/cli/tiering.ts) and the script, whose code can be cached.
  */
 export function loadCli(cachedData) {
-  const source = readFileSync(CLI_SCRIPT, 'utf8');
+  // ASCII alone (scripts/bundle-cli.js): read as Latin-1, no UTF-8 to decode.
+  const source = readFileSync(CLI_SCRIPT, 'latin1');
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: CLI_SCRIPT,
     ...(cachedData === undefined ? {} : { cachedData }),

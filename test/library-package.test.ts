@@ -204,6 +204,9 @@ test('the packed package type-checks and runs the README example, which prints w
 
   // The command line as packed (bundled by the build) prints what the command line of the modules prints.
   for (const built of ['dist/src/bundle/cli.cjs', 'dist/src/bundle/cli.cjs.cache']) assert.ok(files.has(built), built);
+  // The script is read as Latin-1 (bin/cli-script.js): a character beyond ASCII would be read as others.
+  const script = readFileSync(join(modules, 'flowscope', 'dist', 'src', 'bundle', 'cli.cjs'), 'utf8');
+  assert.equal(/[^\0-\x7f]/.exec(script)?.[0], undefined);
   // The code the build cached is taken by this Node (V8 ignores a cache of another version).
   const cache = spawnSync(
     process.execPath,
