@@ -211,7 +211,15 @@ export function pipelineWrites(pipeline: Pipeline): SlotWrites {
 }
 
 export function findUnsetRegisters(pipeline: Pipeline, writes: SlotWrites = pipelineWrites(pipeline)): Finding[] {
-  return findPerFlow(pipeline, (flow) => check(flow, writes));
+  // Asked once per outline match: thousands of lazily read flows share each.
+  const mayNeed = new Map<Match, boolean>();
+  return findPerFlow(pipeline, (flow) => {
+    // The outline's masks are the flow's: most flows are cleared without making their match.
+    const outline = matchOutline(flow);
+    let may = mayNeed.get(outline);
+    if (may === undefined) mayNeed.set(outline, (may = mayNeedUnset(outline, writes)));
+    return may ? check(flow, writes) : undefined;
+  });
 }
 
 /** Whether a match with these fields and masks may need a bit never set (its values need no more than its masks). */
@@ -224,9 +232,8 @@ function mayNeedUnset(match: Match, writes: SlotWrites): boolean {
   return false;
 }
 
+/** The unset bit the flow's match needs, if any. */
 function check(flow: Flow, writes: SlotWrites): Finding | undefined {
-  // The outline's masks are the flow's: most flows are cleared without making their match.
-  if (!mayNeedUnset(matchOutline(flow), writes)) return undefined;
   for (const e of flow.match.fields) {
     for (const p of zeroedParts(e.field)) {
       const need = ((e.value >> p.fieldShift) & p.bits) << p.slotShift;
