@@ -153,6 +153,11 @@ export interface Flow {
    * making them. See FlowOutline.
    */
   readonly outline?: FlowOutline;
+  /**
+   * Set with `outline`: its actions, told without making the outline (walkers of a whole dump ask
+   * each flow whether it holds conjunction actions alone).
+   */
+  readonly outlineActions?: FlowOutline['actions'];
 }
 
 /**
@@ -229,7 +234,7 @@ export function matchOutline(f: Flow): Match {
  * conjunction ids: see FlowOutline): a lazily read flow's outline spares making them.
  */
 export function actionsOutline(f: Flow): readonly Action[] {
-  const outline = f.outline?.actions;
+  const outline = f.outlineActions;
   return outline === undefined || outline === 'conjunctions' ? f.actions : outline;
 }
 
@@ -238,7 +243,7 @@ export function actionsOutline(f: Flow): readonly Action[] {
  * group), told without making them for a lazily read flow.
  */
 export function onlyConjunctions(f: Flow): boolean {
-  const actions = f.outline?.actions ?? f.actions;
+  const actions = f.outlineActions ?? f.actions;
   return actions === 'conjunctions' || (actions.length > 0 && actions.every((a) => a.kind === 'conjunction'));
 }
 

@@ -336,6 +336,10 @@ export class LineFlow implements Flow {
     return { match, actions: this.sharedActions, shaped: true, varying, entry: -1, address: 0 };
   }
 
+  get outlineActions(): readonly Action[] | 'conjunctions' {
+    return this.sharedActions;
+  }
+
   /**
    * Read from the line each time, not kept: most commands never look at most flows' counters, and
    * those that do look once, so a million flows need not each hold theirs. The last flow's are
