@@ -46,74 +46,63 @@ function sameText(a: string, i: number, b: string, j: number, length: number): b
   return a.slice(i, i + length) === b.slice(j, j + length);
 }
 
-/** Numbers kept per flow by WrittenIndex, one record after another. */
-const NEXT = 0;
-const HASH = 1;
-const KEY = 2;
-const START = 3;
-const LENGTH = 4;
-const TEXT = 5;
-const RECORD = 6;
+/**
+ * The position of the first flow, in dump order, whose written part is `text[start, end)` and whose
+ * key is `key`, of those not `paired` (1 there); -1 when none.
+ */
+type FindWritten = (text: string, start: number, end: number, key: number, paired: Uint8Array) => number;
 
 /**
- * Flows filed by their written part (see writtenPart) and a key (what the statistics say that
- * counts, such as the table), for finding the first in dump order that a line reads as. The
- * flows are visited in dump order once, and what a line is checked against is kept in one record
- * of numbers per flow, next to the next flow of its bucket: finding a line reads no flow object
- * and no scattered arrays (the two dumps of a comparison list their flows in different orders, so
- * each read is a cache miss, and these were most of the time pairing two million-flow dumps took).
+ * The flows filed by their written part (see writtenPart) and a key (what the statistics say that
+ * counts, such as the table), for finding the first in dump order that a line reads as. The flows
+ * are visited in dump order once: their keys and where their lines lie are kept in typed arrays, so
+ * that confirming a line reads no flow object (the two dumps of a comparison list their flows in
+ * different orders, and each read of a flow is a cache miss: asking the flows again for their lines
+ * and tables took a fifth longer on two million-flow dumps). A closure over local arrays rather
+ * than an object's fields: a short run finds lines in unoptimised code, where each field read costs.
  */
-class WrittenIndex {
-  /** Per bucket of hashes, 1 + the first flow in it; the rest follow in dump order (NEXT, 1 + position). */
-  private readonly buckets: Int32Array;
-  private readonly mask: number;
-  private readonly records: Int32Array;
-  /** The texts the written parts lie in (TEXT): a dump's whole text, or lines read whole. */
-  private readonly texts: string[] = [];
-
-  constructor(flows: readonly Flow[], key: (f: Flow) => number) {
-    let slots = 16;
-    while (slots < flows.length) slots *= 2;
-    this.mask = slots - 1;
-    this.buckets = new Int32Array(slots);
-    this.records = new Int32Array(flows.length * RECORD);
-    const last = new Int32Array(slots);
-    const x: LineSpan = { text: '', start: 0, end: 0, statsEnd: 0 };
-    const { records, buckets, texts } = this;
-    for (let i = 0; i < flows.length; i++) {
-      const flow = flows[i]!;
-      if (!writtenPart(flow, x)) continue;
-      if (texts[texts.length - 1] !== x.text) texts.push(x.text);
-      const h = writtenHash(x.text, x.start, x.end);
-      const r = i * RECORD;
-      records[r + HASH] = h;
-      records[r + KEY] = key(flow);
-      records[r + START] = x.start;
-      records[r + LENGTH] = x.end - x.start;
-      records[r + TEXT] = texts.length - 1;
-      const s = h & this.mask;
-      if (buckets[s] === 0) buckets[s] = i + 1;
-      else records[(last[s]! - 1) * RECORD + NEXT] = i + 1;
-      last[s] = i + 1;
-    }
+function writtenIndex(flows: readonly Flow[], key: (f: Flow) => number): FindWritten {
+  let slots = 16;
+  while (slots < flows.length * 2) slots *= 2;
+  const mask = slots - 1;
+  // As SlotIndex: a hash at 2s, 1 + the first flow with it at 2s + 1; then chains in dump order.
+  const table = new Int32Array(slots * 2);
+  const next = new Int32Array(flows.length);
+  const last = new Int32Array(slots);
+  // Each flow's key, and where its written part lies: in its dump's whole text, or a line read whole.
+  const keys = new Int32Array(flows.length);
+  const starts = new Int32Array(flows.length);
+  const ends = new Int32Array(flows.length);
+  const texts = new Array<string>(flows.length);
+  const slotOf = (h: number): number => {
+    let s = h & mask;
+    while (table[2 * s + 1] !== 0 && table[2 * s] !== h) s = (s + 1) & mask;
+    return s;
+  };
+  const x: LineSpan = { text: '', start: 0, end: 0, statsEnd: 0 };
+  for (let i = 0; i < flows.length; i++) {
+    const flow = flows[i]!;
+    if (!writtenPart(flow, x)) continue;
+    keys[i] = key(flow);
+    starts[i] = x.start;
+    ends[i] = x.end;
+    texts[i] = x.text;
+    const h = writtenHash(x.text, x.start, x.end);
+    const s = slotOf(h);
+    if (table[2 * s + 1] === 0) {
+      table[2 * s] = h;
+      table[2 * s + 1] = i + 1;
+    } else next[last[s]! - 1] = i + 1;
+    last[s] = i + 1;
   }
-
-  /**
-   * The position of the first flow, in dump order, whose written part is `text[start, end)` and
-   * whose key is `key`, of those not `paired` (1 there); -1 when none.
-   */
-  find(text: string, start: number, end: number, key: number, paired: Uint8Array): number {
-    const { records } = this;
+  return (text, start, end, key, paired) => {
     const length = end - start;
-    const h = writtenHash(text, start, end);
-    for (let j = this.buckets[h & this.mask]! - 1; j >= 0; j = records[j * RECORD + NEXT]! - 1) {
-      const r = j * RECORD;
-      if (records[r + HASH] !== h || records[r + KEY] !== key || records[r + LENGTH] !== length) continue;
-      if (paired[j] === 1) continue;
-      if (sameText(text, start, this.texts[records[r + TEXT]!]!, records[r + START]!, length)) return j;
+    for (let j = table[2 * slotOf(writtenHash(text, start, end)) + 1]! - 1; j >= 0; j = next[j]! - 1) {
+      if (paired[j] === 1 || keys[j] !== key || ends[j]! - starts[j]! !== length) continue;
+      if (sameText(text, start, texts[j]!, starts[j]!, length)) return j;
     }
     return -1;
-  }
+  };
 }
 
 /**
@@ -132,12 +121,12 @@ export function pairWritten(
 ): { readonly a: Uint8Array; readonly b: Uint8Array } {
   const pairedA = new Uint8Array(a.length);
   const pairedB = new Uint8Array(b.length);
-  const index = new WrittenIndex(b, key);
+  const find = writtenIndex(b, key);
   const x: LineSpan = { text: '', start: 0, end: 0, statsEnd: 0 };
   for (let i = 0; i < a.length; i++) {
     const flow = a[i]!;
     if (!writtenPart(flow, x)) continue;
-    const j = index.find(x.text, x.start, x.end, key(flow), pairedB);
+    const j = find(x.text, x.start, x.end, key(flow), pairedB);
     if (j < 0) continue;
     pairedA[i] = 1;
     pairedB[j] = 1;
@@ -171,7 +160,7 @@ export class ReadAlong {
   private readonly state: Uint8Array;
   /** The twins made, in the order read. */
   private readonly twins: Flow[] = [];
-  private readonly index: WrittenIndex;
+  private readonly find: FindWritten;
   /** With cookies: a number per table and cookie met in the first dump. */
   private readonly cookieKeys = new Map<number, Map<bigint, number>>();
   private cookieKeyCount = 0;
@@ -181,7 +170,7 @@ export class ReadAlong {
     this.first = first;
     this.cookies = cookies;
     this.state = new Uint8Array(first.length);
-    this.index = new WrittenIndex(first, (f) => (f.table.kind === 'number' ? this.key(f.table.number, f.cookie) : -1));
+    this.find = writtenIndex(first, (f) => (f.table.kind === 'number' ? this.key(f.table.number, f.cookie) : -1));
   }
 
   /** What a flow in table `table` with cookie `cookie` must share with one of the first dump to pair (-1: none). */
@@ -202,7 +191,7 @@ export class ReadAlong {
     if (!scanPrintedStats(text, start)) return undefined;
     const stats: PrintedStats = printed;
     const key = this.key(stats.table === 255 ? 0 : stats.table, stats.cookie);
-    const j = this.index.find(text, stats.end, end, key, this.state);
+    const j = this.find(text, stats.end, end, key, this.state);
     if (j < 0 || this.state[j] === LEFT) return undefined;
     const flow = this.first[j]!;
     const twin = flow instanceof LineFlow ? flow.twin(stats, text, start, source, line) : undefined;
@@ -220,7 +209,7 @@ export class ReadAlong {
     const x = this.span;
     const { table } = flow;
     if (!writtenPart(flow, x) || table.kind !== 'number') return;
-    const j = this.index.find(x.text, x.start, x.end, this.key(table.number, flow.cookie), this.state);
+    const j = this.find(x.text, x.start, x.end, this.key(table.number, flow.cookie), this.state);
     if (j >= 0) this.state[j] = LEFT;
   }
 
