@@ -18,7 +18,7 @@ const args = process.argv.slice(2);
 let main;
 if (versionOnly(args)) ({ main } = await import('../dist/src/cli/main.js'));
 else {
-  const cli = loadCli(readCodeCache());
+  const cli = loadCli(readCodeCache(args));
   main = cli.main;
   // Only once the script is loaded: its code cache holds under the flags it was made with.
   cli.processTiering.shortRun();

@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 // Part of `npm run build`: the command line (src/cli/main.ts, its dependencies included) as one
 // script, dist/src/bundle/cli.cjs, which bin/flowscope.js runs (see bin/cli-script.js), and the code
-// V8 compiled for it while it ran the everyday commands on the example dump, dist/src/bundle/cli.cjs.cache.
+// V8 compiled for it while it ran the everyday commands on the example dump, dist/src/bundle/cli.cjs.cache,
+// and for each of them alone, cli.cjs.NAME.cache.
 // Resolving, loading and compiling ~100 module files was most of a command's start-up. The library
 // (dist/src/index.js) stays as tsc emits it.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Readable, Writable } from 'node:stream';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { build } from 'esbuild';
-import { CLI_SCRIPT, CODE_CACHE, loadCli } from '../bin/cli-script.js';
+import { CLI_SCRIPT, CODE_CACHE, commandCodeCache, loadCli } from '../bin/cli-script.js';
 
 /**
  * Modules that dependencies load at their start for what flowscope never asks of them, loading
@@ -43,37 +45,39 @@ const standIns = {
   },
 };
 
-rmSync(dirname(CLI_SCRIPT), { recursive: true, force: true });
-await build({
-  // From the TypeScript sources, which esbuild reads as tsc does (tsconfig.json): it sees the pattern of
-  // main.ts's import of a command's module, which tsc's output hides in a call that rewrites `.ts`.
-  entryPoints: ['src/cli/main.ts'],
-  // At the depth of dist/src/cli/, so that the paths modules take from import.meta.url (package.json,
-  // profiles/, the compiled built-in profiles) lead to the same files.
-  outfile: CLI_SCRIPT,
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  define: { 'import.meta.url': 'moduleUrl' },
-  banner: { js: "const moduleUrl = require('node:url').pathToFileURL(__filename).href;" },
-  plugins: [standIns],
-  logLevel: 'warning',
-});
-// esbuild writes the characters of comments and regular expressions beyond ASCII as they are: any
-// one makes the whole script twice the bytes in V8 and its reading a decoding of UTF-8. Escaped,
-// the script is ASCII, which bin/cli-script.js reads as Latin-1, at a third of the cost.
-const bundled = readFileSync(CLI_SCRIPT, 'utf8');
-writeFileSync(
-  CLI_SCRIPT,
-  bundled.replace(/(\\?)([^\0-\x7f])/g, (_all, backslash, c) => {
-    // `\…` (the character itself, in a pattern) would become `\\u2026`, a backslash and text.
-    if (backslash !== '') throw new Error(`${CLI_SCRIPT}: a character beyond ASCII after a backslash (${c})`);
-    return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
-  }),
-);
+/** Bundles the command line into CLI_SCRIPT. */
+async function bundle() {
+  rmSync(dirname(CLI_SCRIPT), { recursive: true, force: true });
+  await build({
+    // From the TypeScript sources, which esbuild reads as tsc does (tsconfig.json): it sees the pattern of
+    // main.ts's import of a command's module, which tsc's output hides in a call that rewrites `.ts`.
+    entryPoints: ['src/cli/main.ts'],
+    // At the depth of dist/src/cli/, so that the paths modules take from import.meta.url (package.json,
+    // profiles/, the compiled built-in profiles) lead to the same files.
+    outfile: CLI_SCRIPT,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    define: { 'import.meta.url': 'moduleUrl' },
+    banner: { js: "const moduleUrl = require('node:url').pathToFileURL(__filename).href;" },
+    plugins: [standIns],
+    logLevel: 'warning',
+  });
+  // esbuild writes the characters of comments and regular expressions beyond ASCII as they are: any
+  // one makes the whole script twice the bytes in V8 and its reading a decoding of UTF-8. Escaped,
+  // the script is ASCII, which bin/cli-script.js reads as Latin-1, at a third of the cost.
+  const bundled = readFileSync(CLI_SCRIPT, 'utf8');
+  writeFileSync(
+    CLI_SCRIPT,
+    bundled.replace(/(\\?)([^\0-\x7f])/g, (_all, backslash, c) => {
+      // `\…` (the character itself, in a pattern) would become `\\u2026`, a backslash and text.
+      if (backslash !== '') throw new Error(`${CLI_SCRIPT}: a character beyond ASCII after a backslash (${c})`);
+      return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    }),
+  );
+}
 
-const { main, script } = loadCli();
 const io = {
   stdin: Readable.from([]),
   stdout: new Writable({ write: (_chunk, _encoding, done) => done() }),
@@ -83,16 +87,42 @@ const io = {
 const dump = 'examples/antrea/dump-flows.of13.txt';
 const packet =
   'in_port=coredns5-8ec607,tcp,dl_src=12:9e:a6:47:d0:70,nw_src=10.10.0.2,nw_dst=10.10.1.5,nw_ttl=64,tp_dst=80';
-for (const args of [
+const everyday = [
   ['tables', dump],
   ['show', dump],
   ['check', dump],
   ['conj', dump],
   ['diff', dump, dump],
   ['trace', dump, 'examples/antrea/show.of13.txt', packet],
-]) {
-  const status = await main(args, io);
-  if (status > 1)
-    throw new Error(`flowscope ${args.join(' ')} failed (exit ${status}) while the build cached its code`);
+];
+
+/** The code V8 compiled for the script while it ran the command lines. */
+async function cachedCode(commandLines) {
+  const { main, script } = loadCli();
+  for (const args of commandLines) {
+    const status = await main(args, io);
+    if (status > 1)
+      throw new Error(`flowscope ${args.join(' ')} failed (exit ${status}) while the build cached its code`);
+  }
+  return script.createCachedData();
 }
-writeFileSync(CODE_CACHE, script.createCachedData());
+
+/**
+ * cachedCode of the command lines in a thread of its own: V8 keeps the code compiled for a script
+ * and gives it to the next loading of the same script, so that one cache would hold the code of
+ * the command lines run before too.
+ */
+function cachedCodeApart(commandLines) {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL(import.meta.url), { workerData: commandLines });
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+}
+
+if (isMainThread) {
+  await bundle();
+  // Each everyday command has the code of its own run; any other, that of them all.
+  for (const args of everyday) writeFileSync(commandCodeCache(args[0]), await cachedCodeApart([args]));
+  writeFileSync(CODE_CACHE, await cachedCodeApart(everyday));
+} else parentPort.postMessage(await cachedCode(workerData));
