@@ -18,7 +18,7 @@ const RESUBMIT = /resubmit/i;
  * names are read in any case).
  */
 function resubmitActions(f: Flow): readonly Action[] | undefined {
-  const outline = f.outline?.actions;
+  const outline = f.outlineActions;
   if (outline !== undefined) return outline === 'conjunctions' ? undefined : outline;
   return RESUBMIT.test(f.origin.text) ? f.actions : undefined;
 }

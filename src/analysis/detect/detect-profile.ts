@@ -323,8 +323,7 @@ function actionHints(profile: Profile, hints: readonly ActionHint[], release: st
   const held = new Map<readonly Action[], boolean>();
   const outlined = !hints.some((h) => valueHint(h) !== undefined);
   return (f) => {
-    const outline = outlined ? f.outline : undefined;
-    const actions = outline === undefined ? f.actions : outline.actions;
+    const actions = (outlined ? f.outlineActions : undefined) ?? f.actions;
     if (actions === 'conjunctions') return hints.every((h) => h === 'conjunction');
     let holds = held.get(actions);
     if (holds === undefined) held.set(actions, (holds = hints.every((h) => hintHolds(profile, h, actions, release))));
