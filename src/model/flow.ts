@@ -158,6 +158,8 @@ export interface Flow {
    * each flow whether it holds conjunction actions alone).
    */
   readonly outlineActions?: FlowOutline['actions'];
+  /** Set with `outline`: its match, told without making the outline (walkers of a whole dump read it of each flow). */
+  readonly outlineMatch?: Match;
 }
 
 /**
@@ -226,7 +228,7 @@ export function lineSpan(f: Flow, span: LineSpan): LineSpan {
 
 /** The match a walker of fields, masks and ports reads: a lazily read flow's outline spares making its match. */
 export function matchOutline(f: Flow): Match {
-  return f.outline?.match ?? f.match;
+  return f.outlineMatch ?? f.match;
 }
 
 /**

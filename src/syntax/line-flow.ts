@@ -340,6 +340,10 @@ export class LineFlow implements Flow {
     return this.sharedActions;
   }
 
+  get outlineMatch(): Match {
+    return this.index === REREAD ? (this.shape as LineShape).match : (this.shape as Match);
+  }
+
   /**
    * Read from the line each time, not kept: most commands never look at most flows' counters, and
    * those that do look once, so a million flows need not each hold theirs. The last flow's are

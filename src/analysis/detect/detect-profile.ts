@@ -211,9 +211,8 @@ function gatherFacts(
     if (flow.table.kind === 'number') tableNumbers.add(flow.table.number);
     else tableNames.add(flow.table.name);
     // A lazily read flow's outline has the fields, masks and ports of its match, shared by many
-    // flows, and its actions' kinds, fields, ports and jumps (read once: each read makes it anew).
-    const outline = flow.outline;
-    const match = outline?.match ?? flow.match;
+    // flows, and its actions' kinds, fields, ports and jumps (each told without making the outline).
+    const match = flow.outlineMatch ?? flow.match;
     if (!seen.has(match)) {
       seen.add(match);
       for (const f of match.fields) {
@@ -221,7 +220,7 @@ function gatherFacts(
         addPort(f.port);
       }
     }
-    const actions = outline === undefined ? flow.actions : outline.actions;
+    const actions = flow.outlineActions ?? flow.actions;
     if (actions !== 'conjunctions') addActions(actions, flow.table.kind === 'number' ? flow.table.number : undefined);
   }
   for (const g of groups) {
