@@ -115,6 +115,12 @@ function sample(name: string, context: BenchContext): MeasurementSample | string
  * one run's ratio is mostly the machine's noise.
  */
 const START_UP_RUNS = 9;
+/**
+ * Runs of every other floor and of the everyday rows, at the least: a floor is the yardstick of its
+ * rows (one run of the big dump's read 1.4 s on a machine just started and 0.5 s an hour later),
+ * and an everyday row takes a few tenths of a second.
+ */
+const FLOOR_RUNS = 5;
 
 /** The run with the median CPU time of `runs`, or the first failure. */
 function median<T extends { readonly cpuMs: number }>(runs: number, once: () => T | string): T | string {
@@ -226,8 +232,10 @@ async function main(): Promise<void> {
 
   const floorsNeeded = FLOORS.filter((f) => commands.some((c) => c.floor === f.name));
   const runsOn = (floor: FloorName): number =>
-    floor === 'start-up' ? Math.max(options.runs, START_UP_RUNS) : options.runs;
-  const floors = new Map(floorsNeeded.map((f) => [f.name, median(runsOn(f.name), () => timeNode(f.args(dumps)))]));
+    Math.max(options.runs, floor === 'start-up' ? START_UP_RUNS : floor === 'everyday' ? FLOOR_RUNS : 1);
+  const floors = new Map(
+    floorsNeeded.map((f) => [f.name, median(Math.max(runsOn(f.name), FLOOR_RUNS), () => timeNode(f.args(dumps)))]),
+  );
   const rows: CommandRow[] = commands.map((m) => {
     const s = median(runsOn(m.floor), () => timeCommand(m, dumps));
     const floor = floors.get(m.floor);
@@ -289,7 +297,7 @@ async function main(): Promise<void> {
       `changed big dump (${options.changes} flows added, removed and changed): ${changed.path} (${origin(changed)})`,
     );
   console.log(
-    `machine: ${availableParallelism()} CPUs, node ${process.version}; ${options.runs} run(s) per measurement (start-up and its floor: at least ${START_UP_RUNS}), the median CPU time shown`,
+    `machine: ${availableParallelism()} CPUs, node ${process.version}; ${options.runs} run(s) per measurement (start-up and its floor: at least ${START_UP_RUNS}; other floors and the everyday rows: at least ${FLOOR_RUNS}), the median CPU time shown`,
   );
   const fmtLoad = (l: number[]): string => l.map((x) => x.toFixed(2)).join(' ');
   console.log(`load average (1, 5, 15 min): ${fmtLoad(loadBefore)} before, ${fmtLoad(loadAfter)} after`);
