@@ -160,7 +160,8 @@ export class ReadAlong {
   private readonly state: Uint8Array;
   /** The twins made, in the order read. */
   private readonly twins: Flow[] = [];
-  private readonly find: FindWritten;
+  /** Made when the first line is taken: the second side may be a bundle or a live switch, read otherwise. */
+  private findWritten: FindWritten | undefined;
   /** With cookies: a number per table and cookie met in the first dump. */
   private readonly cookieKeys = new Map<number, Map<bigint, number>>();
   private cookieKeyCount = 0;
@@ -170,7 +171,13 @@ export class ReadAlong {
     this.first = first;
     this.cookies = cookies;
     this.state = new Uint8Array(first.length);
-    this.find = writtenIndex(first, (f) => (f.table.kind === 'number' ? this.key(f.table.number, f.cookie) : -1));
+  }
+
+  private find(text: string, start: number, end: number, key: number): number {
+    this.findWritten ??= writtenIndex(this.first, (f) =>
+      f.table.kind === 'number' ? this.key(f.table.number, f.cookie) : -1,
+    );
+    return this.findWritten(text, start, end, key, this.state);
   }
 
   /** What a flow in table `table` with cookie `cookie` must share with one of the first dump to pair (-1: none). */
@@ -191,7 +198,7 @@ export class ReadAlong {
     if (!scanPrintedStats(text, start)) return undefined;
     const stats: PrintedStats = printed;
     const key = this.key(stats.table === 255 ? 0 : stats.table, stats.cookie);
-    const j = this.find(text, stats.end, end, key, this.state);
+    const j = this.find(text, stats.end, end, key);
     if (j < 0 || this.state[j] === LEFT) return undefined;
     const flow = this.first[j]!;
     const twin = flow instanceof LineFlow ? flow.twin(stats, text, start, source, line) : undefined;
@@ -209,7 +216,7 @@ export class ReadAlong {
     const x = this.span;
     const { table } = flow;
     if (!writtenPart(flow, x) || table.kind !== 'number') return;
-    const j = this.find(x.text, x.start, x.end, this.key(table.number, flow.cookie), this.state);
+    const j = this.find(x.text, x.start, x.end, this.key(table.number, flow.cookie));
     if (j >= 0) this.state[j] = LEFT;
   }
 
