@@ -5,6 +5,8 @@
  */
 import { type Flow, type LineSpan, lineSpan } from '../model/flow.ts';
 import { mix } from '../model/slot-index.ts';
+import type { TableRef } from '../model/tables.ts';
+import { tableRefOf } from './interned.ts';
 import { LineFlow, type LineSource } from './line-flow.ts';
 import { type PrintedStats, printed, scanPrintedStats } from './printed-stats.ts';
 
@@ -106,6 +108,33 @@ function writtenIndex(flows: readonly Flow[], key: (f: Flow) => number): FindWri
 }
 
 /**
+ * What two lines that say the same after their statistics must share to be one flow (see
+ * pairWritten): their table, and their cookie when cookies count, as a number. Without cookies a
+ * numbered table's is its number (numbers run to 254); otherwise one per table object (a dump
+ * shares one among a table's flows) and cookie.
+ */
+export function lineKeys(cookies: boolean): (table: TableRef, cookie: bigint) => number {
+  let count = 0;
+  if (!cookies) {
+    const named = new Map<TableRef, number>();
+    return (table) => {
+      if (table.kind === 'number') return table.number;
+      let id = named.get(table);
+      if (id === undefined) named.set(table, (id = 256 + count++));
+      return id;
+    };
+  }
+  const byCookie = new Map<TableRef, Map<bigint, number>>();
+  return (table, cookie) => {
+    let ids = byCookie.get(table);
+    if (ids === undefined) byCookie.set(table, (ids = new Map()));
+    let id = ids.get(cookie);
+    if (id === undefined) ids.set(cookie, (id = count++));
+    return id;
+  };
+}
+
+/**
  * Flows of two dumps written alike, paired without reading their matches: a flow of `a` in the
  * printed form with its statistics is paired with the first flow of `b`, in dump order, not yet
  * paired whose line reads the same after its statistics and whose `key` is the same (what the
@@ -162,32 +191,22 @@ export class ReadAlong {
   private readonly twins: Flow[] = [];
   /** Made when the first line is taken: the second side may be a bundle or a live switch, read otherwise. */
   private findWritten: FindWritten | undefined;
-  /** With cookies: a number per table and cookie met in the first dump. */
-  private readonly cookieKeys = new Map<number, Map<bigint, number>>();
-  private cookieKeyCount = 0;
+  /** What a line of the second must share with one of the first to pair (see lineKeys). */
+  private readonly key: (table: TableRef, cookie: bigint) => number;
   private readonly span: LineSpan = { text: '', start: 0, end: 0, statsEnd: 0 };
 
   constructor(first: readonly Flow[], cookies: boolean) {
     this.first = first;
     this.cookies = cookies;
     this.state = new Uint8Array(first.length);
+    this.key = lineKeys(cookies);
   }
 
   private find(text: string, start: number, end: number, key: number): number {
     this.findWritten ??= writtenIndex(this.first, (f) =>
-      f.table.kind === 'number' ? this.key(f.table.number, f.cookie) : -1,
+      f.table.kind === 'number' ? this.key(f.table, f.cookie) : -1,
     );
     return this.findWritten(text, start, end, key, this.state);
-  }
-
-  /** What a flow in table `table` with cookie `cookie` must share with one of the first dump to pair (-1: none). */
-  private key(table: number, cookie: bigint): number {
-    if (!this.cookies) return table;
-    let ids = this.cookieKeys.get(table);
-    if (ids === undefined) this.cookieKeys.set(table, (ids = new Map()));
-    let id = ids.get(cookie);
-    if (id === undefined) ids.set(cookie, (id = this.cookieKeyCount++));
-    return id;
   }
 
   /**
@@ -197,7 +216,7 @@ export class ReadAlong {
   take(text: string, start: number, end: number, line: number, source: LineSource): Flow | undefined {
     if (!scanPrintedStats(text, start)) return undefined;
     const stats: PrintedStats = printed;
-    const key = this.key(stats.table === 255 ? 0 : stats.table, stats.cookie);
+    const key = this.key(tableRefOf(stats.table === 255 ? 0 : stats.table), stats.cookie);
     const j = this.find(text, stats.end, end, key);
     if (j < 0 || this.state[j] === LEFT) return undefined;
     const flow = this.first[j]!;
@@ -216,7 +235,7 @@ export class ReadAlong {
     const x = this.span;
     const { table } = flow;
     if (!writtenPart(flow, x) || table.kind !== 'number') return;
-    const j = this.find(x.text, x.start, x.end, this.key(table.number, flow.cookie));
+    const j = this.find(x.text, x.start, x.end, this.key(table, flow.cookie));
     if (j >= 0) this.state[j] = LEFT;
   }
 

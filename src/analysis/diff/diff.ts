@@ -18,7 +18,7 @@ import {
 } from '../../model/flow-key.ts';
 import { eachPortRef } from '../../model/port-refs.ts';
 import { SlotIndex } from '../../model/slot-index.ts';
-import { pairWritten, type ReadAlong } from '../../syntax/written-pairs.ts';
+import { lineKeys, pairWritten, type ReadAlong } from '../../syntax/written-pairs.ts';
 
 /** The parts of a parsed dump a comparison needs. */
 export interface DumpSide {
@@ -202,7 +202,7 @@ export interface FlowCompareOptions {
   readonly cookies?: boolean;
   /** Compare timeouts only when the first flow sets them (an expectation that leaves them out accepts any). */
   readonly timeoutsWhenSet?: boolean;
-  /** Both sides were read without port names, so that lines that say the same read the same (see lineKeys). */
+  /** Both sides were read without port names, so that lines that say the same read the same (see pairWritten). */
   readonly readAlike?: boolean;
   /** Flows already paired, as pairWritten would pair them (see ReadAlong): the rest are paired alike after them. */
   readonly paired?: { readonly a: Uint8Array; readonly b: Uint8Array };
@@ -211,30 +211,6 @@ export interface FlowCompareOptions {
 /** Whether both dumps were read without port names: then the same text reads the same way in both. */
 export function readAlike(a: DumpSide, b: DumpSide): boolean {
   return (a.ports?.size ?? 0) === 0 && (b.ports?.size ?? 0) === 0;
-}
-
-/**
- * What two flows of dumps read alike whose lines say the same after their statistics (see
- * pairWritten) must share to be one and the same: their table, and their cookie when cookies
- * count. A number per table object (a dump shares one among a table's flows) and cookie.
- */
-function lineKeys(cookies: boolean): (f: Flow) => number {
-  let count = 0;
-  const tables = new Map<TableRef, number>();
-  if (!cookies)
-    return (f) => {
-      let id = tables.get(f.table);
-      if (id === undefined) tables.set(f.table, (id = count++));
-      return id;
-    };
-  const byCookie = new Map<TableRef, Map<bigint, number>>();
-  return (f) => {
-    let ids = byCookie.get(f.table);
-    if (ids === undefined) byCookie.set(f.table, (ids = new Map()));
-    let id = ids.get(f.cookie);
-    if (id === undefined) ids.set(f.cookie, (id = count++));
-    return id;
-  };
 }
 
 /**
@@ -323,7 +299,8 @@ export function diffFlows(
       restA = a.filter((_, i) => known.a[i] === 0);
       restB = b.filter((_, i) => known.b[i] === 0);
     }
-    const paired = pairWritten(restA, restB, lineKeys(options.cookies ?? false));
+    const key = lineKeys(options.cookies ?? false);
+    const paired = pairWritten(restA, restB, (f) => key(f.table, f.cookie));
     restA = restA.filter((_, i) => paired.a[i] === 0);
     restB = restB.filter((_, i) => paired.b[i] === 0);
   }
