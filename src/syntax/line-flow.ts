@@ -151,35 +151,33 @@ const MAX_ACTIONS_START = 2 ** ACTIONS_BITS - 1;
 const ZERO_COUNTERS = 2 ** (STATS_BITS + ACTIONS_BITS);
 
 export class LineFlow implements Flow {
-  // Made by LineFlow.make, never by a constructor: the fields are declared here, set there.
-  declare readonly cookie: bigint;
+  readonly cookie: bigint;
   /**
    * The text the line is part of, and where the line starts in it: a large dump's lines are read
    * from its whole text, and are not each made a string unless asked for (see origin).
    */
-  declare private readonly text: string;
-  declare private readonly at: number;
-  declare private readonly source: LineSource;
-  declare private readonly line: number;
-  declare private readonly head: number;
-  declare private readonly ends: number;
+  private readonly text: string;
+  private readonly at: number;
+  private readonly source: LineSource;
+  private readonly line: number;
+  private readonly head: number;
+  private readonly ends: number;
   /**
    * The shared match, and the address its entry `index` (see head) holds instead of the shared
    * match's, as int32; for a line of a shape (index REREAD), the shape.
    */
-  declare private readonly shape: Match | LineShape;
-  declare private readonly address: number;
-  declare private readonly sharedActions: readonly Action[] | 'conjunctions';
-  declare private decodedMatch: Match | undefined;
-  declare private decodedActions: readonly Action[] | undefined;
+  private readonly shape: Match | LineShape;
+  private readonly address: number;
+  private readonly sharedActions: readonly Action[] | 'conjunctions';
+  private decodedMatch: Match | undefined;
+  private decodedActions: readonly Action[] | undefined;
 
   /**
-   * A flow of the line, its outline in `found`. An object literal, not `new`: V8 puts the objects
-   * of a literal that mostly outlive their first collections straight in the old generation
-   * (allocation-site pretenuring, which it does for literals only), so a million flows are not
-   * each copied twice by the young generation's collector.
+   * A flow of the line, its outline in `found`. Made with `new`, not as an object literal with
+   * `__proto__`: setting a literal's prototype is a call into the runtime for each of a million
+   * flows (1M `tables`: about 0.1 s of CPU), and the collector copies either kind alike.
    */
-  private static make(
+  private constructor(
     table: number,
     priority: number,
     cookie: bigint,
@@ -189,23 +187,19 @@ export class LineFlow implements Flow {
     line: number,
     ends: number,
     sharedActions: readonly Action[] | 'conjunctions',
-  ): LineFlow {
-    const fields = {
-      __proto__: LineFlow.prototype,
-      cookie,
-      text,
-      at,
-      source,
-      line,
-      head: table | (priority << PRIORITY_SHIFT) | ((found.index + 2) << INDEX_SHIFT),
-      ends,
-      shape: found.shape,
-      address: found.address | 0,
-      sharedActions,
-      decodedMatch: undefined,
-      decodedActions: undefined,
-    };
-    return fields as unknown as LineFlow;
+  ) {
+    this.cookie = cookie;
+    this.text = text;
+    this.at = at;
+    this.source = source;
+    this.line = line;
+    this.head = table | (priority << PRIORITY_SHIFT) | ((found.index + 2) << INDEX_SHIFT);
+    this.ends = ends;
+    this.shape = found.shape;
+    this.address = found.address | 0;
+    this.sharedActions = sharedActions;
+    this.decodedMatch = undefined;
+    this.decodedActions = undefined;
   }
 
   /**
@@ -236,19 +230,19 @@ export class LineFlow implements Flow {
     if (knownMatch(text, matchStart, keyword, source.parts)) {
       const actions = knownActions(text, actionsStart, end, source.parts);
       if (actions !== undefined && found.index <= MAX_INDEX)
-        return LineFlow.make(table, priority, cookie, text, at, source, line, ends, actions);
+        return new LineFlow(table, priority, cookie, text, at, source, line, ends, actions);
     }
     const { parts } = source;
     // A long list of conjunctions is no line's shape (see keepShape's caller): its ids are as many as the rules it serves.
     const shape = isLongConjunctionList(text, actionsStart, end)
       ? undefined
       : knownShape(text, matchStart, end, parts.shapes);
-    if (shape) return LineFlow.make(table, priority, cookie, text, at, source, line, ends, shape.actions);
+    if (shape) return new LineFlow(table, priority, cookie, text, at, source, line, ends, shape.actions);
     // A list of conjunctions alone needs no check against any match: the match alone may be of a shape.
     if (!text.startsWith('conjunction(', actionsStart) || !isPlainConjunctionList(text, actionsStart, end))
       return undefined;
     const matchShape = knownShape(text, matchStart, keyword, parts.matchShapes);
-    return matchShape && LineFlow.make(table, priority, cookie, text, at, source, line, ends, 'conjunctions');
+    return matchShape && new LineFlow(table, priority, cookie, text, at, source, line, ends, 'conjunctions');
   }
 
   /**
@@ -265,7 +259,7 @@ export class LineFlow implements Flow {
     found.shape = this.shape;
     found.index = this.index;
     found.address = this.address;
-    return LineFlow.make(
+    return new LineFlow(
       this.head & 0xff,
       this.priority,
       stats.cookie,
