@@ -75,6 +75,32 @@ test('conjunctive matches fall back through priorities as the OVS classifier doe
   }
 });
 
+test('a table first looked up by one packet answers every packet as it answers each alone', () => {
+  // A tracer's first lookup in a table files only the flows that packet may hit; the next packet
+  // that asks the table otherwise has every flow filed. Each packet here is a fresh tracer's first.
+  for (const [src, row] of FALLBACK_MATRIX.entries()) {
+    for (const [dst, port] of row.entries()) {
+      const r = run(tracerOf(FALLBACK_FLOWS), `in_port=9,ip,nw_src=10.0.0.${src},nw_dst=10.0.0.${dst}`);
+      assert.deepEqual(r.outputs, [port], `10.0.0.${src} -> 10.0.0.${dst}`);
+    }
+  }
+  // Within one trace: table 1 is looked up with reg0=0, then again with reg0=2.
+  const tracer = tracerOf(
+    [
+      'table=0,in_port=1 actions=resubmit(,1),load:0x2->NXM_NX_REG0[],resubmit(,1)',
+      'table=1,priority=10,reg0=0 actions=load:0x1->NXM_NX_REG1[]',
+      'table=1,priority=10,reg0=2 actions=output:3',
+      'table=1,priority=5 actions=output:4',
+    ].join('\n'),
+  );
+  const r = run(tracer, 'in_port=1');
+  assert.deepEqual(r.outputs, [3]);
+  assert.deepEqual(
+    r.passes[0]!.steps.map((s) => s.flow?.priority),
+    [32768, 10, 10],
+  );
+});
+
 test('the conj_id lookup takes the best hard flow, and a missing conj_id flow falls back (ovs-conjunction.md T1-T5, T7)', () => {
   const pkt = 'in_port=9,ip,nw_src=10.0.0.1,nw_dst=10.0.0.2';
   const prio = (flows: string): number | undefined => run(tracerOf(flows), pkt).passes[0]!.steps[0]!.flow?.priority;

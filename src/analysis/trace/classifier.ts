@@ -76,54 +76,89 @@ function termOf(field: FieldDef, mask: bigint): SlotTerm {
 
 /** One table's index. */
 export class TableIndex {
-  private readonly index = new FlowIndex<Flow>();
   readonly size: number;
   /** Ports the flows match as in_port by a name the dump gives no number for. */
   readonly unnumberedInPorts = new Set<string>();
-
   /**
    * `flows` in the order given (a `PipelineTable`'s `given`), the order they lie in memory: read
    * in match order instead, a large table costs a cache miss a flow.
    */
+  private readonly flows: readonly Flow[];
+  private readonly ports: TracePorts;
+  /**
+   * The flows the first packet looked up may hit, every flow ranking its subtable: a one-packet
+   * trace through a policy table of hundreds of thousands of flows files a handful of them.
+   */
+  private narrowed: { readonly index: FlowIndex<Flow>; readonly keys: PacketKeys } | undefined;
+  /** Every flow, once a packet asked what the narrowed index cannot answer. */
+  private whole: FlowIndex<Flow> | undefined;
+
   constructor(flows: readonly Flow[], ports: TracePorts) {
-    // Each flow's entries in term id order, in arrays reused from flow to flow.
-    const entries: Entries = { terms: [], fields: [], length: 0 };
-    // A lazily read flow is placed from its outline, its match unmade: a policy table holds
-    // hundreds of thousands of flows of a few outlines.
-    const outlines = new Map<Match, OutlinePlacing>();
-    for (let place = 0; place < flows.length; place++) {
-      const flow = flows[place]!;
-      let outline = flow.outline;
-      if (outline?.shaped) outline = undefined; // the values of another line: placed by its own match
-      let placing = outline && outlines.get(outline.match);
-      if (outline && !placing) outlines.set(outline.match, (placing = new OutlinePlacing(outline.match)));
-      if (placing) {
-        const placed = placing.place(outline!, this.index, ports, this.unnumberedInPorts);
-        if (placed) {
-          if (placed.values) this.index.insert(placed.sub, placed.values, flow, place);
-          else this.index.rank(placed.sub, flow.priority, place); // no packet can match it
-          continue;
-        }
-      }
-      const sub = this.index.subtable(sortedEntries(flow.match.fields, entries), entries.length);
-      const values = slotValues(entries, sub, ports, this.unnumberedInPorts);
-      if (values) this.index.insert(sub, values, flow, place);
-      else this.index.rank(sub, flow.priority, place);
-    }
+    this.flows = flows;
+    this.ports = ports;
     this.size = flows.length;
   }
 
   /** The flow the packet hits in this table, or undefined for a table miss. */
   lookup(packet: Packet): LookupResult | undefined {
-    return this.find(packet, true);
+    return this.find(this.indexFor(packet), packet, true);
   }
 
-  private find(packet: Packet, allowSoft: boolean): LookupResult | undefined {
+  /** An index that finds what the whole table would for `packet`. */
+  private indexFor(packet: Packet): FlowIndex<Flow> {
+    if (this.whole) return this.whole;
+    const narrowed = this.narrowed;
+    if (!narrowed) {
+      // A copy: the tracer's packet changes as the trace goes on.
+      const keys = new PacketKeys(packet.clone());
+      this.narrowed = { index: this.build(keys), keys };
+      return this.narrowed.index;
+    }
+    if (narrowed.keys.sameFor(narrowed.index, packet)) return narrowed.index;
+    this.narrowed = undefined;
+    return (this.whole = this.build(undefined));
+  }
+
+  /** The flows in subtables, every one of them ranking its subtable, those `keys` admits (all without) filed. */
+  private build(keys: PacketKeys | undefined): FlowIndex<Flow> {
+    const { flows, ports, unnumberedInPorts } = this;
+    const index = new FlowIndex<Flow>();
+    // Each flow's entries in term id order, in arrays reused from flow to flow.
+    const entries: Entries = { terms: [], fields: [], length: 0 };
+    // A lazily read flow is placed from its outline, its match unmade: a policy table holds
+    // hundreds of thousands of flows of a few outlines.
+    const outlines = new Map<Match, OutlinePlacing>();
+    const shapes = keys && new Map<Match, ShapeFilter>();
+    for (let place = 0; place < flows.length; place++) {
+      const flow = flows[place]!;
+      const outline = flow.outline;
+      if (outline && !outline.shaped) {
+        let placing = outlines.get(outline.match);
+        if (!placing) outlines.set(outline.match, (placing = new OutlinePlacing(outline.match, index, ports, keys)));
+        if (placing.file(flow, outline, place, unnumberedInPorts)) continue;
+      } else if (outline && shapes) {
+        // A line of a shape is read again for its match: not when its fixed values already miss the packet.
+        let shape = shapes.get(outline.match);
+        if (!shape) shapes.set(outline.match, (shape = new ShapeFilter(outline, index, ports, keys!)));
+        if (shape.sub) {
+          index.rank(shape.sub, flow.priority, place);
+          continue;
+        }
+      }
+      const sub = index.subtable(sortedEntries(flow.match.fields, entries), entries.length);
+      const values = slotValues(entries, sub, ports, unnumberedInPorts);
+      if (values && (!keys || keys.admits(sub, values))) index.insert(sub, values, flow, place);
+      else index.rank(sub, flow.priority, place);
+    }
+    return index;
+  }
+
+  private find(index: FlowIndex<Flow>, packet: Packet, allowSoft: boolean): LookupResult | undefined {
     let hard: Flow | undefined;
     let hardPri = -1;
     const soft: { bucket: readonly Flow[]; index: number }[] = [];
     const read = (slot: string): bigint => packet.slot(slot);
-    for (const sub of this.index.inLookupOrder) {
+    for (const sub of index.inLookupOrder) {
       if (sub.maxPriority <= hardPri) break;
       const bucket = sub.probe(read);
       const rule = bucket?.[0];
@@ -142,7 +177,7 @@ export class TableIndex {
       if (pending.length === 0) break;
       const top = maxOf(pending.map((s) => ruleOf(s).priority));
       const atTop = pending.filter((s) => ruleOf(s).priority === top);
-      const result = this.complete(packet, atTop.map(ruleOf));
+      const result = this.complete(index, packet, atTop.map(ruleOf));
       if (result) return result;
       // No conjunction completed at this priority: each soft match gives way to the next flow
       // with an identical match (lib/classifier.c walks the same rule chain).
@@ -162,7 +197,7 @@ export class TableIndex {
   }
 
   /** Conjunctions completed by the soft matches of one priority, tried in completion order. */
-  private complete(packet: Packet, atTop: readonly Flow[]): LookupResult | undefined {
+  private complete(index: FlowIndex<Flow>, packet: Packet, atTop: readonly Flow[]): LookupResult | undefined {
     const progress = new Map<number, { nClauses: number; bits: bigint; components: Flow[] }>();
     for (const rule of atTop) {
       // A soft flow's clauses, read when a packet first meets it (see isSoft).
@@ -176,14 +211,87 @@ export class TableIndex {
         p.bits |= 1n << BigInt(c.clause - 1);
         if (!p.components.includes(rule)) p.components.push(rule);
         if (wasComplete || p.bits !== all) continue;
-        const before = packet.slot(FIELD.conjId.storage);
-        packet.setSlot(FIELD.conjId.storage, BigInt(c.id));
-        const hit = this.find(packet, false);
-        packet.setSlot(FIELD.conjId.storage, before);
+        const before = packet.slot(CONJ_ID);
+        packet.setSlot(CONJ_ID, BigInt(c.id));
+        const hit = this.find(index, packet, false);
+        packet.setSlot(CONJ_ID, before);
         if (hit) return { flow: hit.flow, conjunction: { id: c.id, components: p.components } };
       }
     }
     return undefined;
+  }
+}
+
+/** Set by a conjunction's second lookup (see TableIndex.complete): a narrowed index files flows of any conj_id. */
+const CONJ_ID = FIELD.conjId.storage;
+
+/**
+ * What one packet's lookup asks of a table's subtables: its bits under each one's masks, the
+ * values a flow there must have to be found, conj_id aside.
+ */
+class PacketKeys {
+  private readonly packet: Packet;
+  private readonly keys = new Map<Subtable<Flow>, readonly bigint[]>();
+
+  /** `packet` is kept: it must not change. */
+  constructor(packet: Packet) {
+    this.packet = packet;
+  }
+
+  /** The packet's values in the subtable's slots. */
+  of(sub: Subtable<Flow>): readonly bigint[] {
+    let keys = this.keys.get(sub);
+    if (!keys) this.keys.set(sub, (keys = sub.slots.map((slot, i) => this.packet.slot(slot) & sub.masks[i]!)));
+    return keys;
+  }
+
+  /** Whether the packet, whatever its conj_id, finds a flow of these values in `sub` (its slot `except` aside). */
+  admits(sub: Subtable<Flow>, values: readonly bigint[], except = -1): boolean {
+    const keys = this.of(sub);
+    for (let i = 0; i < keys.length; i++)
+      if (i !== except && values[i] !== keys[i] && sub.slots[i] !== CONJ_ID) return false;
+    return true;
+  }
+
+  /** Whether `packet` asks the same of every subtable of `index` (conj_id aside), and so finds the same flows. */
+  sameFor(index: FlowIndex<Flow>, packet: Packet): boolean {
+    for (const sub of index.subtables) {
+      const keys = this.of(sub);
+      for (let i = 0; i < keys.length; i++) {
+        const slot = sub.slots[i]!;
+        if (slot !== CONJ_ID && (packet.slot(slot) & sub.masks[i]!) !== keys[i]) return false;
+      }
+    }
+    return true;
+  }
+}
+
+/**
+ * A shape's lines (see FlowOutline.shaped) that a packet cannot find without reading them: their
+ * subtable when the values they all share miss the packet's, else undefined (read each line).
+ */
+class ShapeFilter {
+  readonly sub: Subtable<Flow> | undefined;
+
+  constructor(outline: FlowOutline, index: FlowIndex<Flow>, ports: TracePorts, keys: PacketKeys) {
+    const { match, varying } = outline;
+    // A port by name may be one the dump gives no number for, which a flow's own reading records.
+    if (!varying || match.fields.some((mf) => mf.port?.kind === 'name')) return;
+    const entries: Entries = { terms: [], fields: [], length: 0 };
+    const sub = index.subtable(sortedEntries(match.fields, entries), entries.length);
+    const values = slotValues(entries, sub, ports, new Set());
+    if (!values) return;
+    const vary = new Set<string>();
+    for (let k = 0; k < entries.length; k++)
+      if (varying.has(entries.fields[k]!.field.storage)) for (const p of entries.terms[k]!.parts) vary.add(p.slot);
+    const wanted = keys.of(sub);
+    for (let i = 0; i < values.length; i++) {
+      const slot = sub.slots[i]!;
+      if (!vary.has(slot) && slot !== CONJ_ID && values[i] !== wanted[i]) {
+        this.sub = sub;
+        return;
+      }
+    }
   }
 }
 
@@ -225,67 +333,97 @@ function sortedEntries(fields: readonly MatchField[], out: Entries): SlotTerm[] 
 /**
  * Where the flows of one outline go: its subtable, and the slot values of its match worked out
  * once; a flow whose match holds another address in one entry (see FlowOutline) differs in the
- * bits of that entry's one slot alone.
+ * bits of that entry's one slot alone. Narrowed to a packet's keys, a flow is told from its
+ * address by number.
  */
 class OutlinePlacing {
   private readonly shape: Match;
+  private readonly index: FlowIndex<Flow>;
+  private readonly ports: TracePorts;
+  private readonly keys: PacketKeys | undefined;
   private sub: Subtable<Flow> | undefined;
-  /** The values of the shape's match; undefined when no packet can match it. */
+  /** The values of the shape's match; undefined when no packet can match it, or the keys admit none. */
   private own: bigint[] | undefined;
   /** Per varying entry: the values without it, and where its bits go; null when it cannot be placed so. */
   private readonly variants = new Map<number, Variant | null>();
 
-  constructor(shape: Match) {
+  constructor(shape: Match, index: FlowIndex<Flow>, ports: TracePorts, keys: PacketKeys | undefined) {
     this.shape = shape;
+    this.index = index;
+    this.ports = ports;
+    this.keys = keys;
   }
 
-  /** The flow's subtable and values (undefined when no packet can match them); undefined to place it from its match. */
-  place(
-    outline: FlowOutline,
-    index: FlowIndex<Flow>,
-    ports: TracePorts,
-    unnumbered: Set<string>,
-  ): { sub: Subtable<Flow>; values: bigint[] | undefined } | undefined {
+  /** Files the flow given at `place`, whose outline this is; false to place it from its match instead. */
+  file(flow: Flow, outline: FlowOutline, place: number, unnumbered: Set<string>): boolean {
     if (!this.sub) {
       const entries: Entries = { terms: [], fields: [], length: 0 };
-      this.sub = index.subtable(sortedEntries(this.shape.fields, entries), entries.length);
-      this.own = slotValues(entries, this.sub, ports, unnumbered);
+      this.sub = this.index.subtable(sortedEntries(this.shape.fields, entries), entries.length);
+      const own = slotValues(entries, this.sub, this.ports, unnumbered);
+      this.own = own && (!this.keys || this.keys.admits(this.sub, own)) ? own : undefined;
     }
-    if (outline.entry < 0) return { sub: this.sub, values: this.own };
+    const { sub, index } = this;
+    if (outline.entry < 0) {
+      if (this.own) index.insert(sub, this.own, flow, place);
+      else index.rank(sub, flow.priority, place);
+      return true;
+    }
     let variant = this.variants.get(outline.entry);
-    if (variant === undefined) this.variants.set(outline.entry, (variant = this.variant(outline.entry, ports)));
-    if (!variant) return undefined;
-    const { base, slot, part, values } = variant;
-    for (let i = 0; i < base.length; i++) values[i] = base[i]!;
+    if (variant === undefined) this.variants.set(outline.entry, (variant = this.variant(outline.entry)));
+    if (!variant) return false;
+    const { slot, part, values, found } = variant;
+    if (found) {
+      if (found.address >= 0 && (outline.address & found.bits) >>> 0 === found.address)
+        index.insert(sub, found.values, flow, place);
+      else index.rank(sub, flow.priority, place);
+      return true;
+    }
     // Subtable.insert reads the values and keeps none of them: one array serves every flow.
     values[slot] = ((BigInt(outline.address) >> part.fieldShift) << part.slotShift) & part.mask;
-    return { sub: this.sub, values };
+    index.insert(sub, values, flow, place);
+    return true;
   }
 
   /** The shape's values without entry `at`, when that entry alone fills its one slot. */
-  private variant(at: number, ports: TracePorts): Variant | null {
+  private variant(at: number): Variant | null {
     const e = this.shape.fields[at]!;
     const term = termOf(e.field, e.mask);
     const part = term.parts[0];
     if (term.port || term.parts.length !== 1 || part!.fixed !== undefined) return null;
+    // The address bits the entry keeps: an IPv4 address's, within 32 bits.
+    const bits = (part!.mask >> part!.slotShift) << part!.fieldShift;
+    if (bits > 0xffffffffn) return null;
     const fields = this.shape.fields.map((f, i) => (i === at ? { field: f.field, value: 0n, mask: f.mask } : f));
     const entries: Entries = { terms: [], fields: [], length: 0 };
     sortedEntries(fields, entries);
-    const slot = this.sub!.slots.indexOf(part!.slot);
+    const sub = this.sub!;
+    const slot = sub.slots.indexOf(part!.slot);
     const shared = entries.terms.some(
       (t, k) => k < entries.length && t !== term && t.parts.some((p) => p.slot === part!.slot),
     );
-    const base = slotValues(entries, this.sub!, ports, new Set());
+    const base = slotValues(entries, sub, this.ports, new Set());
     if (shared || slot < 0 || !base) return null;
-    return { base, slot, part: part!, values: base.slice() };
+    const values = base.slice();
+    if (!this.keys) return { slot, part: part!, values };
+    // The one address of the entry the packet finds, when it finds the rest of the shape; -1 when not.
+    const key = this.keys.of(sub)[slot]!;
+    values[slot] = key;
+    const address = this.keys.admits(sub, base, slot) ? Number((key >> part!.slotShift) << part!.fieldShift) : -1;
+    return { slot, part: part!, values, found: { bits: Number(bits), address, values } };
   }
 }
 
 interface Variant {
-  readonly base: readonly bigint[];
+  /** The entry's slot in the subtable, and its part of the entry's bits. */
   readonly slot: number;
   readonly part: SlotTerm['parts'][number];
+  /** The shape's values, the entry's slot filled for each flow. */
   readonly values: bigint[];
+  /**
+   * Narrowed to a packet's keys: the address bits the entry keeps, the address of them the packet
+   * finds (-1 for none), and the values of the flows that hold it.
+   */
+  readonly found?: { readonly bits: number; readonly address: number; readonly values: readonly bigint[] };
 }
 
 /** One flow's match entries with their terms, sorted by term id (the first `length` of each array). */
