@@ -332,6 +332,7 @@ export {
 } from './render/diff.ts';
 export { formatPacket, formatTrace, traceJson, type TraceRenderOptions } from './render/trace.ts';
 export { traceWords } from './render/trace-words.ts';
+export type { ByteBound, LazyBound } from './render/text-budget.ts';
 export { profiledTracer, sampleAnnotator, type ProfiledTracer } from './analysis/trace/profiled-tracer.ts';
 export { checkJson, formatCheck, PLAIN_CHECK, type CheckStyle } from './render/check.ts';
 export { formatDot, formatMermaid, graphJson } from './render/graph.ts';

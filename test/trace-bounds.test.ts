@@ -7,7 +7,16 @@ import assert from 'node:assert/strict';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 import { MAX_NESTING, MAX_PASSES, MAX_TRACE_STEPS, type TraceResult, Tracer } from '../src/analysis/trace/trace.ts';
-import { formatTrace, TRACE_BYTES_PER_INPUT_BYTE, traceJson, traceOutputBudget } from '../src/render/trace.ts';
+import {
+  formatTrace,
+  formatTraceBrief,
+  TRACE_BYTES_PER_INPUT_BYTE,
+  traceJson,
+  traceOutputBound,
+  traceOutputBudget,
+  traceTableNames,
+} from '../src/render/trace.ts';
+import { LazyBound } from '../src/render/text-budget.ts';
 import { runCli } from './support/cli.ts';
 
 function trace(text: string, spec = 'in_port=1,ip'): TraceResult {
@@ -198,6 +207,38 @@ test('trace output stays within a fixed multiple of the flows and groups traced 
   assert.ok(fan.stdout.length <= 4 * TRACE_BYTES_PER_INPUT_BYTE * 4096, `${fan.stdout.length} bytes`);
   const omitted = (JSON.parse(fan.stdout) as { omitted?: { passes: number; steps: number } }).omitted;
   assert.ok(omitted && omitted.passes > 1000 && omitted.steps >= omitted.passes, JSON.stringify(omitted));
+});
+
+test('a bound worked out when needed cuts a trace where its number does, and is worked out only past its floor', () => {
+  const dump = parseDump(DOUBLING_CHAIN, { file: 'test' });
+  const pipeline = new Pipeline(dump.flows, dump.groups, dump.ports);
+  assert.equal(traceOutputBound(pipeline).value, traceOutputBudget(pipeline));
+  // 2,113 lookups, each a line of --brief and a name of -o name.
+  const r = trace(
+    [
+      `table=0,actions=${'resubmit(,1),'.repeat(64)}`,
+      `table=1,actions=${'resubmit(,2),'.repeat(32)}`,
+      'table=2,actions=drop',
+    ].join('\n'),
+  );
+  const forms = [
+    (maxBytes: number | LazyBound) => formatTrace(r, { of: 15, maxBytes }),
+    (maxBytes: number | LazyBound) => formatTraceBrief(r, { of: 15, maxBytes }),
+    (maxBytes: number | LazyBound) => JSON.stringify(traceJson(r, { of: 15, maxBytes })),
+    (maxBytes: number | LazyBound) => traceTableNames(r, { of: 15, maxBytes }).names.join('\n'),
+  ];
+  for (const [i, form] of forms.entries()) {
+    let worked = 0;
+    const lazy = new LazyBound(1000, () => (worked++, 3000));
+    const cut = form(lazy);
+    assert.equal(cut, form(3000), `form ${i}`);
+    assert.equal(worked, 1, `form ${i}`);
+    assert.ok(cut.length < form(Infinity).length, `form ${i}: not cut`);
+  }
+  // A trace that stays below the floor never asks.
+  const short = trace('table=0,actions=output:2', 'in_port=1');
+  const never = new LazyBound(1000, () => assert.fail('worked out below its floor'));
+  assert.match(formatTrace(short, { of: 15, maxBytes: never }), /^Verdict: output to port 2$/m);
 });
 
 test('a trace within its bound is printed whole', async () => {

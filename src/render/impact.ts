@@ -23,7 +23,7 @@ import { formatFlowCanonical } from './flow.ts';
 import { formatGroup } from './group.ts';
 import { divergenceJson } from './trace-compare.ts';
 import { jsonReplacer, SCHEMA_VERSION } from './json.ts';
-import { TextBudget } from './text-budget.ts';
+import { boundBytes, type ByteBound, sumBounds, TextBudget } from './text-budget.ts';
 import { plural } from './plural.ts';
 import {
   formatPacket,
@@ -211,12 +211,12 @@ function changeLines(c: ChangeImpact, words: ImpactWords): string[] {
  * What the report may take: what a trace of each dump may (a fixed multiple of the dump), so that
  * many changes, each with its probes, print no more than the dumps could drive.
  */
-function reportBudget(words: ImpactWords): number {
-  return (words.before.maxBytes ?? Infinity) + (words.after.maxBytes ?? Infinity);
+function reportBudget(words: ImpactWords): ByteBound {
+  return sumBounds(words.before.maxBytes, words.after.maxBytes);
 }
 
-function boundText(budget: number): string {
-  return `the report reached ${budget} bytes, the bound for dumps of this size (${TRACE_BYTES_PER_INPUT_BYTE} bytes per byte of them)`;
+function boundText(budget: ByteBound): string {
+  return `the report reached ${boundBytes(budget)} bytes, the bound for dumps of this size (${TRACE_BYTES_PER_INPUT_BYTE} bytes per byte of them)`;
 }
 
 export function formatImpact(report: ImpactReport, words: ImpactWords): string {

@@ -9,7 +9,7 @@ import { maxOf } from '../model/append.ts';
 import { formatActions } from './actions.ts';
 import { formatPriorityAndMatch } from './flow.ts';
 import { SCHEMA_VERSION } from './json.ts';
-import { TextBudget } from './text-budget.ts';
+import { type ByteBound, sumBounds, TextBudget } from './text-budget.ts';
 import { omittedLines, stepJson, tableName, type TraceRenderOptions, traceJson, verdictLine } from './trace.ts';
 
 /** How each side renders its trace, and what it was read from. */
@@ -87,8 +87,8 @@ export function formatTraceComparison(c: TraceComparison, left: ComparedSide, ri
 }
 
 /** What the side-by-side rows may take: what each side's trace may. */
-function comparisonBudget(left: ComparedSide, right: ComparedSide): number {
-  return (left.render.maxBytes ?? Infinity) + (right.render.maxBytes ?? Infinity);
+function comparisonBudget(left: ComparedSide, right: ComparedSide): ByteBound {
+  return sumBounds(left.render.maxBytes, right.render.maxBytes);
 }
 
 function lowerFirst(s: string): string {

@@ -7,13 +7,13 @@ import type { Tracer } from '../analysis/trace/trace.ts';
 import type { Annotator } from '../analysis/annotate/annotate.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import type { PortMap } from '../model/ports.ts';
-import { type TraceRenderOptions, traceOutputBudget } from './trace.ts';
+import { type TraceRenderOptions, traceOutputBound } from './trace.ts';
 
 /** How `flowscope trace` renders the traces of `tracer`, in `annotator`'s words, with actions spelt as in OpenFlow `of`. */
 export function traceWords(tracer: Tracer, annotator: Annotator, of: OfVersion): TraceRenderOptions {
   return {
     ...annotatorTraceWords(annotator, of, tracer.ports.names),
-    maxBytes: traceOutputBudget(tracer.pipeline),
+    maxBytes: traceOutputBound(tracer.pipeline),
   };
 }
 

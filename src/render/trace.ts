@@ -42,7 +42,7 @@ import { jsonReplacer, SCHEMA_VERSION, tableRefJson } from './json.ts';
 import { nearestJson, nearestLine } from './nearest.ts';
 import { maxOf } from '../model/append.ts';
 import type { Pipeline } from '../model/pipeline.ts';
-import { TextBudget } from './text-budget.ts';
+import { boundBytes, type ByteBound, LazyBound, TextBudget } from './text-budget.ts';
 
 /**
  * Trace output allowed per byte of the flows and groups traced through, over a floor: OVS's limits
@@ -71,14 +71,23 @@ export function traceOutputBudget(pipeline: Pipeline): number {
   return TRACE_BYTES_PER_INPUT_BYTE * Math.max(bytes, TRACE_INPUT_FLOOR);
 }
 
+/**
+ * traceOutputBudget, worked out when a trace's text reaches the least it can be: a trace of one
+ * packet through a million flows prints a few kilobytes, and need not read every line's length.
+ */
+export function traceOutputBound(pipeline: Pipeline): LazyBound {
+  return new LazyBound(TRACE_BYTES_PER_INPUT_BYTE * TRACE_INPUT_FLOOR, () => traceOutputBudget(pipeline));
+}
+
 export interface TraceRenderOptions {
   /** Spelling of actions (the dump's OpenFlow version). */
   readonly of: OfVersion;
   /**
    * Bytes the trace itself may take (text lines, or JSON's passes, steps and problems); the rest
    * is left out and said to be. The verdict always covers the whole trace. Unbounded if absent.
+   * A LazyBound is worked out only when the text reaches its floor.
    */
-  readonly maxBytes?: number;
+  readonly maxBytes?: ByteBound;
   readonly portNames?: PortMap;
   /** A name for a table (from a pipeline profile), shown beside its number. */
   readonly describeTable?: (ref: TableRef) => string | undefined;
@@ -454,8 +463,8 @@ export function formatTraceBrief(result: ExplainedTrace, o: TraceRenderOptions):
 }
 
 /** The line that ends a trace's text (`what` it is of: `this trace`, `both traces`) cut at its bound. */
-export function omittedLines(lines: number, maxBytes: number | undefined, what = 'this trace'): string {
-  return `… and ${lines} more line${lines === 1 ? '' : 's'} of ${what}, not printed: the text reached ${maxBytes} bytes, ${BOUND_WORDS}. The verdict covers the whole trace.`;
+export function omittedLines(lines: number, maxBytes: ByteBound | undefined, what = 'this trace'): string {
+  return `… and ${lines} more line${lines === 1 ? '' : 's'} of ${what}, not printed: the text reached ${boundBytes(maxBytes)} bytes, ${BOUND_WORDS}. The verdict covers the whole trace.`;
 }
 
 /** The tables a trace looks the packet up in, in order (`-o name`), as many as its bound holds; how many more it left out. */
@@ -471,7 +480,7 @@ export function traceTableNames(
 
 /** The notice that says a list of a trace's tables was cut at its bound. */
 export function omittedNames(omitted: number, o: TraceRenderOptions): string {
-  return `${omitted} more table lookup${omitted === 1 ? '' : 's'} of this trace not listed: the list reached ${o.maxBytes} bytes, ${BOUND_WORDS}`;
+  return `${omitted} more table lookup${omitted === 1 ? '' : 's'} of this trace not listed: the list reached ${boundBytes(o.maxBytes)} bytes, ${BOUND_WORDS}`;
 }
 
 /** What a JSON item takes in the text. */
@@ -519,7 +528,7 @@ function boundedJson(
     problems,
     omitted: {
       ...omitted,
-      reason: `the trace reached ${o.maxBytes} bytes, ${BOUND_WORDS}; the verdict covers the whole trace`,
+      reason: `the trace reached ${boundBytes(o.maxBytes)} bytes, ${BOUND_WORDS}; the verdict covers the whole trace`,
     },
   };
 }
