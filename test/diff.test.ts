@@ -582,7 +582,6 @@ test('a dump read along the one it is compared with diffs as if read on its own,
     restated(flows[5]!),
     restated(flows[7]!),
   ].join('\n');
-  const alone = parseDump(after, { file: 'after' });
   const summary = (d: ReturnType<typeof diffDumps>) =>
     d.tables.map((t) => ({
       table: t.table,
@@ -591,9 +590,15 @@ test('a dump read along the one it is compared with diffs as if read on its own,
       added: t.added.map((f) => f.origin.line),
       changed: t.changed.map((c) => [c.before.origin.line, c.after.origin.line, c.attributes]),
     }));
-  for (const cookies of [false, true]) {
+  // Lines ending in CR LF are read one by one, each a text of its own, rather than from the whole text.
+  for (const [cookies, text] of [
+    [false, after],
+    [true, after],
+    [false, after.replaceAll('\n', '\r\n')],
+  ] as const) {
+    const alone = parseDump(text, { file: 'after' });
     const along = new ReadAlong(before.flows, cookies);
-    const read = parseDump(after, { file: 'after', along });
+    const read = parseDump(text, { file: 'after', along });
     assert.deepEqual(read.diagnostics, alone.diagnostics);
     assert.equal(read.flows.length, alone.flows.length);
     const pairs = along.pairs(before.flows, read.flows, cookies)!;

@@ -48,11 +48,11 @@ function sameText(a: string, i: number, b: string, j: number, length: number): b
   return a.slice(i, i + length) === b.slice(j, j + length);
 }
 
-/**
- * The position of the first flow, in dump order, whose written part is `text[start, end)` and whose
- * key is `key`, of those not `paired` (1 there); -1 when none.
- */
-type FindWritten = (text: string, start: number, end: number, key: number, paired: Uint8Array) => number;
+/** Lines looked up, or flows filed, together: see WrittenIndex and ReadAlong. */
+const BATCH = 256;
+
+/** A flow's state in a pairing: 0 free, PAIRED once paired; ReadAlong adds its own (see there). */
+const PAIRED = 1;
 
 /**
  * The flows filed by their written part (see writtenPart) and a key (what the statistics say that
@@ -60,51 +60,123 @@ type FindWritten = (text: string, start: number, end: number, key: number, paire
  * are visited in dump order once: their keys and where their lines lie are kept in typed arrays, so
  * that confirming a line reads no flow object (the two dumps of a comparison list their flows in
  * different orders, and each read of a flow is a cache miss: asking the flows again for their lines
- * and tables took a fifth longer on two million-flow dumps). A closure over local arrays rather
- * than an object's fields: a short run finds lines in unoptimised code, where each field read costs.
+ * and tables took a fifth longer on two million-flow dumps).
  */
-function writtenIndex(flows: readonly Flow[], key: (f: Flow) => number): FindWritten {
-  let slots = 16;
-  while (slots < flows.length * 2) slots *= 2;
-  const mask = slots - 1;
-  // As SlotIndex: a hash at 2s, 1 + the first flow with it at 2s + 1; then chains in dump order.
-  const table = new Int32Array(slots * 2);
-  const next = new Int32Array(flows.length);
-  const last = new Int32Array(slots);
-  // Each flow's key, and where its written part lies: in its dump's whole text, or a line read whole.
-  const keys = new Int32Array(flows.length);
-  const starts = new Int32Array(flows.length);
-  const ends = new Int32Array(flows.length);
-  const texts = new Array<string>(flows.length);
-  const slotOf = (h: number): number => {
+class WrittenIndex {
+  private readonly mask: number;
+  /** As SlotIndex: a hash at 2s, 1 + the first flow with it at 2s + 1; then chains in dump order. */
+  private readonly table: Int32Array;
+  /** Per flow, 1 + the next with its hash (0: none). */
+  private readonly next: Int32Array;
+  /**
+   * Per flow, side by side, so that one cache miss brings them all: where its written part starts
+   * and its length (-1: none) in its dump's whole text (or a line read whole), its key, and that
+   * text's place in `texts`.
+   */
+  private readonly lines: Int32Array;
+  private readonly texts: string[] = [];
+  /** What reads made only to bring memory in summed to: kept, so that they are not left out as unused. */
+  readonly touched: number;
+
+  constructor(flows: readonly Flow[], key: (f: Flow) => number) {
+    let slots = 16;
+    while (slots < flows.length * 2) slots *= 2;
+    this.mask = slots - 1;
+    const table = (this.table = new Int32Array(slots * 2));
+    const next = (this.next = new Int32Array(flows.length));
+    const lines = (this.lines = new Int32Array(flows.length * 4).fill(-1));
+    const last = new Int32Array(slots);
+    const { texts } = this;
+    const x: LineSpan = { text: '', start: 0, end: 0, statsEnd: 0 };
+    // Filed BATCH at a time: first their hashes, then their slots read, then filed, so that the
+    // cache misses of a batch's slots overlap (a fifth faster on a million flows).
+    const hashes = new Int32Array(BATCH);
+    let touched = 0;
+    for (let from = 0; from < flows.length; from += BATCH) {
+      const to = Math.min(flows.length, from + BATCH);
+      for (let i = from; i < to; i++) {
+        const flow = flows[i]!;
+        if (!writtenPart(flow, x)) continue;
+        if (texts[texts.length - 1] !== x.text) texts.push(x.text);
+        lines[4 * i] = x.start;
+        lines[4 * i + 1] = x.end - x.start;
+        lines[4 * i + 2] = key(flow);
+        lines[4 * i + 3] = texts.length - 1;
+        hashes[i - from] = writtenHash(x.text, x.start, x.end);
+      }
+      for (let i = from; i < to; i++)
+        if (lines[4 * i + 1]! >= 0) touched += table[2 * (hashes[i - from]! & this.mask)]!;
+      for (let i = from; i < to; i++) {
+        if (lines[4 * i + 1]! < 0) continue;
+        const h = hashes[i - from]!;
+        const s = this.slotOf(h);
+        if (table[2 * s + 1] === 0) {
+          table[2 * s] = h;
+          table[2 * s + 1] = i + 1;
+        } else next[last[s]! - 1] = i + 1;
+        last[s] = i + 1;
+      }
+    }
+    this.touched = touched;
+  }
+
+  private slotOf(h: number): number {
+    const { table, mask } = this;
     let s = h & mask;
     while (table[2 * s + 1] !== 0 && table[2 * s] !== h) s = (s + 1) & mask;
     return s;
-  };
-  const x: LineSpan = { text: '', start: 0, end: 0, statsEnd: 0 };
-  for (let i = 0; i < flows.length; i++) {
-    const flow = flows[i]!;
-    if (!writtenPart(flow, x)) continue;
-    keys[i] = key(flow);
-    starts[i] = x.start;
-    ends[i] = x.end;
-    texts[i] = x.text;
-    const h = writtenHash(x.text, x.start, x.end);
-    const s = slotOf(h);
-    if (table[2 * s + 1] === 0) {
-      table[2 * s] = h;
-      table[2 * s + 1] = i + 1;
-    } else next[last[s]! - 1] = i + 1;
-    last[s] = i + 1;
   }
-  return (text, start, end, key, paired) => {
+
+  /** The first flow, in dump order, whose written part hashes to `hash` (see writtenHash); -1 when none. */
+  head(hash: number): number {
+    return this.table[2 * this.slotOf(hash) + 1]! - 1;
+  }
+
+  /**
+   * Where the flow's written part starts (its length -1: it has none): read before confirming
+   * lines in a batch (see ReadAlong), so that their cache misses overlap rather than follow each other.
+   */
+  startOf(j: number): number {
+    return this.lines[4 * j]!;
+  }
+
+  /** The first character of the flow's written part, read for the same reason as startOf. */
+  firstCharOf(j: number): number {
+    const { lines } = this;
+    return lines[4 * j + 1]! < 0 ? 0 : this.texts[lines[4 * j + 3]!]!.charCodeAt(lines[4 * j]!);
+  }
+
+  /**
+   * The first flow from `j` on in its chain (`j` from head), in dump order, whose written part is
+   * `text[start, end)` and whose key is `key`, of those whose `state` is neither PAIRED nor
+   * `claimed`; -1 when none.
+   */
+  find(j: number, text: string, start: number, end: number, key: number, state: Uint8Array, claimed = PAIRED): number {
+    const { lines, next, texts } = this;
     const length = end - start;
-    for (let j = table[2 * slotOf(writtenHash(text, start, end)) + 1]! - 1; j >= 0; j = next[j]! - 1) {
-      if (paired[j] === 1 || keys[j] !== key || ends[j]! - starts[j]! !== length) continue;
-      if (sameText(text, start, texts[j]!, starts[j]!, length)) return j;
+    for (; j >= 0; j = next[j]! - 1) {
+      const s = state[j]!;
+      if (s === PAIRED || s === claimed || lines[4 * j + 1] !== length || lines[4 * j + 2] !== key) continue;
+      if (sameText(text, start, texts[lines[4 * j + 3]!]!, lines[4 * j]!, length)) return j;
     }
     return -1;
-  };
+  }
+
+  /** Whether flows `i` and `j` have the same written part and key. */
+  alike(i: number, j: number): boolean {
+    const { lines, texts } = this;
+    const length = lines[4 * i + 1]!;
+    return (
+      length === lines[4 * j + 1] &&
+      lines[4 * i + 2] === lines[4 * j + 2] &&
+      sameText(texts[lines[4 * i + 3]!]!, lines[4 * i]!, texts[lines[4 * j + 3]!]!, lines[4 * j]!, length)
+    );
+  }
+
+  /** Visits every flow from `j` on in its chain whose written part and key are those of `j`, `j` too. */
+  eachCopy(j: number, visit: (k: number) => void): void {
+    for (let k = j; k >= 0; k = this.next[k]! - 1) if (k === j || this.alike(j, k)) visit(k);
+  }
 }
 
 /**
@@ -150,23 +222,39 @@ export function pairWritten(
 ): { readonly a: Uint8Array; readonly b: Uint8Array } {
   const pairedA = new Uint8Array(a.length);
   const pairedB = new Uint8Array(b.length);
-  const find = writtenIndex(b, key);
+  const index = new WrittenIndex(b, key);
   const x: LineSpan = { text: '', start: 0, end: 0, statsEnd: 0 };
   for (let i = 0; i < a.length; i++) {
     const flow = a[i]!;
     if (!writtenPart(flow, x)) continue;
-    const j = find(x.text, x.start, x.end, key(flow), pairedB);
+    const j = index.find(index.head(writtenHash(x.text, x.start, x.end)), x.text, x.start, x.end, key(flow), pairedB);
     if (j < 0) continue;
-    pairedA[i] = 1;
-    pairedB[j] = 1;
+    pairedA[i] = PAIRED;
+    pairedB[j] = PAIRED;
   }
   return { a: pairedA, b: pairedB };
 }
 
-/** A flow of the first dump that ReadAlong has twinned. */
-const PAIRED = 1;
+/** A flow of the first dump that ReadAlong has looked up for a line of the second, not yet taken. */
+const RESERVED = 2;
 /** A flow of the first dump whose kind ReadAlong leaves to pairWritten (see ReadAlong). */
-const LEFT = 2;
+const LEFT = 3;
+
+/** The lines of a batch: where each starts, its written part, key, cookie and counters, hash and what it found. */
+class Batch {
+  size = 0;
+  readonly lines = new Int32Array(BATCH);
+  readonly starts = new Int32Array(BATCH);
+  readonly writtenStarts = new Int32Array(BATCH);
+  readonly ends = new Int32Array(BATCH);
+  readonly keys = new Int32Array(BATCH);
+  readonly hashes = new Int32Array(BATCH);
+  readonly zero = new Uint8Array(BATCH);
+  readonly cookies: bigint[] = new Array<bigint>(BATCH).fill(0n);
+  readonly found = new Int32Array(BATCH);
+  /** What the reads made only to bring memory in summed to: kept, so that they are not left out as unused. */
+  touched = 0;
+}
 
 /**
  * The second of two dumps read along the first. A line of the second in the printed form whose
@@ -181,19 +269,35 @@ const LEFT = 2;
  * the second read any other way (told by `passed`) would have paired there too: the flows of the
  * first that read as it does are left from then on, for pairWritten to pair with what the second
  * dump leaves, in order as ever.
+ *
+ * The lines are looked up ahead of the reader, from the first it offers to the end of its text,
+ * BATCH at a time, stage by stage (every line's slot, then every flow found, then its text, then
+ * the twins): the first dump's index and text are read at random, and a line's cache misses then
+ * overlap those of the others rather than wait for each other (half the time of looking each line
+ * up as it is read, on two million-flow dumps). A flow looked up is RESERVED until its line is taken.
  */
 export class ReadAlong {
   private readonly first: readonly Flow[];
   private readonly cookies: boolean;
-  /** Per flow of the first: 0, PAIRED or LEFT. */
+  /** Per flow of the first: 0, PAIRED, RESERVED or LEFT. */
   private readonly state: Uint8Array;
-  /** The twins made, in the order read. */
+  /** The twins taken, in the order read. */
   private readonly twins: Flow[] = [];
-  /** Made when the first line is taken: the second side may be a bundle or a live switch, read otherwise. */
-  private findWritten: FindWritten | undefined;
+  /** Made when the first line is offered: the second side may be a bundle or a live switch, read otherwise. */
+  private index: WrittenIndex | undefined;
   /** What a line of the second must share with one of the first to pair (see lineKeys). */
   private readonly key: (table: TableRef, cookie: bigint) => number;
   private readonly span: LineSpan = { text: '', start: 0, end: 0, statsEnd: 0 };
+  /** The text looked up ahead (see lookUp), from its line `firstLine`, and the source its twins were made with. */
+  private text = '';
+  private source: LineSource | undefined;
+  private firstLine = 0;
+  /** Per line of the text from firstLine on: where it starts, the flow of the first it found (-1: none) and its twin. */
+  private starts: number[] = [];
+  private found: number[] = [];
+  private made: (Flow | undefined)[] = [];
+  private readonly stats: PrintedStats = { cookie: 0n, table: 0, end: 0, zero: false };
+  private readonly batch = new Batch();
 
   constructor(first: readonly Flow[], cookies: boolean) {
     this.first = first;
@@ -202,11 +306,10 @@ export class ReadAlong {
     this.key = lineKeys(cookies);
   }
 
-  private find(text: string, start: number, end: number, key: number): number {
-    this.findWritten ??= writtenIndex(this.first, (f) =>
+  private indexed(): WrittenIndex {
+    return (this.index ??= new WrittenIndex(this.first, (f) =>
       f.table.kind === 'number' ? this.key(f.table, f.cookie) : -1,
-    );
-    return this.findWritten(text, start, end, key, this.state);
+    ));
   }
 
   /**
@@ -214,20 +317,110 @@ export class ReadAlong {
    * as, now paired with it; undefined when there is none, and the line is to be read as ever.
    */
   take(text: string, start: number, end: number, line: number, source: LineSource): Flow | undefined {
-    if (!scanPrintedStats(text, start)) return undefined;
-    const stats: PrintedStats = printed;
-    const key = this.key(tableRefOf(stats.table === 255 ? 0 : stats.table), stats.cookie);
-    const j = this.find(text, stats.end, end, key);
-    if (j < 0 || this.state[j] === LEFT) return undefined;
-    const flow = this.first[j]!;
-    const twin = flow instanceof LineFlow ? flow.twin(stats, text, start, source, line) : undefined;
-    if (twin === undefined) {
-      this.state[j] = LEFT;
-      return undefined;
-    }
+    const i = line - this.firstLine;
+    if (text !== this.text || source !== this.source || this.starts[i] !== start)
+      return this.takeFresh(text, start, end, line, source);
+    const twin = this.made[i];
+    if (twin === undefined) return undefined;
+    const j = this.found[i]!;
+    // Left since it was looked up (see passed).
+    if (this.state[j] !== RESERVED) return undefined;
     this.state[j] = PAIRED;
     this.twins.push(twin);
     return twin;
+  }
+
+  /** take for a line not looked up ahead: its text (and the rest of it) is looked up from it on. */
+  private takeFresh(text: string, start: number, end: number, line: number, source: LineSource): Flow | undefined {
+    this.lookUp(text, start, line, source);
+    return this.starts[0] === start ? this.take(text, start, end, line, source) : undefined;
+  }
+
+  /**
+   * Looks up the lines of `text` from `from` (line `line`) to its end, as eachLogicalLine counts
+   * them, and makes the twins of those that read as a flow of the first dump. The flows looked
+   * up for another text and not taken are free again.
+   */
+  private lookUp(text: string, from: number, line: number, source: LineSource): void {
+    const { state } = this;
+    for (const j of this.found) if (j >= 0 && state[j] === RESERVED) state[j] = 0;
+    this.text = text;
+    this.source = source;
+    this.firstLine = line;
+    this.starts = [];
+    this.found = [];
+    this.made = [];
+    const { batch } = this;
+    for (let at = from, n = 0; at < text.length; n++) {
+      let end = text.indexOf('\n', at);
+      if (end < 0) end = text.length;
+      this.starts.push(at);
+      this.found.push(-1);
+      this.made.push(undefined);
+      if (scanPrintedStats(text, at)) {
+        const b = batch.size++;
+        batch.lines[b] = n;
+        batch.starts[b] = at;
+        batch.writtenStarts[b] = printed.end;
+        batch.ends[b] = end;
+        batch.keys[b] = this.key(tableRefOf(printed.table === 255 ? 0 : printed.table), printed.cookie);
+        batch.cookies[b] = printed.cookie;
+        batch.zero[b] = printed.zero ? 1 : 0;
+        batch.hashes[b] = writtenHash(text, printed.end, end);
+        if (batch.size === BATCH) this.lookUpBatch(batch, line);
+      }
+      at = end + 1;
+    }
+    this.lookUpBatch(batch, line);
+  }
+
+  /** The lines of the batch looked up, stage by stage (see ReadAlong), their twins made; the batch emptied. */
+  private lookUpBatch(batch: Batch, firstLine: number): void {
+    const index = this.indexed();
+    const { state, first, text } = this;
+    const { size, found } = batch;
+    for (let b = 0; b < size; b++) found[b] = index.head(batch.hashes[b]!);
+    let touched = 0;
+    for (let b = 0; b < size; b++) if (found[b]! >= 0) touched += index.startOf(found[b]!);
+    for (let b = 0; b < size; b++) if (found[b]! >= 0) touched += index.firstCharOf(found[b]!);
+    for (let b = 0; b < size; b++) {
+      const j =
+        found[b]! < 0
+          ? -1
+          : index.find(found[b]!, text, batch.writtenStarts[b]!, batch.ends[b]!, batch.keys[b]!, state, RESERVED);
+      // The first flow not yet paired that reads as the line is left: so is the line.
+      found[b] = j < 0 || state[j] === LEFT ? -1 : j;
+      if (found[b]! >= 0) state[j] = RESERVED;
+    }
+    for (let b = 0; b < size; b++) if (found[b]! >= 0 && first[found[b]!] instanceof LineFlow) touched++;
+    const { stats } = this;
+    for (let b = 0; b < size; b++) {
+      const j = found[b]!;
+      if (j < 0) continue;
+      const flow = first[j];
+      stats.cookie = batch.cookies[b]!;
+      stats.end = batch.writtenStarts[b]!;
+      stats.zero = batch.zero[b] === 1;
+      const n = batch.lines[b]!;
+      const twin =
+        flow instanceof LineFlow ? flow.twin(stats, text, batch.starts[b]!, this.source!, firstLine + n) : undefined;
+      if (twin !== undefined) {
+        this.found[n] = j;
+        this.made[n] = twin;
+        continue;
+      }
+      // A flow that cannot be twinned is left, and the later lines of the batch that read as it did.
+      state[j] = LEFT;
+      for (let c = b + 1; c < size; c++) {
+        const k = found[c]!;
+        if (k >= 0 && index.alike(j, k)) {
+          state[k] = LEFT;
+          found[c] = -1;
+        }
+      }
+    }
+    batch.touched = touched;
+    batch.size = 0;
   }
 
   /** A flow of the second dump read otherwise: the flows of the first that read as it does are left. */
@@ -235,8 +428,20 @@ export class ReadAlong {
     const x = this.span;
     const { table } = flow;
     if (!writtenPart(flow, x) || table.kind !== 'number') return;
-    const j = this.find(x.text, x.start, x.end, this.key(table, flow.cookie));
-    if (j >= 0) this.state[j] = LEFT;
+    const index = this.indexed();
+    const { state } = this;
+    const j = index.find(
+      index.head(writtenHash(x.text, x.start, x.end)),
+      x.text,
+      x.start,
+      x.end,
+      this.key(table, flow.cookie),
+      state,
+    );
+    if (j >= 0)
+      index.eachCopy(j, (k) => {
+        if (state[k] !== PAIRED) state[k] = LEFT;
+      });
   }
 
   /**
