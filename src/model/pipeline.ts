@@ -109,27 +109,34 @@ export class Pipeline {
 }
 
 /**
- * Flows in match order: by descending priority, equal priorities in their given order. A table
- * holds few distinct priorities and many flows, so the flows are dealt into one list per priority
- * rather than sorted by comparison.
+ * Flows in match order: by descending priority, equal priorities in their given order. Sorted
+ * by counting (priorities are 0–65535, see Flow): one pass counts each priority, one places each
+ * flow; a policy table of a large dump has thousands of priorities and a million flows.
  */
 export function inMatchOrder(flows: readonly Flow[]): Flow[] {
-  const lists = new Map<number, Flow[]>();
-  let lastPriority = -1;
-  let list: Flow[] = [];
-  for (let i = 0; i < flows.length; i++) {
-    const f = flows[i]!;
-    if (f.priority !== lastPriority) {
-      lastPriority = f.priority;
-      const known = lists.get(lastPriority);
-      if (known) list = known;
-      else lists.set(lastPriority, (list = []));
-    }
-    list.push(f);
+  const n = flows.length;
+  // Read once: a lazily read flow unpacks its priority each time it is asked.
+  const priorities = new Uint16Array(n);
+  let low = 0xffff;
+  let high = 0;
+  for (let i = 0; i < n; i++) {
+    const p = flows[i]!.priority;
+    priorities[i] = p;
+    if (p < low) low = p;
+    if (p > high) high = p;
   }
-  if (lists.size === 1) return list;
-  const out: Flow[] = [];
-  for (const p of [...lists.keys()].sort((a, b) => b - a)) for (const f of lists.get(p)!) out.push(f);
+  if (low >= high) return flows.slice();
+  // Where the flows of each priority start in the result, highest priority first.
+  const starts = new Int32Array(high - low + 1);
+  for (let i = 0; i < n; i++) starts[high - priorities[i]!]!++;
+  for (let k = 0, at = 0; k < starts.length; k++) {
+    const count = starts[k]!;
+    starts[k] = at;
+    at += count;
+  }
+  // A copy overwritten, not a new Array(n): that would hold holes until filled, and every later read checks for them.
+  const out = flows.slice();
+  for (let i = 0; i < n; i++) out[starts[high - priorities[i]!]!++] = flows[i]!;
   return out;
 }
 
