@@ -4,8 +4,7 @@
  * whole. Tables no larger than the cap are kept entire, so small dumps are judged on every flow.
  */
 import type { Flow } from '../../model/flow.ts';
-import { type Pipeline, tableKey } from '../../model/pipeline.ts';
-import type { TableRef } from '../../model/tables.ts';
+import { flowsByTable, type Pipeline } from '../../model/pipeline.ts';
 
 /**
  * Flows kept per table: the large tables of a big dump are policy and Service rules of a few
@@ -15,23 +14,8 @@ export const SAMPLE_PER_TABLE = 512;
 
 /** Up to `perTable` flows of each table, evenly spaced through the table's flows, in dump order. */
 export function sampleFlows(flows: readonly Flow[], perTable = SAMPLE_PER_TABLE): readonly Flow[] {
-  const byTable = new Map<string, Flow[]>();
-  // A dump lists each table's flows together: the table of the previous flow is kept at hand, so
-  // that a million flows are not each given a key.
-  let lastRef: TableRef | undefined;
-  let last: Flow[] = [];
-  for (let i = 0; i < flows.length; i++) {
-    const f = flows[i]!;
-    if (f.table !== lastRef) {
-      const key = tableKey(f.table);
-      const known = byTable.get(key);
-      if (known) last = known;
-      else byTable.set(key, (last = []));
-      lastRef = f.table;
-    }
-    last.push(f);
-  }
-  return sampleTables([...byTable.values()], perTable) ?? flows;
+  const tables = flowsByTable(flows).map((t) => t.flows);
+  return sampleTables(tables, perTable) ?? flows;
 }
 
 /** The flows of the tables sampled, in their order; undefined when every table is within the cap. */
