@@ -3,7 +3,7 @@
  */
 import type { FlowStats } from '../model/flow.ts';
 import { bigintOf } from './interned.ts';
-import { DecimalRun, decimalAt, plainNumberAt } from './numbers.ts';
+import { DecimalRun, plainNumberAt } from './numbers.ts';
 
 /** Whether `text[start, end)` is `123.456s`: seconds as printed, then `s`. */
 export function isDuration(text: string, start: number, end: number): boolean {
@@ -48,17 +48,20 @@ export interface PrintedStats {
 
 export const printed: PrintedStats = { cookie: 0n, table: 0, end: 0, zero: false };
 
-/** How the statistics end when no packet has met the flow (most flows of a large policy dump). */
-const ZERO_COUNTERS = 'n_packets=0, n_bytes=0, ';
-
-/** The text of the last cookie read and its value: a dump prints the same cookie on run after run of lines. */
-let lastCookieText = '';
+/**
+ * The value of the cookie last read, and its bigint: a dump prints the same cookie on run after
+ * run of lines. Told by its value, read from the line, not by its text cut out of the line: a cut of
+ * 13 characters or more is a slice of the whole dump, which V8 compares through the runtime.
+ */
+let lastCookieValue = 0;
 let lastCookie = 0n;
 
+/** The cookie `text[start, end)`, as the statistics' pattern accepts it (a plain number, below 2^53). */
 function cookieAt(text: string, start: number, end: number): bigint {
-  if (end - start !== lastCookieText.length || !text.startsWith(lastCookieText, start)) {
-    lastCookieText = text.slice(start, end);
-    lastCookie = bigintOf(plainNumberAt(text, start, end));
+  const value = plainNumberAt(text, start, end);
+  if (value !== lastCookieValue) {
+    lastCookieValue = value;
+    lastCookie = bigintOf(value);
   }
   return lastCookie;
 }
@@ -75,16 +78,27 @@ export function scanPrintedStats(text: string, start: number): boolean {
   PRINTED.lastIndex = start;
   if (!PRINTED.test(text)) return false;
   const end = PRINTED.lastIndex;
-  // The layout is known now: the cookie ends at the first comma, the table follows the duration.
+  // The layout is known now, stepped through by hand (each part a few characters): the cookie ends
+  // at the first comma, the table follows the duration's `s`.
   const cookieStart = start + (text.charCodeAt(start) === 0x20 ? 8 : 7);
-  const cookieEnd = text.indexOf(',', cookieStart);
-  const tableStart = text.indexOf(', table=', cookieEnd) + ', table='.length;
-  const table = decimalAt(text, tableStart, text.indexOf(',', tableStart));
+  let at = cookieStart;
+  while (text.charCodeAt(at) !== 0x2c) at++;
+  const cookieEnd = at;
+  at += ', duration='.length;
+  while (text.charCodeAt(at) !== 0x73) at++;
+  at += 's, table='.length;
+  let table = 0;
+  for (let c = text.charCodeAt(at); c !== 0x2c; c = text.charCodeAt(++at)) table = table * 10 + c - 0x30;
   if (table > 255) return false;
   printed.cookie = cookieAt(text, cookieStart, cookieEnd);
   printed.table = table;
   printed.end = end;
-  printed.zero = text.startsWith(ZERO_COUNTERS, end - ZERO_COUNTERS.length);
+  // `n_packets=0, n_bytes=0, `: no packet has met the flow (most flows of a large policy dump).
+  printed.zero =
+    text.charCodeAt(end - 3) === 0x30 &&
+    text.charCodeAt(end - 4) === 0x3d &&
+    text.charCodeAt(end - 14) === 0x30 &&
+    text.charCodeAt(end - 15) === 0x3d;
   return true;
 }
 
