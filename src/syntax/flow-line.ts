@@ -24,7 +24,7 @@ import { type AddressTemplate, matchFromTemplate, templateOf } from './address-v
 import { FlowChecker } from './consistency.ts';
 import { NO_FLAGS, tableRefOf } from './interned.ts';
 import { isLongConjunctionList, LineFlow, type LineSource } from './line-flow.ts';
-import { keepShape, shapeHash } from './line-shape.ts';
+import { keepShape, type LineShape, shapedMatch, shapeHash } from './line-shape.ts';
 import { durationAt, printed, readPrintedKeys, scanPrintedStats, statsEndingAt } from './printed-stats.ts';
 import { buildMatch } from './match.ts';
 import { DecimalRun, decimalAt, smallUintAt, uintAt } from './numbers.ts';
@@ -335,19 +335,26 @@ function readActions(text: string, start: number, match: Match, ctx: FlowLineCon
 }
 
 /**
- * The match of a clean line of a shape (see line-shape.ts): in the usual dump form, its
- * statistics ending at `statsEnd`, its actions keyword at `keyword`, and all its elements after
- * the priority its match's, so that they are read as the match alone.
+ * The match of a line of `shape` (see line-shape.ts), `text` or a line of it: in the usual dump
+ * form, its statistics ending at `statsEnd`, its actions keyword at `keyword`, and all its elements
+ * after the priority its match's. Made from the shape's match when the shape says how, else read
+ * as the match alone, in `ctx()`.
  */
-export function shapedLineMatch(text: string, statsEnd: number, keyword: number, ctx: FlowLineContext): Match {
-  const cursor = new KeyValueCursor(
-    text,
-    plainPriorityEnd(text, readPrintedKeys(text, statsEnd, keyword), keyword),
-    keyword,
-  );
+export function shapedLineMatch(
+  text: string,
+  statsEnd: number,
+  keyword: number,
+  shape: LineShape,
+  ctx: () => FlowLineContext,
+): Match {
+  let from = plainPriorityEnd(text, readPrintedKeys(text, statsEnd, keyword), keyword);
+  while (from < keyword && isSeparator(text.charCodeAt(from))) from++;
+  const made = shapedMatch(shape, text, from);
+  if (made) return made;
+  const cursor = new KeyValueCursor(text, from, keyword);
   const tokens: KeyValueToken[] = [];
   while (cursor.next()) tokens.push(cursor.token());
-  return tokens.length === 0 ? EMPTY_MATCH : buildMatch(tokens, ctx);
+  return tokens.length === 0 ? EMPTY_MATCH : buildMatch(tokens, ctx());
 }
 
 /** The actions, from `start`, of a clean line whose match is `match`. */

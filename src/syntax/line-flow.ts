@@ -122,10 +122,10 @@ export interface LineSource {
   readonly file: string;
   readonly parts: RecurringParts;
   /**
-   * The match of a line of a shape, `text` (see shapedLineMatch), read as when the parts were
-   * (with the same port names).
+   * The match of a line of `shape`, `text` or a line of it (see shapedLineMatch), read as when the
+   * parts were (with the same port names).
    */
-  readonly readMatch: (text: string, statsEnd: number, keyword: number) => Match;
+  readonly readMatch: (text: string, statsEnd: number, keyword: number, shape: LineShape) => Match;
   /** The actions of a line of a shape, from `start` in `text`, whose match is `match`, read so too. */
   readonly readActions: (text: string, start: number, match: Match) => readonly Action[];
 }
@@ -438,10 +438,10 @@ export class LineFlow implements Flow {
    */
   private makeMatch(): Match {
     if (this.index === REREAD) {
-      const actionsStart = this.actionsStart - this.at;
-      const line = this.lineText;
-      const keyword = actionsStart - (line.startsWith('actions=', actionsStart - 8) ? 8 : 7);
-      return this.source.readMatch(line, this.statsEnd, keyword);
+      // Read in the whole text: the line's own string is not needed.
+      const { text, actionsStart } = this;
+      const keyword = actionsStart - (text.startsWith('actions=', actionsStart - 8) ? 8 : 7);
+      return this.source.readMatch(text, this.at + this.statsEnd, keyword, this.shape as LineShape);
     }
     const shared = this.shape as Match;
     if (this.index < 0) return shared;

@@ -16,8 +16,9 @@ import type { Action } from '../model/actions.ts';
 import { type FieldDef, fieldByName } from '../model/fields.ts';
 import type { Match } from '../model/flow.ts';
 import { scanActionTokens } from './action-args.ts';
+import { plainNumberAt } from './numbers.ts';
 import { parseSubfield } from './subfield.ts';
-import { isSeparator } from './tokens.ts';
+import { isSeparator, KeyValueCursor } from './tokens.ts';
 
 /** A number that must be written as on the clean line. */
 const FIXED = 0;
@@ -34,6 +35,21 @@ interface Place {
   readonly kind: typeof DECIMAL | typeof HEX;
   readonly limit: number;
   readonly storage?: string;
+  /** Where its bits sit in the storage's value: an IPv4 address's octets are four numbers. */
+  readonly shift?: number;
+}
+
+/**
+ * How the match of a line of a shape is made from the shape's: per number of the match that
+ * varies (index into `starts`, in order), the match entry whose value it gives and where its bits
+ * sit there; `last` where the entry's next number is another entry's. Every other entry is the
+ * shape's own.
+ */
+interface MatchRebuild {
+  readonly places: Int32Array;
+  readonly entries: Int32Array;
+  readonly shifts: Uint8Array;
+  readonly last: Uint8Array;
 }
 
 /** A clean line's text from its first match element on, and what each of its numbers may be. */
@@ -47,6 +63,8 @@ export interface LineShape {
   /** The clean line's match and actions: the same fields, masks, ports, kinds and tables as a line of its shape. */
   readonly match: Match;
   readonly actions: readonly Action[];
+  /** How a line's match is made from `match`, when each number of it that varies is an entry's value alone. */
+  readonly rebuild: MatchRebuild | undefined;
   /**
    * Storages whose values a line of the shape may hold otherwise than `match` and `actions` do
    * (in a match entry, or written by an action); every other value is theirs.
@@ -201,7 +219,7 @@ export function keepShape(
     if (varies && place.storage !== undefined) varying.add(place.storage);
     i = e;
   }
-  list.push({
+  const shape = {
     text: text.slice(from, end),
     starts: Int32Array.from(starts),
     ends: Int32Array.from(ends),
@@ -209,9 +227,112 @@ export function keepShape(
     limits: Float64Array.from(limits),
     match,
     actions,
+    rebuild: undefined as MatchRebuild | undefined,
     varying,
-  });
+  };
+  shape.rebuild = matchRebuild(shape, keyword - from, places, from);
+  list.push(shape);
   shapes.set(hash, list);
+}
+
+/** The storages the match elements of `text[from, end)` write, each with how many write it; undefined when any is not a plain field. */
+function writtenStorages(text: string, from: number, end: number): Map<string, number> | undefined {
+  const written = new Map<string, number>();
+  const c = new KeyValueCursor(text, from, end);
+  while (c.next()) {
+    const field = fieldByName(text.slice(c.keyOffset, c.keyEnd));
+    // A bare word that is no field is a protocol keyword: it writes only deciding storages.
+    if (field === undefined) {
+      if (c.hasValue) return undefined;
+      continue;
+    }
+    // xregN and xxregN write the 32-bit registers they are made of (see buildMatch).
+    if (/^x{1,2}reg\d/.test(field.name)) return undefined;
+    written.set(field.storage, (written.get(field.storage) ?? 0) + 1);
+  }
+  return written;
+}
+
+/**
+ * How the match of a line of `shape` is made from the shape's (see MatchRebuild), its match being
+ * `shape.text` up to `matchEnd`; undefined when a number that varies there is not the whole value
+ * of one entry that one element alone writes (a port, a register also written whole or in part
+ * by another element), so that the line's match is read in full.
+ */
+function matchRebuild(
+  shape: LineShape,
+  matchEnd: number,
+  places: ReadonlyMap<number, Place>,
+  from: number,
+): MatchRebuild | undefined {
+  const { text, starts, kinds, match } = shape;
+  const found: number[] = [];
+  const entries: number[] = [];
+  const shifts: number[] = [];
+  let written: Map<string, number> | undefined;
+  for (let k = 0; k < starts.length && starts[k]! < matchEnd; k++) {
+    const place = places.get(from + starts[k]!);
+    if (kinds[k] === FIXED) {
+      // A number of an entry's value that stays as written would have to be kept in the others'.
+      if (place?.storage !== undefined) return undefined;
+      continue;
+    }
+    const storage = place?.storage;
+    if (storage === undefined || storage === 'in_port') return undefined;
+    written ??= writtenStorages(text, 0, matchEnd);
+    if (written?.get(storage) !== 1) return undefined;
+    const entry = match.fields.findIndex((e) => e.field.storage === storage);
+    if (entry < 0 || match.fields[entry]!.port !== undefined) return undefined;
+    found.push(k);
+    entries.push(entry);
+    shifts.push(place!.shift ?? 0);
+  }
+  const last = entries.map((e, j) => (entries[j + 1] === e ? 0 : 1));
+  const rebuild: MatchRebuild = {
+    places: Int32Array.from(found),
+    entries: Int32Array.from(entries),
+    shifts: Uint8Array.from(shifts),
+    last: Uint8Array.from(last),
+  };
+  // The shape's own match made so is the shape's: a check of the above.
+  const own = rebuiltMatch(shape, rebuild, text, 0);
+  return own.fields.every((e, i) => e.value === match.fields[i]!.value) ? rebuild : undefined;
+}
+
+/** The match of a line of the shape, `text` from `from`, made as `rebuild` says. */
+function rebuiltMatch(shape: LineShape, rebuild: MatchRebuild, text: string, from: number): Match {
+  const { starts, ends } = shape;
+  const { places, entries, shifts, last } = rebuild;
+  const fields = shape.match.fields.slice();
+  // How much longer than the shape's the line's text is so far: the numbers differ in length.
+  let delta = 0;
+  let value: number | bigint = 0;
+  for (let j = 0; j < places.length; j++) {
+    const k = places[j]!;
+    const s = from + starts[k]! + delta;
+    const e = numberEnd(text, s, text.length);
+    delta += e - s - (ends[k]! - starts[k]!);
+    // A number of a place is plain (see numberFits): beyond 13 hex digits, a bigint.
+    const n = plainNumberAt(text, s, e);
+    value =
+      n >= 0 && typeof value === 'number'
+        ? value + n * 2 ** shifts[j]!
+        : BigInt(value) + ((n >= 0 ? BigInt(n) : BigInt(text.slice(s, e))) << BigInt(shifts[j]!));
+    if (last[j] === 0) continue;
+    const at = entries[j]!;
+    const { field, mask } = fields[at]!;
+    fields[at] = { field, value: BigInt(value) & mask, mask };
+    value = 0;
+  }
+  return { fields };
+}
+
+/**
+ * The match of a line of `shape` whose match starts at `from` in `text`: the shape's, the values
+ * that vary read from the line; undefined when the shape has no way to make it (see matchRebuild).
+ */
+export function shapedMatch(shape: LineShape, text: string, from: number): Match | undefined {
+  return shape.rebuild && rebuiltMatch(shape, shape.rebuild, text, from);
 }
 
 /**
@@ -255,7 +376,7 @@ function valuePlaces(text: string, s: number, e: number, field: FieldDef, places
       if (octets.length === 4 && end !== e) return;
       i = end + 1;
     }
-    for (const at of octets) places.set(at, { kind: DECIMAL, limit: 255, storage: field.storage });
+    octets.forEach((at, i) => places.set(at, { kind: DECIMAL, limit: 255, storage: field.storage, shift: 24 - 8 * i }));
     return;
   }
   if (numberEnd(text, s, e) === e) number(text, s, field.bytes * 8, places, field.storage);

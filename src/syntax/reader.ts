@@ -122,7 +122,7 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
     const source: LineSource = {
       file,
       parts: recurring,
-      readMatch: (text, statsEnd, keyword) => shapedLineMatch(text, statsEnd, keyword, rereading()),
+      readMatch: (text, statsEnd, keyword, shape) => shapedLineMatch(text, statsEnd, keyword, shape, rereading),
       readActions: (text, start, match) => cleanLineActions(text, start, match, rereading()),
     };
     return live ? { sink, portMap: live, recurring, source } : { sink, recurring, source };
