@@ -151,26 +151,28 @@ const MAX_ACTIONS_START = 2 ** ACTIONS_BITS - 1;
 const ZERO_COUNTERS = 2 ** (STATS_BITS + ACTIONS_BITS);
 
 export class LineFlow implements Flow {
-  readonly cookie: bigint;
+  // Declared, set by the constructor alone: a field defined in the class body is defined (as
+  // undefined) on each new object before the constructor sets it, twice the stores per flow.
+  declare readonly cookie: bigint;
   /**
    * The text the line is part of, and where the line starts in it: a large dump's lines are read
    * from its whole text, and are not each made a string unless asked for (see origin).
    */
-  private readonly text: string;
-  private readonly at: number;
-  private readonly source: LineSource;
-  private readonly line: number;
-  private readonly head: number;
-  private readonly ends: number;
+  declare private readonly text: string;
+  declare private readonly at: number;
+  declare private readonly source: LineSource;
+  declare private readonly line: number;
+  declare private readonly head: number;
+  declare private readonly ends: number;
   /**
    * The shared match, and the address its entry `index` (see head) holds instead of the shared
    * match's, as int32; for a line of a shape (index REREAD), the shape.
    */
-  private readonly shape: Match | LineShape;
-  private readonly address: number;
-  private readonly sharedActions: readonly Action[] | 'conjunctions';
-  private decodedMatch: Match | undefined;
-  private decodedActions: readonly Action[] | undefined;
+  declare private readonly shape: Match | LineShape;
+  declare private readonly address: number;
+  declare private readonly sharedActions: readonly Action[] | 'conjunctions';
+  declare private decodedMatch: Match | undefined;
+  declare private decodedActions: readonly Action[] | undefined;
 
   /**
    * A flow of the line, its outline in `found`. Made with `new`, not as an object literal with
