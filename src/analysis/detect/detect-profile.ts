@@ -12,6 +12,7 @@ import { fieldByName } from '../../model/fields.ts';
 import type { Flow, Group, Match } from '../../model/flow.ts';
 import { matchCovers } from '../../model/match.ts';
 import type { PortMap, PortRef } from '../../model/ports.ts';
+import type { TableRef } from '../../model/tables.ts';
 import { listProfiles } from '../../profiles/index.ts';
 import type { ActionHint, DetectionSignal, Profile, TableLayout, TableSpec, Versioned } from '../../profiles/types.ts';
 import { compareVersions, inVersion } from '../../profiles/versions.ts';
@@ -207,21 +208,30 @@ function gatherFacts(
       else tableNumbers.add(t.number);
     }
   };
+  // A dump lists each table's flows together, and most flows of a large table share their
+  // outline's match with the flow before: the table and the match of the flow before are kept at hand.
+  let lastTable: TableRef | undefined;
+  let lastMatch: Match | undefined;
   for (const flow of flows) {
-    if (flow.table.kind === 'number') tableNumbers.add(flow.table.number);
-    else tableNames.add(flow.table.name);
+    const { table } = flow;
+    if (table !== lastTable) {
+      lastTable = table;
+      if (table.kind === 'number') tableNumbers.add(table.number);
+      else tableNames.add(table.name);
+    }
     // A lazily read flow's outline has the fields, masks and ports of its match, shared by many
     // flows, and its actions' kinds, fields, ports and jumps (each told without making the outline).
     const match = flow.outlineMatch ?? flow.match;
-    if (!seen.has(match)) {
+    if (match !== lastMatch && !seen.has(match)) {
       seen.add(match);
       for (const f of match.fields) {
         use(f.field.storage, f.mask);
         addPort(f.port);
       }
     }
+    lastMatch = match;
     const actions = flow.outlineActions ?? flow.actions;
-    if (actions !== 'conjunctions') addActions(actions, flow.table.kind === 'number' ? flow.table.number : undefined);
+    if (actions !== 'conjunctions') addActions(actions, table.kind === 'number' ? table.number : undefined);
   }
   for (const g of groups) {
     for (const b of g.buckets) {
