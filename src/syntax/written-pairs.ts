@@ -293,8 +293,8 @@ export class ReadAlong {
   private source: LineSource | undefined;
   private firstLine = 0;
   /** Per line of the text from firstLine on: where it starts, the flow of the first it found (-1: none) and its twin. */
-  private starts: number[] = [];
-  private found: number[] = [];
+  private starts = new Int32Array(0);
+  private found = new Int32Array(0);
   private made: (Flow | undefined)[] = [];
   private readonly stats: PrintedStats = { cookie: 0n, table: 0, end: 0, zero: false };
   private readonly batch = new Batch();
@@ -347,16 +347,16 @@ export class ReadAlong {
     this.text = text;
     this.source = source;
     this.firstLine = line;
-    this.starts = [];
-    this.found = [];
-    this.made = [];
+    let lines = 1;
+    for (let at = text.indexOf('\n', from); at >= 0 && at < text.length - 1; at = text.indexOf('\n', at + 1)) lines++;
+    const starts = (this.starts = new Int32Array(lines));
+    this.found = new Int32Array(lines).fill(-1);
+    this.made = new Array<Flow | undefined>(lines);
     const { batch } = this;
     for (let at = from, n = 0; at < text.length; n++) {
       let end = text.indexOf('\n', at);
       if (end < 0) end = text.length;
-      this.starts.push(at);
-      this.found.push(-1);
-      this.made.push(undefined);
+      starts[n] = at;
       if (scanPrintedStats(text, at)) {
         const b = batch.size++;
         batch.lines[b] = n;
@@ -392,7 +392,10 @@ export class ReadAlong {
       found[b] = j < 0 || state[j] === LEFT ? -1 : j;
       if (found[b]! >= 0) state[j] = RESERVED;
     }
-    for (let b = 0; b < size; b++) if (found[b]! >= 0 && first[found[b]!] instanceof LineFlow) touched++;
+    for (let b = 0; b < size; b++) {
+      const flow = found[b]! < 0 ? undefined : first[found[b]!];
+      if (flow instanceof LineFlow && flow.outlineActions !== undefined) touched++;
+    }
     const { stats } = this;
     for (let b = 0; b < size; b++) {
       const j = found[b]!;
@@ -462,6 +465,8 @@ export class ReadAlong {
       k++;
     }
     if (k < this.twins.length) return undefined;
-    return { a: this.state.map((s) => (s === PAIRED ? 1 : 0)), b };
+    const a = new Uint8Array(this.state.length);
+    for (let i = 0; i < a.length; i++) if (this.state[i] === PAIRED) a[i] = 1;
+    return { a, b };
   }
 }

@@ -387,11 +387,15 @@ export function hasChanges(c: Changes<unknown, unknown>): boolean {
   return c.added.length + c.removed.length + c.changed.length > 0;
 }
 
-/** The port names of a dump that the naming has no number for, and whether it gives any port by number. */
-function portUse(side: DumpSide, naming: Naming): { readonly names: Set<string>; readonly numbered: boolean } {
+/** The port names of flows and groups that the naming has no number for, and whether they give any port by number. */
+function portUse(
+  flows: readonly Flow[],
+  groups: readonly Group[],
+  naming: Naming,
+): { readonly names: Set<string>; readonly numbered: boolean } {
   const names = new Set<string>();
   let numbered = false;
-  eachPortRef(side.flows, side.groups, (ref) => {
+  eachPortRef(flows, groups, (ref) => {
     if (ref.kind === 'number') numbered = true;
     else if (ref.kind === 'name' && naming.ports?.number(ref.name) === undefined) names.add(ref.name);
   });
@@ -403,8 +407,18 @@ function portUse(side: DumpSide, naming: Naming): { readonly names: Set<string>;
  * (a `--names` dump against a plain one, without a port map): the flows that use those ports
  * then differ only in how they are spelled.
  */
-export function portNamingGap(a: DumpSide, b: DumpSide, naming: Naming): PortNamingGap | undefined {
-  const [x, y] = [portUse(a, naming), portUse(b, naming)];
+export function portNamingGap(
+  a: DumpSide,
+  b: DumpSide,
+  naming: Naming,
+  paired?: { readonly b: Uint8Array },
+): PortNamingGap | undefined {
+  const x = portUse(a.flows, a.groups, naming);
+  // A flow of `b` paired as written (see pairWritten) names the ports its flow of `a` names: when
+  // `a` names none, the names of `b` are those of its other flows (whether `b` numbers any port
+  // then counts for nothing).
+  const others = x.names.size === 0 && paired ? b.flows.filter((_, i) => paired.b[i] === 0) : b.flows;
+  const y = portUse(others, b.groups, naming);
   if (x.names.size > 0 && y.names.size === 0 && y.numbered) return { named: 0, names: [...x.names] };
   if (y.names.size > 0 && x.names.size === 0 && x.numbered) return { named: 1, names: [...y.names] };
   return undefined;
@@ -422,6 +436,6 @@ export function diffDumps(a: DumpSide, b: DumpSide, options: CompareOptions = {}
   });
   const groups = diffGroups(a.groups, b.groups, naming);
   const equal = !tables.some(hasChanges) && !hasChanges(groups);
-  const gap = equal ? undefined : portNamingGap(a, b, naming);
+  const gap = equal ? undefined : portNamingGap(a, b, naming, paired);
   return gap ? { tables, groups, naming, equal, portNamingGap: gap } : { tables, groups, naming, equal };
 }
