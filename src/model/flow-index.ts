@@ -51,52 +51,50 @@ export class ShapeTrie<K, S> {
 }
 
 /**
- * Lists by a whole-number key below 2^53, in open addressing over typed arrays: a Map holds such
- * a key (past 2^31) as a heap number of its own, and a big table's subtable has hundreds of
- * thousands of keys.
+ * Indexes by a whole-number key below 2^53, in open addressing over one typed array of key and
+ * index + 1 side by side (one cache line per probe): a Map holds such a key (past 2^31) as a heap
+ * number of its own, and a big table's subtable has hundreds of thousands of keys.
  */
-class NumberBuckets<T> {
-  private keys = new Float64Array(16);
-  /** 1 + the index in `lists` of the key's list; 0 for an empty place. */
-  private heads = new Int32Array(16);
-  private readonly lists: T[][] = [];
+class NumberKeys {
+  /** Per place: the key, then 1 + its index (0 for an empty place). */
+  private places = new Float64Array(32);
+  private size = 0;
 
-  get(key: number): T[] | undefined {
-    const at = this.placeOf(key, this.keys, this.heads);
-    const head = this.heads[at]!;
-    return head === 0 ? undefined : this.lists[head - 1];
+  /** The index of `key`, or -1. */
+  find(key: number): number {
+    return this.places[this.placeOf(key, this.places) + 1]! - 1;
   }
 
-  set(key: number, list: T[]): void {
-    if ((this.lists.length + 1) * 2 > this.keys.length) this.grow();
-    const at = this.placeOf(key, this.keys, this.heads);
-    if (this.heads[at] !== 0) {
-      this.lists[this.heads[at]! - 1] = list;
-      return;
-    }
-    this.keys[at] = key;
-    this.heads[at] = this.lists.push(list);
+  /** The index of `key`, given `next` (returned) when it has none yet. */
+  take(key: number, next: number): number {
+    if ((this.size + 1) * 4 > this.places.length) this.grow();
+    const at = this.placeOf(key, this.places);
+    const head = this.places[at + 1]!;
+    if (head !== 0) return head - 1;
+    this.places[at] = key;
+    this.places[at + 1] = next + 1;
+    this.size++;
+    return next;
   }
 
   /** Where `key` is, or the empty place where it would go. */
-  private placeOf(key: number, keys: Float64Array, heads: Int32Array): number {
-    const mask = keys.length - 1;
+  private placeOf(key: number, places: Float64Array): number {
+    const mask = (places.length >>> 1) - 1;
     let h = Math.imul((key >>> 0) ^ Math.imul((key / 0x100000000) | 0, 0x9e3779b1), 0x85ebca6b);
     h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
     let at = (h ^ (h >>> 16)) & mask;
-    while (heads[at] !== 0 && keys[at] !== key) at = (at + 1) & mask;
-    return at;
+    while (places[2 * at + 1] !== 0 && places[2 * at] !== key) at = (at + 1) & mask;
+    return 2 * at;
   }
 
   private grow(): void {
-    const [keys, heads] = [this.keys, this.heads];
-    this.keys = new Float64Array(keys.length * 2);
-    this.heads = new Int32Array(keys.length * 2);
-    for (let i = 0; i < keys.length; i++) {
-      if (heads[i] === 0) continue;
-      const at = this.placeOf(keys[i]!, this.keys, this.heads);
-      this.keys[at] = keys[i]!;
-      this.heads[at] = heads[i]!;
+    const old = this.places;
+    this.places = new Float64Array(old.length * 2);
+    for (let i = 0; i < old.length; i += 2) {
+      if (old[i + 1] === 0) continue;
+      const at = this.placeOf(old[i]!, this.places);
+      this.places[at] = old[i]!;
+      this.places[at + 1] = old[i + 1]!;
     }
   }
 }
@@ -117,11 +115,20 @@ export class Subtable<T extends Ranked> {
   maxPriority = -1;
   /** Where the first flow at `maxPriority` was given: subtables of one priority are probed in that order. */
   firstPlace = 0;
-  /** Buckets by the packed key when the masks fit one number (`scales`), else by the joined key. */
-  private readonly numbers: NumberBuckets<T> | undefined;
-  private readonly strings: Map<string, T[]> | undefined;
-  /** Buckets given a flow of higher priority than their last: not in match order yet. */
-  private readonly unsorted = new Set<T[]>();
+  /** Each list's index by the packed key when the masks fit one number (`scales`), else by the joined key. */
+  private readonly numbers: NumberKeys | undefined;
+  private readonly strings: Map<string, number> | undefined;
+  /**
+   * The flows with one key each: a key's one flow alone until another joins it or it is looked up
+   * (a policy table's subtable has hundreds of thousands of keys, most with one flow).
+   */
+  private readonly lists: (T | T[])[] = [];
+  /**
+   * Per list: the priority of its last flow, or -1 once given a flow of higher priority than its
+   * last: not in match order yet. Kept beside the lists, not read off a flow, which a big table
+   * holds anywhere in memory.
+   */
+  private readonly lows: number[] = [];
 
   constructor(terms: readonly Term[]) {
     const slots: string[] = [];
@@ -141,14 +148,8 @@ export class Subtable<T extends Ranked> {
     this.masks = masks;
     const widths = masks.map((m) => m.toString(2).length);
     this.scales = widths.reduce((a, b) => a + b, 0) <= 53 ? widths.map((w) => 2 ** w) : undefined;
-    if (this.scales) this.numbers = new NumberBuckets();
+    if (this.scales) this.numbers = new NumberKeys();
     else this.strings = new Map();
-  }
-
-  /** The list of flows with these values, given in slot order each within its slot's mask. */
-  private bucket(values: readonly bigint[]): T[] | undefined {
-    if (this.numbers) return this.numbers.get(this.packed(values));
-    return this.strings!.get(this.joined(values));
   }
 
   private packed(values: readonly bigint[]): number {
@@ -166,17 +167,29 @@ export class Subtable<T extends Ranked> {
 
   /** Files `item` under `values` (slot order, within the masks) after every flow of its priority or above. */
   insert(values: readonly bigint[], item: T, place: number): void {
-    this.rank(item.priority, place);
-    const bucket = this.bucket(values);
-    if (!bucket) {
-      if (this.numbers) this.numbers.set(this.packed(values), [item]);
-      else this.strings!.set(this.joined(values), [item]);
+    const { priority } = item;
+    this.rank(priority, place);
+    const { lists, lows } = this;
+    const next = lists.length;
+    let at: number;
+    if (this.numbers) at = this.numbers.take(this.packed(values), next);
+    else {
+      const key = this.joined(values);
+      at = this.strings!.get(key) ?? next;
+      if (at === next) this.strings!.set(key, next);
+    }
+    if (at === next) {
+      lists.push(item);
+      lows.push(priority);
       return;
     }
-    // Put in match order when first looked up: a policy table's bucket holds a hundred flows of one
-    // address given in no order of priority, and moving each into place cost a walk of the bucket.
-    if (bucket[bucket.length - 1]!.priority < item.priority) this.unsorted.add(bucket);
-    bucket.push(item);
+    const list = lists[at]!;
+    if (Array.isArray(list)) list.push(item);
+    else lists[at] = [list, item];
+    // Put in match order when first looked up: a policy table's list holds a hundred flows of one
+    // address given in no order of priority, and moving each into place cost a walk of the list.
+    const low = lows[at]!;
+    if (low >= 0) lows[at] = low < priority ? -1 : priority;
   }
 
   /**
@@ -192,11 +205,16 @@ export class Subtable<T extends Ranked> {
 
   /** The flows with these values (slot order, within the masks), in match order. */
   get(values: readonly bigint[]): readonly T[] | undefined {
-    const bucket = this.bucket(values);
-    // A stable sort: flows of one priority stay in the order given.
-    if (bucket && this.unsorted.size > 0 && this.unsorted.delete(bucket))
-      bucket.sort((a, b) => b.priority - a.priority);
-    return bucket;
+    const at = this.numbers ? this.numbers.find(this.packed(values)) : (this.strings!.get(this.joined(values)) ?? -1);
+    if (at < 0) return undefined;
+    const one = this.lists[at]!;
+    const list = Array.isArray(one) ? one : (this.lists[at] = [one]);
+    if (this.lows[at]! < 0) {
+      // A stable sort: flows of one priority stay in the order given.
+      list.sort((a, b) => b.priority - a.priority);
+      this.lows[at] = list[list.length - 1]!.priority;
+    }
+    return list;
   }
 
   /** The flows whose values a packet has, in match order; `read` gives the packet's bits of a slot. */
