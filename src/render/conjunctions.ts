@@ -28,7 +28,7 @@ import { formatPriorityAndMatch } from './flow.ts';
 import { flowJson, tableRefJson } from './json.ts';
 import { formatMatch } from './match.ts';
 import { entryValue, NONE_NEAR, nearestJson, setterClause } from './nearest.ts';
-import { JsonText, LazyList, PlainJson, StreamedObject } from './json-stream.ts';
+import { JsonText, LazyList, StreamedObject, StringList } from './json-stream.ts';
 import { severityWord } from './severity.ts';
 import { plural } from './plural.ts';
 
@@ -118,7 +118,7 @@ function qualifierNote(qualifier: Match, field?: FieldDef): string {
 
 /** A term as a condition; `named`: the pipeline's words for a set term's field. */
 export function formatTerm(term: DimensionTerm, named?: FieldWords): string {
-  const count = term.flows.length > 1 ? `  [${plural(term.flows.length, 'flow')}]` : '';
+  const count = term.flowCount > 1 ? `  [${plural(term.flowCount, 'flow')}]` : '';
   switch (term.kind) {
     case 'set':
       return `${named?.name ?? fieldWords(term.field)} ∈ ${memberList(term, named)}${qualifierNote(term.qualifier, term.field)}${count}`;
@@ -263,20 +263,23 @@ export function formatConjunctionReport(report: ConjunctionReport, words: Conjun
   return blocks.join('\n\n');
 }
 
-function termJson(t: DimensionTerm, named: FieldWords | undefined): Record<string, string | readonly string[]> {
-  const set = t.kind === 'set' ? { field: t.field.name, members: termMemberTexts(t).texts } : {};
+function termJson(t: DimensionTerm, named: FieldWords | undefined): StreamedObject {
+  const set = t.kind === 'set' ? { field: t.field.name, members: new StringList(termMemberTexts(t).texts) } : {};
   // The pipeline's name for the field and its members, beside the values as OVS prints them.
   const words =
     t.kind === 'set' && named
-      ? { fieldName: named.name, memberWords: termMemberTexts(t, 'field', Infinity, (v) => named.value(v)).texts }
+      ? {
+          fieldName: named.name,
+          memberWords: new StringList(termMemberTexts(t, 'field', Infinity, (v) => named.value(v)).texts),
+        }
       : {};
-  return {
+  return new StreamedObject({
     kind: t.kind,
     ...set,
     ...words,
     ...(t.qualifier.fields.length > 0 ? { qualifier: formatMatch(t.qualifier) } : {}),
     text: formatTerm(t, named),
-  };
+  });
 }
 
 /** Version of the `conj --json` report: 2 gives clause flows by line, the file named once at the top. */
@@ -347,8 +350,7 @@ export function conjunctionJson(
     // Clause flows without their actions: a clause flow serves up to thousands of conjunctions (with
     // one conjunction action for each), so printing it whole in each made reports of big dumps quadratic.
     dimensions: new LazyList(c.dimensions, (d: Dimension) => {
-      // Words and values as strings: no replacer needed.
-      const terms = new PlainJson(d.terms.map((t) => termJson(t, termWords(t, c, words))));
+      const terms = new LazyList(d.terms, (t: DimensionTerm) => termJson(t, termWords(t, c, words)));
       return new StreamedObject({ k: d.k, terms, flows: refs.dimension(d) });
     }),
     actionFlows: c.actionFlows.map((f) => {

@@ -5,9 +5,9 @@
  * piece at any depth. The text is the same as JSON.stringify(value, jsonReplacer, 2) would give,
  * except that a JsonText is written as its one line.
  */
-import { JsonText, jsonReplacer, LazyList, PlainJson, StreamedObject } from './json.ts';
+import { JsonText, jsonReplacer, LazyList, StreamedObject, StringList } from './json.ts';
 
-export { JsonText, LazyList, PlainJson, StreamedObject };
+export { JsonText, LazyList, StreamedObject, StringList };
 
 const INDENT = '  ';
 /** Levels written piece by piece: the report, its arrays, and their elements' own arrays. */
@@ -21,7 +21,7 @@ function prepared(key: string, value: unknown): unknown {
     value instanceof LazyList ||
     value instanceof StreamedObject ||
     value instanceof JsonText ||
-    value instanceof PlainJson
+    value instanceof StringList
   )
     return value;
   const own =
@@ -45,10 +45,18 @@ function* pieces(key: string, raw: unknown, pad: string, depth: number): Generat
     yield value.text;
     return;
   }
-  const plain = value instanceof PlainJson;
-  if (plain || !streamed(value, depth)) {
+  if (value instanceof StringList) {
+    yield stringListText(value.strings, pad);
+    return;
+  }
+  if (value === null || typeof value !== 'object') {
+    // One line, `prepared` already: nothing left for the replacer to do, no line to indent.
+    yield JSON.stringify(value) ?? 'null';
+    return;
+  }
+  if (!streamed(value, depth)) {
     // Nested lines get this level's indentation; JSON strings never hold a raw line end.
-    const text = (plain ? JSON.stringify(value.value, undefined, 2) : JSON.stringify(value, jsonReplacer, 2)) ?? 'null';
+    const text = JSON.stringify(value, jsonReplacer, 2) ?? 'null';
     yield pad === '' ? text : text.replace(/\n/g, `\n${pad}`);
     return;
   }
@@ -102,6 +110,23 @@ function* pieces(key: string, raw: unknown, pad: string, depth: number): Generat
     yield* pieces(k, v, inner, depth + 1);
   }
   yield `\n${pad}}`;
+}
+
+/**
+ * What JSON.stringify escapes in a string: a quote, a backslash, a control character, a lone
+ * surrogate (a pair too is taken here, and then written by JSON.stringify, as it would be anyway).
+ */
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** A list of strings as JSON.stringify(strings, undefined, 2) writes it, its lines indented by `pad`. */
+function stringListText(strings: readonly string[], pad: string): string {
+  if (strings.length === 0) return '[]';
+  const inner = pad + INDENT;
+  // Most lists need no escaping at all: their strings are joined between the quotes.
+  const body = strings.some((s) => ESCAPED.test(s))
+    ? strings.map((s) => JSON.stringify(s)).join(`,\n${inner}`)
+    : `"${strings.join(`",\n${inner}"`)}"`;
+  return `[\n${inner}${body}\n${pad}]`;
 }
 
 /** The JSON text of `value` in pieces, each small enough to be a string. */

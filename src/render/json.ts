@@ -72,24 +72,25 @@ export class JsonText {
 }
 
 /**
- * A value of strings, numbers, booleans, null, arrays and plain objects alone (no bigint, field
- * definition or lazy part): stringified without the replacer, which the millions of strings of a
- * large report would each be handed to.
+ * Strings written one a line, as JSON.stringify with an indent writes a list of them, but joined
+ * where the list stands: a report may list millions (the members of its conjunctions), and
+ * encoding them value by value, then indenting the whole text again, cost more than the rest of
+ * writing the report.
  */
-export class PlainJson {
-  readonly value: unknown;
+export class StringList {
+  readonly strings: readonly string[];
 
-  constructor(value: unknown) {
-    this.value = value;
+  constructor(strings: readonly string[]) {
+    this.strings = strings;
   }
 }
 
 /**
  * JSON.stringify replacer: bigint → decimal string, FieldDef → its name, lazy list → array,
- * streamed object → its members, JSON text → the value it encodes, plain JSON → its value.
+ * streamed object → its members, JSON text → the value it encodes, string list → its strings.
  */
 export function jsonReplacer(_key: string, value: unknown): unknown {
-  if (value instanceof PlainJson) return value.value;
+  if (value instanceof StringList) return value.strings;
   if (value instanceof LazyList) return [...(value as LazyList<unknown, unknown>)];
   if (value instanceof StreamedObject) return value.members;
   if (value instanceof JsonText) return JSON.parse(value.text) as unknown;

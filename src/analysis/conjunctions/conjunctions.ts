@@ -44,6 +44,8 @@ export type DimensionTerm = TermKind & {
   /** Protocol fields (eth_type, nw_proto) every flow of the term also matches. */
   readonly qualifier: Match;
   readonly flows: readonly Flow[];
+  /** How many flows: `flows.length`, told without making the list (a report may only count them). */
+  readonly flowCount: number;
 };
 
 /** A term of a set of values of one field. */
@@ -321,19 +323,23 @@ interface MemberParts {
 function memberParts(field: FieldDef, entries: readonly SingleEntry[]): MemberParts {
   const address = isAddress(field);
   const rangeable = address || PORT_STORAGES.has(field.storage);
-  const runs: SingleEntry[] = [];
+  const narrow = field.bits <= 53;
+  // Intervals of a narrow field are taken as numbers as the entries are read, each entry once.
+  const starts = new NumberStarts(narrow && rangeable ? entries.length : 0);
+  const wide: SingleEntry[] = [];
   const listed = new Map<ValueKey, Member>();
   for (let i = 0; i < entries.length; i++) {
     const s = entries[i]!;
-    if (rangeable && s.last !== undefined) runs.push(s);
-    else
+    if (rangeable && (s.exact || s.last !== undefined)) {
+      if (narrow) starts.add(s);
+      else wide.push(s);
+    } else
       listed.set(s.exact ? s.key : `${valueKey(s.e)}/${s.e.mask.toString(16)}`, {
         kind: 'value',
         value: s.e.value,
         mask: s.e.mask,
       });
   }
-  const narrow = field.bits <= 53;
   const rest = [...listed.values()].sort((a, b) => {
     const av = a.kind === 'value' ? a.value : 0n;
     const bv = b.kind === 'value' ? b.value : 0n;
@@ -341,8 +347,8 @@ function memberParts(field: FieldDef, entries: readonly SingleEntry[]): MemberPa
   });
   return {
     address,
-    merged: narrow ? mergedNumbers(runs) : undefined,
-    wide: narrow ? [] : mergedBigints(runs),
+    merged: narrow ? starts.merged() : undefined,
+    wide: narrow ? [] : mergedBigints(wide),
     listed: rest,
   };
 }
@@ -378,16 +384,24 @@ class SetTerm {
   readonly kind = 'set';
   readonly field: FieldDef;
   readonly qualifier: Match;
-  readonly flows: readonly Flow[];
   private readonly entries: readonly SingleEntry[];
+  private readonly listFlows: () => readonly Flow[];
   private parts: MemberParts | undefined;
   private made: readonly Member[] | undefined;
 
-  constructor(field: FieldDef, entries: readonly SingleEntry[], qualifier: Match, flows: readonly Flow[]) {
+  constructor(field: FieldDef, entries: readonly SingleEntry[], qualifier: Match, flows: () => readonly Flow[]) {
     this.field = field;
     this.entries = entries;
     this.qualifier = qualifier;
-    this.flows = flows;
+    this.listFlows = flows;
+  }
+
+  get flows(): readonly Flow[] {
+    return this.listFlows();
+  }
+
+  get flowCount(): number {
+    return this.entries.length;
   }
 
   get members(): readonly Member[] {
@@ -479,39 +493,53 @@ interface MergedNumbers {
   readonly count: number;
 }
 
-/** Intervals of values below 2^53, merged where they overlap or touch. */
-function mergedNumbers(runs: readonly SingleEntry[]): MergedNumbers {
-  // A native sort of the starting values: a large address set is mostly single addresses, and
-  // the few blocks among them are found by their start. The result is held in two arrays of
-  // numbers rather than an object per interval: a dimension may hold hundreds of thousands.
-  const starts = new Float64Array(runs.length);
-  let blocks: Map<number, number> | undefined;
-  for (let i = 0; i < runs.length; i++) {
-    const r = runs[i]!;
-    starts[i] = r.order;
-    if (r.last === r.first) continue;
+/**
+ * Intervals of values below 2^53, gathered, then merged where they overlap or touch. A native
+ * sort of the starting values: a large address set is mostly single addresses, and the few
+ * blocks among them are found by their start. The result is held in two arrays of numbers rather
+ * than an object per interval: a dimension may hold hundreds of thousands.
+ */
+class NumberStarts {
+  private readonly starts: Float64Array;
+  private count = 0;
+  /** The last value of each block (an interval of more than one value), by its start. */
+  private blocks: Map<number, number> | undefined;
+
+  /** `capacity`: the most intervals added. */
+  constructor(capacity: number) {
+    this.starts = new Float64Array(capacity);
+  }
+
+  /** Adds the interval of an exact or prefix-masked entry. */
+  add(r: SingleEntry): void {
+    this.starts[this.count++] = r.order;
+    if (r.exact) return;
     const end = Number(r.last);
-    blocks ??= new Map();
-    if ((blocks.get(r.order) ?? -1) < end) blocks.set(r.order, end);
+    this.blocks ??= new Map();
+    if ((this.blocks.get(r.order) ?? -1) < end) this.blocks.set(r.order, end);
   }
-  starts.sort();
-  const firsts = new Float64Array(runs.length);
-  const lasts = new Float64Array(runs.length);
-  let count = 0;
-  for (let i = 0; i < starts.length; i++) {
-    const start = starts[i]!;
-    const end = blocks?.get(start) ?? start;
-    if (count > 0 && start <= lasts[count - 1]! + 1) lasts[count - 1] = Math.max(lasts[count - 1]!, end);
-    else {
-      firsts[count] = start;
-      lasts[count] = end;
-      count++;
+
+  merged(): MergedNumbers {
+    const { blocks } = this;
+    const starts = this.starts.subarray(0, this.count).sort();
+    const firsts = new Float64Array(starts.length);
+    const lasts = new Float64Array(starts.length);
+    let count = 0;
+    for (let i = 0; i < starts.length; i++) {
+      const start = starts[i]!;
+      const end = blocks?.get(start) ?? start;
+      if (count > 0 && start <= lasts[count - 1]! + 1) lasts[count - 1] = Math.max(lasts[count - 1]!, end);
+      else {
+        firsts[count] = start;
+        lasts[count] = end;
+        count++;
+      }
     }
+    return { firsts, lasts, count };
   }
-  return { firsts, lasts, count };
 }
 
-/** mergedNumbers for wider values (IPv6 addresses), in bigint arithmetic. */
+/** NumberStarts' merged intervals for wider values (IPv6 addresses), in bigint arithmetic. */
 function mergedBigints(runs: readonly SingleEntry[]): Interval[] {
   const out: { first: bigint; last: bigint }[] = [];
   for (const r of [...runs].sort(compareEntries)) {
@@ -523,18 +551,38 @@ function mergedBigints(runs: readonly SingleEntry[]): Interval[] {
   return out;
 }
 
-/** One term of flows that share a shape. */
-function term(group: readonly ClauseFlow[], flows: readonly Flow[]): DimensionTerm {
+/** One term of flows that share a shape; `flows` makes their list, once. */
+function term(group: readonly ClauseFlow[], flows: () => readonly Flow[]): DimensionTerm {
   const { shape, single } = group[0]!;
   const { qualifier } = shape;
-  if (shape.keyCount === 0) return { kind: 'any', qualifier, flows };
-  if (!single) return { kind: 'matches', qualifier, flows };
+  const flowCount = group.length;
+  if (shape.keyCount === 0)
+    return {
+      kind: 'any',
+      qualifier,
+      flowCount,
+      get flows() {
+        return flows();
+      },
+    };
+  if (!single)
+    return {
+      kind: 'matches',
+      qualifier,
+      flowCount,
+      get flows() {
+        return flows();
+      },
+    };
   // A clause flow with a single entry is that entry (see ClauseFlow).
   return new SetTerm(single.e.field, group, qualifier, flows);
 }
 
-/** Splits a dimension's flows into terms: by protocol qualifier and by which other fields they match. */
-function dimensionTerms(clauses: readonly ClauseFlow[], flows: readonly Flow[]): DimensionTerm[] {
+/**
+ * Splits a dimension's flows into terms: by protocol qualifier and by which other fields they
+ * match. `flows` makes the dimension's list of them, once.
+ */
+function dimensionTerms(clauses: readonly ClauseFlow[], flows: () => readonly Flow[]): DimensionTerm[] {
   const shape = clauses[0]?.shape;
   // Most dimensions are one term: it shares the dimension's flow list.
   if (clauses.every((c) => c.shape === shape)) return clauses.length === 0 ? [] : [term(clauses, flows)];
@@ -544,12 +592,10 @@ function dimensionTerms(clauses: readonly ClauseFlow[], flows: readonly Flow[]):
     if (g) g.push(c);
     else groups.set(c.shape, [c]);
   }
-  return [...groups.values()].map((group) =>
-    term(
-      group,
-      group.map((c) => c.flow),
-    ),
-  );
+  return [...groups.values()].map((group) => {
+    let list: readonly Flow[] | undefined;
+    return term(group, () => (list ??= group.map((c) => c.flow)));
+  });
 }
 
 interface Built {
@@ -695,7 +741,10 @@ function build(entry: Entry, { clauses, ks, ns, lines }: EntryClauses, cover: Co
   return { entry, priority, n, dims, lines: dimLines, problems, wanted: true };
 }
 
-/** A dimension whose flows and terms are worked out when first read: `check` never reads the terms, the text report never the flows whole. */
+/**
+ * A dimension whose flows and terms are worked out when first read: `check` never reads the
+ * terms, the reports never the flows whole (they count a term's flows, and give them by line).
+ */
 function dimension(
   k: number,
   clauses: readonly ClauseFlow[],
@@ -710,7 +759,7 @@ function dimension(
       return (flows ??= clauses.map((c) => c.flow));
     },
     get terms() {
-      return (terms ??= dimensionTerms(clauses, this.flows));
+      return (terms ??= dimensionTerms(clauses, () => this.flows));
     },
   };
   if (lines && file) d.lines = { file, numbers: lines };
