@@ -39,76 +39,111 @@ function streamed(value: unknown, depth: number): value is object {
   );
 }
 
+/**
+ * The text of a value written whole at indentation `pad` (anything but a lazy list, a streamed
+ * object, and the report's outer levels), or undefined for one written piece by piece.
+ */
+function wholeText(value: unknown, pad: string, depth: number): string | undefined {
+  if (value instanceof JsonText) return value.text;
+  if (value instanceof StringList) return stringListText(value.strings, pad);
+  // One line, prepared already: nothing left for the replacer to do, no line to indent.
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (streamed(value, depth)) return undefined;
+  // Nested lines get this level's indentation; JSON strings never hold a raw line end.
+  const text = JSON.stringify(value, jsonReplacer, 2) ?? 'null';
+  return pad === '' ? text : text.replace(/\n/g, `\n${pad}`);
+}
+
+/**
+ * Text written whole, gathered: the pieces of a list or an object are joined into runs of about
+ * RUN_CHARS characters, so that the writer, and each generator a piece passes through, takes a
+ * few large pieces rather than a key, a number or a bracket each. A long text is a piece of its own.
+ */
+class Run {
+  private text = '';
+  /** Pieces to yield now: the run once it has grown long, a long text after it. */
+  readonly ready: string[] = [];
+
+  add(text: string): void {
+    if (text.length < RUN_CHARS) {
+      this.text += text;
+      if (this.text.length < RUN_CHARS) return;
+    } else {
+      this.end();
+      this.ready.push(text);
+    }
+    this.end();
+  }
+
+  /** Ends the run: what it holds is ready. */
+  end(): void {
+    if (this.text === '') return;
+    this.ready.push(this.text);
+    this.text = '';
+  }
+
+  /** The ready pieces, taken. */
+  *take(): Generator<string> {
+    yield* this.ready.splice(0);
+  }
+}
+
 function* pieces(key: string, raw: unknown, pad: string, depth: number): Generator<string> {
   const value = prepared(key, raw);
-  if (value instanceof JsonText) {
-    yield value.text;
-    return;
-  }
-  if (value instanceof StringList) {
-    yield stringListText(value.strings, pad);
-    return;
-  }
-  if (value === null || typeof value !== 'object') {
-    // One line, `prepared` already: nothing left for the replacer to do, no line to indent.
-    yield JSON.stringify(value) ?? 'null';
-    return;
-  }
-  if (!streamed(value, depth)) {
-    // Nested lines get this level's indentation; JSON strings never hold a raw line end.
-    const text = JSON.stringify(value, jsonReplacer, 2) ?? 'null';
-    yield pad === '' ? text : text.replace(/\n/g, `\n${pad}`);
-    return;
-  }
+  const whole = wholeText(value, pad, depth);
+  if (whole !== undefined) yield whole;
+  else yield* streamedPieces(value as object, pad, depth);
+}
+
+/** A list or an object (prepared), written piece by piece. */
+function* streamedPieces(value: object, pad: string, depth: number): Generator<string> {
   const inner = pad + INDENT;
+  const run = new Run();
+  // Adds `head` and `p` (prepared) to the run; false when `p` is to be streamed after what the run holds.
+  const gathered = (head: string, p: unknown): boolean => {
+    run.add(head);
+    const whole = wholeText(p, inner, depth + 1);
+    if (whole === undefined) run.end();
+    else run.add(whole);
+    return whole !== undefined;
+  };
   if (Array.isArray(value) || value instanceof LazyList) {
     let i = 0;
     const [opening, separator] = [`[\n${inner}`, `,\n${inner}`];
-    // A list of JSON texts (references repeated across a report) is joined here, not piece by piece.
-    let run: string[] = [];
-    let runChars = 0;
     // By index: a lazy list's elements are made here, without a generator step for each.
     const list = value as readonly unknown[] | LazyList<unknown, unknown>;
     const element = list instanceof LazyList ? (n: number): unknown => list.at(n) : (n: number): unknown => list[n];
-    for (; i < list.length;) {
+    for (; i < list.length; i++) {
       const item = element(i);
-      const before = i === 0 ? opening : separator;
-      i++;
-      if (item instanceof JsonText) {
-        run.push(before, item.text);
-        runChars += before.length + item.text.length;
-        if (runChars < RUN_CHARS) continue;
-      }
-      if (run.length > 0) {
-        yield run.join('');
-        run = [];
-        runChars = 0;
-      }
-      if (item instanceof JsonText) continue;
-      yield before;
       const skipped = item === undefined || typeof item === 'function' || typeof item === 'symbol';
-      if (skipped) yield 'null';
-      else yield* pieces(String(i - 1), item, inner, depth + 1);
+      const p = skipped ? null : prepared(String(i), item);
+      const whole = gathered(i === 0 ? opening : separator, p);
+      if (run.ready.length > 0) yield* run.take();
+      if (!whole) yield* streamedPieces(p as object, inner, depth + 1);
     }
-    if (run.length > 0) yield run.join('');
+    run.end();
+    yield* run.take();
     yield i === 0 ? '[]' : `\n${pad}]`;
     return;
   }
-  const entries = Object.entries(value instanceof StreamedObject ? value.members : value).filter(([k, v]) => {
+  const members: [string, unknown][] = [];
+  for (const [k, v] of Object.entries(value instanceof StreamedObject ? value.members : value)) {
     const p = prepared(k, v);
-    return p !== undefined && typeof p !== 'function' && typeof p !== 'symbol';
-  });
-  if (entries.length === 0) {
+    if (p !== undefined && typeof p !== 'function' && typeof p !== 'symbol') members.push([k, p]);
+  }
+  if (members.length === 0) {
     yield '{}';
     return;
   }
-  yield '{';
   let first = true;
-  for (const [k, v] of entries) {
-    yield `${first ? '' : ','}\n${inner}${JSON.stringify(k)}: `;
+  for (const [k, p] of members) {
+    const whole = gathered(`${first ? '{' : ','}\n${inner}${JSON.stringify(k)}: `, p);
     first = false;
-    yield* pieces(k, v, inner, depth + 1);
+    if (run.ready.length > 0) yield* run.take();
+    if (!whole) yield* streamedPieces(p as object, inner, depth + 1);
   }
+  run.end();
+  yield* run.take();
   yield `\n${pad}}`;
 }
 
