@@ -711,12 +711,56 @@ function build(entry: Entry, { clauses, ks, ns, lines }: EntryClauses, cover: Co
       dims[ks[i]! - 1]!.push(clauses[i]!);
       dimLines[ks[i]! - 1]!.push(lines[i]!);
     }
+  const elsewhere = (k: number): Flow[] => flows().filter((_, j) => ks[j] === k);
+  return built(entry, priority, n, { dims, lines: dimLines }, problems, cover, elsewhere);
+}
+
+/**
+ * build of an entry whose clause flows share one priority and one number of clauses (nearly
+ * every one, as gathering saw): its records are dealt straight into its dimensions, without
+ * listing its clause flows, k and n first.
+ */
+function buildConsistent(
+  entry: Entry,
+  records: ClauseRecords,
+  grouped: { readonly start: Int32Array; readonly order: Int32Array },
+  gathered: GatheredClauses,
+  cover: CoverIndex | undefined,
+): Built {
+  const width = Math.max(entry.width, entry.n0);
+  const dims: ClauseFlow[][] = Array.from({ length: width }, () => []);
+  const lines: number[][] = Array.from({ length: width }, () => []);
+  const from = grouped.start[entry.ordinal]!;
+  for (let i = 0; i < entry.size; i++) {
+    const r = grouped.order[from + i]!;
+    const clause = records.clause(r);
+    const k = records.k(r) - 1;
+    dims[k]!.push(gathered.flows[clause]!);
+    lines[k]!.push(gathered.lines[clause]!);
+  }
+  // Every clause flow is at the entry's priority: a dimension without one has none elsewhere.
+  return built(entry, entry.p0, entry.n0, { dims, lines }, [], cover, () => []);
+}
+
+/**
+ * The rest of build, once the clause flows at `priority` are dealt into dimensions: what is
+ * wrong with each dimension and with the action flows. `elsewhere(k)`: dimension k's flows at
+ * other priorities.
+ */
+function built(
+  entry: Entry,
+  priority: number,
+  n: number,
+  { dims, lines }: { readonly dims: ClauseFlow[][]; readonly lines: number[][] },
+  problems: ConjunctionProblem[],
+  cover: CoverIndex | undefined,
+  elsewhere: (k: number) => Flow[],
+): Built {
   // No clause flow is looked up when no hard flow of the table could cover a shape of theirs.
   const covers = cover?.reaches(entry.shapes, entry.minPriority) ? cover : undefined;
   dims.forEach((dim, i) => {
     if (dim.length === 0) {
-      const elsewhere = flows().filter((_, j) => ks[j] === i + 1);
-      problems.push({ kind: 'empty-dimension', severity: 'error', k: i + 1, flows: elsewhere });
+      problems.push({ kind: 'empty-dimension', severity: 'error', k: i + 1, flows: elsewhere(i + 1) });
     } else if (covers) {
       const hits: Flow[] = [];
       for (const c of dim) {
@@ -738,7 +782,7 @@ function build(entry: Entry, { clauses, ks, ns, lines }: EntryClauses, cover: Co
   if (entry.actionFlows.length === 0) problems.push({ kind: 'no-action-flow', severity: 'warning', flows: [] });
   const offPriority = entry.actionFlows.filter((f) => f.priority !== priority);
   if (offPriority.length > 0) problems.push({ kind: 'action-priority', severity: 'info', flows: offPriority });
-  return { entry, priority, n, dims, lines: dimLines, problems, wanted: true };
+  return { entry, priority, n, dims, lines, problems, wanted: true };
 }
 
 /**
@@ -906,9 +950,14 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
       cover = covers.get(e.tableIndex);
       if (!cover) covers.set(e.tableIndex, (cover = new CoverIndex(inMatchOrder(tables[e.tableIndex]!.hard))));
     }
-    const clauses = entryClauses(e, records, grouped, { flows: clauseFlows, lines: clauseLines });
-    sortClausesByPriority(e, clauses);
-    const b = build(e, clauses, cover);
+    const gathered = { flows: clauseFlows, lines: clauseLines };
+    let b: Built;
+    if (e.consistent && e.size > 0) b = buildConsistent(e, records, grouped, gathered, cover);
+    else {
+      const clauses = entryClauses(e, records, grouped, gathered);
+      sortClausesByPriority(e, clauses);
+      b = build(e, clauses, cover);
+    }
     b.wanted = !wanted || wanted.has(e.id);
     built.push(b);
   }
