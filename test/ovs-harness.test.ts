@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { once } from 'node:events';
 import { alive, OvsSwitch, parseFlow, skipUnlessOvs, withOvsSwitch } from './support/ovs.ts';
 
 test('harness starts a dummy switch, loads, dumps, traces and stops', skipUnlessOvs, async () => {
@@ -72,6 +74,36 @@ test('harness cleans up when the test body throws', skipUnlessOvs, async () => {
   );
   assert.notEqual(dir, '');
   assert.equal(existsSync(dir), false);
+});
+
+test('a test run stopped by a signal still stops its switches', { ...skipUnlessOvs, timeout: 120_000 }, async () => {
+  // A process that starts a switch, says where it is, and waits to be stopped.
+  const harness = new URL('./support/ovs.js', import.meta.url).href;
+  const script = `import { OvsSwitch } from ${JSON.stringify(harness)};
+    const sw = await OvsSwitch.start({});
+    console.log(sw.dir);
+    setInterval(() => {}, 1000);`;
+  for (const sig of ['SIGTERM', 'SIGINT'] as const) {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
+    const dir = chunk.toString().trim();
+    const pids = ['ovs-vswitchd.pid', 'ovsdb-server.pid'].map((f) => Number(readFileSync(join(dir, f), 'utf8').trim()));
+    assert.ok(pids.every(alive), `${sig}: both daemons run before the signal`);
+    const exited = once(child, 'exit');
+    child.kill(sig);
+    const [code, signal] = (await exited) as [number | null, string | null];
+    const outlived = pids.filter(alive);
+    const dirLeft = existsSync(dir);
+    // Whatever is asserted below, nothing outlives this test.
+    for (const pid of outlived) process.kill(pid, 'SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+    // It ends as the signal ends a process, its daemons and directory gone with it.
+    assert.deepEqual([code, signal], [null, sig]);
+    assert.deepEqual(outlived, [], `${sig}: daemons outlived the run`);
+    assert.equal(dirLeft, false);
+  }
 });
 
 test('parse-flow reports OVS errors without throwing', skipUnlessOvs, async () => {

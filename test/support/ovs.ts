@@ -89,9 +89,17 @@ function versionArgs(of: OfVersion | undefined): string[] {
 
 /** Switches not yet stopped, so an aborted test run still kills its daemons. */
 const running = new Set<OvsSwitch>();
-process.on('exit', () => {
+const killRunning = (): void => {
   for (const sw of running) sw.killNow();
-});
+};
+process.on('exit', killRunning);
+// A run stopped by a signal never reaches 'exit': its daemons would outlive it. Once killed, the
+// signal is raised again, to end the process as it would have without this listener.
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+  process.once(sig, () => {
+    killRunning();
+    process.kill(process.pid, sig);
+  });
 
 export class OvsSwitch {
   readonly dir: string;
