@@ -8,12 +8,17 @@ import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { runDifferential, saveDisagreements, summarize } from './difftest.ts';
 
+/** A usage error: said in one line, exit status 2, as flowscope's own commands do. */
+function usage(message: string): never {
+  console.error(`difftest: ${message}`);
+  process.exit(2);
+}
+
 function option(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
   if (i < 0) return fallback;
   const n = Number(process.argv[i + 1]);
-  if (!Number.isInteger(n) || n < 0)
-    throw new Error(`--${name} takes a whole number, not ${process.argv[i + 1] ?? 'nothing'}`);
+  if (!Number.isInteger(n) || n < 0) usage(`--${name} takes a whole number, not ${process.argv[i + 1] ?? 'nothing'}`);
   return n;
 }
 
@@ -24,13 +29,11 @@ const shardIndex = process.argv.indexOf('--shard');
 const shardText = shardIndex >= 0 ? (process.argv[shardIndex + 1] ?? '') : undefined;
 const shardMatch = shardText === undefined ? undefined : /^(\d+)\/(\d+)$/.exec(shardText);
 if (shardText !== undefined && (!shardMatch || Number(shardMatch[1]) >= Number(shardMatch[2])))
-  throw new Error(`--shard takes I/N with I < N, not ${shardText}`);
+  usage(`--shard takes I/N with I < N (I counts from 0), not ${shardText}`);
 const shard = shardMatch ? { index: Number(shardMatch[1]), count: Number(shardMatch[2]) } : undefined;
 const outIndex = process.argv.indexOf('--out');
 const out = resolve(outIndex >= 0 ? (process.argv[outIndex + 1] ?? 'difftest-out') : 'difftest-out');
 
-// Interrupted, it still stops its switch (the harness does on exit).
-process.on('SIGINT', () => process.exit(130));
 console.log(
   `difftest: ${packets} packets, seed ${seed}, ${perPipeline} per pipeline${shard ? `, shard ${shard.index}/${shard.count}` : ''}; disagreements to ${out}`,
 );
