@@ -555,21 +555,11 @@ function mergedBigints(runs: readonly SingleEntry[]): Interval[] {
 function term(group: readonly ClauseFlow[], flows: () => readonly Flow[]): DimensionTerm {
   const { shape, single } = group[0]!;
   const { qualifier } = shape;
-  const flowCount = group.length;
-  if (shape.keyCount === 0)
+  if (shape.keyCount === 0 || !single)
     return {
-      kind: 'any',
+      kind: shape.keyCount === 0 ? 'any' : 'matches',
       qualifier,
-      flowCount,
-      get flows() {
-        return flows();
-      },
-    };
-  if (!single)
-    return {
-      kind: 'matches',
-      qualifier,
-      flowCount,
+      flowCount: group.length,
       get flows() {
         return flows();
       },
@@ -654,9 +644,7 @@ function entryClauses(
 }
 
 /** An entry's clause flows (and their k and n) into match order; nearly always they are in it already. */
-function sortClausesByPriority(e: Entry, { clauses, ks, ns, lines }: EntryClauses): void {
-  // Flows of one priority are in match order already.
-  if (e.consistent) return;
+function sortClausesByPriority({ clauses, ks, ns, lines }: EntryClauses): void {
   let sorted = true;
   for (let i = 1; i < clauses.length && sorted; i++)
     sorted = clauses[i]!.flow.priority <= clauses[i - 1]!.flow.priority;
@@ -678,36 +666,34 @@ function build(entry: Entry, { clauses, ks, ns, lines }: EntryClauses, cover: Co
     const priority = entry.actionFlows[0]?.priority ?? 0;
     return { entry, priority, n: 0, dims: [], lines: [], problems, wanted: true };
   }
-  // Nearly every conjunction is consistent (as gathering saw), and only others pay for the modes.
-  const { consistent, p0, n0 } = entry;
+  // A consistent entry (as gathering saw) with clause flows is built by buildConsistent: here its
+  // clause flows differ in priority or in number of clauses, which the modes settle.
   let width = entry.width;
   // Made only where needed: a conjunction may have hundreds of thousands of clause flows.
   const flows = (): Flow[] => clauses.map((c) => c.flow);
-  const priority = consistent ? p0 : mode(clauses.map((c) => c.flow.priority));
-  const n = consistent ? n0 : mode(ns);
-  if (!consistent) {
-    const counts = [...new Set(ns)].sort((a, b) => a - b);
-    if (counts.length > 1)
-      problems.push({
-        kind: 'inconsistent-n',
-        severity: 'error',
-        counts,
-        flows: flows().filter((_, i) => ns[i] !== n),
-      });
-    const priorities = [...new Set(clauses.map((c) => c.flow.priority))].sort((a, b) => b - a);
-    if (priorities.length > 1)
-      problems.push({
-        kind: 'split-priority',
-        severity: 'error',
-        priorities,
-        flows: flows().filter((f) => f.priority !== priority),
-      });
-  }
+  const priority = mode(clauses.map((c) => c.flow.priority));
+  const n = mode(ns);
+  const counts = [...new Set(ns)].sort((a, b) => a - b);
+  if (counts.length > 1)
+    problems.push({
+      kind: 'inconsistent-n',
+      severity: 'error',
+      counts,
+      flows: flows().filter((_, i) => ns[i] !== n),
+    });
+  const priorities = [...new Set(clauses.map((c) => c.flow.priority))].sort((a, b) => b - a);
+  if (priorities.length > 1)
+    problems.push({
+      kind: 'split-priority',
+      severity: 'error',
+      priorities,
+      flows: flows().filter((f) => f.priority !== priority),
+    });
   if (n > width) width = n;
   const dims: ClauseFlow[][] = Array.from({ length: width }, () => []);
   const dimLines: number[][] = Array.from({ length: width }, () => []);
   for (let i = 0; i < clauses.length; i++)
-    if (consistent || clauses[i]!.flow.priority === priority) {
+    if (clauses[i]!.flow.priority === priority) {
       dims[ks[i]! - 1]!.push(clauses[i]!);
       dimLines[ks[i]! - 1]!.push(lines[i]!);
     }
@@ -955,7 +941,7 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
     if (e.consistent && e.size > 0) b = buildConsistent(e, records, grouped, gathered, cover);
     else {
       const clauses = entryClauses(e, records, grouped, gathered);
-      sortClausesByPriority(e, clauses);
+      sortClausesByPriority(clauses);
       b = build(e, clauses, cover);
     }
     b.wanted = !wanted || wanted.has(e.id);
