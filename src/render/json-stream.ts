@@ -45,7 +45,7 @@ function streamed(value: unknown, depth: number): value is object {
  */
 function wholeText(value: unknown, pad: string, depth: number): string | undefined {
   if (value instanceof JsonText) return value.text;
-  if (value instanceof StringList) return stringListText(value.strings, pad);
+  if (value instanceof StringList) return stringListText(value, pad);
   // One line, prepared already: nothing left for the replacer to do, no line to indent.
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (streamed(value, depth)) return undefined;
@@ -154,9 +154,12 @@ function* streamedPieces(value: object, pad: string, depth: number): Generator<s
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** A list of strings as JSON.stringify(strings, undefined, 2) writes it, its lines indented by `pad`. */
-function stringListText(strings: readonly string[], pad: string): string {
-  if (strings.length === 0) return '[]';
+function stringListText(list: StringList, pad: string): string {
   const inner = pad + INDENT;
+  const joined = list.joined?.(`",\n${inner}"`);
+  if (joined !== undefined) return joined === '' ? '[]' : `[\n${inner}"${joined}"\n${pad}]`;
+  const { strings } = list;
+  if (strings.length === 0) return '[]';
   // Most lists need no escaping at all: their strings are joined between the quotes.
   const body = strings.some((s) => ESCAPED.test(s))
     ? strings.map((s) => JSON.stringify(s)).join(`,\n${inner}`)

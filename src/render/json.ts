@@ -78,10 +78,27 @@ export class JsonText {
  * writing the report.
  */
 export class StringList {
-  readonly strings: readonly string[];
+  private readonly list: readonly string[] | (() => readonly string[]);
+  private made: readonly string[] | undefined;
+  /** See the constructor. */
+  readonly joined: ((separator: string) => string | undefined) | undefined;
 
-  constructor(strings: readonly string[]) {
-    this.strings = strings;
+  /**
+   * `strings`, or a function that makes them when first read. `joined(separator)`, when given:
+   * the strings, none of which needs escaping, joined by `separator` (an empty list: ''), or
+   * undefined when it cannot tell; a writer of JSON text asks it first, so that the strings
+   * themselves need not be made.
+   */
+  constructor(
+    strings: readonly string[] | (() => readonly string[]),
+    joined?: (separator: string) => string | undefined,
+  ) {
+    this.list = strings;
+    this.joined = joined;
+  }
+
+  get strings(): readonly string[] {
+    return typeof this.list === 'function' ? (this.made ??= this.list()) : this.list;
   }
 }
 

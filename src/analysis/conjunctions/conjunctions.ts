@@ -14,7 +14,6 @@ import { MatchIndex } from '../../model/flow-index.ts';
 import { matchesPacket } from '../../model/match.ts';
 import { inMatchOrder, type Pipeline, tableKey } from '../../model/pipeline.ts';
 import type { TableRef } from '../../model/tables.ts';
-import { formatIpv4Number } from '../../model/values.ts';
 import { fullMask } from '../../syntax/field-value.ts';
 import {
   type ClauseFlow,
@@ -29,6 +28,7 @@ import {
 import { findOverlaps } from './conjunction-overlap.ts';
 import { ClauseRecords, ConjunctionList } from './clause-records.ts';
 import { type MemberNumbers, memberText } from './member-text.ts';
+import { AsciiBuilder } from './ascii-builder.ts';
 
 /** One element of a dimension's accepted set, in the terms that read best for the field. */
 export type Member =
@@ -371,9 +371,25 @@ function numberMemberText(
   text: (m: Member) => string,
 ): string {
   if (!address || field.format !== 'ipv4') return text(numberMember(field, address, first, last));
+  const out = (scratch ??= new AsciiBuilder());
+  writeIpv4Member(out, field, first, last);
+  return out.take();
+}
+
+/** Builds the texts of single members (see numberMemberText). */
+let scratch: AsciiBuilder | undefined;
+
+/** An IPv4 address, block or range (`first`–`last`) as memberText writes it. */
+function writeIpv4Member(out: AsciiBuilder, field: FieldDef, first: number, last: number): void {
   const length = blockLength(field, first, last);
-  if (length === undefined) return `${formatIpv4Number(first)}-${formatIpv4Number(last)}`;
-  return length === field.bits ? formatIpv4Number(first) : `${formatIpv4Number(first)}/${length}`;
+  out.ipv4(first);
+  if (length === undefined) {
+    out.char(0x2d); // -
+    out.ipv4(last);
+  } else if (length !== field.bits) {
+    out.char(0x2f); // /
+    out.decimal(length);
+  }
 }
 
 /**
@@ -429,6 +445,23 @@ class SetTerm {
     for (let i = 0; i < listed.length && texts.length < limit; i++) texts.push(text(listed[i]!));
     return { texts, count: runs + listed.length };
   }
+
+  /**
+   * Every member's text (as memberTexts gives it) written into `out`, `separator` between them,
+   * when they are IPv4 addresses and blocks alone; false (nothing written) otherwise. A set may
+   * hold hundreds of thousands, and a report lists them all.
+   */
+  writeMembers(out: AsciiBuilder, separator: string): boolean {
+    const { field } = this;
+    if (this.made || field.format !== 'ipv4') return false;
+    const { address, merged, listed } = this.memberParts();
+    if (!address || !merged || listed.length > 0) return false;
+    for (let i = 0; i < merged.count; i++) {
+      if (i > 0) out.ascii(separator);
+      writeIpv4Member(out, field, merged.firsts[i]!, merged.lasts[i]!);
+    }
+    return true;
+  }
 }
 
 /** The first members of a set as text, and how many there are. */
@@ -461,6 +494,15 @@ export function termMemberTexts(
   if (term instanceof SetTerm) return term.memberTexts(numbers, limit, named);
   const texts = term.members.slice(0, limit).map((m) => memberWords(term.field, m, numbers, named));
   return { texts, count: term.members.length };
+}
+
+/**
+ * Every member of a set term as text (see termMemberTexts) written into `out`, `separator`
+ * between them, when that can be done without a string for each (see SetTerm.writeMembers); false
+ * (nothing written) otherwise.
+ */
+export function writeTermMembers(term: SetDimensionTerm, out: AsciiBuilder, separator: string): boolean {
+  return term instanceof SetTerm && term.writeMembers(out, separator);
 }
 
 /**
