@@ -4,7 +4,13 @@
  * made piece by piece, each flow annotated as it is written: a dump of a million flows makes a
  * report larger than a string can hold, and its annotations would not fit in memory at once.
  */
-import type { FlowAnnotation, SelectedTable, Selection, TableInfo } from '../analysis/annotate/annotate.ts';
+import type {
+  Explanation,
+  FlowAnnotation,
+  SelectedTable,
+  Selection,
+  TableInfo,
+} from '../analysis/annotate/annotate.ts';
 import type { AnnotatedPipeline, ProfileNote } from '../analysis/detect/profile-choice.ts';
 import { detectionReasonText, profileNoteJson, releaseWords } from './words/profile.ts';
 import type { DecodedBits } from '../analysis/annotate/bit-fields.ts';
@@ -89,50 +95,96 @@ export function tableHeading(t: TableInfo): string {
   return `table ${t.number ?? t.name ?? '?'}`;
 }
 
+const NO_RULES: readonly string[] = [];
+
 function cookieWords(parts: readonly DecodedBits[]): string {
   return parts.map(bitsWords).join(', ');
 }
 
-/** Lines said during one text report that many flows share: a dump's flows have few cookies. */
-interface LinesMemo {
-  readonly words: WordsMemo;
+/**
+ * Lines said during one text report that many flows share: a dump's flows have few cookies and
+ * priorities, and flow after flow of a policy table has the last one's priority, cookie and
+ * explanation (comparing them costs less than looking them up).
+ */
+class LinesMemo {
+  readonly words = new WordsMemo();
   /** The cookie line, styled, by cookie. */
-  readonly cookies: Map<bigint, string>;
+  private readonly cookies = new Map<bigint, string>();
+  private lastCookie: { readonly cookie: bigint; readonly line: string } | undefined;
+  private lastPriority = -1;
+  /** A line end and the head of a flow of the last priority (`  [200] `), and the line end and indent of its further lines. */
+  private head = '';
+  private indent = '';
+  private lastExplanation: { readonly e: Explanation; readonly text: string } | undefined;
+  private readonly style: ShowStyle;
+
+  constructor(style: ShowStyle) {
+    this.style = style;
+  }
+
+  /** The head of a flow's first line, led by a line end. */
+  headOf(priority: number): string {
+    if (priority !== this.lastPriority) this.at(priority);
+    return this.head;
+  }
+
+  /** The line end and indent before each further line of a flow of `priority`. */
+  indentOf(priority: number): string {
+    if (priority !== this.lastPriority) this.at(priority);
+    return this.indent;
+  }
+
+  private at(priority: number): void {
+    const head = `  [${priority}] `;
+    this.lastPriority = priority;
+    this.head = `\n${head}`;
+    this.indent = `\n${' '.repeat(head.length)}`;
+  }
+
+  /** The explanation's sentence, styled. */
+  explanation(e: Explanation): string {
+    const last = this.lastExplanation;
+    if (last !== undefined && last.e === e) return last.text;
+    const s = this.style;
+    const text = e.kind === 'unknown' ? s.unknown(`? ${explanationText(e)}`) : s.meaning(explanationText(e));
+    this.lastExplanation = { e, text };
+    return text;
+  }
+
+  /** The flow's cookie line, styled. */
+  cookieLine(a: FlowAnnotation): string {
+    const { cookie } = a.flow;
+    const last = this.lastCookie;
+    if (last !== undefined && last.cookie === cookie) return last.line;
+    let line = this.cookies.get(cookie);
+    if (line === undefined)
+      this.cookies.set(cookie, (line = this.style.dim(`cookie 0x${cookie.toString(16)}: ${cookieWords(a.cookie)}`)));
+    this.lastCookie = { cookie, line };
+    return line;
+  }
 }
 
-function cookieLine(a: FlowAnnotation, s: ShowStyle, memo: LinesMemo): string {
-  const { cookie } = a.flow;
-  let line = memo.cookies.get(cookie);
-  if (line === undefined)
-    memo.cookies.set(cookie, (line = s.dim(`cookie 0x${cookie.toString(16)}: ${cookieWords(a.cookie)}`)));
-  return line;
-}
-
-/** A flow's lines, joined: its explanation, its sentence, its rules, cookie, hits and line as asked. */
+/** A flow's lines, joined and led by a line end: its explanation, its sentence, its rules, cookie, hits and line as asked. */
 function flowText(a: FlowAnnotation, o: ShowTextOptions, rules: readonly string[], memo: LinesMemo): string {
   const s = o.style;
-  const head = `  [${a.flow.priority}] `;
-  const pad = `\n${' '.repeat(head.length)}`;
+  const { flow } = a;
+  const { priority } = flow;
+  const pad = memo.indentOf(priority);
   const e = a.explanation;
-  const sentence = memo.words.sentence(a.flow, a.wording);
+  const sentence = memo.words.sentence(flow, a.wording);
   let text =
-    e === undefined
-      ? head + sentence
-      : head +
-        (e.kind === 'unknown' ? s.unknown(`? ${explanationText(e)}`) : s.meaning(explanationText(e))) +
-        pad +
-        sentence;
+    e === undefined ? memo.headOf(priority) + sentence : memo.headOf(priority) + memo.explanation(e) + pad + sentence;
   for (const rule of rules) text += pad + s.meaning(rule);
-  if (a.cookie.length > 0) text += pad + cookieLine(a, s, memo);
+  if (a.cookie.length > 0) text += pad + memo.cookieLine(a);
   // A flow whose counters print as 0 is not hit: its statistics need not be read.
-  const packets = a.flow.zeroCounters === true ? undefined : a.flow.stats?.packets;
+  const packets = flow.zeroCounters === true ? undefined : flow.stats?.packets;
   if (packets !== undefined && packets !== null && packets > 0n)
     text +=
       pad +
       s.dim(
-        `hit by ${plural(packets, 'packet')} (${a.flow.stats?.bytes === undefined || a.flow.stats.bytes === null ? '? bytes' : plural(a.flow.stats.bytes, 'byte')})`,
+        `hit by ${plural(packets, 'packet')} (${flow.stats?.bytes === undefined || flow.stats.bytes === null ? '? bytes' : plural(flow.stats.bytes, 'byte')})`,
       );
-  if (o.raw) text += pad + s.dim(a.flow.origin.text.trim());
+  if (o.raw) text += pad + s.dim(flow.origin.text.trim());
   return text;
 }
 
@@ -155,14 +207,15 @@ export function* showText(r: ShowReport, o: ShowTextOptions): Generator<string> 
   } else yield s.dim('no profile: flows are described generically');
   let shown = 0;
   let unknown = 0;
-  const memo: LinesMemo = { words: new WordsMemo(), cookies: new Map() };
+  const memo = new LinesMemo(s);
+  const { policyRules } = r;
   for (const t of r.tables) {
     if (t.flows.length === 0) continue;
     yield `\n\n${s.table(tableHeading(t.table))}${tableDescription(t.table)}`;
     for (const f of t.flows) {
       const a = r.annotate(f);
       if (a.explanation?.kind === 'unknown') unknown++;
-      yield `\n${flowText(a, o, r.policyRules?.(f) ?? [], memo)}`;
+      yield flowText(a, o, policyRules === undefined ? NO_RULES : policyRules(f), memo);
     }
     shown += t.flows.length;
   }

@@ -464,7 +464,7 @@ export function describeActions(actions: readonly Action[], w: Wording): string[
 interface SaidIn {
   readonly fields: WeakMap<MatchField, string>;
   readonly actions: WeakMap<readonly Action[], readonly string[]>;
-  /** Action lists' words joined as a sentence says them. */
+  /** Action lists' words as a sentence says them after its conditions. */
   readonly sentenceActions: WeakMap<readonly Action[], string>;
   /** Conditions of outlines (see outlineConditions), by outline match and the entry that holds the flow's own address. */
   readonly outlines: WeakMap<Match, Map<number, OutlineConditions>>;
@@ -492,6 +492,13 @@ interface OutlineConditions {
 export class WordsMemo {
   private readonly byWording = new WeakMap<Wording, SaidIn>();
   private readonly byRoles = new WeakMap<Wording['addressRole'], AddressesSaid>();
+  /**
+   * The last outline, action list and address field said, with their words: flow after flow of a
+   * policy table shares them, and comparing a few references costs less than the maps' lookups.
+   */
+  private lastOutline: { match: Match; entry: number; w: Wording; around: OutlineConditions | undefined } | undefined;
+  private lastActions: { list: readonly Action[]; w: Wording; text: string } | undefined;
+  private lastAddresses: { roles: Wording['addressRole']; field: FieldDef; byValue: Map<number, string> } | undefined;
 
   of(w: Wording): SaidIn {
     let known = this.byWording.get(w);
@@ -510,18 +517,29 @@ export class WordsMemo {
 
   /** describeMatchField of an entry holding one IPv4 address (see isAddressEntry), said once per address. */
   addressWords(e: MatchField, w: Wording): string {
-    return this.ipv4Words(e.field, Number(e.value), w, () => e);
+    return this.ipv4Words(e.field, Number(e.value), e.mask, w, e);
   }
 
-  /** The words of an entry of `field` holding `address` alone, the entry made only when not said before. */
-  ipv4Words(field: FieldDef, address: number, w: Wording, entry: () => MatchField): string {
-    let byField = this.byRoles.get(w.addressRole);
-    if (byField === undefined) this.byRoles.set(w.addressRole, (byField = new Map()));
+  /** The words of an entry of `field` holding `address` alone (`entry`, else one made only when not said before). */
+  private ipv4Words(field: FieldDef, address: number, mask: bigint, w: Wording, entry?: MatchField): string {
+    const byValue = this.addressesSaid(field, w);
+    let said = byValue.get(address);
+    if (said === undefined)
+      byValue.set(address, (said = describeMatchField(entry ?? { field, value: BigInt(address), mask }, w)));
+    return said;
+  }
+
+  /** The words said of addresses in entries of `field` alone, by address, under the address roles of `w`. */
+  private addressesSaid(field: FieldDef, w: Wording): Map<number, string> {
+    const roles = w.addressRole;
+    const last = this.lastAddresses;
+    if (last !== undefined && last.field === field && last.roles === roles) return last.byValue;
+    let byField = this.byRoles.get(roles);
+    if (byField === undefined) this.byRoles.set(roles, (byField = new Map()));
     let byValue = byField.get(field);
     if (byValue === undefined) byField.set(field, (byValue = new Map()));
-    let said = byValue.get(address);
-    if (said === undefined) byValue.set(address, (said = describeMatchField(entry(), w)));
-    return said;
+    this.lastAddresses = { roles, field, byValue };
+    return byValue;
   }
 
   /**
@@ -549,10 +567,18 @@ export class WordsMemo {
       around === undefined
         ? conditionsText(describeMatch(flow.match, w, this))
         : around.beforeText + this.outlineAddress(outline!, w) + around.afterText;
+    return conditions + this.sentenceActions(flow.actions, w);
+  }
+
+  /** The action list's words as a sentence says them after its conditions (`: ` and the words joined), said once per list. */
+  private sentenceActions(list: readonly Action[], w: Wording): string {
+    const last = this.lastActions;
+    if (last !== undefined && last.list === list && last.w === w) return last.text;
     const known = this.of(w).sentenceActions;
-    let actions = known.get(flow.actions);
-    if (actions === undefined) known.set(flow.actions, (actions = this.actionWords(flow.actions, w).join(', ')));
-    return `${conditions}: ${actions}`;
+    let text = known.get(list);
+    if (text === undefined) known.set(list, (text = `: ${this.actionWords(list, w).join(', ')}`));
+    this.lastActions = { list, w, text };
+    return text;
   }
 
   /** describeActions of a list, said once per list. */
@@ -569,21 +595,26 @@ export class WordsMemo {
    */
   private outlineAround(outline: FlowOutline | undefined, w: Wording): OutlineConditions | undefined {
     if (outline === undefined || outline.shaped || outline.entry < 0) return undefined;
-    const e = outline.match.fields[outline.entry];
-    if (e === undefined || !isAddressEntry(e)) return undefined;
-    const known = this.of(w);
-    let byEntry = known.outlines.get(outline.match);
-    if (byEntry === undefined) known.outlines.set(outline.match, (byEntry = new Map()));
-    let around = byEntry.get(outline.entry);
-    if (around === undefined) byEntry.set(outline.entry, (around = this.around(outline.match, outline.entry, w)));
+    const { match, entry } = outline;
+    const last = this.lastOutline;
+    if (last !== undefined && last.match === match && last.entry === entry && last.w === w) return last.around;
+    const e = match.fields[entry];
+    let around: OutlineConditions | undefined;
+    if (e !== undefined && isAddressEntry(e)) {
+      const known = this.of(w);
+      let byEntry = known.outlines.get(match);
+      if (byEntry === undefined) known.outlines.set(match, (byEntry = new Map()));
+      around = byEntry.get(entry);
+      if (around === undefined) byEntry.set(entry, (around = this.around(match, entry, w)));
+    }
+    this.lastOutline = { match, entry, w, around };
     return around;
   }
 
   /** The words of the address entry of an outline that outlineAround said the words around. */
   private outlineAddress(outline: FlowOutline, w: Wording): string {
     const e = outline.match.fields[outline.entry]!;
-    const { address } = outline;
-    return this.ipv4Words(e.field, address, w, () => ({ field: e.field, value: BigInt(address), mask: e.mask }));
+    return this.ipv4Words(e.field, outline.address, e.mask, w);
   }
 
   /** describeMatch of `match` in two parts, before and after entry `entry` (which it leaves out). */
