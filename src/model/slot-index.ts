@@ -30,12 +30,14 @@ export function mix(h: number): number {
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
+/** bigintHash of a value up to 2^53, given as a number. */
+function numberHash(n: number): number {
+  return mix((n | 0) ^ Math.imul((n / 0x100000000) | 0, 0x9e3779b1));
+}
+
 function bigintHash(v: bigint): number {
   // Values up to 2^53 convert exactly; wider ones (IPv6, xxreg) are folded 32 bits at a time.
-  if (v <= SAFE) {
-    const n = Number(v);
-    return mix((n | 0) ^ Math.imul((n / 0x100000000) | 0, 0x9e3779b1));
-  }
+  if (v <= SAFE) return numberHash(Number(v));
   let h = 0;
   for (let x = v; x > 0n; x >>= 32n) h = mix(h ^ Number(x & 0xffffffffn));
   return h;
@@ -43,14 +45,52 @@ function bigintHash(v: bigint): number {
 
 const storageHashes = new Map<string, number>();
 
-function entryHash(e: MatchField): number {
-  const storage = e.field.storage;
+function storageHash(storage: string): number {
   let s = storageHashes.get(storage);
   if (s === undefined) storageHashes.set(storage, (s = stringHash(storage)));
+  return s;
+}
+
+function entryHash(e: MatchField): number {
   const name = portNameOnly(e);
   const value = name === undefined ? bigintHash(e.value) : stringHash(name) ^ 0x2545f491;
-  return mix(s ^ Math.imul(value, 31) ^ Math.imul(bigintHash(e.mask), 0x27d4eb2d));
+  return mix(storageHash(e.field.storage) ^ Math.imul(value, 31) ^ Math.imul(bigintHash(e.mask), 0x27d4eb2d));
 }
+
+/**
+ * The sum of the entry hashes of a lazily read flow's match, from its outline (see FlowOutline):
+ * the outline's entries but the one holding the flow's own address, summed once per outline, and
+ * that address's; undefined for a flow read otherwise, or whose outline names a port (which a
+ * naming may resolve). A policy table's thousands of flows then make no match of their own.
+ */
+function outlineSum(flow: Flow): number | undefined {
+  const outline = flow.outline;
+  if (outline === undefined || outline.shaped) return undefined;
+  const { match, entry } = outline;
+  let sums = outlineSums.get(match);
+  if (sums === undefined) outlineSums.set(match, (sums = new Map()));
+  let rest = sums.get(entry);
+  if (rest === undefined) {
+    rest = null;
+    if (!match.fields.some((e) => e.port?.kind === 'name')) {
+      rest = 0;
+      for (let i = 0; i < match.fields.length; i++) if (i !== entry) rest = (rest + entryHash(match.fields[i]!)) | 0;
+    }
+    sums.set(entry, rest);
+  }
+  if (rest === null) return undefined;
+  if (entry < 0) return rest;
+  const e = match.fields[entry]!;
+  const address = mix(
+    storageHash(e.field.storage) ^
+      Math.imul(numberHash(outline.address), 31) ^
+      Math.imul(bigintHash(e.mask), 0x27d4eb2d),
+  );
+  return (rest + address) | 0;
+}
+
+/** Per outline match, the sum of its entries' hashes but one (by position, -1: none), null where it names a port. */
+const outlineSums = new WeakMap<Match, Map<number, number | null>>();
 
 function tableHash(flow: Flow, naming: Naming): number {
   const t = resolveTable(flow.table, naming);
@@ -66,8 +106,11 @@ function matchOf(flow: Flow, naming: Naming): Match {
  * Thirty bits, so that V8 keeps it as a small integer rather than a heap number per map key.
  */
 export function slotHash(flow: Flow, naming: Naming): number {
-  let h = 0;
-  for (const e of matchOf(flow, naming).fields) h = (h + entryHash(e)) | 0;
+  let h = outlineSum(flow);
+  if (h === undefined) {
+    h = 0;
+    for (const e of matchOf(flow, naming).fields) h = (h + entryHash(e)) | 0;
+  }
   return (
     mix(h ^ Math.imul(tableHash(flow, naming), 0x9e3779b1) ^ Math.imul(flow.priority + 1, 0x85ebca6b)) & 0x3fffffff
   );
