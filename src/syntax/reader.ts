@@ -160,7 +160,7 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
     const along = context.portMap === undefined ? options.along : undefined;
     const flow =
       source && quoteFree(text, start, end)
-        ? (along?.take(text, start, end, line, source) ?? lazyFlow(text, start, end, line, source))
+        ? (along?.take(text, start, line, source) ?? lazyFlow(text, start, end, line, source))
         : undefined;
     if (flow === undefined) {
       turnedDown = line;

@@ -270,11 +270,11 @@ class Batch {
  * first that read as it does are left from then on, for pairWritten to pair with what the second
  * dump leaves, in order as ever.
  *
- * The lines are looked up ahead of the reader, from the first it offers to the end of its text,
- * BATCH at a time, stage by stage (every line's slot, then every flow found, then its text, then
- * the twins): the first dump's index and text are read at random, and a line's cache misses then
- * overlap those of the others rather than wait for each other (half the time of looking each line
- * up as it is read, on two million-flow dumps). A flow looked up is RESERVED until its line is taken.
+ * The lines are looked up ahead of the reader, BATCH at a time from the line it offers, stage by
+ * stage (every line's slot, then every flow found, then its text, then the twins): the first
+ * dump's index and text are read at random, and a line's cache misses then overlap those of the
+ * others rather than wait for each other (half the time of looking each line up as it is read, on
+ * two million-flow dumps). A flow looked up is RESERVED until its line is taken.
  */
 export class ReadAlong {
   private readonly first: readonly Flow[];
@@ -288,14 +288,15 @@ export class ReadAlong {
   /** What a line of the second must share with one of the first to pair (see lineKeys). */
   private readonly key: (table: TableRef, cookie: bigint) => number;
   private readonly span: LineSpan = { text: '', start: 0, end: 0, statsEnd: 0 };
-  /** The text looked up ahead (see lookUp), from its line `firstLine`, and the source its twins were made with. */
+  /** The text looked up ahead (see lookUp), its `count` lines from line `firstLine`, and the source its twins were made with. */
   private text = '';
   private source: LineSource | undefined;
   private firstLine = 0;
-  /** Per line of the text from firstLine on: where it starts, the flow of the first it found (-1: none) and its twin. */
-  private starts = new Int32Array(0);
-  private found = new Int32Array(0);
-  private made: (Flow | undefined)[] = [];
+  private count = 0;
+  /** Per line looked up ahead: where it starts, the flow of the first it found (-1: none) and its twin. */
+  private readonly starts = new Int32Array(BATCH);
+  private readonly found = new Int32Array(BATCH).fill(-1);
+  private readonly made = new Array<Flow | undefined>(BATCH).fill(undefined);
   private readonly stats: PrintedStats = { cookie: 0n, table: 0, end: 0, zero: false };
   private readonly batch = new Batch();
 
@@ -313,13 +314,15 @@ export class ReadAlong {
   }
 
   /**
-   * The twin of the flow of the first dump that the line `text[start, end)`, number `line`, reads
-   * as, now paired with it; undefined when there is none, and the line is to be read as ever.
+   * The twin of the flow of the first dump that the line of `text` from `start`, number `line`,
+   * reads as, now paired with it; undefined when there is none, and the line is to be read as ever.
    */
-  take(text: string, start: number, end: number, line: number, source: LineSource): Flow | undefined {
-    const i = line - this.firstLine;
-    if (text !== this.text || source !== this.source || this.starts[i] !== start)
-      return this.takeFresh(text, start, end, line, source);
+  take(text: string, start: number, line: number, source: LineSource): Flow | undefined {
+    let i = line - this.firstLine;
+    if (text !== this.text || source !== this.source || i < 0 || i >= this.count || this.starts[i] !== start) {
+      this.lookUp(text, start, line, source);
+      i = 0;
+    }
     const twin = this.made[i];
     if (twin === undefined) return undefined;
     const j = this.found[i]!;
@@ -330,30 +333,24 @@ export class ReadAlong {
     return twin;
   }
 
-  /** take for a line not looked up ahead: its text (and the rest of it) is looked up from it on. */
-  private takeFresh(text: string, start: number, end: number, line: number, source: LineSource): Flow | undefined {
-    this.lookUp(text, start, line, source);
-    return this.starts[0] === start ? this.take(text, start, end, line, source) : undefined;
-  }
-
   /**
-   * Looks up the lines of `text` from `from` (line `line`) to its end, as eachLogicalLine counts
+   * Looks up the next BATCH lines of `text` from `from` (line `line`), as eachLogicalLine counts
    * them, and makes the twins of those that read as a flow of the first dump. The flows looked
-   * up for another text and not taken are free again.
+   * up before and not taken are free again.
    */
   private lookUp(text: string, from: number, line: number, source: LineSource): void {
-    const { state } = this;
-    for (const j of this.found) if (j >= 0 && state[j] === RESERVED) state[j] = 0;
+    const { state, starts, found, made, batch } = this;
+    for (let n = 0; n < this.count; n++) {
+      const j = found[n]!;
+      if (j >= 0 && state[j] === RESERVED) state[j] = 0;
+      found[n] = -1;
+      made[n] = undefined;
+    }
     this.text = text;
     this.source = source;
     this.firstLine = line;
-    let lines = 1;
-    for (let at = text.indexOf('\n', from); at >= 0 && at < text.length - 1; at = text.indexOf('\n', at + 1)) lines++;
-    const starts = (this.starts = new Int32Array(lines));
-    this.found = new Int32Array(lines).fill(-1);
-    this.made = new Array<Flow | undefined>(lines);
-    const { batch } = this;
-    for (let at = from, n = 0; at < text.length; n++) {
+    let n = 0;
+    for (let at = from; at < text.length && n < BATCH; n++) {
       let end = text.indexOf('\n', at);
       if (end < 0) end = text.length;
       starts[n] = at;
@@ -367,10 +364,10 @@ export class ReadAlong {
         batch.cookies[b] = printed.cookie;
         batch.zero[b] = printed.zero ? 1 : 0;
         batch.hashes[b] = writtenHash(text, printed.end, end);
-        if (batch.size === BATCH) this.lookUpBatch(batch, line);
       }
       at = end + 1;
     }
+    this.count = n;
     this.lookUpBatch(batch, line);
   }
 
