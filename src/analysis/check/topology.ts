@@ -11,7 +11,7 @@ import { type Action, flattenActions } from '../../model/actions.ts';
 import { sentPorts } from '../../model/port-refs.ts';
 import { pushTo } from '../../model/append.ts';
 import { fieldByName, type FieldDef } from '../../model/fields.ts';
-import { actionsOutline, type Flow, type MatchField, onlyConjunctions } from '../../model/flow.ts';
+import { actionsOutline, type Flow, type FlowOutline, type MatchField, onlyConjunctions } from '../../model/flow.ts';
 import { type Pipeline, tableKey } from '../../model/pipeline.ts';
 import { ones } from '../../model/values.ts';
 import { formatIpv4Masked } from '../../syntax/field-value.ts';
@@ -93,6 +93,20 @@ class RouteIndex {
   }
 }
 
+/**
+ * The outline of a lazily read flow whose match is its outline's but for the address of one entry
+ * (see FlowOutline): the match read from it, that entry's value from the address, is not made.
+ */
+function ownOutline(flow: Flow): FlowOutline | undefined {
+  const outline = flow.outline;
+  return outline !== undefined && !outline.shaped ? outline : undefined;
+}
+
+/** An IPv4 entry holding `address` instead of its own. */
+function withValue(e: MatchField, address: number): MatchField {
+  return { field: e.field, value: BigInt(address), mask: e.mask };
+}
+
 /** An ARP flow the bridge answers for one address, or tunnels towards a Node. */
 interface ArpFlow {
   readonly flow: Flow;
@@ -133,15 +147,19 @@ export class NodeFacts {
     const named = new Set<bigint>();
     for (const flow of this.pipeline.flows) {
       if (pending.size === 0) break;
-      for (const e of flow.match.fields) {
+      const own = ownOutline(flow);
+      const fields = own === undefined ? flow.match.fields : own.match.fields;
+      for (let i = 0; i < fields.length; i++) {
+        const e = fields[i]!;
         const f = e.field;
         // Fields compared before masks: a bigint comparison costs more than a reference one.
         if (
           (f === F.tunSrc || f === F.ipDst || f === F.ipSrc || f === F.arpTpa || f === F.arpSpa || f === F.tunDst) &&
-          e.mask === FULL32 &&
-          pending.delete(e.value)
-        )
-          named.add(e.value);
+          e.mask === FULL32
+        ) {
+          const value = i === own?.entry ? BigInt(own.address) : e.value;
+          if (pending.delete(value)) named.add(value);
+        }
       }
     }
     return named;
@@ -155,11 +173,14 @@ export class NodeFacts {
     let ethDst: MatchField | undefined;
     let port: number | undefined;
     let sourcePinned = false;
-    for (const e of flow.match.fields) {
+    const own = ownOutline(flow);
+    const fields = own === undefined ? flow.match.fields : own.match.fields;
+    for (let i = 0; i < fields.length; i++) {
+      const e = fields[i]!;
       const f = e.field;
       if (f.name === 'in_port' || f.name === 'in_port_oxm') port ??= Number(e.value);
-      else if (f === F.ipDst) ipDst ??= e;
-      else if (f === F.arpTpa) arpTpa ??= e;
+      else if (f === F.ipDst) ipDst ??= i === own?.entry ? withValue(e, own.address) : e;
+      else if (f === F.arpTpa) arpTpa ??= i === own?.entry ? withValue(e, own.address) : e;
       else if (f === F.ethDst) ethDst ??= e;
       if (((f === F.ipSrc || f === F.arpSpa) && e.mask === FULL32) || (f === F.ipv6Src && e.mask === FULL128))
         sourcePinned = true;
@@ -167,10 +188,10 @@ export class NodeFacts {
     const delivers = ethDst?.mask === FULL48 || ipDst?.mask === FULL32;
     // The outline's kinds, fields, masks and ports are the flow's (see actionsOutline): a lazily
     // read flow's own list is made only when a value it writes is read.
-    const outline = clause ? [] : flattenActions(actionsOutline(flow));
-    const actions = outline.some((a) => a.kind === 'set_field' && readsValue(a.field, delivers))
+    const listed = clause ? [] : flattenActions(actionsOutline(flow));
+    const actions = listed.some((a) => a.kind === 'set_field' && readsValue(a.field, delivers))
       ? flattenActions(flow.actions)
-      : outline;
+      : listed;
     const via = writes(actions, F.tunDst);
     if (via !== undefined) pushTo(this.tunnelSetters, via, flow);
     if (ipDst && (clause || flow.actions.length > 0)) this.routes.add(ipDst, via);
