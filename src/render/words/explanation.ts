@@ -60,13 +60,17 @@ function placeholderText(v: PlaceholderValue): string {
  * to back, those with a value; when none has one, the words the template gives for its absence.
  */
 export function patternSentence(e: PatternExplanation): string {
-  let said = sentences.get(e);
-  if (said === undefined) sentences.set(e, (said = fill(e)));
-  return said;
+  if (lastSaid?.e !== e) lastSaid = { e, sentence: fill(e) };
+  return lastSaid.sentence;
 }
 
-/** Sentences by explanation: the annotator gives flows with the same actions one explanation when its sentence reads only them. */
-const sentences = new WeakMap<PatternExplanation, string>();
+/**
+ * The sentence said last, and its explanation: the annotator gives flows with the same actions
+ * one explanation when its sentence reads only them, and a report says a policy table's flows of
+ * one action list one after the other. Remembering every sentence (a weak map by explanation)
+ * cost more than saying again the few that come back later.
+ */
+let lastSaid: { readonly e: PatternExplanation; readonly sentence: string } | undefined;
 
 function fill(e: PatternExplanation): string {
   const filled = fillTemplate(
