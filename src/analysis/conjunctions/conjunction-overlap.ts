@@ -65,10 +65,21 @@ function combine(acc: Constraint, flow: Flow): Constraint | undefined {
 /** A dimension whose every flow pins the same one field besides protocol fields. */
 interface SimpleDim {
   readonly storage: string;
-  /** Exactly matched values → the flow, or the flows (of different protocols), that match it. */
-  readonly exact: ReadonlyMap<ValueKey, Pinned | Pinned[]>;
-  /** The exactly matching flows, in order: walked without the entry arrays a map's iterator makes. */
+  /** The exactly matching flows, in order. */
   readonly exactFlows: readonly Pinned[];
+  /** How many values they match exactly. */
+  readonly size: number;
+  /** `exactFlows` by value, each value's in order: found through `packed` or `starts`. */
+  readonly byValue: readonly Pinned[];
+  /**
+   * When every exact value is a number below 2^32 and there are fewer than 2^21 flows: each
+   * value times 2^21 plus the flow's place in `exactFlows`, ascending (so `byValue` is in
+   * ascending value). A native sort and a binary search, rather than a hash entry per flow: the
+   * dimensions of a large dump hold millions of flows.
+   */
+  readonly packed: Float64Array | undefined;
+  /** Otherwise: where each value's flows start in `byValue`. */
+  readonly starts: ReadonlyMap<ValueKey, number> | undefined;
   readonly masked: readonly Pinned[];
   /** The exact entries by ascending value, for prefix lookups; built on first use. */
   sorted?: readonly Pinned[];
@@ -81,8 +92,11 @@ interface SimpleDim {
  */
 type Pinned = ClauseFlow;
 
+/** Places in `packed` per value (see SimpleDim). */
+const PLACES = 2 ** 21;
+
 function sizeOf(d: SimpleDim): number {
-  return d.exact.size + d.masked.length;
+  return d.size + d.masked.length;
 }
 
 const bySize = (a: SimpleDim, b: SimpleDim): number => sizeOf(a) - sizeOf(b);
@@ -101,28 +115,98 @@ function sortedSmall<T>(list: T[], compare: (a: T, b: T) => number): T[] {
   return list;
 }
 
-const NONE: readonly Pinned[] = [];
+/** The value packed at place `p` (see SimpleDim.packed). */
+function valueAt(packed: Float64Array, p: number): number {
+  return Math.floor(packed[p]! / PLACES);
+}
 
-/** The flows of `dim` that match exactly the value keyed `key` (most often one, kept without a list). */
-function exactly(dim: SimpleDim, key: ValueKey): Pinned | readonly Pinned[] {
-  return dim.exact.get(key) ?? NONE;
+/** The first place in `packed` at or above `n`, from place `lo` on. */
+function lowerBound(packed: Float64Array, n: number, lo = 0): number {
+  let hi = packed.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (packed[mid]! < n) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Where the flows of `dim` that match exactly the value keyed `key` start in `byValue` (see
+ * `exactEnd` for where they end); -1 when none does. Read from `packed` alone when the dimension
+ * has it: most values are not there, and reading a flow costs a cache miss.
+ */
+function exactly(dim: SimpleDim, key: ValueKey): number {
+  const { packed } = dim;
+  if (packed === undefined) return dim.starts!.get(key) ?? -1;
+  if (typeof key !== 'number') return -1;
+  const at = lowerBound(packed, key * PLACES);
+  return at < packed.length && packed[at]! < (key + 1) * PLACES ? at : -1;
+}
+
+/** After the last flow of `dim` that matches exactly the value keyed `key`, its first at `start`. */
+function exactEnd(dim: SimpleDim, start: number, key: ValueKey): number {
+  const { packed, byValue } = dim;
+  let end = start + 1;
+  if (packed === undefined) while (end < byValue.length && byValue[end]!.key === key) end++;
+  else {
+    const limit = ((key as number) + 1) * PLACES;
+    while (end < packed.length && packed[end]! < limit) end++;
+  }
+  return end;
 }
 
 /** Exact entries of `dim` that a masked entry accepts: a binary search for prefix masks, a scan otherwise. */
 function exactWithin(dim: SimpleDim, o: MatchField): readonly Pinned[] {
-  const sorted = (dim.sorted ??= [...dim.exactFlows].sort(compareEntries));
+  const { packed } = dim;
+  const sorted = packed ? dim.byValue : (dim.sorted ??= [...dim.exactFlows].sort(compareEntries));
   const iv = intervalOf(o.field, o);
   if (!iv) return sorted.filter((x) => entriesMeet(o, x.e));
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid]!.e.value < iv.first) lo = mid + 1;
-    else hi = mid;
+  let lo: number;
+  if (packed) lo = iv.first < 2n ** 32n ? lowerBound(packed, Number(iv.first) * PLACES) : sorted.length;
+  else {
+    lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (sorted[mid]!.e.value < iv.first) lo = mid + 1;
+      else hi = mid;
+    }
   }
   const out: Pinned[] = [];
   for (let i = lo; i < sorted.length && sorted[i]!.e.value <= iv.last; i++) out.push(sorted[i]!);
   return out;
+}
+
+/**
+ * The places, ascending, of the flows packed in `a` whose value `b` has too (see
+ * SimpleDim.packed): both arrays walked in step, or `b` searched when it is much the longer.
+ */
+function sharedValues(a: Float64Array, b: Float64Array): readonly number[] | Int32Array {
+  const places: number[] = [];
+  const search = b.length > 8 * a.length;
+  let j = 0;
+  for (let i = 0; i < a.length; i++) {
+    const from = Math.floor(a[i]! / PLACES) * PLACES;
+    if (search) j = lowerBound(b, from, j);
+    else while (j < b.length && b[j]! < from) j++;
+    if (j === b.length) break;
+    if (b[j]! < from + PLACES) places.push(a[i]! % PLACES);
+  }
+  return places.length < 2 ? places : Int32Array.from(places).sort();
+}
+
+/** The values `dim` matches exactly, in the order first met. */
+function valuesOf(dim: SimpleDim): ValueKey[] {
+  const { packed, byValue } = dim;
+  if (!packed) return [...dim.starts!.keys()];
+  // A value's first flow is the first of its run in `packed`.
+  const first = new Uint8Array(byValue.length);
+  for (let p = 0; p < byValue.length; p++)
+    if (p === 0 || valueAt(packed, p) !== valueAt(packed, p - 1)) first[packed[p]! % PLACES] = 1;
+  const values: ValueKey[] = [];
+  for (let i = 0; i < first.length; i++) if (first[i] === 1) values.push(dim.exactFlows[i]!.key);
+  return values;
 }
 
 function simpleDim(flows: readonly ClauseFlow[]): SimpleDim | undefined {
@@ -130,9 +214,9 @@ function simpleDim(flows: readonly ClauseFlow[]): SimpleDim | undefined {
   // key storage has one key field, and its flows are pinned.
   const storage = flows[0]?.shape.keyStorage;
   if (storage === undefined) return undefined;
-  const exact = new Map<ValueKey, Pinned | Pinned[]>();
   const exactFlows: Pinned[] = [];
   const masked: Pinned[] = [];
+  let numbers = flows.length < PLACES;
   for (let i = 0; i < flows.length; i++) {
     const c = flows[i]!;
     if (c.shape.keyStorage !== storage) return undefined;
@@ -141,12 +225,49 @@ function simpleDim(flows: readonly ClauseFlow[]): SimpleDim | undefined {
       continue;
     }
     exactFlows.push(c);
-    const had = exact.get(c.key);
-    if (had === undefined) exact.set(c.key, c);
-    else if (Array.isArray(had)) had.push(c);
-    else exact.set(c.key, [had, c]);
+    const { key } = c;
+    numbers &&= typeof key === 'number' && key < 2 ** 32;
   }
-  return { storage, exact, exactFlows, masked };
+  return { storage, exactFlows, masked, ...(numbers ? packedValues(exactFlows) : keyedValues(exactFlows)) };
+}
+
+type ValueIndex = Pick<SimpleDim, 'size' | 'byValue' | 'packed' | 'starts'>;
+
+/** See SimpleDim.packed. */
+function packedValues(flows: readonly Pinned[]): ValueIndex {
+  const packed = new Float64Array(flows.length);
+  for (let i = 0; i < flows.length; i++) packed[i] = (flows[i]!.key as number) * PLACES + i;
+  packed.sort();
+  const byValue = new Array<Pinned>(flows.length);
+  let size = 0;
+  for (let p = 0; p < packed.length; p++) {
+    byValue[p] = flows[packed[p]! % PLACES]!;
+    if (p === 0 || valueAt(packed, p) !== valueAt(packed, p - 1)) size++;
+  }
+  return { size, byValue, packed, starts: undefined };
+}
+
+/** See SimpleDim.starts: each value's flows gathered in the order first met. */
+function keyedValues(flows: readonly Pinned[]): ValueIndex {
+  const groups = new Map<ValueKey, number>();
+  const groupOf = new Int32Array(flows.length);
+  const counts: number[] = [];
+  for (let i = 0; i < flows.length; i++) {
+    let g = groups.get(flows[i]!.key);
+    if (g === undefined) {
+      groups.set(flows[i]!.key, (g = counts.length));
+      counts.push(0);
+    }
+    groupOf[i] = g;
+    counts[g]!++;
+  }
+  const next = new Int32Array(counts.length);
+  for (let g = 1; g < counts.length; g++) next[g] = next[g - 1]! + counts[g - 1]!;
+  const starts = new Map<ValueKey, number>();
+  for (const [key, g] of groups) starts.set(key, next[g]!);
+  const byValue = new Array<Pinned>(flows.length);
+  for (let i = 0; i < flows.length; i++) byValue[next[groupOf[i]!]!++] = flows[i]!;
+  return { size: groups.size, byValue, packed: undefined, starts };
 }
 
 /** One way to satisfy several simple dimensions on one field: a flow from each. */
@@ -170,10 +291,14 @@ function intersectSimple(dims: readonly SimpleDim[]): { options: Option[]; trunc
       return;
     }
     // Indexed loops: most lists here are empty, and millions of calls would each make an iterator.
-    const partners = exact ? exactly(dim, key) : exactWithin(dim, e);
-    if (!Array.isArray(partners)) visit(i, partners as Pinned, e, exact, key);
-    else {
-      const list = partners as readonly Pinned[];
+    if (exact) {
+      const { byValue } = dim;
+      const start = exactly(dim, key);
+      if (start >= 0)
+        for (let j = start, end = exactEnd(dim, start, key); j < end && !truncated; j++)
+          visit(i, byValue[j]!, e, exact, key);
+    } else {
+      const list = exactWithin(dim, e);
       for (let j = 0; j < list.length && !truncated; j++) visit(i, list[j]!, e, exact, key);
     }
     const { masked } = dim;
@@ -196,10 +321,20 @@ function intersectSimple(dims: readonly SimpleDim[]): { options: Option[]; trunc
     path.pop();
   };
   const { exactFlows, masked } = sorted[0]!;
-  for (let j = 0; j < exactFlows.length && !truncated; j++) {
-    const x = exactFlows[j]!;
-    visit(0, x, x.e, true, x.key);
-  }
+  // A value the next dimension has no flow for (none masked, none of the value) goes no further:
+  // the values both have are found from the numbers alone, without reading a flow (a cache miss each).
+  const next = sorted[1];
+  if (sorted[0]!.packed !== undefined && next?.packed !== undefined && next.masked.length === 0) {
+    const shared = sharedValues(sorted[0]!.packed, next.packed);
+    for (let j = 0; j < shared.length && !truncated; j++) {
+      const x = exactFlows[shared[j]!]!;
+      visit(0, x, x.e, true, x.key);
+    }
+  } else
+    for (let j = 0; j < exactFlows.length && !truncated; j++) {
+      const x = exactFlows[j]!;
+      visit(0, x, x.e, true, x.key);
+    }
   for (let j = 0; j < masked.length && !truncated; j++) {
     const x = masked[j]!;
     path.push(x.flow);
@@ -272,7 +407,7 @@ function commonPacket(
  * a popular value hold thousands, and the search stops after a few candidates.
  */
 function* candidateLists<S>(
-  values: ReadonlyMap<ValueKey, unknown> | undefined,
+  values: readonly ValueKey[] | undefined,
   unpinned: readonly S[],
   byValue: ReadonlyMap<ValueKey, readonly S[]>,
   group: readonly S[],
@@ -282,7 +417,7 @@ function* candidateLists<S>(
     return;
   }
   yield unpinned;
-  for (const v of values.keys()) {
+  for (const v of values) {
     const list = byValue.get(v);
     if (list) yield list;
   }
@@ -294,14 +429,14 @@ export function findOverlaps<S extends OverlapSubject>(group: readonly S[], limi
   const simples = group.map((s) => s.dims.map(simpleDim));
 
   // Bucket by the field most subjects pin to exact values: partners must share one of them.
-  const pins = new Map<S, Map<string, ReadonlyMap<ValueKey, unknown>>>();
+  const pins = new Map<S, Map<string, SimpleDim>>();
   const votes = new Map<string, number>();
   group.forEach((s, i) => {
-    const mine = new Map<string, ReadonlyMap<ValueKey, unknown>>();
+    const mine = new Map<string, SimpleDim>();
     for (const sd of simples[i]!) {
       if (!sd || sd.masked.length > 0) continue;
       const prev = mine.get(sd.storage);
-      if (!prev || sd.exact.size < prev.size) mine.set(sd.storage, sd.exact);
+      if (!prev || sd.size < prev.size) mine.set(sd.storage, sd);
     }
     pins.set(s, mine);
     for (const storage of mine.keys()) votes.set(storage, (votes.get(storage) ?? 0) + 1);
@@ -310,13 +445,17 @@ export function findOverlaps<S extends OverlapSubject>(group: readonly S[], limi
   for (const [storage, n] of votes) if (pinned === undefined || n > votes.get(pinned)!) pinned = storage;
   const byValue = new Map<ValueKey, S[]>();
   const unpinned: S[] = [];
+  // Each subject's values of the pinned field.
+  const valuesOfPin = new Map<S, ValueKey[]>();
   for (const s of group) {
-    const values = pinned === undefined ? undefined : pins.get(s)!.get(pinned);
-    if (!values) unpinned.push(s);
-    else
-      for (const v of values.keys()) {
-        pushTo(byValue, v, s);
-      }
+    const dim = pinned === undefined ? undefined : pins.get(s)!.get(pinned);
+    if (!dim) {
+      unpinned.push(s);
+      continue;
+    }
+    const values = valuesOf(dim);
+    valuesOfPin.set(s, values);
+    for (const v of values) pushTo(byValue, v, s);
   }
 
   const pairs: { a: S; b: S; witness: Flow[] }[] = [];
@@ -326,7 +465,7 @@ export function findOverlaps<S extends OverlapSubject>(group: readonly S[], limi
   const index = new Map(group.map((s, i) => [s, i]));
   for (const a of group) {
     if (!a.wanted || (found.get(a) ?? 0) >= limits.maxFound) continue;
-    const values = pinned === undefined ? undefined : pins.get(a)!.get(pinned);
+    const values = valuesOfPin.get(a);
     const seen = new Set<S>([a]);
     let tried = 0;
     search: for (const list of candidateLists(values, unpinned, byValue, group)) {
