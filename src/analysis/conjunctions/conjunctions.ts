@@ -9,7 +9,7 @@
  * flows is explained in seconds.
  */
 import type { FieldDef } from '../../model/fields.ts';
-import { type Flow, type FlowOutline, type Match, originFile, originLine, packetTotal } from '../../model/flow.ts';
+import { type Flow, type Match, originFile, originLine, packetTotal } from '../../model/flow.ts';
 import { MatchIndex } from '../../model/flow-index.ts';
 import { matchesPacket } from '../../model/match.ts';
 import { inMatchOrder, type Pipeline, tableKey } from '../../model/pipeline.ts';
@@ -174,9 +174,11 @@ interface Entry {
 function isActionFlow(f: Flow): number | undefined {
   // The outline tells which fields a lazily read flow matches; only an action flow's match is made,
   // and not even that for one read by its shape when its line gives the id as ovs-ofctl prints it.
-  const outline = f.outline;
-  if (!(outline?.match ?? f.match).fields.some((e) => e.field.storage === 'conj_id')) return undefined;
-  if (outline?.shaped) {
+  const { fields } = f.outlineMatch ?? f.match;
+  let conjId = false;
+  for (let i = 0; i < fields.length && !conjId; i++) conjId = fields[i]!.field.storage === 'conj_id';
+  if (!conjId) return undefined;
+  if (f.outline?.shaped) {
     const id = f.printedConjId?.();
     if (id !== undefined) return id;
   }
@@ -185,8 +187,8 @@ function isActionFlow(f: Flow): number | undefined {
 }
 
 /** Whether a flow has a conjunction action, told from a lazily read flow's outline (actions of the same kinds). */
-function hasConjunction(f: Flow, outline: FlowOutline | undefined = f.outline): boolean {
-  const actions = outline?.actions;
+function hasConjunction(f: Flow): boolean {
+  const actions = f.outlineActions;
   if (actions === 'conjunctions') return true;
   for (const a of actions ?? f.actions) if (a.kind === 'conjunction') return true;
   return false;
@@ -614,10 +616,14 @@ function term(group: readonly ClauseFlow[], flows: () => readonly Flow[]): Dimen
  * Splits a dimension's flows into terms: by protocol qualifier and by which other fields they
  * match. `flows` makes the dimension's list of them, once.
  */
-function dimensionTerms(clauses: readonly ClauseFlow[], flows: () => readonly Flow[]): DimensionTerm[] {
+function dimensionTerms(
+  clauses: readonly ClauseFlow[],
+  flows: () => readonly Flow[],
+  oneShape: boolean,
+): DimensionTerm[] {
   const shape = clauses[0]?.shape;
   // Most dimensions are one term: it shares the dimension's flow list.
-  if (clauses.every((c) => c.shape === shape)) return clauses.length === 0 ? [] : [term(clauses, flows)];
+  if (oneShape || clauses.every((c) => c.shape === shape)) return clauses.length === 0 ? [] : [term(clauses, flows)];
   const groups = new Map<TermShape, ClauseFlow[]>();
   for (const c of clauses) {
     const g = groups.get(c.shape);
@@ -816,12 +822,14 @@ function built(
 /**
  * A dimension whose flows and terms are worked out when first read: `check` never reads the
  * terms, the reports never the flows whole (they count a term's flows, and give them by line).
+ * `oneShape`: its clause flows are known to share one shape.
  */
 function dimension(
   k: number,
   clauses: readonly ClauseFlow[],
   lines: readonly number[] | undefined,
   file: string | null | undefined,
+  oneShape: boolean,
 ): Dimension {
   let flows: readonly Flow[] | undefined;
   let terms: readonly DimensionTerm[] | undefined;
@@ -831,7 +839,7 @@ function dimension(
       return (flows ??= clauses.map((c) => c.flow));
     },
     get terms() {
-      return (terms ??= dimensionTerms(clauses, () => this.flows));
+      return (terms ??= dimensionTerms(clauses, () => this.flows, oneShape));
     },
   };
   if (lines && file) d.lines = { file, numbers: lines };
@@ -927,14 +935,14 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
     if (!table) continue;
     // A lazily read flow of conjunctions alone is read from its line, its action list never made.
     list.count = 0;
-    const outline = f.outline;
     if (!f.eachConjunction?.(list.add)) {
       list.count = 0;
-      if (hasConjunction(f, outline))
+      if (hasConjunction(f))
         for (const a of f.actions) if (a.kind === 'conjunction') list.add(a.id, a.clause, a.nClauses);
     }
     if (list.count > 0) {
-      const clause = shapes.of(f, outline);
+      // Its outline made for a clause flow alone: a lazily read flow makes one each time it is asked.
+      const clause = shapes.of(f);
       clauseFlows.push(clause);
       clauseLines.push(originLine(f));
       if (clauseFile !== null) {
@@ -1019,7 +1027,10 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
       table: b.entry.table,
       priority: b.priority,
       n: b.n,
-      dimensions: b.dims.map((dim, i) => dimension(i + 1, dim, clauseFile ? b.lines[i]! : undefined, clauseFile)),
+      // The entry's clause flows all of one shape (nearly always): so is each dimension, told without reading them.
+      dimensions: b.dims.map((dim, i) =>
+        dimension(i + 1, dim, clauseFile ? b.lines[i]! : undefined, clauseFile, b.entry.shapes.length === 1),
+      ),
       actionFlows: b.entry.actionFlows,
       hits: packetTotal(b.entry.actionFlows),
       problems: b.problems,
