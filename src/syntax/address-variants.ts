@@ -9,7 +9,7 @@
  */
 import type { Match } from '../model/flow.ts';
 import { fieldByName } from '../model/fields.ts';
-import { type Ipv4Address, ipv4NumberAt, ones } from '../model/values.ts';
+import { type Ipv4Address, ones } from '../model/values.ts';
 import { isSeparator, type KeyValueToken } from './tokens.ts';
 
 /** A clean match and which of its entries holds the address its last element gave. */
@@ -25,17 +25,31 @@ export interface AddressTemplate {
  */
 const last = { prefixEnd: 0, valueEnd: 0, address: 0 };
 
-/** Whether the match text's last value is a plain IPv4 address (then found in `last`). */
+/**
+ * Whether the match text's last value is a plain IPv4 address (then found in `last`): read back
+ * from its end, octet by octet, up to its `=` (lastIndexOf would be a call into the runtime, and a
+ * second pass forward twice the characters read).
+ */
 function lastAddress(text: string, start: number, end: number): boolean {
   let valueEnd = end;
   while (valueEnd > start && isSeparator(text.charCodeAt(valueEnd - 1))) valueEnd--;
-  // Back over the digits and dots an address is made of (lastIndexOf would be a call into the runtime).
-  let equals = valueEnd - 1;
-  for (let c = text.charCodeAt(equals); (c >= 0x30 && c <= 0x39) || c === 0x2e; c = text.charCodeAt(--equals));
-  if (equals < start || text.charCodeAt(equals) !== 0x3d) return false;
-  const address = ipv4NumberAt(text, equals + 1, valueEnd);
-  if (address < 0) return false;
-  last.prefixEnd = equals + 1;
+  let at = valueEnd - 1;
+  let address = 0;
+  for (let octet = 0, weight = 1; octet < 4; octet++, weight *= 256) {
+    if (octet > 0 && text.charCodeAt(at--) !== 0x2e) return false;
+    // Up to three digits, as ipv4NumberAt reads them.
+    let n = 0;
+    let digits = 0;
+    for (let c = text.charCodeAt(at), unit = 1; c >= 0x30 && c <= 0x39 && digits < 3; c = text.charCodeAt(--at)) {
+      n += (c - 0x30) * unit;
+      unit *= 10;
+      digits++;
+    }
+    if (digits === 0 || n > 255) return false;
+    address += n * weight;
+  }
+  if (at < start || text.charCodeAt(at) !== 0x3d) return false;
+  last.prefixEnd = at + 1;
   last.valueEnd = valueEnd;
   last.address = address;
   return true;

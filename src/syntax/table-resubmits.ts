@@ -80,8 +80,9 @@ export function readTableResubmits(flows: Flow[], groups: Group[], ports: PortMa
   const strangers = new Set<string>();
   // Action lists are shared by many flows: each is looked through once.
   const seen = new Set<readonly Action[]>();
-  for (const f of flows) {
-    const actions = resubmitActions(f);
+  // Indexed, as flowsByTable's loop is: an iterator allocates a result for each flow.
+  for (let i = 0; i < flows.length; i++) {
+    const actions = resubmitActions(flows[i]!);
     if (actions === undefined || seen.has(actions)) continue;
     seen.add(actions);
     strangerNames(actions, ports, strangers);

@@ -132,7 +132,10 @@ function walkTable(t: PipelineTable, pipeline: Pipeline): TableWalk {
   const follow = pipeline.groups.size > 0;
   const packets = new CounterSum();
   const bytes = new CounterSum();
-  for (const f of t.given) {
+  const flows = t.given;
+  // Indexed, as flowsByTable's loop is: an iterator allocates a result for each flow.
+  for (let i = 0; i < flows.length; i++) {
+    const f = flows[i]!;
     priority = f.priority;
     // Conjunction actions (most flows of a large dump) go nowhere: a lazily read flow's are not made.
     if (!onlyConjunctions(f)) {

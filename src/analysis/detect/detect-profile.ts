@@ -212,7 +212,9 @@ function gatherFacts(
   // outline's match with the flow before: the table and the match of the flow before are kept at hand.
   let lastTable: TableRef | undefined;
   let lastMatch: Match | undefined;
-  for (const flow of flows) {
+  // Indexed, as flowsByTable's loop is: an iterator allocates a result for each flow.
+  for (let i = 0; i < flows.length; i++) {
+    const flow = flows[i]!;
     const { table } = flow;
     if (table !== lastTable) {
       lastTable = table;

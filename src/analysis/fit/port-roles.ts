@@ -74,7 +74,9 @@ function rolesFromFlows(roles: readonly PortRole[], flows: readonly Flow[]): Map
         a.kind === 'set_field' &&
         marks.some((m) => a.field.storage === m.entry.field.storage && (a.mask & m.entry.mask) === m.entry.mask),
     );
-  for (const f of flows) {
+  // Indexed, as flowsByTable's loop is: an iterator allocates a result for each flow.
+  for (let i = 0; i < flows.length; i++) {
+    const f = flows[i]!;
     if (onlyConjunctions(f) || !matchOutline(f).fields.some(isInPort) || !writesMark(actionsOutline(f))) continue;
     const inPort = f.match.fields.find(isInPort);
     if (!inPort) continue;
