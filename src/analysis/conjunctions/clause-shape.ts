@@ -35,28 +35,47 @@ export interface TermShape {
 
 /** A match entry with its hash key and, for prefix masks, the interval it accepts. */
 export class SingleEntry {
-  readonly e: MatchField;
+  /**
+   * The entry, or undefined until it is first read when it is `like`'s with the value `order`: a
+   * clause flow of an outline (see ClauseShapes) is made without an entry and a bigint of its own,
+   * most of a million never read.
+   */
+  protected made: MatchField | undefined;
+  /** The entry, or one of the same field and mask (see `made`). */
+  protected readonly like: MatchField;
   /** Matched on every bit. */
   readonly exact: boolean;
   /** Hash key of the value (see `exactKey`). */
   readonly key: ValueKey;
-  /** Its value: the first it accepts. */
-  readonly first: bigint;
-  /**
-   * The last value it accepts when its mask is a prefix; undefined for other masks. Held here
-   * rather than in an interval object: sorting and merging millions of them read one object each.
-   */
-  readonly last: bigint | undefined;
+  /** `last` when the mask is a prefix of fewer than all bits. */
+  protected readonly prefixLast: bigint | undefined;
   /** `first` as a number, rounded past 2^53: sorts by a number compare, ties by the bigint. */
   readonly order: number;
 
   constructor(e: MatchField) {
-    this.e = e;
+    this.made = e;
+    this.like = e;
     this.exact = e.mask === fullMask(e.field);
     this.key = exactKey(e);
-    this.first = e.value;
-    this.last = this.exact ? e.value : intervalOf(e.field, e)?.last;
+    this.prefixLast = this.exact ? undefined : intervalOf(e.field, e)?.last;
     this.order = Number(e.value);
+  }
+
+  get e(): MatchField {
+    return (this.made ??= { field: this.like.field, value: BigInt(this.order), mask: this.like.mask });
+  }
+
+  /** Its value: the first it accepts. */
+  get first(): bigint {
+    return this.e.value;
+  }
+
+  /**
+   * The last value it accepts when its mask is a prefix; undefined for other masks. Held here
+   * rather than in an interval object: sorting and merging millions of them read one object each.
+   */
+  get last(): bigint | undefined {
+    return this.exact ? this.e.value : this.prefixLast;
   }
 }
 
@@ -90,14 +109,34 @@ export class ClauseFlow extends SingleEntry {
   ): ClauseFlow {
     // Without a single entry the entry fields are never read (`single` is undefined).
     const e = key ?? NO_ENTRY;
+    return ClauseFlow.literal(flow, shape, e, e, exact, valueKey, exact ? undefined : intervalOf(e.field, e)?.last);
+  }
+
+  /**
+   * A clause flow whose one key entry matches exactly the IPv4 address `address` in the field
+   * and mask of `like`, its entry made when first read (see SingleEntry.made).
+   */
+  static ofAddress(flow: Flow, shape: TermShape, like: MatchField, address: number): ClauseFlow {
+    return ClauseFlow.literal(flow, shape, undefined, like, true, address, undefined);
+  }
+
+  private static literal(
+    flow: Flow,
+    shape: TermShape,
+    made: MatchField | undefined,
+    like: MatchField,
+    exact: boolean,
+    key: ValueKey,
+    prefixLast: bigint | undefined,
+  ): ClauseFlow {
     const fields = {
       __proto__: ClauseFlow.prototype,
-      e,
+      made,
+      like,
       exact,
-      key: valueKey,
-      first: e.value,
-      last: exact ? e.value : intervalOf(e.field, e)?.last,
-      order: Number(e.value),
+      key,
+      prefixLast,
+      order: made === undefined ? (key as number) : Number(made.value),
       flow,
       shape,
       cover: undefined,
@@ -107,7 +146,7 @@ export class ClauseFlow extends SingleEntry {
 
   /** Set when exactly one key field is matched. */
   get single(): SingleEntry | undefined {
-    return this.e === NO_ENTRY ? undefined : this;
+    return this.like === NO_ENTRY ? undefined : this;
   }
 }
 
@@ -186,6 +225,7 @@ export class ClauseShapes {
     if (keyAt !== outline.entry) return ClauseFlow.make(flow, shape, e, exact, placed.key);
     // An IPv4 address: its number is its hash key (see exactKey).
     const { address } = outline;
+    if (exact) return ClauseFlow.ofAddress(flow, shape, e, address);
     return ClauseFlow.make(flow, shape, { field: e.field, value: BigInt(address), mask: e.mask }, exact, address);
   }
 
