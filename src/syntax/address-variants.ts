@@ -66,6 +66,12 @@ const lastFound: {
   template: AddressTemplate;
 } = { templates: undefined, key: '', template: { match: { fields: [] }, index: -1 } };
 
+/** Forgets the template last found once a text is read: its key is a slice of that text (see forgetPrintedStats). */
+export function forgetLastTemplate(): void {
+  lastFound.templates = undefined;
+  lastFound.key = '';
+}
+
 /**
  * The template of the shape of `text[start, end)`, if there is one; the address its last element
  * gives is then variantAddress().

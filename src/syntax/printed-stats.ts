@@ -84,6 +84,16 @@ const MISSES_BEFORE_PAUSE = 8;
 const PAUSE_LINES = 256;
 
 /**
+ * Forgets the statistics kept (see lastPrinted) once a text is read: kept, they are a slice of
+ * that text, which would stay in memory after its flows are gone.
+ */
+export function forgetPrintedStats(): void {
+  lastPrinted = '';
+  misses = 0;
+  unlooked = 0;
+}
+
+/**
  * The statistics that open each line of `ovs-ofctl dump-flows`, exactly as it prints them:
  * ` cookie=0x…, duration=…s, table=N, n_packets=N, n_bytes=N, `. They are most of what a dump
  * says about a flow besides its match and actions, so this form is read at once: its cookie,

@@ -8,11 +8,13 @@ import type { Flow, Group, Origin } from '../model/flow.ts';
 import type { OfVersion } from '../model/openflow.ts';
 import { PortMap } from '../model/ports.ts';
 import { ProblemSink } from '../model/problems.ts';
+import { forgetLastTemplate } from './address-variants.ts';
 import { cleanLineActions, type FlowLineContext, lazyFlow, parseFlowLine, shapedLineMatch } from './flow-line.ts';
 import type { LineSource } from './line-flow.ts';
 import { parseGroupLine } from './group-line.ts';
 import { type LogicalLine, eachLogicalLine } from './lines.ts';
 import { PortDescriptionReader } from './port-description.ts';
+import { forgetPrintedStats } from './printed-stats.ts';
 import { RecurringParts } from './recurring.ts';
 import { readTableResubmits } from './table-resubmits.ts';
 import type { ReadAlong } from './written-pairs.ts';
@@ -242,5 +244,7 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
   }
   pinPorts();
   readTableResubmits(result.flows, result.groups, ports);
+  forgetPrintedStats();
+  forgetLastTemplate();
   return result satisfies ParseResult;
 }
