@@ -226,6 +226,21 @@ export function lineSpan(f: Flow, span: LineSpan): LineSpan {
   return span;
 }
 
+/**
+ * The outline of a lazily read flow whose match is the outline's but for the address of one IPv4
+ * entry (see FlowOutline): its match read from the outline spares making the flow's own. Undefined
+ * for a line read by its shape, or a flow read otherwise.
+ */
+export function addressOutline(f: Flow): FlowOutline | undefined {
+  const outline = f.outline;
+  return outline !== undefined && !outline.shaped ? outline : undefined;
+}
+
+/** An IPv4 entry of an outline holding `address` instead of its own: the flow's entry (see addressOutline). */
+export function withAddress(e: MatchField, address: number): MatchField {
+  return { field: e.field, value: BigInt(address), mask: e.mask };
+}
+
 /** The match a walker of fields, masks and ports reads: a lazily read flow's outline spares making its match. */
 export function matchOutline(f: Flow): Match {
   return f.outlineMatch ?? f.match;

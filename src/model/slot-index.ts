@@ -11,7 +11,7 @@
  * flow in typed arrays answers it several times faster (on a million flows, building and
  * probing this index once per flow took 1.4 s of CPU, the flow index's add and lookup 7 s).
  */
-import { type Flow, type Match, type MatchField } from './flow.ts';
+import { addressOutline, type Flow, type Match, type MatchField } from './flow.ts';
 import { portNameOnly } from './match.ts';
 import { type Naming, resolveMatchPorts, resolveTable } from './flow-key.ts';
 
@@ -64,8 +64,8 @@ function entryHash(e: MatchField): number {
  * naming may resolve). A policy table's thousands of flows then make no match of their own.
  */
 function outlineSum(flow: Flow): number | undefined {
-  const outline = flow.outline;
-  if (outline === undefined || outline.shaped) return undefined;
+  const outline = addressOutline(flow);
+  if (outline === undefined) return undefined;
   const { match, entry } = outline;
   let sums = outlineSums.get(match);
   if (sums === undefined) outlineSums.set(match, (sums = new Map()));

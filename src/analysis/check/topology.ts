@@ -11,7 +11,14 @@ import { type Action, flattenActions } from '../../model/actions.ts';
 import { sentPorts } from '../../model/port-refs.ts';
 import { pushTo } from '../../model/append.ts';
 import { fieldByName, type FieldDef } from '../../model/fields.ts';
-import { actionsOutline, type Flow, type FlowOutline, type MatchField, onlyConjunctions } from '../../model/flow.ts';
+import {
+  actionsOutline,
+  addressOutline,
+  type Flow,
+  type MatchField,
+  onlyConjunctions,
+  withAddress,
+} from '../../model/flow.ts';
 import { type Pipeline, tableKey } from '../../model/pipeline.ts';
 import { ones } from '../../model/values.ts';
 import { formatIpv4Masked } from '../../syntax/field-value.ts';
@@ -93,20 +100,6 @@ class RouteIndex {
   }
 }
 
-/**
- * The outline of a lazily read flow whose match is its outline's but for the address of one entry
- * (see FlowOutline): the match read from it, that entry's value from the address, is not made.
- */
-function ownOutline(flow: Flow): FlowOutline | undefined {
-  const outline = flow.outline;
-  return outline !== undefined && !outline.shaped ? outline : undefined;
-}
-
-/** An IPv4 entry holding `address` instead of its own. */
-function withValue(e: MatchField, address: number): MatchField {
-  return { field: e.field, value: BigInt(address), mask: e.mask };
-}
-
 /** An ARP flow the bridge answers for one address, or tunnels towards a Node. */
 interface ArpFlow {
   readonly flow: Flow;
@@ -147,7 +140,7 @@ export class NodeFacts {
     const named = new Set<bigint>();
     for (const flow of this.pipeline.flows) {
       if (pending.size === 0) break;
-      const own = ownOutline(flow);
+      const own = addressOutline(flow);
       const fields = own === undefined ? flow.match.fields : own.match.fields;
       for (let i = 0; i < fields.length; i++) {
         const e = fields[i]!;
@@ -173,14 +166,14 @@ export class NodeFacts {
     let ethDst: MatchField | undefined;
     let port: number | undefined;
     let sourcePinned = false;
-    const own = ownOutline(flow);
+    const own = addressOutline(flow);
     const fields = own === undefined ? flow.match.fields : own.match.fields;
     for (let i = 0; i < fields.length; i++) {
       const e = fields[i]!;
       const f = e.field;
       if (f.name === 'in_port' || f.name === 'in_port_oxm') port ??= Number(e.value);
-      else if (f === F.ipDst) ipDst ??= i === own?.entry ? withValue(e, own.address) : e;
-      else if (f === F.arpTpa) arpTpa ??= i === own?.entry ? withValue(e, own.address) : e;
+      else if (f === F.ipDst) ipDst ??= i === own?.entry ? withAddress(e, own.address) : e;
+      else if (f === F.arpTpa) arpTpa ??= i === own?.entry ? withAddress(e, own.address) : e;
       else if (f === F.ethDst) ethDst ??= e;
       if (((f === F.ipSrc || f === F.arpSpa) && e.mask === FULL32) || (f === F.ipv6Src && e.mask === FULL128))
         sourcePinned = true;

@@ -4,7 +4,7 @@
  * flow can serve thousands of conjunctions.
  */
 import { FIELDS, type FieldDef } from '../../model/fields.ts';
-import type { Flow, FlowOutline, Match, MatchField } from '../../model/flow.ts';
+import { type Flow, type FlowOutline, type Match, type MatchField, withAddress } from '../../model/flow.ts';
 import { ShapeTrie } from '../../model/flow-index.ts';
 import { portNameOnly } from '../../model/match.ts';
 import { ones, prefixLength } from '../../model/values.ts';
@@ -226,7 +226,7 @@ export class ClauseShapes {
     // An IPv4 address: its number is its hash key (see exactKey).
     const { address } = outline;
     if (exact) return ClauseFlow.ofAddress(flow, shape, e, address);
-    return ClauseFlow.make(flow, shape, { field: e.field, value: BigInt(address), mask: e.mask }, exact, address);
+    return ClauseFlow.make(flow, shape, withAddress(e, address), exact, address);
   }
 
   private placeOutline(outline: FlowOutline): PlacedOutline {
