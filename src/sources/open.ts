@@ -385,5 +385,6 @@ async function readFiles(paths: readonly string[], node: string | undefined, con
     );
   for (const p of result.problems) context.problems.damaged(p);
   context.problems.parsed(result, label);
-  return { ...result, sources: names, files: [...files, ...portFiles] };
+  // Added to, not spread: a dump read along another makes its paired flows when they are first asked for.
+  return Object.assign(result, { sources: names, files: [...files, ...portFiles] });
 }

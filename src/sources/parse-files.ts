@@ -10,6 +10,7 @@ import type { OfVersion } from '../model/openflow.ts';
 import type { PortMap } from '../model/ports.ts';
 import { type ParseResult, parseDump } from '../syntax/reader.ts';
 import { readTableResubmits } from '../syntax/table-resubmits.ts';
+import { type PairedLines, withPairs } from '../syntax/paired-lines.ts';
 import type { ReadAlong } from '../syntax/written-pairs.ts';
 import { antctlFlowsText } from './antctl.ts';
 import type { NodeFile } from './node.ts';
@@ -90,6 +91,8 @@ export function parseFiles(files: readonly NodeFile[], options: ParseFilesOption
   const diagnostics: Diagnostic[] = [];
   const protocols: OfVersion[] = [];
   const rejected: RejectedFile[] = [];
+  // The pairs of the one text that holds flows, when it was read along another dump.
+  let kept: PairedLines | undefined;
   let badLines = 0;
   let proseLines = 0;
   const total = files.reduce((n, f) => n + f.text.length, 0);
@@ -107,7 +110,10 @@ export function parseFiles(files: readonly NodeFile[], options: ParseFilesOption
       ...(progress ? { onProgress: progress } : {}),
       ...(options.along ? { along: options.along } : {}),
     });
-    const readSomething = r.flows.length > 0 || r.groups.length > 0 || r.ports.size > 0 || r.protocols.length > 0;
+    // Asked of the pairs and the flows read otherwise: a text's flows are made only when asked for.
+    const { paired } = r;
+    const flowCount = paired ? paired.size + paired.unpaired.length : r.flows.length;
+    const readSomething = flowCount > 0 || r.groups.length > 0 || r.ports.size > 0 || r.protocols.length > 0;
     if (!readSomething && r.badLines + r.proseLines > 0) {
       // A document of another kind is named; else each line says what is wrong with it.
       const kind = guessKind(f.text);
@@ -126,8 +132,16 @@ export function parseFiles(files: readonly NodeFile[], options: ParseFilesOption
         `${shown(f.label)}: line ${last} could not be read and ends without a line end: the file looks cut short`,
       );
     }
-    if (flows.length === 0) flows = r.flows;
-    else append(flows, r.flows);
+    if (flowCount > 0) {
+      // The pairs of one text are kept as such; with flows of other texts, they are made.
+      if (kept === undefined && flows.length === 0 && paired) kept = paired;
+      else {
+        if (kept) flows = kept.flows().slice();
+        kept = undefined;
+        if (flows.length === 0) flows = r.flows;
+        else append(flows, r.flows);
+      }
+    }
     append(groups, r.groups);
     append(diagnostics, r.diagnostics);
     for (const v of r.protocols) if (protocols[protocols.length - 1] !== v) protocols.push(v);
@@ -136,6 +150,12 @@ export function parseFiles(files: readonly NodeFile[], options: ParseFilesOption
     proseLines += r.proseLines;
   }
   // A listing's groups may name tables its flows, in another file, hold.
-  if (files.length > 1) readTableResubmits(flows, groups, ports);
-  return { flows, groups, diagnostics, ports, protocols, badLines, proseLines, rejected, problems };
+  if (files.length > 1 && kept) {
+    const all = kept.unpaired.slice();
+    if (!kept.settle(all, groups, ports)) [flows, kept] = [all, undefined];
+  }
+  // Kept pairs settled: none of their flows, nor any other, resubmits to a port by a stranger's name.
+  if (files.length > 1 && !kept) readTableResubmits(flows, groups, ports);
+  const read = { flows, groups, diagnostics, ports, protocols, badLines, proseLines, rejected, problems };
+  return kept ? withPairs(read, kept) : read;
 }

@@ -274,6 +274,15 @@ export class LineFlow implements Flow {
     );
   }
 
+  /**
+   * Whether a line whose statistics take `statsEnd` characters and whose text after them is
+   * `written` characters long, that of a flow read lazily, makes its twin (see twin): its numbers
+   * then fit (a bound: the actions start within the text after the statistics).
+   */
+  static twins(statsEnd: number, written: number): boolean {
+    return statsEnd < 2 ** STATS_BITS && statsEnd + written <= MAX_ACTIONS_START;
+  }
+
   get table(): TableRef {
     return tableRefOf(this.head & 0xff);
   }

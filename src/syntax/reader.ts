@@ -18,6 +18,7 @@ import { forgetPrintedStats } from './printed-stats.ts';
 import { RecurringParts } from './recurring.ts';
 import { readTableResubmits } from './table-resubmits.ts';
 import type { ReadAlong } from './written-pairs.ts';
+import { type PairedLines, withPairs } from './paired-lines.ts';
 
 export interface ParseOptions {
   /** Name shown in diagnostics (`-` is shown as `<stdin>`). */
@@ -54,6 +55,8 @@ export interface ParseResult {
    * sentences, a shell prompt, a code fence).
    */
   readonly proseLines: number;
+  /** Read along another dump (see ReadAlong): the lines that pair its flows, their flows among `flows` made when first asked for. */
+  readonly paired?: PairedLines;
 }
 
 const HEADER = /^(?:NXST|OFPST|ONFST|OFPT|NXT|ONFT)_[A-Z0-9_]+(?:\s|$)/;
@@ -160,16 +163,16 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
     const { source } = context;
     // Read along another dump only while both read without port names, as a comparison reads them.
     const along = context.portMap === undefined ? options.along : undefined;
-    const flow =
-      source && quoteFree(text, start, end)
-        ? (along?.take(text, start, line, source) ?? lazyFlow(text, start, end, line, source))
-        : undefined;
-    if (flow === undefined) {
+    const usual = source !== undefined && quoteFree(text, start, end);
+    // A line that pairs a flow of that dump is kept as numbers, its flow made when asked for.
+    const claimed = usual && along !== undefined && along.claim(text, start, line, source, result.flows.length);
+    const flow = usual && !claimed ? lazyFlow(text, start, end, line, source) : undefined;
+    if (!claimed && flow === undefined) {
       turnedDown = line;
       return false;
     }
     inHexDump = false;
-    result.flows.push(flow);
+    if (flow) result.flows.push(flow);
     return true;
   };
   eachLogicalLine(text, takeLazyFlow, (line) => {
@@ -243,8 +246,9 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
     sink.problems.length = 0;
   }
   pinPorts();
-  readTableResubmits(result.flows, result.groups, ports);
+  const paired = options.along?.settle(result.flows, result.groups, ports);
+  if (paired === undefined) readTableResubmits(result.flows, result.groups, ports);
   forgetPrintedStats();
   forgetLastTemplate();
-  return result satisfies ParseResult;
+  return paired === undefined ? result : withPairs(result, paired);
 }

@@ -72,22 +72,31 @@ function rewritten(actions: readonly Action[], tables: ReadonlySet<string>): rea
   return out;
 }
 
+/** Port names that `resubmit:NAME` actions of the flows and buckets give and the port map does not know. */
+export function strangerPorts(flows: readonly Flow[], groups: readonly Group[], ports: PortMap): Set<string> {
+  const strangers = new Set<string>();
+  // Action lists are shared by many flows, mostly by flows in a row: each is looked through once.
+  const seen = new Set<readonly Action[]>();
+  let last: readonly Action[] | undefined;
+  // Indexed, as flowsByTable's loop is: an iterator allocates a result for each flow.
+  for (let i = 0; i < flows.length; i++) {
+    const actions = resubmitActions(flows[i]!);
+    if (actions === undefined || actions === last) continue;
+    last = actions;
+    if (seen.has(actions)) continue;
+    seen.add(actions);
+    strangerNames(actions, ports, strangers);
+  }
+  for (const g of groups) for (const b of g.buckets) strangerNames(b.actions, ports, strangers);
+  return strangers;
+}
+
 /**
  * Reads `resubmit:NAME` as a resubmit to table NAME where NAME is no port the dump knows and a
  * table it names, in place in `flows` and `groups`.
  */
 export function readTableResubmits(flows: Flow[], groups: Group[], ports: PortMap): void {
-  const strangers = new Set<string>();
-  // Action lists are shared by many flows: each is looked through once.
-  const seen = new Set<readonly Action[]>();
-  // Indexed, as flowsByTable's loop is: an iterator allocates a result for each flow.
-  for (let i = 0; i < flows.length; i++) {
-    const actions = resubmitActions(flows[i]!);
-    if (actions === undefined || seen.has(actions)) continue;
-    seen.add(actions);
-    strangerNames(actions, ports, strangers);
-  }
-  for (const g of groups) for (const b of g.buckets) strangerNames(b.actions, ports, strangers);
+  const strangers = strangerPorts(flows, groups, ports);
   if (strangers.size === 0) return;
   const known = namedTables(flows, groups);
   const tables = new Set([...strangers].filter((n) => known.has(n)));

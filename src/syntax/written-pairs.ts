@@ -3,12 +3,14 @@
  * two dumps of one switch are mostly such lines, and pairing them spares reading their matches
  * and actions, or even, for the second dump read along the first (ReadAlong), its lines.
  */
-import { type Flow, type LineSpan, lineSpan } from '../model/flow.ts';
+import { type Flow, type Group, type LineSpan, lineSpan } from '../model/flow.ts';
+import type { PortMap } from '../model/ports.ts';
 import { mix } from '../model/slot-index.ts';
 import type { TableRef } from '../model/tables.ts';
 import { tableRefOf } from './interned.ts';
 import { LineFlow, type LineSource } from './line-flow.ts';
-import { type PrintedStats, printed, scanPrintedStats } from './printed-stats.ts';
+import { PairedLines } from './paired-lines.ts';
+import { printed, scanPrintedStats } from './printed-stats.ts';
 
 /**
  * A hash of `text[start, end)`, the text of a dump line after its statistics, from its length and
@@ -75,6 +77,8 @@ class WrittenIndex {
    */
   private readonly lines: Int32Array;
   private readonly texts: string[] = [];
+  /** Per flow, 1 when it was read lazily (a LineFlow): only such a flow has twins (see LineFlow.twin). */
+  private readonly lazy: Uint8Array;
   /** What reads made only to bring memory in summed to: kept, so that they are not left out as unused. */
   readonly touched: number;
 
@@ -85,6 +89,7 @@ class WrittenIndex {
     const table = (this.table = new Int32Array(slots * 2));
     const next = (this.next = new Int32Array(flows.length));
     const lines = (this.lines = new Int32Array(flows.length * 4).fill(-1));
+    const lazy = (this.lazy = new Uint8Array(flows.length));
     const last = new Int32Array(slots);
     const { texts } = this;
     const x: LineSpan = { text: '', start: 0, end: 0, statsEnd: 0 };
@@ -97,6 +102,7 @@ class WrittenIndex {
       for (let i = from; i < to; i++) {
         const flow = flows[i]!;
         if (!writtenPart(flow, x)) continue;
+        if (flow instanceof LineFlow) lazy[i] = 1;
         if (texts[texts.length - 1] !== x.text) texts.push(x.text);
         lines[4 * i] = x.start;
         lines[4 * i + 1] = x.end - x.start;
@@ -160,6 +166,11 @@ class WrittenIndex {
       if (sameText(text, start, texts[lines[4 * j + 3]!]!, lines[4 * j]!, length)) return j;
     }
     return -1;
+  }
+
+  /** Whether flow `j` has a twin in a line whose statistics take `statsEnd` characters (see LineFlow.twins). */
+  twins(j: number, statsEnd: number): boolean {
+    return this.lazy[j] === 1 && LineFlow.twins(statsEnd, this.lines[4 * j + 1]!);
   }
 
   /** Whether flows `i` and `j` have the same written part and key. */
@@ -240,7 +251,7 @@ const RESERVED = 2;
 /** A flow of the first dump whose kind ReadAlong leaves to pairWritten (see ReadAlong). */
 const LEFT = 3;
 
-/** The lines of a batch: where each starts, its written part, key, cookie and counters, hash and what it found. */
+/** The lines of a batch: where each starts, its written part, key, table and hash, and what it found. */
 class Batch {
   size = 0;
   readonly lines = new Int32Array(BATCH);
@@ -248,9 +259,8 @@ class Batch {
   readonly writtenStarts = new Int32Array(BATCH);
   readonly ends = new Int32Array(BATCH);
   readonly keys = new Int32Array(BATCH);
+  readonly tables = new Uint8Array(BATCH);
   readonly hashes = new Int32Array(BATCH);
-  readonly zero = new Uint8Array(BATCH);
-  readonly cookies: bigint[] = new Array<bigint>(BATCH).fill(0n);
   readonly found = new Int32Array(BATCH);
   /** What the reads made only to bring memory in summed to: kept, so that they are not left out as unused. */
   touched = 0;
@@ -260,9 +270,10 @@ class Batch {
  * The second of two dumps read along the first. A line of the second in the printed form whose
  * text after its statistics is that of a flow of the first, in the same table (with the same
  * cookie, when cookies count), is that flow but for its statistics: when the first's flow was read
- * lazily, known clean (see LineFlow), the line is made its twin (see LineFlow.twin) without its
- * match and actions being read again, and the two are paired. On two dumps of one switch this
- * reads most of the second dump's lines in a fraction of the time, and pairs them on the way.
+ * lazily, known clean (see LineFlow), the line is claimed as its pair, kept as numbers (see
+ * PairedLines) rather than read: its flow, the first's twin (see LineFlow.twin), is made only when
+ * asked for. On two dumps of one switch this reads most of the second dump's lines in a fraction
+ * of the time, and pairs them on the way.
  *
  * Pairs are made as pairWritten makes them: the first line of the second dump that reads as some
  * flows of the first with the first of those not yet paired, and so on in dump order. A line of
@@ -271,33 +282,33 @@ class Batch {
  * dump leaves, in order as ever.
  *
  * The lines are looked up ahead of the reader, BATCH at a time from the line it offers, stage by
- * stage (every line's slot, then every flow found, then its text, then the twins): the first
- * dump's index and text are read at random, and a line's cache misses then overlap those of the
- * others rather than wait for each other (half the time of looking each line up as it is read, on
- * two million-flow dumps). A flow looked up is RESERVED until its line is taken.
+ * stage (every line's slot, then every flow found, then its text): the first dump's index and
+ * text are read at random, and a line's cache misses then overlap those of the others rather than
+ * wait for each other (half the time of looking each line up as it is read, on two million-flow
+ * dumps). The first dump's flows themselves are not read: what a pair needs of them is in the
+ * index. A flow looked up is RESERVED until its line is claimed.
  */
 export class ReadAlong {
   private readonly first: readonly Flow[];
   private readonly cookies: boolean;
   /** Per flow of the first: 0, PAIRED, RESERVED or LEFT. */
   private readonly state: Uint8Array;
-  /** The twins taken, in the order read. */
-  private readonly twins: Flow[] = [];
+  /** The lines claimed in the text being read (see settle). */
+  private paired: PairedLines;
   /** Made when the first line is offered: the second side may be a bundle or a live switch, read otherwise. */
   private index: WrittenIndex | undefined;
   /** What a line of the second must share with one of the first to pair (see lineKeys). */
   private readonly key: (table: TableRef, cookie: bigint) => number;
   private readonly span: LineSpan = { text: '', start: 0, end: 0, statsEnd: 0 };
-  /** The text looked up ahead (see lookUp), its `count` lines from line `firstLine`, and the source its twins were made with. */
+  /** The text looked up ahead (see lookUp), its `count` lines from line `firstLine`, and the source it is read with. */
   private text = '';
   private source: LineSource | undefined;
   private firstLine = 0;
   private count = 0;
-  /** Per line looked up ahead: where it starts, the flow of the first it found (-1: none) and its twin. */
+  /** Per line looked up ahead: where it starts, the flow of the first it pairs (-1: none) and its table. */
   private readonly starts = new Int32Array(BATCH);
   private readonly found = new Int32Array(BATCH).fill(-1);
-  private readonly made = new Array<Flow | undefined>(BATCH).fill(undefined);
-  private readonly stats: PrintedStats = { cookie: 0n, table: 0, end: 0, zero: false };
+  private readonly tables = new Uint8Array(BATCH);
   private readonly batch = new Batch();
 
   constructor(first: readonly Flow[], cookies: boolean) {
@@ -305,6 +316,7 @@ export class ReadAlong {
     this.cookies = cookies;
     this.state = new Uint8Array(first.length);
     this.key = lineKeys(cookies);
+    this.paired = new PairedLines(first, cookies);
   }
 
   private indexed(): WrittenIndex {
@@ -314,37 +326,35 @@ export class ReadAlong {
   }
 
   /**
-   * The twin of the flow of the first dump that the line of `text` from `start`, number `line`,
-   * reads as, now paired with it; undefined when there is none, and the line is to be read as ever.
+   * Whether the line of `text` from `start`, number `line`, read with `source`, pairs a flow of
+   * the first dump: then it is claimed (see PairedLines), after the `kept` flows the reader has
+   * kept of its text; else it is to be read as ever.
    */
-  take(text: string, start: number, line: number, source: LineSource): Flow | undefined {
+  claim(text: string, start: number, line: number, source: LineSource, kept: number): boolean {
     let i = line - this.firstLine;
     if (text !== this.text || source !== this.source || i < 0 || i >= this.count || this.starts[i] !== start) {
       this.lookUp(text, start, line, source);
       i = 0;
     }
-    const twin = this.made[i];
-    if (twin === undefined) return undefined;
     const j = this.found[i]!;
     // Left since it was looked up (see passed).
-    if (this.state[j] !== RESERVED) return undefined;
+    if (j < 0 || this.state[j] !== RESERVED) return false;
     this.state[j] = PAIRED;
-    this.twins.push(twin);
-    return twin;
+    this.paired.add(j, text, start, line, source, kept, this.tables[i]!);
+    return true;
   }
 
   /**
    * Looks up the next BATCH lines of `text` from `from` (line `line`), as eachLogicalLine counts
-   * them, and makes the twins of those that read as a flow of the first dump. The flows looked
-   * up before and not taken are free again.
+   * them, and finds the flows of the first dump they pair. The flows looked up before and not
+   * claimed are free again.
    */
   private lookUp(text: string, from: number, line: number, source: LineSource): void {
-    const { state, starts, found, made, batch } = this;
+    const { state, starts, found, batch } = this;
     for (let n = 0; n < this.count; n++) {
       const j = found[n]!;
       if (j >= 0 && state[j] === RESERVED) state[j] = 0;
       found[n] = -1;
-      made[n] = undefined;
     }
     this.text = text;
     this.source = source;
@@ -356,25 +366,26 @@ export class ReadAlong {
       starts[n] = at;
       if (scanPrintedStats(text, at)) {
         const b = batch.size++;
+        // 255 means "all tables": an addition with it lands in table 0.
+        const table = printed.table === 255 ? 0 : printed.table;
         batch.lines[b] = n;
         batch.starts[b] = at;
         batch.writtenStarts[b] = printed.end;
         batch.ends[b] = end;
-        batch.keys[b] = this.key(tableRefOf(printed.table === 255 ? 0 : printed.table), printed.cookie);
-        batch.cookies[b] = printed.cookie;
-        batch.zero[b] = printed.zero ? 1 : 0;
+        batch.keys[b] = this.key(tableRefOf(table), printed.cookie);
+        batch.tables[b] = table;
         batch.hashes[b] = writtenHash(text, printed.end, end);
       }
       at = end + 1;
     }
     this.count = n;
-    this.lookUpBatch(batch, line);
+    this.lookUpBatch(batch);
   }
 
-  /** The lines of the batch looked up, stage by stage (see ReadAlong), their twins made; the batch emptied. */
-  private lookUpBatch(batch: Batch, firstLine: number): void {
+  /** The lines of the batch looked up, stage by stage (see ReadAlong); the batch emptied. */
+  private lookUpBatch(batch: Batch): void {
     const index = this.indexed();
-    const { state, first, text } = this;
+    const { state, text } = this;
     const { size, found } = batch;
     for (let b = 0; b < size; b++) found[b] = index.head(batch.hashes[b]!);
     let touched = 0;
@@ -390,23 +401,12 @@ export class ReadAlong {
       if (found[b]! >= 0) state[j] = RESERVED;
     }
     for (let b = 0; b < size; b++) {
-      const flow = found[b]! < 0 ? undefined : first[found[b]!];
-      if (flow instanceof LineFlow && flow.outlineActions !== undefined) touched++;
-    }
-    const { stats } = this;
-    for (let b = 0; b < size; b++) {
       const j = found[b]!;
       if (j < 0) continue;
-      const flow = first[j];
-      stats.cookie = batch.cookies[b]!;
-      stats.end = batch.writtenStarts[b]!;
-      stats.zero = batch.zero[b] === 1;
       const n = batch.lines[b]!;
-      const twin =
-        flow instanceof LineFlow ? flow.twin(stats, text, batch.starts[b]!, this.source!, firstLine + n) : undefined;
-      if (twin !== undefined) {
+      if (index.twins(j, batch.writtenStarts[b]! - batch.starts[b]!)) {
         this.found[n] = j;
-        this.made[n] = twin;
+        this.tables[n] = batch.tables[b]!;
         continue;
       }
       // A flow that cannot be twinned is left, and the later lines of the batch that read as it did.
@@ -445,25 +445,14 @@ export class ReadAlong {
   }
 
   /**
-   * The pairs made, per dump 1 for each flow paired, when `first` and `second` are the dumps read
-   * (the flows of the second, its twins among them in the order read) and cookies count as they did.
+   * The lines claimed in a text now read, whose flows the reader kept are `flows` (its groups and
+   * ports those given); undefined when none was claimed, or when they could not stay claimed (see
+   * PairedLines.settle) and are now among `flows`. The next text starts anew.
    */
-  pairs(
-    first: readonly Flow[],
-    second: readonly Flow[],
-    cookies: boolean,
-  ): { readonly a: Uint8Array; readonly b: Uint8Array } | undefined {
-    if (first !== this.first || cookies !== this.cookies) return undefined;
-    const b = new Uint8Array(second.length);
-    let k = 0;
-    for (let i = 0; i < second.length && k < this.twins.length; i++) {
-      if (second[i] !== this.twins[k]) continue;
-      b[i] = 1;
-      k++;
-    }
-    if (k < this.twins.length) return undefined;
-    const a = new Uint8Array(this.state.length);
-    for (let i = 0; i < a.length; i++) if (this.state[i] === PAIRED) a[i] = 1;
-    return { a, b };
+  settle(flows: Flow[], groups: readonly Group[], ports: PortMap): PairedLines | undefined {
+    const paired = this.paired;
+    if (paired.size === 0) return undefined;
+    this.paired = new PairedLines(this.first, this.cookies);
+    return paired.settle(flows, groups, ports) ? paired : undefined;
   }
 }

@@ -18,10 +18,10 @@ export function sampleFlows(flows: readonly Flow[], perTable = SAMPLE_PER_TABLE)
   return sampleTables(tables, perTable) ?? flows;
 }
 
-/** The flows of the tables sampled, in their order; undefined when every table is within the cap. */
-function sampleTables(tables: readonly (readonly Flow[])[], perTable: number): Flow[] | undefined {
+/** The flows (or what stands for them) of the tables sampled, in their order; undefined when every table is within the cap. */
+export function sampleTables<T>(tables: readonly (readonly T[])[], perTable: number): T[] | undefined {
   if (tables.every((l) => l.length <= perTable)) return undefined;
-  const out: Flow[] = [];
+  const out: T[] = [];
   for (const list of tables) {
     if (list.length <= perTable) {
       for (const f of list) out.push(f);

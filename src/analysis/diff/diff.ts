@@ -4,7 +4,8 @@
  * groups by id. Statistics, durations and flow flags never count; cookies only when asked.
  */
 import type { Action } from '../../model/actions.ts';
-import { type Bucket, type Flow, type Group, selectWeight } from '../../model/flow.ts';
+import { type Bucket, type Flow, type Group, type Match, matchOutline, selectWeight } from '../../model/flow.ts';
+import { portNameOnly } from '../../model/match.ts';
 import { PortMap } from '../../model/ports.ts';
 import type { TableRef } from '../../model/tables.ts';
 import { actionsKey, canonicalActions } from '../../model/action-equivalence.ts';
@@ -18,7 +19,8 @@ import {
 } from '../../model/flow-key.ts';
 import { eachPortRef } from '../../model/port-refs.ts';
 import { SlotIndex } from '../../model/slot-index.ts';
-import { lineKeys, pairWritten, type ReadAlong } from '../../syntax/written-pairs.ts';
+import type { PairedLines } from '../../syntax/paired-lines.ts';
+import { lineKeys, pairWritten } from '../../syntax/written-pairs.ts';
 
 /** The parts of a parsed dump a comparison needs. */
 export interface DumpSide {
@@ -26,6 +28,8 @@ export interface DumpSide {
   readonly groups: readonly Group[];
   /** Ports the dump itself described (`show` output concatenated with it). */
   readonly ports?: PortMap;
+  /** Read along the dump it is compared with (see ReadAlong): its lines that pair that dump's flows. */
+  readonly paired?: PairedLines;
 }
 
 export interface CompareOptions {
@@ -35,8 +39,6 @@ export interface CompareOptions {
   readonly ports?: PortMap;
   /** Table name → number; names not given here are inferred by comparing the two dumps. */
   readonly tables?: ReadonlyMap<string, number>;
-  /** The first dump, when the second was read along it: the pairs made then need not be made again. */
-  readonly along?: ReadAlong;
 }
 
 /** What two flows of one slot may differ in, in the order reports list them. */
@@ -122,15 +124,49 @@ function mergedPorts(...maps: (PortMap | undefined)[]): PortMap | undefined {
   return out;
 }
 
-/** Port and table names both sides may use, resolved as far as the inputs allow. */
-export function namingFor(a: DumpSide, b: DumpSide, options: CompareOptions): Naming {
+/** Whether the flows name any table, and any port the naming has no number for: only such names are inferred. */
+function namesIn(flows: readonly Flow[], naming: Naming): { tables: boolean; ports: boolean } {
+  let tables = false;
+  let ports = false;
+  // A lazily read flow's outline holds the ports its match holds; flows share outlines, each looked at once.
+  const namesPorts = new Map<Match, boolean>();
+  let last: Match | undefined;
+  for (let i = 0; i < flows.length && !(tables && ports); i++) {
+    const f = flows[i]!;
+    if (f.table.kind === 'name') tables = true;
+    const m = matchOutline(f);
+    if (ports || m === last) continue;
+    last = m;
+    let v = namesPorts.get(m);
+    if (v === undefined) {
+      v = m.fields.some((e) => {
+        const name = portNameOnly(e);
+        return name !== undefined && naming.ports?.number(name) === undefined;
+      });
+      namesPorts.set(m, v);
+    }
+    if (v) ports = true;
+  }
+  return { tables, ports };
+}
+
+/**
+ * Port and table names both sides may use, resolved as far as the inputs allow. `b` read along
+ * `a` names what its flows read otherwise name, and its pairs what their flows of `a` name
+ * (tables by number): its flows are made only when there is something to infer.
+ */
+export function namingFor(a: DumpSide, b: DumpSide, options: CompareOptions, along?: PairedLines): Naming {
   const ports = mergedPorts(options.ports, a.ports, b.ports);
   const base: Naming = ports ? { ports } : {};
+  const inA = namesIn(a.flows, base);
+  const inB = namesIn(along ? along.unpaired : b.flows, base);
+  if (along && inA.ports) inB.ports = true;
   const tables = new Map<string, number>();
-  for (const [named, numbered] of [
-    [a, b],
-    [b, a],
+  for (const [named, numbered, names] of [
+    [a, b, inA],
+    [b, a, inB],
   ] as const) {
+    if (!names.tables) continue;
     for (const [name, n] of inferTableNumbers(named.flows, numbered.flows, base))
       if (!tables.has(name)) tables.set(name, n);
   }
@@ -138,10 +174,11 @@ export function namingFor(a: DumpSide, b: DumpSide, options: CompareOptions): Na
   const withTables = tables.size > 0 ? { ...base, tables } : base;
   // Port names the inputs leave without numbers, from the flows the two dumps have in common.
   const inferred = new PortMap();
-  for (const [named, numbered] of [
-    [a, b],
-    [b, a],
+  for (const [named, numbered, names] of [
+    [a, b, inA],
+    [b, a, inB],
   ] as const) {
+    if (!names.ports) continue;
     for (const [name, n] of inferPortNumbers(named.flows, numbered.flows, withTables))
       if (inferred.number(name) === undefined && inferred.name(n) === undefined) inferred.set(n, name);
   }
@@ -204,8 +241,11 @@ export interface FlowCompareOptions {
   readonly timeoutsWhenSet?: boolean;
   /** Both sides were read without port names, so that lines that say the same read the same (see pairWritten). */
   readonly readAlike?: boolean;
-  /** Flows already paired, as pairWritten would pair them (see ReadAlong): the rest are paired alike after them. */
-  readonly paired?: { readonly a: Uint8Array; readonly b: Uint8Array };
+  /**
+   * Per flow of the first dump, 1 when it is already paired, as pairWritten would pair it, with a
+   * flow of the second left out of those given (see ReadAlong): the rest are paired alike after them.
+   */
+  readonly paired?: Uint8Array;
 }
 
 /** Whether both dumps were read without port names: then the same text reads the same way in both. */
@@ -273,32 +313,43 @@ export function diffFlows(
   options: FlowCompareOptions = {},
 ): TableDiff[] {
   const tables = new Map<string, TableAccumulator>();
-  // Dumps share one TableRef object among a table's flows: the id string is made once per object.
+  // Dumps share one TableRef object among a table's flows, and list a table's flows together:
+  // the id string is made once per object, and the last table is kept at hand.
   const byRef = new Map<TableRef, TableAccumulator>();
+  let lastRef: TableRef | undefined;
+  let last: TableAccumulator | undefined;
   const tableOf = (f: Flow): TableAccumulator => {
-    let t = byRef.get(f.table);
-    if (t) return t;
-    const id = tableId(f.table, naming);
-    t = tables.get(id);
-    if (!t)
-      tables.set(
-        id,
-        (t = { table: resolveTable(f.table, naming), before: 0, after: 0, removed: [], added: [], changed: [] }),
-      );
-    byRef.set(f.table, t);
-    return t;
+    const ref = f.table;
+    if (ref === lastRef) return last!;
+    let t = byRef.get(ref);
+    if (!t) {
+      const id = tableId(ref, naming);
+      t = tables.get(id);
+      if (!t)
+        tables.set(
+          id,
+          (t = { table: resolveTable(ref, naming), before: 0, after: 0, removed: [], added: [], changed: [] }),
+        );
+      byRef.set(ref, t);
+    }
+    lastRef = ref;
+    return (last = t);
   };
-  for (const f of b) tableOf(f).after++;
-  for (const f of a) tableOf(f).before++;
+  for (let i = 0; i < b.length; i++) tableOf(b[i]!).after++;
+  // A flow of `a` paired already counts in both dumps; the rest are to be paired.
+  const known = options.paired;
+  let restA: Flow[] = [];
+  for (let i = 0; i < a.length; i++) {
+    const f = a[i]!;
+    const t = tableOf(f);
+    t.before++;
+    if (known?.[i] === 1) t.after++;
+    else restA.push(f);
+  }
+  let restB = b;
   // Lines that read the same pair first, their matches and actions unread: most flows of two
   // dumps of one switch. The rest pair by slot, in dump order where a dump holds a slot twice.
-  let [restA, restB] = [a, b];
   if (options.readAlike) {
-    const known = options.paired;
-    if (known) {
-      restA = a.filter((_, i) => known.a[i] === 0);
-      restB = b.filter((_, i) => known.b[i] === 0);
-    }
     const key = lineKeys(options.cookies ?? false);
     const paired = pairWritten(restA, restB, (f) => key(f.table, f.cookie));
     restA = restA.filter((_, i) => paired.a[i] === 0);
@@ -411,13 +462,13 @@ export function portNamingGap(
   a: DumpSide,
   b: DumpSide,
   naming: Naming,
-  paired?: { readonly b: Uint8Array },
+  along?: PairedLines,
 ): PortNamingGap | undefined {
   const x = portUse(a.flows, a.groups, naming);
-  // A flow of `b` paired as written (see pairWritten) names the ports its flow of `a` names: when
+  // A line of `b` that pairs a flow of `a` (see ReadAlong) names the ports that flow names: when
   // `a` names none, the names of `b` are those of its other flows (whether `b` numbers any port
   // then counts for nothing).
-  const others = x.names.size === 0 && paired ? b.flows.filter((_, i) => paired.b[i] === 0) : b.flows;
+  const others = x.names.size === 0 && along ? along.unpaired : b.flows;
   const y = portUse(others, b.groups, naming);
   if (x.names.size > 0 && y.names.size === 0 && y.numbered) return { named: 0, names: [...x.names] };
   if (y.names.size > 0 && x.names.size === 0 && x.numbered) return { named: 1, names: [...y.names] };
@@ -426,16 +477,18 @@ export function portNamingGap(
 
 /** Compares dump `a` (before) with dump `b` (after). */
 export function diffDumps(a: DumpSide, b: DumpSide, options: CompareOptions = {}): DumpDiff {
-  const naming = namingFor(a, b, options);
   const cookies = options.cookies === true;
-  const paired = options.along?.pairs(a.flows, b.flows, cookies);
-  const tables = diffFlows(a.flows, b.flows, naming, {
+  const alike = readAlike(a, b);
+  // `b` read along `a`: its pairs are made, and only its flows read otherwise are left to pair.
+  const along = alike && b.paired?.first === a.flows && b.paired.cookies === cookies ? b.paired : undefined;
+  const naming = namingFor(a, b, options, along);
+  const tables = diffFlows(a.flows, along ? along.unpaired : b.flows, naming, {
     ...(cookies ? { cookies } : {}),
-    readAlike: readAlike(a, b),
-    ...(paired ? { paired } : {}),
+    readAlike: alike,
+    ...(along ? { paired: along.firstPaired() } : {}),
   });
   const groups = diffGroups(a.groups, b.groups, naming);
   const equal = !tables.some(hasChanges) && !hasChanges(groups);
-  const gap = equal ? undefined : portNamingGap(a, b, naming, paired);
+  const gap = equal ? undefined : portNamingGap(a, b, naming, along);
   return gap ? { tables, groups, naming, equal, portNamingGap: gap } : { tables, groups, naming, equal };
 }

@@ -168,8 +168,6 @@ export interface LoadedSides {
   readonly labels: string[];
   /** The version to show actions in: the one asked for, else the one the dumps' headers name (the later input first), else 1.5. */
   readonly of: OfVersion;
-  /** The first dump, when the second was read along it: the pairs it made. */
-  readonly along?: ReadAlong;
 }
 
 /** Port maps given among the inputs, after the dumps: the files, what the command compares (`diff compares two dumps`) and how many. */
@@ -207,18 +205,19 @@ export async function loadSides(
   ]);
   const ports = maps.length === 0 ? undefined : mergePortMaps(maps);
   const dumps: LoadedDump[] = [];
-  let along: ReadAlong | undefined;
   for (const side of sides) {
     const first = dumps[0];
-    // Dumps read without port names read the same text the same way: the second may be read along the first.
-    if (pairing && !ports && sides.length === 2 && first !== undefined && first.ports.size === 0)
-      along = new ReadAlong(first.flows, pairing.cookies);
+    // Dumps read without port names read the same text the same way: the second may be read along
+    // the first, its lines that pair the first's flows kept as pairs (see ReadAlong).
+    const along =
+      pairing && !ports && sides.length === 2 && first !== undefined && first.ports.size === 0
+        ? new ReadAlong(first.flows, pairing.cookies)
+        : undefined;
     dumps.push(await loadFromOptions(side.inputs, side.opts, io, ports ? { portMap: ports } : along ? { along } : {}));
   }
   const labels = dumps.map((d) => d.sources.map(inputLabel).join(', '));
   const of = opts.of ?? dumpsVersion(dumps);
-  const known = along ? { along } : {};
-  return ports ? { dumps, ports, labels, of, ...known } : { dumps, labels, of, ...known };
+  return ports ? { dumps, ports, labels, of } : { dumps, labels, of };
 }
 
 export function diffStyle(io: Io, opts: CompareCliOptions): DiffStyle {

@@ -8,6 +8,7 @@ import { type Io, notice, UserError } from '../io.ts';
 import { DEFAULT_MAX_PROBES, diffImpact, type ImpactReport } from '../../analysis/impact/impact.ts';
 import { profileTableNames, type ProfileRequest } from '../../analysis/detect/profile-choice.ts';
 import type { DumpDiff } from '../../analysis/diff/diff.ts';
+import { sideSample } from '../../analysis/diff/side-sample.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import type { OfVersion } from '../../model/openflow.ts';
 import { formatImpact, impactJson, type ImpactWords } from '../../render/impact.ts';
@@ -81,7 +82,7 @@ export function registerCommand(program: Command, io: Io, outcome: Outcome): voi
       );
       const sides = await compareSides(positional, opts, 2, 'diff compares two dumps', io);
       const cookies = opts.cookies === true;
-      const { dumps, ports, labels, of, along } = await loadSides(
+      const { dumps, ports, labels, of } = await loadSides(
         sides,
         opts,
         io,
@@ -92,7 +93,6 @@ export function registerCommand(program: Command, io: Io, outcome: Outcome): voi
       const diff = diffDumps(a, b, {
         ...(cookies ? { cookies } : {}),
         ...(ports ? { ports } : {}),
-        ...(along ? { along } : {}),
       });
       const pair = labels as [string, string];
       const style = diffStyle(io, opts);
@@ -117,7 +117,7 @@ export function registerCommand(program: Command, io: Io, outcome: Outcome): voi
               formatPerTable(diff, {
                 labels: shortLabels(pair),
                 style,
-                tableName: profileTableNames(b, opts),
+                tableName: profileTableNames(sampled(b), opts),
                 ...(width === undefined ? {} : { width }),
               }),
               width,
@@ -132,7 +132,7 @@ export function registerCommand(program: Command, io: Io, outcome: Outcome): voi
             diff.equal
               ? ''
               : wrapText(
-                  formatDumpDiff(diff, { labels: pair, of, style, tableName: profileTableNames(b, opts) }),
+                  formatDumpDiff(diff, { labels: pair, of, style, tableName: profileTableNames(sampled(b), opts) }),
                   width,
                 ),
         });
@@ -140,6 +140,11 @@ export function registerCommand(program: Command, io: Io, outcome: Outcome): voi
       outcome.status = diff.equal ? 0 : 1;
     },
   );
+}
+
+/** The dump with the flows its profile is detected from (see sideSample): those of a dump read along the other are made only there. */
+function sampled(dump: LoadedDump): Parameters<typeof profileTableNames>[0] {
+  return { flows: sideSample(dump), groups: dump.groups, ports: dump.ports };
 }
 
 /** Each dump traced in its pipeline's words (profile detected), the changes' probes through both. */

@@ -1,0 +1,154 @@
+/**
+ * The lines of a dump read along another (see ReadAlong) that are flows of the other but for their
+ * statistics, kept as numbers rather than flows: which flow of the other each pairs, where its
+ * line lies, and where it goes among the flows read otherwise. A comparison needs of such a line
+ * only that it pairs, and what its flow of the other says (two dumps of one switch: most of a
+ * million lines); its own flow, the other's twin (see LineFlow.twin), is made when asked for.
+ */
+import type { Flow, Group } from '../model/flow.ts';
+import type { PortMap } from '../model/ports.ts';
+import type { LineFlow, LineSource } from './line-flow.ts';
+import { forgetPrintedStats, printed, scanPrintedStats } from './printed-stats.ts';
+import { strangerPorts } from './table-resubmits.ts';
+
+/** The fields of a pair in PairedLines.claimed, after its flow of the first dump. */
+const START = 1;
+const LINE = 2;
+const TEXT = 3;
+const BEFORE = 4;
+const FIELDS = 5;
+
+export class PairedLines {
+  /** The dump read along, and whether cookies counted in pairing (see lineKeys). */
+  readonly first: readonly Flow[];
+  readonly cookies: boolean;
+  /** The lines claimed. */
+  size = 0;
+  /** The flows read otherwise, in dump order (see settle). */
+  unpaired: readonly Flow[] = [];
+  /**
+   * Per line claimed, side by side: its flow of the first dump, where it starts, its number, its
+   * text (in `texts`) and how many flows read otherwise come before it; and its table.
+   */
+  private claimed = new Int32Array(64 * FIELDS);
+  private tables = new Uint8Array(64);
+  private readonly texts: string[] = [];
+  private readonly sources: LineSource[] = [];
+  private all: Flow[] | undefined;
+
+  constructor(first: readonly Flow[], cookies: boolean) {
+    this.first = first;
+    this.cookies = cookies;
+  }
+
+  /** Claims the line of `text` from `start`, number `line` of table `table`, read with `source`, after `before` flows read otherwise, as the pair of flow `j` of the first dump. */
+  add(j: number, text: string, start: number, line: number, source: LineSource, before: number, table: number): void {
+    const r = this.size++;
+    if (r === this.tables.length) {
+      const claimed = new Int32Array(r * 2 * FIELDS);
+      claimed.set(this.claimed);
+      this.claimed = claimed;
+      const tables = new Uint8Array(r * 2);
+      tables.set(this.tables);
+      this.tables = tables;
+    }
+    const { texts, sources, claimed } = this;
+    if (texts[texts.length - 1] !== text || sources[sources.length - 1] !== source) {
+      texts.push(text);
+      sources.push(source);
+    }
+    const at = r * FIELDS;
+    claimed[at] = j;
+    claimed[at + START] = start;
+    claimed[at + LINE] = line;
+    claimed[at + TEXT] = texts.length - 1;
+    claimed[at + BEFORE] = before;
+    this.tables[r] = table;
+  }
+
+  /**
+   * The text is read, its flows read otherwise are `unpaired`. Whether the lines may stay claimed:
+   * not when a flow or bucket resubmits to a port by a name the dump does not know (see
+   * readTableResubmits), which the tables of the dump decide; then the pairs' flows are made, and
+   * `unpaired` becomes every flow of the text, in place.
+   */
+  settle(unpaired: Flow[], groups: readonly Group[], ports: PortMap): boolean {
+    this.unpaired = unpaired;
+    if (strangerPorts(unpaired, groups, ports).size === 0 && strangerPorts(this.first, [], ports).size === 0)
+      return true;
+    const all = this.flows();
+    unpaired.length = 0;
+    for (const f of all) unpaired.push(f);
+    this.size = 0;
+    this.all = undefined;
+    return false;
+  }
+
+  /** The first dump's flow of pair `r`. */
+  firstOf(r: number): number {
+    return this.claimed[r * FIELDS]!;
+  }
+
+  /** The table of pair `r`. */
+  tableOf(r: number): number {
+    return this.tables[r]!;
+  }
+
+  /** How many flows read otherwise come before pair `r`. */
+  beforeOf(r: number): number {
+    return this.claimed[r * FIELDS + BEFORE]!;
+  }
+
+  /** Per flow of the first dump, 1 when a line pairs it. */
+  firstPaired(): Uint8Array {
+    const out = new Uint8Array(this.first.length);
+    for (let r = 0; r < this.size; r++) out[this.claimed[r * FIELDS]!] = 1;
+    return out;
+  }
+
+  /** The flow of pair `r`, made now. */
+  flow(r: number): Flow {
+    const flow = this.twin(r);
+    // The statistics read are kept as a slice of the text (see forgetPrintedStats).
+    forgetPrintedStats();
+    return flow;
+  }
+
+  private twin(r: number): Flow {
+    const { claimed } = this;
+    const at = r * FIELDS;
+    const text = this.texts[claimed[at + TEXT]!]!;
+    const start = claimed[at + START]!;
+    scanPrintedStats(text, start);
+    const first = this.first[claimed[at]!] as LineFlow;
+    // Claimed only where it can be made (see ReadAlong.lookUpBatch).
+    return first.twin(printed, text, start, this.sources[claimed[at + TEXT]!]!, claimed[at + LINE]!)!;
+  }
+
+  /** Every flow of the text, in dump order: the pairs' made (once) among those read otherwise. */
+  flows(): Flow[] {
+    if (this.all) return this.all;
+    const { unpaired, size } = this;
+    const all: Flow[] = [];
+    let u = 0;
+    for (let r = 0; r < size; r++) {
+      for (const to = this.beforeOf(r); u < to; u++) all.push(unpaired[u]!);
+      all.push(this.twin(r));
+    }
+    for (; u < unpaired.length; u++) all.push(unpaired[u]!);
+    forgetPrintedStats();
+    return (this.all = all);
+  }
+}
+
+/** `result` with its flows those of the pairs too (made when first asked for), and the pairs. */
+export function withPairs<R extends { readonly flows: Flow[] }>(
+  result: R,
+  paired: PairedLines,
+): R & { readonly paired: PairedLines } {
+  return Object.defineProperty({ ...result, paired }, 'flows', {
+    get: () => paired.flows(),
+    enumerable: true,
+    configurable: true,
+  });
+}
