@@ -359,3 +359,12 @@ export function flattenActions(actions: readonly Action[]): readonly Action[] {
   add(actions);
   return out;
 }
+
+/**
+ * Whether a list is of several conjunctions (as clause flows' are, led by their first): the reader
+ * shares few such lists among flows, as most name every rule that uses one address. What is kept
+ * by such a list (its words, an explanation) would live as long as its flow, for no other to ask.
+ */
+export function severalConjunctions(actions: readonly Action[]): boolean {
+  return actions.length > 1 && actions[0]!.kind === 'conjunction';
+}

@@ -5,7 +5,7 @@
  * gives the roles of addresses. What no profile knows is said in generic words. A flow that fits
  * no pattern is reported as such, never guessed.
  */
-import { type Action, flattenActions } from '../../model/actions.ts';
+import { type Action, flattenActions, severalConjunctions } from '../../model/actions.ts';
 import { append } from '../../model/append.ts';
 import { sentPorts } from '../../model/port-refs.ts';
 import type { FieldDef } from '../../model/fields.ts';
@@ -601,7 +601,8 @@ export class Annotator {
     const hit = this.patternOf(profile, table.spec, flow);
     if (!hit) return { ...unknownIn(table, profile), why: 'no-pattern' };
     // A sentence that reads nothing of the match says the same of every flow with the same actions.
-    const shared = readsOnlyActions(hit.pattern.meaning);
+    // Not kept for a list of several conjunctions, most often one flow's own.
+    const shared = readsOnlyActions(hit.pattern.meaning) && !severalConjunctions(flow.actions);
     let said = shared ? this.actionSentences.get(flow.actions)?.get(hit.pattern) : undefined;
     if (said === undefined) {
       said = {

@@ -5,7 +5,7 @@
  */
 import { CT_STATE } from '../../model/ct-state.ts';
 import type { Action, CtAction, LearnAction, NatAction, Subfield } from '../../model/actions.ts';
-import { assertNever } from '../../model/actions.ts';
+import { assertNever, severalConjunctions } from '../../model/actions.ts';
 import { type FieldDef, fieldByName } from '../../model/fields.ts';
 import type { FlowOutline, Match, MatchField } from '../../model/flow.ts';
 import type { PortRef } from '../../model/ports.ts';
@@ -574,15 +574,22 @@ export class WordsMemo {
   private sentenceActions(list: readonly Action[], w: Wording): string {
     const last = this.lastActions;
     if (last !== undefined && last.list === list && last.w === w) return last.text;
-    const known = this.of(w).sentenceActions;
-    let text = known.get(list);
-    if (text === undefined) known.set(list, (text = `: ${this.actionWords(list, w).join(', ')}`));
+    let text: string;
+    // Said anew: each conjunction's words are a template, cheaper to say than to keep.
+    if (severalConjunctions(list)) text = `: ${describeActions(list, w).join(', ')}`;
+    else {
+      const known = this.of(w).sentenceActions;
+      const said = known.get(list);
+      if (said === undefined) known.set(list, (text = `: ${this.actionWords(list, w).join(', ')}`));
+      else text = said;
+    }
     this.lastActions = { list, w, text };
     return text;
   }
 
-  /** describeActions of a list, said once per list. */
+  /** describeActions of a list, said once per list (but a list of several conjunctions, each time). */
   actionWords(list: readonly Action[], w: Wording): readonly string[] {
+    if (severalConjunctions(list)) return describeActions(list, w);
     const known = this.of(w).actions;
     let actions = known.get(list);
     if (actions === undefined) known.set(list, (actions = describeActions(list, w)));
