@@ -264,6 +264,42 @@ test('members as text: written from the merged values, the same as the members m
   );
 });
 
+test('members of dimensions searched for overlaps: read from the sorted values, the same as merged from the entries', () => {
+  // Two conjunctions at one priority, so that their dimensions are searched: exact addresses out of
+  // order, repeated and touching, ports, and registers (listed, not merged).
+  const addresses = ['10.0.0.7', '10.0.0.1', '10.0.0.3', '10.0.0.2', '10.0.0.3', '10.0.1.0', '10.0.0.255', '9.0.0.1'];
+  const dump = [
+    ...addresses.map((a) => `priority=100,ip,nw_src=${a} actions=conjunction(1,1/3),conjunction(2,1/3)`),
+    ...[443, 80, 81, 8080, 82].map((p) => `priority=100,tcp,tp_dst=${p} actions=conjunction(1,2/3)`),
+    'priority=100,tcp,tp_dst=80 actions=conjunction(2,2/3)',
+    ...[7, 3, 5, 3, 4].map((r) => `priority=100,reg1=${r} actions=conjunction(1,3/3),conjunction(2,3/3)`),
+    'priority=100,conj_id=1 actions=drop',
+    'priority=100,conj_id=2 actions=drop',
+  ].join('\n');
+  const r = report(dump);
+  const one = conj(r, 1);
+  assert.ok(one.problems.some((p) => p.kind === 'overlap'));
+  const sets = one.dimensions.map((d) => d.terms[0] as DimensionTerm & { kind: 'set' });
+  const entries = (t: DimensionTerm & { kind: 'set' }): { value: bigint; mask: bigint }[] =>
+    t.flows.map((f) => f.match.fields.find((e) => e.field === t.field)!);
+  assert.deepEqual(
+    sets.map((t) => termMemberTexts(t).texts),
+    sets.map((t) => memberSet(t.field, entries(t)).map((m) => memberText(t.field, m))),
+  );
+  assert.deepEqual(
+    sets.map((t) => termMemberTexts(t).texts),
+    [
+      ['9.0.0.1', '10.0.0.1-10.0.0.3', '10.0.0.7', '10.0.0.255-10.0.1.0'],
+      ['80-82', '443', '8080'],
+      ['0x3', '0x4', '0x5', '0x7'],
+    ],
+  );
+  assert.deepEqual(
+    sets.map((t) => t.members),
+    sets.map((t) => memberSet(t.field, entries(t))),
+  );
+});
+
 test('clause flows by line: from one file, lines told with the dimension; from two, each flow names its file', () => {
   const one = parseDump(
     'priority=100,ip,nw_src=10.0.0.1 actions=conjunction(1,1/2)\npriority=100,ip,nw_src=10.0.0.2 actions=conjunction(1,1/2)\n',

@@ -65,23 +65,37 @@ export class ClauseRecords extends ConjunctionRecords {
     return false;
   }
 
-  clause(record: number): number {
-    return this.data[record * 4 + 3]!;
-  }
-
   /**
    * The records by owner (owners numbered from 0 to `owners` - 1), each owner's in the order
-   * added: owner `o`'s are `order[start[o]]` to `order[start[o + 1] - 1]`.
+   * added: owner `o`'s are `order[start[o]]` to `order[start[o + 1] - 1]`, their clause flows
+   * and k at the same places in `clauses` and `ks`. Read there in order rather than through
+   * `order`: a million records read at random places in `data` cost a cache miss each.
    */
-  byOwner(owners: number): { readonly start: Int32Array; readonly order: Int32Array } {
+  byOwner(owners: number): RecordsByOwner {
     const start = new Int32Array(owners + 1);
     for (let i = 0; i < this.count; i++) start[this.conjunction(i) + 1]!++;
     for (let o = 0; o < owners; o++) start[o + 1]! += start[o]!;
     const next = start.slice(0, owners);
     const order = new Int32Array(this.count);
-    for (let i = 0; i < this.count; i++) order[next[this.conjunction(i)]!++] = i;
-    return { start, order };
+    const clauses = new Int32Array(this.count);
+    const ks = new Int32Array(this.count);
+    const { data } = this;
+    for (let i = 0; i < this.count; i++) {
+      const at = next[data[i * 4]!]!++;
+      order[at] = i;
+      ks[at] = data[i * 4 + 1]!;
+      clauses[at] = data[i * 4 + 3]!;
+    }
+    return { start, order, clauses, ks };
   }
+}
+
+/** See ClauseRecords.byOwner. */
+export interface RecordsByOwner {
+  readonly start: Int32Array;
+  readonly order: Int32Array;
+  readonly clauses: Int32Array;
+  readonly ks: Int32Array;
 }
 
 /** One flow's conjunction actions (id, k, n), read before any is taken: a list found faulty half-way is then taken from the flow's actions instead. */

@@ -17,6 +17,8 @@ import { minOf, pushTo } from '../../model/append.ts';
 export interface OverlapSubject {
   /** Clause flows by dimension; every dimension non-empty. */
   readonly dims: readonly (readonly ClauseFlow[])[];
+  /** `dims` made simple (see simpleDim), when the caller made them: the search makes them otherwise. */
+  readonly simples?: readonly (SimpleDim | undefined)[] | undefined;
   /** Whether overlaps of this subject are wanted (others only serve as partners). */
   readonly wanted: boolean;
 }
@@ -63,7 +65,7 @@ function combine(acc: Constraint, flow: Flow): Constraint | undefined {
 }
 
 /** A dimension whose every flow pins the same one field besides protocol fields. */
-interface SimpleDim {
+export interface SimpleDim {
   readonly storage: string;
   /** The exactly matching flows, in order. */
   readonly exactFlows: readonly Pinned[];
@@ -116,7 +118,7 @@ function sortedSmall<T>(list: T[], compare: (a: T, b: T) => number): T[] {
 }
 
 /** The value packed at place `p` (see SimpleDim.packed). */
-function valueAt(packed: Float64Array, p: number): number {
+export function valueAt(packed: Float64Array, p: number): number {
   return Math.floor(packed[p]! / PLACES);
 }
 
@@ -209,7 +211,17 @@ function valuesOf(dim: SimpleDim): ValueKey[] {
   return values;
 }
 
-function simpleDim(flows: readonly ClauseFlow[]): SimpleDim | undefined {
+/**
+ * The values of a simple dimension whose flows all match exactly, ascending, one for each flow
+ * (read with valueAt); undefined when it has a masked flow or values too wide to pack. Sorted for
+ * the search, they give the dimension's member set without sorting again.
+ */
+export function sortedExactValues(dim: SimpleDim): Float64Array | undefined {
+  return dim.masked.length === 0 ? dim.packed : undefined;
+}
+
+/** The dimension as a simple one; undefined when its flows do not all pin the same one field. */
+export function simpleDim(flows: readonly ClauseFlow[]): SimpleDim | undefined {
   // The storage from the shape the flows share, not from each flow's own entry: a shape with a
   // key storage has one key field, and its flows are pinned.
   const storage = flows[0]?.shape.keyStorage;
@@ -426,7 +438,7 @@ function* candidateLists<S>(
 /** Finds overlapping pairs among subjects that share a table and priority. */
 export function findOverlaps<S extends OverlapSubject>(group: readonly S[], limits: OverlapLimits): OverlapResult<S> {
   // Each subject's dimensions as simple ones (undefined: not simple), by the subject's place in the group.
-  const simples = group.map((s) => s.dims.map(simpleDim));
+  const simples = group.map((s) => s.simples ?? s.dims.map(simpleDim));
 
   // Bucket by the field most subjects pin to exact values: partners must share one of them.
   const pins = new Map<S, Map<string, SimpleDim>>();

@@ -25,8 +25,8 @@ import {
   type ValueKey,
   valueKey,
 } from './clause-shape.ts';
-import { findOverlaps } from './conjunction-overlap.ts';
-import { ClauseRecords, ConjunctionList } from './clause-records.ts';
+import { findOverlaps, type SimpleDim, simpleDim, sortedExactValues, valueAt } from './conjunction-overlap.ts';
+import { ClauseRecords, ConjunctionList, type RecordsByOwner } from './clause-records.ts';
 import { type MemberNumbers, memberText } from './member-text.ts';
 import { AsciiBuilder } from './ascii-builder.ts';
 
@@ -322,10 +322,12 @@ interface MemberParts {
   readonly listed: readonly Member[];
 }
 
-function memberParts(field: FieldDef, entries: readonly SingleEntry[]): MemberParts {
+/** `sorted`: the entries' values, when they all match exactly, sorted already (see sortedExactValues). */
+function memberParts(field: FieldDef, entries: readonly SingleEntry[], sorted?: Float64Array): MemberParts {
   const address = isAddress(field);
   const rangeable = address || PORT_STORAGES.has(field.storage);
   const narrow = field.bits <= 53;
+  if (sorted && narrow) return sortedMemberParts(field, address, rangeable, sorted);
   // Intervals of a narrow field are taken as numbers as the entries are read, each entry once.
   const starts = new NumberStarts(narrow && rangeable ? entries.length : 0);
   const wide: SingleEntry[] = [];
@@ -353,6 +355,31 @@ function memberParts(field: FieldDef, entries: readonly SingleEntry[]): MemberPa
     wide: narrow ? [] : mergedBigints(wide),
     listed: rest,
   };
+}
+
+/**
+ * memberParts of exact values below 2^32, sorted (see sortedExactValues): runs of them merged, or
+ * each value listed once, as memberParts gives them, read in order without a sort or a flow read.
+ */
+function sortedMemberParts(field: FieldDef, address: boolean, rangeable: boolean, sorted: Float64Array): MemberParts {
+  const firsts = new Float64Array(rangeable ? sorted.length : 0);
+  const lasts = new Float64Array(firsts.length);
+  const listed: Member[] = [];
+  let count = 0;
+  let last = -2;
+  for (let p = 0; p < sorted.length; p++) {
+    const value = valueAt(sorted, p);
+    if (!rangeable) {
+      if (value !== last) listed.push({ kind: 'value', value: BigInt(value), mask: fullMask(field) });
+    } else if (value <= last + 1) lasts[count - 1] = value;
+    else {
+      firsts[count] = value;
+      lasts[count] = value;
+      count++;
+    }
+    last = value;
+  }
+  return { address, merged: { firsts, lasts, count }, wide: [], listed };
 }
 
 /** The member of an interval of a wider field (IPv6 addresses). */
@@ -404,14 +431,23 @@ class SetTerm {
   readonly qualifier: Match;
   private readonly entries: readonly SingleEntry[];
   private readonly listFlows: () => readonly Flow[];
+  /** The entries' values, when they all match exactly, sorted already (see sortedExactValues). */
+  private readonly sorted: Float64Array | undefined;
   private parts: MemberParts | undefined;
   private made: readonly Member[] | undefined;
 
-  constructor(field: FieldDef, entries: readonly SingleEntry[], qualifier: Match, flows: () => readonly Flow[]) {
+  constructor(
+    field: FieldDef,
+    entries: readonly SingleEntry[],
+    qualifier: Match,
+    flows: () => readonly Flow[],
+    sorted: Float64Array | undefined,
+  ) {
     this.field = field;
     this.entries = entries;
     this.qualifier = qualifier;
     this.listFlows = flows;
+    this.sorted = sorted;
   }
 
   get flows(): readonly Flow[] {
@@ -427,7 +463,7 @@ class SetTerm {
   }
 
   private memberParts(): MemberParts {
-    return (this.parts ??= memberParts(this.field, this.entries));
+    return (this.parts ??= memberParts(this.field, this.entries, this.sorted));
   }
 
   /** See termMemberTexts. */
@@ -595,8 +631,11 @@ function mergedBigints(runs: readonly SingleEntry[]): Interval[] {
   return out;
 }
 
-/** One term of flows that share a shape; `flows` makes their list, once. */
-function term(group: readonly ClauseFlow[], flows: () => readonly Flow[]): DimensionTerm {
+/**
+ * One term of flows that share a shape; `flows` makes their list, once. `sorted`: their values,
+ * when they all match exactly, sorted already (see sortedExactValues).
+ */
+function term(group: readonly ClauseFlow[], flows: () => readonly Flow[], sorted?: Float64Array): DimensionTerm {
   const { shape, single } = group[0]!;
   const { qualifier } = shape;
   if (shape.keyCount === 0 || !single)
@@ -609,21 +648,23 @@ function term(group: readonly ClauseFlow[], flows: () => readonly Flow[]): Dimen
       },
     };
   // A clause flow with a single entry is that entry (see ClauseFlow).
-  return new SetTerm(single.e.field, group, qualifier, flows);
+  return new SetTerm(single.e.field, group, qualifier, flows, sorted);
 }
 
 /**
  * Splits a dimension's flows into terms: by protocol qualifier and by which other fields they
- * match. `flows` makes the dimension's list of them, once.
+ * match. `flows` makes the dimension's list of them, once; `sorted`, see term.
  */
 function dimensionTerms(
   clauses: readonly ClauseFlow[],
   flows: () => readonly Flow[],
   oneShape: boolean,
+  sorted: Float64Array | undefined,
 ): DimensionTerm[] {
   const shape = clauses[0]?.shape;
   // Most dimensions are one term: it shares the dimension's flow list.
-  if (oneShape || clauses.every((c) => c.shape === shape)) return clauses.length === 0 ? [] : [term(clauses, flows)];
+  if (oneShape || clauses.every((c) => c.shape === shape))
+    return clauses.length === 0 ? [] : [term(clauses, flows, sorted)];
   const groups = new Map<TermShape, ClauseFlow[]>();
   for (const c of clauses) {
     const g = groups.get(c.shape);
@@ -646,6 +687,8 @@ interface Built {
   readonly lines: number[][];
   readonly problems: ConjunctionProblem[];
   wanted: boolean;
+  /** `dims` made simple for the overlap search (see simpleDim), when it searched them. */
+  simples: (SimpleDim | undefined)[] | undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -672,7 +715,7 @@ interface GatheredClauses {
 function entryClauses(
   e: Entry,
   records: ClauseRecords,
-  grouped: { readonly start: Int32Array; readonly order: Int32Array },
+  grouped: RecordsByOwner,
   gathered: GatheredClauses,
 ): EntryClauses {
   const from = grouped.start[e.ordinal]!;
@@ -681,12 +724,11 @@ function entryClauses(
   const ns = new Int32Array(e.size);
   const lines = new Int32Array(e.size);
   for (let i = 0; i < e.size; i++) {
-    const r = grouped.order[from + i]!;
-    const clause = records.clause(r);
+    const clause = grouped.clauses[from + i]!;
     clauses[i] = gathered.flows[clause]!;
     lines[i] = gathered.lines[clause]!;
-    ks[i] = records.k(r);
-    ns[i] = records.n(r);
+    ks[i] = grouped.ks[from + i]!;
+    ns[i] = records.n(grouped.order[from + i]!);
   }
   return { clauses, ks, ns, lines };
 }
@@ -712,7 +754,7 @@ function build(entry: Entry, { clauses, ks, ns, lines }: EntryClauses, cover: Co
   if (clauses.length === 0) {
     problems.push({ kind: 'orphan-action-flow', severity: 'warning', flows: entry.actionFlows });
     const priority = entry.actionFlows[0]?.priority ?? 0;
-    return { entry, priority, n: 0, dims: [], lines: [], problems, wanted: true };
+    return { entry, priority, n: 0, dims: [], lines: [], problems, wanted: true, simples: undefined };
   }
   // A consistent entry (as gathering saw) with clause flows is built by buildConsistent: here its
   // clause flows differ in priority or in number of clauses, which the modes settle.
@@ -756,19 +798,17 @@ function build(entry: Entry, { clauses, ks, ns, lines }: EntryClauses, cover: Co
  */
 function buildConsistent(
   entry: Entry,
-  records: ClauseRecords,
-  grouped: { readonly start: Int32Array; readonly order: Int32Array },
+  grouped: RecordsByOwner,
   gathered: GatheredClauses,
   cover: CoverIndex | undefined,
 ): Built {
   const width = Math.max(entry.width, entry.n0);
   const dims: ClauseFlow[][] = Array.from({ length: width }, () => []);
   const lines: number[][] = Array.from({ length: width }, () => []);
-  const from = grouped.start[entry.ordinal]!;
-  for (let i = 0; i < entry.size; i++) {
-    const r = grouped.order[from + i]!;
-    const clause = records.clause(r);
-    const k = records.k(r) - 1;
+  const { clauses, ks } = grouped;
+  for (let i = grouped.start[entry.ordinal]!, end = i + entry.size; i < end; i++) {
+    const clause = clauses[i]!;
+    const k = ks[i]! - 1;
     dims[k]!.push(gathered.flows[clause]!);
     lines[k]!.push(gathered.lines[clause]!);
   }
@@ -816,13 +856,14 @@ function built(
   if (entry.actionFlows.length === 0) problems.push({ kind: 'no-action-flow', severity: 'warning', flows: [] });
   const offPriority = entry.actionFlows.filter((f) => f.priority !== priority);
   if (offPriority.length > 0) problems.push({ kind: 'action-priority', severity: 'info', flows: offPriority });
-  return { entry, priority, n, dims, lines, problems, wanted: true };
+  return { entry, priority, n, dims, lines, problems, wanted: true, simples: undefined };
 }
 
 /**
  * A dimension whose flows and terms are worked out when first read: `check` never reads the
  * terms, the reports never the flows whole (they count a term's flows, and give them by line).
- * `oneShape`: its clause flows are known to share one shape.
+ * `oneShape`: its clause flows are known to share one shape; `simple`: the dimension made simple
+ * for the overlap search, when it was.
  */
 function dimension(
   k: number,
@@ -830,7 +871,10 @@ function dimension(
   lines: readonly number[] | undefined,
   file: string | null | undefined,
   oneShape: boolean,
+  simple: SimpleDim | undefined,
 ): Dimension {
+  // Held alone: the rest of the simple dimension is no longer needed.
+  const sorted = simple && sortedExactValues(simple);
   let flows: readonly Flow[] | undefined;
   let terms: readonly DimensionTerm[] | undefined;
   const d: { -readonly [K in keyof Dimension]: Dimension[K] } = {
@@ -839,7 +883,7 @@ function dimension(
       return (flows ??= clauses.map((c) => c.flow));
     },
     get terms() {
-      return (terms ??= dimensionTerms(clauses, () => this.flows, oneShape));
+      return (terms ??= dimensionTerms(clauses, () => this.flows, oneShape, sorted));
     },
   };
   if (lines && file) d.lines = { file, numbers: lines };
@@ -988,7 +1032,7 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
     }
     const gathered = { flows: clauseFlows, lines: clauseLines };
     let b: Built;
-    if (e.consistent && e.size > 0) b = buildConsistent(e, records, grouped, gathered, cover);
+    if (e.consistent && e.size > 0) b = buildConsistent(e, grouped, gathered, cover);
     else {
       const clauses = entryClauses(e, records, grouped, gathered);
       sortClausesByPriority(clauses);
@@ -1011,6 +1055,8 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
   let overlapSearchIncomplete = 0;
   for (const g of groups.values()) {
     if (g.length < 2 || !g.some((b) => b.wanted)) continue;
+    // Kept: the member sets of the dimensions are read from them.
+    for (const b of g) b.simples = b.dims.map(simpleDim);
     const result = findOverlaps(g, OVERLAP_LIMITS);
     for (const { a, b, witness } of result.pairs) {
       a.problems.push({ kind: 'overlap', severity: 'warning', otherId: b.entry.id, flows: witness });
@@ -1029,7 +1075,14 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
       n: b.n,
       // The entry's clause flows all of one shape (nearly always): so is each dimension, told without reading them.
       dimensions: b.dims.map((dim, i) =>
-        dimension(i + 1, dim, clauseFile ? b.lines[i]! : undefined, clauseFile, b.entry.shapes.length === 1),
+        dimension(
+          i + 1,
+          dim,
+          clauseFile ? b.lines[i]! : undefined,
+          clauseFile,
+          b.entry.shapes.length === 1,
+          b.simples?.[i],
+        ),
       ),
       actionFlows: b.entry.actionFlows,
       hits: packetTotal(b.entry.actionFlows),
