@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough, Writable } from 'node:stream';
 import { writeJson, type Io } from '../src/cli/io.ts';
-import { jsonReplacer } from '../src/render/json.ts';
+import { AsciiJson, JsonText, jsonReplacer, StringList } from '../src/render/json.ts';
+import { formatJson } from '../src/render/json-stream.ts';
 
 function ioWriting(stdout: Writable): Io {
   return { stdin: new PassThrough(), stdout, stderr: new PassThrough(), env: {} };
@@ -44,4 +45,54 @@ test('writeJson: waits for a slow stream to drain and loses nothing', async () =
   await new Promise<void>((resolve) => stdout.end(resolve));
   assert.equal(Buffer.concat(chunks).toString('utf8'), JSON.stringify(value, null, 2) + '\n');
   assert.ok(waits > 1);
+});
+
+test('writeJson: text written as bytes where it stands is what the same text as strings gives', async () => {
+  const numbers = Array.from({ length: 300_000 }, (_, i) => i * 7919);
+  const members = numbers.map((n) => `10.0.${n % 251}.${n % 256}`);
+  // The same report twice: lists of numbers and of members written as bytes, or given as strings.
+  const report = (bytes: boolean): unknown => {
+    const lines = (list: readonly number[]): AsciiJson | JsonText =>
+      bytes
+        ? new AsciiJson((out) => {
+            out.char(0x5b);
+            list.forEach((n, i) => {
+              if (i > 0) out.char(0x2c);
+              out.decimal(n);
+            });
+            out.char(0x5d);
+          })
+        : new JsonText(JSON.stringify(list));
+    const joined = (strings: readonly string[]): StringList =>
+      bytes
+        ? new StringList(strings, (out, separator) => {
+            strings.forEach((s, i) => {
+              if (i > 0) out.ascii(separator);
+              out.ascii(s);
+            });
+            return true;
+          })
+        : new StringList(strings);
+    return {
+      // The first list is larger than a chunk on its own.
+      items: [{ lines: lines(numbers), members: joined(members) }],
+      few: { lines: lines([1, 22, 333, 4444]), members: joined(['a', 'b']), none: joined([]), empty: lines([]) },
+      refused: new StringList(['x "quoted"'], () => false),
+    };
+  };
+  const written = async (value: unknown): Promise<string> => {
+    const chunks: Buffer[] = [];
+    const stdout = new PassThrough();
+    stdout.on('data', (c: Buffer) => chunks.push(c));
+    await writeJson(ioWriting(stdout), value);
+    return Buffer.concat(chunks).toString('utf8');
+  };
+  const out = await written(report(true));
+  assert.equal(out, await written(report(false)));
+  assert.equal(out, `${formatJson(report(true))}\n`);
+  assert.deepEqual(JSON.parse(out), {
+    items: [{ lines: numbers, members }],
+    few: { lines: [1, 22, 333, 4444], members: ['a', 'b'], none: [], empty: [] },
+    refused: ['x "quoted"'],
+  });
 });

@@ -52,7 +52,7 @@ const CHUNK = 1 << 20;
  * use, cost more than the encoding). A chunk is not reused once written, as the stream may still
  * hold it.
  */
-async function writePieces(io: Io, pieces: Iterable<string>): Promise<void> {
+async function writePieces(io: Io, pieces: Iterable<string | Uint8Array>): Promise<void> {
   let chunk = Buffer.allocUnsafe(CHUNK);
   let used = 0;
   const flush = async (): Promise<void> => {
@@ -63,6 +63,15 @@ async function writePieces(io: Io, pieces: Iterable<string>): Promise<void> {
     if (!full) await once(io.stdout, 'drain');
   };
   for (const piece of pieces) {
+    if (typeof piece !== 'string') {
+      // Bytes (see JsonPiece): copied before the next piece is asked for, which may write over them.
+      if (used + piece.length > CHUNK) await flush();
+      if (piece.length <= CHUNK) {
+        chunk.set(piece, used);
+        used += piece.length;
+      } else if (!io.stdout.write(Buffer.from(piece))) await once(io.stdout, 'drain');
+      continue;
+    }
     // A UTF-8 character takes at most three bytes per UTF-16 unit.
     if (used + piece.length * 3 > CHUNK) await flush();
     if (piece.length * 3 <= CHUNK) used += chunk.write(piece, used, 'utf8');
@@ -74,8 +83,8 @@ async function writePieces(io: Io, pieces: Iterable<string>): Promise<void> {
 /** Writes JSON piece by piece (see render/json-stream.ts), then a line end. */
 export async function writeJson(io: Io, value: unknown): Promise<void> {
   // Loaded when JSON is asked for: the JSON renderers bring the flow printers with them.
-  const { jsonPieces } = await import('../render/json-stream.ts');
-  await writePieces(io, withLineEnd(jsonPieces(value)));
+  const { jsonBytePieces } = await import('../render/json-stream.ts');
+  await writePieces(io, withLineEnd(jsonBytePieces(value)));
 }
 
 /** Writes a text report made piece by piece, ending in a line end. */
@@ -94,11 +103,16 @@ export function* lines(of: Iterable<string>): Generator<string> {
 }
 
 /** The pieces, then a line end unless they end in one (or are empty, like writeOut's text). */
-function* withLineEnd(pieces: Iterable<string>): Generator<string> {
-  let last = '';
+function* withLineEnd<T extends string | Uint8Array>(pieces: Iterable<T>): Generator<T | '\n'> {
+  let any = false;
+  let ended = false;
   for (const piece of pieces) {
+    // Read before the piece is handed on: bytes may be written over once the next is asked for.
+    if (piece.length > 0) {
+      any = true;
+      ended = piece[piece.length - 1] === (typeof piece === 'string' ? '\n' : 10);
+    }
     yield piece;
-    if (piece !== '') last = piece;
   }
-  if (last !== '' && !last.endsWith('\n')) yield '\n';
+  if (any && !ended) yield '\n';
 }

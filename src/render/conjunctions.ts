@@ -20,7 +20,6 @@ import type {
   TermMiss,
 } from '../analysis/conjunctions/conjunctions.ts';
 import { termMemberTexts, writeTermMembers } from '../analysis/conjunctions/conjunctions.ts';
-import { AsciiBuilder } from '../analysis/conjunctions/ascii-builder.ts';
 import type { ConjunctionScope } from '../analysis/conjunctions/conjunction-scope.ts';
 import { PLAIN_WORDING } from '../analysis/annotate/wording.ts';
 import { describeActions } from './words/flow.ts';
@@ -29,7 +28,7 @@ import { formatPriorityAndMatch } from './flow.ts';
 import { flowJson, tableRefJson } from './json.ts';
 import { formatMatch } from './match.ts';
 import { entryValue, NONE_NEAR, nearestJson, setterClause } from './nearest.ts';
-import { JsonText, LazyList, StreamedObject, StringList } from './json-stream.ts';
+import { AsciiJson, JsonText, LazyList, StreamedObject, StringList } from './json-stream.ts';
 import { severityWord } from './severity.ts';
 import { plural } from './plural.ts';
 
@@ -264,16 +263,16 @@ export function formatConjunctionReport(report: ConjunctionReport, words: Conjun
   return blocks.join('\n\n');
 }
 
-/** A set term's members as JSON strings, written as bytes into `out` where they can be. */
-function membersJson(t: SetDimensionTerm, out: AsciiBuilder): StringList {
+/** A set term's members as JSON strings, written as bytes where they can be. */
+function membersJson(t: SetDimensionTerm): StringList {
   return new StringList(
     () => termMemberTexts(t).texts,
-    (separator) => (writeTermMembers(t, out, separator) ? out.take() : undefined),
+    (out, separator) => writeTermMembers(t, out, separator),
   );
 }
 
-function termJson(t: DimensionTerm, named: FieldWords | undefined, out: AsciiBuilder): StreamedObject {
-  const set = t.kind === 'set' ? { field: t.field.name, members: membersJson(t, out) } : {};
+function termJson(t: DimensionTerm, named: FieldWords | undefined): StreamedObject {
+  const set = t.kind === 'set' ? { field: t.field.name, members: membersJson(t) } : {};
   // The pipeline's name for the field and its members, beside the values as OVS prints them.
   const words =
     t.kind === 'set' && named
@@ -303,8 +302,6 @@ export const CONJUNCTIONS_SCHEMA_VERSION = 2;
 class LineRefs {
   private readonly quoted = new Map<string, string>();
   readonly file: string | undefined;
-  /** Builds the lists of lines, and the members of sets (see membersJson). */
-  readonly out = new AsciiBuilder();
 
   constructor(file: string | undefined) {
     this.file = file;
@@ -323,18 +320,18 @@ class LineRefs {
   }
 
   /** A dimension's flows' references: its lines alone, when the report's file holds them all. */
-  dimension(d: Dimension): JsonText {
+  dimension(d: Dimension): JsonText | AsciiJson {
     const lines = d.lines;
     if (lines === undefined || lines.file !== this.file) return this.list(d.flows);
-    const { out } = this;
     const { numbers } = lines;
-    out.char(0x5b); // [
-    for (let i = 0; i < numbers.length; i++) {
-      if (i > 0) out.char(0x2c); // ,
-      out.decimal(numbers[i]!);
-    }
-    out.char(0x5d); // ]
-    return new JsonText(out.take());
+    return new AsciiJson((out) => {
+      out.char(0x5b); // [
+      for (let i = 0; i < numbers.length; i++) {
+        if (i > 0) out.char(0x2c); // ,
+        out.decimal(numbers[i]!);
+      }
+      out.char(0x5d); // ]
+    });
   }
 
   private quote(file: string): string {
@@ -368,7 +365,7 @@ export function conjunctionJson(
     // Clause flows without their actions: a clause flow serves up to thousands of conjunctions (with
     // one conjunction action for each), so printing it whole in each made reports of big dumps quadratic.
     dimensions: new LazyList(c.dimensions, (d: Dimension) => {
-      const terms = new LazyList(d.terms, (t: DimensionTerm) => termJson(t, termWords(t, c, words), refs.out));
+      const terms = new LazyList(d.terms, (t: DimensionTerm) => termJson(t, termWords(t, c, words)));
       return new StreamedObject({ k: d.k, terms, flows: refs.dimension(d) });
     }),
     actionFlows: c.actionFlows.map((f) => {

@@ -3,11 +3,19 @@
  * V8 can build, so the outer levels (the report object, its arrays) are written piece by piece and
  * only each element is stringified whole. Lazy lists and streamed objects are written piece by
  * piece at any depth. The text is the same as JSON.stringify(value, jsonReplacer, 2) would give,
- * except that a JsonText is written as its one line.
+ * except that a JsonText or an AsciiJson is written as its one line.
+ *
+ * Text that is ASCII bytes already (an AsciiJson, a StringList written joined) is handed on as
+ * those bytes, valid until the next piece is asked for: a report of a large dump holds a hundred
+ * megabytes of them, which as strings were made, joined and encoded again to be written.
  */
-import { JsonText, jsonReplacer, LazyList, StreamedObject, StringList } from './json.ts';
+import { AsciiBuilder } from '../analysis/conjunctions/ascii-builder.ts';
+import { AsciiJson, JsonText, jsonReplacer, LazyList, StreamedObject, StringList } from './json.ts';
 
-export { JsonText, LazyList, StreamedObject, StringList };
+export { AsciiJson, JsonText, LazyList, StreamedObject, StringList };
+
+/** A piece of JSON text: a string, or ASCII bytes valid until the next piece is asked for. */
+export type JsonPiece = string | Uint8Array;
 
 const INDENT = '  ';
 /** Levels written piece by piece: the report, its arrays, and their elements' own arrays. */
@@ -21,6 +29,7 @@ function prepared(key: string, value: unknown): unknown {
     value instanceof LazyList ||
     value instanceof StreamedObject ||
     value instanceof JsonText ||
+    value instanceof AsciiJson ||
     value instanceof StringList
   )
     return value;
@@ -41,11 +50,16 @@ function streamed(value: unknown, depth: number): value is object {
 
 /**
  * The text of a value written whole at indentation `pad` (anything but a lazy list, a streamed
- * object, and the report's outer levels), or undefined for one written piece by piece.
+ * object, and the report's outer levels), or undefined for one written piece by piece; bytes
+ * written into `out` for some (see JsonPiece).
  */
-function wholeText(value: unknown, pad: string, depth: number): string | undefined {
+function wholeText(value: unknown, pad: string, depth: number, out: AsciiBuilder): JsonPiece | undefined {
   if (value instanceof JsonText) return value.text;
-  if (value instanceof StringList) return stringListText(value, pad);
+  if (value instanceof AsciiJson) {
+    value.write(out);
+    return out.takeBytes();
+  }
+  if (value instanceof StringList) return stringListText(value, pad, out);
   // One line, prepared already: nothing left for the replacer to do, no line to indent.
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (streamed(value, depth)) return undefined;
@@ -61,11 +75,14 @@ function wholeText(value: unknown, pad: string, depth: number): string | undefin
  */
 class Run {
   private text = '';
-  /** Pieces to yield now: the run once it has grown long, a long text after it. */
-  readonly ready: string[] = [];
+  /** Pieces to yield now: the run once it has grown long, a long text or bytes after it. */
+  readonly ready: JsonPiece[] = [];
 
-  add(text: string): void {
-    if (text.length < RUN_CHARS) {
+  add(text: JsonPiece): void {
+    if (typeof text !== 'string') {
+      this.end();
+      this.ready.push(text);
+    } else if (text.length < RUN_CHARS) {
       this.text += text;
       if (this.text.length < RUN_CHARS) return;
     } else {
@@ -82,27 +99,27 @@ class Run {
     this.text = '';
   }
 
-  /** The ready pieces, taken. */
-  *take(): Generator<string> {
+  /** The ready pieces, taken: bytes among them must be taken before `out` is written again. */
+  *take(): Generator<JsonPiece> {
     yield* this.ready.splice(0);
   }
 }
 
-function* pieces(key: string, raw: unknown, pad: string, depth: number): Generator<string> {
+function* pieces(key: string, raw: unknown, pad: string, depth: number, out: AsciiBuilder): Generator<JsonPiece> {
   const value = prepared(key, raw);
-  const whole = wholeText(value, pad, depth);
+  const whole = wholeText(value, pad, depth, out);
   if (whole !== undefined) yield whole;
-  else yield* streamedPieces(value as object, pad, depth);
+  else yield* streamedPieces(value as object, pad, depth, out);
 }
 
 /** A list or an object (prepared), written piece by piece. */
-function* streamedPieces(value: object, pad: string, depth: number): Generator<string> {
+function* streamedPieces(value: object, pad: string, depth: number, out: AsciiBuilder): Generator<JsonPiece> {
   const inner = pad + INDENT;
   const run = new Run();
   // Adds `head` and `p` (prepared) to the run; false when `p` is to be streamed after what the run holds.
   const gathered = (head: string, p: unknown): boolean => {
     run.add(head);
-    const whole = wholeText(p, inner, depth + 1);
+    const whole = wholeText(p, inner, depth + 1, out);
     if (whole === undefined) run.end();
     else run.add(whole);
     return whole !== undefined;
@@ -119,7 +136,7 @@ function* streamedPieces(value: object, pad: string, depth: number): Generator<s
       const p = skipped ? null : prepared(String(i), item);
       const whole = gathered(i === 0 ? opening : separator, p);
       if (run.ready.length > 0) yield* run.take();
-      if (!whole) yield* streamedPieces(p as object, inner, depth + 1);
+      if (!whole) yield* streamedPieces(p as object, inner, depth + 1, out);
     }
     run.end();
     yield* run.take();
@@ -140,7 +157,7 @@ function* streamedPieces(value: object, pad: string, depth: number): Generator<s
     const whole = gathered(`${first ? '{' : ','}\n${inner}${JSON.stringify(k)}: `, p);
     first = false;
     if (run.ready.length > 0) yield* run.take();
-    if (!whole) yield* streamedPieces(p as object, inner, depth + 1);
+    if (!whole) yield* streamedPieces(p as object, inner, depth + 1, out);
   }
   run.end();
   yield* run.take();
@@ -153,11 +170,25 @@ function* streamedPieces(value: object, pad: string, depth: number): Generator<s
  */
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
-/** A list of strings as JSON.stringify(strings, undefined, 2) writes it, its lines indented by `pad`. */
-function stringListText(list: StringList, pad: string): string {
+/**
+ * A list of strings as JSON.stringify(strings, undefined, 2) writes it, its lines indented by
+ * `pad`; bytes written into `out` when the list writes itself joined (see StringList).
+ */
+function stringListText(list: StringList, pad: string, out: AsciiBuilder): JsonPiece {
   const inner = pad + INDENT;
-  const joined = list.joined?.(`",\n${inner}"`);
-  if (joined !== undefined) return joined === '' ? '[]' : `[\n${inner}"${joined}"\n${pad}]`;
+  if (list.writeJoined) {
+    out.ascii(`[\n${inner}"`);
+    const opened = out.length;
+    if (list.writeJoined(out, `",\n${inner}"`)) {
+      if (out.length === opened) {
+        out.takeBytes();
+        return '[]';
+      }
+      out.ascii(`"\n${pad}]`);
+      return out.takeBytes();
+    }
+    out.takeBytes();
+  }
   const { strings } = list;
   if (strings.length === 0) return '[]';
   // Most lists need no escaping at all: their strings are joined between the quotes.
@@ -167,9 +198,17 @@ function stringListText(list: StringList, pad: string): string {
   return `[\n${inner}${body}\n${pad}]`;
 }
 
+/** The JSON text of `value` in pieces, each small enough to be a string; bytes among them (see JsonPiece). */
+export function jsonBytePieces(value: unknown): Generator<JsonPiece> {
+  return pieces('', value, '', 0, new AsciiBuilder());
+}
+
 /** The JSON text of `value` in pieces, each small enough to be a string. */
-export function jsonPieces(value: unknown): Generator<string> {
-  return pieces('', value, '', 0);
+export function* jsonPieces(value: unknown): Generator<string> {
+  for (const piece of jsonBytePieces(value))
+    yield typeof piece === 'string'
+      ? piece
+      : Buffer.from(piece.buffer, piece.byteOffset, piece.length).toString('latin1');
 }
 
 /** The JSON text of `value` as one string, as the command line prints it (without the final line end). */

@@ -11,6 +11,7 @@ import { formatFlowCanonical } from './flow.ts';
 import { formatGroup } from './group.ts';
 import { portNameOnly } from '../model/match.ts';
 import { ones } from '../model/values.ts';
+import { AsciiBuilder } from '../analysis/conjunctions/ascii-builder.ts';
 
 export const SCHEMA_VERSION = 1;
 
@@ -72,6 +73,25 @@ export class JsonText {
 }
 
 /**
+ * JSON text on one line, all ASCII, that `write` writes as bytes where it stands, for a value a
+ * report holds millions of numbers in (the lines of clause flows): neither a string for each nor
+ * one for the whole is made, nor is the text encoded again as it is written out.
+ */
+export class AsciiJson {
+  readonly write: (out: AsciiBuilder) => void;
+
+  constructor(write: (out: AsciiBuilder) => void) {
+    this.write = write;
+  }
+
+  get text(): string {
+    const out = new AsciiBuilder();
+    this.write(out);
+    return out.take();
+  }
+}
+
+/**
  * Strings written one a line, as JSON.stringify with an indent writes a list of them, but joined
  * where the list stands: a report may list millions (the members of its conjunctions), and
  * encoding them value by value, then indenting the whole text again, cost more than the rest of
@@ -81,20 +101,20 @@ export class StringList {
   private readonly list: readonly string[] | (() => readonly string[]);
   private made: readonly string[] | undefined;
   /** See the constructor. */
-  readonly joined: ((separator: string) => string | undefined) | undefined;
+  readonly writeJoined: ((out: AsciiBuilder, separator: string) => boolean) | undefined;
 
   /**
-   * `strings`, or a function that makes them when first read. `joined(separator)`, when given:
-   * the strings, none of which needs escaping, joined by `separator` (an empty list: ''), or
-   * undefined when it cannot tell; a writer of JSON text asks it first, so that the strings
-   * themselves need not be made.
+   * `strings`, or a function that makes them when first read. `writeJoined(out, separator)`,
+   * when given: writes the strings, all ASCII and none needing escapes, joined by `separator`
+   * (nothing for an empty list) into `out` and says true, or writes nothing and says false when it
+   * cannot; a writer of JSON text asks it first, so that the strings themselves need not be made.
    */
   constructor(
     strings: readonly string[] | (() => readonly string[]),
-    joined?: (separator: string) => string | undefined,
+    writeJoined?: (out: AsciiBuilder, separator: string) => boolean,
   ) {
     this.list = strings;
-    this.joined = joined;
+    this.writeJoined = writeJoined;
   }
 
   get strings(): readonly string[] {
@@ -110,7 +130,7 @@ export function jsonReplacer(_key: string, value: unknown): unknown {
   if (value instanceof StringList) return value.strings;
   if (value instanceof LazyList) return [...(value as LazyList<unknown, unknown>)];
   if (value instanceof StreamedObject) return value.members;
-  if (value instanceof JsonText) return JSON.parse(value.text) as unknown;
+  if (value instanceof JsonText || value instanceof AsciiJson) return JSON.parse(value.text) as unknown;
   if (typeof value === 'bigint') return value.toString();
   if (isFieldDef(value)) return value.name;
   return value;

@@ -32,27 +32,78 @@ export class AsciiBuilder {
 
   /** A whole number from 0 to 2^53 - 1, in decimal. */
   decimal(n: number): void {
-    let digits = 1;
-    for (let p = 10; p <= n; p *= 10) digits++;
-    this.room(digits);
-    let i = (this.at += digits);
-    let rest = n;
-    do {
-      const q = Math.floor(rest / 10);
-      this.bytes[--i] = 48 + rest - q * 10;
-      rest = q;
-    } while (rest > 0);
+    if (n < 1000) {
+      this.room(3);
+      this.small(n);
+    } else if (n < 1e6) {
+      // Line numbers, mostly: the thousands, then three digits.
+      this.room(6);
+      const high = Math.floor(n / 1000);
+      this.small(high);
+      this.threeDigits(n - high * 1000);
+    } else {
+      let digits = 7;
+      for (let p = 1e7; p <= n; p *= 10) digits++;
+      this.room(digits);
+      let i = (this.at += digits);
+      let rest = n;
+      do {
+        const q = Math.floor(rest / 10);
+        this.bytes[--i] = 48 + (rest - q * 10);
+        rest = q;
+      } while (rest > 0);
+    }
   }
 
   /** An IPv4 address held as a number (0 to 2^32 - 1), dotted. */
   ipv4(n: number): void {
-    this.decimal(n >>> 24);
-    this.char(46);
-    this.decimal((n >>> 16) & 0xff);
-    this.char(46);
-    this.decimal((n >>> 8) & 0xff);
-    this.char(46);
-    this.decimal(n & 0xff);
+    this.room(15);
+    this.small(n >>> 24);
+    this.bytes[this.at++] = 46; // .
+    this.small((n >>> 16) & 0xff);
+    this.bytes[this.at++] = 46;
+    this.small((n >>> 8) & 0xff);
+    this.bytes[this.at++] = 46;
+    this.small(n & 0xff);
+  }
+
+  /**
+   * A number below 1000 from its digits as written out once (see SMALL), room made: millions of
+   * octets and line numbers are written, and dividing for each digit cost most of the writing.
+   */
+  private small(n: number): void {
+    const { bytes } = this;
+    const at = n * 4;
+    const length = SMALL[at]!;
+    bytes[this.at] = SMALL[at + 1]!;
+    if (length > 1) bytes[this.at + 1] = SMALL[at + 2]!;
+    if (length > 2) bytes[this.at + 2] = SMALL[at + 3]!;
+    this.at += length;
+  }
+
+  /** A number below 1000 as three digits, zeros first; room made. */
+  private threeDigits(n: number): void {
+    const { bytes } = this;
+    const at = n * 4;
+    const length = SMALL[at]!;
+    if (length < 3) bytes[this.at++] = 48;
+    if (length < 2) bytes[this.at++] = 48;
+    this.small(n);
+  }
+
+  /** How many bytes were written since the last take. */
+  get length(): number {
+    return this.at;
+  }
+
+  /**
+   * The bytes written since the last take, taken: the builder starts again empty, and writes over
+   * them when next written to (copy them to keep them).
+   */
+  takeBytes(): Uint8Array {
+    const bytes = this.bytes.subarray(0, this.at);
+    this.at = 0;
+    return bytes;
   }
 
   /** The text built since the last take, taken: the builder starts again empty. */
@@ -61,4 +112,12 @@ export class AsciiBuilder {
     this.at = 0;
     return text;
   }
+}
+
+/** Each number below 1000 in four bytes: how many digits it has, then the digits. */
+const SMALL = new Uint8Array(4000);
+for (let n = 0; n < 1000; n++) {
+  const text = String(n);
+  SMALL[n * 4] = text.length;
+  for (let i = 0; i < text.length; i++) SMALL[n * 4 + 1 + i] = text.charCodeAt(i);
 }
