@@ -17,8 +17,6 @@ import { minOf, pushTo } from '../../model/append.ts';
 export interface OverlapSubject {
   /** Clause flows by dimension; every dimension non-empty. */
   readonly dims: readonly (readonly ClauseFlow[])[];
-  /** `dims` made simple (see simpleDim), when the caller made them: the search makes them otherwise. */
-  readonly simples?: readonly (SimpleDim | undefined)[] | undefined;
   /** Whether overlaps of this subject are wanted (others only serve as partners). */
   readonly wanted: boolean;
 }
@@ -435,11 +433,15 @@ function* candidateLists<S>(
   }
 }
 
-/** Finds overlapping pairs among subjects that share a table and priority. */
-export function findOverlaps<S extends OverlapSubject>(group: readonly S[], limits: OverlapLimits): OverlapResult<S> {
-  // Each subject's dimensions as simple ones (undefined: not simple), by the subject's place in the group.
-  const simples = group.map((s) => s.simples ?? s.dims.map(simpleDim));
-
+/**
+ * Finds overlapping pairs among subjects that share a table and priority. `simples`: each
+ * subject's dimensions as simple ones (undefined: not simple), by the subject's place in the group.
+ */
+export function findOverlaps<S extends OverlapSubject>(
+  group: readonly S[],
+  limits: OverlapLimits,
+  simples: readonly (readonly (SimpleDim | undefined)[])[] = group.map((s) => s.dims.map(simpleDim)),
+): OverlapResult<S> {
   // Bucket by the field most subjects pin to exact values: partners must share one of them.
   const pins = new Map<S, Map<string, SimpleDim>>();
   const votes = new Map<string, number>();

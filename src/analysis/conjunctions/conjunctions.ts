@@ -25,7 +25,7 @@ import {
   type ValueKey,
   valueKey,
 } from './clause-shape.ts';
-import { findOverlaps, type SimpleDim, simpleDim, sortedExactValues, valueAt } from './conjunction-overlap.ts';
+import { findOverlaps, simpleDim, sortedExactValues, valueAt } from './conjunction-overlap.ts';
 import { ClauseRecords, ConjunctionList, type RecordsByOwner } from './clause-records.ts';
 import { type MemberNumbers, memberText } from './member-text.ts';
 import { AsciiBuilder } from './ascii-builder.ts';
@@ -687,8 +687,8 @@ interface Built {
   readonly lines: number[][];
   readonly problems: ConjunctionProblem[];
   wanted: boolean;
-  /** `dims` made simple for the overlap search (see simpleDim), when it searched them. */
-  simples: (SimpleDim | undefined)[] | undefined;
+  /** The values of each of `dims` sorted by the overlap search, when it searched them (see sortedExactValues). */
+  sorted: (Float64Array | undefined)[] | undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -754,7 +754,7 @@ function build(entry: Entry, { clauses, ks, ns, lines }: EntryClauses, cover: Co
   if (clauses.length === 0) {
     problems.push({ kind: 'orphan-action-flow', severity: 'warning', flows: entry.actionFlows });
     const priority = entry.actionFlows[0]?.priority ?? 0;
-    return { entry, priority, n: 0, dims: [], lines: [], problems, wanted: true, simples: undefined };
+    return { entry, priority, n: 0, dims: [], lines: [], problems, wanted: true, sorted: undefined };
   }
   // A consistent entry (as gathering saw) with clause flows is built by buildConsistent: here its
   // clause flows differ in priority or in number of clauses, which the modes settle.
@@ -856,14 +856,14 @@ function built(
   if (entry.actionFlows.length === 0) problems.push({ kind: 'no-action-flow', severity: 'warning', flows: [] });
   const offPriority = entry.actionFlows.filter((f) => f.priority !== priority);
   if (offPriority.length > 0) problems.push({ kind: 'action-priority', severity: 'info', flows: offPriority });
-  return { entry, priority, n, dims, lines, problems, wanted: true, simples: undefined };
+  return { entry, priority, n, dims, lines, problems, wanted: true, sorted: undefined };
 }
 
 /**
  * A dimension whose flows and terms are worked out when first read: `check` never reads the
  * terms, the reports never the flows whole (they count a term's flows, and give them by line).
- * `oneShape`: its clause flows are known to share one shape; `simple`: the dimension made simple
- * for the overlap search, when it was.
+ * `oneShape`: its clause flows are known to share one shape; `sorted`: their values, when the
+ * overlap search sorted them (see sortedExactValues).
  */
 function dimension(
   k: number,
@@ -871,10 +871,8 @@ function dimension(
   lines: readonly number[] | undefined,
   file: string | null | undefined,
   oneShape: boolean,
-  simple: SimpleDim | undefined,
+  sorted: Float64Array | undefined,
 ): Dimension {
-  // Held alone: the rest of the simple dimension is no longer needed.
-  const sorted = simple && sortedExactValues(simple);
   let flows: readonly Flow[] | undefined;
   let terms: readonly DimensionTerm[] | undefined;
   const d: { -readonly [K in keyof Dimension]: Dimension[K] } = {
@@ -1055,9 +1053,10 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
   let overlapSearchIncomplete = 0;
   for (const g of groups.values()) {
     if (g.length < 2 || !g.some((b) => b.wanted)) continue;
-    // Kept: the member sets of the dimensions are read from them.
-    for (const b of g) b.simples = b.dims.map(simpleDim);
-    const result = findOverlaps(g, OVERLAP_LIMITS);
+    const simples = g.map((b) => b.dims.map(simpleDim));
+    const result = findOverlaps(g, OVERLAP_LIMITS, simples);
+    // Their sorted values alone are kept, for the member sets of the dimensions.
+    g.forEach((b, i) => (b.sorted = simples[i]!.map((s) => s && sortedExactValues(s))));
     for (const { a, b, witness } of result.pairs) {
       a.problems.push({ kind: 'overlap', severity: 'warning', otherId: b.entry.id, flows: witness });
       b.problems.push({ kind: 'overlap', severity: 'warning', otherId: a.entry.id, flows: witness });
@@ -1081,7 +1080,7 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
           clauseFile ? b.lines[i]! : undefined,
           clauseFile,
           b.entry.shapes.length === 1,
-          b.simples?.[i],
+          b.sorted?.[i],
         ),
       ),
       actionFlows: b.entry.actionFlows,
