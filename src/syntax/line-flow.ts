@@ -24,7 +24,7 @@ import type { TableRef } from '../model/tables.ts';
 import { eachListConjunction, isPlainConjunctionList, plainConjunctions } from './actions.ts';
 import { templateVariant, variantAddress, withAddress } from './address-variants.ts';
 import { NO_FLAGS, tableRefOf } from './interned.ts';
-import { type LineShape, shapeHash, shapeOf } from './line-shape.ts';
+import type { LineShape, LineShapes } from './line-shape.ts';
 import { DecimalRun } from './numbers.ts';
 import {
   HARD_AGE,
@@ -102,14 +102,9 @@ function knownActions(
 const REREAD = -2;
 
 /** The shape (see line-shape.ts) that `text[start, end)` has among `shapes` (into `found`). */
-function knownShape(
-  text: string,
-  start: number,
-  end: number,
-  shapes: ReadonlyMap<number, readonly LineShape[]>,
-): LineShape | undefined {
+function knownShape(text: string, start: number, end: number, shapes: LineShapes): LineShape | undefined {
   if (shapes.size === 0) return undefined;
-  const shape = shapeOf(shapes, shapeHash(text, start, end), text, start, end);
+  const shape = shapes.find(text, start, end);
   if (shape === undefined) return undefined;
   found.shape = shape;
   found.index = REREAD;

@@ -70,6 +70,11 @@ export interface LineShape {
    * (in a match entry, or written by an action); every other value is theirs.
    */
   readonly varying: ReadonlySet<string>;
+  /**
+   * Whether it was the first clean line of its hash kept: a line it fits has its hash (the line's
+   * text is its text but for numbers where its numbers are), so no other shape is found before it.
+   */
+  readonly first: boolean;
 }
 
 /** Lines of one hash kept at most: beyond them a shape's fixed numbers vary too much to be worth it. */
@@ -162,18 +167,44 @@ function fits(shape: LineShape, text: string, from: number, end: number): boolea
   }
 }
 
-/** The shape among `shapes` that `text[from, end)` has, with its hash `hash`. */
-export function shapeOf(
-  shapes: ReadonlyMap<number, readonly LineShape[]>,
-  hash: number,
-  text: string,
-  from: number,
-  end: number,
-): LineShape | undefined {
-  const candidates = shapes.get(hash);
-  if (candidates === undefined) return undefined;
-  for (const shape of candidates) if (fits(shape, text, from, end)) return shape;
-  return undefined;
+/**
+ * Clean lines whose shape other lines may have, by shapeHash, and the shape last found. A dump
+ * lists the lines of one shape in runs (a Service's flows, a rule's): the last shape is tried
+ * first, and when it fits, and was the first of its hash, it is the one the hash would find,
+ * without hashing the line.
+ */
+export class LineShapes {
+  private readonly byHash = new Map<number, LineShape[]>();
+  private last: LineShape | undefined;
+
+  get size(): number {
+    return this.byHash.size;
+  }
+
+  /** The shape that `text[from, end)` has, if any. */
+  find(text: string, from: number, end: number): LineShape | undefined {
+    const last = this.last;
+    if (last?.first && fits(last, text, from, end)) return last;
+    const candidates = this.byHash.get(shapeHash(text, from, end));
+    if (candidates === undefined) return undefined;
+    for (const shape of candidates)
+      if (fits(shape, text, from, end)) {
+        this.last = shape;
+        return shape;
+      }
+    return undefined;
+  }
+
+  /** How many shapes are kept under `hash`. */
+  count(hash: number): number {
+    return this.byHash.get(hash)?.length ?? 0;
+  }
+
+  add(hash: number, shape: LineShape): void {
+    const list = this.byHash.get(hash);
+    if (list === undefined) this.byHash.set(hash, [shape]);
+    else list.push(shape);
+  }
 }
 
 /**
@@ -182,7 +213,7 @@ export function shapeOf(
  * `match` and `actions`, under its hash.
  */
 export function keepShape(
-  shapes: Map<number, LineShape[]>,
+  shapes: LineShapes,
   hash: number,
   text: string,
   from: number,
@@ -192,8 +223,8 @@ export function keepShape(
   match: Match,
   actions: readonly Action[],
 ): void {
-  const list = shapes.get(hash) ?? [];
-  if (list.length >= SHAPES_PER_HASH) return;
+  const kept = shapes.count(hash);
+  if (kept >= SHAPES_PER_HASH) return;
   // Quoted names read by a port map, and the texts inside quotes, are left to the general reader.
   if (text.includes('"', from)) return;
   const places = new Map<number, Place>();
@@ -229,10 +260,10 @@ export function keepShape(
     actions,
     rebuild: undefined as MatchRebuild | undefined,
     varying,
+    first: kept === 0,
   };
   shape.rebuild = matchRebuild(shape, keyword - from, places, from);
-  list.push(shape);
-  shapes.set(hash, list);
+  shapes.add(hash, shape);
 }
 
 /** The storages the match elements of `text[from, end)` write, each with how many write it; undefined when any is not a plain field. */

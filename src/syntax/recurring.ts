@@ -8,7 +8,7 @@
 import type { Action } from '../model/actions.ts';
 import type { Match } from '../model/flow.ts';
 import type { AddressTemplate } from './address-variants.ts';
-import type { LineShape } from './line-shape.ts';
+import { LineShapes } from './line-shape.ts';
 
 /** An action list and whether flows holding it need their actions checked against their match. */
 export interface SharedActions {
@@ -24,11 +24,11 @@ export class RecurringParts {
   /** By the text after `actions=`, for lists whose reading does not depend on the match. */
   readonly actions = new Map<string, SharedActions>();
   /** Clean lines whose shape other lines may have, but for some numbers, by shapeHash. */
-  readonly shapes = new Map<number, LineShape[]>();
+  readonly shapes = new LineShapes();
   /**
    * The matches of clean lines whose actions are conjunctions alone, whose shape the matches of
    * other such lines may have: a list of many conjunctions is seldom any other line's but for its
    * numbers, its ids being as many as the rules it serves.
    */
-  readonly matchShapes = new Map<number, LineShape[]>();
+  readonly matchShapes = new LineShapes();
 }
