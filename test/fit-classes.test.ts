@@ -98,17 +98,28 @@ test("a lazily read flow's class key, taken from its outline, is that of the sam
   }
 });
 
-test("a lazily read flow of a shape has the class key of the same flow read whole, read from its shape's first line where no pattern reads the values its numbers hold", () => {
+test("a lazily read flow of a shape is in the class of the same flow read whole, read from its shape's first line where no pattern reads the values its numbers hold", () => {
   const flows = syntheticFlows({ flows: 3000, seed: 5 });
   const shaped = flows.filter((f) => f.outline?.shaped === true);
   assert.ok(shaped.length > 100, `${shaped.length} flows of a shape`);
-  const unread = (f: Flow): Flow => {
+  const unread = (f: Flow, parts: readonly ('match' | 'actions')[]): Flow => {
     const read = (): never => assert.fail(`read: ${f.origin.text}`);
-    return Object.create(f, { match: { get: read }, actions: { get: read } }) as Flow;
+    return Object.create(f, Object.fromEntries(parts.map((part) => [part, { get: read }]))) as Flow;
   };
   for (const p of readings) {
     const [lazy, whole] = [classKeyer(p), classKeyer(p)];
-    for (const f of shaped) assert.equal(lazy(f), whole(withActions(f, f.actions)), `${p.id}: ${f.origin.text}`);
+    // Each class of the lazily read flows is within one class of the flows read whole; a line whose
+    // actions write other values than its shape's line may be a class of its own (see writtenNumbers).
+    const wholeKeys = new Map<string, string>();
+    let same = 0;
+    for (const f of shaped) {
+      const key = lazy(f);
+      const wholeKey = whole(withActions(f, f.actions));
+      assert.equal(wholeKeys.get(key) ?? wholeKey, wholeKey, `${p.id}: ${f.origin.text}`);
+      wholeKeys.set(key, wholeKey);
+      if (key === wholeKey) same++;
+    }
+    assert.ok(same > shaped.length / 2, `${p.id}: ${same} of ${shaped.length} keys as read whole`);
   }
   // Conjunction ids, ct_label values and registers no Antrea pattern reads: none of those flows is read.
   const antrea = classKeyer(PROFILES.find((p) => p.id === 'antrea')!);
@@ -116,7 +127,9 @@ test("a lazily read flow of a shape has the class key of the same flow read whol
     [...f.outline!.varying!].every((s) => ['conj_id', 'ct_label', 'reg5', 'reg6'].includes(s)),
   );
   assert.ok(spared.length > 0);
-  for (const f of spared) antrea(unread(f));
+  for (const f of spared) antrea(unread(f, ['match', 'actions']));
+  // What the actions write is told by the numbers that give it: no line's actions are read again.
+  for (const f of shaped) antrea(unread(f, ['actions']));
 });
 
 test('flows that differ where a pattern looks are in different classes', () => {

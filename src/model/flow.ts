@@ -160,6 +160,13 @@ export interface Flow {
   readonly outlineActions?: FlowOutline['actions'];
   /** Set with `outline`: its match, told without making the outline (walkers of a whole dump read it of each flow). */
   readonly outlineMatch?: Match;
+  /**
+   * On a lazily read flow of a shaped outline: what of its line gives the values its actions write
+   * to `storages` that the outline's actions may not write ('' when they write the outline's). Two
+   * flows that answer the same non-empty text write the same values there; undefined for any
+   * other flow, whose actions then tell.
+   */
+  writtenNumbers?(storages: ReadonlySet<string>): string | undefined;
 }
 
 /**

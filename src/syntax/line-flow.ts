@@ -24,7 +24,7 @@ import type { TableRef } from '../model/tables.ts';
 import { eachListConjunction, isPlainConjunctionList, plainConjunctions } from './actions.ts';
 import { templateVariant, variantAddress, withAddress } from './address-variants.ts';
 import { NO_FLAGS, tableRefOf } from './interned.ts';
-import type { LineShape, LineShapes } from './line-shape.ts';
+import { type LineShape, type LineShapes, writtenNumbers } from './line-shape.ts';
 import { DecimalRun } from './numbers.ts';
 import {
   HARD_AGE,
@@ -342,6 +342,12 @@ export class LineFlow implements Flow {
 
   get outlineMatch(): Match {
     return this.index === REREAD ? (this.shape as LineShape).match : (this.shape as Match);
+  }
+
+  writtenNumbers(storages: ReadonlySet<string>): string | undefined {
+    return this.index === REREAD
+      ? writtenNumbers(this.shape as LineShape, this.text, this.actionsStart, storages)
+      : undefined;
   }
 
   /**

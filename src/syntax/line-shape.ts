@@ -75,7 +75,17 @@ export interface LineShape {
    * text is its text but for numbers where its numbers are), so no other shape is found before it.
    */
   readonly first: boolean;
+  /** Told apart from every other shape kept (see writtenNumbers). */
+  readonly id: number;
+  /** Where the actions start in `text`. */
+  readonly actionsAt: number;
+  /** The numbers of the actions that vary and give a value an action writes, and the storage it writes each to. */
+  readonly writes: Int32Array;
+  readonly writeStorages: readonly string[];
 }
+
+/** Shapes kept so far, for their ids. */
+let shapesKept = 0;
 
 /** Lines of one hash kept at most: beyond them a shape's fixed numbers vary too much to be worth it. */
 const SHAPES_PER_HASH = 16;
@@ -235,6 +245,8 @@ export function keepShape(
   const kinds: number[] = [];
   const limits: number[] = [];
   const varying = new Set<string>();
+  const writes: number[] = [];
+  const writeStorages: string[] = [];
   for (let i = from; i < end;) {
     if (!startsNumber(text, i, from)) {
       i++;
@@ -243,11 +255,17 @@ export function keepShape(
     const e = numberEnd(text, i, end);
     const place = places.get(i);
     const varies = place !== undefined && numberFits(place.kind, place.limit, text, i, e);
+    if (varies && place.storage !== undefined) {
+      varying.add(place.storage);
+      if (i >= actionsStart) {
+        writes.push(starts.length);
+        writeStorages.push(place.storage);
+      }
+    }
     starts.push(i - from);
     ends.push(e - from);
     kinds.push(varies ? place.kind : FIXED);
     limits.push(place?.limit ?? 0);
-    if (varies && place.storage !== undefined) varying.add(place.storage);
     i = e;
   }
   const shape = {
@@ -261,6 +279,10 @@ export function keepShape(
     rebuild: undefined as MatchRebuild | undefined,
     varying,
     first: kept === 0,
+    id: ++shapesKept,
+    actionsAt: actionsStart - from,
+    writes: Int32Array.from(writes),
+    writeStorages,
   };
   shape.rebuild = matchRebuild(shape, keyword - from, places, from);
   shapes.add(hash, shape);
@@ -364,6 +386,40 @@ function rebuiltMatch(shape: LineShape, rebuild: MatchRebuild, text: string, fro
  */
 export function shapedMatch(shape: LineShape, text: string, from: number): Match | undefined {
   return shape.rebuild && rebuiltMatch(shape, shape.rebuild, text, from);
+}
+
+/**
+ * What of a line of `shape`, `text` with its actions from `actionsStart`, gives the values its
+ * actions write to `storages`: '' when they are the shape's own; else the shape and the text of
+ * each number that gives one. Lines of the shape with the same text write the same values there
+ * (every other number of their actions being the shape's), so their actions need not be read.
+ */
+export function writtenNumbers(
+  shape: LineShape,
+  text: string,
+  actionsStart: number,
+  storages: ReadonlySet<string>,
+): string {
+  const { starts, ends, writes, writeStorages } = shape;
+  let out = '';
+  if (writes.length === 0) return out;
+  // From the actions on, the line is the shape's text but for the numbers, which differ in length.
+  const first = writes[0]!;
+  let k = first;
+  while (k > 0 && starts[k - 1]! >= shape.actionsAt) k--;
+  let delta = actionsStart - shape.actionsAt;
+  for (let w = 0; w < writes.length; w++) {
+    for (; ; k++) {
+      const s = starts[k]! + delta;
+      const e = numberEnd(text, s, text.length);
+      delta += e - s - (ends[k]! - starts[k]!);
+      if (k !== writes[w]) continue;
+      if (storages.has(writeStorages[w]!)) out += `,${k}=${text.slice(s, e)}`;
+      k++;
+      break;
+    }
+  }
+  return out === '' ? out : `${shape.id}${out}`;
 }
 
 /**

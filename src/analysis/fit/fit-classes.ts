@@ -116,6 +116,7 @@ const CONJUNCTIONS_KEY = ';conjunction';
 class ClassKeys {
   private readonly bits: ReadonlyMap<string, bigint>;
   private readonly written: ReadonlyMap<string, bigint>;
+  private readonly writtenStorages: ReadonlySet<string>;
   private readonly stateStorages: ReadonlySet<string>;
   /** Lists a dump repeats (shared by the parser) are read once. */
   private readonly actionKeys = new Map<readonly Action[], string>();
@@ -141,6 +142,7 @@ class ClassKeys {
   constructor(profile: Profile) {
     this.bits = patternBits(profile);
     this.written = writtenBits(profile);
+    this.writtenStorages = new Set(this.written.keys());
     this.stateStorages = new Set(profile.bitFields.flatMap((b) => fieldByName(b.field)?.storage ?? []));
   }
 
@@ -152,8 +154,11 @@ class ClassKeys {
     // line's where it can be, so that the line is read again for the one only, or not at all.
     const reads = outline?.varying === undefined ? undefined : this.reads(outline.varying);
     const { fields } = reads?.match === false ? outline!.match : flow.match;
-    const list = reads?.writes === false ? outline!.actions : flow.actions;
-    let key = `${tableKey(flow.table)}|${flow.priority}|${list === 'conjunctions' ? CONJUNCTIONS_KEY : this.listKey(list)}|${fields.length}`;
+    // Where the line's actions may write other values than its shape's line, it is told by those
+    // values' numbers, which the actions need not be read for.
+    const written = reads?.writes === true ? flow.writtenNumbers?.(this.writtenStorages) : undefined;
+    const list = reads?.writes === false || written !== undefined ? outline!.actions : flow.actions;
+    let key = `${tableKey(flow.table)}|${flow.priority}|${list === 'conjunctions' ? CONJUNCTIONS_KEY : this.listKey(list)}${written ? `\0${written}` : ''}|${fields.length}`;
     for (const e of fields) key += this.sharedEntryKey(e);
     return key;
   }
