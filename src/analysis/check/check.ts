@@ -6,7 +6,7 @@
 import { type Pipeline, tableKey } from '../../model/pipeline.ts';
 import type { Profile } from '../../profiles/types.ts';
 import type { AnnotatedPipeline } from '../detect/profile-choice.ts';
-import { findConjunctions } from '../conjunctions/conjunctions.ts';
+import { type ConjunctionReport, findConjunctions } from '../conjunctions/conjunctions.ts';
 import { findMissingExpected } from './expectations.ts';
 import { type Finding, type Severity, SEVERITY_RANK } from './finding.ts';
 import { findDeadActions, findDuplicates } from './flows.ts';
@@ -36,6 +36,8 @@ export interface CheckOptions {
   readonly release?: string;
   /** The node's conjunctions matched to its NetworkPolicy rules (a support bundle's policy objects). */
   readonly policies?: PolicyMatching;
+  /** The pipeline's conjunctions, when found already (to match them to policy objects): not searched for again. */
+  readonly conjunctions?: ConjunctionReport;
   /** Told after each check how many of them have run: for a progress display. */
   readonly onProgress?: (done: number, of: number) => void;
 }
@@ -97,7 +99,7 @@ export function checkPipeline(pipeline: Pipeline, options: CheckOptions = {}): C
     options.onProgress?.(++done, steps);
     return result;
   };
-  const conj = step(() => findConjunctions(pipeline));
+  const conj = step(() => options.conjunctions ?? findConjunctions(pipeline));
   const writes = step(() => pipelineWrites(pipeline));
   const loops = step(() => findForwardingLoops(pipeline));
   const split = findConjunctionTables(conj.conjunctions, (c) => options.policies?.byConjunction(c));
@@ -187,7 +189,7 @@ export function isSilent(f: Finding): boolean {
 export function checkAnnotated(
   read: AnnotatedPipeline,
   policies?: PolicyMatching,
-  options: Pick<CheckOptions, 'onProgress'> = {},
+  options: Pick<CheckOptions, 'onProgress' | 'conjunctions'> = {},
 ): CheckReport {
   // The annotator's profile: for a named pipeline dumped with numbers, the copy with the layout's numbers.
   const profile = read.annotator.profile;

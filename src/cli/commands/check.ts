@@ -15,7 +15,7 @@ import type { Outcome } from '../outcome.ts';
 import { dumpCommand, loadFlows, type ProfileCliOptions } from './profile-options.ts';
 import { policyMatching } from './policies.ts';
 import { annotatePipeline } from '../../analysis/detect/profile-choice.ts';
-import { findConjunctions } from '../../analysis/conjunctions/conjunctions.ts';
+import { type ConjunctionReport, findConjunctions } from '../../analysis/conjunctions/conjunctions.ts';
 import { Pipeline } from '../../model/pipeline.ts';
 import { repeatable } from './repeatable.ts';
 import { LARGE_CHECK_FLOWS, Progress } from '../progress.ts';
@@ -116,13 +116,18 @@ export function registerCommand(program: Command, io: Io, outcome: Outcome): voi
       const { dump, groups } = await loadFlows(inputs, opts, io);
       const read = annotatePipeline(new Pipeline(dump.flows, groups, dump.ports), opts);
       const { annotator, profile } = read;
+      // Found once: to match them to the policy objects, then checked.
+      let conjunctions: ConjunctionReport | undefined;
       const policies = policyMatching(dump, io, () => ({
         read,
-        conjunctions: findConjunctions(read.pipeline).conjunctions,
+        conjunctions: (conjunctions = findConjunctions(read.pipeline)).conjunctions,
       }));
       const progress = new Progress(io, read.pipeline.flowCount >= LARGE_CHECK_FLOWS);
       const report = progress.around('checking', (onProgress) =>
-        checkAnnotated(read, policies, onProgress ? { onProgress } : {}),
+        checkAnnotated(read, policies, {
+          ...(onProgress ? { onProgress } : {}),
+          ...(conjunctions ? { conjunctions } : {}),
+        }),
       );
       const view = selectFindings(report, {
         ...(opts.all ? { all: true } : {}),
