@@ -23,6 +23,7 @@ import { findShadowed } from './shadowing.ts';
 import { findEmptyTargets, findUnreachableTables } from './tables.ts';
 import { defaultRelease } from '../fit/pattern-fit.ts';
 import { slotKey } from '../../model/flow-key.ts';
+import { emptyTargets } from '../../model/flow-exits.ts';
 import type { PolicyMatching } from '../conjunctions/policy-match.ts';
 
 export type { Finding, FindingKind, FlowFinding, Severity, Standing } from './finding.ts';
@@ -102,6 +103,8 @@ export function checkPipeline(pipeline: Pipeline, options: CheckOptions = {}): C
   const conj = step(() => options.conjunctions ?? findConjunctions(pipeline));
   const writes = step(() => pipelineWrites(pipeline));
   const loops = step(() => findForwardingLoops(pipeline));
+  // Found once, for their own check and for whether the dump is an excerpt.
+  const empty = emptyTargets(pipeline);
   const split = findConjunctionTables(conj.conjunctions, (c) => options.policies?.byConjunction(c));
   const raw: Finding[] = [
     ...step(() => findShadowed(pipeline)),
@@ -121,7 +124,7 @@ export function checkPipeline(pipeline: Pipeline, options: CheckOptions = {}): C
       })
       .filter((f) => !isSecondHalf(f) && !split.explains(f)),
     ...split.findings,
-    ...step(() => findEmptyTargets(pipeline)),
+    ...step(() => findEmptyTargets(empty)),
     ...step(() => findBucketsWithoutEndpoint(pipeline)),
     ...loops.findings,
     ...step(() => findUnreachableTables(pipeline)),
@@ -141,7 +144,7 @@ export function checkPipeline(pipeline: Pipeline, options: CheckOptions = {}): C
       ]),
     );
   }
-  const excerpt = findExcerpt(pipeline, options.profile, release);
+  const excerpt = findExcerpt(pipeline, options.profile, release, empty);
   const context = {
     writes,
     dump: new DumpFacts(pipeline),

@@ -7,7 +7,7 @@ import { type TableRef, tableNumber } from '../../model/tables.ts';
 import type { Profile } from '../../profiles/types.ts';
 import { checkKnowledge } from '../../profiles/check-knowledge.ts';
 import { inVersion } from '../../profiles/versions.ts';
-import { outlineExits } from '../../model/flow-exits.ts';
+import type { EmptyTarget } from '../../model/flow-exits.ts';
 import { resolveTable } from '../fit/pattern-fit.ts';
 
 /** The signs that the dump is not a whole bridge; at least one is set. */
@@ -28,12 +28,14 @@ export interface Excerpt {
 
 /**
  * Only for a product's pipeline: what a whole bridge holds is known there, while a dump of any
- * other switch may well be one table, one cookie, or jump into tables it leaves empty.
+ * other switch may well be one table, one cookie, or jump into tables it leaves empty (`empty`,
+ * the pipeline's emptyTargets: found once for the check of them too).
  */
 export function findExcerpt(
   pipeline: Pipeline,
   profile: Profile | undefined,
   release: string | undefined,
+  empty: readonly EmptyTarget[],
 ): Excerpt | undefined {
   if (pipeline.flowCount === 0 || !profile || !release || profile.tables.length === 0) return undefined;
   const signs: { -readonly [K in keyof Excerpt]: Excerpt[K] } = {};
@@ -41,14 +43,15 @@ export function findExcerpt(
   if (!pipeline.table(tableNumber(0)) && tables.every((t) => t.ref.kind === 'number')) signs.noStartTable = true;
   if (pipeline.tables.size === 1 && pipeline.flowCount > 1) signs.oneTable = pipeline.tables.values().next().value!.ref;
   const cookies = new Set<bigint>();
-  const missing = new Map<string, TableRef>();
+  // Two cookies tell that the dump has several: the flows need not be walked further.
   for (const t of pipeline.tables.values()) {
-    for (const f of t.flows) {
-      if (cookies.size < 2) cookies.add(f.cookie);
-      for (const x of outlineExits(f))
-        if (x.kind === 'jump' && !pipeline.table(x.table)) missing.set(tableKey(x.table), x.table);
-    }
+    const { flows } = t;
+    for (let i = 0; i < flows.length && cookies.size < 2; i++) cookies.add(flows[i]!.cookie);
   }
+  // Tables flows jump to that hold no flow, in the order first met.
+  const missing = new Map<string, TableRef>();
+  for (const e of empty)
+    if (e.flows.length > 0 && !missing.has(tableKey(e.table))) missing.set(tableKey(e.table), e.table);
   const [cookie] = cookies;
   if (cookies.size === 1 && cookie !== undefined && pipeline.flowCount > 1) {
     if (cookie !== 0n) signs.oneCookie = cookie;

@@ -39,14 +39,19 @@ export function findForwardingLoops(pipeline: Pipeline, budget: TraceBudget = ne
   const found = new Map<string, { flow: Flow; loop: readonly TableRef[]; group?: number; buckets: number[] }>();
   const tracedGroups = new Set<number>();
   for (const t of pipeline.tables.values()) {
-    for (const flow of t.flows) {
+    // Indexed, as every loop over each flow: a short run steps it in the interpreter, where an
+    // iterator makes a result object per flow.
+    const { flows } = t;
+    for (let i = 0; i < flows.length; i++) {
+      const flow = flows[i]!;
       // Conjunction actions go nowhere: a lazily read clause flow's list is not made.
       if (onlyConjunctions(flow)) continue;
       // One pass over the actions, without a list per flow: a million flows reach here.
       let fresh: number[] | undefined;
       let back = false;
       const actions = actionsThroughGroups(pipeline, flow);
-      for (const a of actions) {
+      for (let j = 0; j < actions.length; j++) {
+        const a = actions[j]!;
         // One flow per group is enough: every flow that uses the group leads into the same buckets.
         if (a.kind === 'group') {
           if (pipeline.groups.has(a.id) && !tracedGroups.has(a.id)) (fresh ??= []).push(a.id);

@@ -5,7 +5,7 @@
  */
 import { type Pipeline, tableKey } from '../../model/pipeline.ts';
 import { type TableRef, tableNumber } from '../../model/tables.ts';
-import { bucketExits, emptyTargets, type Exit, exitsThroughGroups } from '../../model/flow-exits.ts';
+import { bucketExits, type EmptyTarget, type Exit, exitsThroughGroups } from '../../model/flow-exits.ts';
 import type { Finding } from './finding.ts';
 
 /** The table every packet starts in: table 0, or the first table of a dump that names its tables. */
@@ -14,9 +14,12 @@ export function startTable(pipeline: Pipeline): TableRef | undefined {
   return (pipeline.table(tableNumber(0)) ?? pipeline.tables.values().next().value)?.ref;
 }
 
-/** goto_table and ct(table=…) into an empty table lose the packet (table miss); resubmit does nothing there. */
-export function findEmptyTargets(pipeline: Pipeline): Finding[] {
-  return emptyTargets(pipeline).map((e) => ({
+/**
+ * goto_table and ct(table=…) into an empty table lose the packet (table miss); resubmit does
+ * nothing there. `empty`: the pipeline's emptyTargets.
+ */
+export function findEmptyTargets(empty: readonly EmptyTarget[]): Finding[] {
+  return empty.map((e) => ({
     kind: 'empty-target',
     severity: e.via === 'resubmit' ? 'warning' : 'error',
     table: e.table,
