@@ -30,11 +30,12 @@ export class PairedLines {
    * Per line claimed, side by side: its flow of the first dump, where it starts, its number, its
    * text (in `texts`) and how many flows read otherwise come before it; and its table.
    */
-  private claimed = new Int32Array(64 * FIELDS);
-  private tables = new Uint8Array(64);
+  private claimed = new Int32Array(0);
+  private tables = new Uint8Array(0);
   private readonly texts: string[] = [];
   private readonly sources: LineSource[] = [];
   private all: Flow[] | undefined;
+  private pairedFirst: Uint8Array | undefined;
 
   constructor(first: readonly Flow[], cookies: boolean) {
     this.first = first;
@@ -45,10 +46,12 @@ export class PairedLines {
   add(j: number, text: string, start: number, line: number, source: LineSource, before: number, table: number): void {
     const r = this.size++;
     if (r === this.tables.length) {
-      const claimed = new Int32Array(r * 2 * FIELDS);
+      // Room at first for as many as the first dump has flows: two dumps of one switch pair most.
+      const room = r === 0 ? Math.max(64, this.first.length) : r * 2;
+      const claimed = new Int32Array(room * FIELDS);
       claimed.set(this.claimed);
       this.claimed = claimed;
-      const tables = new Uint8Array(r * 2);
+      const tables = new Uint8Array(room);
       tables.set(this.tables);
       this.tables = tables;
     }
@@ -81,6 +84,7 @@ export class PairedLines {
     for (const f of all) unpaired.push(f);
     this.size = 0;
     this.all = undefined;
+    this.pairedFirst = undefined;
     return false;
   }
 
@@ -99,11 +103,12 @@ export class PairedLines {
     return this.claimed[r * FIELDS + BEFORE]!;
   }
 
-  /** Per flow of the first dump, 1 when a line pairs it. */
+  /** Per flow of the first dump, 1 when a line pairs it (made once). */
   firstPaired(): Uint8Array {
+    if (this.pairedFirst) return this.pairedFirst;
     const out = new Uint8Array(this.first.length);
     for (let r = 0; r < this.size; r++) out[this.claimed[r * FIELDS]!] = 1;
-    return out;
+    return (this.pairedFirst = out);
   }
 
   /** The flow of pair `r`, made now. */

@@ -464,6 +464,15 @@ export function portNamingGap(
   naming: Naming,
   along?: PairedLines,
 ): PortNamingGap | undefined {
+  if (along) {
+    // The pairs name the same ports in both dumps: unless the flows and groups of one dump that
+    // pair none name ports the naming cannot number, neither dump names any the other lacks.
+    const paired = along.firstPaired();
+    const rest: Flow[] = [];
+    for (let i = 0; i < paired.length; i++) if (paired[i] === 0) rest.push(a.flows[i]!);
+    if (portUse(rest, a.groups, naming).names.size === 0 && portUse(along.unpaired, b.groups, naming).names.size === 0)
+      return undefined;
+  }
   const x = portUse(a.flows, a.groups, naming);
   // A line of `b` that pairs a flow of `a` (see ReadAlong) names the ports that flow names: when
   // `a` names none, the names of `b` are those of its other flows (whether `b` numbers any port
