@@ -3,21 +3,22 @@
 // everyday commands). Compiling the command line's functions is a good part of a command's
 // start-up; V8 checks that the cache was made by the same version of it, with the same flags, for a
 // script of the same length, and otherwise ignores it and compiles as usual.
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import vm from 'node:vm';
+// CommonJS, as every script of bin/ (bin/package.json): see flowscope.js.
+'use strict';
+const { readFileSync } = require('node:fs');
+const { createRequire } = require('node:module');
+const { dirname, join } = require('node:path');
+const vm = require('node:vm');
 
-export const CLI_SCRIPT = fileURLToPath(new URL('../dist/src/bundle/cli.cjs', import.meta.url));
-export const CODE_CACHE = `${CLI_SCRIPT}.cache`;
+const CLI_SCRIPT = join(__dirname, '..', 'dist', 'src', 'bundle', 'cli.cjs');
+const CODE_CACHE = `${CLI_SCRIPT}.cache`;
 
 /**
  * The code cache of the command `name` alone: V8 reads a whole cache before running anything, and
  * one of every command's code is half again as large as one command's (`tables` of a small dump:
  * about 4 ms more).
  */
-export function commandCodeCache(name) {
+function commandCodeCache(name) {
   return `${CLI_SCRIPT}.${name}.cache`;
 }
 
@@ -25,7 +26,7 @@ export function commandCodeCache(name) {
  * The code cache the build made for the command line `args`, if it is there: that of the command
  * they name, or that of every command.
  */
-export function readCodeCache(args = []) {
+function readCodeCache(args = []) {
   const [name] = args;
   for (const file of name !== undefined && /^[a-z]+$/.test(name)
     ? [commandCodeCache(name), CODE_CACHE]
@@ -43,7 +44,7 @@ export function readCodeCache(args = []) {
  * Runs the command line's script (as Node runs a CommonJS module); its `main`, its
  * `processTiering` (src/cli/tiering.ts) and the script, whose code can be cached.
  */
-export function loadCli(cachedData) {
+function loadCli(cachedData) {
   // ASCII alone (scripts/bundle-cli.js): read as Latin-1, no UTF-8 to decode.
   const source = readFileSync(CLI_SCRIPT, 'latin1');
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
@@ -54,3 +55,5 @@ export function loadCli(cachedData) {
   script.runInThisContext()(module.exports, createRequire(CLI_SCRIPT), module, CLI_SCRIPT, dirname(CLI_SCRIPT));
   return { main: module.exports.main, processTiering: module.exports.processTiering, script };
 }
+
+module.exports = { CLI_SCRIPT, CODE_CACHE, commandCodeCache, readCodeCache, loadCli };

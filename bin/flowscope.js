@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Thin shim: the command line lives in dist/src/cli/main.js, bundled into one script by `npm run build`.
-import { versionOnly } from '../dist/src/cli/version.js';
-import { loadCli, readCodeCache } from './cli-script.js';
+// CommonJS (bin/package.json): node starts a CommonJS script without its loader of ES modules and
+// their facades of node's own modules, a few milliseconds of every command.
+'use strict';
+const { loadCli, readCodeCache } = require('./cli-script.js');
 
 process.stdout.on('error', (err) => {
   // Output piped into `head` and closed early is a normal end, not a failure.
@@ -14,18 +16,20 @@ process.stderr.on('error', (err) => {
 });
 
 const args = process.argv.slice(2);
-// The version alone is answered by the command line's few modules, in the time node takes to start.
-let main;
-if (versionOnly(args)) ({ main } = await import('../dist/src/cli/main.js'));
-else {
+const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
+
+/** The command line's `main`: of its few modules for the version alone (versionOnly, src/cli/version.ts), else of the script. */
+async function loadMain() {
+  if (args.length === 1 && (args[0] === '-V' || args[0] === '--version'))
+    return (await import('../dist/src/cli/main.js')).main;
   const cli = loadCli(readCodeCache(args));
-  main = cli.main;
   // Only once the script is loaded: its code cache holds under the flags it was made with.
   cli.processTiering.shortRun();
+  return cli.main;
 }
-process.exitCode = await main(args, {
-  stdin: process.stdin,
-  stdout: process.stdout,
-  stderr: process.stderr,
-  env: process.env,
-});
+
+loadMain()
+  .then((main) => main(args, io))
+  .then((status) => {
+    process.exitCode = status;
+  });
