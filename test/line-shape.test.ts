@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Flow } from '../src/model/flow.ts';
 import { eachPortRef } from '../src/model/port-refs.ts';
+import { EMPTY_MATCH } from '../src/model/match.ts';
+import { fits, keepShape, LineShapes, shapeHash, shapePattern } from '../src/syntax/line-shape.ts';
 import { parseDump } from '../src/syntax/reader.ts';
 
 // A dump line of the same shape as a clean line read before, but for some numbers, is read lazily
@@ -134,6 +136,44 @@ test('a number changed in a line of a known shape reads as the changed line does
   }
   // Many changes keep a line of its shape, many others do not; both are checked.
   assert.ok(lazy > 300 && lazy < cases - 300, `${lazy} of ${cases} changed lines read lazily`);
+});
+
+test("a shape's pattern takes the lines its character-by-character reading takes, numbers changed in and out of range", () => {
+  let taken = 0;
+  let cases = 0;
+  for (const body of BODIES) {
+    const line = STATS + body;
+    const from = line.indexOf(',', STATS.length) + 1;
+    const keyword = line.indexOf(' actions=') + 1;
+    const shapes = new LineShapes();
+    keepShape(
+      shapes,
+      shapeHash(line, from, line.length),
+      line,
+      from,
+      keyword,
+      keyword + 8,
+      line.length,
+      EMPTY_MATCH,
+      [],
+    );
+    const shape = shapes.find(line, from, line.length);
+    assert.ok(shape, body);
+    const pattern = shapePattern(shape);
+    for (const [s, e] of numbers(line, from)) {
+      for (const v of VALUES) {
+        const changed = line.slice(0, s) + v + line.slice(e);
+        // In the text of a whole dump, the line followed by others.
+        const text = `${changed}\n${line}`;
+        pattern.lastIndex = from;
+        const byPattern = pattern.test(text) && pattern.lastIndex === changed.length;
+        assert.equal(byPattern, fits(shape, text, from, changed.length), `${pattern.source}: ${changed}`);
+        cases++;
+        if (byPattern) taken++;
+      }
+    }
+  }
+  assert.ok(taken > 300 && taken < cases - 300, `${taken} of ${cases} changed lines taken`);
 });
 
 test('the numbers of the lines of a real dump, changed one at a time, read as on their own', () => {

@@ -82,6 +82,10 @@ export interface LineShape {
   /** The numbers of the actions that vary and give a value an action writes, and the storage it writes each to. */
   readonly writes: Int32Array;
   readonly writeStorages: readonly string[];
+  /** How many lines were compared with it character by character, until it has `pattern`. */
+  compared: number;
+  /** What `fits` tells, as a pattern, for a shape many lines have (see fitsShape). */
+  pattern: RegExp | undefined;
 }
 
 /** Shapes kept so far, for their ids. */
@@ -153,7 +157,7 @@ function numberFits(kind: number, limit: number, text: string, s: number, e: num
 }
 
 /** Whether `text[from, end)` is of the shape, but for numbers its places take. */
-function fits(shape: LineShape, text: string, from: number, end: number): boolean {
+export function fits(shape: LineShape, text: string, from: number, end: number): boolean {
   const t = shape.text;
   const { starts, ends, kinds, limits } = shape;
   let i = from;
@@ -177,6 +181,74 @@ function fits(shape: LineShape, text: string, from: number, end: number): boolea
   }
 }
 
+/** Lines compared with a shape character by character before it is given a pattern, which costs more to make. */
+const COMPARED_BEFORE_PATTERN = 8;
+
+/** A number's characters, as numberEnd reads them: what follows a number is none. */
+const NUMBER_ENDS = '(?![0-9A-Za-z_])';
+
+/** A pattern of the decimal numbers numberFits takes up to `limit`: no leading zero, at most 15 digits. */
+function decimalUpTo(limit: number): string {
+  if (limit >= 999_999_999_999_999) return '0|[1-9][0-9]{0,14}';
+  const top = String(limit);
+  if (top.length === 1) return `[0-${top}]`;
+  const alternatives = ['0', `[1-9][0-9]{0,${top.length - 2}}`];
+  // As many digits as the limit: its first i digits, a lower one, any after; or the limit itself.
+  for (let i = 0; i < top.length; i++) {
+    const low = i === 0 ? 1 : 0;
+    const digit = Number(top[i]);
+    if (digit > low) alternatives.push(`${top.slice(0, i)}[${low}-${digit - 1}][0-9]{${top.length - i - 1}}`);
+  }
+  alternatives.push(top);
+  return alternatives.join('|');
+}
+
+/** A pattern of the `0x` numbers numberFits takes of up to `bits` bits: lower-case digits, any leading zeros. */
+function hexUpTo(bits: number): string {
+  const digits = Math.floor(bits / 4);
+  // What the digit before `digits` others may be: its bits are the rest.
+  const top = 2 ** (bits % 4) - 1;
+  if (digits === 0) return `0x0*[0-${top}]`;
+  return top === 0 ? `0x0*[0-9a-f]{1,${digits}}` : `0x0*(?:[0-9a-f]{1,${digits}}|[1-${top}][0-9a-f]{${digits}})`;
+}
+
+/**
+ * A sticky pattern that matches a line's text from its `from` up to its `end` exactly when `fits`
+ * takes it: the shape's text, each number it fixes as written, each other one of its kind within
+ * its limit. One call of the pattern, where `fits` steps through a hundred characters.
+ */
+export function shapePattern(shape: LineShape): RegExp {
+  const { text, starts, ends, kinds, limits } = shape;
+  let source = '';
+  let j = 0;
+  for (let k = 0; k <= starts.length; k++) {
+    const next = k < starts.length ? starts[k]! : text.length;
+    source += text.slice(j, next).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    if (k === starts.length) break;
+    const kind = kinds[k]!;
+    const number =
+      kind === FIXED
+        ? text.slice(next, ends[k]!)
+        : kind === HEX
+          ? hexUpTo(limits[k]!)
+          : `(?:${decimalUpTo(limits[k]!)})`;
+    source += `${kind === HEX ? `(?:${number})` : number}${NUMBER_ENDS}`;
+    j = ends[k]!;
+  }
+  return new RegExp(source, 'y');
+}
+
+/** `fits`, by the shape's pattern once enough lines had the shape to pay for making it. */
+export function fitsShape(shape: LineShape, text: string, from: number, end: number): boolean {
+  let { pattern } = shape;
+  if (pattern === undefined) {
+    if (++shape.compared <= COMPARED_BEFORE_PATTERN) return fits(shape, text, from, end);
+    shape.pattern = pattern = shapePattern(shape);
+  }
+  pattern.lastIndex = from;
+  return pattern.test(text) && pattern.lastIndex === end;
+}
+
 /**
  * Clean lines whose shape other lines may have, by shapeHash, and the shape last found. A dump
  * lists the lines of one shape in runs (a Service's flows, a rule's): the last shape is tried
@@ -194,11 +266,11 @@ export class LineShapes {
   /** The shape that `text[from, end)` has, if any. */
   find(text: string, from: number, end: number): LineShape | undefined {
     const last = this.last;
-    if (last?.first && fits(last, text, from, end)) return last;
+    if (last?.first && fitsShape(last, text, from, end)) return last;
     const candidates = this.byHash.get(shapeHash(text, from, end));
     if (candidates === undefined) return undefined;
     for (const shape of candidates)
-      if (fits(shape, text, from, end)) {
+      if (fitsShape(shape, text, from, end)) {
         this.last = shape;
         return shape;
       }
@@ -283,6 +355,8 @@ export function keepShape(
     actionsAt: actionsStart - from,
     writes: Int32Array.from(writes),
     writeStorages,
+    compared: 0,
+    pattern: undefined as RegExp | undefined,
   };
   shape.rebuild = matchRebuild(shape, keyword - from, places, from);
   shapes.add(hash, shape);
