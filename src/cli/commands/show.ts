@@ -150,11 +150,30 @@ export function registerCommand(program: Command, io: Io): void {
             dim: (s) => c.dim(s),
           };
           const pieces = showText(report, { raw: opts.raw ?? false, explainProfile: explainsProfile(opts), style });
-          return width === undefined ? pieces : fitted(pieces, width);
+          return width === undefined ? joined(pieces) : fitted(pieces, width);
         },
       });
     },
   );
+}
+
+/** How many characters of the text are written at once, at least (but for its end). */
+const RUN = 1 << 16;
+
+/**
+ * The pieces (a line, or a flow's lines) joined into runs of RUN characters or more: the text of
+ * thousands of flows is then handed on, encoded and written a run at a time, not a flow at a time.
+ */
+function* joined(pieces: Iterable<string>): Generator<string> {
+  let run = '';
+  for (const piece of pieces) {
+    run += piece;
+    if (run.length >= RUN) {
+      yield run;
+      run = '';
+    }
+  }
+  if (run !== '') yield run;
 }
 
 /** Each piece (a line, or a flow's lines) wrapped to the terminal, as it is written. */
