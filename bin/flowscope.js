@@ -16,7 +16,16 @@ process.stderr.on('error', (err) => {
 });
 
 const args = process.argv.slice(2);
-const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
+const io = {
+  // Taken when read: node makes the stream of standard input when first asked for it (a few
+  // milliseconds), and most commands read files.
+  get stdin() {
+    return process.stdin;
+  },
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+};
 
 /** The command line's `main`: of its few modules for the version alone (versionOnly, src/cli/version.ts), else of the script. */
 async function loadMain() {

@@ -8,7 +8,7 @@ const readers = new WeakMap<Io, InputReader>();
 
 export function inputReader(io: Io): InputReader {
   let reader = readers.get(io);
-  if (reader === undefined) readers.set(io, (reader = new InputReader(io.stdin)));
+  if (reader === undefined) readers.set(io, (reader = new InputReader(() => io.stdin)));
   return reader;
 }
 

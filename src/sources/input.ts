@@ -56,17 +56,20 @@ export function describeFsError(err: unknown): string {
  * looks at them (a look at an input's start to tell a bundle from a dump, then its reading).
  */
 export class InputReader {
-  private readonly stdin: InputStream | undefined;
+  private readonly stdin: InputStream | (() => InputStream) | undefined;
   private readonly streamed = new Map<string, Promise<Buffer>>();
 
-  /** `stdin`: what `-` reads; the process's standard input unless given, taken only when read. */
-  constructor(stdin?: InputStream) {
+  /**
+   * `stdin`: what `-` reads, or what gives it (asked only then: node makes the stream of its
+   * standard input when first asked for it); the process's standard input unless given, taken only when read.
+   */
+  constructor(stdin?: InputStream | (() => InputStream)) {
     this.stdin = stdin;
   }
 
   /** All of standard input, read once however many times it is asked for. */
   readStdin(): Promise<Buffer> {
-    const stream = this.stdin ?? process.stdin;
+    const stream = (typeof this.stdin === 'function' ? this.stdin() : this.stdin) ?? process.stdin;
     let data = stdinData.get(stream);
     if (data === undefined) stdinData.set(stream, (data = readAll(stream)));
     return data;
