@@ -10,10 +10,22 @@ process.stdout.on('error', (err) => {
   if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   throw err;
 });
-process.stderr.on('error', (err) => {
-  // Messages no one reads any more change nothing of the outcome: exit 1 would mean "differences".
-  if (err.code !== 'EPIPE') throw err;
-});
+
+/**
+ * Standard error, taken when first written to: node makes its stream when first asked for it (a
+ * socket, for a pipe: a few milliseconds), and most runs write nothing there.
+ */
+let stderrWatched = false;
+function stderr() {
+  if (!stderrWatched) {
+    stderrWatched = true;
+    process.stderr.on('error', (err) => {
+      // Messages no one reads any more change nothing of the outcome: exit 1 would mean "differences".
+      if (err.code !== 'EPIPE') throw err;
+    });
+  }
+  return process.stderr;
+}
 
 const args = process.argv.slice(2);
 const io = {
@@ -23,7 +35,9 @@ const io = {
     return process.stdin;
   },
   stdout: process.stdout,
-  stderr: process.stderr,
+  get stderr() {
+    return stderr();
+  },
   env: process.env,
 };
 
