@@ -3,6 +3,7 @@
  */
 import type { FlowStats } from '../model/flow.ts';
 import { bigintOf } from './interned.ts';
+import { hexDigit } from '../model/values.ts';
 import { DecimalRun, plainNumberAt } from './numbers.ts';
 
 /** Whether `text[start, end)` is `123.456s`: seconds as printed, then `s`. */
@@ -56,9 +57,18 @@ export const printed: PrintedStats = { cookie: 0n, table: 0, end: 0, zero: false
 let lastCookieValue = 0;
 let lastCookie = 0n;
 
-/** The cookie `text[start, end)`, as the statistics' pattern accepts it (a plain number, below 2^53). */
-function cookieAt(text: string, start: number, end: number): bigint {
-  const value = plainNumberAt(text, start, end);
+/**
+ * The cookie from `start`, as the statistics' pattern accepts it (a plain number below 2^53,
+ * followed by a comma), read in the one pass that finds where it ends; `cookieEnd` is set there.
+ */
+let cookieEnd = 0;
+function cookieFrom(text: string, start: number): bigint {
+  let value = 0;
+  let at = start;
+  if (text.charCodeAt(at) === 0x30 && (text.charCodeAt(at + 1) | 0x20) === 0x78)
+    for (let c = text.charCodeAt((at += 2)); c !== 0x2c; c = text.charCodeAt(++at)) value = value * 16 + hexDigit(c);
+  else for (let c = text.charCodeAt(at); c !== 0x2c; c = text.charCodeAt(++at)) value = value * 10 + c - 0x30;
+  cookieEnd = at;
   if (value !== lastCookieValue) {
     lastCookieValue = value;
     lastCookie = bigintOf(value);
@@ -120,17 +130,14 @@ export function scanPrintedStats(text: string, start: number): boolean {
   const end = PRINTED.lastIndex;
   // The layout is known now, stepped through by hand (each part a few characters): the cookie ends
   // at the first comma, the table follows the duration's `s`.
-  const cookieStart = start + (text.charCodeAt(start) === 0x20 ? 8 : 7);
-  let at = cookieStart;
-  while (text.charCodeAt(at) !== 0x2c) at++;
-  const cookieEnd = at;
-  at += ', duration='.length;
+  const cookie = cookieFrom(text, start + (text.charCodeAt(start) === 0x20 ? 8 : 7));
+  let at = cookieEnd + ', duration='.length;
   while (text.charCodeAt(at) !== 0x73) at++;
   at += 's, table='.length;
   let table = 0;
   for (let c = text.charCodeAt(at); c !== 0x2c; c = text.charCodeAt(++at)) table = table * 10 + c - 0x30;
   if (table > 255) return false;
-  printed.cookie = cookieAt(text, cookieStart, cookieEnd);
+  printed.cookie = cookie;
   printed.table = table;
   printed.end = end;
   // `n_packets=0, n_bytes=0, `: no packet has met the flow (most flows of a large policy dump).
