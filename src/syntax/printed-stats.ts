@@ -49,6 +49,9 @@ export interface PrintedStats {
 
 export const printed: PrintedStats = { cookie: 0n, table: 0, end: 0, zero: false };
 
+/** How the statistics end when no packet has met the flow: after its table. */
+const ZERO_COUNTERS = ', n_packets=0, n_bytes=0, ';
+
 /**
  * The value of the cookie last read, and its bigint: a dump prints the same cookie on run after
  * run of lines. Told by its value, read from the line, not by its text cut out of the line: a cut of
@@ -131,21 +134,25 @@ export function scanPrintedStats(text: string, start: number): boolean {
   // The layout is known now, stepped through by hand (each part a few characters): the cookie ends
   // at the first comma, the table follows the duration's `s`.
   const cookie = cookieFrom(text, start + (text.charCodeAt(start) === 0x20 ? 8 : 7));
-  let at = cookieEnd + ', duration='.length;
-  while (text.charCodeAt(at) !== 0x73) at++;
-  at += 's, table='.length;
+  // `n_packets=0, n_bytes=0, `: no packet has met the flow (most flows of a large policy dump).
+  const zero =
+    text.charCodeAt(end - 3) === 0x30 &&
+    text.charCodeAt(end - 4) === 0x3d &&
+    text.charCodeAt(end - 14) === 0x30 &&
+    text.charCodeAt(end - 15) === 0x3d;
+  // Such a flow's table ends where those counters start: found without stepping over the duration.
+  let at = zero ? valueStart(text, end - ZERO_COUNTERS.length) : cookieEnd + ', duration='.length;
+  if (!zero) {
+    while (text.charCodeAt(at) !== 0x73) at++;
+    at += 's, table='.length;
+  }
   let table = 0;
   for (let c = text.charCodeAt(at); c !== 0x2c; c = text.charCodeAt(++at)) table = table * 10 + c - 0x30;
   if (table > 255) return false;
   printed.cookie = cookie;
   printed.table = table;
   printed.end = end;
-  // `n_packets=0, n_bytes=0, `: no packet has met the flow (most flows of a large policy dump).
-  printed.zero =
-    text.charCodeAt(end - 3) === 0x30 &&
-    text.charCodeAt(end - 4) === 0x3d &&
-    text.charCodeAt(end - 14) === 0x30 &&
-    text.charCodeAt(end - 15) === 0x3d;
+  printed.zero = zero;
   lastPrinted = unlooked > 0 ? '' : text.slice(start, end);
   return true;
 }
