@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AsciiBuilder } from '../src/analysis/conjunctions/ascii-builder.ts';
+import { AsciiBuilder } from '../src/model/ascii-builder.ts';
 
 test('ASCII builder: whole numbers and IPv4 addresses as String and dotted quads write them', () => {
   const out = new AsciiBuilder();

@@ -9,7 +9,7 @@
  * those bytes, valid until the next piece is asked for: a report of a large dump holds a hundred
  * megabytes of them, which as strings were made, joined and encoded again to be written.
  */
-import { AsciiBuilder } from '../analysis/conjunctions/ascii-builder.ts';
+import { AsciiBuilder } from '../model/ascii-builder.ts';
 import { AsciiJson, JsonText, jsonReplacer, LazyList, StreamedObject, StringList } from './json.ts';
 
 export { AsciiJson, JsonText, LazyList, StreamedObject, StringList };

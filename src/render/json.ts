@@ -11,7 +11,7 @@ import { formatFlowCanonical } from './flow.ts';
 import { formatGroup } from './group.ts';
 import { portNameOnly } from '../model/match.ts';
 import { ones } from '../model/values.ts';
-import { AsciiBuilder } from '../analysis/conjunctions/ascii-builder.ts';
+import { AsciiBuilder } from '../model/ascii-builder.ts';
 
 export const SCHEMA_VERSION = 1;
 

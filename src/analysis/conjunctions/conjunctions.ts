@@ -28,7 +28,7 @@ import {
 import { findOverlaps, simpleDim, sortedExactValues, valueAt } from './conjunction-overlap.ts';
 import { ClauseRecords, ConjunctionList, type RecordsByOwner } from './clause-records.ts';
 import { type MemberNumbers, memberText } from './member-text.ts';
-import { AsciiBuilder } from './ascii-builder.ts';
+import { AsciiBuilder } from '../../model/ascii-builder.ts';
 
 /** One element of a dimension's accepted set, in the terms that read best for the field. */
 export type Member =
