@@ -139,6 +139,17 @@ function anyOf<T>(values: readonly T[] | undefined, holds: (v: T) => boolean): b
   return values === undefined || values.length === 0 || values.some(holds);
 }
 
+/**
+ * Whether the filter asks anything of single flows, not only of tables: when it does not, every
+ * flow of a selected table passes, and none of a large dump's flows need be asked.
+ */
+export function filtersFlows(filter: FlowFilter): boolean {
+  const given = (values: readonly unknown[] | undefined): boolean => values !== undefined && values.length > 0;
+  return (
+    given(filter.cookies) || given(filter.ports) || given(filter.ips) || given(filter.conjIds) || filter.hits === true
+  );
+}
+
 /** Whether a flow passes every given criterion but the table, which `tableSelected` decides for all of a table's flows. */
 export function passes(flow: Flow, filter: FlowFilter, roles: PortRoles): boolean {
   if (!anyOf(filter.cookies, (c) => (flow.cookie & c.mask) === (c.value & c.mask))) return false;

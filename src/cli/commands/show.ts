@@ -5,11 +5,13 @@ import {
   type FlowFilter,
   filterProblemIsError,
   filterProblems,
+  filtersFlows,
   type IpAddress,
   outputRegisters,
   passes,
   tableSelected,
 } from '../../analysis/show/flow-filter.ts';
+import type { Flow } from '../../model/flow.ts';
 import { parseIpv4, parseIpv6, parseUnsigned } from '../../model/values.ts';
 import { flowName } from '../../render/flow.ts';
 import { filterProblemText } from '../../render/words/filter.ts';
@@ -135,7 +137,10 @@ export function registerCommand(program: Command, io: Io): void {
       for (const p of problems) notice(io, filterProblemText(p), 'warning');
       const report = showReport(
         read,
-        { table: (t) => tableSelected(t, filter), flow: (f) => passes(f, filter, annotator.ports) },
+        {
+          table: (t) => tableSelected(t, filter),
+          ...(filtersFlows(filter) ? { flow: (f: Flow) => passes(f, filter, annotator.ports) } : {}),
+        },
         policyRules,
       );
       await writeReport(io, form, {
