@@ -44,8 +44,12 @@ function placeholderText(v: PlaceholderValue): string {
       return v.ports.map(outputTargetText).join(' and ');
     case 'groups':
       return v.ids.join(' and ');
-    case 'clauses':
-      return v.clauses.map((c) => `${c.clause}/${c.of} of conjunction ${c.id}`).join(', ');
+    case 'clauses': {
+      // In one pass: a policy table's thousands of flows each say their own.
+      let text = '';
+      for (const c of v.clauses) text += `${text === '' ? '' : ', '}${c.clause}/${c.of} of conjunction ${c.id}`;
+      return text;
+    }
     case 'zone':
       return v.zone !== undefined
         ? `zone ${v.zone}`
@@ -72,6 +76,9 @@ export function patternSentence(e: PatternExplanation): string {
  */
 let lastSaid: { readonly e: PatternExplanation; readonly sentence: string } | undefined;
 
+/** Spaces that fill tidies: two or more, or one before punctuation. */
+const GAP = / [ .,;:]/;
+
 function fill(e: PatternExplanation): string {
   const filled = fillTemplate(
     e.template,
@@ -82,7 +89,8 @@ function fill(e: PatternExplanation): string {
     'all',
     '',
   );
-  return filled.replace(/ {2,}/g, ' ').replace(/ ([.,;:])/g, '$1');
+  // Tidied where an empty value left a gap, found in one pass: most sentences need nothing done.
+  return GAP.test(filled) ? filled.replace(/ {2,}/g, ' ').replace(/ ([.,;:])/g, '$1') : filled;
 }
 
 /** The miss flow told against the documented miss; as the flow does it where it departs from it. */

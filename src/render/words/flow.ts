@@ -499,6 +499,8 @@ export class WordsMemo {
   private lastOutline: { match: Match; entry: number; w: Wording; around: OutlineConditions | undefined } | undefined;
   private lastActions: { list: readonly Action[]; w: Wording; text: string } | undefined;
   private lastAddresses: { roles: Wording['addressRole']; field: FieldDef; byValue: Map<number, string> } | undefined;
+  /** The words of conjunction actions (see severalConjunctionsText), whatever the wording: they name no table, field nor port. */
+  private readonly conjunctions = new Map<Action, string>();
 
   of(w: Wording): SaidIn {
     let known = this.byWording.get(w);
@@ -575,8 +577,8 @@ export class WordsMemo {
     const last = this.lastActions;
     if (last !== undefined && last.list === list && last.w === w) return last.text;
     let text: string;
-    // Said anew: each conjunction's words are a template, cheaper to say than to keep.
-    if (severalConjunctions(list)) text = `: ${describeActions(list, w).join(', ')}`;
+    // Said anew: few other flows share such a list.
+    if (severalConjunctions(list)) text = this.severalConjunctionsText(list, w);
     else {
       const known = this.of(w).sentenceActions;
       const said = known.get(list);
@@ -584,6 +586,25 @@ export class WordsMemo {
       else text = said;
     }
     this.lastActions = { list, w, text };
+    return text;
+  }
+
+  /**
+   * `: ` and the words of a list of several conjunctions, joined in one pass: each conjunction's
+   * words are said once, as the reader makes one action per conjunction and clause, which the
+   * lists of many flows share.
+   */
+  private severalConjunctionsText(list: readonly Action[], w: Wording): string {
+    let text = ':';
+    for (let i = 0; i < list.length; i++) {
+      const a = list[i]!;
+      let words = a.kind === 'conjunction' ? this.conjunctions.get(a) : undefined;
+      if (words === undefined) {
+        words = describeAction(a, w);
+        if (a.kind === 'conjunction') this.conjunctions.set(a, words);
+      }
+      text += i === 0 ? ` ${words}` : `, ${words}`;
+    }
     return text;
   }
 
