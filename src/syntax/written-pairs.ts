@@ -12,22 +12,38 @@ import { LineFlow, type LineSource } from './line-flow.ts';
 import { PairedLines } from './paired-lines.ts';
 import { printed, scanPrintedStats } from './printed-stats.ts';
 
+/** The FNV prime, by which each step of writtenHash multiplies. */
+const FNV = 0x01000193;
+
+/** The four characters of `text` from `i` as one number, a byte each (for a hash: higher bits of a character mix with the next's). */
+function fourAt(text: string, i: number): number {
+  return (
+    text.charCodeAt(i) | (text.charCodeAt(i + 1) << 8) | (text.charCodeAt(i + 2) << 16) | (text.charCodeAt(i + 3) << 24)
+  );
+}
+
 /**
  * A hash of `text[start, end)`, the text of a dump line after its statistics, from its length and
  * a sample of its characters: the first 40 (priority and match, where flows of one table differ
  * most), the last 12 and 12 spread between. Lines that hash alike are compared whole; reading
- * every character of two million-flow dumps cost more than the rest of a diff.
+ * every character of two million-flow dumps cost more than the rest of a diff. Each step takes
+ * four characters, the spread ones gathered apart: a step waits for the one before it, and one a
+ * character made the hash of a million lines take a fifth longer.
  */
 function writtenHash(text: string, start: number, end: number): number {
-  let h = Math.imul(0x811c9dc5 ^ (end - start), 0x01000193);
+  let h = Math.imul(0x811c9dc5 ^ (end - start), FNV);
   if (end - start <= 64) {
-    for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+    let i = start;
+    for (; i + 4 <= end; i += 4) h = Math.imul(h ^ fourAt(text, i), FNV);
+    for (; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV);
     return mix(h) & 0x3fffffff;
   }
-  for (let i = start; i < start + 40; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  for (let i = start; i < start + 40; i += 4) h = Math.imul(h ^ fourAt(text, i), FNV);
   const stride = Math.floor((end - 12 - (start + 40)) / 12) || 1;
-  for (let i = start + 40; i < end - 12; i += stride) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  for (let i = end - 12; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  let spread = 0;
+  for (let i = start + 40; i < end - 12; i += stride) spread = ((spread << 7) | (spread >>> 25)) ^ text.charCodeAt(i);
+  h = Math.imul(h ^ spread, FNV);
+  for (let i = end - 12; i < end; i += 4) h = Math.imul(h ^ fourAt(text, i), FNV);
   return mix(h) & 0x3fffffff;
 }
 
@@ -50,7 +66,7 @@ function sameText(a: string, i: number, b: string, j: number, length: number): b
   return a.slice(i, i + length) === b.slice(j, j + length);
 }
 
-/** Lines looked up, or flows filed, together: see WrittenIndex and ReadAlong. */
+/** Lines looked up together: see ReadAlong. */
 const BATCH = 256;
 
 /** A flow's state in a pairing: 0 free, PAIRED once paired; ReadAlong adds its own (see there). */
@@ -73,14 +89,11 @@ class WrittenIndex {
   /**
    * Per flow, side by side, so that one cache miss brings them all: where its written part starts
    * and its length (-1: none) in its dump's whole text (or a line read whole), its key, and that
-   * text's place in `texts`.
+   * text's place in `texts` times two, plus 1 when the flow was read lazily (a LineFlow): only such
+   * a flow has twins (see LineFlow.twin).
    */
   private readonly lines: Int32Array;
   private readonly texts: string[] = [];
-  /** Per flow, 1 when it was read lazily (a LineFlow): only such a flow has twins (see LineFlow.twin). */
-  private readonly lazy: Uint8Array;
-  /** What reads made only to bring memory in summed to: kept, so that they are not left out as unused. */
-  readonly touched: number;
 
   constructor(flows: readonly Flow[], key: (f: Flow) => number) {
     let slots = 16;
@@ -89,41 +102,33 @@ class WrittenIndex {
     const table = (this.table = new Int32Array(slots * 2));
     const next = (this.next = new Int32Array(flows.length));
     const lines = (this.lines = new Int32Array(flows.length * 4).fill(-1));
-    const lazy = (this.lazy = new Uint8Array(flows.length));
-    const last = new Int32Array(slots);
+    const hashes = new Int32Array(flows.length);
     const { texts } = this;
     const x: LineSpan = { text: '', start: 0, end: 0, statsEnd: 0 };
-    // Filed BATCH at a time: first their hashes, then their slots read, then filed, so that the
-    // cache misses of a batch's slots overlap (a fifth faster on a million flows).
-    const hashes = new Int32Array(BATCH);
-    let touched = 0;
-    for (let from = 0; from < flows.length; from += BATCH) {
-      const to = Math.min(flows.length, from + BATCH);
-      for (let i = from; i < to; i++) {
-        const flow = flows[i]!;
-        if (!writtenPart(flow, x)) continue;
-        if (flow instanceof LineFlow) lazy[i] = 1;
-        if (texts[texts.length - 1] !== x.text) texts.push(x.text);
-        lines[4 * i] = x.start;
-        lines[4 * i + 1] = x.end - x.start;
-        lines[4 * i + 2] = key(flow);
-        lines[4 * i + 3] = texts.length - 1;
-        hashes[i - from] = writtenHash(x.text, x.start, x.end);
-      }
-      for (let i = from; i < to; i++)
-        if (lines[4 * i + 1]! >= 0) touched += table[2 * (hashes[i - from]! & this.mask)]!;
-      for (let i = from; i < to; i++) {
-        if (lines[4 * i + 1]! < 0) continue;
-        const h = hashes[i - from]!;
-        const s = this.slotOf(h);
-        if (table[2 * s + 1] === 0) {
-          table[2 * s] = h;
-          table[2 * s + 1] = i + 1;
-        } else next[last[s]! - 1] = i + 1;
-        last[s] = i + 1;
-      }
+    // In passes over one thing each, in order, so that the memory each reads streams in: the flows
+    // (where their lines lie), the texts (their hashes), then the slots, read at random.
+    for (let i = 0; i < flows.length; i++) {
+      const flow = flows[i]!;
+      if (!writtenPart(flow, x)) continue;
+      if (texts[texts.length - 1] !== x.text) texts.push(x.text);
+      lines[4 * i] = x.start;
+      lines[4 * i + 1] = x.end - x.start;
+      lines[4 * i + 2] = key(flow);
+      lines[4 * i + 3] = ((texts.length - 1) << 1) | (flow instanceof LineFlow ? 1 : 0);
     }
-    this.touched = touched;
+    for (let i = 0; i < flows.length; i++) {
+      const start = lines[4 * i]!;
+      if (start >= 0) hashes[i] = writtenHash(this.textOf(i), start, start + lines[4 * i + 1]!);
+    }
+    // Filed last to first, each ahead of those filed before it: chains run in dump order.
+    for (let i = flows.length - 1; i >= 0; i--) {
+      if (lines[4 * i]! < 0) continue;
+      const h = hashes[i]!;
+      const s = this.slotOf(h);
+      table[2 * s] = h;
+      next[i] = table[2 * s + 1]!;
+      table[2 * s + 1] = i + 1;
+    }
   }
 
   private slotOf(h: number): number {
@@ -131,6 +136,11 @@ class WrittenIndex {
     let s = h & mask;
     while (table[2 * s + 1] !== 0 && table[2 * s] !== h) s = (s + 1) & mask;
     return s;
+  }
+
+  /** The text flow `j`'s line lies in. */
+  private textOf(j: number): string {
+    return this.texts[this.lines[4 * j + 3]! >>> 1]!;
   }
 
   /** The first flow, in dump order, whose written part hashes to `hash` (see writtenHash); -1 when none. */
@@ -154,7 +164,7 @@ class WrittenIndex {
     const { lines } = this;
     const length = lines[4 * j + 1]!;
     if (length <= 0) return 0;
-    const text = this.texts[lines[4 * j + 3]!]!;
+    const text = this.textOf(j);
     const start = lines[4 * j]!;
     let sum = text.charCodeAt(start + length - 1);
     for (let at = start; at < start + length; at += 64) sum += text.charCodeAt(at);
@@ -167,29 +177,29 @@ class WrittenIndex {
    * `claimed`; -1 when none.
    */
   find(j: number, text: string, start: number, end: number, key: number, state: Uint8Array, claimed = PAIRED): number {
-    const { lines, next, texts } = this;
+    const { lines, next } = this;
     const length = end - start;
     for (; j >= 0; j = next[j]! - 1) {
       const s = state[j]!;
       if (s === PAIRED || s === claimed || lines[4 * j + 1] !== length || lines[4 * j + 2] !== key) continue;
-      if (sameText(text, start, texts[lines[4 * j + 3]!]!, lines[4 * j]!, length)) return j;
+      if (sameText(text, start, this.textOf(j), lines[4 * j]!, length)) return j;
     }
     return -1;
   }
 
   /** Whether flow `j` has a twin in a line whose statistics take `statsEnd` characters (see LineFlow.twins). */
   twins(j: number, statsEnd: number): boolean {
-    return this.lazy[j] === 1 && LineFlow.twins(statsEnd, this.lines[4 * j + 1]!);
+    return (this.lines[4 * j + 3]! & 1) === 1 && LineFlow.twins(statsEnd, this.lines[4 * j + 1]!);
   }
 
   /** Whether flows `i` and `j` have the same written part and key. */
   alike(i: number, j: number): boolean {
-    const { lines, texts } = this;
+    const { lines } = this;
     const length = lines[4 * i + 1]!;
     return (
       length === lines[4 * j + 1] &&
       lines[4 * i + 2] === lines[4 * j + 2] &&
-      sameText(texts[lines[4 * i + 3]!]!, lines[4 * i]!, texts[lines[4 * j + 3]!]!, lines[4 * j]!, length)
+      sameText(this.textOf(i), lines[4 * i]!, this.textOf(j), lines[4 * j]!, length)
     );
   }
 
