@@ -111,6 +111,13 @@ export class PairedLines {
     return (this.pairedFirst = out);
   }
 
+  /** How many lines are claimed in each table, by number (a claimed line's table is always a number). */
+  byTable(): Int32Array {
+    const out = new Int32Array(256);
+    for (let r = 0; r < this.size; r++) out[this.tables[r]!]!++;
+    return out;
+  }
+
   /** The flow of pair `r`, made now. */
   flow(r: number): Flow {
     const flow = this.twin(r);

@@ -21,6 +21,7 @@ import { eachPortRef } from '../../model/port-refs.ts';
 import { SlotIndex } from '../../model/slot-index.ts';
 import type { PairedLines } from '../../syntax/paired-lines.ts';
 import { lineKeys, pairWritten } from '../../syntax/written-pairs.ts';
+import { tableRefOf } from '../../syntax/interned.ts';
 
 /** The parts of a parsed dump a comparison needs. */
 export interface DumpSide {
@@ -242,10 +243,10 @@ export interface FlowCompareOptions {
   /** Both sides were read without port names, so that lines that say the same read the same (see pairWritten). */
   readonly readAlike?: boolean;
   /**
-   * Per flow of the first dump, 1 when it is already paired, as pairWritten would pair it, with a
-   * flow of the second left out of those given (see ReadAlong): the rest are paired alike after them.
+   * The lines of the second dump, left out of those given, that pair flows of the first as
+   * pairWritten would pair them (see ReadAlong): the rest are paired alike after them.
    */
-  readonly paired?: Uint8Array;
+  readonly paired?: PairedLines;
 }
 
 /** Whether both dumps were read without port names: then the same text reads the same way in both. */
@@ -318,8 +319,7 @@ export function diffFlows(
   const byRef = new Map<TableRef, TableAccumulator>();
   let lastRef: TableRef | undefined;
   let last: TableAccumulator | undefined;
-  const tableOf = (f: Flow): TableAccumulator => {
-    const ref = f.table;
+  const tableOf = (ref: TableRef): TableAccumulator => {
     if (ref === lastRef) return last!;
     let t = byRef.get(ref);
     if (!t) {
@@ -335,16 +335,23 @@ export function diffFlows(
     lastRef = ref;
     return (last = t);
   };
-  for (let i = 0; i < b.length; i++) tableOf(b[i]!).after++;
-  // A flow of `a` paired already counts in both dumps; the rest are to be paired.
-  const known = options.paired;
+  for (let i = 0; i < b.length; i++) tableOf(b[i]!.table).after++;
+  // A flow of `a` paired already counts in both dumps, in its table as the pairs tell it (reading
+  // a million flows of `a` for their tables is a cache miss each); the rest are to be paired.
+  const known = options.paired?.firstPaired();
   let restA: Flow[] = [];
   for (let i = 0; i < a.length; i++) {
+    if (known?.[i] === 1) continue;
     const f = a[i]!;
-    const t = tableOf(f);
-    t.before++;
-    if (known?.[i] === 1) t.after++;
-    else restA.push(f);
+    tableOf(f.table).before++;
+    restA.push(f);
+  }
+  const pairs = options.paired?.byTable() ?? [];
+  for (let n = 0; n < pairs.length; n++) {
+    if (pairs[n] === 0) continue;
+    const t = tableOf(tableRefOf(n));
+    t.before += pairs[n]!;
+    t.after += pairs[n]!;
   }
   let restB = b;
   // Lines that read the same pair first, their matches and actions unread: most flows of two
@@ -358,13 +365,13 @@ export function diffFlows(
   const rest = new SlotIndex(restB, naming);
   for (const f of restA) {
     const other = rest.take(f);
-    if (!other) tableOf(f).removed.push(f);
+    if (!other) tableOf(f.table).removed.push(f);
     else {
       const change = compareFlows(f, other, naming, options);
-      if (change) tableOf(f).changed.push(change);
+      if (change) tableOf(f.table).changed.push(change);
     }
   }
-  for (const f of rest.rest()) tableOf(f).added.push(f);
+  for (const f of rest.rest()) tableOf(f.table).added.push(f);
   return [...tables.values()]
     .map((t) => ({
       ...t,
@@ -494,7 +501,7 @@ export function diffDumps(a: DumpSide, b: DumpSide, options: CompareOptions = {}
   const tables = diffFlows(a.flows, along ? along.unpaired : b.flows, naming, {
     ...(cookies ? { cookies } : {}),
     readAlike: alike,
-    ...(along ? { paired: along.firstPaired() } : {}),
+    ...(along ? { paired: along } : {}),
   });
   const groups = diffGroups(a.groups, b.groups, naming);
   const equal = !tables.some(hasChanges) && !hasChanges(groups);
