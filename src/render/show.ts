@@ -174,7 +174,7 @@ function flowText(a: FlowAnnotation, o: ShowTextOptions, rules: readonly string[
   const sentence = memo.words.sentence(flow, a.wording);
   let text =
     e === undefined ? memo.headOf(priority) + sentence : memo.headOf(priority) + memo.explanation(e) + pad + sentence;
-  for (const rule of rules) text += pad + s.meaning(rule);
+  for (let i = 0; i < rules.length; i++) text += pad + s.meaning(rules[i]!);
   if (a.cookie.length > 0) text += pad + memo.cookieLine(a);
   // A flow whose counters print as 0 is not hit: its statistics need not be read.
   const packets = flow.zeroCounters === true ? undefined : flow.stats?.packets;
@@ -209,10 +209,15 @@ export function* showText(r: ShowReport, o: ShowTextOptions): Generator<string> 
   let unknown = 0;
   const memo = new LinesMemo(s);
   const { policyRules } = r;
-  for (const t of r.tables) {
+  // Indexed: a report of one short run steps these loops in the interpreter, where an iterator
+  // makes a result object per flow.
+  for (let i = 0; i < r.tables.length; i++) {
+    const t = r.tables[i]!;
     if (t.flows.length === 0) continue;
     yield `\n\n${s.table(tableHeading(t.table))}${tableDescription(t.table)}`;
-    for (const f of t.flows) {
+    const { flows } = t;
+    for (let j = 0; j < flows.length; j++) {
+      const f = flows[j]!;
       const a = r.annotate(f);
       if (a.explanation?.kind === 'unknown') unknown++;
       yield flowText(a, o, policyRules === undefined ? NO_RULES : policyRules(f), memo);

@@ -45,9 +45,13 @@ function placeholderText(v: PlaceholderValue): string {
     case 'groups':
       return v.ids.join(' and ');
     case 'clauses': {
-      // In one pass: a policy table's thousands of flows each say their own.
+      // In one pass, indexed (see showText): a policy table's thousands of flows each say their own.
+      const { clauses } = v;
       let text = '';
-      for (const c of v.clauses) text += `${text === '' ? '' : ', '}${c.clause}/${c.of} of conjunction ${c.id}`;
+      for (let i = 0; i < clauses.length; i++) {
+        const c = clauses[i]!;
+        text += `${i === 0 ? '' : ', '}${c.clause}/${c.of} of conjunction ${c.id}`;
+      }
       return text;
     }
     case 'zone':

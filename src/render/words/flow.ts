@@ -137,9 +137,10 @@ function protocolWords(match: Match): { words?: string; protoFolded: boolean } {
   const type = match.fields.find((e) => e.field.storage === 'eth_type')?.value;
   if (type === undefined) return { protoFolded: false };
   const proto = match.fields.find((e) => e.field.storage === 'nw_proto' && e.field.name === 'nw_proto')?.value;
-  const withProto = PROTOCOLS.find(([t, p]) => t === type && p !== undefined && p === proto);
+  // Entries read by index, not destructured: destructuring steps an iterator until the code is optimised.
+  const withProto = PROTOCOLS.find((x) => x[0] === type && x[1] !== undefined && x[1] === proto);
   if (withProto) return { words: withProto[2], protoFolded: true };
-  const plain = PROTOCOLS.find(([t, p]) => t === type && p === undefined);
+  const plain = PROTOCOLS.find((x) => x[0] === type && x[1] === undefined);
   return { words: plain?.[2] ?? `EtherType 0x${type.toString(16).padStart(4, '0')}`, protoFolded: false };
 }
 

@@ -13,15 +13,20 @@ export function fillTemplate(
   run: 'all' | 'first',
   absent: string,
 ): string {
-  // Said of thousands of flows of a report, each with its own values: one pass, no arrays.
+  // Said of thousands of flows of a report, each with its own values: one pass, no arrays, and
+  // indexed loops (an iterator makes a result object per step until its loop is optimised).
   let out = '';
-  for (const part of templateParts(meaning)) {
+  const parts = templateParts(meaning);
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
     if ('text' in part) {
       out += part.text;
       continue;
     }
     let filled = '';
-    for (const p of part.run) {
+    const { run: placeholders } = part;
+    for (let j = 0; j < placeholders.length; j++) {
+      const p = placeholders[j]!;
       const v = value(p.name) ?? '';
       if (run === 'all') filled += v;
       else if (v !== '') {
