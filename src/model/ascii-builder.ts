@@ -1,7 +1,8 @@
 /**
  * ASCII text built as bytes: a report of a large dump lists millions of line numbers and
  * addresses, and writing their digits into one buffer, read back as one string, costs a fraction
- * of making a string for each and joining them.
+ * of making a string for each and joining them. Text beyond ASCII is written as UTF-8 by `utf8`
+ * (then read the bytes, not `take`).
  */
 export class AsciiBuilder {
   private bytes = Buffer.allocUnsafe(1 << 12);
@@ -28,6 +29,59 @@ export class AsciiBuilder {
     // members), and a call into Buffer.write for each cost more than the copy.
     const { bytes } = this;
     for (let i = 0; i < text.length; i++) bytes[this.at++] = text.charCodeAt(i);
+  }
+
+  /**
+   * Any text, UTF-8 encoded: the words and keys around the ASCII a JSON report writes here. A
+   * short text is copied by hand while it is ASCII (a call into Buffer.write for each of a few
+   * characters cost more than the copy).
+   */
+  utf8(text: string): void {
+    const n = text.length;
+    // A UTF-16 unit takes at most three bytes.
+    this.room(n * 3);
+    const { bytes } = this;
+    if (n > SHORT_TEXT) {
+      this.at += bytes.write(text, this.at);
+      return;
+    }
+    for (let i = 0; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 0x80) {
+        // The rest from a whole character on: what came before it is ASCII.
+        this.at += bytes.write(i === 0 ? text : text.slice(i), this.at);
+        return;
+      }
+      bytes[this.at++] = c;
+    }
+  }
+
+  /**
+   * Text as utf8 writes it, each line after the first indented by `pad` (ASCII): the text is
+   * written, then its line ends are spread apart from the last, rather than a string made with the
+   * indentation in.
+   */
+  indented(text: string, pad: string): void {
+    const from = this.at;
+    this.utf8(text);
+    if (pad === '') return;
+    let lineEnds = 0;
+    for (let i = from; i < this.at; i++) if (this.bytes[i] === 0x0a) lineEnds++;
+    if (lineEnds === 0) return;
+    this.room(lineEnds * pad.length);
+    const { bytes } = this;
+    let source = this.at - 1;
+    let target = (this.at += lineEnds * pad.length) - 1;
+    while (target > source) {
+      const c = bytes[source--]!;
+      if (c === 0x0a) for (let j = pad.length - 1; j >= 0; j--) bytes[target--] = pad.charCodeAt(j);
+      bytes[target--] = c;
+    }
+  }
+
+  /** Drops what was written after the first `length` bytes since the last take. */
+  truncate(length: number): void {
+    if (length < this.at) this.at = length;
   }
 
   /** A whole number from 0 to 2^53 - 1, in decimal. */
@@ -113,6 +167,9 @@ export class AsciiBuilder {
     return text;
   }
 }
+
+/** Texts up to this long are copied by hand (see utf8). */
+const SHORT_TEXT = 48;
 
 /** Each number below 1000 in four bytes: how many digits it has, then the digits. */
 const SMALL = new Uint8Array(4000);

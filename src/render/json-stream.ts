@@ -5,23 +5,24 @@
  * piece at any depth. The text is the same as JSON.stringify(value, jsonReplacer, 2) would give,
  * except that a JsonText or an AsciiJson is written as its one line.
  *
- * Text that is ASCII bytes already (an AsciiJson, a StringList written joined) is handed on as
- * those bytes, valid until the next piece is asked for: a report of a large dump holds a hundred
- * megabytes of them, which as strings were made, joined and encoded again to be written.
+ * The text is written as UTF-8 bytes into one buffer, handed on in pieces of those bytes: a report
+ * of a large dump runs to a hundred megabytes, and as strings its keys, numbers and brackets were
+ * made, joined and encoded again to be written, and the lists of numbers and addresses an AsciiJson
+ * or a StringList writes as bytes were copied once more.
  */
 import { AsciiBuilder } from '../model/ascii-builder.ts';
 import { AsciiJson, JsonText, jsonReplacer, LazyList, StreamedObject, StringList } from './json.ts';
 
 export { AsciiJson, JsonText, LazyList, StreamedObject, StringList };
 
-/** A piece of JSON text: a string, or ASCII bytes valid until the next piece is asked for. */
-export type JsonPiece = string | Uint8Array;
+/** A piece of JSON text: UTF-8 bytes, valid until the next piece is asked for. */
+export type JsonPiece = Uint8Array;
 
 const INDENT = '  ';
 /** Levels written piece by piece: the report, its arrays, and their elements' own arrays. */
 const STREAMED_DEPTH = 2;
-/** Consecutive JSON texts of a list are joined into pieces of about this many characters. */
-const RUN_CHARS = 1 << 14;
+/** Text written is handed on once it holds about this many bytes (and before a value written piece by piece). */
+const PIECE_BYTES = 1 << 14;
 
 function prepared(key: string, value: unknown): unknown {
   // Streamed here, member by member; the replacer would make them whole.
@@ -40,6 +41,11 @@ function prepared(key: string, value: unknown): unknown {
   return jsonReplacer(key, own);
 }
 
+/** Whether a value (prepared) is skipped as JSON.stringify skips it: a member left out, an element written null. */
+function skipped(value: unknown): boolean {
+  return value === undefined || typeof value === 'function' || typeof value === 'symbol';
+}
+
 function streamed(value: unknown, depth: number): value is object {
   return (
     value instanceof LazyList ||
@@ -49,119 +55,83 @@ function streamed(value: unknown, depth: number): value is object {
 }
 
 /**
- * The text of a value written whole at indentation `pad` (anything but a lazy list, a streamed
- * object, and the report's outer levels), or undefined for one written piece by piece; bytes
- * written into `out` for some (see JsonPiece).
+ * Writes a value (prepared) whole into `out` at indentation `pad`, anything but a lazy list, a
+ * streamed object and the report's outer levels; false (nothing written) for those, which are
+ * written piece by piece.
  */
-function wholeText(value: unknown, pad: string, depth: number, out: AsciiBuilder): JsonPiece | undefined {
-  if (value instanceof JsonText) return value.text;
-  if (value instanceof AsciiJson) {
-    value.write(out);
-    return out.takeBytes();
-  }
-  if (value instanceof StringList) return stringListText(value, pad, out);
+function wroteWhole(value: unknown, pad: string, depth: number, out: AsciiBuilder): boolean {
+  if (value instanceof JsonText) out.utf8(value.text);
+  else if (value instanceof AsciiJson) value.write(out);
+  else if (value instanceof StringList) writeStringList(value, pad, out);
   // One line, prepared already: nothing left for the replacer to do, no line to indent.
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (streamed(value, depth)) return undefined;
-  // Nested lines get this level's indentation; JSON strings never hold a raw line end.
-  const text = JSON.stringify(value, jsonReplacer, 2) ?? 'null';
-  return pad === '' ? text : text.replace(/\n/g, `\n${pad}`);
+  else if (value === null || typeof value !== 'object') out.utf8(JSON.stringify(value) ?? 'null');
+  else if (streamed(value, depth)) return false;
+  else {
+    // Nested lines get this level's indentation; JSON strings never hold a raw line end.
+    out.indented(JSON.stringify(value, jsonReplacer, 2) ?? 'null', pad);
+  }
+  return true;
+}
+
+/** Object keys as JSON strings, each made once: a report repeats a few keys hundreds of thousands of times. */
+const quotedKeys = new Map<string, string>();
+
+function quotedKey(key: string): string {
+  let q = quotedKeys.get(key);
+  if (q === undefined) quotedKeys.set(key, (q = JSON.stringify(key)));
+  return q;
 }
 
 /**
- * Text written whole, gathered: the pieces of a list or an object are joined into runs of about
- * RUN_CHARS characters, so that the writer, and each generator a piece passes through, takes a
- * few large pieces rather than a key, a number or a bracket each. A long text is a piece of its own.
+ * A list or an object (prepared), written into `out` piece by piece: what `out` holds is handed on
+ * (taken) first, so that what the value holds (a lazy list's elements) is made only once the text
+ * before it is out, and then whenever it is long. Its elements and members are written whole where
+ * they can be, without a generator of their own.
  */
-class Run {
-  private text = '';
-  /** Pieces to yield now: the run once it has grown long, a long text or bytes after it. */
-  readonly ready: JsonPiece[] = [];
-
-  add(text: JsonPiece): void {
-    if (typeof text !== 'string') {
-      this.end();
-      this.ready.push(text);
-    } else if (text.length < RUN_CHARS) {
-      this.text += text;
-      if (this.text.length < RUN_CHARS) return;
-    } else {
-      this.end();
-      this.ready.push(text);
-    }
-    this.end();
-  }
-
-  /** Ends the run: what it holds is ready. */
-  end(): void {
-    if (this.text === '') return;
-    this.ready.push(this.text);
-    this.text = '';
-  }
-
-  /** The ready pieces, taken: bytes among them must be taken before `out` is written again. */
-  *take(): Generator<JsonPiece> {
-    yield* this.ready.splice(0);
-  }
-}
-
-function* pieces(key: string, raw: unknown, pad: string, depth: number, out: AsciiBuilder): Generator<JsonPiece> {
-  const value = prepared(key, raw);
-  const whole = wholeText(value, pad, depth, out);
-  if (whole !== undefined) yield whole;
-  else yield* streamedPieces(value as object, pad, depth, out);
-}
-
-/** A list or an object (prepared), written piece by piece. */
 function* streamedPieces(value: object, pad: string, depth: number, out: AsciiBuilder): Generator<JsonPiece> {
+  if (out.length > 0) yield out.takeBytes();
   const inner = pad + INDENT;
-  const run = new Run();
-  // Adds `head` and `p` (prepared) to the run; false when `p` is to be streamed after what the run holds.
-  const gathered = (head: string, p: unknown): boolean => {
-    run.add(head);
-    const whole = wholeText(p, inner, depth + 1, out);
-    if (whole === undefined) run.end();
-    else run.add(whole);
-    return whole !== undefined;
-  };
   if (Array.isArray(value) || value instanceof LazyList) {
-    let i = 0;
-    const [opening, separator] = [`[\n${inner}`, `,\n${inner}`];
-    // By index: a lazy list's elements are made here, without a generator step for each.
     const list = value as readonly unknown[] | LazyList<unknown, unknown>;
-    const element = list instanceof LazyList ? (n: number): unknown => list.at(n) : (n: number): unknown => list[n];
-    for (; i < list.length; i++) {
-      const item = element(i);
-      const skipped = item === undefined || typeof item === 'function' || typeof item === 'symbol';
-      const p = skipped ? null : prepared(String(i), item);
-      const whole = gathered(i === 0 ? opening : separator, p);
-      if (run.ready.length > 0) yield* run.take();
-      if (!whole) yield* streamedPieces(p as object, inner, depth + 1, out);
+    const lazy = list instanceof LazyList;
+    if (list.length === 0) {
+      out.ascii('[]');
+      return;
     }
-    run.end();
-    yield* run.take();
-    yield i === 0 ? '[]' : `\n${pad}]`;
+    for (let i = 0; i < list.length; i++) {
+      out.ascii(i === 0 ? '[\n' : ',\n');
+      out.ascii(inner);
+      // By index: a lazy list's elements are made here, without a generator step for each.
+      const item = lazy ? list.at(i) : list[i];
+      const p = skipped(item) ? null : prepared(String(i), item);
+      if (!wroteWhole(p, inner, depth + 1, out)) yield* streamedPieces(p as object, inner, depth + 1, out);
+      if (out.length >= PIECE_BYTES) yield out.takeBytes();
+    }
+    out.char(0x0a); // \n
+    out.ascii(pad);
+    out.char(0x5d); // ]
     return;
   }
-  const members: [string, unknown][] = [];
-  for (const [k, v] of Object.entries(value instanceof StreamedObject ? value.members : value)) {
-    const p = prepared(k, v);
-    if (p !== undefined && typeof p !== 'function' && typeof p !== 'symbol') members.push([k, p]);
-  }
-  if (members.length === 0) {
-    yield '{}';
-    return;
-  }
+  const members = value instanceof StreamedObject ? value.members : (value as Record<string, unknown>);
   let first = true;
-  for (const [k, p] of members) {
-    const whole = gathered(`${first ? '{' : ','}\n${inner}${JSON.stringify(k)}: `, p);
+  for (const k of Object.keys(members)) {
+    const p = prepared(k, members[k]);
+    if (skipped(p)) continue;
+    out.char(first ? 0x7b : 0x2c); // { or ,
+    out.char(0x0a);
+    out.ascii(inner);
+    out.utf8(quotedKey(k));
+    out.ascii(': ');
     first = false;
-    if (run.ready.length > 0) yield* run.take();
-    if (!whole) yield* streamedPieces(p as object, inner, depth + 1, out);
+    if (!wroteWhole(p, inner, depth + 1, out)) yield* streamedPieces(p as object, inner, depth + 1, out);
+    if (out.length >= PIECE_BYTES) yield out.takeBytes();
   }
-  run.end();
-  yield* run.take();
-  yield `\n${pad}}`;
+  if (first) out.ascii('{}');
+  else {
+    out.char(0x0a);
+    out.ascii(pad);
+    out.char(0x7d); // }
+  }
 }
 
 /**
@@ -172,43 +142,52 @@ const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**
  * A list of strings as JSON.stringify(strings, undefined, 2) writes it, its lines indented by
- * `pad`; bytes written into `out` when the list writes itself joined (see StringList).
+ * `pad`, written into `out`; joined by the list itself where it can (see StringList).
  */
-function stringListText(list: StringList, pad: string, out: AsciiBuilder): JsonPiece {
+function writeStringList(list: StringList, pad: string, out: AsciiBuilder): void {
   const inner = pad + INDENT;
   if (list.writeJoined) {
+    const mark = out.length;
     out.ascii(`[\n${inner}"`);
     const opened = out.length;
     if (list.writeJoined(out, `",\n${inner}"`)) {
       if (out.length === opened) {
-        out.takeBytes();
-        return '[]';
-      }
-      out.ascii(`"\n${pad}]`);
-      return out.takeBytes();
+        out.truncate(mark);
+        out.ascii('[]');
+      } else out.ascii(`"\n${pad}]`);
+      return;
     }
-    out.takeBytes();
+    out.truncate(mark);
   }
   const { strings } = list;
-  if (strings.length === 0) return '[]';
+  if (strings.length === 0) {
+    out.ascii('[]');
+    return;
+  }
   // Most lists need no escaping at all: their strings are joined between the quotes.
   const body = strings.some((s) => ESCAPED.test(s))
     ? strings.map((s) => JSON.stringify(s)).join(`,\n${inner}`)
     : `"${strings.join(`",\n${inner}"`)}"`;
-  return `[\n${inner}${body}\n${pad}]`;
+  out.ascii(`[\n${inner}`);
+  out.utf8(body);
+  out.char(0x0a);
+  out.ascii(pad);
+  out.char(0x5d);
 }
 
-/** The JSON text of `value` in pieces, each small enough to be a string; bytes among them (see JsonPiece). */
-export function jsonBytePieces(value: unknown): Generator<JsonPiece> {
-  return pieces('', value, '', 0, new AsciiBuilder());
+/** The JSON text of `value` in pieces of UTF-8 bytes, each valid until the next is asked for. */
+export function* jsonBytePieces(value: unknown): Generator<JsonPiece> {
+  const out = new AsciiBuilder();
+  const p = prepared('', value);
+  if (!wroteWhole(p, '', 0, out)) yield* streamedPieces(p as object, '', 0, out);
+  if (out.length > 0) yield out.takeBytes();
 }
 
 /** The JSON text of `value` in pieces, each small enough to be a string. */
 export function* jsonPieces(value: unknown): Generator<string> {
+  // A piece ends after a whole value, never inside a character.
   for (const piece of jsonBytePieces(value))
-    yield typeof piece === 'string'
-      ? piece
-      : Buffer.from(piece.buffer, piece.byteOffset, piece.length).toString('latin1');
+    yield Buffer.from(piece.buffer, piece.byteOffset, piece.length).toString('utf8');
 }
 
 /** The JSON text of `value` as one string, as the command line prints it (without the final line end). */
