@@ -1,6 +1,9 @@
 /** writeJson: the streamed JSON of a command, byte for byte what JSON.stringify gives. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, createWriteStream } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { writeJson, type Io } from '../src/cli/io.ts';
 import { AsciiJson, JsonText, jsonReplacer, StringList } from '../src/render/json.ts';
@@ -27,6 +30,24 @@ test('writeJson: large output in chunks, with pieces larger than a chunk and cha
   const out = Buffer.concat(chunks).toString('utf8');
   assert.equal(out, JSON.stringify(value, jsonReplacer, 2) + '\n');
   assert.ok(chunks.length > 3, `${chunks.length} chunks`);
+});
+
+test('writeJson: to a file descriptor, its chunks written again and again, nothing lost or written over', async () => {
+  // Many more chunks of a megabyte than writeJson makes: they are used again once written.
+  const value = { items: Array.from({ length: 120_000 }, (_, i) => ({ i, text: `${'x'.repeat(80)} ∈ ${i}` })) };
+  const dir = mkdtempSync(join(tmpdir(), 'flowscope-io-'));
+  try {
+    const path = join(dir, 'out.json');
+    const fd = openSync(path, 'w');
+    // A stream that takes every chunk without asking to wait: each is reused only once written.
+    const stdout = createWriteStream('', { fd, autoClose: false, highWaterMark: 1 << 26 });
+    await writeJson(ioWriting(stdout), value);
+    await new Promise<void>((resolve) => stdout.end(resolve));
+    closeSync(fd);
+    assert.equal(readFileSync(path, 'utf8'), JSON.stringify(value, null, 2) + '\n');
+  } finally {
+    rmSync(dir, { recursive: true });
+  }
 });
 
 test('writeJson: waits for a slow stream to drain and loses nothing', async () => {

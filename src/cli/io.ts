@@ -44,32 +44,77 @@ export function notice(io: Io, text: string, kind: NoticeKind = 'plain'): void {
 
 /** Bytes handed to the stream at once. */
 const CHUNK = 1 << 20;
+/** Chunks made at most: one filled while the stream writes the others. */
+const CHUNKS = 4;
+
+/**
+ * Chunks of bytes to write into, each used again once a stream of a file descriptor (standard
+ * output) says it has written it: a report of a large dump runs to a hundred chunks, and the
+ * memory of each chunk made anew is counted outside the heap, whose growth starts a full
+ * collection of a heap of hundreds of megabytes (a third of a second). Another stream may hand
+ * the chunk on to a reader who keeps it, and has a new one each time.
+ */
+class Chunks {
+  private readonly free: Buffer[] = [];
+  private readonly reused: boolean;
+  private made = 0;
+  private waiting: (() => void) | undefined;
+
+  constructor(stream: Io['stdout']) {
+    this.reused = typeof (stream as { fd?: unknown }).fd === 'number';
+  }
+
+  /** A chunk to fill: a free one, a new one, or the first the stream gives back. */
+  async take(): Promise<Buffer> {
+    if (!this.reused) return Buffer.allocUnsafe(CHUNK);
+    if (this.free.length === 0 && this.made === CHUNKS) await new Promise<void>((r) => (this.waiting = r));
+    const chunk = this.free.pop();
+    if (chunk) return chunk;
+    this.made++;
+    return Buffer.allocUnsafe(CHUNK);
+  }
+
+  /** Writes the first `used` bytes of `chunk`; the chunk is free again once written. False when the stream is full. */
+  write(io: Io, chunk: Buffer, used: number): boolean {
+    if (!this.reused) return io.stdout.write(chunk.subarray(0, used));
+    return io.stdout.write(chunk.subarray(0, used), () => {
+      this.free.push(chunk);
+      const waiting = this.waiting;
+      this.waiting = undefined;
+      waiting?.();
+    });
+  }
+}
 
 /**
  * Writes text piece by piece, waiting when the stream is full: a report of a large dump runs to
  * hundreds of megabytes, more than one string can hold. The pieces are encoded straight into
  * chunks of bytes (joining them into strings first, often two-byte strings for the words reports
- * use, cost more than the encoding). A chunk is not reused once written, as the stream may still
- * hold it.
+ * use, cost more than the encoding).
  */
 async function writePieces(io: Io, pieces: Iterable<string | Uint8Array>): Promise<void> {
-  let chunk = Buffer.allocUnsafe(CHUNK);
+  const chunks = new Chunks(io.stdout);
+  let chunk = await chunks.take();
   let used = 0;
-  const flush = async (): Promise<void> => {
+  // `more`: pieces follow, to be written into another chunk.
+  const flush = async (more = true): Promise<void> => {
     if (used === 0) return;
-    const full = io.stdout.write(chunk.subarray(0, used));
-    chunk = Buffer.allocUnsafe(CHUNK);
+    const full = !chunks.write(io, chunk, used);
     used = 0;
-    if (!full) await once(io.stdout, 'drain');
+    if (full) await once(io.stdout, 'drain');
+    if (more) chunk = await chunks.take();
   };
   for (const piece of pieces) {
     if (typeof piece !== 'string') {
-      // Bytes (see JsonPiece): copied before the next piece is asked for, which may write over them.
-      if (used + piece.length > CHUNK) await flush();
-      if (piece.length <= CHUNK) {
-        chunk.set(piece, used);
-        used += piece.length;
-      } else if (!io.stdout.write(Buffer.from(piece))) await once(io.stdout, 'drain');
+      // Bytes (see JsonPiece): copied before the next piece is asked for, which may write over
+      // them; a piece larger than the room left, in parts.
+      for (let from = 0; from < piece.length;) {
+        if (used === CHUNK) await flush();
+        const n = Math.min(CHUNK - used, piece.length - from);
+        chunk.set(from === 0 && n === piece.length ? piece : piece.subarray(from, from + n), used);
+        used += n;
+        from += n;
+      }
       continue;
     }
     // A UTF-8 character takes at most three bytes per UTF-16 unit.
@@ -77,7 +122,7 @@ async function writePieces(io: Io, pieces: Iterable<string | Uint8Array>): Promi
     if (piece.length * 3 <= CHUNK) used += chunk.write(piece, used, 'utf8');
     else if (!io.stdout.write(piece)) await once(io.stdout, 'drain');
   }
-  await flush();
+  await flush(false);
 }
 
 /** Writes JSON piece by piece (see render/json-stream.ts), then a line end. */
