@@ -561,6 +561,17 @@ test('a slot held twice (two dumps concatenated): the copy written as the other 
   assert.equal(d.tables[0]!.changed.length, 0);
 });
 
+/** Each table of a diff: its counts, and the lines of the flows removed, added and changed. */
+function changeLines(d: ReturnType<typeof diffDumps>) {
+  return d.tables.map((t) => ({
+    table: t.table,
+    counts: [t.before, t.after],
+    removed: t.removed.map((f) => f.origin.line),
+    added: t.added.map((f) => f.origin.line),
+    changed: t.changed.map((c) => [c.before.origin.line, c.after.origin.line, c.attributes]),
+  }));
+}
+
 test('a dump read along the one it is compared with diffs as if read on its own, lines paired as they are read', () => {
   const real = readFileSync(join(examples, 'antrea', 'dump-flows.of13.txt'), 'utf8')
     .trimEnd()
@@ -584,14 +595,6 @@ test('a dump read along the one it is compared with diffs as if read on its own,
     restated(flows[5]!),
     restated(flows[7]!),
   ].join('\n');
-  const summary = (d: ReturnType<typeof diffDumps>) =>
-    d.tables.map((t) => ({
-      table: t.table,
-      counts: [t.before, t.after],
-      removed: t.removed.map((f) => f.origin.line),
-      added: t.added.map((f) => f.origin.line),
-      changed: t.changed.map((c) => [c.before.origin.line, c.after.origin.line, c.attributes]),
-    }));
   // Lines ending in CR LF are read one by one, each a text of its own, rather than from the whole text.
   for (const [cookies, text] of [
     [false, after],
@@ -607,7 +610,7 @@ test('a dump read along the one it is compared with diffs as if read on its own,
     assert.ok(twins > 0 && twins < flows.length, `${twins} paired as read`);
     const expected = diffDumps(before, alone, { cookies });
     assert.ok(!expected.equal);
-    assert.deepEqual(summary(diffDumps(before, read, { cookies })), summary(expected), `cookies: ${cookies}`);
+    assert.deepEqual(changeLines(diffDumps(before, read, { cookies })), changeLines(expected), `cookies: ${cookies}`);
     // The sample a profile is detected from makes the flows of the pairs it takes alone, and takes
     // those the lines read as on their own.
     const lineOf = (f: Flow): [number, bigint, string] => [f.origin.line, f.cookie, f.origin.text];
@@ -615,4 +618,63 @@ test('a dump read along the one it is compared with diffs as if read on its own,
     // The flows of the pairs, made when first asked for, are those the lines read as on their own.
     assert.deepEqual(read.flows.map(lineOf), alone.flows.map(lineOf));
   }
+});
+
+test('a copy of a dump read along it pairs its lines in order, and as if read on its own once the order breaks', () => {
+  const real = readFileSync(join(examples, 'antrea', 'dump-flows.of13.txt'), 'utf8')
+    .trimEnd()
+    .split('\n');
+  const flows = real.filter((l) => l.startsWith(' cookie='));
+  const restated = (l: string): string =>
+    l.replace(/duration=[\d.]+s/, 'duration=99.5s').replace(/n_packets=\d+, n_bytes=\d+/, 'n_packets=7, n_bytes=420');
+  // Read otherwise than as a dump's usual line: its flows of the first dump are left.
+  const numbered = (l: string): string => ` 7. ${l.trimStart()}`;
+  // Before: the node dumped, then five of its flows again.
+  const before = side([...real, ...flows.slice(10, 15)].join('\n'), 'before');
+  const copies = flows.slice(10, 15).map(restated);
+  const afters = [
+    // The same flows in the same order.
+    [real[0]!, ...flows.map(restated), ...copies],
+    // One of them numbered in its place, which leaves it and its copy; another copy changed at the end.
+    [
+      real[0]!,
+      ...flows.slice(0, 12).map(restated),
+      numbered(restated(flows[12]!)),
+      ...flows.slice(13).map(restated),
+      ...copies.slice(0, 4),
+      copies[4]!.replace(/actions=.*/, 'actions=drop'),
+    ],
+    // A flow numbered, then in its place: the line reads as a flow left, and pairs after.
+    [
+      real[0]!,
+      ...flows.slice(0, 12).map(restated),
+      numbered(restated(flows[12]!)),
+      ...flows.slice(12).map(restated),
+      ...copies,
+    ],
+    // The order broken after a numbered line: what was left in order stays left.
+    [
+      real[0]!,
+      ...flows.slice(0, 12).map(restated),
+      numbered(restated(flows[12]!)),
+      ...flows.slice(13, 30).map(restated),
+      restated(flows[12]!),
+      ...flows.slice(30).map(restated),
+      ...copies.reverse(),
+    ],
+  ];
+  for (const after of afters)
+    for (const cookies of [false, true]) {
+      const text = after.join('\n');
+      const alone = parseDump(text, { file: 'after' });
+      const read = parseDump(text, { file: 'after', along: new ReadAlong(before.flows, cookies) });
+      assert.deepEqual(read.diagnostics, alone.diagnostics);
+      assert.ok((read.paired?.size ?? 0) > 0);
+      const lineOf = (f: Flow): [number, bigint, string] => [f.origin.line, f.cookie, f.origin.text];
+      assert.deepEqual(
+        changeLines(diffDumps(before, read, { cookies })),
+        changeLines(diffDumps(before, alone, { cookies })),
+      );
+      assert.deepEqual(read.flows.map(lineOf), alone.flows.map(lineOf));
+    }
 });

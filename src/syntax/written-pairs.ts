@@ -265,6 +265,17 @@ export function pairWritten(
   return { a: pairedA, b: pairedB };
 }
 
+/** A line's text after its statistics, `text[start, end)`, and its key (see lineKeys). */
+interface LineText {
+  readonly text: string;
+  readonly start: number;
+  readonly end: number;
+  readonly key: number;
+}
+
+/** What ReadAlong.follow returns for a line that ends reading in order. */
+const OUT_OF_ORDER = -2;
+
 /** A flow of the first dump that ReadAlong has looked up for a line of the second, not yet taken. */
 const RESERVED = 2;
 /** A flow of the first dump whose kind ReadAlong leaves to pairWritten (see ReadAlong). */
@@ -305,7 +316,9 @@ class Batch {
  * text are read at random, and a line's cache misses then overlap those of the others rather than
  * wait for each other (half the time of looking each line up as it is read, on two million-flow
  * dumps). The first dump's flows themselves are not read: what a pair needs of them is in the
- * index. A flow looked up is RESERVED until its line is claimed.
+ * index. A flow looked up is RESERVED until its line is claimed. While the lines come in the
+ * order of the first dump's flows (a dump compared with itself), each is compared with the next
+ * flow instead, and the index is made only if the order breaks (see inOrder).
  */
 export class ReadAlong {
   private readonly first: readonly Flow[];
@@ -319,6 +332,20 @@ export class ReadAlong {
   /** What a line of the second must share with one of the first to pair (see lineKeys). */
   private readonly key: (table: TableRef, cookie: bigint) => number;
   private readonly span: LineSpan = { text: '', start: 0, end: 0, statsEnd: 0 };
+  /**
+   * While the second dump lists its lines as the first lists its flows (a dump compared with
+   * itself, or a copy of it), the flow of the first the next line is to read as: every flow before
+   * it is paired or left. -1 once a line reads otherwise: lines are looked up in the index from
+   * then on, which is made only then (see follow).
+   */
+  private inOrder = 0;
+  /**
+   * The lines left while reading in order (see leave), by length (told without reading the text,
+   * unlike a hash): the flows of the first that read as one are left too.
+   */
+  private readonly leftLines = new Map<number, LineText[]>();
+  /** The table of the line follow last claimed. */
+  private followed = 0;
   /** The text looked up ahead (see lookUp), its `count` lines from line `firstLine`, and the source it is read with. */
   private text = '';
   private source: LineSource | undefined;
@@ -350,6 +377,11 @@ export class ReadAlong {
    * kept of its text; else it is to be read as ever.
    */
   claim(text: string, start: number, line: number, source: LineSource, kept: number): boolean {
+    if (this.inOrder >= 0) {
+      const j = this.follow(text, start);
+      if (j >= 0) this.paired.add(j, text, start, line, source, kept, this.followed);
+      if (j !== OUT_OF_ORDER) return j >= 0;
+    }
     let i = line - this.firstLine;
     if (text !== this.text || source !== this.source || i < 0 || i >= this.count || this.starts[i] !== start) {
       this.lookUp(text, start, line, source);
@@ -447,20 +479,89 @@ export class ReadAlong {
     const x = this.span;
     const { table } = flow;
     if (!writtenPart(flow, x) || table.kind !== 'number') return;
+    this.leave({ text: x.text, start: x.start, end: x.end, key: this.key(table, flow.cookie) });
+  }
+
+  /**
+   * The flows of the first not yet paired that read as `line` are left: found in the index, or
+   * while reading in order (see follow), when the reading comes to them.
+   */
+  private leave(line: LineText): void {
+    if (this.inOrder >= 0) {
+      const length = line.end - line.start;
+      const lines = this.leftLines.get(length);
+      if (lines === undefined) this.leftLines.set(length, [line]);
+      else lines.push(line);
+      return;
+    }
     const index = this.indexed();
     const { state } = this;
-    const j = index.find(
-      index.head(writtenHash(x.text, x.start, x.end)),
-      x.text,
-      x.start,
-      x.end,
-      this.key(table, flow.cookie),
-      state,
-    );
+    const hash = writtenHash(line.text, line.start, line.end);
+    const j = index.find(index.head(hash), line.text, line.start, line.end, line.key, state);
     if (j >= 0)
       index.eachCopy(j, (k) => {
         if (state[k] !== PAIRED) state[k] = LEFT;
       });
+  }
+
+  /**
+   * Reading in order (see inOrder): the flow of the first that the line of `text` from `start`
+   * pairs, as lookUp would find it (the first not yet paired that reads as it: every flow before
+   * is paired or left), or -1 when the line pairs none; OUT_OF_ORDER when the line does not read
+   * as the next flow, which ends reading in order: the index is made, and what was left is left in it.
+   */
+  private follow(text: string, start: number): number {
+    // A line in another form pairs nothing (see lookUp).
+    if (!scanPrintedStats(text, start)) return -1;
+    const writtenStart = printed.end;
+    let end = text.indexOf('\n', writtenStart);
+    if (end < 0) end = text.length;
+    const table = printed.table === 255 ? 0 : printed.table;
+    const key = this.key(tableRefOf(table), printed.cookie);
+    const j = this.nextInOrder();
+    const flow = this.first[j];
+    const x = this.span;
+    if (
+      flow === undefined ||
+      !writtenPart(flow, x) ||
+      flow.table.kind !== 'number' ||
+      x.end - x.start !== end - writtenStart ||
+      this.key(flow.table, flow.cookie) !== key ||
+      !sameText(text, writtenStart, x.text, x.start, end - writtenStart)
+    ) {
+      this.inOrder = -1;
+      for (const lines of this.leftLines.values()) for (const line of lines) this.leave(line);
+      this.leftLines.clear();
+      return OUT_OF_ORDER;
+    }
+    if (flow instanceof LineFlow && LineFlow.twins(writtenStart - start, end - writtenStart)) {
+      this.state[j] = PAIRED;
+      this.followed = table;
+      return j;
+    }
+    // A flow that cannot be twinned is left, and so is the line (as lookUpBatch leaves them).
+    this.state[j] = LEFT;
+    this.leave({ text: x.text, start: x.start, end: x.end, key });
+    return -1;
+  }
+
+  /** The first flow of the first, from inOrder on, neither paired nor left (a flow that reads as a line left is left). */
+  private nextInOrder(): number {
+    const { state, first, leftLines } = this;
+    const x = this.span;
+    let j = this.inOrder;
+    for (; j < first.length; j++) {
+      if (state[j] !== 0) continue;
+      if (leftLines.size === 0) break;
+      const flow = first[j]!;
+      if (!writtenPart(flow, x) || flow.table.kind !== 'number') break;
+      const lines = leftLines.get(x.end - x.start);
+      if (lines === undefined) break;
+      const key = this.key(flow.table, flow.cookie);
+      if (!lines.some((l) => l.key === key && sameText(l.text, l.start, x.text, x.start, x.end - x.start))) break;
+      state[j] = LEFT;
+    }
+    return (this.inOrder = j);
   }
 
   /**
