@@ -1,12 +1,15 @@
 /**
  * How soon V8 optimises the functions a command runs hot. Most runs read an everyday dump and end
- * within a second, before optimised code pays for compiling it: a function is then best left
- * longer in the interpreter and baseline code (`tables` of a 24k-flow dump: about a third less
- * CPU than with V8's own budget). The larger the input, the sooner optimising pays: the budget is
- * lowered as soon as such an input is about to be read, and V8's own is put back for an input read
- * for seconds (`tables` of a million flows: about a tenth less CPU than with the short-run budget).
- * The command line sets the budget after its script is loaded, as V8 uses a code cache only under
- * the flags it was made with (bin/cli-script.js).
+ * within a second, before optimised code pays for compiling it: a function is then left in the
+ * interpreter and baseline code, and the optimising compiler is off (`tables` of a 24k-flow dump:
+ * about a third less CPU with the raised budget than with V8's own, and another twentieth with the
+ * compiler off, whose compiling of the few functions that grow hot ends too late in such a run to
+ * pay back its cost). The larger the input, the sooner optimising pays: the compiler is put back
+ * and the budget lowered as soon as such an input is about to be read (the compiler alone for a
+ * second input, as a comparison's is read along the first line by line), and V8's own budget is put
+ * back for an input read for seconds (`tables` of a million flows: about a tenth less CPU than with
+ * the short-run budget). The command line sets these after its script is loaded, as V8 uses a
+ * code cache only under the flags it was made with (bin/cli-script.js).
  */
 import { setFlagsFromString } from 'node:v8';
 
@@ -16,8 +19,10 @@ import { setFlagsFromString } from 'node:v8';
  */
 export const SHORT_RUN_BUDGET = 1_000_000;
 /**
- * The budget for an input of more characters than this and up to LONG_RUN_CHARS: at 20–32 MB
- * (100k–180k flows) the short-run budget costs 3–8% over this one, which still saves a tenth.
+ * The budget for an input of more characters than this and up to LONG_RUN_CHARS, with the
+ * optimising compiler on: at 20–32 MB (100k–180k flows) the short-run budget costs 3–8% over this
+ * one, which still saves a tenth. Below it, the compiler off saves most commands 5–20% (50k
+ * flows, 9 MB: check a fifth, show an eighth, tables a thirtieth); at 18 MB it costs some a tenth.
  */
 export const MEDIUM_RUN_CHARS = 8 * 1024 * 1024;
 export const MEDIUM_RUN_BUDGET = 400_000;
@@ -27,9 +32,12 @@ export const USUAL_BUDGET = 67_584;
 export const LONG_RUN_CHARS = 32 * 1024 * 1024;
 
 export interface Tiering {
-  /** Raises the budget, for a run expected to be short; nothing when the user set the budget. */
+  /** Raises the budget and turns the optimising compiler off, for a run expected to be short; nothing when the user set either. */
   readonly shortRun: () => void;
-  /** Lowers the budget when an input of `chars` characters makes the run longer, back to V8's for a long one. */
+  /**
+   * Turns the compiler back on and lowers the budget when an input of `chars` characters makes the
+   * run longer, back to V8's for a long one; turns the compiler back on for a second input.
+   */
   readonly input: (chars: number) => void;
 }
 
@@ -40,19 +48,30 @@ export interface Tiering {
 export function tiering(setFlags: (flags: string) => void, userFlags: readonly string[]): Tiering {
   // The budget this process set (undefined: none, V8's or the user's holds); once raised, only lowered.
   let budget: number | undefined;
-  const userSet = userFlags.some((f) => /--interrupt[-_]budget\b/.test(f));
-  const set = (to: number): void => {
-    setFlags(`--interrupt-budget=${to}`);
-    budget = to;
-  };
+  // Whether this process turned the optimising compiler off (see shortRun), and the inputs read since.
+  let compilerOff = false;
+  let inputs = 0;
+  const userSet = userFlags.some((f) => /--(?:interrupt[-_]budget|(?:no[-_]?)?(?:turbofan|opt))\b/.test(f));
   return {
     shortRun: () => {
-      if (!userSet && budget === undefined) set(SHORT_RUN_BUDGET);
+      if (userSet || budget !== undefined) return;
+      budget = SHORT_RUN_BUDGET;
+      compilerOff = true;
+      setFlags(`--no-turbofan --interrupt-budget=${budget}`);
     },
     input: (chars) => {
-      if (budget === undefined || chars <= MEDIUM_RUN_CHARS) return;
-      const to = chars > LONG_RUN_CHARS ? USUAL_BUDGET : MEDIUM_RUN_BUDGET;
-      if (to < budget) set(to);
+      if (budget === undefined) return;
+      inputs++;
+      const to = chars > LONG_RUN_CHARS ? USUAL_BUDGET : chars > MEDIUM_RUN_CHARS ? MEDIUM_RUN_BUDGET : budget;
+      // A second input (a comparison's: 24k flows with themselves cost a twentieth more without the compiler) makes a run long enough too.
+      const compilerOn = compilerOff && (to < budget || inputs > 1);
+      if (!compilerOn && to >= budget) return;
+      const flags: string[] = [];
+      if (compilerOn) flags.push('--turbofan');
+      if (to < budget) flags.push(`--interrupt-budget=${to}`);
+      setFlags(flags.join(' '));
+      compilerOff = false;
+      budget = to;
     },
   };
 }
