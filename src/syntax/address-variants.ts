@@ -35,17 +35,24 @@ function lastAddress(text: string, start: number, end: number): boolean {
   while (valueEnd > start && isSeparator(text.charCodeAt(valueEnd - 1))) valueEnd--;
   let at = valueEnd - 1;
   let address = 0;
+  // Each octet's up to three digits read unrolled, with no count or place value kept: outside
+  // optimised code (a short run) every operation of a loop is a call.
   for (let octet = 0, weight = 1; octet < 4; octet++, weight *= 256) {
     if (octet > 0 && text.charCodeAt(at--) !== 0x2e) return false;
     // Up to three digits, as ipv4NumberAt reads them.
-    let n = 0;
-    let digits = 0;
-    for (let c = text.charCodeAt(at), unit = 1; c >= 0x30 && c <= 0x39 && digits < 3; c = text.charCodeAt(--at)) {
-      n += (c - 0x30) * unit;
-      unit *= 10;
-      digits++;
+    const ones = text.charCodeAt(at) - 0x30;
+    if (!(ones >= 0 && ones <= 9)) return false;
+    let n = ones;
+    const tens = text.charCodeAt(--at) - 0x30;
+    if (tens >= 0 && tens <= 9) {
+      n += tens * 10;
+      const hundreds = text.charCodeAt(--at) - 0x30;
+      if (hundreds >= 0 && hundreds <= 9) {
+        n += hundreds * 100;
+        at--;
+      }
     }
-    if (digits === 0 || n > 255) return false;
+    if (n > 255) return false;
     address += n * weight;
   }
   if (at < start || text.charCodeAt(at) !== 0x3d) return false;

@@ -141,6 +141,11 @@ const PRIORITY_SHIFT = 8;
 const INDEX_SHIFT = 24;
 const MAX_INDEX = 61;
 const STATS_BITS = 10;
+/**
+ * One past where the statistics may end. Powers are computed once, here: `2 ** STATS_BITS` in a
+ * method is a call of the math library each time it runs outside optimised code, as a short run's does.
+ */
+const STATS_LIMIT = 2 ** STATS_BITS;
 const ACTIONS_BITS = 19;
 const MAX_ACTIONS_START = 2 ** ACTIONS_BITS - 1;
 const ZERO_COUNTERS = 2 ** (STATS_BITS + ACTIONS_BITS);
@@ -219,7 +224,7 @@ export class LineFlow implements Flow {
     actionsStart: number,
   ): LineFlow | undefined {
     const statsEnd = stats.end - at;
-    if (statsEnd >= 2 ** STATS_BITS || actionsStart - at > MAX_ACTIONS_START) return undefined;
+    if (statsEnd >= STATS_LIMIT || actionsStart - at > MAX_ACTIONS_START) return undefined;
     const ends = statsEnd | ((actionsStart - at) << STATS_BITS) | (stats.zero ? ZERO_COUNTERS : 0);
     // 255 means "all tables": an addition with it lands in table 0.
     const table = stats.table === 255 ? 0 : stats.table;
@@ -251,7 +256,7 @@ export class LineFlow implements Flow {
   twin(stats: PrintedStats, text: string, at: number, source: LineSource, line: number): LineFlow | undefined {
     const statsEnd = stats.end - at;
     const actionsStart = this.actionsStart - this.at - this.statsEnd + statsEnd;
-    if (statsEnd >= 2 ** STATS_BITS || actionsStart > MAX_ACTIONS_START) return undefined;
+    if (statsEnd >= STATS_LIMIT || actionsStart > MAX_ACTIONS_START) return undefined;
     const ends = statsEnd | (actionsStart << STATS_BITS) | (stats.zero ? ZERO_COUNTERS : 0);
     found.shape = this.shape;
     found.index = this.index;
@@ -275,7 +280,7 @@ export class LineFlow implements Flow {
    * then fit (a bound: the actions start within the text after the statistics).
    */
   static twins(statsEnd: number, written: number): boolean {
-    return statsEnd < 2 ** STATS_BITS && statsEnd + written <= MAX_ACTIONS_START;
+    return statsEnd < STATS_LIMIT && statsEnd + written <= MAX_ACTIONS_START;
   }
 
   get table(): TableRef {
@@ -293,7 +298,7 @@ export class LineFlow implements Flow {
 
   /** Where the statistics end, from the line's start. */
   private get statsEnd(): number {
-    return this.ends & (2 ** STATS_BITS - 1);
+    return this.ends & (STATS_LIMIT - 1);
   }
 
   /** Where the actions start in the text. */
