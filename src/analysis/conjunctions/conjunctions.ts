@@ -304,8 +304,10 @@ function members(field: FieldDef, parts: MemberParts): Member[] {
   const out: Member[] = [];
   const { merged } = parts;
   if (merged)
-    for (let i = 0; i < merged.count; i++)
-      out.push(numberMember(field, parts.address, merged.firsts[i]!, merged.lasts[i]!));
+    merged.each((first, last) => {
+      out.push(numberMember(field, parts.address, first, last));
+      return true;
+    });
   else for (const iv of parts.wide) out.push(bigintMember(field, parts.address, iv.first, iv.last));
   for (const m of parts.listed) out.push(m);
   return out;
@@ -362,25 +364,19 @@ function memberParts(field: FieldDef, entries: readonly SingleEntry[], sorted?: 
  * each value listed once, as memberParts gives them, read in order without a sort or a flow read.
  */
 function sortedMemberParts(field: FieldDef, address: boolean, rangeable: boolean, sorted: Float64Array): MemberParts {
-  const firsts = new Float64Array(rangeable ? sorted.length : 0);
-  const lasts = new Float64Array(firsts.length);
   const listed: Member[] = [];
-  let count = 0;
-  let last = -2;
-  for (let p = 0; p < sorted.length; p++) {
-    const value = valueAt(sorted, p);
-    if (!rangeable) {
+  if (!rangeable) {
+    let last = -1;
+    for (let p = 0; p < sorted.length; p++) {
+      const value = valueAt(sorted, p);
       if (value !== last) listed.push({ kind: 'value', value: BigInt(value), mask: fullMask(field) });
-    } else if (value <= last + 1) lasts[count - 1] = value;
-    else {
-      firsts[count] = value;
-      lasts[count] = value;
-      count++;
+      last = value;
     }
-    last = value;
   }
-  return { address, merged: { firsts, lasts, count }, wide: [], listed };
+  return { address, merged: new MergedNumbers(rangeable ? sorted : EMPTY, true), wide: [], listed };
 }
+
+const EMPTY = new Float64Array(0);
 
 /** The member of an interval of a wider field (IPv6 addresses). */
 function bigintMember(field: FieldDef, address: boolean, first: bigint, last: bigint): Member {
@@ -474,12 +470,15 @@ class SetTerm {
     const { address, merged, wide, listed } = this.memberParts();
     const texts: string[] = [];
     const runs = merged ? merged.count : wide.length;
-    for (let i = 0; i < runs && texts.length < limit; i++)
-      texts.push(
-        merged
-          ? numberMemberText(field, address, merged.firsts[i]!, merged.lasts[i]!, text)
-          : text(bigintMember(field, address, wide[i]!.first, wide[i]!.last)),
-      );
+    if (merged)
+      merged.each((first, last) => {
+        if (texts.length >= limit) return false;
+        texts.push(numberMemberText(field, address, first, last, text));
+        return true;
+      });
+    else
+      for (let i = 0; i < runs && texts.length < limit; i++)
+        texts.push(text(bigintMember(field, address, wide[i]!.first, wide[i]!.last)));
     for (let i = 0; i < listed.length && texts.length < limit; i++) texts.push(text(listed[i]!));
     return { texts, count: runs + listed.length };
   }
@@ -494,10 +493,13 @@ class SetTerm {
     if (this.made || field.format !== 'ipv4') return false;
     const { address, merged, listed } = this.memberParts();
     if (!address || !merged || listed.length > 0) return false;
-    for (let i = 0; i < merged.count; i++) {
-      if (i > 0) out.ascii(separator);
-      writeIpv4Member(out, field, merged.firsts[i]!, merged.lasts[i]!);
-    }
+    let first = true;
+    merged.each((from, to) => {
+      if (!first) out.ascii(separator);
+      first = false;
+      writeIpv4Member(out, field, from, to);
+      return true;
+    });
     return true;
   }
 }
@@ -566,18 +568,64 @@ function blockLength(field: FieldDef, first: number, last: number): number | und
   return 2 ** log === size && first % size === 0 ? field.bits - log : undefined;
 }
 
-/** Merged intervals, in ascending order: the first `count` of `firsts` and `lasts`. */
-interface MergedNumbers {
-  readonly firsts: Float64Array;
-  readonly lasts: Float64Array;
-  readonly count: number;
+/**
+ * Intervals of values below 2^53 merged where they overlap or touch, walked in ascending order
+ * from their starts, sorted: neither an object nor two numbers are kept per interval (a dimension
+ * may hold hundreds of thousands, which a report walks once for its first few and once for all).
+ */
+class MergedNumbers {
+  private readonly starts: Float64Array;
+  private readonly packed: boolean;
+  private readonly blocks: ReadonlyMap<number, number> | undefined;
+  private counted: number | undefined;
+
+  /**
+   * `starts` ascending: values packed with their places (see valueAt) when `packed`, or the
+   * intervals' starts, `blocks` giving the last value of those of more than one.
+   */
+  constructor(starts: Float64Array, packed: boolean, blocks?: ReadonlyMap<number, number>) {
+    this.starts = starts;
+    this.packed = packed;
+    this.blocks = blocks;
+  }
+
+  /** How many intervals. */
+  get count(): number {
+    if (this.counted === undefined) {
+      let n = 0;
+      this.each(() => {
+        n++;
+        return true;
+      });
+      this.counted = n;
+    }
+    return this.counted;
+  }
+
+  /** Hands each interval to `visit` in ascending order, until it says false. */
+  each(visit: (first: number, last: number) => boolean): void {
+    const { starts, packed, blocks } = this;
+    let first = 0;
+    let last = -2;
+    for (let p = 0; p < starts.length; p++) {
+      const start = packed ? valueAt(starts, p) : starts[p]!;
+      const end = blocks?.get(start) ?? start;
+      if (p > 0 && start <= last + 1) {
+        if (end > last) last = end;
+        continue;
+      }
+      if (p > 0 && !visit(first, last)) return;
+      first = start;
+      last = end;
+    }
+    if (starts.length > 0) visit(first, last);
+  }
 }
 
 /**
  * Intervals of values below 2^53, gathered, then merged where they overlap or touch. A native
  * sort of the starting values: a large address set is mostly single addresses, and the few
- * blocks among them are found by their start. The result is held in two arrays of numbers rather
- * than an object per interval: a dimension may hold hundreds of thousands.
+ * blocks among them are found by their start.
  */
 class NumberStarts {
   private readonly starts: Float64Array;
@@ -600,22 +648,7 @@ class NumberStarts {
   }
 
   merged(): MergedNumbers {
-    const { blocks } = this;
-    const starts = this.starts.subarray(0, this.count).sort();
-    const firsts = new Float64Array(starts.length);
-    const lasts = new Float64Array(starts.length);
-    let count = 0;
-    for (let i = 0; i < starts.length; i++) {
-      const start = starts[i]!;
-      const end = blocks?.get(start) ?? start;
-      if (count > 0 && start <= lasts[count - 1]! + 1) lasts[count - 1] = Math.max(lasts[count - 1]!, end);
-      else {
-        firsts[count] = start;
-        lasts[count] = end;
-        count++;
-      }
-    }
-    return { firsts, lasts, count };
+    return new MergedNumbers(this.starts.subarray(0, this.count).sort(), false, this.blocks);
   }
 }
 
