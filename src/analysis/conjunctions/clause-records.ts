@@ -1,10 +1,11 @@
 /**
- * Conjunction actions as numbers while they are gathered, a record each in one typed array that
- * doubles when full: the conjunction (its id, or the number of its entry), its clause k, its
- * number of clauses n, then whatever more a kind of record holds. A large dump has millions of
- * such actions; held as numbers rather than in growing arrays per conjunction, they are neither
- * copied nor scanned by the garbage collector, which otherwise spends more time on them than the
- * gathering itself.
+ * Conjunction actions as numbers while they are gathered, a record each in typed arrays: the
+ * conjunction (its id, or the number of its entry), its clause k, its number of clauses n, then
+ * whatever more a kind of record holds. A large dump has millions of such actions; held as
+ * numbers rather than in growing arrays per conjunction, they are neither copied nor scanned by
+ * the garbage collector, which otherwise spends more time on them than the gathering itself.
+ *
+ * One flow's actions (ConjunctionList), in one array that doubles when full.
  */
 abstract class ConjunctionRecords {
   protected data: Int32Array;
@@ -44,24 +45,48 @@ abstract class ConjunctionRecords {
   }
 }
 
+/** Records a block of ClauseRecords holds. */
+const BLOCK_SHIFT = 16;
+const BLOCK_MASK = (1 << BLOCK_SHIFT) - 1;
+/** The numbers of a ClauseRecords record: owner, k, n, clause flow. */
+const CLAUSE_WIDTH = 4;
+
 /**
  * The conjunction actions of a dump's clause flows: the entry of the conjunction each belongs
- * to (its owner), k, n, and the number of its clause flow.
+ * to (its owner), k, n, and the number of its clause flow. Held in blocks of a fixed size rather
+ * than one array that doubles: millions of records were copied at each doubling, and the arrays
+ * made and dropped, twice the memory of the records, counted outside the heap, started full
+ * collections of a heap of hundreds of megabytes.
  */
-export class ClauseRecords extends ConjunctionRecords {
-  constructor() {
-    super(4, 1024);
-  }
+export class ClauseRecords {
+  private readonly blocks: Int32Array[] = [];
+  /** The block records are added to. */
+  private last = new Int32Array(0);
+  count = 0;
 
   add(owner: number, clause: number, k: number, n: number): void {
-    // Pushed first: the push may replace `data`.
-    const at = this.push(owner, k, n);
-    this.data[at + 3] = clause;
+    const i = this.count++ & BLOCK_MASK;
+    if (i === 0) this.blocks.push((this.last = new Int32Array(CLAUSE_WIDTH << BLOCK_SHIFT)));
+    const at = i * CLAUSE_WIDTH;
+    const data = this.last;
+    data[at] = owner;
+    data[at + 1] = k;
+    data[at + 2] = n;
+    data[at + 3] = clause;
+  }
+
+  /** The block of `record` and where the record starts in it. */
+  private field(record: number, offset: number): number {
+    return this.blocks[record >> BLOCK_SHIFT]![(record & BLOCK_MASK) * CLAUSE_WIDTH + offset]!;
+  }
+
+  n(record: number): number {
+    return this.field(record, 2);
   }
 
   /** Whether a record from `from` on belongs to `owner` with clause `k`: the same action twice on one flow. */
   has(from: number, owner: number, k: number): boolean {
-    for (let i = from; i < this.count; i++) if (this.conjunction(i) === owner && this.k(i) === k) return true;
+    for (let i = from; i < this.count; i++) if (this.field(i, 0) === owner && this.field(i, 1) === k) return true;
     return false;
   }
 
@@ -69,24 +94,32 @@ export class ClauseRecords extends ConjunctionRecords {
    * The records by owner (owners numbered from 0 to `owners` - 1), each owner's in the order
    * added: owner `o`'s are `order[start[o]]` to `order[start[o + 1] - 1]`, their clause flows
    * and k at the same places in `clauses` and `ks`. Read there in order rather than through
-   * `order`: a million records read at random places in `data` cost a cache miss each.
+   * `order`: a million records read at random places cost a cache miss each.
    */
   byOwner(owners: number): RecordsByOwner {
     const start = new Int32Array(owners + 1);
-    for (let i = 0; i < this.count; i++) start[this.conjunction(i) + 1]!++;
+    this.eachRecord((data, at) => void start[data[at]! + 1]!++);
     for (let o = 0; o < owners; o++) start[o + 1]! += start[o]!;
     const next = start.slice(0, owners);
     const order = new Int32Array(this.count);
     const clauses = new Int32Array(this.count);
     const ks = new Int32Array(this.count);
-    const { data } = this;
-    for (let i = 0; i < this.count; i++) {
-      const at = next[data[i * 4]!]!++;
-      order[at] = i;
-      ks[at] = data[i * 4 + 1]!;
-      clauses[at] = data[i * 4 + 3]!;
-    }
+    this.eachRecord((data, at, i) => {
+      const to = next[data[at]!]!++;
+      order[to] = i;
+      ks[to] = data[at + 1]!;
+      clauses[to] = data[at + 3]!;
+    });
     return { start, order, clauses, ks };
+  }
+
+  /** Hands each record in order to `visit`: its block, where it starts there, and its number. */
+  private eachRecord(visit: (data: Int32Array, at: number, record: number) => void): void {
+    for (let b = 0; b < this.blocks.length; b++) {
+      const data = this.blocks[b]!;
+      const end = Math.min(this.count - (b << BLOCK_SHIFT), 1 << BLOCK_SHIFT);
+      for (let i = 0; i < end; i++) visit(data, i * CLAUSE_WIDTH, (b << BLOCK_SHIFT) + i);
+    }
   }
 }
 
