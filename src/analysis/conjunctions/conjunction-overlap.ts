@@ -218,35 +218,49 @@ export function sortedExactValues(dim: SimpleDim): Float64Array | undefined {
   return dim.masked.length === 0 ? dim.packed : undefined;
 }
 
-/** The dimension as a simple one; undefined when its flows do not all pin the same one field. */
+/**
+ * The dimension as a simple one; undefined when its flows do not all pin the same one field. Each
+ * flow is read once (a cache miss each, for millions), its value packed as it is read.
+ */
 export function simpleDim(flows: readonly ClauseFlow[]): SimpleDim | undefined {
   // The storage from the shape the flows share, not from each flow's own entry: a shape with a
   // key storage has one key field, and its flows are pinned.
   const storage = flows[0]?.shape.keyStorage;
   if (storage === undefined) return undefined;
-  const exactFlows: Pinned[] = [];
+  // The exactly matching flows are the dimension's own list until a masked one is met.
+  let exactFlows: Pinned[] | undefined;
   const masked: Pinned[] = [];
-  let numbers = flows.length < PLACES;
+  let packed: Float64Array | undefined = flows.length < PLACES ? new Float64Array(flows.length) : undefined;
+  let exact = 0;
   for (let i = 0; i < flows.length; i++) {
     const c = flows[i]!;
     if (c.shape.keyStorage !== storage) return undefined;
     if (!c.exact) {
+      exactFlows ??= flows.slice(0, i);
       masked.push(c);
       continue;
     }
-    exactFlows.push(c);
-    const { key } = c;
-    numbers &&= typeof key === 'number' && key < 2 ** 32;
+    exactFlows?.push(c);
+    if (packed) {
+      const { key } = c;
+      if (typeof key === 'number' && key < 2 ** 32) packed[exact] = key * PLACES + exact;
+      else packed = undefined;
+    }
+    exact++;
   }
-  return { storage, exactFlows, masked, ...(numbers ? packedValues(exactFlows) : keyedValues(exactFlows)) };
+  const pinned = exactFlows ?? flows;
+  return {
+    storage,
+    exactFlows: pinned,
+    masked,
+    ...(packed ? packedValues(pinned, packed.subarray(0, exact)) : keyedValues(pinned)),
+  };
 }
 
 type ValueIndex = Pick<SimpleDim, 'size' | 'byValue' | 'packed' | 'starts'>;
 
-/** See SimpleDim.packed. */
-function packedValues(flows: readonly Pinned[]): ValueIndex {
-  const packed = new Float64Array(flows.length);
-  for (let i = 0; i < flows.length; i++) packed[i] = (flows[i]!.key as number) * PLACES + i;
+/** See SimpleDim.packed: `packed` holds the flows' values and places, to be sorted. */
+function packedValues(flows: readonly Pinned[], packed: Float64Array): ValueIndex {
   packed.sort();
   const byValue = new Array<Pinned>(flows.length);
   let size = 0;
