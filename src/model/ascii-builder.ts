@@ -28,7 +28,9 @@ export class AsciiBuilder {
     // Copied by hand: the strings written here are a few characters each (a separator between
     // members), and a call into Buffer.write for each cost more than the copy.
     const { bytes } = this;
-    for (let i = 0; i < text.length; i++) bytes[this.at++] = text.charCodeAt(i);
+    let at = this.at;
+    for (let i = 0; i < text.length; i++) bytes[at++] = text.charCodeAt(i);
+    this.at = at;
   }
 
   /**
@@ -45,15 +47,17 @@ export class AsciiBuilder {
       this.at += bytes.write(text, this.at);
       return;
     }
+    let at = this.at;
     for (let i = 0; i < n; i++) {
       const c = text.charCodeAt(i);
       if (c >= 0x80) {
         // The rest from a whole character on: what came before it is ASCII.
-        this.at += bytes.write(i === 0 ? text : text.slice(i), this.at);
+        this.at = at + bytes.write(i === 0 ? text : text.slice(i), at);
         return;
       }
-      bytes[this.at++] = c;
+      bytes[at++] = c;
     }
+    this.at = at;
   }
 
   /**
