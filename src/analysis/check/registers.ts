@@ -168,8 +168,10 @@ export class SlotWrites {
 function matchedBits(pipeline: Pipeline): SlotWrites {
   const matched = new SlotWrites(true);
   const seen = new Set<Match>();
-  for (const f of pipeline.flows) {
-    const match = matchOutline(f);
+  // Indexed, as in findPerFlow.
+  const { flows } = pipeline;
+  for (let i = 0; i < flows.length; i++) {
+    const match = matchOutline(flows[i]!);
     if (seen.has(match)) continue;
     seen.add(match);
     for (const e of match.fields) matched.add(e.field, e.mask, e.mask);
@@ -188,7 +190,10 @@ export function pipelineWrites(pipeline: Pipeline): SlotWrites {
   const shaped: Flow[] = [];
   // Bits are gathered in any order: the dump's is the order the flows lie in memory.
   // Conjunction actions write nothing: a lazily read clause flow's list is not made for them.
-  for (const f of pipeline.flows) {
+  // Indexed, as in findPerFlow.
+  const { flows } = pipeline;
+  for (let i = 0; i < flows.length; i++) {
+    const f = flows[i]!;
     if (onlyConjunctions(f)) continue;
     if (f.outline?.shaped) shaped.push(f);
     else writes.addActions(f.actions);

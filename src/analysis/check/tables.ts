@@ -36,8 +36,10 @@ export function findUnreachableTables(pipeline: Pipeline): Finding[] {
   const reached = new Set<string>([tableKey(start)]);
   const visitedGroups = new Set<number>();
   const queue: TableRef[] = [start];
+  // Loops indexed, as in findPerFlow: they step once per flow.
   const follow = (exits: readonly Exit[]): void => {
-    for (const x of exits) {
+    for (let i = 0; i < exits.length; i++) {
+      const x = exits[i]!;
       if (x.kind === 'jump') {
         const key = tableKey(x.table);
         if (!reached.has(key)) {
@@ -54,7 +56,8 @@ export function findUnreachableTables(pipeline: Pipeline): Finding[] {
     const t = pipeline.table(queue.shift()!);
     // Which tables are reached does not depend on the order: the flows' own order is faster to walk.
     // A lazily read flow's outline tells where it goes, unless it names a group there is to follow.
-    for (const flow of t?.given ?? []) follow(exitsThroughGroups(pipeline, flow));
+    const flows = t?.given ?? [];
+    for (let i = 0; i < flows.length; i++) follow(exitsThroughGroups(pipeline, flows[i]!));
   }
   const out: Finding[] = [];
   for (const [key, t] of pipeline.tables) {

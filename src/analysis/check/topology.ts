@@ -44,7 +44,11 @@ const FULL128 = ones(128);
 
 function writes(actions: readonly Action[], field: FieldDef): bigint | undefined {
   const full = ones(field.bits);
-  for (const a of actions) if (a.kind === 'set_field' && a.field === field && a.mask === full) return a.value;
+  // Indexed, as in findPerFlow: asked of every flow.
+  for (let i = 0; i < actions.length; i++) {
+    const a = actions[i]!;
+    if (a.kind === 'set_field' && a.field === field && a.mask === full) return a.value;
+  }
   return undefined;
 }
 
@@ -127,7 +131,9 @@ export class NodeFacts {
 
   constructor(pipeline: Pipeline) {
     this.pipeline = pipeline;
-    for (const flow of pipeline.flows) this.read(flow);
+    // Indexed, as in findPerFlow.
+    const { flows } = pipeline;
+    for (let i = 0; i < flows.length; i++) this.read(flows[i]!);
   }
 
   /**
@@ -200,14 +206,16 @@ export class NodeFacts {
       if (sourcePinned) this.guarded.add(port);
     }
     if (delivers) {
-      for (const a of actions) {
+      for (let i = 0; i < actions.length; i++) {
+        const a = actions[i]!;
         // A bundle that picks among several ports delivers to none of them in particular.
-        const [sent, ...others] = sentPorts(a);
+        const sent = sentPorts(a);
+        const only = sent.length === 1 ? sent[0] : undefined;
         const to =
           a.kind === 'set_field' && a.field.name.startsWith('reg')
             ? Number(a.value)
-            : sent?.kind === 'number' && others.length === 0
-              ? sent.number
+            : only?.kind === 'number'
+              ? only.number
               : undefined;
         if (to !== undefined && !this.deliveries.has(to)) this.deliveries.set(to, flow);
       }
