@@ -602,7 +602,7 @@ test('a dump read along the one it is compared with diffs as if read on its own,
     [false, after.replaceAll('\n', '\r\n')],
   ] as const) {
     const alone = parseDump(text, { file: 'after' });
-    const along = new ReadAlong(before.flows, cookies);
+    const along = new ReadAlong(before, cookies);
     const read = parseDump(text, { file: 'after', along });
     assert.deepEqual(read.diagnostics, alone.diagnostics);
     // Lines of a flow read lazily pair as they are read (a third of these); the rest pair after.
@@ -667,7 +667,7 @@ test('a copy of a dump read along it pairs its lines in order, and as if read on
     for (const cookies of [false, true]) {
       const text = after.join('\n');
       const alone = parseDump(text, { file: 'after' });
-      const read = parseDump(text, { file: 'after', along: new ReadAlong(before.flows, cookies) });
+      const read = parseDump(text, { file: 'after', along: new ReadAlong(before, cookies) });
       assert.deepEqual(read.diagnostics, alone.diagnostics);
       assert.ok((read.paired?.size ?? 0) > 0);
       const lineOf = (f: Flow): [number, bigint, string] => [f.origin.line, f.cookie, f.origin.text];
@@ -677,4 +677,49 @@ test('a copy of a dump read along it pairs its lines in order, and as if read on
       );
       assert.deepEqual(read.flows.map(lineOf), alone.flows.map(lineOf));
     }
+});
+
+test('a dump read along another diffs as if read on its own where either resubmits to a port by a name the other reads as a table', () => {
+  const line = (table: string, rest: string): string =>
+    ` cookie=0x0, duration=1.5s, table=${table}, n_packets=0, n_bytes=0, ${rest}`;
+  const hosts = (actions: string): string[] =>
+    Array.from({ length: 20 }, (_, i) => line('0', `priority=10,ip,nw_dst=10.0.0.${i + 1} actions=${actions}`));
+  const arp = line('0', 'priority=5,arp actions=output:4');
+  const drop = line('0', 'priority=0 actions=drop');
+  const next = line('Next', 'priority=0 actions=output:2');
+  // The first host's flow of the first dump is read in full, and its line in the second otherwise:
+  // without it, every host's line of the second pairs a flow of the first.
+  const paired = (actions: string, more: string[] = []): string =>
+    [arp, line('0', 'priority=10,ip,nw_dst=10.0.1.1 actions=output:3'), ...hosts(actions).slice(1), drop, ...more].join(
+      '\n',
+    );
+  const cases: [string, string, boolean][] = [
+    // Lines that pair, as the others do.
+    [[arp, ...hosts('output:3'), drop].join('\n'), paired('output:3', [next]), true],
+    // Paired flows of the first resubmit to port Next, which the second reads as its table Next.
+    [[arp, ...hosts('resubmit:Next'), drop].join('\n'), paired('resubmit:Next', [next]), false],
+    // Its own flows do, where the first has a table Next.
+    [
+      [arp, ...hosts('output:3'), drop, next].join('\n'),
+      [line('0', 'priority=7,ip actions=resubmit:Next'), paired('output:3', [next])].join('\n'),
+      false,
+    ],
+    // Neither names a table Next: ports both.
+    [[arp, ...hosts('resubmit:Next'), drop].join('\n'), paired('resubmit:Next'), false],
+  ];
+  for (const [a, text, pairs] of cases) {
+    const before = side(a, 'before');
+    const alone = parseDump(text, { file: 'after' });
+    const read = parseDump(text, { file: 'after', along: new ReadAlong(before, false) });
+    assert.equal(read.paired !== undefined, pairs, text);
+    assert.deepEqual(
+      changeLines(diffDumps(before, read, { cookies: false })),
+      changeLines(diffDumps(before, alone, { cookies: false })),
+      text,
+    );
+    assert.deepEqual(
+      read.flows.map((f) => f.actions),
+      alone.flows.map((f) => f.actions),
+    );
+  }
 });

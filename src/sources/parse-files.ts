@@ -95,6 +95,8 @@ export function parseFiles(files: readonly NodeFile[], options: ParseFilesOption
   let kept: PairedLines | undefined;
   let badLines = 0;
   let proseLines = 0;
+  // One text's flows are looked through for them as it is read; several texts' together, after.
+  let namedPortResubmits = true;
   const total = files.reduce((n, f) => n + f.text.length, 0);
   let before = 0;
   for (const f of files) {
@@ -110,6 +112,7 @@ export function parseFiles(files: readonly NodeFile[], options: ParseFilesOption
       ...(progress ? { onProgress: progress } : {}),
       ...(options.along ? { along: options.along } : {}),
     });
+    namedPortResubmits = r.namedPortResubmits ?? true;
     // Asked of the pairs and the flows read otherwise: a text's flows are made only when asked for.
     const { paired } = r;
     const flowCount = paired ? paired.size + paired.unpaired.length : r.flows.length;
@@ -155,7 +158,18 @@ export function parseFiles(files: readonly NodeFile[], options: ParseFilesOption
     if (!kept.settle(all, groups, ports)) [flows, kept] = [all, undefined];
   }
   // Kept pairs settled: none of their flows, nor any other, resubmits to a port by a stranger's name.
-  if (files.length > 1 && !kept) readTableResubmits(flows, groups, ports);
-  const read = { flows, groups, diagnostics, ports, protocols, badLines, proseLines, rejected, problems };
+  if (files.length > 1) namedPortResubmits = kept !== undefined || readTableResubmits(flows, groups, ports);
+  const read = {
+    flows,
+    groups,
+    diagnostics,
+    ports,
+    protocols,
+    badLines,
+    proseLines,
+    rejected,
+    problems,
+    namedPortResubmits,
+  };
   return kept ? withPairs(read, kept) : read;
 }

@@ -37,9 +37,13 @@ export class PairedLines {
   private all: Flow[] | undefined;
   private pairedFirst: Uint8Array | undefined;
 
-  constructor(first: readonly Flow[], cookies: boolean) {
+  /** Whether a flow of the first dump may resubmit to a port by name (see settle). */
+  private readonly namedPortResubmits: boolean;
+
+  constructor(first: readonly Flow[], cookies: boolean, namedPortResubmits: boolean) {
     this.first = first;
     this.cookies = cookies;
+    this.namedPortResubmits = namedPortResubmits;
   }
 
   /** Claims the line of `text` from `start`, number `line` of table `table`, read with `source`, after `before` flows read otherwise, as the pair of flow `j` of the first dump. */
@@ -73,11 +77,15 @@ export class PairedLines {
    * The text is read, its flows read otherwise are `unpaired`. Whether the lines may stay claimed:
    * not when a flow or bucket resubmits to a port by a name the dump does not know (see
    * readTableResubmits), which the tables of the dump decide; then the pairs' flows are made, and
-   * `unpaired` becomes every flow of the text, in place.
+   * `unpaired` becomes every flow of the text, in place. The first dump's flows are looked through
+   * only when it was read with some (a million flows read again otherwise).
    */
   settle(unpaired: Flow[], groups: readonly Group[], ports: PortMap): boolean {
     this.unpaired = unpaired;
-    if (strangerPorts(unpaired, groups, ports).size === 0 && strangerPorts(this.first, [], ports).size === 0)
+    if (
+      strangerPorts(unpaired, groups, ports).size === 0 &&
+      !(this.namedPortResubmits && strangerPorts(this.first, [], ports).size > 0)
+    )
       return true;
     const all = this.flows();
     unpaired.length = 0;

@@ -57,6 +57,11 @@ export interface ParseResult {
   readonly proseLines: number;
   /** Read along another dump (see ReadAlong): the lines that pair its flows, their flows among `flows` made when first asked for. */
   readonly paired?: PairedLines;
+  /**
+   * False when no flow or bucket resubmits to a port by name (`resubmit:NAME`, see
+   * readTableResubmits): a dump read along this one need not look for such in its flows again.
+   */
+  readonly namedPortResubmits?: boolean;
 }
 
 const HEADER = /^(?:NXST|OFPST|ONFST|OFPT|NXT|ONFT)_[A-Z0-9_]+(?:\s|$)/;
@@ -247,8 +252,8 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
   }
   pinPorts();
   const paired = options.along?.settle(result.flows, result.groups, ports);
-  if (paired === undefined) readTableResubmits(result.flows, result.groups, ports);
+  const namedPortResubmits = paired !== undefined || readTableResubmits(result.flows, result.groups, ports);
   forgetPrintedStats();
   forgetLastTemplate();
-  return paired === undefined ? result : withPairs(result, paired);
+  return paired === undefined ? { ...result, namedPortResubmits } : withPairs(result, paired);
 }

@@ -93,14 +93,15 @@ export function strangerPorts(flows: readonly Flow[], groups: readonly Group[], 
 
 /**
  * Reads `resubmit:NAME` as a resubmit to table NAME where NAME is no port the dump knows and a
- * table it names, in place in `flows` and `groups`.
+ * table it names, in place in `flows` and `groups`. False when no flow or bucket resubmits to a
+ * port by name (none found, no port known), true when some may.
  */
-export function readTableResubmits(flows: Flow[], groups: Group[], ports: PortMap): void {
+export function readTableResubmits(flows: Flow[], groups: Group[], ports: PortMap): boolean {
   const strangers = strangerPorts(flows, groups, ports);
-  if (strangers.size === 0) return;
+  if (strangers.size === 0) return ports.size > 0;
   const known = namedTables(flows, groups);
   const tables = new Set([...strangers].filter((n) => known.has(n)));
-  if (tables.size === 0) return;
+  if (tables.size === 0) return true;
   // Action lists recur across a dump: each is rewritten once.
   const done = new Map<readonly Action[], readonly Action[] | undefined>();
   const fix = (actions: readonly Action[]): readonly Action[] | undefined => {
@@ -117,4 +118,5 @@ export function readTableResubmits(flows: Flow[], groups: Group[], ports: PortMa
     if (!g.buckets.some((b) => fix(b.actions))) continue;
     groups[i] = { ...g, buckets: g.buckets.map((b) => ({ ...b, actions: fix(b.actions) ?? b.actions })) };
   }
+  return true;
 }

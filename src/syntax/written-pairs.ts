@@ -11,6 +11,7 @@ import { tableRefOf } from './interned.ts';
 import { LineFlow, type LineSource } from './line-flow.ts';
 import { PairedLines } from './paired-lines.ts';
 import { printed, scanPrintedStats } from './printed-stats.ts';
+import type { ParseResult } from './reader.ts';
 
 /** The FNV prime, by which each step of writtenHash multiplies. */
 const FNV = 0x01000193;
@@ -323,6 +324,8 @@ class Batch {
 export class ReadAlong {
   private readonly first: readonly Flow[];
   private readonly cookies: boolean;
+  /** Whether a flow of the first may resubmit to a port by name (see PairedLines.settle). */
+  private readonly namedPortResubmits: boolean;
   /** Per flow of the first: 0, PAIRED, RESERVED or LEFT. */
   private readonly state: Uint8Array;
   /** The lines claimed in the text being read (see settle). */
@@ -357,12 +360,13 @@ export class ReadAlong {
   private readonly tables = new Uint8Array(BATCH);
   private readonly batch = new Batch();
 
-  constructor(first: readonly Flow[], cookies: boolean) {
-    this.first = first;
+  constructor(first: Pick<ParseResult, 'flows' | 'namedPortResubmits'>, cookies: boolean) {
+    this.first = first.flows;
     this.cookies = cookies;
-    this.state = new Uint8Array(first.length);
+    this.namedPortResubmits = first.namedPortResubmits !== false;
+    this.state = new Uint8Array(this.first.length);
     this.key = lineKeys(cookies);
-    this.paired = new PairedLines(first, cookies);
+    this.paired = new PairedLines(this.first, cookies, this.namedPortResubmits);
   }
 
   private indexed(): WrittenIndex {
@@ -572,7 +576,7 @@ export class ReadAlong {
   settle(flows: Flow[], groups: readonly Group[], ports: PortMap): PairedLines | undefined {
     const paired = this.paired;
     if (paired.size === 0) return undefined;
-    this.paired = new PairedLines(this.first, this.cookies);
+    this.paired = new PairedLines(this.first, this.cookies, this.namedPortResubmits);
     return paired.settle(flows, groups, ports) ? paired : undefined;
   }
 }

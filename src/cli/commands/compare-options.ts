@@ -211,7 +211,7 @@ export async function loadSides(
     // the first, its lines that pair the first's flows kept as pairs (see ReadAlong).
     const along =
       pairing && !ports && sides.length === 2 && first !== undefined && first.ports.size === 0
-        ? new ReadAlong(first.flows, pairing.cookies)
+        ? new ReadAlong(first, pairing.cookies)
         : undefined;
     dumps.push(await loadFromOptions(side.inputs, side.opts, io, ports ? { portMap: ports } : along ? { along } : {}));
   }
