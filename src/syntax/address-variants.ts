@@ -21,9 +21,12 @@ export interface AddressTemplate {
 /**
  * Where the match text's last value starts and ends, when that value is a plain IPv4 address, and
  * the address as a number (see ipv4NumberAt: its bigint is made only for a new match): what
- * lastAddress found last, held in one place rather than made anew for each line.
+ * lastAddress found last, held in variables of the module rather than made anew for each line (nor
+ * in an object's fields: outside optimised code, as a short run reads, each use of a field is a call).
  */
-const last = { prefixEnd: 0, valueEnd: 0, address: 0 };
+let lastPrefixEnd = 0;
+let lastValueEnd = 0;
+let lastAddressValue = 0;
 
 /**
  * Whether the match text's last value is a plain IPv4 address (then found in `last`): read back
@@ -56,9 +59,9 @@ function lastAddress(text: string, start: number, end: number): boolean {
     address += n * weight;
   }
   if (at < start || text.charCodeAt(at) !== 0x3d) return false;
-  last.prefixEnd = at + 1;
-  last.valueEnd = valueEnd;
-  last.address = address;
+  lastPrefixEnd = at + 1;
+  lastValueEnd = valueEnd;
+  lastAddressValue = address;
   return true;
 }
 
@@ -67,16 +70,14 @@ function lastAddress(text: string, start: number, end: number): boolean {
  * dump lists the addresses of one template in runs, whose text before the address is compared in
  * place rather than cut out and looked up. A template is kept once under a text, never replaced.
  */
-const lastFound: {
-  templates: ReadonlyMap<string, AddressTemplate> | undefined;
-  key: string;
-  template: AddressTemplate;
-} = { templates: undefined, key: '', template: { match: { fields: [] }, index: -1 } };
+let foundAmong: ReadonlyMap<string, AddressTemplate> | undefined;
+let foundKey = '';
+let foundTemplate: AddressTemplate = { match: { fields: [] }, index: -1 };
 
 /** Forgets the template last found once a text is read: its key is a slice of that text (see forgetPrintedStats). */
 export function forgetLastTemplate(): void {
-  lastFound.templates = undefined;
-  lastFound.key = '';
+  foundAmong = undefined;
+  foundKey = '';
 }
 
 /**
@@ -90,21 +91,20 @@ export function templateVariant(
   templates: ReadonlyMap<string, AddressTemplate>,
 ): AddressTemplate | undefined {
   if (templates.size === 0 || !lastAddress(text, start, end)) return undefined;
-  const { key } = lastFound;
-  if (lastFound.templates === templates && last.prefixEnd - start === key.length && text.startsWith(key, start))
-    return lastFound.template;
-  const prefix = text.slice(start, last.prefixEnd);
+  if (foundAmong === templates && lastPrefixEnd - start === foundKey.length && text.startsWith(foundKey, start))
+    return foundTemplate;
+  const prefix = text.slice(start, lastPrefixEnd);
   const template = templates.get(prefix);
   if (template === undefined) return undefined;
-  lastFound.templates = templates;
-  lastFound.key = prefix;
-  lastFound.template = template;
+  foundAmong = templates;
+  foundKey = prefix;
+  foundTemplate = template;
   return template;
 }
 
 /** The address the last element of the match gives that templateVariant last found a template for. */
 export function variantAddress(): number {
-  return last.address;
+  return lastAddressValue;
 }
 
 /** The template's match with its address entry holding `address`. */
@@ -123,7 +123,7 @@ export function matchFromTemplate(
   templates: ReadonlyMap<string, AddressTemplate>,
 ): Match | undefined {
   const template = templateVariant(text, start, end, templates);
-  return template && withAddress(template.match, template.index, last.address);
+  return template && withAddress(template.match, template.index, lastAddressValue);
 }
 
 /**
@@ -139,12 +139,12 @@ export function templateOf(
   match: Match,
 ): { readonly key: string; readonly template: AddressTemplate } | undefined {
   const token = tokens[tokens.length - 1];
-  if (!lastAddress(text, start, end) || !token || token.valueOffset !== last.prefixEnd || token.end !== last.valueEnd)
+  if (!lastAddress(text, start, end) || !token || token.valueOffset !== lastPrefixEnd || token.end !== lastValueEnd)
     return undefined;
   const field = fieldByName(token.key);
   if (field?.format !== 'ipv4') return undefined;
   const index = match.fields.findIndex((e) => e.field.storage === field.storage);
   const e = match.fields[index];
-  if (!e || e.value !== BigInt(last.address) || e.mask !== ones(32) || e.port) return undefined;
-  return { key: text.slice(start, last.prefixEnd), template: { match, index } };
+  if (!e || e.value !== BigInt(lastAddressValue) || e.mask !== ones(32) || e.port) return undefined;
+  return { key: text.slice(start, lastPrefixEnd), template: { match, index } };
 }
