@@ -3,9 +3,9 @@
  * shared profiles), then each --profile-file, read and checked before a command reads any input.
  * A profile with errors stops the command with every error at its place in the file.
  */
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Profile } from '../profiles/types.ts';
-import { readdir, readFile, stat } from '../sources/file-calls.ts';
 import type { ProfileDiagnostic } from '../render/profile-check.ts';
 import { type Io, UserError } from './io.ts';
 

@@ -8,10 +8,10 @@
  * - a sosreport (`sos_commands/openvswitch/…`), one node per bridge.
  * Archives are read in memory; only the files named above are kept.
  */
+import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { parseAgentInfo } from './agentinfo.ts';
 import { ArchiveTooLarge, contentMagic, MAGIC_DESCRIPTION, readArchive, sniff } from './archive.ts';
-import { lstat, readdir, readFile, stat } from './file-calls.ts';
 import { exceeded, MAX_INPUT_BYTES, mebibytes, ReadBudget } from './limits.ts';
 import { decodeText, type NodeFile, type NodeFileKind, type NodeSource, POLICY_KINDS, SourceError } from './node.ts';
 import { isSosFile, sosNodes } from './sos.ts';

@@ -4,9 +4,9 @@
  * stream — is refused with a SourceError that says why, instead of read in part.
  */
 import { fstatSync } from 'node:fs';
+import { open, readFile, stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { contentMagic, gunzip, sniff, SNIFF_BYTES } from './archive.ts';
-import { readFile, stat, withFile } from './file-calls.ts';
 import { MAX_INPUT_BYTES, mebibytes } from './limits.ts';
 import { binaryKind, SourceError } from './node.ts';
 
@@ -136,11 +136,13 @@ export class InputReader {
       if ((await stat(name)).isDirectory()) return true;
       const special = await this.readSpecialFile(name);
       if (special !== undefined) return false;
-      return await withFile(name, async (readBytes) => {
-        const buffer = Buffer.alloc(SNIFF_BYTES);
-        const bytesRead = await readBytes(buffer, SNIFF_BYTES, 0);
+      const file = await open(name, 'r');
+      try {
+        const { buffer, bytesRead } = await file.read(Buffer.alloc(SNIFF_BYTES), 0, SNIFF_BYTES, 0);
         return contentMagic(buffer.subarray(0, bytesRead)) === 'tar';
-      });
+      } finally {
+        await file.close();
+      }
     } catch {
       return false;
     }
@@ -176,19 +178,21 @@ async function readAll(stdin: InputStream): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-function readStream(name: string): Promise<Buffer> {
-  return withFile(name, async (readBytes) => {
+async function readStream(name: string): Promise<Buffer> {
+  const file = await open(name, 'r');
+  try {
     const chunks: Buffer[] = [];
     let size = 0;
     for (;;) {
-      const buffer = Buffer.alloc(1 << 20);
-      const bytesRead = await readBytes(buffer, 1 << 20, null);
+      const { buffer, bytesRead } = await file.read(Buffer.alloc(1 << 20), 0, 1 << 20, null);
       if (bytesRead === 0) return Buffer.concat(chunks);
       size += bytesRead;
       if (size > MAX_INPUT_BYTES) throw tooLarge(name);
       chunks.push(buffer.subarray(0, bytesRead));
     }
-  });
+  } finally {
+    await file.close();
+  }
 }
 
 /** Lines that hold something other than blanks or a `#` comment. */
