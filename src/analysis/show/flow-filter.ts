@@ -67,7 +67,7 @@ function tableKeys(t: TableInfo): Set<string> {
 
 /**
  * Whether the filter's tables take in `table`. Asked once per table, so that a table left out
- * costs nothing per flow and `passes` need not ask again for each of its flows.
+ * costs nothing per flow and `flowTest` need not ask again for each of its flows.
  */
 export function tableSelected(table: TableInfo, filter: FlowFilter): boolean {
   if (filter.tables === undefined || filter.tables.length === 0) return true;
@@ -134,30 +134,25 @@ function conjFits(flow: Flow, id: number): boolean {
   return flow.actions.some((a) => a.kind === 'conjunction' && a.id === id);
 }
 
-/** Whether a criterion is absent (no values) or one of its values holds. */
-function anyOf<T>(values: readonly T[] | undefined, holds: (v: T) => boolean): boolean {
-  return values === undefined || values.length === 0 || values.some(holds);
-}
-
 /**
- * Whether the filter asks anything of single flows, not only of tables: when it does not, every
- * flow of a selected table passes, and none of a large dump's flows need be asked.
+ * The test a flow must pass, every criterion given but the table (which `tableSelected` decides
+ * for all of a table's flows); undefined when the filter asks nothing of single flows: every flow
+ * of a selected table passes then, and none of a large dump's flows need be asked.
  */
-export function filtersFlows(filter: FlowFilter): boolean {
-  const given = (values: readonly unknown[] | undefined): boolean => values !== undefined && values.length > 0;
-  return (
-    given(filter.cookies) || given(filter.ports) || given(filter.ips) || given(filter.conjIds) || filter.hits === true
-  );
-}
-
-/** Whether a flow passes every given criterion but the table, which `tableSelected` decides for all of a table's flows. */
-export function passes(flow: Flow, filter: FlowFilter, roles: PortRoles): boolean {
-  if (!anyOf(filter.cookies, (c) => (flow.cookie & c.mask) === (c.value & c.mask))) return false;
-  if (!anyOf(filter.ports, (p) => portFits(flow, p, roles, filter.portFields ?? []))) return false;
-  if (!anyOf(filter.ips, (ip) => ipFits(flow, ip))) return false;
-  if (!anyOf(filter.conjIds, (id) => conjFits(flow, id))) return false;
-  if (filter.hits && !((flow.stats?.packets ?? 0n) > 0n)) return false;
-  return true;
+export function flowTest(filter: FlowFilter, roles: PortRoles): ((flow: Flow) => boolean) | undefined {
+  // Each criterion holds when one of its values does; one without values is not given.
+  const tests: ((flow: Flow) => boolean)[] = [];
+  const { cookies, ports, ips, conjIds } = filter;
+  if (cookies && cookies.length > 0)
+    tests.push((flow) => cookies.some((c) => (flow.cookie & c.mask) === (c.value & c.mask)));
+  if (ports && ports.length > 0) {
+    const fields = filter.portFields ?? [];
+    tests.push((flow) => ports.some((p) => portFits(flow, p, roles, fields)));
+  }
+  if (ips && ips.length > 0) tests.push((flow) => ips.some((ip) => ipFits(flow, ip)));
+  if (conjIds && conjIds.length > 0) tests.push((flow) => conjIds.some((id) => conjFits(flow, id)));
+  if (filter.hits) tests.push((flow) => (flow.stats?.packets ?? 0n) > 0n);
+  return tests.length === 0 ? undefined : (flow) => tests.every((t) => t(flow));
 }
 
 /** A selection that cannot select anything in the dump, and what it knows that is near it. */

@@ -5,13 +5,11 @@ import {
   type FlowFilter,
   filterProblemIsError,
   filterProblems,
-  filtersFlows,
+  flowTest,
   type IpAddress,
   outputRegisters,
-  passes,
   tableSelected,
 } from '../../analysis/show/flow-filter.ts';
-import type { Flow } from '../../model/flow.ts';
 import { parseIpv4, parseIpv6, parseUnsigned } from '../../model/values.ts';
 import { flowName } from '../../render/flow.ts';
 import { filterProblemText } from '../../render/words/filter.ts';
@@ -135,12 +133,10 @@ export function registerCommand(program: Command, io: Io): void {
       const errors = problems.filter(filterProblemIsError);
       if (errors.length > 0) throw new UserError(errors.map(filterProblemText).join('\n'));
       for (const p of problems) notice(io, filterProblemText(p), 'warning');
+      const flow = flowTest(filter, annotator.ports);
       const report = showReport(
         read,
-        {
-          table: (t) => tableSelected(t, filter),
-          ...(filtersFlows(filter) ? { flow: (f: Flow) => passes(f, filter, annotator.ports) } : {}),
-        },
+        { table: (t) => tableSelected(t, filter), ...(flow ? { flow } : {}) },
         policyRules,
       );
       await writeReport(io, form, {
