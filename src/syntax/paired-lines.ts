@@ -35,7 +35,7 @@ export class PairedLines {
   private readonly texts: string[] = [];
   private readonly sources: LineSource[] = [];
   private all: Flow[] | undefined;
-  private pairedFirst: Uint8Array | undefined;
+  private unpairedFirst: Flow[] | undefined;
 
   /** Whether a flow of the first dump may resubmit to a port by name (see settle). */
   private readonly namedPortResubmits: boolean;
@@ -92,7 +92,7 @@ export class PairedLines {
     for (const f of all) unpaired.push(f);
     this.size = 0;
     this.all = undefined;
-    this.pairedFirst = undefined;
+    this.unpairedFirst = undefined;
     return false;
   }
 
@@ -111,12 +111,14 @@ export class PairedLines {
     return this.claimed[r * FIELDS + BEFORE]!;
   }
 
-  /** Per flow of the first dump, 1 when a line pairs it (made once). */
-  firstPaired(): Uint8Array {
-    if (this.pairedFirst) return this.pairedFirst;
-    const out = new Uint8Array(this.first.length);
-    for (let r = 0; r < this.size; r++) out[this.claimed[r * FIELDS]!] = 1;
-    return (this.pairedFirst = out);
+  /** The flows of the first dump that no line pairs, in their order (found once). */
+  firstUnpaired(): readonly Flow[] {
+    if (this.unpairedFirst) return this.unpairedFirst;
+    const paired = new Uint8Array(this.first.length);
+    for (let r = 0; r < this.size; r++) paired[this.claimed[r * FIELDS]!] = 1;
+    const out: Flow[] = [];
+    for (let i = 0; i < paired.length; i++) if (paired[i] === 0) out.push(this.first[i]!);
+    return (this.unpairedFirst = out);
   }
 
   /** How many lines are claimed in each table, by number (a claimed line's table is always a number). */

@@ -338,14 +338,8 @@ export function diffFlows(
   for (let i = 0; i < b.length; i++) tableOf(b[i]!.table).after++;
   // A flow of `a` paired already counts in both dumps, in its table as the pairs tell it (reading
   // a million flows of `a` for their tables is a cache miss each); the rest are to be paired.
-  const known = options.paired?.firstPaired();
-  let restA: Flow[] = [];
-  for (let i = 0; i < a.length; i++) {
-    if (known?.[i] === 1) continue;
-    const f = a[i]!;
-    tableOf(f.table).before++;
-    restA.push(f);
-  }
+  let restA = options.paired?.firstUnpaired() ?? a;
+  for (let i = 0; i < restA.length; i++) tableOf(restA[i]!.table).before++;
   const pairs = options.paired?.byTable() ?? [];
   for (let n = 0; n < pairs.length; n++) {
     if (pairs[n] === 0) continue;
@@ -474,10 +468,10 @@ export function portNamingGap(
   if (along) {
     // The pairs name the same ports in both dumps: unless the flows and groups of one dump that
     // pair none name ports the naming cannot number, neither dump names any the other lacks.
-    const paired = along.firstPaired();
-    const rest: Flow[] = [];
-    for (let i = 0; i < paired.length; i++) if (paired[i] === 0) rest.push(a.flows[i]!);
-    if (portUse(rest, a.groups, naming).names.size === 0 && portUse(along.unpaired, b.groups, naming).names.size === 0)
+    if (
+      portUse(along.firstUnpaired(), a.groups, naming).names.size === 0 &&
+      portUse(along.unpaired, b.groups, naming).names.size === 0
+    )
       return undefined;
   }
   const x = portUse(a.flows, a.groups, naming);
