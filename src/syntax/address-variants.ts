@@ -29,9 +29,9 @@ let lastValueEnd = 0;
 let lastAddressValue = 0;
 
 /**
- * Whether the match text's last value is a plain IPv4 address (then found in `last`): read back
- * from its end, octet by octet, up to its `=` (lastIndexOf would be a call into the runtime, and a
- * second pass forward twice the characters read).
+ * Whether the match text's last value is a plain IPv4 address (then found in lastPrefixEnd,
+ * lastValueEnd and lastAddressValue): read back from its end, octet by octet, up to its `=`
+ * (lastIndexOf would be a call into the runtime, and a second pass forward twice the characters read).
  */
 function lastAddress(text: string, start: number, end: number): boolean {
   let valueEnd = end;
