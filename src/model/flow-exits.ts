@@ -138,8 +138,9 @@ export function emptyTargets(pipeline: Pipeline): EmptyTarget[] {
     if (from.group !== undefined && from.bucket !== undefined)
       e.buckets.push({ group: from.group, bucket: from.bucket });
   };
+  // Clause flows go nowhere.
   for (const t of pipeline.tables.values())
-    for (const flow of t.flows) for (const x of outlineExits(flow)) note(x, { flow });
+    for (const flow of t.acting) for (const x of outlineExits(flow)) note(x, { flow });
   for (const g of pipeline.groups.values()) {
     for (const b of g.buckets) for (const x of bucketExits(b)) note(x, { group: g.id, bucket: b.id });
   }

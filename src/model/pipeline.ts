@@ -3,7 +3,7 @@
  * with its flows in match order (priority, highest first) — plus groups and ports.
  */
 import type { Action } from './actions.ts';
-import { actionsOutline, type Flow, type Group } from './flow.ts';
+import { actionsOutline, type Flow, type Group, onlyConjunctions } from './flow.ts';
 import { PortMap } from './ports.ts';
 import { type TableRef, TableNumbering } from './tables.ts';
 
@@ -13,6 +13,12 @@ export interface PipelineTable {
   readonly flows: readonly Flow[];
   /** The same flows in the order given, the order they lie in memory (see Pipeline.flows). */
   readonly given: readonly Flow[];
+  /**
+   * The flows in match order but those whose actions are conjunction actions alone (clause flows,
+   * see onlyConjunctions), which jump nowhere, write nothing and name no port or group: most of a
+   * NetworkPolicy dump's flows, which walkers of jumps, writes and exits need not each ask.
+   */
+  readonly acting: readonly Flow[];
 }
 
 /** Key under which a table is filed: its number, or its name when the dump printed names. */
@@ -25,6 +31,7 @@ class TableFlows implements PipelineTable {
   readonly ref: TableRef;
   readonly given: readonly Flow[];
   private ordered: readonly Flow[] | undefined;
+  private actingFlows: readonly Flow[] | undefined;
 
   constructor(ref: TableRef, given: readonly Flow[]) {
     this.ref = ref;
@@ -33,6 +40,17 @@ class TableFlows implements PipelineTable {
 
   get flows(): readonly Flow[] {
     return (this.ordered ??= inMatchOrder(this.given));
+  }
+
+  get acting(): readonly Flow[] {
+    if (this.actingFlows === undefined) {
+      const acting: Flow[] = [];
+      // Indexed, as in inMatchOrder.
+      const flows = this.flows;
+      for (let i = 0; i < flows.length; i++) if (!onlyConjunctions(flows[i]!)) acting.push(flows[i]!);
+      this.actingFlows = acting;
+    }
+    return this.actingFlows;
   }
 }
 

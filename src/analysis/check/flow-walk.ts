@@ -13,14 +13,21 @@ export function inMatchOrderBy<T>(found: T[], flowOf: (item: T) => Flow): T[] {
   return found.sort((a, b) => flowOf(b).priority - flowOf(a).priority);
 }
 
-/** The findings `find` makes of single flows, table by table, each table's in match order. */
-export function findPerFlow(pipeline: Pipeline, find: (flow: Flow) => Finding | undefined): Finding[] {
+/**
+ * The findings `find` makes of single flows, table by table, each table's in match order; of the
+ * flows that act alone (PipelineTable.acting) for a check that clause flows cannot fail.
+ */
+export function findPerFlow(
+  pipeline: Pipeline,
+  find: (flow: Flow) => Finding | undefined,
+  { acting = false } = {},
+): Finding[] {
   const out: Finding[] = [];
   for (const t of pipeline.tables.values()) {
     const found: Finding[] = [];
     // Indexed: a check runs once, much of it before its code is optimised, and until then an
     // iterator makes a result object per flow.
-    const flows = t.given;
+    const flows = acting ? t.acting : t.given;
     for (let i = 0; i < flows.length; i++) {
       const f = find(flows[i]!);
       if (f) found.push(f);

@@ -1,7 +1,7 @@
 /** Checks on single flows and on flows written twice. */
 import { type Action, nestsActions } from '../../model/actions.ts';
 import type { Pipeline } from '../../model/pipeline.ts';
-import { actionsOutline, onlyConjunctions } from '../../model/flow.ts';
+import { actionsOutline } from '../../model/flow.ts';
 import { equivalentActions } from '../../model/action-equivalence.ts';
 import { SlotIndex } from '../../model/slot-index.ts';
 import type { Finding } from './finding.ts';
@@ -25,22 +25,26 @@ function deadAfterExit(actions: readonly Action[]): { after: Action; dead: Actio
 }
 
 export function findDeadActions(pipeline: Pipeline): Finding[] {
-  return findPerFlow(pipeline, (flow) => {
-    // A list of conjunctions alone has no exit: a lazily read clause flow's is not made. Nor is
-    // another flow's unless its outline (actions of the same kinds) has actions after an exit.
-    if (onlyConjunctions(flow) || !deadAfterExit(actionsOutline(flow))) return undefined;
-    const d = deadAfterExit(flow.actions);
-    return (
-      d && {
-        kind: 'dead-actions',
-        severity: 'warning',
-        table: flow.table,
-        flows: [flow],
-        after: d.after,
-        dead: d.dead,
-      }
-    );
-  });
+  // A list of conjunctions alone has no exit: clause flows are passed by.
+  return findPerFlow(
+    pipeline,
+    (flow) => {
+      // A lazily read flow's own list is made only when its outline (actions of the same kinds) has actions after an exit.
+      if (!deadAfterExit(actionsOutline(flow))) return undefined;
+      const d = deadAfterExit(flow.actions);
+      return (
+        d && {
+          kind: 'dead-actions',
+          severity: 'warning',
+          table: flow.table,
+          flows: [flow],
+          after: d.after,
+          dead: d.dead,
+        }
+      );
+    },
+    { acting: true },
+  );
 }
 
 /**

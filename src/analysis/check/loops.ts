@@ -7,7 +7,7 @@
  * share one budget of steps: a dump of many looping flows, each traced to the trace's own bounds,
  * would otherwise multiply them; the flows left when it is spent are counted, not followed.
  */
-import { type Flow, onlyConjunctions } from '../../model/flow.ts';
+import type { Flow } from '../../model/flow.ts';
 import type { TableRef } from '../../model/tables.ts';
 import { actionsThroughGroups, type Pipeline, tableKey } from '../../model/pipeline.ts';
 import { Packet } from '../trace/packet.ts';
@@ -40,12 +40,10 @@ export function findForwardingLoops(pipeline: Pipeline, budget: TraceBudget = ne
   const tracedGroups = new Set<number>();
   for (const t of pipeline.tables.values()) {
     // Indexed, as every loop over each flow: a short run steps it in the interpreter, where an
-    // iterator makes a result object per flow.
-    const { flows } = t;
+    // iterator makes a result object per flow. Conjunction actions go nowhere: clause flows are passed by.
+    const flows = t.acting;
     for (let i = 0; i < flows.length; i++) {
       const flow = flows[i]!;
-      // Conjunction actions go nowhere: a lazily read clause flow's list is not made.
-      if (onlyConjunctions(flow)) continue;
       // One pass over the actions, without a list per flow: a million flows reach here.
       let fresh: number[] | undefined;
       let back = false;

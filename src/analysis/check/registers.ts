@@ -9,7 +9,7 @@
 import type { Action, Subfield } from '../../model/actions.ts';
 import { assertNever } from '../../model/actions.ts';
 import { fieldByName, type FieldDef } from '../../model/fields.ts';
-import { type Flow, type Match, matchOutline, onlyConjunctions } from '../../model/flow.ts';
+import { type Flow, type Match, matchOutline } from '../../model/flow.ts';
 import type { Pipeline } from '../../model/pipeline.ts';
 import { ones } from '../../model/values.ts';
 import { fieldParts } from '../trace/packet.ts';
@@ -188,15 +188,15 @@ function matchedBits(pipeline: Pipeline): SlotWrites {
 export function pipelineWrites(pipeline: Pipeline): SlotWrites {
   const writes = new SlotWrites();
   const shaped: Flow[] = [];
-  // Bits are gathered in any order: the dump's is the order the flows lie in memory.
-  // Conjunction actions write nothing: a lazily read clause flow's list is not made for them.
-  // Indexed, as in findPerFlow.
-  const { flows } = pipeline;
-  for (let i = 0; i < flows.length; i++) {
-    const f = flows[i]!;
-    if (onlyConjunctions(f)) continue;
-    if (f.outline?.shaped) shaped.push(f);
-    else writes.addActions(f.actions);
+  // Bits are gathered in any order. Conjunction actions write nothing: clause flows are passed by.
+  for (const t of pipeline.tables.values()) {
+    // Indexed, as in findPerFlow.
+    const flows = t.acting;
+    for (let i = 0; i < flows.length; i++) {
+      const f = flows[i]!;
+      if (f.outline?.shaped) shaped.push(f);
+      else writes.addActions(f.actions);
+    }
   }
   for (const g of pipeline.groups.values()) for (const b of g.buckets) writes.addActions(b.actions);
   if (shaped.length === 0) return writes;

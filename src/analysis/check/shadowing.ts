@@ -10,7 +10,7 @@
  */
 import { MatchIndex } from '../../model/flow-index.ts';
 import type { Flow } from '../../model/flow.ts';
-import { inMatchOrder, type Pipeline } from '../../model/pipeline.ts';
+import type { Pipeline } from '../../model/pipeline.ts';
 import { equivalentActions } from '../../model/action-equivalence.ts';
 import { isClauseFlow } from '../../model/flow-exits.ts';
 import type { Finding } from './finding.ts';
@@ -20,8 +20,8 @@ export function findShadowed(pipeline: Pipeline): Finding[] {
   const naming = { ports: pipeline.ports };
   for (const table of pipeline.tables.values()) {
     const index = new MatchIndex<Flow>();
-    // Clause flows are told apart in the order given (faster to walk), the rest put in match order.
-    const flows = inMatchOrder(table.given.filter((f) => !isClauseFlow(f)));
+    // Flows of conjunction actions alone are passed by at once, those with notes too asked.
+    const flows = table.acting.filter((f) => !isClauseFlow(f));
     let i = 0;
     while (i < flows.length) {
       const priority = flows[i]!.priority;

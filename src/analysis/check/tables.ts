@@ -54,9 +54,9 @@ export function findUnreachableTables(pipeline: Pipeline): Finding[] {
   };
   while (queue.length > 0) {
     const t = pipeline.table(queue.shift()!);
-    // Which tables are reached does not depend on the order: the flows' own order is faster to walk.
     // A lazily read flow's outline tells where it goes, unless it names a group there is to follow.
-    const flows = t?.given ?? [];
+    // Clause flows go nowhere.
+    const flows = t?.acting ?? [];
     for (let i = 0; i < flows.length; i++) follow(exitsThroughGroups(pipeline, flows[i]!));
   }
   const out: Finding[] = [];
