@@ -286,3 +286,30 @@ test('a reader shared between calls reads standard input once for both', async (
   assert.equal(first.flows.length, EXPECTED);
   assert.equal(second.flows.length, EXPECTED);
 });
+
+test('files read one after another into the buffer of the one before read as each reads alone', async () => {
+  const dir = tempDir();
+  try {
+    const whole = readFileSync(ANTREA_FLOWS, 'utf8');
+    const lines = (n: number): string => whole.split('\n').slice(0, n).join('\n') + '\n';
+    // Shorter than the one before, longer, gzip-compressed, as long as one before: each file's
+    // text is its own, whatever the buffer held.
+    const texts = [whole, lines(8), whole + whole + whole, lines(3), whole];
+    const names = texts.map((text, i) => {
+      const name = join(dir, `flows-${i}.txt`);
+      writeFileSync(name, i === 3 ? gzipSync(text) : text);
+      return name;
+    });
+    const reader = new InputReader();
+    reader.holdReads(names.length - 1);
+    for (let i = 0; i < names.length; i++) {
+      assert.equal((await reader.readInput(names[i]!)).text, texts[i], names[i]);
+      const read = only(await openSource({ kind: 'files', paths: [names[i]!] }, { reader }));
+      assert.equal(read.flows.length, parseDump(texts[i]!, { file: 'x' }).flows.length);
+    }
+    reader.holdReads(0);
+    assert.equal((await reader.readInput(names[2]!)).text, texts[2]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -337,14 +337,15 @@ async function positional(name: string, node: string | undefined, context: Readi
     for (const p of bundle.problems) problems.damaged(p);
     return chosen;
   }
-  const { data } = await reader.readInputBytes(name);
-  const kind = binaryKind(data);
-  if (kind !== undefined) {
-    throw new Refusal(
-      `${inputLabel(name)}: not an ovs-ofctl dump (${kind}); give dump-flows or dump-groups output, or a support bundle`,
-    );
-  }
-  return { label: name, text: data.toString('utf8') };
+  return reader.readInputBytes(name, (data) => {
+    const kind = binaryKind(data);
+    if (kind !== undefined) {
+      throw new Refusal(
+        `${inputLabel(name)}: not an ovs-ofctl dump (${kind}); give dump-flows or dump-groups output, or a support bundle`,
+      );
+    }
+    return { label: name, text: data.toString('utf8') };
+  });
 }
 
 /**

@@ -103,7 +103,9 @@ class WrittenIndex {
     const table = (this.table = new Int32Array(slots * 2));
     const next = (this.next = new Int32Array(flows.length));
     const lines = (this.lines = new Int32Array(flows.length * 4).fill(-1));
-    const hashes = new Int32Array(flows.length);
+    // The hashes are held in `next` until each flow is filed (a million flows' hashes in an array
+    // of their own, memory outside the heap, came near starting a full collection of the heap).
+    const hashes = next;
     const { texts } = this;
     const x: LineSpan = { text: '', start: 0, end: 0, statsEnd: 0 };
     // In passes over one thing each, in order, so that the memory each reads streams in: the flows

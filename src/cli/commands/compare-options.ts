@@ -22,6 +22,7 @@ import {
   loadFromOptions,
   readPortsOption,
 } from '../load.ts';
+import { inputReader } from '../input.ts';
 import { inputLabel } from '../../sources/input.ts';
 import { mergePortMaps } from '../../sources/port-map.ts';
 import { ReadAlong } from '../../syntax/written-pairs.ts';
@@ -205,15 +206,24 @@ export async function loadSides(
   ]);
   const ports = maps.length === 0 ? undefined : mergePortMaps(maps);
   const dumps: LoadedDump[] = [];
-  for (const side of sides) {
-    const first = dumps[0];
-    // Dumps read without port names read the same text the same way: the second may be read along
-    // the first, its lines that pair the first's flows kept as pairs (see ReadAlong).
-    const along =
-      pairing && !ports && sides.length === 2 && first !== undefined && first.ports.size === 0
-        ? new ReadAlong(first, pairing.cookies)
-        : undefined;
-    dumps.push(await loadFromOptions(side.inputs, side.opts, io, ports ? { portMap: ports } : along ? { along } : {}));
+  // The buffer each dump is read into serves the next (see holdReads).
+  const reader = inputReader(io);
+  reader.holdReads(sides.length - 1);
+  try {
+    for (const side of sides) {
+      const first = dumps[0];
+      // Dumps read without port names read the same text the same way: the second may be read along
+      // the first, its lines that pair the first's flows kept as pairs (see ReadAlong).
+      const along =
+        pairing && !ports && sides.length === 2 && first !== undefined && first.ports.size === 0
+          ? new ReadAlong(first, pairing.cookies)
+          : undefined;
+      dumps.push(
+        await loadFromOptions(side.inputs, side.opts, io, ports ? { portMap: ports } : along ? { along } : {}),
+      );
+    }
+  } finally {
+    reader.holdReads(0);
   }
   const labels = dumps.map((d) => d.sources.map(inputLabel).join(', '));
   const of = opts.of ?? dumpsVersion(dumps);
