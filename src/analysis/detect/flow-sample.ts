@@ -18,6 +18,11 @@ export function sampleFlows(flows: readonly Flow[], perTable = SAMPLE_PER_TABLE)
   return sampleTables(tables, perTable) ?? flows;
 }
 
+/** Where the `i`th of the `perTable` flows sampled of a table of `length` flows (more than `perTable`) stands in it. */
+export function sampledIndex(i: number, length: number, perTable: number): number {
+  return Math.floor(i * (length / perTable));
+}
+
 /** The flows (or what stands for them) of the tables sampled, in their order; undefined when every table is within the cap. */
 export function sampleTables<T>(tables: readonly (readonly T[])[], perTable: number): T[] | undefined {
   if (tables.every((l) => l.length <= perTable)) return undefined;
@@ -27,8 +32,7 @@ export function sampleTables<T>(tables: readonly (readonly T[])[], perTable: num
       for (const f of list) out.push(f);
       continue;
     }
-    const step = list.length / perTable;
-    for (let i = 0; i < perTable; i++) out.push(list[Math.floor(i * step)]!);
+    for (let i = 0; i < perTable; i++) out.push(list[sampledIndex(i, list.length, perTable)]!);
   }
   return out;
 }
