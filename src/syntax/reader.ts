@@ -170,7 +170,7 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
     const along = context.portMap === undefined ? options.along : undefined;
     const usual = source !== undefined && quoteFree(text, start, end);
     // A line that pairs a flow of that dump is kept as numbers, its flow made when asked for.
-    const claimed = usual && along !== undefined && along.claim(text, start, line, source, result.flows.length);
+    const claimed = usual && along !== undefined && along.claim(text, start, end, line, source, result.flows.length);
     const flow = usual && !claimed ? lazyFlow(text, start, end, line, source) : undefined;
     if (!claimed && flow === undefined) {
       turnedDown = line;

@@ -378,13 +378,13 @@ export class ReadAlong {
   }
 
   /**
-   * Whether the line of `text` from `start`, number `line`, read with `source`, pairs a flow of
+   * Whether the line `text[start, end)`, number `line`, read with `source`, pairs a flow of
    * the first dump: then it is claimed (see PairedLines), after the `kept` flows the reader has
    * kept of its text; else it is to be read as ever.
    */
-  claim(text: string, start: number, line: number, source: LineSource, kept: number): boolean {
+  claim(text: string, start: number, end: number, line: number, source: LineSource, kept: number): boolean {
     if (this.inOrder >= 0) {
-      const j = this.follow(text, start);
+      const j = this.follow(text, start, end);
       if (j >= 0) this.paired.add(j, text, start, line, source, kept, this.followed);
       if (j !== OUT_OF_ORDER) return j >= 0;
     }
@@ -511,44 +511,78 @@ export class ReadAlong {
   }
 
   /**
-   * Reading in order (see inOrder): the flow of the first that the line of `text` from `start`
-   * pairs, as lookUp would find it (the first not yet paired that reads as it: every flow before
-   * is paired or left), or -1 when the line pairs none; OUT_OF_ORDER when the line does not read
-   * as the next flow, which ends reading in order: the index is made, and what was left is left in it.
+   * Reading in order (see inOrder): the flow of the first that the line `text[start, end)` pairs,
+   * as lookUp would find it (the first not yet paired that reads as it: every flow before is
+   * paired or left), or -1 when the line pairs none; OUT_OF_ORDER when the line does not read as
+   * the next flow, which ends reading in order: the index is made, and what was left is left in it.
    */
-  private follow(text: string, start: number): number {
+  private follow(text: string, start: number, end: number): number {
     // A line in another form pairs nothing (see lookUp).
     if (!scanPrintedStats(text, start)) return -1;
     const writtenStart = printed.end;
-    let end = text.indexOf('\n', writtenStart);
-    if (end < 0) end = text.length;
     const table = printed.table === 255 ? 0 : printed.table;
     const key = this.key(tableRefOf(table), printed.cookie);
-    const j = this.nextInOrder();
-    const flow = this.first[j];
-    const x = this.span;
-    if (
-      flow === undefined ||
-      !writtenPart(flow, x) ||
-      flow.table.kind !== 'number' ||
-      x.end - x.start !== end - writtenStart ||
-      this.key(flow.table, flow.cookie) !== key ||
-      !sameText(text, writtenStart, x.text, x.start, end - writtenStart)
-    ) {
-      this.inOrder = -1;
-      for (const lines of this.leftLines.values()) for (const line of lines) this.leave(line);
-      this.leftLines.clear();
-      return OUT_OF_ORDER;
+    let j = this.nextFree();
+    if (!this.readsAs(j, text, writtenStart, end, key)) {
+      // The next flow, the flows that read as lines left skipped (see nextInOrder), may read as it.
+      if (this.leftLines.size === 0 || !this.readsAs((j = this.nextInOrder()), text, writtenStart, end, key))
+        return this.outOfOrder();
+    } else if (this.leftLines.size > 0 && this.isLeft(text, writtenStart, end, key)) {
+      // The flow reads as a line left, as the line does: nextInOrder would leave it, and every
+      // flow after it that reads so, and the next would not read as the line.
+      return this.outOfOrder();
     }
-    if (flow instanceof LineFlow && LineFlow.twins(writtenStart - start, end - writtenStart)) {
+    if (this.first[j] instanceof LineFlow && LineFlow.twins(writtenStart - start, end - writtenStart)) {
       this.state[j] = PAIRED;
       this.followed = table;
       return j;
     }
     // A flow that cannot be twinned is left, and so is the line (as lookUpBatch leaves them).
     this.state[j] = LEFT;
+    const x = this.span;
     this.leave({ text: x.text, start: x.start, end: x.end, key });
     return -1;
+  }
+
+  /**
+   * Whether flow `j` of the first (none past the last) reads as `text[start, end)` with key `key`;
+   * its written part in `span` then.
+   */
+  private readsAs(j: number, text: string, start: number, end: number, key: number): boolean {
+    const flow = this.first[j];
+    const x = this.span;
+    return (
+      flow !== undefined &&
+      writtenPart(flow, x) &&
+      flow.table.kind === 'number' &&
+      x.end - x.start === end - start &&
+      this.key(flow.table, flow.cookie) === key &&
+      sameText(text, start, x.text, x.start, end - start)
+    );
+  }
+
+  /** Whether `text[start, end)` with key `key` reads as a line left (see leftLines). */
+  private isLeft(text: string, start: number, end: number, key: number): boolean {
+    const lines = this.leftLines.get(end - start);
+    return (
+      lines !== undefined && lines.some((l) => l.key === key && sameText(l.text, l.start, text, start, end - start))
+    );
+  }
+
+  /** Ends reading in order: the lines left while reading so are left in the index (see follow). */
+  private outOfOrder(): number {
+    this.inOrder = -1;
+    for (const lines of this.leftLines.values()) for (const line of lines) this.leave(line);
+    this.leftLines.clear();
+    return OUT_OF_ORDER;
+  }
+
+  /** The first flow of the first, from inOrder on, neither paired nor left. */
+  private nextFree(): number {
+    const { state } = this;
+    let j = this.inOrder;
+    while (j < state.length && state[j] !== 0) j++;
+    return (this.inOrder = j);
   }
 
   /** The first flow of the first, from inOrder on, neither paired nor left (a flow that reads as a line left is left). */
