@@ -49,35 +49,34 @@ export function isLongConjunctionList(text: string, start: number, end: number):
 
 /**
  * What knownMatch found: the shared match, and which entry takes which address (index -1: none);
- * what knownShape found: the shape (index REREAD).
+ * what knownShape found: the shape (index REREAD). Held in variables of the module, not in an
+ * object's fields: outside optimised code, as a short run reads, each use of a field is a call.
  */
-const found: { shape: Match | LineShape; index: number; address: number } = {
-  shape: EMPTY_MATCH,
-  index: -1,
-  address: 0,
-};
+let foundShape: Match | LineShape = EMPTY_MATCH;
+let foundIndex = -1;
+let foundAddress = 0;
 
 /**
  * Whether the match `text[start, end)` is one of the recurring parts: a clean match met before,
- * or a template's with another last address (into `found`). An empty match (start at end) is
- * always known.
+ * or a template's with another last address (into foundShape, foundIndex and foundAddress). An
+ * empty match (start at end) is always known.
  */
 function knownMatch(text: string, start: number, end: number, parts: RecurringParts): boolean {
-  found.index = -1;
+  foundIndex = -1;
   if (start >= end) {
-    found.shape = EMPTY_MATCH;
+    foundShape = EMPTY_MATCH;
     return true;
   }
   const template = templateVariant(text, start, end, parts.templates);
   if (template) {
-    found.shape = template.match;
-    found.index = template.index;
-    found.address = variantAddress();
+    foundShape = template.match;
+    foundIndex = template.index;
+    foundAddress = variantAddress();
     return true;
   }
   const match = parts.matches.get(text.slice(start, end));
   if (match === undefined) return false;
-  found.shape = match;
+  foundShape = match;
   return true;
 }
 
@@ -101,14 +100,14 @@ function knownActions(
 /** `index` of a flow whose match and actions are read again from its line (one of a shape). */
 const REREAD = -2;
 
-/** The shape (see line-shape.ts) that `text[start, end)` has among `shapes` (into `found`). */
+/** The shape (see line-shape.ts) that `text[start, end)` has among `shapes` (into foundShape and foundIndex). */
 function knownShape(text: string, start: number, end: number, shapes: LineShapes): LineShape | undefined {
   if (shapes.size === 0) return undefined;
   const shape = shapes.find(text, start, end);
   if (shape === undefined) return undefined;
-  found.shape = shape;
-  found.index = REREAD;
-  found.address = 0;
+  foundShape = shape;
+  foundIndex = REREAD;
+  foundAddress = 0;
   return shape;
 }
 
@@ -175,7 +174,7 @@ export class LineFlow implements Flow {
   declare private decodedActions: readonly Action[] | undefined;
 
   /**
-   * A flow of the line, its outline in `found`. Made with `new`, not as an object literal with
+   * A flow of the line, its outline in foundShape, foundIndex and foundAddress. Made with `new`, not as an object literal with
    * `__proto__`: setting a literal's prototype is a call into the runtime for each of a million
    * flows (1M `tables`: about 0.1 s of CPU), and the collector copies either kind alike.
    */
@@ -195,10 +194,10 @@ export class LineFlow implements Flow {
     this.at = at;
     this.source = source;
     this.line = line;
-    this.head = table | (priority << PRIORITY_SHIFT) | ((found.index + 2) << INDEX_SHIFT);
+    this.head = table | (priority << PRIORITY_SHIFT) | ((foundIndex + 2) << INDEX_SHIFT);
     this.ends = ends;
-    this.shape = found.shape;
-    this.address = found.address | 0;
+    this.shape = foundShape;
+    this.address = foundAddress | 0;
     this.sharedActions = sharedActions;
     this.decodedMatch = undefined;
     this.decodedActions = undefined;
@@ -231,7 +230,7 @@ export class LineFlow implements Flow {
     const { cookie } = stats;
     if (knownMatch(text, matchStart, keyword, source.parts)) {
       const actions = knownActions(text, actionsStart, end, source.parts);
-      if (actions !== undefined && found.index <= MAX_INDEX)
+      if (actions !== undefined && foundIndex <= MAX_INDEX)
         return new LineFlow(table, priority, cookie, text, at, source, line, ends, actions);
     }
     const { parts } = source;
@@ -258,9 +257,9 @@ export class LineFlow implements Flow {
     const actionsStart = this.actionsStart - this.at - this.statsEnd + statsEnd;
     if (statsEnd >= STATS_LIMIT || actionsStart > MAX_ACTIONS_START) return undefined;
     const ends = statsEnd | (actionsStart << STATS_BITS) | (stats.zero ? ZERO_COUNTERS : 0);
-    found.shape = this.shape;
-    found.index = this.index;
-    found.address = this.address;
+    foundShape = this.shape;
+    foundIndex = this.index;
+    foundAddress = this.address;
     return new LineFlow(
       this.head & 0xff,
       this.priority,
