@@ -257,3 +257,22 @@ test('lines of a shape that differ in their input port number are walked for eac
     [3, 4, 65279, 65280].map((number) => ({ kind: 'number', number })),
   );
 });
+
+test("past a dump's first shapes, a shape is kept from the second line of its hash, and every line reads as on its own", () => {
+  // 100 shapes, each of its own registers (a name is part of a shape), each on three lines that differ in a register's value.
+  const lines: string[] = [];
+  for (let s = 0; s < 100; s++) {
+    const registers = [0, 1, 2, 3, 4, 5, 6, 7].filter((r) => (s + 1) & (1 << r));
+    for (let v = 1; v <= 3; v++)
+      lines.push(
+        `${STATS}priority=200,${registers.map((r) => `reg${r}=0x${(v * 16 + r).toString(16)}`).join(',')},tcp,nw_dst=10.96.${s}.${v} actions=set_field:0x${v}->reg7,goto_table:12`,
+      );
+  }
+  const { flows, diagnostics } = parseDump(lines.join('\n'), { file: 'd' });
+  assert.deepEqual(diagnostics, []);
+  const lazy = flows.map((f) => f.outline?.shaped === true);
+  // The first 64 shapes are kept from their first line, the others from their second.
+  for (let s = 0; s < 100; s++)
+    assert.deepEqual(lazy.slice(3 * s, 3 * s + 3), s < 64 ? [false, true, true] : [false, false, true], `shape ${s}`);
+  lines.forEach((line, i) => assert.deepEqual(plain(flows[i]), plain(parseDump(line, { file: 'd' }).flows[0]), line));
+});

@@ -94,6 +94,9 @@ let shapesKept = 0;
 /** Lines of one hash kept at most: beyond them a shape's fixed numbers vary too much to be worth it. */
 const SHAPES_PER_HASH = 16;
 
+/** Shapes kept from the first line of their hash, before a second line must show one (see LineShapes.worthKeeping). */
+const SHAPES_KEPT_AT_ONCE = 64;
+
 function isDigit(c: number): boolean {
   return c >= 0x30 && c <= 0x39;
 }
@@ -258,6 +261,9 @@ export function fitsShape(shape: LineShape, text: string, from: number, end: num
 export class LineShapes {
   private readonly byHash = new Map<number, LineShape[]>();
   private last: LineShape | undefined;
+  /** Shapes kept, and hashes of clean lines no shape was kept for yet (see worthKeeping). */
+  private kept = 0;
+  private readonly offered = new Set<number>();
 
   get size(): number {
     return this.byHash.size;
@@ -282,7 +288,21 @@ export class LineShapes {
     return this.byHash.get(hash)?.length ?? 0;
   }
 
+  /**
+   * Whether a shape is kept from a clean line of `hash` that no kept shape fits: from the first
+   * such line while few shapes are kept, then from the second. Lines of a shape come in runs, and
+   * past a dump's first shapes most lines with a shape of their own are the only ones of it (an
+   * OpenShift node's flows, each of its own port and address): a shape costs many times more to
+   * make than a line to read in full, and to hold in memory.
+   */
+  worthKeeping(hash: number): boolean {
+    if (this.kept < SHAPES_KEPT_AT_ONCE || this.offered.delete(hash)) return true;
+    this.offered.add(hash);
+    return false;
+  }
+
   add(hash: number, shape: LineShape): void {
+    this.kept++;
     const list = this.byHash.get(hash);
     if (list === undefined) this.byHash.set(hash, [shape]);
     else list.push(shape);
@@ -306,7 +326,7 @@ export function keepShape(
   actions: readonly Action[],
 ): void {
   const kept = shapes.count(hash);
-  if (kept >= SHAPES_PER_HASH) return;
+  if (kept >= SHAPES_PER_HASH || !shapes.worthKeeping(hash)) return;
   // Quoted names read by a port map, and the texts inside quotes, are left to the general reader.
   if (text.includes('"', from)) return;
   const places = new Map<number, Place>();
