@@ -11,6 +11,9 @@ const { dirname, join } = require('node:path');
 const vm = require('node:vm');
 
 const CLI_SCRIPT = join(__dirname, '..', 'dist', 'src', 'bundle', 'cli.cjs');
+/** How the script begins and ends (scripts/bundle-cli.js writes them): a function of a CommonJS module's arguments. */
+const SCRIPT_START = '(function (exports, require, module, __filename, __dirname) {';
+const SCRIPT_END = '\n})';
 const CODE_CACHE = `${CLI_SCRIPT}.cache`;
 
 /**
@@ -45,9 +48,10 @@ function readCodeCache(args = []) {
  * `processTiering` (src/cli/tiering.ts) and the script, whose code can be cached.
  */
 function loadCli(cachedData) {
-  // ASCII alone (scripts/bundle-cli.js): read as Latin-1, no UTF-8 to decode.
+  // ASCII alone (scripts/bundle-cli.js): read as Latin-1, no UTF-8 to decode. Already a function
+  // (SCRIPT_START): V8 would copy a script made of several strings into one before compiling it.
   const source = readFileSync(CLI_SCRIPT, 'latin1');
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+  const script = new vm.Script(source, {
     filename: CLI_SCRIPT,
     ...(cachedData === undefined ? {} : { cachedData }),
   });
@@ -56,4 +60,4 @@ function loadCli(cachedData) {
   return { main: module.exports.main, processTiering: module.exports.processTiering, script };
 }
 
-module.exports = { CLI_SCRIPT, CODE_CACHE, commandCodeCache, readCodeCache, loadCli };
+module.exports = { CLI_SCRIPT, CODE_CACHE, SCRIPT_END, SCRIPT_START, commandCodeCache, readCodeCache, loadCli };

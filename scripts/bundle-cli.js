@@ -10,7 +10,7 @@ import { dirname } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { build } from 'esbuild';
-import { CLI_SCRIPT, CODE_CACHE, commandCodeCache, loadCli } from '../bin/cli-script.js';
+import { CLI_SCRIPT, CODE_CACHE, commandCodeCache, loadCli, SCRIPT_END, SCRIPT_START } from '../bin/cli-script.js';
 
 /**
  * Modules that dependencies load at their start for what flowscope never asks of them, loading
@@ -60,7 +60,12 @@ async function bundle() {
     platform: 'node',
     target: 'node20',
     define: { 'import.meta.url': 'moduleUrl' },
-    banner: { js: "const moduleUrl = require('node:url').pathToFileURL(__filename).href;" },
+    // Written as the function bin/cli-script.js runs it, as Node wraps a CommonJS module: read whole, the
+    // script needs no wrapping at each start (a copy of its 2 MB).
+    banner: {
+      js: `${SCRIPT_START}const moduleUrl = require('node:url').pathToFileURL(__filename).href;`,
+    },
+    footer: { js: SCRIPT_END },
     plugins: [standIns],
     logLevel: 'warning',
   });
