@@ -69,16 +69,15 @@ export interface SimpleDim {
   readonly exactFlows: readonly Pinned[];
   /** How many values they match exactly. */
   readonly size: number;
-  /** `exactFlows` by value, each value's in order: found through `packed` or `starts`. */
-  readonly byValue: readonly Pinned[];
   /**
    * When every exact value is a number below 2^32 and there are fewer than 2^21 flows: each
-   * value times 2^21 plus the flow's place in `exactFlows`, ascending (so `byValue` is in
-   * ascending value). A native sort and a binary search, rather than a hash entry per flow: the
-   * dimensions of a large dump hold millions of flows.
+   * value times 2^21 plus the flow's place in `exactFlows`, ascending, so that it lists the
+   * flows by value (see flowByValue). A native sort and a binary search, rather than a hash entry
+   * per flow: the dimensions of a large dump hold millions of flows.
    */
   readonly packed: Float64Array | undefined;
-  /** Otherwise: where each value's flows start in `byValue`. */
+  /** Otherwise: `exactFlows` by value, each value's in order, and where each value's flows start in it. */
+  readonly byValue: readonly Pinned[] | undefined;
   readonly starts: ReadonlyMap<ValueKey, number> | undefined;
   readonly masked: readonly Pinned[];
   /** The exact entries by ascending value, for prefix lookups; built on first use. */
@@ -120,9 +119,8 @@ export function valueAt(packed: Float64Array, p: number): number {
   return Math.floor(packed[p]! / PLACES);
 }
 
-/** The first place in `packed` at or above `n`, from place `lo` on. */
-function lowerBound(packed: Float64Array, n: number, lo = 0): number {
-  let hi = packed.length;
+/** The first place in `packed` at or above `n`, from place `lo` on (`hi` when none before it is). */
+function lowerBound(packed: Float64Array, n: number, lo = 0, hi = packed.length): number {
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
     if (packed[mid]! < n) lo = mid + 1;
@@ -131,8 +129,14 @@ function lowerBound(packed: Float64Array, n: number, lo = 0): number {
   return lo;
 }
 
+/** The exact flow at place `p` of `dim`'s flows by value (see SimpleDim.packed). */
+function flowByValue(dim: SimpleDim, p: number): Pinned {
+  const { packed } = dim;
+  return packed ? dim.exactFlows[packed[p]! % PLACES]! : dim.byValue![p]!;
+}
+
 /**
- * Where the flows of `dim` that match exactly the value keyed `key` start in `byValue` (see
+ * Where the flows of `dim` that match exactly the value keyed `key` start by value (see
  * `exactEnd` for where they end); -1 when none does. Read from `packed` alone when the dimension
  * has it: most values are not there, and reading a flow costs a cache miss.
  */
@@ -148,7 +152,7 @@ function exactly(dim: SimpleDim, key: ValueKey): number {
 function exactEnd(dim: SimpleDim, start: number, key: ValueKey): number {
   const { packed, byValue } = dim;
   let end = start + 1;
-  if (packed === undefined) while (end < byValue.length && byValue[end]!.key === key) end++;
+  if (packed === undefined) while (end < byValue!.length && byValue![end]!.key === key) end++;
   else {
     const limit = ((key as number) + 1) * PLACES;
     while (end < packed.length && packed[end]! < limit) end++;
@@ -159,37 +163,55 @@ function exactEnd(dim: SimpleDim, start: number, key: ValueKey): number {
 /** Exact entries of `dim` that a masked entry accepts: a binary search for prefix masks, a scan otherwise. */
 function exactWithin(dim: SimpleDim, o: MatchField): readonly Pinned[] {
   const { packed } = dim;
-  const sorted = packed ? dim.byValue : (dim.sorted ??= [...dim.exactFlows].sort(compareEntries));
   const iv = intervalOf(o.field, o);
-  if (!iv) return sorted.filter((x) => entriesMeet(o, x.e));
-  let lo: number;
-  if (packed) lo = iv.first < 2n ** 32n ? lowerBound(packed, Number(iv.first) * PLACES) : sorted.length;
-  else {
-    lo = 0;
-    let hi = sorted.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (sorted[mid]!.e.value < iv.first) lo = mid + 1;
-      else hi = mid;
+  if (packed) {
+    const out: Pinned[] = [];
+    if (!iv) {
+      for (let p = 0; p < packed.length; p++) if (entriesMeet(o, flowByValue(dim, p).e)) out.push(flowByValue(dim, p));
+      return out;
     }
+    if (iv.first >= 2n ** 32n) return out;
+    // The packed values are below 2^32: a last value past 2^53 rounds and still compares right.
+    const last = Number(iv.last);
+    for (let p = lowerBound(packed, Number(iv.first) * PLACES); p < packed.length && valueAt(packed, p) <= last; p++)
+      out.push(flowByValue(dim, p));
+    return out;
+  }
+  const sorted = (dim.sorted ??= [...dim.exactFlows].sort(compareEntries));
+  if (!iv) return sorted.filter((x) => entriesMeet(o, x.e));
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]!.e.value < iv.first) lo = mid + 1;
+    else hi = mid;
   }
   const out: Pinned[] = [];
   for (let i = lo; i < sorted.length && sorted[i]!.e.value <= iv.last; i++) out.push(sorted[i]!);
   return out;
 }
 
+/** Places `sharedValues` steps one by one in `b` before it searches ahead. */
+const NEAR = 8;
+
 /**
  * The places, ascending, of the flows packed in `a` whose value `b` has too (see
- * SimpleDim.packed): both arrays walked in step, or `b` searched when it is much the longer.
+ * SimpleDim.packed): `a` walked, `b` stepped through where the two interleave and, past a few
+ * steps, searched ahead by doubling steps from where the last value was, which passes a long run
+ * of values `a` lacks (the address sets of two conjunctions mostly lie apart) in a few steps.
  */
 function sharedValues(a: Float64Array, b: Float64Array): readonly number[] | Int32Array {
   const places: number[] = [];
-  const search = b.length > 8 * a.length;
   let j = 0;
   for (let i = 0; i < a.length; i++) {
     const from = Math.floor(a[i]! / PLACES) * PLACES;
-    if (search) j = lowerBound(b, from, j);
-    else while (j < b.length && b[j]! < from) j++;
+    const near = Math.min(j + NEAR, b.length);
+    while (j < near && b[j]! < from) j++;
+    if (j === near && j < b.length && b[j]! < from) {
+      let step = 1;
+      while (j + step < b.length && b[j + step]! < from) step *= 2;
+      j = lowerBound(b, from, j + (step >> 1) + 1, Math.min(j + step, b.length));
+    }
     if (j === b.length) break;
     if (b[j]! < from + PLACES) places.push(a[i]! % PLACES);
   }
@@ -198,11 +220,11 @@ function sharedValues(a: Float64Array, b: Float64Array): readonly number[] | Int
 
 /** The values `dim` matches exactly, in the order first met. */
 function valuesOf(dim: SimpleDim): ValueKey[] {
-  const { packed, byValue } = dim;
+  const { packed } = dim;
   if (!packed) return [...dim.starts!.keys()];
   // A value's first flow is the first of its run in `packed`.
-  const first = new Uint8Array(byValue.length);
-  for (let p = 0; p < byValue.length; p++)
+  const first = new Uint8Array(packed.length);
+  for (let p = 0; p < packed.length; p++)
     if (p === 0 || valueAt(packed, p) !== valueAt(packed, p - 1)) first[packed[p]! % PLACES] = 1;
   const values: ValueKey[] = [];
   for (let i = 0; i < first.length; i++) if (first[i] === 1) values.push(dim.exactFlows[i]!.key);
@@ -253,22 +275,18 @@ export function simpleDim(flows: readonly ClauseFlow[]): SimpleDim | undefined {
     storage,
     exactFlows: pinned,
     masked,
-    ...(packed ? packedValues(pinned, packed.subarray(0, exact)) : keyedValues(pinned)),
+    ...(packed ? packedValues(packed.subarray(0, exact)) : keyedValues(pinned)),
   };
 }
 
 type ValueIndex = Pick<SimpleDim, 'size' | 'byValue' | 'packed' | 'starts'>;
 
 /** See SimpleDim.packed: `packed` holds the flows' values and places, to be sorted. */
-function packedValues(flows: readonly Pinned[], packed: Float64Array): ValueIndex {
+function packedValues(packed: Float64Array): ValueIndex {
   packed.sort();
-  const byValue = new Array<Pinned>(flows.length);
   let size = 0;
-  for (let p = 0; p < packed.length; p++) {
-    byValue[p] = flows[packed[p]! % PLACES]!;
-    if (p === 0 || valueAt(packed, p) !== valueAt(packed, p - 1)) size++;
-  }
-  return { size, byValue, packed, starts: undefined };
+  for (let p = 0; p < packed.length; p++) if (p === 0 || valueAt(packed, p) !== valueAt(packed, p - 1)) size++;
+  return { size, byValue: undefined, packed, starts: undefined };
 }
 
 /** See SimpleDim.starts: each value's flows gathered in the order first met. */
@@ -316,11 +334,10 @@ function intersectSimple(dims: readonly SimpleDim[]): { options: Option[]; trunc
     }
     // Indexed loops: most lists here are empty, and millions of calls would each make an iterator.
     if (exact) {
-      const { byValue } = dim;
       const start = exactly(dim, key);
       if (start >= 0)
         for (let j = start, end = exactEnd(dim, start, key); j < end && !truncated; j++)
-          visit(i, byValue[j]!, e, exact, key);
+          visit(i, flowByValue(dim, j), e, exact, key);
     } else {
       const list = exactWithin(dim, e);
       for (let j = 0; j < list.length && !truncated; j++) visit(i, list[j]!, e, exact, key);
