@@ -28,7 +28,7 @@ import {
 import { findOverlaps, simpleDim, sortedExactValues, valueAt } from './conjunction-overlap.ts';
 import { ClauseRecords, ConjunctionList, type RecordsByOwner } from './clause-records.ts';
 import { type MemberNumbers, memberText } from './member-text.ts';
-import { AsciiBuilder } from '../../model/ascii-builder.ts';
+import { AsciiBuilder, asciiBytes } from '../../model/ascii-builder.ts';
 
 /** One element of a dimension's accepted set, in the terms that read best for the field. */
 export type Member =
@@ -493,9 +493,10 @@ class SetTerm {
     if (this.made || field.format !== 'ipv4') return false;
     const { address, merged, listed } = this.memberParts();
     if (!address || !merged || listed.length > 0) return false;
+    const between = asciiBytes(separator);
     let first = true;
     merged.each((from, to) => {
-      if (!first) out.ascii(separator);
+      if (!first) out.copy(between);
       first = false;
       writeIpv4Member(out, field, from, to);
       return true;
