@@ -4,46 +4,7 @@
  * whatever more a kind of record holds. A large dump has millions of such actions; held as
  * numbers rather than in growing arrays per conjunction, they are neither copied nor scanned by
  * the garbage collector, which otherwise spends more time on them than the gathering itself.
- *
- * One flow's actions (ConjunctionList), in one array that doubles when full.
  */
-abstract class ConjunctionRecords {
-  protected data: Int32Array;
-  private readonly width: number;
-  count = 0;
-
-  /** `width`: the numbers a record holds, the conjunction, k and n first. */
-  constructor(width: number, capacity: number) {
-    this.width = width;
-    this.data = new Int32Array(width * capacity);
-  }
-
-  /** Adds a record of the conjunction, k and n; where it starts in `data`, for the rest of it. */
-  protected push(conjunction: number, k: number, n: number): number {
-    const at = this.count++ * this.width;
-    if (at === this.data.length) {
-      const doubled = new Int32Array(at * 2);
-      doubled.set(this.data);
-      this.data = doubled;
-    }
-    this.data[at] = conjunction;
-    this.data[at + 1] = k;
-    this.data[at + 2] = n;
-    return at;
-  }
-
-  protected conjunction(record: number): number {
-    return this.data[record * this.width]!;
-  }
-
-  k(record: number): number {
-    return this.data[record * this.width + 1]!;
-  }
-
-  n(record: number): number {
-    return this.data[record * this.width + 2]!;
-  }
-}
 
 /** Records a block of ClauseRecords holds. */
 const BLOCK_SHIFT = 16;
@@ -137,18 +98,37 @@ export interface RecordsByOwner {
   readonly ks: Int32Array;
 }
 
-/** One flow's conjunction actions (id, k, n), read before any is taken: a list found faulty half-way is then taken from the flow's actions instead. */
-export class ConjunctionList extends ConjunctionRecords {
-  constructor() {
-    super(3, 64);
+/** The numbers of a ConjunctionList record: id, k, n. */
+export const LISTED_WIDTH = 3;
+
+/**
+ * One flow's conjunction actions (id, k, n), read before any is taken: a list found faulty
+ * half-way is then taken from the flow's actions instead. In one array that doubles when full.
+ */
+export class ConjunctionList {
+  private data = new Int32Array(LISTED_WIDTH * 64);
+  count = 0;
+
+  /**
+   * The records, LISTED_WIDTH numbers each, read in place (until the next is added): outside
+   * optimised code, as a short run reads, a method call for each number of each of a dump's
+   * conjunction actions cost more than the reading.
+   */
+  get numbers(): Int32Array {
+    return this.data;
   }
 
   /** Adds one; bound, so that it is handed to a reader as it is. */
   readonly add = (id: number, k: number, n: number): void => {
-    this.push(id, k, n);
+    const at = this.count++ * LISTED_WIDTH;
+    if (at === this.data.length) {
+      const doubled = new Int32Array(at * 2);
+      doubled.set(this.data);
+      this.data = doubled;
+    }
+    const { data } = this;
+    data[at] = id;
+    data[at + 1] = k;
+    data[at + 2] = n;
   };
-
-  id(i: number): number {
-    return this.conjunction(i);
-  }
 }

@@ -205,7 +205,7 @@ function sharedValues(a: Float64Array, b: Float64Array): readonly number[] | Int
   let j = 0;
   for (let i = 0; i < a.length; i++) {
     const from = Math.floor(a[i]! / PLACES) * PLACES;
-    const near = Math.min(j + NEAR, b.length);
+    const near = j + NEAR < b.length ? j + NEAR : b.length;
     while (j < near && b[j]! < from) j++;
     if (j === near && j < b.length && b[j]! < from) {
       let step = 1;
@@ -224,8 +224,11 @@ function valuesOf(dim: SimpleDim): ValueKey[] {
   if (!packed) return [...dim.starts!.keys()];
   // A value's first flow is the first of its run in `packed`.
   const first = new Uint8Array(packed.length);
-  for (let p = 0; p < packed.length; p++)
-    if (p === 0 || valueAt(packed, p) !== valueAt(packed, p - 1)) first[packed[p]! % PLACES] = 1;
+  for (let p = 0, last = -1; p < packed.length; p++) {
+    const value = valueAt(packed, p);
+    if (value !== last) first[packed[p]! % PLACES] = 1;
+    last = value;
+  }
   const values: ValueKey[] = [];
   for (let i = 0; i < first.length; i++) if (first[i] === 1) values.push(dim.exactFlows[i]!.key);
   return values;
@@ -285,7 +288,12 @@ type ValueIndex = Pick<SimpleDim, 'size' | 'byValue' | 'packed' | 'starts'>;
 function packedValues(packed: Float64Array): ValueIndex {
   packed.sort();
   let size = 0;
-  for (let p = 0; p < packed.length; p++) if (p === 0 || valueAt(packed, p) !== valueAt(packed, p - 1)) size++;
+  // Each value read once: outside optimised code, as a short run reads, each Math.floor is a call.
+  for (let p = 0, last = -1; p < packed.length; p++) {
+    const value = valueAt(packed, p);
+    if (value !== last) size++;
+    last = value;
+  }
   return { size, byValue: undefined, packed, starts: undefined };
 }
 

@@ -26,7 +26,7 @@ import {
   valueKey,
 } from './clause-shape.ts';
 import { findOverlaps, simpleDim, sortedExactValues, valueAt } from './conjunction-overlap.ts';
-import { ClauseRecords, ConjunctionList, type RecordsByOwner } from './clause-records.ts';
+import { ClauseRecords, ConjunctionList, LISTED_WIDTH, type RecordsByOwner } from './clause-records.ts';
 import { type MemberNumbers, memberText } from './member-text.ts';
 import { AsciiBuilder, asciiBytes } from '../../model/ascii-builder.ts';
 
@@ -936,8 +936,8 @@ function placeOf(flowIndex: number, actionIndex: number): number {
   return flowIndex * 0x10000 + actionIndex;
 }
 
-/** The entry of conjunction `id` in the table, which the flow at `place` in the dump belongs to. */
-function entryFor(table: TableEntries, id: number, flow: Flow, place: number, entries: Entry[]): Entry {
+/** The entry of conjunction `id` in the table, which the flow at `place` in the dump, of `priority`, belongs to. */
+function entryFor(table: TableEntries, id: number, priority: number, place: number, entries: Entry[]): Entry {
   let e = table.ids.get(id);
   if (!e) {
     const { ref, index } = table;
@@ -957,13 +957,13 @@ function entryFor(table: TableEntries, id: number, flow: Flow, place: number, en
         minPriority: Infinity,
         shapes: [],
         actionFlows: [],
-        topPriority: flow.priority,
+        topPriority: priority,
         topPlace: place,
       }),
     );
     entries.push(e);
-  } else if (flow.priority > e.topPriority) {
-    e.topPriority = flow.priority;
+  } else if (priority > e.topPriority) {
+    e.topPriority = priority;
     e.topPlace = place;
   }
   return e;
@@ -1019,37 +1019,45 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
     if (list.count > 0) {
       // Its outline made for a clause flow alone: a lazily read flow makes one each time it is asked.
       const clause = shapes.of(f);
-      clauseFlows.push(clause);
+      const { shape } = clause;
+      const clauseIndex = clauseFlows.push(clause) - 1;
       clauseLines.push(originLine(f));
       if (clauseFile !== null) {
         const file = originFile(f);
         clauseFile = clauseFile === undefined || clauseFile === file ? file : null;
       }
       const flowRecords = records.count;
-      for (let i = 0; i < list.count; i++) {
-        const k = list.k(i);
-        const n = list.n(i);
-        const e = entryFor(table, list.id(i), f, placeOf(place, i), entries);
+      // Read once for the flow, not for each of its actions: outside optimised code, as a short run
+      // reads, each getter or method is a call (a lazily read flow's priority is one).
+      const { priority } = f;
+      const flowPlace = placeOf(place, 0);
+      const listed = list.numbers;
+      for (let i = 0, at = 0; i < list.count; i++, at += LISTED_WIDTH) {
+        const k = listed[at + 1]!;
+        const n = listed[at + 2]!;
+        // The place of the flow's i-th action (see placeOf).
+        const e = entryFor(table, listed[at]!, priority, flowPlace + i, entries);
         // The same conjunction action twice on one flow counts once: this flow's records are the last.
         if (e.lastClause === clause && records.has(flowRecords, e.ordinal, k)) continue;
         if (e.lastClause === undefined) {
-          e.p0 = f.priority;
+          e.p0 = priority;
           e.n0 = n;
-        } else if (f.priority !== e.p0 || n !== e.n0) e.consistent = false;
+        } else if (priority !== e.p0 || n !== e.n0) e.consistent = false;
         if (k > e.width) e.width = k;
-        if (f.priority < e.minPriority) e.minPriority = f.priority;
-        if (e.lastClause?.shape !== clause.shape && !e.shapes.includes(clause.shape)) e.shapes.push(clause.shape);
+        if (priority < e.minPriority) e.minPriority = priority;
+        if (e.lastClause?.shape !== shape && !e.shapes.includes(shape)) e.shapes.push(shape);
         e.lastClause = clause;
         e.size++;
-        records.add(e.ordinal, clauseFlows.length - 1, k, n);
+        records.add(e.ordinal, clauseIndex, k, n);
       }
       continue;
     }
     table.hard.push(f);
     const id = isActionFlow(f);
-    if (id !== undefined) entryFor(table, id, f, placeOf(place, 0), entries).actionFlows.push(f);
+    if (id !== undefined) entryFor(table, id, f.priority, placeOf(place, 0), entries).actionFlows.push(f);
   }
-  for (const e of entries) e.actionFlows = inMatchOrder(e.actionFlows);
+  // Nearly every conjunction has one action flow, in match order as it is.
+  for (const e of entries) if (e.actionFlows.length > 1) e.actionFlows = inMatchOrder(e.actionFlows);
   const grouped = records.byOwner(entries.length);
   entries.sort((a, b) => a.tableIndex - b.tableIndex || b.topPriority - a.topPriority || a.topPlace - b.topPlace);
 
