@@ -1,5 +1,6 @@
 // The command line leaves functions longer unoptimised for a short run, its optimising compiler off,
-// and turns the compiler back on once a large input or a second one makes the run longer, giving V8
+// and turns the compiler back on once a large input or a second one makes the run longer (one read
+// along the first once its lines stop coming in order), giving V8
 // its own budget back once an input makes the run long; tiering the user set up for node is left alone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -32,6 +33,18 @@ test('a second input turns the compiler back on, once, and keeps the budget', ()
   t.shortRun();
   t.input(4_000_000);
   t.input(4_000_000);
+  t.input(4_000_000);
+  assert.deepEqual(set, [SHORT_RUN, '--turbofan']);
+});
+
+test('a second input read along the first keeps the compiler off until its lines stop coming in order, then turns it on once', () => {
+  const { set, t } = recorded();
+  t.shortRun();
+  t.input(4_000_000);
+  t.input(4_000_000, true);
+  assert.deepEqual(set, [SHORT_RUN]);
+  t.unordered();
+  t.unordered();
   t.input(4_000_000);
   assert.deepEqual(set, [SHORT_RUN, '--turbofan']);
 });
@@ -73,5 +86,6 @@ test('a budget or compiler given to node (an argument or NODE_OPTIONS) is never 
 test('a run never raised is never lowered (the library and tests in-process)', () => {
   const { set, t } = recorded();
   t.input(190_000_000);
+  t.unordered();
   assert.deepEqual(set, []);
 });

@@ -222,10 +222,13 @@ function specOf(inputs: readonly string[], opts: InputCliOptions, groups: string
   return { kind: 'files', paths: inputs, ...node, ...extras };
 }
 
-/** Shows on a terminal how far the reading of a large input is; a large input makes a long run (see tiering.ts). */
-function readingProgress(io: Io): Parsing {
+/**
+ * Shows on a terminal how far the reading of a large input is; a large input makes a long run, and
+ * so may one read `along` another (see tiering.ts).
+ */
+function readingProgress(io: Io, along: boolean): Parsing {
   return (label, chars, parse) => {
-    processTiering.input(chars);
+    processTiering.input(chars, along);
     return new Progress(io, chars > LARGE_INPUT_CHARS).around(`reading ${label}`, (onProgress) => parse(onProgress));
   };
 }
@@ -250,7 +253,7 @@ export async function loadFromOptions(
   const opened = await openSource(specOf(inputs, opts, options.groups), {
     reader: inputReader(io),
     env: io.env,
-    parsing: readingProgress(io),
+    parsing: readingProgress(io, options.along !== undefined),
     ...(options.portMap === undefined ? {} : { portMap: options.portMap }),
     ...(options.along === undefined ? {} : { along: options.along }),
   });

@@ -6,7 +6,7 @@
  * compiler off, whose compiling of the few functions that grow hot ends too late in such a run to
  * pay back its cost). The larger the input, the sooner optimising pays: the compiler is put back
  * and the budget lowered as soon as such an input is about to be read (the compiler alone for a
- * second input, as a comparison's is read along the first line by line), and V8's own budget is put
+ * second input, or once a comparison's stops coming in the order of the first), and V8's own budget is put
  * back for an input read for seconds (`tables` of a million flows: about a tenth less CPU than with
  * the short-run budget). The command line sets these after its script is loaded, as V8 uses a
  * code cache only under the flags it was made with (bin/cli-script.js).
@@ -36,9 +36,17 @@ export interface Tiering {
   readonly shortRun: () => void;
   /**
    * Turns the compiler back on and lowers the budget when an input of `chars` characters makes the
-   * run longer, back to V8's for a long one; turns the compiler back on for a second input.
+   * run longer, back to V8's for a long one; turns the compiler back on for a second input, unless
+   * it is read `along` the first (see ReadAlong): while its lines come in the order of the first's
+   * flows, each costs a comparison, and compiling does not pay back (see `unordered`).
    */
-  readonly input: (chars: number) => void;
+  readonly input: (chars: number, along?: boolean) => void;
+  /**
+   * Turns the compiler back on, as for a second input, once the lines of one read along the first
+   * stop coming in its order: they are looked up then, which pays for it (24k flows with a shuffled
+   * copy: a twentieth less CPU for --json with it; with themselves, a fourteenth more).
+   */
+  readonly unordered: () => void;
 }
 
 /**
@@ -59,12 +67,12 @@ export function tiering(setFlags: (flags: string) => void, userFlags: readonly s
       compilerOff = true;
       setFlags(`--no-turbofan --interrupt-budget=${budget}`);
     },
-    input: (chars) => {
+    input: (chars, along = false) => {
       if (budget === undefined) return;
       inputs++;
       const to = chars > LONG_RUN_CHARS ? USUAL_BUDGET : chars > MEDIUM_RUN_CHARS ? MEDIUM_RUN_BUDGET : budget;
-      // A second input (a comparison's: 24k flows with themselves cost a twentieth more without the compiler) makes a run long enough too.
-      const compilerOn = compilerOff && (to < budget || inputs > 1);
+      // A second input (a comparison's: 24k flows with a shuffled copy cost a twentieth more without the compiler) makes a run long enough too.
+      const compilerOn = compilerOff && (to < budget || (inputs > 1 && !along));
       if (!compilerOn && to >= budget) return;
       const flags: string[] = [];
       if (compilerOn) flags.push('--turbofan');
@@ -72,6 +80,11 @@ export function tiering(setFlags: (flags: string) => void, userFlags: readonly s
       setFlags(flags.join(' '));
       compilerOff = false;
       budget = to;
+    },
+    unordered: () => {
+      if (!compilerOff) return;
+      setFlags('--turbofan');
+      compilerOff = false;
     },
   };
 }

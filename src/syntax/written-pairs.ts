@@ -372,9 +372,17 @@ export class ReadAlong {
   private readonly tables = new Uint8Array(BATCH);
   private readonly batch = new Batch();
 
-  constructor(first: Pick<ParseResult, 'flows' | 'namedPortResubmits'>, cookies: boolean) {
+  /** Told once when the lines stop coming in the order of the first's flows (see inOrder). */
+  private readonly unordered: () => void;
+
+  constructor(
+    first: Pick<ParseResult, 'flows' | 'namedPortResubmits'>,
+    cookies: boolean,
+    unordered: () => void = () => {},
+  ) {
     this.first = first.flows;
     this.cookies = cookies;
+    this.unordered = unordered;
     this.namedPortResubmits = first.namedPortResubmits !== false;
     this.state = new Uint8Array(this.first.length);
     this.key = lineKeys(cookies);
@@ -582,6 +590,7 @@ export class ReadAlong {
   /** Ends reading in order: the lines left while reading so are left in the index (see follow). */
   private outOfOrder(): number {
     this.inOrder = -1;
+    this.unordered();
     for (const lines of this.leftLines.values()) for (const line of lines) this.leave(line);
     this.leftLines.clear();
     return OUT_OF_ORDER;

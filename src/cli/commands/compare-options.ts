@@ -23,6 +23,7 @@ import {
   readPortsOption,
 } from '../load.ts';
 import { inputReader } from '../input.ts';
+import { processTiering } from '../tiering.ts';
 import { inputLabel } from '../../sources/input.ts';
 import { mergePortMaps } from '../../sources/port-map.ts';
 import { ReadAlong } from '../../syntax/written-pairs.ts';
@@ -216,7 +217,7 @@ export async function loadSides(
       // the first, its lines that pair the first's flows kept as pairs (see ReadAlong).
       const along =
         pairing && !ports && sides.length === 2 && first !== undefined && first.ports.size === 0
-          ? new ReadAlong(first, pairing.cookies)
+          ? new ReadAlong(first, pairing.cookies, processTiering.unordered)
           : undefined;
       dumps.push(
         await loadFromOptions(side.inputs, side.opts, io, ports ? { portMap: ports } : along ? { along } : {}),
