@@ -165,8 +165,6 @@ export class NodeFacts {
   }
 
   private read(flow: Flow): void {
-    // Conjunction actions alone set nothing and deliver nowhere: a lazily read clause flow's list is not made.
-    const clause = onlyConjunctions(flow);
     let ipDst: MatchField | undefined;
     let arpTpa: MatchField | undefined;
     let ethDst: MatchField | undefined;
@@ -184,16 +182,25 @@ export class NodeFacts {
       if (((f === F.ipSrc || f === F.arpSpa) && e.mask === FULL32) || (f === F.ipv6Src && e.mask === FULL128))
         sourcePinned = true;
     }
+    if (port !== undefined) {
+      pushTo(this.byInPort, port, flow);
+      if (sourcePinned) this.guarded.add(port);
+    }
+    // Conjunction actions alone set nothing and deliver nowhere: a clause flow is its match alone.
+    if (onlyConjunctions(flow)) {
+      if (ipDst) this.routes.add(ipDst, undefined);
+      return;
+    }
     const delivers = ethDst?.mask === FULL48 || ipDst?.mask === FULL32;
     // The outline's kinds, fields, masks and ports are the flow's (see actionsOutline): a lazily
     // read flow's own list is made only when a value it writes is read.
-    const listed = clause ? [] : flattenActions(actionsOutline(flow));
+    const listed = flattenActions(actionsOutline(flow));
     const actions = listed.some((a) => a.kind === 'set_field' && readsValue(a.field, delivers))
       ? flattenActions(flow.actions)
       : listed;
     const via = writes(actions, F.tunDst);
     if (via !== undefined) pushTo(this.tunnelSetters, via, flow);
-    if (ipDst && (clause || flow.actions.length > 0)) this.routes.add(ipDst, via);
+    if (ipDst && flow.actions.length > 0) this.routes.add(ipDst, via);
     if (
       arpTpa &&
       (via !== undefined ||
@@ -201,10 +208,6 @@ export class NodeFacts {
           actions.some((a) => a.kind === 'set_field' && a.field === F.arpOp && a.value === 2n)))
     )
       this.arpFlows.push({ flow, tpa: arpTpa, tunnelled: via });
-    if (port !== undefined) {
-      pushTo(this.byInPort, port, flow);
-      if (sourcePinned) this.guarded.add(port);
-    }
     if (delivers) {
       for (let i = 0; i < actions.length; i++) {
         const a = actions[i]!;
