@@ -68,29 +68,33 @@ function outlineSum(flow: Flow): number | undefined {
   if (outline === undefined) return undefined;
   const { match, entry } = outline;
   let sums = outlineSums.get(match);
-  if (sums === undefined) outlineSums.set(match, (sums = new Map()));
-  let rest = sums.get(entry);
-  if (rest === undefined) {
-    rest = null;
-    if (!match.fields.some((e) => e.port?.kind === 'name')) {
-      rest = 0;
-      for (let i = 0; i < match.fields.length; i++) if (i !== entry) rest = (rest + entryHash(match.fields[i]!)) | 0;
-    }
-    sums.set(entry, rest);
-  }
-  if (rest === null) return undefined;
-  if (entry < 0) return rest;
-  const e = match.fields[entry]!;
-  const address = mix(
-    storageHash(e.field.storage) ^
-      Math.imul(numberHash(outline.address), 31) ^
-      Math.imul(bigintHash(e.mask), 0x27d4eb2d),
-  );
-  return (rest + address) | 0;
+  if (sums === undefined) outlineSums.set(match, (sums = []));
+  let sum = sums[entry + 1];
+  if (sum === undefined) sums[entry + 1] = sum = sumBut(match, entry);
+  if (sum === null) return undefined;
+  if (entry < 0) return sum.rest;
+  // entryHash of the address's entry: its part but the value's is the same for every address.
+  return (sum.rest + mix(sum.entry ^ Math.imul(numberHash(outline.address), 31))) | 0;
 }
 
-/** Per outline match, the sum of its entries' hashes but one (by position, -1: none), null where it names a port. */
-const outlineSums = new WeakMap<Match, Map<number, number | null>>();
+/** Of an outline match with another address in entry `entry` (-1: none), what outlineSum adds up. */
+interface OutlineSum {
+  /** The sum of the hashes of the entries but that one. */
+  readonly rest: number;
+  /** That entry's hash before mixing, but for its value's part. */
+  readonly entry: number;
+}
+
+function sumBut(match: Match, entry: number): OutlineSum | null {
+  if (match.fields.some((e) => e.port?.kind === 'name')) return null;
+  let rest = 0;
+  for (let i = 0; i < match.fields.length; i++) if (i !== entry) rest = (rest + entryHash(match.fields[i]!)) | 0;
+  const e = match.fields[entry];
+  return { rest, entry: e ? storageHash(e.field.storage) ^ Math.imul(bigintHash(e.mask), 0x27d4eb2d) : 0 };
+}
+
+/** Per outline match, by entry position + 1 (see sumBut), null where it names a port. */
+const outlineSums = new WeakMap<Match, (OutlineSum | null)[]>();
 
 function tableHash(flow: Flow, naming: Naming): number {
   const t = resolveTable(flow.table, naming);
@@ -215,15 +219,17 @@ export class SlotIndex {
   /** Flows that share their slot with another, slot by slot in order of first appearance. */
   shared(): Flow[][] {
     const out: Flow[][] = [];
-    for (const slot of this.slots()) if (slot.length > 1) out.push(slot.map((i) => this.flows[i]!));
+    for (const slot of this.slots(true)) if (slot.length > 1) out.push(slot.map((i) => this.flows[i]!));
     return out;
   }
 
-  /** The positions of each slot's flows, slots in order of first appearance. */
-  private *slots(): Generator<readonly number[]> {
+  /** The positions of each slot's flows, slots in order of first appearance; `shared`: slots of one flow may be left out. */
+  private *slots(shared = false): Generator<readonly number[]> {
     const visited = new Uint8Array(this.flows.length);
     for (let i = 0; i < this.flows.length; i++) {
       if (visited[i] === 1) continue;
+      // Last of its hash and not taken by an earlier flow: alone in its slot.
+      if (shared && this.next[i] === 0) continue;
       const slot = [i];
       // Later flows of the same hash follow in the chain; those of the same slot go with this one.
       for (let j = this.next[i]! - 1; j >= 0; j = this.next[j]! - 1) {
