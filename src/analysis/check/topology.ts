@@ -15,6 +15,7 @@ import {
   actionsOutline,
   addressOutline,
   type Flow,
+  type Match,
   type MatchField,
   onlyConjunctions,
   withAddress,
@@ -41,6 +42,10 @@ const F = {
 const FULL32 = ones(32);
 const FULL48 = ones(48);
 const FULL128 = ones(128);
+
+function isInPort(f: FieldDef): boolean {
+  return f.name === 'in_port' || f.name === 'in_port_oxm';
+}
 
 function writes(actions: readonly Action[], field: FieldDef): bigint | undefined {
   const full = ones(field.bits);
@@ -127,13 +132,28 @@ export class NodeFacts {
   /** For each port a flow delivers to by one MAC or IP (writing the port number), the first such flow. */
   private readonly deliveries = new Map<number, Flow>();
 
+  /** Per outline match of lazily read clause flows: whether it names an input port or an IP destination. */
+  private readonly clauseTells = new Map<Match, boolean>();
+
   private readonly pipeline: Pipeline;
 
   constructor(pipeline: Pipeline) {
     this.pipeline = pipeline;
     // Indexed, as in findPerFlow.
     const { flows } = pipeline;
-    for (let i = 0; i < flows.length; i++) this.read(flows[i]!);
+    for (let i = 0; i < flows.length; i++) {
+      const flow = flows[i]!;
+      // A clause flow tells its input port and IP destination alone: most of a policy table's name neither.
+      if (flow.outlineActions === 'conjunctions' && !this.tells(flow.outlineMatch!)) continue;
+      this.read(flow);
+    }
+  }
+
+  private tells(match: Match): boolean {
+    let tells = this.clauseTells.get(match);
+    if (tells === undefined)
+      this.clauseTells.set(match, (tells = match.fields.some((e) => isInPort(e.field) || e.field === F.ipDst)));
+    return tells;
   }
 
   /**
@@ -175,7 +195,7 @@ export class NodeFacts {
     for (let i = 0; i < fields.length; i++) {
       const e = fields[i]!;
       const f = e.field;
-      if (f.name === 'in_port' || f.name === 'in_port_oxm') port ??= Number(e.value);
+      if (isInPort(f)) port ??= Number(e.value);
       else if (f === F.ipDst) ipDst ??= i === own?.entry ? withAddress(e, own.address) : e;
       else if (f === F.arpTpa) arpTpa ??= i === own?.entry ? withAddress(e, own.address) : e;
       else if (f === F.ethDst) ethDst ??= e;
