@@ -116,6 +116,28 @@ interface ArpFlow {
   readonly tunnelled: bigint | undefined;
 }
 
+/** Looks for the `pending` addresses among those `flows` name exactly (see namedDestinations), moving each found into `named`. */
+function lookForNamed(flows: readonly Flow[], pending: Set<bigint>, named: Set<bigint>): void {
+  // Indexed, as in findPerFlow.
+  for (let k = 0; k < flows.length && pending.size > 0; k++) {
+    const flow = flows[k]!;
+    const own = addressOutline(flow);
+    const fields = own === undefined ? flow.match.fields : own.match.fields;
+    for (let i = 0; i < fields.length; i++) {
+      const e = fields[i]!;
+      const f = e.field;
+      // Fields compared before masks: a bigint comparison costs more than a reference one.
+      if (
+        (f === F.tunSrc || f === F.ipDst || f === F.ipSrc || f === F.arpTpa || f === F.arpSpa || f === F.tunDst) &&
+        e.mask === FULL32
+      ) {
+        const value = i === own?.entry ? BigInt(own.address) : e.value;
+        if (pending.delete(value)) named.add(value);
+      }
+    }
+  }
+}
+
 /**
  * What the flows say of tunnels, addresses and ports, gathered in one pass: on a dump of a
  * million flows, each walk over them all costs more than the checks themselves.
@@ -159,28 +181,15 @@ export class NodeFacts {
   /**
    * The tunnel destinations some flow also names exactly (as a tunnel source, an IP or ARP
    * address, or a tunnel destination matched): Nodes the dump knows from elsewhere. Looked for
-   * once the destinations are known, in a walk that stops when all are found.
+   * once the destinations are known, in walks that stop when all are found: first over the flows
+   * that act, among which a Node's own flows lie, then, if some are still not found, over all,
+   * policy tables' clause flows included.
    */
   namedDestinations(): Set<bigint> {
     const pending = new Set(this.tunnelSetters.keys());
     const named = new Set<bigint>();
-    for (const flow of this.pipeline.flows) {
-      if (pending.size === 0) break;
-      const own = addressOutline(flow);
-      const fields = own === undefined ? flow.match.fields : own.match.fields;
-      for (let i = 0; i < fields.length; i++) {
-        const e = fields[i]!;
-        const f = e.field;
-        // Fields compared before masks: a bigint comparison costs more than a reference one.
-        if (
-          (f === F.tunSrc || f === F.ipDst || f === F.ipSrc || f === F.arpTpa || f === F.arpSpa || f === F.tunDst) &&
-          e.mask === FULL32
-        ) {
-          const value = i === own?.entry ? BigInt(own.address) : e.value;
-          if (pending.delete(value)) named.add(value);
-        }
-      }
-    }
+    for (const t of this.pipeline.tables.values()) lookForNamed(t.acting, pending, named);
+    lookForNamed(this.pipeline.flows, pending, named);
     return named;
   }
 
