@@ -45,9 +45,12 @@ class TableFlows implements PipelineTable {
   get acting(): readonly Flow[] {
     if (this.actingFlows === undefined) {
       const acting: Flow[] = [];
-      // Indexed, as in inMatchOrder.
+      // Indexed, as in inMatchOrder. A lazily read clause flow's outline tells at once.
       const flows = this.flows;
-      for (let i = 0; i < flows.length; i++) if (!onlyConjunctions(flows[i]!)) acting.push(flows[i]!);
+      for (let i = 0; i < flows.length; i++) {
+        const f = flows[i]!;
+        if (f.outlineActions !== 'conjunctions' && !onlyConjunctions(f)) acting.push(f);
+      }
       this.actingFlows = acting;
     }
     return this.actingFlows;
