@@ -4,6 +4,7 @@
  * orders the findings by severity, then table, then dump line.
  */
 import { type Pipeline, tableKey } from '../../model/pipeline.ts';
+import { originLine } from '../../model/flow.ts';
 import type { Profile } from '../../profiles/types.ts';
 import type { AnnotatedPipeline } from '../detect/profile-choice.ts';
 import { type ConjunctionReport, findConjunctions } from '../conjunctions/conjunctions.ts';
@@ -61,7 +62,9 @@ export interface CheckReport {
 }
 
 function firstLine(f: Finding): number {
-  return f.flows[0]?.origin.line ?? 0;
+  const flow = f.flows[0];
+  // Not from its origin, which a lazily read flow makes anew each time the sort asks.
+  return flow === undefined ? 0 : originLine(flow);
 }
 
 /**
