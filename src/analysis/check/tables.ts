@@ -3,9 +3,10 @@
  * path from the first table reaches (through goto_table, resubmit, ct(table=…) and the buckets
  * of the groups flows send to).
  */
-import { type Pipeline, tableKey } from '../../model/pipeline.ts';
+import type { Action } from '../../model/actions.ts';
+import { actionsThroughGroups, type Pipeline, tableKey } from '../../model/pipeline.ts';
 import { type TableRef, tableNumber } from '../../model/tables.ts';
-import { bucketExits, type EmptyTarget, type Exit, exitsThroughGroups } from '../../model/flow-exits.ts';
+import { actionExits, bucketExits, type EmptyTarget, type Exit } from '../../model/flow-exits.ts';
 import type { Finding } from './finding.ts';
 
 /** The table every packet starts in: table 0, or the first table of a dump that names its tables. */
@@ -52,12 +53,19 @@ export function findUnreachableTables(pipeline: Pipeline): Finding[] {
       }
     }
   };
+  // The exits of each action list: a lazily read flow's outline tells where it goes (unless it
+  // names a group there is to follow), and flows of one shape share their outline's list.
+  const exitsOf = new Map<readonly Action[], readonly Exit[]>();
   while (queue.length > 0) {
     const t = pipeline.table(queue.shift()!);
-    // A lazily read flow's outline tells where it goes, unless it names a group there is to follow.
     // Clause flows go nowhere.
     const flows = t?.acting ?? [];
-    for (let i = 0; i < flows.length; i++) follow(exitsThroughGroups(pipeline, flows[i]!));
+    for (let i = 0; i < flows.length; i++) {
+      const actions = actionsThroughGroups(pipeline, flows[i]!);
+      let exits = exitsOf.get(actions);
+      if (exits === undefined) exitsOf.set(actions, (exits = actionExits(actions)));
+      follow(exits);
+    }
   }
   const out: Finding[] = [];
   for (const [key, t] of pipeline.tables) {
