@@ -160,6 +160,11 @@ interface Entry {
   width: number;
   minPriority: number;
   readonly shapes: TermShape[];
+  /**
+   * By clause k - 1: the shape every clause flow of clause k has, null when they differ. Known as
+   * they are gathered, so that a dimension's terms need not read every flow again to tell.
+   */
+  readonly clauseShapes: (TermShape | null)[];
   /** In the order given while gathering, then in match order. */
   actionFlows: Flow[];
   /**
@@ -956,6 +961,7 @@ function entryFor(table: TableEntries, id: number, priority: number, place: numb
         width: 0,
         minPriority: Infinity,
         shapes: [],
+        clauseShapes: [],
         actionFlows: [],
         topPriority: priority,
         topPlace: place,
@@ -1046,6 +1052,9 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
         if (k > e.width) e.width = k;
         if (priority < e.minPriority) e.minPriority = priority;
         if (e.lastClause?.shape !== shape && !e.shapes.includes(shape)) e.shapes.push(shape);
+        const known = e.clauseShapes[k - 1];
+        if (known === undefined) e.clauseShapes[k - 1] = shape;
+        else if (known !== shape) e.clauseShapes[k - 1] = null;
         e.lastClause = clause;
         e.size++;
         records.add(e.ordinal, clauseIndex, k, n);
@@ -1114,14 +1123,15 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
       table: b.entry.table,
       priority: b.priority,
       n: b.n,
-      // The entry's clause flows all of one shape (nearly always): so is each dimension, told without reading them.
+      // A dimension's clause flows all of one shape (nearly always), told without reading them: the
+      // flows of one clause at one priority are some of those of the clause.
       dimensions: b.dims.map((dim, i) =>
         dimension(
           i + 1,
           dim,
           clauseFile ? b.lines[i]! : undefined,
           clauseFile,
-          b.entry.shapes.length === 1,
+          (b.entry.clauseShapes[i] ?? null) !== null,
           b.sorted?.[i],
         ),
       ),
