@@ -136,9 +136,10 @@ function walkTable(t: PipelineTable, pipeline: Pipeline): TableWalk {
   // Indexed, as flowsByTable's loop is: an iterator allocates a result for each flow.
   for (let i = 0; i < flows.length; i++) {
     const f = flows[i]!;
-    priority = f.priority;
-    // Conjunction actions (most flows of a large dump) go nowhere: a lazily read flow's are not made.
+    // Conjunction actions (most flows of a large dump) go nowhere: a lazily read flow's are not
+    // made, nor its priority unpacked (a call for each flow outside optimised code, as a short run reads).
     if (!onlyConjunctions(f)) {
+      priority = f.priority;
       const actions = actionsThroughGroups(pipeline, f);
       for (const ref of jumpTargets(actions)) jump(ref);
       // A dump of flows alone has no buckets to follow.
