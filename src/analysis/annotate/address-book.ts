@@ -235,12 +235,22 @@ export class AddressBook {
     // actions it shares with other flows): most flows of a dump are passed over without reading
     // their match and actions.
     const prefixed: Flow[] = [];
-    // Flow after flow shares the last one's outline, whose masks say whether it holds a prefix.
+    // Flow after flow shares the last one's outline, whose masks say whether it holds a prefix, and
+    // with its actions' outline, whether it can teach anything (see teaches).
     let lastMatch: Match | undefined;
     let prefix = false;
+    let taughtMatch: Match | undefined;
+    let taughtActions: Flow['outlineActions'];
+    let teaches = false;
     for (const flow of flows) {
       const match = matchOutline(flow);
-      if (this.teaches(match, flow)) this.learnFromFlow(flow, profile, release, ports, local);
+      const actions = flow.outlineActions ?? flow.actions;
+      if (match !== taughtMatch || actions !== taughtActions) {
+        taughtMatch = match;
+        taughtActions = actions;
+        teaches = this.teaches(match, flow);
+      }
+      if (teaches) this.learnFromFlow(flow, profile, release, ports, local);
       if (match !== lastMatch) {
         lastMatch = match;
         prefix = hasPrefix(match, PREFIX_STORAGES);
@@ -253,7 +263,7 @@ export class AddressBook {
   /**
    * Whether learnFromFlow can learn anything from a flow whose match has the fields and masks of
    * `match`: it matches an input port, or a destination prefix (a single address only when it
-   * goes to a group).
+   * goes to a group). Read of the outline of its actions alone, as of `match`.
    */
   private teaches(match: Match, flow: Flow): boolean {
     const [inPortStorage] = this.learnStorages;
