@@ -254,7 +254,12 @@ function matchWords(
     if (protoFolded && e.field.name === 'nw_proto') continue;
     let said = known?.fields.get(e);
     if (said === undefined) {
-      said = memo && isAddressEntry(e) ? memo.addressWords(e, w) : describeMatchField(e, w);
+      said =
+        known === undefined
+          ? describeMatchField(e, w)
+          : isAddressEntry(e)
+            ? memo!.addressWords(e, w)
+            : valueSaid(known, e, w);
       known?.fields.set(e, said);
     }
     out.push(said);
@@ -469,6 +474,34 @@ interface SaidIn {
   readonly sentenceActions: WeakMap<readonly Action[], string>;
   /** Conditions of outlines (see outlineConditions), by outline match and the entry that holds the flow's own address. */
   readonly outlines: WeakMap<Match, Map<number, OutlineConditions>>;
+  /**
+   * Words of match entries without a named port, by field, mask and value: the lines of a shape are
+   * read again each into entries of their own, whose values most often other lines hold too.
+   */
+  readonly values: ValuesSaid;
+  /** Words of writes of a value (set_field), by field, mask and value, as `values`: each such line's actions are read again too. */
+  readonly writes: ValuesSaid;
+}
+
+/** Words by field, mask and value (see SaidIn.values). */
+type ValuesSaid = Map<FieldDef, Map<bigint, Map<bigint, string>>>;
+
+/** The words said in `said` of values of `field` under `mask`, by value. */
+function byValueIn(said: ValuesSaid, field: FieldDef, mask: bigint): Map<bigint, string> {
+  let byMask = said.get(field);
+  if (byMask === undefined) said.set(field, (byMask = new Map()));
+  let byValue = byMask.get(mask);
+  if (byValue === undefined) byMask.set(mask, (byValue = new Map()));
+  return byValue;
+}
+
+/** describeMatchField of an entry without a named port, said once per field, mask and value in the wording. */
+function valueSaid(known: SaidIn, e: MatchField, w: Wording): string {
+  if (e.port !== undefined) return describeMatchField(e, w);
+  const byValue = byValueIn(known.values, e.field, e.mask);
+  let said = byValue.get(e.value);
+  if (said === undefined) byValue.set(e.value, (said = describeMatchField(e, w)));
+  return said;
 }
 
 /** Words of entries holding one IPv4 address, by field and address. */
@@ -498,7 +531,11 @@ export class WordsMemo {
    * policy table shares them, and comparing a few references costs less than the maps' lookups.
    */
   private lastOutline: { match: Match; entry: number; w: Wording; around: OutlineConditions | undefined } | undefined;
-  private lastActions: { list: readonly Action[]; w: Wording; text: string } | undefined;
+  // The last action list's in fields of their own, not an object: flow after flow of a policy table
+  // has a list other than the last one's, and each object made would be a few stores more.
+  private lastList: readonly Action[] | undefined = undefined;
+  private lastListWording: Wording | undefined = undefined;
+  private lastListText = '';
   private lastAddresses: { roles: Wording['addressRole']; field: FieldDef; byValue: Map<number, string> } | undefined;
   /** The words of conjunction actions (see severalConjunctionsText), whatever the wording: they name no table, field nor port. */
   private readonly conjunctions = new Map<Action, string>();
@@ -513,6 +550,8 @@ export class WordsMemo {
           actions: new WeakMap(),
           sentenceActions: new WeakMap(),
           outlines: new WeakMap(),
+          values: new Map(),
+          writes: new Map(),
         }),
       );
     return known;
@@ -575,8 +614,7 @@ export class WordsMemo {
 
   /** The action list's words as a sentence says them after its conditions (`: ` and the words joined), said once per list. */
   private sentenceActions(list: readonly Action[], w: Wording): string {
-    const last = this.lastActions;
-    if (last !== undefined && last.list === list && last.w === w) return last.text;
+    if (list === this.lastList && w === this.lastListWording) return this.lastListText;
     let text: string;
     // Said anew: few other flows share such a list.
     if (severalConjunctions(list)) text = this.severalConjunctionsText(list, w);
@@ -586,7 +624,9 @@ export class WordsMemo {
       if (said === undefined) known.set(list, (text = `: ${this.actionWords(list, w).join(', ')}`));
       else text = said;
     }
-    this.lastActions = { list, w, text };
+    this.lastList = list;
+    this.lastListWording = w;
+    this.lastListText = text;
     return text;
   }
 
@@ -614,8 +654,27 @@ export class WordsMemo {
     if (severalConjunctions(list)) return describeActions(list, w);
     const known = this.of(w).actions;
     let actions = known.get(list);
-    if (actions === undefined) known.set(list, (actions = describeActions(list, w)));
+    if (actions === undefined) known.set(list, (actions = this.listWords(list, w)));
     return actions;
+  }
+
+  /** describeActions, each write of a value said once per field, mask and value (see SaidIn.writes). */
+  private listWords(list: readonly Action[], w: Wording): string[] {
+    if (list.length === 0) return describeActions(list, w);
+    const out: string[] = [];
+    for (let i = 0; i < list.length; i++) {
+      const a = list[i]!;
+      out.push(a.kind === 'set_field' ? this.writeSaid(a.field, a.value, a.mask, w) : describeAction(a, w));
+    }
+    return out;
+  }
+
+  /** writeWords of a write, said once per field, mask and value in the wording. */
+  private writeSaid(field: FieldDef, value: bigint, mask: bigint, w: Wording): string {
+    const byValue = byValueIn(this.of(w).writes, field, mask);
+    let said = byValue.get(value);
+    if (said === undefined) byValue.set(value, (said = writeWords(field, value, mask, w)));
+    return said;
   }
 
   /**
