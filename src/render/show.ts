@@ -115,7 +115,10 @@ class LinesMemo {
   /** A line end and the head of a flow of the last priority (`  [200] `), and the line end and indent of its further lines. */
   private head = '';
   private indent = '';
-  private lastExplanation: { readonly e: Explanation; readonly text: string } | undefined;
+  // The last explanation and its text in fields of their own: a policy table's flows change it
+  // thousands of times, and an object for each would be a few stores more.
+  private lastExplanation: Explanation | undefined = undefined;
+  private lastExplanationText = '';
   private readonly style: ShowStyle;
 
   constructor(style: ShowStyle) {
@@ -143,11 +146,11 @@ class LinesMemo {
 
   /** The explanation's sentence, styled. */
   explanation(e: Explanation): string {
-    const last = this.lastExplanation;
-    if (last !== undefined && last.e === e) return last.text;
+    if (e === this.lastExplanation) return this.lastExplanationText;
     const s = this.style;
     const text = e.kind === 'unknown' ? s.unknown(`? ${explanationText(e)}`) : s.meaning(explanationText(e));
-    this.lastExplanation = { e, text };
+    this.lastExplanation = e;
+    this.lastExplanationText = text;
     return text;
   }
 

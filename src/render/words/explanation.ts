@@ -68,8 +68,11 @@ function placeholderText(v: PlaceholderValue): string {
  * to back, those with a value; when none has one, the words the template gives for its absence.
  */
 export function patternSentence(e: PatternExplanation): string {
-  if (lastSaid?.e !== e) lastSaid = { e, sentence: fill(e) };
-  return lastSaid.sentence;
+  if (e !== lastSaid) {
+    lastSentence = fill(e);
+    lastSaid = e;
+  }
+  return lastSentence;
 }
 
 /**
@@ -78,7 +81,8 @@ export function patternSentence(e: PatternExplanation): string {
  * one action list one after the other. Remembering every sentence (a weak map by explanation)
  * cost more than saying again the few that come back later.
  */
-let lastSaid: { readonly e: PatternExplanation; readonly sentence: string } | undefined;
+let lastSaid: PatternExplanation | undefined;
+let lastSentence = '';
 
 /** Spaces that fill tidies: two or more, or one before punctuation. */
 const GAP = / [ .,;:]/;
