@@ -460,10 +460,14 @@ export function describeAction(a: Action, w: Wording): string {
   }
 }
 
-/** The actions in words, in order; a flow without actions drops the packet. */
-export function describeActions(actions: readonly Action[], w: Wording): string[] {
+/** The actions in words, in order, each said by `say`; a flow without actions drops the packet. */
+export function describeActions(
+  actions: readonly Action[],
+  w: Wording,
+  say: (a: Action, w: Wording) => string = describeAction,
+): string[] {
   if (actions.length === 0) return ['drop it'];
-  return actions.map((a) => describeAction(a, w));
+  return actions.map((a) => say(a, w));
 }
 
 /** Words said in one wording: of shared match entries and action lists. */
@@ -654,20 +658,14 @@ export class WordsMemo {
     if (severalConjunctions(list)) return describeActions(list, w);
     const known = this.of(w).actions;
     let actions = known.get(list);
-    if (actions === undefined) known.set(list, (actions = this.listWords(list, w)));
+    // Each write of a value said once per field, mask and value (see SaidIn.writes).
+    if (actions === undefined) known.set(list, (actions = describeActions(list, w, this.sayAction)));
     return actions;
   }
 
-  /** describeActions, each write of a value said once per field, mask and value (see SaidIn.writes). */
-  private listWords(list: readonly Action[], w: Wording): string[] {
-    if (list.length === 0) return describeActions(list, w);
-    const out: string[] = [];
-    for (let i = 0; i < list.length; i++) {
-      const a = list[i]!;
-      out.push(a.kind === 'set_field' ? this.writeSaid(a.field, a.value, a.mask, w) : describeAction(a, w));
-    }
-    return out;
-  }
+  /** describeAction, a write of a value said once per field, mask and value (see writeSaid). */
+  private readonly sayAction = (a: Action, w: Wording): string =>
+    a.kind === 'set_field' ? this.writeSaid(a.field, a.value, a.mask, w) : describeAction(a, w);
 
   /** writeWords of a write, said once per field, mask and value in the wording. */
   private writeSaid(field: FieldDef, value: bigint, mask: bigint, w: Wording): string {
