@@ -4,7 +4,7 @@
  */
 import { type Action, flattenActions, withoutRole } from './actions.ts';
 import { actionsOutline, type Bucket, type Flow, onlyConjunctions } from './flow.ts';
-import { actionsThroughGroups, type Pipeline, tableKey } from './pipeline.ts';
+import { type Pipeline, tableKey } from './pipeline.ts';
 import type { TableRef } from './tables.ts';
 import { append } from './append.ts';
 
@@ -90,11 +90,6 @@ export function flowExits(flow: Flow): Exit[] {
  */
 export function outlineExits(flow: Flow): Exit[] {
   return onlyConjunctions(flow) ? [] : actionExits(actionsOutline(flow));
-}
-
-/** A flow's exits as a walk that follows groups reads them (see actionsThroughGroups). */
-export function exitsThroughGroups(pipeline: Pipeline, flow: Flow): Exit[] {
-  return onlyConjunctions(flow) ? [] : actionExits(actionsThroughGroups(pipeline, flow));
 }
 
 export function bucketExits(bucket: Bucket): Exit[] {
