@@ -614,10 +614,7 @@ export class ReadAlong {
       if (leftLines.size === 0) break;
       const flow = first[j]!;
       if (!writtenPart(flow, x) || flow.table.kind !== 'number') break;
-      const lines = leftLines.get(x.end - x.start);
-      if (lines === undefined) break;
-      const key = this.key(flow.table, flow.cookie);
-      if (!lines.some((l) => l.key === key && sameText(l.text, l.start, x.text, x.start, x.end - x.start))) break;
+      if (!this.isLeft(x.text, x.start, x.end, this.key(flow.table, flow.cookie))) break;
       state[j] = LEFT;
     }
     return (this.inOrder = j);
