@@ -26,6 +26,7 @@ import { templateVariant, variantAddress, withAddress } from './address-variants
 import { NO_FLAGS, tableRefOf } from './interned.ts';
 import { type LineShape, type LineShapes, writtenNumbers } from './line-shape.ts';
 import { DecimalRun } from './numbers.ts';
+import { shapedActions } from './shaped-actions.ts';
 import {
   HARD_AGE,
   HARD_TIMEOUT,
@@ -469,7 +470,14 @@ export class LineFlow implements Flow {
    * a flow of a shape's, read again from its line with its match.
    */
   private makeActions(): readonly Action[] {
-    if (this.index === REREAD) return this.source.readActions(this.lineText, this.actionsStart - this.at, this.match);
+    if (this.index === REREAD) {
+      // A line of a shape whose actions are its own (not a list of conjunctions alone, which is no shape's) is made from the shape's.
+      const made =
+        this.sharedActions === 'conjunctions'
+          ? undefined
+          : shapedActions(this.shape as LineShape, this.text, this.actionsStart, this.source.readActions);
+      return made ?? this.source.readActions(this.lineText, this.actionsStart - this.at, this.match);
+    }
     const { text, actionsStart: start, end } = this;
     const { parts } = this.source;
     if (isLongConjunctionList(text, start, end)) return plainConjunctions(text, start, end)!;

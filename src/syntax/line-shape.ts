@@ -17,15 +17,16 @@ import { type FieldDef, fieldByName } from '../model/fields.ts';
 import type { Match } from '../model/flow.ts';
 import { scanActionTokens } from './action-args.ts';
 import { plainNumberAt } from './numbers.ts';
+import type { ActionsRebuild } from './shaped-actions.ts';
 import { parseSubfield } from './subfield.ts';
 import { isSeparator, KeyValueCursor } from './tokens.ts';
 
 /** A number that must be written as on the clean line. */
-const FIXED = 0;
+export const FIXED = 0;
 /** Decimal digits without a leading zero, up to a largest value. */
 const DECIMAL = 1;
 /** `0x` and lower-case hex digits, up to a number of bits. */
-const HEX = 2;
+export const HEX = 2;
 
 /**
  * The kind of number a place takes, its limit (largest value, or bits), and the storage whose
@@ -86,6 +87,10 @@ export interface LineShape {
   compared: number;
   /** What `fits` tells, as a pattern, for a shape many lines have (see fitsShape). */
   pattern: RegExp | undefined;
+  /** How many lines had their actions read again, until it has `actionsRebuild` (see shaped-actions.ts). */
+  actionsRead: number;
+  /** How its lines' actions are made from `actions`; null when they cannot be, undefined until worked out. */
+  actionsRebuild: ActionsRebuild | null | undefined;
 }
 
 /** Shapes kept so far, for their ids. */
@@ -106,7 +111,7 @@ function isWordChar(c: number): boolean {
 }
 
 /** Where the number starting at `i` ends. */
-function numberEnd(text: string, i: number, end: number): number {
+export function numberEnd(text: string, i: number, end: number): number {
   let e = i + 1;
   while (e < end && isWordChar(text.charCodeAt(e))) e++;
   return e;
@@ -377,6 +382,8 @@ export function keepShape(
     writeStorages,
     compared: 0,
     pattern: undefined as RegExp | undefined,
+    actionsRead: 0,
+    actionsRebuild: undefined as ActionsRebuild | null | undefined,
   };
   shape.rebuild = matchRebuild(shape, keyword - from, places, from);
   shapes.add(hash, shape);
