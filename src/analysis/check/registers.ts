@@ -9,7 +9,7 @@
 import type { Action, Subfield } from '../../model/actions.ts';
 import { assertNever } from '../../model/actions.ts';
 import { fieldByName, type FieldDef } from '../../model/fields.ts';
-import { type Flow, type Match, matchOutline } from '../../model/flow.ts';
+import { type Flow, type FlowOutline, type Match, matchOutline } from '../../model/flow.ts';
 import type { Pipeline } from '../../model/pipeline.ts';
 import { ones } from '../../model/values.ts';
 import { fieldParts } from '../trace/packet.ts';
@@ -179,11 +179,39 @@ function matchedBits(pipeline: Pipeline): SlotWrites {
   return matched;
 }
 
+/** What the flows of one shape may set, and the storages whose values they write otherwise than the shape's line that count. */
+interface ShapeWrites {
+  /** The bits a flow of the shape may set, whatever its numbers. */
+  readonly bits: SlotWrites;
+  /** Those of the storages the shape's flows write other values to that hold bits some match reads. */
+  readonly storages: ReadonlySet<string>;
+}
+
+function shapeWrites(outline: FlowOutline, actions: readonly Action[], matched: SlotWrites): ShapeWrites {
+  const bits = new SlotWrites(true);
+  bits.addActions(actions);
+  const storages = new Set<string>();
+  for (const s of outline.varying ?? []) {
+    // Every storage is a field's name; one that were not is kept, which only tells apart flows that need not be.
+    const field = fieldByName(s);
+    if (
+      field === undefined ||
+      zeroedParts(field).some((p) => ((matched.mayBeOne.get(p.slot) ?? 0n) & (p.bits << p.slotShift)) !== 0n)
+    )
+      storages.add(s);
+  }
+  return { bits, storages };
+}
+
 /**
  * Every register and metadata bit some flow, group bucket or learned flow of the pipeline may
  * set, among the bits some flow's match reads. A flow read by its shape (see FlowOutline) is read
- * whole only when the bits a flow of its shape may set hold one of those not found set yet: on a
- * large dump, the bits a shape writes are soon all set by others, and its flows never made.
+ * whole only when the bits a flow of its shape may set hold one of those not found set yet, and
+ * the numbers its line writes to the registers and metadata that matches read are not those of a
+ * flow of its shape read before (or of the shape's line): on a large dump, the bits a shape writes
+ * are soon all set by others, and a shape's flows mostly write such registers alike (a Service's
+ * flows each load the same bits, and their own group id to a register no flow matches), so that
+ * its flows are never made.
  */
 export function pipelineWrites(pipeline: Pipeline): SlotWrites {
   const writes = new SlotWrites();
@@ -201,16 +229,24 @@ export function pipelineWrites(pipeline: Pipeline): SlotWrites {
   for (const g of pipeline.groups.values()) for (const b of g.buckets) writes.addActions(b.actions);
   if (shaped.length === 0) return writes;
   const matched = matchedBits(pipeline);
-  // What a shape's flows may set, by the outline's action list they share.
-  const shapeBits = new Map<readonly Action[], SlotWrites>();
+  // Per outline's action list, which its flows share.
+  const shapes = new Map<readonly Action[], ShapeWrites>();
+  // The written numbers (see Flow.writtenNumbers) of the flows read, and the outlines whose own values were added.
+  const read = new Set<string | readonly Action[]>();
   for (const f of shaped) {
-    const outline = f.outline!.actions as readonly Action[];
-    let bits = shapeBits.get(outline);
-    if (!bits) {
-      shapeBits.set(outline, (bits = new SlotWrites(true)));
-      bits.addActions(outline);
+    const outline = f.outline!;
+    const actions = outline.actions as readonly Action[];
+    let shape = shapes.get(actions);
+    if (!shape) shapes.set(actions, (shape = shapeWrites(outline, actions, matched)));
+    if (!writes.adds(shape.bits, matched)) continue;
+    const numbers = f.writtenNumbers?.(shape.storages);
+    if (numbers !== undefined) {
+      const key = numbers === '' ? actions : numbers;
+      if (read.has(key)) continue;
+      read.add(key);
     }
-    if (writes.adds(bits, matched)) writes.addActions(f.actions);
+    // Written as the shape's line writes: its actions tell, without making the flow's.
+    writes.addActions(numbers === '' ? actions : f.actions);
   }
   return writes;
 }
