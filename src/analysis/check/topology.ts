@@ -15,6 +15,7 @@ import {
   actionsOutline,
   addressOutline,
   type Flow,
+  type FlowOutline,
   type Match,
   type MatchField,
   onlyConjunctions,
@@ -87,14 +88,21 @@ class RouteIndex {
 
   add(dst: MatchField, via: bigint | undefined): void {
     // An ARP answer for an exact address may be for a local address the bridge routes itself.
-    const backsArpAnswer = via !== undefined || dst.mask === FULL32;
     // A route to a prefix that neither tunnels nor names one address makes no answer good.
-    if (!backsArpAnswer) return;
-    let byMask = this.byMask.get(ipv4(dst.mask));
-    if (!byMask) this.byMask.set(ipv4(dst.mask), (byMask = { mask: dst.mask, byValue: new Map() }));
-    const key = ipv4(dst.value & dst.mask);
+    if (via !== undefined || dst.mask === FULL32) this.addMasked(dst.mask, ipv4(dst.value & dst.mask), via);
+  }
+
+  /** A route to one address (as a number) that tunnels nowhere: a clause flow's IP destination. */
+  addAddress(address: number): void {
+    this.addMasked(FULL32, address, undefined);
+  }
+
+  /** A route that backs an ARP answer, to `key` (the masked address as a number) under `mask`. */
+  private addMasked(mask: bigint, key: number, via: bigint | undefined): void {
+    let byMask = this.byMask.get(ipv4(mask));
+    if (!byMask) this.byMask.set(ipv4(mask), (byMask = { mask, byValue: new Map() }));
     let routes = byMask.byValue.get(key);
-    if (!routes) byMask.byValue.set(key, (routes = { vias: undefined, backsArpAnswer }));
+    if (!routes) byMask.byValue.set(key, (routes = { vias: undefined, backsArpAnswer: true }));
     if (via !== undefined) (routes.vias ??= new Set()).add(via);
   }
 
@@ -139,6 +147,40 @@ function lookForNamed(flows: readonly Flow[], pending: Set<bigint>, named: Set<b
 }
 
 /**
+ * What NodeFacts reads of a clause flow, whose actions deliver nowhere, from its outline match:
+ * the input port it matches, whether it also matches an exact source address, and its IP
+ * destination entry, by position (the entry of the flow's own address may be that one).
+ */
+interface ClauseReading {
+  readonly port: number | undefined;
+  readonly sourcePinned: boolean;
+  readonly ipDst: MatchField | undefined;
+  readonly ipDstAt: number;
+}
+
+/** What a clause flow of this outline match tells, as NodeFacts.read finds it; null for one of neither an input port nor an IP destination. */
+function readClauseMatch(match: Match): ClauseReading | null {
+  let port: number | undefined;
+  let ipDstAt = -1;
+  let sourcePinned = false;
+  const { fields } = match;
+  for (let i = 0; i < fields.length; i++) {
+    const e = fields[i]!;
+    if (isInPort(e.field)) port ??= Number(e.value);
+    else if (e.field === F.ipDst && ipDstAt < 0) ipDstAt = i;
+    sourcePinned ||= isSourcePinned(e);
+  }
+  if (port === undefined && ipDstAt < 0) return null;
+  return { port, sourcePinned, ipDst: fields[ipDstAt], ipDstAt };
+}
+
+/** Whether the entry matches one exact source address. */
+function isSourcePinned(e: MatchField): boolean {
+  const f = e.field;
+  return ((f === F.ipSrc || f === F.arpSpa) && e.mask === FULL32) || (f === F.ipv6Src && e.mask === FULL128);
+}
+
+/**
  * What the flows say of tunnels, addresses and ports, gathered in one pass: on a dump of a
  * million flows, each walk over them all costs more than the checks themselves.
  */
@@ -154,8 +196,8 @@ export class NodeFacts {
   /** For each port a flow delivers to by one MAC or IP (writing the port number), the first such flow. */
   private readonly deliveries = new Map<number, Flow>();
 
-  /** Per outline match of lazily read clause flows: whether it names an input port or an IP destination. */
-  private readonly clauseTells = new Map<Match, boolean>();
+  /** Per outline match of lazily read clause flows: what it tells (null: nothing). */
+  private readonly clauseReadings = new Map<Match, ClauseReading | null>();
 
   private readonly pipeline: Pipeline;
 
@@ -163,19 +205,44 @@ export class NodeFacts {
     this.pipeline = pipeline;
     // Indexed, as in findPerFlow.
     const { flows } = pipeline;
+    // Clause flows of one outline match mostly come one after another.
+    let lastMatch: Match | undefined;
+    let reading: ClauseReading | null = null;
     for (let i = 0; i < flows.length; i++) {
       const flow = flows[i]!;
+      if (flow.outlineActions !== 'conjunctions') {
+        this.read(flow);
+        continue;
+      }
+      const match = flow.outlineMatch!;
+      if (match !== lastMatch) {
+        lastMatch = match;
+        reading = this.clauseReading(match);
+      }
       // A clause flow tells its input port and IP destination alone: most of a policy table's name neither.
-      if (flow.outlineActions === 'conjunctions' && !this.tells(flow.outlineMatch!)) continue;
-      this.read(flow);
+      if (reading === null) continue;
+      const own = addressOutline(flow);
+      if (own === undefined) this.read(flow);
+      else this.readClause(flow, reading, own);
     }
   }
 
-  private tells(match: Match): boolean {
-    let tells = this.clauseTells.get(match);
-    if (tells === undefined)
-      this.clauseTells.set(match, (tells = match.fields.some((e) => isInPort(e.field) || e.field === F.ipDst)));
-    return tells;
+  private clauseReading(match: Match): ClauseReading | null {
+    let reading = this.clauseReadings.get(match);
+    if (reading === undefined) this.clauseReadings.set(match, (reading = readClauseMatch(match)));
+    return reading;
+  }
+
+  /** What read tells of a clause flow read by an outline of its address (see ClauseReading), told without making its match. */
+  private readClause(flow: Flow, reading: ClauseReading, own: FlowOutline): void {
+    const { port, ipDst } = reading;
+    if (port !== undefined) {
+      pushTo(this.byInPort, port, flow);
+      if (reading.sourcePinned) this.guarded.add(port);
+    }
+    if (ipDst === undefined) return;
+    if (reading.ipDstAt !== own.entry) this.routes.add(ipDst, undefined);
+    else if (ipDst.mask === FULL32) this.routes.addAddress(own.address);
   }
 
   /**
@@ -208,8 +275,7 @@ export class NodeFacts {
       else if (f === F.ipDst) ipDst ??= i === own?.entry ? withAddress(e, own.address) : e;
       else if (f === F.arpTpa) arpTpa ??= i === own?.entry ? withAddress(e, own.address) : e;
       else if (f === F.ethDst) ethDst ??= e;
-      if (((f === F.ipSrc || f === F.arpSpa) && e.mask === FULL32) || (f === F.ipv6Src && e.mask === FULL128))
-        sourcePinned = true;
+      if (isSourcePinned(e)) sourcePinned = true;
     }
     if (port !== undefined) {
       pushTo(this.byInPort, port, flow);
