@@ -842,14 +842,26 @@ function buildConsistent(
   cover: CoverIndex | undefined,
 ): Built {
   const width = Math.max(entry.width, entry.n0);
-  const dims: ClauseFlow[][] = Array.from({ length: width }, () => []);
-  const lines: number[][] = Array.from({ length: width }, () => []);
   const { clauses, ks } = grouped;
-  for (let i = grouped.start[entry.ordinal]!, end = i + entry.size; i < end; i++) {
+  const from = grouped.start[entry.ordinal]!;
+  const end = from + entry.size;
+  // Each dimension's lists made at their size, counted first: grown by pushes, the lists of a
+  // large dump were copied at each growth and made garbage several times their size.
+  const counts = new Int32Array(width);
+  for (let i = from; i < end; i++) counts[ks[i]! - 1]!++;
+  const dims = new Array<ClauseFlow[]>(width);
+  const lines = new Array<number[]>(width);
+  for (let k = 0; k < width; k++) {
+    dims[k] = new Array<ClauseFlow>(counts[k]!);
+    lines[k] = new Array<number>(counts[k]!);
+    counts[k] = 0;
+  }
+  for (let i = from; i < end; i++) {
     const clause = clauses[i]!;
     const k = ks[i]! - 1;
-    dims[k]!.push(gathered.flows[clause]!);
-    lines[k]!.push(gathered.lines[clause]!);
+    const at = counts[k]!++;
+    dims[k]![at] = gathered.flows[clause]!;
+    lines[k]![at] = gathered.lines[clause]!;
   }
   // Every clause flow is at the entry's priority: a dimension without one has none elsewhere.
   return built(entry, entry.p0, entry.n0, { dims, lines }, [], cover, () => []);
