@@ -195,10 +195,21 @@ function exactWithin(dim: SimpleDim, o: MatchField): readonly Pinned[] {
 const NEAR = 8;
 
 /**
+ * The first place in `packed` after `from` whose value is `n` (a value times PLACES, see
+ * SimpleDim.packed) or more, the value at `from` being less: a search ahead by doubling steps,
+ * which passes a long run of smaller values in a few steps.
+ */
+function ahead(packed: Float64Array, n: number, from: number): number {
+  let step = 1;
+  while (from + step < packed.length && packed[from + step]! < n) step *= 2;
+  return lowerBound(packed, n, from + (step >> 1) + 1, Math.min(from + step, packed.length));
+}
+
+/**
  * The places, ascending, of the flows packed in `a` whose value `b` has too (see
  * SimpleDim.packed): `a` walked, `b` stepped through where the two interleave and, past a few
- * steps, searched ahead by doubling steps from where the last value was, which passes a long run
- * of values `a` lacks (the address sets of two conjunctions mostly lie apart) in a few steps.
+ * steps, searched ahead (see `ahead`) from where the last value was; a run of values of `a` that
+ * `b` lacks is passed the same way. The address sets of two conjunctions mostly lie apart.
  */
 function sharedValues(a: Float64Array, b: Float64Array): readonly number[] | Int32Array {
   const places: number[] = [];
@@ -207,13 +218,13 @@ function sharedValues(a: Float64Array, b: Float64Array): readonly number[] | Int
     const from = Math.floor(a[i]! / PLACES) * PLACES;
     const near = j + NEAR < b.length ? j + NEAR : b.length;
     while (j < near && b[j]! < from) j++;
-    if (j === near && j < b.length && b[j]! < from) {
-      let step = 1;
-      while (j + step < b.length && b[j + step]! < from) step *= 2;
-      j = lowerBound(b, from, j + (step >> 1) + 1, Math.min(j + step, b.length));
-    }
+    if (j === near && j < b.length && b[j]! < from) j = ahead(b, from, j);
     if (j === b.length) break;
     if (b[j]! < from + PLACES) places.push(a[i]! % PLACES);
+    else if (i + 1 < a.length && a[i + 1]! < b[j]!) {
+      // The next value of `a` is not `b`'s next either: `a` goes on from `b`'s next value.
+      i = ahead(a, Math.floor(b[j]! / PLACES) * PLACES, i) - 1;
+    }
   }
   return places.length < 2 ? places : Int32Array.from(places).sort();
 }
