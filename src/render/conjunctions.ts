@@ -286,7 +286,10 @@ function termJson(t: DimensionTerm, named: FieldWords | undefined): StreamedObje
     ...set,
     ...words,
     ...(t.qualifier.fields.length > 0 ? { qualifier: formatMatch(t.qualifier) } : {}),
-    text: formatTerm(t, named),
+    // Made once the members are written, which counts them on the way (the text gives their count).
+    get text() {
+      return formatTerm(t, named);
+    },
   });
 }
 

@@ -597,22 +597,24 @@ class MergedNumbers {
 
   /** How many intervals. */
   get count(): number {
-    if (this.counted === undefined) {
-      let n = 0;
-      this.each(() => {
-        n++;
-        return true;
-      });
-      this.counted = n;
-    }
-    return this.counted;
+    return (this.counted ??= this.walk(undefined));
   }
 
   /** Hands each interval to `visit` in ascending order, until it says false. */
   each(visit: (first: number, last: number) => boolean): void {
+    this.walk(visit);
+  }
+
+  /**
+   * each, telling how many intervals it walked, and counting them once it has walked them all;
+   * without `visit`, every one is counted without a call for each (a report counts the intervals
+   * of every set, and lists only the first few).
+   */
+  private walk(visit: ((first: number, last: number) => boolean) | undefined): number {
     const { starts, packed, blocks } = this;
     let first = 0;
     let last = -2;
+    let n = 0;
     for (let p = 0; p < starts.length; p++) {
       const start = packed ? valueAt(starts, p) : starts[p]!;
       const end = blocks?.get(start) ?? start;
@@ -620,11 +622,19 @@ class MergedNumbers {
         if (end > last) last = end;
         continue;
       }
-      if (p > 0 && !visit(first, last)) return;
+      if (p > 0) {
+        n++;
+        if (visit !== undefined && !visit(first, last)) return n;
+      }
       first = start;
       last = end;
     }
-    if (starts.length > 0) visit(first, last);
+    if (starts.length > 0) {
+      n++;
+      visit?.(first, last);
+    }
+    this.counted = n;
+    return n;
   }
 }
 
