@@ -3,7 +3,7 @@
  * shared profiles), then each --profile-file, read and checked before a command reads any input.
  * A profile with errors stops the command with every error at its place in the file.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Profile } from '../profiles/types.ts';
 import type { ProfileDiagnostic } from '../render/profile-check.ts';
@@ -13,16 +13,22 @@ export const PROFILES_VARIABLE = 'FLOWSCOPE_PROFILES';
 
 const PROFILE_FILE = /\.ya?ml$/i;
 
-/** The profile files of the shared directory, by name. */
-async function sharedFiles(io: Io): Promise<string[]> {
+/**
+ * The profile files of the shared directory, by name. Profile files are small and read with
+ * node:fs's synchronous calls, as the inputs are (sources/input.ts): every command that reads a
+ * profile imports this module, and node:fs/promises would cost each the loading of its module.
+ */
+function sharedFiles(io: Io): string[] {
   const dir = io.env[PROFILES_VARIABLE];
   if (dir === undefined || dir === '') return [];
-  const isDir = await stat(dir).then(
-    (s) => s.isDirectory(),
-    () => false,
-  );
+  let isDir: boolean;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    isDir = false;
+  }
   if (!isDir) throw new UserError(`${PROFILES_VARIABLE} names ${dir}, which is not a directory of profile files`);
-  return (await readdir(dir))
+  return readdirSync(dir)
     .filter((f) => PROFILE_FILE.test(f))
     .sort()
     .map((f) => join(dir, f));
@@ -30,11 +36,14 @@ async function sharedFiles(io: Io): Promise<string[]> {
 
 /** A profile file's text; one that cannot be read is the user's to fix. */
 export async function profileText(file: string): Promise<string> {
-  return readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (caught) {
+    const err = caught as NodeJS.ErrnoException;
     throw new UserError(
       `cannot read profile ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.code === 'EISDIR' ? 'it is a directory' : err.message}`,
     );
-  });
+  }
 }
 
 /** A profile file's profile and every problem of it, each at its place. */
@@ -63,7 +72,7 @@ async function readProfile(file: string): Promise<Profile> {
 
 /** The user's profiles, in the order given (shared ones first); two of one id are refused. */
 export async function userProfiles(files: readonly string[], io: Io): Promise<Profile[]> {
-  const all = [...(await sharedFiles(io)), ...files];
+  const all = [...sharedFiles(io), ...files];
   const profiles: Profile[] = [];
   const from = new Map<string, string>();
   for (const file of all) {

@@ -4,20 +4,12 @@
  * corrupt archive yields the entries read before the damage plus a problem saying what broke.
  */
 import { once } from 'node:events';
-import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import type * as Zlib from 'node:zlib';
+import { zlib } from './lazy-modules.ts';
 import type { BundleLimit } from './limits.ts';
 import { TarFrames } from './tar-frames.ts';
-
-/**
- * node:zlib, loaded when compressed data is first met: most commands read a plain dump, and
- * loading zlib is a noticeable part of their start-up.
- */
-function zlib(): typeof Zlib {
-  return createRequire(import.meta.url)('node:zlib') as typeof Zlib;
-}
 
 /** Kinds of file recognised by their first bytes. */
 export type Magic = 'gzip' | 'xz' | 'bzip2' | 'zstd' | 'zip' | 'tar' | 'png' | 'jpeg' | 'gif' | 'pdf' | 'elf';

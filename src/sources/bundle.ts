@@ -8,10 +8,10 @@
  * - a sosreport (`sos_commands/openvswitch/…`), one node per bridge.
  * Archives are read in memory; only the files named above are kept.
  */
-import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { parseAgentInfo } from './agentinfo.ts';
 import { ArchiveTooLarge, contentMagic, MAGIC_DESCRIPTION, readArchive, sniff } from './archive.ts';
+import { fsPromises } from './lazy-modules.ts';
 import { exceeded, MAX_INPUT_BYTES, mebibytes, ReadBudget } from './limits.ts';
 import { decodeText, type NodeFile, type NodeFileKind, type NodeSource, POLICY_KINDS, SourceError } from './node.ts';
 import { isSosFile, sosNodes } from './sos.ts';
@@ -68,6 +68,7 @@ function describeError(err: unknown): string {
 
 /** The wanted files under a directory; symbolic links are neither followed nor read. */
 async function treeFromDirectory(dir: string, problems: string[], budget: ReadBudget): Promise<Tree> {
+  const { lstat, readdir, readFile } = fsPromises();
   const tree: Tree = new Map();
   const walk = async (rel: string, depth: number): Promise<void> => {
     let names: string[];
@@ -221,6 +222,7 @@ async function nodesOfTree(
 
 /** Reads the collection at `path` (directory or archive). Throws SourceError when it holds no dumps. */
 export async function openBundle(path: string): Promise<Bundle> {
+  const { readFile, stat } = fsPromises();
   // The path given may be a link; links inside it are not followed.
   const st = await stat(path).catch((err: unknown) => {
     throw new SourceError(`cannot read ${path}: ${describeError(err)}`);

@@ -3,10 +3,10 @@
  * cannot be read whole — more than MAX_INPUT_BYTES, a stream that never ends, a damaged gzip
  * stream — is refused with a SourceError that says why, instead of read in part.
  */
-import { fstatSync } from 'node:fs';
-import { open, readFile, stat } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { contentMagic, gunzip, sniff, SNIFF_BYTES } from './archive.ts';
+import { fsPromises } from './lazy-modules.ts';
 import { MAX_INPUT_BYTES, mebibytes } from './limits.ts';
 import { binaryKind, SourceError } from './node.ts';
 
@@ -77,7 +77,7 @@ export class InputReader {
   async readSpecialFile(name: string): Promise<Buffer | undefined> {
     const known = this.streamed.get(name);
     if (known !== undefined) return known;
-    const st = await stat(name);
+    const st = statSync(name);
     if (st.isFile() || st.isDirectory()) return undefined;
     const data = readStream(name);
     this.streamed.set(name, data);
@@ -86,17 +86,20 @@ export class InputReader {
 
   /**
    * The bytes of a file or of standard input, and the buffer a regular file was read into when it
-   * may be read into again (see holdReads): `into`, when given and large enough.
+   * may be read into again (see holdReads): `into`, when given and large enough. A regular file is
+   * read with node:fs's synchronous calls: it is wanted whole before anything else can go on, and
+   * node:fs/promises costs every command the loading of its module and each call a round trip
+   * through the thread pool.
    */
   private async readBytes(name: string, into: Buffer | undefined): Promise<{ data: Buffer; buffer?: Buffer }> {
     if (name === '-') return { data: await this.readStdin() };
     try {
       const special = await this.readSpecialFile(name);
       if (special !== undefined) return { data: special };
-      const { size } = await stat(name);
+      const { size } = statSync(name);
       if (size > MAX_INPUT_BYTES) throw tooLarge(name);
-      if (this.holding === 0 && into === undefined) return { data: await readFile(name) };
-      return await readInto(name, into !== undefined && into.length > size ? into : roomFor(size));
+      if (this.holding === 0 && into === undefined) return { data: readFileSync(name) };
+      return readInto(name, into !== undefined && into.length > size ? into : roomFor(size));
     } catch (err) {
       if (err instanceof SourceError) throw err;
       throw new SourceError(`cannot read ${name}: ${describeFsError(err)}`);
@@ -144,13 +147,49 @@ export class InputReader {
     }
   }
 
-  /** The text of a file or of standard input; binary data (an image, an archive) is refused by name. */
-  async readInput(name: string): Promise<InputText> {
+  /**
+   * The text of a file or of standard input, gzip-compressed data inflated; data that is no text
+   * (an image, an archive: see binaryKind) is refused with the error `notText` makes of its kind.
+   */
+  async readInputText(name: string, notText: (kind: string) => Error): Promise<string> {
+    if (name !== '-' && this.holding === 0 && this.held === undefined) {
+      const text = this.plainText(name, notText);
+      if (text !== undefined) return text;
+    }
     return this.readInputBytes(name, (data) => {
       const kind = binaryKind(data);
-      if (kind !== undefined) throw new SourceError(`${inputLabel(name)}: not a text file (${kind})`);
-      return { name, text: data.toString('utf8') };
+      if (kind !== undefined) throw notText(kind);
+      return data.toString('utf8');
     });
+  }
+
+  /**
+   * The text of a regular file that its first bytes show to be neither compressed nor binary;
+   * undefined for any other file. Node decodes the file as it reads it: there is no buffer of its
+   * bytes, memory outside the heap that starts a full collection while the buffer is still in use,
+   * which then keeps it to the end of the run (a million-flow dump's peak memory grew by its size).
+   */
+  private plainText(name: string, notText: (kind: string) => Error): string | undefined {
+    const head = fsRead(name, () => {
+      if (this.streamed.has(name)) return undefined;
+      const st = statSync(name);
+      if (!st.isFile()) return undefined;
+      if (st.size > MAX_INPUT_BYTES) throw tooLarge(name);
+      return fileHead(name);
+    });
+    if (head === undefined || sniff(head) === 'gzip') return undefined;
+    const kind = binaryKind(head);
+    if (kind !== undefined) throw notText(kind);
+    return fsRead(name, () => readFileSync(name, 'utf8'));
+  }
+
+  /** The text of a file or of standard input; binary data (an image, an archive) is refused by name. */
+  async readInput(name: string): Promise<InputText> {
+    const text = await this.readInputText(
+      name,
+      (kind) => new SourceError(`${inputLabel(name)}: not a text file (${kind})`),
+    );
+    return { name, text };
   }
 
   /**
@@ -161,16 +200,10 @@ export class InputReader {
   async isBundleInput(name: string): Promise<boolean> {
     try {
       if (name === '-') return contentMagic(await this.readStdin()) === 'tar';
-      if ((await stat(name)).isDirectory()) return true;
+      if (statSync(name).isDirectory()) return true;
       const special = await this.readSpecialFile(name);
       if (special !== undefined) return false;
-      const file = await open(name, 'r');
-      try {
-        const { buffer, bytesRead } = await file.read(Buffer.alloc(SNIFF_BYTES), 0, SNIFF_BYTES, 0);
-        return contentMagic(buffer.subarray(0, bytesRead)) === 'tar';
-      } finally {
-        await file.close();
-      }
+      return contentMagic(fileHead(name)) === 'tar';
     } catch {
       return false;
     }
@@ -206,14 +239,35 @@ async function readAll(stdin: InputStream): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** What `read` returns; an error of the file system says that `name` cannot be read. */
+function fsRead<T>(name: string, read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof SourceError) throw err;
+    throw new SourceError(`cannot read ${name}: ${describeFsError(err)}`);
+  }
+}
+
+/** The first SNIFF_BYTES of a regular file (all of a shorter one): enough to tell what it holds (see contentMagic, binaryKind). */
+function fileHead(name: string): Buffer {
+  const fd = openSync(name, 'r');
+  try {
+    const head = Buffer.alloc(SNIFF_BYTES);
+    return head.subarray(0, readSync(fd, head, 0, SNIFF_BYTES, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** A buffer for a file of `size` bytes, with room for one that grew a little or the next one read (see holdReads). */
 function roomFor(size: number): Buffer {
   return Buffer.allocUnsafe(size + (size >> 4) + (1 << 16));
 }
 
 /** A regular file read into `buffer` (into a larger one should it have grown beyond), and the buffer. */
-async function readInto(name: string, buffer: Buffer): Promise<{ data: Buffer; buffer: Buffer }> {
-  const file = await open(name, 'r');
+function readInto(name: string, buffer: Buffer): { data: Buffer; buffer: Buffer } {
+  const fd = openSync(name, 'r');
   try {
     let into = buffer;
     let size = 0;
@@ -224,17 +278,18 @@ async function readInto(name: string, buffer: Buffer): Promise<{ data: Buffer; b
         into.copy(larger, 0, 0, size);
         into = larger;
       }
-      const { bytesRead } = await file.read(into, size, into.length - size, size);
+      const bytesRead = readSync(fd, into, size, into.length - size, size);
       if (bytesRead === 0) return { data: into.subarray(0, size), buffer: into };
       size += bytesRead;
     }
   } finally {
-    await file.close();
+    closeSync(fd);
   }
 }
 
+/** A file that is no regular one (a FIFO, `<(command)`): read as it comes, without holding up the process while its writer is slow. */
 async function readStream(name: string): Promise<Buffer> {
-  const file = await open(name, 'r');
+  const file = await fsPromises().open(name, 'r');
   try {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -10,7 +10,7 @@ import type { PortMap } from '../model/ports.ts';
 import { type Bundle, openBundle, openBundleArchive, selectNode } from './bundle.ts';
 import { InputReader, type InputStream, emptyInputReason, inputLabel } from './input.ts';
 import { collectLive, LIVE_DEFAULTS, type LiveTarget } from './live.ts';
-import { binaryKind, type NodeFile, type NodeSource, SourceError } from './node.ts';
+import { type NodeFile, type NodeSource, SourceError } from './node.ts';
 import { type NodeDump, readNode } from './node-dump.ts';
 import { type ParsedFiles, parseFiles, type ParseFilesOptions } from './parse-files.ts';
 import { mergePortMaps, readPortDescriptions } from './port-map.ts';
@@ -337,15 +337,14 @@ async function positional(name: string, node: string | undefined, context: Readi
     for (const p of bundle.problems) problems.damaged(p);
     return chosen;
   }
-  return reader.readInputBytes(name, (data) => {
-    const kind = binaryKind(data);
-    if (kind !== undefined) {
-      throw new Refusal(
+  const text = await reader.readInputText(
+    name,
+    (kind) =>
+      new Refusal(
         `${inputLabel(name)}: not an ovs-ofctl dump (${kind}); give dump-flows or dump-groups output, or a support bundle`,
-      );
-    }
-    return { label: name, text: data.toString('utf8') };
-  });
+      ),
+  );
+  return { label: name, text };
 }
 
 /**
