@@ -252,21 +252,8 @@ export function pipelineWrites(pipeline: Pipeline): SlotWrites {
 }
 
 export function findUnsetRegisters(pipeline: Pipeline, writes: SlotWrites = pipelineWrites(pipeline)): Finding[] {
-  // Asked once per outline match: thousands of lazily read flows share each, mostly one after another.
-  const mayNeed = new Map<Match, boolean>();
-  let last: Match | undefined;
-  let lastMay = false;
-  return findPerFlow(pipeline, (flow) => {
-    // The outline's masks are the flow's: most flows are cleared without making their match.
-    const outline = matchOutline(flow);
-    if (outline !== last) {
-      last = outline;
-      let may = mayNeed.get(outline);
-      if (may === undefined) mayNeed.set(outline, (may = mayNeedUnset(outline, writes)));
-      lastMay = may;
-    }
-    return lastMay ? check(flow, writes) : undefined;
-  });
+  // The outline's masks are the flow's: most flows are cleared without making their match.
+  return findPerFlow(pipeline, (flow) => check(flow, writes), { mayFind: (match) => mayNeedUnset(match, writes) });
 }
 
 /** Whether a match with these fields and masks may need a bit never set (its values need no more than its masks). */
