@@ -67,51 +67,48 @@ function ipText(v: bigint): string {
   return formatIpv4Masked(v, FULL32);
 }
 
-/** What the IP routes of one destination prefix lead to. */
-interface RoutesOfPrefix {
-  /** Tunnel destinations the routes write; made with the first (most routes of a large dump write none). */
-  vias: Set<bigint> | undefined;
-  /** Whether a route of the prefix makes an ARP answer good: one through a tunnel, or of one exact address. */
-  backsArpAnswer: boolean;
-}
-
 /** An IPv4 address or mask as a number: a map hashes numbers much faster than bigints. */
 const ipv4 = Number;
 
 /**
- * The flows that route IPv4 destinations, by destination mask, then by the masked address: a
- * prefix is routed by the routes of every mask within its own (few masks, each one map lookup),
- * not by a walk over every route.
+ * The flows that route IPv4 destinations: a route backs an ARP answer when it goes through a
+ * tunnel, or names one exact address (which may be a local address the bridge routes itself). The
+ * exact addresses routed nowhere are a set of numbers (a policy table's clause flows name thousands);
+ * the tunnelled routes are by destination mask, then by the masked address: a prefix is routed by
+ * the routes of every mask within its own (few masks, each one map lookup), not by a walk over
+ * every route.
  */
 class RouteIndex {
-  private readonly byMask = new Map<number, { readonly mask: bigint; readonly byValue: Map<number, RoutesOfPrefix> }>();
+  private readonly exact = new Set<number>();
+  /** Per mask and masked address, the tunnel destinations of the routes. */
+  private readonly tunnelled = new Map<number, { readonly mask: bigint; readonly byValue: Map<number, Set<bigint>> }>();
 
   add(dst: MatchField, via: bigint | undefined): void {
-    // An ARP answer for an exact address may be for a local address the bridge routes itself.
-    // A route to a prefix that neither tunnels nor names one address makes no answer good.
-    if (via !== undefined || dst.mask === FULL32) this.addMasked(dst.mask, ipv4(dst.value & dst.mask), via);
+    if (via === undefined) {
+      // A route to a prefix that neither tunnels nor names one address makes no answer good.
+      if (dst.mask === FULL32) this.exact.add(ipv4(dst.value));
+      return;
+    }
+    let byMask = this.tunnelled.get(ipv4(dst.mask));
+    if (!byMask) this.tunnelled.set(ipv4(dst.mask), (byMask = { mask: dst.mask, byValue: new Map() }));
+    const key = ipv4(dst.value & dst.mask);
+    let vias = byMask.byValue.get(key);
+    if (!vias) byMask.byValue.set(key, (vias = new Set()));
+    vias.add(via);
   }
 
   /** A route to one address (as a number) that tunnels nowhere: a clause flow's IP destination. */
   addAddress(address: number): void {
-    this.addMasked(FULL32, address, undefined);
-  }
-
-  /** A route that backs an ARP answer, to `key` (the masked address as a number) under `mask`. */
-  private addMasked(mask: bigint, key: number, via: bigint | undefined): void {
-    let byMask = this.byMask.get(ipv4(mask));
-    if (!byMask) this.byMask.set(ipv4(mask), (byMask = { mask, byValue: new Map() }));
-    let routes = byMask.byValue.get(key);
-    if (!routes) byMask.byValue.set(key, (routes = { vias: undefined, backsArpAnswer: true }));
-    if (via !== undefined) (routes.vias ??= new Set()).add(via);
+    this.exact.add(address);
   }
 
   /** Whether a route takes in every address of `value/mask`: through the tunnel to `via` when given. */
   routes(value: bigint, mask: bigint, via: bigint | undefined): boolean {
-    for (const { mask: routeMask, byValue } of this.byMask.values()) {
+    if (via === undefined && mask === FULL32 && this.exact.has(ipv4(value))) return true;
+    for (const { mask: routeMask, byValue } of this.tunnelled.values()) {
       if ((routeMask & mask) !== routeMask) continue;
-      const routes = byValue.get(ipv4(value & routeMask));
-      if (routes && (via !== undefined ? routes.vias?.has(via) === true : routes.backsArpAnswer)) return true;
+      const vias = byValue.get(ipv4(value & routeMask));
+      if (vias && (via === undefined || vias.has(via))) return true;
     }
     return false;
   }
