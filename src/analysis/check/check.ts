@@ -155,18 +155,18 @@ export function checkPipeline(pipeline: Pipeline, options: CheckOptions = {}): C
     ...(release ? { release } : {}),
     ...(excerpt ? { excerpt } : {}),
   };
-  const findings = raw.map((f) => weigh(f, context));
   const order = new Map([...pipeline.tables.keys()].map((k, i) => [k, i]));
   const tableIndex = (f: Finding): number => {
     if (!f.table) return -1;
     return order.get(tableKey(f.table)) ?? order.size;
   };
-  findings.sort(
-    (a, b) =>
-      SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] ||
-      tableIndex(a) - tableIndex(b) ||
-      firstLine(a) - firstLine(b),
-  );
+  // Each finding's place worked out once, not at each of the sort's comparisons.
+  const placed = raw.map((r) => {
+    const f = weigh(r, context);
+    return { f, severity: SEVERITY_RANK[f.severity], table: tableIndex(f), line: firstLine(f) };
+  });
+  placed.sort((a, b) => a.severity - b.severity || a.table - b.table || a.line - b.line);
+  const findings = placed.map((p) => p.f);
   const counts = { error: 0, warning: 0, info: 0 };
   let known = 0;
   for (const f of findings) {
