@@ -28,7 +28,7 @@ import type { TableRef } from '../model/tables.ts';
 import { ones, parseIpv4, parseIpv6, parseMac } from '../model/values.ts';
 import { type ActionToken, parseHexBytes, parsePortRef, parseSmall, scanActionTokens } from './action-args.ts';
 import { tableRefOf } from './interned.ts';
-import { DecimalRun, parseUint } from './numbers.ts';
+import { parseUint } from './numbers.ts';
 import { parseFieldValue } from './field-value.ts';
 import { parseLearn } from './learn.ts';
 import { parseSubfield } from './subfield.ts';
@@ -930,7 +930,8 @@ export function parseActions(text: string, start: number, end: number, ctx: Acti
   return parseActionList(text, start, end, ctx).actions;
 }
 
-const run = new DecimalRun();
+/** What ends each number of `conjunction(ID,K/N)`: `,`, `/`, `)`. */
+const CONJUNCTION_ENDS = [0x2c, 0x2f, 0x29];
 
 type Conjunction = Extract<Action, { kind: 'conjunction' }>;
 
@@ -997,16 +998,28 @@ function readPlainConjunctions(
 ): boolean {
   for (let i = start; ;) {
     if (!text.startsWith('conjunction(', i)) return false;
-    if (!run.read(text, i + 12) || text.charCodeAt(run.end) !== 0x2c) return false;
-    const id = run.value;
-    if (!run.read(text, run.end + 1) || text.charCodeAt(run.end) !== 0x2f) return false;
-    const clause = run.value;
-    if (!run.read(text, run.end + 1) || text.charCodeAt(run.end) !== 0x29 || run.end >= end) return false;
-    const nClauses = run.value;
+    // `ID,K/N)`: each number's digits, then the character that ends it. Read here rather than by a
+    // DecimalRun: a short run interprets this code, and a call for each of the three numbers of a
+    // conjunction action cost more than its digits.
+    let id = 0;
+    let clause = 0;
+    let nClauses = 0;
+    let at = i + 12;
+    for (let part = 0; part < 3; part++) {
+      const from = at;
+      let n = 0;
+      for (let c = text.charCodeAt(at); c >= 0x30 && c <= 0x39; c = text.charCodeAt(++at)) n = n * 10 + c - 0x30;
+      if (at === from || text.charCodeAt(at) !== CONJUNCTION_ENDS[part]) return false;
+      if (part === 0) id = n;
+      else if (part === 1) clause = n;
+      else nClauses = n;
+      at++;
+    }
+    if (at > end) return false;
     if (id > 0xffffffff || nClauses < 2 || nClauses > 64 || clause < 1 || clause > nClauses) return false;
     out?.push(conjunctionOf(id, clause, nClauses));
     visit?.(id, clause, nClauses);
-    i = run.end + 1;
+    i = at;
     if (i === end) return true;
     if (text.charCodeAt(i) !== 0x2c) return false;
     i++;
