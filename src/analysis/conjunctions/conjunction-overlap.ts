@@ -12,7 +12,7 @@ import type { Flow, MatchField } from '../../model/flow.ts';
 import { portNameOnly } from '../../model/match.ts';
 import { fullMask } from '../../syntax/field-value.ts';
 import { type ClauseFlow, compareEntries, exactKey, intervalOf, type ValueKey } from './clause-shape.ts';
-import { minOf, pushTo } from '../../model/append.ts';
+import { pushTo } from '../../model/append.ts';
 
 export interface OverlapSubject {
   /** Clause flows by dimension; every dimension non-empty. */
@@ -337,9 +337,19 @@ type Option = readonly Flow[];
 /** Cap on combinations kept per field: any one of them is a witness unless protocols clash. */
 const OPTIONS_KEPT = 32;
 
-/** Ways to pick one flow from each of several simple dimensions on one field so their values meet. */
-function intersectSimple(dims: readonly SimpleDim[]): { options: Option[]; truncated: boolean } {
-  const sorted = sortedSmall([...dims], bySize);
+/** The size of the smallest of `dims` (see sizeOf). */
+function smallest(dims: readonly SimpleDim[]): number {
+  let min = sizeOf(dims[0]!);
+  for (let i = 1; i < dims.length; i++) min = Math.min(min, sizeOf(dims[i]!));
+  return min;
+}
+
+/**
+ * Ways to pick one flow from each of several simple dimensions on one field so their values
+ * meet; `dims` is sorted in place, smallest first.
+ */
+function intersectSimple(dims: SimpleDim[]): { options: Option[]; truncated: boolean } {
+  const sorted = sortedSmall(dims, bySize);
   const options: Option[] = [];
   const path: Flow[] = [];
   let truncated = false;
@@ -411,25 +421,26 @@ function commonPacket(
   maxSteps: number,
 ): Flow[] | undefined | 'unknown' {
   // Slots of the search: per field, the combinations meeting on it; each other dimension's flows.
-  const byStorage = new Map<string, SimpleDim[]>();
+  // The simple dimensions by field, in the order first met, found by a look along the few fields
+  // rather than hashed: a search runs for each of a hundred thousand pairs of conjunctions.
+  const fields: SimpleDim[][] = [];
   const generic: (readonly ClauseFlow[])[] = [];
   for (let i = 0; i < dims.length; i++) {
-    const d = dims[i]!;
     const s = simples[i];
     if (!s) {
-      generic.push(d);
+      generic.push(dims[i]!);
       continue;
     }
-    pushTo(byStorage, s.storage, s);
+    let f = 0;
+    while (f < fields.length && fields[f]![0]!.storage !== s.storage) f++;
+    if (f < fields.length) fields[f]!.push(s);
+    else fields.push([s]);
   }
   // Fields whose smallest dimension is small first: most pairs that do not overlap fail there, cheaply.
-  const fields = sortedSmall(
-    [...byStorage.values()].map((g) => ({ g, min: minOf(g.map(sizeOf)) })),
-    (a, b) => a.min - b.min,
-  );
+  sortedSmall(fields, (a, b) => smallest(a) - smallest(b));
   const slots: Option[][] = [];
   let truncated = false;
-  for (const { g } of fields) {
+  for (const g of fields) {
     const meet = intersectSimple(g);
     if (meet.options.length === 0) return undefined;
     truncated ||= meet.truncated;
@@ -527,7 +538,8 @@ export function findOverlaps<S extends OverlapSubject>(
   const incomplete = new Set<S>();
   const checked = new Set<number>();
   const index = new Map(group.map((s, i) => [s, i]));
-  for (const a of group) {
+  for (let i = 0; i < group.length; i++) {
+    const a = group[i]!;
     if (!a.wanted || (found.get(a) ?? 0) >= limits.maxFound) continue;
     const values = valuesOfPin.get(a);
     const seen = new Set<S>([a]);
@@ -537,7 +549,7 @@ export function findOverlaps<S extends OverlapSubject>(
         if (seen.has(b)) continue;
         seen.add(b);
         if ((found.get(a) ?? 0) >= limits.maxFound) break search;
-        const [i, j] = [index.get(a)!, index.get(b)!];
+        const j = index.get(b)!;
         const pair = i < j ? i * group.length + j : j * group.length + i;
         if (checked.has(pair)) continue;
         if (++tried > limits.maxCandidates) {
@@ -545,7 +557,7 @@ export function findOverlaps<S extends OverlapSubject>(
           break search;
         }
         checked.add(pair);
-        const witness = commonPacket([...a.dims, ...b.dims], [...simples[i]!, ...simples[j]!], limits.maxSteps);
+        const witness = commonPacket(a.dims.concat(b.dims), simples[i]!.concat(simples[j]!), limits.maxSteps);
         if (witness === 'unknown') incomplete.add(a);
         if (witness === undefined || witness === 'unknown') continue;
         pairs.push({ a, b, witness });
