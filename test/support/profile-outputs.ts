@@ -8,6 +8,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { profilesJson, readBuiltins } from '../../src/profiles/builtin.ts';
 import { type CliMain, type CliRun, runMain } from './cli.ts';
 import { corpusDir, repoRoot } from './paths.ts';
 
@@ -85,7 +86,8 @@ export async function buildWithRecordedProfiles(): Promise<{ readonly main: CliM
     profiles: { id: string }[];
   };
   const compiled = join(dir, 'dist', 'src', 'profiles', 'builtin.json');
-  const now = JSON.parse(readFileSync(compiled, 'utf8')) as { id: string }[];
+  // Written whole, as one JSON text, which the compiled file may be too (see compiledProfilesText).
+  const now = JSON.parse(profilesJson(readBuiltins())) as { id: string }[];
   const before = new Map(recorded.profiles.map((p) => [p.id, p]));
   writeFileSync(compiled, JSON.stringify(now.map((p) => before.get(p.id) ?? p)));
   const { main } = (await import(pathToFileURL(join(dir, 'dist', 'src', 'cli', 'main.js')).href)) as { main: CliMain };
