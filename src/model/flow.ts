@@ -161,6 +161,13 @@ export interface Flow {
   /** Set with `outline`: its match, told without making the outline (walkers of a whole dump read it of each flow). */
   readonly outlineMatch?: Match;
   /**
+   * Set with `outline`, told without making it: its `varying` where it is `shaped` (the one test
+   * of that), undefined where not; its `entry` (-1 where shaped) and its `address`.
+   */
+  readonly outlineVarying?: ReadonlySet<string> | undefined;
+  readonly outlineEntry?: number;
+  readonly outlineAddress?: number;
+  /**
    * On a lazily read flow of a shaped outline: what of its line gives the values its actions write
    * to `storages` that the outline's actions may not write ('' when they write the outline's). Two
    * flows that answer the same non-empty text write the same values there; undefined for any

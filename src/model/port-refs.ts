@@ -61,22 +61,23 @@ export function eachPortRef(flows: Iterable<Flow>, groups: Iterable<Group>, visi
     }
   };
   for (const f of flows) {
-    const outline = f.outline;
-    if (outline === undefined) {
+    const match = f.outlineMatch;
+    if (match === undefined) {
       matchPorts(f.match);
       for (const p of actionPorts(f.actions)) visit(p);
       continue;
     }
     // A line read by its shape may hold an input port number of its own.
-    if (outline.varying?.has('in_port') === true) matchPorts(f.match);
-    else if (!seen.has(outline.match)) {
-      seen.add(outline.match);
-      matchPorts(outline.match);
+    if (f.outlineVarying?.has('in_port') === true) matchPorts(f.match);
+    else if (!seen.has(match)) {
+      seen.add(match);
+      matchPorts(match);
     }
     // Conjunction actions name no port.
-    if (outline.actions !== 'conjunctions' && !seen.has(outline.actions)) {
-      seen.add(outline.actions);
-      for (const p of actionPorts(outline.actions)) visit(p);
+    const actions = f.outlineActions!;
+    if (actions !== 'conjunctions' && !seen.has(actions)) {
+      seen.add(actions);
+      for (const p of actionPorts(actions)) visit(p);
     }
   }
   for (const g of groups) {

@@ -11,7 +11,7 @@
  * flow in typed arrays answers it several times faster (on a million flows, building and
  * probing this index once per flow took 1.4 s of CPU, the flow index's add and lookup 7 s).
  */
-import { addressOutline, type Flow, type Match, type MatchField } from './flow.ts';
+import type { Flow, Match, MatchField } from './flow.ts';
 import { portNameOnly } from './match.ts';
 import { type Naming, resolveMatchPorts, resolveTable } from './flow-key.ts';
 
@@ -64,9 +64,9 @@ function entryHash(e: MatchField): number {
  * naming may resolve). A policy table's thousands of flows then make no match of their own.
  */
 function outlineSum(flow: Flow): number | undefined {
-  const outline = addressOutline(flow);
-  if (outline === undefined) return undefined;
-  const { match, entry } = outline;
+  const match = flow.outlineMatch;
+  if (match === undefined || flow.outlineVarying !== undefined) return undefined;
+  const entry = flow.outlineEntry!;
   let sums = outlineSums.get(match);
   if (sums === undefined) outlineSums.set(match, (sums = []));
   let sum = sums[entry + 1];
@@ -74,7 +74,7 @@ function outlineSum(flow: Flow): number | undefined {
   if (sum === null) return undefined;
   if (entry < 0) return sum.rest;
   // entryHash of the address's entry: its part but the value's is the same for every address.
-  return (sum.rest + mix(sum.entry ^ Math.imul(numberHash(outline.address), 31))) | 0;
+  return (sum.rest + mix(sum.entry ^ Math.imul(numberHash(flow.outlineAddress!), 31))) | 0;
 }
 
 /** Of an outline match with another address in entry `entry` (-1: none), what outlineSum adds up. */

@@ -139,6 +139,8 @@ const lastStats: { of: LineFlow | undefined; stats: FlowStats } = { of: undefine
  */
 const PRIORITY_SHIFT = 8;
 const INDEX_SHIFT = 24;
+/** The head's index bits of a line of a shape (REREAD + 2). */
+const REREAD_HEAD = 0;
 const MAX_INDEX = 61;
 const STATS_BITS = 10;
 /**
@@ -345,8 +347,24 @@ export class LineFlow implements Flow {
     return this.sharedActions;
   }
 
+  // The outline's parts below read the head themselves rather than through `index`: they are asked
+  // of every flow of a dump, and outside optimised code each getter is a call.
   get outlineMatch(): Match {
-    return this.index === REREAD ? (this.shape as LineShape).match : (this.shape as Match);
+    return this.head >>> INDEX_SHIFT === REREAD_HEAD ? (this.shape as LineShape).match : (this.shape as Match);
+  }
+
+  get outlineVarying(): ReadonlySet<string> | undefined {
+    return this.head >>> INDEX_SHIFT === REREAD_HEAD ? (this.shape as LineShape).varying : undefined;
+  }
+
+  get outlineEntry(): number {
+    const head = this.head >>> INDEX_SHIFT;
+    return head === REREAD_HEAD ? -1 : head - 2;
+  }
+
+  /** 0 on a line of a shape, whose knownShape left foundAddress 0. */
+  get outlineAddress(): number {
+    return this.address >>> 0;
   }
 
   writtenNumbers(storages: ReadonlySet<string>): string | undefined {

@@ -349,17 +349,17 @@ function actionHints(profile: Profile, hints: readonly ActionHint[], release: st
  * it cannot. A port's value is left to matchCovers, as the profile may number a port the flow names.
  */
 function outlineMayCover(pattern: Match, flow: Flow): boolean {
-  const outline = flow.outline;
+  const outline = flow.outlineMatch;
   if (outline === undefined) return true;
-  const { fields } = outline.match;
+  const { fields } = outline;
+  const varying = flow.outlineVarying;
+  const entry = varying === undefined ? flow.outlineEntry : -1;
   for (const want of pattern.fields) {
     const at = fields.findIndex((e) => e.field.storage === want.field.storage);
     if (at < 0) return false;
     const e = fields[at]!;
     if ((e.mask & want.mask) !== want.mask) return false;
-    const valueKnown = outline.shaped
-      ? outline.varying !== undefined && !outline.varying.has(want.field.storage)
-      : at !== outline.entry;
+    const valueKnown = varying !== undefined ? !varying.has(want.field.storage) : at !== entry;
     if (valueKnown && e.port === undefined && want.port === undefined && (e.value & want.mask) !== want.value)
       return false;
   }

@@ -147,17 +147,18 @@ class ClassKeys {
   }
 
   key(flow: Flow): string {
-    const outline = flow.outline;
-    if (outline !== undefined && !outline.shaped) return this.outlineKey(flow, outline);
+    const outline = flow.outlineMatch;
+    const varying = outline && flow.outlineVarying;
+    if (outline !== undefined && varying === undefined) return this.outlineKey(flow, outline);
     // A line of a shape fits as its shape's first line does where the numbers that differ are
     // none that fitting reads: the key of its match, and that of its actions, is made from that
     // line's where it can be, so that the line is read again for the one only, or not at all.
-    const reads = outline?.varying === undefined ? undefined : this.reads(outline.varying);
-    const { fields } = reads?.match === false ? outline!.match : flow.match;
+    const reads = varying === undefined ? undefined : this.reads(varying);
+    const { fields } = reads?.match === false ? outline! : flow.match;
     // Where the line's actions may write other values than its shape's line, it is told by those
     // values' numbers, which the actions need not be read for.
     const written = reads?.writes === true ? flow.writtenNumbers?.(this.writtenStorages) : undefined;
-    const list = reads?.writes === false || written !== undefined ? outline!.actions : flow.actions;
+    const list = reads?.writes === false || written !== undefined ? flow.outlineActions! : flow.actions;
     let key = `${tableKey(flow.table)}|${flow.priority}|${list === 'conjunctions' ? CONJUNCTIONS_KEY : this.listKey(list)}${written ? `\0${written}` : ''}|${fields.length}`;
     for (const e of fields) key += this.sharedEntryKey(e);
     return key;
@@ -179,39 +180,41 @@ class ClassKeys {
    * (or a list of conjunctions), its match the outline's with the address of one IPv4 entry in
    * place of the outline's. Neither is made: a dump repeats both across most of its flows.
    */
-  private outlineKey(flow: Flow, outline: FlowOutline): string {
-    const list = outline.actions;
-    const { fields } = outline.match;
+  private outlineKey(flow: Flow, outline: Match): string {
+    const list = flow.outlineActions!;
+    const { fields } = outline;
+    const entry = flow.outlineEntry!;
+    const address = flow.outlineAddress!;
     const { table, priority } = flow;
     // Flow after flow of a policy table is of the last one's outline, table and priority: its key is
     // the last one's when the address of its own is the same in the bits patterns read of it.
     const last = this.lastOutline;
     if (
       last !== undefined &&
-      last.match === outline.match &&
+      last.match === outline &&
       last.list === list &&
       last.table === table &&
       last.priority === priority &&
-      last.entry === outline.entry &&
-      ((last.address ^ outline.address) & last.addressBits) === 0
+      last.entry === entry &&
+      ((last.address ^ address) & last.addressBits) === 0
     )
       return last.key;
-    let key = `${tableKey(flow.table)}|${flow.priority}|${list === 'conjunctions' ? CONJUNCTIONS_KEY : this.listKey(list)}|${fields.length}`;
+    let key = `${tableKey(table)}|${priority}|${list === 'conjunctions' ? CONJUNCTIONS_KEY : this.listKey(list)}|${fields.length}`;
     for (let i = 0; i < fields.length; i++) {
       const e = fields[i]!;
       key +=
-        i === outline.entry
-          ? entryKey({ field: e.field, value: BigInt(outline.address), mask: e.mask }, this.bits, this.stateStorages)
+        i === entry
+          ? entryKey({ field: e.field, value: BigInt(address), mask: e.mask }, this.bits, this.stateStorages)
           : this.sharedEntryKey(e);
     }
     this.lastOutline = {
-      match: outline.match,
+      match: outline,
       list,
       table,
       priority,
-      entry: outline.entry,
-      address: outline.address,
-      addressBits: this.addressBits(fields[outline.entry]),
+      entry,
+      address,
+      addressBits: this.addressBits(fields[entry]),
       key,
     };
     return key;

@@ -10,7 +10,7 @@
  */
 import type { Action, ActionOf } from '../../model/actions.ts';
 import type { FieldDef } from '../../model/fields.ts';
-import type { Flow, FlowOutline, Match, MatchField } from '../../model/flow.ts';
+import type { Flow, Match, MatchField } from '../../model/flow.ts';
 import { type Pipeline, tableKey } from '../../model/pipeline.ts';
 import type { TableRef } from '../../model/tables.ts';
 import { ones } from '../../model/values.ts';
@@ -131,15 +131,16 @@ export class TableIndex {
     const shapes = keys && new Map<Match, ShapeFilter>();
     for (let place = 0; place < flows.length; place++) {
       const flow = flows[place]!;
-      const outline = flow.outline;
-      if (outline && !outline.shaped) {
-        let placing = outlines.get(outline.match);
-        if (!placing) outlines.set(outline.match, (placing = new OutlinePlacing(outline.match, index, ports, keys)));
-        if (placing.file(flow, outline, place, unnumberedInPorts)) continue;
+      const outline = flow.outlineMatch;
+      const varying = outline && flow.outlineVarying;
+      if (outline && !varying) {
+        let placing = outlines.get(outline);
+        if (!placing) outlines.set(outline, (placing = new OutlinePlacing(outline, index, ports, keys)));
+        if (placing.file(flow, flow.outlineEntry!, place, unnumberedInPorts)) continue;
       } else if (outline && shapes) {
         // A line of a shape is read again for its match: not when its fixed values already miss the packet.
-        let shape = shapes.get(outline.match);
-        if (!shape) shapes.set(outline.match, (shape = new ShapeFilter(outline, index, ports, keys!)));
+        let shape = shapes.get(outline);
+        if (!shape) shapes.set(outline, (shape = new ShapeFilter(outline, varying!, index, ports, keys!)));
         if (shape.sub) {
           index.rank(shape.sub, flow.priority, place);
           continue;
@@ -273,10 +274,9 @@ class PacketKeys {
 class ShapeFilter {
   readonly sub: Subtable<Flow> | undefined;
 
-  constructor(outline: FlowOutline, index: FlowIndex<Flow>, ports: TracePorts, keys: PacketKeys) {
-    const { match, varying } = outline;
+  constructor(match: Match, varying: ReadonlySet<string>, index: FlowIndex<Flow>, ports: TracePorts, keys: PacketKeys) {
     // A port by name may be one the dump gives no number for, which a flow's own reading records.
-    if (!varying || match.fields.some((mf) => mf.port?.kind === 'name')) return;
+    if (match.fields.some((mf) => mf.port?.kind === 'name')) return;
     const entries: Entries = { terms: [], fields: [], length: 0 };
     const sub = index.subtable(sortedEntries(match.fields, entries), entries.length);
     const values = slotValues(entries, sub, ports, new Set());
@@ -308,7 +308,7 @@ function conjunctionClauses(actions: readonly Action[]): readonly Clause[] | und
 
 /** Whether a flow is a conjunction component, told from a lazily read flow's outline without making its actions. */
 function isSoft(flow: Flow): boolean {
-  const actions = flow.outline?.actions ?? flow.actions;
+  const actions = flow.outlineActions ?? flow.actions;
   return actions === 'conjunctions' || conjunctionClauses(actions) !== undefined;
 }
 
@@ -354,8 +354,11 @@ class OutlinePlacing {
     this.keys = keys;
   }
 
-  /** Files the flow given at `place`, whose outline this is; false to place it from its match instead. */
-  file(flow: Flow, outline: FlowOutline, place: number, unnumbered: Set<string>): boolean {
+  /**
+   * Files the flow given at `place`, whose outline this is, with another address in entry `entry`
+   * (see FlowOutline); false to place it from its match instead.
+   */
+  file(flow: Flow, entry: number, place: number, unnumbered: Set<string>): boolean {
     if (!this.sub) {
       const entries: Entries = { terms: [], fields: [], length: 0 };
       this.sub = this.index.subtable(sortedEntries(this.shape.fields, entries), entries.length);
@@ -363,23 +366,23 @@ class OutlinePlacing {
       this.own = own && (!this.keys || this.keys.admits(this.sub, own)) ? own : undefined;
     }
     const { sub, index } = this;
-    if (outline.entry < 0) {
+    if (entry < 0) {
       if (this.own) index.insert(sub, this.own, flow, place);
       else index.rank(sub, flow.priority, place);
       return true;
     }
-    let variant = this.variants.get(outline.entry);
-    if (variant === undefined) this.variants.set(outline.entry, (variant = this.variant(outline.entry)));
+    let variant = this.variants.get(entry);
+    if (variant === undefined) this.variants.set(entry, (variant = this.variant(entry)));
     if (!variant) return false;
     const { slot, part, values, found } = variant;
     if (found) {
-      if (found.address >= 0 && (outline.address & found.bits) >>> 0 === found.address)
+      if (found.address >= 0 && (flow.outlineAddress! & found.bits) >>> 0 === found.address)
         index.insert(sub, found.values, flow, place);
       else index.rank(sub, flow.priority, place);
       return true;
     }
     // Subtable.insert reads the values and keeps none of them: one array serves every flow.
-    values[slot] = ((BigInt(outline.address) >> part.fieldShift) << part.slotShift) & part.mask;
+    values[slot] = ((BigInt(flow.outlineAddress!) >> part.fieldShift) << part.slotShift) & part.mask;
     index.insert(sub, values, flow, place);
     return true;
   }
