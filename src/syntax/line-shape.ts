@@ -127,7 +127,8 @@ export function shapeHash(text: string, from: number, end: number): number {
   let h = 0x811c9dc5 | 0;
   for (let i = from; i < end;) {
     const c = text.charCodeAt(i);
-    if (isDigit(c) && (i === from || !isWordChar(text.charCodeAt(i - 1)))) {
+    // isDigit written out: outside optimised code each call costs more than the test.
+    if (c <= 0x39 && c >= 0x30 && (i === from || !isWordChar(text.charCodeAt(i - 1)))) {
       i = numberEnd(text, i, end);
       h = Math.imul(h ^ 0x23, 0x01000193);
     } else {
@@ -257,15 +258,20 @@ export function fitsShape(shape: LineShape, text: string, from: number, end: num
   return pattern.test(text) && pattern.lastIndex === end;
 }
 
+/** Shapes found last that find tries before hashing a line (see LineShapes). */
+const RECENT_SHAPES = 4;
+
 /**
- * Clean lines whose shape other lines may have, by shapeHash, and the shape last found. A dump
- * lists the lines of one shape in runs (a Service's flows, a rule's): the last shape is tried
- * first, and when it fits, and was the first of its hash, it is the one the hash would find,
- * without hashing the line.
+ * Clean lines whose shape other lines may have, by shapeHash, and the shapes last found. A dump
+ * lists the lines of one shape in runs (a Service's flows, a rule's), runs of a few shapes often
+ * in turn: the shapes found last are tried first, and when one fits, and was the first of its
+ * hash, it is the one the hash would find, without hashing the line (a pattern's test fails
+ * within a few characters, a hash reads them all).
  */
 export class LineShapes {
   private readonly byHash = new Map<number, LineShape[]>();
-  private last: LineShape | undefined;
+  /** The shapes found last, each the first of its hash, the last found first. */
+  private readonly recent: LineShape[] = [];
   /** Shapes kept, and hashes of clean lines no shape was kept for yet (see worthKeeping). */
   private kept = 0;
   private readonly offered = new Set<number>();
@@ -276,16 +282,28 @@ export class LineShapes {
 
   /** The shape that `text[from, end)` has, if any. */
   find(text: string, from: number, end: number): LineShape | undefined {
-    const last = this.last;
-    if (last?.first && fitsShape(last, text, from, end)) return last;
+    const { recent } = this;
+    for (let i = 0; i < recent.length; i++) {
+      const shape = recent[i]!;
+      if (!fitsShape(shape, text, from, end)) continue;
+      if (i > 0) this.remember(shape, i);
+      return shape;
+    }
     const candidates = this.byHash.get(shapeHash(text, from, end));
     if (candidates === undefined) return undefined;
     for (const shape of candidates)
       if (fitsShape(shape, text, from, end)) {
-        this.last = shape;
+        if (shape.first) this.remember(shape, Math.min(recent.length, RECENT_SHAPES - 1));
         return shape;
       }
     return undefined;
+  }
+
+  /** Puts `shape` first among the recent ones, in place of the one at `at` (or after the last). */
+  private remember(shape: LineShape, at: number): void {
+    const { recent } = this;
+    for (let i = at; i > 0; i--) recent[i] = recent[i - 1]!;
+    recent[0] = shape;
   }
 
   /** How many shapes are kept under `hash`. */
