@@ -81,8 +81,16 @@ export function forgetLastTemplate(): void {
 }
 
 /**
+ * An IPv4 address as lastAddress reads one (four numbers of up to three digits, each up to 255,
+ * the last one whole), then the separators after it: one test of a pattern, where lastAddress
+ * reads each character.
+ */
+const OCTET = '(?:[01]?[0-9]?[0-9]|2[0-4][0-9]|25[0-5])';
+const ADDRESS_TO_END = new RegExp(`${OCTET}(?:\\.${OCTET}){3}(?![0-9])[, \\t]*`, 'y');
+
+/**
  * The template of the shape of `text[start, end)`, if there is one; the address its last element
- * gives is then variantAddress().
+ * gives then starts at variantAddressStart() (see addressAt).
  */
 export function templateVariant(
   text: string,
@@ -90,6 +98,15 @@ export function templateVariant(
   end: number,
   templates: ReadonlyMap<string, AddressTemplate>,
 ): AddressTemplate | undefined {
+  // Line after line of a run gives the template found last: its text, then an address to the end.
+  if (foundAmong === templates && text.startsWith(foundKey, start)) {
+    const at = start + foundKey.length;
+    ADDRESS_TO_END.lastIndex = at;
+    if (ADDRESS_TO_END.test(text) && ADDRESS_TO_END.lastIndex === end) {
+      lastPrefixEnd = at;
+      return foundTemplate;
+    }
+  }
   if (templates.size === 0 || !lastAddress(text, start, end)) return undefined;
   if (foundAmong === templates && lastPrefixEnd - start === foundKey.length && text.startsWith(foundKey, start))
     return foundTemplate;
@@ -102,9 +119,26 @@ export function templateVariant(
   return template;
 }
 
-/** The address the last element of the match gives that templateVariant last found a template for. */
-export function variantAddress(): number {
-  return lastAddressValue;
+/** Where the address starts that the last element of the match gives that templateVariant last found a template for. */
+export function variantAddressStart(): number {
+  return lastPrefixEnd;
+}
+
+/**
+ * The IPv4 address, as a number, from `at` in `text`, where templateVariant found one: read when
+ * asked for, as most of a dump's addresses never are.
+ */
+export function addressAt(text: string, at: number): number {
+  let address = 0;
+  let octet = 0;
+  for (let i = at; ; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x2e) {
+      address = address * 256 + octet;
+      octet = 0;
+    } else if (c >= 0x30 && c <= 0x39) octet = octet * 10 + c - 0x30;
+    else return address * 256 + octet;
+  }
 }
 
 /** The template's match with its address entry holding `address`. */
@@ -123,7 +157,7 @@ export function matchFromTemplate(
   templates: ReadonlyMap<string, AddressTemplate>,
 ): Match | undefined {
   const template = templateVariant(text, start, end, templates);
-  return template && withAddress(template.match, template.index, lastAddressValue);
+  return template && withAddress(template.match, template.index, addressAt(text, lastPrefixEnd));
 }
 
 /**

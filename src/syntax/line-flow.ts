@@ -22,7 +22,7 @@ import type {
 import { EMPTY_MATCH } from '../model/match.ts';
 import type { TableRef } from '../model/tables.ts';
 import { eachListConjunction, isPlainConjunctionList, plainConjunctions } from './actions.ts';
-import { templateVariant, variantAddress, withAddress } from './address-variants.ts';
+import { addressAt, templateVariant, variantAddressStart, withAddress } from './address-variants.ts';
 import { NO_FLAGS, tableRefOf } from './interned.ts';
 import { type LineShape, type LineShapes, writtenNumbers } from './line-shape.ts';
 import { DecimalRun } from './numbers.ts';
@@ -49,13 +49,15 @@ export function isLongConjunctionList(text: string, start: number, end: number):
 }
 
 /**
- * What knownMatch found: the shared match, and which entry takes which address (index -1: none);
+ * What knownMatch found: the shared match, and which entry takes which address (index -1: none),
+ * given where it starts in the text (foundAddressAt, -1: none) or as a number (foundAddress);
  * what knownShape found: the shape (index REREAD). Held in variables of the module, not in an
  * object's fields: outside optimised code, as a short run reads, each use of a field is a call.
  */
 let foundShape: Match | LineShape = EMPTY_MATCH;
 let foundIndex = -1;
 let foundAddress = 0;
+let foundAddressAt = -1;
 
 /**
  * Whether the match `text[start, end)` is one of the recurring parts: a clean match met before,
@@ -64,6 +66,8 @@ let foundAddress = 0;
  */
 function knownMatch(text: string, start: number, end: number, parts: RecurringParts): boolean {
   foundIndex = -1;
+  foundAddress = 0;
+  foundAddressAt = -1;
   if (start >= end) {
     foundShape = EMPTY_MATCH;
     return true;
@@ -72,7 +76,7 @@ function knownMatch(text: string, start: number, end: number, parts: RecurringPa
   if (template) {
     foundShape = template.match;
     foundIndex = template.index;
-    foundAddress = variantAddress();
+    foundAddressAt = variantAddressStart();
     return true;
   }
   const match = parts.matches.get(text.slice(start, end));
@@ -109,6 +113,7 @@ function knownShape(text: string, start: number, end: number, shapes: LineShapes
   foundShape = shape;
   foundIndex = REREAD;
   foundAddress = 0;
+  foundAddressAt = -1;
   return shape;
 }
 
@@ -134,8 +139,8 @@ const lastStats: { of: LineFlow | undefined; stats: FlowStats } = { of: undefine
  * How a LineFlow packs its small numbers, two words instead of eight: a million flows are a
  * million objects the collector copies. `head`: the table (8 bits), the priority (16) and the
  * outline's entry index + 2 (6); `ends`: where the statistics end (10 bits) and where the actions
- * start (19), from the line's start, and whether both counters are 0 (1). A line whose numbers do
- * not fit is read at once.
+ * start (19), from the line's start, whether both counters are 0 (1) and whether `address` is yet
+ * to be read (1). A line whose numbers do not fit is read at once.
  */
 const PRIORITY_SHIFT = 8;
 const INDEX_SHIFT = 24;
@@ -151,6 +156,8 @@ const STATS_LIMIT = 2 ** STATS_BITS;
 const ACTIONS_BITS = 19;
 const MAX_ACTIONS_START = 2 ** ACTIONS_BITS - 1;
 const ZERO_COUNTERS = 2 ** (STATS_BITS + ACTIONS_BITS);
+/** Set while `address` says where the address starts, from the line's start, not the address itself. */
+const ADDRESS_UNREAD = 2 * ZERO_COUNTERS;
 
 export class LineFlow implements Flow {
   // Declared, set by the constructor alone: a field defined in the class body is defined (as
@@ -165,13 +172,14 @@ export class LineFlow implements Flow {
   declare private readonly source: LineSource;
   declare private readonly line: number;
   declare private readonly head: number;
-  declare private readonly ends: number;
+  declare private ends: number;
   /**
    * The shared match, and the address its entry `index` (see head) holds instead of the shared
-   * match's, as int32; for a line of a shape (index REREAD), the shape.
+   * match's, as int32 (where it starts in the line until first asked for: see entryAddress); for
+   * a line of a shape (index REREAD), the shape.
    */
   declare private readonly shape: Match | LineShape;
-  declare private readonly address: number;
+  declare private address: number;
   declare private readonly sharedActions: readonly Action[] | 'conjunctions';
   declare private decodedMatch: Match | undefined;
   declare private decodedActions: readonly Action[] | undefined;
@@ -198,9 +206,11 @@ export class LineFlow implements Flow {
     this.source = source;
     this.line = line;
     this.head = table | (priority << PRIORITY_SHIFT) | ((foundIndex + 2) << INDEX_SHIFT);
-    this.ends = ends;
+    // Most of a dump's addresses are never asked for: each is read from the line when first it is.
+    const unread = foundAddressAt >= 0;
+    this.ends = unread ? ends | ADDRESS_UNREAD : ends;
     this.shape = foundShape;
-    this.address = foundAddress | 0;
+    this.address = unread ? foundAddressAt - at : foundAddress | 0;
     this.sharedActions = sharedActions;
     this.decodedMatch = undefined;
     this.decodedActions = undefined;
@@ -262,7 +272,10 @@ export class LineFlow implements Flow {
     const ends = statsEnd | (actionsStart << STATS_BITS) | (stats.zero ? ZERO_COUNTERS : 0);
     foundShape = this.shape;
     foundIndex = this.index;
-    foundAddress = this.address;
+    // Its line is this one's after the statistics: an address yet to be read lies as far from their end.
+    const unread = (this.ends & ADDRESS_UNREAD) !== 0;
+    foundAddress = unread ? 0 : this.address;
+    foundAddressAt = unread ? at + statsEnd + this.address - this.statsEnd : -1;
     return new LineFlow(
       this.head & 0xff,
       this.priority,
@@ -338,7 +351,7 @@ export class LineFlow implements Flow {
   get outline(): FlowOutline {
     const index = this.index;
     if (index !== REREAD)
-      return { match: this.shape as Match, actions: this.sharedActions, entry: index, address: this.address >>> 0 };
+      return { match: this.shape as Match, actions: this.sharedActions, entry: index, address: this.entryAddress };
     const { match, varying } = this.shape as LineShape;
     return { match, actions: this.sharedActions, shaped: true, varying, entry: -1, address: 0 };
   }
@@ -364,6 +377,15 @@ export class LineFlow implements Flow {
 
   /** 0 on a line of a shape, whose knownShape left foundAddress 0. */
   get outlineAddress(): number {
+    return this.entryAddress;
+  }
+
+  /** The address the outline's entry holds instead of its own (see FlowOutline), read from the line when first asked for. */
+  private get entryAddress(): number {
+    if ((this.ends & ADDRESS_UNREAD) !== 0) {
+      this.address = addressAt(this.text, this.at + this.address) | 0;
+      this.ends &= ~ADDRESS_UNREAD;
+    }
     return this.address >>> 0;
   }
 
@@ -480,7 +502,7 @@ export class LineFlow implements Flow {
     }
     const shared = this.shape as Match;
     if (this.index < 0) return shared;
-    return withAddress(shared, this.index, this.address >>> 0);
+    return withAddress(shared, this.index, this.entryAddress);
   }
 
   /**
