@@ -29,8 +29,12 @@ export interface KeyValueToken {
   readonly end: number;
 }
 
-/** What separates the elements of a flow's key/value part. */
-export const isSeparator = (c: number): boolean => (classesOf(c) & SEPARATOR) !== 0;
+/**
+ * What separates the elements of a flow's key/value part: the SEPARATOR class's members compared
+ * one by one, not looked up through classesOf, which outside optimised code is a second call for
+ * each character (lines are read so before V8 optimises any reader).
+ */
+export const isSeparator = (c: number): boolean => c === 0x2c || c === 0x20 || c === 0x09;
 
 /**
  * Walks `text[start, end)` one key/value element at a time, holding only offsets: the flow-line
