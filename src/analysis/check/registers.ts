@@ -168,10 +168,14 @@ export class SlotWrites {
 function matchedBits(pipeline: Pipeline): SlotWrites {
   const matched = new SlotWrites(true);
   const seen = new Set<Match>();
+  // Flows of one outline match mostly come one after another: the last is compared first.
+  let last: Match | undefined;
   // Indexed, as in findPerFlow.
   const { flows } = pipeline;
   for (let i = 0; i < flows.length; i++) {
     const match = matchOutline(flows[i]!);
+    if (match === last) continue;
+    last = match;
     if (seen.has(match)) continue;
     seen.add(match);
     for (const e of match.fields) matched.add(e.field, e.mask, e.mask);
