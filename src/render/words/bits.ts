@@ -36,17 +36,13 @@ export function bitsValueWords(r: BitsValue): string {
   }
 }
 
-/** Said once per piece: the annotator decodes each value of a field once and shares its pieces. */
-const said = new WeakMap<DecodedBits, string>();
-
-/** `PktSource = FromLocal (sent by a local Pod)`, `OFPortFound (…)`, `not OFPortFound`, `PktSource bits 0x3 = 0x1`. */
+/**
+ * `PktSource = FromLocal (sent by a local Pod)`, `OFPortFound (…)`, `not OFPortFound`, `PktSource bits 0x3 = 0x1`.
+ * Said each time, not remembered by piece: most pieces are of values said once (an Endpoint's
+ * address and port in a register), whose words their callers keep, and remembering each cost more
+ * than saying again the few that come back.
+ */
 export function bitsWords(d: DecodedBits): string {
-  let text = said.get(d);
-  if (text === undefined) said.set(d, (text = words(d)));
-  return text;
-}
-
-function words(d: DecodedBits): string {
   if (d.partial) return `${d.name} bits ${hex(d.given)} = ${hex(d.value)}`;
   const meaning = d.meaning === undefined ? '' : ` (${d.meaning})`;
   if (d.format === 'flag') return d.value === 1n ? `${d.name}${meaning}` : `not ${d.name}${meaning}`;
