@@ -142,26 +142,24 @@ test('a number changed in a line of a known shape reads as the changed line does
   assert.ok(lazy > 300 && lazy < cases - 300, `${lazy} of ${cases} changed lines read lazily`);
 });
 
+/**
+ * The shape kept of `line` (STATS then a body) with `match` and `actions` as its own, found again
+ * by its text; where its match starts and its `actions=` keyword.
+ */
+function onlyShape(line: string, match: Match, actions: readonly Action[]) {
+  const from = line.indexOf(',', STATS.length) + 1;
+  const keyword = line.indexOf(' actions=') + 1;
+  const shapes = new LineShapes();
+  keepShape(shapes, shapeHash(line, from, line.length), line, from, keyword, keyword + 8, line.length, match, actions);
+  return { shape: shapes.find(line, from, line.length), from, keyword };
+}
+
 test("a shape's pattern takes the lines its character-by-character reading takes, numbers changed in and out of range", () => {
   let taken = 0;
   let cases = 0;
   for (const body of BODIES) {
     const line = STATS + body;
-    const from = line.indexOf(',', STATS.length) + 1;
-    const keyword = line.indexOf(' actions=') + 1;
-    const shapes = new LineShapes();
-    keepShape(
-      shapes,
-      shapeHash(line, from, line.length),
-      line,
-      from,
-      keyword,
-      keyword + 8,
-      line.length,
-      EMPTY_MATCH,
-      [],
-    );
-    const shape = shapes.find(line, from, line.length);
+    const { shape, from } = onlyShape(line, EMPTY_MATCH, []);
     assert.ok(shape, body);
     const pattern = shapePattern(shape);
     for (const [s, e] of numbers(line, from)) {
@@ -188,21 +186,8 @@ test("the actions of a shape's lines made from the shape's are those each line r
   for (const body of BODIES) {
     const line = STATS + body;
     const own = parseDump(line, { file: 'd' }).flows[0]!;
-    const from = line.indexOf(',', STATS.length) + 1;
-    const keyword = line.indexOf(' actions=') + 1;
-    const shapes = new LineShapes();
-    keepShape(
-      shapes,
-      shapeHash(line, from, line.length),
-      line,
-      from,
-      keyword,
-      keyword + 8,
-      line.length,
-      own.match,
-      own.actions,
-    );
-    const shape = shapes.find(line, from, line.length)!;
+    const { shape: found, from, keyword } = onlyShape(line, own.match, own.actions);
+    const shape = found!;
     // The first lines of a shape have their actions read: its rebuild is worked out for the next.
     for (let i = 0; i < 3; i++) shapedActions(shape, line, keyword + 8, read);
     for (const [s, e] of numbers(line, from)) {
