@@ -226,7 +226,8 @@ export function pipelineWrites(pipeline: Pipeline): SlotWrites {
     const flows = t.acting;
     for (let i = 0; i < flows.length; i++) {
       const f = flows[i]!;
-      if (f.outline?.shaped) shaped.push(f);
+      // A lazily read flow of a shape (see Flow.outlineVarying), told without making its outline.
+      if (f.outlineVarying !== undefined) shaped.push(f);
       else writes.addActions(f.actions);
     }
   }

@@ -15,7 +15,6 @@ import {
   actionsOutline,
   addressOutline,
   type Flow,
-  type FlowOutline,
   type Match,
   type MatchField,
   onlyConjunctions,
@@ -218,9 +217,9 @@ export class NodeFacts {
       }
       // A clause flow tells its input port and IP destination alone: most of a policy table's name neither.
       if (reading === null) continue;
-      const own = addressOutline(flow);
-      if (own === undefined) this.read(flow);
-      else this.readClause(flow, reading, own);
+      // A line of a shape is read whole; any other outline tells its own address.
+      if (flow.outlineVarying !== undefined) this.read(flow);
+      else this.readClause(flow, reading, flow.outlineEntry!, flow.outlineAddress!);
     }
   }
 
@@ -230,16 +229,19 @@ export class NodeFacts {
     return reading;
   }
 
-  /** What read tells of a clause flow read by an outline of its address (see ClauseReading), told without making its match. */
-  private readClause(flow: Flow, reading: ClauseReading, own: FlowOutline): void {
+  /**
+   * What read tells of a clause flow read by an outline of its address (see ClauseReading), told
+   * without making its match: `entry` and `address` are the outline's (see Flow.outlineEntry).
+   */
+  private readClause(flow: Flow, reading: ClauseReading, entry: number, address: number): void {
     const { port, ipDst } = reading;
     if (port !== undefined) {
       pushTo(this.byInPort, port, flow);
       if (reading.sourcePinned) this.guarded.add(port);
     }
     if (ipDst === undefined) return;
-    if (reading.ipDstAt !== own.entry) this.routes.add(ipDst, undefined);
-    else if (ipDst.mask === FULL32) this.routes.addAddress(own.address);
+    if (reading.ipDstAt !== entry) this.routes.add(ipDst, undefined);
+    else if (ipDst.mask === FULL32) this.routes.addAddress(address);
   }
 
   /**

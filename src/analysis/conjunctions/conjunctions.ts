@@ -183,7 +183,7 @@ function isActionFlow(f: Flow): number | undefined {
   let conjId = false;
   for (let i = 0; i < fields.length && !conjId; i++) conjId = fields[i]!.field.storage === 'conj_id';
   if (!conjId) return undefined;
-  if (f.outline?.shaped) {
+  if (f.outlineVarying !== undefined) {
     const id = f.printedConjId?.();
     if (id !== undefined) return id;
   }
