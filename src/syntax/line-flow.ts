@@ -465,6 +465,19 @@ export class LineFlow implements Flow {
     return this.line;
   }
 
+  /**
+   * Whether this flow is of table `table` and its line says after its statistics what
+   * `text[start, end)` does, a line's text after its statistics: told without looking for where
+   * this line ends, as it must end where that text does (a line holds no line break).
+   */
+  writtenAs(table: number, text: string, start: number, end: number): boolean {
+    if ((this.head & 0xff) !== table) return false;
+    const own = this.text;
+    const from = this.at + this.statsEnd;
+    const to = from + end - start;
+    return (to === own.length || own.charCodeAt(to) === 0x0a) && own.slice(from, to) === text.slice(start, end);
+  }
+
   lineInto(span: LineSpan): void {
     span.text = this.text;
     span.start = this.at;

@@ -286,6 +286,26 @@ interface LineText {
   readonly key: number;
 }
 
+/**
+ * Where ReadAlong keeps a line left of key `key` and `length` characters: lines of one table are
+ * told apart by length before their text is read. Keys and lengths that share a slot are told
+ * apart by readsAsAny.
+ */
+function leftSlot(key: number, length: number): number {
+  return key * 0x200000 + (length & 0x1fffff);
+}
+
+/** Whether `text[start, end)` with key `key` reads as one of `lines`. */
+function readsAsAny(lines: readonly LineText[], text: string, start: number, end: number, key: number): boolean {
+  const length = end - start;
+  // A loop, not `some`: this runs for many lines of a dump read along, and a closure each time costs.
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (l.key === key && l.end - l.start === length && sameText(l.text, l.start, text, start, length)) return true;
+  }
+  return false;
+}
+
 /** What ReadAlong.follow returns for a line that ends reading in order. */
 const OUT_OF_ORDER = -2;
 
@@ -355,8 +375,9 @@ export class ReadAlong {
    */
   private inOrder = 0;
   /**
-   * The lines left while reading in order (see leave), by length (told without reading the text,
-   * unlike a hash): the flows of the first that read as one are left too.
+   * The lines left while reading in order (see leave), by key and length (see leftSlot: told
+   * without reading the text, unlike a hash), each text once: the flows of the first that read as
+   * one are left too.
    */
   private readonly leftLines = new Map<number, LineText[]>();
   /** The table of the line follow last claimed. */
@@ -512,10 +533,11 @@ export class ReadAlong {
    */
   private leave(line: LineText): void {
     if (this.inOrder >= 0) {
-      const length = line.end - line.start;
-      const lines = this.leftLines.get(length);
-      if (lines === undefined) this.leftLines.set(length, [line]);
-      else lines.push(line);
+      const slot = leftSlot(line.key, line.end - line.start);
+      const lines = this.leftLines.get(slot);
+      if (lines === undefined) this.leftLines.set(slot, [line]);
+      // A line follow left comes back when it is read otherwise (see passed): kept once.
+      else if (!readsAsAny(lines, line.text, line.start, line.end, line.key)) lines.push(line);
       return;
     }
     const index = this.indexed();
@@ -539,11 +561,12 @@ export class ReadAlong {
     if (!scanPrintedStats(text, start)) return -1;
     const writtenStart = printed.end;
     const table = printed.table === 255 ? 0 : printed.table;
-    const key = this.key(tableRefOf(table), printed.cookie);
+    // Without cookies a numbered table's key is its number (see lineKeys).
+    const key = this.cookies ? this.key(tableRefOf(table), printed.cookie) : table;
     let j = this.nextFree();
-    if (!this.readsAs(j, text, writtenStart, end, key)) {
+    if (!this.readsAs(j, text, writtenStart, end, key, table)) {
       // The next flow, the flows that read as lines left skipped (see nextInOrder), may read as it.
-      if (this.leftLines.size === 0 || !this.readsAs((j = this.nextInOrder()), text, writtenStart, end, key))
+      if (this.leftLines.size === 0 || !this.readsAs((j = this.nextInOrder()), text, writtenStart, end, key, table))
         return this.outOfOrder();
     } else if (this.leftLines.size > 0 && this.isLeft(text, writtenStart, end, key)) {
       // The flow reads as a line left, as the line does: nextInOrder would leave it, and every
@@ -557,17 +580,17 @@ export class ReadAlong {
     }
     // A flow that cannot be twinned is left, and so is the line (as lookUpBatch leaves them).
     this.state[j] = LEFT;
-    const x = this.span;
-    this.leave({ text: x.text, start: x.start, end: x.end, key });
+    this.leave({ text, start: writtenStart, end, key });
     return -1;
   }
 
-  /**
-   * Whether flow `j` of the first (none past the last) reads as `text[start, end)` with key `key`;
-   * its written part in `span` then.
-   */
-  private readsAs(j: number, text: string, start: number, end: number, key: number): boolean {
+  /** Whether flow `j` of the first (none past the last) reads as `text[start, end)` with key `key`, of table `table`. */
+  private readsAs(j: number, text: string, start: number, end: number, key: number, table: number): boolean {
     const flow = this.first[j];
+    // Most flows of a dump read along: their lines compared where they lie, without a span, and
+    // without cookies their key is their table's number.
+    if (flow instanceof LineFlow)
+      return flow.writtenAs(table, text, start, end) && (!this.cookies || this.key(flow.table, flow.cookie) === key);
     const x = this.span;
     return (
       flow !== undefined &&
@@ -581,10 +604,8 @@ export class ReadAlong {
 
   /** Whether `text[start, end)` with key `key` reads as a line left (see leftLines). */
   private isLeft(text: string, start: number, end: number, key: number): boolean {
-    const lines = this.leftLines.get(end - start);
-    return (
-      lines !== undefined && lines.some((l) => l.key === key && sameText(l.text, l.start, text, start, end - start))
-    );
+    const lines = this.leftLines.get(leftSlot(key, end - start));
+    return lines !== undefined && readsAsAny(lines, text, start, end, key);
   }
 
   /** Ends reading in order: the lines left while reading so are left in the index (see follow). */
