@@ -20,7 +20,7 @@ import { subfieldWords, zoneWords } from '../src/render/words/names.ts';
 import { fieldByName } from '../src/model/fields.ts';
 import { Pipeline } from '../src/model/pipeline.ts';
 import { profileById } from '../src/profiles/index.ts';
-import { parseDump } from '../src/syntax/reader.ts';
+import { type ParseResult, parseDump } from '../src/syntax/reader.ts';
 import { assertGolden } from './support/golden.ts';
 import { corpusDir, repoRoot } from './support/paths.ts';
 
@@ -112,26 +112,52 @@ test('addresses get the roles the dump shows them to have', () => {
   assert.equal(tags.get('mac:aabbccddeeff/48')?.role, 'virtual-mac');
 });
 
-test('addresses learnt from lazily read flows are those learnt from the same flows read whole', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'flowscope-addresses-'));
+/** The bench's dump of 3000 flows (seed 7), read lazily as a large dump is. */
+function generatedDump(): ParseResult {
+  const dir = mkdtempSync(join(tmpdir(), 'flowscope-annotate-'));
   try {
     const path = join(dir, 'dump.txt');
     writeDump(path, { flows: 3000, seed: 7 });
-    const d = parseDump(readFileSync(path, 'utf8'), { file: path });
-    assert.ok(d.flows.filter((f) => f.outline !== undefined).length > 1000);
-    const book = (flows: readonly Flow[]): string[] =>
-      new Annotator(new Pipeline(flows, d.groups, d.ports), { profile: profileById('antrea')! }).addresses
-        .list()
-        .map((e) => `${e.family}:${e.value.toString(16)}/${e.prefix} ${e.role} ${JSON.stringify(e.label)}`);
-    const lazy = book(d.flows);
-    assert.deepEqual(lazy, book(d.flows.map((f) => withActions(f, f.actions))));
-    for (const role of ['gateway', 'peer-node', 'peer-node-subnet', 'local-pod-subnet', 'service'])
-      assert.ok(
-        lazy.some((e) => e.includes(` ${role} `)),
-        role,
-      );
+    return parseDump(readFileSync(path, 'utf8'), { file: path });
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('addresses learnt from lazily read flows are those learnt from the same flows read whole', () => {
+  const d = generatedDump();
+  assert.ok(d.flows.filter((f) => f.outline !== undefined).length > 1000);
+  const book = (flows: readonly Flow[]): string[] =>
+    new Annotator(new Pipeline(flows, d.groups, d.ports), { profile: profileById('antrea')! }).addresses
+      .list()
+      .map((e) => `${e.family}:${e.value.toString(16)}/${e.prefix} ${e.role} ${JSON.stringify(e.label)}`);
+  const lazy = book(d.flows);
+  assert.deepEqual(lazy, book(d.flows.map((f) => withActions(f, f.actions))));
+  for (const role of ['gateway', 'peer-node', 'peer-node-subnet', 'local-pod-subnet', 'service'])
+    assert.ok(
+      lazy.some((e) => e.includes(` ${role} `)),
+      role,
+    );
+});
+
+test('a flow of several conjunctions is told in its pattern’s sentence filled with its own clauses', () => {
+  const d = generatedDump();
+  const a = new Annotator(new Pipeline(d.flows, d.groups, d.ports), { profile: profileById('antrea')! });
+  const several = d.flows.filter((f) => f.actions.length > 1 && f.actions.every((x) => x.kind === 'conjunction'));
+  assert.ok(several.length > 100);
+  for (const f of several) {
+    const e = a.explanationOf(f);
+    assert.equal(e?.kind, 'pattern');
+    if (e?.kind !== 'pattern') continue;
+    const clauses = f.actions.flatMap((x) =>
+      x.kind === 'conjunction' ? [{ clause: x.clause, of: x.nClauses, id: x.id }] : [],
+    );
+    assert.deepEqual(e.fills.get('conjunction'), { kind: 'clauses', clauses });
+    // Said as the sentence of any explanation with these fills is said.
+    const { kind, index, match, template, fills, continuesIn } = e;
+    assert.equal(explanationText(e), explanationText({ kind, index, match, template, fills, continuesIn }));
+    const said = clauses.map((c) => `${c.clause}/${c.of} of conjunction ${c.id}`).join(', ');
+    assert.ok(explanationText(e).includes(said), explanationText(e));
   }
 });
 

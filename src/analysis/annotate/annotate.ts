@@ -243,6 +243,60 @@ class Annotation implements FlowAnnotation {
   }
 }
 
+/**
+ * The explanation of a flow whose actions are several conjunctions alone, by a pattern whose
+ * sentence reads nothing of a flow but its actions: the explanation by that pattern of any such
+ * flow (`frame`, whose clauses are none) but for the clauses, which are the flow's conjunctions.
+ * Its fills are made when asked for: a text report says the frame's sentence around the clauses
+ * (render/words/explanation.ts), of each of a policy table's thousands of such flows.
+ */
+export class ClausesExplanation implements PatternExplanation {
+  readonly kind = 'pattern';
+  readonly frame: PatternExplanation;
+  readonly conjunctions: readonly Action[];
+
+  constructor(frame: PatternExplanation, conjunctions: readonly Action[]) {
+    this.frame = frame;
+    this.conjunctions = conjunctions;
+  }
+
+  get index(): number {
+    return this.frame.index;
+  }
+
+  get match(): string {
+    return this.frame.match;
+  }
+
+  get template(): string {
+    return this.frame.template;
+  }
+
+  get continuesIn(): readonly TableRef[] {
+    return this.frame.continuesIn;
+  }
+
+  get fills(): ReadonlyMap<string, PlaceholderValue> {
+    const fills = new Map(this.frame.fills);
+    if (fills.has('conjunction')) fills.set('conjunction', { kind: 'clauses', clauses: clausesOf(this.conjunctions) });
+    return fills;
+  }
+}
+
+/** The clauses that conjunction actions give (other actions give none). */
+function clausesOf(actions: readonly Action[]): { clause: number; of: number; id: number }[] {
+  // A loop, not flatMap: a policy table's thousands of flows each fill this.
+  const clauses: { clause: number; of: number; id: number }[] = [];
+  for (const a of actions) if (a.kind === 'conjunction') clauses.push({ clause: a.clause, of: a.nClauses, id: a.id });
+  return clauses;
+}
+
+/** Whether every action of the list is a conjunction. */
+function allConjunctions(actions: readonly Action[]): boolean {
+  for (let i = 0; i < actions.length; i++) if (actions[i]!.kind !== 'conjunction') return false;
+  return true;
+}
+
 /** What every explanation of a flow the profile says nothing of holds (see UnknownExplanation). */
 function unknownIn(table: TableInfo, profile: Profile): { kind: 'unknown'; table: string; profile: string } {
   return { kind: 'unknown', table: table.name ?? String(table.number), profile: profile.id };
@@ -328,6 +382,8 @@ export class Annotator {
     { readonly keyOf: (flow: Flow) => string; readonly hits: Map<string, ReturnType<typeof findPattern>> } | undefined;
   /** The explanations of patterns whose sentences read only the actions, by action list (the reader shares lists a dump repeats). */
   private readonly actionSentences = new WeakMap<readonly Action[], Map<FlowPattern, Explanation>>();
+  /** The frame of each pattern's explanations of lists of several conjunctions (see ClausesExplanation). */
+  private readonly clauseFrames = new Map<FlowPattern, PatternExplanation>();
 
   constructor(pipeline: Pipeline, options: AnnotateOptions = {}) {
     this.release = options.release ?? (options.profile ? defaultRelease(options.profile) : '9999');
@@ -600,9 +656,14 @@ export class Annotator {
     }
     const hit = this.patternOf(profile, table.spec, flow);
     if (!hit) return { ...unknownIn(table, profile), why: 'no-pattern' };
+    const readsActions = readsOnlyActions(hit.pattern.meaning);
+    // A list of several conjunctions is most often one flow's own: its explanation is its pattern's
+    // frame and its clauses, and no more is made for it.
+    if (readsActions && severalConjunctions(flow.actions) && allConjunctions(flow.actions))
+      return new ClausesExplanation(this.clauseFrame(hit, flow, table.spec), flow.actions);
     // A sentence that reads nothing of the match says the same of every flow with the same actions.
     // Not kept for a list of several conjunctions, most often one flow's own.
-    const shared = readsOnlyActions(hit.pattern.meaning) && !severalConjunctions(flow.actions);
+    const shared = readsActions && !severalConjunctions(flow.actions);
     let said = shared ? this.actionSentences.get(flow.actions)?.get(hit.pattern) : undefined;
     if (said === undefined) {
       said = {
@@ -620,6 +681,32 @@ export class Annotator {
       }
     }
     return said;
+  }
+
+  /**
+   * The explanation by the pattern of `hit` of any flow whose actions are conjunctions alone, but
+   * for its clauses (none): a sentence that reads only the actions says all else alike of each.
+   */
+  private clauseFrame(
+    hit: NonNullable<ReturnType<typeof findPattern>>,
+    flow: Flow,
+    spec: TableSpec,
+  ): PatternExplanation {
+    let frame = this.clauseFrames.get(hit.pattern);
+    if (frame === undefined || frame.index !== hit.index) {
+      const fills = this.fills(hit.pattern, flow, spec);
+      if (fills.has('conjunction')) fills.set('conjunction', { kind: 'clauses', clauses: [] });
+      frame = {
+        kind: 'pattern',
+        index: hit.index,
+        match: hit.pattern.match,
+        template: hit.pattern.meaning,
+        fills,
+        continuesIn: [],
+      };
+      this.clauseFrames.set(hit.pattern, frame);
+    }
+    return frame;
   }
 
   /** The first pattern of the flow's table that it fits, found once per class of flows. */
@@ -722,12 +809,8 @@ export class Annotator {
         return { kind: 'groups', ids: all.flatMap((a) => (a.kind === 'group' ? [a.id] : [])) };
       case 'conj_id':
         return text(matchField(flow.match, 'conj_id')?.value.toString() ?? '');
-      case 'conjunction': {
-        // A loop, not flatMap: a policy table's thousands of flows each fill this.
-        const clauses: { clause: number; of: number; id: number }[] = [];
-        for (const a of all) if (a.kind === 'conjunction') clauses.push({ clause: a.clause, of: a.nClauses, id: a.id });
-        return { kind: 'clauses', clauses };
-      }
+      case 'conjunction':
+        return { kind: 'clauses', clauses: clausesOf(all) };
       case 'zone': {
         // A ct action without zone= works in zone 0, the default zone.
         const zone = all.find((a): a is Extract<Action, { kind: 'ct' }> => a.kind === 'ct')?.zone;

@@ -1,11 +1,12 @@
 /** What the profile says of a flow, in words: its pattern's sentence, its table's miss, or why it says nothing. */
-import type {
-  Explanation,
-  MissExplanation,
-  OutputTarget,
-  PatternExplanation,
-  PlaceholderValue,
-  UnknownExplanation,
+import {
+  ClausesExplanation,
+  type Explanation,
+  type MissExplanation,
+  type OutputTarget,
+  type PatternExplanation,
+  type PlaceholderValue,
+  type UnknownExplanation,
 } from '../../analysis/annotate/annotate.ts';
 import { fillTemplate } from './template.ts';
 import { jumpTargets } from '../../model/flow-exits.ts';
@@ -50,7 +51,7 @@ function placeholderText(v: PlaceholderValue): string {
       let text = '';
       for (let i = 0; i < clauses.length; i++) {
         const c = clauses[i]!;
-        text += `${i === 0 ? '' : ', '}${c.clause}/${c.of} of conjunction ${c.id}`;
+        text += clauseWords(c.clause, c.of, c.id, i);
       }
       return text;
     }
@@ -69,10 +70,48 @@ function placeholderText(v: PlaceholderValue): string {
  */
 export function patternSentence(e: PatternExplanation): string {
   if (e !== lastSaid) {
-    lastSentence = fill(e);
+    lastSentence = e instanceof ClausesExplanation ? clausesSentence(e) : fill(e, e.fills);
     lastSaid = e;
   }
   return lastSentence;
+}
+
+/**
+ * The sentence of a flow's own clauses in its frame's, said once with a mark where the clauses go:
+ * a policy table's thousands of flows each say their own clauses (in one pass, indexed).
+ */
+function clausesSentence(e: ClausesExplanation): string {
+  const around = frameText(e.frame);
+  if (around.length === 1) return around[0]!;
+  const list = e.conjunctions;
+  let clauses = '';
+  for (let i = 0; i < list.length; i++) {
+    const a = list[i]!;
+    if (a.kind === 'conjunction') clauses += clauseWords(a.clause, a.nClauses, a.id, i);
+  }
+  return around.length === 2 ? around[0]! + clauses + around[1]! : around.join(clauses);
+}
+
+/** `2/3 of conjunction 7`, the `i`th clause of a list: led by `, ` but for the first. */
+function clauseWords(clause: number, of: number, id: number, i: number): string {
+  return `${i === 0 ? '' : ', '}${clause}/${of} of conjunction ${id}`;
+}
+
+/** Where a frame's clauses go: a character no sentence holds, and neither spaces nor punctuation (which fill tidies). */
+const CLAUSES = '\0';
+
+/** A frame's sentence in pieces, around its clauses; the last frame said and its pieces. */
+let lastFrame: PatternExplanation | undefined;
+let lastFramePieces: readonly string[] = [];
+
+function frameText(frame: PatternExplanation): readonly string[] {
+  if (frame !== lastFrame) {
+    lastFramePieces = fill(frame, {
+      get: (name) => (name === 'conjunction' ? { kind: 'text', text: CLAUSES } : frame.fills.get(name)),
+    }).split(CLAUSES);
+    lastFrame = frame;
+  }
+  return lastFramePieces;
 }
 
 /**
@@ -87,11 +126,11 @@ let lastSentence = '';
 /** Spaces that fill tidies: two or more, or one before punctuation. */
 const GAP = / [ .,;:]/;
 
-function fill(e: PatternExplanation): string {
+function fill(e: PatternExplanation, fills: Pick<ReadonlyMap<string, PlaceholderValue>, 'get'>): string {
   const filled = fillTemplate(
     e.template,
     (name) => {
-      const v = e.fills.get(name);
+      const v = fills.get(name);
       return v === undefined ? '' : placeholderText(v);
     },
     'all',
