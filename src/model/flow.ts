@@ -240,14 +240,18 @@ export function lineSpan(f: Flow, span: LineSpan): LineSpan {
   return span;
 }
 
+/** What addressEntry answers for a flow whose outline match is not its own but for an address. */
+export const NO_ADDRESS_OUTLINE = -2;
+
 /**
- * The outline of a lazily read flow whose match is the outline's but for the address of one IPv4
- * entry (see FlowOutline): its match read from the outline spares making the flow's own. Undefined
- * for a line read by its shape, or a flow read otherwise.
+ * Of a lazily read flow whose match is its outline match but for the address of one IPv4 entry
+ * (see FlowOutline), the entry (-1: none, the outline match is the flow's), whose address is
+ * `outlineAddress`: its match read from the outline spares making the flow's own. Told by the
+ * outline's accessors, without making the outline; NO_ADDRESS_OUTLINE for a line read by its
+ * shape, or a flow read otherwise.
  */
-export function addressOutline(f: Flow): FlowOutline | undefined {
-  const outline = f.outline;
-  return outline !== undefined && !outline.shaped ? outline : undefined;
+export function addressEntry(f: Flow): number {
+  return f.outlineMatch === undefined || f.outlineVarying !== undefined ? NO_ADDRESS_OUTLINE : f.outlineEntry!;
 }
 
 /** An IPv4 entry of an outline holding `address` instead of its own: the flow's entry (see addressOutline). */

@@ -12,6 +12,7 @@
  * probing this index once per flow took 1.4 s of CPU, the flow index's add and lookup 7 s).
  */
 import type { Flow, Match, MatchField } from './flow.ts';
+import type { TableRef } from './tables.ts';
 import { portNameOnly } from './match.ts';
 import { type Naming, resolveMatchPorts, resolveTable } from './flow-key.ts';
 
@@ -57,27 +58,7 @@ function entryHash(e: MatchField): number {
   return mix(storageHash(e.field.storage) ^ Math.imul(value, 31) ^ Math.imul(bigintHash(e.mask), 0x27d4eb2d));
 }
 
-/**
- * The sum of the entry hashes of a lazily read flow's match, from its outline (see FlowOutline):
- * the outline's entries but the one holding the flow's own address, summed once per outline, and
- * that address's; undefined for a flow read otherwise, or whose outline names a port (which a
- * naming may resolve). A policy table's thousands of flows then make no match of their own.
- */
-function outlineSum(flow: Flow): number | undefined {
-  const match = flow.outlineMatch;
-  if (match === undefined || flow.outlineVarying !== undefined) return undefined;
-  const entry = flow.outlineEntry!;
-  let sums = outlineSums.get(match);
-  if (sums === undefined) outlineSums.set(match, (sums = []));
-  let sum = sums[entry + 1];
-  if (sum === undefined) sums[entry + 1] = sum = sumBut(match, entry);
-  if (sum === null) return undefined;
-  if (entry < 0) return sum.rest;
-  // entryHash of the address's entry: its part but the value's is the same for every address.
-  return (sum.rest + mix(sum.entry ^ Math.imul(numberHash(flow.outlineAddress!), 31))) | 0;
-}
-
-/** Of an outline match with another address in entry `entry` (-1: none), what outlineSum adds up. */
+/** Of an outline match with another address in entry `entry` (-1: none), what SlotHasher adds up. */
 interface OutlineSum {
   /** The sum of the hashes of the entries but that one. */
   readonly rest: number;
@@ -96,8 +77,16 @@ function sumBut(match: Match, entry: number): OutlineSum | null {
 /** Per outline match, by entry position + 1 (see sumBut), null where it names a port. */
 const outlineSums = new WeakMap<Match, (OutlineSum | null)[]>();
 
-function tableHash(flow: Flow, naming: Naming): number {
-  const t = resolveTable(flow.table, naming);
+function outlineSum(match: Match, entry: number): OutlineSum | null {
+  let sums = outlineSums.get(match);
+  if (sums === undefined) outlineSums.set(match, (sums = []));
+  let sum = sums[entry + 1];
+  if (sum === undefined) sums[entry + 1] = sum = sumBut(match, entry);
+  return sum;
+}
+
+function tableHash(table: TableRef, naming: Naming): number {
+  const t = resolveTable(table, naming);
   return t.kind === 'number' ? t.number : stringHash(t.name) ^ 0x68e31da4;
 }
 
@@ -106,18 +95,63 @@ function matchOf(flow: Flow, naming: Naming): Match {
 }
 
 /**
+ * slotHash of flows asked one after another, keeping the last flow's table and outline (match and
+ * entry, see FlowOutline): a table's flows come in runs of one outline, a policy table's thousands
+ * differing in their address alone, whose hash is then all that is worked out anew.
+ */
+class SlotHasher {
+  private readonly naming: Naming;
+  private table: TableRef | undefined = undefined;
+  private tablePart = 0;
+  private match: Match | undefined = undefined;
+  private entry = 0;
+  private sum: OutlineSum | null = null;
+
+  constructor(naming: Naming) {
+    this.naming = naming;
+  }
+
+  of(flow: Flow): number {
+    const table = flow.table;
+    if (table !== this.table) {
+      this.table = table;
+      this.tablePart = Math.imul(tableHash(table, this.naming), 0x9e3779b1);
+    }
+    // The sum of the entry hashes of a lazily read flow's match, from its outline: the outline's
+    // entries but the one holding the flow's own address, summed once per outline, and that
+    // address's. A flow read otherwise, or whose outline names a port (which a naming may
+    // resolve), sums its own match.
+    const match = flow.outlineMatch;
+    let h = 0;
+    let summed = false;
+    if (match !== undefined && flow.outlineVarying === undefined) {
+      const entry = flow.outlineEntry!;
+      if (match !== this.match || entry !== this.entry) {
+        this.match = match;
+        this.entry = entry;
+        this.sum = outlineSum(match, entry);
+      }
+      const sum = this.sum;
+      if (sum !== null) {
+        summed = true;
+        // entryHash of the address's entry: its part but the value's is the same for every address.
+        h = entry < 0 ? sum.rest : (sum.rest + mix(sum.entry ^ Math.imul(numberHash(flow.outlineAddress!), 31))) | 0;
+      }
+    }
+    if (!summed) {
+      const fields = matchOf(flow, this.naming).fields;
+      for (let i = 0; i < fields.length; i++) h = (h + entryHash(fields[i]!)) | 0;
+    }
+    return mix(h ^ this.tablePart ^ Math.imul(flow.priority + 1, 0x85ebca6b)) & 0x3fffffff;
+  }
+}
+
+/**
  * Equal for flows in one slot; entries add up, as the order a match lists them in does not count.
  * Thirty bits, so that V8 keeps it as a small integer rather than a heap number per map key.
  */
 export function slotHash(flow: Flow, naming: Naming): number {
-  let h = outlineSum(flow);
-  if (h === undefined) {
-    h = 0;
-    for (const e of matchOf(flow, naming).fields) h = (h + entryHash(e)) | 0;
-  }
-  return (
-    mix(h ^ Math.imul(tableHash(flow, naming), 0x9e3779b1) ^ Math.imul(flow.priority + 1, 0x85ebca6b)) & 0x3fffffff
-  );
+  return new SlotHasher(naming).of(flow);
 }
 
 function sameEntry(a: MatchField, b: MatchField): boolean {
@@ -156,7 +190,7 @@ export function sameSlot(a: Flow, b: Flow, naming: Naming): boolean {
 export class SlotIndex {
   private readonly flows: readonly Flow[];
   private readonly naming: Naming;
-  private readonly hashes: Int32Array;
+  private readonly hasher: SlotHasher;
   /**
    * Open addressing over typed arrays (a million-entry Map costs several cache misses a lookup):
    * slot s holds a hash at 2s and, at 2s + 1, 1 + the position of the first flow with that hash.
@@ -170,24 +204,25 @@ export class SlotIndex {
   constructor(flows: readonly Flow[], naming: Naming) {
     this.flows = flows;
     this.naming = naming;
-    this.hashes = new Int32Array(flows.length);
-    this.next = new Int32Array(flows.length);
+    const hasher = (this.hasher = new SlotHasher(naming));
+    // Locals, not members: a short run steps this loop in the interpreter, where each member read is a lookup.
+    const next = (this.next = new Int32Array(flows.length));
     this.taken = new Uint8Array(flows.length);
     let slots = 16;
     while (slots < flows.length * 2) slots *= 2;
-    this.table = new Int32Array(slots * 2);
+    const table = (this.table = new Int32Array(slots * 2));
     this.mask = slots - 1;
     for (let i = 0; i < flows.length; i++) {
-      const h = (this.hashes[i] = slotHash(flows[i]!, naming));
+      const h = hasher.of(flows[i]!);
       const s = this.slotOf(h);
-      let j = this.table[2 * s + 1]! - 1;
+      let j = table[2 * s + 1]! - 1;
       if (j < 0) {
-        this.table[2 * s] = h;
-        this.table[2 * s + 1] = i + 1;
+        table[2 * s] = h;
+        table[2 * s + 1] = i + 1;
         continue;
       }
-      while (this.next[j] !== 0) j = this.next[j]! - 1;
-      this.next[j] = i + 1;
+      while (next[j] !== 0) j = next[j]! - 1;
+      next[j] = i + 1;
     }
   }
 
@@ -200,7 +235,7 @@ export class SlotIndex {
 
   /** The first flow not taken yet in the slot of `flow` (from any dump), now taken. */
   take(flow: Flow): Flow | undefined {
-    for (let i = this.table[2 * this.slotOf(slotHash(flow, this.naming)) + 1]! - 1; i >= 0; i = this.next[i]! - 1) {
+    for (let i = this.table[2 * this.slotOf(this.hasher.of(flow)) + 1]! - 1; i >= 0; i = this.next[i]! - 1) {
       if (this.taken[i] === 1 || !sameSlot(this.flows[i]!, flow, this.naming)) continue;
       this.taken[i] = 1;
       return this.flows[i];

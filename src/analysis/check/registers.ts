@@ -9,7 +9,7 @@
 import type { Action, Subfield } from '../../model/actions.ts';
 import { assertNever } from '../../model/actions.ts';
 import { fieldByName, type FieldDef } from '../../model/fields.ts';
-import { type Flow, type FlowOutline, type Match, matchOutline } from '../../model/flow.ts';
+import { type Flow, type Match, matchOutline } from '../../model/flow.ts';
 import type { Pipeline } from '../../model/pipeline.ts';
 import { ones } from '../../model/values.ts';
 import { fieldParts } from '../trace/packet.ts';
@@ -191,11 +191,15 @@ interface ShapeWrites {
   readonly storages: ReadonlySet<string>;
 }
 
-function shapeWrites(outline: FlowOutline, actions: readonly Action[], matched: SlotWrites): ShapeWrites {
+function shapeWrites(
+  varying: ReadonlySet<string> | undefined,
+  actions: readonly Action[],
+  matched: SlotWrites,
+): ShapeWrites {
   const bits = new SlotWrites(true);
   bits.addActions(actions);
   const storages = new Set<string>();
-  for (const s of outline.varying ?? []) {
+  for (const s of varying ?? []) {
     // Every storage is a field's name; one that were not is kept, which only tells apart flows that need not be.
     const field = fieldByName(s);
     if (
@@ -220,6 +224,8 @@ function shapeWrites(outline: FlowOutline, actions: readonly Action[], matched: 
 export function pipelineWrites(pipeline: Pipeline): SlotWrites {
   const writes = new SlotWrites();
   const shaped: Flow[] = [];
+  // Lazily read flows of one outline share their list of actions, whose writes add nothing a second time.
+  let last: readonly Action[] | undefined;
   // Bits are gathered in any order. Conjunction actions write nothing: clause flows are passed by.
   for (const t of pipeline.tables.values()) {
     // Indexed, as in findPerFlow.
@@ -228,7 +234,10 @@ export function pipelineWrites(pipeline: Pipeline): SlotWrites {
       const f = flows[i]!;
       // A lazily read flow of a shape (see Flow.outlineVarying), told without making its outline.
       if (f.outlineVarying !== undefined) shaped.push(f);
-      else writes.addActions(f.actions);
+      else {
+        const actions = f.actions;
+        if (actions !== last) writes.addActions((last = actions));
+      }
     }
   }
   for (const g of pipeline.groups.values()) for (const b of g.buckets) writes.addActions(b.actions);
@@ -238,13 +247,22 @@ export function pipelineWrites(pipeline: Pipeline): SlotWrites {
   const shapes = new Map<readonly Action[], ShapeWrites>();
   // The written numbers (see Flow.writtenNumbers) of the flows read, and the outlines whose own values were added.
   const read = new Set<string | readonly Action[]>();
+  // A shape's flows mostly come one after another: the last flow's shape is kept, and whether the
+  // writes hold its bits already, which then stays so (they only grow).
+  let lastActions: readonly Action[] | undefined;
+  let shape: ShapeWrites | undefined;
+  let held = false;
   for (const f of shaped) {
-    const outline = f.outline!;
-    const actions = outline.actions as readonly Action[];
-    let shape = shapes.get(actions);
-    if (!shape) shapes.set(actions, (shape = shapeWrites(outline, actions, matched)));
-    if (!writes.adds(shape.bits, matched)) continue;
-    const numbers = f.writtenNumbers?.(shape.storages);
+    // The outline's parts, told without making it (see Flow.outlineActions).
+    const actions = f.outlineActions as readonly Action[];
+    if (actions !== lastActions) {
+      lastActions = actions;
+      shape = shapes.get(actions);
+      if (!shape) shapes.set(actions, (shape = shapeWrites(f.outlineVarying, actions, matched)));
+      held = false;
+    }
+    if (held || (held = !writes.adds(shape!.bits, matched))) continue;
+    const numbers = f.writtenNumbers?.(shape!.storages);
     if (numbers !== undefined) {
       const key = numbers === '' ? actions : numbers;
       if (read.has(key)) continue;

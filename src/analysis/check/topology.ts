@@ -13,10 +13,11 @@ import { pushTo } from '../../model/append.ts';
 import { fieldByName, type FieldDef } from '../../model/fields.ts';
 import {
   actionsOutline,
-  addressOutline,
+  addressEntry,
   type Flow,
   type Match,
   type MatchField,
+  NO_ADDRESS_OUTLINE,
   onlyConjunctions,
   withAddress,
 } from '../../model/flow.ts';
@@ -57,9 +58,29 @@ function writes(actions: readonly Action[], field: FieldDef): bigint | undefined
   return undefined;
 }
 
-/** Whether NodeFacts reads the value a flow writes to `field`: a tunnel destination, an ARP op, a port register of a flow that delivers. */
-function readsValue(field: FieldDef, delivers: boolean): boolean {
-  return field === F.tunDst || field === F.arpOp || (delivers && field.name.startsWith('reg'));
+/**
+ * A list of actions as a flow's outline gives them (see actionsOutline), flattened, and whether
+ * NodeFacts reads a value the flow's own list writes: a tunnel destination or an ARP op, of any
+ * flow; a port register, of a flow that delivers.
+ */
+interface OutlineReading {
+  readonly outline: readonly Action[];
+  readonly listed: readonly Action[];
+  readonly readsAlways: boolean;
+  readonly readsWhenDelivering: boolean;
+}
+
+function outlineReading(outline: readonly Action[]): OutlineReading {
+  const listed = flattenActions(outline);
+  let readsAlways = false;
+  let readsWhenDelivering = false;
+  for (let i = 0; i < listed.length; i++) {
+    const a = listed[i]!;
+    if (a.kind !== 'set_field') continue;
+    if (a.field === F.tunDst || a.field === F.arpOp) readsAlways = true;
+    else if (a.field.name.startsWith('reg')) readsWhenDelivering = true;
+  }
+  return { outline, listed, readsAlways, readsWhenDelivering };
 }
 
 function ipText(v: bigint): string {
@@ -125,8 +146,8 @@ function lookForNamed(flows: readonly Flow[], pending: Set<bigint>, named: Set<b
   // Indexed, as in findPerFlow.
   for (let k = 0; k < flows.length && pending.size > 0; k++) {
     const flow = flows[k]!;
-    const own = addressOutline(flow);
-    const fields = own === undefined ? flow.match.fields : own.match.fields;
+    const entry = addressEntry(flow);
+    const fields = entry === NO_ADDRESS_OUTLINE ? flow.match.fields : flow.outlineMatch!.fields;
     for (let i = 0; i < fields.length; i++) {
       const e = fields[i]!;
       const f = e.field;
@@ -135,7 +156,7 @@ function lookForNamed(flows: readonly Flow[], pending: Set<bigint>, named: Set<b
         (f === F.tunSrc || f === F.ipDst || f === F.ipSrc || f === F.arpTpa || f === F.arpSpa || f === F.tunDst) &&
         e.mask === FULL32
       ) {
-        const value = i === own?.entry ? BigInt(own.address) : e.value;
+        const value = i === entry ? BigInt(flow.outlineAddress!) : e.value;
         if (pending.delete(value)) named.add(value);
       }
     }
@@ -192,6 +213,9 @@ export class NodeFacts {
   /** For each port a flow delivers to by one MAC or IP (writing the port number), the first such flow. */
   private readonly deliveries = new Map<number, Flow>();
 
+  /** The reading of the actions of the last flow read (see outlineReading). */
+  private outlineReading: OutlineReading | undefined;
+
   /** Per outline match of lazily read clause flows: what it tells (null: nothing). */
   private readonly clauseReadings = new Map<Match, ClauseReading | null>();
 
@@ -234,14 +258,18 @@ export class NodeFacts {
    * without making its match: `entry` and `address` are the outline's (see Flow.outlineEntry).
    */
   private readClause(flow: Flow, reading: ClauseReading, entry: number, address: number): void {
-    const { port, ipDst } = reading;
-    if (port !== undefined) {
-      pushTo(this.byInPort, port, flow);
-      if (reading.sourcePinned) this.guarded.add(port);
-    }
+    const { ipDst } = reading;
+    this.notePort(flow, reading.port, reading.sourcePinned);
     if (ipDst === undefined) return;
     if (reading.ipDstAt !== entry) this.routes.add(ipDst, undefined);
     else if (ipDst.mask === FULL32) this.routes.addAddress(address);
+  }
+
+  /** A flow's input port (undefined: none), and whether the flow matches an exact source address with it. */
+  private notePort(flow: Flow, port: number | undefined, sourcePinned: boolean): void {
+    if (port === undefined) return;
+    pushTo(this.byInPort, port, flow);
+    if (sourcePinned) this.guarded.add(port);
   }
 
   /**
@@ -265,21 +293,18 @@ export class NodeFacts {
     let ethDst: MatchField | undefined;
     let port: number | undefined;
     let sourcePinned = false;
-    const own = addressOutline(flow);
-    const fields = own === undefined ? flow.match.fields : own.match.fields;
+    const entry = addressEntry(flow);
+    const fields = entry === NO_ADDRESS_OUTLINE ? flow.match.fields : flow.outlineMatch!.fields;
     for (let i = 0; i < fields.length; i++) {
       const e = fields[i]!;
       const f = e.field;
       if (isInPort(f)) port ??= Number(e.value);
-      else if (f === F.ipDst) ipDst ??= i === own?.entry ? withAddress(e, own.address) : e;
-      else if (f === F.arpTpa) arpTpa ??= i === own?.entry ? withAddress(e, own.address) : e;
+      else if (f === F.ipDst) ipDst ??= i === entry ? withAddress(e, flow.outlineAddress!) : e;
+      else if (f === F.arpTpa) arpTpa ??= i === entry ? withAddress(e, flow.outlineAddress!) : e;
       else if (f === F.ethDst) ethDst ??= e;
       if (isSourcePinned(e)) sourcePinned = true;
     }
-    if (port !== undefined) {
-      pushTo(this.byInPort, port, flow);
-      if (sourcePinned) this.guarded.add(port);
-    }
+    this.notePort(flow, port, sourcePinned);
     // Conjunction actions alone set nothing and deliver nowhere: a clause flow is its match alone.
     if (onlyConjunctions(flow)) {
       if (ipDst) this.routes.add(ipDst, undefined);
@@ -287,11 +312,13 @@ export class NodeFacts {
     }
     const delivers = ethDst?.mask === FULL48 || ipDst?.mask === FULL32;
     // The outline's kinds, fields, masks and ports are the flow's (see actionsOutline): a lazily
-    // read flow's own list is made only when a value it writes is read.
-    const listed = flattenActions(actionsOutline(flow));
-    const actions = listed.some((a) => a.kind === 'set_field' && readsValue(a.field, delivers))
-      ? flattenActions(flow.actions)
-      : listed;
+    // read flow's own list is made only when a value it writes is read. Flows of one outline
+    // mostly come one after another: the last one's reading is kept.
+    const outline = actionsOutline(flow);
+    let reading = this.outlineReading;
+    if (reading?.outline !== outline) this.outlineReading = reading = outlineReading(outline);
+    const actions =
+      reading.readsAlways || (delivers && reading.readsWhenDelivering) ? flattenActions(flow.actions) : reading.listed;
     const via = writes(actions, F.tunDst);
     if (via !== undefined) pushTo(this.tunnelSetters, via, flow);
     if (ipDst && flow.actions.length > 0) this.routes.add(ipDst, via);
