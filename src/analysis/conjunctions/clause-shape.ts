@@ -4,7 +4,7 @@
  * flow can serve thousands of conjunctions.
  */
 import { FIELDS, type FieldDef } from '../../model/fields.ts';
-import { type Flow, type FlowOutline, type Match, type MatchField, withAddress } from '../../model/flow.ts';
+import { type Flow, type Match, type MatchField, withAddress } from '../../model/flow.ts';
 import { ShapeTrie } from '../../model/flow-index.ts';
 import { portNameOnly } from '../../model/match.ts';
 import { ones, prefixLength } from '../../model/values.ts';
@@ -210,32 +210,38 @@ export class ClauseShapes {
    */
   private readonly byOutline = new Map<Match, PlacedOutline>();
 
-  /** `outline`: the flow's, when the caller has it already (a lazily read flow makes one each time it is asked). */
-  of(flow: Flow, outline: FlowOutline | undefined = flow.outline): ClauseFlow {
-    if (outline === undefined || outline.shaped) {
+  /**
+   * The flow's outline read by its parts (see Flow.outlineMatch): a lazily read flow makes a new
+   * outline object each time it is asked for one, a million of them for a large dump's clause flows.
+   */
+  of(flow: Flow): ClauseFlow {
+    const match = flow.outlineMatch;
+    if (match === undefined || flow.outlineVarying !== undefined) {
       const { shape, keyAt } = this.place(flow.match);
       return ClauseFlow.make(flow, shape, keyAt < 0 ? undefined : flow.match.fields[keyAt]);
     }
     // The outline's values are the flow's but for one address entry's.
-    let placed = this.byOutline.get(outline.match);
-    if (placed === undefined) this.byOutline.set(outline.match, (placed = this.placeOutline(outline)));
+    const entry = flow.outlineEntry!;
+    let placed = this.byOutline.get(match);
+    if (placed === undefined) this.byOutline.set(match, (placed = this.placeOutline(match, entry)));
     const { shape, keyAt, exact } = placed;
     if (keyAt < 0) return ClauseFlow.make(flow, shape, undefined);
-    const e = outline.match.fields[keyAt]!;
-    if (keyAt !== outline.entry) return ClauseFlow.make(flow, shape, e, exact, placed.key);
+    const e = match.fields[keyAt]!;
+    if (keyAt !== entry) return ClauseFlow.make(flow, shape, e, exact, placed.key);
     // An IPv4 address: its number is its hash key (see exactKey).
-    const { address } = outline;
+    const address = flow.outlineAddress!;
     if (exact) return ClauseFlow.ofAddress(flow, shape, e, address);
     return ClauseFlow.make(flow, shape, withAddress(e, address), exact, address);
   }
 
-  private placeOutline(outline: FlowOutline): PlacedOutline {
-    const placed = this.place(outline.match);
-    const e = placed.keyAt < 0 ? undefined : outline.match.fields[placed.keyAt]!;
+  /** `entry`: the outline's (see FlowOutline). */
+  private placeOutline(match: Match, entry: number): PlacedOutline {
+    const placed = this.place(match);
+    const e = placed.keyAt < 0 ? undefined : match.fields[placed.keyAt]!;
     return {
       ...placed,
       exact: e !== undefined && e.mask === fullMask(e.field),
-      key: e === undefined || placed.keyAt === outline.entry ? undefined : exactKey(e),
+      key: e === undefined || placed.keyAt === entry ? undefined : exactKey(e),
     };
   }
 

@@ -1079,7 +1079,7 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
         for (const a of f.actions) if (a.kind === 'conjunction') list.add(a.id, a.clause, a.nClauses);
     }
     if (list.count > 0) {
-      // Its outline made for a clause flow alone: a lazily read flow makes one each time it is asked.
+      // Its shape found by the parts of its outline (see ClauseShapes.of).
       const clause = shapes.of(f);
       const { shape } = clause;
       const clauseIndex = clauseFlows.push(clause) - 1;
