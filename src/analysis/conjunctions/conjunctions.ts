@@ -25,7 +25,7 @@ import {
   type ValueKey,
   valueKey,
 } from './clause-shape.ts';
-import { findOverlaps, simpleDim, sortedExactValues, valueAt } from './conjunction-overlap.ts';
+import { findOverlaps, type SimpleDim, simpleDim, sortedExactValues, valueAt } from './conjunction-overlap.ts';
 import { ClauseRecords, ConjunctionList, LISTED_WIDTH, type RecordsByOwner } from './clause-records.ts';
 import { type MemberNumbers, memberText } from './member-text.ts';
 import { AsciiBuilder, asciiBytes } from '../../model/ascii-builder.ts';
@@ -933,6 +933,7 @@ function dimension(
   file: string | null | undefined,
   oneShape: boolean,
   sorted: Float64Array | undefined,
+  termsByList: Map<readonly ClauseFlow[], readonly DimensionTerm[]>,
 ): Dimension {
   let flows: readonly Flow[] | undefined;
   let terms: readonly DimensionTerm[] | undefined;
@@ -941,12 +942,48 @@ function dimension(
     get flows() {
       return (flows ??= clauses.map((c) => c.flow));
     },
+    // Shared by the dimensions of one list (see SameLists): their member sets are made once.
     get terms() {
-      return (terms ??= dimensionTerms(clauses, () => this.flows, oneShape, sorted));
+      if (terms === undefined) {
+        terms = termsByList.get(clauses);
+        if (terms === undefined)
+          termsByList.set(clauses, (terms = dimensionTerms(clauses, () => this.flows, oneShape, sorted)));
+      }
+      return terms;
     },
   };
   if (lines && file) d.lines = { file, numbers: lines };
   return d;
+}
+
+/**
+ * Lists of clause flows, each list with the same flows in the same order given as the first one
+ * met: Antrea serves every rule that names an address group with the group's clause flows, each
+ * flow carrying a conjunction action for each rule, so the dimensions of many conjunctions list
+ * the same flows.
+ */
+class SameLists {
+  /** By their first flow. */
+  private readonly byFirst = new Map<ClauseFlow, ClauseFlow[][]>();
+
+  of(list: ClauseFlow[]): ClauseFlow[] {
+    const first = list[0];
+    if (first === undefined) return list;
+    const known = this.byFirst.get(first);
+    if (known === undefined) {
+      this.byFirst.set(first, [list]);
+      return list;
+    }
+    for (const other of known) if (sameItems(other, list)) return other;
+    known.push(list);
+    return list;
+  }
+}
+
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** A table's conjunction entries by id, its hard flows, and where it stands in the pipeline. */
@@ -1147,6 +1184,17 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
     built.push(b);
   }
 
+  // A dimension whose clause flows are another's, in the same order, is given that one's list: what
+  // is worked out of a list (its simple form, its terms and member sets) is then worked out once.
+  const lists = new SameLists();
+  for (const b of built) for (let k = 0; k < b.dims.length; k++) b.dims[k] = lists.of(b.dims[k]!);
+  const simpleDims = new Map<readonly ClauseFlow[], SimpleDim | undefined>();
+  const simpleOf = (dim: readonly ClauseFlow[]): SimpleDim | undefined => {
+    let s = simpleDims.get(dim);
+    if (s === undefined && !simpleDims.has(dim)) simpleDims.set(dim, (s = simpleDim(dim)));
+    return s;
+  };
+
   // Overlaps: conjunctions that can complete, grouped by table and priority.
   const groups = new Map<string, Built[]>();
   for (const b of built) {
@@ -1160,7 +1208,7 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
   let overlapSearchIncomplete = 0;
   for (const g of groups.values()) {
     if (g.length < 2 || !g.some((b) => b.wanted)) continue;
-    const simples = g.map((b) => b.dims.map(simpleDim));
+    const simples = g.map((b) => b.dims.map(simpleOf));
     const result = findOverlaps(g, OVERLAP_LIMITS, simples);
     // Their sorted values alone are kept, for the member sets of the dimensions.
     g.forEach((b, i) => (b.sorted = simples[i]!.map((s) => s && sortedExactValues(s))));
@@ -1171,6 +1219,7 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
     overlapSearchIncomplete += result.incomplete.size;
   }
 
+  const terms = new Map<readonly ClauseFlow[], readonly DimensionTerm[]>();
   const conjunctions = built
     .filter((b) => b.wanted)
     .sort((a, b) => a.entry.tableIndex - b.entry.tableIndex || b.priority - a.priority || a.entry.id - b.entry.id)
@@ -1189,6 +1238,7 @@ export function findConjunctions(pipeline: Pipeline, options: ConjunctionOptions
           clauseFile,
           (b.entry.clauseShapes[i] ?? null) !== null,
           b.sorted?.[i],
+          terms,
         ),
       ),
       actionFlows: b.entry.actionFlows,
