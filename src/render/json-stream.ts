@@ -82,55 +82,91 @@ function quotedKey(key: string): string {
   return q;
 }
 
+/** Said by Level.next when the level's list or object is written to its end. */
+const ENDED = Symbol('ended');
+
 /**
- * A list or an object (prepared), written into `out` piece by piece: what `out` holds is handed on
- * (taken) first, so that what the value holds (a lazy list's elements) is made only once the text
- * before it is out, and then whenever it is long. Its elements and members are written whole where
- * they can be, without a generator of their own.
+ * A list or an object (prepared) being written piece by piece: its elements and members are
+ * written whole where they can be, the others each as a level of its own. The levels are kept on
+ * a stack rather than each written by a generator of its own: a report of a large dump streams
+ * hundreds of thousands of values, and each step of each generator between a piece and the writer
+ * made an object.
  */
-function* streamedPieces(value: object, pad: string, depth: number, out: AsciiBuilder): Generator<JsonPiece> {
-  if (out.length > 0) yield out.takeBytes();
-  const inner = pad + INDENT;
-  if (Array.isArray(value) || value instanceof LazyList) {
-    const list = value as readonly unknown[] | LazyList<unknown, unknown>;
-    const lazy = list instanceof LazyList;
-    if (list.length === 0) {
-      out.ascii('[]');
-      return;
+class Level {
+  private readonly list: readonly unknown[] | LazyList<unknown, unknown> | undefined;
+  private readonly lazy: boolean;
+  private readonly members: Readonly<Record<string, unknown>> | undefined;
+  private readonly keys: readonly string[] | undefined;
+  /** The next element or member. */
+  private at = 0;
+  /** Whether a member was written. */
+  private wrote = false;
+  readonly pad: string;
+  /** The indentation of its elements and members. */
+  readonly inner: string;
+  readonly depth: number;
+
+  constructor(value: object, pad: string, depth: number) {
+    this.pad = pad;
+    this.inner = pad + INDENT;
+    this.depth = depth;
+    if (Array.isArray(value) || value instanceof LazyList) {
+      this.list = value as readonly unknown[] | LazyList<unknown, unknown>;
+      this.lazy = value instanceof LazyList;
+      this.members = undefined;
+      this.keys = undefined;
+    } else {
+      this.list = undefined;
+      this.lazy = false;
+      this.members = value instanceof StreamedObject ? value.members : (value as Record<string, unknown>);
+      this.keys = Object.keys(this.members);
     }
-    for (let i = 0; i < list.length; i++) {
+  }
+
+  /**
+   * Writes what comes before the next element or member (its key) into `out` and gives it
+   * (prepared), made only now (a lazy list's element, a getter's member); or writes the end of the
+   * list or object and says ENDED.
+   */
+  next(out: AsciiBuilder): unknown {
+    const { list, inner } = this;
+    if (list !== undefined) {
+      const i = this.at;
+      if (i >= list.length) {
+        if (i === 0) out.ascii('[]');
+        else this.close(out, 0x5d); // ]
+        return ENDED;
+      }
+      this.at++;
       out.ascii(i === 0 ? '[\n' : ',\n');
       out.ascii(inner);
-      // By index: a lazy list's elements are made here, without a generator step for each.
-      const item = lazy ? list.at(i) : list[i];
-      const p = skipped(item) ? null : prepared(String(i), item);
-      if (!wroteWhole(p, inner, depth + 1, out)) yield* streamedPieces(p as object, inner, depth + 1, out);
-      if (out.length >= PIECE_BYTES) yield out.takeBytes();
+      // By index: a lazy list's elements are made here, without an iterator.
+      const item = this.lazy ? (list as LazyList<unknown, unknown>).at(i) : (list as readonly unknown[])[i];
+      return skipped(item) ? null : prepared(String(i), item);
     }
-    out.char(0x0a); // \n
-    out.ascii(pad);
-    out.char(0x5d); // ]
-    return;
+    const keys = this.keys!;
+    while (this.at < keys.length) {
+      const k = keys[this.at++]!;
+      const p = prepared(k, this.members![k]);
+      if (skipped(p)) continue;
+      out.char(this.wrote ? 0x2c : 0x7b); // , or {
+      out.char(0x0a);
+      out.ascii(inner);
+      out.utf8(quotedKey(k));
+      out.ascii(': ');
+      this.wrote = true;
+      return p;
+    }
+    if (this.wrote)
+      this.close(out, 0x7d); // }
+    else out.ascii('{}');
+    return ENDED;
   }
-  const members = value instanceof StreamedObject ? value.members : (value as Record<string, unknown>);
-  let first = true;
-  for (const k of Object.keys(members)) {
-    const p = prepared(k, members[k]);
-    if (skipped(p)) continue;
-    out.char(first ? 0x7b : 0x2c); // { or ,
+
+  private close(out: AsciiBuilder, bracket: number): void {
     out.char(0x0a);
-    out.ascii(inner);
-    out.utf8(quotedKey(k));
-    out.ascii(': ');
-    first = false;
-    if (!wroteWhole(p, inner, depth + 1, out)) yield* streamedPieces(p as object, inner, depth + 1, out);
-    if (out.length >= PIECE_BYTES) yield out.takeBytes();
-  }
-  if (first) out.ascii('{}');
-  else {
-    out.char(0x0a);
-    out.ascii(pad);
-    out.char(0x7d); // }
+    out.ascii(this.pad);
+    out.char(bracket);
   }
 }
 
@@ -179,7 +215,21 @@ function writeStringList(list: StringList, pad: string, out: AsciiBuilder): void
 export function* jsonBytePieces(value: unknown): Generator<JsonPiece> {
   const out = new AsciiBuilder();
   const p = prepared('', value);
-  if (!wroteWhole(p, '', 0, out)) yield* streamedPieces(p as object, '', 0, out);
+  if (!wroteWhole(p, '', 0, out)) {
+    const levels = [new Level(p as object, '', 0)];
+    while (levels.length > 0) {
+      const level = levels[levels.length - 1]!;
+      const item = level.next(out);
+      if (item === ENDED) levels.pop();
+      else if (!wroteWhole(item, level.inner, level.depth + 1, out)) {
+        // The text before a value written piece by piece is handed on first, so that what the
+        // value holds (a lazy list's elements) is made only once that text is out.
+        if (out.length > 0) yield out.takeBytes();
+        levels.push(new Level(item as object, level.inner, level.depth + 1));
+      }
+      if (out.length >= PIECE_BYTES) yield out.takeBytes();
+    }
+  }
   if (out.length > 0) yield out.takeBytes();
 }
 
