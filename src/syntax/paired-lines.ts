@@ -18,6 +18,12 @@ const TEXT = 3;
 const BEFORE = 4;
 const FIELDS = 5;
 
+/** What the pairs leave of the first dump, and how many each table holds (see PairedLines.tally). */
+interface PairTally {
+  readonly firstUnpaired: readonly Flow[];
+  readonly byTable: Int32Array;
+}
+
 export class PairedLines {
   /** The dump read along, and whether cookies counted in pairing (see lineKeys). */
   readonly first: readonly Flow[];
@@ -35,7 +41,7 @@ export class PairedLines {
   private readonly texts: string[] = [];
   private readonly sources: LineSource[] = [];
   private all: Flow[] | undefined;
-  private unpairedFirst: Flow[] | undefined;
+  private tallied: PairTally | undefined;
 
   /** Whether a flow of the first dump may resubmit to a port by name (see settle). */
   private readonly namedPortResubmits: boolean;
@@ -92,7 +98,7 @@ export class PairedLines {
     for (const f of all) unpaired.push(f);
     this.size = 0;
     this.all = undefined;
-    this.unpairedFirst = undefined;
+    this.tallied = undefined;
     return false;
   }
 
@@ -111,21 +117,29 @@ export class PairedLines {
     return this.claimed[r * FIELDS + BEFORE]!;
   }
 
-  /** The flows of the first dump that no line pairs, in their order (found once). */
+  /** The flows of the first dump that no line pairs, in their order. */
   firstUnpaired(): readonly Flow[] {
-    if (this.unpairedFirst) return this.unpairedFirst;
-    const paired = new Uint8Array(this.first.length);
-    for (let r = 0; r < this.size; r++) paired[this.claimed[r * FIELDS]!] = 1;
-    const out: Flow[] = [];
-    for (let i = 0; i < paired.length; i++) if (paired[i] === 0) out.push(this.first[i]!);
-    return (this.unpairedFirst = out);
+    return this.tally().firstUnpaired;
   }
 
   /** How many lines are claimed in each table, by number (a claimed line's table is always a number). */
   byTable(): Int32Array {
-    const out = new Int32Array(256);
-    for (let r = 0; r < this.size; r++) out[this.tables[r]!]!++;
-    return out;
+    return this.tally().byTable;
+  }
+
+  /** firstUnpaired and byTable, found once, in one pass over the pairs (a comparison asks for both). */
+  private tally(): PairTally {
+    if (this.tallied) return this.tallied;
+    const { claimed, tables, size, first } = this;
+    const paired = new Uint8Array(first.length);
+    const byTable = new Int32Array(256);
+    for (let r = 0; r < size; r++) {
+      paired[claimed[r * FIELDS]!] = 1;
+      byTable[tables[r]!]!++;
+    }
+    const firstUnpaired: Flow[] = [];
+    for (let i = 0; i < paired.length; i++) if (paired[i] === 0) firstUnpaired.push(first[i]!);
+    return (this.tallied = { firstUnpaired, byTable });
   }
 
   /** The flow of pair `r`, made now. */

@@ -132,9 +132,15 @@ function namesIn(flows: readonly Flow[], naming: Naming): { tables: boolean; por
   // A lazily read flow's outline holds the ports its match holds; flows share outlines, each looked at once.
   const namesPorts = new Map<Match, boolean>();
   let last: Match | undefined;
+  // Flows of one table come together, sharing one table object: its kind is asked once.
+  let lastTable: TableRef | undefined;
   for (let i = 0; i < flows.length && !(tables && ports); i++) {
     const f = flows[i]!;
-    if (f.table.kind === 'name') tables = true;
+    const table = f.table;
+    if (table !== lastTable) {
+      lastTable = table;
+      if (table.kind === 'name') tables = true;
+    }
     const m = matchOutline(f);
     if (ports || m === last) continue;
     last = m;
