@@ -243,7 +243,7 @@ export class NodeFacts {
       if (reading === null) continue;
       // A line of a shape is read whole; any other outline tells its own address.
       if (flow.outlineVarying !== undefined) this.read(flow);
-      else this.readClause(flow, reading, flow.outlineEntry!, flow.outlineAddress!);
+      else this.readClause(flow, reading);
     }
   }
 
@@ -255,14 +255,15 @@ export class NodeFacts {
 
   /**
    * What read tells of a clause flow read by an outline of its address (see ClauseReading), told
-   * without making its match: `entry` and `address` are the outline's (see Flow.outlineEntry).
+   * without making its match: its own address is asked for only where the outline's IP destination
+   * holds it (see Flow.outlineEntry). Most such flows of a policy table match no input port.
    */
-  private readClause(flow: Flow, reading: ClauseReading, entry: number, address: number): void {
+  private readClause(flow: Flow, reading: ClauseReading): void {
     const { ipDst } = reading;
-    this.notePort(flow, reading.port, reading.sourcePinned);
+    if (reading.port !== undefined) this.notePort(flow, reading.port, reading.sourcePinned);
     if (ipDst === undefined) return;
-    if (reading.ipDstAt !== entry) this.routes.add(ipDst, undefined);
-    else if (ipDst.mask === FULL32) this.routes.addAddress(address);
+    if (reading.ipDstAt !== flow.outlineEntry) this.routes.add(ipDst, undefined);
+    else if (ipDst.mask === FULL32) this.routes.addAddress(flow.outlineAddress!);
   }
 
   /** A flow's input port (undefined: none), and whether the flow matches an exact source address with it. */
