@@ -13,7 +13,7 @@ import { writeDump } from '../bench/generate.ts';
 import { type Flow, withActions } from '../src/model/flow.ts';
 import { type AnnotateOptions, Annotator, type FlowAnnotation } from '../src/analysis/annotate/annotate.ts';
 import { PLAIN_WORDING } from '../src/analysis/annotate/wording.ts';
-import { describeAction, describeCtState, describeMatch, flowWords } from '../src/render/words/flow.ts';
+import { describeAction, describeCtState, describeMatch, flowWords, WordsMemo } from '../src/render/words/flow.ts';
 import { explanationJson, explanationText } from '../src/render/words/explanation.ts';
 import { addressLabelText } from '../src/render/words/address.ts';
 import { subfieldWords, zoneWords } from '../src/render/words/names.ts';
@@ -158,6 +158,17 @@ test('a flow of several conjunctions is told in its pattern’s sentence filled 
     assert.equal(explanationText(e), explanationText({ kind, index, match, template, fills, continuesIn }));
     const said = clauses.map((c) => `${c.clause}/${c.of} of conjunction ${c.id}`).join(', ');
     assert.ok(explanationText(e).includes(said), explanationText(e));
+  }
+});
+
+test('the sentences of lazily read flows, lines of shapes among them, are those of the same flows read whole', () => {
+  const d = generatedDump();
+  assert.ok(d.flows.filter((f) => f.outlineVarying !== undefined).length > 100);
+  const a = new Annotator(new Pipeline(d.flows, d.groups, d.ports), { profile: profileById('antrea')! });
+  const memo = new WordsMemo();
+  for (const f of d.flows) {
+    const { wording } = a.annotate(f);
+    assert.equal(memo.sentence(f, wording), flowWords(withActions(f, f.actions), wording).sentence);
   }
 });
 

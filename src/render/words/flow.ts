@@ -7,7 +7,7 @@ import { CT_STATE } from '../../model/ct-state.ts';
 import type { Action, CtAction, LearnAction, NatAction, Subfield } from '../../model/actions.ts';
 import { assertNever, severalConjunctions } from '../../model/actions.ts';
 import { type FieldDef, fieldByName } from '../../model/fields.ts';
-import type { FlowOutline, Match, MatchField } from '../../model/flow.ts';
+import type { Flow, Match, MatchField } from '../../model/flow.ts';
 import type { PortRef } from '../../model/ports.ts';
 import type { Wording } from '../../analysis/annotate/wording.ts';
 import { maskedBits, stateWords as namedStateWords } from './bits.ts';
@@ -593,9 +593,9 @@ export class WordsMemo {
    * IPv4 entry (see FlowOutline): the outline's words around that entry are said once, the
    * address's once per address, and the flow's match is not made. Undefined for any other flow.
    */
-  outlineConditions(outline: FlowOutline | undefined, w: Wording): string[] | undefined {
-    const around = this.outlineAround(outline, w);
-    return around && [...around.before, this.outlineAddress(outline!, w), ...around.after];
+  outlineConditions(flow: WordedFlow, w: Wording): string[] | undefined {
+    const around = this.outlineAround(flow, w);
+    return around && [...around.before, this.outlineAddress(flow, w), ...around.after];
   }
 
   /**
@@ -603,17 +603,38 @@ export class WordsMemo {
    * of its outline and of its action list, each joined once: of a report's thousands of policy
    * flows, each differs from many others only in its address.
    */
-  sentence(
-    flow: { readonly match: Match; readonly actions: readonly Action[]; readonly outline?: FlowOutline },
-    w: Wording,
-  ): string {
-    const { outline } = flow;
-    const around = this.outlineAround(outline, w);
+  sentence(flow: WordedFlow, w: Wording): string {
+    const around = this.outlineAround(flow, w);
     const conditions =
       around === undefined
         ? conditionsText(describeMatch(flow.match, w, this))
-        : around.beforeText + this.outlineAddress(outline!, w) + around.afterText;
-    return conditions + this.sentenceActions(flow.actions, w);
+        : around.beforeText + this.outlineAddress(flow, w) + around.afterText;
+    const list = flow.actions;
+    const shaped = flow.outlineVarying === undefined ? undefined : flow.outlineActions;
+    return (
+      conditions +
+      (shaped === undefined || shaped === 'conjunctions' || shaped === list || list === this.lastList
+        ? this.sentenceActions(list, w)
+        : this.shapedActionsText(list, shaped, w))
+    );
+  }
+
+  /**
+   * `: ` and the words of the actions of a line of a shape, which are its shape's (the objects
+   * themselves, see shaped-actions.ts) but where the numbers of its places differ: those it shares
+   * are said as the shape's are, once, the others anew (few other lines share them).
+   */
+  private shapedActionsText(list: readonly Action[], shape: readonly Action[], w: Wording): string {
+    const own = this.actionWords(shape, w);
+    if (list.length !== shape.length || list.length === 0)
+      return `: ${describeActions(list, w, this.sayAction).join(', ')}`;
+    let text = ':';
+    for (let i = 0; i < list.length; i++) {
+      const a = list[i]!;
+      const words = a === shape[i] ? own[i]! : this.sayAction(a, w);
+      text += i === 0 ? ` ${words}` : `, ${words}`;
+    }
+    return text;
   }
 
   /** The action list's words as a sentence says them after its conditions (`: ` and the words joined), said once per list. */
@@ -679,9 +700,10 @@ export class WordsMemo {
    * The words of an outline around its address entry, for a lazily read flow whose match is its
    * outline's but for the address of one IPv4 entry (see FlowOutline); undefined for any other flow.
    */
-  private outlineAround(outline: FlowOutline | undefined, w: Wording): OutlineConditions | undefined {
-    if (outline === undefined || outline.shaped || outline.entry < 0) return undefined;
-    const { match, entry } = outline;
+  private outlineAround(flow: WordedFlow, w: Wording): OutlineConditions | undefined {
+    const entry = flow.outlineEntry;
+    const match = flow.outlineMatch;
+    if (entry === undefined || entry < 0 || match === undefined) return undefined;
     const last = this.lastOutline;
     if (last !== undefined && last.match === match && last.entry === entry && last.w === w) return last.around;
     const e = match.fields[entry];
@@ -698,9 +720,9 @@ export class WordsMemo {
   }
 
   /** The words of the address entry of an outline that outlineAround said the words around. */
-  private outlineAddress(outline: FlowOutline, w: Wording): string {
-    const e = outline.match.fields[outline.entry]!;
-    return this.ipv4Words(e.field, outline.address, e.mask, w);
+  private outlineAddress(flow: WordedFlow, w: Wording): string {
+    const e = flow.outlineMatch!.fields[flow.outlineEntry!]!;
+    return this.ipv4Words(e.field, flow.outlineAddress!, e.mask, w);
   }
 
   /** describeMatch of `match` in two parts, before and after entry `entry` (which it leaves out). */
@@ -716,6 +738,15 @@ export class WordsMemo {
     };
   }
 }
+
+/**
+ * What the words of a flow read of it: its match and actions, and a lazily read flow's outline
+ * (see Flow), told by its accessors without making the outline.
+ */
+type WordedFlow = Pick<
+  Flow,
+  'match' | 'actions' | 'outlineMatch' | 'outlineEntry' | 'outlineAddress' | 'outlineVarying' | 'outlineActions'
+>;
 
 /** Conditions as a sentence says them: joined, or `every packet` for none. */
 function conditionsText(conditions: readonly string[]): string {
@@ -734,11 +765,11 @@ function isAddressEntry(e: MatchField): boolean {
 
 /** A flow's conditions and actions in words, and the two as one plain sentence. */
 export function flowWords(
-  flow: { readonly match: Match; readonly actions: readonly Action[]; readonly outline?: FlowOutline },
+  flow: WordedFlow,
   w: Wording,
   memo?: WordsMemo,
 ): { readonly conditions: readonly string[]; readonly actions: readonly string[]; readonly sentence: string } {
-  const conditions = memo?.outlineConditions(flow.outline, w) ?? describeMatch(flow.match, w, memo);
+  const conditions = memo?.outlineConditions(flow, w) ?? describeMatch(flow.match, w, memo);
   const actions = memo ? memo.actionWords(flow.actions, w) : describeActions(flow.actions, w);
   return { conditions, actions, sentence: `${conditionsText(conditions)}: ${actions.join(', ')}` };
 }
