@@ -6,11 +6,15 @@
 import type { FlowFlag } from '../model/flow.ts';
 import type { TableRef } from '../model/tables.ts';
 
-const TABLES: TableRef[] = [];
+/**
+ * The reference to each table (0–255), made at once: a lazily read flow's table is asked of every
+ * flow, and looked up here in place (see LineFlow.table) it costs no call.
+ */
+export const TABLE_REFS: readonly TableRef[] = Array.from({ length: 256 }, (_, n) => ({ kind: 'number', number: n }));
 
 /** The reference to table `n` (0–255). */
 export function tableRefOf(n: number): TableRef {
-  return (TABLES[n] ??= { kind: 'number', number: n });
+  return TABLE_REFS[n]!;
 }
 
 const SMALL = Array.from({ length: 256 }, (_, i) => BigInt(i));

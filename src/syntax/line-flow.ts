@@ -23,7 +23,7 @@ import { EMPTY_MATCH } from '../model/match.ts';
 import type { TableRef } from '../model/tables.ts';
 import { eachListConjunction, isPlainConjunctionList, plainConjunctions } from './actions.ts';
 import { addressAt, templateVariant, variantAddressStart, withAddress } from './address-variants.ts';
-import { NO_FLAGS, tableRefOf } from './interned.ts';
+import { NO_FLAGS, TABLE_REFS } from './interned.ts';
 import { type LineShape, type LineShapes, writtenNumbers } from './line-shape.ts';
 import { DecimalRun } from './numbers.ts';
 import { shapedActions } from './shaped-actions.ts';
@@ -299,7 +299,7 @@ export class LineFlow implements Flow {
   }
 
   get table(): TableRef {
-    return tableRefOf(this.head & 0xff);
+    return TABLE_REFS[this.head & 0xff]!;
   }
 
   get priority(): number {
