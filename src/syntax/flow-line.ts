@@ -372,10 +372,13 @@ export function cleanLineActions(text: string, start: number, match: Match, ctx:
 export function lazyFlow(text: string, start: number, end: number, line: number, source: LineSource): Flow | undefined {
   if (!scanPrintedStats(text, start)) return undefined;
   const statsEnd = printed.end;
-  // No key of the statistics is an actions keyword.
-  const keyword = actionsKeyword(text, statsEnd, end, true);
+  // No key of the statistics is an actions keyword. The usual line's is its first `actions=`, after a
+  // space: told so without stepping through occurrences and separators (a call for each, outside optimised code).
+  const first = text.indexOf('actions=', statsEnd);
+  const usual = first > statsEnd && first < end && text.charCodeAt(first - 1) === 0x20;
+  const keyword = usual ? first : actionsKeyword(text, statsEnd, end, true);
   if (keyword < 0) return undefined;
-  const actionsStart = actionsAfter(text, keyword);
+  const actionsStart = usual ? first + 'actions='.length : actionsAfter(text, keyword);
   // The usual line's priority follows its statistics at once (see readPrintedKeys).
   const keysEnd = text.charCodeAt(statsEnd) === 0x70 ? statsEnd : readPrintedKeys(text, statsEnd, keyword);
   const afterPriority = plainPriorityEnd(text, keysEnd, keyword);

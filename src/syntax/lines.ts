@@ -104,12 +104,13 @@ class Joiner {
    */
   add(text: string, start: number, end: number, n: number, last: boolean): void {
     const { take } = this;
-    // A plain line: not within a continuation, not continued, not numbered.
+    // A plain line: not within a continuation, not continued, not numbered (a dump's line, which
+    // starts ` cookie=`, told so in one call rather than by mayBeNumbered).
     if (
       take !== undefined &&
       this.parts.length === 0 &&
       text.charCodeAt(end - 1) !== 0x5c &&
-      !mayBeNumbered(text, start) &&
+      (text.startsWith(' cookie=', start) || !mayBeNumbered(text, start)) &&
       take(text, start, end, n)
     )
       return;

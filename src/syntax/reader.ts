@@ -164,11 +164,12 @@ export function parseDump(text: string, options: ParseOptions): ParseResult {
   let turnedDown = 0;
   /** A dump's usual flow line read lazily from where it lies in the text, without a LogicalLine. */
   const takeLazyFlow = (text: string, start: number, end: number, line: number): boolean => {
-    progress(line);
+    // progress() and quoteFree() called only when they have to be: a call for each line costs more than the tests.
+    if (onProgress !== undefined) progress(line);
     const { source } = context;
     // Read along another dump only while both read without port names, as a comparison reads them.
     const along = context.portMap === undefined ? options.along : undefined;
-    const usual = source !== undefined && quoteFree(text, start, end);
+    const usual = source !== undefined && ((quote >= end && text === quoteText) || quoteFree(text, start, end));
     // A line that pairs a flow of that dump is kept as numbers, its flow made when asked for.
     const claimed = usual && along !== undefined && along.claim(text, start, end, line, source, result.flows.length);
     const flow = usual && !claimed ? lazyFlow(text, start, end, line, source) : undefined;
