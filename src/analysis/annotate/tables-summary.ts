@@ -128,7 +128,6 @@ function walkTable(t: PipelineTable, pipeline: Pipeline): TableWalk {
     if (!known || known.priority < priority) first.set(ref, { priority, seq });
     seq++;
   };
-  let missFlow: Flow | undefined;
   const follow = pipeline.groups.size > 0;
   const packets = new CounterSum();
   const bytes = new CounterSum();
@@ -137,8 +136,9 @@ function walkTable(t: PipelineTable, pipeline: Pipeline): TableWalk {
   for (let i = 0; i < flows.length; i++) {
     const f = flows[i]!;
     // Conjunction actions (most flows of a large dump) go nowhere: a lazily read flow's are not
-    // made, nor its priority unpacked (a call for each flow outside optimised code, as a short run reads).
-    if (!onlyConjunctions(f)) {
+    // made, nor its priority unpacked, and its outline tells so without a call of onlyConjunctions
+    // (each a call outside optimised code, as a short run reads).
+    if (f.outlineActions !== 'conjunctions' && !onlyConjunctions(f)) {
       priority = f.priority;
       const actions = actionsThroughGroups(pipeline, f);
       for (const ref of jumpTargets(actions)) jump(ref);
@@ -148,7 +148,6 @@ function walkTable(t: PipelineTable, pipeline: Pipeline): TableWalk {
         for (const b of pipeline.groups.get(a.id)?.buckets ?? []) for (const ref of jumpTargets(b.actions)) jump(ref);
       }
     }
-    if (missFlow === undefined && isTableMiss(f)) missFlow = f;
     if (f.zeroCounters === true) {
       packets.addZero();
       bytes.addZero();
@@ -158,7 +157,19 @@ function walkTable(t: PipelineTable, pipeline: Pipeline): TableWalk {
     }
   }
   const next = [...first].sort(([, a], [, b]) => b.priority - a.priority || a.seq - b.seq).map(([ref]) => ref);
-  return { next, missFlow, packets: packets.total, bytes: bytes.total };
+  return { next, missFlow: missFlowIn(t), packets: packets.total, bytes: bytes.total };
+}
+
+/**
+ * The first table-miss flow of the table in match order, found among its flows of priority 0, the
+ * last in that order, rather than by asking each flow (a call or two each outside optimised code).
+ */
+function missFlowIn(t: PipelineTable): Flow | undefined {
+  const flows = t.flows;
+  let missFlow: Flow | undefined;
+  for (let i = flows.length - 1; i >= 0 && flows[i]!.priority === 0; i--)
+    if (isTableMiss(flows[i]!)) missFlow = flows[i];
+  return missFlow;
 }
 
 export function summarizeTables(pipeline: Pipeline, annotator: Annotator): TablesSummary {
