@@ -87,6 +87,8 @@ export type PlainLineTaker = (text: string, start: number, end: number, line: nu
 /** Joins physical lines into logical ones (continuations, numbering) and visits each. */
 class Joiner {
   private parts: string[] = [];
+  /** Whether no logical line is being joined (parts is empty): a line may then be offered as it stands. */
+  idle = true;
   private segments: Segment[] = [];
   private startLine = 0;
   private length = 0;
@@ -100,17 +102,17 @@ class Joiner {
 
   /**
    * The physical line `text[start, end)` (colour removed), number `n`; `last` when no line
-   * follows.
+   * follows; `offered` when `take` has turned it down already.
    */
-  add(text: string, start: number, end: number, n: number, last: boolean): void {
+  add(text: string, start: number, end: number, n: number, last: boolean, offered = false): void {
     const { take } = this;
-    // A plain line: not within a continuation, not continued, not numbered (a dump's line, which
-    // starts ` cookie=`, told so in one call rather than by mayBeNumbered).
+    // A plain line: not within a continuation, not continued, not numbered.
     if (
+      !offered &&
       take !== undefined &&
-      this.parts.length === 0 &&
+      this.idle &&
       text.charCodeAt(end - 1) !== 0x5c &&
-      (text.startsWith(' cookie=', start) || !mayBeNumbered(text, start)) &&
+      !mayBeNumbered(text, start) &&
       take(text, start, end, n)
     )
       return;
@@ -143,6 +145,7 @@ class Joiner {
     }
     this.segments.push({ at: this.length, line: n, column, physical: lineText });
     this.parts.push(body);
+    this.idle = false;
     this.length += body.length;
     if (!continued || last) {
       const first = this.segments[0]!;
@@ -150,6 +153,7 @@ class Joiner {
         new Logical(this.parts.join(''), this.startLine, first.column, first.physical, this.segments.slice(1)),
       );
       this.parts = [];
+      this.idle = true;
       this.segments = [];
       this.length = 0;
     }
@@ -173,7 +177,11 @@ export function eachLogicalLine(
     for (let start = 0; start < text.length;) {
       let end = text.indexOf('\n', start);
       if (end < 0) end = text.length;
-      joiner.add(text, start, end, ++n, end >= text.length - 1);
+      n++;
+      // A dump's usual line (` cookie=…`, so not numbered) is offered here, without a call of the joiner.
+      const offered =
+        take !== undefined && joiner.idle && text.startsWith(' cookie=', start) && text.charCodeAt(end - 1) !== 0x5c;
+      if (!offered || !take(text, start, end, n)) joiner.add(text, start, end, n, end >= text.length - 1, offered);
       start = end + 1;
     }
     return;
