@@ -22,7 +22,7 @@ import type {
 import { EMPTY_MATCH } from '../model/match.ts';
 import type { TableRef } from '../model/tables.ts';
 import { eachListConjunction, isPlainConjunctionList, plainConjunctions } from './actions.ts';
-import { addressAt, templateVariant, variantAddressStart, withAddress } from './address-variants.ts';
+import { addressAt, templateVariant, withAddress } from './address-variants.ts';
 import { NO_FLAGS, TABLE_REFS } from './interned.ts';
 import { type LineShape, type LineShapes, writtenNumbers } from './line-shape.ts';
 import { DecimalRun } from './numbers.ts';
@@ -76,7 +76,7 @@ function knownMatch(text: string, start: number, end: number, parts: RecurringPa
   if (template) {
     foundShape = template.match;
     foundIndex = template.index;
-    foundAddressAt = variantAddressStart();
+    foundAddressAt = start + template.addressAt;
     return true;
   }
   const match = parts.matches.get(text.slice(start, end));
@@ -87,17 +87,9 @@ function knownMatch(text: string, start: number, end: number, parts: RecurringPa
 
 /**
  * The action list `text[start, end)` when it is a recurring clean one that needs no check against
- * the match; `conjunctions` for a list of plain conjunctions (of any length: they are clean and
- * need no check against any match), told without looking it up among the recurring ones, most of
- * which it is not; undefined for any other.
+ * the match; undefined for any other.
  */
-function knownActions(
-  text: string,
-  start: number,
-  end: number,
-  parts: RecurringParts,
-): readonly Action[] | 'conjunctions' | undefined {
-  if (text.startsWith('conjunction(', start) && isPlainConjunctionList(text, start, end)) return 'conjunctions';
+function knownActions(text: string, start: number, end: number, parts: RecurringParts): readonly Action[] | undefined {
   const known = parts.actions.get(text.slice(start, end));
   return known === undefined || known.checked ? undefined : known.actions;
 }
@@ -241,20 +233,23 @@ export class LineFlow implements Flow {
     // 255 means "all tables": an addition with it lands in table 0.
     const table = stats.table === 255 ? 0 : stats.table;
     const { cookie } = stats;
-    if (knownMatch(text, matchStart, keyword, source.parts)) {
-      const actions = knownActions(text, actionsStart, end, source.parts);
+    const { parts } = source;
+    // A list of plain conjunctions (of any length) is clean and needs no check against any match:
+    // told without looking it up among the recurring lists, most of which it is not.
+    const conjunctions =
+      text.startsWith('conjunction(', actionsStart) && isPlainConjunctionList(text, actionsStart, end);
+    if (knownMatch(text, matchStart, keyword, parts)) {
+      const actions = conjunctions ? 'conjunctions' : knownActions(text, actionsStart, end, parts);
       if (actions !== undefined && foundIndex <= MAX_INDEX)
         return new LineFlow(table, priority, cookie, text, at, source, line, ends, actions);
     }
-    const { parts } = source;
     // A long list of conjunctions is no line's shape (see keepShape's caller): its ids are as many as the rules it serves.
     const shape = isLongConjunctionList(text, actionsStart, end)
       ? undefined
       : knownShape(text, matchStart, end, parts.shapes);
     if (shape) return new LineFlow(table, priority, cookie, text, at, source, line, ends, shape.actions);
-    // A list of conjunctions alone needs no check against any match: the match alone may be of a shape.
-    if (!text.startsWith('conjunction(', actionsStart) || !isPlainConjunctionList(text, actionsStart, end))
-      return undefined;
+    // The match alone of a list of conjunctions alone may be of a shape.
+    if (!conjunctions) return undefined;
     const matchShape = knownShape(text, matchStart, keyword, parts.matchShapes);
     return matchShape && new LineFlow(table, priority, cookie, text, at, source, line, ends, 'conjunctions');
   }
