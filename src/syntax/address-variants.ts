@@ -12,10 +12,14 @@ import { fieldByName } from '../model/fields.ts';
 import { type Ipv4Address, ones } from '../model/values.ts';
 import { isSeparator, type KeyValueToken } from './tokens.ts';
 
-/** A clean match and which of its entries holds the address its last element gave. */
+/**
+ * A clean match and which of its entries holds the address its last element gave, and where that
+ * address starts in the match's text (the length of the text the template is kept under).
+ */
 export interface AddressTemplate {
   readonly match: Match;
   readonly index: number;
+  readonly addressAt: number;
 }
 
 /**
@@ -72,7 +76,7 @@ function lastAddress(text: string, start: number, end: number): boolean {
  */
 let foundAmong: ReadonlyMap<string, AddressTemplate> | undefined;
 let foundKey = '';
-let foundTemplate: AddressTemplate = { match: { fields: [] }, index: -1 };
+let foundTemplate: AddressTemplate = { match: { fields: [] }, index: -1, addressAt: 0 };
 
 /** Forgets the template last found once a text is read: its key is a slice of that text (see forgetPrintedStats). */
 export function forgetLastTemplate(): void {
@@ -90,7 +94,7 @@ const ADDRESS_TO_END = new RegExp(`${OCTET}(?:\\.${OCTET}){3}(?![0-9])[, \\t]*`,
 
 /**
  * The template of the shape of `text[start, end)`, if there is one; the address its last element
- * gives then starts at variantAddressStart() (see addressAt).
+ * gives then starts at its addressAt from `start` (see addressAt).
  */
 export function templateVariant(
   text: string,
@@ -117,11 +121,6 @@ export function templateVariant(
   foundKey = prefix;
   foundTemplate = template;
   return template;
-}
-
-/** Where the address starts that the last element of the match gives that templateVariant last found a template for. */
-export function variantAddressStart(): number {
-  return lastPrefixEnd;
 }
 
 /**
@@ -180,5 +179,5 @@ export function templateOf(
   const index = match.fields.findIndex((e) => e.field.storage === field.storage);
   const e = match.fields[index];
   if (!e || e.value !== BigInt(lastAddressValue) || e.mask !== ones(32) || e.port) return undefined;
-  return { key: text.slice(start, lastPrefixEnd), template: { match, index } };
+  return { key: text.slice(start, lastPrefixEnd), template: { match, index, addressAt: lastPrefixEnd - start } };
 }
