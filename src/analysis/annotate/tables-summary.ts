@@ -131,6 +131,8 @@ function walkTable(t: PipelineTable, pipeline: Pipeline): TableWalk {
   const follow = pipeline.groups.size > 0;
   const packets = new CounterSum();
   const bytes = new CounterSum();
+  // Whether a flow's counters were both 0 (most flows of a large dump).
+  let zeros = false;
   const flows = t.given;
   // Indexed, as flowsByTable's loop is: an iterator allocates a result for each flow.
   for (let i = 0; i < flows.length; i++) {
@@ -148,13 +150,16 @@ function walkTable(t: PipelineTable, pipeline: Pipeline): TableWalk {
         for (const b of pipeline.groups.get(a.id)?.buckets ?? []) for (const ref of jumpTargets(b.actions)) jump(ref);
       }
     }
-    if (f.zeroCounters === true) {
-      packets.addZero();
-      bytes.addZero();
-    } else {
+    if (f.zeroCounters === true) zeros = true;
+    else {
       packets.add(f.stats?.packets);
       bytes.add(f.stats?.bytes);
     }
+  }
+  // Told once, not for each flow: the sums are known, their values unchanged.
+  if (zeros) {
+    packets.addZero();
+    bytes.addZero();
   }
   const next = [...first].sort(([, a], [, b]) => b.priority - a.priority || a.seq - b.seq).map(([ref]) => ref);
   return { next, missFlow: missFlowIn(t), packets: packets.total, bytes: bytes.total };
