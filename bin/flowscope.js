@@ -3,7 +3,7 @@
 // CommonJS (bin/package.json): node starts a CommonJS script without its loader of ES modules and
 // their facades of node's own modules, a few milliseconds of every command.
 'use strict';
-const { loadCli, readCodeCache } = require('./cli-script.js');
+const { loadCli, readCodeCache, scriptFor } = require('./cli-script.js');
 
 process.stdout.on('error', (err) => {
   // Output piped into `head` and closed early is a normal end, not a failure.
@@ -45,7 +45,8 @@ const io = {
 async function loadMain() {
   if (args.length === 1 && (args[0] === '-V' || args[0] === '--version'))
     return (await import('../dist/src/cli/main.js')).main;
-  const cli = loadCli(readCodeCache(args));
+  const script = scriptFor(args);
+  const cli = loadCli(script, readCodeCache(script));
   // Only once the script is loaded: its code cache holds under the flags it was made with.
   cli.processTiering.shortRun();
   return cli.main;

@@ -1,16 +1,17 @@
 #!/usr/bin/env node
 // Part of `npm run build`: the command line (src/cli/main.ts, its dependencies included) as one
-// script, dist/src/bundle/cli.cjs, which bin/flowscope.js runs (see bin/cli-script.js), and the code
-// V8 compiled for it while it ran the everyday commands on the example dump, dist/src/bundle/cli.cjs.cache,
-// and for each of them alone, cli.cjs.NAME.cache.
+// script, dist/src/bundle/cli.cjs, which bin/flowscope.js runs (see bin/cli-script.js), and each
+// everyday command's as a script of its own, NAME.cjs, with the modules of that command alone; and
+// for each script the code V8 compiled for it while it ran its commands on the example dump,
+// SCRIPT.cache (for cli.cjs, every everyday command's).
 // Resolving, loading and compiling ~100 module files was most of a command's start-up. The library
 // (dist/src/index.js) stays as tsc emits it.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { build } from 'esbuild';
-import { CLI_SCRIPT, CODE_CACHE, commandCodeCache, loadCli, SCRIPT_END, SCRIPT_START } from '../bin/cli-script.js';
+import { CLI_SCRIPT, codeCache, commandScript, loadCli, SCRIPT_END, SCRIPT_START } from '../bin/cli-script.js';
 
 /**
  * Modules that dependencies load at their start for what flowscope never asks of them, loading
@@ -45,16 +46,36 @@ const standIns = {
   },
 };
 
-/** Bundles the command line into CLI_SCRIPT. */
-async function bundle() {
-  rmSync(dirname(CLI_SCRIPT), { recursive: true, force: true });
+/**
+ * The command modules (src/cli/command-modules.ts) of a script of one command: the module of
+ * that command alone, where the script of every command has every module of src/cli/commands/.
+ */
+function oneCommand(name) {
+  return {
+    name: 'one-command',
+    setup(build) {
+      build.onResolve({ filter: /^\.\/command-modules\.ts$/ }, () => ({ path: name, namespace: 'one-command' }));
+      build.onLoad({ filter: /.*/, namespace: 'one-command' }, () => ({
+        contents: `export async function loadCommand(name) {
+  if (name !== ${JSON.stringify(name)}) throw new Error(\`the script of ${name} has no command \${name}\`);
+  return (await import('./commands/${name}.ts')).registerCommand;
+}`,
+        resolveDir: resolve('src/cli'),
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/** Bundles the command line into `outfile`: that of every command, or that of the command `only`. */
+async function bundle(outfile, only) {
   await build({
     // From the TypeScript sources, which esbuild reads as tsc does (tsconfig.json): it sees the pattern of
-    // main.ts's import of a command's module, which tsc's output hides in a call that rewrites `.ts`.
+    // command-modules.ts's import of a command's module, which tsc's output hides in a call that rewrites `.ts`.
     entryPoints: ['src/cli/main.ts'],
     // At the depth of dist/src/cli/, so that the paths modules take from import.meta.url (package.json,
     // profiles/, the compiled built-in profiles) lead to the same files.
-    outfile: CLI_SCRIPT,
+    outfile,
     bundle: true,
     format: 'cjs',
     platform: 'node',
@@ -66,18 +87,18 @@ async function bundle() {
       js: `${SCRIPT_START}const moduleUrl = require('node:url').pathToFileURL(__filename).href;`,
     },
     footer: { js: SCRIPT_END },
-    plugins: [standIns],
+    plugins: only === undefined ? [standIns] : [standIns, oneCommand(only)],
     logLevel: 'warning',
   });
   // esbuild writes the characters of comments and regular expressions beyond ASCII as they are: any
   // one makes the whole script twice the bytes in V8 and its reading a decoding of UTF-8. Escaped,
   // the script is ASCII, which bin/cli-script.js reads as Latin-1, at a third of the cost.
-  const bundled = readFileSync(CLI_SCRIPT, 'utf8');
+  const bundled = readFileSync(outfile, 'utf8');
   writeFileSync(
-    CLI_SCRIPT,
+    outfile,
     bundled.replace(/(\\?)([^\0-\x7f])/g, (_all, backslash, c) => {
       // `\…` (the character itself, in a pattern) would become `\\u2026`, a backslash and text.
-      if (backslash !== '') throw new Error(`${CLI_SCRIPT}: a character beyond ASCII after a backslash (${c})`);
+      if (backslash !== '') throw new Error(`${outfile}: a character beyond ASCII after a backslash (${c})`);
       return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
     }),
   );
@@ -101,9 +122,9 @@ const everyday = [
   ['trace', dump, 'examples/antrea/show.of13.txt', packet],
 ];
 
-/** The code V8 compiled for the script while it ran the command lines. */
-async function cachedCode(commandLines) {
-  const { main, script } = loadCli();
+/** The code V8 compiled for the script `file` while it ran the command lines. */
+async function cachedCode(file, commandLines) {
+  const { main, script } = loadCli(file);
   for (const args of commandLines) {
     const status = await main(args, io);
     if (status > 1)
@@ -113,21 +134,27 @@ async function cachedCode(commandLines) {
 }
 
 /**
- * cachedCode of the command lines in a thread of its own: V8 keeps the code compiled for a script
- * and gives it to the next loading of the same script, so that one cache would hold the code of
- * the command lines run before too.
+ * cachedCode in a thread of its own: V8 keeps the code compiled for a script and gives it to the
+ * next loading of the same script, so that one cache would hold the code of the command lines run
+ * before too.
  */
-function cachedCodeApart(commandLines) {
+function cachedCodeApart(file, commandLines) {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL(import.meta.url), { workerData: commandLines });
+    const worker = new Worker(new URL(import.meta.url), { workerData: { file, commandLines } });
     worker.once('message', resolve);
     worker.once('error', reject);
   });
 }
 
 if (isMainThread) {
-  await bundle();
-  // Each everyday command has the code of its own run; any other, that of them all.
-  for (const args of everyday) writeFileSync(commandCodeCache(args[0]), await cachedCodeApart([args]));
-  writeFileSync(CODE_CACHE, await cachedCodeApart(everyday));
-} else parentPort.postMessage(await cachedCode(workerData));
+  rmSync(dirname(CLI_SCRIPT), { recursive: true, force: true });
+  await bundle(CLI_SCRIPT);
+  // Each everyday command has a script of its own, with the code of its own run; any other, the
+  // script of every command, with the code of them all.
+  for (const args of everyday) {
+    const file = commandScript(args[0]);
+    await bundle(file, args[0]);
+    writeFileSync(codeCache(file), await cachedCodeApart(file, [args]));
+  }
+  writeFileSync(codeCache(CLI_SCRIPT), await cachedCodeApart(CLI_SCRIPT, everyday));
+} else parentPort.postMessage(await cachedCode(workerData.file, workerData.commandLines));

@@ -3,22 +3,17 @@
  * process.exit, so pending writes to pipes are not cut off and tests can run it in-process.
  */
 import type { Command } from 'commander';
+import { loadCommand } from './command-modules.ts';
 import { ERROR_PREFIX, type Io, PROGRAM_PREFIX, UserError, writeErr, writeOut } from './io.ts';
 import { Outcome } from './outcome.ts';
 import { version, versionOnly } from './version.ts';
 
 export { processTiering } from './tiering.ts';
 
-/** What every module of `./commands/` that names a command exports. */
-interface CommandModule {
-  registerCommand: (program: Command, io: Io, outcome: Outcome) => void;
-}
-
 /**
  * Every command, in the order help lists them; each is registered by `./commands/<name>.ts`. A run
- * loads only the module of the command it runs: most of the start-up time of a command is loading
- * modules. (The bundle, scripts/bundle-cli.js, holds every module of `./commands/` the import's
- * pattern can name, each evaluated only when imported.)
+ * loads only the module of the command it runs (see command-modules.ts): most of the start-up time
+ * of a command is loading modules.
  */
 const COMMANDS = [
   'parse',
@@ -35,10 +30,6 @@ const COMMANDS = [
   'profile',
   'completion',
 ] as const;
-
-async function loadCommand(name: string): Promise<CommandModule['registerCommand']> {
-  return ((await import(`./commands/${name}.ts`)) as CommandModule).registerCommand;
-}
 
 /**
  * The commands a command line needs registered: the one it names, none to print the version,
