@@ -3,13 +3,52 @@
 // CommonJS (bin/package.json): node starts a CommonJS script without its loader of ES modules and
 // their facades of node's own modules, a few milliseconds of every command.
 'use strict';
+const { EventEmitter } = require('node:events');
+const { fstatSync, statSync, writeSync } = require('node:fs');
 const { loadCli, readCodeCache, scriptFor } = require('./cli-script.js');
 
-process.stdout.on('error', (err) => {
-  // Output piped into `head` and closed early is a normal end, not a failure.
-  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  throw err;
-});
+/**
+ * Standard output when it is a file or the null device, written as node's own stream of a file
+ * writes it (SyncWriteStream: each write at once, with writeSync) without that stream, whose
+ * making loads its modules (~0.5 ms of every command, most of which write to a file or to
+ * nothing). Written at once, it is never full and has nothing queued.
+ */
+class FileOutput extends EventEmitter {
+  writableLength = 0;
+
+  constructor(fd) {
+    super();
+    this.fd = fd;
+  }
+
+  write(chunk, encoding, done) {
+    writeSync(this.fd, chunk);
+    const written = typeof encoding === 'function' ? encoding : done;
+    if (written !== undefined) process.nextTick(written);
+    return true;
+  }
+}
+
+/** Whether standard output is a file or the null device, which node too writes with writeSync. */
+function outputToFile() {
+  try {
+    const out = fstatSync(1);
+    return out.isFile() || (out.isCharacterDevice() && out.rdev === statSync('/dev/null').rdev);
+  } catch {
+    return false;
+  }
+}
+
+/** Standard output: node's stream of it, unless it is a file (see FileOutput). */
+function stdout() {
+  if (outputToFile()) return new FileOutput(1);
+  process.stdout.on('error', (err) => {
+    // Output piped into `head` and closed early is a normal end, not a failure.
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+  return process.stdout;
+}
 
 /**
  * Standard error, taken when first written to: node makes its stream when first asked for it (a
@@ -34,7 +73,7 @@ const io = {
   get stdin() {
     return process.stdin;
   },
-  stdout: process.stdout,
+  stdout: stdout(),
   get stderr() {
     return stderr();
   },
@@ -60,7 +99,7 @@ async function loadMain() {
  */
 function exitOnceWritten(status) {
   process.exitCode = status;
-  const streams = stderrWatched ? [process.stdout, process.stderr] : [process.stdout];
+  const streams = stderrWatched ? [io.stdout, process.stderr] : [io.stdout];
   if (streams.every((s) => s.writableLength === 0)) process.exit(status);
 }
 
