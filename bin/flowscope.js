@@ -22,11 +22,30 @@ class FileOutput extends EventEmitter {
   }
 
   write(chunk, encoding, done) {
-    writeSync(this.fd, chunk);
+    try {
+      writeSync(this.fd, chunk);
+    } catch (err) {
+      outputFailed(err);
+    }
     const written = typeof encoding === 'function' ? encoding : done;
     if (written !== undefined) process.nextTick(written);
     return true;
   }
+}
+
+/**
+ * Ends the command whose output cannot be written: quietly where its reader closed a pipe early
+ * (`| head`), a normal end; else (a full disk) with a message and status 2, as any error, rather
+ * than with node's trace of the error, or with the status of a command that only seemed to finish.
+ */
+function outputFailed(err) {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  // Node says `ENOSPC: no space left on device, write`: the words alone, as other messages say them.
+  const reason = String(err.message ?? err)
+    .replace(/^[A-Z]+: /, '')
+    .replace(/, write$/, '');
+  stderr().write(`flowscope: error: cannot write standard output: ${reason}\n`);
+  process.exit(2);
 }
 
 /** Whether standard output is a file or the null device, which node too writes with writeSync. */
@@ -42,11 +61,7 @@ function outputToFile() {
 /** Standard output: node's stream of it, unless it is a file (see FileOutput). */
 function stdout() {
   if (outputToFile()) return new FileOutput(1);
-  process.stdout.on('error', (err) => {
-    // Output piped into `head` and closed early is a normal end, not a failure.
-    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw err;
-  });
+  process.stdout.on('error', outputFailed);
   return process.stdout;
 }
 
@@ -95,12 +110,13 @@ async function loadMain() {
  * Ends the process with the command's status as soon as all it wrote is written. Left to end by
  * itself, node first runs the work V8 put off for when the program is idle, which is the end of a
  * command: after `tables` of a 24k-flow dump, the marking and compacting of a heap about to be
- * dropped (~8 ms, a twentieth of the command). Output still queued (a full pipe) ends it the usual way.
+ * dropped (~8 ms, a twentieth of the command). Output still queued (a full pipe) ends it the usual
+ * way, and so does output that failed: its error, told after this, decides the status (outputFailed).
  */
 function exitOnceWritten(status) {
   process.exitCode = status;
   const streams = stderrWatched ? [io.stdout, process.stderr] : [io.stdout];
-  if (streams.every((s) => s.writableLength === 0)) process.exit(status);
+  if (streams.every((s) => s.writableLength === 0 && !s.errored)) process.exit(status);
 }
 
 loadMain()

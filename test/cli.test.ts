@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from './support/cli.ts';
 import { repoRoot } from './support/paths.ts';
@@ -141,6 +143,34 @@ test('the installed shim runs and survives a closed pipe', () => {
   assert.equal(r.status, 0);
   assert.equal(r.stdout.split('\n').filter(Boolean).length, 1);
   assert.doesNotMatch(r.stderr, /EPIPE|Error/);
+});
+
+test('output that cannot be written ends with a message and status 2, not as a success', (t) => {
+  const shim = join(repoRoot, 'bin', 'flowscope.js');
+  const failing = (stdout: number) =>
+    spawnSync(process.execPath, [shim, 'tables', example], { stdio: ['ignore', stdout, 'pipe'], encoding: 'utf8' });
+  // A file the command may not write (opened for reading): the command line writes files itself.
+  const dir = mkdtempSync(join(tmpdir(), 'flowscope-out-'));
+  writeFileSync(join(dir, 'out.txt'), '');
+  const fd = openSync(join(dir, 'out.txt'), 'r');
+  try {
+    const r = failing(fd);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /^flowscope: error: cannot write standard output: bad file descriptor\n$/);
+  } finally {
+    closeSync(fd);
+    rmSync(dir, { recursive: true });
+  }
+  // A device that is always full, written through node's stream.
+  if (!existsSync('/dev/full')) return t.skip('no /dev/full');
+  const full = openSync('/dev/full', 'w');
+  try {
+    const r = failing(full);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /^flowscope: error: cannot write standard output: no space left on device\n$/);
+  } finally {
+    closeSync(full);
+  }
 });
 
 test('an option that takes one value is refused when given twice; repeatable options collect', async () => {
