@@ -106,10 +106,7 @@ export function templateVariant(
   if (foundAmong === templates && text.startsWith(foundKey, start)) {
     const at = start + foundKey.length;
     ADDRESS_TO_END.lastIndex = at;
-    if (ADDRESS_TO_END.test(text) && ADDRESS_TO_END.lastIndex === end) {
-      lastPrefixEnd = at;
-      return foundTemplate;
-    }
+    if (ADDRESS_TO_END.test(text) && ADDRESS_TO_END.lastIndex === end) return foundTemplate;
   }
   if (templates.size === 0 || !lastAddress(text, start, end)) return undefined;
   if (foundAmong === templates && lastPrefixEnd - start === foundKey.length && text.startsWith(foundKey, start))
@@ -156,7 +153,7 @@ export function matchFromTemplate(
   templates: ReadonlyMap<string, AddressTemplate>,
 ): Match | undefined {
   const template = templateVariant(text, start, end, templates);
-  return template && withAddress(template.match, template.index, addressAt(text, lastPrefixEnd));
+  return template && withAddress(template.match, template.index, addressAt(text, start + template.addressAt));
 }
 
 /**
