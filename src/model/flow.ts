@@ -254,7 +254,7 @@ export function addressEntry(f: Flow): number {
   return f.outlineMatch === undefined || f.outlineVarying !== undefined ? NO_ADDRESS_OUTLINE : f.outlineEntry!;
 }
 
-/** An IPv4 entry of an outline holding `address` instead of its own: the flow's entry (see addressOutline). */
+/** An IPv4 entry of an outline holding `address` instead of its own: the flow's entry (see addressEntry). */
 export function withAddress(e: MatchField, address: number): MatchField {
   return { field: e.field, value: BigInt(address), mask: e.mask };
 }

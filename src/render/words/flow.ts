@@ -625,9 +625,9 @@ export class WordsMemo {
    * are said as the shape's are, once, the others anew (few other lines share them).
    */
   private shapedActionsText(list: readonly Action[], shape: readonly Action[], w: Wording): string {
-    const own = this.actionWords(shape, w);
     if (list.length !== shape.length || list.length === 0)
       return `: ${describeActions(list, w, this.sayAction).join(', ')}`;
+    const own = this.actionWords(shape, w);
     let text = ':';
     for (let i = 0; i < list.length; i++) {
       const a = list[i]!;
